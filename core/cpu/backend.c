@@ -1,0 +1,112 @@
+/* The CPU backend: the reference implementation of every op. Kernels live in
+ * core/cpu/<family>.c; this table is the one place that lists them. */
+#include "../op.h"
+
+void rf_cpu_matmul_forward(rf_exec *x, rf_node *n);
+void rf_cpu_matmul_backward(rf_exec *x, rf_node *n);
+void rf_cpu_linear_forward(rf_exec *x, rf_node *n);
+void rf_cpu_linear_backward(rf_exec *x, rf_node *n);
+void rf_cpu_add_forward(rf_exec *x, rf_node *n);
+void rf_cpu_add_backward(rf_exec *x, rf_node *n);
+void rf_cpu_sub_forward(rf_exec *x, rf_node *n);
+void rf_cpu_sub_backward(rf_exec *x, rf_node *n);
+void rf_cpu_mul_forward(rf_exec *x, rf_node *n);
+void rf_cpu_mul_backward(rf_exec *x, rf_node *n);
+void rf_cpu_scale_forward(rf_exec *x, rf_node *n);
+void rf_cpu_scale_backward(rf_exec *x, rf_node *n);
+void rf_cpu_unary_forward(rf_exec *x, rf_node *n);
+void rf_cpu_unary_backward(rf_exec *x, rf_node *n);
+void rf_cpu_reshape_forward(rf_exec *x, rf_node *n);
+void rf_cpu_reshape_backward(rf_exec *x, rf_node *n);
+void rf_cpu_permute_forward(rf_exec *x, rf_node *n);
+void rf_cpu_permute_backward(rf_exec *x, rf_node *n);
+void rf_cpu_concat_forward(rf_exec *x, rf_node *n);
+void rf_cpu_concat_backward(rf_exec *x, rf_node *n);
+void rf_cpu_slice_forward(rf_exec *x, rf_node *n);
+void rf_cpu_slice_backward(rf_exec *x, rf_node *n);
+void rf_cpu_pad_forward(rf_exec *x, rf_node *n);
+void rf_cpu_pad_backward(rf_exec *x, rf_node *n);
+void rf_cpu_softmax_forward(rf_exec *x, rf_node *n);
+void rf_cpu_softmax_backward(rf_exec *x, rf_node *n);
+void rf_cpu_log_softmax_forward(rf_exec *x, rf_node *n);
+void rf_cpu_log_softmax_backward(rf_exec *x, rf_node *n);
+void rf_cpu_layernorm_forward(rf_exec *x, rf_node *n);
+void rf_cpu_layernorm_backward(rf_exec *x, rf_node *n);
+void rf_cpu_embedding_forward(rf_exec *x, rf_node *n);
+void rf_cpu_embedding_backward(rf_exec *x, rf_node *n);
+void rf_cpu_conv1d_forward(rf_exec *x, rf_node *n);
+void rf_cpu_conv1d_backward(rf_exec *x, rf_node *n);
+void rf_cpu_conv2d_forward(rf_exec *x, rf_node *n);
+void rf_cpu_conv2d_backward(rf_exec *x, rf_node *n);
+void rf_cpu_sum_forward(rf_exec *x, rf_node *n);
+void rf_cpu_sum_backward(rf_exec *x, rf_node *n);
+void rf_cpu_mean_forward(rf_exec *x, rf_node *n);
+void rf_cpu_mean_backward(rf_exec *x, rf_node *n);
+void rf_cpu_masked_mean_forward(rf_exec *x, rf_node *n);
+void rf_cpu_masked_mean_backward(rf_exec *x, rf_node *n);
+void rf_cpu_dropout_forward(rf_exec *x, rf_node *n);
+void rf_cpu_dropout_backward(rf_exec *x, rf_node *n);
+void rf_cpu_cross_entropy_forward(rf_exec *x, rf_node *n);
+void rf_cpu_cross_entropy_backward(rf_exec *x, rf_node *n);
+void rf_cpu_bce_logits_forward(rf_exec *x, rf_node *n);
+void rf_cpu_bce_logits_backward(rf_exec *x, rf_node *n);
+void rf_cpu_attention_forward(rf_exec *x, rf_node *n);
+void rf_cpu_attention_backward(rf_exec *x, rf_node *n);
+
+const rf_backend rf_cpu_backend = {
+    .name = "cpu",
+    .forward = {
+        [RF_OP_MATMUL] = rf_cpu_matmul_forward,
+        [RF_OP_LINEAR] = rf_cpu_linear_forward,
+        [RF_OP_ADD] = rf_cpu_add_forward,
+        [RF_OP_SUB] = rf_cpu_sub_forward,
+        [RF_OP_MUL] = rf_cpu_mul_forward,
+        [RF_OP_SCALE] = rf_cpu_scale_forward,
+        [RF_OP_UNARY] = rf_cpu_unary_forward,
+        [RF_OP_RESHAPE] = rf_cpu_reshape_forward,
+        [RF_OP_PERMUTE] = rf_cpu_permute_forward,
+        [RF_OP_CONCAT] = rf_cpu_concat_forward,
+        [RF_OP_SLICE] = rf_cpu_slice_forward,
+        [RF_OP_PAD] = rf_cpu_pad_forward,
+        [RF_OP_SOFTMAX] = rf_cpu_softmax_forward,
+        [RF_OP_LOG_SOFTMAX] = rf_cpu_log_softmax_forward,
+        [RF_OP_LAYERNORM] = rf_cpu_layernorm_forward,
+        [RF_OP_EMBEDDING] = rf_cpu_embedding_forward,
+        [RF_OP_CONV1D] = rf_cpu_conv1d_forward,
+        [RF_OP_CONV2D] = rf_cpu_conv2d_forward,
+        [RF_OP_SUM] = rf_cpu_sum_forward,
+        [RF_OP_MEAN] = rf_cpu_mean_forward,
+        [RF_OP_MASKED_MEAN] = rf_cpu_masked_mean_forward,
+        [RF_OP_DROPOUT] = rf_cpu_dropout_forward,
+        [RF_OP_CROSS_ENTROPY] = rf_cpu_cross_entropy_forward,
+        [RF_OP_BCE_LOGITS] = rf_cpu_bce_logits_forward,
+        [RF_OP_ATTENTION] = rf_cpu_attention_forward,
+    },
+    .backward = {
+        [RF_OP_MATMUL] = rf_cpu_matmul_backward,
+        [RF_OP_LINEAR] = rf_cpu_linear_backward,
+        [RF_OP_ADD] = rf_cpu_add_backward,
+        [RF_OP_SUB] = rf_cpu_sub_backward,
+        [RF_OP_MUL] = rf_cpu_mul_backward,
+        [RF_OP_SCALE] = rf_cpu_scale_backward,
+        [RF_OP_UNARY] = rf_cpu_unary_backward,
+        [RF_OP_RESHAPE] = rf_cpu_reshape_backward,
+        [RF_OP_PERMUTE] = rf_cpu_permute_backward,
+        [RF_OP_CONCAT] = rf_cpu_concat_backward,
+        [RF_OP_SLICE] = rf_cpu_slice_backward,
+        [RF_OP_PAD] = rf_cpu_pad_backward,
+        [RF_OP_SOFTMAX] = rf_cpu_softmax_backward,
+        [RF_OP_LOG_SOFTMAX] = rf_cpu_log_softmax_backward,
+        [RF_OP_LAYERNORM] = rf_cpu_layernorm_backward,
+        [RF_OP_EMBEDDING] = rf_cpu_embedding_backward,
+        [RF_OP_CONV1D] = rf_cpu_conv1d_backward,
+        [RF_OP_CONV2D] = rf_cpu_conv2d_backward,
+        [RF_OP_SUM] = rf_cpu_sum_backward,
+        [RF_OP_MEAN] = rf_cpu_mean_backward,
+        [RF_OP_MASKED_MEAN] = rf_cpu_masked_mean_backward,
+        [RF_OP_DROPOUT] = rf_cpu_dropout_backward,
+        [RF_OP_CROSS_ENTROPY] = rf_cpu_cross_entropy_backward,
+        [RF_OP_BCE_LOGITS] = rf_cpu_bce_logits_backward,
+        [RF_OP_ATTENTION] = rf_cpu_attention_backward,
+    },
+};

@@ -1,0 +1,341 @@
+/* The memory planner and the executor.
+ *
+ * Time runs over 2n slots for a graph of n nodes: forward of node i at slot
+ * i, backward of node i at slot 2n-1-i. Every buffer (a value, a saved aux
+ * tensor, an activation gradient) gets a live interval [birth, death] of
+ * slots; buffers whose intervals overlap may not share memory. A greedy
+ * first-fit by decreasing size packs them into one arena. Parameters and
+ * their grads live in the parameter store, not in the arena.
+ */
+#include "exec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "graph_private.h"
+#include "params.h"
+
+#define ALIGN_FLOATS 16   /* 64 bytes */
+
+typedef struct {
+    rf_id node;
+    int kind;             /* 0 value, 1 grad, 2 aux */
+    int birth, death;
+    size_t floats;
+    size_t offset;
+} buffer;
+
+static size_t round_up(size_t n) { return (n + ALIGN_FLOATS - 1) / ALIGN_FLOATS * ALIGN_FLOATS; }
+
+void rf_graph_keep(rf_graph *g, rf_id id)
+{
+    if (id >= 0 && id < g->count)
+        g->keep[id] = true;
+}
+
+void rf_graph_set_probe(rf_graph *g, rf_probe_fn fn, void *ctx)
+{
+    g->probe = fn;
+    g->probe_ctx = ctx;
+}
+
+void rf_graph_release(rf_graph *g)
+{
+    rf_free(g->arena);
+    rf_free(g->scratch);
+    free(g->on_backward);
+    free(g->first_writer);
+    g->arena = g->scratch = NULL;
+    g->on_backward = NULL;
+    g->first_writer = NULL;
+    g->prepared = false;
+}
+
+static size_t aux_floats(const rf_graph *g, const rf_node *n)
+{
+    const rf_op_info *info = rf_op_infos[n->op];
+    return info->aux_floats ? info->aux_floats(g, n) : 0;
+}
+
+/* Which nodes run backward: ancestors of `loss` that need a gradient; and,
+ * for each such node, the latest consumer on that path (its grad's first
+ * writer, since backward runs in reverse). */
+static void mark_backward(rf_graph *g, rf_id loss, bool *on_backward, rf_id *first_writer)
+{
+    int n = g->count;
+    for (int i = 0; i < n; i++) {
+        on_backward[i] = false;
+        first_writer[i] = RF_NONE;
+    }
+    if (loss == RF_NONE || !g->nodes[loss].needs_grad)
+        return;
+    on_backward[loss] = true;
+    for (int i = loss; i >= 0; i--) {
+        if (!on_backward[i])
+            continue;
+        const rf_node *node = &g->nodes[i];
+        for (int k = 0; k < node->n_in; k++) {
+            rf_id j = node->in[k];
+            if (!g->nodes[j].needs_grad)
+                continue;
+            on_backward[j] = true;
+            if (first_writer[j] == RF_NONE || first_writer[j] < i)
+                first_writer[j] = i;
+        }
+    }
+}
+
+/* Build the buffer list with live intervals. Returns the count. */
+static int list_buffers(rf_graph *g, rf_id loss, const bool *on_backward, const rf_id *first_writer,
+                        buffer *buf)
+{
+    int n = g->count, nb = 0;
+    int end = 2 * n;
+    bool training = loss != RF_NONE;
+    for (int i = 0; i < n; i++) {
+        const rf_node *node = &g->nodes[i];
+        int bwd_i = 2 * n - 1 - i;
+        if (node->op != RF_OP_PARAM) {
+            /* value */
+            int death = i;
+            if (node->op == RF_OP_INPUT)
+                death = i;
+            if (on_backward[i] && (rf_op_infos[node->op]->flags & RF_BWD_READS_OUTPUT))
+                death = bwd_i;
+            if (g->keep[i])
+                death = end;
+            buf[nb++] = (buffer){i, 0, node->op == RF_OP_INPUT ? 0 : i, death,
+                                 (size_t)rf_shape_numel(node->shape), 0};
+        }
+        size_t aux = aux_floats(g, node);
+        if (aux > 0)
+            buf[nb++] = (buffer){i, 2, i, on_backward[i] ? bwd_i : i, aux, 0};
+        if (training && on_backward[i] && node->op != RF_OP_PARAM) {
+            int birth = (i == loss) ? 2 * n - 1 - loss : 2 * n - 1 - first_writer[i];
+            int death = node->op == RF_OP_INPUT ? end : bwd_i;
+            buf[nb++] = (buffer){i, 1, birth, death, (size_t)rf_shape_numel(node->shape), 0};
+        }
+    }
+    /* extend value lifetimes to their consumers' forward and backward uses */
+    int *value_slot = malloc((size_t)n * sizeof *value_slot);
+    for (int i = 0; i < n; i++)
+        value_slot[i] = -1;
+    for (int b = 0; b < nb; b++)
+        if (buf[b].kind == 0)
+            value_slot[buf[b].node] = b;
+    for (int c = 0; c < n; c++) {
+        const rf_node *node = &g->nodes[c];
+        bool reads_inputs = on_backward[c] && (rf_op_infos[node->op]->flags & RF_BWD_READS_INPUTS);
+        for (int k = 0; k < node->n_in; k++) {
+            int b = value_slot[node->in[k]];
+            if (b < 0)
+                continue;
+            int use = reads_inputs ? 2 * n - 1 - c : c;
+            if (use > buf[b].death)
+                buf[b].death = use;
+        }
+    }
+    free(value_slot);
+    return nb;
+}
+
+static int by_size_desc(const void *a, const void *b)
+{
+    const buffer *x = a, *y = b;
+    if (x->floats != y->floats)
+        return x->floats < y->floats ? 1 : -1;
+    return x->birth - y->birth;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    const buffer *const *x = a, *const *y = b;
+    return (*x)->offset < (*y)->offset ? -1 : (*x)->offset > (*y)->offset;
+}
+
+/* Greedy first-fit: place each buffer (largest first) at the lowest offset
+ * that clears every already-placed buffer alive at the same time. */
+static size_t pack(buffer *buf, int nb)
+{
+    qsort(buf, (size_t)nb, sizeof *buf, by_size_desc);
+    buffer **live = malloc((size_t)(nb ? nb : 1) * sizeof *live);
+    size_t total = 0;
+    for (int b = 0; b < nb; b++) {
+        int nl = 0;
+        for (int p = 0; p < b; p++)
+            if (buf[p].birth <= buf[b].death && buf[b].birth <= buf[p].death)
+                live[nl++] = &buf[p];
+        qsort(live, (size_t)nl, sizeof *live, by_offset);
+        size_t offset = 0, need = round_up(buf[b].floats);
+        for (int p = 0; p < nl; p++) {
+            if (live[p]->offset >= offset + need)
+                break;
+            size_t after = live[p]->offset + round_up(live[p]->floats);
+            if (after > offset)
+                offset = after;
+        }
+        buf[b].offset = offset;
+        if (offset + need > total)
+            total = offset + need;
+    }
+    free(live);
+    return total;
+}
+
+static bool plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, buffer **buf_out,
+                 int *nb_out, rf_status *st)
+{
+    if (g->failed)
+        return rf_fail(st, "graph construction failed: %s", g->error);
+    int n = g->count;
+    if (loss != RF_NONE && (loss < 0 || loss >= n))
+        return rf_fail(st, "loss node %d is not in the graph", loss);
+    free(g->on_backward);
+    free(g->first_writer);
+    g->on_backward = calloc((size_t)n + 1, sizeof *g->on_backward);
+    g->first_writer = calloc((size_t)n + 1, sizeof *g->first_writer);
+    buffer *buf = malloc((size_t)(3 * n + 1) * sizeof *buf);
+    if (g->on_backward == NULL || g->first_writer == NULL || buf == NULL) {
+        free(buf);
+        return rf_fail(st, "out of memory planning the graph");
+    }
+    mark_backward(g, loss, g->on_backward, g->first_writer);
+    int nb = list_buffers(g, loss, g->on_backward, g->first_writer, buf);
+
+    rf_graph_plan_info info = {0};
+    for (int b = 0; b < nb; b++)
+        if (buf[b].kind == 0)
+            info.value_bytes += buf[b].floats * sizeof(float);
+    info.arena_bytes = pack(buf, nb) * sizeof(float);
+    size_t scratch = 0;
+    for (int i = 0; i < n; i++) {
+        const rf_op_info *oi = rf_op_infos[g->nodes[i].op];
+        if (oi->scratch_floats) {
+            size_t s = oi->scratch_floats(g, &g->nodes[i], threads > 0 ? threads : 1);
+            if (s > scratch)
+                scratch = s;
+        }
+        info.backward_nodes += g->on_backward[i];
+    }
+    info.scratch_bytes = round_up(scratch) * sizeof(float);
+    g->loss = loss;
+    if (out != NULL)
+        *out = info;
+    if (buf_out != NULL) {
+        *buf_out = buf;
+        *nb_out = nb;
+    } else {
+        free(buf);
+    }
+    return true;
+}
+
+bool rf_graph_plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, rf_status *st)
+{
+    return plan(g, loss, threads, out, NULL, NULL, st);
+}
+
+bool rf_graph_prepare(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, rf_status *st)
+{
+    rf_graph_release(g);
+    buffer *buf;
+    int nb;
+    rf_graph_plan_info info;
+    if (!plan(g, loss, threads, &info, &buf, &nb, st))
+        return false;
+    rf_params *p = g->params;
+    if (p != NULL && !rf_params_allocate(p, st)) {
+        free(buf);
+        return false;
+    }
+    g->arena = rf_alloc(info.arena_bytes ? info.arena_bytes : 64);
+    g->scratch_floats = info.scratch_bytes / sizeof(float);
+    g->scratch = rf_alloc(info.scratch_bytes ? info.scratch_bytes : 64);
+    if (g->arena == NULL || g->scratch == NULL) {
+        free(buf);
+        rf_graph_release(g);
+        return rf_fail(st, "out of memory: the graph needs %.1f MiB of activations",
+                       (double)info.arena_bytes / 1048576.0);
+    }
+    for (int i = 0; i < g->count; i++) {
+        rf_node *node = &g->nodes[i];
+        node->value = node->grad = node->aux = NULL;
+        node->aux_floats = aux_floats(g, node);
+        if (node->op == RF_OP_PARAM) {
+            size_t off = p->entries[node->param_index].offset;
+            node->value = p->value + off;
+            node->grad = p->grad + off;
+        }
+    }
+    for (int b = 0; b < nb; b++) {
+        rf_node *node = &g->nodes[buf[b].node];
+        float *ptr = g->arena + buf[b].offset;
+        if (buf[b].kind == 0)
+            node->value = ptr;
+        else if (buf[b].kind == 1)
+            node->grad = ptr;
+        else
+            node->aux = ptr;
+    }
+    free(buf);
+    g->prepared = true;
+    if (out != NULL)
+        *out = info;
+    return true;
+}
+
+void rf_exec_init(rf_exec *x, rf_graph *g, rf_pool *pool, uint64_t seed, uint64_t step, bool training)
+{
+    x->g = g;
+    x->pool = pool;
+    x->scratch = g->scratch;
+    x->scratch_floats = g->scratch_floats;
+    x->seed = seed;
+    x->step = step;
+    x->training = training;
+}
+
+void rf_graph_forward(rf_graph *g, rf_exec *x)
+{
+    for (int i = 0; i < g->count; i++) {
+        rf_node *node = &g->nodes[i];
+        if (node->op == RF_OP_INPUT || node->op == RF_OP_PARAM)
+            continue;
+        rf_cpu_backend.forward[node->op](x, node);
+        if (g->probe != NULL && node->name[0] != '\0')
+            g->probe(g->probe_ctx, g, i, false);
+    }
+}
+
+void rf_graph_backward(rf_graph *g, rf_exec *x, const float *seed)
+{
+    rf_id loss = g->loss;
+    if (loss == RF_NONE || !g->on_backward[loss])
+        return;
+    rf_node *ln = &g->nodes[loss];
+    int64_t numel = rf_shape_numel(ln->shape);
+    for (int64_t e = 0; e < numel; e++)
+        ln->grad[e] = seed != NULL ? seed[e] : 1.0f;
+    for (int i = loss; i >= 0; i--) {
+        if (!g->on_backward[i])
+            continue;
+        rf_node *node = &g->nodes[i];
+        if (g->probe != NULL && node->name[0] != '\0')
+            g->probe(g->probe_ctx, g, i, true);
+        if (node->op == RF_OP_INPUT || node->op == RF_OP_PARAM)
+            continue;
+        /* zero each activation grad this kernel is the first to write */
+        for (int k = 0; k < node->n_in; k++) {
+            rf_node *in = &g->nodes[node->in[k]];
+            if (in->op != RF_OP_PARAM && in->grad != NULL && g->first_writer[node->in[k]] == i) {
+                bool seen = false;   /* the same input twice: zero once */
+                for (int j = 0; j < k; j++)
+                    seen |= node->in[j] == node->in[k];
+                if (!seen)
+                    memset(in->grad, 0, (size_t)rf_shape_numel(in->shape) * sizeof(float));
+            }
+        }
+        rf_cpu_backend.backward[node->op](x, node);
+    }
+}

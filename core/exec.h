@@ -1,0 +1,44 @@
+/* Planning, allocating and running a graph.
+ *
+ * rf_graph_plan computes where every buffer goes (without allocating);
+ * rf_graph_prepare plans and allocates one arena for all activations,
+ * gradients, saved tensors, and one shared scratch buffer. After prepare,
+ * forward/backward may run any number of times with no allocation.
+ */
+#ifndef RF_EXEC_H
+#define RF_EXEC_H
+
+#include "op.h"
+
+typedef struct rf_graph_plan_info {
+    size_t arena_bytes;        /* activations + activation grads + saved tensors */
+    size_t value_bytes;        /* sum of all value buffers, before reuse */
+    size_t scratch_bytes;      /* the shared scratch buffer */
+    int backward_nodes;        /* nodes on the path from parameters/inputs to loss */
+} rf_graph_plan_info;
+
+/* `loss`: the node backward starts from (its grad is seeded with ones), or
+ * RF_NONE for an inference-only graph. `threads`: for scratch sizing. */
+bool rf_graph_plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, rf_status *st);
+bool rf_graph_prepare(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, rf_status *st);
+
+/* Keep a node's value alive to the end of the step (the caller reads it:
+ * logits, loss). Must be called before prepare. */
+void rf_graph_keep(rf_graph *g, rf_id id);
+
+/* Probe hook: called after each node's forward (backward = false) and after
+ * its gradient is complete (backward = true), for nodes with a name. NULL to
+ * disable: then it costs one pointer test per node. */
+typedef void (*rf_probe_fn)(void *ctx, rf_graph *g, rf_id id, bool backward);
+void rf_graph_set_probe(rf_graph *g, rf_probe_fn fn, void *ctx);
+
+/* Fill an rf_exec for this graph (scratch from the prepared graph). */
+void rf_exec_init(rf_exec *x, rf_graph *g, rf_pool *pool, uint64_t seed, uint64_t step, bool training);
+
+void rf_graph_forward(rf_graph *g, rf_exec *x);
+/* Seeds grad(loss) with `seed` (numel floats), or with ones if seed == NULL,
+ * then runs the backward kernels in reverse order. Parameter grads
+ * accumulate; call rf_params_zero_grads first for a fresh step. */
+void rf_graph_backward(rf_graph *g, rf_exec *x, const float *seed);
+
+#endif

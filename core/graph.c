@@ -1,0 +1,198 @@
+/* Graph storage and the leaf constructors. Op constructors live in core/ops/. */
+#include "graph.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph_private.h"
+#include "op.h"
+#include "params.h"
+
+int64_t rf_shape_numel(rf_shape s)
+{
+    int64_t n = 1;
+    for (int i = 0; i < s.ndim; i++)
+        n *= s.dim[i];
+    return n;
+}
+
+bool rf_shape_equal(rf_shape a, rf_shape b)
+{
+    if (a.ndim != b.ndim)
+        return false;
+    for (int i = 0; i < a.ndim; i++)
+        if (a.dim[i] != b.dim[i])
+            return false;
+    return true;
+}
+
+const char *rf_shape_str(rf_shape s, char *buf, size_t size)
+{
+    size_t used = (size_t)snprintf(buf, size, "[");
+    for (int i = 0; i < s.ndim && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, i ? ", %lld" : "%lld", (long long)s.dim[i]);
+    if (used < size)
+        snprintf(buf + used, size - used, "]");
+    return buf;
+}
+
+rf_graph *rf_graph_new(rf_params *params)
+{
+    rf_graph *g = calloc(1, sizeof *g);
+    if (g != NULL)
+        g->params = params;
+    return g;
+}
+
+void rf_graph_free(rf_graph *g)
+{
+    if (g == NULL)
+        return;
+    rf_graph_release(g);
+    free(g->nodes);
+    free(g->keep);
+    free(g);
+}
+
+int rf_graph_size(const rf_graph *g) { return g->count; }
+rf_params *rf_graph_params(rf_graph *g) { return g->params; }
+
+rf_node *rf_graph_node(rf_graph *g, rf_id id)
+{
+    return (id >= 0 && id < g->count) ? &g->nodes[id] : NULL;
+}
+
+const rf_node *rf_graph_cnode(const rf_graph *g, rf_id id)
+{
+    return (id >= 0 && id < g->count) ? &g->nodes[id] : NULL;
+}
+
+float *rf_value(rf_graph *g, rf_id id) { return g->nodes[id].value; }
+float *rf_grad(rf_graph *g, rf_id id) { return g->nodes[id].grad; }
+rf_shape rf_node_shape(const rf_graph *g, rf_id id) { return g->nodes[id].shape; }
+
+rf_id rf_graph_find(const rf_graph *g, const char *name)
+{
+    for (int i = 0; i < g->count; i++)
+        if (strcmp(g->nodes[i].name, name) == 0)
+            return i;
+    return RF_NONE;
+}
+
+void rf_set_name(rf_graph *g, rf_id id, const char *fmt, ...)
+{
+    if (id < 0 || id >= g->count)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->nodes[id].name, RF_NAME_LEN, fmt, ap);
+    va_end(ap);
+}
+
+bool rf_graph_ok(const rf_graph *g) { return !g->failed; }
+const char *rf_graph_error(const rf_graph *g) { return g->error; }
+
+rf_id rf_graph_fail(rf_graph *g, const char *fmt, ...)
+{
+    if (!g->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(g->error, sizeof g->error, fmt, ap);
+        va_end(ap);
+        g->failed = true;
+    }
+    return RF_NONE;
+}
+
+bool rf_graph_inputs_ok(const rf_graph *g, const rf_id *in, int n_in)
+{
+    if (g->failed)
+        return false;
+    for (int i = 0; i < n_in; i++)
+        if (in[i] < 0 || in[i] >= g->count)
+            return false;
+    return true;
+}
+
+static rf_id append_node(rf_graph *g, rf_op op, rf_shape shape)
+{
+    if (g->prepared) {
+        rf_graph_fail(g, "node added after the graph was prepared");
+        return RF_NONE;
+    }
+    if (g->count == g->capacity) {
+        int cap = g->capacity ? 2 * g->capacity : 256;
+        rf_node *nodes = realloc(g->nodes, (size_t)cap * sizeof *nodes);
+        bool *keep = realloc(g->keep, (size_t)cap * sizeof *keep);
+        if (nodes == NULL || keep == NULL) {
+            free(nodes == g->nodes ? NULL : nodes);
+            return rf_graph_fail(g, "out of memory building the graph");
+        }
+        g->nodes = nodes;
+        g->keep = keep;
+        g->capacity = cap;
+    }
+    rf_id id = g->count++;
+    rf_node *n = &g->nodes[id];
+    memset(n, 0, sizeof *n);
+    n->op = op;
+    n->shape = shape;
+    n->param_index = -1;
+    g->keep[id] = false;
+    return id;
+}
+
+rf_id rf_graph_add_op(rf_graph *g, rf_op op, const rf_id *in, int n_in, rf_shape shape)
+{
+    if (!rf_graph_inputs_ok(g, in, n_in))
+        return RF_NONE;
+    for (int i = 0; i < shape.ndim; i++)
+        if (shape.dim[i] <= 0) {
+            char buf[64];
+            return rf_graph_fail(g, "op %s would make an empty tensor %s", rf_op_infos[op]->name,
+                                 rf_shape_str(shape, buf, sizeof buf));
+        }
+    rf_id id = append_node(g, op, shape);
+    if (id == RF_NONE)
+        return RF_NONE;
+    rf_node *n = &g->nodes[id];
+    n->n_in = n_in;
+    for (int i = 0; i < n_in; i++) {
+        n->in[i] = in[i];
+        n->needs_grad |= g->nodes[in[i]].needs_grad;
+    }
+    return id;
+}
+
+rf_id rf_input(rf_graph *g, const char *name, rf_shape shape, bool needs_grad)
+{
+    if (g->failed)
+        return RF_NONE;
+    rf_id id = append_node(g, RF_OP_INPUT, shape);
+    if (id == RF_NONE)
+        return RF_NONE;
+    snprintf(g->nodes[id].name, RF_NAME_LEN, "%s", name);
+    g->nodes[id].needs_grad = needs_grad;
+    return id;
+}
+
+rf_id rf_param(rf_graph *g, const char *name, rf_shape shape, rf_init init, float scale)
+{
+    if (g->failed)
+        return RF_NONE;
+    if (g->params == NULL)
+        return rf_graph_fail(g, "parameter %s needs a graph with a parameter store", name);
+    rf_status st = {0};
+    int index = rf_params_register(g->params, name, shape, init, scale, &st);
+    if (index < 0)
+        return rf_graph_fail(g, "%s", st.msg);
+    rf_id id = append_node(g, RF_OP_PARAM, shape);
+    if (id == RF_NONE)
+        return RF_NONE;
+    snprintf(g->nodes[id].name, RF_NAME_LEN, "%s", name);
+    g->nodes[id].needs_grad = true;
+    g->nodes[id].param_index = index;
+    return id;
+}

@@ -1,0 +1,32 @@
+/* The graph's private layout, shared by graph.c and exec.c only. */
+#ifndef RF_GRAPH_PRIVATE_H
+#define RF_GRAPH_PRIVATE_H
+
+#include "exec.h"
+
+struct rf_graph {
+    rf_params *params;
+    rf_node *nodes;
+    bool *keep;                 /* value must survive to the end of the step */
+    int count;
+    int capacity;
+    bool failed;
+    char error[RF_STATUS_MSG];
+
+    /* set by prepare */
+    bool prepared;
+    rf_id loss;
+    bool *on_backward;          /* node's backward runs (ancestor of loss, needs grad) */
+    rf_id *first_writer;        /* the consumer whose backward first writes a node's grad */
+    float *arena;
+    float *scratch;
+    size_t scratch_floats;
+
+    rf_probe_fn probe;
+    void *probe_ctx;
+};
+
+/* Free the arena and planning tables (the nodes stay). */
+void rf_graph_release(rf_graph *g);
+
+#endif

@@ -1,0 +1,77 @@
+/* What the executor needs to know about each op, and the kernel interface
+ * every backend implements. Internal to the engine: models use graph.h.
+ *
+ * Adding an op: an enum value in graph.h, a constructor and an rf_op_info
+ * in core/ops/<family>.c, CPU kernels in core/cpu/<family>.c, one line in
+ * core/ops/registry.c and core/cpu/backend.c, and a case in tests/test_ops_*.c.
+ */
+#ifndef RF_OP_H
+#define RF_OP_H
+
+#include "graph.h"
+#include "pool.h"
+#include "rng.h"
+
+/* Per-step execution context handed to kernels. */
+typedef struct rf_exec {
+    rf_graph *g;
+    rf_pool *pool;            /* may be NULL: run inline */
+    float *scratch;           /* shared temporary space, valid during one kernel call */
+    size_t scratch_floats;
+    uint64_t seed;            /* run seed (dropout) */
+    uint64_t step;            /* training step (dropout) */
+    bool training;            /* dropout active */
+} rf_exec;
+
+typedef void (*rf_kernel)(rf_exec *x, rf_node *n);
+
+enum {
+    RF_BWD_READS_INPUTS = 1u << 0,   /* backward reads input values */
+    RF_BWD_READS_OUTPUT = 1u << 1,   /* backward reads this node's value */
+};
+
+typedef struct rf_op_info {
+    const char *name;
+    unsigned flags;
+    /* floats saved by forward for backward (node->aux); NULL means none */
+    size_t (*aux_floats)(const rf_graph *g, const rf_node *n);
+    /* temporary floats a forward or backward call needs, for `threads`
+     * threads (exec->scratch); NULL means none */
+    size_t (*scratch_floats)(const rf_graph *g, const rf_node *n, int threads);
+} rf_op_info;
+
+extern const rf_op_info *const rf_op_infos[RF_OP_COUNT];
+
+typedef struct rf_backend {
+    const char *name;
+    rf_kernel forward[RF_OP_COUNT];
+    rf_kernel backward[RF_OP_COUNT];
+} rf_backend;
+
+extern const rf_backend rf_cpu_backend;
+
+/* Convenience for kernels. */
+static inline rf_node *rf_in(rf_exec *x, const rf_node *n, int k)
+{
+    return rf_graph_node(x->g, n->in[k]);
+}
+
+/* Dropout's keep decision; shared by the kernel and the tests' reference. */
+static inline bool rf_dropout_keep(uint64_t seed, uint64_t step, rf_id node, int64_t i, float p)
+{
+    return rf_uniform(seed ^ 0xd40u, step * 0x100000001b3ull + (uint64_t)node, (uint64_t)i) >= p;
+}
+
+/* ---- for constructors (core/ops/) ---- */
+/* Append an op node over `in` with output `shape`; needs_grad is the OR of
+ * the inputs'. Returns RF_NONE (and records nothing) if any input is RF_NONE
+ * or the graph already failed. */
+rf_id rf_graph_add_op(rf_graph *g, rf_op op, const rf_id *in, int n_in, rf_shape shape);
+/* Record a shape error (first one wins) and return RF_NONE. */
+rf_id rf_graph_fail(rf_graph *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* True if every id is a valid node and the graph has not failed. */
+bool rf_graph_inputs_ok(const rf_graph *g, const rf_id *in, int n_in);
+/* "[2, 3, 4]" into buf; returns buf. */
+const char *rf_shape_str(rf_shape s, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,141 @@
+#include "params.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "rng.h"
+
+rf_params *rf_params_new(uint64_t seed)
+{
+    rf_params *p = calloc(1, sizeof *p);
+    if (p != NULL)
+        p->seed = seed;
+    return p;
+}
+
+void rf_params_free(rf_params *p)
+{
+    if (p == NULL)
+        return;
+    rf_free(p->value);
+    rf_free(p->grad);
+    rf_free(p->m);
+    rf_free(p->v);
+    free(p->entries);
+    free(p);
+}
+
+int rf_params_find(const rf_params *p, const char *name)
+{
+    for (int i = 0; i < p->count; i++)
+        if (strcmp(p->entries[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* Biases and normalisation gains are not decayed (the usual AdamW practice). */
+static bool wants_decay(const char *name, rf_shape shape)
+{
+    if (shape.ndim < 2)
+        return false;
+    return strstr(name, "norm") == NULL && strstr(name, ".ln") == NULL;
+}
+
+int rf_params_register(rf_params *p, const char *name, rf_shape shape, rf_init init, float scale,
+                       rf_status *st)
+{
+    int i = rf_params_find(p, name);
+    if (i >= 0) {
+        if (!rf_shape_equal(p->entries[i].shape, shape)) {
+            rf_fail(st, "parameter %s registered twice with different shapes", name);
+            return -1;
+        }
+        return i;
+    }
+    if (p->value != NULL) {
+        rf_fail(st, "parameter %s is new but the store is already allocated "
+                    "(the architecture changed: build a new model)", name);
+        return -1;
+    }
+    if (strlen(name) >= RF_NAME_LEN) {
+        rf_fail(st, "parameter name too long: %s", name);
+        return -1;
+    }
+    if (p->count == p->capacity) {
+        int cap = p->capacity ? 2 * p->capacity : 64;
+        rf_param_entry *e = realloc(p->entries, (size_t)cap * sizeof *e);
+        if (e == NULL) {
+            rf_fail(st, "out of memory registering parameter %s", name);
+            return -1;
+        }
+        p->entries = e;
+        p->capacity = cap;
+    }
+    rf_param_entry *e = &p->entries[p->count];
+    memset(e, 0, sizeof *e);
+    strcpy(e->name, name);
+    e->shape = shape;
+    e->init = init;
+    e->scale = scale;
+    e->numel = rf_shape_numel(shape);
+    e->offset = p->total;
+    e->decay = wants_decay(name, shape);
+    /* keep every tensor 64-byte aligned inside the blocks */
+    p->total += ((size_t)e->numel + 15) / 16 * 16;
+    return p->count++;
+}
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static void init_entry(const rf_params *p, const rf_param_entry *e)
+{
+    float *w = p->value + e->offset;
+    rf_rng rng = {rf_hash3(p->seed, name_hash(e->name), 0)};
+    for (int64_t i = 0; i < e->numel; i++) {
+        switch (e->init) {
+        case RF_INIT_ZEROS: w[i] = 0.0f; break;
+        case RF_INIT_ONES: w[i] = 1.0f; break;
+        case RF_INIT_NORMAL: w[i] = (float)(e->scale * rf_rng_normal(&rng)); break;
+        case RF_INIT_UNIFORM: w[i] = (float)(e->scale * (2.0 * rf_rng_uniform(&rng) - 1.0)); break;
+        }
+    }
+}
+
+bool rf_params_allocate(rf_params *p, rf_status *st)
+{
+    if (p->value != NULL)
+        return true;
+    size_t bytes = (p->total ? p->total : 16) * sizeof(float);
+    p->value = rf_alloc(bytes);
+    p->grad = rf_alloc(bytes);
+    p->m = rf_alloc(bytes);
+    p->v = rf_alloc(bytes);
+    if (!p->value || !p->grad || !p->m || !p->v) {
+        rf_free(p->value);
+        rf_free(p->grad);
+        rf_free(p->m);
+        rf_free(p->v);
+        p->value = p->grad = p->m = p->v = NULL;
+        return rf_fail(st, "out of memory allocating %zu parameter bytes", 4 * bytes);
+    }
+    for (int i = 0; i < p->count; i++)
+        init_entry(p, &p->entries[i]);
+    return true;
+}
+
+bool rf_params_allocated(const rf_params *p) { return p->value != NULL; }
+size_t rf_params_bytes(const rf_params *p) { return p->total * sizeof(float); }
+
+void rf_params_zero_grads(rf_params *p)
+{
+    if (p->grad != NULL)
+        memset(p->grad, 0, p->total * sizeof(float));
+}

@@ -1,0 +1,33 @@
+/* A fixed pool of worker threads for the non-GEMM kernels.
+ *
+ * rf_pool_run splits [0, n) into one contiguous chunk per thread (the same
+ * chunks for the same n and thread count, so results are deterministic) and
+ * returns when all chunks are done. The calling thread does chunk 0.
+ * OpenBLAS runs its own threads; never call cblas_* with more than one
+ * OpenBLAS thread from inside a pool task (see rf_blas_threads_push).
+ */
+#ifndef RF_POOL_H
+#define RF_POOL_H
+
+#include <stdint.h>
+
+typedef struct rf_pool rf_pool;
+
+/* fn(ctx, begin, end, thread_index) handles items [begin, end). */
+typedef void (*rf_pool_fn)(void *ctx, int64_t begin, int64_t end, int thread);
+
+rf_pool *rf_pool_new(int threads);     /* threads <= 0: all cores */
+void rf_pool_free(rf_pool *pool);
+int rf_pool_threads(const rf_pool *pool);
+
+/* Run fn over [0, n). With pool == NULL or n small, runs inline.
+ * `grain` is the least number of items worth giving a thread. */
+void rf_pool_run(rf_pool *pool, int64_t n, int64_t grain, rf_pool_fn fn, void *ctx);
+
+/* Number of online cores. */
+int rf_cpu_count(void);
+
+/* Set OpenBLAS's thread count (the engine uses the same count as the pool). */
+void rf_blas_set_threads(int threads);
+
+#endif

@@ -1,0 +1,44 @@
+/* Minimal TAP producer for the test binaries (meson runs them with
+ * protocol: 'tap'). Each check prints "ok N - name" or "not ok N - name"
+ * with a diagnostic line; tap_done prints the plan and returns the exit code. */
+#ifndef RF_TAP_H
+#define RF_TAP_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+static int tap_count, tap_failed;
+
+static inline __attribute__((format(printf, 2, 3))) bool tap_ok(bool cond, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("%s %d - ", cond ? "ok" : "not ok", ++tap_count);
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    if (!cond)
+        tap_failed++;
+    fflush(stdout);
+    return cond;
+}
+
+/* A diagnostic line (shown by meson on failure). */
+static inline __attribute__((format(printf, 1, 2))) void tap_diag(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("# ");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+}
+
+static inline int tap_done(void)
+{
+    printf("1..%d\n", tap_count);
+    return tap_failed ? 1 : 0;
+}
+
+#endif
