@@ -9,6 +9,7 @@
  */
 #include "exec.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,10 +98,9 @@ static int list_buffers(rf_graph *g, rf_id loss, const bool *on_backward, const 
         const rf_node *node = &g->nodes[i];
         int bwd_i = 2 * n - 1 - i;
         if (node->op != RF_OP_PARAM) {
-            /* value */
-            int death = i;
-            if (node->op == RF_OP_INPUT)
-                death = i;
+            /* value; inputs stay whole for the step, so a caller may run
+             * forward again without refilling them */
+            int death = node->op == RF_OP_INPUT ? end : i;
             if (on_backward[i] && (rf_op_infos[node->op]->flags & RF_BWD_READS_OUTPUT))
                 death = bwd_i;
             if (g->keep[i])
@@ -205,8 +205,7 @@ static bool plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, 
 
     rf_graph_plan_info info = {0};
     for (int b = 0; b < nb; b++)
-        if (buf[b].kind == 0)
-            info.value_bytes += buf[b].floats * sizeof(float);
+        info.buffer_bytes += buf[b].floats * sizeof(float);
     info.arena_bytes = pack(buf, nb) * sizeof(float);
     size_t scratch = 0;
     for (int i = 0; i < n; i++) {
@@ -220,6 +219,7 @@ static bool plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, 
     }
     info.scratch_bytes = round_up(scratch) * sizeof(float);
     g->loss = loss;
+    g->planned_threads = threads > 0 ? threads : 1;
     if (out != NULL)
         *out = info;
     if (buf_out != NULL) {
@@ -287,6 +287,7 @@ bool rf_graph_prepare(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *
 
 void rf_exec_init(rf_exec *x, rf_graph *g, rf_pool *pool, uint64_t seed, uint64_t step, bool training)
 {
+    assert(rf_pool_threads(pool) <= g->planned_threads && "the pool has more threads than the plan");
     x->g = g;
     x->pool = pool;
     x->scratch = g->scratch;

@@ -12,7 +12,7 @@
 
 typedef struct rf_graph_plan_info {
     size_t arena_bytes;        /* activations + activation grads + saved tensors */
-    size_t value_bytes;        /* sum of all value buffers, before reuse */
+    size_t buffer_bytes;       /* all arena buffers together, before reuse */
     size_t scratch_bytes;      /* the shared scratch buffer */
     int backward_nodes;        /* nodes on the path from parameters/inputs to loss */
 } rf_graph_plan_info;

@@ -190,7 +190,8 @@ rf_id rf_pad(rf_graph *g, rf_id x, int axis, int64_t before, int64_t after, floa
  * mask == 0 get probability 0. A row with every entry masked gives zeros. */
 rf_id rf_softmax(rf_graph *g, rf_id x, rf_id mask);
 rf_id rf_log_softmax(rf_graph *g, rf_id x);
-/* gamma, beta: [D] where D = last dim of x (either may be RF_NONE). fa[0] = eps. */
+/* gamma, beta: [D] where D = last dim of x (either may be RF_NONE). fa[0] = eps;
+ * ia[0], ia[1] = input slots of gamma, beta (-1 when absent). */
 rf_id rf_layernorm(rf_graph *g, rf_id x, rf_id gamma, rf_id beta, float eps);
 
 /* ---- embedding and convolution ---- */

@@ -21,6 +21,7 @@ struct rf_graph {
     float *arena;
     float *scratch;
     size_t scratch_floats;
+    int planned_threads;        /* scratch is sized for at most this many pool threads */
 
     rf_probe_fn probe;
     void *probe_ctx;

@@ -3,8 +3,8 @@
  * rf_pool_run splits [0, n) into one contiguous chunk per thread (the same
  * chunks for the same n and thread count, so results are deterministic) and
  * returns when all chunks are done. The calling thread does chunk 0.
- * OpenBLAS runs its own threads; never call cblas_* with more than one
- * OpenBLAS thread from inside a pool task (see rf_blas_threads_push).
+ * OpenBLAS runs its own threads: kernels call cblas_* from the calling
+ * thread only, never from inside a pool task (oversubscription).
  */
 #ifndef RF_POOL_H
 #define RF_POOL_H

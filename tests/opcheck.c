@@ -120,9 +120,18 @@ bool opcheck_run(const opcheck_case *c)
         all = false;
     }
 
-    /* backward */
-    rf_params_zero_grads(params);
+    /* backward; parameter grads start at a known offset, so a kernel that
+     * overwrites (=) instead of accumulating (+=) is caught */
+    const float grad_offset = 0.25f;
+    for (size_t i = 0; i < params->total; i++)
+        params->grad[i] = grad_offset;
     rf_graph_backward(g, &x, fseed);
+    for (int k = 0; k < c->n_in; k++)
+        if (c->kind[k] == OPCHECK_PARAM) {
+            float *grad = rf_grad(g, in[k]);
+            for (int64_t i = 0; i < numel[k]; i++)
+                grad[i] -= grad_offset;
+        }
     for (int k = 0; k < c->n_in; k++) {
         if (!differentiable(c->kind[k]))
             continue;

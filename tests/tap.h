@@ -8,7 +8,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-static int tap_count, tap_failed;
+/* shared by every object of a test binary (the harness and the test file) */
+__attribute__((weak)) int tap_count, tap_failed;
 
 static inline __attribute__((format(printf, 2, 3))) bool tap_ok(bool cond, const char *fmt, ...)
 {

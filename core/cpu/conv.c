@@ -1,7 +1,239 @@
-/* PLACEHOLDER: replaced by the real conv kernels */
+/* Convolution kernels: im2col + one GEMM per batch item.
+ *
+ * For batch item b the im2col matrix col [Cin*KH*KW, OH*OW] holds, in row
+ * (c, kh, kw) and column (oh, ow), the input x[b, c, oh*sh + kh - ph,
+ * ow*sw + kw - pw] (zero outside the image). Then
+ *     out[b] [Cout, OH*OW] = w [Cout, Cin*KH*KW] @ col (+ bias),
+ *     dw += dout[b] @ col^T,   dcol = w^T @ dout[b],   dx[b] += col2im(dcol).
+ * conv1d runs as conv2d with H = KH = 1, stride_h = 1, pad_h = 0.
+ */
+#include <cblas.h>
+#include <string.h>
+
 #include "../op.h"
-#include <stdlib.h>
-void rf_cpu_conv1d_forward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_conv1d_backward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_conv2d_forward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_conv2d_backward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
+
+#define TASK_FLOATS 16384   /* about this many floats per pool task */
+
+typedef struct {
+    int64_t B, Cin, H, W;       /* x [B, Cin, H, W] */
+    int64_t Cout, KH, KW;       /* w [Cout, Cin, KH, KW] */
+    int64_t OH, OW;             /* out [B, Cout, OH, OW] */
+    int64_t sh, sw, ph, pw;
+} conv_geom;
+
+static conv_geom conv_geometry(rf_exec *x, const rf_node *n)
+{
+    rf_shape sx = rf_in(x, n, 0)->shape, sw = rf_in(x, n, 1)->shape;
+    conv_geom c = {.B = sx.dim[0], .Cin = sx.dim[1], .Cout = sw.dim[0]};
+    if (n->op == RF_OP_CONV1D) {
+        c.H = c.KH = c.OH = c.sh = 1;
+        c.W = sx.dim[2];
+        c.KW = sw.dim[2];
+        c.OW = n->shape.dim[2];
+        c.sw = n->ia[0];
+        c.pw = n->ia[1];
+    } else {
+        c.H = sx.dim[2];
+        c.W = sx.dim[3];
+        c.KH = sw.dim[2];
+        c.KW = sw.dim[3];
+        c.OH = n->shape.dim[2];
+        c.OW = n->shape.dim[3];
+        c.sh = n->ia[0];
+        c.sw = n->ia[1];
+        c.ph = n->ia[2];
+        c.pw = n->ia[3];
+    }
+    return c;
+}
+
+/* A 1x1 kernel with stride 1 and no padding: x[b] is its own im2col. */
+static bool pointwise(const conv_geom *c)
+{
+    return c->KH == 1 && c->KW == 1 && c->sh == 1 && c->sw == 1 && c->ph == 0 && c->pw == 0;
+}
+
+static int64_t col_rows(const conv_geom *c) { return c->Cin * c->KH * c->KW; }
+static int64_t col_cols(const conv_geom *c) { return c->OH * c->OW; }
+
+static int64_t grain_for(int64_t floats_per_item)
+{
+    return floats_per_item >= TASK_FLOATS ? 1 : TASK_FLOATS / (floats_per_item > 0 ? floats_per_item : 1);
+}
+
+typedef struct {
+    const conv_geom *g;
+    const float *x;     /* x[b] [Cin, H, W] */
+    float *col;         /* [Cin*KH*KW, OH*OW] */
+} im2col_ctx;
+
+static void im2col_rows(void *p, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const im2col_ctx *c = p;
+    const conv_geom *g = c->g;
+    for (int64_t r = begin; r < end; r++) {
+        int64_t ch = r / (g->KH * g->KW), kh = r / g->KW % g->KH, kw = r % g->KW;
+        const float *src = c->x + ch * g->H * g->W;
+        float *dst = c->col + r * col_cols(g);
+        for (int64_t oh = 0; oh < g->OH; oh++, dst += g->OW) {
+            int64_t ih = oh * g->sh + kh - g->ph;
+            if (ih < 0 || ih >= g->H) {
+                memset(dst, 0, (size_t)g->OW * sizeof(float));
+                continue;
+            }
+            for (int64_t ow = 0; ow < g->OW; ow++) {
+                int64_t iw = ow * g->sw + kw - g->pw;
+                dst[ow] = iw >= 0 && iw < g->W ? src[ih * g->W + iw] : 0.0f;
+            }
+        }
+    }
+}
+
+static void im2col(rf_exec *x, const conv_geom *g, const float *xb, float *col)
+{
+    im2col_ctx c = {g, xb, col};
+    rf_pool_run(x->pool, col_rows(g), grain_for(col_cols(g)), im2col_rows, &c);
+}
+
+typedef struct {
+    const conv_geom *g;
+    const float *dcol;  /* [Cin*KH*KW, OH*OW] */
+    float *dx;          /* dx[b] [Cin, H, W] */
+} col2im_ctx;
+
+/* One task per run of channels: each input pixel is written by its own
+ * channel's task only, in a fixed (kh, kw, oh, ow) order. */
+static void col2im_channels(void *p, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const col2im_ctx *c = p;
+    const conv_geom *g = c->g;
+    for (int64_t ch = begin; ch < end; ch++) {
+        float *dst = c->dx + ch * g->H * g->W;
+        for (int64_t kh = 0; kh < g->KH; kh++)
+            for (int64_t kw = 0; kw < g->KW; kw++) {
+                const float *src = c->dcol + ((ch * g->KH + kh) * g->KW + kw) * col_cols(g);
+                for (int64_t oh = 0; oh < g->OH; oh++, src += g->OW) {
+                    int64_t ih = oh * g->sh + kh - g->ph;
+                    if (ih < 0 || ih >= g->H)
+                        continue;
+                    for (int64_t ow = 0; ow < g->OW; ow++) {
+                        int64_t iw = ow * g->sw + kw - g->pw;
+                        if (iw >= 0 && iw < g->W)
+                            dst[ih * g->W + iw] += src[ow];
+                    }
+                }
+            }
+    }
+}
+
+static void col2im(rf_exec *x, const conv_geom *g, const float *dcol, float *dxb)
+{
+    col2im_ctx c = {g, dcol, dxb};
+    rf_pool_run(x->pool, g->Cin, grain_for(g->KH * g->KW * col_cols(g)), col2im_channels, &c);
+}
+
+typedef struct {
+    const float *bias;  /* [Cout] */
+    float *out;         /* [B*Cout, P] */
+    int64_t Cout, P;
+} bias_ctx;
+
+static void fill_bias_rows(void *p, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const bias_ctx *c = p;
+    for (int64_t r = begin; r < end; r++) {
+        float v = c->bias[r % c->Cout], *dst = c->out + r * c->P;
+        for (int64_t t = 0; t < c->P; t++)
+            dst[t] = v;
+    }
+}
+
+/* x [B, Cin, H, W], w [Cout, Cin, KH, KW], bias [Cout] -> out [B, Cout, OH, OW]
+ * (conv1d: x [B, Cin, L], w [Cout, Cin, K] -> out [B, Cout, L']) */
+static void conv_forward(rf_exec *x, rf_node *n)
+{
+    conv_geom g = conv_geometry(x, n);
+    const float *xv = rf_in(x, n, 0)->value, *w = rf_in(x, n, 1)->value;
+    int64_t K = col_rows(&g), P = col_cols(&g);
+    float beta = 0.0f;
+    if (n->n_in == 3) {
+        bias_ctx bc = {rf_in(x, n, 2)->value, n->value, g.Cout, P};
+        rf_pool_run(x->pool, g.B * g.Cout, grain_for(P), fill_bias_rows, &bc);
+        beta = 1.0f;
+    }
+    for (int64_t b = 0; b < g.B; b++) {
+        const float *xb = xv + b * g.Cin * g.H * g.W;
+        const float *col = xb;
+        if (!pointwise(&g)) {
+            im2col(x, &g, xb, x->scratch);
+            col = x->scratch;
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.Cout, (int)P, (int)K, 1.0f, w,
+                    (int)K, col, (int)P, beta, n->value + b * g.Cout * P, (int)P);
+    }
+}
+
+typedef struct {
+    const float *dout;  /* [B, Cout, P] */
+    float *dbias;       /* [Cout] */
+    int64_t B, Cout, P;
+} dbias_ctx;
+
+/* Each output channel sums its own (b, t) entries in a fixed order. */
+static void sum_bias_grad(void *p, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const dbias_ctx *c = p;
+    for (int64_t co = begin; co < end; co++) {
+        double s = 0.0;   /* B*P terms: accumulate in double */
+        for (int64_t b = 0; b < c->B; b++) {
+            const float *src = c->dout + (b * c->Cout + co) * c->P;
+            for (int64_t t = 0; t < c->P; t++)
+                s += src[t];
+        }
+        c->dbias[co] += (float)s;
+    }
+}
+
+static void conv_backward(rf_exec *x, rf_node *n)
+{
+    conv_geom g = conv_geometry(x, n);
+    rf_node *in = rf_in(x, n, 0), *wn = rf_in(x, n, 1);
+    int64_t K = col_rows(&g), P = col_cols(&g);
+    if (n->n_in == 3 && rf_in(x, n, 2)->grad != NULL) {
+        dbias_ctx bc = {n->grad, rf_in(x, n, 2)->grad, g.B, g.Cout, P};
+        rf_pool_run(x->pool, g.Cout, grain_for(g.B * P), sum_bias_grad, &bc);
+    }
+    for (int64_t b = 0; b < g.B; b++) {
+        const float *xb = in->value + b * g.Cin * g.H * g.W;
+        const float *dout = n->grad + b * g.Cout * P;
+        if (wn->grad != NULL) {
+            /* dw [Cout, K] += dout[b] [Cout, P] @ col^T [P, K] */
+            const float *col = xb;
+            if (!pointwise(&g)) {
+                im2col(x, &g, xb, x->scratch);
+                col = x->scratch;
+            }
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.Cout, (int)K, (int)P, 1.0f, dout,
+                        (int)P, col, (int)P, 1.0f, wn->grad, (int)K);
+        }
+        if (in->grad != NULL) {
+            /* dcol [K, P] = w^T [K, Cout] @ dout[b] [Cout, P]; a pointwise
+             * conv adds it straight into dx[b] */
+            float *dxb = in->grad + b * g.Cin * g.H * g.W;
+            bool direct = pointwise(&g);
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)K, (int)P, (int)g.Cout, 1.0f, wn->value,
+                        (int)K, dout, (int)P, direct ? 1.0f : 0.0f, direct ? dxb : x->scratch, (int)P);
+            if (!direct)
+                col2im(x, &g, x->scratch, dxb);
+        }
+    }
+}
+
+void rf_cpu_conv1d_forward(rf_exec *x, rf_node *n) { conv_forward(x, n); }
+void rf_cpu_conv1d_backward(rf_exec *x, rf_node *n) { conv_backward(x, n); }
+void rf_cpu_conv2d_forward(rf_exec *x, rf_node *n) { conv_forward(x, n); }
+void rf_cpu_conv2d_backward(rf_exec *x, rf_node *n) { conv_backward(x, n); }

@@ -1,5 +1,51 @@
-/* PLACEHOLDER: replaced by the real dropout kernels */
+/* Inverted dropout: kept elements are scaled by 1 / (1 - p), so the
+ * expectation is unchanged and evaluation is the identity. */
 #include "../op.h"
-#include <stdlib.h>
-void rf_cpu_dropout_forward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_dropout_backward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
+
+typedef struct {
+    const float *in;
+    float *out;
+    bool accumulate;     /* backward adds into out, forward overwrites */
+    bool active;         /* training and p > 0; else the identity */
+    uint64_t seed, step;
+    rf_id node;
+    float p, scale;
+} dropout_ctx;
+
+/* out[i] (+)= keep(i) ? in[i] * scale : 0 */
+static void dropout_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const dropout_ctx *c = ctx;
+    for (int64_t i = begin; i < end; i++) {
+        bool keep = !c->active || rf_dropout_keep(c->seed, c->step, c->node, i, c->p);
+        float v = keep ? c->in[i] * c->scale : 0.0f;
+        if (c->accumulate)
+            c->out[i] += v;
+        else
+            c->out[i] = v;
+    }
+}
+
+static void dropout_run(rf_exec *x, rf_node *n, const float *in, float *out, bool accumulate)
+{
+    float p = n->fa[0];
+    bool active = x->training && p > 0.0f;
+    dropout_ctx c = {in, out, accumulate, active, x->seed, x->step,
+                     (rf_id)(n - rf_graph_node(x->g, 0)), p, active ? 1.0f / (1.0f - p) : 1.0f};
+    rf_pool_run(x->pool, rf_shape_numel(n->shape), 16384, dropout_task, &c);
+}
+
+/* x [...] -> y [...] */
+void rf_cpu_dropout_forward(rf_exec *x, rf_node *n)
+{
+    dropout_run(x, n, rf_in(x, n, 0)->value, n->value, false);
+}
+
+/* dx [...] += keep * dy / (1 - p), the mask recomputed */
+void rf_cpu_dropout_backward(rf_exec *x, rf_node *n)
+{
+    float *dx = rf_in(x, n, 0)->grad;
+    if (dx != NULL)
+        dropout_run(x, n, n->grad, dx, true);
+}

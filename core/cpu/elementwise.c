@@ -1,13 +1,405 @@
-/* PLACEHOLDER: replaced by the real elementwise kernels */
+/* CPU kernels for the element-wise ops.
+ *
+ * Broadcasting works on a collapsed view: size-1 output dims are dropped and
+ * neighbouring dims merge while every operand broadcasts them alike, so
+ * [B, N, D] + [D] becomes [B*N, D] with b's strides (0, 1), and equal shapes
+ * become one flat run. Gradients of a broadcast operand are reduced by tasks
+ * that each own a disjoint part of the operand and sum in a fixed order, so
+ * results do not depend on the thread count.
+ */
+#include <math.h>
+
 #include "../op.h"
-#include <stdlib.h>
-void rf_cpu_add_forward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_add_backward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_sub_forward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_sub_backward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_mul_forward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_mul_backward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_scale_forward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_scale_backward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_unary_forward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_unary_backward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
+
+#define GRAIN 16384        /* floats worth one task */
+#define COL_BLOCK 64       /* columns summed together in a reduction */
+
+enum { OP_ADD, OP_SUB, OP_MUL, OP_MUL_ACC };
+
+/* ---- broadcasting view ---- */
+
+typedef struct {
+    int nd;                          /* collapsed dims, 1..4 */
+    int64_t dim[RF_MAX_DIMS];
+    int64_t st[2][RF_MAX_DIMS];      /* operand element strides; 0 where broadcast */
+} bcast;
+
+/* The view of out = f(in[0], in[1]) (n_in = 1 or 2), operands right-aligned. */
+static bcast bcast_make(rf_shape out, const rf_shape *in, int n_in)
+{
+    int64_t dim[RF_MAX_DIMS], st[2][RF_MAX_DIMS] = {{0}}, stride[2] = {1, 1};
+    int cnt = 0;
+    for (int i = out.ndim - 1; i >= 0; i--) {    /* innermost first */
+        int64_t d = out.dim[i], s[2] = {0, 0};
+        if (d == 1)
+            continue;
+        for (int k = 0; k < n_in; k++) {
+            int j = i - (out.ndim - in[k].ndim);
+            int64_t dk = j >= 0 ? in[k].dim[j] : 1;
+            s[k] = dk == 1 ? 0 : stride[k];
+            stride[k] *= dk;
+        }
+        bool alike = cnt > 0;
+        for (int k = 0; k < n_in && alike; k++)
+            alike = (s[k] == 0) == (st[k][cnt - 1] == 0);
+        if (alike) {
+            dim[cnt - 1] *= d;   /* strides stay those of the inner dim */
+        } else {
+            dim[cnt] = d;
+            for (int k = 0; k < n_in; k++)
+                st[k][cnt] = s[k];
+            cnt++;
+        }
+    }
+    bcast bc = {.nd = cnt > 0 ? cnt : 1, .dim = {1, 1, 1, 1}};
+    for (int c = 0; c < cnt; c++) {
+        bc.dim[cnt - 1 - c] = dim[c];
+        for (int k = 0; k < n_in; k++)
+            bc.st[k][cnt - 1 - c] = st[k][c];
+    }
+    return bc;
+}
+
+/* Offsets of row r (a row = one run of the innermost dim) in each operand. */
+static void row_offsets(const bcast *bc, int64_t r, int64_t off[2])
+{
+    off[0] = off[1] = 0;
+    for (int d = bc->nd - 2; d >= 0; d--) {
+        int64_t i = r % bc->dim[d];
+        r /= bc->dim[d];
+        off[0] += i * bc->st[0][d];
+        off[1] += i * bc->st[1][d];
+    }
+}
+
+/* ---- binary forward: out = a op b over the broadcast view ---- */
+
+/* One run of n outputs; sa, sb are 0 or 1. Each case is its own loop so the
+ * compiler sees unit strides or a hoisted scalar. */
+#define SPAN_LOOPS(EXPR)                                                                                 \
+    do {                                                                                                 \
+        if (sa && sb) {                                                                                  \
+            for (int64_t i = 0; i < n; i++) {                                                            \
+                float x = a[i], y = b[i];                                                                \
+                EXPR;                                                                                    \
+            }                                                                                            \
+        } else if (sa) {                                                                                 \
+            float y = b[0];                                                                              \
+            for (int64_t i = 0; i < n; i++) {                                                            \
+                float x = a[i];                                                                          \
+                EXPR;                                                                                    \
+            }                                                                                            \
+        } else if (sb) {                                                                                 \
+            float x = a[0];                                                                              \
+            for (int64_t i = 0; i < n; i++) {                                                            \
+                float y = b[i];                                                                          \
+                EXPR;                                                                                    \
+            }                                                                                            \
+        } else {                                                                                         \
+            float x = a[0], y = b[0];                                                                    \
+            for (int64_t i = 0; i < n; i++)                                                              \
+                EXPR;                                                                                    \
+        }                                                                                                \
+    } while (0)
+
+static void span(int op, const float *a, int64_t sa, const float *b, int64_t sb, float *o, int64_t n)
+{
+    switch (op) {
+    case OP_ADD: SPAN_LOOPS(o[i] = x + y); break;
+    case OP_SUB: SPAN_LOOPS(o[i] = x - y); break;
+    case OP_MUL: SPAN_LOOPS(o[i] = x * y); break;
+    default: SPAN_LOOPS(o[i] += x * y); break;
+    }
+}
+
+typedef struct {
+    bcast bc;
+    int op;
+    const float *a, *b;
+    float *out;
+} binary_ctx;
+
+/* Items are output elements; a task's range may start and end mid-row. */
+static void binary_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const binary_ctx *c = ctx;
+    int last = c->bc.nd - 1;
+    int64_t inner = c->bc.dim[last], sa = c->bc.st[0][last], sb = c->bc.st[1][last];
+    for (int64_t p = begin; p < end;) {
+        int64_t j = p % inner, len = inner - j < end - p ? inner - j : end - p, off[2];
+        row_offsets(&c->bc, p / inner, off);
+        span(c->op, c->a + off[0] + j * sa, sa, c->b + off[1] + j * sb, sb, c->out + p, len);
+        p += len;
+    }
+}
+
+/* out [shape] (= or += for OP_MUL_ACC) a [sa] op b [sb], broadcast to shape */
+static void binary_run(rf_exec *x, int op, rf_shape shape, const float *a, rf_shape sa, const float *b,
+                       rf_shape sb, float *out)
+{
+    rf_shape in[2] = {sa, sb};
+    binary_ctx c = {bcast_make(shape, in, 2), op, a, b, out};
+    rf_pool_run(x->pool, rf_shape_numel(shape), GRAIN, binary_task, &c);
+}
+
+/* ---- reduction of a gradient onto a broadcast operand ---- */
+
+/* A set of collapsed dims: their sizes and strides in the output. */
+typedef struct {
+    int n;
+    int64_t size[RF_MAX_DIMS], ostride[RF_MAX_DIMS];
+    int64_t count;
+} dim_group;
+
+static int64_t group_offset(const dim_group *gr, int64_t i)
+{
+    int64_t off = 0;
+    for (int d = gr->n - 1; d >= 0; d--) {
+        off += (i % gr->size[d]) * gr->ostride[d];
+        i /= gr->size[d];
+    }
+    return off;
+}
+
+typedef struct {
+    float *dx;
+    const float *t;
+    float sign;
+    dim_group kept, red;     /* the operand's dims and the summed dims, both without the innermost */
+    int64_t inner;           /* innermost dim, contiguous in t */
+    int64_t blocks;          /* column blocks of the innermost dim (kept innermost only) */
+} reduce_ctx;
+
+/* Innermost dim kept: item = (operand row, column block); sum the block over
+ * every combination of summed dims. */
+static void reduce_cols_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const reduce_ctx *c = ctx;
+    for (int64_t item = begin; item < end; item++) {
+        int64_t row = item / c->blocks, j0 = (item % c->blocks) * COL_BLOCK;
+        int64_t w = c->inner - j0 < COL_BLOCK ? c->inner - j0 : COL_BLOCK;
+        const float *base = c->t + group_offset(&c->kept, row) + j0;
+        double acc[COL_BLOCK] = {0};
+        for (int64_t r = 0; r < c->red.count; r++) {
+            const float *src = base + group_offset(&c->red, r);
+            for (int64_t j = 0; j < w; j++)
+                acc[j] += src[j];
+        }
+        float *dst = c->dx + row * c->inner + j0;
+        for (int64_t j = 0; j < w; j++)
+            dst[j] += c->sign * (float)acc[j];
+    }
+}
+
+/* Innermost dim summed: item = one operand element; sum contiguous runs. */
+static void reduce_rows_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const reduce_ctx *c = ctx;
+    for (int64_t e = begin; e < end; e++) {
+        const float *base = c->t + group_offset(&c->kept, e);
+        double acc = 0;
+        for (int64_t r = 0; r < c->red.count; r++) {
+            const float *src = base + group_offset(&c->red, r);
+            for (int64_t j = 0; j < c->inner; j++)
+                acc += src[j];
+        }
+        c->dx[e] += c->sign * (float)acc;
+    }
+}
+
+static void add_scaled_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const reduce_ctx *c = ctx;
+    for (int64_t i = begin; i < end; i++)
+        c->dx[i] += c->sign * c->t[i];
+}
+
+/* dx [xs] += sign * t [shape] summed over the dims where xs is broadcast */
+static void reduce_into(rf_exec *x, float *dx, const float *t, rf_shape shape, rf_shape xs, float sign)
+{
+    bcast bc = bcast_make(shape, &xs, 1);
+    int last = bc.nd - 1;
+    reduce_ctx c = {.dx = dx, .t = t, .sign = sign, .inner = bc.dim[last]};
+    c.kept.count = c.red.count = 1;
+    int64_t ostride = bc.dim[last];
+    for (int d = last - 1; d >= 0; d--)
+        ostride *= bc.dim[d];
+    for (int d = 0; d < last; d++) {
+        ostride /= bc.dim[d];
+        dim_group *gr = bc.st[0][d] != 0 ? &c.kept : &c.red;
+        gr->size[gr->n] = bc.dim[d];
+        gr->ostride[gr->n++] = ostride;
+        gr->count *= bc.dim[d];
+    }
+    bool inner_kept = bc.st[0][last] != 0 || bc.dim[last] == 1;
+    if (inner_kept && c.red.count == 1) {
+        rf_pool_run(x->pool, rf_shape_numel(shape), GRAIN, add_scaled_task, &c);
+    } else if (inner_kept) {
+        c.blocks = (c.inner + COL_BLOCK - 1) / COL_BLOCK;
+        rf_pool_run(x->pool, c.kept.count * c.blocks, GRAIN / (c.red.count * COL_BLOCK) + 1, reduce_cols_task,
+                    &c);
+    } else {
+        rf_pool_run(x->pool, c.kept.count, GRAIN / (c.red.count * c.inner) + 1, reduce_rows_task, &c);
+    }
+}
+
+/* ---- add, sub, mul ---- */
+
+static void binary_forward(rf_exec *x, rf_node *n, int op)
+{
+    rf_node *a = rf_in(x, n, 0), *b = rf_in(x, n, 1);
+    binary_run(x, op, n->shape, a->value, a->shape, b->value, b->shape, n->value);
+}
+
+/* a [...], b [...] broadcast -> out [...] */
+void rf_cpu_add_forward(rf_exec *x, rf_node *n) { binary_forward(x, n, OP_ADD); }
+void rf_cpu_sub_forward(rf_exec *x, rf_node *n) { binary_forward(x, n, OP_SUB); }
+void rf_cpu_mul_forward(rf_exec *x, rf_node *n) { binary_forward(x, n, OP_MUL); }
+
+/* da += g, db += ±g, each summed over its broadcast dims */
+static void add_sub_backward(rf_exec *x, rf_node *n, float b_sign)
+{
+    for (int k = 0; k < 2; k++) {
+        rf_node *in = rf_in(x, n, k);
+        if (in->grad != NULL)
+            reduce_into(x, in->grad, n->grad, n->shape, in->shape, k == 0 ? 1.0f : b_sign);
+    }
+}
+
+void rf_cpu_add_backward(rf_exec *x, rf_node *n) { add_sub_backward(x, n, 1.0f); }
+void rf_cpu_sub_backward(rf_exec *x, rf_node *n) { add_sub_backward(x, n, -1.0f); }
+
+/* da += g * b, db += g * a; a broadcast operand forms the product at the
+ * output's shape in scratch and sums it down. */
+void rf_cpu_mul_backward(rf_exec *x, rf_node *n)
+{
+    for (int k = 0; k < 2; k++) {
+        rf_node *in = rf_in(x, n, k), *other = rf_in(x, n, 1 - k);
+        if (in->grad == NULL)
+            continue;
+        if (rf_shape_equal(in->shape, n->shape)) {
+            binary_run(x, OP_MUL_ACC, n->shape, n->grad, n->shape, other->value, other->shape, in->grad);
+        } else {
+            binary_run(x, OP_MUL, n->shape, n->grad, n->shape, other->value, other->shape, x->scratch);
+            reduce_into(x, in->grad, x->scratch, n->shape, in->shape, 1.0f);
+        }
+    }
+}
+
+/* ---- scale ---- */
+
+typedef struct {
+    const float *src;
+    float *dst;
+    float s;
+    bool acc;
+} scale_ctx;
+
+static void scale_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const scale_ctx *c = ctx;
+    if (c->acc)
+        for (int64_t i = begin; i < end; i++)
+            c->dst[i] += c->s * c->src[i];
+    else
+        for (int64_t i = begin; i < end; i++)
+            c->dst[i] = c->s * c->src[i];
+}
+
+/* x [...] -> out [...] = s * x */
+void rf_cpu_scale_forward(rf_exec *x, rf_node *n)
+{
+    scale_ctx c = {rf_in(x, n, 0)->value, n->value, n->fa[0], false};
+    rf_pool_run(x->pool, rf_shape_numel(n->shape), GRAIN, scale_task, &c);
+}
+
+void rf_cpu_scale_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad == NULL)
+        return;
+    scale_ctx c = {n->grad, in->grad, n->fa[0], true};
+    rf_pool_run(x->pool, rf_shape_numel(n->shape), GRAIN, scale_task, &c);
+}
+
+/* ---- unary activations ---- */
+
+#define INV_SQRT2 0.70710678118654752440f
+#define INV_SQRT2PI 0.39894228040143267794f
+
+static float sigmoid(float v)
+{
+    if (v >= 0)
+        return 1.0f / (1.0f + expf(-v));
+    float e = expf(v);
+    return e / (1.0f + e);
+}
+
+static float activate(int kind, float v)
+{
+    switch (kind) {
+    case RF_UNARY_GELU: return 0.5f * v * (1.0f + erff(v * INV_SQRT2));
+    case RF_UNARY_RELU: return v > 0 ? v : 0.0f;
+    case RF_UNARY_ELU: return v > 0 ? v : expm1f(v);
+    case RF_UNARY_SOFTPLUS: return fmaxf(v, 0.0f) + log1pf(expf(-fabsf(v)));
+    default: return sigmoid(v);
+    }
+}
+
+/* d activate(v) / dv */
+static float derivative(int kind, float v)
+{
+    switch (kind) {
+    case RF_UNARY_GELU: return 0.5f * (1.0f + erff(v * INV_SQRT2)) + v * INV_SQRT2PI * expf(-0.5f * v * v);
+    case RF_UNARY_RELU: return v > 0 ? 1.0f : 0.0f;
+    case RF_UNARY_ELU: return v > 0 ? 1.0f : expf(v);
+    case RF_UNARY_SOFTPLUS: return sigmoid(v);
+    default: {
+        float s = sigmoid(v);
+        return s * (1.0f - s);
+    }
+    }
+}
+
+typedef struct {
+    int kind;
+    const float *x, *g;
+    float *out;     /* forward: the output; backward: dx */
+} unary_ctx;
+
+static void unary_forward_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const unary_ctx *c = ctx;
+    for (int64_t i = begin; i < end; i++)
+        c->out[i] = activate(c->kind, c->x[i]);
+}
+
+static void unary_backward_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const unary_ctx *c = ctx;
+    for (int64_t i = begin; i < end; i++)
+        c->out[i] += c->g[i] * derivative(c->kind, c->x[i]);
+}
+
+/* x [...] -> out [...] = f(x); transcendental, so smaller tasks than plain copies */
+void rf_cpu_unary_forward(rf_exec *x, rf_node *n)
+{
+    unary_ctx c = {(int)n->ia[0], rf_in(x, n, 0)->value, NULL, n->value};
+    rf_pool_run(x->pool, rf_shape_numel(n->shape), GRAIN / 4, unary_forward_task, &c);
+}
+
+void rf_cpu_unary_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad == NULL)
+        return;
+    unary_ctx c = {(int)n->ia[0], in->value, n->grad, in->grad};
+    rf_pool_run(x->pool, rf_shape_numel(n->shape), GRAIN / 4, unary_backward_task, &c);
+}

@@ -1,13 +1,260 @@
-/* PLACEHOLDER: replaced by the real shape kernels */
+/* CPU kernels for the shape ops. Concat, slice and pad view every tensor as
+ * [outer, axis * inner] rows and move whole row pieces; permute gathers
+ * through the input's strides. Backward kernels route the gradient back the
+ * same way, adding. */
+#include <string.h>
+
 #include "../op.h"
-#include <stdlib.h>
-void rf_cpu_reshape_forward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_reshape_backward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_permute_forward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_permute_backward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_concat_forward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_concat_backward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_slice_forward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_slice_backward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_pad_forward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_pad_backward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
+
+#define GRAIN 16384   /* floats worth one task */
+
+/* ---- row copies: dst[o, 0:width] (= or +=) src[o, 0:width] for o < outer ---- */
+
+typedef struct {
+    float *dst;
+    const float *src;
+    int64_t dst_row, src_row, width;
+    bool acc;
+    float value;   /* fill_rows only */
+} rows_ctx;
+
+/* Items are elements of the [outer, width] block; a task may start mid-row. */
+static void copy_rows_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const rows_ctx *c = ctx;
+    for (int64_t p = begin; p < end;) {
+        int64_t o = p / c->width, j = p % c->width;
+        int64_t len = c->width - j < end - p ? c->width - j : end - p;
+        float *dst = c->dst + o * c->dst_row + j;
+        const float *src = c->src + o * c->src_row + j;
+        if (c->acc)
+            for (int64_t i = 0; i < len; i++)
+                dst[i] += src[i];
+        else
+            memcpy(dst, src, (size_t)len * sizeof *dst);
+        p += len;
+    }
+}
+
+static void copy_rows(rf_exec *x, float *dst, int64_t dst_row, const float *src, int64_t src_row, int64_t outer,
+                      int64_t width, bool acc)
+{
+    rows_ctx c = {dst, src, dst_row, src_row, width, acc, 0.0f};
+    rf_pool_run(x->pool, outer * width, GRAIN, copy_rows_task, &c);
+}
+
+static void fill_rows_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const rows_ctx *c = ctx;
+    for (int64_t p = begin; p < end; p++)
+        c->dst[p / c->width * c->dst_row + p % c->width] = c->value;
+}
+
+static void fill_rows(rf_exec *x, float *dst, int64_t dst_row, int64_t outer, int64_t width, float value)
+{
+    rows_ctx c = {dst, NULL, dst_row, 0, width, false, value};
+    rf_pool_run(x->pool, outer * width, GRAIN, fill_rows_task, &c);
+}
+
+/* Product of dims before / after `axis`. */
+static int64_t outer_of(rf_shape s, int axis)
+{
+    int64_t n = 1;
+    for (int i = 0; i < axis; i++)
+        n *= s.dim[i];
+    return n;
+}
+
+static int64_t inner_of(rf_shape s, int axis)
+{
+    int64_t n = 1;
+    for (int i = axis + 1; i < s.ndim; i++)
+        n *= s.dim[i];
+    return n;
+}
+
+/* ---- reshape ---- */
+
+/* x [...] -> out [new shape], same elements in the same order */
+void rf_cpu_reshape_forward(rf_exec *x, rf_node *n)
+{
+    int64_t numel = rf_shape_numel(n->shape);
+    copy_rows(x, n->value, numel, rf_in(x, n, 0)->value, numel, 1, numel, false);
+}
+
+void rf_cpu_reshape_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    int64_t numel = rf_shape_numel(n->shape);
+    if (in->grad != NULL)
+        copy_rows(x, in->grad, numel, n->grad, numel, 1, numel, true);
+}
+
+/* ---- permute ---- */
+
+typedef struct {
+    int64_t dim[RF_MAX_DIMS];      /* destination dims, left-padded with 1s to 4 */
+    int64_t stride[RF_MAX_DIMS];   /* source stride of each destination axis */
+    const float *src;
+    float *dst;
+    bool acc;
+} gather_ctx;
+
+/* dst[d] (= or +=) src[off(d)], walking the destination contiguously in runs
+ * of its innermost axis. Both directions gather: forward out <- x through the
+ * permutation, backward dx <- g through its inverse, so writes stay
+ * sequential and no two tasks touch the same element. */
+static void gather_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const gather_ctx *c = ctx;
+    int64_t inner = c->dim[3], s = c->stride[3];
+    for (int64_t p = begin; p < end;) {
+        int64_t j = p % inner, len = inner - j < end - p ? inner - j : end - p;
+        int64_t r = p / inner, off = j * s;
+        for (int d = 2; d >= 0; d--) {
+            off += (r % c->dim[d]) * c->stride[d];
+            r /= c->dim[d];
+        }
+        float *dst = c->dst + p;
+        const float *src = c->src + off;
+        if (c->acc && s == 1) {   /* innermost axis kept: whole rows */
+            for (int64_t i = 0; i < len; i++)
+                dst[i] += src[i];
+        } else if (c->acc) {
+            for (int64_t i = 0; i < len; i++)
+                dst[i] += src[i * s];
+        } else if (s == 1) {
+            memcpy(dst, src, (size_t)len * sizeof *dst);
+        } else {
+            for (int64_t i = 0; i < len; i++)
+                dst[i] = src[i * s];
+        }
+        p += len;
+    }
+}
+
+/* Gather dst [dims of dst_shape] from src [src_shape] where destination axis
+ * i is source axis from[i]. */
+static void gather_run(rf_exec *x, float *dst, rf_shape dst_shape, const float *src, rf_shape src_shape,
+                       const int *from, bool acc)
+{
+    int nd = dst_shape.ndim, pad = RF_MAX_DIMS - nd;
+    int64_t src_stride[RF_MAX_DIMS], s = 1;
+    for (int j = nd - 1; j >= 0; j--) {
+        src_stride[j] = s;
+        s *= src_shape.dim[j];
+    }
+    gather_ctx c = {.dim = {1, 1, 1, 1}, .src = src, .dst = dst, .acc = acc};
+    for (int i = 0; i < nd; i++) {
+        c.dim[pad + i] = dst_shape.dim[i];
+        c.stride[pad + i] = src_stride[from[i]];
+    }
+    rf_pool_run(x->pool, rf_shape_numel(dst_shape), GRAIN, gather_task, &c);
+}
+
+/* x [d0, d1, ...] -> out [d_perm[0], d_perm[1], ...] */
+void rf_cpu_permute_forward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    int perm[RF_MAX_DIMS];
+    for (int i = 0; i < n->shape.ndim; i++)
+        perm[i] = (int)n->ia[i];
+    gather_run(x, n->value, n->shape, in->value, in->shape, perm, false);
+}
+
+/* dx += g permuted back: input axis perm[i] comes from output axis i */
+void rf_cpu_permute_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad == NULL)
+        return;
+    int inverse[RF_MAX_DIMS];
+    for (int i = 0; i < n->shape.ndim; i++)
+        inverse[n->ia[i]] = i;
+    gather_run(x, in->grad, in->shape, n->grad, n->shape, inverse, true);
+}
+
+/* ---- concat ---- */
+
+/* xs[k] [..., Dk, ...] -> out [..., sum Dk, ...] along ia[0] */
+void rf_cpu_concat_forward(rf_exec *x, rf_node *n)
+{
+    int axis = (int)n->ia[0];
+    int64_t outer = outer_of(n->shape, axis), inner = inner_of(n->shape, axis);
+    int64_t row = n->shape.dim[axis] * inner, at = 0;
+    for (int k = 0; k < n->n_in; k++) {
+        rf_node *in = rf_in(x, n, k);
+        int64_t width = in->shape.dim[axis] * inner;
+        copy_rows(x, n->value + at, row, in->value, width, outer, width, false);
+        at += width;
+    }
+}
+
+/* Inputs are handled one after another, so an input given twice adds twice. */
+void rf_cpu_concat_backward(rf_exec *x, rf_node *n)
+{
+    int axis = (int)n->ia[0];
+    int64_t outer = outer_of(n->shape, axis), inner = inner_of(n->shape, axis);
+    int64_t row = n->shape.dim[axis] * inner, at = 0;
+    for (int k = 0; k < n->n_in; k++) {
+        rf_node *in = rf_in(x, n, k);
+        int64_t width = in->shape.dim[axis] * inner;
+        if (in->grad != NULL)
+            copy_rows(x, in->grad, width, n->grad + at, row, outer, width, true);
+        at += width;
+    }
+}
+
+/* ---- slice ---- */
+
+/* x [..., D, ...] -> out [..., len, ...] = x[..., start:start+len, ...] */
+void rf_cpu_slice_forward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    int axis = (int)n->ia[0];
+    int64_t outer = outer_of(n->shape, axis), inner = inner_of(n->shape, axis);
+    int64_t width = n->ia[2] * inner;
+    copy_rows(x, n->value, width, in->value + n->ia[1] * inner, in->shape.dim[axis] * inner, outer, width, false);
+}
+
+void rf_cpu_slice_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad == NULL)
+        return;
+    int axis = (int)n->ia[0];
+    int64_t outer = outer_of(n->shape, axis), inner = inner_of(n->shape, axis);
+    int64_t width = n->ia[2] * inner;
+    copy_rows(x, in->grad + n->ia[1] * inner, in->shape.dim[axis] * inner, n->grad, width, outer, width, true);
+}
+
+/* ---- pad ---- */
+
+/* x [..., D, ...] -> out [..., before + D + after, ...], margins = fa[0] */
+void rf_cpu_pad_forward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    int axis = (int)n->ia[0];
+    int64_t outer = outer_of(n->shape, axis), inner = inner_of(n->shape, axis);
+    int64_t row = n->shape.dim[axis] * inner, width = in->shape.dim[axis] * inner;
+    int64_t before = n->ia[1] * inner, after = n->ia[2] * inner;
+    if (before > 0)
+        fill_rows(x, n->value, row, outer, before, n->fa[0]);
+    if (after > 0)
+        fill_rows(x, n->value + before + width, row, outer, after, n->fa[0]);
+    copy_rows(x, n->value + before, row, in->value, width, outer, width, false);
+}
+
+void rf_cpu_pad_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad == NULL)
+        return;
+    int axis = (int)n->ia[0];
+    int64_t outer = outer_of(n->shape, axis), inner = inner_of(n->shape, axis);
+    int64_t row = n->shape.dim[axis] * inner, width = in->shape.dim[axis] * inner;
+    copy_rows(x, in->grad, width, n->grad + n->ia[1] * inner, row, outer, width, true);
+}

@@ -1,7 +1,187 @@
-/* PLACEHOLDER: replaced by the real softmax kernels */
+/* Softmax and log-softmax over the last axis, one row per task item. */
+#include <math.h>
+
 #include "../op.h"
-#include <stdlib.h>
-void rf_cpu_softmax_forward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_softmax_backward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_log_softmax_forward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_log_softmax_backward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
+
+/* Rows per task: about 16K floats of work each. */
+static int64_t row_grain(int64_t row_len)
+{
+    int64_t g = 16384 / (row_len > 0 ? row_len : 1);
+    return g > 0 ? g : 1;
+}
+
+typedef struct {
+    const float *x, *mask, *dy;
+    float *y, *dx;
+    int64_t M;                   /* row length (last dim of x) */
+    int lead;                    /* number of leading (row) axes of x */
+    int64_t dim[RF_MAX_DIMS];    /* x's leading dims */
+    int64_t mstride[RF_MAX_DIMS];/* mask stride per leading axis (0: broadcast) */
+    int64_t mstep;               /* mask stride along the last axis: 0 or 1 */
+} softmax_ctx;
+
+/* Strides of a mask broadcast (right-aligned) onto x: 0 along every axis
+ * where the mask has size 1 or no axis at all. */
+static void mask_strides(softmax_ctx *c, rf_shape xs, rf_shape ms)
+{
+    int64_t stride = 1;
+    for (int i = xs.ndim - 1; i >= 0; i--) {
+        int mi = i - (xs.ndim - ms.ndim);
+        int64_t md = mi >= 0 ? ms.dim[mi] : 1;
+        int64_t s = md == 1 ? 0 : stride;
+        stride *= md;
+        if (i == xs.ndim - 1)
+            c->mstep = s;
+        else
+            c->mstride[i] = s;
+    }
+}
+
+static softmax_ctx make_ctx(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    softmax_ctx c = {.x = in->value, .y = n->value, .dy = n->grad, .dx = in->grad};
+    c.M = n->shape.dim[n->shape.ndim - 1];
+    c.lead = n->shape.ndim - 1;
+    for (int i = 0; i < c.lead; i++)
+        c.dim[i] = n->shape.dim[i];
+    if (n->n_in > 1) {
+        rf_node *m = rf_in(x, n, 1);
+        c.mask = m->value;
+        mask_strides(&c, n->shape, m->shape);
+    }
+    return c;
+}
+
+/* Offset of row r's mask entries. */
+static int64_t mask_offset(const softmax_ctx *c, int64_t r)
+{
+    int64_t off = 0;
+    for (int i = c->lead - 1; i >= 0; i--) {
+        off += (r % c->dim[i]) * c->mstride[i];
+        r /= c->dim[i];
+    }
+    return off;
+}
+
+/* y = softmax(x) over entries with m != 0 (all when m == NULL); zeros if none. */
+static void softmax_row(const float *x, const float *m, int64_t mstep, float *y, int64_t M)
+{
+    float mx = -INFINITY;
+    bool any = false;
+    for (int64_t j = 0; j < M; j++)
+        if (m == NULL || m[j * mstep] != 0.0f) {
+            mx = any ? fmaxf(mx, x[j]) : x[j];
+            any = true;
+        }
+    if (!any) {
+        for (int64_t j = 0; j < M; j++)
+            y[j] = 0.0f;
+        return;
+    }
+    float sum = 0.0f;
+    for (int64_t j = 0; j < M; j++) {
+        float e = (m == NULL || m[j * mstep] != 0.0f) ? expf(x[j] - mx) : 0.0f;
+        y[j] = e;
+        sum += e;
+    }
+    float inv = 1.0f / sum;
+    for (int64_t j = 0; j < M; j++)
+        y[j] *= inv;
+}
+
+static void softmax_fwd_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const softmax_ctx *c = ctx;
+    for (int64_t r = begin; r < end; r++) {
+        const float *m = c->mask != NULL ? c->mask + mask_offset(c, r) : NULL;
+        softmax_row(c->x + r * c->M, m, c->mstep, c->y + r * c->M, c->M);
+    }
+}
+
+/* x [..., M], mask broadcastable to x or none -> y [..., M] */
+void rf_cpu_softmax_forward(rf_exec *x, rf_node *n)
+{
+    softmax_ctx c = make_ctx(x, n);
+    rf_pool_run(x->pool, rf_shape_numel(n->shape) / c.M, row_grain(c.M), softmax_fwd_task, &c);
+}
+
+/* dx = y * (dy - sum(y * dy)); masked entries have y = 0 and get nothing. */
+static void softmax_bwd_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const softmax_ctx *c = ctx;
+    int64_t M = c->M;
+    for (int64_t r = begin; r < end; r++) {
+        const float *y = c->y + r * M, *dy = c->dy + r * M;
+        float *dx = c->dx + r * M;
+        float dot = 0.0f;
+        for (int64_t j = 0; j < M; j++)
+            dot += y[j] * dy[j];
+        for (int64_t j = 0; j < M; j++)
+            dx[j] += y[j] * (dy[j] - dot);
+    }
+}
+
+void rf_cpu_softmax_backward(rf_exec *x, rf_node *n)
+{
+    softmax_ctx c = make_ctx(x, n);
+    if (c.dx == NULL)
+        return;
+    rf_pool_run(x->pool, rf_shape_numel(n->shape) / c.M, row_grain(c.M), softmax_bwd_task, &c);
+}
+
+/* y = (x - max) - log(sum(exp(x - max))) */
+static void log_softmax_fwd_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const softmax_ctx *c = ctx;
+    int64_t M = c->M;
+    for (int64_t r = begin; r < end; r++) {
+        const float *xr = c->x + r * M;
+        float *y = c->y + r * M;
+        float mx = xr[0];
+        for (int64_t j = 1; j < M; j++)
+            mx = fmaxf(mx, xr[j]);
+        float sum = 0.0f;
+        for (int64_t j = 0; j < M; j++)
+            sum += expf(xr[j] - mx);
+        /* (x - max) first: exact near the max even for large logits */
+        float log_sum = logf(sum);
+        for (int64_t j = 0; j < M; j++)
+            y[j] = (xr[j] - mx) - log_sum;
+    }
+}
+
+/* x [..., M] -> y [..., M] */
+void rf_cpu_log_softmax_forward(rf_exec *x, rf_node *n)
+{
+    softmax_ctx c = make_ctx(x, n);
+    rf_pool_run(x->pool, rf_shape_numel(n->shape) / c.M, row_grain(c.M), log_softmax_fwd_task, &c);
+}
+
+/* dx = dy - exp(y) * sum(dy) */
+static void log_softmax_bwd_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const softmax_ctx *c = ctx;
+    int64_t M = c->M;
+    for (int64_t r = begin; r < end; r++) {
+        const float *y = c->y + r * M, *dy = c->dy + r * M;
+        float *dx = c->dx + r * M;
+        float sum = 0.0f;
+        for (int64_t j = 0; j < M; j++)
+            sum += dy[j];
+        for (int64_t j = 0; j < M; j++)
+            dx[j] += dy[j] - expf(y[j]) * sum;
+    }
+}
+
+void rf_cpu_log_softmax_backward(rf_exec *x, rf_node *n)
+{
+    softmax_ctx c = make_ctx(x, n);
+    if (c.dx == NULL)
+        return;
+    rf_pool_run(x->pool, rf_shape_numel(n->shape) / c.M, row_grain(c.M), log_softmax_bwd_task, &c);
+}

@@ -1,0 +1,153 @@
+/* `rangefinder bench`: time training steps of a config and measure memory
+ * against the plan. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../core/alloc.h"
+#include "../core/train.h"
+#include "../datasets/datasets.h"
+#include "cli.h"
+#include "commands.h"
+#include "config_file.h"
+#include "json_line.h"
+
+#define MAX_STEPS 1000000
+
+typedef struct bench_result {
+    double step_median, data_wait_fraction;
+    int64_t params;
+    size_t planned, peak_engine, peak_rss;
+    int seq;
+} bench_result;
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compare_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static gboolean bench(rf_config *cfg, int steps, int warmup, bench_result *r, GError **error)
+{
+    /* Room for every step in the schedule, so the learning rate stays sane. */
+    if (cfg->train.steps < warmup + steps)
+        cfg->train.steps = warmup + steps;
+    rf_status st = {0};
+    rf_dataset *ds = rf_dataset_open(cfg, &st);
+    if (ds == NULL)
+        return rf_cli_fail_status(error, &st);
+    rf_trainer *t = rf_trainer_new(cfg, ds, &st);
+    g_autofree double *seconds = g_new(double, steps);
+    double wait = 0, total = 0;
+    gboolean ok = t != NULL;
+    rf_metrics m;
+    for (int i = 0; ok && i < warmup + steps; i++) {
+        ok = rf_trainer_step(t, &m, &st);
+        if (ok && i >= warmup) {
+            seconds[i - warmup] = m.step_seconds;
+            wait += m.data_wait;
+            total += m.step_seconds;
+        }
+    }
+    if (ok) {
+        const rf_memory_plan *plan = rf_trainer_plan(t);
+        *r = (bench_result){
+            .step_median = median(seconds, steps),
+            .data_wait_fraction = total > 0 ? wait / total : 0,
+            .params = plan->param_count,
+            .planned = plan->total,
+            .peak_engine = rf_alloc_peak_bytes(),
+            .peak_rss = rf_process_peak_rss_bytes(),
+            .seq = rf_trainer_model(t)->seq_len,
+        };
+    }
+    rf_trainer_free(t);
+    rf_dataset_free(ds);
+    return ok ? TRUE : rf_cli_fail_status(error, &st);
+}
+
+static void print_table(const rf_config *cfg, const bench_result *r, double tokens, int threads)
+{
+    g_autofree char *planned = rf_cli_format_bytes(r->planned);
+    g_autofree char *engine = rf_cli_format_bytes(r->peak_engine);
+    g_autofree char *rss = rf_cli_format_bytes(r->peak_rss);
+    printf("encoder            %s\n", cfg->model.encoder);
+    printf("batch x length     %d x %d\n", cfg->data.batch, r->seq);
+    printf("threads            %d\n", threads);
+    printf("parameters         %lld\n", (long long)r->params);
+    printf("step (median)      %.4f s\n", r->step_median);
+    printf("tokens/s           %.0f\n", tokens);
+    printf("waiting for data   %.1f%% of step time\n", 100 * r->data_wait_fraction);
+    printf("planned memory     %s\n", planned);
+    printf("engine peak        %s (%+.1f%% of planned)\n", engine,
+           r->planned > 0 ? 100.0 * ((double)r->peak_engine - (double)r->planned) / (double)r->planned : 0.0);
+    printf("process peak RSS   %s\n", rss);
+}
+
+int rf_cmd_bench(int argc, char **argv)
+{
+    g_autofree char *config = NULL;
+    g_auto(GStrv) sets = NULL;
+    int steps = 10, warmup = 2;
+    gboolean json = FALSE;
+    const GOptionEntry entries[] = {
+        {"config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "Config file (INI)", "FILE"},
+        {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override one key (repeatable)", "SECTION.KEY=VALUE"},
+        {"steps", 'n', 0, G_OPTION_ARG_INT, &steps, "Timed steps (default 10)", "N"},
+        {"warmup", 'w', 0, G_OPTION_ARG_INT, &warmup, "Untimed steps first (default 2)", "N"},
+        {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL},
+        G_OPTION_ENTRY_NULL,
+    };
+    g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_option_context_set_summary(ctx,
+        "Time training steps of a config: median step time, tokens/s, the share of time spent\n"
+        "waiting for data, planned memory against the engine's measured peak, and peak RSS.\n"
+        "Nothing is written to disk.");
+    g_option_context_set_description(ctx,
+        "Example:\n  rangefinder bench --config data/configs/listops-full.ini --set train.threads=1 --json\n");
+
+    g_autoptr(GError) error = NULL;
+    if (!rf_cli_parse(ctx, "bench", &argc, &argv, &error))
+        return rf_cli_report(error);
+    if (config == NULL)
+        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "bench needs --config FILE (see `rangefinder bench --help`)");
+    else if (steps < 1 || steps > MAX_STEPS || warmup < 0 || warmup > MAX_STEPS)
+        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "bench: --steps must be in 1..%d and --warmup in 0..%d",
+                    MAX_STEPS, MAX_STEPS);
+    if (error != NULL)
+        return rf_cli_report(error);
+
+    rf_config cfg;
+    bench_result r = {0};
+    if (!rf_config_load_ini(config, (const char *const *)sets, &cfg, &error) || !bench(&cfg, steps, warmup, &r, &error))
+        return rf_cli_report(error);
+    double tokens = r.step_median > 0 ? (double)cfg.data.batch * r.seq / r.step_median : 0;
+    int threads = rf_cli_threads(cfg.train.threads);
+    if (!json) {
+        print_table(&cfg, &r, tokens, threads);
+        return RF_EXIT_OK;
+    }
+    rf_json_line j;
+    rf_json_begin(&j);
+    rf_json_num(&j, "step_s_median", r.step_median);
+    rf_json_num(&j, "tokens_per_s", tokens);
+    rf_json_int(&j, "peak_rss_bytes", (int64_t)r.peak_rss);
+    rf_json_int(&j, "planned_bytes", (int64_t)r.planned);
+    rf_json_int(&j, "peak_engine_bytes", (int64_t)r.peak_engine);
+    rf_json_int(&j, "params", r.params);
+    rf_json_num(&j, "data_wait_fraction", r.data_wait_fraction);
+    rf_json_str(&j, "encoder", cfg.model.encoder);
+    rf_json_int(&j, "seq", r.seq);
+    rf_json_int(&j, "batch", cfg.data.batch);
+    rf_json_int(&j, "threads", threads);
+    rf_json_int(&j, "steps", steps);
+    rf_json_int(&j, "warmup", warmup);
+    rf_json_print(&j);
+    return RF_EXIT_OK;
+}

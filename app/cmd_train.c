@@ -1,0 +1,319 @@
+/* `rangefinder train`: a new run from a config file, or `--resume DIR` to
+ * continue one. A run directory holds config.ini (the full effective
+ * config), metrics.csv and checkpoint.safetensors. */
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/alloc.h"
+#include "../core/checkpoint.h"
+#include "../core/train.h"
+#include "../datasets/datasets.h"
+#include "cli.h"
+#include "commands.h"
+#include "config_diff.h"
+#include "config_file.h"
+#include "json_line.h"
+#include "metrics_csv.h"
+#include "progress.h"
+
+#define CONFIG_COMMENT " The full effective configuration of this run, written by `rangefinder train`."
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+typedef struct train_job {
+    rf_config cfg;
+    char *dir;
+    char *checkpoint;
+    int64_t resumed_from;     /* -1: a new run */
+    rf_dataset *ds;
+    rf_trainer *trainer;
+    rf_metrics_csv *csv;
+} train_job;
+
+static void train_job_clear(train_job *job)
+{
+    rf_metrics_csv_close(job->csv);
+    rf_trainer_free(job->trainer);
+    rf_dataset_free(job->ds);
+    g_free(job->checkpoint);
+    g_free(job->dir);
+}
+
+/* What the trainer's callbacks collect while the run goes. */
+typedef struct run_state {
+    rf_metrics_csv *csv;
+    rf_progress *progress;
+    GError *write_error;        /* the first metrics.csv failure; it stops the run */
+    int64_t checkpoint_step;    /* the last good checkpoint's step; -1: none */
+    double train_loss, val_accuracy, test_accuracy, test_loss;
+    gboolean stop_announced;
+} run_state;
+
+static void on_metrics(void *ctx, const rf_metrics *m)
+{
+    run_state *s = ctx;
+    if (m->split == RF_SPLIT_TRAIN) {
+        s->train_loss = m->loss;
+    } else if (m->split == RF_SPLIT_VAL) {
+        s->val_accuracy = m->accuracy;
+    } else {
+        s->test_accuracy = m->accuracy;
+        s->test_loss = m->loss;
+    }
+    rf_progress_metrics(s->progress, m);
+    if (s->write_error == NULL)
+        rf_metrics_csv_write(s->csv, m, &s->write_error);
+}
+
+static void on_checkpoint(void *ctx, const char *path, int64_t step)
+{
+    (void)path;
+    ((run_state *)ctx)->checkpoint_step = step;
+}
+
+static bool should_stop(void *ctx)
+{
+    run_state *s = ctx;
+    if (interrupted && !s->stop_announced) {
+        rf_progress_note(s->progress, "interrupted: saving the checkpoint (Ctrl-C again quits without saving)");
+        s->stop_announced = TRUE;
+    }
+    return interrupted || s->write_error != NULL;
+}
+
+static gboolean open_data_and_trainer(train_job *job, GError **error)
+{
+    rf_status st = {0};
+    job->ds = rf_dataset_open(&job->cfg, &st);
+    if (job->ds == NULL)
+        return rf_cli_fail_status(error, &st);
+    job->trainer = rf_trainer_new(&job->cfg, job->ds, &st);
+    if (job->trainer == NULL)
+        return rf_cli_fail_status(error, &st);
+    return TRUE;
+}
+
+static char *default_out_dir(const char *config_path)
+{
+    g_autofree char *base = g_path_get_basename(config_path);
+    if (g_str_has_suffix(base, ".ini") && strlen(base) > 4)
+        base[strlen(base) - 4] = '\0';
+    return g_build_filename("runs", base, NULL);
+}
+
+static gboolean prepare_new(train_job *job, const char *config_path, const char *const *sets, const char *out,
+                            GError **error)
+{
+    if (!rf_config_load_ini(config_path, sets, &job->cfg, error))
+        return FALSE;
+    job->dir = out != NULL ? g_strdup(out) : default_out_dir(config_path);
+    job->checkpoint = g_build_filename(job->dir, "checkpoint.safetensors", NULL);
+    job->resumed_from = -1;
+    if (g_file_test(job->checkpoint, G_FILE_TEST_EXISTS)) {
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
+                    "%s exists: continue that run with `rangefinder train --resume %s`, or choose another --out",
+                    job->checkpoint, job->dir);
+        return FALSE;
+    }
+    /* Build everything that can fail on the config before touching the disk. */
+    if (!open_data_and_trainer(job, error))
+        return FALSE;
+    if (g_mkdir_with_parents(job->dir, 0777) != 0) {
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "cannot create %s: %s", job->dir, g_strerror(errno));
+        return FALSE;
+    }
+    g_autofree char *ini = g_build_filename(job->dir, "config.ini", NULL);
+    g_autofree char *csv = g_build_filename(job->dir, "metrics.csv", NULL);
+    if (!rf_config_write_ini(&job->cfg, ini, CONFIG_COMMENT, error))
+        return FALSE;
+    job->csv = rf_metrics_csv_create(csv, error);
+    return job->csv != NULL;
+}
+
+/* The config comes from the checkpoint, which always matches its weights;
+ * --set may change how training continues, never the model or the data. */
+static gboolean prepare_resume(train_job *job, const char *dir, const char *const *sets, GError **error)
+{
+    job->dir = g_strdup(dir);
+    job->checkpoint = g_build_filename(dir, "checkpoint.safetensors", NULL);
+    if (!g_file_test(job->checkpoint, G_FILE_TEST_EXISTS)) {
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "%s: no checkpoint to resume from", job->checkpoint);
+        return FALSE;
+    }
+    rf_config saved;
+    rf_config_defaults(&saved);
+    rf_status st = {0};
+    if (!rf_checkpoint_read_config(job->checkpoint, &saved, &job->resumed_from, &st))
+        return rf_cli_fail_status(error, &st);
+    job->cfg = saved;
+    if (!rf_config_apply_sets(&job->cfg, sets, error) ||
+        !rf_config_check_changes(&saved, &job->cfg, RF_CHANGE_SCHEDULE_ONLY, error) ||
+        !rf_config_check(&job->cfg, job->checkpoint, error))
+        return FALSE;
+    if (job->resumed_from >= job->cfg.train.steps) {
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
+                    "%s has finished %lld of train.steps = %d; to train on, raise it: --set train.steps=N", dir,
+                    (long long)job->resumed_from, job->cfg.train.steps);
+        return FALSE;
+    }
+    if (!open_data_and_trainer(job, error))
+        return FALSE;
+    if (!rf_trainer_load(job->trainer, job->checkpoint, &st))
+        return rf_cli_fail_status(error, &st);
+    job->resumed_from = rf_trainer_step_count(job->trainer);
+    g_autofree char *ini = g_build_filename(dir, "config.ini", NULL);
+    g_autofree char *csv = g_build_filename(dir, "metrics.csv", NULL);
+    if (!rf_config_write_ini(&job->cfg, ini, CONFIG_COMMENT, error))
+        return FALSE;
+    job->csv = rf_metrics_csv_resume(csv, job->resumed_from, error);
+    return job->csv != NULL;
+}
+
+static void print_start(const train_job *job)
+{
+    const rf_config *c = &job->cfg;
+    const rf_memory_plan *plan = rf_trainer_plan(job->trainer);
+    g_autofree char *planned = rf_cli_format_bytes(plan->total);
+    printf("%s %s: %s, encoder %s, %d layers, dim %d, %d heads, batch %d, length %d; %lld parameters; "
+           "planned memory %s; steps %lld -> %d\n",
+           job->resumed_from >= 0 ? "resuming" : "training", job->dir, c->data.task, c->model.encoder,
+           c->model.layers, c->model.dim, c->model.heads, c->data.batch, rf_trainer_model(job->trainer)->seq_len,
+           (long long)plan->param_count, planned, (long long)(job->resumed_from > 0 ? job->resumed_from : 0),
+           c->train.steps);
+    fflush(stdout);
+}
+
+static void print_result(const train_job *job, const run_state *s, const char *status, double seconds)
+{
+    rf_json_line j;
+    rf_json_begin(&j);
+    rf_json_str(&j, "status", status);
+    rf_json_int(&j, "steps", rf_trainer_step_count(job->trainer));
+    rf_json_num(&j, "train_loss", s->train_loss);
+    rf_json_num(&j, "val_accuracy", s->val_accuracy);
+    rf_json_num(&j, "test_accuracy", s->test_accuracy);
+    rf_json_num(&j, "test_loss", s->test_loss);
+    rf_json_num(&j, "seconds", seconds);
+    rf_json_str(&j, "checkpoint", s->checkpoint_step >= 0 ? job->checkpoint : NULL);
+    rf_json_int(&j, "planned_bytes", (int64_t)rf_trainer_plan(job->trainer)->total);
+    rf_json_int(&j, "peak_engine_bytes", (int64_t)rf_alloc_peak_bytes());
+    rf_json_int(&j, "peak_rss_bytes", (int64_t)rf_process_peak_rss_bytes());
+    rf_json_print(&j);
+}
+
+static int run(train_job *job)
+{
+    run_state s = {
+        .csv = job->csv,
+        .checkpoint_step = job->resumed_from,
+        .train_loss = NAN,
+        .val_accuracy = NAN,
+        .test_accuracy = NAN,
+        .test_loss = NAN,
+    };
+    int64_t first = job->resumed_from > 0 ? job->resumed_from : 0;
+    g_autoptr(rf_progress) progress = rf_progress_new(stdout, first, job->cfg.train.steps);
+    s.progress = progress;
+    rf_train_callbacks cb = {on_metrics, on_checkpoint, should_stop, &s};
+
+    /* A first Ctrl-C asks for a clean stop; SA_RESETHAND lets a second one
+     * kill. A SIGINT ignored from the start (a background job) stays ignored. */
+    struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, NULL, &old);
+    if (old.sa_handler != SIG_IGN)
+        sigaction(SIGINT, &sa, NULL);
+    gint64 t0 = g_get_monotonic_time();
+    rf_status st = {0};
+    gboolean ok = rf_train_run(job->trainer, job->checkpoint, &cb, &st);
+    sigaction(SIGINT, &old, NULL);
+
+    gboolean stopped = ok && rf_trainer_step_count(job->trainer) < job->cfg.train.steps;
+    if (stopped) {
+        if (rf_trainer_save(job->trainer, job->checkpoint, &st))
+            s.checkpoint_step = rf_trainer_step_count(job->trainer);
+        else
+            ok = FALSE;
+    }
+    rf_progress_end(progress);
+    double seconds = (g_get_monotonic_time() - t0) * 1e-6;
+
+    g_autoptr(GError) error = NULL;
+    if (!ok) {
+        g_autoptr(GString) msg = g_string_new(st.msg);
+        if (s.checkpoint_step >= 0)
+            g_string_append_printf(msg, "; the last good checkpoint is kept at %s (step %lld)", job->checkpoint,
+                                   (long long)s.checkpoint_step);
+        g_set_error_literal(&error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, msg->str);
+    } else if (s.write_error != NULL) {
+        error = g_steal_pointer(&s.write_error);
+    }
+    g_clear_error(&s.write_error);
+    print_result(job, &s, error != NULL ? "failed" : stopped ? "stopped" : "finished", seconds);
+    if (error != NULL)
+        return rf_cli_report(error);
+    return stopped ? RF_EXIT_INTERRUPTED : RF_EXIT_OK;
+}
+
+int rf_cmd_train(int argc, char **argv)
+{
+    g_autofree char *config = NULL, *out = NULL, *resume = NULL;
+    g_auto(GStrv) sets = NULL;
+    const GOptionEntry entries[] = {
+        {"config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "Config file (INI) of a new run", "FILE"},
+        {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override one key (repeatable)", "SECTION.KEY=VALUE"},
+        {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Run directory (default: runs/<config name>)", "DIR"},
+        {"resume", 'r', 0, G_OPTION_ARG_FILENAME, &resume, "Continue the run in DIR up to train.steps", "DIR"},
+        G_OPTION_ENTRY_NULL,
+    };
+    g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_option_context_set_summary(ctx,
+        "Train a classifier. A new run needs --config; it writes DIR/config.ini (every key),\n"
+        "DIR/metrics.csv and DIR/checkpoint.safetensors. --resume DIR continues a run with the\n"
+        "config saved in its checkpoint; --set may then change only optimiser, schedule, step,\n"
+        "evaluation, checkpoint and logging keys. Ctrl-C stops after the current step and saves.");
+    g_option_context_set_description(ctx,
+        "Examples:\n"
+        "  rangefinder train --config data/configs/default.ini\n"
+        "  rangefinder train --config data/configs/listops-full.ini --set train.lr=1e-3 --out runs/lr1e-3\n"
+        "  rangefinder train --resume runs/default --set train.steps=600\n");
+
+    g_autoptr(GError) error = NULL;
+    if (!rf_cli_parse(ctx, "train", &argc, &argv, &error))
+        return rf_cli_report(error);
+    if (resume != NULL && (config != NULL || out != NULL)) {
+        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
+                    "train: --resume DIR takes the config and the directory from the run; drop --config and --out");
+        return rf_cli_report(error);
+    }
+    if (resume == NULL && config == NULL) {
+        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
+                    "train needs --config FILE or --resume DIR (see `rangefinder train --help`)");
+        return rf_cli_report(error);
+    }
+
+    train_job job = {0};
+    const char *const *overrides = (const char *const *)sets;
+    gboolean ready = resume != NULL ? prepare_resume(&job, resume, overrides, &error)
+                                    : prepare_new(&job, config, overrides, out, &error);
+    int code;
+    if (ready) {
+        print_start(&job);
+        code = run(&job);
+    } else {
+        code = rf_cli_report(error);
+    }
+    train_job_clear(&job);
+    return code;
+}

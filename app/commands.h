@@ -1,0 +1,12 @@
+/* The verbs of `rangefinder VERB [OPTION…]`. Each parses its own options
+ * (argv[0] is the verb) and returns the process exit code. */
+#ifndef RF_APP_COMMANDS_H
+#define RF_APP_COMMANDS_H
+
+int rf_cmd_train(int argc, char **argv);
+int rf_cmd_eval(int argc, char **argv);
+int rf_cmd_bench(int argc, char **argv);
+int rf_cmd_memory(int argc, char **argv);
+int rf_cmd_config(int argc, char **argv);
+
+#endif

@@ -1,0 +1,109 @@
+#include "config_file.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static gboolean fail(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+
+static gboolean fail(GError **error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_set_error_literal(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, msg);
+    return FALSE;
+}
+
+static gboolean apply_file(rf_config *cfg, const char *path, GError **error)
+{
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_autoptr(GError) local = NULL;
+    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &local))
+        return fail(error, "%s: %s", path, local->message);
+
+    g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+    for (char **g = groups; *g != NULL; g++) {
+        g_auto(GStrv) keys = g_key_file_get_keys(kf, *g, NULL, NULL);
+        for (char **k = keys; k != NULL && *k != NULL; k++) {
+            g_autofree char *value = g_key_file_get_string(kf, *g, *k, &local);
+            if (value == NULL)
+                return fail(error, "%s: [%s] %s: %s", path, *g, *k, local->message);
+            rf_status st = {0};
+            if (!rf_config_set2(cfg, *g, *k, value, &st))
+                return fail(error, "%s: [%s] %s: %s", path, *g, *k, st.msg);
+        }
+    }
+    return TRUE;
+}
+
+gboolean rf_config_apply_sets(rf_config *cfg, const char *const *sets, GError **error)
+{
+    for (const char *const *s = sets; s != NULL && *s != NULL; s++) {
+        rf_status st = {0};
+        if (!rf_config_apply_override(cfg, *s, &st)) {
+            /* Core names --set itself when the assignment is malformed. */
+            if (g_str_has_prefix(st.msg, "--set"))
+                return fail(error, "%s", st.msg);
+            return fail(error, "--set %s: %s", *s, st.msg);
+        }
+    }
+    return TRUE;
+}
+
+gboolean rf_config_check(const rf_config *cfg, const char *source, GError **error)
+{
+    rf_status st = {0};
+    if (!rf_config_validate(cfg, &st))
+        return fail(error, "%s: %s", source, st.msg);
+    return TRUE;
+}
+
+gboolean rf_config_load_ini(const char *path, const char *const *sets, rf_config *cfg, GError **error)
+{
+    rf_config_defaults(cfg);
+    return apply_file(cfg, path, error) && rf_config_apply_sets(cfg, sets, error) &&
+           rf_config_check(cfg, path, error);
+}
+
+void rf_config_format_value(const rf_config *cfg, const rf_config_key *k, char *buf, size_t size)
+{
+    if (k->type == RF_KEY_FLOAT) {
+        float v = *(const float *)((const char *)cfg + k->offset);
+        for (int digits = 1; digits <= 9; digits++) {
+            snprintf(buf, size, "%.*g", digits, (double)v);
+            if (strtof(buf, NULL) == v)
+                return;
+        }
+        return;
+    }
+    char dotted[160];
+    snprintf(dotted, sizeof dotted, "%s.%s", k->section, k->key);
+    if (rf_config_get(cfg, dotted, buf, size) == NULL)
+        g_assert_not_reached();
+}
+
+char *rf_config_to_ini(const rf_config *cfg, const char *comment)
+{
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    char value[RF_STR_LEN + 32];
+    for (const rf_config_key *k = rf_config_keys; k->section != NULL; k++) {
+        rf_config_format_value(cfg, k, value, sizeof value);
+        g_key_file_set_string(kf, k->section, k->key, value);
+    }
+    if (comment != NULL)
+        g_key_file_set_comment(kf, NULL, NULL, comment, NULL);
+    return g_key_file_to_data(kf, NULL, NULL);
+}
+
+gboolean rf_config_write_ini(const rf_config *cfg, const char *path, const char *comment, GError **error)
+{
+    g_autofree char *text = rf_config_to_ini(cfg, comment);
+    g_autoptr(GError) local = NULL;
+    if (!g_file_set_contents(path, text, -1, &local))
+        return fail(error, "%s", local->message);
+    return TRUE;
+}

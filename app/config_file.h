@@ -1,0 +1,37 @@
+/* Config files: INI (GKeyFile) in, INI out, with --set overrides.
+ *
+ *   [model]
+ *   dim = 64
+ *
+ * sets the key model.dim. Groups and keys are checked against the key table
+ * in core/config.h; every error names the file, the group and the key.
+ */
+#ifndef RF_APP_CONFIG_FILE_H
+#define RF_APP_CONFIG_FILE_H
+
+#include <glib.h>
+
+#include "../core/config.h"
+
+/* Defaults, then every key of `path`, then each "section.key=value" of
+ * `sets` (NULL-terminated, may be NULL), then rf_config_validate. */
+gboolean rf_config_load_ini(const char *path, const char *const *sets, rf_config *cfg, GError **error);
+
+/* Apply --set assignments in order (no validation). */
+gboolean rf_config_apply_sets(rf_config *cfg, const char *const *sets, GError **error);
+
+/* rf_config_validate as a GError, prefixed with `source` (a file name). */
+gboolean rf_config_check(const rf_config *cfg, const char *source, GError **error);
+
+/* A key's value as text; floats in the shortest form that reads back to the
+ * same value (4e-4 stays "0.0004"). */
+void rf_config_format_value(const rf_config *cfg, const rf_config_key *k, char *buf, size_t size);
+
+/* Every key, grouped by section, as INI text with `comment` (may be NULL)
+ * at the top. */
+char *rf_config_to_ini(const rf_config *cfg, const char *comment);
+
+/* Write rf_config_to_ini atomically (a complete file or the old one). */
+gboolean rf_config_write_ini(const rf_config *cfg, const char *path, const char *comment, GError **error);
+
+#endif

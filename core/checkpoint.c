@@ -1,0 +1,220 @@
+#include "checkpoint.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "safetensors.h"
+
+#define RF_CKPT_FORMAT "rangefinder-checkpoint"
+#define RF_CKPT_VERSION "1"
+#define RF_CKPT_M "optimizer.m."
+#define RF_CKPT_V "optimizer.v."
+
+/* The three tensors of one parameter: value, first and second moment. */
+enum { KIND_VALUE, KIND_M, KIND_V, KINDS };
+static const char *const kind_prefix[KINDS] = {"", RF_CKPT_M, RF_CKPT_V};
+
+static float *kind_block(const rf_params *p, int kind)
+{
+    return kind == KIND_VALUE ? p->value : kind == KIND_M ? p->m : p->v;
+}
+
+/* "<prefix><name>" into buf; false if it does not fit a tensor name. */
+static bool tensor_name(char *buf, int kind, const char *param)
+{
+    return snprintf(buf, RF_NAME_LEN, "%s%s", kind_prefix[kind], param) < RF_NAME_LEN;
+}
+
+bool rf_checkpoint_save(const char *path, const rf_config *cfg, const rf_params *p, int64_t step,
+                        rf_status *st)
+{
+    if (!rf_params_allocated(p))
+        return rf_fail(st, "%s: cannot save a checkpoint of an unallocated parameter store", path);
+    if (step < 0)
+        return rf_fail(st, "%s: cannot save a checkpoint at negative step %" PRId64, path, step);
+    rf_st_tensor *tensors = calloc((size_t)p->count * KINDS + 1, sizeof *tensors);
+    char *config = rf_config_to_json(cfg);
+    if (tensors == NULL || config == NULL) {
+        free(tensors);
+        free(config);
+        return rf_fail(st, "%s: out of memory preparing the checkpoint", path);
+    }
+    /* all values first, in registration order, then the moments */
+    bool ok = true;
+    for (int kind = 0; ok && kind < KINDS; kind++) {
+        for (int i = 0; ok && i < p->count; i++) {
+            const rf_param_entry *e = &p->entries[i];
+            rf_st_tensor *t = &tensors[kind * p->count + i];
+            if (!tensor_name(t->name, kind, e->name)) {
+                ok = rf_fail(st, "%s: parameter name '%s' is too long for a checkpoint tensor name", path,
+                             e->name);
+                break;
+            }
+            t->ndim = e->shape.ndim;
+            memcpy(t->shape, e->shape.dim, sizeof t->shape);
+            t->data = kind_block(p, kind) + e->offset;
+        }
+    }
+    char step_text[32];
+    snprintf(step_text, sizeof step_text, "%" PRId64, step);
+    const rf_st_meta meta[] = {
+        {"format", RF_CKPT_FORMAT}, {"version", RF_CKPT_VERSION}, {"config", config},
+        {"step", step_text}, {"optimizer", "adamw"},
+    };
+    ok = ok && rf_safetensors_write(path, tensors, p->count * KINDS, meta, (int)(sizeof meta / sizeof *meta), st);
+    free(config);
+    free(tensors);
+    return ok;
+}
+
+/* A non-negative decimal integer, digits only. */
+static bool parse_step(const char *text, int64_t *step)
+{
+    if (text == NULL || *text == '\0' || strspn(text, "0123456789") != strlen(text))
+        return false;
+    errno = 0;
+    long long v = strtoll(text, NULL, 10);
+    if (errno != 0)
+        return false;
+    *step = v;
+    return true;
+}
+
+/* Read the file and check that it is a checkpoint this build understands. */
+static rf_safetensors *open_checkpoint(const char *path, int64_t *step, rf_status *st)
+{
+    rf_safetensors *f = rf_safetensors_read(path, st);
+    if (f == NULL)
+        return NULL;
+    const char *format = rf_safetensors_meta(f, "format");
+    const char *version = rf_safetensors_meta(f, "version");
+    const char *step_text = rf_safetensors_meta(f, "step");
+    if (format == NULL || strcmp(format, RF_CKPT_FORMAT) != 0) {
+        if (format == NULL)
+            rf_fail(st, "%s: not a Rangefinder checkpoint (no \"format\" in its metadata)", path);
+        else
+            rf_fail(st, "%s: not a Rangefinder checkpoint (metadata format is '%s', expected '%s')", path,
+                    format, RF_CKPT_FORMAT);
+    } else if (version == NULL || strcmp(version, RF_CKPT_VERSION) != 0) {
+        rf_fail(st, "%s: checkpoint version '%s' is not supported (this build reads version %s)", path,
+                version ? version : "(missing)", RF_CKPT_VERSION);
+    } else if (!parse_step(step_text, step)) {
+        rf_fail(st, "%s: metadata step '%s' is not a non-negative integer", path,
+                step_text ? step_text : "(missing)");
+    } else {
+        return f;
+    }
+    rf_safetensors_free(f);
+    return NULL;
+}
+
+bool rf_checkpoint_read_config(const char *path, rf_config *cfg, int64_t *step, rf_status *st)
+{
+    int64_t file_step = 0;
+    rf_safetensors *f = open_checkpoint(path, &file_step, st);
+    if (f == NULL)
+        return false;
+    const char *json = rf_safetensors_meta(f, "config");
+    rf_config parsed;
+    rf_config_defaults(&parsed);
+    rf_status sub = {0};
+    bool ok = json != NULL && rf_config_from_json(&parsed, json, &sub);
+    if (json == NULL)
+        rf_fail(st, "%s: checkpoint metadata has no \"config\"", path);
+    else if (!ok)
+        rf_fail(st, "%s: %s", path, sub.msg);
+    rf_safetensors_free(f);
+    if (!ok)
+        return false;
+    *cfg = parsed;
+    *step = file_step;
+    return true;
+}
+
+static const char *shape_text(int ndim, const int64_t *dim, char *buf, size_t size)
+{
+    size_t used = (size_t)snprintf(buf, size, "[");
+    for (int i = 0; i < ndim && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%" PRId64, i ? ", " : "", dim[i]);
+    if (used < size)
+        snprintf(buf + used, size - used, "]");
+    return buf;
+}
+
+/* The file's tensor for one parameter's value or moment, with the model's shape. */
+static const rf_st_tensor *match_tensor(const char *path, const rf_safetensors *f, const rf_param_entry *e,
+                                        int kind, rf_status *st)
+{
+    char name[RF_NAME_LEN];
+    if (!tensor_name(name, kind, e->name)) {
+        rf_fail(st, "%s: parameter name '%s' is too long for a checkpoint tensor name", path, e->name);
+        return NULL;
+    }
+    const rf_st_tensor *t = rf_safetensors_find(f, name);
+    if (t == NULL) {
+        rf_fail(st, "%s: tensor '%s' is missing (the model has this parameter)", path, name);
+        return NULL;
+    }
+    bool same = t->ndim == e->shape.ndim;
+    for (int d = 0; same && d < t->ndim; d++)
+        same = t->shape[d] == e->shape.dim[d];
+    if (!same) {
+        char have[96], want[96];
+        rf_fail(st, "%s: tensor '%s' has shape %s, the model expects %s", path, name,
+                shape_text(t->ndim, t->shape, have, sizeof have),
+                shape_text(e->shape.ndim, e->shape.dim, want, sizeof want));
+        return NULL;
+    }
+    return t;
+}
+
+static bool report_unknown(const char *path, const rf_safetensors *f, const rf_st_tensor **found, int n_found,
+                           rf_status *st)
+{
+    for (int j = 0; j < rf_safetensors_count(f); j++) {
+        const rf_st_tensor *t = rf_safetensors_tensor(f, j);
+        bool known = false;
+        for (int k = 0; !known && k < n_found; k++)
+            known = found[k] == t;
+        if (!known)
+            return rf_fail(st, "%s: tensor '%s' is not a parameter (or moment) of this model", path, t->name);
+    }
+    return true;
+}
+
+bool rf_checkpoint_load(const char *path, rf_params *p, int64_t *step, rf_status *st)
+{
+    if (!rf_params_allocated(p))
+        return rf_fail(st, "%s: cannot load into an unallocated parameter store", path);
+    int64_t file_step = 0;
+    rf_safetensors *f = open_checkpoint(path, &file_step, st);
+    if (f == NULL)
+        return false;
+    const rf_st_tensor **found = calloc((size_t)p->count * KINDS + 1, sizeof *found);
+    if (found == NULL) {
+        rf_safetensors_free(f);
+        return rf_fail(st, "%s: out of memory", path);
+    }
+    bool ok = true;
+    for (int i = 0; ok && i < p->count; i++)
+        for (int kind = 0; ok && kind < KINDS; kind++)
+            ok = (found[i * KINDS + kind] = match_tensor(path, f, &p->entries[i], kind, st)) != NULL;
+    /* every parameter matched three distinct names, so the file has unknown
+     * tensors exactly when it holds more than that */
+    if (ok && rf_safetensors_count(f) > p->count * KINDS)
+        ok = report_unknown(path, f, found, p->count * KINDS, st);
+    for (int i = 0; ok && i < p->count; i++) {
+        const rf_param_entry *e = &p->entries[i];
+        for (int kind = 0; kind < KINDS; kind++)
+            memcpy(kind_block(p, kind) + e->offset, found[i * KINDS + kind]->data,
+                   (size_t)e->numel * sizeof(float));
+    }
+    if (ok)
+        *step = file_step;
+    free(found);
+    rf_safetensors_free(f);
+    return ok;
+}

@@ -1,0 +1,290 @@
+#include "config.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OFF(field) offsetof(rf_config, field)
+#define SZ(field) sizeof(((rf_config *)0)->field)
+#define INT(sec, key, field, def, lo, hi, help) \
+    {sec, key, RF_KEY_INT, OFF(field), 0, def, lo, hi, NULL, help}
+#define FLT(sec, key, field, def, lo, hi, help) \
+    {sec, key, RF_KEY_FLOAT, OFF(field), 0, def, lo, hi, NULL, help}
+#define STR(sec, key, field, def, help) \
+    {sec, key, RF_KEY_STRING, OFF(field), SZ(field), def, 0, 0, NULL, help}
+#define CHO(sec, key, field, def, choices, help) \
+    {sec, key, RF_KEY_CHOICE, OFF(field), SZ(field), def, 0, 0, choices, help}
+
+const rf_config_key rf_config_keys[] = {
+    CHO("data", "task", data.task, "listops", "listops|random", "which data set"),
+    STR("data", "path", data.path, "", "data location for file-backed tasks"),
+    INT("data", "batch", data.batch, "32", 1, 65536, "samples per step"),
+    INT("data", "max_len", data.max_len, "2000", 1, 1 << 22, "longest sequence (listops: exclusive upper length)"),
+    INT("data", "min_len", data.min_len, "500", 0, 1 << 22, "listops: exclusive lower length"),
+    INT("data", "vocab", data.vocab, "16", 2, 1 << 24, "random task: token ids in [1, vocab)"),
+    INT("data", "classes", data.classes, "10", 2, 100000, "random task: number of classes"),
+    INT("data", "max_depth", data.max_depth, "10", 1, 100, "listops: deepest tree level"),
+    INT("data", "max_args", data.max_args, "10", 2, 100, "listops: most children of an operator"),
+    INT("data", "train_size", data.train_size, "96000", 1, 100000000, "training samples"),
+    INT("data", "val_size", data.val_size, "2000", 1, 100000000, "validation samples"),
+    INT("data", "test_size", data.test_size, "2000", 1, 100000000, "test samples"),
+    INT("data", "repeat", data.repeat, "1", 1, 64, "listops: self-concatenate k times under MAX (BLRP length test)"),
+    CHO("model", "encoder", model.encoder, "full", "full", "sequence mixer of every layer"),
+    INT("model", "layers", model.layers, "2", 1, 256, "encoder layers"),
+    INT("model", "dim", model.dim, "64", 1, 65536, "model width"),
+    INT("model", "heads", model.heads, "8", 1, 1024, "attention heads (divide dim)"),
+    INT("model", "ff", model.ff, "128", 1, 1 << 20, "MLP hidden width"),
+    FLT("model", "dropout", model.dropout, "0", 0, 0.99, "dropout probability"),
+    CHO("model", "pool", model.pool, "mean", "mean|cls", "mean over valid tokens, or a learned CLS token"),
+    CHO("model", "pos", model.pos, "sinusoidal", "sinusoidal|learned|none", "1-D position embedding"),
+    INT("train", "steps", train.steps, "5000", 1, 100000000, "optimizer steps"),
+    FLT("train", "lr", train.lr, "4e-4", 0, 10, "peak learning rate"),
+    INT("train", "warmup", train.warmup, "0", 0, 100000000, "linear warm-up steps"),
+    CHO("train", "schedule", train.schedule, "linear", "linear|cosine|constant", "decay after warm-up"),
+    FLT("train", "weight_decay", train.weight_decay, "0.01", 0, 10, "AdamW decoupled weight decay"),
+    FLT("train", "beta1", train.beta1, "0.9", 0, 0.999999, "AdamW beta1"),
+    FLT("train", "beta2", train.beta2, "0.98", 0, 0.999999999, "AdamW beta2"),
+    FLT("train", "eps", train.eps, "1e-9", 0, 1, "AdamW epsilon"),
+    FLT("train", "clip", train.clip, "1.0", 0, 1e9, "global gradient-norm clip (0: off)"),
+    {"train", "seed", RF_KEY_U64, OFF(train.seed), 0, "1", 0, 0, NULL, "seed for data, initialisation, dropout"},
+    INT("train", "threads", train.threads, "0", 0, 1024, "worker threads (0: all cores)"),
+    INT("train", "eval_every", train.eval_every, "500", 0, 100000000, "validate every K steps (0: at the end)"),
+    INT("train", "eval_batches", train.eval_batches, "0", 0, 100000000, "batches per validation (0: whole split)"),
+    INT("train", "checkpoint_every", train.checkpoint_every, "1000", 0, 100000000, "checkpoint every K steps (0: at the end)"),
+    INT("train", "log_every", train.log_every, "10", 1, 100000000, "training metrics every K steps"),
+    {NULL, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL},
+};
+
+static const rf_config_key *find_key(const char *section, const char *key)
+{
+    for (const rf_config_key *k = rf_config_keys; k->section != NULL; k++)
+        if (strcmp(k->section, section) == 0 && strcmp(k->key, key) == 0)
+            return k;
+    return NULL;
+}
+
+static bool choice_allowed(const char *choices, const char *value)
+{
+    size_t n = strlen(value);
+    for (const char *p = choices; *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && strncmp(p, value, n) == 0)
+            return true;
+        if (bar == NULL)
+            break;
+        p = bar + 1;
+    }
+    return false;
+}
+
+/* Checkpoints carry the config as JSON, which must be UTF-8. */
+static bool utf8_valid(const char *text)
+{
+    json_t *probe = json_string(text);
+    json_decref(probe);
+    return probe != NULL;
+}
+
+static bool set_key(rf_config *cfg, const rf_config_key *k, const char *value, rf_status *st)
+{
+    char *base = (char *)cfg + k->offset;
+    char *end = NULL;
+    errno = 0;
+    switch (k->type) {
+    case RF_KEY_INT: {
+        long long v = strtoll(value, &end, 10);
+        if (end == value || *end != '\0' || errno != 0)
+            return rf_fail(st, "%s.%s = '%s': expected an integer", k->section, k->key, value);
+        if (v < k->min || v > k->max)
+            return rf_fail(st, "%s.%s = %lld: allowed range is %.0f..%.0f", k->section, k->key, v, k->min,
+                           k->max);
+        *(int *)base = (int)v;
+        return true;
+    }
+    case RF_KEY_U64: {
+        if (value[0] == '-')
+            return rf_fail(st, "%s.%s = '%s': expected a non-negative integer", k->section, k->key, value);
+        unsigned long long v = strtoull(value, &end, 10);
+        if (end == value || *end != '\0' || errno != 0)
+            return rf_fail(st, "%s.%s = '%s': expected a non-negative integer", k->section, k->key, value);
+        *(uint64_t *)base = v;
+        return true;
+    }
+    case RF_KEY_FLOAT: {
+        double v = strtod(value, &end);
+        if (end == value || *end != '\0' || errno != 0 || !isfinite(v))
+            return rf_fail(st, "%s.%s = '%s': expected a number", k->section, k->key, value);
+        if (v < k->min || v > k->max)
+            return rf_fail(st, "%s.%s = %g: allowed range is %g..%g", k->section, k->key, v, k->min, k->max);
+        *(float *)base = (float)v;
+        return true;
+    }
+    case RF_KEY_CHOICE:
+        if (!choice_allowed(k->choices, value))
+            return rf_fail(st, "%s.%s = '%s': allowed values are %s", k->section, k->key, value, k->choices);
+        /* fall through */
+    case RF_KEY_STRING:
+        if (!utf8_valid(value))
+            return rf_fail(st, "%s.%s: value is not valid UTF-8", k->section, k->key);
+        if (strlen(value) >= k->size)
+            return rf_fail(st, "%s.%s: value longer than %zu characters", k->section, k->key, k->size - 1);
+        strcpy(base, value);
+        return true;
+    }
+    return false;
+}
+
+void rf_config_defaults(rf_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    for (const rf_config_key *k = rf_config_keys; k->section != NULL; k++) {
+        bool ok = set_key(cfg, k, k->def, NULL);
+        (void)ok;
+    }
+}
+
+bool rf_config_set2(rf_config *cfg, const char *section, const char *key, const char *value, rf_status *st)
+{
+    const rf_config_key *k = find_key(section, key);
+    if (k == NULL)
+        return rf_fail(st, "unknown key %s.%s (see `rangefinder config --list`)", section, key);
+    return set_key(cfg, k, value, st);
+}
+
+static bool split_key(const char *dotted, char *section, size_t ss, char *key, size_t ks)
+{
+    const char *dot = strchr(dotted, '.');
+    if (dot == NULL || (size_t)(dot - dotted) >= ss || strlen(dot + 1) >= ks)
+        return false;
+    memcpy(section, dotted, (size_t)(dot - dotted));
+    section[dot - dotted] = '\0';
+    strcpy(key, dot + 1);
+    return true;
+}
+
+bool rf_config_set(rf_config *cfg, const char *dotted_key, const char *value, rf_status *st)
+{
+    char section[64], key[64];
+    if (!split_key(dotted_key, section, sizeof section, key, sizeof key))
+        return rf_fail(st, "'%s' is not a key of the form section.key", dotted_key);
+    return rf_config_set2(cfg, section, key, value, st);
+}
+
+bool rf_config_apply_override(rf_config *cfg, const char *assignment, rf_status *st)
+{
+    const char *eq = strchr(assignment, '=');
+    if (eq == NULL)
+        return rf_fail(st, "--set '%s': expected section.key=value", assignment);
+    char dotted[128];
+    size_t n = (size_t)(eq - assignment);
+    if (n >= sizeof dotted)
+        return rf_fail(st, "--set '%s': key too long", assignment);
+    memcpy(dotted, assignment, n);
+    dotted[n] = '\0';
+    return rf_config_set(cfg, dotted, eq + 1, st);
+}
+
+static const char *format_key(const rf_config *cfg, const rf_config_key *k, char *buf, size_t size)
+{
+    const char *base = (const char *)cfg + k->offset;
+    switch (k->type) {
+    case RF_KEY_INT: snprintf(buf, size, "%d", *(const int *)base); break;
+    case RF_KEY_U64: snprintf(buf, size, "%llu", (unsigned long long)*(const uint64_t *)base); break;
+    case RF_KEY_FLOAT: snprintf(buf, size, "%.9g", (double)*(const float *)base); break;
+    case RF_KEY_CHOICE:
+    case RF_KEY_STRING: snprintf(buf, size, "%s", base); break;
+    }
+    return buf;
+}
+
+const char *rf_config_get(const rf_config *cfg, const char *dotted_key, char *buf, size_t size)
+{
+    char section[64], key[64];
+    if (!split_key(dotted_key, section, sizeof section, key, sizeof key))
+        return NULL;
+    const rf_config_key *k = find_key(section, key);
+    return k ? format_key(cfg, k, buf, size) : NULL;
+}
+
+bool rf_config_validate(const rf_config *cfg, rf_status *st)
+{
+    if (cfg->model.dim % cfg->model.heads != 0)
+        return rf_fail(st, "model.heads = %d does not divide model.dim = %d", cfg->model.heads, cfg->model.dim);
+    if (strcmp(cfg->data.task, "listops") == 0) {
+        if (cfg->data.min_len + 1 >= cfg->data.max_len)
+            return rf_fail(st, "data.min_len = %d must be below data.max_len - 1 = %d (listops keeps "
+                               "min_len < length < max_len)", cfg->data.min_len, cfg->data.max_len - 1);
+    } else if (cfg->data.min_len > cfg->data.max_len) {
+        return rf_fail(st, "data.min_len = %d exceeds data.max_len = %d", cfg->data.min_len, cfg->data.max_len);
+    }
+    if (cfg->train.warmup > cfg->train.steps)
+        return rf_fail(st, "train.warmup = %d exceeds train.steps = %d", cfg->train.warmup, cfg->train.steps);
+    return true;
+}
+
+char *rf_config_to_json(const rf_config *cfg)
+{
+    json_t *obj = json_object();
+    char buf[RF_STR_LEN + 32], name[160];
+    for (const rf_config_key *k = rf_config_keys; k->section != NULL; k++) {
+        snprintf(name, sizeof name, "%s.%s", k->section, k->key);
+        json_object_set_new(obj, name, json_string(format_key(cfg, k, buf, sizeof buf)));
+    }
+    char *text = json_dumps(obj, JSON_PRESERVE_ORDER | JSON_COMPACT);
+    json_decref(obj);
+    return text;
+}
+
+bool rf_config_from_json(rf_config *cfg, const char *json, rf_status *st)
+{
+    json_error_t err;
+    json_t *obj = json_loads(json, 0, &err);
+    if (obj == NULL)
+        return rf_fail(st, "config JSON, line %d column %d: %s", err.line, err.column, err.text);
+    if (!json_is_object(obj)) {
+        json_decref(obj);
+        return rf_fail(st, "config JSON is not an object");
+    }
+    const char *name;
+    json_t *value;
+    bool ok = true;
+    json_object_foreach(obj, name, value) {
+        if (!json_is_string(value)) {
+            ok = rf_fail(st, "config JSON: value of %s is not a string", name);
+            break;
+        }
+        if (!rf_config_set(cfg, name, json_string_value(value), st)) {
+            ok = false;
+            break;
+        }
+    }
+    json_decref(obj);
+    return ok;
+}
+
+/* Keys that shape the model's parameters. */
+static bool shapes_model(const rf_config_key *k)
+{
+    static const char *const data_keys[] = {"task", "vocab", "classes", "max_len", "repeat", NULL};
+    if (strcmp(k->section, "model") == 0)
+        return true;
+    if (strcmp(k->section, "data") != 0)
+        return false;
+    for (int i = 0; data_keys[i] != NULL; i++)
+        if (strcmp(k->key, data_keys[i]) == 0)
+            return true;
+    return false;
+}
+
+bool rf_config_same_model(const rf_config *a, const rf_config *b)
+{
+    char va[RF_STR_LEN + 32], vb[RF_STR_LEN + 32];
+    for (const rf_config_key *k = rf_config_keys; k->section != NULL; k++)
+        if (shapes_model(k) && strcmp(format_key(a, k, va, sizeof va), format_key(b, k, vb, sizeof vb)) != 0)
+            return false;
+    return true;
+}

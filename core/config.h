@@ -1,0 +1,110 @@
+/* The run configuration: one struct, one table of keys.
+ *
+ * Every key has a type, a default, a range or a list of allowed values, and
+ * a one-line help text. The same table drives INI parsing (app/ reads the
+ * file with GKeyFile and hands each key here), `--set section.key=value`,
+ * validation messages, the config saved inside checkpoints (as JSON), and
+ * the README's key reference (`rangefinder config --list`).
+ */
+#ifndef RF_CONFIG_H
+#define RF_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+#define RF_STR_LEN 1024
+
+typedef struct rf_config {
+    struct {
+        char task[64];          /* listops | random */
+        char path[RF_STR_LEN];  /* data location for file-backed tasks */
+        int batch;
+        int max_len;
+        int min_len;
+        int vocab;              /* random task: token ids in [1, vocab) (0 is padding) */
+        int classes;
+        int max_depth;          /* listops generator */
+        int max_args;
+        int train_size;
+        int val_size;
+        int test_size;
+        int repeat;             /* listops: self-concatenate k times under MAX */
+    } data;
+    struct {
+        char encoder[32];       /* full */
+        int layers;
+        int dim;
+        int heads;
+        int ff;
+        float dropout;
+        char pool[16];          /* mean | cls */
+        char pos[16];           /* learned | sinusoidal | none */
+    } model;
+    struct {
+        int steps;
+        float lr;
+        int warmup;
+        char schedule[16];      /* linear | cosine | constant */
+        float weight_decay;
+        float beta1;
+        float beta2;
+        float eps;
+        float clip;             /* global-norm clip; 0 disables */
+        uint64_t seed;
+        int threads;            /* 0: all cores */
+        int eval_every;         /* 0: only at the end */
+        int eval_batches;       /* 0: the whole split */
+        int checkpoint_every;   /* 0: only at the end */
+        int log_every;
+    } train;
+} rf_config;
+
+typedef enum rf_key_type { RF_KEY_INT, RF_KEY_FLOAT, RF_KEY_STRING, RF_KEY_CHOICE, RF_KEY_U64 } rf_key_type;
+
+typedef struct rf_config_key {
+    const char *section;
+    const char *key;
+    rf_key_type type;
+    size_t offset;              /* into rf_config */
+    size_t size;                /* string buffer size */
+    const char *def;            /* default, as text */
+    double min, max;            /* numbers: inclusive range */
+    const char *choices;        /* RF_KEY_CHOICE: "a|b|c" */
+    const char *help;
+} rf_config_key;
+
+/* The key table, terminated by an entry with section == NULL. */
+extern const rf_config_key rf_config_keys[];
+
+/* All defaults. */
+void rf_config_defaults(rf_config *cfg);
+
+/* Set "section.key" (or section + key) from text. Unknown keys and invalid
+ * values fail with a message naming the key, the value and what is allowed. */
+bool rf_config_set(rf_config *cfg, const char *dotted_key, const char *value, rf_status *st);
+bool rf_config_set2(rf_config *cfg, const char *section, const char *key, const char *value,
+                    rf_status *st);
+/* "section.key=value" as given to --set. */
+bool rf_config_apply_override(rf_config *cfg, const char *assignment, rf_status *st);
+
+/* The value of a key as text (buf), or NULL for an unknown key. */
+const char *rf_config_get(const rf_config *cfg, const char *dotted_key, char *buf, size_t size);
+
+/* Checks across keys (heads divide dim, min_len <= max_len, ...). */
+bool rf_config_validate(const rf_config *cfg, rf_status *st);
+
+/* The whole config as a JSON object text {"data.task": "listops", ...}
+ * (malloc'd; free with free()), and back. from_json applies every key found
+ * (so a checkpoint written by an older version with fewer keys still loads,
+ * the rest keep their defaults) and fails on unknown keys. */
+char *rf_config_to_json(const rf_config *cfg);
+bool rf_config_from_json(rf_config *cfg, const char *json, rf_status *st);
+
+/* True if the two configs describe the same architecture (the model section
+ * and the data fields that shape the model: vocab, classes, max_len). */
+bool rf_config_same_model(const rf_config *a, const rf_config *b);
+
+#endif

@@ -1,0 +1,63 @@
+/* The interface between data sets (datasets/) and the engine.
+ *
+ * A data set is a table of samples per split; each sample is a sequence of
+ * at most `seq_len` positions and one class label. Positions hold a token id
+ * (feat_dim == 0, ids in [1, vocab), 0 is padding) or a vector of feat_dim
+ * floats (images as pixels or patches, audio frames). The engine pads every
+ * batch to seq_len and masks the padding, so one graph serves every step.
+ *
+ * get() must be safe to call from the prefetch thread while the training
+ * thread runs (read-only access to the data set's tables is enough).
+ */
+#ifndef RF_DATA_H
+#define RF_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+typedef enum rf_split { RF_SPLIT_TRAIN, RF_SPLIT_VAL, RF_SPLIT_TEST, RF_SPLIT_COUNT } rf_split;
+
+const char *rf_split_name(rf_split s);   /* "train", "val", "test" */
+
+typedef struct rf_dataset rf_dataset;
+struct rf_dataset {
+    const char *name;            /* task name, e.g. "listops" */
+    int64_t size[RF_SPLIT_COUNT];
+    int seq_len;                 /* longest sample, positions */
+    int feat_dim;                /* 0: token ids; > 0: floats per position */
+    int vocab;                   /* token ids are < vocab (feat_dim == 0) */
+    int classes;
+    const char *const *class_names;   /* may be NULL */
+
+    /* Write sample `index` of `split`: x gets len * max(1, feat_dim) floats
+     * (the caller zero-fills the rest), *len its length in positions
+     * (1..seq_len), *label its class. Returns false with a message on a
+     * failure (a file that went bad under us). */
+    bool (*get)(const rf_dataset *ds, rf_split split, int64_t index, float *x, int *len, int *label,
+                rf_status *st);
+    /* Optional: the sample as text for inspection (token string, file name). */
+    bool (*describe)(const rf_dataset *ds, rf_split split, int64_t index, char *buf, size_t size);
+    void (*destroy)(rf_dataset *ds);
+    void *impl;
+};
+
+static inline void rf_dataset_free(rf_dataset *ds)
+{
+    if (ds != NULL && ds->destroy != NULL)
+        ds->destroy(ds);
+}
+
+/* One batch in the layout the model's inputs expect. */
+typedef struct rf_batch {
+    int batch, seq_len, feat_dim;
+    float *x;        /* [batch, seq_len] ids, or [batch, seq_len, feat_dim] */
+    float *mask;     /* [batch, seq_len], 1 valid, 0 padding */
+    float *labels;   /* [batch] */
+    int count;       /* samples actually present (the last eval batch may be short;
+                        missing rows are all padding with label 0 and are not counted) */
+} rf_batch;
+
+#endif

@@ -1,0 +1,160 @@
+#include "model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "encoders/encoder.h"
+#include "pool.h"
+
+static rf_id embed(rf_model *m, rf_graph *g, int vocab)
+{
+    const rf_config *cfg = &m->cfg;
+    int d = cfg->model.dim;
+    if (m->feat_dim == 0) {
+        m->x = rf_input(g, "tokens", rf_shape2(m->batch, m->seq_len), false);
+        rf_id table = rf_param(g, "embed.tokens", rf_shape2(vocab, d), RF_INIT_NORMAL, 1.0f);
+        return rf_embedding(g, m->x, table);
+    }
+    m->x = rf_input(g, "features", rf_shape3(m->batch, m->seq_len, m->feat_dim), false);
+    return rf_dense(g, m->x, m->feat_dim, d, "embed.features", true);
+}
+
+static rf_id add_positions(rf_model *m, rf_graph *g, rf_id h)
+{
+    const rf_config *cfg = &m->cfg;
+    rf_shape s = rf_shape2(m->seq_len, cfg->model.dim);
+    if (strcmp(cfg->model.pos, "learned") == 0)
+        return rf_add(g, h, rf_param(g, "embed.positions", s, RF_INIT_NORMAL, 0.02f));
+    if (strcmp(cfg->model.pos, "sinusoidal") == 0) {
+        m->pos_table = rf_input(g, "const.positions", s, false);
+        rf_graph_keep(g, m->pos_table);
+        return rf_add(g, h, m->pos_table);
+    }
+    return h;
+}
+
+/* Prepend a learned CLS token: x [B, N, D] -> [B, N+1, D], mask likewise. */
+static rf_id prepend_cls(rf_model *m, rf_graph *g, rf_id h, rf_id *mask)
+{
+    int d = m->cfg.model.dim;
+    rf_id cls = rf_param(g, "embed.cls", rf_shape3(1, 1, d), RF_INIT_NORMAL, 0.02f);
+    m->cls_zeros = rf_input(g, "const.cls_zeros", rf_shape3(m->batch, 1, d), false);
+    m->cls_mask = rf_input(g, "const.cls_mask", rf_shape2(m->batch, 1), false);
+    rf_graph_keep(g, m->cls_zeros);
+    rf_graph_keep(g, m->cls_mask);
+    rf_id parts[2] = {rf_add(g, m->cls_zeros, cls), h};
+    rf_id masks[2] = {m->cls_mask, *mask};
+    *mask = rf_concat(g, masks, 2, 1);
+    return rf_concat(g, parts, 2, 1);
+}
+
+static rf_id pool_tokens(rf_model *m, rf_graph *g, rf_id h, rf_id mask)
+{
+    if (strcmp(m->cfg.model.pool, "cls") == 0) {
+        rf_id first = rf_slice(g, h, 1, 0, 1);
+        return rf_reshape(g, first, rf_shape2(m->batch, m->cfg.model.dim));
+    }
+    if (mask == RF_NONE)
+        return rf_mean(g, h, 1);
+    return rf_masked_mean(g, h, mask);
+}
+
+static void fill_constants(rf_model *m)
+{
+    rf_graph *g = m->graph;
+    int d = m->cfg.model.dim;
+    if (m->pos_table != RF_NONE) {
+        /* Vaswani et al.: sin on even, cos on odd channels */
+        float *p = rf_value(g, m->pos_table);
+        for (int t = 0; t < m->seq_len; t++)
+            for (int i = 0; i < d; i++) {
+                double freq = pow(10000.0, -(double)(i / 2 * 2) / d);
+                p[(size_t)t * d + i] = (float)(i % 2 == 0 ? sin(t * freq) : cos(t * freq));
+            }
+    }
+    if (m->cls_zeros != RF_NONE) {
+        memset(rf_value(g, m->cls_zeros), 0, (size_t)m->batch * d * sizeof(float));
+        for (int b = 0; b < m->batch; b++)
+            rf_value(g, m->cls_mask)[b] = 1.0f;
+    }
+}
+
+rf_model *rf_model_new(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
+                       rf_params *params, bool allocate, rf_status *st)
+{
+    const rf_encoder_info *enc = rf_encoder_find(cfg->model.encoder);
+    if (enc == NULL) {
+        rf_fail(st, "model.encoder = '%s' is not available", cfg->model.encoder);
+        return NULL;
+    }
+    if (!rf_config_validate(cfg, st))
+        return NULL;
+    rf_model *m = calloc(1, sizeof *m);
+    m->cfg = *cfg;
+    m->params = params;
+    m->batch = batch;
+    m->seq_len = seq_len;
+    m->feat_dim = feat_dim;
+    m->pos_table = m->cls_zeros = m->cls_mask = RF_NONE;
+    rf_graph *g = m->graph = rf_graph_new(params);
+
+    rf_id h = embed(m, g, vocab);
+    m->mask = rf_input(g, "mask", rf_shape2(batch, seq_len), false);
+    m->labels = rf_input(g, "labels", rf_shape1(batch), false);
+    h = add_positions(m, g, h);
+    if (cfg->model.dropout > 0)
+        h = rf_dropout(g, h, cfg->model.dropout);
+    rf_id mask = m->mask;
+    if (strcmp(cfg->model.pool, "cls") == 0)
+        h = prepend_cls(m, g, h, &mask);
+
+    rf_encoder_ctx e = {g, &m->cfg, mask, batch, seq_len};
+    if (enc->mixer != NULL)
+        h = rf_prenorm_stack(&e, enc->mixer, h);
+    else
+        h = enc->encoder(&e, h, &mask);
+
+    h = pool_tokens(m, g, h, mask);
+    int d = cfg->model.dim;
+    rf_id gamma = rf_param(g, "head.norm.weight", rf_shape1(d), RF_INIT_ONES, 0);
+    rf_id beta = rf_param(g, "head.norm.bias", rf_shape1(d), RF_INIT_ZEROS, 0);
+    h = rf_layernorm(g, h, gamma, beta, 1e-5f);
+    m->logits = rf_dense(g, h, d, classes, "head.fc", true);
+    m->loss = rf_cross_entropy(g, m->logits, m->labels);
+    rf_set_name(g, m->logits, "logits");
+    rf_graph_keep(g, m->logits);
+    rf_graph_keep(g, m->loss);
+
+    if (!rf_graph_ok(g)) {
+        rf_fail(st, "cannot build the %s model: %s", cfg->model.encoder, rf_graph_error(g));
+        rf_model_free(m);
+        return NULL;
+    }
+    int threads = cfg->train.threads > 0 ? cfg->train.threads : rf_cpu_count();
+    bool ok = allocate ? rf_graph_prepare(g, m->loss, threads, &m->plan, st)
+                       : rf_graph_plan(g, m->loss, threads, &m->plan, st);
+    if (!ok) {
+        rf_model_free(m);
+        return NULL;
+    }
+    if (allocate)
+        fill_constants(m);
+    return m;
+}
+
+void rf_model_free(rf_model *m)
+{
+    if (m == NULL)
+        return;
+    rf_graph_free(m->graph);
+    free(m);
+}
+
+int64_t rf_model_param_count(const rf_model *m)
+{
+    int64_t n = 0;
+    for (int i = 0; i < m->params->count; i++)
+        n += m->params->entries[i].numel;
+    return n;
+}

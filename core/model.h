@@ -1,0 +1,38 @@
+/* The sequence classifier (SPEC §0): embedding + position -> encoder ->
+ * pooling (mean over valid tokens, or CLS) -> LayerNorm -> Linear -> logits,
+ * with softmax cross-entropy as the loss. One graph per (batch, length).
+ */
+#ifndef RF_MODEL_H
+#define RF_MODEL_H
+
+#include "config.h"
+#include "exec.h"
+#include "params.h"
+
+typedef struct rf_model {
+    rf_config cfg;
+    rf_graph *graph;
+    rf_params *params;           /* borrowed */
+    int batch, seq_len, feat_dim;
+    rf_id x;                     /* [B, N] ids or [B, N, F] features */
+    rf_id mask;                  /* [B, N] */
+    rf_id labels;                /* [B] */
+    rf_id logits;                /* [B, classes] */
+    rf_id loss;                  /* scalar */
+    rf_id pos_table;             /* sinusoidal constants [N, D], or RF_NONE */
+    rf_id cls_zeros;             /* [B, 1, D] zeros to broadcast the CLS token, or RF_NONE */
+    rf_id cls_mask;              /* [B, 1] ones, or RF_NONE */
+    rf_graph_plan_info plan;
+} rf_model;
+
+/* Build the graph (registering parameters in `params`). With allocate =
+ * false nothing is allocated (for the memory planner); otherwise the graph
+ * is prepared and its constants are filled. */
+rf_model *rf_model_new(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
+                       rf_params *params, bool allocate, rf_status *st);
+void rf_model_free(rf_model *m);
+
+/* Number of trainable floats. */
+int64_t rf_model_param_count(const rf_model *m);
+
+#endif

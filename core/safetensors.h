@@ -1,0 +1,52 @@
+/* Reading and writing the safetensors format (the Hugging Face standard):
+ *
+ *   [8 bytes: little-endian u64 header length n]
+ *   [n bytes: JSON header {"name": {"dtype": "F32", "shape": [..],
+ *              "data_offsets": [begin, end]}, ..., "__metadata__": {str: str}}]
+ *   [tensor bytes; offsets are relative to the end of the header]
+ *
+ * Only F32 is written and accepted. Writes are atomic: a temporary file in
+ * the same directory, fsync, rename over the target, fsync of the directory,
+ * so a crash never leaves a half-written checkpoint where a good one was.
+ * Reads validate everything before trusting it, and every error names the
+ * file and the problem.
+ */
+#ifndef RF_SAFETENSORS_H
+#define RF_SAFETENSORS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "graph.h"
+#include "status.h"
+
+typedef struct rf_st_tensor {
+    char name[RF_NAME_LEN];
+    int ndim;                       /* 0..4 */
+    int64_t shape[RF_MAX_DIMS];
+    const float *data;              /* numel floats */
+} rf_st_tensor;
+
+typedef struct rf_st_meta {
+    const char *key;
+    const char *value;
+} rf_st_meta;
+
+bool rf_safetensors_write(const char *path, const rf_st_tensor *tensors, int n_tensors,
+                          const rf_st_meta *meta, int n_meta, rf_status *st);
+
+typedef struct rf_safetensors rf_safetensors;
+
+/* Read and validate a whole file: header length within the file, JSON
+ * well-formed, every entry with dtype F32, a shape of 0..4 non-negative dims,
+ * data_offsets in bounds, matching the shape's byte size, not overlapping,
+ * covering the data section exactly; metadata values are strings. */
+rf_safetensors *rf_safetensors_read(const char *path, rf_status *st);
+void rf_safetensors_free(rf_safetensors *f);
+
+int rf_safetensors_count(const rf_safetensors *f);
+const rf_st_tensor *rf_safetensors_tensor(const rf_safetensors *f, int i);
+const rf_st_tensor *rf_safetensors_find(const rf_safetensors *f, const char *name);
+const char *rf_safetensors_meta(const rf_safetensors *f, const char *key);  /* NULL if absent */
+
+#endif

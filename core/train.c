@@ -1,0 +1,271 @@
+#include "train.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "checkpoint.h"
+#include "optim.h"
+#include "pool.h"
+
+struct rf_trainer {
+    rf_config cfg;
+    const rf_dataset *ds;
+    rf_params *params;
+    rf_model *model;
+    rf_batcher *batcher;
+    rf_pool *pool;
+    int64_t step;             /* steps finished */
+    rf_memory_plan plan;
+    double started;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int thread_count(const rf_config *cfg)
+{
+    return cfg->train.threads > 0 ? cfg->train.threads : rf_cpu_count();
+}
+
+static void fill_plan(rf_memory_plan *out, const rf_model *m, const rf_params *p)
+{
+    size_t block = rf_params_bytes(p);
+    *out = (rf_memory_plan){
+        .params = block,
+        .grads = block,
+        .optimizer = 2 * block,
+        .activations = m->plan.arena_bytes,
+        .workspace = m->plan.scratch_bytes + rf_batcher_bytes(m->batch, m->seq_len, m->feat_dim),
+        .param_count = rf_model_param_count(m),
+    };
+    out->total = out->params + out->grads + out->optimizer + out->activations + out->workspace;
+}
+
+bool rf_memory_plan_compute(const rf_config *cfg, int seq_len, int feat_dim, int vocab, int classes,
+                            rf_memory_plan *out, rf_status *st)
+{
+    rf_params *p = rf_params_new(cfg->train.seed);
+    rf_model *m = rf_model_new(cfg, cfg->data.batch, seq_len, feat_dim, vocab, classes, p, false, st);
+    if (m != NULL)
+        fill_plan(out, m, p);
+    rf_model_free(m);
+    rf_params_free(p);
+    return m != NULL;
+}
+
+rf_trainer *rf_trainer_new(const rf_config *cfg, const rf_dataset *ds, rf_status *st)
+{
+    rf_trainer *t = calloc(1, sizeof *t);
+    t->cfg = *cfg;
+    t->ds = ds;
+    int threads = thread_count(cfg);
+    rf_blas_set_threads(threads);
+    t->pool = rf_pool_new(threads);
+    t->params = rf_params_new(cfg->train.seed);
+    t->model = rf_model_new(cfg, cfg->data.batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes, t->params,
+                            true, st);
+    if (t->model == NULL) {
+        rf_trainer_free(t);
+        return NULL;
+    }
+    t->batcher = rf_batcher_new(ds, cfg->data.batch, cfg->train.seed, st);
+    if (t->batcher == NULL) {
+        rf_trainer_free(t);
+        return NULL;
+    }
+    fill_plan(&t->plan, t->model, t->params);
+    t->started = now_s();
+    return t;
+}
+
+void rf_trainer_free(rf_trainer *t)
+{
+    if (t == NULL)
+        return;
+    rf_batcher_free(t->batcher);
+    rf_model_free(t->model);
+    rf_params_free(t->params);
+    rf_pool_free(t->pool);
+    free(t);
+}
+
+const rf_config *rf_trainer_config(const rf_trainer *t) { return &t->cfg; }
+rf_model *rf_trainer_model(rf_trainer *t) { return t->model; }
+int64_t rf_trainer_step_count(const rf_trainer *t) { return t->step; }
+const rf_memory_plan *rf_trainer_plan(const rf_trainer *t) { return &t->plan; }
+
+void rf_trainer_set_optim(rf_trainer *t, const rf_config *cfg)
+{
+    t->cfg.train.lr = cfg->train.lr;
+    t->cfg.train.clip = cfg->train.clip;
+    t->cfg.train.weight_decay = cfg->train.weight_decay;
+    t->cfg.train.warmup = cfg->train.warmup;
+    t->cfg.train.steps = cfg->train.steps;
+    memcpy(t->cfg.train.schedule, cfg->train.schedule, sizeof t->cfg.train.schedule);
+}
+
+static void load_batch(rf_model *m, const rf_batch *b)
+{
+    rf_graph *g = m->graph;
+    size_t fd = m->feat_dim > 0 ? (size_t)m->feat_dim : 1;
+    memcpy(rf_value(g, m->x), b->x, (size_t)m->batch * m->seq_len * fd * sizeof(float));
+    memcpy(rf_value(g, m->mask), b->mask, (size_t)m->batch * m->seq_len * sizeof(float));
+    memcpy(rf_value(g, m->labels), b->labels, (size_t)m->batch * sizeof(float));
+}
+
+/* Summed loss and correct count over the first `count` rows, from the logits
+ * (the loss node averages over the whole batch, padding rows included). */
+static void score(const rf_model *m, int count, double *loss_sum, int64_t *correct)
+{
+    rf_graph *g = m->graph;
+    const float *logits = rf_value(g, m->logits), *labels = rf_value(g, m->labels);
+    int c = (int)rf_node_shape(g, m->logits).dim[1];
+    for (int b = 0; b < count; b++) {
+        const float *z = logits + (size_t)b * c;
+        int best = 0;
+        for (int k = 1; k < c; k++)
+            if (z[k] > z[best])
+                best = k;
+        double mx = z[best];
+        double se = 0;
+        for (int k = 0; k < c; k++)
+            se += exp(z[k] - mx);
+        int y = (int)labels[b];
+        *loss_sum += mx + log(se) - z[y];
+        *correct += best == y;
+    }
+}
+
+bool rf_trainer_step(rf_trainer *t, rf_metrics *out, rf_status *st)
+{
+    double t0 = now_s(), wait = 0;
+    const rf_batch *b = rf_batcher_train(t->batcher, t->step, &wait, st);
+    if (b == NULL)
+        return false;
+    rf_model *m = t->model;
+    load_batch(m, b);
+    rf_exec x;
+    rf_exec_init(&x, m->graph, t->pool, t->cfg.train.seed, (uint64_t)t->step, true);
+    rf_graph_forward(m->graph, &x);
+    double loss = rf_value(m->graph, m->loss)[0];
+    if (!isfinite(loss))
+        return rf_fail(st, "step %lld: the loss is %s; stopping (lower train.lr or set train.clip)",
+                       (long long)t->step + 1, isnan(loss) ? "NaN" : "infinite");
+    rf_params_zero_grads(t->params);
+    rf_graph_backward(m->graph, &x, NULL);
+    double norm = rf_grad_norm(t->params);
+    if (!isfinite(norm))
+        return rf_fail(st, "step %lld: the gradient norm is %s; stopping (lower train.lr or set train.clip)",
+                       (long long)t->step + 1, isnan(norm) ? "NaN" : "infinite");
+    rf_clip_grads(t->params, norm, t->cfg.train.clip);
+    double lr = rf_schedule_lr(&t->cfg, t->step);
+    rf_adamw_step(t->params, &t->cfg, lr, t->step + 1, t->pool);
+    t->step++;
+
+    double loss_sum = 0;
+    int64_t correct = 0;
+    score(m, b->count, &loss_sum, &correct);
+    *out = (rf_metrics){
+        .step = t->step,
+        .split = RF_SPLIT_TRAIN,
+        .loss = loss,
+        .accuracy = (double)correct / b->count,
+        .lr = lr,
+        .grad_norm = norm,
+        .seconds = now_s() - t->started,
+        .step_seconds = now_s() - t0,
+        .data_wait = wait,
+    };
+    return true;
+}
+
+bool rf_trainer_evaluate(rf_trainer *t, rf_split split, int64_t max_batches, rf_metrics *out, rf_status *st)
+{
+    rf_model *m = t->model;
+    int64_t n = rf_batcher_eval_batches(t->batcher, split);
+    if (max_batches > 0 && max_batches < n)
+        n = max_batches;
+    if (n == 0)
+        return rf_fail(st, "the %s split is empty", rf_split_name(split));
+    double loss_sum = 0;
+    int64_t correct = 0, seen = 0;
+    rf_exec x;
+    rf_exec_init(&x, m->graph, t->pool, t->cfg.train.seed, 0, false);
+    for (int64_t i = 0; i < n; i++) {
+        const rf_batch *b = rf_batcher_eval(t->batcher, split, i, st);
+        if (b == NULL)
+            return false;
+        load_batch(m, b);
+        rf_graph_forward(m->graph, &x);
+        score(m, b->count, &loss_sum, &correct);
+        seen += b->count;
+    }
+    *out = (rf_metrics){
+        .step = t->step,
+        .split = split,
+        .loss = loss_sum / seen,
+        .accuracy = (double)correct / seen,
+        .lr = rf_schedule_lr(&t->cfg, t->step > 0 ? t->step - 1 : 0),
+        .seconds = now_s() - t->started,
+    };
+    if (!isfinite(out->loss))
+        return rf_fail(st, "step %lld: the %s loss is not finite", (long long)t->step, rf_split_name(split));
+    return true;
+}
+
+bool rf_trainer_save(rf_trainer *t, const char *path, rf_status *st)
+{
+    return rf_checkpoint_save(path, &t->cfg, t->params, t->step, st);
+}
+
+bool rf_trainer_load(rf_trainer *t, const char *path, rf_status *st)
+{
+    int64_t step = 0;
+    if (!rf_checkpoint_load(path, t->params, &step, st))
+        return false;
+    t->step = step;
+    return true;
+}
+
+static bool due(int64_t step, int every, int64_t last)
+{
+    return step == last || (every > 0 && step % every == 0);
+}
+
+bool rf_train_run(rf_trainer *t, const char *checkpoint_path, const rf_train_callbacks *cb, rf_status *st)
+{
+    rf_metrics m;
+    t->started = now_s();
+    while (t->step < t->cfg.train.steps) {
+        if (cb != NULL && cb->should_stop != NULL && cb->should_stop(cb->ctx))
+            return true;
+        if (!rf_trainer_step(t, &m, st))
+            return false;
+        int64_t last = t->cfg.train.steps;
+        if (cb != NULL && cb->on_metrics != NULL && due(t->step, t->cfg.train.log_every, last))
+            cb->on_metrics(cb->ctx, &m);
+        if (due(t->step, t->cfg.train.eval_every, last)) {
+            if (!rf_trainer_evaluate(t, RF_SPLIT_VAL, t->cfg.train.eval_batches, &m, st))
+                return false;
+            if (cb != NULL && cb->on_metrics != NULL)
+                cb->on_metrics(cb->ctx, &m);
+        }
+        if (checkpoint_path != NULL && due(t->step, t->cfg.train.checkpoint_every, last)) {
+            if (!rf_trainer_save(t, checkpoint_path, st))
+                return false;
+            if (cb != NULL && cb->on_checkpoint != NULL)
+                cb->on_checkpoint(cb->ctx, checkpoint_path, t->step);
+        }
+    }
+    if (!rf_trainer_evaluate(t, RF_SPLIT_TEST, t->cfg.train.eval_batches, &m, st))
+        return false;
+    if (cb != NULL && cb->on_metrics != NULL)
+        cb->on_metrics(cb->ctx, &m);
+    return true;
+}

@@ -1,0 +1,82 @@
+/* Training and evaluation of one model on one data set: the loop the CLI
+ * and the GUI's worker thread both run.
+ *
+ * A step: batch from the prefetcher -> forward -> loss -> backward ->
+ * NaN/Inf check -> global-norm clip -> AdamW with the scheduled learning
+ * rate. After the first step nothing is allocated.
+ */
+#ifndef RF_TRAIN_H
+#define RF_TRAIN_H
+
+#include "batcher.h"
+#include "config.h"
+#include "model.h"
+
+typedef struct rf_memory_plan {
+    size_t params;        /* parameter values */
+    size_t grads;         /* parameter gradients */
+    size_t optimizer;     /* AdamW moments */
+    size_t activations;   /* the activation arena (values, their grads, saved tensors) */
+    size_t workspace;     /* kernel scratch + batch staging */
+    size_t total;
+    int64_t param_count;
+} rf_memory_plan;
+
+/* Plan a training run's memory for `cfg` at sequence length seq_len without
+ * allocating anything (feat_dim, vocab, classes as the data set gives them). */
+bool rf_memory_plan_compute(const rf_config *cfg, int seq_len, int feat_dim, int vocab, int classes,
+                            rf_memory_plan *out, rf_status *st);
+
+typedef struct rf_metrics {
+    int64_t step;          /* steps finished */
+    rf_split split;        /* train: last step's batch; val/test: a full evaluation */
+    double loss;
+    double accuracy;
+    double lr;
+    double grad_norm;      /* train only, before clipping */
+    double seconds;        /* since the run (or resume) started */
+    double step_seconds;   /* train only */
+    double data_wait;      /* train only: seconds the step waited for data */
+} rf_metrics;
+
+typedef struct rf_trainer rf_trainer;
+
+rf_trainer *rf_trainer_new(const rf_config *cfg, const rf_dataset *ds, rf_status *st);
+void rf_trainer_free(rf_trainer *t);
+
+const rf_config *rf_trainer_config(const rf_trainer *t);
+rf_model *rf_trainer_model(rf_trainer *t);
+int64_t rf_trainer_step_count(const rf_trainer *t);
+const rf_memory_plan *rf_trainer_plan(const rf_trainer *t);
+
+/* Optimiser settings (lr, clip, weight decay, schedule, steps) may change
+ * between steps; the architecture may not. */
+void rf_trainer_set_optim(rf_trainer *t, const rf_config *cfg);
+
+/* One training step. Fails (and changes nothing) on a non-finite loss or
+ * gradient, with a message naming the step. */
+bool rf_trainer_step(rf_trainer *t, rf_metrics *out, rf_status *st);
+
+/* Loss and accuracy over a split (max_batches 0 = all of it). */
+bool rf_trainer_evaluate(rf_trainer *t, rf_split split, int64_t max_batches, rf_metrics *out, rf_status *st);
+
+bool rf_trainer_save(rf_trainer *t, const char *path, rf_status *st);
+/* Load parameters, optimizer state and step from a checkpoint made with the
+ * same architecture. */
+bool rf_trainer_load(rf_trainer *t, const char *path, rf_status *st);
+
+typedef struct rf_train_callbacks {
+    void (*on_metrics)(void *ctx, const rf_metrics *m);
+    void (*on_checkpoint)(void *ctx, const char *path, int64_t step);
+    bool (*should_stop)(void *ctx);   /* polled before every step; NULL: never */
+    void *ctx;
+} rf_train_callbacks;
+
+/* Run from the current step to train.steps: evaluation on val every
+ * eval_every steps and at the end, a checkpoint at `checkpoint_path` every
+ * checkpoint_every steps and at the end (NULL path: none), test evaluation
+ * at the end. Stops with an error (keeping the last good checkpoint) on a
+ * non-finite loss. Returns true when it finished or was asked to stop. */
+bool rf_train_run(rf_trainer *t, const char *checkpoint_path, const rf_train_callbacks *cb, rf_status *st);
+
+#endif

@@ -1,0 +1,33 @@
+/* rf_dataset_open: the task name to its constructor. */
+#include "datasets.h"
+
+#include <string.h>
+
+#include "listops.h"
+#include "random_task.h"
+
+typedef struct task_entry {
+    const char *name;
+    rf_dataset *(*open)(const rf_config *cfg, rf_status *st);
+} task_entry;
+
+static const task_entry tasks[] = {
+    {"listops", rf_listops_open},
+    {"random", rf_random_task_open},
+};
+
+#define TASK_COUNT (sizeof tasks / sizeof tasks[0])
+
+rf_dataset *rf_dataset_open(const rf_config *cfg, rf_status *st)
+{
+    for (size_t i = 0; i < TASK_COUNT; i++)
+        if (strcmp(cfg->data.task, tasks[i].name) == 0)
+            return tasks[i].open(cfg, st);
+    char allowed[256] = "";
+    for (size_t i = 0; i < TASK_COUNT; i++) {
+        strcat(allowed, i > 0 ? ", " : "");
+        strcat(allowed, tasks[i].name);
+    }
+    rf_fail(st, "unknown data.task '%s' (allowed: %s)", cfg->data.task, allowed);
+    return NULL;
+}

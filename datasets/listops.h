@@ -1,0 +1,61 @@
+/* ListOps (Long Range Arena): nested MIN / MAX / MED / SM expressions over
+ * the digits 0-9, labelled with their value.
+ *
+ * The generator follows LRA's listops.py: a tree starts at depth 1; while
+ * depth < max_depth a node is an operator with probability 0.25, otherwise a
+ * digit (at depth == max_depth always a digit); an operator takes
+ * randint(2, max_args) children and one of the four operators uniformly.
+ * Length = digits + 2 x operators (the opening token and the closing ']').
+ * Only expressions with min_len < length < max_len are kept, without
+ * duplicates, drawn from one stream seeded by train.seed in the order
+ * train, val, test.
+ *
+ * Token ids (a fixed table; LRA's vocabulary writes ']' as 'X'):
+ *     0 pad    1 [MIN    2 [MAX    3 [MED    4 [SM    5 ]
+ *     6..15    the digits 0..9
+ */
+#ifndef RF_LISTOPS_H
+#define RF_LISTOPS_H
+
+#include <stdint.h>
+
+#include "../core/config.h"
+#include "../core/data.h"
+#include "../core/rng.h"
+
+enum {
+    RF_LISTOPS_PAD = 0,
+    RF_LISTOPS_MIN = 1,
+    RF_LISTOPS_MAX = 2,
+    RF_LISTOPS_MED = 3,
+    RF_LISTOPS_SM = 4,
+    RF_LISTOPS_CLOSE = 5,
+    RF_LISTOPS_DIGIT0 = 6,
+    RF_LISTOPS_VOCAB = 16,
+};
+
+/* Generate the data set cfg describes (data.min_len, max_len, max_depth,
+ * max_args, train_size, val_size, test_size, repeat; train.seed). With
+ * data.repeat = k > 1 every sample reads [MAX e e ... e ] (k copies of its
+ * expression e) and keeps its label. */
+rf_dataset *rf_listops_open(const rf_config *cfg, rf_status *st);
+
+/* One raw tree from LRA's rules into buf. Returns its length, or -1 when it
+ * grows past cap tokens (generation stops there; the caller discards it).
+ * *value gets the expression's value. */
+int rf_listops_generate(rf_rng *rng, int max_depth, int max_args, uint8_t *buf, int cap, int *value);
+
+/* Tokenise LRA's TSV source text, e.g. "( ( ( [MAX 2 ) 3 ) ] )": '(' and ')'
+ * are dropped, ']' (or 'X') is the close token. Returns the number of ids
+ * written, or -1 with a message on an unknown token or more than cap tokens. */
+int rf_listops_tokenize(const char *text, uint8_t *ids, int cap, rf_status *st);
+
+/* The value (0-9) of a token sequence holding exactly one expression, or -1
+ * if it is malformed (or memory runs out). MED is int(np.median(args)): on an
+ * even count the mean of the two middle values, truncated. */
+int rf_listops_eval(const uint8_t *ids, int n);
+
+/* The text of a token id ("[MIN", "]", "7"; "<pad>"), or "?" if out of range. */
+const char *rf_listops_token_text(int id);
+
+#endif

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Rangefinder's set-up: install what is missing (Debian 12, as root), build,
+# then run the workbench or the whole test suite.
+#
+#   ./setup.sh run     install, build, run the main job
+#   ./setup.sh test    install, build (plain and with ASan/UBSan), run every
+#                      test, end with the line "N passed, M failed"
+set -euo pipefail
+cd "$(dirname "$0")"
+
+build_packages=(build-essential meson ninja-build pkg-config libglib2.0-dev libopenblas-dev
+                libjansson-dev zlib1g-dev)
+test_packages=(python3 python3-numpy python3-torch)
+
+install_missing() {
+    local missing=()
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "setup: installing ${missing[*]}"
+        local sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo="sudo"
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
+}
+
+build() {   # build DIR [meson options...]
+    local dir=$1; shift
+    if [ -f "$dir/build.ninja" ]; then
+        meson configure "$dir" "$@" >/dev/null
+    else
+        meson setup "$dir" "$@" >/dev/null
+    fi
+    ninja -C "$dir" >/dev/null
+}
+
+# Count meson test results from one or more testlog.json files.
+summarise() {
+    /usr/bin/python3 - "$@" <<'PY'
+import json, sys
+passed = failed = skipped = 0
+for path in sys.argv[1:]:
+    for line in open(path):
+        r = json.loads(line)["result"]
+        if r in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif r == "SKIP":
+            skipped += 1
+        else:
+            failed += 1
+tail = f", {skipped} skipped" if skipped else ""
+print(f"{passed} passed, {failed} failed{tail}")
+sys.exit(1 if failed else 0)
+PY
+}
+
+case "${1:-}" in
+run)
+    install_missing "${build_packages[@]}"
+    build build -Dbuildtype=release
+    shift
+    exec ./build/app/rangefinder "$@"
+    ;;
+test)
+    install_missing "${build_packages[@]}" "${test_packages[@]}"
+    build build -Dwerror=true
+    build build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
+    status=0
+    meson test -C build --print-errorlogs --num-processes 2 || status=1
+    meson test -C build-asan --print-errorlogs --num-processes 2 --suite grad --suite engine || status=1
+    summarise build/meson-logs/testlog.json build-asan/meson-logs/testlog.json || status=1
+    exit $status
+    ;;
+*)
+    echo "usage: $0 run|test" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,192 @@
+/* The whole classifier: parameter gradients against finite differences, the
+ * memory planner's estimate against the engine's measured peak, and padding
+ * invariance. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/alloc.h"
+#include "../core/model.h"
+#include "../core/params.h"
+#include "../core/rng.h"
+#include "tap.h"
+
+static rf_config small_config(const char *pool)
+{
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    cfg.model.dim = 8;
+    cfg.model.heads = 2;
+    cfg.model.ff = 12;
+    cfg.model.layers = 2;
+    cfg.data.classes = 5;
+    cfg.data.vocab = 11;
+    cfg.train.threads = 2;
+    strcpy(cfg.model.pool, pool);
+    return cfg;
+}
+
+/* Fill tokens/mask/labels; rows have lengths 7, 5, 3 out of 7. */
+static void fill_inputs(rf_model *m)
+{
+    rf_graph *g = m->graph;
+    rf_rng rng = {7};
+    float *x = rf_value(g, m->x), *mask = rf_value(g, m->mask), *labels = rf_value(g, m->labels);
+    for (int b = 0; b < m->batch; b++) {
+        int len = m->seq_len - 2 * b;
+        for (int t = 0; t < m->seq_len; t++) {
+            x[b * m->seq_len + t] = t < len ? (float)rf_rng_int(&rng, 1, 10) : 0.0f;
+            mask[b * m->seq_len + t] = t < len ? 1.0f : 0.0f;
+        }
+        labels[b] = (float)rf_rng_int(&rng, 0, 4);
+    }
+}
+
+static double loss_of(rf_model *m, rf_exec *x)
+{
+    rf_graph_forward(m->graph, x);
+    return rf_value(m->graph, m->loss)[0];
+}
+
+static void check_gradients(const char *pool)
+{
+    rf_config cfg = small_config(pool);
+    rf_status st = {0};
+    rf_params *p = rf_params_new(3);
+    rf_model *m = rf_model_new(&cfg, 3, 7, 0, 11, 5, p, true, &st);
+    if (!tap_ok(m != NULL, "%s-pool model builds", pool)) {
+        tap_diag("%s", st.msg);
+        return;
+    }
+    fill_inputs(m);
+    rf_exec x;
+    rf_exec_init(&x, m->graph, NULL, 1, 0, false);
+    loss_of(m, &x);
+    rf_params_zero_grads(p);
+    rf_graph_backward(m->graph, &x, NULL);
+
+    /* central differences in f32 with a step large enough to beat rounding */
+    const float h = 1e-2f;
+    int checked = 0, bad = 0;
+    double worst = 0;
+    char worst_name[2 * RF_NAME_LEN] = "";
+    for (int e = 0; e < p->count; e++) {
+        const rf_param_entry *pe = &p->entries[e];
+        int64_t stride = pe->numel > 6 ? pe->numel / 6 : 1;
+        for (int64_t i = 0; i < pe->numel; i += stride) {
+            float *w = p->value + pe->offset + i;
+            float keep = *w;
+            *w = keep + h;
+            double fp = loss_of(m, &x);
+            *w = keep - h;
+            double fm = loss_of(m, &x);
+            *w = keep;
+            double num = (fp - fm) / (2 * h), ana = p->grad[pe->offset + i];
+            double err = fabs(num - ana) / (2e-3 + 5e-2 * fabs(num));
+            checked++;
+            if (err > 1) {
+                bad++;
+                if (err > worst) {
+                    worst = err;
+                    snprintf(worst_name, sizeof worst_name, "%s[%lld] analytic %g numeric %g", pe->name,
+                             (long long)i, ana, num);
+                }
+            }
+        }
+    }
+    if (!tap_ok(bad == 0, "%s-pool model: %d parameter gradients match finite differences", pool, checked))
+        tap_diag("%d bad, worst %s", bad, worst_name);
+    rf_model_free(m);
+    rf_params_free(p);
+}
+
+/* Appending padding to a sample must not change its logits. */
+static void check_padding_invariance(void)
+{
+    rf_config cfg = small_config("mean");
+    rf_status st = {0};
+    rf_params *p = rf_params_new(5);
+    rf_model *a = rf_model_new(&cfg, 1, 5, 0, 11, 5, p, true, &st);
+    rf_model *b = rf_model_new(&cfg, 1, 9, 0, 11, 5, p, true, &st);
+    if (!tap_ok(a && b, "two lengths build over one parameter store")) {
+        tap_diag("%s", st.msg);
+        return;
+    }
+    const float tokens[5] = {3, 1, 4, 1, 5};
+    for (int t = 0; t < 9; t++) {
+        if (t < 5) {
+            rf_value(a->graph, a->x)[t] = tokens[t];
+            rf_value(a->graph, a->mask)[t] = 1;
+        }
+        rf_value(b->graph, b->x)[t] = t < 5 ? tokens[t] : 0;
+        rf_value(b->graph, b->mask)[t] = t < 5 ? 1 : 0;
+    }
+    rf_value(a->graph, a->labels)[0] = rf_value(b->graph, b->labels)[0] = 2;
+    rf_exec xa, xb;
+    rf_exec_init(&xa, a->graph, NULL, 1, 0, false);
+    rf_exec_init(&xb, b->graph, NULL, 1, 0, false);
+    rf_graph_forward(a->graph, &xa);
+    rf_graph_forward(b->graph, &xb);
+    double diff = 0;
+    for (int c = 0; c < 5; c++)
+        diff = fmax(diff, fabs(rf_value(a->graph, a->logits)[c] - rf_value(b->graph, b->logits)[c]));
+    tap_ok(diff < 1e-5, "padding a sample from 5 to 9 tokens leaves its logits unchanged (max diff %g)", diff);
+    rf_model_free(a);
+    rf_model_free(b);
+    rf_params_free(p);
+}
+
+/* The planner's bytes (without allocating) against the engine's measured
+ * high-water mark for the same graph, at a size over 256 MiB. */
+static void check_plan_matches_peak(void)
+{
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    cfg.model.dim = 64;
+    cfg.model.heads = 8;
+    cfg.model.ff = 128;
+    cfg.train.threads = 2;
+    int batch = 4, len = 1024;
+
+    rf_params *planned = rf_params_new(1);
+    rf_status st = {0};
+    rf_model *dry = rf_model_new(&cfg, batch, len, 0, 16, 10, planned, false, &st);
+    size_t plan = dry->plan.arena_bytes + dry->plan.scratch_bytes + 4 * rf_params_bytes(planned);
+    tap_ok(rf_alloc_live_bytes() == 0, "planning allocates nothing");
+    rf_model_free(dry);
+    rf_params_free(planned);
+
+    rf_alloc_reset_peak();
+    size_t before = rf_alloc_live_bytes();
+    rf_params *p = rf_params_new(1);
+    rf_model *m = rf_model_new(&cfg, batch, len, 0, 16, 10, p, true, &st);
+    fill_inputs(m);
+    rf_exec x;
+    rf_exec_init(&x, m->graph, NULL, 1, 0, true);
+    for (int step = 0; step < 2; step++) {
+        rf_graph_forward(m->graph, &x);
+        rf_params_zero_grads(p);
+        rf_graph_backward(m->graph, &x, NULL);
+    }
+    size_t peak = rf_alloc_peak_bytes() - before;
+    double ratio = (double)peak / (double)plan;
+    tap_ok(plan > (size_t)256 << 20, "the plan for batch 4, length 1024 exceeds 256 MiB (%.1f MiB)",
+           plan / 1048576.0);
+    tap_ok(ratio > 0.9 && ratio < 1.1, "measured peak %.1f MiB is within 10%% of the plan %.1f MiB",
+           peak / 1048576.0, plan / 1048576.0);
+    tap_ok(m->plan.arena_bytes < m->plan.buffer_bytes,
+           "the arena (%.1f MiB) reuses memory: less than all its buffers together (%.1f MiB)",
+           m->plan.arena_bytes / 1048576.0, m->plan.buffer_bytes / 1048576.0);
+    rf_model_free(m);
+    rf_params_free(p);
+    tap_ok(rf_alloc_live_bytes() == before, "freeing the model returns every byte");
+}
+
+int main(void)
+{
+    check_gradients("mean");
+    check_gradients("cls");
+    check_padding_invariance();
+    check_plan_matches_peak();
+    return tap_done();
+}
