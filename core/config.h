@@ -42,6 +42,29 @@ typedef struct rf_config {
         float dropout;
         char pool[16];          /* mean | cls */
         char pos[16];           /* learned | sinusoidal | none */
+        /* ls: Transformer-LS (SPEC 2) */
+        int window;             /* w */
+        int rank;               /* r, global landmarks */
+        char dual_ln[8];        /* on | off */
+        char proj_from[16];     /* input | keys */
+        char cls[16];           /* off | last_layer */
+        /* blrp: Bidirectional Long-Range Parser (SPEC 3) */
+        int segment;            /* t */
+        int latent;             /* l */
+        char direction[16];     /* forward | backward | bidirectional */
+        char latent_init[16];   /* posemb | phi_init | phi_residual */
+        char phi[16];           /* separate | siamese | shared */
+        char share_directions[8]; /* on | off */
+        /* maelre and linear attention (SPEC 4) */
+        char blocks[64];        /* layers per block, e.g. "1,2,11,2"; empty: `layers` blocks of 1 */
+        int reduce;             /* nu: merge stride */
+        char kernel_map[16];    /* elu | relu | softplus */
+        float linear_scale;     /* multiplier on the sqrt(D) scaling of Q and K */
+        /* talk: time-aware large-kernel convolution (SPEC 5) */
+        char lmax[64];          /* one value, or one per layer "1,3,7,15" */
+        char rmax[64];
+        int offset_heads;       /* 0: model.heads */
+        char glu[8];            /* on | off */
     } model;
     struct {
         int steps;

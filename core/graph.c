@@ -53,6 +53,7 @@ void rf_graph_free(rf_graph *g)
     rf_graph_release(g);
     free(g->nodes);
     free(g->keep);
+    free(g->taps);
     free(g);
 }
 

@@ -85,6 +85,9 @@ typedef enum rf_op {
     RF_OP_CROSS_ENTROPY,
     RF_OP_BCE_LOGITS,
     RF_OP_ATTENTION,
+    RF_OP_LS_ATTENTION,       /* core/ops/ls_attention.h */
+    RF_OP_LINEAR_ATTENTION,   /* core/ops/linear_attention.h */
+    RF_OP_TALK,               /* core/ops/talk.h */
     RF_OP_COUNT
 } rf_op;
 

@@ -23,6 +23,10 @@ struct rf_graph {
     size_t scratch_floats;
     int planned_threads;        /* scratch is sized for at most this many pool threads */
 
+    struct rf_tap *taps;        /* see probe.h */
+    int tap_count;
+    int tap_capacity;
+
     rf_probe_fn probe;
     void *probe_ctx;
 };

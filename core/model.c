@@ -106,10 +106,13 @@ rf_model *rf_model_new(const rf_config *cfg, int batch, int seq_len, int feat_di
     if (cfg->model.dropout > 0)
         h = rf_dropout(g, h, cfg->model.dropout);
     rf_id mask = m->mask;
-    if (strcmp(cfg->model.pool, "cls") == 0)
+    int tokens = seq_len;
+    if (strcmp(cfg->model.pool, "cls") == 0) {
         h = prepend_cls(m, g, h, &mask);
+        tokens++;
+    }
 
-    rf_encoder_ctx e = {g, &m->cfg, mask, batch, seq_len};
+    rf_encoder_ctx e = {g, &m->cfg, mask, batch, tokens, 0, 0};
     if (enc->mixer != NULL)
         h = rf_prenorm_stack(&e, enc->mixer, h);
     else

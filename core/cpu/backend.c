@@ -52,6 +52,12 @@ void rf_cpu_bce_logits_forward(rf_exec *x, rf_node *n);
 void rf_cpu_bce_logits_backward(rf_exec *x, rf_node *n);
 void rf_cpu_attention_forward(rf_exec *x, rf_node *n);
 void rf_cpu_attention_backward(rf_exec *x, rf_node *n);
+void rf_cpu_ls_attention_forward(rf_exec *x, rf_node *n);
+void rf_cpu_ls_attention_backward(rf_exec *x, rf_node *n);
+void rf_cpu_linear_attention_forward(rf_exec *x, rf_node *n);
+void rf_cpu_linear_attention_backward(rf_exec *x, rf_node *n);
+void rf_cpu_talk_forward(rf_exec *x, rf_node *n);
+void rf_cpu_talk_backward(rf_exec *x, rf_node *n);
 
 const rf_backend rf_cpu_backend = {
     .name = "cpu",
@@ -81,6 +87,9 @@ const rf_backend rf_cpu_backend = {
         [RF_OP_CROSS_ENTROPY] = rf_cpu_cross_entropy_forward,
         [RF_OP_BCE_LOGITS] = rf_cpu_bce_logits_forward,
         [RF_OP_ATTENTION] = rf_cpu_attention_forward,
+        [RF_OP_LS_ATTENTION] = rf_cpu_ls_attention_forward,
+        [RF_OP_LINEAR_ATTENTION] = rf_cpu_linear_attention_forward,
+        [RF_OP_TALK] = rf_cpu_talk_forward,
     },
     .backward = {
         [RF_OP_MATMUL] = rf_cpu_matmul_backward,
@@ -108,5 +117,8 @@ const rf_backend rf_cpu_backend = {
         [RF_OP_CROSS_ENTROPY] = rf_cpu_cross_entropy_backward,
         [RF_OP_BCE_LOGITS] = rf_cpu_bce_logits_backward,
         [RF_OP_ATTENTION] = rf_cpu_attention_backward,
+        [RF_OP_LS_ATTENTION] = rf_cpu_ls_attention_backward,
+        [RF_OP_LINEAR_ATTENTION] = rf_cpu_linear_attention_backward,
+        [RF_OP_TALK] = rf_cpu_talk_backward,
     },
 };

@@ -18,7 +18,9 @@ typedef struct rf_encoder_ctx {
     rf_graph *g;
     const rf_config *cfg;
     rf_id mask;          /* [B, N], 1 valid, 0 padding */
-    int batch, seq_len;
+    int batch, tokens;        /* positions entering the encoder (CLS included) */
+    int grid_h, grid_w;       /* 2-D token grid (images, spectrograms) in raster order,
+                                 tokens == grid_h * grid_w (+1 with CLS); 0 for 1-D */
 } rf_encoder_ctx;
 
 /* x: [B, N, D] (already layer-normed). Returns [B, N, D]. */
@@ -41,6 +43,12 @@ rf_id rf_prenorm_stack(const rf_encoder_ctx *e, rf_mixer_fn mixer, rf_id x);
 
 /* Shared pieces for mixers. */
 rf_id rf_dense(rf_graph *g, rf_id x, int in, int out, const char *name, bool bias);  /* Linear with init */
+/* The mechanisms (one file each in core/encoders/). */
 rf_id rf_mixer_full(const rf_encoder_ctx *e, int layer, rf_id x);
+rf_id rf_mixer_ls(const rf_encoder_ctx *e, int layer, rf_id x);
+rf_id rf_mixer_linear(const rf_encoder_ctx *e, int layer, rf_id x);
+rf_id rf_mixer_talk(const rf_encoder_ctx *e, int layer, rf_id x);
+rf_id rf_encoder_blrp(const rf_encoder_ctx *e, rf_id x, rf_id *out_mask);
+rf_id rf_encoder_maelre(const rf_encoder_ctx *e, rf_id x, rf_id *out_mask);
 
 #endif

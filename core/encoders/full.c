@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "../probe.h"
 #include "encoder.h"
 
 rf_id rf_mixer_full(const rf_encoder_ctx *e, int layer, rf_id x)
@@ -16,7 +17,8 @@ rf_id rf_mixer_full(const rf_encoder_ctx *e, int layer, rf_id x)
     snprintf(name, sizeof name, "layer%d.attn.v", layer);
     rf_id v = rf_dense(g, x, d, d, name, true);
     rf_id a = rf_attention(g, q, k, v, e->mask, heads, 1.0f / sqrtf((float)(d / heads)));
-    rf_set_name(g, a, "layer%d.attn", layer);   /* probe: aux holds the [B, h, N, N] map */
+    snprintf(name, sizeof name, "layer%d.attn.probs", layer);
+    rf_tap_add(g, name, a, RF_TAP_AUX, rf_shape4(e->batch, heads, e->tokens, e->tokens), 0);
     snprintf(name, sizeof name, "layer%d.attn.out", layer);
     return rf_dense(g, a, d, d, name, true);
 }

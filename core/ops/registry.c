@@ -30,6 +30,9 @@ extern const rf_op_info rf_info_dropout;
 extern const rf_op_info rf_info_cross_entropy;
 extern const rf_op_info rf_info_bce_logits;
 extern const rf_op_info rf_info_attention;
+extern const rf_op_info rf_info_ls_attention;
+extern const rf_op_info rf_info_linear_attention;
+extern const rf_op_info rf_info_talk;
 
 const rf_op_info *const rf_op_infos[RF_OP_COUNT] = {
     [RF_OP_INPUT] = &info_input,
@@ -59,4 +62,7 @@ const rf_op_info *const rf_op_infos[RF_OP_COUNT] = {
     [RF_OP_CROSS_ENTROPY] = &rf_info_cross_entropy,
     [RF_OP_BCE_LOGITS] = &rf_info_bce_logits,
     [RF_OP_ATTENTION] = &rf_info_attention,
+    [RF_OP_LS_ATTENTION] = &rf_info_ls_attention,
+    [RF_OP_LINEAR_ATTENTION] = &rf_info_linear_attention,
+    [RF_OP_TALK] = &rf_info_talk,
 };

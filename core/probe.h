@@ -1,0 +1,58 @@
+/* Probes: named taps on a model's tensors, read for one sample of a batch.
+ *
+ * While a model is built, mechanisms declare what is worth looking at with
+ * rf_tap: a name ("layer0.attn.probs", "blrp.latent.fwd.3",
+ * "talk.layer1.bounds"), the node, which of its buffers (value, saved aux,
+ * gradient) and how to view it (a shape whose first dim is the batch).
+ * A caller (the GUI, `rangefinder inspect`) makes an rf_probe_set with the
+ * names it wants and attaches it to the graph; during the next forward and
+ * backward the executor's probe hook copies those tensors for the chosen
+ * sample. With no set attached, a step costs one pointer test per named node.
+ */
+#ifndef RF_PROBE_H
+#define RF_PROBE_H
+
+#include "graph.h"
+
+typedef enum rf_tap_what { RF_TAP_VALUE, RF_TAP_AUX, RF_TAP_GRAD } rf_tap_what;
+
+typedef struct rf_tap {
+    char name[RF_NAME_LEN];
+    rf_id node;
+    rf_tap_what what;
+    rf_shape shape;        /* view of the buffer; dim[0] is the batch */
+    int64_t offset;        /* floats into the buffer where the view starts */
+} rf_tap;
+
+/* Declare a tap (the node gets a name if it has none, so the executor's hook
+ * sees it). `shape.dim[0]` must be the batch; numel(shape) floats from
+ * `offset` must lie inside the buffer. Returns false on a bad view. */
+bool rf_tap_add(rf_graph *g, const char *name, rf_id node, rf_tap_what what, rf_shape shape, int64_t offset);
+
+int rf_tap_count(const rf_graph *g);
+const rf_tap *rf_tap_get(const rf_graph *g, int i);
+const rf_tap *rf_tap_find(const rf_graph *g, const char *name);
+
+/* A snapshot of chosen taps for one sample. */
+typedef struct rf_probe_value {
+    char name[RF_NAME_LEN];
+    rf_shape shape;        /* the tap's shape without the batch dim */
+    float *data;           /* numel(shape) floats, malloc'd */
+    bool filled;           /* set once the pass that produces it ran */
+} rf_probe_value;
+
+typedef struct rf_probe_set {
+    int sample;            /* batch row to copy */
+    int count;
+    rf_probe_value *values;
+} rf_probe_set;
+
+/* Make a set for the named taps (fails naming the first unknown tap and
+ * listing a few known ones). */
+rf_probe_set *rf_probe_set_new(const rf_graph *g, const char *const *names, int n, int sample, rf_status *st);
+void rf_probe_set_free(rf_probe_set *ps);
+
+/* Attach (or detach with NULL) a set: subsequent forward/backward passes fill it. */
+void rf_probe_attach(rf_graph *g, rf_probe_set *ps);
+
+#endif
