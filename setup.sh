@@ -9,8 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 build_packages=(build-essential meson ninja-build pkg-config libglib2.0-dev libopenblas-dev
-                libjansson-dev zlib1g-dev)
-test_packages=(python3 python3-numpy python3-torch)
+                libjansson-dev zlib1g-dev libgdk-pixbuf-2.0-dev libsndfile1-dev libsamplerate0-dev
+                libfftw3-dev espeak-ng dataset-fashion-mnist)
+test_packages=(python3 python3-numpy python3-torch sox)
 
 install_missing() {
     local missing=()

@@ -19,7 +19,7 @@
     {sec, key, RF_KEY_CHOICE, OFF(field), SZ(field), def, 0, 0, choices, help}
 
 const rf_config_key rf_config_keys[] = {
-    CHO("data", "task", data.task, "listops", "listops|random", "which data set"),
+    CHO("data", "task", data.task, "listops", "listops|random|fashion_mnist|image_folder|audio_folder|ucr|lra_tsv", "which data set"),
     STR("data", "path", data.path, "", "data location for file-backed tasks"),
     INT("data", "batch", data.batch, "32", 1, 65536, "samples per step"),
     INT("data", "max_len", data.max_len, "2000", 1, 1 << 22, "longest sequence (listops: exclusive upper length)"),
@@ -32,6 +32,14 @@ const rf_config_key rf_config_keys[] = {
     INT("data", "val_size", data.val_size, "2000", 1, 100000000, "validation samples"),
     INT("data", "test_size", data.test_size, "2000", 1, 100000000, "test samples"),
     INT("data", "repeat", data.repeat, "1", 1, 64, "listops: self-concatenate k times under MAX (BLRP length test)"),
+    INT("data", "patch", data.patch, "0", 0, 64, "images: 0 = pixels as tokens, p = p x p patches"),
+    INT("data", "image_size", data.image_size, "28", 4, 1024, "image_folder: images resized to this square size"),
+    CHO("data", "channels", data.channels, "gray", "gray|rgb", "image_folder: colour handling"),
+    CHO("data", "strict", data.strict, "false", "false|true", "true: a bad file in a folder is an error, not a warning"),
+    INT("data", "sample_rate", data.sample_rate, "16000", 1000, 192000, "audio: resample to this rate (Hz)"),
+    INT("data", "mel_bins", data.mel_bins, "128", 8, 512, "audio: log-mel filterbank bins"),
+    INT("data", "max_frames", data.max_frames, "1024", 8, 100000, "audio: frames (10 ms hop) kept per clip"),
+    CHO("data", "cache", data.cache, "on", "on|off", "audio: cache features next to the data"),
     CHO("model", "encoder", model.encoder, "full", "full|ls|linear|talk|blrp|maelre", "the long-range mechanism"),
     INT("model", "layers", model.layers, "2", 1, 256, "encoder layers"),
     INT("model", "dim", model.dim, "64", 1, 65536, "model width"),

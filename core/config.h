@@ -32,6 +32,14 @@ typedef struct rf_config {
         int val_size;
         int test_size;
         int repeat;             /* listops: self-concatenate k times under MAX */
+        int patch;              /* images: 0 = one token per pixel, p = p x p patches */
+        int image_size;         /* image_folder: resize to this square size */
+        char channels[8];       /* image_folder: gray | rgb */
+        char strict[8];         /* false: skip bad files with a warning; true: fail */
+        int sample_rate;        /* audio: resample to this rate */
+        int mel_bins;           /* audio: log-mel bins */
+        int max_frames;         /* audio: frames kept (10 ms hop), padded/cropped */
+        char cache[8];          /* audio: cache features next to the data (on | off) */
     } data;
     struct {
         char encoder[32];       /* full */

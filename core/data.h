@@ -28,6 +28,8 @@ struct rf_dataset {
     int64_t size[RF_SPLIT_COUNT];
     int seq_len;                 /* longest sample, positions */
     int feat_dim;                /* 0: token ids; > 0: floats per position */
+    int grid_h, grid_w;          /* positions form a grid_h x grid_w raster (images,
+                                    spectrograms); 0, 0 for plain sequences */
     int vocab;                   /* token ids are < vocab (feat_dim == 0) */
     int classes;
     const char *const *class_names;   /* may be NULL */

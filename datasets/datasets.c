@@ -3,8 +3,13 @@
 
 #include <string.h>
 
+#include "audio_folder.h"
+#include "fashion_mnist.h"
+#include "image_folder.h"
 #include "listops.h"
+#include "lra_tsv.h"
 #include "random_task.h"
+#include "ucr.h"
 
 typedef struct task_entry {
     const char *name;
@@ -14,6 +19,11 @@ typedef struct task_entry {
 static const task_entry tasks[] = {
     {"listops", rf_listops_open},
     {"random", rf_random_task_open},
+    {"fashion_mnist", rf_fashion_mnist_open},
+    {"image_folder", rf_image_folder_open},
+    {"audio_folder", rf_audio_folder_open},
+    {"ucr", rf_ucr_open},
+    {"lra_tsv", rf_lra_tsv_open},
 };
 
 #define TASK_COUNT (sizeof tasks / sizeof tasks[0])
