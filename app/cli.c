@@ -24,8 +24,8 @@ gboolean rf_cli_parse(GOptionContext *ctx, const char *verb, int *argc, char ***
         return FALSE;
     }
     if (*argc > 1) {
-        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "%s: unexpected argument '%s' (see `rangefinder %s --help`)",
-                    verb, (*argv)[1], verb);
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
+                    "%s: unexpected argument '%s' (see `rangefinder %s --help`)", verb, (*argv)[1], verb);
         return FALSE;
     }
     return TRUE;

@@ -116,16 +116,18 @@ int rf_cmd_bench(int argc, char **argv)
     if (!rf_cli_parse(ctx, "bench", &argc, &argv, &error))
         return rf_cli_report(error);
     if (config == NULL)
-        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "bench needs --config FILE (see `rangefinder bench --help`)");
+        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
+                    "bench needs --config FILE (see `rangefinder bench --help`)");
     else if (steps < 1 || steps > MAX_STEPS || warmup < 0 || warmup > MAX_STEPS)
-        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "bench: --steps must be in 1..%d and --warmup in 0..%d",
-                    MAX_STEPS, MAX_STEPS);
+        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
+                    "bench: --steps must be in 1..%d and --warmup in 0..%d", MAX_STEPS, MAX_STEPS);
     if (error != NULL)
         return rf_cli_report(error);
 
     rf_config cfg;
     bench_result r = {0};
-    if (!rf_config_load_ini(config, (const char *const *)sets, &cfg, &error) || !bench(&cfg, steps, warmup, &r, &error))
+    if (!rf_config_load_ini(config, (const char *const *)sets, &cfg, &error) ||
+        !bench(&cfg, steps, warmup, &r, &error))
         return rf_cli_report(error);
     double tokens = r.step_median > 0 ? (double)cfg.data.batch * r.seq / r.step_median : 0;
     int threads = rf_cli_threads(cfg.train.threads);

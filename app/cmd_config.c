@@ -13,7 +13,7 @@ static char *allowed_text(const rf_config_key *k)
     case RF_KEY_INT:
         return g_strdup_printf("%.0f..%.0f", k->min, k->max);
     case RF_KEY_FLOAT:
-        return g_strdup_printf("%g..%g", k->min, k->max);
+        return g_strdup_printf("%.10g..%.10g", k->min, k->max);
     case RF_KEY_U64:
         return g_strdup("integer >= 0");
     case RF_KEY_CHOICE:
@@ -67,7 +67,8 @@ int rf_cmd_config(int argc, char **argv)
     if (!rf_cli_parse(ctx, "config", &argc, &argv, &error))
         return rf_cli_report(error);
     if (list == show)
-        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "config needs one of --list or --show (see `rangefinder config --help`)");
+        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
+                    "config needs one of --list or --show (see `rangefinder config --help`)");
     else if (show && config == NULL)
         g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "config --show needs --config FILE");
     else if (list && (config != NULL || sets != NULL))

@@ -259,6 +259,9 @@ static int run(train_job *job)
         error = g_steal_pointer(&s.write_error);
     }
     g_clear_error(&s.write_error);
+    if (stopped && error == NULL)
+        rf_progress_note(progress, "stopped at step %lld of %d; continue with `rangefinder train --resume %s`",
+                         (long long)rf_trainer_step_count(job->trainer), job->cfg.train.steps, job->dir);
     print_result(job, &s, error != NULL ? "failed" : stopped ? "stopped" : "finished", seconds);
     if (error != NULL)
         return rf_cli_report(error);
@@ -294,7 +297,8 @@ int rf_cmd_train(int argc, char **argv)
         return rf_cli_report(error);
     if (resume != NULL && (config != NULL || out != NULL)) {
         g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
-                    "train: --resume DIR takes the config and the directory from the run; drop --config and --out");
+                    "train: --resume DIR takes the config and the directory from the run; "
+                    "drop --config and --out");
         return rf_cli_report(error);
     }
     if (resume == NULL && config == NULL) {

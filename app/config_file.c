@@ -1,5 +1,6 @@
 #include "config_file.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,8 @@ static gboolean apply_file(rf_config *cfg, const char *path, GError **error)
             g_autofree char *value = g_key_file_get_string(kf, *g, *k, &local);
             if (value == NULL)
                 return fail(error, "%s: [%s] %s: %s", path, *g, *k, local->message);
+            /* GKeyFile keeps trailing blanks, which no number or choice has. */
+            g_strchomp(value);
             rf_status st = {0};
             if (!rf_config_set2(cfg, *g, *k, value, &st))
                 return fail(error, "%s: [%s] %s: %s", path, *g, *k, st.msg);

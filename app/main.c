@@ -44,7 +44,8 @@ static int run_default(void)
         out = g_strdup_printf("runs/default-%d", n);
         checkpoint = g_build_filename(out, "checkpoint.safetensors", NULL);
     }
-    fprintf(stderr, "rangefinder: the GUI is not built yet; running `rangefinder train --config %s --out %s` instead\n",
+    fprintf(stderr,
+            "rangefinder: the GUI is not built yet; running `rangefinder train --config %s --out %s` instead\n",
             config, out);
     char *argv[] = {"train", "--config", config, "--out", out, NULL};
     g_set_prgname("rangefinder train");

@@ -156,19 +156,19 @@ static int by_offset(const void *a, const void *b)
 
 /* Greedy first-fit: place each buffer (largest first) at the lowest offset
  * that clears every already-placed buffer alive at the same time. */
-static size_t pack(buffer *buf, int nb)
+static size_t pack(buffer *buf, size_t nb)
 {
-    qsort(buf, (size_t)nb, sizeof *buf, by_size_desc);
-    buffer **live = malloc((size_t)(nb ? nb : 1) * sizeof *live);
+    qsort(buf, nb, sizeof *buf, by_size_desc);
+    buffer **live = malloc((nb + 1) * sizeof *live);
     size_t total = 0;
-    for (int b = 0; b < nb; b++) {
-        int nl = 0;
-        for (int p = 0; p < b; p++)
+    for (size_t b = 0; b < nb; b++) {
+        size_t nl = 0;
+        for (size_t p = 0; p < b; p++)
             if (buf[p].birth <= buf[b].death && buf[b].birth <= buf[p].death)
                 live[nl++] = &buf[p];
-        qsort(live, (size_t)nl, sizeof *live, by_offset);
+        qsort(live, nl, sizeof *live, by_offset);
         size_t offset = 0, need = round_up(buf[b].floats);
-        for (int p = 0; p < nl; p++) {
+        for (size_t p = 0; p < nl; p++) {
             if (live[p]->offset >= offset + need)
                 break;
             size_t after = live[p]->offset + round_up(live[p]->floats);
@@ -206,7 +206,7 @@ static bool plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, 
     rf_graph_plan_info info = {0};
     for (int b = 0; b < nb; b++)
         info.buffer_bytes += buf[b].floats * sizeof(float);
-    info.arena_bytes = pack(buf, nb) * sizeof(float);
+    info.arena_bytes = pack(buf, (size_t)nb) * sizeof(float);
     size_t scratch = 0;
     for (int i = 0; i < n; i++) {
         const rf_op_info *oi = rf_op_infos[g->nodes[i].op];

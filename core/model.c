@@ -49,11 +49,14 @@ static rf_id prepend_cls(rf_model *m, rf_graph *g, rf_id h, rf_id *mask)
     return rf_concat(g, parts, 2, 1);
 }
 
+/* h [B, T, D'] (D' = the encoder's output width) -> [B, D'] */
 static rf_id pool_tokens(rf_model *m, rf_graph *g, rf_id h, rf_id mask)
 {
+    if (h == RF_NONE)
+        return RF_NONE;
     if (strcmp(m->cfg.model.pool, "cls") == 0) {
         rf_id first = rf_slice(g, h, 1, 0, 1);
-        return rf_reshape(g, first, rf_shape2(m->batch, m->cfg.model.dim));
+        return rf_reshape(g, first, rf_shape2(m->batch, rf_node_shape(g, h).dim[2]));
     }
     if (mask == RF_NONE)
         return rf_mean(g, h, 1);
@@ -119,7 +122,8 @@ rf_model *rf_model_new(const rf_config *cfg, int batch, int seq_len, int feat_di
         h = enc->encoder(&e, h, &mask);
 
     h = pool_tokens(m, g, h, mask);
-    int d = cfg->model.dim;
+    /* the encoder's output width (MAELRE doubles it per block) */
+    int d = h != RF_NONE ? (int)rf_node_shape(g, h).dim[1] : cfg->model.dim;
     rf_id gamma = rf_param(g, "head.norm.weight", rf_shape1(d), RF_INIT_ONES, 0);
     rf_id beta = rf_param(g, "head.norm.bias", rf_shape1(d), RF_INIT_ZEROS, 0);
     h = rf_layernorm(g, h, gamma, beta, 1e-5f);

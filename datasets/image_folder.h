@@ -1,7 +1,30 @@
-/* PLACEHOLDER header: data.task = image_folder */
+/* A folder of labelled images (data.task = image_folder):
+ * data.path/<class>/<image>.png|.jpg|.jpeg, one sub-folder per class, the
+ * classes numbered in sorted (byte) order of their names.
+ *
+ * Each image is decoded with gdk-pixbuf, its alpha dropped, converted to
+ * data.channels (gray: 0.299 R + 0.587 G + 0.114 B; rgb), squashed to a
+ * data.image_size square (bilinear, aspect not kept) and stored as bytes.
+ * Tokens as Fashion-MNIST (pixels or data.patch patches, see image_table.h),
+ * values pixel / 127.5 - 1 in [-1, 1].
+ *
+ * A file that is not a PNG/JPEG or does not decode is skipped with a
+ * warning on stderr and counted (rf_image_skipped); with data.strict = true
+ * it is an error. Hidden entries (".name") are ignored. A class folder left
+ * without images is an error naming it.
+ *
+ * Splits: a shuffle seeded by train.seed; test = the first data.test_size,
+ * val = the next data.val_size, train = the first data.train_size of the
+ * rest. When val_size + test_size would leave no training image, each is
+ * capped at a quarter of the images (with a warning). rf_image_pixels gives
+ * a sample's stored raster. */
 #ifndef RF_DATASETS_IMAGE_FOLDER_H
 #define RF_DATASETS_IMAGE_FOLDER_H
+
 #include "../core/config.h"
 #include "../core/data.h"
+#include "image_table.h"
+
 rf_dataset *rf_image_folder_open(const rf_config *cfg, rf_status *st);
+
 #endif

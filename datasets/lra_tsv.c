@@ -1,8 +1,258 @@
-/* PLACEHOLDER: data.task = lra_tsv */
+/* LRA ListOps TSV files (see lra_tsv.h). */
 #include "lra_tsv.h"
+
+#include <errno.h>
+#include <glib.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "listops.h"
+
+#define CLASSES 10
+#define HEADER "Source\tTarget"
+
+static const char *const class_names[CLASSES] = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
+static const char *const split_files[RF_SPLIT_COUNT] = {"train.tsv", "val.tsv", "test.tsv"};
+
+typedef struct lra {
+    rf_dataset ds;
+    uint8_t *tokens;                 /* every row's ids back to back: train, val, test */
+    int64_t *offset;                 /* [rows + 1]: row i is tokens[offset[i], offset[i+1]) */
+    uint8_t *labels;                 /* [rows] */
+    int64_t first[RF_SPLIT_COUNT];
+    int64_t truncated;
+} lra;
+
+/* Rows while reading. */
+typedef struct reader {
+    GByteArray *tokens, *labels;
+    GArray *offset;     /* int64_t, starts with 0 */
+    uint8_t *ids;       /* the tokeniser's buffer */
+    size_t ids_cap;
+    int max_len;
+    int64_t truncated;
+} reader;
+
+static bool parse_row(reader *r, const char *path, int64_t line, char *text, rf_status *st)
+{
+    char *tab = strchr(text, '\t');
+    if (tab == NULL)
+        return rf_fail(st, "%s:%lld: expected 'source<TAB>target', found no tab", path, (long long)line);
+    *tab = '\0';
+    const char *target = tab + 1;
+    if (strchr(target, '\t') != NULL)
+        return rf_fail(st, "%s:%lld: more than two tab-separated columns", path, (long long)line);
+    gint64 label = 0;
+    GError *err = NULL;
+    if (!g_ascii_string_to_signed(target, 10, 0, CLASSES - 1, &label, &err)) {
+        rf_fail(st, "%s:%lld: target: %s", path, (long long)line, err->message);
+        g_error_free(err);
+        return false;
+    }
+    /* a token is at least one character and a separator: at most len / 2 + 1 of them */
+    size_t cap = strlen(text) / 2 + 1;
+    if (cap > INT_MAX)
+        return rf_fail(st, "%s:%lld: source too long", path, (long long)line);
+    if (cap > r->ids_cap) {
+        uint8_t *ids = realloc(r->ids, cap);
+        if (ids == NULL)
+            return rf_fail(st, "%s:%lld: out of memory", path, (long long)line);
+        r->ids = ids;
+        r->ids_cap = cap;
+    }
+    rf_status why = {0};
+    int n = rf_listops_tokenize(text, r->ids, (int)cap, &why);
+    if (n < 0)
+        return rf_fail(st, "%s:%lld: %s", path, (long long)line, why.msg);
+    if (n == 0)
+        return rf_fail(st, "%s:%lld: the source has no tokens", path, (long long)line);
+    if (n > r->max_len) {
+        n = r->max_len;
+        r->truncated++;
+    }
+    g_byte_array_append(r->tokens, r->ids, (guint)n);
+    int64_t end = (int64_t)r->tokens->len;
+    g_array_append_val(r->offset, end);
+    uint8_t y = (uint8_t)label;
+    g_byte_array_append(r->labels, &y, 1);
+    return true;
+}
+
+/* The header, then up to `limit` rows; *rows gets how many were read. */
+static bool read_file(reader *r, const char *path, int64_t limit, int64_t *rows, rf_status *st)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return rf_fail(st, "%s: cannot open (%s)", path, strerror(errno));
+    char *text = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int64_t line = 0, blank = 0;
+    bool ok = true;
+    *rows = 0;
+    while (ok && *rows < limit && (n = getline(&text, &cap, f)) != -1) {
+        line++;
+        if ((size_t)n != strlen(text)) {
+            ok = rf_fail(st, "%s:%lld: NUL byte in the line (not a text file?)", path, (long long)line);
+            break;
+        }
+        while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+            text[--n] = '\0';
+        if (line == 1) {
+            if (strcmp(text, HEADER) != 0)
+                ok = rf_fail(st, "%s:1: expected the header 'Source<TAB>Target', found '%.40s'", path, text);
+        } else if (n == 0) {
+            blank = blank != 0 ? blank : line;
+        } else if (blank != 0) {
+            ok = rf_fail(st, "%s:%lld: blank line inside the table", path, (long long)blank);
+        } else {
+            ok = parse_row(r, path, line, text, st);
+            *rows += ok;
+        }
+    }
+    if (ok && ferror(f))
+        ok = rf_fail(st, "%s: read error (%s)", path, strerror(errno));
+    if (ok && line == 0)
+        ok = rf_fail(st, "%s: empty file (expected the header 'Source<TAB>Target')", path);
+    else if (ok && *rows == 0)
+        ok = rf_fail(st, "%s: no rows after the header", path);
+    free(text);
+    fclose(f);
+    return ok;
+}
+
+static bool locate(const lra *l, rf_split split, int64_t index, int64_t *row)
+{
+    if ((unsigned)split >= RF_SPLIT_COUNT || index < 0 || index >= l->ds.size[split])
+        return false;
+    *row = l->first[split] + index;
+    return true;
+}
+
+static bool lra_get(const rf_dataset *ds, rf_split split, int64_t index, float *x, int *len, int *label,
+                    rf_status *st)
+{
+    const lra *l = ds->impl;
+    int64_t r;
+    if (!locate(l, split, index, &r))
+        return rf_fail(st, "lra_tsv has no %s sample %lld", rf_split_name(split), (long long)index);
+    const uint8_t *ids = l->tokens + l->offset[r];
+    *len = (int)(l->offset[r + 1] - l->offset[r]);
+    for (int t = 0; t < *len; t++)
+        x[t] = ids[t];
+    *label = l->labels[r];
+    return true;
+}
+
+/* "[MAX 2 9 [MIN 4 7 ] 0 ]"; cut at a token boundary, marked " ...", when the buffer is short. */
+static bool lra_describe(const rf_dataset *ds, rf_split split, int64_t index, char *buf, size_t size)
+{
+    const lra *l = ds->impl;
+    int64_t r;
+    if (size == 0 || !locate(l, split, index, &r))
+        return false;
+    buf[0] = '\0';
+    size_t used = 0;
+    int64_t len = l->offset[r + 1] - l->offset[r];
+    for (int64_t t = 0; t < len; t++) {
+        const char *text = rf_listops_token_text(l->tokens[l->offset[r] + t]);
+        size_t need = strlen(text) + (t > 0);
+        size_t reserve = t + 1 < len ? 4 : 0;   /* room for " ..." while more tokens follow */
+        if (used + need + reserve >= size) {
+            if (used + 5 <= size)
+                memcpy(buf + used, " ...", 5);
+            break;
+        }
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", t > 0 ? " " : "", text);
+    }
+    return true;
+}
+
+static void lra_destroy(rf_dataset *ds)
+{
+    lra *l = ds->impl;
+    g_free(l->tokens);
+    g_free(l->offset);
+    g_free(l->labels);
+    g_free(l);
+}
+
+/* basic_train.tsv ... when there, else train.tsv ... */
+static const char *file_prefix(const char *dir, rf_status *st)
+{
+    static const char *const prefixes[] = {"basic_", ""};
+    for (int i = 0; i < 2; i++) {
+        char *name = g_strconcat(prefixes[i], split_files[RF_SPLIT_TRAIN], NULL);
+        char *path = g_build_filename(dir, name, NULL);
+        bool found = g_file_test(path, G_FILE_TEST_EXISTS);
+        g_free(name);
+        g_free(path);
+        if (found)
+            return prefixes[i];
+    }
+    rf_fail(st, "%s: neither basic_train.tsv nor train.tsv is there (LRA ListOps: basic_{train,val,test}.tsv)",
+            dir);
+    return NULL;
+}
+
+static bool load(lra *l, const rf_config *cfg, reader *r, rf_status *st)
+{
+    const char *prefix = file_prefix(cfg->data.path, st);
+    if (prefix == NULL)
+        return false;
+    const int limits[RF_SPLIT_COUNT] = {cfg->data.train_size, cfg->data.val_size, cfg->data.test_size};
+    bool ok = true;
+    for (int s = 0; ok && s < RF_SPLIT_COUNT; s++) {
+        char *name = g_strconcat(prefix, split_files[s], NULL);
+        char *path = g_build_filename(cfg->data.path, name, NULL);
+        l->first[s] = (int64_t)r->labels->len;
+        ok = read_file(r, path, limits[s], &l->ds.size[s], st);
+        g_free(name);
+        g_free(path);
+    }
+    return ok;
+}
+
 rf_dataset *rf_lra_tsv_open(const rf_config *cfg, rf_status *st)
 {
-    (void)cfg;
-    rf_fail(st, "data.task = lra_tsv is not built yet");
-    return NULL;
+    if (cfg->data.path[0] == '\0') {
+        rf_fail(st, "lra_tsv needs data.path: the folder with basic_train.tsv, basic_val.tsv, basic_test.tsv");
+        return NULL;
+    }
+    lra *l = g_new0(lra, 1);
+    l->ds.name = "lra_tsv";
+    l->ds.feat_dim = 0;
+    l->ds.vocab = RF_LISTOPS_VOCAB;
+    l->ds.classes = CLASSES;
+    l->ds.class_names = class_names;
+    l->ds.get = lra_get;
+    l->ds.describe = lra_describe;
+    l->ds.destroy = lra_destroy;
+    l->ds.impl = l;
+    reader r = {g_byte_array_new(), g_byte_array_new(), g_array_new(FALSE, FALSE, sizeof(int64_t)), NULL, 0,
+                cfg->data.max_len, 0};
+    int64_t zero = 0;
+    g_array_append_val(r.offset, zero);
+    bool ok = load(l, cfg, &r, st);
+    l->truncated = r.truncated;
+    l->tokens = g_byte_array_free(r.tokens, FALSE);
+    l->labels = g_byte_array_free(r.labels, FALSE);
+    l->offset = (int64_t *)(void *)g_array_free(r.offset, FALSE);
+    free(r.ids);
+    if (!ok) {
+        lra_destroy(&l->ds);
+        return NULL;
+    }
+    int64_t rows = l->ds.size[0] + l->ds.size[1] + l->ds.size[2];
+    for (int64_t i = 0; i < rows; i++)
+        if (l->offset[i + 1] - l->offset[i] > l->ds.seq_len)
+            l->ds.seq_len = (int)(l->offset[i + 1] - l->offset[i]);
+    return &l->ds;
+}
+
+int64_t rf_lra_tsv_truncated(const rf_dataset *ds)
+{
+    return ds != NULL && ds->destroy == lra_destroy ? ((const lra *)ds->impl)->truncated : 0;
 }

@@ -124,7 +124,8 @@ check "checkpoint.safetensors is written" test -s "$dir/checkpoint.safetensors"
 check "the last line is the JSON summary" json_has status steps train_loss val_accuracy test_accuracy \
     test_loss seconds checkpoint planned_bytes peak_engine_bytes peak_rss_bytes
 check "the summary says finished after 6 steps" grep -q '"status":"finished","steps":6,' "$tmp/out"
-check "plain progress lines when stdout is not a terminal" grep -q '^step 2/6 loss [0-9.]* acc [0-9.]* lr ' "$tmp/out"
+check "plain progress lines when stdout is not a terminal" \
+    grep -q '^step 2/6 loss [0-9.]* acc [0-9.]* lr ' "$tmp/out"
 
 expect_error "a second run into the same directory is refused" "--resume" \
     train --config "$tmp/tiny.ini" "${tiny[@]}" --out "$dir"
@@ -144,6 +145,15 @@ check "resume appends rows up to step 9" grep -q '^9,test,' "$dir/metrics.csv"
 check "rows before the resume are kept" grep -q '^6,test,' "$dir/metrics.csv"
 check "the summary says 9 steps" grep -q '"steps":9,' "$tmp/out"
 check "config.ini records the new train.steps" grep -qx 'steps=9' "$dir/config.ini"
+
+# A checkpoint whose first values are NaN: the first step's loss is not finite.
+cp -r "$dir" "$tmp/nan"
+header_len=$(od -An -t u8 -N 8 "$tmp/nan/checkpoint.safetensors" | tr -d ' ')
+printf '\377%.0s' $(seq 4096) | dd of="$tmp/nan/checkpoint.safetensors" bs=1 seek=$((8 + header_len)) \
+    conv=notrunc status=none
+expect_error "a non-finite loss fails, naming the last good checkpoint" "NaN|checkpoint.safetensors (step 9)" \
+    train --resume "$tmp/nan" --set train.steps=12
+check "a failed run reports status failed" grep -q '"status":"failed"' "$tmp/out"
 
 # --- eval --------------------------------------------------------------------
 run eval --checkpoint "$dir/checkpoint.safetensors" --json
@@ -192,7 +202,8 @@ check "bench and memory write no files" test "$(ls -R "$cwd")" = "$before"
 
 # --- config ------------------------------------------------------------------
 run config --list
-check "config --list lists data.task with its default and choices" grep -q '^data.task  *listops  *listops|random' "$tmp/out"
+check "config --list lists data.task with its default and choices" \
+    grep -q '^data.task  *listops  *listops|random' "$tmp/out"
 for shipped in default listops-full; do
     run config --show --config "$configs/$shipped.ini"
     ok $? "the shipped $shipped.ini is valid"
@@ -215,15 +226,17 @@ expect_error "inconsistent keys are caught by validation" "model.heads" \
     config --show --config "$tmp/tiny.ini" --set model.dim=30 --set model.heads=4
 expect_error "a missing config file is named" "$tmp/missing.ini" train --config "$tmp/missing.ini"
 printf '[model\ndim = 3\n' >"$tmp/syntax.ini"
-expect_error "an INI syntax error names the file" "syntax.ini" train --config "$tmp/syntax.ini" --out "$tmp/bad-run"
+expect_error "an INI syntax error names the file" "syntax.ini" \
+    train --config "$tmp/syntax.ini" --out "$tmp/bad-run"
 check "failed starts create no run directory" test ! -e "$tmp/bad-run"
 
 # --- Ctrl-C ------------------------------------------------------------------
 # env --default-signal: a background job of a script starts with SIGINT ignored.
 long=$tmp/long
 last_cmd="rangefinder train (interrupted)"
-(cd "$cwd" && exec env --default-signal=INT "$rf" train --config "$tmp/tiny.ini" "${tiny[@]}" --set train.steps=100000 \
-    --set train.eval_every=0 --set train.checkpoint_every=0 --out "$long") >"$tmp/out" 2>"$tmp/err" &
+(cd "$cwd" && exec env --default-signal=INT "$rf" train --config "$tmp/tiny.ini" "${tiny[@]}" \
+    --set train.steps=100000 --set train.eval_every=0 --set train.checkpoint_every=0 --out "$long") \
+    >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 300); do
     [ "$(cat "$long/metrics.csv" 2>/dev/null | wc -l)" -ge 3 ] && break

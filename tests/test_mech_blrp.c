@@ -1,2 +1,839 @@
+/* BLRP (SPEC §3): the encoder against a naive double reference that unrolls
+ * the paper's recurrences by hand on each sample's own (unpadded) segments,
+ * the input and parameter gradients against finite differences of that
+ * reference, the whole classifier's parameter gradients against finite
+ * differences, padding invariance, every option combination, the probes,
+ * shape errors and memory growth in the sequence length. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/exec.h"
+#include "../core/model.h"
+#include "../core/params.h"
+#include "../core/probe.h"
+#include "../core/rng.h"
+#include "../core/encoders/encoder.h"
 #include "tap.h"
-int main(void) { tap_ok(true, "placeholder until the mechanism lands"); return tap_done(); }
+
+/* ---- configuration: tiny dims, t = 3, l = 2 ---- */
+
+static rf_config tiny_config(const char *direction, const char *init, const char *phi, const char *share)
+{
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    strcpy(cfg.model.encoder, "blrp");
+    cfg.model.dim = 8;
+    cfg.model.heads = 2;
+    cfg.model.ff = 12;
+    cfg.model.layers = 2;
+    cfg.model.segment = 3;
+    cfg.model.latent = 2;
+    strcpy(cfg.model.direction, direction);
+    strcpy(cfg.model.latent_init, init);
+    strcpy(cfg.model.phi, phi);
+    strcpy(cfg.model.share_directions, share);
+    cfg.data.classes = 5;
+    cfg.data.vocab = 11;
+    cfg.train.threads = 2;
+    return cfg;
+}
+
+/* ---- the naive reference, in double ---- */
+
+/* Parameters come from the store; one element may be perturbed (finite
+ * differences of the reference with respect to a parameter). */
+static const rf_params *ref_store;
+static int ref_perturb_entry = -1;
+static int64_t ref_perturb_index;
+static double ref_perturb_delta;
+
+static double *param(const char *prefix, const char *part, int64_t numel)
+{
+    char name[2 * RF_NAME_LEN];
+    if (part != NULL)
+        snprintf(name, sizeof name, "%s.%s", prefix, part);
+    else
+        snprintf(name, sizeof name, "%s", prefix);
+    int e = rf_params_find(ref_store, name);
+    if (e < 0 || ref_store->entries[e].numel != numel) {
+        fprintf(stderr, "reference: parameter %s missing or of the wrong size\n", name);
+        exit(2);
+    }
+    double *v = malloc((size_t)numel * sizeof *v);
+    const float *src = ref_store->value + ref_store->entries[e].offset;
+    for (int64_t i = 0; i < numel; i++)
+        v[i] = src[i];
+    if (e == ref_perturb_entry)
+        v[ref_perturb_index] += ref_perturb_delta;
+    return v;
+}
+
+typedef struct ref_dims {
+    int d, heads, ff, t, l, layers;
+} ref_dims;
+
+/* y [rows, d] = LayerNorm(x) with prefix.part.weight / .bias, eps 1e-5 */
+static void ref_ln(const ref_dims *m, const double *x, int rows, const char *prefix, const char *part, double *y)
+{
+    char name[RF_NAME_LEN];
+    snprintf(name, sizeof name, "%s.%s.weight", prefix, part);
+    double *gam = param(name, NULL, m->d);
+    snprintf(name, sizeof name, "%s.%s.bias", prefix, part);
+    double *bet = param(name, NULL, m->d);
+    for (int r = 0; r < rows; r++) {
+        const double *xr = x + (size_t)r * m->d;
+        double mean = 0, var = 0;
+        for (int c = 0; c < m->d; c++)
+            mean += xr[c];
+        mean /= m->d;
+        for (int c = 0; c < m->d; c++)
+            var += (xr[c] - mean) * (xr[c] - mean);
+        var /= m->d;
+        for (int c = 0; c < m->d; c++)
+            y[(size_t)r * m->d + c] = (xr[c] - mean) / sqrt(var + 1e-5) * gam[c] + bet[c];
+    }
+    free(gam);
+    free(bet);
+}
+
+/* y [rows, out] = x [rows, in] W [in, out] (+ b) */
+static void ref_linear(const double *x, int rows, int in, int out, const char *prefix, const char *part, bool bias,
+                       double *y)
+{
+    char name[RF_NAME_LEN];
+    snprintf(name, sizeof name, "%s.%s.weight", prefix, part);
+    double *w = param(name, NULL, (int64_t)in * out);
+    double *b = NULL;
+    if (bias) {
+        snprintf(name, sizeof name, "%s.%s.bias", prefix, part);
+        b = param(name, NULL, out);
+    }
+    for (int r = 0; r < rows; r++)
+        for (int o = 0; o < out; o++) {
+            double s = b != NULL ? b[o] : 0;
+            for (int i = 0; i < in; i++)
+                s += x[(size_t)r * in + i] * w[(size_t)i * out + o];
+            y[(size_t)r * out + o] = s;
+        }
+    free(w);
+    free(b);
+}
+
+/* Multi-head attention, scores scaled by 1/sqrt(d) (the paper's scale),
+ * invalid keys excluded; a query with no valid key gives zeros. */
+static void ref_mha(const ref_dims *m, const double *q, int nq, const double *k, const double *v, int nk,
+                    const bool *valid, double *out)
+{
+    int dk = m->d / m->heads;
+    double scale = 1.0 / sqrt((double)m->d);
+    double *p = malloc((size_t)nk * sizeof *p);
+    for (int h = 0; h < m->heads; h++)
+        for (int i = 0; i < nq; i++) {
+            double mx = -INFINITY, sum = 0;
+            for (int j = 0; j < nk; j++) {
+                double s = 0;
+                for (int c = h * dk; c < (h + 1) * dk; c++)
+                    s += q[(size_t)i * m->d + c] * k[(size_t)j * m->d + c];
+                p[j] = s * scale;
+                if (valid[j] && p[j] > mx)
+                    mx = p[j];
+            }
+            for (int j = 0; j < nk; j++) {
+                p[j] = valid[j] ? exp(p[j] - mx) : 0;
+                sum += p[j];
+            }
+            for (int c = h * dk; c < (h + 1) * dk; c++) {
+                double o = 0;
+                for (int j = 0; j < nk; j++)
+                    o += sum > 0 ? p[j] / sum * v[(size_t)j * m->d + c] : 0;
+                out[(size_t)i * m->d + c] = o;
+            }
+        }
+    free(p);
+}
+
+/* A pre-LN block: h = src + Wo·MHA(q(LN_q src), k, v(LN_kv y)); out = h + MLP(LN h).
+ * self = true: Θ_SELF (one LN "norm_attn" feeds q, k and v; y = src). */
+static void ref_block(const ref_dims *m, const char *prefix, bool self, const double *src, int nq, const double *y,
+                      int ny, const bool *valid, double *out)
+{
+    int d = m->d;
+    double *qn = malloc((size_t)nq * d * sizeof(double)), *yn = malloc((size_t)ny * d * sizeof(double));
+    double *q = malloc((size_t)nq * d * sizeof(double)), *a = malloc((size_t)nq * d * sizeof(double));
+    double *k = malloc((size_t)ny * d * sizeof(double)), *v = malloc((size_t)ny * d * sizeof(double));
+    double *h = malloc((size_t)nq * d * sizeof(double)), *f = malloc((size_t)nq * m->ff * sizeof(double));
+    ref_ln(m, src, nq, prefix, self ? "norm_attn" : "norm_q", qn);
+    if (self)
+        memcpy(yn, qn, (size_t)nq * d * sizeof(double));
+    else
+        ref_ln(m, y, ny, prefix, "norm_kv", yn);
+    ref_linear(qn, nq, d, d, prefix, "attn.q", true, q);
+    ref_linear(yn, ny, d, d, prefix, "attn.k", true, k);
+    ref_linear(yn, ny, d, d, prefix, "attn.v", true, v);
+    ref_mha(m, q, nq, k, v, ny, valid, a);
+    ref_linear(a, nq, d, d, prefix, "attn.out", true, h);
+    for (int i = 0; i < nq * d; i++)
+        h[i] += src[i];
+    ref_ln(m, h, nq, prefix, "norm_mlp", qn);
+    ref_linear(qn, nq, d, m->ff, prefix, "mlp.fc1", true, f);
+    for (int i = 0; i < nq * m->ff; i++)
+        f[i] = 0.5 * f[i] * (1 + erf(f[i] / sqrt(2.0)));
+    ref_linear(f, nq, m->ff, d, prefix, "mlp.fc2", true, out);
+    for (int i = 0; i < nq * d; i++)
+        out[i] += h[i];
+    free(qn), free(yn), free(q), free(a), free(k), free(v), free(h), free(f);
+}
+
+/* Φ(X) = softmax over the n valid tokens of (X W)ᵀ, times X: [l, d]. */
+static void ref_phi(const ref_dims *m, const double *x, int n, const char *name, double *out)
+{
+    double *w = param(name, "weight", (int64_t)m->d * m->l);
+    double *z = malloc((size_t)n * sizeof *z);
+    for (int j = 0; j < m->l; j++) {
+        double mx = -INFINITY, sum = 0;
+        for (int r = 0; r < n; r++) {
+            z[r] = 0;
+            for (int c = 0; c < m->d; c++)
+                z[r] += x[(size_t)r * m->d + c] * w[(size_t)c * m->l + j];
+            mx = fmax(mx, z[r]);
+        }
+        for (int r = 0; r < n; r++)
+            sum += (z[r] = exp(z[r] - mx));
+        for (int c = 0; c < m->d; c++) {
+            double s = 0;
+            for (int r = 0; r < n; r++)
+                s += z[r] / sum * x[(size_t)r * m->d + c];
+            out[(size_t)j * m->d + c] = s;
+        }
+    }
+    free(w);
+    free(z);
+}
+
+/* Rows of up to three blocks stacked into one key set, with validity. */
+typedef struct keyset {
+    double *y;
+    bool *valid;
+    int n;
+} keyset;
+
+static void keys_add(keyset *k, const double *rows, int n, int d)
+{
+    k->y = realloc(k->y, (size_t)(k->n + n) * d * sizeof(double));
+    k->valid = realloc(k->valid, (size_t)(k->n + n) * sizeof(bool));
+    memcpy(k->y + (size_t)k->n * d, rows, (size_t)n * d * sizeof(double));
+    for (int i = 0; i < n; i++)
+        k->valid[k->n + i] = true;
+    k->n += n;
+}
+
+static void keys_free(keyset *k)
+{
+    free(k->y);
+    free(k->valid);
+    *k = (keyset){0};
+}
+
+/* One sample's BLRP output L_FINAL [l, d] from its len valid tokens x [len, d]. */
+static void ref_sample(const rf_config *cfg, const double *x, int len, double *out)
+{
+    ref_dims m = {cfg->model.dim, cfg->model.heads, cfg->model.ff, cfg->model.segment, cfg->model.latent,
+                  cfg->model.layers};
+    int d = m.d, l = m.l, t = m.t, T = (len + t - 1) / t;
+    bool fwd = strcmp(cfg->model.direction, "backward") != 0, bwd = strcmp(cfg->model.direction, "forward") != 0;
+    bool share = strcmp(cfg->model.share_directions, "on") == 0;
+    bool residual = strcmp(cfg->model.latent_init, "phi_residual") == 0;
+    const char *set_f = share ? "blrp.cross" : "blrp.fwd", *set_b = share ? "blrp.cross" : "blrp.bwd";
+    char px[64], pl[64];
+    size_t ld = (size_t)l * d * sizeof(double), td = (size_t)t * d * sizeof(double);
+
+    /* L_INIT of each pass */
+    double *init_f = calloc((size_t)l * d, sizeof(double)), *init_b = calloc((size_t)l * d, sizeof(double));
+    if (strcmp(cfg->model.latent_init, "posemb") == 0) {
+        for (int pass = 0; pass < 2; pass++) {
+            if (!(pass == 0 ? fwd : bwd))
+                continue;
+            double *p = param(pass == 0 ? "blrp.init_fwd" : "blrp.init_bwd", NULL, (int64_t)l * d);
+            memcpy(pass == 0 ? init_f : init_b, p, ld);
+            free(p);
+        }
+    } else if (strcmp(cfg->model.phi, "separate") == 0) {
+        if (fwd)
+            ref_phi(&m, x, len, "blrp.phi_fwd", init_f);
+        if (bwd)
+            ref_phi(&m, x, len, "blrp.phi_bwd", init_b);
+    } else {
+        ref_phi(&m, x, len, "blrp.phi", init_f);
+        memcpy(init_b, init_f, ld);
+    }
+
+    /* S_i = Θ_SELF(X_i + positions), segment i holding rows[i] valid tokens */
+    double *pos = param("blrp.segment_pos", NULL, (int64_t)t * d);
+    double **S = calloc((size_t)T, sizeof *S), *tmp = malloc(td);
+    int *rows = calloc((size_t)T, sizeof *rows);
+    bool all_valid[64];
+    for (int i = 0; i < 64; i++)
+        all_valid[i] = true;
+    for (int i = 0; i < T; i++) {
+        rows[i] = len - i * t < t ? len - i * t : t;
+        S[i] = malloc(td);
+        for (int r = 0; r < rows[i]; r++)
+            for (int c = 0; c < d; c++)
+                S[i][r * d + c] = x[(size_t)(i * t + r) * d + c] + pos[r * d + c];
+        for (int layer = 0; layer < m.layers; layer++) {
+            char pre[64];
+            snprintf(pre, sizeof pre, "layer%d.blrp.self", layer);
+            ref_block(&m, pre, true, S[i], rows[i], S[i], rows[i], all_valid, tmp);
+            memcpy(S[i], tmp, td);
+        }
+    }
+    free(pos);
+
+    double **xf = calloc((size_t)T, sizeof *xf), *L = malloc(ld), *Lf = malloc(ld), *next = malloc(ld);
+    double *xb = malloc(td);
+    if (fwd) {
+        snprintf(px, sizeof px, "%s.theta_x", set_f);
+        snprintf(pl, sizeof pl, "%s.theta_l", set_f);
+        memcpy(L, init_f, ld);
+        for (int i = 0; i < T; i++) {   /* i = 0 is the paper's i = 1 */
+            xf[i] = malloc(td);
+            ref_block(&m, px, false, S[i], rows[i], L, l, all_valid, xf[i]);
+            keyset k = {0};
+            keys_add(&k, xf[i], rows[i], d);
+            if (residual && i > 0)
+                keys_add(&k, init_f, l, d);
+            ref_block(&m, pl, false, L, l, k.y, k.n, k.valid, next);
+            memcpy(L, next, ld);
+            keys_free(&k);
+        }
+        memcpy(Lf, L, ld);
+    }
+    if (bwd) {
+        snprintf(px, sizeof px, "%s.theta_x", set_b);
+        snprintf(pl, sizeof pl, "%s.theta_l", set_b);
+        for (int i = T - 1; i >= 0; i--) {
+            bool first = i == T - 1;
+            /* X̃_i^B reads L_{i+1}^B, L_INIT_B at i = T */
+            ref_block(&m, px, false, S[i], rows[i], first ? init_b : L, l, all_valid, xb);
+            keyset k = {0};
+            if (fwd)
+                keys_add(&k, xf[i], rows[i], d);
+            keys_add(&k, xb, rows[i], d);
+            if (residual && !first)
+                keys_add(&k, init_b, l, d);
+            /* query: L_{i+1}^B; at i = T, L_T^F (bidirectional) or L_INIT_B */
+            const double *query = !first ? L : fwd ? Lf : init_b;
+            ref_block(&m, pl, false, query, l, k.y, k.n, k.valid, next);
+            memcpy(L, next, ld);
+            keys_free(&k);
+        }
+    }
+    memcpy(out, L, ld);
+    for (int i = 0; i < T; i++)
+        free(S[i]), free(xf[i]);
+    free(S), free(xf), free(rows), free(tmp), free(L), free(Lf), free(next), free(xb), free(init_f), free(init_b);
+}
+
+/* ---- the encoder alone: forward and gradients against the reference ---- */
+
+typedef struct enc_graph {
+    rf_params *p;
+    rf_graph *g;
+    rf_id x, mask, out;
+    int B, N;
+    const int *len;
+} enc_graph;
+
+static bool enc_build(enc_graph *eg, const rf_config *cfg, int B, int N, const int *len, uint64_t seed)
+{
+    eg->p = rf_params_new(seed);
+    eg->g = rf_graph_new(eg->p);
+    eg->B = B;
+    eg->N = N;
+    eg->len = len;
+    eg->x = rf_input(eg->g, "x", rf_shape3(B, N, cfg->model.dim), true);
+    eg->mask = rf_input(eg->g, "mask", rf_shape2(B, N), false);
+    rf_encoder_ctx e = {eg->g, cfg, eg->mask, B, N, 0, 0};
+    rf_id om = 7;
+    eg->out = rf_encoder_blrp(&e, eg->x, &om);
+    rf_status st = {0};
+    if (!rf_graph_ok(eg->g) || om != RF_NONE) {
+        tap_diag("build: %s", rf_graph_error(eg->g));
+        return false;
+    }
+    rf_graph_keep(eg->g, eg->out);
+    if (!rf_graph_prepare(eg->g, eg->out, 2, NULL, &st)) {
+        tap_diag("prepare: %s", st.msg);
+        return false;
+    }
+    /* move every parameter off its initial value (LN gains and biases too) */
+    rf_rng rng = {seed * 7 + 1};
+    for (size_t i = 0; i < eg->p->total; i++)
+        eg->p->value[i] += (float)(0.3 * rf_rng_normal(&rng));
+    float *xv = rf_value(eg->g, eg->x), *mv = rf_value(eg->g, eg->mask);
+    for (int b = 0; b < B; b++)
+        for (int n = 0; n < N; n++) {
+            mv[b * N + n] = n < len[b] ? 1.0f : 0.0f;
+            for (int c = 0; c < cfg->model.dim; c++)
+                xv[((size_t)b * N + n) * cfg->model.dim + c] = (float)rf_rng_normal(&rng);
+        }
+    return true;
+}
+
+static void enc_free(enc_graph *eg)
+{
+    rf_graph_free(eg->g);
+    rf_params_free(eg->p);
+}
+
+/* The reference on the graph's input values (x as doubles): out [B, l, d]. */
+static void enc_reference(const rf_config *cfg, const enc_graph *eg, const double *x, double *out)
+{
+    int d = cfg->model.dim, l = cfg->model.latent;
+    ref_store = eg->p;
+    for (int b = 0; b < eg->B; b++)
+        ref_sample(cfg, x + (size_t)b * eg->N * d, eg->len[b], out + (size_t)b * l * d);
+}
+
+static double objective(const rf_config *cfg, const enc_graph *eg, const double *x, const double *seed,
+                        double *out, int64_t n_out)
+{
+    enc_reference(cfg, eg, x, out);
+    double s = 0;
+    for (int64_t i = 0; i < n_out; i++)
+        s += seed[i] * out[i];
+    return s;
+}
+
+static double worst_ratio(const float *got, const double *want, int64_t n, double atol, double rtol, int64_t *at)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double r = fabs(got[i] - want[i]) / (atol + rtol * fabs(want[i]));
+        if (!(r <= worst)) {
+            worst = isnan(r) ? INFINITY : r;
+            *at = i;
+        }
+    }
+    return worst;
+}
+
+/* Forward vs the reference, input gradient and a sample of every parameter's
+ * gradient vs central differences of the reference (step 1e-6, in double). */
+static void check_encoder(const char *direction, const char *init, const char *phi, const char *share,
+                          bool gradients)
+{
+    rf_config cfg = tiny_config(direction, init, phi, share);
+    /* N = 8, t = 3: three segments, the last partial; sample 1 ends inside
+     * segment 2, so its segment 3 is all padding */
+    const int B = 2, N = 8, len[2] = {8, 5};
+    char label[128];
+    snprintf(label, sizeof label, "%s/%s/%s/share %s", direction, init, phi, share);
+    enc_graph eg;
+    if (!tap_ok(enc_build(&eg, &cfg, B, N, len, 11), "%s: encoder builds", label))
+        return;
+    int d = cfg.model.dim;
+    int64_t n_x = (int64_t)B * N * d, n_out = (int64_t)B * cfg.model.latent * d;
+    double *x = malloc((size_t)n_x * sizeof *x), *want = malloc((size_t)n_out * sizeof *want);
+    double *seed = malloc((size_t)n_out * sizeof *seed);
+    float *fseed = malloc((size_t)n_out * sizeof *fseed);
+    const float *xv = rf_value(eg.g, eg.x);
+    for (int64_t i = 0; i < n_x; i++)
+        x[i] = xv[i];
+    rf_rng rng = {5};
+    for (int64_t i = 0; i < n_out; i++)
+        seed[i] = fseed[i] = (float)rf_rng_normal(&rng);
+
+    rf_pool *pool = rf_pool_new(2);
+    rf_exec ex;
+    rf_exec_init(&ex, eg.g, pool, 1, 0, false);
+    rf_graph_forward(eg.g, &ex);
+    enc_reference(&cfg, &eg, x, want);
+    int64_t at = 0;
+    double r = worst_ratio(rf_value(eg.g, eg.out), want, n_out, 1e-4, 1e-3, &at);
+    if (!tap_ok(r <= 1, "%s: output matches the hand-unrolled reference", label))
+        tap_diag("element %lld: got %.8g want %.8g", (long long)at, rf_value(eg.g, eg.out)[at], want[at]);
+    if (!gradients)
+        goto done;
+
+    rf_params_zero_grads(eg.p);
+    rf_graph_backward(eg.g, &ex, fseed);
+    const double h = 1e-6;
+    double *num = malloc((size_t)n_x * sizeof *num);
+    for (int64_t i = 0; i < n_x; i++) {
+        double keep = x[i];
+        x[i] = keep + h;
+        double fp = objective(&cfg, &eg, x, seed, want, n_out);
+        x[i] = keep - h;
+        double fm = objective(&cfg, &eg, x, seed, want, n_out);
+        x[i] = keep;
+        num[i] = (fp - fm) / (2 * h);
+    }
+    r = worst_ratio(rf_grad(eg.g, eg.x), num, n_x, 1e-3, 1e-2, &at);
+    if (!tap_ok(r <= 1, "%s: input gradient matches finite differences (padded tokens get 0)", label))
+        tap_diag("element %lld: analytic %.8g numeric %.8g", (long long)at, rf_grad(eg.g, eg.x)[at], num[at]);
+    free(num);
+
+    int checked = 0, bad = 0;
+    double worst = 0;
+    char worst_name[2 * RF_NAME_LEN] = "";
+    for (int e = 0; e < eg.p->count; e++) {
+        const rf_param_entry *pe = &eg.p->entries[e];
+        int64_t stride = pe->numel > 4 ? pe->numel / 4 : 1;
+        for (int64_t i = (e * 3) % stride; i < pe->numel; i += stride) {
+            ref_perturb_entry = e;
+            ref_perturb_index = i;
+            ref_perturb_delta = h;
+            double fp = objective(&cfg, &eg, x, seed, want, n_out);
+            ref_perturb_delta = -h;
+            double fm = objective(&cfg, &eg, x, seed, want, n_out);
+            ref_perturb_entry = -1;
+            double numg = (fp - fm) / (2 * h), ana = eg.p->grad[pe->offset + i];
+            double err = fabs(numg - ana) / (1e-3 + 1e-2 * fabs(numg));
+            checked++;
+            if (err > 1) {
+                bad++;
+                if (err > worst) {
+                    worst = err;
+                    snprintf(worst_name, sizeof worst_name, "%s[%lld] analytic %g numeric %g", pe->name,
+                             (long long)i, ana, numg);
+                }
+            }
+        }
+    }
+    if (!tap_ok(bad == 0, "%s: %d gradients of %d parameters match finite differences", label, checked,
+                eg.p->count))
+        tap_diag("%d bad, worst %s", bad, worst_name);
+done:
+    rf_pool_free(pool);
+    free(x), free(want), free(seed), free(fseed);
+    enc_free(&eg);
+}
+
+/* ---- the classifier ---- */
+
+static rf_model *model_new(const rf_config *cfg, int B, int N, rf_params *p)
+{
+    rf_status st = {0};
+    rf_model *m = rf_model_new(cfg, B, N, 0, 11, 5, p, true, &st);
+    if (m == NULL)
+        tap_diag("%s", st.msg);
+    return m;
+}
+
+/* Rows of lengths N, N-2, N-4, ... (at least 1) */
+static void fill_tokens(rf_model *m, uint64_t seed)
+{
+    rf_graph *g = m->graph;
+    rf_rng rng = {seed};
+    float *x = rf_value(g, m->x), *mask = rf_value(g, m->mask), *labels = rf_value(g, m->labels);
+    for (int b = 0; b < m->batch; b++) {
+        int len = m->seq_len - 2 * b > 1 ? m->seq_len - 2 * b : 1;
+        for (int t = 0; t < m->seq_len; t++) {
+            x[b * m->seq_len + t] = t < len ? (float)rf_rng_int(&rng, 1, 10) : 0.0f;
+            mask[b * m->seq_len + t] = t < len ? 1.0f : 0.0f;
+        }
+        labels[b] = (float)rf_rng_int(&rng, 0, 4);
+    }
+}
+
+static double loss_of(rf_model *m, rf_exec *x)
+{
+    rf_graph_forward(m->graph, x);
+    return rf_value(m->graph, m->loss)[0];
+}
+
+/* As test_model.c: f32 central differences (step 1e-2) of the loss for a
+ * sample of every parameter's elements. N = 8 with rows of 8, 6, 4 tokens. */
+static void check_model_gradients(const char *pool, const char *share)
+{
+    rf_config cfg = tiny_config("bidirectional", "phi_residual", "separate", share);
+    strcpy(cfg.model.pool, pool);
+    rf_params *p = rf_params_new(3);
+    rf_model *m = model_new(&cfg, 3, 8, p);
+    if (!tap_ok(m != NULL, "classifier (pool %s, share %s) builds", pool, share)) {
+        rf_params_free(p);
+        return;
+    }
+    fill_tokens(m, 7);
+    rf_exec x;
+    rf_exec_init(&x, m->graph, NULL, 1, 0, false);
+    loss_of(m, &x);
+    rf_params_zero_grads(p);
+    rf_graph_backward(m->graph, &x, NULL);
+    const float h = 1e-2f;
+    int checked = 0, bad = 0;
+    double worst = 0;
+    char worst_name[2 * RF_NAME_LEN] = "";
+    for (int e = 0; e < p->count; e++) {
+        const rf_param_entry *pe = &p->entries[e];
+        int64_t stride = pe->numel > 6 ? pe->numel / 6 : 1;
+        for (int64_t i = 0; i < pe->numel; i += stride) {
+            float *w = p->value + pe->offset + i, keep = *w;
+            *w = keep + h;
+            double fp = loss_of(m, &x);
+            *w = keep - h;
+            double fm = loss_of(m, &x);
+            *w = keep;
+            double num = (fp - fm) / (2 * h), ana = p->grad[pe->offset + i];
+            double err = fabs(num - ana) / (2e-3 + 5e-2 * fabs(num));
+            checked++;
+            if (err > 1) {
+                bad++;
+                if (err > worst) {
+                    worst = err;
+                    snprintf(worst_name, sizeof worst_name, "%s[%lld] analytic %g numeric %g", pe->name,
+                             (long long)i, ana, num);
+                }
+            }
+        }
+    }
+    if (!tap_ok(bad == 0, "classifier (pool %s, share %s): %d gradients of %d parameters match finite differences",
+                pool, share, checked, p->count))
+        tap_diag("%d bad, worst %s", bad, worst_name);
+    rf_model_free(m);
+    rf_params_free(p);
+}
+
+/* 7 valid tokens padded to 7 and to 13 (two extra all-padding segments). */
+static void check_padding_invariance(const char *direction, const char *init)
+{
+    rf_config cfg = tiny_config(direction, init, "separate", "off");
+    rf_params *p = rf_params_new(5);
+    rf_model *a = model_new(&cfg, 1, 7, p), *b = model_new(&cfg, 1, 13, p);
+    if (!tap_ok(a && b, "%s/%s: lengths 7 and 13 build over one store", direction, init)) {
+        rf_model_free(a);
+        rf_model_free(b);
+        rf_params_free(p);
+        return;
+    }
+    const float tokens[7] = {3, 1, 4, 1, 5, 9, 2};
+    for (int t = 0; t < 13; t++) {
+        if (t < 7) {
+            rf_value(a->graph, a->x)[t] = tokens[t];
+            rf_value(a->graph, a->mask)[t] = 1;
+        }
+        rf_value(b->graph, b->x)[t] = t < 7 ? tokens[t] : 0;
+        rf_value(b->graph, b->mask)[t] = t < 7 ? 1 : 0;
+    }
+    rf_value(a->graph, a->labels)[0] = rf_value(b->graph, b->labels)[0] = 2;
+    rf_exec xa, xb;
+    rf_exec_init(&xa, a->graph, NULL, 1, 0, false);
+    rf_exec_init(&xb, b->graph, NULL, 1, 0, false);
+    rf_graph_forward(a->graph, &xa);
+    rf_graph_forward(b->graph, &xb);
+    double diff = 0;
+    for (int c = 0; c < 5; c++)
+        diff = fmax(diff, fabs(rf_value(a->graph, a->logits)[c] - rf_value(b->graph, b->logits)[c]));
+    tap_ok(diff < 1e-5, "%s/%s: padding 7 tokens to 13 leaves the logits unchanged (max diff %g)", direction,
+           init, diff);
+    rf_model_free(a);
+    rf_model_free(b);
+    rf_params_free(p);
+}
+
+/* Every direction x latent_init x phi x share_directions builds and runs a
+ * training step with finite loss and gradients. */
+static void check_all_options(void)
+{
+    const char *dirs[] = {"forward", "backward", "bidirectional"};
+    const char *inits[] = {"posemb", "phi_init", "phi_residual"};
+    const char *phis[] = {"separate", "siamese", "shared"};
+    const char *shares[] = {"on", "off"};
+    int combos = 0, ok = 0;
+    char failed[256] = "";
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            for (int c = 0; c < 3; c++)
+                for (int s = 0; s < 2; s++) {
+                    rf_config cfg = tiny_config(dirs[a], inits[b], phis[c], shares[s]);
+                    combos++;
+                    rf_params *p = rf_params_new(9);
+                    rf_model *m = model_new(&cfg, 2, 8, p);
+                    bool good = m != NULL;
+                    if (good) {
+                        fill_tokens(m, 3);
+                        rf_exec x;
+                        rf_exec_init(&x, m->graph, NULL, 1, 0, true);
+                        good = isfinite(loss_of(m, &x));
+                        rf_params_zero_grads(p);
+                        rf_graph_backward(m->graph, &x, NULL);
+                        for (size_t i = 0; good && i < p->total; i++)
+                            good = isfinite(p->grad[i]);
+                    }
+                    if (good)
+                        ok++;
+                    else if (failed[0] == '\0')
+                        snprintf(failed, sizeof failed, "%s/%s/%s/%s", dirs[a], inits[b], phis[c], shares[s]);
+                    rf_model_free(m);
+                    rf_params_free(p);
+                }
+    if (!tap_ok(ok == combos, "%d of %d option combinations build and train a step", ok, combos))
+        tap_diag("first failure: %s", failed);
+
+    rf_config cfg = tiny_config("bidirectional", "phi_residual", "separate", "off");
+    strcpy(cfg.model.pool, "cls");
+    cfg.model.dropout = 0.1f;
+    rf_params *p = rf_params_new(9);
+    rf_model *m = model_new(&cfg, 2, 8, p);
+    bool good = m != NULL;
+    if (good) {
+        fill_tokens(m, 3);
+        rf_exec x;
+        rf_exec_init(&x, m->graph, NULL, 1, 0, true);
+        good = isfinite(loss_of(m, &x));
+    }
+    tap_ok(good, "CLS pooling with dropout builds and runs");
+    rf_model_free(m);
+    rf_params_free(p);
+}
+
+/* ---- probes ---- */
+
+static bool tap_is(const rf_graph *g, const char *name, rf_tap_what what, rf_shape want)
+{
+    const rf_tap *t = rf_tap_find(g, name);
+    if (t == NULL || t->what != what || !rf_shape_equal(t->shape, want)) {
+        char a[64];
+        tap_diag("tap %s: %s", name, t == NULL ? "missing" : rf_shape_str(t->shape, a, sizeof a));
+        return false;
+    }
+    return true;
+}
+
+static void check_probes(void)
+{
+    rf_config cfg = tiny_config("bidirectional", "phi_residual", "separate", "on");
+    const int B = 2, N = 8, T = 3, t = 3, l = 2, H = 2, d = 8;
+    rf_params *p = rf_params_new(2);
+    rf_model *m = model_new(&cfg, B, N, p);
+    if (!tap_ok(m != NULL, "probe model builds")) {
+        rf_params_free(p);
+        return;
+    }
+    rf_graph *g = m->graph;
+    bool all = true;
+    const char *names[64];
+    char store[64][RF_NAME_LEN];
+    int n = 0;
+    for (int i = 1; i <= T; i++) {
+        const char *pass[2] = {"fwd", "bwd"};
+        for (int k = 0; k < 2; k++) {
+            /* Θ_L keys: forward t (i = 1) or t + l; backward 2t (i = T) or 2t + l */
+            int keys = k == 0 ? (i == 1 ? t : t + l) : (i == T ? 2 * t : 2 * t + l);
+            snprintf(store[n], RF_NAME_LEN, "blrp.latent.%s.%d", pass[k], i);
+            all &= tap_is(g, store[n], RF_TAP_VALUE, rf_shape3(B, l, d));
+            names[n] = store[n], n++;
+            snprintf(store[n], RF_NAME_LEN, "blrp.latent.%s.%d.grad", pass[k], i);
+            all &= tap_is(g, store[n], RF_TAP_GRAD, rf_shape3(B, l, d));
+            names[n] = store[n], n++;
+            snprintf(store[n], RF_NAME_LEN, "blrp.segment.%s.%d.reads_latent", pass[k], i);
+            all &= tap_is(g, store[n], RF_TAP_AUX, rf_shape4(B, H, t, l));
+            names[n] = store[n], n++;
+            snprintf(store[n], RF_NAME_LEN, "blrp.latent.%s.%d.reads_segment", pass[k], i);
+            all &= tap_is(g, store[n], RF_TAP_AUX, rf_shape4(B, H, l, keys));
+            names[n] = store[n], n++;
+        }
+    }
+    all &= tap_is(g, "blrp.self.0.probs", RF_TAP_AUX, rf_shape4(B, T * H, t, t));
+    all &= tap_is(g, "blrp.latent.init.fwd", RF_TAP_VALUE, rf_shape3(B, l, d));
+    all &= tap_is(g, "blrp.latent.init.bwd", RF_TAP_VALUE, rf_shape3(B, l, d));
+    tap_ok(all, "latent states, their gradients and the cross-attention maps are tapped with the right shapes");
+
+    rf_status st = {0};
+    rf_probe_set *ps = rf_probe_set_new(g, names, n, 1, &st);
+    fill_tokens(m, 4);
+    rf_probe_attach(g, ps);
+    rf_exec x;
+    rf_exec_init(&x, g, NULL, 1, 0, false);
+    loss_of(m, &x);
+    rf_params_zero_grads(p);
+    rf_graph_backward(g, &x, NULL);
+    rf_probe_attach(g, NULL);
+    bool filled = ps != NULL;
+    for (int i = 0; filled && i < ps->count; i++)
+        filled = ps->values[i].filled;
+    tap_ok(filled, "a probe set over all %d taps is filled by one step", n);
+    /* sample 1 has 6 tokens: its segment 3 is padding, so L_3^F = L_2^F and
+     * its attention to segment 3's keys is zero */
+    bool carried = filled && memcmp(ps->values[4 * 2].data, ps->values[4 * 4].data, (size_t)l * d * sizeof(float)) == 0;
+    tap_ok(carried, "an all-padding segment leaves the forward latent unchanged");
+    rf_probe_set_free(ps);
+    rf_model_free(m);
+    rf_params_free(p);
+}
+
+/* ---- shape errors and memory ---- */
+
+static void check_shape_errors(void)
+{
+    rf_config cfg = tiny_config("bidirectional", "phi_residual", "separate", "on");
+    rf_params *p = rf_params_new(1);
+    rf_graph *g = rf_graph_new(p);
+    rf_id x = rf_input(g, "x", rf_shape3(2, 8, 6), false);
+    rf_id mask = rf_input(g, "mask", rf_shape2(2, 8), false);
+    rf_encoder_ctx e = {g, &cfg, mask, 2, 8, 0, 0};
+    rf_id om;
+    rf_id out = rf_encoder_blrp(&e, x, &om);
+    tap_ok(out == RF_NONE && strstr(rf_graph_error(g), "blrp") != NULL, "x of width 6 for dim 8 fails: %s",
+           rf_graph_error(g));
+    rf_graph_free(g);
+
+    g = rf_graph_new(p);
+    x = rf_input(g, "x", rf_shape3(2, 8, 8), false);
+    mask = rf_input(g, "mask", rf_shape2(2, 7), false);
+    e = (rf_encoder_ctx){g, &cfg, mask, 2, 8, 0, 0};
+    out = rf_encoder_blrp(&e, x, &om);
+    tap_ok(out == RF_NONE && strstr(rf_graph_error(g), "blrp") != NULL, "a mask [2, 7] for x [2, 8, 8] fails: %s",
+           rf_graph_error(g));
+    rf_graph_free(g);
+    rf_params_free(p);
+}
+
+/* Planned bytes at N = 1K and 16K (benchmark width, t = l = 100). */
+static void check_memory_linear(void)
+{
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    strcpy(cfg.model.encoder, "blrp");
+    cfg.train.threads = 2;
+    size_t bytes[2];
+    const int lens[2] = {1024, 16384};
+    for (int i = 0; i < 2; i++) {
+        rf_params *p = rf_params_new(1);
+        rf_status st = {0};
+        rf_model *m = rf_model_new(&cfg, 2, lens[i], 0, 16, 10, p, false, &st);
+        bytes[i] = m != NULL ? m->plan.arena_bytes + m->plan.scratch_bytes : 0;
+        rf_model_free(m);
+        rf_params_free(p);
+    }
+    double ratio = bytes[0] > 0 ? (double)bytes[1] / (double)bytes[0] : INFINITY;
+    tap_ok(ratio <= 20, "planned memory grows linearly: 16K/1K = %.1f (%.1f MiB at 16K)", ratio,
+           bytes[1] / 1048576.0);
+}
+
+int main(void)
+{
+    /* the reference, each latent_init bidirectional with gradients; the other
+     * directions and options forward only */
+    check_encoder("bidirectional", "phi_residual", "separate", "on", true);
+    check_encoder("bidirectional", "phi_init", "separate", "off", true);
+    check_encoder("bidirectional", "posemb", "separate", "on", true);
+    check_encoder("bidirectional", "phi_residual", "siamese", "off", false);
+    check_encoder("bidirectional", "phi_residual", "shared", "on", false);
+    check_encoder("forward", "phi_residual", "separate", "on", true);
+    check_encoder("backward", "phi_residual", "separate", "off", true);
+    check_encoder("backward", "posemb", "separate", "on", false);
+    check_model_gradients("mean", "on");
+    check_model_gradients("cls", "off");
+    check_padding_invariance("bidirectional", "phi_residual");
+    check_padding_invariance("bidirectional", "posemb");
+    check_padding_invariance("forward", "phi_init");
+    check_padding_invariance("backward", "phi_residual");
+    check_all_options();
+    check_probes();
+    check_shape_errors();
+    check_memory_linear();
+    return tap_done();
+}

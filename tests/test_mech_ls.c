@@ -1,2 +1,945 @@
+/* Transformer-LS (SPEC §2).
+ *
+ * The fused long-short attention op against a naive reference: full
+ * attention over all N local keys plus the G global keys under an explicit
+ * (N x (N + G)) band-plus-globals mask, softmax in double; gradients of q
+ * and of the stacked local/global k and v against finite differences.
+ * The mixer (padding to a multiple of w, DualLN, dynamic projection, the
+ * optional CLS) against a plain double implementation of SPEC §2 written
+ * here from the parameter store's values: forward, the input gradient and
+ * every parameter gradient against finite differences of that reference,
+ * padding invariance, the probes, and the ls classifier end to end.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/encoders/encoder.h"
+#include "../core/exec.h"
+#include "../core/model.h"
+#include "../core/ops/ls_attention.h"
+#include "../core/params.h"
+#include "../core/probe.h"
+#include "../core/rng.h"
+#include "opcheck.h"
 #include "tap.h"
-int main(void) { tap_ok(true, "placeholder until the mechanism lands"); return tap_done(); }
+
+/* e = max(w/2, 1), as SPEC §2 writes it */
+static int extent(int w) { return w / 2 > 1 ? w / 2 : 1; }
+
+/* Softmax in place over the entries with ok[j]; the others (and a row with
+ * none) get 0. */
+static void softmax_masked(double *s, const unsigned char *ok, int n)
+{
+    double mx = -INFINITY;
+    for (int j = 0; j < n; j++)
+        if (ok[j] && s[j] > mx)
+            mx = s[j];
+    double sum = 0;
+    for (int j = 0; j < n; j++) {
+        s[j] = ok[j] ? exp(s[j] - mx) : 0.0;
+        sum += s[j];
+    }
+    for (int j = 0; j < n; j++)
+        s[j] = sum > 0 ? s[j] / sum : 0.0;
+}
+
+static double dot(const double *a, const double *b, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+
+/* ================= the op ================= */
+
+typedef struct {
+    int B, N, G, D, H, w;
+    float scale;
+    bool mask;
+} op_case;
+
+static rf_id build_op(rf_graph *g, const rf_id *in, const void *ctx)
+{
+    const op_case *c = ctx;
+    return rf_ls_attention(g, in[0], in[1], in[2], c->mask ? in[3] : RF_NONE, c->H, c->w, c->scale);
+}
+
+/* allowed [N, N + G] for one batch item: query t sees local key j iff both
+ * are valid and j lies in [s*w - e, (s+1)*w + e), s = t / w; it sees every
+ * global key iff it is valid itself. */
+static void op_allowed(const op_case *c, const double *mask, unsigned char *allowed)
+{
+    int e = extent(c->w), M = c->N + c->G;
+    for (int t = 0; t < c->N; t++)
+        for (int j = 0; j < M; j++) {
+            int s = t / c->w;
+            bool ok = mask == NULL || mask[t] != 0;
+            if (j < c->N)
+                ok = ok && j >= s * c->w - e && j < (s + 1) * c->w + e && (mask == NULL || mask[j] != 0);
+            allowed[t * M + j] = ok;
+        }
+}
+
+/* in: q [B, N, D], k, v [B, N + G, D], mask [B, N] -> out [B, N, D] */
+static void ref_op(const double *const *in, double *out, const void *ctx)
+{
+    const op_case *c = ctx;
+    int M = c->N + c->G, dk = c->D / c->H;
+    unsigned char *allowed = malloc((size_t)c->N * M);
+    double *p = malloc((size_t)M * sizeof *p);
+    for (int b = 0; b < c->B; b++) {
+        op_allowed(c, c->mask ? in[3] + b * c->N : NULL, allowed);
+        const double *q = in[0] + b * c->N * c->D, *k = in[1] + b * M * c->D, *v = in[2] + b * M * c->D;
+        for (int h = 0; h < c->H; h++)
+            for (int t = 0; t < c->N; t++) {
+                for (int j = 0; j < M; j++)
+                    p[j] = c->scale * dot(q + t * c->D + h * dk, k + j * c->D + h * dk, dk);
+                softmax_masked(p, allowed + t * M, M);
+                for (int i = 0; i < dk; i++) {
+                    double s = 0;
+                    for (int j = 0; j < M; j++)
+                        s += p[j] * v[j * c->D + h * dk + i];
+                    out[(b * c->N + t) * c->D + h * dk + i] = s;
+                }
+            }
+    }
+    free(allowed);
+    free(p);
+}
+
+static void run_op(const char *name, op_case c, uint64_t seed)
+{
+    opcheck_case oc = {
+        .name = name,
+        .n_in = c.mask ? 4 : 3,
+        .shape = {rf_shape3(c.B, c.N, c.D), rf_shape3(c.B, c.N + c.G, c.D), rf_shape3(c.B, c.N + c.G, c.D),
+                  rf_shape2(c.B, c.N)},
+        .kind = {OPCHECK_NORMAL, OPCHECK_NORMAL, OPCHECK_NORMAL, OPCHECK_MASK},
+        .build = build_op,
+        .reference = ref_op,
+        .ctx = &c,
+        .seed = seed,
+    };
+    opcheck_run(&oc);
+}
+
+static void test_op(void)
+{
+    run_op("ls_attention N=12 w=4 G=3, 2 heads, mask", (op_case){2, 12, 3, 6, 2, 4, 0.7f, true}, 0);
+    run_op("ls_attention odd w=3 N=9 G=2, 1 head, mask", (op_case){2, 9, 2, 4, 1, 3, 0.5f, true}, 3);
+    run_op("ls_attention w=1 (e=1) N=5 G=2, 2 heads, mask", (op_case){2, 5, 2, 4, 2, 1, 0.9f, true}, 5);
+    run_op("ls_attention w=5 odd, one segment wider than N", (op_case){1, 5, 1, 6, 3, 5, 0.6f, true}, 7);
+    run_op("ls_attention w=2 G=0 (window only), no mask", (op_case){2, 6, 0, 4, 2, 2, 0.8f, false}, 9);
+    run_op("ls_attention w=6 N=18 G=4, three segments", (op_case){1, 18, 4, 4, 2, 6, 0.5f, true}, 11);
+}
+
+/* A fully padded batch item: zero outputs (no NaN) and zero gradients for
+ * its q, local k and v, while the other item is untouched. */
+static void test_op_padded_item(void)
+{
+    const int B = 2, N = 6, G = 2, D = 4, H = 2, w = 2;
+    rf_graph *g = rf_graph_new(NULL);
+    rf_id q = rf_input(g, "q", rf_shape3(B, N, D), true);
+    rf_id k = rf_input(g, "k", rf_shape3(B, N + G, D), true);
+    rf_id v = rf_input(g, "v", rf_shape3(B, N + G, D), true);
+    rf_id m = rf_input(g, "m", rf_shape2(B, N), false);
+    rf_id out = rf_ls_attention(g, q, k, v, m, H, w, 0.5f);
+    rf_graph_keep(g, out);
+    rf_status st = {0};
+    if (!tap_ok(rf_graph_prepare(g, out, 2, NULL, &st), "padded item case prepares")) {
+        tap_diag("%s", st.msg);
+        rf_graph_free(g);
+        return;
+    }
+    rf_rng rng = {21};
+    rf_id ins[3] = {q, k, v};
+    for (int i = 0; i < 3; i++)
+        for (int64_t j = 0; j < rf_shape_numel(rf_node_shape(g, ins[i])); j++)
+            rf_value(g, ins[i])[j] = (float)rf_rng_normal(&rng);
+    for (int t = 0; t < B * N; t++)
+        rf_value(g, m)[t] = t < N ? 1.0f : 0.0f;
+    rf_exec x;
+    rf_exec_init(&x, g, NULL, 1, 0, false);
+    rf_graph_forward(g, &x);
+    rf_graph_backward(g, &x, NULL);
+    bool zero_out = true, finite = true, zero_grad = true, live = false;
+    for (int i = 0; i < N * D; i++) {
+        zero_out &= rf_value(g, out)[N * D + i] == 0.0f;
+        live |= rf_value(g, out)[i] != 0.0f;
+    }
+    for (int i = 0; i < 3; i++) {
+        int64_t n = rf_shape_numel(rf_node_shape(g, ins[i])), half = n / B;
+        for (int64_t j = 0; j < n; j++)
+            finite &= isfinite(rf_grad(g, ins[i])[j]) != 0;
+        for (int64_t j = half; j < half + N * D; j++)
+            zero_grad &= rf_grad(g, ins[i])[j] == 0.0f;
+    }
+    tap_ok(zero_out && live, "a fully padded item outputs zeros, the valid item does not");
+    tap_ok(finite && zero_grad, "gradients are finite, and zero for the padded item's q, local k and v");
+    rf_graph_free(g);
+}
+
+/* ---- shape errors ---- */
+
+static void expect_error(rf_graph *g, rf_id got, const char *what)
+{
+    const char *err = rf_graph_error(g);
+    if (tap_ok(got == RF_NONE && !rf_graph_ok(g) && strstr(err, "ls_attention") != NULL, "rejects %s", what))
+        tap_diag("%s", err);
+}
+
+typedef struct {
+    const char *what;
+    rf_shape q, kv, mask;   /* mask ndim 0: none */
+    int heads, window;
+    bool mask_grad;
+} bad_case;
+
+static void check_bad(const bad_case *c)
+{
+    rf_graph *g = rf_graph_new(NULL);
+    rf_id q = rf_input(g, "q", c->q, true), k = rf_input(g, "k", c->kv, true), v = rf_input(g, "v", c->kv, true);
+    rf_id m = c->mask.ndim == 0 ? RF_NONE : rf_input(g, "m", c->mask, c->mask_grad);
+    expect_error(g, rf_ls_attention(g, q, k, v, m, c->heads, c->window, 1.0f), c->what);
+    rf_graph_free(g);
+}
+
+static void test_op_errors(void)
+{
+    const rf_shape none = {0, {1, 1, 1, 1}};
+    const bad_case cases[] = {
+        {"a 2-D q", rf_shape2(8, 6), rf_shape3(1, 10, 6), none, 2, 4, false},
+        {"k with fewer rows than q", rf_shape3(1, 8, 6), rf_shape3(1, 7, 6), none, 2, 4, false},
+        {"k of another width", rf_shape3(1, 8, 6), rf_shape3(1, 10, 4), none, 2, 4, false},
+        {"a length that is not a multiple of the window", rf_shape3(1, 9, 6), rf_shape3(1, 11, 6), none, 2, 4, false},
+        {"window 0", rf_shape3(1, 8, 6), rf_shape3(1, 10, 6), none, 2, 0, false},
+        {"heads that do not divide D", rf_shape3(1, 8, 6), rf_shape3(1, 10, 6), none, 4, 4, false},
+        {"a mask over N + G keys", rf_shape3(1, 8, 6), rf_shape3(1, 10, 6), rf_shape2(1, 10), 2, 4, false},
+        {"a mask that needs a gradient", rf_shape3(1, 8, 6), rf_shape3(1, 10, 6), rf_shape2(1, 8), 2, 4, true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_bad(&cases[i]);
+}
+
+/* ---- thread-count independence at a size the pool splits ---- */
+
+typedef struct {
+    float *out, *grad[3];
+} op_run;
+
+static bool run_threads(int threads, op_run *r)
+{
+    const int B = 2, N = 96, G = 5, D = 16, H = 4, w = 8;
+    rf_graph *g = rf_graph_new(NULL);
+    rf_id in[4] = {rf_input(g, "q", rf_shape3(B, N, D), true), rf_input(g, "k", rf_shape3(B, N + G, D), true),
+                   rf_input(g, "v", rf_shape3(B, N + G, D), true), rf_input(g, "m", rf_shape2(B, N), false)};
+    rf_id out = rf_ls_attention(g, in[0], in[1], in[2], in[3], H, w, 0.5f);
+    rf_graph_keep(g, out);
+    rf_status st = {0};
+    if (!rf_graph_prepare(g, out, threads, NULL, &st)) {
+        rf_graph_free(g);
+        return false;
+    }
+    rf_rng rng = {31};
+    for (int i = 0; i < 4; i++)
+        for (int64_t j = 0; j < rf_shape_numel(rf_node_shape(g, in[i])); j++)
+            rf_value(g, in[i])[j] = i == 3 ? (rf_rng_uniform(&rng) < 0.2 ? 0.0f : 1.0f) : (float)rf_rng_normal(&rng);
+    float *seed = malloc((size_t)B * N * D * sizeof *seed);
+    for (int j = 0; j < B * N * D; j++)
+        seed[j] = (float)rf_rng_normal(&rng);
+    rf_pool *pool = threads > 1 ? rf_pool_new(threads) : NULL;
+    rf_exec x;
+    rf_exec_init(&x, g, pool, 1, 0, true);
+    rf_graph_forward(g, &x);
+    rf_graph_backward(g, &x, seed);
+    r->out = malloc((size_t)B * N * D * sizeof(float));
+    memcpy(r->out, rf_value(g, out), (size_t)B * N * D * sizeof(float));
+    for (int i = 0; i < 3; i++) {
+        size_t bytes = (size_t)rf_shape_numel(rf_node_shape(g, in[i])) * sizeof(float);
+        r->grad[i] = malloc(bytes);
+        memcpy(r->grad[i], rf_grad(g, in[i]), bytes);
+    }
+    rf_pool_free(pool);
+    free(seed);
+    rf_graph_free(g);
+    return true;
+}
+
+static void test_op_threads(void)
+{
+    op_run one, many;
+    if (!tap_ok(run_threads(1, &one) && run_threads(3, &many), "ls_attention N=96 w=8 G=5 builds"))
+        return;
+    bool same = memcmp(one.out, many.out, 2 * 96 * 16 * sizeof(float)) == 0;
+    size_t sizes[3] = {2 * 96 * 16, 2 * 101 * 16, 2 * 101 * 16};
+    for (int i = 0; i < 3; i++)
+        same &= memcmp(one.grad[i], many.grad[i], sizes[i] * sizeof(float)) == 0;
+    tap_ok(same, "ls_attention: 1 and 3 threads give bitwise equal outputs and gradients");
+    free(one.out);
+    free(many.out);
+    for (int i = 0; i < 3; i++) {
+        free(one.grad[i]);
+        free(many.grad[i]);
+    }
+}
+
+/* ================= the mixer ================= */
+
+static rf_config mixer_config(int window, int rank, const char *dual_ln, const char *proj_from, const char *cls)
+{
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    strcpy(cfg.model.encoder, "ls");
+    cfg.model.dim = 8;
+    cfg.model.heads = 2;
+    cfg.model.layers = 1;
+    cfg.model.window = window;
+    cfg.model.rank = rank;
+    strcpy(cfg.model.dual_ln, dual_ln);
+    strcpy(cfg.model.proj_from, proj_from);
+    strcpy(cfg.model.cls, cls);
+    strcpy(cfg.model.pool, strcmp(cls, "last_layer") == 0 ? "cls" : "mean");
+    return cfg;
+}
+
+/* The mixer of layer 0 on x [B, N, d] with a padding mask [B, N]. */
+typedef struct {
+    rf_graph *g;
+    rf_id x, mask, out;
+    int B, N, d;
+} mixer_graph;
+
+static bool mixer_build(mixer_graph *m, const rf_config *cfg, rf_params *p, int B, int N)
+{
+    m->B = B;
+    m->N = N;
+    m->d = cfg->model.dim;
+    m->g = rf_graph_new(p);
+    m->x = rf_input(m->g, "x", rf_shape3(B, N, m->d), true);
+    m->mask = rf_input(m->g, "mask", rf_shape2(B, N), false);
+    rf_encoder_ctx e = {m->g, cfg, m->mask, B, N, 0, 0};
+    m->out = rf_mixer_ls(&e, 0, m->x);
+    rf_status st = {0};
+    if (!rf_graph_ok(m->g)) {
+        tap_diag("%s", rf_graph_error(m->g));
+        return false;
+    }
+    rf_graph_keep(m->g, m->out);
+    if (!rf_graph_prepare(m->g, m->out, 2, NULL, &st)) {
+        tap_diag("%s", st.msg);
+        return false;
+    }
+    return true;
+}
+
+/* x: N(0, 1) everywhere (padding too), mask: row b valid for t < lens[b] */
+static void mixer_fill(mixer_graph *m, const int *lens, uint64_t seed)
+{
+    rf_rng rng = {seed};
+    for (int i = 0; i < m->B * m->N * m->d; i++)
+        rf_value(m->g, m->x)[i] = (float)rf_rng_normal(&rng);
+    for (int b = 0; b < m->B; b++)
+        for (int t = 0; t < m->N; t++)
+            rf_value(m->g, m->mask)[b * m->N + t] = t < lens[b] ? 1.0f : 0.0f;
+}
+
+/* ---- the reference: SPEC §2 in double, plain loops ---- */
+
+typedef struct {
+    const rf_config *cfg;
+    const rf_params *p;
+    const double *pv;       /* parameter values, at the store's offsets */
+    int B, N;
+    const double *x, *mask; /* [B, N, d], [B, N] */
+} mixer_ref;
+
+static const double *ref_param(const mixer_ref *m, const char *part)
+{
+    char name[RF_NAME_LEN];
+    snprintf(name, sizeof name, "layer0.ls.%s", part);
+    int i = rf_params_find(m->p, name);
+    return i < 0 ? NULL : m->pv + m->p->entries[i].offset;
+}
+
+/* y [n, out] = x [n, in] W [in, out] + b */
+static void ref_linear(const mixer_ref *m, const char *part, const double *x, int n, int in, int out, double *y)
+{
+    char wn[64], bn[64];
+    snprintf(wn, sizeof wn, "%s.weight", part);
+    snprintf(bn, sizeof bn, "%s.bias", part);
+    const double *w = ref_param(m, wn), *b = ref_param(m, bn);
+    for (int i = 0; i < n; i++)
+        for (int o = 0; o < out; o++) {
+            double s = b[o];
+            for (int k = 0; k < in; k++)
+                s += x[i * in + k] * w[k * out + o];
+            y[i * out + o] = s;
+        }
+}
+
+/* LayerNorm of each of n rows of width d, eps 1e-5, in place */
+static void ref_layernorm(const mixer_ref *m, const char *part, double *x, int n, int d)
+{
+    char wn[64], bn[64];
+    snprintf(wn, sizeof wn, "%s.weight", part);
+    snprintf(bn, sizeof bn, "%s.bias", part);
+    const double *gamma = ref_param(m, wn), *beta = ref_param(m, bn);
+    for (int i = 0; i < n; i++) {
+        double *r = x + i * d, mean = 0, var = 0;
+        for (int k = 0; k < d; k++)
+            mean += r[k] / d;
+        for (int k = 0; k < d; k++)
+            var += (r[k] - mean) * (r[k] - mean) / d;
+        for (int k = 0; k < d; k++)
+            r[k] = (r[k] - mean) / sqrt(var + 1e-5) * gamma[k] + beta[k];
+    }
+}
+
+typedef struct {
+    int d, h, dk, r, w, n, G;   /* n tokens (the CLS excluded), G global keys */
+    bool dual, keys, cls;
+    double *q, *k, *v, *proj, *kg, *vg, *hid, *rows, *s;
+    unsigned char *ok;
+} ref_work;
+
+/* P [n, h*r] = softmax over the valid tokens of z W^P, per column */
+static void ref_projection(const mixer_ref *m, ref_work *w, const double *xt, const double *mt)
+{
+    int cols = w->h * w->r;
+    ref_linear(m, "proj", w->keys ? w->k : xt, w->n, w->d, cols, w->proj);
+    for (int c = 0; c < cols; c++) {
+        for (int t = 0; t < w->n; t++) {
+            w->s[t] = w->proj[t * cols + c];
+            w->ok[t] = mt[t] != 0;
+        }
+        softmax_masked(w->s, w->ok, w->n);
+        for (int t = 0; t < w->n; t++)
+            w->proj[t * cols + c] = w->s[t];
+    }
+}
+
+/* Global rows (CLS first, if any) of kg, vg [G, d]: P_i^T K_i per head. */
+static void ref_globals(const mixer_ref *m, ref_work *w, const double *xc)
+{
+    int off = w->cls ? 1 : 0, cols = w->h * w->r;
+    if (w->cls) {
+        ref_linear(m, "k", xc, 1, w->d, w->d, w->kg);
+        ref_linear(m, "v", xc, 1, w->d, w->d, w->vg);
+    }
+    for (int i = 0; i < w->h; i++)
+        for (int rho = 0; rho < w->r; rho++)
+            for (int c = i * w->dk; c < (i + 1) * w->dk; c++) {
+                double sk = 0, sv = 0;
+                for (int t = 0; t < w->n; t++) {
+                    sk += w->proj[t * cols + i * w->r + rho] * w->k[t * w->d + c];
+                    sv += w->proj[t * cols + i * w->r + rho] * w->v[t * w->d + c];
+                }
+                w->kg[(off + rho) * w->d + c] = sk;
+                w->vg[(off + rho) * w->d + c] = sv;
+            }
+    if (w->dual) {
+        ref_layernorm(m, "ln_global", w->kg, w->G, w->d);
+        ref_layernorm(m, "ln_global", w->vg, w->G, w->d);
+    }
+}
+
+/* hid [n, d]: every valid query t, per head, over all tokens j in its band
+ * [s*w - e, (s+1)*w + e) that are valid, and all G globals. */
+static void ref_attend(ref_work *w, const double *mt)
+{
+    int e = extent(w->w);
+    double scale = 1.0 / sqrt((double)w->dk);
+    for (int t = 0; t < w->n; t++)
+        for (int i = 0; i < w->h; i++) {
+            int s = t / w->w, c0 = i * w->dk;
+            for (int j = 0; j < w->n + w->G; j++) {
+                const double *key = j < w->n ? w->k + j * w->d : w->kg + (j - w->n) * w->d;
+                w->s[j] = scale * dot(w->q + t * w->d + c0, key + c0, w->dk);
+                w->ok[j] = mt[t] != 0 &&
+                           (j >= w->n || (mt[j] != 0 && j >= s * w->w - e && j < (s + 1) * w->w + e));
+            }
+            softmax_masked(w->s, w->ok, w->n + w->G);
+            for (int c = c0; c < c0 + w->dk; c++) {
+                double o = 0;
+                for (int j = 0; j < w->n + w->G; j++)
+                    o += w->s[j] * (j < w->n ? w->v[j * w->d + c] : w->vg[(j - w->n) * w->d + c]);
+                w->hid[t * w->d + c] = o;
+            }
+        }
+}
+
+/* rows[0] = the CLS output: per head softmax(q_c [k_c; H]^T / sqrt(dk)) [v_c; H]
+ * over the CLS and the valid tokens */
+static void ref_cls(const mixer_ref *m, ref_work *w, const double *xc, const double *mt)
+{
+    double qc[64], kc[64], vc[64];
+    ref_linear(m, "q", xc, 1, w->d, w->d, qc);
+    ref_linear(m, "k", xc, 1, w->d, w->d, kc);
+    ref_linear(m, "v", xc, 1, w->d, w->d, vc);
+    double scale = 1.0 / sqrt((double)w->dk);
+    for (int i = 0; i < w->h; i++) {
+        int c0 = i * w->dk;
+        w->s[0] = scale * dot(qc + c0, kc + c0, w->dk);
+        w->ok[0] = 1;
+        for (int t = 0; t < w->n; t++) {
+            w->s[1 + t] = scale * dot(qc + c0, w->hid + t * w->d + c0, w->dk);
+            w->ok[1 + t] = mt[t] != 0;
+        }
+        softmax_masked(w->s, w->ok, 1 + w->n);
+        for (int c = c0; c < c0 + w->dk; c++) {
+            double o = w->s[0] * vc[c];
+            for (int t = 0; t < w->n; t++)
+                o += w->s[1 + t] * w->hid[t * w->d + c];
+            w->rows[c] = o;
+        }
+    }
+}
+
+/* One batch item: x [N, d], mask [N] -> out [N, d]. */
+static void ref_mixer_item(const mixer_ref *m, ref_work *w, const double *x, const double *mask, double *out)
+{
+    int off = w->cls ? 1 : 0;
+    const double *xt = x + off * w->d, *mt = mask + off;
+    ref_linear(m, "q", xt, w->n, w->d, w->d, w->q);
+    ref_linear(m, "k", xt, w->n, w->d, w->d, w->k);
+    ref_linear(m, "v", xt, w->n, w->d, w->d, w->v);
+    if (w->dual) {
+        ref_layernorm(m, "ln_local", w->k, w->n, w->d);
+        ref_layernorm(m, "ln_local", w->v, w->n, w->d);
+    }
+    ref_projection(m, w, xt, mt);
+    ref_globals(m, w, x);
+    ref_attend(w, mt);
+    if (w->cls)
+        ref_cls(m, w, x, mt);
+    memcpy(w->rows + off * w->d, w->hid, (size_t)w->n * w->d * sizeof(double));
+    ref_linear(m, "out", w->rows, m->N, w->d, w->d, out);
+}
+
+/* The whole mixer: out [B, N, d]. */
+static void ref_mixer(const mixer_ref *m, double *out)
+{
+    const rf_config *cfg = m->cfg;
+    ref_work w = {.d = cfg->model.dim,
+                  .h = cfg->model.heads,
+                  .dk = cfg->model.dim / cfg->model.heads,
+                  .r = cfg->model.rank,
+                  .w = cfg->model.window,
+                  .dual = strcmp(cfg->model.dual_ln, "on") == 0,
+                  .keys = strcmp(cfg->model.proj_from, "keys") == 0,
+                  .cls = strcmp(cfg->model.cls, "last_layer") == 0};
+    w.n = m->N - (w.cls ? 1 : 0);
+    w.G = w.r + (w.cls ? 1 : 0);
+    size_t nd = (size_t)m->N * w.d;
+    double *buf = malloc((3 * nd + (size_t)m->N * w.h * w.r + 2 * (size_t)w.G * w.d + 2 * nd + nd + w.G + 1) *
+                         sizeof(double));
+    w.q = buf;
+    w.k = w.q + nd;
+    w.v = w.k + nd;
+    w.proj = w.v + nd;
+    w.kg = w.proj + (size_t)m->N * w.h * w.r;
+    w.vg = w.kg + (size_t)w.G * w.d;
+    w.hid = w.vg + (size_t)w.G * w.d;
+    w.rows = w.hid + nd;
+    w.s = w.rows + nd;
+    w.ok = malloc(nd + w.G + 1);
+    for (int b = 0; b < m->B; b++)
+        ref_mixer_item(m, &w, m->x + b * nd, m->mask + b * m->N, out + b * nd);
+    free(buf);
+    free(w.ok);
+}
+
+/* ---- the checks ---- */
+
+typedef struct {
+    mixer_ref ref;
+    double *x, *mask, *pv, *seed, *out;
+    int64_t n_out;
+} mixer_fd;
+
+static double fd_objective(mixer_fd *f)
+{
+    ref_mixer(&f->ref, f->out);
+    return dot(f->seed, f->out, (int)f->n_out);
+}
+
+/* Central difference of sum(seed * ref) at vals[i], step 1e-6, in double. */
+static double fd_at(mixer_fd *f, double *vals, int64_t i)
+{
+    const double h = 1e-6;
+    double keep = vals[i];
+    vals[i] = keep + h;
+    double fp = fd_objective(f);
+    vals[i] = keep - h;
+    double fm = fd_objective(f);
+    vals[i] = keep;
+    return (fp - fm) / (2 * h);
+}
+
+/* Each element of `analytic` against FD; returns the count of mismatches and
+ * describes the worst in `worst` (atol 1e-3, rtol 1e-2, as opcheck's). */
+static int fd_compare(mixer_fd *f, double *vals, const float *analytic, int64_t n, const char *what, char *worst,
+                      size_t size, double *worst_ratio)
+{
+    int bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double num = fd_at(f, vals, i), err = fabs(num - analytic[i]) / (1e-3 + 1e-2 * fabs(num));
+        if (!(err <= 1)) {
+            bad++;
+            if (!(err <= *worst_ratio)) {
+                *worst_ratio = err;
+                snprintf(worst, size, "%s[%lld]: analytic %.8g numeric %.8g", what, (long long)i, analytic[i], num);
+            }
+        }
+    }
+    return bad;
+}
+
+static void check_mixer(const char *label, const rf_config *cfg, int B, int N, const int *lens)
+{
+    rf_params *p = rf_params_new(17);
+    mixer_graph m;
+    if (!tap_ok(mixer_build(&m, cfg, p, B, N), "%s: the mixer builds", label))
+        goto done;
+    mixer_fill(&m, lens, 5);
+    mixer_fd f = {.n_out = (int64_t)B * N * m.d};
+    f.x = malloc((size_t)f.n_out * sizeof(double));
+    f.mask = malloc((size_t)B * N * sizeof(double));
+    f.pv = malloc(p->total * sizeof(double));
+    f.seed = malloc((size_t)f.n_out * sizeof(double));
+    f.out = malloc((size_t)f.n_out * sizeof(double));
+    float *fseed = malloc((size_t)f.n_out * sizeof(float));
+    rf_rng rng = {77};
+    for (int64_t i = 0; i < f.n_out; i++) {
+        f.x[i] = rf_value(m.g, m.x)[i];
+        fseed[i] = (float)rf_rng_normal(&rng);
+        f.seed[i] = fseed[i];
+    }
+    for (int i = 0; i < B * N; i++)
+        f.mask[i] = rf_value(m.g, m.mask)[i];
+    for (size_t i = 0; i < p->total; i++)
+        f.pv[i] = p->value[i];
+    f.ref = (mixer_ref){cfg, p, f.pv, B, N, f.x, f.mask};
+
+    /* forward */
+    rf_pool *pool = rf_pool_new(2);
+    rf_exec x;
+    rf_exec_init(&x, m.g, pool, 1, 0, false);
+    rf_graph_forward(m.g, &x);
+    ref_mixer(&f.ref, f.out);
+    double worst = 0;
+    int64_t at = 0;
+    for (int64_t i = 0; i < f.n_out; i++) {
+        double err = fabs(rf_value(m.g, m.out)[i] - f.out[i]) / (1e-4 + 1e-3 * fabs(f.out[i]));
+        if (!(err <= worst)) {
+            worst = err;
+            at = i;
+        }
+    }
+    if (!tap_ok(worst <= 1, "%s: forward matches the SPEC §2 reference", label))
+        tap_diag("element %lld: got %.8g want %.8g", (long long)at, rf_value(m.g, m.out)[at], f.out[at]);
+
+    /* backward, then every input and parameter gradient against FD */
+    rf_params_zero_grads(p);
+    rf_graph_backward(m.g, &x, fseed);
+    char desc[256] = "";
+    double ratio = 0;
+    int bad = fd_compare(&f, f.x, rf_grad(m.g, m.x), f.n_out, "x", desc, sizeof desc, &ratio);
+    if (!tap_ok(bad == 0, "%s: the input gradient matches finite differences", label))
+        tap_diag("%d bad, worst %s", bad, desc);
+    bad = 0;
+    ratio = 0;
+    int64_t checked = 0;
+    for (int e = 0; e < p->count; e++) {
+        const rf_param_entry *pe = &p->entries[e];
+        bad += fd_compare(&f, f.pv + pe->offset, p->grad + pe->offset, pe->numel, pe->name, desc, sizeof desc,
+                          &ratio);
+        checked += pe->numel;
+    }
+    if (!tap_ok(bad == 0, "%s: all %lld parameter gradients (%d tensors) match finite differences", label,
+                (long long)checked, p->count))
+        tap_diag("%d bad, worst %s", bad, desc);
+    rf_pool_free(pool);
+    free(f.x);
+    free(f.mask);
+    free(f.pv);
+    free(f.seed);
+    free(f.out);
+    free(fseed);
+done:
+    rf_graph_free(m.g);
+    rf_params_free(p);
+}
+
+static void test_mixer(void)
+{
+    const int lens[2] = {7, 4};
+    rf_config on = mixer_config(3, 2, "on", "input", "off");
+    check_mixer("ls mixer w=3 r=2 DualLN, N=7 padded to 9", &on, 2, 7, lens);
+    rf_config off = mixer_config(3, 2, "off", "input", "off");
+    check_mixer("ls mixer DualLN off", &off, 2, 7, lens);
+    rf_config keys = mixer_config(3, 2, "on", "keys", "off");
+    check_mixer("ls mixer projection from the keys", &keys, 2, 7, lens);
+    rf_config even = mixer_config(4, 3, "on", "input", "off");
+    const int lens10[2] = {10, 6};
+    check_mixer("ls mixer w=4 r=3, N=10 padded to 12", &even, 2, 10, lens10);
+    rf_config exact = mixer_config(2, 1, "off", "keys", "off");
+    const int lens6[2] = {6, 3};
+    check_mixer("ls mixer w=2 r=1, N=6 needs no padding", &exact, 2, 6, lens6);
+    rf_config cls = mixer_config(3, 2, "on", "input", "last_layer");
+    const int lens8[2] = {8, 5};   /* the CLS is token 0 */
+    check_mixer("ls mixer with the CLS (last layer), 7 tokens padded to 9", &cls, 2, 8, lens8);
+}
+
+/* Appending padding tokens (with arbitrary values) leaves valid rows alone. */
+static void check_padding_invariance(const char *label, const rf_config *cfg, int n_short, int n_long)
+{
+    rf_params *p = rf_params_new(23);
+    mixer_graph a, b;
+    bool built = mixer_build(&a, cfg, p, 2, n_short) && mixer_build(&b, cfg, p, 2, n_long);
+    if (!tap_ok(built, "%s: lengths %d and %d build over one store", label, n_short, n_long))
+        return;
+    const int lens[2] = {n_short, n_short - 2};
+    mixer_fill(&a, lens, 3);
+    mixer_fill(&b, lens, 4);   /* other values everywhere, then the valid tokens copied */
+    int d = cfg->model.dim;
+    for (int s = 0; s < 2; s++)
+        for (int t = 0; t < lens[s]; t++)
+            memcpy(rf_value(b.g, b.x) + (s * n_long + t) * d, rf_value(a.g, a.x) + (s * n_short + t) * d,
+                   (size_t)d * sizeof(float));
+    rf_exec xa, xb;
+    rf_exec_init(&xa, a.g, NULL, 1, 0, false);
+    rf_exec_init(&xb, b.g, NULL, 1, 0, false);
+    rf_graph_forward(a.g, &xa);
+    rf_graph_forward(b.g, &xb);
+    double diff = 0;
+    for (int s = 0; s < 2; s++)
+        for (int t = 0; t < lens[s]; t++)
+            for (int c = 0; c < d; c++)
+                diff = fmax(diff, fabs(rf_value(a.g, a.out)[(s * n_short + t) * d + c] -
+                                       rf_value(b.g, b.out)[(s * n_long + t) * d + c]));
+    tap_ok(diff < 1e-5, "%s: padding %d tokens to %d leaves the valid outputs unchanged (max diff %g)", label,
+           n_short, n_long, diff);
+    rf_graph_free(a.g);
+    rf_graph_free(b.g);
+    rf_params_free(p);
+}
+
+static void test_padding(void)
+{
+    rf_config on = mixer_config(3, 2, "on", "input", "off");
+    check_padding_invariance("ls mixer", &on, 7, 13);
+    check_padding_invariance("ls mixer, no internal padding then some", &on, 6, 8);
+    rf_config keys = mixer_config(4, 2, "off", "keys", "off");
+    check_padding_invariance("ls mixer, projection from keys", &keys, 5, 12);
+    rf_config cls = mixer_config(3, 2, "on", "input", "last_layer");
+    check_padding_invariance("ls mixer with the CLS", &cls, 8, 14);
+}
+
+/* The probes exist with the documented shapes, the local band and global
+ * probabilities of a valid query sum to 1, those of a padded query are 0,
+ * and each projection row sums to 1 over the valid tokens. */
+static void test_probes(void)
+{
+    rf_config cfg = mixer_config(4, 3, "on", "input", "off");
+    rf_params *p = rf_params_new(29);
+    mixer_graph m;
+    if (!tap_ok(mixer_build(&m, &cfg, p, 2, 10), "probe graph builds"))
+        return;
+    const int lens[2] = {10, 6};
+    mixer_fill(&m, lens, 8);
+    rf_exec x;
+    rf_exec_init(&x, m.g, NULL, 1, 0, false);
+    rf_graph_forward(m.g, &x);
+    const int N = 12, H = 2, L = 8, r = 3;   /* padded length, band w + 2e */
+    const rf_tap *loc = rf_tap_find(m.g, "layer0.ls.local"), *glo = rf_tap_find(m.g, "layer0.ls.global");
+    const rf_tap *proj = rf_tap_find(m.g, "layer0.ls.projection");
+    bool shapes = loc && glo && proj && rf_shape_equal(loc->shape, rf_shape4(2, H, N, L)) &&
+                  rf_shape_equal(glo->shape, rf_shape4(2, H, N, r)) &&
+                  rf_shape_equal(proj->shape, rf_shape4(2, H, r, N));
+    if (!tap_ok(shapes, "probes layer0.ls.local [2, 2, 12, 8], .global [2, 2, 12, 3], .projection [2, 2, 3, 12]"))
+        goto done;
+    const float *pl = rf_graph_node(m.g, loc->node)->aux + loc->offset;
+    const float *pg = rf_graph_node(m.g, glo->node)->aux + glo->offset;
+    const float *pp = rf_value(m.g, proj->node) + proj->offset;
+    double worst = 0;
+    for (int b = 0; b < 2; b++)
+        for (int h = 0; h < H; h++) {
+            for (int t = 0; t < N; t++) {
+                double s = 0;
+                for (int j = 0; j < L; j++)
+                    s += pl[((b * H + h) * N + t) * L + j];
+                for (int j = 0; j < r; j++)
+                    s += pg[((b * H + h) * N + t) * r + j];
+                worst = fmax(worst, fabs(s - (t < lens[b] ? 1.0 : 0.0)));
+            }
+            for (int j = 0; j < r; j++) {
+                double s = 0, pad = 0;
+                for (int t = 0; t < N; t++)
+                    *(t < lens[b] ? &s : &pad) += pp[((b * H + h) * r + j) * N + t];
+                worst = fmax(worst, fmax(fabs(s - 1.0), pad));
+            }
+        }
+    tap_ok(worst < 1e-5, "probe rows sum to 1 (valid) or 0 (padded); projection rows sum to 1 over valid tokens");
+done:
+    rf_graph_free(m.g);
+    rf_params_free(p);
+}
+
+static void test_mixer_errors(void)
+{
+    rf_config cfg = mixer_config(3, 2, "on", "input", "last_layer");
+    strcpy(cfg.model.pool, "mean");
+    rf_params *p = rf_params_new(1);
+    rf_graph *g = rf_graph_new(p);
+    rf_id x = rf_input(g, "x", rf_shape3(1, 5, 8), true), mask = rf_input(g, "mask", rf_shape2(1, 5), false);
+    rf_encoder_ctx e = {g, &cfg, mask, 1, 5, 0, 0};
+    rf_id out = rf_mixer_ls(&e, 0, x);
+    if (tap_ok(out == RF_NONE && strstr(rf_graph_error(g), "model.pool = cls") != NULL,
+               "rejects model.cls = last_layer without CLS pooling"))
+        tap_diag("%s", rf_graph_error(g));
+    rf_graph_free(g);
+
+    rf_config plain = mixer_config(3, 2, "on", "input", "off");
+    g = rf_graph_new(p);
+    x = rf_input(g, "x", rf_shape3(1, 5, 8), true);
+    e = (rf_encoder_ctx){g, &plain, RF_NONE, 1, 5, 0, 0};
+    out = rf_mixer_ls(&e, 0, x);
+    if (tap_ok(out == RF_NONE && strstr(rf_graph_error(g), "padding mask") != NULL,
+               "rejects padding 5 tokens to 6 without a padding mask"))
+        tap_diag("%s", rf_graph_error(g));
+    rf_graph_free(g);
+    rf_params_free(p);
+}
+
+/* ================= the classifier ================= */
+
+static rf_config model_config(void)
+{
+    rf_config cfg = mixer_config(3, 2, "on", "input", "last_layer");
+    cfg.model.ff = 12;
+    cfg.model.layers = 2;
+    cfg.data.classes = 5;
+    cfg.data.vocab = 11;
+    cfg.train.threads = 2;
+    return cfg;
+}
+
+static double model_loss(rf_model *m, rf_exec *x)
+{
+    rf_graph_forward(m->graph, x);
+    return rf_value(m->graph, m->loss)[0];
+}
+
+/* The ls classifier (2 layers, CLS in the last): a sample of parameter
+ * gradients against central differences in f32, as tests/test_model.c, with
+ * a step of 2e-3: embed.cls starts at N(0, 0.02^2) and goes through a
+ * LayerNorm, where a step of 1e-2 is not small next to its scale. */
+static void test_model_gradients(void)
+{
+    rf_config cfg = model_config();
+    rf_status st = {0};
+    rf_params *p = rf_params_new(3);
+    rf_model *m = rf_model_new(&cfg, 3, 7, 0, 11, 5, p, true, &st);
+    if (!tap_ok(m != NULL, "ls classifier builds")) {
+        tap_diag("%s", st.msg);
+        rf_params_free(p);
+        return;
+    }
+    rf_rng rng = {7};
+    for (int b = 0; b < 3; b++) {
+        for (int t = 0; t < 7; t++) {
+            bool valid = t < 7 - 2 * b;
+            rf_value(m->graph, m->x)[b * 7 + t] = valid ? (float)rf_rng_int(&rng, 1, 10) : 0.0f;
+            rf_value(m->graph, m->mask)[b * 7 + t] = valid ? 1.0f : 0.0f;
+        }
+        rf_value(m->graph, m->labels)[b] = (float)rf_rng_int(&rng, 0, 4);
+    }
+    rf_exec x;
+    rf_exec_init(&x, m->graph, NULL, 1, 0, false);
+    model_loss(m, &x);
+    rf_params_zero_grads(p);
+    rf_graph_backward(m->graph, &x, NULL);
+    const float h = 2e-3f;
+    int checked = 0, bad = 0;
+    char worst_name[2 * RF_NAME_LEN] = "";
+    double worst = 0;
+    for (int e = 0; e < p->count; e++) {
+        const rf_param_entry *pe = &p->entries[e];
+        int64_t stride = pe->numel > 6 ? pe->numel / 6 : 1;
+        for (int64_t i = 0; i < pe->numel; i += stride) {
+            float *w = p->value + pe->offset + i, keep = *w;
+            *w = keep + h;
+            double fp = model_loss(m, &x);
+            *w = keep - h;
+            double fm = model_loss(m, &x);
+            *w = keep;
+            double num = (fp - fm) / (2 * h), ana = p->grad[pe->offset + i];
+            double err = fabs(num - ana) / (2e-3 + 5e-2 * fabs(num));
+            checked++;
+            if (err > 1) {
+                bad++;
+                if (err > worst) {
+                    worst = err;
+                    snprintf(worst_name, sizeof worst_name, "%s[%lld] analytic %g numeric %g", pe->name,
+                             (long long)i, ana, num);
+                }
+            }
+        }
+    }
+    if (!tap_ok(bad == 0, "ls classifier: %d parameter gradients match finite differences", checked))
+        tap_diag("%d bad, worst %s", bad, worst_name);
+    rf_model_free(m);
+    rf_params_free(p);
+}
+
+/* Planned memory grows linearly in N: 16K tokens within 20x of 1K, at the
+ * LRA width (d 64, 8 heads, w 8, r 32). */
+static void test_model_memory(void)
+{
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    strcpy(cfg.model.encoder, "ls");
+    cfg.model.dim = 64;
+    cfg.model.heads = 8;
+    cfg.model.ff = 128;
+    cfg.model.layers = 2;
+    cfg.model.window = 8;
+    cfg.model.rank = 32;
+    strcpy(cfg.model.cls, "last_layer");
+    strcpy(cfg.model.pool, "cls");
+    cfg.train.threads = 2;
+    size_t bytes[2] = {0, 0};
+    const int lens[2] = {1000, 16000};
+    for (int i = 0; i < 2; i++) {
+        rf_status st = {0};
+        rf_params *p = rf_params_new(1);
+        rf_model *m = rf_model_new(&cfg, 2, lens[i], 0, 16, 10, p, false, &st);
+        if (m != NULL)
+            bytes[i] = m->plan.arena_bytes + m->plan.scratch_bytes;
+        else
+            tap_diag("%s", st.msg);
+        rf_model_free(m);
+        rf_params_free(p);
+    }
+    double ratio = bytes[0] > 0 ? (double)bytes[1] / (double)bytes[0] : INFINITY;
+    tap_ok(bytes[0] > 0 && ratio <= 20, "planned bytes at N = 16000 are %.1fx those at N = 1000 (%.1f MiB, %.1f MiB)",
+           ratio, bytes[0] / 1048576.0, bytes[1] / 1048576.0);
+}
+
+int main(void)
+{
+    test_op();
+    test_op_padded_item();
+    test_op_errors();
+    test_op_threads();
+    test_mixer();
+    test_padding();
+    test_probes();
+    test_mixer_errors();
+    test_model_gradients();
+    test_model_memory();
+    return tap_done();
+}

@@ -1,5 +1,329 @@
-/* PLACEHOLDER: replaced by the real ls_attention kernels */
+/* Long-short attention kernels (SPEC §2); the op is described in
+ * core/ops/ls_attention.h.
+ *
+ * Head h of batch item b reads the column block [h*dk, (h+1)*dk) of q, k, v
+ * in place (leading dimension D); its local keys are rows [0, N) of k, its
+ * global keys rows [N, N + G). Per (b, h), with P_l [N, L] and P_g [N, G] the
+ * two blocks of aux:
+ *     P_g = scale * Q K_g^T                       one sgemm
+ *     P_l[segment s] = scale * Q_s K_band(s)^T    one sgemm per segment, on the
+ *                                                 band columns inside [0, N)
+ *     joint softmax of each row [P_l | P_g]       pool, all rows at once
+ *     O = P_g V_g + P_l[s] V_band(s)              one sgemm + one per segment
+ * Backward per (b, h), dP then dS in scratch:
+ *     dV_g += P_g^T dO,   dV_band(s) += P_l[s]^T dO_s,
+ *     dP = dO [V_band; V_g]^T,   dS = P * (dP - rowsum(dP * P)) over the joint row,
+ *     dQ += scale * (dS_g K_g + dS_l[s] K_band(s)),
+ *     dK_g += scale * dS_g^T Q,   dK_band(s) += scale * dS_l[s]^T Q_s.
+ * Every product is an sgemm from the calling thread (the bands of
+ * neighbouring segments overlap, so their accumulations run in order); the
+ * row-wise softmax work goes to the pool. A band column outside [0, N) is
+ * never computed nor read: the softmax gives it probability 0.
+ */
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
 #include "../op.h"
-#include <stdlib.h>
-void rf_cpu_ls_attention_forward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
-void rf_cpu_ls_attention_backward(rf_exec *x, rf_node *n) { (void)x; (void)n; abort(); }
+#include "../ops/ls_attention.h"
+
+#define TASK_FLOATS 16384   /* about this many floats per pool task */
+
+typedef struct {
+    int64_t B, N, G, D, H, dk, w, e, L;
+    float scale;
+} ls_geom;
+
+static ls_geom ls_geometry(rf_exec *x, const rf_node *n)
+{
+    ls_geom a = {.B = n->shape.dim[0], .N = n->shape.dim[1], .D = n->shape.dim[2], .H = n->ia[0],
+                 .w = n->ia[1], .scale = n->fa[0]};
+    a.G = rf_in(x, n, 1)->shape.dim[1] - a.N;
+    a.dk = a.D / a.H;
+    a.e = rf_ls_extent((int)a.w);
+    a.L = rf_ls_band((int)a.w);
+    return a;
+}
+
+/* The band of segment s: key position p0 + j for band column j; columns
+ * [jlo, jhi) lie inside [0, N). */
+typedef struct {
+    int64_t p0, jlo, jhi;
+} ls_band;
+
+static ls_band band_of(const ls_geom *a, int64_t s)
+{
+    ls_band bd = {.p0 = s * a->w - a->e};
+    bd.jlo = bd.p0 < 0 ? -bd.p0 : 0;
+    bd.jhi = a->N - bd.p0 < a->L ? a->N - bd.p0 : a->L;
+    return bd;
+}
+
+/* Head h of batch item b: q/out rows, and k/v rows (locals then globals). */
+static size_t q_offset(const ls_geom *a, int64_t b, int64_t h) { return (size_t)(b * a->N * a->D + h * a->dk); }
+static size_t kv_offset(const ls_geom *a, int64_t b, int64_t h)
+{
+    return (size_t)(b * (a->N + a->G) * a->D + h * a->dk);
+}
+
+static float *local_probs(const ls_geom *a, float *aux, int64_t b, int64_t h)
+{
+    return aux + (b * a->H + h) * a->N * a->L;
+}
+
+static float *global_probs(const ls_geom *a, float *aux, int64_t b, int64_t h)
+{
+    return aux + a->B * a->H * a->N * a->L + (b * a->H + h) * a->N * a->G;
+}
+
+static int64_t row_grain(const ls_geom *a)
+{
+    int64_t row = a->L + a->G;
+    return row >= TASK_FLOATS ? 1 : TASK_FLOATS / row;
+}
+
+/* C [m, n] (ldc) = alpha * A B^T + beta * C, A [m, k], B [n, k]: scores. */
+static void gemm_nt(int m, int n, int k, float alpha, const float *A, int lda, const float *B, int ldb,
+                    float beta, float *C, int ldc)
+{
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+/* C [m, n] += alpha * A B, A [m, k], B [k, n] (beta 1, or 0 to overwrite). */
+static void gemm_nn(int m, int n, int k, float alpha, const float *A, int lda, const float *B, int ldb,
+                    float beta, float *C, int ldc)
+{
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+/* C [m, n] += alpha * A^T B, A [k, m], B [k, n]. */
+static void gemm_tn(int m, int n, int k, float alpha, const float *A, int lda, const float *B, int ldb, float *C,
+                    int ldc)
+{
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, 1.0f, C, ldc);
+}
+
+/* ---- forward ---- */
+
+typedef struct {
+    const ls_geom *a;
+    float *aux;             /* scores in, probabilities out */
+    const float *mask;      /* [B, N] or NULL */
+} softmax_ctx;
+
+/* One query row t: a padded query, or a row without any valid key, gets all
+ * zeros; otherwise one softmax over the valid band columns and the globals. */
+static void softmax_row(const ls_geom *a, float *pl, float *pg, const float *mask, int64_t t)
+{
+    ls_band bd = band_of(a, t / a->w);
+    float mx = -INFINITY;
+    if (mask == NULL || mask[t] != 0.0f) {
+        for (int64_t j = bd.jlo; j < bd.jhi; j++) {
+            if (mask != NULL && mask[bd.p0 + j] == 0.0f)
+                pl[j] = -INFINITY;
+            mx = pl[j] > mx ? pl[j] : mx;
+        }
+        for (int64_t i = 0; i < a->G; i++)
+            mx = pg[i] > mx ? pg[i] : mx;
+    }
+    if (mx == -INFINITY) {
+        memset(pl, 0, (size_t)a->L * sizeof *pl);
+        memset(pg, 0, (size_t)a->G * sizeof *pg);
+        return;
+    }
+    float sum = 0.0f;
+    for (int64_t j = bd.jlo; j < bd.jhi; j++) {
+        pl[j] = expf(pl[j] - mx);
+        sum += pl[j];
+    }
+    for (int64_t i = 0; i < a->G; i++) {
+        pg[i] = expf(pg[i] - mx);
+        sum += pg[i];
+    }
+    float inv = 1.0f / sum;
+    for (int64_t j = 0; j < a->L; j++)
+        pl[j] = j >= bd.jlo && j < bd.jhi ? pl[j] * inv : 0.0f;
+    for (int64_t i = 0; i < a->G; i++)
+        pg[i] *= inv;
+}
+
+/* Items: rows (b, h, t) of both probability blocks. */
+static void softmax_rows(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const softmax_ctx *c = ctx;
+    const ls_geom *a = c->a;
+    float *pl = c->aux, *pg = c->aux + a->B * a->H * a->N * a->L;
+    for (int64_t r = begin; r < end; r++) {
+        const float *mask = c->mask != NULL ? c->mask + r / (a->H * a->N) * a->N : NULL;
+        softmax_row(a, pl + r * a->L, pg + r * a->G, mask, r % a->N);
+    }
+}
+
+/* Scores of one (b, h) into its two probability blocks. */
+static void head_scores(const ls_geom *a, const float *q, const float *k, float *pl, float *pg)
+{
+    int D = (int)a->D, dk = (int)a->dk, L = (int)a->L, G = (int)a->G, w = (int)a->w;
+    /* P_g [N, G] = scale * Q [N, dk] @ K_g^T [dk, G] */
+    if (G > 0)
+        gemm_nt((int)a->N, G, dk, a->scale, q, D, k + a->N * a->D, D, 0.0f, pg, G);
+    /* P_l[s] [w, nv] = scale * Q_s [w, dk] @ K_band^T [dk, nv] */
+    for (int64_t s = 0; s < a->N / a->w; s++) {
+        ls_band bd = band_of(a, s);
+        gemm_nt(w, (int)(bd.jhi - bd.jlo), dk, a->scale, q + s * a->w * a->D, D, k + (bd.p0 + bd.jlo) * a->D, D,
+                0.0f, pl + s * a->w * a->L + bd.jlo, L);
+    }
+}
+
+/* O [N, dk] = P_g [N, G] @ V_g [G, dk] + P_l[s] [w, nv] @ V_band [nv, dk]. */
+static void head_output(const ls_geom *a, const float *pl, const float *pg, const float *v, float *out)
+{
+    int D = (int)a->D, dk = (int)a->dk, L = (int)a->L, G = (int)a->G, w = (int)a->w;
+    if (G > 0)
+        gemm_nn((int)a->N, dk, G, 1.0f, pg, G, v + a->N * a->D, D, 0.0f, out, D);
+    for (int64_t s = 0; s < a->N / a->w; s++) {
+        ls_band bd = band_of(a, s);
+        gemm_nn(w, dk, (int)(bd.jhi - bd.jlo), 1.0f, pl + s * a->w * a->L + bd.jlo, L,
+                v + (bd.p0 + bd.jlo) * a->D, D, G > 0 ? 1.0f : 0.0f, out + s * a->w * a->D, D);
+    }
+}
+
+/* q [B, N, D], k, v [B, N + G, D], key_mask [B, N] -> out [B, N, D];
+ * aux: P_l [B, H, N, L], then P_g [B, H, N, G] */
+void rf_cpu_ls_attention_forward(rf_exec *x, rf_node *n)
+{
+    ls_geom a = ls_geometry(x, n);
+    const float *q = rf_in(x, n, 0)->value, *k = rf_in(x, n, 1)->value, *v = rf_in(x, n, 2)->value;
+    const float *mask = n->n_in == 4 ? rf_in(x, n, 3)->value : NULL;
+    for (int64_t b = 0; b < a.B; b++)
+        for (int64_t h = 0; h < a.H; h++)
+            head_scores(&a, q + q_offset(&a, b, h), k + kv_offset(&a, b, h), local_probs(&a, n->aux, b, h),
+                        global_probs(&a, n->aux, b, h));
+    softmax_ctx c = {&a, n->aux, mask};
+    rf_pool_run(x->pool, a.B * a.H * a.N, row_grain(&a), softmax_rows, &c);
+    for (int64_t b = 0; b < a.B; b++)
+        for (int64_t h = 0; h < a.H; h++)
+            head_output(&a, local_probs(&a, n->aux, b, h), global_probs(&a, n->aux, b, h), v + kv_offset(&a, b, h),
+                        n->value + q_offset(&a, b, h));
+}
+
+/* ---- backward ---- */
+
+typedef struct {
+    const ls_geom *a;
+    const float *pl, *pg;   /* [N, L], [N, G] of one (b, h) */
+    float *dl, *dg;         /* dP in, dS out, same layout */
+} softmax_grad_ctx;
+
+/* dS = P * (dP - sum(dP * P)) over the valid columns of each joint row (the
+ * band columns outside [0, N) hold no dP and are never read). */
+static void softmax_grad_rows(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const softmax_grad_ctx *c = ctx;
+    const ls_geom *a = c->a;
+    for (int64_t t = begin; t < end; t++) {
+        ls_band bd = band_of(a, t / a->w);
+        const float *pl = c->pl + t * a->L, *pg = c->pg + t * a->G;
+        float *dl = c->dl + t * a->L, *dg = c->dg + t * a->G;
+        float dot = 0.0f;
+        for (int64_t j = bd.jlo; j < bd.jhi; j++)
+            dot += dl[j] * pl[j];
+        for (int64_t i = 0; i < a->G; i++)
+            dot += dg[i] * pg[i];
+        for (int64_t j = bd.jlo; j < bd.jhi; j++)
+            dl[j] = pl[j] * (dl[j] - dot);
+        for (int64_t i = 0; i < a->G; i++)
+            dg[i] = pg[i] * (dg[i] - dot);
+    }
+}
+
+/* Pointers of one (b, h): inputs, their grads (NULL when not wanted), the
+ * output grad, the probabilities and the dP/dS scratch. */
+typedef struct {
+    const float *q, *k, *v, *dout, *pl, *pg;
+    float *gq, *gk, *gv, *dl, *dg;
+} ls_head;
+
+/* dV_g [G, dk] += P_g^T dO,  dV_band [nv, dk] += P_l[s]^T dO_s */
+static void head_grad_v(const ls_geom *a, const ls_head *p)
+{
+    int D = (int)a->D, dk = (int)a->dk, L = (int)a->L, G = (int)a->G, w = (int)a->w;
+    if (G > 0)
+        gemm_tn(G, dk, (int)a->N, 1.0f, p->pg, G, p->dout, D, p->gv + a->N * a->D, D);
+    for (int64_t s = 0; s < a->N / a->w; s++) {
+        ls_band bd = band_of(a, s);
+        gemm_tn((int)(bd.jhi - bd.jlo), dk, w, 1.0f, p->pl + s * a->w * a->L + bd.jlo, L, p->dout + s * a->w * a->D,
+                D, p->gv + (bd.p0 + bd.jlo) * a->D, D);
+    }
+}
+
+/* dP_g [N, G] = dO V_g^T,  dP_l[s] [w, nv] = dO_s V_band^T, into scratch */
+static void head_grad_p(const ls_geom *a, const ls_head *p)
+{
+    int D = (int)a->D, dk = (int)a->dk, L = (int)a->L, G = (int)a->G, w = (int)a->w;
+    if (G > 0)
+        gemm_nt((int)a->N, G, dk, 1.0f, p->dout, D, p->v + a->N * a->D, D, 0.0f, p->dg, G);
+    for (int64_t s = 0; s < a->N / a->w; s++) {
+        ls_band bd = band_of(a, s);
+        gemm_nt(w, (int)(bd.jhi - bd.jlo), dk, 1.0f, p->dout + s * a->w * a->D, D, p->v + (bd.p0 + bd.jlo) * a->D, D,
+                0.0f, p->dl + s * a->w * a->L + bd.jlo, L);
+    }
+}
+
+/* dQ += scale * (dS_g K_g + dS_l[s] K_band),  dK_g += scale * dS_g^T Q,
+ * dK_band += scale * dS_l[s]^T Q_s */
+static void head_grad_qk(const ls_geom *a, const ls_head *p)
+{
+    int D = (int)a->D, dk = (int)a->dk, L = (int)a->L, G = (int)a->G, w = (int)a->w, N = (int)a->N;
+    if (G > 0 && p->gq != NULL)
+        gemm_nn(N, dk, G, a->scale, p->dg, G, p->k + a->N * a->D, D, 1.0f, p->gq, D);
+    if (G > 0 && p->gk != NULL)
+        gemm_tn(G, dk, N, a->scale, p->dg, G, p->q, D, p->gk + a->N * a->D, D);
+    for (int64_t s = 0; s < a->N / a->w; s++) {
+        ls_band bd = band_of(a, s);
+        int nv = (int)(bd.jhi - bd.jlo);
+        const float *ds = p->dl + s * a->w * a->L + bd.jlo;
+        size_t rows = (size_t)(s * a->w * a->D), band = (size_t)((bd.p0 + bd.jlo) * a->D);
+        if (p->gq != NULL)
+            gemm_nn(w, dk, nv, a->scale, ds, L, p->k + band, D, 1.0f, p->gq + rows, D);
+        if (p->gk != NULL)
+            gemm_tn(nv, dk, w, a->scale, ds, L, p->q + rows, D, p->gk + band, D);
+    }
+}
+
+static void head_backward(rf_exec *x, const ls_geom *a, const ls_head *p)
+{
+    if (p->gv != NULL)
+        head_grad_v(a, p);
+    if (p->gq == NULL && p->gk == NULL)
+        return;
+    head_grad_p(a, p);
+    softmax_grad_ctx c = {a, p->pl, p->pg, p->dl, p->dg};
+    rf_pool_run(x->pool, a->N, row_grain(a), softmax_grad_rows, &c);
+    head_grad_qk(a, p);
+}
+
+/* dout [B, N, D] -> dq [B, N, D], dk, dv [B, N + G, D] (+=); the mask gets none */
+void rf_cpu_ls_attention_backward(rf_exec *x, rf_node *n)
+{
+    ls_geom a = ls_geometry(x, n);
+    const float *q = rf_in(x, n, 0)->value, *k = rf_in(x, n, 1)->value, *v = rf_in(x, n, 2)->value;
+    float *gq = rf_in(x, n, 0)->grad, *gk = rf_in(x, n, 1)->grad, *gv = rf_in(x, n, 2)->grad;
+    for (int64_t b = 0; b < a.B; b++)
+        for (int64_t h = 0; h < a.H; h++) {
+            size_t oq = q_offset(&a, b, h), okv = kv_offset(&a, b, h);
+            ls_head p = {.q = q + oq,
+                         .k = k + okv,
+                         .v = v + okv,
+                         .dout = n->grad + oq,
+                         .pl = local_probs(&a, n->aux, b, h),
+                         .pg = global_probs(&a, n->aux, b, h),
+                         .gq = gq != NULL ? gq + oq : NULL,
+                         .gk = gk != NULL ? gk + okv : NULL,
+                         .gv = gv != NULL ? gv + okv : NULL,
+                         .dl = x->scratch,
+                         .dg = x->scratch + a.N * a.L};
+            head_backward(x, &a, &p);
+        }
+}

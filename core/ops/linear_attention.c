@@ -1,3 +1,105 @@
-/* PLACEHOLDER: replaced by the real linear_attention op */
+/* Kernelised linear attention: the constructor and op info.
+ * Kernels: core/cpu/linear_attention.c. */
+#include "linear_attention.h"
+
+#include <math.h>
+#include <string.h>
+
 #include "../op.h"
-const rf_op_info rf_info_linear_attention = {"linear_attention", 0, NULL, NULL};
+
+rf_linear_attention_layout rf_linear_attention_aux_layout(int64_t B, int64_t N, int64_t M, int64_t D,
+                                                          int64_t heads)
+{
+    int64_t dk = D / heads;
+    rf_linear_attention_layout l;
+    l.phi_q = 0;
+    l.phi_k = l.phi_q + B * N * D;
+    l.kv = l.phi_k + B * M * D;
+    l.ksum = l.kv + B * heads * dk * dk;
+    l.den = l.ksum + B * heads * dk;
+    l.inv_tau = l.den + B * heads * N;
+    l.total = l.inv_tau + B;
+    return l;
+}
+
+static rf_linear_attention_layout node_layout(const rf_graph *g, const rf_node *n)
+{
+    return rf_linear_attention_aux_layout(n->shape.dim[0], n->shape.dim[1], rf_node_shape(g, n->in[1]).dim[1],
+                                          n->shape.dim[2], n->ia[0]);
+}
+
+static size_t linear_attention_aux(const rf_graph *g, const rf_node *n)
+{
+    return (size_t)node_layout(g, n).total;
+}
+
+/* Backward: dU = dO / den [B, N, D], a product buffer [B, max(N, M), D],
+ * dden [B, heads, N], dKV [B, heads, dk, dk], dKsum [B, heads, dk]. All of
+ * it is O(N * D): nothing grows with N * M. */
+static size_t linear_attention_scratch(const rf_graph *g, const rf_node *n, int threads)
+{
+    (void)threads;
+    int64_t B = n->shape.dim[0], N = n->shape.dim[1], D = n->shape.dim[2], H = n->ia[0];
+    int64_t M = rf_node_shape(g, n->in[1]).dim[1], dk = D / H;
+    int64_t rows = N > M ? N : M;
+    return (size_t)(B * N * D + B * rows * D + B * H * N + B * H * dk * dk + B * H * dk);
+}
+
+/* Backward reads v and the mask (inputs) and O (its own output). */
+const rf_op_info rf_info_linear_attention = {"linear_attention", RF_BWD_READS_INPUTS | RF_BWD_READS_OUTPUT,
+                                             linear_attention_aux, linear_attention_scratch};
+
+bool rf_kernel_map_parse(const char *name, rf_kernel_map *out)
+{
+    static const char *const names[RF_KMAP_COUNT] = {"elu", "relu", "softplus"};
+    for (int i = 0; i < RF_KMAP_COUNT; i++)
+        if (strcmp(name, names[i]) == 0) {
+            *out = (rf_kernel_map)i;
+            return true;
+        }
+    return false;
+}
+
+rf_id rf_linear_attention(rf_graph *g, rf_id q, rf_id k, rf_id v, rf_id key_mask, int heads, rf_kernel_map map,
+                          float scale)
+{
+    rf_id in[4] = {q, k, v, key_mask};
+    int n_in = key_mask == RF_NONE ? 3 : 4;
+    if (!rf_graph_inputs_ok(g, in, n_in))
+        return RF_NONE;
+    rf_shape sq = rf_node_shape(g, q), sk = rf_node_shape(g, k), sv = rf_node_shape(g, v);
+    char a[64], b[64], c[64];
+    if (sq.ndim != 3 || sk.ndim != 3 || sv.ndim != 3)
+        return rf_graph_fail(g, "linear_attention: q %s, k %s and v %s must all be [B, len, D]",
+                             rf_shape_str(sq, a, sizeof a), rf_shape_str(sk, b, sizeof b),
+                             rf_shape_str(sv, c, sizeof c));
+    if (!rf_shape_equal(sk, sv) || sq.dim[0] != sk.dim[0] || sq.dim[2] != sk.dim[2])
+        return rf_graph_fail(g, "linear_attention: q %s, k %s, v %s do not fit q [B, N, D], k = v [B, M, D]",
+                             rf_shape_str(sq, a, sizeof a), rf_shape_str(sk, b, sizeof b),
+                             rf_shape_str(sv, c, sizeof c));
+    if (heads < 1 || sq.dim[2] % heads != 0)
+        return rf_graph_fail(g, "linear_attention: %d heads do not divide the model width of q %s", heads,
+                             rf_shape_str(sq, a, sizeof a));
+    if ((int)map < 0 || map >= RF_KMAP_COUNT)
+        return rf_graph_fail(g, "linear_attention: unknown feature map %d", (int)map);
+    if (!(scale > 0.0f) || !isfinite(scale))
+        return rf_graph_fail(g, "linear_attention: the scale of Q and K must be positive and finite, not %g",
+                             (double)scale);
+    if (key_mask != RF_NONE) {
+        rf_shape sm = rf_node_shape(g, key_mask);
+        if (sm.ndim != 2 || sm.dim[0] != sk.dim[0] || sm.dim[1] != sk.dim[1])
+            return rf_graph_fail(g, "linear_attention: key mask %s must be [B, M] = [%lld, %lld] for k %s",
+                                 rf_shape_str(sm, a, sizeof a), (long long)sk.dim[0], (long long)sk.dim[1],
+                                 rf_shape_str(sk, b, sizeof b));
+        if (rf_graph_cnode(g, key_mask)->needs_grad)
+            return rf_graph_fail(g, "linear_attention: the key mask must not need a gradient");
+    }
+    rf_id id = rf_graph_add_op(g, RF_OP_LINEAR_ATTENTION, in, n_in, sq);
+    if (id == RF_NONE)
+        return RF_NONE;
+    rf_node *n = rf_graph_node(g, id);
+    n->ia[0] = heads;
+    n->ia[1] = map;
+    n->fa[0] = scale;
+    return id;
+}

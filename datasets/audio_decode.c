@@ -1,0 +1,134 @@
+/* Audio files to mono float at one rate (see audio_decode.h). */
+#include "audio_decode.h"
+
+#include <math.h>
+#include <samplerate.h>
+#include <sndfile.h>
+#include <stdlib.h>
+
+#define MAX_CHANNELS 256
+#define CHUNK_FRAMES 4096
+/* Source read past the crop, in output samples, so the sinc filter's last
+ * kept outputs see real signal rather than the end of input. */
+#define RESAMPLE_TAIL 64
+
+/* Read up to `want` frames, averaging channels into mono[]; returns frames read. */
+static int64_t read_mono(SNDFILE *sf, int channels, int64_t want, float *mono, float *chunk)
+{
+    int64_t got = 0;
+    while (got < want) {
+        sf_count_t ask = want - got < CHUNK_FRAMES ? want - got : CHUNK_FRAMES;
+        sf_count_t r = sf_readf_float(sf, chunk, ask);
+        if (r <= 0)
+            break;
+        for (sf_count_t i = 0; i < r; i++) {
+            float sum = 0.0f;
+            for (int c = 0; c < channels; c++)
+                sum += chunk[i * channels + c];
+            mono[got + i] = sum / (float)channels;
+        }
+        got += r;
+    }
+    return got;
+}
+
+static bool all_finite(const float *x, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return false;
+    return true;
+}
+
+/* Checks the header libsndfile parsed; the rate ratio goes to *ratio. */
+static bool check_info(const char *path, const SF_INFO *info, int rate, double *ratio, rf_status *st)
+{
+    if (info->channels < 1 || info->channels > MAX_CHANNELS)
+        return rf_fail(st, "%s: %d channels (1..%d supported)", path, info->channels, MAX_CHANNELS);
+    if (info->samplerate < 1)
+        return rf_fail(st, "%s: sample rate %d Hz", path, info->samplerate);
+    if (info->frames < 1)
+        return rf_fail(st, "%s: no audio frames", path);
+    if (!sf_format_check(info))
+        return rf_fail(st, "%s: unsupported sample format 0x%x", path, (unsigned)info->format);
+    *ratio = (double)rate / info->samplerate;
+    if (!src_is_valid_ratio(*ratio))
+        return rf_fail(st, "%s: %d Hz cannot be resampled to %d Hz (libsamplerate converts up to 256x either way)",
+                       path, info->samplerate, rate);
+    return true;
+}
+
+static bool resample(const char *path, const float *in, int64_t n_in, double ratio, float **out, int64_t *n_out,
+                     rf_status *st)
+{
+    int64_t cap = (int64_t)ceil((double)n_in * ratio) + 16;
+    *out = malloc((size_t)cap * sizeof **out);
+    if (*out == NULL)
+        return rf_fail(st, "%s: out of memory resampling %lld samples", path, (long long)n_in);
+    SRC_DATA d = {
+        .data_in = in,
+        .data_out = *out,
+        .input_frames = (long)n_in,
+        .output_frames = (long)cap,
+        .end_of_input = 1,
+        .src_ratio = ratio,
+    };
+    int err = src_simple(&d, SRC_SINC_FASTEST, 1);
+    if (err != 0)
+        return rf_fail(st, "%s: resampling failed: %s", path, src_strerror(err));
+    if (d.output_frames_gen < 1)
+        return rf_fail(st, "%s: %lld samples are too short to resample", path, (long long)n_in);
+    *n_out = d.output_frames_gen;
+    return true;
+}
+
+bool rf_audio_read(const char *path, int rate, int64_t max_samples, float **wave, int64_t *n, int64_t *duration,
+                   rf_status *st)
+{
+    *wave = NULL;
+    SF_INFO info = {0};
+    SNDFILE *sf = sf_open(path, SFM_READ, &info);
+    if (sf == NULL)
+        return rf_fail(st, "%s: %s", path, sf_strerror(NULL));
+    float *mono = NULL, *chunk = NULL, *out = NULL;
+    double ratio = 1.0;
+    bool ok = check_info(path, &info, rate, &ratio, st);
+    int64_t want = 0, got = 0;
+    if (ok) {
+        *duration = llround((double)info.frames * ratio);
+        double need = ceil((double)(max_samples + RESAMPLE_TAIL) / ratio) + 1;
+        want = need < (double)info.frames ? (int64_t)need : info.frames;
+        mono = malloc((size_t)want * sizeof *mono);
+        chunk = malloc((size_t)CHUNK_FRAMES * info.channels * sizeof *chunk);
+        ok = mono != NULL && chunk != NULL;
+        if (!ok)
+            rf_fail(st, "%s: out of memory for %lld frames", path, (long long)want);
+    }
+    if (ok) {
+        got = read_mono(sf, info.channels, want, mono, chunk);
+        if (sf_error(sf) != SF_ERR_NO_ERROR)
+            ok = rf_fail(st, "%s: %s", path, sf_strerror(sf));
+        else if (got < want)
+            ok = rf_fail(st, "%s: truncated (decoded %lld of %lld frames)", path, (long long)got,
+                         (long long)want);
+        else if (!all_finite(mono, got))
+            ok = rf_fail(st, "%s: non-finite samples", path);
+    }
+    if (ok && info.samplerate == rate) {
+        out = mono;
+        mono = NULL;
+        *n = got;
+    } else if (ok) {
+        ok = resample(path, mono, got, ratio, &out, n, st);
+    }
+    sf_close(sf);
+    free(mono);
+    free(chunk);
+    if (!ok) {
+        free(out);
+        return false;
+    }
+    *n = *n < max_samples ? *n : max_samples;
+    *wave = out;
+    return true;
+}

@@ -1,0 +1,143 @@
+/* Image tables: storage, tokens and description (see image_table.h). */
+#include "image_table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void image_table_destroy(rf_dataset *ds)
+{
+    rf_image_table *t = ds->impl;
+    if (t->names != NULL)
+        for (int64_t i = 0; i < t->count; i++)
+            free(t->names[i]);
+    if (t->owned_class_names != NULL)
+        for (int c = 0; c < t->ds.classes; c++)
+            free(t->owned_class_names[c]);
+    free(t->names);
+    free(t->owned_class_names);
+    free(t->pixels);
+    free(t->labels);
+    free(t->order);
+    free(t);
+}
+
+static const rf_image_table *as_table(const rf_dataset *ds)
+{
+    return ds != NULL && ds->destroy == image_table_destroy ? ds->impl : NULL;
+}
+
+/* The storage index of a sample, or -1 if there is none. */
+static int64_t locate(const rf_image_table *t, rf_split split, int64_t index)
+{
+    if ((unsigned)split >= RF_SPLIT_COUNT || index < 0 || index >= t->ds.size[split])
+        return -1;
+    return t->order[t->first[split] + index];
+}
+
+static bool image_get(const rf_dataset *ds, rf_split split, int64_t index, float *x, int *len, int *label,
+                      rf_status *st)
+{
+    const rf_image_table *t = ds->impl;
+    int64_t i = locate(t, split, index);
+    if (i < 0)
+        return rf_fail(st, "%s has no %s sample %lld", ds->name, rf_split_name(split), (long long)index);
+    const int p = t->patch, c = t->channels, row = t->width * c, run = p * c;
+    const uint8_t *img = t->pixels + (size_t)i * (size_t)t->height * (size_t)row;
+    if (p == 1) {   /* pixel tokens: the raster as stored */
+        for (size_t k = 0; k < (size_t)t->height * (size_t)row; k++)
+            x[k] = t->value[img[k]];
+    } else {
+        for (int gy = 0; gy < ds->grid_h; gy++)
+            for (int gx = 0; gx < ds->grid_w; gx++)
+                for (int dy = 0; dy < p; dy++) {
+                    const uint8_t *src = img + (size_t)(gy * p + dy) * (size_t)row + (size_t)(gx * run);
+                    for (int k = 0; k < run; k++)
+                        *x++ = t->value[src[k]];
+                }
+    }
+    *len = ds->seq_len;
+    *label = t->labels[i];
+    return true;
+}
+
+/* "train #12: Sneaker", with the file when there is one: "train #3: cat (cat/01.png)". */
+static bool image_describe(const rf_dataset *ds, rf_split split, int64_t index, char *buf, size_t size)
+{
+    const rf_image_table *t = ds->impl;
+    int64_t i = locate(t, split, index);
+    if (i < 0 || size == 0)
+        return false;
+    int n = snprintf(buf, size, "%s #%lld: %s", rf_split_name(split), (long long)index,
+                     ds->class_names[t->labels[i]]);
+    if (t->names != NULL && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, " (%s)", t->names[i]);
+    return true;
+}
+
+rf_image_table *rf_image_table_new(const char *name, int height, int width, int channels, int patch, float mean,
+                                   float std, rf_status *st)
+{
+    int p = patch > 0 ? patch : 1;
+    if (height % p != 0 || width % p != 0 || p > height || p > width) {
+        char sides[160] = "";
+        for (int d = 1, n = 0; d <= height && d <= width; d++)
+            if (height % d == 0 && width % d == 0)
+                n += snprintf(sides + n, sizeof sides - (size_t)n, ", %d", d);
+        rf_fail(st, "%s: data.patch = %d does not divide the %dx%d images (allowed: 0 for pixels%s)", name, patch,
+                height, width, sides);
+        return NULL;
+    }
+    rf_image_table *t = calloc(1, sizeof *t);
+    if (t == NULL) {
+        rf_fail(st, "%s: out of memory", name);
+        return NULL;
+    }
+    t->height = height;
+    t->width = width;
+    t->channels = channels;
+    t->patch = p;
+    for (int v = 0; v < 256; v++)
+        t->value[v] = ((float)v / 255.0f - mean) / std;
+    t->ds.name = name;
+    t->ds.get = image_get;
+    t->ds.describe = image_describe;
+    t->ds.destroy = image_table_destroy;
+    t->ds.impl = t;
+    return t;
+}
+
+void rf_image_table_finish(rf_image_table *t, const int64_t size[RF_SPLIT_COUNT])
+{
+    int64_t at = 0;
+    for (int s = 0; s < RF_SPLIT_COUNT; s++) {
+        t->first[s] = at;
+        t->ds.size[s] = size[s];
+        at += size[s];
+    }
+    t->ds.grid_h = t->height / t->patch;
+    t->ds.grid_w = t->width / t->patch;
+    t->ds.seq_len = t->ds.grid_h * t->ds.grid_w;
+    t->ds.feat_dim = t->patch * t->patch * t->channels;
+    t->ds.vocab = 0;
+    if (t->owned_class_names != NULL)
+        t->ds.class_names = (const char *const *)t->owned_class_names;
+}
+
+const uint8_t *rf_image_pixels(const rf_dataset *ds, rf_split split, int64_t index, int *height, int *width,
+                               int *channels)
+{
+    const rf_image_table *t = as_table(ds);
+    int64_t i = t != NULL ? locate(t, split, index) : -1;
+    if (i < 0)
+        return NULL;
+    *height = t->height;
+    *width = t->width;
+    *channels = t->channels;
+    return t->pixels + (size_t)i * (size_t)t->height * (size_t)t->width * (size_t)t->channels;
+}
+
+int64_t rf_image_skipped(const rf_dataset *ds)
+{
+    const rf_image_table *t = as_table(ds);
+    return t != NULL ? t->skipped : 0;
+}
