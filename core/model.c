@@ -69,11 +69,16 @@ static void fill_constants(rf_model *m)
     int d = m->cfg.model.dim;
     if (m->pos_table != RF_NONE) {
         /* Vaswani et al.: sin on even, cos on odd channels */
+        /* Vaswani et al.: sin on even, cos on odd channels; on a grid the
+         * first half of the channels encodes the row, the second the column */
         float *p = rf_value(g, m->pos_table);
+        int parts = m->grid_w > 0 ? 2 : 1, width = d / parts;
         for (int t = 0; t < m->seq_len; t++)
             for (int i = 0; i < d; i++) {
-                double freq = pow(10000.0, -(double)(i / 2 * 2) / d);
-                p[(size_t)t * d + i] = (float)(i % 2 == 0 ? sin(t * freq) : cos(t * freq));
+                int part = i / width < parts ? i / width : parts - 1, j = i - part * width;
+                int pos = parts == 1 ? t : part == 0 ? t / m->grid_w : t % m->grid_w;
+                double freq = pow(10000.0, -(double)(j / 2 * 2) / width);
+                p[(size_t)t * d + i] = (float)(j % 2 == 0 ? sin(pos * freq) : cos(pos * freq));
             }
     }
     if (m->cls_zeros != RF_NONE) {
@@ -86,6 +91,16 @@ static void fill_constants(rf_model *m)
 rf_model *rf_model_new(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
                        rf_params *params, bool allocate, rf_status *st)
 {
+    return rf_model_new_grid(cfg, batch, seq_len, feat_dim, vocab, classes, 0, 0, params, allocate, st);
+}
+
+rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
+                            int grid_h, int grid_w, rf_params *params, bool allocate, rf_status *st)
+{
+    if (grid_h * grid_w != 0 && grid_h * grid_w != seq_len) {
+        rf_fail(st, "a %d x %d grid does not hold %d positions", grid_h, grid_w, seq_len);
+        return NULL;
+    }
     const rf_encoder_info *enc = rf_encoder_find(cfg->model.encoder);
     if (enc == NULL) {
         rf_fail(st, "model.encoder = '%s' is not available", cfg->model.encoder);
@@ -99,6 +114,8 @@ rf_model *rf_model_new(const rf_config *cfg, int batch, int seq_len, int feat_di
     m->batch = batch;
     m->seq_len = seq_len;
     m->feat_dim = feat_dim;
+    m->grid_h = grid_h;
+    m->grid_w = grid_w;
     m->pos_table = m->cls_zeros = m->cls_mask = RF_NONE;
     rf_graph *g = m->graph = rf_graph_new(params);
 
@@ -115,7 +132,7 @@ rf_model *rf_model_new(const rf_config *cfg, int batch, int seq_len, int feat_di
         tokens++;
     }
 
-    rf_encoder_ctx e = {g, &m->cfg, mask, batch, tokens, 0, 0};
+    rf_encoder_ctx e = {g, &m->cfg, mask, batch, tokens, grid_h, grid_w};
     if (enc->mixer != NULL)
         h = rf_prenorm_stack(&e, enc->mixer, h);
     else

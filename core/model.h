@@ -14,6 +14,7 @@ typedef struct rf_model {
     rf_graph *graph;
     rf_params *params;           /* borrowed */
     int batch, seq_len, feat_dim;
+    int grid_h, grid_w;          /* positions as a 2-D raster, or 0, 0 */
     rf_id x;                     /* [B, N] ids or [B, N, F] features */
     rf_id mask;                  /* [B, N] */
     rf_id labels;                /* [B] */
@@ -30,6 +31,11 @@ typedef struct rf_model {
  * is prepared and its constants are filled. */
 rf_model *rf_model_new(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
                        rf_params *params, bool allocate, rf_status *st);
+/* The same for positions that form a grid_h x grid_w raster (images,
+ * spectrograms): 2-D sinusoidal positions, and the grid handed to encoders
+ * that merge tokens in 2-D (MAELRE). */
+rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
+                            int grid_h, int grid_w, rf_params *params, bool allocate, rf_status *st);
 void rf_model_free(rf_model *m);
 
 /* Number of trainable floats. */

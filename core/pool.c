@@ -72,12 +72,18 @@ void rf_blas_set_threads(int threads)
     openblas_set_num_threads(threads > 0 ? threads : rf_cpu_count());
 }
 
+void rf_blas_single_thread(void)
+{
+    openblas_set_num_threads(1);
+}
+
 rf_pool *rf_pool_new(int threads)
 {
     rf_pool *pool = calloc(1, sizeof *pool);
     if (pool == NULL)
         return NULL;
     pool->threads = threads > 0 ? threads : rf_cpu_count();
+    rf_blas_single_thread();
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->work_ready, NULL);
     pthread_cond_init(&pool->work_done, NULL);

@@ -3,8 +3,8 @@
  * rf_pool_run splits [0, n) into one contiguous chunk per thread (the same
  * chunks for the same n and thread count, so results are deterministic) and
  * returns when all chunks are done. The calling thread does chunk 0.
- * OpenBLAS runs its own threads: kernels call cblas_* from the calling
- * thread only, never from inside a pool task (oversubscription).
+ * OpenBLAS runs single-threaded inside the engine; big products are split
+ * across this pool by rf_sgemm (blas.h).
  */
 #ifndef RF_POOL_H
 #define RF_POOL_H
@@ -27,7 +27,9 @@ void rf_pool_run(rf_pool *pool, int64_t n, int64_t grain, rf_pool_fn fn, void *c
 /* Number of online cores. */
 int rf_cpu_count(void);
 
-/* Set OpenBLAS's thread count (the engine uses the same count as the pool). */
+/* Set OpenBLAS's own thread count (for code outside the engine's kernels). */
 void rf_blas_set_threads(int threads);
+/* OpenBLAS single-threaded: the engine threads products itself (blas.h). */
+void rf_blas_single_thread(void);
 
 #endif

@@ -65,11 +65,10 @@ rf_trainer *rf_trainer_new(const rf_config *cfg, const rf_dataset *ds, rf_status
     t->cfg = *cfg;
     t->ds = ds;
     int threads = thread_count(cfg);
-    rf_blas_set_threads(threads);
     t->pool = rf_pool_new(threads);
     t->params = rf_params_new(cfg->train.seed);
-    t->model = rf_model_new(cfg, cfg->data.batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes, t->params,
-                            true, st);
+    t->model = rf_model_new_grid(cfg, cfg->data.batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes,
+                                 ds->grid_h, ds->grid_w, t->params, true, st);
     if (t->model == NULL) {
         rf_trainer_free(t);
         return NULL;

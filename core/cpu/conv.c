@@ -7,7 +7,7 @@
  *     dw += dout[b] @ col^T,   dcol = w^T @ dout[b],   dx[b] += col2im(dcol).
  * conv1d runs as conv2d with H = KH = 1, stride_h = 1, pad_h = 0.
  */
-#include <cblas.h>
+#include "../blas.h"
 #include <string.h>
 
 #include "../op.h"
@@ -171,7 +171,7 @@ static void conv_forward(rf_exec *x, rf_node *n)
             im2col(x, &g, xb, x->scratch);
             col = x->scratch;
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g.Cout, (int)P, (int)K, 1.0f, w,
+        rf_sgemm(x->pool, CblasNoTrans, CblasNoTrans, (int)g.Cout, (int)P, (int)K, 1.0f, w,
                     (int)K, col, (int)P, beta, n->value + b * g.Cout * P, (int)P);
     }
 }
@@ -217,7 +217,7 @@ static void conv_backward(rf_exec *x, rf_node *n)
                 im2col(x, &g, xb, x->scratch);
                 col = x->scratch;
             }
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g.Cout, (int)K, (int)P, 1.0f, dout,
+            rf_sgemm(x->pool, CblasNoTrans, CblasTrans, (int)g.Cout, (int)K, (int)P, 1.0f, dout,
                         (int)P, col, (int)P, 1.0f, wn->grad, (int)K);
         }
         if (in->grad != NULL) {
@@ -225,7 +225,7 @@ static void conv_backward(rf_exec *x, rf_node *n)
              * conv adds it straight into dx[b] */
             float *dxb = in->grad + b * g.Cin * g.H * g.W;
             bool direct = pointwise(&g);
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)K, (int)P, (int)g.Cout, 1.0f, wn->value,
+            rf_sgemm(x->pool, CblasTrans, CblasNoTrans, (int)K, (int)P, (int)g.Cout, 1.0f, wn->value,
                         (int)K, dout, (int)P, direct ? 1.0f : 0.0f, direct ? dxb : x->scratch, (int)P);
             if (!direct)
                 col2im(x, &g, x->scratch, dxb);

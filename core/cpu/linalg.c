@@ -1,16 +1,16 @@
-/* CPU kernels for matmul and linear. Every product is one cblas_sgemm call
- * from the calling thread; OpenBLAS threads it internally. */
-#include <cblas.h>
+/* CPU kernels for matmul and linear. Every product is one rf_sgemm call
+ * from the calling thread, split across the pool (blas.h). */
+#include "../blas.h"
 #include <string.h>
 
 #include "../op.h"
 
 /* C [M, N] = op(X) [M, K] · op(Y) [K, N] + beta · C, row-major, contiguous.
  * op(X) = X^T when tx (X stored [K, M]); op(Y) = Y^T when ty (Y stored [N, K]). */
-static void gemm(bool tx, bool ty, int64_t m, int64_t n, int64_t k, const float *X, const float *Y,
+static void gemm(rf_pool *pool, bool tx, bool ty, int64_t m, int64_t n, int64_t k, const float *X, const float *Y,
                  float beta, float *C)
 {
-    cblas_sgemm(CblasRowMajor, tx ? CblasTrans : CblasNoTrans, ty ? CblasTrans : CblasNoTrans, (int)m,
+    rf_sgemm(pool, tx ? CblasTrans : CblasNoTrans, ty ? CblasTrans : CblasNoTrans, (int)m,
                 (int)n, (int)k, 1.0f, X, (int)(tx ? m : k), Y, (int)(ty ? k : n), beta, C, (int)n);
 }
 
@@ -49,7 +49,7 @@ void rf_cpu_matmul_forward(rf_exec *x, rf_node *n)
     mm_plan p = mm_plan_of(x, n);
     const float *A = rf_in(x, n, 0)->value, *B = rf_in(x, n, 1)->value;
     for (int64_t i = 0; i < p.groups; i++)
-        gemm(p.ta, p.tb, p.rows, p.n, p.k, A + i * p.rows * p.k, B + i * p.b_step, 0.0f,
+        gemm(x->pool, p.ta, p.tb, p.rows, p.n, p.k, A + i * p.rows * p.k, B + i * p.b_step, 0.0f,
              n->value + i * p.rows * p.n);
 }
 
@@ -65,18 +65,18 @@ void rf_cpu_matmul_backward(rf_exec *x, rf_node *n)
         const float *Bi = B + i * p.b_step, *Gi = G + i * g_step;
         float *dA = an->grad + i * a_step;
         if (p.ta)
-            gemm(p.tb, true, p.k, p.rows, p.n, Bi, Gi, 1.0f, dA);
+            gemm(x->pool, p.tb, true, p.k, p.rows, p.n, Bi, Gi, 1.0f, dA);
         else
-            gemm(false, !p.tb, p.rows, p.k, p.n, Gi, Bi, 1.0f, dA);
+            gemm(x->pool, false, !p.tb, p.rows, p.k, p.n, Gi, Bi, 1.0f, dA);
     }
     /* a shared b sums its gradient over the groups in group order */
     for (int64_t i = 0; i < p.groups && bn->grad != NULL; i++) {
         const float *Ai = A + i * a_step, *Gi = G + i * g_step;
         float *dB = bn->grad + i * p.b_step;
         if (p.tb)
-            gemm(true, p.ta, p.n, p.k, p.rows, Gi, Ai, 1.0f, dB);
+            gemm(x->pool, true, p.ta, p.n, p.k, p.rows, Gi, Ai, 1.0f, dB);
         else
-            gemm(!p.ta, false, p.k, p.n, p.rows, Ai, Gi, 1.0f, dB);
+            gemm(x->pool, !p.ta, false, p.k, p.n, p.rows, Ai, Gi, 1.0f, dB);
     }
 }
 
@@ -109,7 +109,7 @@ void rf_cpu_linear_forward(rf_exec *x, rf_node *n)
         rf_pool_run(x->pool, rows, 65536 / cols + 1, bias_fill_task, &c);
         beta = 1.0f;
     }
-    gemm(false, false, rows, cols, k, xn->value, wn->value, beta, n->value);
+    gemm(x->pool, false, false, rows, cols, k, xn->value, wn->value, beta, n->value);
 }
 
 #define COL_BLOCK 64
@@ -146,9 +146,9 @@ void rf_cpu_linear_backward(rf_exec *x, rf_node *n)
     int64_t k = wn->shape.dim[0], cols = wn->shape.dim[1];
     int64_t rows = rf_shape_numel(xn->shape) / k;
     if (xn->grad != NULL)
-        gemm(false, true, rows, k, cols, n->grad, wn->value, 1.0f, xn->grad);
+        gemm(x->pool, false, true, rows, k, cols, n->grad, wn->value, 1.0f, xn->grad);
     if (wn->grad != NULL)
-        gemm(true, false, k, cols, rows, xn->value, n->grad, 1.0f, wn->grad);
+        gemm(x->pool, true, false, k, cols, rows, xn->value, n->grad, 1.0f, wn->grad);
     if (n->n_in == 3 && rf_in(x, n, 2)->grad != NULL) {
         colsum_ctx c = {rf_in(x, n, 2)->grad, n->grad, rows, cols};
         int64_t blocks = (cols + COL_BLOCK - 1) / COL_BLOCK;

@@ -18,7 +18,7 @@
  * Every product is BLAS from the calling thread; the row-wise work goes to
  * the pool, each task owning its rows (deterministic for any thread count).
  */
-#include <cblas.h>
+#include "../blas.h"
 #include <math.h>
 #include <string.h>
 
@@ -214,7 +214,7 @@ void rf_cpu_linear_attention_forward(rf_exec *x, rf_node *n)
     /* KV [dk, dk] = t * Fk_h^T [dk, M] @ V_h [M, dk] */
     for (int64_t b = 0; b < a.B; b++)
         for (int64_t h = 0; h < a.H; h++)
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, dk, dk, M, aux[a.l.inv_tau + b],
+            rf_sgemm(x->pool, CblasTrans, CblasNoTrans, dk, dk, M, aux[a.l.inv_tau + b],
                         aux + a.l.phi_k + head_offset(&a, b, a.M, h), D, v + head_offset(&a, b, a.M, h), D, 0.0f,
                         aux + a.l.kv + (b * a.H + h) * a.dk * a.dk, dk);
     aux_ctx kc = {&a, aux};
@@ -222,7 +222,7 @@ void rf_cpu_linear_attention_forward(rf_exec *x, rf_node *n)
     /* U [N, dk] = Fq_h [N, dk] @ KV [dk, dk], into its block of out */
     for (int64_t b = 0; b < a.B; b++)
         for (int64_t h = 0; h < a.H; h++)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, dk, dk, 1.0f,
+            rf_sgemm(x->pool, CblasNoTrans, CblasNoTrans, N, dk, dk, 1.0f,
                         aux + a.l.phi_q + head_offset(&a, b, a.N, h), D, aux + a.l.kv + (b * a.H + h) * a.dk * a.dk,
                         dk, 0.0f, n->value + head_offset(&a, b, a.N, h), D);
     normalise_ctx nc = {&a, aux, n->value};
@@ -321,15 +321,15 @@ static void key_grad_rows(void *ctx, int64_t begin, int64_t end, int thread)
 }
 
 /* dKV = Fq_h^T dU and (if wanted) dKsum = Fq_h^T dden for every (b, h) */
-static void kv_grads(const la_geom *a, const float *aux, const la_scratch *s, bool want_dksum)
+static void kv_grads(rf_pool *pool, const la_geom *a, const float *aux, const la_scratch *s, bool want_dksum)
 {
     int D = (int)a->D, N = (int)a->N, dk = (int)a->dk;
     for (int64_t b = 0; b < a->B; b++)
         for (int64_t h = 0; h < a->H; h++) {
             int64_t bh = b * a->H + h;
             const float *fq = aux + a->l.phi_q + head_offset(a, b, a->N, h);
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, dk, dk, N, 1.0f, fq, D,
-                        s->du + head_offset(a, b, a->N, h), D, 0.0f, s->dkv + bh * a->dk * a->dk, dk);
+            rf_sgemm(pool, CblasTrans, CblasNoTrans, dk, dk, N, 1.0f, fq, D,
+                     s->du + head_offset(a, b, a->N, h), D, 0.0f, s->dkv + bh * a->dk * a->dk, dk);
             if (want_dksum)
                 cblas_sgemv(CblasRowMajor, CblasTrans, N, dk, 1.0f, fq, D, s->dden + bh * a->N, 1, 0.0f,
                             s->dksum + bh * a->dk, 1);
@@ -347,12 +347,12 @@ void rf_cpu_linear_attention_backward(rf_exec *x, rf_node *n)
     back_ctx c = {&a, aux, n->value, n->grad, mask, scratch_layout(&a, x->scratch), NULL};
     rf_pool_run(x->pool, a.B * a.N, row_grain(a.D), output_grad_rows, &c);
     if (gk != NULL || gv != NULL)
-        kv_grads(&a, aux, &c.s, gk != NULL);
+        kv_grads(x->pool, &a, aux, &c.s, gk != NULL);
     if (gq != NULL) {
         /* prod_h [N, dk] = dU_h [N, dk] @ KV^T [dk, dk] */
         for (int64_t b = 0; b < a.B; b++)
             for (int64_t h = 0; h < a.H; h++)
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, dk, dk, 1.0f,
+                rf_sgemm(x->pool, CblasNoTrans, CblasTrans, N, dk, dk, 1.0f,
                             c.s.du + head_offset(&a, b, a.N, h), D, aux + a.l.kv + (b * a.H + h) * a.dk * a.dk, dk,
                             0.0f, c.s.prod + head_offset(&a, b, a.N, h), D);
         c.grad = gq;
@@ -362,14 +362,14 @@ void rf_cpu_linear_attention_backward(rf_exec *x, rf_node *n)
     if (gv != NULL)
         for (int64_t b = 0; b < a.B; b++)
             for (int64_t h = 0; h < a.H; h++)
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, dk, dk, aux[a.l.inv_tau + b],
+                rf_sgemm(x->pool, CblasNoTrans, CblasNoTrans, M, dk, dk, aux[a.l.inv_tau + b],
                             aux + a.l.phi_k + head_offset(&a, b, a.M, h), D,
                             c.s.dkv + (b * a.H + h) * a.dk * a.dk, dk, 1.0f, gv + head_offset(&a, b, a.M, h), D);
     if (gk != NULL) {
         /* prod_h [M, dk] = t V_h [M, dk] @ dKV^T [dk, dk] */
         for (int64_t b = 0; b < a.B; b++)
             for (int64_t h = 0; h < a.H; h++)
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, dk, dk, aux[a.l.inv_tau + b],
+                rf_sgemm(x->pool, CblasNoTrans, CblasTrans, M, dk, dk, aux[a.l.inv_tau + b],
                             v + head_offset(&a, b, a.M, h), D, c.s.dkv + (b * a.H + h) * a.dk * a.dk, dk, 0.0f,
                             c.s.prod + head_offset(&a, b, a.M, h), D);
         c.grad = gk;

@@ -27,7 +27,6 @@
 #include "../op.h"
 #include "../ops/ls_attention.h"
 
-#define TASK_FLOATS 16384   /* about this many floats per pool task */
 
 typedef struct {
     int64_t B, N, G, D, H, dk, w, e, L;
@@ -76,12 +75,6 @@ static float *global_probs(const ls_geom *a, float *aux, int64_t b, int64_t h)
     return aux + a->B * a->H * a->N * a->L + (b * a->H + h) * a->N * a->G;
 }
 
-static int64_t row_grain(const ls_geom *a)
-{
-    int64_t row = a->L + a->G;
-    return row >= TASK_FLOATS ? 1 : TASK_FLOATS / row;
-}
-
 /* C [m, n] (ldc) = alpha * A B^T + beta * C, A [m, k], B [n, k]: scores. */
 static void gemm_nt(int m, int n, int k, float alpha, const float *A, int lda, const float *B, int ldb,
                     float beta, float *C, int ldc)
@@ -104,12 +97,6 @@ static void gemm_tn(int m, int n, int k, float alpha, const float *A, int lda, c
 }
 
 /* ---- forward ---- */
-
-typedef struct {
-    const ls_geom *a;
-    float *aux;             /* scores in, probabilities out */
-    const float *mask;      /* [B, N] or NULL */
-} softmax_ctx;
 
 /* One query row t: a padded query, or a row without any valid key, gets all
  * zeros; otherwise one softmax over the valid band columns and the globals. */
@@ -147,19 +134,6 @@ static void softmax_row(const ls_geom *a, float *pl, float *pg, const float *mas
         pg[i] *= inv;
 }
 
-/* Items: rows (b, h, t) of both probability blocks. */
-static void softmax_rows(void *ctx, int64_t begin, int64_t end, int thread)
-{
-    (void)thread;
-    const softmax_ctx *c = ctx;
-    const ls_geom *a = c->a;
-    float *pl = c->aux, *pg = c->aux + a->B * a->H * a->N * a->L;
-    for (int64_t r = begin; r < end; r++) {
-        const float *mask = c->mask != NULL ? c->mask + r / (a->H * a->N) * a->N : NULL;
-        softmax_row(a, pl + r * a->L, pg + r * a->G, mask, r % a->N);
-    }
-}
-
 /* Scores of one (b, h) into its two probability blocks. */
 static void head_scores(const ls_geom *a, const float *q, const float *k, float *pl, float *pg)
 {
@@ -188,44 +162,51 @@ static void head_output(const ls_geom *a, const float *pl, const float *pg, cons
     }
 }
 
+typedef struct {
+    const ls_geom *a;
+    const float *q, *k, *v, *mask;
+    float *aux, *out;
+} forward_ctx;
+
+/* Items: (b, h) pairs; each is scores, softmax and output of one head, with
+ * single-threaded products (the pool supplies the parallelism). */
+static void forward_heads(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const forward_ctx *c = ctx;
+    const ls_geom *a = c->a;
+    for (int64_t bh = begin; bh < end; bh++) {
+        int64_t b = bh / a->H, h = bh % a->H;
+        float *pl = local_probs(a, c->aux, b, h), *pg = global_probs(a, c->aux, b, h);
+        const float *mask = c->mask != NULL ? c->mask + b * a->N : NULL;
+        head_scores(a, c->q + q_offset(a, b, h), c->k + kv_offset(a, b, h), pl, pg);
+        for (int64_t t = 0; t < a->N; t++)
+            softmax_row(a, pl + t * a->L, pg + t * a->G, mask, t);
+        head_output(a, pl, pg, c->v + kv_offset(a, b, h), c->out + q_offset(a, b, h));
+    }
+}
+
 /* q [B, N, D], k, v [B, N + G, D], key_mask [B, N] -> out [B, N, D];
  * aux: P_l [B, H, N, L], then P_g [B, H, N, G] */
 void rf_cpu_ls_attention_forward(rf_exec *x, rf_node *n)
 {
     ls_geom a = ls_geometry(x, n);
-    const float *q = rf_in(x, n, 0)->value, *k = rf_in(x, n, 1)->value, *v = rf_in(x, n, 2)->value;
-    const float *mask = n->n_in == 4 ? rf_in(x, n, 3)->value : NULL;
-    for (int64_t b = 0; b < a.B; b++)
-        for (int64_t h = 0; h < a.H; h++)
-            head_scores(&a, q + q_offset(&a, b, h), k + kv_offset(&a, b, h), local_probs(&a, n->aux, b, h),
-                        global_probs(&a, n->aux, b, h));
-    softmax_ctx c = {&a, n->aux, mask};
-    rf_pool_run(x->pool, a.B * a.H * a.N, row_grain(&a), softmax_rows, &c);
-    for (int64_t b = 0; b < a.B; b++)
-        for (int64_t h = 0; h < a.H; h++)
-            head_output(&a, local_probs(&a, n->aux, b, h), global_probs(&a, n->aux, b, h), v + kv_offset(&a, b, h),
-                        n->value + q_offset(&a, b, h));
+    forward_ctx c = {&a, rf_in(x, n, 0)->value, rf_in(x, n, 1)->value, rf_in(x, n, 2)->value,
+                     n->n_in == 4 ? rf_in(x, n, 3)->value : NULL, n->aux, n->value};
+    rf_pool_run(x->pool, a.B * a.H, 1, forward_heads, &c);
 }
 
 /* ---- backward ---- */
 
-typedef struct {
-    const ls_geom *a;
-    const float *pl, *pg;   /* [N, L], [N, G] of one (b, h) */
-    float *dl, *dg;         /* dP in, dS out, same layout */
-} softmax_grad_ctx;
-
 /* dS = P * (dP - sum(dP * P)) over the valid columns of each joint row (the
  * band columns outside [0, N) hold no dP and are never read). */
-static void softmax_grad_rows(void *ctx, int64_t begin, int64_t end, int thread)
+static void softmax_grad_rows(const ls_geom *a, const float *pl_all, const float *pg_all, float *dl_all,
+                              float *dg_all)
 {
-    (void)thread;
-    const softmax_grad_ctx *c = ctx;
-    const ls_geom *a = c->a;
-    for (int64_t t = begin; t < end; t++) {
+    for (int64_t t = 0; t < a->N; t++) {
         ls_band bd = band_of(a, t / a->w);
-        const float *pl = c->pl + t * a->L, *pg = c->pg + t * a->G;
-        float *dl = c->dl + t * a->L, *dg = c->dg + t * a->G;
+        const float *pl = pl_all + t * a->L, *pg = pg_all + t * a->G;
+        float *dl = dl_all + t * a->L, *dg = dg_all + t * a->G;
         float dot = 0.0f;
         for (int64_t j = bd.jlo; j < bd.jhi; j++)
             dot += dl[j] * pl[j];
@@ -292,38 +273,54 @@ static void head_grad_qk(const ls_geom *a, const ls_head *p)
     }
 }
 
-static void head_backward(rf_exec *x, const ls_geom *a, const ls_head *p)
+static void head_backward(const ls_geom *a, const ls_head *p)
 {
     if (p->gv != NULL)
         head_grad_v(a, p);
     if (p->gq == NULL && p->gk == NULL)
         return;
     head_grad_p(a, p);
-    softmax_grad_ctx c = {a, p->pl, p->pg, p->dl, p->dg};
-    rf_pool_run(x->pool, a->N, row_grain(a), softmax_grad_rows, &c);
+    softmax_grad_rows(a, p->pl, p->pg, p->dl, p->dg);
     head_grad_qk(a, p);
+}
+
+typedef struct {
+    const ls_geom *a;
+    const rf_node *n;
+    const float *q, *k, *v;
+    float *gq, *gk, *gv, *scratch;
+} backward_ctx;
+
+/* Items: (b, h) pairs. Heads write disjoint column blocks of the grads, so
+ * tasks never touch the same element; each thread has its own dP/dS. */
+static void backward_heads(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    const backward_ctx *c = ctx;
+    const ls_geom *a = c->a;
+    float *dl = c->scratch + thread * a->N * (a->L + a->G);
+    for (int64_t bh = begin; bh < end; bh++) {
+        int64_t b = bh / a->H, h = bh % a->H;
+        size_t oq = q_offset(a, b, h), okv = kv_offset(a, b, h);
+        ls_head p = {.q = c->q + oq,
+                     .k = c->k + okv,
+                     .v = c->v + okv,
+                     .dout = c->n->grad + oq,
+                     .pl = local_probs(a, c->n->aux, b, h),
+                     .pg = global_probs(a, c->n->aux, b, h),
+                     .gq = c->gq != NULL ? c->gq + oq : NULL,
+                     .gk = c->gk != NULL ? c->gk + okv : NULL,
+                     .gv = c->gv != NULL ? c->gv + okv : NULL,
+                     .dl = dl,
+                     .dg = dl + a->N * a->L};
+        head_backward(a, &p);
+    }
 }
 
 /* dout [B, N, D] -> dq [B, N, D], dk, dv [B, N + G, D] (+=); the mask gets none */
 void rf_cpu_ls_attention_backward(rf_exec *x, rf_node *n)
 {
     ls_geom a = ls_geometry(x, n);
-    const float *q = rf_in(x, n, 0)->value, *k = rf_in(x, n, 1)->value, *v = rf_in(x, n, 2)->value;
-    float *gq = rf_in(x, n, 0)->grad, *gk = rf_in(x, n, 1)->grad, *gv = rf_in(x, n, 2)->grad;
-    for (int64_t b = 0; b < a.B; b++)
-        for (int64_t h = 0; h < a.H; h++) {
-            size_t oq = q_offset(&a, b, h), okv = kv_offset(&a, b, h);
-            ls_head p = {.q = q + oq,
-                         .k = k + okv,
-                         .v = v + okv,
-                         .dout = n->grad + oq,
-                         .pl = local_probs(&a, n->aux, b, h),
-                         .pg = global_probs(&a, n->aux, b, h),
-                         .gq = gq != NULL ? gq + oq : NULL,
-                         .gk = gk != NULL ? gk + okv : NULL,
-                         .gv = gv != NULL ? gv + okv : NULL,
-                         .dl = x->scratch,
-                         .dg = x->scratch + a.N * a.L};
-            head_backward(x, &a, &p);
-        }
+    backward_ctx c = {&a, n, rf_in(x, n, 0)->value, rf_in(x, n, 1)->value, rf_in(x, n, 2)->value,
+                      rf_in(x, n, 0)->grad, rf_in(x, n, 1)->grad, rf_in(x, n, 2)->grad, x->scratch};
+    rf_pool_run(x->pool, a.B * a.H, 1, backward_heads, &c);
 }

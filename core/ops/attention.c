@@ -9,12 +9,11 @@ static size_t attention_aux(const rf_graph *g, const rf_node *n)
     return (size_t)(n->shape.dim[0] * n->ia[0] * n->shape.dim[1] * k.dim[1]);
 }
 
-/* Backward: dP / dS for one (batch, head) at a time, [N, M]. */
+/* Backward: one dP / dS block [RF_ATTN_ROWS, M] per thread. */
 static size_t attention_scratch(const rf_graph *g, const rf_node *n, int threads)
 {
-    (void)threads;
     rf_shape k = rf_node_shape(g, n->in[1]);
-    return (size_t)(n->shape.dim[1] * k.dim[1]);
+    return (size_t)threads * RF_ATTN_ROWS * (size_t)k.dim[1];
 }
 
 /* Backward reads q, k, v (and P from aux), never its own output. */

@@ -17,12 +17,10 @@ static size_t ls_aux(const rf_graph *g, const rf_node *n)
     return (size_t)(rows * (rf_ls_band((int)n->ia[1]) + ls_globals(g, n)));
 }
 
-/* Backward: dP, then dS, of one (batch, head): [N, L] and [N, G]. The pool
- * tasks write disjoint rows, so the size does not depend on `threads`. */
+/* Backward: dP, then dS, of one (batch, head) per thread: [N, L] and [N, G]. */
 static size_t ls_scratch(const rf_graph *g, const rf_node *n, int threads)
 {
-    (void)threads;
-    return (size_t)(n->shape.dim[1] * (rf_ls_band((int)n->ia[1]) + ls_globals(g, n)));
+    return (size_t)threads * (size_t)(n->shape.dim[1] * (rf_ls_band((int)n->ia[1]) + ls_globals(g, n)));
 }
 
 /* Backward reads q, k, v, the mask (and P from aux), never its own output. */
