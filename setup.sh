@@ -70,7 +70,7 @@ test)
     build build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
     status=0
     meson test -C build --print-errorlogs --num-processes 2 || status=1
-    meson test -C build-asan --print-errorlogs --num-processes 2 --suite grad --suite engine || status=1
+    meson test -C build-asan --print-errorlogs --num-processes 2 || status=1
     summarise build/meson-logs/testlog.json build-asan/meson-logs/testlog.json || status=1
     exit $status
     ;;

@@ -51,6 +51,20 @@ gboolean rf_cli_parse_split(const char *text, rf_split *out, GError **error)
     return FALSE;
 }
 
+gboolean rf_cli_parse_any_split(const char *text, rf_split *out, GError **error)
+{
+    if (g_strcmp0(text, "train") == 0) {
+        *out = RF_SPLIT_TRAIN;
+        return TRUE;
+    }
+    if (g_strcmp0(text, "test") != 0 && g_strcmp0(text, "val") != 0) {
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "--split '%s': allowed values are test|val|train",
+                    text);
+        return FALSE;
+    }
+    return rf_cli_parse_split(text, out, error);
+}
+
 int rf_cli_threads(int configured)
 {
     return configured > 0 ? configured : rf_cpu_count();

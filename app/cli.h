@@ -41,6 +41,8 @@ gboolean rf_cli_fail_status(GError **error, const rf_status *st);
 
 /* "test" or "val" to a split; usage error otherwise. */
 gboolean rf_cli_parse_split(const char *text, rf_split *out, GError **error);
+/* "test", "val" or "train" to a split (for looking at single samples). */
+gboolean rf_cli_parse_any_split(const char *text, rf_split *out, GError **error);
 
 /* Bytes in binary units with one decimal, plain ASCII: "512 B", "4.1 MiB". */
 char *rf_cli_format_bytes(size_t bytes);

@@ -1,47 +1,10 @@
 /* `rangefinder eval`: loss and accuracy of a checkpoint on a whole split. */
 #include <stdio.h>
 
-#include "../core/checkpoint.h"
-#include "../core/train.h"
-#include "../datasets/datasets.h"
 #include "cli.h"
 #include "commands.h"
-#include "config_diff.h"
-#include "config_file.h"
 #include "json_line.h"
-
-typedef struct eval_job {
-    rf_dataset *ds;
-    rf_trainer *trainer;
-} eval_job;
-
-static gboolean evaluate(eval_job *job, const char *checkpoint, const char *const *sets, rf_split split,
-                         rf_metrics *out, GError **error)
-{
-    if (!g_file_test(checkpoint, G_FILE_TEST_EXISTS)) {
-        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "%s: no such file", checkpoint);
-        return FALSE;
-    }
-    rf_config saved, cfg;
-    rf_config_defaults(&saved);
-    int64_t step = 0;
-    rf_status st = {0};
-    if (!rf_checkpoint_read_config(checkpoint, &saved, &step, &st))
-        return rf_cli_fail_status(error, &st);
-    cfg = saved;
-    if (!rf_config_apply_sets(&cfg, sets, error) ||
-        !rf_config_check_changes(&saved, &cfg, RF_CHANGE_KEEP_MODEL, error) ||
-        !rf_config_check(&cfg, checkpoint, error))
-        return FALSE;
-    job->ds = rf_dataset_open(&cfg, &st);
-    if (job->ds == NULL)
-        return rf_cli_fail_status(error, &st);
-    job->trainer = rf_trainer_new(&cfg, job->ds, &st);
-    if (job->trainer == NULL || !rf_trainer_load(job->trainer, checkpoint, &st) ||
-        !rf_trainer_evaluate(job->trainer, split, 0, out, &st))
-        return rf_cli_fail_status(error, &st);
-    return TRUE;
-}
+#include "saved_model.h"
 
 int rf_cmd_eval(int argc, char **argv)
 {
@@ -76,11 +39,15 @@ int rf_cmd_eval(int argc, char **argv)
         return rf_cli_report(error);
     }
 
-    eval_job job = {0};
+    rf_saved_model sm;
     rf_metrics m;
+    rf_status st = {0};
     int code = RF_EXIT_OK;
-    if (evaluate(&job, checkpoint, (const char *const *)sets, split, &m, &error)) {
-        int64_t samples = job.ds->size[split];
+    gboolean ok = rf_saved_model_open(&sm, checkpoint, (const char *const *)sets, &error);
+    if (ok && !rf_trainer_evaluate(sm.trainer, split, 0, &m, &st))
+        ok = rf_cli_fail_status(&error, &st);
+    if (ok) {
+        int64_t samples = sm.ds->size[split];
         if (json) {
             rf_json_line j;
             rf_json_begin(&j);
@@ -97,7 +64,6 @@ int rf_cmd_eval(int argc, char **argv)
     } else {
         code = rf_cli_report(error);
     }
-    rf_trainer_free(job.trainer);
-    rf_dataset_free(job.ds);
+    rf_saved_model_clear(&sm);
     return code;
 }

@@ -1,9 +1,20 @@
 /* `rangefinder memory`: the memory planner's totals for a config over a
- * range of sequence lengths. Nothing is allocated, no data set is built. */
+ * range of sequence lengths, for the config's encoder or several. Nothing
+ * is allocated or trained.
+ *
+ * The inputs' shape comes from the data set: ListOps and the random task
+ * are known from the config alone (token ids); any other task is opened
+ * once (rf_dataset_open) to read its feature width, grid, vocabulary and
+ * classes. That is correct but as slow as the data set's first load (an
+ * audio folder decodes every clip unless its feature cache is warm). A
+ * data set whose positions form a grid (images) is planned on its grid at
+ * the length that fills it, and as a plain sequence at other lengths. */
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/batcher.h"
 #include "../core/train.h"
+#include "../datasets/datasets.h"
 #include "cli.h"
 #include "commands.h"
 #include "config_file.h"
@@ -12,6 +23,14 @@
 /* ListOps has a fixed token table: 15 symbols plus padding (SPEC §6). */
 #define LISTOPS_VOCAB 16
 #define MAX_SEQ (1 << 22)
+/* Growth over a range of lengths above this multiple of the length ratio
+ * (20x for 16x the length) is called quadratic. */
+#define QUADRATIC_FACTOR 1.25
+
+/* What the model's input looks like. */
+typedef struct input_shape {
+    int feat_dim, grid_h, grid_w, vocab, classes;
+} input_shape;
 
 static gboolean parse_lengths(const char *text, GArray *out, GError **error)
 {
@@ -33,24 +52,107 @@ static gboolean parse_lengths(const char *text, GArray *out, GError **error)
     return TRUE;
 }
 
-static char *size_text(size_t bytes)
+/* --encoders full,ls,...: each a model.encoder value. */
+static gboolean parse_encoders(const char *text, GPtrArray *out, GError **error)
 {
-    return rf_cli_format_bytes(bytes);
+    g_auto(GStrv) parts = g_strsplit(text, ",", -1);
+    for (char **p = parts; *p != NULL; p++) {
+        const char *name = g_strstrip(*p);
+        rf_config probe;
+        rf_config_defaults(&probe);
+        rf_status st = {0};
+        if (!rf_config_set2(&probe, "model", "encoder", name, &st)) {
+            g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "--encoders: %s", st.msg);
+            return FALSE;
+        }
+        g_ptr_array_add(out, g_strdup(name));
+    }
+    if (out->len == 0) {
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "--encoders: give at least one encoder");
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static gboolean read_input_shape(const rf_config *cfg, input_shape *out, GError **error)
+{
+    *out = (input_shape){.vocab = cfg->data.vocab, .classes = cfg->data.classes};
+    if (strcmp(cfg->data.task, "listops") == 0) {
+        out->vocab = LISTOPS_VOCAB;
+        return TRUE;
+    }
+    if (strcmp(cfg->data.task, "random") == 0)
+        return TRUE;
+    rf_status st = {0};
+    rf_dataset *ds = rf_dataset_open(cfg, &st);
+    if (ds == NULL)
+        return rf_cli_fail_status(error, &st);
+    *out = (input_shape){ds->feat_dim, ds->grid_h, ds->grid_w, ds->vocab, ds->classes};
+    rf_dataset_free(ds);
+    return TRUE;
+}
+
+/* rf_memory_plan_compute on a grid (which it does not take): the same
+ * parts as the trainer's plan (core/train.c, fill_plan). */
+static gboolean plan_on_grid(const rf_config *cfg, int seq, const input_shape *in, rf_memory_plan *out,
+                             rf_status *st)
+{
+    rf_params *p = rf_params_new(cfg->train.seed);
+    rf_model *m = rf_model_new_grid(cfg, cfg->data.batch, seq, in->feat_dim, in->vocab, in->classes, in->grid_h,
+                                    in->grid_w, p, false, st);
+    if (m != NULL) {
+        size_t block = rf_params_bytes(p);
+        *out = (rf_memory_plan){
+            .params = block,
+            .grads = block,
+            .optimizer = 2 * block,
+            .activations = m->plan.arena_bytes,
+            .workspace = m->plan.scratch_bytes + rf_batcher_bytes(m->batch, m->seq_len, m->feat_dim),
+            .param_count = rf_model_param_count(m),
+        };
+        out->total = out->params + out->grads + out->optimizer + out->activations + out->workspace;
+    }
+    rf_model_free(m);
+    rf_params_free(p);
+    return m != NULL;
+}
+
+static gboolean plan_one(const rf_config *cfg, const char *encoder, int seq, const input_shape *in,
+                         rf_memory_plan *out, GError **error)
+{
+    rf_config at = *cfg;
+    rf_status st = {0};
+    if (!rf_config_set2(&at, "model", "encoder", encoder, &st))
+        return rf_cli_fail_status(error, &st);
+    at.data.max_len = seq;
+    at.data.min_len = 0;   /* shapes nothing; it must only stay below max_len */
+    g_autofree char *source = g_strdup_printf("model.encoder=%s", encoder);
+    if (!rf_config_check(&at, source, error))
+        return FALSE;
+    gboolean ok = in->grid_h > 0 && (int64_t)in->grid_h * in->grid_w == seq
+                      ? plan_on_grid(&at, seq, in, out, &st)
+                      : rf_memory_plan_compute(&at, seq, in->feat_dim, in->vocab, in->classes, out, &st);
+    if (!ok) {
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "%s at seq %d: %s", encoder, seq,
+                    st.failed ? st.msg : "unknown failure");
+        return FALSE;
+    }
+    return TRUE;
 }
 
 static void print_row(int seq, const rf_memory_plan *p)
 {
-    g_autofree char *total = size_text(p->total), *params = size_text(p->params), *grads = size_text(p->grads),
-                    *optimizer = size_text(p->optimizer), *act = size_text(p->activations),
-                    *work = size_text(p->workspace);
+    g_autofree char *total = rf_cli_format_bytes(p->total), *params = rf_cli_format_bytes(p->params),
+                    *grads = rf_cli_format_bytes(p->grads), *optimizer = rf_cli_format_bytes(p->optimizer),
+                    *act = rf_cli_format_bytes(p->activations), *work = rf_cli_format_bytes(p->workspace);
     printf("%8d  %11s  %11s  %11s  %11s  %11s  %11s\n", seq, total, params, grads, optimizer, act, work);
 }
 
-static void print_json(const rf_config *cfg, int seq, const rf_memory_plan *p)
+static void print_json(const rf_config *cfg, const char *encoder, int seq, const rf_memory_plan *p)
 {
     rf_json_line j;
     rf_json_begin(&j);
-    rf_json_str(&j, "encoder", cfg->model.encoder);
+    rf_json_str(&j, "encoder", encoder);
     rf_json_int(&j, "seq", seq);
     rf_json_int(&j, "batch", cfg->data.batch);
     rf_json_int(&j, "planned_bytes", (int64_t)p->total);
@@ -63,25 +165,110 @@ static void print_json(const rf_config *cfg, int seq, const rf_memory_plan *p)
     rf_json_print(&j);
 }
 
+static void print_inputs(const rf_config *cfg, const input_shape *in)
+{
+    const char *plural = in->feat_dim == 1 ? "" : "s";
+    if (in->feat_dim > 0 && in->grid_h > 0)
+        printf("%s: %d feature%s per position on a %d x %d grid, %d classes\n", cfg->data.task, in->feat_dim,
+               plural, in->grid_h, in->grid_w, in->classes);
+    else if (in->feat_dim > 0)
+        printf("%s: %d feature%s per position, %d classes\n", cfg->data.task, in->feat_dim, plural, in->classes);
+    else
+        printf("%s: token ids below %d, %d classes\n", cfg->data.task, in->vocab, in->classes);
+}
+
+/* One encoder: the planner's parts per length. */
+static void print_detail(const rf_config *cfg, const char *encoder, const int *seq, guint n,
+                         const rf_memory_plan *plans)
+{
+    printf("%s encoder, %d layers, dim %d, %d heads, batch %d, %lld parameters\n", encoder, cfg->model.layers,
+           cfg->model.dim, cfg->model.heads, cfg->data.batch, (long long)plans[0].param_count);
+    printf("%8s  %11s  %11s  %11s  %11s  %11s  %11s\n", "seq", "planned", "params", "grads", "optimizer",
+           "activations", "workspace");
+    for (guint i = 0; i < n; i++)
+        print_row(seq[i], &plans[i]);
+}
+
+/* Several encoders: planned totals, one column each. */
+static void print_matrix(const rf_config *cfg, GPtrArray *encoders, const int *seq, guint n,
+                         const rf_memory_plan *plans)
+{
+    printf("%d layers, dim %d, %d heads, batch %d: planned bytes of a training step\n", cfg->model.layers,
+           cfg->model.dim, cfg->model.heads, cfg->data.batch);
+    printf("%8s", "seq");
+    for (guint e = 0; e < encoders->len; e++)
+        printf("  %11s", (const char *)encoders->pdata[e]);
+    printf("\n");
+    for (guint i = 0; i < n; i++) {
+        printf("%8d", seq[i]);
+        for (guint e = 0; e < encoders->len; e++) {
+            g_autofree char *total = rf_cli_format_bytes(plans[e * n + i].total);
+            printf("  %11s", total);
+        }
+        printf("\n");
+    }
+}
+
+/* Growth last/first per encoder (and, for several, the parameter counts),
+ * then a note for each encoder whose growth is quadratic. */
+static void print_growth(GPtrArray *encoders, const int *seq, guint n, const rf_memory_plan *plans)
+{
+    double ratio = (double)seq[n - 1] / seq[0];
+    if (encoders->len > 1) {
+        if (n > 1) {
+            printf("%8s", "growth");
+            for (guint e = 0; e < encoders->len; e++) {
+                g_autofree char *cell =
+                    g_strdup_printf("%.1fx", (double)plans[e * n + n - 1].total / (double)plans[e * n].total);
+                printf("  %11s", cell);
+            }
+            printf("\n");
+        }
+        printf("%8s", "params");
+        for (guint e = 0; e < encoders->len; e++)
+            printf("  %11lld", (long long)plans[e * n].param_count);
+        printf("\n");
+    } else if (n > 1) {
+        printf("growth %d -> %d: %.1fx the memory for %gx the length\n", seq[0], seq[n - 1],
+               (double)plans[n - 1].total / (double)plans[0].total, ratio);
+    }
+    if (ratio <= 1)
+        return;
+    for (guint e = 0; e < encoders->len; e++) {
+        double growth = (double)plans[e * n + n - 1].total / (double)plans[e * n].total;
+        if (growth > QUADRATIC_FACTOR * ratio)
+            printf("note: %s grows %.1fx for %gx the length, above %gx: quadratic in the length\n",
+                   (const char *)encoders->pdata[e], growth, ratio, QUADRATIC_FACTOR * ratio);
+    }
+}
+
 int rf_cmd_memory(int argc, char **argv)
 {
-    g_autofree char *config = NULL, *seq = NULL;
+    g_autofree char *config = NULL, *seq = NULL, *encoder_list = NULL;
     g_auto(GStrv) sets = NULL;
     gboolean json = FALSE;
     const GOptionEntry entries[] = {
         {"config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "Config file (INI)", "FILE"},
         {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override one key (repeatable)", "SECTION.KEY=VALUE"},
         {"seq", 0, 0, G_OPTION_ARG_STRING, &seq, "Sequence lengths, comma-separated", "N,N,..."},
-        {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object per length", NULL},
+        {"encoders", 'e', 0, G_OPTION_ARG_STRING, &encoder_list,
+         "Encoders to compare, comma-separated (default: the config's model.encoder)", "full,ls,..."},
+        {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object per encoder and length", NULL},
         G_OPTION_ENTRY_NULL,
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_option_context_set_summary(ctx,
         "Plan a training step's memory at each sequence length (data.max_len set to it): parameters,\n"
-        "gradients, AdamW moments, activations and workspace. Nothing is allocated or trained.");
+        "gradients, AdamW moments, activations and workspace. With --encoders, each encoder is planned\n"
+        "with the config's other keys. The growth from the first length to the last is shown, with a\n"
+        "note where it is quadratic (above 1.25x the length ratio: 20x for 16x the length).\n"
+        "Nothing is allocated or trained. The input shape comes from the data set: ListOps and the\n"
+        "random task need nothing; other tasks are opened once to read it (as slow as their load).");
     g_option_context_set_description(ctx,
-        "Example:\n  rangefinder memory --config data/configs/listops-full.ini --seq 512,1024,2048,4096\n");
+        "Examples:\n  rangefinder memory --config data/configs/listops-full.ini --seq 512,1024,2048,4096\n"
+        "  rangefinder memory --config data/configs/listops-full.ini --seq 1024,16384 \\\n"
+        "      --encoders full,ls,linear,talk,blrp,maelre\n");
 
     g_autoptr(GError) error = NULL;
     if (!rf_cli_parse(ctx, "memory", &argc, &argv, &error))
@@ -92,36 +279,37 @@ int rf_cmd_memory(int argc, char **argv)
         return rf_cli_report(error);
     }
     g_autoptr(GArray) lengths = g_array_new(FALSE, FALSE, sizeof(int));
+    g_autoptr(GPtrArray) encoders = g_ptr_array_new_with_free_func(g_free);
     rf_config cfg;
     if (!parse_lengths(seq, lengths, &error) ||
+        (encoder_list != NULL && !parse_encoders(encoder_list, encoders, &error)) ||
         !rf_config_load_ini(config, (const char *const *)sets, &cfg, &error))
         return rf_cli_report(error);
+    if (encoders->len == 0)
+        g_ptr_array_add(encoders, g_strdup(cfg.model.encoder));
+    input_shape in;
+    if (!read_input_shape(&cfg, &in, &error))
+        return rf_cli_report(error);
 
-    /* Plan every length before printing, so a failure leaves no partial table. */
-    int vocab = strcmp(cfg.data.task, "listops") == 0 ? LISTOPS_VOCAB : cfg.data.vocab;
-    g_autofree rf_memory_plan *plans = g_new(rf_memory_plan, lengths->len);
-    for (guint i = 0; i < lengths->len; i++) {
-        rf_config at = cfg;
-        at.data.max_len = g_array_index(lengths, int, i);
-        at.data.min_len = 0;   /* shapes nothing; it must only stay below max_len */
-        rf_status st = {0};
-        if (!rf_memory_plan_compute(&at, at.data.max_len, 0, vocab, cfg.data.classes, &plans[i], &st)) {
-            rf_cli_fail_status(&error, &st);
-            return rf_cli_report(error);
-        }
+    /* Plan everything before printing, so a failure leaves no partial table. */
+    guint n = lengths->len;
+    const int *at = (const int *)(void *)lengths->data;
+    g_autofree rf_memory_plan *plans = g_new(rf_memory_plan, (gsize)encoders->len * n);
+    for (guint e = 0; e < encoders->len; e++)
+        for (guint i = 0; i < n; i++)
+            if (!plan_one(&cfg, encoders->pdata[e], at[i], &in, &plans[e * n + i], &error))
+                return rf_cli_report(error);
+    if (json) {
+        for (guint e = 0; e < encoders->len; e++)
+            for (guint i = 0; i < n; i++)
+                print_json(&cfg, encoders->pdata[e], at[i], &plans[e * n + i]);
+        return RF_EXIT_OK;
     }
-    if (!json) {
-        printf("%s encoder, %d layers, dim %d, %d heads, batch %d, %lld parameters\n", cfg.model.encoder,
-               cfg.model.layers, cfg.model.dim, cfg.model.heads, cfg.data.batch, (long long)plans[0].param_count);
-        printf("%8s  %11s  %11s  %11s  %11s  %11s  %11s\n", "seq", "planned", "params", "grads", "optimizer",
-               "activations", "workspace");
-    }
-    for (guint i = 0; i < lengths->len; i++) {
-        int n = g_array_index(lengths, int, i);
-        if (json)
-            print_json(&cfg, n, &plans[i]);
-        else
-            print_row(n, &plans[i]);
-    }
+    print_inputs(&cfg, &in);
+    if (encoders->len == 1)
+        print_detail(&cfg, encoders->pdata[0], at, n, plans);
+    else
+        print_matrix(&cfg, encoders, at, n, plans);
+    print_growth(encoders, at, n, plans);
     return RF_EXIT_OK;
 }

@@ -8,5 +8,7 @@ int rf_cmd_eval(int argc, char **argv);
 int rf_cmd_bench(int argc, char **argv);
 int rf_cmd_memory(int argc, char **argv);
 int rf_cmd_config(int argc, char **argv);
+int rf_cmd_inspect(int argc, char **argv);
+int rf_cmd_make_dataset(int argc, char **argv);
 
 #endif

@@ -19,6 +19,8 @@ static const verb verbs[] = {
     {"bench", rf_cmd_bench, "time training steps; measured memory against the plan"},
     {"memory", rf_cmd_memory, "plan memory over sequence lengths (nothing is trained)"},
     {"config", rf_cmd_config, "list every config key, or show a file's effective config"},
+    {"inspect", rf_cmd_inspect, "write a checkpoint's probes for one sample as .npy files"},
+    {"make-dataset", rf_cmd_make_dataset, "build a data set on disk (spoken-digits)"},
 };
 
 static void print_usage(FILE *out)
@@ -26,7 +28,7 @@ static void print_usage(FILE *out)
     fprintf(out, "Usage:\n  rangefinder VERB [OPTION…]\n\n"
                  "A workbench for long-range sequence models.\n\nVerbs:\n");
     for (size_t i = 0; i < G_N_ELEMENTS(verbs); i++)
-        fprintf(out, "  %-8s %s\n", verbs[i].name, verbs[i].summary);
+        fprintf(out, "  %-12s %s\n", verbs[i].name, verbs[i].summary);
     fprintf(out, "\n`rangefinder VERB --help` lists a verb's options. With no arguments, rangefinder\n"
                  "runs the default training job (%s/configs/default.ini).\n", RF_DATADIR);
 }

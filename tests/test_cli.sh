@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The `rangefinder` command line end to end (TAP): a tiny training run and
-# what it writes, resume, eval, bench, memory, config, Ctrl-C, and bad input
-# that must give one clear error line and a non-zero exit, never a crash.
+# what it writes, resume, eval, bench, memory, inspect, make-dataset,
+# config, Ctrl-C, and bad input that must give one clear error line and a
+# non-zero exit, never a crash.
 #
 #   tests/test_cli.sh PATH/TO/rangefinder [SCRATCH_PARENT_DIR]
 set -u
@@ -57,6 +58,39 @@ json_has() {
     done
 }
 
+# skip NAME REASON: a TAP line for a check this machine cannot make.
+skip() {
+    count=$((count + 1))
+    echo "ok $count - $1 # SKIP $2"
+}
+
+# numpy for .npy checks: /usr/bin/python3 when it has it.
+py=/usr/bin/python3
+have_numpy=0
+"$py" -c 'import numpy' 2>/dev/null && have_numpy=1
+
+# npy_check NAME PYTHON-CODE: run it with numpy as np and `a` the array in
+# the file $npy (skipped without numpy).
+npy_check() {
+    local name=$1 code=$2
+    if [ "$have_numpy" -eq 0 ]; then
+        skip "$name" "numpy is not installed for $py"
+        return
+    fi
+    last_cmd="python3 check of $npy"
+    "$py" -c "import numpy as np, sys; a = np.load(sys.argv[1]); $code" "$npy" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    ok $rc "$name"
+}
+
+# An .npy header without numpy: magic, version 1.0, '<f4', data aligned to 64 bytes.
+npy_header_ok() {
+    [ "$(head -c 8 "$1" | od -An -t x1 | tr -d ' \n')" = 934e554d50590100 ] || return 1
+    local len
+    len=$(od -An -t u2 -j 8 -N 2 "$1" | tr -d ' ')
+    [ $(((10 + len) % 64)) -eq 0 ] && head -c $((10 + len)) "$1" | grep -q "'descr': '<f4'"
+}
+
 # A failed command: exit 1..127 (no signal), one line "rangefinder: ..."
 # on stderr containing every PATTERN (fixed strings).
 failed_cleanly() {
@@ -100,8 +134,8 @@ header='step,split,loss,accuracy,lr,seconds'
 # --- help and usage --------------------------------------------------------
 run --help
 missing=0
-for verb in train eval bench memory config; do grep -q "^  $verb " "$tmp/out" || missing=1; done
-ok $missing "--help lists train, eval, bench, memory, config"
+for verb in train eval bench memory config inspect make-dataset; do grep -q "^  $verb " "$tmp/out" || missing=1; done
+ok $missing "--help lists train, eval, bench, memory, config, inspect, make-dataset"
 run train --help
 check "train --help describes --resume" grep -q -- '--resume' "$tmp/out"
 expect_error "an unknown verb is a usage error" "unknown verb 'frobnicate'" frobnicate
@@ -199,6 +233,148 @@ run memory --config "$tmp/tiny.ini" --seq 512,1024
 check "memory prints a table" grep -q '^ *1024 ' "$tmp/out"
 expect_error "memory --seq rejects a bad length" "--seq" memory --config "$tmp/tiny.ini" --seq 64,abc
 check "bench and memory write no files" test "$(ls -R "$cwd")" = "$before"
+
+run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 256,4096 --encoders full,ls,linear,talk,blrp,maelre
+ok $? "memory --encoders plans all six encoders"
+check "memory --encoders prints one column per encoder" \
+    grep -q '^ *seq  *full  *ls  *linear  *talk  *blrp  *maelre$' "$tmp/out"
+check "memory --encoders prints the growth per encoder" grep -q '^ *growth\(  *[0-9.]*x\)\{6\}$' "$tmp/out"
+check "memory notes that full attention grows quadratically" grep -q '^note: full grows .*quadratic' "$tmp/out"
+check "memory calls no other encoder quadratic" test "$(grep -c '^note: ' "$tmp/out")" -eq 1
+run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 256,512 --encoders full,blrp --json
+ok $? "memory --encoders --json exits 0"
+check "memory --encoders --json prints one line per encoder and length" \
+    test "$(grep -c '^{"encoder":"\(full\|blrp\)","seq":' "$tmp/out")" -eq 4
+expect_error "memory --encoders rejects an unknown encoder" "--encoders|bogus" \
+    memory --config "$tmp/tiny.ini" --seq 64 --encoders full,bogus
+[ "$rc" -eq 2 ]
+ok $? "an unknown encoder is a usage error"
+
+# --- inspect -----------------------------------------------------------------
+ckpt=$dir/checkpoint.safetensors
+run inspect --checkpoint "$ckpt" --list
+ok $? "inspect --list exits 0"
+check "inspect --list shows the attention probabilities without the batch" \
+    grep -q '^layer0\.attn\.probs  *\[2, 60, 60\]' "$tmp/out"
+npy=$tmp/probs.npy
+run inspect --checkpoint "$ckpt" --sample 5 --probe layer0.attn.probs --out "$npy"
+ok $? "inspect writes a probe"
+check "inspect names the sample's batch and row" \
+    grep -q '^test sample 5 (batch 1, row 1) at step 9: label [0-9]' "$tmp/out"
+check "the probe is a float32 .npy file (version 1.0, 64-byte aligned)" npy_header_ok "$npy"
+check "the probe holds 2 x 60 x 60 floats" test "$(stat -c %s "$npy")" -eq $((128 + 4 * 2 * 60 * 60))
+npy_check "numpy loads the probe with shape (2, 60, 60)" \
+    "assert a.shape == (2, 60, 60) and a.dtype == np.float32, a.shape"
+npy_check "attention rows of a valid query sum to 1" \
+    "assert np.allclose(a[:, 0, :].sum(-1), 1, atol=1e-4), a[:, 0, :].sum(-1)"
+run inspect --checkpoint "$ckpt" --sample 5 --probe layer0.attn.probs --set data.batch=1 --out "$tmp/probs-b1.npy"
+ok $? "inspect with --set data.batch=1 exits 0"
+check "a probe does not depend on the batch around the sample" cmp -s "$npy" "$tmp/probs-b1.npy"
+run inspect --checkpoint "$ckpt" --split val --sample 2 --probe layer1.attn.probs
+ok $? "inspect without --out exits 0"
+check "inspect without --out writes ./NAME.npy" test -s "$cwd/layer1.attn.probs.npy"
+rm -f "$cwd/layer1.attn.probs.npy"
+
+blrp=$tmp/blrp
+run train --config "$tmp/tiny.ini" "${tiny[@]}" --set model.encoder=blrp --set model.segment=10 \
+    --set model.latent=4 --set train.steps=2 --out "$blrp"
+ok $? "a tiny BLRP run exits 0"
+cp "$blrp/checkpoint.safetensors" "$tmp/blrp.before"
+run inspect --checkpoint "$blrp/checkpoint.safetensors" --list
+check "inspect --list shows BLRP's latent blocks" grep -q '^blrp\.latent\.fwd\.1  *\[4, 16\]' "$tmp/out"
+check "inspect --list shows BLRP's latent gradients" grep -q '^blrp\.latent\.fwd\.3\.grad  *\[4, 16\]' "$tmp/out"
+run inspect --checkpoint "$blrp/checkpoint.safetensors" --split train --sample 9 \
+    --probe blrp.latent.fwd.3.grad --probe blrp.latent.fwd.1 --out "$tmp/blrp-probes"
+ok $? "inspect writes several probes (a gradient among them) into a directory"
+check "each probe goes to DIR/NAME.npy" \
+    test -s "$tmp/blrp-probes/blrp.latent.fwd.3.grad.npy" -a -s "$tmp/blrp-probes/blrp.latent.fwd.1.npy"
+npy=$tmp/blrp-probes/blrp.latent.fwd.3.grad.npy
+npy_check "backward fills the latent gradient: finite, not all zero" \
+    "assert a.shape == (4, 16) and np.isfinite(a).all() and np.abs(a).max() > 0, a"
+check "inspect changes nothing in the checkpoint" cmp -s "$blrp/checkpoint.safetensors" "$tmp/blrp.before"
+expect_error "inspect names an unknown probe and some known ones" "no probe named 'nope'|layer0.attn.probs" \
+    inspect --checkpoint "$ckpt" --probe nope
+expect_error "inspect refuses a sample outside the split" "--sample 16|16 samples" \
+    inspect --checkpoint "$ckpt" --probe layer0.attn.probs --sample 16
+expect_error "inspect of random bytes fails cleanly" "random.safetensors" \
+    inspect --checkpoint "$tmp/random.safetensors" --list
+expect_error "inspect of a truncated checkpoint fails cleanly" "truncated.safetensors" \
+    inspect --checkpoint "$tmp/truncated.safetensors" --probe layer0.attn.probs
+expect_error "inspect into a missing directory fails cleanly" "$tmp/no/such" \
+    inspect --checkpoint "$ckpt" --probe layer0.attn.probs --out "$tmp/no/such/p.npy"
+expect_error "inspect needs --probe or --list" "--probe" inspect --checkpoint "$ckpt"
+[ "$rc" -eq 2 ]
+ok $? "inspect without a probe is a usage error"
+expect_error "inspect takes --list or --probe, not both" "--list" \
+    inspect --checkpoint "$ckpt" --list --probe layer0.attn.probs
+expect_error "inspect --split accepts test, val or train" "--split" \
+    inspect --checkpoint "$ckpt" --probe layer0.attn.probs --split all
+expect_error "inspect refuses a model change" "model.dim" \
+    inspect --checkpoint "$ckpt" --probe layer0.attn.probs --set model.dim=32
+
+# --- make-dataset --------------------------------------------------------------
+run make-dataset --help
+check "make-dataset --help lists spoken-digits" grep -q '^  spoken-digits ' "$tmp/out"
+expect_error "make-dataset without a kind is a usage error" "kind" make-dataset --out "$tmp/x"
+[ "$rc" -eq 2 ]
+ok $? "make-dataset without a kind exits 2"
+expect_error "make-dataset names an unknown kind" "unknown kind 'frobs'" make-dataset frobs --out "$tmp/x"
+expect_error "make-dataset spoken-digits needs --out" "--out" make-dataset spoken-digits
+expect_error "make-dataset checks --speeds" "--speeds" make-dataset spoken-digits --out "$tmp/x" --speeds 160,9
+expect_error "make-dataset checks --pitches" "--pitches" \
+    make-dataset spoken-digits --out "$tmp/x" --pitches 50,abc
+last_cmd="rangefinder make-dataset spoken-digits (no espeak-ng in PATH)"
+(cd "$cwd" && PATH=/nonexistent exec "$rf" make-dataset spoken-digits --out "$tmp/x") >"$tmp/out" 2>"$tmp/err"
+rc=$?
+failed_cleanly "espeak-ng" "PATH"
+ok $? "make-dataset without espeak-ng says so"
+check "failed make-dataset runs create nothing" test ! -e "$tmp/x"
+
+digits=$tmp/digits
+if command -v espeak-ng >/dev/null; then
+    run make-dataset spoken-digits --out "$digits" --max-voices 2 --test-groups 1 --variants 0 --speeds 160 \
+        --pitches 50 --jobs 1
+    ok $? "make-dataset spoken-digits makes a tiny set"
+    check "make-dataset prints its progress" grep -q '^made 20/20 files (100%)$' "$tmp/out"
+    check "make-dataset prints a summary" grep -q 'train and [0-9]* test clips from 2 voices' "$tmp/out"
+    check "the set has train and test clips of every digit" \
+        test "$(ls "$digits/train" | wc -l)" -eq 10 -a "$(ls "$digits/test" | wc -l)" -eq 10
+    cat >"$tmp/digits.ini" <<EOF
+[data]
+task = audio_folder
+path = $digits
+val_size = 2
+batch = 4
+mel_bins = 16
+max_frames = 64
+[model]
+dim = 16
+heads = 2
+ff = 32
+[train]
+steps = 2
+eval_every = 2
+checkpoint_every = 2
+threads = 1
+EOF
+    run train --config "$tmp/digits.ini" --out "$tmp/digits-run"
+    ok $? "a 2-step run on the spoken digits exits 0"
+    check "the spoken digits run finishes" grep -q '"status":"finished","steps":2,' "$tmp/out"
+    trained=$(sed -n 's/.*"planned_bytes":\([0-9]*\).*/\1/p' "$tmp/out")
+    run memory --config "$tmp/digits.ini" --seq 64 --json
+    ok $? "memory plans an audio task"
+    planned=$(sed -n 's/.*"planned_bytes":\([0-9]*\).*/\1/p' "$tmp/out")
+    [ -n "$planned" ] && [ "$planned" = "$trained" ]
+    ok $? "memory plans audio features as the trainer does ($planned = $trained bytes)"
+    run memory --config "$tmp/digits.ini" --seq 64,128
+    check "memory names the data set's features" \
+        grep -q '^audio_folder: 16 features per position, 10 classes$' "$tmp/out"
+else
+    for name in "make-dataset spoken-digits makes a tiny set" "a 2-step run on the spoken digits" \
+        "memory plans audio features as the trainer does"; do
+        skip "$name" "espeak-ng is not installed"
+    done
+fi
 
 # --- config ------------------------------------------------------------------
 run config --list

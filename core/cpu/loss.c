@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "../op.h"
+#include "vecmath.h"
 
 /* BCE sums fixed blocks in parallel, then the block sums in order: the
  * result does not depend on the thread count. */
@@ -51,7 +52,7 @@ static void ce_fwd_task(void *ctx, int64_t begin, int64_t end, int thread)
             mx = fmaxf(mx, z[j]);
         float sum = 0.0f;
         for (int64_t j = 0; j < C; j++) {
-            p[j] = expf(z[j] - mx);
+            p[j] = rf_expf(z[j] - mx);
             sum += p[j];
         }
         float inv = 1.0f / sum;
@@ -142,12 +143,13 @@ void rf_cpu_bce_logits_forward(rf_exec *x, rf_node *n)
     n->value[0] = (float)(s / (double)c.numel);
 }
 
-static float sigmoid(float z)
+/* 1 / (1 + e) for z >= 0, e / (1 + e) below, e = e^-|z|: both formed and
+ * one selected, so the loop vectorises */
+static inline float sigmoid(float z)
 {
-    if (z >= 0.0f)
-        return 1.0f / (1.0f + expf(-z));
-    float e = expf(z);
-    return e / (1.0f + e);
+    float e = rf_expf(-fabsf(z));
+    float r = 1.0f / (1.0f + e), er = e * r;
+    return z >= 0.0f ? r : er;
 }
 
 /* dz += g * (sigmoid(z) - t), dt += g * (-z) */

@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "../op.h"
+#include "vecmath.h"
 
 typedef struct {
     const float *x, *gamma, *beta, *dy;
@@ -39,33 +40,47 @@ static int64_t grain_for(int64_t work_per_item)
     return g > 0 ? g : 1;
 }
 
-static void ln_fwd_task(void *ctx, int64_t begin, int64_t end, int thread)
+/* Row sums in 16 fixed lanes (vecmath.h) so the row loops vectorise; the
+ * task functions are compiled for AVX-512 / AVX2 / baseline. */
+static RF_VEC_CLONES void ln_fwd_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
     const ln_ctx *c = ctx;
     int64_t D = c->D;
+    const float *restrict gamma = c->gamma, *restrict beta = c->beta;
     for (int64_t r = begin; r < end; r++) {
-        const float *xr = c->x + r * D;
-        float *y = c->y + r * D;
-        float m = 0.0f;
-        for (int64_t j = 0; j < D; j++)
-            m += xr[j];
-        m /= (float)D;
-        float v = 0.0f;   /* two passes: no cancellation in the variance */
-        for (int64_t j = 0; j < D; j++) {
+        const float *restrict xr = c->x + r * D;
+        float *restrict y = c->y + r * D;
+        float m = rf_sum(xr, D) / (float)D;
+        /* two passes: no cancellation in the variance */
+        float lanes[16] = {0};
+        int64_t j = 0;
+        for (; j + 16 <= D; j += 16)
+            for (int l = 0; l < 16; l++) {
+                float d = xr[j + l] - m;
+                lanes[l] += d * d;
+            }
+        float v = 0.0f;
+        for (; j < D; j++) {
             float d = xr[j] - m;
             v += d * d;
         }
+        for (int l = 0; l < 16; l++)
+            v += lanes[l];
         v /= (float)D;
         float s = 1.0f / sqrtf(v + c->eps);
-        for (int64_t j = 0; j < D; j++) {
-            float o = (xr[j] - m) * s;
-            if (c->gamma != NULL)
-                o *= c->gamma[j];
-            if (c->beta != NULL)
-                o += c->beta[j];
-            y[j] = o;
-        }
+        if (gamma != NULL && beta != NULL)
+            for (j = 0; j < D; j++)
+                y[j] = (xr[j] - m) * s * gamma[j] + beta[j];
+        else if (gamma != NULL)
+            for (j = 0; j < D; j++)
+                y[j] = (xr[j] - m) * s * gamma[j];
+        else if (beta != NULL)
+            for (j = 0; j < D; j++)
+                y[j] = (xr[j] - m) * s + beta[j];
+        else
+            for (j = 0; j < D; j++)
+                y[j] = (xr[j] - m) * s;
         c->mean[r] = m;
         c->rstd[r] = s;
     }
@@ -79,48 +94,100 @@ void rf_cpu_layernorm_forward(rf_exec *x, rf_node *n)
 }
 
 /* dx = rstd * (dnorm - mean(dnorm) - xhat * mean(dnorm * xhat)), dnorm = dy * gamma */
-static void ln_dx_task(void *ctx, int64_t begin, int64_t end, int thread)
+static RF_VEC_CLONES void ln_dx_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
     const ln_ctx *c = ctx;
     int64_t D = c->D;
+    const float *restrict gamma = c->gamma;
     for (int64_t r = begin; r < end; r++) {
-        const float *xr = c->x + r * D, *dy = c->dy + r * D;
-        float *dx = c->dx + r * D;
+        const float *restrict xr = c->x + r * D, *restrict dy = c->dy + r * D;
+        float *restrict dx = c->dx + r * D;
         float m = c->mean[r], s = c->rstd[r];
-        float dnorm_mean = 0.0f, dnorm_xhat_mean = 0.0f;
-        for (int64_t j = 0; j < D; j++) {
-            float dnorm = c->gamma != NULL ? dy[j] * c->gamma[j] : dy[j];
-            dnorm_mean += dnorm;
-            dnorm_xhat_mean += dnorm * (xr[j] - m) * s;
+        float l_dn[16] = {0}, l_dnx[16] = {0}, dnorm_mean = 0.0f, dnorm_xhat_mean = 0.0f;
+        int64_t j = 0;
+        if (gamma != NULL) {
+            for (; j + 16 <= D; j += 16)
+                for (int l = 0; l < 16; l++) {
+                    float dnorm = dy[j + l] * gamma[j + l];
+                    l_dn[l] += dnorm;
+                    l_dnx[l] += dnorm * ((xr[j + l] - m) * s);
+                }
+            for (; j < D; j++) {
+                float dnorm = dy[j] * gamma[j];
+                dnorm_mean += dnorm;
+                dnorm_xhat_mean += dnorm * ((xr[j] - m) * s);
+            }
+        } else {
+            for (; j + 16 <= D; j += 16)
+                for (int l = 0; l < 16; l++) {
+                    float dnorm = dy[j + l];
+                    l_dn[l] += dnorm;
+                    l_dnx[l] += dnorm * ((xr[j + l] - m) * s);
+                }
+            for (; j < D; j++) {
+                dnorm_mean += dy[j];
+                dnorm_xhat_mean += dy[j] * ((xr[j] - m) * s);
+            }
+        }
+        for (int l = 0; l < 16; l++) {
+            dnorm_mean += l_dn[l];
+            dnorm_xhat_mean += l_dnx[l];
         }
         dnorm_mean /= (float)D;
         dnorm_xhat_mean /= (float)D;
-        for (int64_t j = 0; j < D; j++) {
-            float dnorm = c->gamma != NULL ? dy[j] * c->gamma[j] : dy[j];
-            float xhat = (xr[j] - m) * s;
-            dx[j] += s * (dnorm - dnorm_mean - xhat * dnorm_xhat_mean);
-        }
+        if (gamma != NULL)
+            for (j = 0; j < D; j++) {
+                float xhat = (xr[j] - m) * s;
+                dx[j] += s * (dy[j] * gamma[j] - dnorm_mean - xhat * dnorm_xhat_mean);
+            }
+        else
+            for (j = 0; j < D; j++) {
+                float xhat = (xr[j] - m) * s;
+                dx[j] += s * (dy[j] - dnorm_mean - xhat * dnorm_xhat_mean);
+            }
     }
 }
 
+/* Columns per dgamma / dbeta item: one AVX-512 vector of float. */
+#define PARAM_COLS 16
+
 /* dgamma[j] += sum_r dy[r, j] * xhat[r, j], dbeta[j] += sum_r dy[r, j].
- * Split by columns, each summed over rows in order: deterministic and the
- * same for every thread count. */
-static void ln_dparam_task(void *ctx, int64_t begin, int64_t end, int thread)
+ * Items are blocks of PARAM_COLS columns, each summed over the rows in row
+ * order (in double): deterministic and the same for every thread count. */
+static RF_VEC_CLONES void ln_dparam_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
     const ln_ctx *c = ctx;
     int64_t D = c->D;
-    for (int64_t r = 0; r < c->R; r++) {
-        const float *xr = c->x + r * D, *dy = c->dy + r * D;
-        float m = c->mean[r], s = c->rstd[r];
+    for (int64_t blk = begin; blk < end; blk++) {
+        int64_t j0 = blk * PARAM_COLS, w = D - j0 < PARAM_COLS ? D - j0 : PARAM_COLS;
+        double ag[PARAM_COLS] = {0}, ab[PARAM_COLS] = {0};
+        if (w == PARAM_COLS) {
+            for (int64_t r = 0; r < c->R; r++) {
+                const float *restrict xr = c->x + r * D + j0, *restrict dy = c->dy + r * D + j0;
+                float m = c->mean[r], s = c->rstd[r];
+                for (int l = 0; l < PARAM_COLS; l++) {
+                    ag[l] += (double)(dy[l] * ((xr[l] - m) * s));
+                    ab[l] += (double)dy[l];
+                }
+            }
+        } else {
+            for (int64_t r = 0; r < c->R; r++) {
+                const float *xr = c->x + r * D + j0, *dy = c->dy + r * D + j0;
+                float m = c->mean[r], s = c->rstd[r];
+                for (int64_t l = 0; l < w; l++) {
+                    ag[l] += (double)(dy[l] * ((xr[l] - m) * s));
+                    ab[l] += (double)dy[l];
+                }
+            }
+        }
         if (c->dgamma != NULL)
-            for (int64_t j = begin; j < end; j++)
-                c->dgamma[j] += dy[j] * (xr[j] - m) * s;
+            for (int64_t l = 0; l < w; l++)
+                c->dgamma[j0 + l] += (float)ag[l];
         if (c->dbeta != NULL)
-            for (int64_t j = begin; j < end; j++)
-                c->dbeta[j] += dy[j];
+            for (int64_t l = 0; l < w; l++)
+                c->dbeta[j0 + l] += (float)ab[l];
     }
 }
 
@@ -129,6 +196,8 @@ void rf_cpu_layernorm_backward(rf_exec *x, rf_node *n)
     ln_ctx c = make_ctx(x, n);
     if (c.dx != NULL)
         rf_pool_run(x->pool, c.R, grain_for(c.D), ln_dx_task, &c);
-    if (c.dgamma != NULL || c.dbeta != NULL)
-        rf_pool_run(x->pool, c.D, grain_for(c.R), ln_dparam_task, &c);
+    if (c.dgamma != NULL || c.dbeta != NULL) {
+        int64_t blocks = (c.D + PARAM_COLS - 1) / PARAM_COLS;
+        rf_pool_run(x->pool, blocks, grain_for(c.R * PARAM_COLS), ln_dparam_task, &c);
+    }
 }

@@ -1,7 +1,9 @@
 /* Softmax and log-softmax over the last axis, one row per task item. */
 #include <math.h>
+#include <string.h>
 
 #include "../op.h"
+#include "vecmath.h"
 
 /* Rows per task: about 16K floats of work each. */
 static int64_t row_grain(int64_t row_len)
@@ -64,30 +66,23 @@ static int64_t mask_offset(const softmax_ctx *c, int64_t r)
     return off;
 }
 
-/* y = softmax(x) over entries with m != 0 (all when m == NULL); zeros if none. */
-static void softmax_row(const float *x, const float *m, int64_t mstep, float *y, int64_t M)
+/* y = softmax(x) over entries with m != 0 (all when m == NULL); zeros if none.
+ * Masked entries become -inf in y, then one vectorised softmax in place. */
+static void softmax_row(const float *restrict x, const float *restrict m, int64_t mstep, float *restrict y,
+                        int64_t M)
 {
-    float mx = -INFINITY;
-    bool any = false;
-    for (int64_t j = 0; j < M; j++)
-        if (m == NULL || m[j * mstep] != 0.0f) {
-            mx = any ? fmaxf(mx, x[j]) : x[j];
-            any = true;
-        }
-    if (!any) {
-        for (int64_t j = 0; j < M; j++)
-            y[j] = 0.0f;
+    if (m == NULL || (mstep == 0 && m[0] != 0.0f)) {
+        memcpy(y, x, (size_t)M * sizeof *y);
+    } else if (mstep == 0) {
+        memset(y, 0, (size_t)M * sizeof *y);
         return;
+    } else {
+        for (int64_t j = 0; j < M; j++) {
+            float v = x[j];
+            y[j] = m[j] != 0.0f ? v : -INFINITY;
+        }
     }
-    float sum = 0.0f;
-    for (int64_t j = 0; j < M; j++) {
-        float e = (m == NULL || m[j * mstep] != 0.0f) ? expf(x[j] - mx) : 0.0f;
-        y[j] = e;
-        sum += e;
-    }
-    float inv = 1.0f / sum;
-    for (int64_t j = 0; j < M; j++)
-        y[j] *= inv;
+    rf_softmax_row_inplace(y, M);
 }
 
 static void softmax_fwd_task(void *ctx, int64_t begin, int64_t end, int thread)
@@ -108,17 +103,15 @@ void rf_cpu_softmax_forward(rf_exec *x, rf_node *n)
 }
 
 /* dx = y * (dy - sum(y * dy)); masked entries have y = 0 and get nothing. */
-static void softmax_bwd_task(void *ctx, int64_t begin, int64_t end, int thread)
+static RF_VEC_CLONES void softmax_bwd_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
     const softmax_ctx *c = ctx;
     int64_t M = c->M;
     for (int64_t r = begin; r < end; r++) {
-        const float *y = c->y + r * M, *dy = c->dy + r * M;
-        float *dx = c->dx + r * M;
-        float dot = 0.0f;
-        for (int64_t j = 0; j < M; j++)
-            dot += y[j] * dy[j];
+        const float *restrict y = c->y + r * M, *restrict dy = c->dy + r * M;
+        float *restrict dx = c->dx + r * M;
+        float dot = rf_dot(y, dy, M);
         for (int64_t j = 0; j < M; j++)
             dx[j] += y[j] * (dy[j] - dot);
     }
@@ -132,24 +125,46 @@ void rf_cpu_softmax_backward(rf_exec *x, rf_node *n)
     rf_pool_run(x->pool, rf_shape_numel(n->shape) / c.M, row_grain(c.M), softmax_bwd_task, &c);
 }
 
+/* max of a row in 16 lanes (vectorisable; the max is exact in any order) */
+static inline float row_max(const float *x, int64_t M)
+{
+    float lanes[16];
+    for (int l = 0; l < 16; l++)
+        lanes[l] = -INFINITY;
+    int64_t j = 0;
+    for (; j + 16 <= M; j += 16)
+        for (int l = 0; l < 16; l++)
+            lanes[l] = x[j + l] > lanes[l] ? x[j + l] : lanes[l];
+    float mx = -INFINITY;
+    for (; j < M; j++)
+        mx = x[j] > mx ? x[j] : mx;
+    for (int l = 0; l < 16; l++)
+        mx = lanes[l] > mx ? lanes[l] : mx;
+    return mx;
+}
+
 /* y = (x - max) - log(sum(exp(x - max))) */
-static void log_softmax_fwd_task(void *ctx, int64_t begin, int64_t end, int thread)
+static RF_VEC_CLONES void log_softmax_fwd_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
     const softmax_ctx *c = ctx;
     int64_t M = c->M;
     for (int64_t r = begin; r < end; r++) {
-        const float *xr = c->x + r * M;
-        float *y = c->y + r * M;
-        float mx = xr[0];
-        for (int64_t j = 1; j < M; j++)
-            mx = fmaxf(mx, xr[j]);
-        float sum = 0.0f;
-        for (int64_t j = 0; j < M; j++)
-            sum += expf(xr[j] - mx);
+        const float *restrict xr = c->x + r * M;
+        float *restrict y = c->y + r * M;
+        float mx = row_max(xr, M);
+        float lanes[16] = {0}, sum = 0.0f;
+        int64_t j = 0;
+        for (; j + 16 <= M; j += 16)
+            for (int l = 0; l < 16; l++)
+                lanes[l] += rf_expf(xr[j + l] - mx);
+        for (; j < M; j++)
+            sum += rf_expf(xr[j] - mx);
+        for (int l = 0; l < 16; l++)
+            sum += lanes[l];
         /* (x - max) first: exact near the max even for large logits */
         float log_sum = logf(sum);
-        for (int64_t j = 0; j < M; j++)
+        for (j = 0; j < M; j++)
             y[j] = (xr[j] - mx) - log_sum;
     }
 }
@@ -162,19 +177,17 @@ void rf_cpu_log_softmax_forward(rf_exec *x, rf_node *n)
 }
 
 /* dx = dy - exp(y) * sum(dy) */
-static void log_softmax_bwd_task(void *ctx, int64_t begin, int64_t end, int thread)
+static RF_VEC_CLONES void log_softmax_bwd_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
     const softmax_ctx *c = ctx;
     int64_t M = c->M;
     for (int64_t r = begin; r < end; r++) {
-        const float *y = c->y + r * M, *dy = c->dy + r * M;
-        float *dx = c->dx + r * M;
-        float sum = 0.0f;
+        const float *restrict y = c->y + r * M, *restrict dy = c->dy + r * M;
+        float *restrict dx = c->dx + r * M;
+        float sum = rf_sum(dy, M);
         for (int64_t j = 0; j < M; j++)
-            sum += dy[j];
-        for (int64_t j = 0; j < M; j++)
-            dx[j] += dy[j] - expf(y[j]) * sum;
+            dx[j] += dy[j] - rf_expf(y[j]) * sum;
     }
 }
 

@@ -1,11 +1,24 @@
-/* Vectorisable math for the hot row loops (softmax in every attention).
+/* Vectorisable math for the hot row loops (softmax, GELU, layernorm).
  *
- * libm's expf is a call per element, which keeps the compiler from
- * vectorising a row; rf_expf is branch-free, so a loop over a row becomes
- * SIMD code. Cephes' single-precision algorithm: e^x = 2^n * e^r with n the
+ * libm's expf and erff are a call per element, which keeps the compiler from
+ * vectorising a row; rf_expf and rf_erff are branch-free (every selection is
+ * of values already computed, so GCC's if-conversion accepts them even under
+ * -ftrapping-math), so a loop over a row becomes SIMD code.
+ *
+ * rf_expf: Cephes' single-precision algorithm: e^x = 2^n * e^r with n the
  * nearest integer to x*log2(e) and |r| <= ln(2)/2, e^r by a degree-6
- * polynomial; relative error below 2e-7 over the range (tests/test_ops_norm.c
- * checks it against libm).
+ * polynomial; relative error below 2e-7 over the range.
+ * rf_erff: x + x P(x^2) for |x| <= 0.921875, 1 - e^(Q(|x|) - x^2) above
+ * (with the sign of x), P and Q Chebyshev fits (mpmath) of erf(x)/x - 1 and
+ * log(erfc(x)) + x^2; absolute error about 1e-7.
+ * tests/test_ops_basic.c checks both against libm over a grid.
+ *
+ * RF_VEC_CLONES marks a hot row or task function to be compiled for
+ * AVX-512, AVX2 and the portable baseline, picked at load time (GCC
+ * function multiversioning through an ifunc). The build has no -march, and
+ * -std=c11 means no FMA contraction, so the clones compute bit-identical
+ * results: every ISA rounds the same operations in the same order, and the
+ * reductions keep 16 fixed lanes whatever the vector width.
  */
 #ifndef RF_CPU_VECMATH_H
 #define RF_CPU_VECMATH_H
@@ -13,6 +26,15 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define RF_VEC_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+#endif
+#ifndef RF_VEC_CLONES
+#define RF_VEC_CLONES
+#endif
 
 /* e^x; exactly 0 for x < -87 (so -inf, a masked score, gives 0). */
 static inline float rf_expf(float x)
@@ -29,30 +51,73 @@ static inline float rf_expf(float x)
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
+    /* below lo the scale is +0, so the result is 0 without a branch
+     * around the product (the select is of integers) */
     int32_t bits = ((int32_t)n + 127) << 23;
+    bits = x < lo ? 0 : bits;
     float scale;
     memcpy(&scale, &bits, sizeof scale);
-    return x < lo ? 0.0f : p * scale;
+    return p * scale;
+}
+
+/* erf(x), absolute error about 1e-7; both pieces are computed and one is
+ * selected, so a loop over it vectorises. */
+static inline float rf_erff(float x)
+{
+    float t = fabsf(x), s = x * x;
+    /* |x| <= 0.921875: erf(x) = x + x P(x^2) */
+    float p = -6.00408115592e-4f;
+    p = p * s + 4.99602012225e-3f;
+    p = p * s - 2.67687566998e-2f;
+    p = p * s + 1.12818823194e-1f;
+    p = p * s - 3.76125008962e-1f;
+    p = p * s + 1.28379150830e-1f;
+    float small = x + x * p;
+    /* above: erfc(|x|) = exp(Q(|x|) - x^2), Q on [0.921875, 4]; beyond 4
+     * erf rounds to +-1 */
+    float u = t < 4.0f ? t : 4.0f;
+    float q = 1.6435709185e-6f;
+    q = q * u - 4.61782760818e-5f;
+    q = q * u + 5.97749842656e-4f;
+    q = q * u - 4.76362303219e-3f;
+    q = q * u + 2.64312121154e-2f;
+    q = q * u - 1.10094941744e-1f;
+    q = q * u + 3.68186116222e-1f;
+    q = q * u - 1.13023808086e+0f;
+    q = q * u + 3.20581638696e-4f;
+    float big = 1.0f - rf_expf(q - u * u);
+    big = x < 0.0f ? -big : big;
+    return t > 0.921875f ? big : small;   /* NaN: small, which is NaN */
 }
 
 /* In-place softmax of a row of scores whose masked entries are already -inf.
- * A row with no finite entry becomes zeros. The sum is accumulated in 16
- * lanes so the compiler can vectorise it. */
-static inline void rf_softmax_row_inplace(float *p, int64_t m)
+ * A row with no finite entry becomes zeros. The max and the sum are taken in
+ * 16 lanes so the compiler can vectorise them. */
+static inline RF_VEC_CLONES void rf_softmax_row_inplace(float *p, int64_t m)
 {
+    float mlanes[16];
+    for (int l = 0; l < 16; l++)
+        mlanes[l] = -INFINITY;
+    int64_t j = 0;
+    for (; j + 16 <= m; j += 16)
+        for (int l = 0; l < 16; l++)
+            mlanes[l] = p[j + l] > mlanes[l] ? p[j + l] : mlanes[l];
     float mx = -INFINITY;
-    for (int64_t j = 0; j < m; j++)
+    for (; j < m; j++)
         mx = p[j] > mx ? p[j] : mx;
+    for (int l = 0; l < 16; l++)
+        mx = mlanes[l] > mx ? mlanes[l] : mx;
     if (mx == -INFINITY) {
         memset(p, 0, (size_t)m * sizeof *p);
         return;
     }
     float lanes[16] = {0};
-    int64_t j = 0;
+    j = 0;
     for (; j + 16 <= m; j += 16)
         for (int l = 0; l < 16; l++) {
-            p[j + l] = rf_expf(p[j + l] - mx);
-            lanes[l] += p[j + l];
+            float e = rf_expf(p[j + l] - mx);
+            p[j + l] = e;
+            lanes[l] += e;
         }
     float sum = 0.0f;
     for (; j < m; j++) {
@@ -77,6 +142,22 @@ static inline float rf_dot(const float *a, const float *b, int64_t m)
     float sum = 0.0f;
     for (; j < m; j++)
         sum += a[j] * b[j];
+    for (int l = 0; l < 16; l++)
+        sum += lanes[l];
+    return sum;
+}
+
+/* sum_j a[j] in 16 lanes (vectorisable, fixed order). */
+static inline float rf_sum(const float *a, int64_t m)
+{
+    float lanes[16] = {0};
+    int64_t j = 0;
+    for (; j + 16 <= m; j += 16)
+        for (int l = 0; l < 16; l++)
+            lanes[l] += a[j + l];
+    float sum = 0.0f;
+    for (; j < m; j++)
+        sum += a[j];
     for (int l = 0; l < 16; l++)
         sum += lanes[l];
     return sum;

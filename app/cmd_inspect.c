@@ -1,0 +1,247 @@
+/* `rangefinder inspect`: a checkpoint's probes (named taps, core/probe.h)
+ * for one sample, as NumPy .npy files; or the list of its taps.
+ *
+ * Sample K of a split is row K % batch of evaluation batch K / batch (the
+ * batch as the run had it, or data.batch from --set). The batch runs forward
+ * without dropout; when a gradient tap is asked for, backward follows with
+ * the real labels from the model's loss (the batch mean, so a row's
+ * gradient is 1/batch of its own loss's; --set data.batch=1 gives the
+ * sample's own). Parameter gradients are zeroed first and nothing is
+ * updated; no file but the .npy outputs is written. */
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/pool.h"
+#include "../core/probe.h"
+#include "cli.h"
+#include "commands.h"
+#include "npy.h"
+#include "saved_model.h"
+
+typedef struct sample_result {
+    int label, predicted;
+    double loss;       /* cross-entropy of this sample alone */
+    int64_t batch_index;
+    int row;
+} sample_result;
+
+static void print_taps(const rf_graph *g)
+{
+    static const char *const what[] = {"value", "aux", "grad"};
+    int width = 0;
+    for (int i = 0; i < rf_tap_count(g); i++)
+        width = MAX(width, (int)strlen(rf_tap_get(g, i)->name));
+    for (int i = 0; i < rf_tap_count(g); i++) {
+        const rf_tap *t = rf_tap_get(g, i);
+        g_autoptr(GString) shape = g_string_new("[");
+        for (int d = 1; d < t->shape.ndim; d++)
+            g_string_append_printf(shape, "%s%lld", d > 1 ? ", " : "", (long long)t->shape.dim[d]);
+        g_string_append_c(shape, ']');
+        printf("%-*s  %-20s %s\n", width, t->name, shape->str, what[t->what]);
+    }
+}
+
+static void load_inputs(rf_model *m, const rf_batch *b)
+{
+    rf_graph *g = m->graph;
+    size_t fd = m->feat_dim > 0 ? (size_t)m->feat_dim : 1;
+    memcpy(rf_value(g, m->x), b->x, (size_t)m->batch * m->seq_len * fd * sizeof(float));
+    memcpy(rf_value(g, m->mask), b->mask, (size_t)m->batch * m->seq_len * sizeof(float));
+    memcpy(rf_value(g, m->labels), b->labels, (size_t)m->batch * sizeof(float));
+}
+
+/* Label, prediction and loss of one row, from the logits. */
+static void score_row(rf_model *m, int row, sample_result *r)
+{
+    const float *logits = rf_value(m->graph, m->logits);
+    int c = (int)rf_node_shape(m->graph, m->logits).dim[1];
+    const float *z = logits + (size_t)row * c;
+    int best = 0;
+    for (int k = 1; k < c; k++)
+        if (z[k] > z[best])
+            best = k;
+    double se = 0;
+    for (int k = 0; k < c; k++)
+        se += exp((double)z[k] - z[best]);
+    r->label = (int)rf_value(m->graph, m->labels)[row];
+    r->predicted = best;
+    r->loss = z[best] + log(se) - z[r->label];
+}
+
+static gboolean wants_gradient(const rf_graph *g, const rf_probe_set *ps)
+{
+    for (int i = 0; i < ps->count; i++)
+        if (rf_tap_find(g, ps->values[i].name)->what == RF_TAP_GRAD)
+            return TRUE;
+    return FALSE;
+}
+
+/* Forward (and backward when a gradient tap is wanted) over the batch that
+ * holds `sample`, with `ps` attached. */
+static gboolean run_sample(rf_saved_model *sm, rf_split split, int64_t sample, rf_probe_set *ps,
+                           sample_result *r, GError **error)
+{
+    rf_model *m = rf_trainer_model(sm->trainer);
+    rf_status st = {0};
+    r->batch_index = sample / m->batch;
+    r->row = (int)(sample % m->batch);
+    rf_batcher *batcher = rf_batcher_new(sm->ds, m->batch, sm->cfg.train.seed, &st);
+    const rf_batch *b = batcher != NULL ? rf_batcher_eval(batcher, split, r->batch_index, &st) : NULL;
+    if (b == NULL) {
+        rf_batcher_free(batcher);
+        return rf_cli_fail_status(error, &st);
+    }
+    load_inputs(m, b);
+    rf_batcher_free(batcher);
+
+    rf_pool *pool = rf_pool_new(rf_cli_threads(sm->cfg.train.threads));
+    rf_exec x;
+    rf_exec_init(&x, m->graph, pool, sm->cfg.train.seed, (uint64_t)sm->step, false);
+    rf_probe_attach(m->graph, ps);
+    rf_graph_forward(m->graph, &x);
+    score_row(m, r->row, r);
+    if (wants_gradient(m->graph, ps)) {
+        rf_params_zero_grads(m->params);
+        rf_graph_backward(m->graph, &x, NULL);
+    }
+    rf_probe_attach(m->graph, NULL);
+    rf_pool_free(pool);
+
+    for (int i = 0; i < ps->count; i++) {
+        if (!ps->values[i].filled) {
+            g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
+                        "probe '%s' was not filled: its tensor is not computed for this model and batch",
+                        ps->values[i].name);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/* Where probe `name` goes: --out as the file for a single probe (unless it
+ * is a directory), else <dir>/<name>.npy with dir --out or ".". */
+static char *output_path(const char *out, int probes, const char *name)
+{
+    g_autofree char *file = g_strdup_printf("%s.npy", name);
+    g_strdelimit(file, G_DIR_SEPARATOR_S, '_');
+    if (out == NULL)
+        return g_steal_pointer(&file);
+    if (probes == 1 && !g_file_test(out, G_FILE_TEST_IS_DIR))
+        return g_strdup(out);
+    return g_build_filename(out, file, NULL);
+}
+
+static gboolean write_probes(const rf_probe_set *ps, const char *out, GError **error)
+{
+    if (out != NULL && ps->count > 1 && g_mkdir_with_parents(out, 0755) != 0) {
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "cannot create %s: %s", out, g_strerror(errno));
+        return FALSE;
+    }
+    for (int i = 0; i < ps->count; i++) {
+        const rf_probe_value *v = &ps->values[i];
+        g_autofree char *path = output_path(out, ps->count, v->name);
+        if (!rf_npy_write(path, v->shape.ndim, v->shape.dim, v->data, error))
+            return FALSE;
+        g_autoptr(GString) shape = g_string_new("[");
+        for (int d = 0; d < v->shape.ndim; d++)
+            g_string_append_printf(shape, "%s%lld", d > 0 ? ", " : "", (long long)v->shape.dim[d]);
+        g_string_append_c(shape, ']');
+        printf("%s %s -> %s\n", v->name, shape->str, path);
+    }
+    return TRUE;
+}
+
+static gboolean inspect(rf_saved_model *sm, rf_split split, int64_t sample, const char *const *probes,
+                        const char *out, GError **error)
+{
+    int64_t size = sm->ds->size[split];
+    if (sample >= size) {
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
+                    "--sample %lld is out of range: the %s split has %lld samples (0..%lld)", (long long)sample,
+                    rf_split_name(split), (long long)size, (long long)size - 1);
+        return FALSE;
+    }
+    rf_model *m = rf_trainer_model(sm->trainer);
+    rf_status st = {0};
+    rf_probe_set *ps = rf_probe_set_new(m->graph, probes, (int)g_strv_length((char **)probes),
+                                        (int)(sample % m->batch), &st);
+    if (ps == NULL)
+        return rf_cli_fail_status(error, &st);
+    sample_result r = {0};
+    gboolean ok = run_sample(sm, split, sample, ps, &r, error);
+    if (ok) {
+        printf("%s sample %lld (batch %lld, row %d) at step %lld: label %d, predicted %d, loss %.4f\n",
+               rf_split_name(split), (long long)sample, (long long)r.batch_index, r.row, (long long)sm->step,
+               r.label, r.predicted, r.loss);
+        ok = write_probes(ps, out, error);
+    }
+    rf_probe_set_free(ps);
+    return ok;
+}
+
+int rf_cmd_inspect(int argc, char **argv)
+{
+    g_autofree char *checkpoint = NULL, *split_name = NULL, *out = NULL;
+    g_auto(GStrv) sets = NULL, probes = NULL;
+    gint64 sample = 0;
+    gboolean list = FALSE;
+    const GOptionEntry entries[] = {
+        {"checkpoint", 'k', 0, G_OPTION_ARG_FILENAME, &checkpoint, "Checkpoint to inspect", "FILE"},
+        {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override one key (repeatable; not the model's)",
+         "SECTION.KEY=VALUE"},
+        {"split", 0, 0, G_OPTION_ARG_STRING, &split_name, "Split the sample is from: test (default), val or train",
+         "SPLIT"},
+        {"sample", 0, 0, G_OPTION_ARG_INT64, &sample, "Sample index in the split (default 0)", "K"},
+        {"probe", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &probes, "Probe to write (repeatable; see --list)", "NAME"},
+        {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
+         "Output .npy file (one probe) or directory (several: DIR/NAME.npy); default ./NAME.npy", "PATH"},
+        {"list", 0, 0, G_OPTION_ARG_NONE, &list, "List every probe with its shape (without the batch)", NULL},
+        G_OPTION_ENTRY_NULL,
+    };
+    g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_option_context_set_summary(ctx,
+        "Look inside a trained model: run the evaluation batch holding one sample through the\n"
+        "checkpoint's model (forward without dropout; backward with the real labels when a\n"
+        "gradient probe is asked for, nothing updated) and write each probe for that sample as a\n"
+        "float32 NumPy .npy file. Gradient probes hold the gradient of the batch's mean loss;\n"
+        "--set data.batch=1 gives the sample's own.");
+    g_option_context_set_description(ctx,
+        "Examples:\n"
+        "  rangefinder inspect --checkpoint runs/default/checkpoint.safetensors --list\n"
+        "  rangefinder inspect --checkpoint runs/default/checkpoint.safetensors --sample 3 \\\n"
+        "      --probe layer0.attn.probs --out probs.npy\n"
+        "  python3 -c \"import numpy; print(numpy.load('probs.npy').shape)\"\n");
+
+    g_autoptr(GError) error = NULL;
+    if (!rf_cli_parse(ctx, "inspect", &argc, &argv, &error))
+        return rf_cli_report(error);
+    rf_split split = RF_SPLIT_TEST;
+    if (split_name != NULL && !rf_cli_parse_any_split(split_name, &split, &error))
+        return rf_cli_report(error);
+    const char *problem = NULL;
+    if (checkpoint == NULL)
+        problem = "inspect needs --checkpoint FILE";
+    else if (list && probes != NULL)
+        problem = "inspect takes --list or --probe NAME, not both";
+    else if (!list && probes == NULL)
+        problem = "inspect needs --probe NAME (or --list to see the names)";
+    else if (sample < 0)
+        problem = "--sample must be 0 or more";
+    if (problem != NULL) {
+        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "%s (see `rangefinder inspect --help`)", problem);
+        return rf_cli_report(error);
+    }
+
+    rf_saved_model sm;
+    gboolean ok = rf_saved_model_open(&sm, checkpoint, (const char *const *)sets, &error);
+    if (ok && list)
+        print_taps(rf_trainer_model(sm.trainer)->graph);
+    else if (ok)
+        ok = inspect(&sm, split, sample, (const char *const *)probes, out, &error);
+    rf_saved_model_clear(&sm);
+    return ok ? RF_EXIT_OK : rf_cli_report(error);
+}

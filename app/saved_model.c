@@ -1,0 +1,41 @@
+#include "saved_model.h"
+
+#include "../core/checkpoint.h"
+#include "../datasets/datasets.h"
+#include "cli.h"
+#include "config_diff.h"
+#include "config_file.h"
+
+gboolean rf_saved_model_open(rf_saved_model *sm, const char *checkpoint, const char *const *sets, GError **error)
+{
+    *sm = (rf_saved_model){0};
+    if (!g_file_test(checkpoint, G_FILE_TEST_EXISTS)) {
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "%s: no such file", checkpoint);
+        return FALSE;
+    }
+    rf_config saved;
+    rf_config_defaults(&saved);
+    rf_status st = {0};
+    if (!rf_checkpoint_read_config(checkpoint, &saved, &sm->step, &st))
+        return rf_cli_fail_status(error, &st);
+    sm->cfg = saved;
+    if (!rf_config_apply_sets(&sm->cfg, sets, error) ||
+        !rf_config_check_changes(&saved, &sm->cfg, RF_CHANGE_KEEP_MODEL, error) ||
+        !rf_config_check(&sm->cfg, checkpoint, error))
+        return FALSE;
+    sm->ds = rf_dataset_open(&sm->cfg, &st);
+    if (sm->ds == NULL)
+        return rf_cli_fail_status(error, &st);
+    sm->trainer = rf_trainer_new(&sm->cfg, sm->ds, &st);
+    if (sm->trainer == NULL || !rf_trainer_load(sm->trainer, checkpoint, &st))
+        return rf_cli_fail_status(error, &st);
+    return TRUE;
+}
+
+void rf_saved_model_clear(rf_saved_model *sm)
+{
+    rf_trainer_free(sm->trainer);
+    rf_dataset_free(sm->ds);
+    sm->trainer = NULL;
+    sm->ds = NULL;
+}

@@ -1,0 +1,24 @@
+/* A model rebuilt from a checkpoint, for the verbs that read one (eval,
+ * inspect): the config saved in it (with --set changes that do not shape
+ * the model), its data set, and a trainer holding the saved parameters. */
+#ifndef RF_APP_SAVED_MODEL_H
+#define RF_APP_SAVED_MODEL_H
+
+#include <glib.h>
+
+#include "../core/train.h"
+
+typedef struct rf_saved_model {
+    rf_config cfg;          /* the effective config */
+    int64_t step;           /* steps the checkpoint had finished */
+    rf_dataset *ds;
+    rf_trainer *trainer;
+} rf_saved_model;
+
+/* rf_checkpoint_read_config, --set (RF_CHANGE_KEEP_MODEL), rf_dataset_open,
+ * rf_trainer_new, rf_trainer_load. On failure what was built stays in `sm`
+ * for rf_saved_model_clear. */
+gboolean rf_saved_model_open(rf_saved_model *sm, const char *checkpoint, const char *const *sets, GError **error);
+void rf_saved_model_clear(rf_saved_model *sm);
+
+#endif
