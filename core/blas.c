@@ -1,6 +1,7 @@
 #include "blas.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 
 typedef struct {
     CBLAS_TRANSPOSE ta, tb;
@@ -11,6 +12,9 @@ typedef struct {
     int lda, ldb, ldc;
     bool by_rows;
     int block;              /* rows (or columns) per block */
+    /* split along k: partial products into `part` [chunks, m, n] */
+    int chunks;
+    float *part;
 } gemm_job;
 
 /* Below this many multiply-adds a product is one call on the calling thread. */
@@ -19,6 +23,12 @@ typedef struct {
  * the same cut for every thread count, so each element of C is computed the
  * same way whatever the pool size. */
 #define BLOCK 256
+/* A product whose C is too small to cut (the weight gradient X^T G of a
+ * linear layer: C is [K, N], the sum runs over every token) is cut along k
+ * instead, into chunks of this many: each chunk's product goes to its own
+ * buffer and the chunks are summed in chunk order. The cut depends only on
+ * k, so the result is the same for every thread count. */
+#define K_CHUNK 4096
 
 static void gemm_block(void *ctx, int64_t begin, int64_t end, int thread)
 {
@@ -41,16 +51,64 @@ static void gemm_block(void *ctx, int64_t begin, int64_t end, int thread)
     }
 }
 
+/* Chunk c: part[c] = alpha * op(A)[:, k-range] op(B)[k-range, :]. */
+static void gemm_kchunk(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const gemm_job *j = ctx;
+    for (int64_t c = begin; c < end; c++) {
+        int lo = (int)c * j->block, hi = lo + j->block < j->k ? lo + j->block : j->k;
+        /* op(A) [m, k]: columns lo..hi; A stored [m, k] or, transposed, [k, m] */
+        const float *a = j->ta == CblasNoTrans ? j->A + lo : j->A + (size_t)lo * j->lda;
+        /* op(B) [k, n]: rows lo..hi; B stored [k, n] or, transposed, [n, k] */
+        const float *b = j->tb == CblasNoTrans ? j->B + (size_t)lo * j->ldb : j->B + lo;
+        cblas_sgemm(CblasRowMajor, j->ta, j->tb, j->m, j->n, hi - lo, j->alpha, a, j->lda, b, j->ldb, 0.0f,
+                    j->part + (size_t)c * j->m * j->n, j->n);
+    }
+}
+
+/* Rows [begin, end) of C: C = beta C + sum of the chunks, in chunk order. */
+static void gemm_ksum(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const gemm_job *j = ctx;
+    size_t mn = (size_t)j->m * j->n;
+    for (int64_t r = begin; r < end; r++) {
+        float *c = j->C + (size_t)r * j->ldc;
+        const float *p = j->part + (size_t)r * j->n;
+        for (int x = 0; x < j->n; x++) {
+            float s = p[x];
+            for (int ch = 1; ch < j->chunks; ch++)
+                s += p[ch * mn + x];
+            c[x] = j->beta == 0.0f ? s : j->beta * c[x] + s;
+        }
+    }
+}
+
 void rf_sgemm(rf_pool *pool, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float alpha,
               const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
 {
     double macs = (double)m * n * k;
     bool by_rows = m >= n;
     int total = by_rows ? m : n;
-    if (macs < PARALLEL_MIN_MACS || total <= BLOCK) {
+    if (macs < PARALLEL_MIN_MACS) {
         cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
-    gemm_job j = {ta, tb, m, n, k, alpha, beta, A, B, C, lda, ldb, ldc, by_rows, BLOCK};
+    if (total <= BLOCK) {
+        /* C too small to cut: cut k, if it is long enough to be worth it */
+        int chunks = (k + K_CHUNK - 1) / K_CHUNK;
+        float *part = chunks >= 2 ? malloc((size_t)chunks * m * n * sizeof *part) : NULL;
+        if (part == NULL) {
+            cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+            return;
+        }
+        gemm_job j = {ta, tb, m, n, k, alpha, beta, A, B, C, lda, ldb, ldc, false, K_CHUNK, chunks, part};
+        rf_pool_run(pool, chunks, 1, gemm_kchunk, &j);
+        rf_pool_run(pool, m, 1 + 16384 / ((int64_t)n * chunks), gemm_ksum, &j);
+        free(part);
+        return;
+    }
+    gemm_job j = {ta, tb, m, n, k, alpha, beta, A, B, C, lda, ldb, ldc, by_rows, BLOCK, 0, NULL};
     rf_pool_run(pool, (total + BLOCK - 1) / BLOCK, 1, gemm_block, &j);
 }

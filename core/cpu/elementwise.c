@@ -340,21 +340,21 @@ void rf_cpu_scale_backward(rf_exec *x, rf_node *n)
 
 /* sigmoid from e = e^-|v|: 1 / (1 + e) for v >= 0, e / (1 + e) below; both
  * formed and one selected (vectorisable, never overflows) */
-static inline float sigmoid_fast(float v)
+RF_VEC_INLINE float sigmoid_fast(float v)
 {
     float e = rf_expf(-fabsf(v));
-    float r = 1.0f / (1.0f + e), er = e * r;
-    return v >= 0.0f ? r : er;
+    float r = 1.0f / (1.0f + e);
+    return rf_select(v >= 0.0f, r, e * r);
 }
 
-static inline float gelu(float v)
+RF_VEC_INLINE float gelu(float v)
 {
     float cdf = 1.0f + rf_erff(v * INV_SQRT2);
     return 0.5f * v * cdf;
 }
 
 /* d gelu / dv = Phi(v) + v phi(v) */
-static inline float gelu_derivative(float v)
+RF_VEC_INLINE float gelu_derivative(float v)
 {
     float cdf = 0.5f * (1.0f + rf_erff(v * INV_SQRT2));
     float pdf = INV_SQRT2PI * rf_expf(-0.5f * v * v);

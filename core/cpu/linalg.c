@@ -1,6 +1,11 @@
-/* CPU kernels for matmul and linear. Every product is one rf_sgemm call
- * from the calling thread, split across the pool (blas.h). */
+/* CPU kernels for matmul and linear. A product is one rf_sgemm call from
+ * the calling thread, split across the pool (blas.h), except where many
+ * small products split better as one pool task each (batched matmuls: one
+ * single-threaded cblas_sgemm per group) and in the linear backward (chunks
+ * of rows, below). Every choice depends on the shapes only, so results are
+ * the same for every thread count. */
 #include "../blas.h"
+#include <stdlib.h>
 #include <string.h>
 
 #include "../op.h"
@@ -44,11 +49,75 @@ static mm_plan mm_plan_of(rf_exec *x, const rf_node *node)
     return p;
 }
 
+/* Many groups of modest products (per-head products: 256 groups of
+ * [32, 2000] x [2000, 8]) go one task per group, each a single cblas call;
+ * rf_sgemm would wake the pool for every group and cut each one thin. */
+#define GROUP_MIN 8
+#define GROUP_MAX_MACS (1 << 24)
+
+static bool by_groups(const mm_plan *p)
+{
+    return p->groups >= GROUP_MIN && (double)p->rows * p->n * p->k <= GROUP_MAX_MACS;
+}
+
+/* Direct cblas for one group (from a pool task): same argument order as gemm(). */
+static void gemm1(bool tx, bool ty, int64_t m, int64_t n, int64_t k, const float *X, const float *Y, float beta,
+                  float *C)
+{
+    cblas_sgemm(CblasRowMajor, tx ? CblasTrans : CblasNoTrans, ty ? CblasTrans : CblasNoTrans, (int)m, (int)n,
+                (int)k, 1.0f, X, (int)(tx ? m : k), Y, (int)(ty ? k : n), beta, C, (int)n);
+}
+
+typedef struct {
+    mm_plan p;
+    const float *A, *B, *G;
+    float *C, *dA, *dB;      /* forward: C; backward: dA and (unshared) dB, either NULL */
+} mm_ctx;
+
+static void mm_fwd_groups(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const mm_ctx *c = ctx;
+    const mm_plan *p = &c->p;
+    for (int64_t i = begin; i < end; i++)
+        gemm1(p->ta, p->tb, p->rows, p->n, p->k, c->A + i * p->rows * p->k, c->B + i * p->b_step, 0.0f,
+              c->C + i * p->rows * p->n);
+}
+
+/* dA_i and (b not shared) dB_i of group i, as in rf_cpu_matmul_backward */
+static void mm_bwd_groups(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const mm_ctx *c = ctx;
+    const mm_plan *p = &c->p;
+    int64_t a_step = p->rows * p->k, g_step = p->rows * p->n;
+    for (int64_t i = begin; i < end; i++) {
+        const float *Ai = c->A + i * a_step, *Bi = c->B + i * p->b_step, *Gi = c->G + i * g_step;
+        if (c->dA != NULL) {
+            if (p->ta)
+                gemm1(p->tb, true, p->k, p->rows, p->n, Bi, Gi, 1.0f, c->dA + i * a_step);
+            else
+                gemm1(false, !p->tb, p->rows, p->k, p->n, Gi, Bi, 1.0f, c->dA + i * a_step);
+        }
+        if (c->dB != NULL) {
+            if (p->tb)
+                gemm1(true, p->ta, p->n, p->k, p->rows, Gi, Ai, 1.0f, c->dB + i * p->b_step);
+            else
+                gemm1(!p->ta, false, p->k, p->n, p->rows, Ai, Gi, 1.0f, c->dB + i * p->b_step);
+        }
+    }
+}
+
 /* a [..., M, K] or [..., K, M], b [..., K, N] or [..., N, K] -> out [..., M, N] */
 void rf_cpu_matmul_forward(rf_exec *x, rf_node *n)
 {
     mm_plan p = mm_plan_of(x, n);
     const float *A = rf_in(x, n, 0)->value, *B = rf_in(x, n, 1)->value;
+    if (by_groups(&p)) {
+        mm_ctx c = {p, A, B, NULL, n->value, NULL, NULL};
+        rf_pool_run(x->pool, p.groups, 1, mm_fwd_groups, &c);
+        return;
+    }
     for (int64_t i = 0; i < p.groups; i++)
         gemm(x->pool, p.ta, p.tb, p.rows, p.n, p.k, A + i * p.rows * p.k, B + i * p.b_step, 0.0f,
              n->value + i * p.rows * p.n);
@@ -62,7 +131,14 @@ void rf_cpu_matmul_backward(rf_exec *x, rf_node *n)
     rf_node *an = rf_in(x, n, 0), *bn = rf_in(x, n, 1);
     const float *A = an->value, *B = bn->value, *G = n->grad;
     int64_t a_step = p.rows * p.k, g_step = p.rows * p.n;
-    for (int64_t i = 0; i < p.groups && an->grad != NULL; i++) {
+    bool groups = by_groups(&p);
+    if (groups) {
+        /* a shared b's gradient is summed over the groups below, in order */
+        mm_ctx c = {p, A, B, G, NULL, an->grad, p.b_step != 0 ? bn->grad : NULL};
+        if (c.dA != NULL || c.dB != NULL)
+            rf_pool_run(x->pool, p.groups, 1, mm_bwd_groups, &c);
+    }
+    for (int64_t i = 0; i < p.groups && an->grad != NULL && !groups; i++) {
         const float *Bi = B + i * p.b_step, *Gi = G + i * g_step;
         float *dA = an->grad + i * a_step;
         if (p.ta)
@@ -71,7 +147,7 @@ void rf_cpu_matmul_backward(rf_exec *x, rf_node *n)
             gemm(x->pool, false, !p.tb, p.rows, p.k, p.n, Gi, Bi, 1.0f, dA);
     }
     /* a shared b sums its gradient over the groups in group order */
-    for (int64_t i = 0; i < p.groups && bn->grad != NULL; i++) {
+    for (int64_t i = 0; i < p.groups && bn->grad != NULL && (!groups || p.b_step == 0); i++) {
         const float *Ai = A + i * a_step, *Gi = G + i * g_step;
         float *dB = bn->grad + i * p.b_step;
         if (p.tb)
@@ -147,18 +223,114 @@ static RF_VEC_CLONES void colsum_task(void *ctx, int64_t begin, int64_t end, int
     }
 }
 
+/* ---- linear backward over chunks of rows ----
+ *
+ * With many rows and a small weight (every projection of the encoders: 64000
+ * tokens, [64, 128] weights), dW = X^T G has a C too small to cut and a long
+ * sum, and G would be streamed from memory three times (dx, dW, dbias). So
+ * the rows are cut into fixed chunks of ROW_CHUNK: a task does, for its
+ * chunk, dx rows += G_c W^T, the partial dW_c = X_c^T G_c and the partial
+ * column sums of G_c, while G_c is in cache; then the partials are added to
+ * dW and dbias in chunk order. The cut depends only on the row count, so
+ * the result is the same for every thread count. */
+#define ROW_CHUNK 2048
+/* weights up to this many floats take the chunked path */
+#define CHUNK_MAX_WEIGHT 65536
+
+typedef struct {
+    const float *x, *g, *w;
+    float *dx, *dw, *dbias;
+    float *part;             /* [chunks][k * n + n]: partial dW, then partial dbias */
+    int64_t rows, k, n, chunks;
+} lin_bwd_ctx;
+
+static RF_VEC_CLONES void lin_bwd_chunk_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const lin_bwd_ctx *c = ctx;
+    int k = (int)c->k, n = (int)c->n;
+    for (int64_t ch = begin; ch < end; ch++) {
+        int64_t lo = ch * ROW_CHUNK, hi = lo + ROW_CHUNK < c->rows ? lo + ROW_CHUNK : c->rows;
+        int m = (int)(hi - lo);
+        const float *g = c->g + lo * c->n;
+        float *part = c->part + ch * (c->k * c->n + c->n);
+        if (c->dx != NULL)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, k, n, 1.0f, g, n, c->w, n, 1.0f,
+                        c->dx + lo * c->k, k);
+        if (c->dw != NULL)
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, n, m, 1.0f, c->x + lo * c->k, k, g, n, 0.0f,
+                        part, n);
+        if (c->dbias != NULL) {
+            /* column sums of the chunk, in double, COL_BLOCK columns at a time */
+            float *pb = part + c->k * c->n;
+            for (int64_t j0 = 0; j0 < c->n; j0 += COL_BLOCK) {
+                int64_t w = c->n - j0 < COL_BLOCK ? c->n - j0 : COL_BLOCK;
+                double acc[COL_BLOCK] = {0};
+                if (w == COL_BLOCK)
+                    for (int64_t r = 0; r < m; r++)
+                        for (int j = 0; j < COL_BLOCK; j++)
+                            acc[j] += g[r * c->n + j0 + j];
+                else
+                    for (int64_t r = 0; r < m; r++)
+                        for (int64_t j = 0; j < w; j++)
+                            acc[j] += g[r * c->n + j0 + j];
+                for (int64_t j = 0; j < w; j++)
+                    pb[j0 + j] = (float)acc[j];
+            }
+        }
+    }
+}
+
+/* dW and dbias elements [begin, end) (dW's k * n first, then dbias's n)
+ * += the chunks' partials, summed in chunk order. */
+static void lin_bwd_sum_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const lin_bwd_ctx *c = ctx;
+    int64_t kn = c->k * c->n, stride = kn + c->n;
+    for (int64_t i = begin; i < end; i++) {
+        float *dst = i < kn ? c->dw + i : c->dbias + (i - kn);
+        if ((i < kn && c->dw == NULL) || (i >= kn && c->dbias == NULL))
+            continue;
+        float s = c->part[i];
+        for (int64_t ch = 1; ch < c->chunks; ch++)
+            s += c->part[ch * stride + i];
+        *dst += s;
+    }
+}
+
+/* The chunked backward; false (nothing done) when it does not apply. */
+static bool linear_backward_chunked(rf_exec *x, const float *xv, const float *w, const float *g, float *dx,
+                                    float *dw, float *dbias, int64_t rows, int64_t k, int64_t n)
+{
+    /* the choice depends on the shapes only, never on the thread count */
+    if ((dw == NULL && dbias == NULL) || rows < 2 * ROW_CHUNK || k * n > CHUNK_MAX_WEIGHT)
+        return false;
+    lin_bwd_ctx c = {xv, g, w, dx, dw, dbias, NULL, rows, k, n, (rows + ROW_CHUNK - 1) / ROW_CHUNK};
+    c.part = malloc((size_t)(c.chunks * (k * n + n)) * sizeof *c.part);
+    if (c.part == NULL)
+        return false;
+    rf_pool_run(x->pool, c.chunks, 1, lin_bwd_chunk_task, &c);
+    rf_pool_run(x->pool, k * n + n, 4096 / c.chunks + 1, lin_bwd_sum_task, &c);
+    free(c.part);
+    return true;
+}
+
 /* dx [rows, K] += G W^T,  dw [K, N] += X^T G,  dbias [N] += column sums of G */
 void rf_cpu_linear_backward(rf_exec *x, rf_node *n)
 {
     rf_node *xn = rf_in(x, n, 0), *wn = rf_in(x, n, 1);
     int64_t k = wn->shape.dim[0], cols = wn->shape.dim[1];
     int64_t rows = rf_shape_numel(xn->shape) / k;
+    float *dbias = n->n_in == 3 ? rf_in(x, n, 2)->grad : NULL;
+    if (linear_backward_chunked(x, xn->value, wn->value, n->grad, xn->grad, wn->grad, dbias, rows, k, cols))
+        return;
     if (xn->grad != NULL)
         gemm(x->pool, false, true, rows, k, cols, n->grad, wn->value, 1.0f, xn->grad);
     if (wn->grad != NULL)
         gemm(x->pool, true, false, k, cols, rows, xn->value, n->grad, 1.0f, wn->grad);
-    if (n->n_in == 3 && rf_in(x, n, 2)->grad != NULL) {
-        colsum_ctx c = {rf_in(x, n, 2)->grad, n->grad, rows, cols};
+    if (dbias != NULL) {
+        colsum_ctx c = {dbias, n->grad, rows, cols};
         int64_t blocks = (cols + COL_BLOCK - 1) / COL_BLOCK;
         rf_pool_run(x->pool, blocks, 16384 / (rows * COL_BLOCK) + 1, colsum_task, &c);
     }

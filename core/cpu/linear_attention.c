@@ -15,15 +15,19 @@
  *     dV_h += t Fk_h dKV
  *     dFk = t (V_h dKV^T + 1 dKsum^T),  dk += mask s phi'(s k) dFk
  * phi' is recovered from the saved phi values, so q and k are not re-read.
- * Every product is BLAS from the calling thread; the row-wise work goes to
- * the pool, each task owning its rows (deterministic for any thread count).
+ * The per-head products are small (dk x dk), so the pool splits the work
+ * over (b, h) pairs, each task calling single-threaded BLAS for its heads
+ * (as the attention kernels do); row-wise work is split over rows. Every
+ * output float is written by one task with the same calls whatever the
+ * thread count, so results are deterministic for any thread count.
  */
-#include "../blas.h"
+#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
 #include "../op.h"
 #include "../ops/linear_attention.h"
+#include "vecmath.h"
 
 #define TASK_FLOATS 16384   /* about this many floats per pool task */
 
@@ -50,13 +54,14 @@ static int64_t row_grain(int64_t row_floats)
 
 /* f[j] = phi(s x[j]) for j < n; the map is chosen once per span so each
  * loop is branch-free apart from the map's own */
-static void phi_span(rf_kernel_map map, float s, const float *x, float *f, int64_t n)
+RF_VEC_INLINE void phi_span(rf_kernel_map map, float s, const float *restrict x, float *restrict f, int64_t n)
 {
     switch (map) {
     case RF_KMAP_ELU1:
+        /* both sides formed, one selected: the loop vectorises */
         for (int64_t j = 0; j < n; j++) {
             float v = s * x[j];
-            f[j] = v > 0 ? v + 1.0f : expf(v);
+            f[j] = rf_select(v > 0, v + 1.0f, rf_expf(v));
         }
         break;
     case RF_KMAP_RELU:
@@ -77,16 +82,18 @@ static void phi_span(rf_kernel_map map, float s, const float *x, float *f, int64
 /* gx[j] += s phi'(v_j) d[j], with phi'(v) recovered from f = phi(v): elu+1
  * has phi' = 1 above 0 and e^v = f below; ReLU 1 where f > 0; softplus
  * sigmoid(v) = 1 - e^-f. */
-static void dphi_span(rf_kernel_map map, float s, const float *f, const float *d, float *gx, int64_t n)
+RF_VEC_INLINE void dphi_span(rf_kernel_map map, float s, const float *restrict f, const float *restrict d,
+                             float *restrict gx, int64_t n)
 {
+    /* selections as bit masks (vecmath.h), so the loops vectorise */
     switch (map) {
     case RF_KMAP_ELU1:
         for (int64_t j = 0; j < n; j++)
-            gx[j] += s * (f[j] > 1.0f ? 1.0f : f[j]) * d[j];
+            gx[j] += s * rf_select(f[j] > 1.0f, 1.0f, f[j]) * d[j];
         break;
     case RF_KMAP_RELU:
         for (int64_t j = 0; j < n; j++)
-            gx[j] += f[j] > 0.0f ? s * d[j] : 0.0f;
+            gx[j] += rf_select(f[j] > 0.0f, s * d[j], 0.0f);
         break;
     default:
         for (int64_t j = 0; j < n; j++)
@@ -111,7 +118,7 @@ typedef struct {
 } feature_ctx;
 
 /* dst = phi(s src) per row; rows of padded keys become zeros */
-static void feature_rows(void *ctx, int64_t begin, int64_t end, int thread)
+static RF_VEC_CLONES void feature_rows(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
     const feature_ctx *c = ctx;
@@ -148,56 +155,54 @@ static void inverse_tau(const la_geom *a, const float *mask, float *inv_tau)
 
 typedef struct {
     const la_geom *a;
+    const float *v;         /* [B, M, D] */
     float *aux;
-} aux_ctx;
+    float *out;             /* [B, N, D] */
+} forward_ctx;
 
-/* Ksum [dk] = t * column sums of Fk_h, one task item per (b, h) */
-static void ksum_items(void *ctx, int64_t begin, int64_t end, int thread)
+/* Head (b, h), all of it: KV = t Fk_h^T V_h, Ksum = t * column sums of Fk_h,
+ * U = Fq_h KV into its block of out, den = Fq_h . Ksum, O_h = U / den
+ * (zeros where den == 0). */
+static void forward_head(const forward_ctx *c, int64_t b, int64_t h)
 {
-    (void)thread;
-    const aux_ctx *c = ctx;
     const la_geom *a = c->a;
-    for (int64_t bh = begin; bh < end; bh++) {
-        int64_t b = bh / a->H, h = bh % a->H;
-        float *ks = c->aux + a->l.ksum + bh * a->dk;
-        const float *fk = c->aux + a->l.phi_k + head_offset(a, b, a->M, h);
-        memset(ks, 0, (size_t)a->dk * sizeof *ks);
-        for (int64_t m = 0; m < a->M; m++)
-            for (int64_t j = 0; j < a->dk; j++)
-                ks[j] += fk[m * a->D + j];
-        float t = c->aux[a->l.inv_tau + b];
+    int D = (int)a->D, N = (int)a->N, M = (int)a->M, dk = (int)a->dk;
+    int64_t bh = b * a->H + h;
+    float *aux = c->aux, t = aux[a->l.inv_tau + b];
+    const float *fk = aux + a->l.phi_k + head_offset(a, b, a->M, h);
+    const float *fq = aux + a->l.phi_q + head_offset(a, b, a->N, h);
+    float *kv = aux + a->l.kv + bh * a->dk * a->dk, *ks = aux + a->l.ksum + bh * a->dk;
+    float *out = c->out + head_offset(a, b, a->N, h), *den = aux + a->l.den + bh * a->N;
+    /* KV [dk, dk] = t * Fk_h^T [dk, M] @ V_h [M, dk] */
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, dk, dk, M, t, fk, D, c->v + head_offset(a, b, a->M, h),
+                D, 0.0f, kv, dk);
+    memset(ks, 0, (size_t)a->dk * sizeof *ks);
+    for (int64_t m = 0; m < a->M; m++)
         for (int64_t j = 0; j < a->dk; j++)
-            ks[j] *= t;
+            ks[j] += fk[m * a->D + j];
+    for (int64_t j = 0; j < a->dk; j++)
+        ks[j] *= t;
+    /* U [N, dk] = Fq_h [N, dk] @ KV [dk, dk], into its block of out */
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, dk, dk, 1.0f, fq, D, kv, dk, 0.0f, out, D);
+    for (int64_t i = 0; i < a->N; i++) {
+        const float *fqi = fq + i * a->D;
+        float *o = out + i * a->D;
+        float d = 0.0f;
+        for (int64_t j = 0; j < a->dk; j++)
+            d += fqi[j] * ks[j];
+        den[i] = d;
+        float inv = d > 0.0f ? 1.0f / d : 0.0f;
+        for (int64_t j = 0; j < a->dk; j++)
+            o[j] *= inv;
     }
 }
 
-typedef struct {
-    const la_geom *a;
-    float *aux;
-    float *out;             /* [B, N, D]: U in, O out */
-} normalise_ctx;
-
-/* den = Fq_h . Ksum per head; O_h = U / den (zeros where den == 0) */
-static void normalise_rows(void *ctx, int64_t begin, int64_t end, int thread)
+static void forward_heads(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
-    const normalise_ctx *c = ctx;
-    const la_geom *a = c->a;
-    for (int64_t r = begin; r < end; r++) {
-        int64_t b = r / a->N, i = r % a->N;
-        for (int64_t h = 0; h < a->H; h++) {
-            const float *fq = c->aux + a->l.phi_q + r * a->D + h * a->dk;
-            const float *ks = c->aux + a->l.ksum + (b * a->H + h) * a->dk;
-            float *o = c->out + r * a->D + h * a->dk;
-            float den = 0.0f;
-            for (int64_t j = 0; j < a->dk; j++)
-                den += fq[j] * ks[j];
-            c->aux[a->l.den + (b * a->H + h) * a->N + i] = den;
-            float inv = den > 0.0f ? 1.0f / den : 0.0f;
-            for (int64_t j = 0; j < a->dk; j++)
-                o[j] *= inv;
-        }
-    }
+    const forward_ctx *c = ctx;
+    for (int64_t bh = begin; bh < end; bh++)
+        forward_head(c, bh / c->a->H, bh % c->a->H);
 }
 
 /* q [B, N, D], k, v [B, M, D], key_mask [B, M] -> out [B, N, D] */
@@ -207,26 +212,11 @@ void rf_cpu_linear_attention_forward(rf_exec *x, rf_node *n)
     const float *q = rf_in(x, n, 0)->value, *k = rf_in(x, n, 1)->value, *v = rf_in(x, n, 2)->value;
     const float *mask = n->n_in == 4 ? rf_in(x, n, 3)->value : NULL;
     float *aux = n->aux;
-    int D = (int)a.D, N = (int)a.N, M = (int)a.M, dk = (int)a.dk;
     inverse_tau(&a, mask, aux + a.l.inv_tau);
     features(x, &a, q, NULL, a.N, aux + a.l.phi_q);
     features(x, &a, k, mask, a.M, aux + a.l.phi_k);
-    /* KV [dk, dk] = t * Fk_h^T [dk, M] @ V_h [M, dk] */
-    for (int64_t b = 0; b < a.B; b++)
-        for (int64_t h = 0; h < a.H; h++)
-            rf_sgemm(x->pool, CblasTrans, CblasNoTrans, dk, dk, M, aux[a.l.inv_tau + b],
-                        aux + a.l.phi_k + head_offset(&a, b, a.M, h), D, v + head_offset(&a, b, a.M, h), D, 0.0f,
-                        aux + a.l.kv + (b * a.H + h) * a.dk * a.dk, dk);
-    aux_ctx kc = {&a, aux};
-    rf_pool_run(x->pool, a.B * a.H, row_grain(a.M * a.dk), ksum_items, &kc);
-    /* U [N, dk] = Fq_h [N, dk] @ KV [dk, dk], into its block of out */
-    for (int64_t b = 0; b < a.B; b++)
-        for (int64_t h = 0; h < a.H; h++)
-            rf_sgemm(x->pool, CblasNoTrans, CblasNoTrans, N, dk, dk, 1.0f,
-                        aux + a.l.phi_q + head_offset(&a, b, a.N, h), D, aux + a.l.kv + (b * a.H + h) * a.dk * a.dk,
-                        dk, 0.0f, n->value + head_offset(&a, b, a.N, h), D);
-    normalise_ctx nc = {&a, aux, n->value};
-    rf_pool_run(x->pool, a.B * a.N, row_grain(a.D), normalise_rows, &nc);
+    forward_ctx c = {&a, v, aux, n->value};
+    rf_pool_run(x->pool, a.B * a.H, 1, forward_heads, &c);
 }
 
 /* ---- backward ---- */
@@ -255,35 +245,74 @@ typedef struct {
     const la_geom *a;
     const float *aux, *out, *dout, *mask;
     la_scratch s;
-    float *grad;            /* dq or dk */
+    float *grad;            /* dq or dk (the row-wise tasks) */
+    const float *v;         /* [B, M, D] */
+    float *gq, *gk, *gv;
+    bool want_kv;           /* dKV needed (k or v gets a gradient) */
 } back_ctx;
 
-/* dU = G / den, dden = -(G . O) / den per (row, head); zeros where den == 0 */
-static void output_grad_rows(void *ctx, int64_t begin, int64_t end, int thread)
+/* Head (b, h), the part before the row-wise query gradient:
+ *   dU = G / den, dden = -(G . O) / den (zeros where den == 0),
+ *   dKV = Fq_h^T dU, dKsum = Fq_h^T dden (when k needs a gradient),
+ *   prod_h = dU KV^T (when q needs one), dV_h += t Fk_h dKV. */
+static void backward_head_a(const back_ctx *c, int64_t b, int64_t h)
+{
+    const la_geom *a = c->a;
+    int D = (int)a->D, N = (int)a->N, M = (int)a->M, dk = (int)a->dk;
+    int64_t bh = b * a->H + h;
+    size_t oq = head_offset(a, b, a->N, h), ok = head_offset(a, b, a->M, h);
+    const float *fq = c->aux + a->l.phi_q + oq, *kv = c->aux + a->l.kv + bh * a->dk * a->dk;
+    const float *den = c->aux + a->l.den + bh * a->N;
+    float *du = c->s.du + oq, *dden = c->s.dden + bh * a->N, *dkv = c->s.dkv + bh * a->dk * a->dk;
+    for (int64_t i = 0; i < a->N; i++) {
+        const float *g = c->dout + oq + i * a->D, *o = c->out + oq + i * a->D;
+        float *dui = du + i * a->D;
+        float inv = den[i] > 0.0f ? 1.0f / den[i] : 0.0f, go = 0.0f;
+        for (int64_t j = 0; j < a->dk; j++) {
+            go += g[j] * o[j];
+            dui[j] = g[j] * inv;
+        }
+        dden[i] = -go * inv;
+    }
+    if (c->want_kv) {
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, dk, dk, N, 1.0f, fq, D, du, D, 0.0f, dkv, dk);
+        if (c->gk != NULL)
+            cblas_sgemv(CblasRowMajor, CblasTrans, N, dk, 1.0f, fq, D, dden, 1, 0.0f, c->s.dksum + bh * a->dk, 1);
+    }
+    /* prod_h [N, dk] = dU_h [N, dk] @ KV^T [dk, dk] */
+    if (c->gq != NULL)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, dk, dk, 1.0f, du, D, kv, dk, 0.0f, c->s.prod + oq, D);
+    /* dV_h [M, dk] += t Fk_h [M, dk] @ dKV [dk, dk] */
+    if (c->gv != NULL)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, dk, dk, c->aux[a->l.inv_tau + b],
+                    c->aux + a->l.phi_k + ok, D, dkv, dk, 1.0f, c->gv + ok, D);
+}
+
+static void backward_heads_a(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const back_ctx *c = ctx;
+    for (int64_t bh = begin; bh < end; bh++)
+        backward_head_a(c, bh / c->a->H, bh % c->a->H);
+}
+
+/* prod_h [M, dk] = t V_h [M, dk] @ dKV^T [dk, dk] for head (b, h) */
+static void backward_heads_k(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
     const back_ctx *c = ctx;
     const la_geom *a = c->a;
-    for (int64_t r = begin; r < end; r++) {
-        int64_t b = r / a->N, i = r % a->N;
-        for (int64_t h = 0; h < a->H; h++) {
-            size_t off = (size_t)(r * a->D + h * a->dk);
-            const float *g = c->dout + off, *o = c->out + off;
-            float *du = c->s.du + off;
-            int64_t di = (b * a->H + h) * a->N + i;
-            float den = c->aux[a->l.den + di];
-            float inv = den > 0.0f ? 1.0f / den : 0.0f, go = 0.0f;
-            for (int64_t j = 0; j < a->dk; j++) {
-                go += g[j] * o[j];
-                du[j] = g[j] * inv;
-            }
-            c->s.dden[di] = -go * inv;
-        }
+    int D = (int)a->D, M = (int)a->M, dk = (int)a->dk;
+    for (int64_t bh = begin; bh < end; bh++) {
+        int64_t b = bh / a->H, h = bh % a->H;
+        size_t ok = head_offset(a, b, a->M, h);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, dk, dk, c->aux[a->l.inv_tau + b], c->v + ok, D,
+                    c->s.dkv + bh * a->dk * a->dk, dk, 0.0f, c->s.prod + ok, D);
     }
 }
 
 /* dq += s phi'(Fq) dFq per row, dFq = prod + dden Ksum (formed in prod) */
-static void query_grad_rows(void *ctx, int64_t begin, int64_t end, int thread)
+static RF_VEC_CLONES void query_grad_rows(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
     const back_ctx *c = ctx;
@@ -303,7 +332,7 @@ static void query_grad_rows(void *ctx, int64_t begin, int64_t end, int thread)
 
 /* dk += mask s phi'(Fk) dFk per row, dFk = prod + t dKsum (formed in prod);
  * padded keys get nothing */
-static void key_grad_rows(void *ctx, int64_t begin, int64_t end, int thread)
+static RF_VEC_CLONES void key_grad_rows(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
     const back_ctx *c = ctx;
@@ -320,58 +349,22 @@ static void key_grad_rows(void *ctx, int64_t begin, int64_t end, int thread)
     }
 }
 
-/* dKV = Fq_h^T dU and (if wanted) dKsum = Fq_h^T dden for every (b, h) */
-static void kv_grads(rf_pool *pool, const la_geom *a, const float *aux, const la_scratch *s, bool want_dksum)
-{
-    int D = (int)a->D, N = (int)a->N, dk = (int)a->dk;
-    for (int64_t b = 0; b < a->B; b++)
-        for (int64_t h = 0; h < a->H; h++) {
-            int64_t bh = b * a->H + h;
-            const float *fq = aux + a->l.phi_q + head_offset(a, b, a->N, h);
-            rf_sgemm(pool, CblasTrans, CblasNoTrans, dk, dk, N, 1.0f, fq, D,
-                     s->du + head_offset(a, b, a->N, h), D, 0.0f, s->dkv + bh * a->dk * a->dk, dk);
-            if (want_dksum)
-                cblas_sgemv(CblasRowMajor, CblasTrans, N, dk, 1.0f, fq, D, s->dden + bh * a->N, 1, 0.0f,
-                            s->dksum + bh * a->dk, 1);
-        }
-}
-
 /* dout [B, N, D] -> dq [B, N, D], dk, dv [B, M, D] (+=); the mask gets none */
 void rf_cpu_linear_attention_backward(rf_exec *x, rf_node *n)
 {
     la_geom a = la_geometry(x, n);
     float *gq = rf_in(x, n, 0)->grad, *gk = rf_in(x, n, 1)->grad, *gv = rf_in(x, n, 2)->grad;
-    const float *v = rf_in(x, n, 2)->value, *aux = n->aux;
     const float *mask = n->n_in == 4 ? rf_in(x, n, 3)->value : NULL;
-    int D = (int)a.D, N = (int)a.N, M = (int)a.M, dk = (int)a.dk;
-    back_ctx c = {&a, aux, n->value, n->grad, mask, scratch_layout(&a, x->scratch), NULL};
-    rf_pool_run(x->pool, a.B * a.N, row_grain(a.D), output_grad_rows, &c);
-    if (gk != NULL || gv != NULL)
-        kv_grads(x->pool, &a, aux, &c.s, gk != NULL);
+    back_ctx c = {.a = &a, .aux = n->aux, .out = n->value, .dout = n->grad, .mask = mask,
+                  .s = scratch_layout(&a, x->scratch), .v = rf_in(x, n, 2)->value, .gq = gq, .gk = gk, .gv = gv,
+                  .want_kv = gk != NULL || gv != NULL};
+    rf_pool_run(x->pool, a.B * a.H, 1, backward_heads_a, &c);
     if (gq != NULL) {
-        /* prod_h [N, dk] = dU_h [N, dk] @ KV^T [dk, dk] */
-        for (int64_t b = 0; b < a.B; b++)
-            for (int64_t h = 0; h < a.H; h++)
-                rf_sgemm(x->pool, CblasNoTrans, CblasTrans, N, dk, dk, 1.0f,
-                            c.s.du + head_offset(&a, b, a.N, h), D, aux + a.l.kv + (b * a.H + h) * a.dk * a.dk, dk,
-                            0.0f, c.s.prod + head_offset(&a, b, a.N, h), D);
         c.grad = gq;
         rf_pool_run(x->pool, a.B * a.N, row_grain(a.D), query_grad_rows, &c);
     }
-    /* dV_h [M, dk] += t Fk_h [M, dk] @ dKV [dk, dk] */
-    if (gv != NULL)
-        for (int64_t b = 0; b < a.B; b++)
-            for (int64_t h = 0; h < a.H; h++)
-                rf_sgemm(x->pool, CblasNoTrans, CblasNoTrans, M, dk, dk, aux[a.l.inv_tau + b],
-                            aux + a.l.phi_k + head_offset(&a, b, a.M, h), D,
-                            c.s.dkv + (b * a.H + h) * a.dk * a.dk, dk, 1.0f, gv + head_offset(&a, b, a.M, h), D);
     if (gk != NULL) {
-        /* prod_h [M, dk] = t V_h [M, dk] @ dKV^T [dk, dk] */
-        for (int64_t b = 0; b < a.B; b++)
-            for (int64_t h = 0; h < a.H; h++)
-                rf_sgemm(x->pool, CblasNoTrans, CblasTrans, M, dk, dk, aux[a.l.inv_tau + b],
-                            v + head_offset(&a, b, a.M, h), D, c.s.dkv + (b * a.H + h) * a.dk * a.dk, dk, 0.0f,
-                            c.s.prod + head_offset(&a, b, a.M, h), D);
+        rf_pool_run(x->pool, a.B * a.H, 1, backward_heads_k, &c);
         c.grad = gk;
         rf_pool_run(x->pool, a.B * a.M, row_grain(a.D), key_grad_rows, &c);
     }

@@ -145,11 +145,11 @@ void rf_cpu_bce_logits_forward(rf_exec *x, rf_node *n)
 
 /* 1 / (1 + e) for z >= 0, e / (1 + e) below, e = e^-|z|: both formed and
  * one selected, so the loop vectorises */
-static inline float sigmoid(float z)
+RF_VEC_INLINE float sigmoid(float z)
 {
     float e = rf_expf(-fabsf(z));
-    float r = 1.0f / (1.0f + e), er = e * r;
-    return z >= 0.0f ? r : er;
+    float r = 1.0f / (1.0f + e);
+    return rf_select(z >= 0.0f, r, e * r);
 }
 
 /* dz += g * (sigmoid(z) - t), dt += g * (-z) */

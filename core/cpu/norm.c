@@ -1,5 +1,6 @@
 /* Layer normalisation over the last axis (as llm.c layernorm_forward/backward). */
 #include <math.h>
+#include <stdlib.h>
 
 #include "../op.h"
 #include "vecmath.h"
@@ -51,7 +52,7 @@ static RF_VEC_CLONES void ln_fwd_task(void *ctx, int64_t begin, int64_t end, int
     for (int64_t r = begin; r < end; r++) {
         const float *restrict xr = c->x + r * D;
         float *restrict y = c->y + r * D;
-        float m = rf_sum(xr, D) / (float)D;
+        float m = rf_vsum(xr, D) / (float)D;
         /* two passes: no cancellation in the variance */
         float lanes[16] = {0};
         int64_t j = 0;
@@ -93,59 +94,122 @@ void rf_cpu_layernorm_forward(rf_exec *x, rf_node *n)
     rf_pool_run(x->pool, c.R, grain_for(c.D), ln_fwd_task, &c);
 }
 
-/* dx = rstd * (dnorm - mean(dnorm) - xhat * mean(dnorm * xhat)), dnorm = dy * gamma */
+/* dx = rstd * (dnorm - mean(dnorm) - xhat * mean(dnorm * xhat)), dnorm = dy * gamma,
+ * for row r (the two means in 16 fixed lanes) */
+RF_VEC_INLINE void ln_dx_row(const ln_ctx *c, int64_t r)
+{
+    int64_t D = c->D;
+    const float *restrict gamma = c->gamma;
+    const float *restrict xr = c->x + r * D, *restrict dy = c->dy + r * D;
+    float *restrict dx = c->dx + r * D;
+    float m = c->mean[r], s = c->rstd[r];
+    float l_dn[16] = {0}, l_dnx[16] = {0}, dnorm_mean = 0.0f, dnorm_xhat_mean = 0.0f;
+    int64_t j = 0;
+    if (gamma != NULL) {
+        for (; j + 16 <= D; j += 16)
+            for (int l = 0; l < 16; l++) {
+                float dnorm = dy[j + l] * gamma[j + l];
+                l_dn[l] += dnorm;
+                l_dnx[l] += dnorm * ((xr[j + l] - m) * s);
+            }
+        for (; j < D; j++) {
+            float dnorm = dy[j] * gamma[j];
+            dnorm_mean += dnorm;
+            dnorm_xhat_mean += dnorm * ((xr[j] - m) * s);
+        }
+    } else {
+        for (; j + 16 <= D; j += 16)
+            for (int l = 0; l < 16; l++) {
+                float dnorm = dy[j + l];
+                l_dn[l] += dnorm;
+                l_dnx[l] += dnorm * ((xr[j + l] - m) * s);
+            }
+        for (; j < D; j++) {
+            dnorm_mean += dy[j];
+            dnorm_xhat_mean += dy[j] * ((xr[j] - m) * s);
+        }
+    }
+    for (int l = 0; l < 16; l++) {
+        dnorm_mean += l_dn[l];
+        dnorm_xhat_mean += l_dnx[l];
+    }
+    dnorm_mean /= (float)D;
+    dnorm_xhat_mean /= (float)D;
+    if (gamma != NULL)
+        for (j = 0; j < D; j++) {
+            float xhat = (xr[j] - m) * s;
+            dx[j] += s * (dy[j] * gamma[j] - dnorm_mean - xhat * dnorm_xhat_mean);
+        }
+    else
+        for (j = 0; j < D; j++) {
+            float xhat = (xr[j] - m) * s;
+            dx[j] += s * (dy[j] - dnorm_mean - xhat * dnorm_xhat_mean);
+        }
+}
+
 static RF_VEC_CLONES void ln_dx_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
     const ln_ctx *c = ctx;
+    for (int64_t r = begin; r < end; r++)
+        ln_dx_row(c, r);
+}
+
+/* dgamma[j] += sum_r dy[r, j] * xhat[r, j], dbeta[j] += sum_r dy[r, j], with
+ * dx in the same pass while a row is in cache: the rows are cut into fixed
+ * chunks of LN_CHUNK, each chunk's sums go to its own slot of `part`
+ * ([chunks][2 D]: dgamma's, then dbeta's), and the chunks are added in
+ * chunk order (in double). The cut depends only on the row count, so the
+ * result is the same for every thread count. */
+#define LN_CHUNK 256
+
+typedef struct {
+    const ln_ctx *c;
+    float *part;
+    int64_t chunks;
+} ln_bwd_ctx;
+
+static RF_VEC_CLONES void ln_bwd_chunk_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const ln_bwd_ctx *b = ctx;
+    const ln_ctx *c = b->c;
     int64_t D = c->D;
-    const float *restrict gamma = c->gamma;
-    for (int64_t r = begin; r < end; r++) {
-        const float *restrict xr = c->x + r * D, *restrict dy = c->dy + r * D;
-        float *restrict dx = c->dx + r * D;
-        float m = c->mean[r], s = c->rstd[r];
-        float l_dn[16] = {0}, l_dnx[16] = {0}, dnorm_mean = 0.0f, dnorm_xhat_mean = 0.0f;
-        int64_t j = 0;
-        if (gamma != NULL) {
-            for (; j + 16 <= D; j += 16)
-                for (int l = 0; l < 16; l++) {
-                    float dnorm = dy[j + l] * gamma[j + l];
-                    l_dn[l] += dnorm;
-                    l_dnx[l] += dnorm * ((xr[j + l] - m) * s);
-                }
-            for (; j < D; j++) {
-                float dnorm = dy[j] * gamma[j];
-                dnorm_mean += dnorm;
-                dnorm_xhat_mean += dnorm * ((xr[j] - m) * s);
-            }
-        } else {
-            for (; j + 16 <= D; j += 16)
-                for (int l = 0; l < 16; l++) {
-                    float dnorm = dy[j + l];
-                    l_dn[l] += dnorm;
-                    l_dnx[l] += dnorm * ((xr[j + l] - m) * s);
-                }
-            for (; j < D; j++) {
-                dnorm_mean += dy[j];
-                dnorm_xhat_mean += dy[j] * ((xr[j] - m) * s);
+    for (int64_t ch = begin; ch < end; ch++) {
+        float *restrict pg = b->part + ch * 2 * D, *restrict pb = pg + D;
+        for (int64_t j = 0; j < D; j++)
+            pg[j] = pb[j] = 0.0f;
+        int64_t r1 = (ch + 1) * LN_CHUNK < c->R ? (ch + 1) * LN_CHUNK : c->R;
+        for (int64_t r = ch * LN_CHUNK; r < r1; r++) {
+            if (c->dx != NULL)
+                ln_dx_row(c, r);
+            const float *restrict xr = c->x + r * D, *restrict dy = c->dy + r * D;
+            float m = c->mean[r], s = c->rstd[r];
+            for (int64_t j = 0; j < D; j++) {
+                pg[j] += dy[j] * ((xr[j] - m) * s);
+                pb[j] += dy[j];
             }
         }
-        for (int l = 0; l < 16; l++) {
-            dnorm_mean += l_dn[l];
-            dnorm_xhat_mean += l_dnx[l];
+    }
+}
+
+/* columns [begin, end) of dgamma and dbeta += the chunks' sums, in order */
+static void ln_param_sum_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const ln_bwd_ctx *b = ctx;
+    const ln_ctx *c = b->c;
+    int64_t D = c->D;
+    for (int64_t j = begin; j < end; j++) {
+        double g = 0.0, be = 0.0;
+        for (int64_t ch = 0; ch < b->chunks; ch++) {
+            g += b->part[ch * 2 * D + j];
+            be += b->part[ch * 2 * D + D + j];
         }
-        dnorm_mean /= (float)D;
-        dnorm_xhat_mean /= (float)D;
-        if (gamma != NULL)
-            for (j = 0; j < D; j++) {
-                float xhat = (xr[j] - m) * s;
-                dx[j] += s * (dy[j] * gamma[j] - dnorm_mean - xhat * dnorm_xhat_mean);
-            }
-        else
-            for (j = 0; j < D; j++) {
-                float xhat = (xr[j] - m) * s;
-                dx[j] += s * (dy[j] - dnorm_mean - xhat * dnorm_xhat_mean);
-            }
+        if (c->dgamma != NULL)
+            c->dgamma[j] += (float)g;
+        if (c->dbeta != NULL)
+            c->dbeta[j] += (float)be;
     }
 }
 
@@ -194,6 +258,17 @@ static RF_VEC_CLONES void ln_dparam_task(void *ctx, int64_t begin, int64_t end, 
 void rf_cpu_layernorm_backward(rf_exec *x, rf_node *n)
 {
     ln_ctx c = make_ctx(x, n);
+    if (c.dgamma != NULL || c.dbeta != NULL) {
+        ln_bwd_ctx b = {&c, NULL, (c.R + LN_CHUNK - 1) / LN_CHUNK};
+        b.part = malloc((size_t)(b.chunks * 2 * c.D) * sizeof *b.part);
+        if (b.part != NULL) {
+            rf_pool_run(x->pool, b.chunks, grain_for(LN_CHUNK * c.D), ln_bwd_chunk_task, &b);
+            rf_pool_run(x->pool, c.D, grain_for(b.chunks * 2), ln_param_sum_task, &b);
+            free(b.part);
+            return;
+        }
+    }
+    /* no parameters (or no memory for the chunk sums): dx, then a column pass */
     if (c.dx != NULL)
         rf_pool_run(x->pool, c.R, grain_for(c.D), ln_dx_task, &c);
     if (c.dgamma != NULL || c.dbeta != NULL) {

@@ -105,21 +105,24 @@ typedef struct {
 /* dst[d] (= or +=) src[off(d)], walking the destination contiguously in runs
  * of its innermost axis. Both directions gather: forward out <- x through the
  * permutation, backward dx <- g through its inverse, so writes stay
- * sequential and no two tasks touch the same element. */
+ * sequential and no two tasks touch the same element. The position is
+ * decomposed once per task and then carried from row to row; short unit-
+ * stride runs (a head's dk floats) are plain loops, not memcpy calls. */
 static void gather_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
     const gather_ctx *c = ctx;
     int64_t inner = c->dim[3], s = c->stride[3];
+    int64_t r = begin / inner, j = begin % inner, idx[3], off = 0;
+    for (int d = 2; d >= 0; d--) {
+        idx[d] = r % c->dim[d];
+        off += idx[d] * c->stride[d];
+        r /= c->dim[d];
+    }
     for (int64_t p = begin; p < end;) {
-        int64_t j = p % inner, len = inner - j < end - p ? inner - j : end - p;
-        int64_t r = p / inner, off = j * s;
-        for (int d = 2; d >= 0; d--) {
-            off += (r % c->dim[d]) * c->stride[d];
-            r /= c->dim[d];
-        }
-        float *dst = c->dst + p;
-        const float *src = c->src + off;
+        int64_t len = inner - j < end - p ? inner - j : end - p;
+        float *restrict dst = c->dst + p;
+        const float *restrict src = c->src + off + j * s;
         if (c->acc && s == 1) {   /* innermost axis kept: whole rows */
             for (int64_t i = 0; i < len; i++)
                 dst[i] += src[i];
@@ -127,12 +130,60 @@ static void gather_task(void *ctx, int64_t begin, int64_t end, int thread)
             for (int64_t i = 0; i < len; i++)
                 dst[i] += src[i * s];
         } else if (s == 1) {
-            memcpy(dst, src, (size_t)len * sizeof *dst);
+            if (len >= 64)
+                memcpy(dst, src, (size_t)len * sizeof *dst);
+            else
+                for (int64_t i = 0; i < len; i++)
+                    dst[i] = src[i];
         } else {
             for (int64_t i = 0; i < len; i++)
                 dst[i] = src[i * s];
         }
         p += len;
+        j = 0;
+        /* next row: carry through the outer axes */
+        for (int d = 2; d >= 0; d--) {
+            off += c->stride[d];
+            if (++idx[d] < c->dim[d])
+                break;
+            off -= idx[d] * c->stride[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/* The swap of the last two axes (destination axis 2 is the source's
+ * innermost; the destination's innermost is strided in the source): a
+ * batch of 2-D transposes, done in TILE x TILE tiles so the source lines a
+ * tile reads stay in L1 while the tile's rows are written. Items are
+ * (outer index, block of TILE destination rows); every element is written
+ * by one item. */
+#define TILE 16
+
+static void transpose_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const gather_ctx *c = ctx;
+    int64_t P = c->dim[2], Q = c->dim[3], s = c->stride[3];
+    int64_t blocks = (P + TILE - 1) / TILE;
+    for (int64_t item = begin; item < end; item++) {
+        int64_t o = item / blocks, p0 = (item % blocks) * TILE;
+        int64_t p1 = p0 + TILE < P ? p0 + TILE : P;
+        const float *src = c->src + (o / c->dim[1]) * c->stride[0] + (o % c->dim[1]) * c->stride[1];
+        float *dst = c->dst + o * P * Q;
+        for (int64_t q0 = 0; q0 < Q; q0 += TILE) {
+            int64_t q1 = q0 + TILE < Q ? q0 + TILE : Q;
+            for (int64_t p = p0; p < p1; p++) {
+                float *restrict d = dst + p * Q;
+                const float *restrict sp = src + p;
+                if (c->acc)
+                    for (int64_t q = q0; q < q1; q++)
+                        d[q] += sp[q * s];
+                else
+                    for (int64_t q = q0; q < q1; q++)
+                        d[q] = sp[q * s];
+            }
+        }
     }
 }
 
@@ -152,7 +203,12 @@ static void gather_run(rf_exec *x, float *dst, rf_shape dst_shape, const float *
         c.dim[pad + i] = dst_shape.dim[i];
         c.stride[pad + i] = src_stride[from[i]];
     }
-    rf_pool_run(x->pool, rf_shape_numel(dst_shape), GRAIN, gather_task, &c);
+    if (c.stride[3] != 1 && c.stride[2] == 1 && c.dim[2] >= TILE && c.dim[3] >= TILE) {
+        int64_t items = c.dim[0] * c.dim[1] * ((c.dim[2] + TILE - 1) / TILE);
+        rf_pool_run(x->pool, items, GRAIN / (TILE * c.dim[3]) + 1, transpose_task, &c);
+    } else {
+        rf_pool_run(x->pool, rf_shape_numel(dst_shape), GRAIN, gather_task, &c);
+    }
 }
 
 /* x [d0, d1, ...] -> out [d_perm[0], d_perm[1], ...] */

@@ -185,7 +185,7 @@ static RF_VEC_CLONES void log_softmax_bwd_task(void *ctx, int64_t begin, int64_t
     for (int64_t r = begin; r < end; r++) {
         const float *restrict y = c->y + r * M, *restrict dy = c->dy + r * M;
         float *restrict dx = c->dx + r * M;
-        float sum = rf_sum(dy, M);
+        float sum = rf_vsum(dy, M);
         for (int64_t j = 0; j < M; j++)
             dx[j] += dy[j] - rf_expf(y[j]) * sum;
     }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../op.h"
+#include "vecmath.h"
 
 #define TASK_FLOATS 16384   /* about this many floats per pool task */
 
@@ -171,7 +172,8 @@ static void forward_task(const talk_ctx *k, int64_t b, int64_t grp)
         forward_token(k, b, h0, i, last);
 }
 
-static void forward_tasks(void *ctx, int64_t begin, int64_t end, int thread)
+/* flatten: the helpers are inlined into each clone, so they get its ISA */
+static RF_VEC_CLONES __attribute__((flatten)) void forward_tasks(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
     const talk_ctx *k = ctx;
@@ -261,7 +263,7 @@ static void backward_task(const talk_ctx *k, int64_t b, int64_t grp, float *gs)
         suffix_to_x(t, mask, gs, k->gx + base);
 }
 
-static void backward_tasks(void *ctx, int64_t begin, int64_t end, int thread)
+static RF_VEC_CLONES __attribute__((flatten)) void backward_tasks(void *ctx, int64_t begin, int64_t end, int thread)
 {
     const talk_ctx *k = ctx;
     int64_t groups = k->t->H / k->t->G;

@@ -1,13 +1,15 @@
 /* Vectorisable math for the hot row loops (softmax, GELU, layernorm).
  *
  * libm's expf and erff are a call per element, which keeps the compiler from
- * vectorising a row; rf_expf and rf_erff are branch-free (every selection is
- * of values already computed, so GCC's if-conversion accepts them even under
- * -ftrapping-math), so a loop over a row becomes SIMD code.
+ * vectorising a row; rf_expf and rf_erff are branch-free (GCC's
+ * if-conversion will not move a float operation out of a branch under the
+ * default -ftrapping-math, so every selection here is an integer MIN / MAX
+ * or a mask on the bits of values already computed), so a loop over a row
+ * becomes SIMD code at any -march.
  *
  * rf_expf: Cephes' single-precision algorithm: e^x = 2^n * e^r with n the
  * nearest integer to x*log2(e) and |r| <= ln(2)/2, e^r by a degree-6
- * polynomial; relative error below 2e-7 over the range.
+ * polynomial; relative error below 2e-7 over [-87, 88].
  * rf_erff: x + x P(x^2) for |x| <= 0.921875, 1 - e^(Q(|x|) - x^2) above
  * (with the sign of x), P and Q Chebyshev fits (mpmath) of erf(x)/x - 1 and
  * log(erfc(x)) + x^2; absolute error about 1e-7.
@@ -36,14 +38,42 @@
 #define RF_VEC_CLONES
 #endif
 
-/* e^x; exactly 0 for x < -87 (so -inf, a masked score, gives 0). */
-static inline float rf_expf(float x)
+/* Forced inline: a call per element is what these functions exist to avoid,
+ * and GCC's heuristics leave rf_erff out of line otherwise. */
+#define RF_VEC_INLINE static inline __attribute__((always_inline))
+
+/* c ? a : b as a mask on the bits: no branch for jump threading to
+ * specialise, so a loop over it vectorises whatever a and b cost. */
+RF_VEC_INLINE float rf_select(int c, float a, float b)
 {
-    const float lo = -87.0f, hi = 88.0f;
-    float xc = x < lo ? lo : (x > hi ? hi : x);
-    /* round to nearest by the 1.5 * 2^23 trick (exact for |v| < 2^22) */
-    float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    float r = xc - n * 0.693359375f - n * -2.12194440e-4f;
+    int32_t ab, bb, m = -(int32_t)(c != 0);
+    memcpy(&ab, &a, sizeof ab);
+    memcpy(&bb, &b, sizeof bb);
+    ab = (ab & m) | (bb & ~m);
+    float r;
+    memcpy(&r, &ab, sizeof r);
+    return r;
+}
+
+/* e^x; exactly 0 for x < -87 (so -inf, a masked score, gives 0), +inf
+ * above about 88.7. The loop over it must stay free of branches: n is read
+ * from the bits of the rounded sum (no float-to-int conversion, so no range
+ * trouble) and clamped as an integer, which GCC turns into MIN / MAX rather
+ * than a branch; a clamp of x to a constant would let jump threading fold
+ * the polynomial on one path and put the rest behind a branch. The final
+ * zeroing is a mask on the bits, 0 even where e is NaN (x = -inf). */
+RF_VEC_INLINE float rf_expf(float x)
+{
+    const float magic = 12582912.0f;   /* 1.5 * 2^23: rounds to an integer */
+    float v = x * 1.44269504088896341f + magic;
+    int32_t vb, mb;
+    memcpy(&vb, &v, sizeof vb);
+    memcpy(&mb, &magic, sizeof mb);
+    int32_t ni = vb - mb;              /* round(x log2 e) for |x| < 2^21 */
+    ni = ni < -126 ? -126 : ni;
+    ni = ni > 127 ? 127 : ni;
+    float n = (float)ni;
+    float r = x - n * 0.693359375f - n * -2.12194440e-4f;
     float p = 1.9875691500e-4f;
     p = p * r + 1.3981999507e-3f;
     p = p * r + 8.3334519073e-3f;
@@ -51,18 +81,21 @@ static inline float rf_expf(float x)
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
-    /* below lo the scale is +0, so the result is 0 without a branch
-     * around the product (the select is of integers) */
-    int32_t bits = ((int32_t)n + 127) << 23;
-    bits = x < lo ? 0 : bits;
-    float scale;
-    memcpy(&scale, &bits, sizeof scale);
-    return p * scale;
+    int32_t sb = (ni + 127) << 23;
+    float scale, e;
+    memcpy(&scale, &sb, sizeof scale);
+    e = p * scale;
+    int32_t eb, keep = -(int32_t)!(x < -87.0f);   /* NaN keeps its bits */
+    memcpy(&eb, &e, sizeof eb);
+    eb &= keep;
+    memcpy(&e, &eb, sizeof e);
+    return e;
 }
 
-/* erf(x), absolute error about 1e-7; both pieces are computed and one is
- * selected, so a loop over it vectorises. */
-static inline float rf_erff(float x)
+/* erf(x), absolute error about 1e-7 (libm's erff: 5e-8). Both pieces are
+ * computed and one is picked by a mask on the bits, so a loop over it
+ * vectorises; the clamp of |x| to 4 is an integer MIN on the bits. */
+RF_VEC_INLINE float rf_erff(float x)
 {
     float t = fabsf(x), s = x * x;
     /* |x| <= 0.921875: erf(x) = x + x P(x^2) */
@@ -73,9 +106,13 @@ static inline float rf_erff(float x)
     p = p * s - 3.76125008962e-1f;
     p = p * s + 1.28379150830e-1f;
     float small = x + x * p;
-    /* above: erfc(|x|) = exp(Q(|x|) - x^2), Q on [0.921875, 4]; beyond 4
-     * erf rounds to +-1 */
-    float u = t < 4.0f ? t : 4.0f;
+    /* above: erfc(u) = exp(Q(u) - u^2), u = min(|x|, 4), Q on [0.921875, 4];
+     * from 4 on erf rounds to +-1 */
+    int32_t ub;
+    memcpy(&ub, &t, sizeof ub);
+    ub = ub < 0x40800000 ? ub : 0x40800000;   /* the bits of 4.0f; t >= 0 orders as an integer */
+    float u;
+    memcpy(&u, &ub, sizeof u);
     float q = 1.6435709185e-6f;
     q = q * u - 4.61782760818e-5f;
     q = q * u + 5.97749842656e-4f;
@@ -85,9 +122,9 @@ static inline float rf_erff(float x)
     q = q * u + 3.68186116222e-1f;
     q = q * u - 1.13023808086e+0f;
     q = q * u + 3.20581638696e-4f;
-    float big = 1.0f - rf_expf(q - u * u);
-    big = x < 0.0f ? -big : big;
-    return t > 0.921875f ? big : small;   /* NaN: small, which is NaN */
+    float big = copysignf(1.0f - rf_expf(q - u * u), x);
+    /* NaN: t > 0.921875 is false, so the small piece, which is NaN */
+    return rf_select(t > 0.921875f, big, small);
 }
 
 /* In-place softmax of a row of scores whose masked entries are already -inf.
@@ -148,7 +185,7 @@ static inline float rf_dot(const float *a, const float *b, int64_t m)
 }
 
 /* sum_j a[j] in 16 lanes (vectorisable, fixed order). */
-static inline float rf_sum(const float *a, int64_t m)
+static inline float rf_vsum(const float *a, int64_t m)
 {
     float lanes[16] = {0};
     int64_t j = 0;
