@@ -1,6 +1,7 @@
 /* The engine's matmul and linear ops against raw cblas_sgemm on the same
  * shapes (the model's projections and attention products). Prints one row
- * per shape: GFLOP/s of sgemm, of the op, and their ratio.
+ * per shape: GFLOP/s of sgemm (OpenBLAS threads), of the op (the engine's
+ * pool, rf_sgemm), and their ratio.
  *
  *   ./build/bench/bench_matmul [threads]
  */
@@ -41,7 +42,7 @@ static double time_sgemm(const shape *s, float *a, float *b, float *c, int reps)
     return best;
 }
 
-static double time_op(const shape *s, int reps)
+static double time_op(const shape *s, rf_pool *pool, int reps)
 {
     rf_graph *g = rf_graph_new(NULL);
     rf_shape sa = s->batch > 1 ? rf_shape3(s->batch, s->m, s->k) : rf_shape2(s->m, s->k);
@@ -51,12 +52,12 @@ static double time_op(const shape *s, int reps)
     rf_id c = rf_matmul(g, a, b, false, s->tb);
     rf_graph_keep(g, c);
     rf_status st = {0};
-    if (!rf_graph_prepare(g, RF_NONE, 1, NULL, &st)) {
+    if (!rf_graph_prepare(g, RF_NONE, rf_pool_threads(pool), NULL, &st)) {
         fprintf(stderr, "%s\n", st.msg);
         exit(1);
     }
     rf_exec x;
-    rf_exec_init(&x, g, NULL, 0, 0, false);
+    rf_exec_init(&x, g, pool, 0, 0, false);
     double best = 1e30;
     for (int r = 0; r < reps; r++) {
         double t0 = now_s();
@@ -72,7 +73,7 @@ static double time_op(const shape *s, int reps)
 int main(int argc, char **argv)
 {
     int threads = argc > 1 ? atoi(argv[1]) : 2;
-    rf_blas_set_threads(threads);
+    rf_pool *pool = rf_pool_new(threads);
     const shape shapes[] = {
         {"qkv projection  [16000x64]x[64x64]", 1, 16000, 64, 64, false},
         {"mlp fc1         [16000x64]x[64x128]", 1, 16000, 64, 128, false},
@@ -92,12 +93,17 @@ int main(int argc, char **argv)
         for (size_t j = 0; j < nb; j++)
             b[j] = (float)(j % 5) * 0.1f;
         double flop = 2.0 * s->batch * s->m * s->k * s->n;
-        double t_blas = time_sgemm(s, a, b, c, 5), t_op = time_op(s, 5);
+        /* raw: OpenBLAS's own threads; op: OpenBLAS single-threaded under the engine's pool */
+        rf_blas_set_threads(threads);
+        double t_blas = time_sgemm(s, a, b, c, 5);
+        rf_blas_single_thread();
+        double t_op = time_op(s, pool, 5);
         printf("%-42s %8.1f GF %8.1f GF %6.0f%%\n", s->what, flop / t_blas * 1e-9, flop / t_op * 1e-9,
                100 * t_blas / t_op);
         free(a);
         free(b);
         free(c);
     }
+    rf_pool_free(pool);
     return 0;
 }

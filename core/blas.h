@@ -4,8 +4,9 @@
  * product across the engine's own pool (rows of C, or columns when C is wide
  * and short) in fixed blocks, and each thread calls cblas_sgemm on its blocks. One set of
  * threads for everything means no oversubscription and no OpenBLAS threads
- * spinning while the pool runs element-wise work. Each element of C is
- * computed by one call, so results do not depend on the thread count.
+ * spinning while the pool runs element-wise work. The cut depends only on
+ * the shapes (fixed blocks of C; for a small C with a long k, fixed k chunks
+ * summed in order), so results do not depend on the thread count.
  * Call from the executing thread only (never from inside a pool task; use
  * cblas_sgemm directly there).
  */
