@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "../op.h"
+#include "vecmath.h"
 #include "../ops/ls_attention.h"
 
 
@@ -120,11 +121,11 @@ static void softmax_row(const ls_geom *a, float *pl, float *pg, const float *mas
     }
     float sum = 0.0f;
     for (int64_t j = bd.jlo; j < bd.jhi; j++) {
-        pl[j] = expf(pl[j] - mx);
+        pl[j] = rf_expf(pl[j] - mx);
         sum += pl[j];
     }
     for (int64_t i = 0; i < a->G; i++) {
-        pg[i] = expf(pg[i] - mx);
+        pg[i] = rf_expf(pg[i] - mx);
         sum += pg[i];
     }
     float inv = 1.0f / sum;
