@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "../core/alloc.h"
+#include "../core/exec.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
 #include "cli.h"
@@ -32,7 +33,44 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static gboolean bench(rf_config *cfg, int steps, int warmup, bench_result *r, GError **error)
+typedef struct op_row {
+    const char *name;
+    double fwd, bwd;
+    int64_t calls;
+} op_row;
+
+static int compare_rows(const void *a, const void *b)
+{
+    const op_row *x = a, *y = b;
+    double tx = x->fwd + x->bwd, ty = y->fwd + y->bwd;
+    return (tx < ty) - (tx > ty);
+}
+
+/* Time per op kind, per step, largest first (to stderr, so --json stays one line). */
+static void print_profile(const rf_op_profile *p, int steps)
+{
+    op_row rows[RF_OP_COUNT];
+    int n = 0;
+    double total = p->zero_seconds;
+    for (int op = 0; op < RF_OP_COUNT; op++) {
+        if (p->calls[op][0] + p->calls[op][1] == 0)
+            continue;
+        rows[n++] = (op_row){rf_op_name(op), p->seconds[op][0] / steps, p->seconds[op][1] / steps,
+                             (p->calls[op][0] + p->calls[op][1]) / steps};
+        total += p->seconds[op][0] + p->seconds[op][1];
+    }
+    qsort(rows, (size_t)n, sizeof *rows, compare_rows);
+    total /= steps;
+    fprintf(stderr, "%-18s %10s %10s %7s %6s\n", "op", "forward s", "backward s", "calls", "share");
+    for (int i = 0; i < n; i++)
+        fprintf(stderr, "%-18s %10.4f %10.4f %7lld %5.1f%%\n", rows[i].name, rows[i].fwd, rows[i].bwd,
+                (long long)rows[i].calls, 100 * (rows[i].fwd + rows[i].bwd) / total);
+    fprintf(stderr, "%-18s %10s %10.4f %7s %5.1f%%\n", "(zero grads)", "", p->zero_seconds / steps, "",
+            100 * p->zero_seconds / steps / total);
+    fprintf(stderr, "%-18s %21.4f s per step in kernels\n", "total", total);
+}
+
+static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, bench_result *r, GError **error)
 {
     /* Room for every step in the schedule, so the learning rate stays sane. */
     if (cfg->train.steps < warmup + steps)
@@ -46,7 +84,10 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, bench_result *r, GE
     double wait = 0, total = 0;
     gboolean ok = t != NULL;
     rf_metrics m;
+    rf_op_profile prof = {0};
     for (int i = 0; ok && i < warmup + steps; i++) {
+        if (profile && i == warmup)
+            rf_graph_set_profile(rf_trainer_model(t)->graph, &prof);
         ok = rf_trainer_step(t, &m, &st);
         if (ok && i >= warmup) {
             seconds[i - warmup] = m.step_seconds;
@@ -54,6 +95,8 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, bench_result *r, GE
             total += m.step_seconds;
         }
     }
+    if (ok && profile)
+        print_profile(&prof, steps);
     if (ok) {
         const rf_memory_plan *plan = rf_trainer_plan(t);
         *r = (bench_result){
@@ -94,13 +137,14 @@ int rf_cmd_bench(int argc, char **argv)
     g_autofree char *config = NULL;
     g_auto(GStrv) sets = NULL;
     int steps = 10, warmup = 2;
-    gboolean json = FALSE;
+    gboolean json = FALSE, profile = FALSE;
     const GOptionEntry entries[] = {
         {"config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "Config file (INI)", "FILE"},
         {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override one key (repeatable)", "SECTION.KEY=VALUE"},
         {"steps", 'n', 0, G_OPTION_ARG_INT, &steps, "Timed steps (default 10)", "N"},
         {"warmup", 'w', 0, G_OPTION_ARG_INT, &warmup, "Untimed steps first (default 2)", "N"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL},
+        {"profile", 0, 0, G_OPTION_ARG_NONE, &profile, "Also print the time per op kind (to stderr)", NULL},
         G_OPTION_ENTRY_NULL,
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
@@ -127,7 +171,7 @@ int rf_cmd_bench(int argc, char **argv)
     rf_config cfg;
     bench_result r = {0};
     if (!rf_config_load_ini(config, (const char *const *)sets, &cfg, &error) ||
-        !bench(&cfg, steps, warmup, &r, &error))
+        !bench(&cfg, steps, warmup, profile, &r, &error))
         return rf_cli_report(error);
     double tokens = r.step_median > 0 ? (double)cfg.data.batch * r.seq / r.step_median : 0;
     int threads = rf_cli_threads(cfg.train.threads);

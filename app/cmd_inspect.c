@@ -14,19 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/pool.h"
 #include "../core/probe.h"
 #include "cli.h"
 #include "commands.h"
 #include "npy.h"
 #include "saved_model.h"
-
-typedef struct sample_result {
-    int label, predicted;
-    double loss;       /* cross-entropy of this sample alone */
-    int64_t batch_index;
-    int row;
-} sample_result;
 
 static void print_taps(const rf_graph *g)
 {
@@ -42,83 +34,6 @@ static void print_taps(const rf_graph *g)
         g_string_append_c(shape, ']');
         printf("%-*s  %-20s %s\n", width, t->name, shape->str, what[t->what]);
     }
-}
-
-static void load_inputs(rf_model *m, const rf_batch *b)
-{
-    rf_graph *g = m->graph;
-    size_t fd = m->feat_dim > 0 ? (size_t)m->feat_dim : 1;
-    memcpy(rf_value(g, m->x), b->x, (size_t)m->batch * m->seq_len * fd * sizeof(float));
-    memcpy(rf_value(g, m->mask), b->mask, (size_t)m->batch * m->seq_len * sizeof(float));
-    memcpy(rf_value(g, m->labels), b->labels, (size_t)m->batch * sizeof(float));
-}
-
-/* Label, prediction and loss of one row, from the logits. */
-static void score_row(rf_model *m, int row, sample_result *r)
-{
-    const float *logits = rf_value(m->graph, m->logits);
-    int c = (int)rf_node_shape(m->graph, m->logits).dim[1];
-    const float *z = logits + (size_t)row * c;
-    int best = 0;
-    for (int k = 1; k < c; k++)
-        if (z[k] > z[best])
-            best = k;
-    double se = 0;
-    for (int k = 0; k < c; k++)
-        se += exp((double)z[k] - z[best]);
-    r->label = (int)rf_value(m->graph, m->labels)[row];
-    r->predicted = best;
-    r->loss = z[best] + log(se) - z[r->label];
-}
-
-static gboolean wants_gradient(const rf_graph *g, const rf_probe_set *ps)
-{
-    for (int i = 0; i < ps->count; i++)
-        if (rf_tap_find(g, ps->values[i].name)->what == RF_TAP_GRAD)
-            return TRUE;
-    return FALSE;
-}
-
-/* Forward (and backward when a gradient tap is wanted) over the batch that
- * holds `sample`, with `ps` attached. */
-static gboolean run_sample(rf_saved_model *sm, rf_split split, int64_t sample, rf_probe_set *ps,
-                           sample_result *r, GError **error)
-{
-    rf_model *m = rf_trainer_model(sm->trainer);
-    rf_status st = {0};
-    r->batch_index = sample / m->batch;
-    r->row = (int)(sample % m->batch);
-    rf_batcher *batcher = rf_batcher_new(sm->ds, m->batch, sm->cfg.train.seed, &st);
-    const rf_batch *b = batcher != NULL ? rf_batcher_eval(batcher, split, r->batch_index, &st) : NULL;
-    if (b == NULL) {
-        rf_batcher_free(batcher);
-        return rf_cli_fail_status(error, &st);
-    }
-    load_inputs(m, b);
-    rf_batcher_free(batcher);
-
-    rf_pool *pool = rf_pool_new(rf_cli_threads(sm->cfg.train.threads));
-    rf_exec x;
-    rf_exec_init(&x, m->graph, pool, sm->cfg.train.seed, (uint64_t)sm->step, false);
-    rf_probe_attach(m->graph, ps);
-    rf_graph_forward(m->graph, &x);
-    score_row(m, r->row, r);
-    if (wants_gradient(m->graph, ps)) {
-        rf_params_zero_grads(m->params);
-        rf_graph_backward(m->graph, &x, NULL);
-    }
-    rf_probe_attach(m->graph, NULL);
-    rf_pool_free(pool);
-
-    for (int i = 0; i < ps->count; i++) {
-        if (!ps->values[i].filled) {
-            g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
-                        "probe '%s' was not filled: its tensor is not computed for this model and batch",
-                        ps->values[i].name);
-            return FALSE;
-        }
-    }
-    return TRUE;
 }
 
 /* Where probe `name` goes: --out as the file for a single probe (unless it
@@ -170,8 +85,8 @@ static gboolean inspect(rf_saved_model *sm, rf_split split, int64_t sample, cons
                                         (int)(sample % m->batch), &st);
     if (ps == NULL)
         return rf_cli_fail_status(error, &st);
-    sample_result r = {0};
-    gboolean ok = run_sample(sm, split, sample, ps, &r, error);
+    rf_inspection r;
+    gboolean ok = rf_trainer_inspect(sm->trainer, split, sample, ps, &r, &st) || rf_cli_fail_status(error, &st);
     if (ok) {
         printf("%s sample %lld (batch %lld, row %d) at step %lld: label %d, predicted %d, loss %.4f\n",
                rf_split_name(split), (long long)sample, (long long)r.batch_index, r.row, (long long)sm->step,

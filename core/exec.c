@@ -8,10 +8,12 @@
  * their grads live in the parameter store, not in the arena.
  */
 #include "exec.h"
+#include "pool.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "alloc.h"
 #include "graph_private.h"
@@ -297,16 +299,78 @@ void rf_exec_init(rf_exec *x, rf_graph *g, rf_pool *pool, uint64_t seed, uint64_
     x->training = training;
 }
 
+void rf_graph_set_profile(rf_graph *g, rf_op_profile *p)
+{
+    g->profile = p;
+}
+
+const char *rf_op_name(rf_op op)
+{
+    return op >= 0 && op < RF_OP_COUNT ? rf_op_infos[op]->name : "?";
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void run_kernel(rf_graph *g, rf_exec *x, rf_node *node, bool backward)
+{
+    const rf_backend *b = &rf_cpu_backend;
+    rf_kernel k = backward ? b->backward[node->op] : b->forward[node->op];
+    if (g->profile == NULL) {
+        k(x, node);
+        return;
+    }
+    double t0 = now_s();
+    k(x, node);
+    g->profile->seconds[node->op][backward] += now_s() - t0;
+    g->profile->calls[node->op][backward]++;
+}
+
 void rf_graph_forward(rf_graph *g, rf_exec *x)
 {
     for (int i = 0; i < g->count; i++) {
         rf_node *node = &g->nodes[i];
         if (node->op == RF_OP_INPUT || node->op == RF_OP_PARAM)
             continue;
-        rf_cpu_backend.forward[node->op](x, node);
+        run_kernel(g, x, node, false);
         if (g->probe != NULL && node->name[0] != '\0')
             g->probe(g->probe_ctx, g, i, false);
     }
+}
+
+typedef struct zero_job {
+    float *p;
+} zero_job;
+
+static void zero_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    memset(((zero_job *)ctx)->p + begin, 0, (size_t)(end - begin) * sizeof(float));
+}
+
+/* Zero each activation gradient that `node`'s backward is the first to
+ * write (in parallel: these are whole activations, megabytes each). */
+static void zero_first_written(rf_graph *g, rf_exec *x, const rf_node *node, int i)
+{
+    double t0 = g->profile != NULL ? now_s() : 0;
+    for (int k = 0; k < node->n_in; k++) {
+        rf_node *in = &g->nodes[node->in[k]];
+        if (in->op == RF_OP_PARAM || in->grad == NULL || g->first_writer[node->in[k]] != i)
+            continue;
+        bool seen = false;   /* the same input twice: zero once */
+        for (int j = 0; j < k; j++)
+            seen |= node->in[j] == node->in[k];
+        if (!seen) {
+            zero_job z = {in->grad};
+            rf_pool_run(x->pool, rf_shape_numel(in->shape), 1 << 15, zero_task, &z);
+        }
+    }
+    if (g->profile != NULL)
+        g->profile->zero_seconds += now_s() - t0;
 }
 
 void rf_graph_backward(rf_graph *g, rf_exec *x, const float *seed)
@@ -326,17 +390,7 @@ void rf_graph_backward(rf_graph *g, rf_exec *x, const float *seed)
             g->probe(g->probe_ctx, g, i, true);
         if (node->op == RF_OP_INPUT || node->op == RF_OP_PARAM)
             continue;
-        /* zero each activation grad this kernel is the first to write */
-        for (int k = 0; k < node->n_in; k++) {
-            rf_node *in = &g->nodes[node->in[k]];
-            if (in->op != RF_OP_PARAM && in->grad != NULL && g->first_writer[node->in[k]] == i) {
-                bool seen = false;   /* the same input twice: zero once */
-                for (int j = 0; j < k; j++)
-                    seen |= node->in[j] == node->in[k];
-                if (!seen)
-                    memset(in->grad, 0, (size_t)rf_shape_numel(in->shape) * sizeof(float));
-            }
-        }
-        rf_cpu_backend.backward[node->op](x, node);
+        zero_first_written(g, x, node, i);
+        run_kernel(g, x, node, true);
     }
 }

@@ -32,6 +32,17 @@ void rf_graph_keep(rf_graph *g, rf_id id);
 typedef void (*rf_probe_fn)(void *ctx, rf_graph *g, rf_id id, bool backward);
 void rf_graph_set_probe(rf_graph *g, rf_probe_fn fn, void *ctx);
 
+/* Time spent per op kind (for `rangefinder bench --profile`): attach one
+ * and every forward and backward kernel call is timed into it; NULL
+ * detaches (then timing costs one pointer test per node). */
+typedef struct rf_op_profile {
+    double seconds[RF_OP_COUNT][2];   /* [op][0 forward, 1 backward] */
+    int64_t calls[RF_OP_COUNT][2];
+    double zero_seconds;              /* zeroing activation gradients */
+} rf_op_profile;
+void rf_graph_set_profile(rf_graph *g, rf_op_profile *p);
+const char *rf_op_name(rf_op op);
+
 /* Fill an rf_exec for this graph (scratch from the prepared graph). */
 void rf_exec_init(rf_exec *x, rf_graph *g, rf_pool *pool, uint64_t seed, uint64_t step, bool training);
 

@@ -29,6 +29,7 @@ struct rf_graph {
 
     rf_probe_fn probe;
     void *probe_ctx;
+    struct rf_op_profile *profile;   /* see exec.h; NULL: off */
 };
 
 /* Free the arena and planning tables (the nodes stay). */

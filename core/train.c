@@ -218,6 +218,64 @@ bool rf_trainer_evaluate(rf_trainer *t, rf_split split, int64_t max_batches, rf_
     return true;
 }
 
+static void score_row(const rf_model *m, int row, rf_inspection *r)
+{
+    rf_graph *g = m->graph;
+    int c = (int)rf_node_shape(g, m->logits).dim[1];
+    const float *z = rf_value(g, m->logits) + (size_t)row * c;
+    int best = 0;
+    for (int k = 1; k < c; k++)
+        if (z[k] > z[best])
+            best = k;
+    double se = 0;
+    for (int k = 0; k < c; k++)
+        se += exp((double)z[k] - z[best]);
+    r->label = (int)rf_value(g, m->labels)[row];
+    r->predicted = best;
+    r->loss = z[best] + log(se) - z[r->label];
+}
+
+static bool wants_gradient(const rf_graph *g, const rf_probe_set *ps)
+{
+    for (int i = 0; i < ps->count; i++)
+        if (rf_tap_find(g, ps->values[i].name)->what == RF_TAP_GRAD)
+            return true;
+    return false;
+}
+
+bool rf_trainer_inspect(rf_trainer *t, rf_split split, int64_t sample, rf_probe_set *ps, rf_inspection *out,
+                        rf_status *st)
+{
+    rf_model *m = t->model;
+    if (sample < 0 || sample >= t->ds->size[split])
+        return rf_fail(st, "sample %lld is out of range: the %s split has %lld samples", (long long)sample,
+                       rf_split_name(split), (long long)t->ds->size[split]);
+    *out = (rf_inspection){.batch_index = sample / m->batch, .row = (int)(sample % m->batch)};
+    const rf_batch *b = rf_batcher_eval(t->batcher, split, out->batch_index, st);
+    if (b == NULL)
+        return false;
+    load_batch(m, b);
+    ps->sample = out->row;
+    for (int i = 0; i < ps->count; i++)
+        ps->values[i].filled = false;
+    rf_exec x;
+    rf_exec_init(&x, m->graph, t->pool, t->cfg.train.seed, (uint64_t)t->step, false);
+    rf_probe_attach(m->graph, ps);
+    rf_graph_forward(m->graph, &x);
+    score_row(m, out->row, out);
+    if (wants_gradient(m->graph, ps)) {
+        rf_params_zero_grads(t->params);
+        rf_graph_backward(m->graph, &x, NULL);
+        rf_params_zero_grads(t->params);
+    }
+    rf_probe_attach(m->graph, NULL);
+    for (int i = 0; i < ps->count; i++)
+        if (!ps->values[i].filled)
+            return rf_fail(st, "probe '%s' was not filled: its tensor is not computed for this model and batch",
+                           ps->values[i].name);
+    return true;
+}
+
 bool rf_trainer_save(rf_trainer *t, const char *path, rf_status *st)
 {
     return rf_checkpoint_save(path, &t->cfg, t->params, t->step, st);

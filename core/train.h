@@ -11,6 +11,7 @@
 #include "batcher.h"
 #include "config.h"
 #include "model.h"
+#include "probe.h"
 
 typedef struct rf_memory_plan {
     size_t params;        /* parameter values */
@@ -59,6 +60,23 @@ bool rf_trainer_step(rf_trainer *t, rf_metrics *out, rf_status *st);
 
 /* Loss and accuracy over a split (max_batches 0 = all of it). */
 bool rf_trainer_evaluate(rf_trainer *t, rf_split split, int64_t max_batches, rf_metrics *out, rf_status *st);
+
+/* What the model made of one sample. */
+typedef struct rf_inspection {
+    int label, predicted;
+    double loss;             /* cross-entropy of this sample alone */
+    int64_t batch_index;     /* the evaluation batch that holds it */
+    int row;                 /* its row in that batch */
+} rf_inspection;
+
+/* Look inside the model: run evaluation batch sample / batch of `split`
+ * forward (no dropout) with `ps` attached to row sample % batch (ps->sample
+ * is set to it), and backward with the real labels when `ps` has a gradient
+ * tap (the gradient of the batch's mean loss). Parameter gradients are
+ * zeroed and nothing is updated, so training continues unchanged. Fails
+ * when the sample is out of range or a tap was not filled. */
+bool rf_trainer_inspect(rf_trainer *t, rf_split split, int64_t sample, rf_probe_set *ps, rf_inspection *out,
+                        rf_status *st);
 
 bool rf_trainer_save(rf_trainer *t, const char *path, rf_status *st);
 /* Load parameters, optimizer state and step from a checkpoint made with the

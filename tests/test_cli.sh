@@ -221,6 +221,9 @@ run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 3 --warmup 1 --json
 ok $? "bench --json exits 0"
 check "bench --json has the timing and memory keys" json_has step_s_median tokens_per_s peak_rss_bytes \
     planned_bytes peak_engine_bytes params data_wait_fraction encoder seq batch threads
+run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 2 --warmup 1 --profile
+check "bench --profile times the ops (attention, linear) and the total" \
+    sh -c "grep -q '^attention ' '$tmp/err' && grep -q '^linear ' '$tmp/err' && grep -q '^total ' '$tmp/err'"
 
 run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 64,128,256 --json
 ok $? "memory --json exits 0"

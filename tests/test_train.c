@@ -245,6 +245,50 @@ static void test_non_finite_stops(void)
     rf_dataset_free(ds);
 }
 
+/* Inspecting between steps fills the probes for the chosen sample and
+ * leaves training exactly as it was. */
+static void test_inspect_leaves_training_unchanged(void)
+{
+    rf_config cfg = tiny_config("random");
+    rf_status st = {0};
+    rf_dataset *ds = rf_dataset_open(&cfg, &st);
+    rf_trainer *a = rf_trainer_new(&cfg, ds, &st), *b = rf_trainer_new(&cfg, ds, &st);
+    rf_metrics ma, mb;
+    bool same = true;
+    rf_graph *g = rf_trainer_model(b)->graph;
+    const char *names[] = {"layer0.attn.probs", "blrp.none"};
+    rf_probe_set *bad = rf_probe_set_new(g, names, 2, 0, &st);
+    tap_ok(bad == NULL && strstr(st.msg, "blrp.none") != NULL, "an unknown tap is refused by name (%s)", st.msg);
+    rf_probe_set *ps = rf_probe_set_new(g, names, 1, 0, &st);
+    rf_inspection r = {0};
+    bool inspected = true;
+    for (int i = 0; i < 4; i++) {
+        same &= rf_trainer_step(a, &ma, &st) && rf_trainer_step(b, &mb, &st) && ma.loss == mb.loss;
+        inspected &= rf_trainer_inspect(b, RF_SPLIT_VAL, 11, ps, &r, &st);
+    }
+    tap_ok(same && inspected, "steps interleaved with inspections give the same losses");
+    rf_status_clear(&st);
+    /* Sample 11 is row 11 % 8 = 3 of evaluation batch 1; its attention rows
+     * over the valid keys sum to one. */
+    const rf_probe_value *v = &ps->values[0];
+    int64_t n = v->shape.dim[2];
+    double worst = 0;
+    for (int64_t row = 0; row < v->shape.dim[0] * n; row++) {
+        double sum = 0;
+        for (int64_t j = 0; j < n; j++)
+            sum += v->data[row * n + j];
+        worst = fmax(worst, fabs(sum - 1));
+    }
+    tap_ok(v->filled && r.batch_index == 1 && r.row == 3 && ps->sample == 3 && worst < 1e-5 && r.loss > 0,
+           "the probe holds sample 11's attention (batch 1 row 3; rows sum to 1 within %.1g)", worst);
+    tap_ok(!rf_trainer_inspect(b, RF_SPLIT_VAL, ds->size[RF_SPLIT_VAL], ps, &r, &st) && strstr(st.msg, "out of range"),
+           "a sample past the split is refused (%s)", st.msg);
+    rf_probe_set_free(ps);
+    rf_trainer_free(a);
+    rf_trainer_free(b);
+    rf_dataset_free(ds);
+}
+
 int main(void)
 {
     test_schedules();
@@ -254,5 +298,6 @@ int main(void)
     test_determinism_and_resume();
     test_no_allocation_in_step();
     test_non_finite_stops();
+    test_inspect_leaves_training_unchanged();
     return tap_done();
 }
