@@ -2,7 +2,7 @@
 # Rangefinder's set-up: install what is missing (Debian 12, as root), build,
 # then run the workbench or the whole test suite.
 #
-#   ./setup.sh run     install, build, run the main job
+#   ./setup.sh run     install, build, open the workbench (arguments go to rangefinder)
 #   ./setup.sh test    install, build (plain and with ASan/UBSan), run every
 #                      test, end with the line "N passed, M failed"
 set -euo pipefail
@@ -10,8 +10,9 @@ cd "$(dirname "$0")"
 
 build_packages=(build-essential meson ninja-build pkg-config libglib2.0-dev libopenblas-dev
                 libjansson-dev zlib1g-dev libgdk-pixbuf-2.0-dev libsndfile1-dev libsamplerate0-dev
-                libfftw3-dev espeak-ng dataset-fashion-mnist)
-test_packages=(python3 python3-numpy python3-torch sox)
+                libfftw3-dev libcairo2-dev libgtk-4-dev espeak-ng dataset-fashion-mnist)
+# xvfb runs the GUI tests without a screen; fonts make their text measurable.
+test_packages=(python3 python3-numpy python3-torch sox xvfb xauth fonts-dejavu-core)
 
 install_missing() {
     local missing=()
@@ -62,7 +63,7 @@ run)
     install_missing "${build_packages[@]}"
     build build -Dbuildtype=release
     shift
-    exec ./build/app/rangefinder "$@"
+    exec ./build/rangefinder "$@"
     ;;
 test)
     install_missing "${build_packages[@]}" "${test_packages[@]}"

@@ -1,9 +1,10 @@
-/* rangefinder: dispatch on the verb. With no arguments it will start the
- * workbench; until the GUI exists it runs the default training job. */
+/* rangefinder: dispatch on the verb. With no arguments it opens the GTK
+ * workbench; every other verb works without a display. */
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../ui/workbench.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -13,7 +14,10 @@ typedef struct verb {
     const char *summary;
 } verb;
 
+static int run_gui(int argc, char **argv);
+
 static const verb verbs[] = {
+    {"gui", run_gui, "open the workbench (what `rangefinder` with no arguments does)"},
     {"train", rf_cmd_train, "train a model from a config file, or resume a run"},
     {"eval", rf_cmd_eval, "evaluate a checkpoint on the test or val split"},
     {"bench", rf_cmd_bench, "time training steps; measured memory against the plan"},
@@ -21,6 +25,7 @@ static const verb verbs[] = {
     {"config", rf_cmd_config, "list every config key, or show a file's effective config"},
     {"inspect", rf_cmd_inspect, "write a checkpoint's probes for one sample as .npy files"},
     {"make-dataset", rf_cmd_make_dataset, "build a data set on disk (spoken-digits)"},
+    {"plot", rf_cmd_plot, "draw runs' training or memory figure to PNG, SVG or PDF (no display)"},
 };
 
 static void print_usage(FILE *out)
@@ -30,28 +35,30 @@ static void print_usage(FILE *out)
     for (size_t i = 0; i < G_N_ELEMENTS(verbs); i++)
         fprintf(out, "  %-12s %s\n", verbs[i].name, verbs[i].summary);
     fprintf(out, "\n`rangefinder VERB --help` lists a verb's options. With no arguments, rangefinder\n"
-                 "runs the default training job (%s/configs/default.ini).\n", RF_DATADIR);
+                 "opens the workbench with %s/configs/default.ini.\n", RF_DATADIR);
 }
 
-/* The first-run job: runs/default, or runs/default-N when that one holds a
- * finished run, so running the program twice never fails. */
-static int run_default(void)
+/* `rangefinder gui [--config FILE]` */
+static int run_gui(int argc, char **argv)
 {
-    g_autofree char *config = g_build_filename(RF_DATADIR, "configs", "default.ini", NULL);
-    g_autofree char *out = g_strdup("runs/default");
-    g_autofree char *checkpoint = g_build_filename(out, "checkpoint.safetensors", NULL);
-    for (int n = 2; g_file_test(checkpoint, G_FILE_TEST_EXISTS); n++) {
-        g_free(out);
-        g_free(checkpoint);
-        out = g_strdup_printf("runs/default-%d", n);
-        checkpoint = g_build_filename(out, "checkpoint.safetensors", NULL);
+    const char *config = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("Usage:\n  rangefinder gui [--config FILE]\n\n"
+                   "Open the workbench, starting from FILE (default %s/configs/default.ini).\n", RF_DATADIR);
+            return RF_EXIT_OK;
+        }
+        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
+            config = argv[++i];
+        } else if (strncmp(argv[i], "--config=", 9) == 0) {
+            config = argv[i] + 9;
+        } else {
+            fprintf(stderr, "rangefinder gui: unexpected argument '%s' (see `rangefinder gui --help`)\n", argv[i]);
+            return RF_EXIT_USAGE;
+        }
     }
-    fprintf(stderr,
-            "rangefinder: the GUI is not built yet; running `rangefinder train --config %s --out %s` instead\n",
-            config, out);
-    char *argv[] = {"train", "--config", config, "--out", out, NULL};
-    g_set_prgname("rangefinder train");
-    return rf_cmd_train(5, argv);
+    char *gtk_argv[] = {"rangefinder", NULL};
+    return rf_workbench_run(config, 1, gtk_argv);
 }
 
 int main(int argc, char **argv)
@@ -60,8 +67,10 @@ int main(int argc, char **argv)
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");
 
-    if (argc < 2)
-        return run_default();
+    if (argc < 2) {
+        char *gui_argv[] = {"gui", NULL};
+        return run_gui(1, gui_argv);
+    }
     const char *name = argv[1];
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
         print_usage(stdout);

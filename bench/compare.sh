@@ -33,7 +33,7 @@ BATCH=${BATCH:-32}
 FULL_BATCH=${FULL_BATCH:-8}
 LONG_SEQ=${LONG_SEQ:-8192}
 LONG_BATCH=${LONG_BATCH:-4}
-RF=${RF:-./build/app/rangefinder}
+RF=${RF:-./build/rangefinder}
 PY=${PY:-/usr/bin/python3}
 LOGDIR=${LOGDIR:-$(mktemp -d /tmp/rf-compare.XXXXXX)}
 mkdir -p "$LOGDIR" || exit 1

@@ -6,6 +6,7 @@
 
 #include "encoders/encoder.h"
 #include "pool.h"
+#include "probe.h"
 
 static rf_id embed(rf_model *m, rf_graph *g, int vocab)
 {
@@ -147,6 +148,7 @@ rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int fe
     m->logits = rf_dense(g, h, d, classes, "head.fc", true);
     m->loss = rf_cross_entropy(g, m->logits, m->labels);
     rf_set_name(g, m->logits, "logits");
+    rf_tap_add(g, "logits", m->logits, RF_TAP_VALUE, rf_shape2(m->batch, classes), 0);
     rf_graph_keep(g, m->logits);
     rf_graph_keep(g, m->loss);
 

@@ -41,4 +41,11 @@ void rf_model_free(rf_model *m);
 /* Number of trainable floats. */
 int64_t rf_model_param_count(const rf_model *m);
 
+/* An estimate of the forward pass's floating-point operations per sample:
+ * 2 x the multiply-adds of the matrix products only (matmul, linear,
+ * convolutions, the fused attention ops); elementwise work is not counted.
+ * Works on a model built with allocate = false. Backward costs about twice
+ * as much again. */
+double rf_model_flops_per_sample(const rf_model *m);
+
 #endif

@@ -555,6 +555,12 @@ bool rf_audio_folder_get_stats(const rf_dataset *ds, rf_audio_folder_stats *out)
     return af != NULL;
 }
 
+int rf_audio_folder_sample_rate(const rf_dataset *ds)
+{
+    const audio_folder *af = as_audio_folder(ds);
+    return af != NULL ? af->sample_rate : 0;
+}
+
 const char *rf_audio_folder_file(const rf_dataset *ds, rf_split split, int64_t index)
 {
     const audio_folder *af = as_audio_folder(ds);

@@ -58,6 +58,9 @@ typedef struct rf_audio_folder_stats {
 /* False when ds is not an audio folder. */
 bool rf_audio_folder_get_stats(const rf_dataset *ds, rf_audio_folder_stats *out);
 
+/* The rate (Hz) the clips were resampled to, or 0 when ds is not an audio folder. */
+int rf_audio_folder_sample_rate(const rf_dataset *ds);
+
 /* The full path of a sample's file, or NULL (borrowed, valid while ds lives). */
 const char *rf_audio_folder_file(const rf_dataset *ds, rf_split split, int64_t index);
 

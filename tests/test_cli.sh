@@ -436,5 +436,24 @@ run train --resume "$long" --set train.steps=1 --set train.warmup=0
 failed_cleanly "train.steps"
 ok $? "an interrupted run resumes only to a later step"
 
+# --- plot: the workbench's figures of run directories, headless --------------
+magic() {   # magic FILE TEXT: the file starts with TEXT
+    [ "$(head -c ${#2} "$1")" = "$2" ]
+}
+run plot "$dir" "$long" --out "$tmp/runs.png" --size 800x500
+ok $? "plot writes the training figure of two runs"
+check "plot's PNG has the PNG signature" magic "$tmp/runs.png" $'\x89PNG'
+check "plot's PNG is 800 x 500" test "$(od -An -tu1 -j16 -N8 "$tmp/runs.png" | tr -s ' ')" = " 0 0 3 32 0 0 1 244"
+run plot "$dir" --figure memory --out "$tmp/memory.svg"
+ok $? "plot writes the memory figure as SVG"
+check "plot's SVG is XML" magic "$tmp/memory.svg" "<?xml"
+run plot "$dir" --out "$tmp/runs.pdf"
+check "plot writes a PDF" magic "$tmp/runs.pdf" "%PDF"
+expect_error "plot of a missing run names it" "$tmp/none" plot "$tmp/none" --out "$tmp/x.png"
+expect_error "plot refuses an unknown format" ".jpg" plot "$dir" --out "$tmp/x.jpg"
+expect_error "plot refuses a bad size" "--size" plot "$dir" --out "$tmp/x.png" --size 10x
+cp -r "$dir" "$tmp/broken" && echo "7,train,oops" >>"$tmp/broken/metrics.csv"
+expect_error "plot names the line of a malformed metrics.csv" "metrics.csv:" plot "$tmp/broken" --out "$tmp/x.png"
+
 echo "1..$count"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,167 @@
+/* `rangefinder plot`: the workbench's Training or Memory figure of one or
+ * more run directories, written to PNG, SVG or PDF with the same drawing
+ * code as the workbench, without GTK or a display (for servers). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/train.h"
+#include "../datasets/datasets.h"
+#include "../ui/figures/memory_figure.h"
+#include "../ui/figures/training_figure.h"
+#include "cli.h"
+#include "commands.h"
+
+#define DEFAULT_WIDTH 1600
+#define DEFAULT_HEIGHT 1000
+/* Planning time per encoder before the memory figure skips longer lengths. */
+#define PLAN_BUDGET_SECONDS 10.0
+
+static gboolean parse_size(const char *text, int *width, int *height, GError **error)
+{
+    char *end = NULL;
+    guint64 w = g_ascii_strtoull(text, &end, 10);
+    if (end == text || (*end != 'x' && *end != 'X'))
+        goto bad;
+    const char *rest = end + 1;
+    guint64 h = g_ascii_strtoull(rest, &end, 10);
+    if (end == rest || *end != '\0' || w < 16 || h < 16 || w > 16384 || h > 16384)
+        goto bad;
+    *width = (int)w;
+    *height = (int)h;
+    return TRUE;
+bad:
+    g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
+                "--size '%s': give WIDTHxHEIGHT, each 16..16384 (e.g. 1600x1000)", text);
+    return FALSE;
+}
+
+/* The input shape of a run's data: known from the config for ListOps and
+ * the random task, else read by opening the data set once. */
+static gboolean input_shape(const rf_config *cfg, int *feat_dim, int *vocab, int *classes, GError **error)
+{
+    if (rf_memory_figure_input_shape(cfg, feat_dim, vocab, classes))
+        return TRUE;
+    rf_status st = {0};
+    rf_dataset *ds = rf_dataset_open(cfg, &st);
+    if (ds == NULL)
+        return rf_cli_fail_status(error, &st);
+    *feat_dim = ds->feat_dim;
+    *vocab = ds->vocab;
+    *classes = ds->classes;
+    rf_dataset_free(ds);
+    return TRUE;
+}
+
+/* metrics.csv does not record the plan: recompute it (and the parameter
+ * count) for runs whose input is known from the config alone. */
+static void fill_plan(rf_run_data *r)
+{
+    int feat_dim, vocab, classes;
+    rf_memory_plan plan;
+    rf_status st = {0};
+    if (rf_memory_figure_input_shape(&r->cfg, &feat_dim, &vocab, &classes) &&
+        rf_memory_plan_compute(&r->cfg, r->cfg.data.max_len, feat_dim, vocab, classes, &plan, &st)) {
+        r->planned_bytes = (double)plan.total;
+        r->params = plan.param_count;
+    }
+}
+
+static gboolean export_training(GPtrArray *runs, const char *out, int width, int height, GError **error)
+{
+    for (guint i = 0; i < runs->len; i++)
+        fill_plan(runs->pdata[i]);
+    g_autoptr(rf_training_figure) figure = rf_training_figure_new();
+    rf_training_figure_set_runs(figure, (rf_run_data *const *)runs->pdata, runs->len);
+    rf_figure f = rf_training_figure_figure(figure);
+    char err[1024];
+    if (!rf_figure_export(&f, NULL, out, width, height, err, sizeof err)) {
+        g_set_error_literal(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, err);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static gboolean export_memory(GPtrArray *runs, const char *out, int width, int height, GError **error)
+{
+    const rf_run_data *first = runs->pdata[0];
+    int feat_dim, vocab, classes;
+    if (!input_shape(&first->cfg, &feat_dim, &vocab, &classes, error))
+        return FALSE;
+    rf_memory_figure figure;
+    rf_memory_figure_init(&figure);
+    rf_memory_figure_compute(&figure, &first->cfg, feat_dim, vocab, classes, PLAN_BUDGET_SECONDS);
+    rf_memory_figure_set_runs(&figure, (rf_run_data *const *)runs->pdata, runs->len);
+    rf_figure f = rf_memory_figure_figure(&figure);
+    char err[1024];
+    gboolean ok = rf_figure_export(&f, NULL, out, width, height, err, sizeof err);
+    rf_memory_figure_clear(&figure);
+    if (!ok)
+        g_set_error_literal(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, err);
+    return ok;
+}
+
+int rf_cmd_plot(int argc, char **argv)
+{
+    g_autofree char *out = NULL, *size = NULL, *figure = NULL;
+    g_auto(GStrv) dirs = NULL;
+    const GOptionEntry entries[] = {
+        {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "The file to write: .png, .svg or .pdf", "FILE"},
+        {"size", 0, 0, G_OPTION_ARG_STRING, &size, "Size in pixels (PNG) or points (SVG, PDF); default 1600x1000",
+         "WxH"},
+        {"figure", 'f', 0, G_OPTION_ARG_STRING, &figure, "training (default) or memory", "NAME"},
+        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &dirs, NULL, "RUN_DIR…"},
+        G_OPTION_ENTRY_NULL,
+    };
+    g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_option_context_set_summary(ctx,
+        "Draw the workbench's figures of runs written by `rangefinder train` (RUN_DIR/metrics.csv and\n"
+        "config.ini) into a PNG, SVG or PDF file, without a display.\n"
+        "  training: loss, accuracy, learning rate, step time and planned memory against the step,\n"
+        "            one colour per run (the Training view).\n"
+        "  memory:   planned memory against sequence length for every encoder at the first run's\n"
+        "            widths and batch, its config marked (the Memory view).");
+    g_option_context_set_description(ctx,
+        "Examples:\n"
+        "  rangefinder plot runs/default --out training.png\n"
+        "  rangefinder plot runs/lr1e-3 runs/lr3e-4 --out compare.pdf --size 1200x800\n"
+        "  rangefinder plot runs/default --figure memory --out memory.svg\n");
+
+    g_autoptr(GError) error = NULL;
+    if (!rf_cli_parse(ctx, "plot", &argc, &argv, &error))
+        return rf_cli_report(error);
+    int width = DEFAULT_WIDTH, height = DEFAULT_HEIGHT;
+    gboolean memory = g_strcmp0(figure, "memory") == 0;
+    if (dirs == NULL || dirs[0] == NULL || out == NULL) {
+        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
+                    "plot needs at least one RUN_DIR and --out FILE (see `rangefinder plot --help`)");
+        return rf_cli_report(error);
+    }
+    if (figure != NULL && !memory && strcmp(figure, "training") != 0) {
+        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "--figure '%s': allowed values are training|memory",
+                    figure);
+        return rf_cli_report(error);
+    }
+    if (!rf_figure_format_known(out)) {
+        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "--out %s: the name must end in .png, .svg or .pdf",
+                    out);
+        return rf_cli_report(error);
+    }
+    if (size != NULL && !parse_size(size, &width, &height, &error))
+        return rf_cli_report(error);
+
+    g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func((GDestroyNotify)rf_run_data_free);
+    for (char **d = dirs; *d != NULL; d++) {
+        rf_run_data *r = rf_run_data_load_dir(*d, &error);
+        if (r == NULL)
+            return rf_cli_report(error);
+        g_ptr_array_add(runs, r);
+    }
+    gboolean ok = memory ? export_memory(runs, out, width, height, &error)
+                         : export_training(runs, out, width, height, &error);
+    if (!ok)
+        return rf_cli_report(error);
+    printf("wrote %s (%s figure, %dx%d, %u run%s)\n", out, memory ? "memory" : "training", width, height,
+           runs->len, runs->len == 1 ? "" : "s");
+    return RF_EXIT_OK;
+}

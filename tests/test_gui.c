@@ -1,0 +1,577 @@
+/* The workbench for real, under Xvfb: the application opens a small ListOps
+ * config, trains a few steps with each of full attention, BLRP and TaLK,
+ * and every view is rendered offscreen and checked for drawn content;
+ * plots export to PNG/SVG/PDF; a checkpoint saves and loads back with its
+ * config and step; an invalid value is explained inline and changes
+ * nothing; a missing data folder ends in an error dialog; closing during a
+ * run asks first. Without a display the executable says how to train from
+ * the command line.
+ *
+ * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: also write
+ * screenshot-<view>.png of the whole window (1600x1000) there.
+ */
+#include <glib/gstdio.h>
+#include <locale.h>
+#include <string.h>
+
+#include "../ui/application.h"
+#include "../ui/dialogs.h"
+#include "../ui/view.h"
+#include "../ui/window.h"
+#include "tap.h"
+
+static const char small_config[] =
+    "[data]\n"
+    "task = listops\n"
+    "max_len = 64\n"
+    "min_len = 16\n"
+    "train_size = 256\n"
+    "val_size = 32\n"
+    "test_size = 32\n"
+    "batch = 16\n"
+    "[model]\n"
+    "encoder = full\n"
+    "layers = 2\n"
+    "dim = 32\n"
+    "heads = 4\n"
+    "ff = 64\n"
+    "segment = 16\n"
+    "latent = 8\n"
+    "lmax = 3\n"
+    "rmax = 3\n"
+    "[train]\n"
+    "steps = 6\n"
+    "lr = 1e-3\n"
+    "warmup = 1\n"
+    "eval_every = 3\n"
+    "checkpoint_every = 0\n"
+    "log_every = 1\n"
+    "threads = 1\n";
+
+/* --- main loop helpers --- */
+
+typedef gboolean (*Condition)(gpointer data);
+
+/* Run the main loop until cond holds or `seconds` pass; whether it held. */
+static gboolean spin_until(Condition cond, gpointer data, double seconds)
+{
+    gint64 end = g_get_monotonic_time() + (gint64)(seconds * G_USEC_PER_SEC);
+    while (!cond(data)) {
+        if (g_get_monotonic_time() > end)
+            return FALSE;
+        if (!g_main_context_iteration(NULL, FALSE))
+            g_usleep(2000);
+    }
+    return TRUE;
+}
+
+static gboolean never(gpointer data)
+{
+    (void)data;
+    return FALSE;
+}
+
+static void spin_for(double seconds)
+{
+    spin_until(never, NULL, seconds);
+}
+
+static gboolean data_loaded(gpointer s)
+{
+    return rf_session_get_dataset(s) != NULL;
+}
+
+static gboolean run_settled(gpointer s)
+{
+    RfRunState st = rf_session_get_state(s);
+    return st == RF_RUN_FINISHED || st == RF_RUN_FAILED || st == RF_RUN_STOPPED;
+}
+
+static gboolean run_running(gpointer s)
+{
+    return rf_session_get_state(s) == RF_RUN_RUNNING;
+}
+
+static gboolean run_paused(gpointer s)
+{
+    return rf_session_get_state(s) == RF_RUN_PAUSED;
+}
+
+static int64_t pause_step;
+
+static gboolean at_pause_step(gpointer s)
+{
+    return rf_session_get_step(s) == pause_step;
+}
+
+static gboolean has_probes(gpointer s)
+{
+    return rf_session_get_probes(s) != NULL;
+}
+
+/* An error dialog whose message contains `data`. */
+static gboolean error_shown(gpointer data)
+{
+    const char *detail = rf_dialog_last_error_detail();
+    return detail != NULL && strstr(detail, data) != NULL;
+}
+
+/* --- rendering --- */
+
+typedef struct {
+    double drawn;    /* fraction of pixels unlike the most common colour */
+    guint colours;   /* distinct colours */
+} Ink;
+
+static GdkTexture *render(GtkWidget *widget)
+{
+    int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
+    if (w <= 0 || h <= 0)
+        return NULL;
+    g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new(widget);
+    GtkSnapshot *snapshot = gtk_snapshot_new();
+    gdk_paintable_snapshot(paintable, snapshot, w, h);
+    g_autoptr(GskRenderNode) node = gtk_snapshot_free_to_node(snapshot);
+    if (node == NULL)
+        return NULL;
+    GskRenderer *renderer = gtk_native_get_renderer(gtk_widget_get_native(widget));
+    return gsk_renderer_render_texture(renderer, node, &GRAPHENE_RECT_INIT(0, 0, (float)w, (float)h));
+}
+
+static Ink measure_ink(GdkTexture *texture)
+{
+    Ink ink = {0};
+    int w = gdk_texture_get_width(texture), h = gdk_texture_get_height(texture);
+    guint32 *pixels = g_new(guint32, (gsize)w * h);
+    gdk_texture_download(texture, (guchar *)pixels, (gsize)w * 4);
+    g_autoptr(GHashTable) counts = g_hash_table_new(g_direct_hash, g_direct_equal);
+    guint most = 0;
+    for (gsize i = 0; i < (gsize)w * h; i++) {
+        gpointer key = GUINT_TO_POINTER(pixels[i]);
+        guint n = GPOINTER_TO_UINT(g_hash_table_lookup(counts, key)) + 1;
+        g_hash_table_insert(counts, key, GUINT_TO_POINTER(n));
+        most = MAX(most, n);
+    }
+    ink.drawn = 1.0 - (double)most / ((double)w * h);
+    ink.colours = g_hash_table_size(counts);
+    g_free(pixels);
+    return ink;
+}
+
+static void show_page(RfWindow *win, const char *page)
+{
+    gtk_stack_set_visible_child_name(rf_window_get_stack(win), page);
+    /* Views refresh at most ten times a second: give them a few frames. */
+    spin_for(0.5);
+}
+
+static void screenshot(RfWindow *win, const char *page)
+{
+    const char *dir = g_getenv("RF_SCREENSHOT_DIR");
+    if (dir == NULL)
+        return;
+    g_autoptr(GdkTexture) texture = render(GTK_WIDGET(win));
+    g_autofree char *name = g_strdup_printf("screenshot-%s.png", page);
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    tap_ok(texture != NULL && gdk_texture_save_to_png(texture, path), "screenshot %s", path);
+}
+
+static void check_view(RfWindow *win, const char *page)
+{
+    show_page(win, page);
+    GtkWidget *view = gtk_stack_get_child_by_name(rf_window_get_stack(win), page);
+    g_autoptr(GdkTexture) texture = view != NULL ? render(view) : NULL;
+    if (!tap_ok(texture != NULL, "the %s view renders offscreen", page))
+        return;
+    Ink ink = measure_ink(texture);
+    tap_ok(ink.drawn > 0.03 && ink.colours > 16, "the %s view has drawn content (%.1f %% of %dx%d pixels, %u colours)",
+           page, 100.0 * ink.drawn, gdk_texture_get_width(texture), gdk_texture_get_height(texture), ink.colours);
+    screenshot(win, page);
+}
+
+/* --- steps --- */
+
+static gboolean train_to_the_end(RfWindow *win, const char *what)
+{
+    RfSession *s = rf_window_get_session(win);
+    GAction *train = g_action_map_lookup_action(G_ACTION_MAP(win), "train");
+    tap_ok(g_action_get_enabled(train), "win.train is enabled before the %s run", what);
+    g_action_activate(train, NULL);
+    gboolean settled = spin_until(run_settled, s, 300.0);
+    if (!tap_ok(settled && rf_session_get_state(s) == RF_RUN_FINISHED, "the %s run finishes (%s)", what,
+                rf_session_get_error(s) != NULL ? rf_session_get_error(s) : "no error"))
+        return FALSE;
+    tap_ok(rf_session_get_step(s) == rf_session_get_config(s)->train.steps, "the %s run reached step %d", what,
+           rf_session_get_config(s)->train.steps);
+    spin_until(has_probes, s, 20.0);
+    spin_for(0.5);
+    return TRUE;
+}
+
+static void set_key(RfSession *s, const char *key, const char *value)
+{
+    g_autoptr(GError) error = NULL;
+    gboolean ok = rf_session_set_key(s, key, value, NULL, &error);
+    tap_ok(ok, "set %s = %s%s%s", key, value, error ? ": " : "", error ? error->message : "");
+}
+
+static gsize file_size(const char *path, char *head, gsize head_size)
+{
+    g_autofree char *contents = NULL;
+    gsize len = 0;
+    if (!g_file_get_contents(path, &contents, &len, NULL))
+        return 0;
+    memset(head, 0, head_size);
+    memcpy(head, contents, MIN(len, head_size - 1));
+    return len;
+}
+
+static void check_exports(RfWindow *win, const char *dir)
+{
+    static const struct {
+        const char *ext, *magic;
+    } formats[] = {{"png", "\x89PNG\r\n"}, {"svg", "<svg"}, {"pdf", "%PDF-"}};
+    for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+        g_autofree char *name = g_strdup_printf("training.%s", formats[i].ext);
+        g_autofree char *path = g_build_filename(dir, name, NULL);
+        g_autoptr(GError) error = NULL;
+        gboolean ok = rf_window_export_plot(win, "training", path, 800, 500, &error);
+        tap_ok(ok, "export the training plot to %s%s%s", name, error ? ": " : "", error ? error->message : "");
+        char head[512];
+        gsize size = file_size(path, head, sizeof head);
+        gboolean magic = strcmp(formats[i].ext, "svg") == 0 ? strstr(head, formats[i].magic) != NULL
+                                                             : memcmp(head, formats[i].magic, strlen(formats[i].magic)) == 0;
+        tap_ok(magic && size > 2000, "%s starts like a %s file and has content (%zu bytes)", name, formats[i].ext,
+               (size_t)size);
+        if (strcmp(formats[i].ext, "png") == 0) {
+            const guchar *u = (const guchar *)head;
+            guint32 w = (guint32)u[16] << 24 | u[17] << 16 | u[18] << 8 | u[19];
+            guint32 h = (guint32)u[20] << 24 | u[21] << 16 | u[22] << 8 | u[23];
+            tap_ok(w == 800 && h == 500, "the PNG is 800x500 (got %ux%u)", w, h);
+        }
+    }
+    g_autofree char *bad = g_build_filename(dir, "training.bmp", NULL);
+    g_autoptr(GError) error = NULL;
+    gboolean refused = !rf_window_export_plot(win, "training", bad, 800, 500, &error);
+    tap_ok(refused && error != NULL && !g_file_test(bad, G_FILE_TEST_EXISTS),
+           "an unknown format is refused with a message (%s)", error ? error->message : "none");
+}
+
+static void type_into(GtkWidget *spin, const char *text)
+{
+    gtk_editable_set_text(GTK_EDITABLE(spin), text);
+    gtk_spin_button_update(GTK_SPIN_BUTTON(spin));
+}
+
+static char *save_checkpoint(RfWindow *win, const char *dir)
+{
+    RfSession *s = rf_window_get_session(win);
+    char *path = g_build_filename(dir, "run.safetensors", NULL);
+    g_autoptr(GError) error = NULL;
+    GAction *save = g_action_map_lookup_action(G_ACTION_MAP(win), "save-checkpoint");
+    tap_ok(g_action_get_enabled(save), "Save checkpoint is enabled after a finished run");
+    gboolean saved = rf_session_save_checkpoint(s, path, &error);
+    tap_ok(saved && g_file_test(path, G_FILE_TEST_IS_REGULAR), "save a checkpoint%s%s", error ? ": " : "",
+           error ? error->message : "");
+    return path;
+}
+
+/* The checkpoint holds a TaLK run of 6 steps at dim 32. */
+static void load_checkpoint(RfWindow *win, const char *dir, const char *path)
+{
+    RfSession *s = rf_window_get_session(win);
+    g_autoptr(GError) error = NULL;
+    set_key(s, "model.dim", "48");
+    set_key(s, "model.encoder", "ls");
+    gboolean loaded = rf_session_load_checkpoint(s, path, &error);
+    tap_ok(loaded, "load the checkpoint back%s%s", error ? ": " : "", error ? error->message : "");
+    spin_for(0.5);   /* the worker's own word on the state arrives at the next drain */
+    const rf_config *cfg = rf_session_get_config(s);
+    tap_ok(cfg->model.dim == 32 && strcmp(cfg->model.encoder, "talk") == 0,
+           "the checkpoint restores the config (dim %d, encoder %s)", cfg->model.dim, cfg->model.encoder);
+    RfRunState state = rf_session_get_state(s);
+    tap_ok(rf_session_get_step(s) == 6 && (state == RF_RUN_PAUSED || state == RF_RUN_FINISHED),
+           "the run stands at the checkpoint's step (%" G_GINT64_FORMAT ", state %d)", rf_session_get_step(s),
+           (int)state);
+    GtkSpinButton *dim = GTK_SPIN_BUTTON(rf_config_panel_get_editor(rf_window_get_config_panel(win), "model.dim"));
+    tap_ok(gtk_spin_button_get_value_as_int(dim) == 32, "the sidebar shows the restored dim");
+
+    /* More steps let Train resume the loaded run; Pause stops it between
+     * steps and Step then trains exactly one. */
+    set_key(s, "train.steps", "100000");
+    g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);
+    tap_ok(spin_until(run_running, s, 30.0), "Train resumes the loaded run");
+    g_action_group_activate_action(G_ACTION_GROUP(win), "pause", NULL);
+    gboolean paused = spin_until(run_paused, s, 60.0);
+    int64_t at = rf_session_get_step(s);
+    tap_ok(paused && at > 6, "Pause pauses it between steps (step %" G_GINT64_FORMAT ")", at);
+    pause_step = at + 1;
+    GAction *step = g_action_map_lookup_action(G_ACTION_MAP(win), "step");
+    tap_ok(g_action_get_enabled(step), "Step is enabled while paused");
+    g_action_activate(step, NULL);
+    gboolean stepped = spin_until(at_pause_step, s, 60.0) && spin_until(run_paused, s, 10.0);
+    tap_ok(stepped, "Step trains one step and pauses again (step %" G_GINT64_FORMAT ", state %d)",
+           rf_session_get_step(s), (int)rf_session_get_state(s));
+
+    /* An architecture change during a run offers to restart it. */
+    RfConfigPanel *panel = rf_window_get_config_panel(win);
+    type_into(rf_config_panel_get_editor(panel, "model.layers"), "3");
+    tap_ok(rf_config_panel_restart_shown(panel), "changing the layers of a paused run offers a restart");
+
+    g_autofree char *corrupt = g_build_filename(dir, "corrupt.safetensors", NULL);
+    g_file_set_contents(corrupt, "not a checkpoint", -1, NULL);
+    g_clear_error(&error);
+    gboolean refused = !rf_session_load_checkpoint(s, corrupt, &error);
+    tap_ok(refused && error != NULL && strstr(error->message, corrupt) != NULL,
+           "a corrupt checkpoint fails with a message naming it (%s)", error ? error->message : "none");
+}
+
+static void check_invalid_values(RfWindow *win)
+{
+    RfSession *s = rf_window_get_session(win);
+    RfConfigPanel *panel = rf_window_get_config_panel(win);
+    GtkWidget *dim = rf_config_panel_get_editor(panel, "model.dim");
+    tap_ok(GTK_IS_SPIN_BUTTON(dim), "model.dim is edited with a spin button");
+    int before = rf_session_get_config(s)->model.dim;
+
+    type_into(dim, "0");
+    const char *message = rf_config_panel_get_message(panel, "model.dim");
+    tap_ok(message[0] != '\0' && rf_session_get_config(s)->model.dim == before,
+           "dim 0 is explained inline and changes nothing (\"%s\")", message);
+    tap_ok(gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(dim)) == before, "the spin button keeps %d", before);
+
+    type_into(dim, "lots");
+    tap_ok(rf_config_panel_get_message(panel, "model.dim")[0] != '\0' && rf_session_get_config(s)->model.dim == before,
+           "text that is no number is explained inline (\"%s\")", rf_config_panel_get_message(panel, "model.dim"));
+
+    /* heads must divide dim: the session refuses it or the planner explains it. */
+    GtkWidget *heads = rf_config_panel_get_editor(panel, "model.heads");
+    type_into(heads, "6");
+    const char *heads_message = rf_config_panel_get_message(panel, "model.heads");
+    const char *summary = rf_config_panel_get_summary(panel);
+    tap_ok(strstr(heads_message, "heads") != NULL || strstr(summary, "heads") != NULL,
+           "6 heads for dim %d is explained (\"%s\" / \"%s\")", before, heads_message, summary);
+    type_into(heads, "4");
+    tap_ok(rf_session_get_config(s)->model.heads == 4 && rf_config_panel_get_message(panel, "model.heads")[0] == '\0' &&
+               strstr(rf_config_panel_get_summary(panel), "params") != NULL,
+           "a valid value clears the message; the planner line is back (\"%s\")", rf_config_panel_get_summary(panel));
+
+    type_into(dim, "64");
+    tap_ok(rf_session_get_config(s)->model.dim == 64 && rf_config_panel_get_message(panel, "model.dim")[0] == '\0',
+           "a valid dim applies and clears the message");
+    type_into(dim, "32");
+
+    /* Mechanism keys follow the encoder. */
+    GtkWidget *segment = rf_config_panel_get_editor(panel, "model.segment");
+    GtkWidget *row = gtk_widget_get_parent(gtk_widget_get_parent(segment));
+    set_key(s, "model.encoder", "full");
+    gboolean hidden_for_full = !gtk_widget_get_visible(row);
+    set_key(s, "model.encoder", "blrp");
+    tap_ok(hidden_for_full && gtk_widget_get_visible(row), "BLRP's segment field shows only for BLRP");
+}
+
+static void close_all_dialogs(RfWindow *win)
+{
+    GListModel *toplevels = gtk_window_get_toplevels();
+    for (guint i = g_list_model_get_n_items(toplevels); i > 0; i--) {
+        g_autoptr(GtkWindow) w = g_list_model_get_item(toplevels, i - 1);
+        if (w != GTK_WINDOW(win) && GTK_IS_DIALOG(w))
+            gtk_window_destroy(w);
+    }
+}
+
+static void check_bad_data_folder(RfWindow *win)
+{
+    RfSession *s = rf_window_get_session(win);
+    set_key(s, "data.task", "image_folder");
+    const char *missing = "/nonexistent/rangefinder-gui-test";
+    rf_window_open_data_path(win, missing);
+    gboolean shown = spin_until(error_shown, (gpointer)missing, 60.0);
+    tap_ok(shown,
+           "a missing data folder ends in an error dialog naming it (%s: %s)",
+           shown ? rf_dialog_last_error() : "none", shown ? rf_dialog_last_error_detail() : "");
+    close_all_dialogs(win);
+    tap_ok(gtk_widget_get_visible(GTK_WIDGET(win)), "the window stays open and usable");
+}
+
+static GtkWindow *find_toplevel(const char *title)
+{
+    GListModel *toplevels = gtk_window_get_toplevels();
+    for (guint i = 0; i < g_list_model_get_n_items(toplevels); i++) {
+        g_autoptr(GtkWindow) w = g_list_model_get_item(toplevels, i);
+        if (g_strcmp0(gtk_window_get_title(w), title) == 0)
+            return w;
+    }
+    return NULL;
+}
+
+/* The menu's dialogs open without blocking and go away again. */
+static void check_menu_dialogs(RfApplication *app, RfWindow *win)
+{
+    gtk_stack_set_visible_child_name(rf_window_get_stack(win), "training");
+    g_action_group_activate_action(G_ACTION_GROUP(win), "export-plot", NULL);
+    spin_for(0.2);
+    GtkWindow *export = find_toplevel("Export Plot");
+    tap_ok(export != NULL, "Export plot opens its dialog");
+    if (export != NULL)
+        gtk_window_close(export);
+    spin_for(0.2);
+    tap_ok(find_toplevel("Export Plot") == NULL, "the export dialog cancels");
+
+    g_action_group_activate_action(G_ACTION_GROUP(win), "open-data", NULL);
+    spin_for(0.2);
+    const char *detail = rf_dialog_last_error_detail();
+    tap_ok(detail != NULL && strstr(detail, "generated") != NULL,
+           "Open data on ListOps explains there is nothing to open (\"%s\")", detail ? detail : "");
+    close_all_dialogs(win);
+
+    g_action_group_activate_action(G_ACTION_GROUP(app), "shortcuts", NULL);
+    spin_for(0.2);
+    GtkWindow *shortcuts = NULL;
+    GListModel *toplevels = gtk_window_get_toplevels();
+    for (guint i = 0; i < g_list_model_get_n_items(toplevels); i++) {
+        g_autoptr(GtkWindow) w = g_list_model_get_item(toplevels, i);
+        if (GTK_IS_SHORTCUTS_WINDOW(w))
+            shortcuts = w;
+    }
+    tap_ok(shortcuts != NULL, "Keyboard shortcuts opens the shortcuts window");
+    if (shortcuts != NULL)
+        gtk_window_destroy(shortcuts);
+}
+
+static GtkDialog *find_question(RfWindow *win)
+{
+    GListModel *toplevels = gtk_window_get_toplevels();
+    for (guint i = 0; i < g_list_model_get_n_items(toplevels); i++) {
+        g_autoptr(GtkWindow) w = g_list_model_get_item(toplevels, i);
+        if (w != GTK_WINDOW(win) && GTK_IS_MESSAGE_DIALOG(w))
+            return GTK_DIALOG(w);
+    }
+    return NULL;
+}
+
+static gboolean is_null(gpointer data)
+{
+    return *(gpointer *)data == NULL;
+}
+
+static void check_close_during_run(RfWindow *win)
+{
+    RfSession *s = g_object_ref(rf_window_get_session(win));
+    if (!tap_ok(rf_session_get_state(s) == RF_RUN_PAUSED, "a run is paused (from the checkpoint)")) {
+        g_object_unref(s);
+        return;
+    }
+    gpointer alive = win;
+    g_object_add_weak_pointer(G_OBJECT(win), &alive);
+    gtk_window_close(GTK_WINDOW(win));
+    spin_for(0.2);
+    GtkDialog *question = find_question(win);
+    tap_ok(alive != NULL && question != NULL, "closing during a run asks before closing");
+    if (question != NULL)
+        gtk_dialog_response(question, GTK_RESPONSE_CANCEL);
+    spin_for(0.2);
+    if (!tap_ok(alive != NULL, "Cancel keeps the window")) {
+        g_object_unref(s);
+        return;
+    }
+    gtk_window_close(GTK_WINDOW(win));
+    spin_for(0.2);
+    question = find_question(win);
+    if (question != NULL)
+        gtk_dialog_response(question, GTK_RESPONSE_REJECT);
+    tap_ok(spin_until(is_null, &alive, 30.0), "Close without saving closes the window");
+    RfRunState st = rf_session_get_state(s);
+    tap_ok(st != RF_RUN_RUNNING && st != RF_RUN_PAUSED, "the worker has stopped (state %d)", (int)st);
+    if (alive != NULL)
+        g_object_remove_weak_pointer(G_OBJECT(alive), &alive);
+    g_object_unref(s);
+}
+
+static void check_no_display(const char *exe)
+{
+    if (exe == NULL)
+        return;
+    g_auto(GStrv) env = g_get_environ();
+    env = g_environ_unsetenv(env, "DISPLAY");
+    env = g_environ_unsetenv(env, "WAYLAND_DISPLAY");
+    const char *argv[] = {exe, NULL};
+    g_autofree char *err = NULL;
+    int status = 0;
+    gboolean ran = g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, NULL, &err, &status, NULL);
+    tap_ok(ran && !g_spawn_check_wait_status(status, NULL) && err != NULL && strstr(err, "rangefinder train") != NULL,
+           "without a display, rangefinder says how to train from the command line");
+}
+
+int main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "");
+    setlocale(LC_NUMERIC, "C");
+    gtk_disable_setlocale();
+    check_no_display(argc > 1 ? argv[1] : NULL);
+    if (!tap_ok(gtk_init_check(), "GTK opens the display"))
+        return tap_done();
+
+    g_autofree char *dir = g_dir_make_tmp("rf-gui-XXXXXX", NULL);
+    g_autofree char *config = g_build_filename(dir, "small.ini", NULL);
+    g_file_set_contents(config, small_config, -1, NULL);
+
+    RfApplication *app = rf_application_new(config);
+    /* Tests may run beside a workbench the user has open: stay out of its way. */
+    g_application_set_flags(G_APPLICATION(app), G_APPLICATION_NON_UNIQUE);
+    g_autoptr(GError) error = NULL;
+    tap_ok(g_application_register(G_APPLICATION(app), NULL, &error), "the application registers");
+    g_application_activate(G_APPLICATION(app));
+    RfWindow *win = RF_WINDOW(gtk_application_get_active_window(GTK_APPLICATION(app)));
+    if (!tap_ok(win != NULL, "activation opens the main window"))
+        return tap_done();
+    /* The screenshots' size, 1600x1000, inside the window's frame. */
+    gtk_window_set_default_size(GTK_WINDOW(win), 1600, 1000);
+    spin_for(0.3);
+    gtk_window_set_default_size(GTK_WINDOW(win), 3200 - gtk_widget_get_width(GTK_WIDGET(win)),
+                                2000 - gtk_widget_get_height(GTK_WIDGET(win)));
+    gtk_stack_set_transition_type(rf_window_get_stack(win), GTK_STACK_TRANSITION_TYPE_NONE);
+    RfSession *s = rf_window_get_session(win);
+
+    tap_ok(rf_session_get_config(s)->model.dim == 32, "the window starts from the given config");
+    tap_ok(spin_until(data_loaded, s, 120.0), "the data loads");
+
+    /* Full attention: curves, attention maps, memory, the data. */
+    show_page(win, "attention");
+    if (train_to_the_end(win, "full attention")) {
+        tap_ok(strstr(rf_window_get_status_text(win), "loss") != NULL, "the status line reports the loss (\"%s\")",
+               rf_window_get_status_text(win));
+        check_view(win, "training");
+        check_view(win, "attention");
+        check_view(win, "memory");
+        check_view(win, "data");
+        check_exports(win, dir);
+        check_menu_dialogs(app, win);
+    }
+    check_invalid_values(win);   /* leaves model.encoder = blrp */
+
+    /* BLRP for the latent states, TaLK for its window bounds. */
+    show_page(win, "latent");
+    if (train_to_the_end(win, "BLRP"))
+        check_view(win, "latent");
+    set_key(s, "model.encoder", "talk");
+    show_page(win, "talk");
+    if (train_to_the_end(win, "TaLK"))
+        check_view(win, "talk");
+    check_view(win, "compare");
+
+    g_autofree char *checkpoint = save_checkpoint(win, dir);
+    check_bad_data_folder(win);
+    load_checkpoint(win, dir, checkpoint);
+    check_close_during_run(win);
+
+    g_application_quit(G_APPLICATION(app));
+    g_object_unref(app);
+    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+    for (const char *name; d != NULL && (name = g_dir_read_name(d)) != NULL;) {
+        g_autofree char *path = g_build_filename(dir, name, NULL);
+        g_unlink(path);
+    }
+    g_rmdir(dir);
+    return tap_done();
+}

@@ -1,0 +1,352 @@
+/* The plotting layer without a display: plot primitives, run records
+ * (metrics.csv and config.ini), the Training and Memory figures rendered
+ * into image surfaces, and exports to PNG, SVG and PDF. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../ui/figures/memory_figure.h"
+#include "../ui/figures/training_figure.h"
+#include "../ui/plot/plot.h"
+#include "tap.h"
+
+/* ---- primitives ---- */
+
+static bool is_nice(double step)
+{
+    double mag = pow(10, floor(log10(step)));
+    double m = step / mag;
+    return fabs(m - 1) < 1e-9 || fabs(m - 2) < 1e-9 || fabs(m - 5) < 1e-9 || fabs(m - 10) < 1e-9;
+}
+
+static void test_primitives(void)
+{
+    rf_axis a = {.min = 0.13, .max = 9.7, .scale = RF_AXIS_LINEAR};
+    double t[16];
+    int n = rf_axis_ticks(&a, t, 16);
+    bool inside = n >= 3, nice = true;
+    for (int i = 0; i < n; i++)
+        inside = inside && t[i] >= a.min - 1e-9 && t[i] <= a.max + 1e-9;
+    for (int i = 1; i < n; i++)
+        nice = nice && is_nice(t[i] - t[i - 1]) && fabs((t[i] - t[i - 1]) - (t[1] - t[0])) < 1e-9;
+    tap_ok(inside && nice, "linear ticks over 0.13..9.7: %d inside the range, evenly spaced by 1-2-5 steps", n);
+
+    rf_axis l = {.min = 3, .max = 2e6, .scale = RF_AXIS_LOG};
+    n = rf_axis_ticks(&l, t, 16);
+    bool decades = n >= 5;
+    for (int i = 0; i < n; i++)
+        decades = decades && fabs(log10(t[i]) - round(log10(t[i]))) < 1e-9;
+    tap_ok(decades, "log ticks over 3..2e6 are %d whole decades", n);
+
+    char buf[64];
+    rf_format_bytes(512, buf, sizeof buf);
+    bool ok = strcmp(buf, "512 B") == 0;
+    rf_format_bytes(1536, buf, sizeof buf);
+    ok = ok && strcmp(buf, "1.5 KiB") == 0;
+    rf_format_bytes(3.0 * 1024 * 1024 * 1024, buf, sizeof buf);
+    ok = ok && strcmp(buf, "3 GiB") == 0;
+    tap_ok(ok, "bytes format as 512 B, 1.5 KiB, 3 GiB (last: %s)", buf);
+}
+
+/* ---- run records ---- */
+
+static char *write_file(const char *dir, const char *name, const char *text)
+{
+    char *path = g_build_filename(dir, name, NULL);
+    g_assert(g_file_set_contents(path, text, -1, NULL));
+    return path;
+}
+
+static void test_run_data(const char *tmp)
+{
+    g_autofree char *dir = g_build_filename(tmp, "run-a", NULL);
+    g_mkdir(dir, 0755);
+    g_autofree char *csv = write_file(dir, "metrics.csv",
+                                      "step,split,loss,accuracy,lr,seconds\n"
+                                      "10,train,2.1,0.2,0.001,1.0\n"
+                                      "20,train,1.9,0.3,0.001,2.0\n"
+                                      "20,val,2.0,0.25,0.001,2.5\n"
+                                      "30,train,1.7,0.4,0.0005,3.5\n"
+                                      "30,val,1.8,0.35,0.0005,4.0\n"
+                                      "30,test,1.8,0.33,0.0005,4.2\n");
+    g_autofree char *ini = write_file(dir, "config.ini", "[model]\nencoder=talk\ndim=32\n[data]\nbatch=8\n");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(rf_run_data) r = rf_run_data_load_dir(dir, &error);
+    tap_ok(r != NULL, "a run directory loads (%s)", error != NULL ? error->message : "no error");
+    if (r == NULL)
+        return;
+    tap_ok(rf_run_data_count(r, RF_SPLIT_TRAIN) == 3 && rf_run_data_count(r, RF_SPLIT_VAL) == 2 &&
+               rf_run_data_count(r, RF_SPLIT_TEST) == 1,
+           "rows split into 3 train, 2 val, 1 test");
+    tap_ok(fabs(rf_run_data_best_val(r) - 0.35) < 1e-12 && rf_run_data_last(r, RF_SPLIT_TEST)->accuracy == 0.33,
+           "best val accuracy %.2f and the test row are read", rf_run_data_best_val(r));
+    tap_ok(strcmp(r->cfg.model.encoder, "talk") == 0 && r->cfg.model.dim == 32 && r->cfg.data.batch == 8 &&
+               strcmp(r->name, "run-a") == 0,
+           "config.ini applies (encoder %s, dim %d) and the name is the directory's", r->cfg.model.encoder,
+           r->cfg.model.dim);
+    /* Step 30's train row follows the val row at 20 (2.5 s): 1 s for 10 steps. */
+    const rf_metrics *last = rf_run_data_last(r, RF_SPLIT_TRAIN);
+    tap_ok(fabs(last->step_seconds - 0.1) < 1e-9 && fabs(r->median_step_seconds - 0.1) < 1e-9,
+           "step time leaves evaluation out: %.3f s/step, median %.3f", last->step_seconds, r->median_step_seconds);
+
+    g_autofree char *copy_dir = g_build_filename(tmp, "run-copy", NULL);
+    g_mkdir(copy_dir, 0755);
+    g_autofree char *copy = g_build_filename(copy_dir, "metrics.csv", NULL);
+    gboolean written = rf_run_data_write_metrics_csv(r, copy, &error);
+    g_autoptr(rf_run_data) back = written ? rf_run_data_load_dir(copy_dir, &error) : NULL;
+    bool same = back != NULL && back->rows->len == r->rows->len;
+    for (guint i = 0; same && i < r->rows->len; i++) {
+        const rf_metrics *x = &g_array_index(r->rows, rf_metrics, i), *y = &g_array_index(back->rows, rf_metrics, i);
+        same = x->step == y->step && x->split == y->split && fabs(x->loss - y->loss) < 1e-9 &&
+               fabs(x->accuracy - y->accuracy) < 1e-9 &&
+               (x->split != RF_SPLIT_TRAIN || fabs(x->step_seconds - y->step_seconds) < 1e-9);
+    }
+    tap_ok(same, "exported metrics (with step_seconds) load back row for row");
+
+    rf_run_data *pair[2] = {r, rf_run_data_new("other", NULL)};
+    pair[1]->peak_bytes = 12345;
+    g_autofree char *table = g_build_filename(tmp, "table.csv", NULL);
+    g_autofree char *text = NULL;
+    gboolean table_ok = rf_run_data_write_table_csv(pair, 2, table, &error) && g_file_get_contents(table, &text, NULL, NULL);
+    rf_run_data_free(pair[1]);
+    g_auto(GStrv) lines = table_ok ? g_strsplit(text, "\n", -1) : NULL;
+    tap_ok(table_ok && g_str_has_prefix(lines[0], "run,steps,final_train_accuracy,final_val_accuracy,best_val_accuracy,"
+                                                  "test_accuracy,step_seconds,planned_bytes,peak_bytes,params") &&
+               strstr(lines[0], "model.encoder") != NULL && strstr(lines[0], "model.dim") != NULL &&
+               g_str_has_prefix(lines[1], "run-a,30,0.4,0.35,0.35,0.33,0.1,") && strstr(lines[2], ",12345,") != NULL,
+           "the results table has the summary columns, the differing config keys and the values");
+
+    g_autofree char *bad_dir = g_build_filename(tmp, "run-bad", NULL);
+    g_mkdir(bad_dir, 0755);
+    g_autofree char *bad = write_file(bad_dir, "metrics.csv",
+                                      "step,split,loss,accuracy,lr,seconds\n1,train,2,0.1,0.001,0.1\n2,trian,2,0.1,0.001,0.2\n");
+    g_clear_error(&error);
+    g_autoptr(rf_run_data) none = rf_run_data_load_dir(bad_dir, &error);
+    g_autofree char *where = g_strdup_printf("%s:3:", bad);
+    tap_ok(none == NULL && error != NULL && strstr(error->message, where) != NULL &&
+               strstr(error->message, "trian") != NULL,
+           "a malformed line is an error naming file:line (%s)", error != NULL ? error->message : "none");
+    g_autofree char *short_row = write_file(bad_dir, "metrics.csv", "step,split,loss,accuracy,lr,seconds\n1,train,2\n");
+    g_clear_error(&error);
+    g_autoptr(rf_run_data) none2 = rf_run_data_load_dir(bad_dir, &error);
+    tap_ok(none2 == NULL && error != NULL && strstr(error->message, ":2:") != NULL,
+           "a short row is an error at its line (%s)", error != NULL ? error->message : "none");
+    g_autofree char *bad_ini = write_file(bad_dir, "config.ini", "[model]\nencoder=transformerz\n");
+    g_clear_error(&error);
+    g_autoptr(rf_run_data) none3 = rf_run_data_load_dir(bad_dir, &error);
+    tap_ok(none3 == NULL && error != NULL && strstr(error->message, bad_ini) != NULL,
+           "a bad config.ini names the file (%s)", error != NULL ? error->message : "none");
+}
+
+/* ---- figures ---- */
+
+static rf_run_data *synthetic_run(const char *name, int steps, double rate)
+{
+    rf_run_data *r = rf_run_data_new(name, NULL);
+    for (int i = 1; i <= steps; i++) {
+        double wobble = 0.05 * sin(i * 1.7);
+        rf_metrics m = {.step = i, .split = RF_SPLIT_TRAIN, .loss = 2.3 * exp(-rate * i) + 0.2 + wobble,
+                        .accuracy = 0.1 + 0.7 * (1 - exp(-rate * i)) + wobble, .lr = 1e-3, .seconds = 0.05 * i,
+                        .step_seconds = 0.05};
+        rf_run_data_append(r, &m);
+        if (i % 50 == 0) {
+            m.split = RF_SPLIT_VAL;
+            m.loss -= wobble;
+            m.accuracy -= wobble;
+            rf_run_data_append(r, &m);
+        }
+    }
+    r->planned_bytes = 3e8;
+    r->peak_bytes = 2.5e8;
+    return r;
+}
+
+static cairo_surface_t *render(const rf_figure *f, int w, int h)
+{
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    cairo_t *cr = cairo_create(s);
+    f->draw(f->data, cr, w, h, &RF_ZOOM_ALL);
+    cairo_destroy(cr);
+    cairo_surface_flush(s);
+    return s;
+}
+
+/* Pixels within a small distance of colour c. */
+static int count_color(cairo_surface_t *s, rf_rgb c)
+{
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    int stride = cairo_image_surface_get_stride(s), n = 0;
+    const unsigned char *data = cairo_image_surface_get_data(s);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            uint32_t p = *(const uint32_t *)(const void *)(data + y * stride + 4 * x);
+            double r = ((p >> 16) & 255) / 255.0, g = ((p >> 8) & 255) / 255.0, b = (p & 255) / 255.0;
+            if (fabs(r - c.r) < 0.03 && fabs(g - c.g) < 0.03 && fabs(b - c.b) < 0.03)
+                n++;
+        }
+    return n;
+}
+
+/* A pixel of colour c inside rect r, or false. */
+static bool find_color(cairo_surface_t *s, rf_rgb c, rf_rect r, int *px, int *py)
+{
+    int stride = cairo_image_surface_get_stride(s);
+    const unsigned char *data = cairo_image_surface_get_data(s);
+    for (int y = (int)r.y; y < (int)(r.y + r.h); y++)
+        for (int x = (int)r.x; x < (int)(r.x + r.w); x++) {
+            uint32_t p = *(const uint32_t *)(const void *)(data + y * stride + 4 * x);
+            double cr = ((p >> 16) & 255) / 255.0, cg = ((p >> 8) & 255) / 255.0, cb = (p & 255) / 255.0;
+            if (fabs(cr - c.r) < 0.02 && fabs(cg - c.g) < 0.02 && fabs(cb - c.b) < 0.02) {
+                *px = x;
+                *py = y;
+                return true;
+            }
+        }
+    return false;
+}
+
+static void test_training_figure(void)
+{
+    g_autoptr(rf_training_figure) tf = rf_training_figure_new();
+    rf_figure f = rf_training_figure_figure(tf);
+    char text[256];
+    cairo_surface_t *s = render(&f, 800, 600);
+    int colored = 800 * 600 - count_color(s, (rf_rgb){1, 1, 1});
+    tap_ok(colored > 500 && !f.hover(f.data, 800, 600, &RF_ZOOM_ALL, 400, 300, text, sizeof text),
+           "with no runs the figure shows a message (%d non-white pixels) and hovers nothing", colored);
+    cairo_surface_destroy(s);
+
+    rf_run_data *runs[2] = {synthetic_run("ListOps · blrp", 600, 0.01), synthetic_run("ListOps · full", 400, 0.005)};
+    rf_training_figure_set_runs(tf, runs, 2);
+    s = render(&f, 800, 600);
+    int c0 = count_color(s, rf_series_color(0)), c1 = count_color(s, rf_series_color(1));
+    tap_ok(c0 > 300 && c1 > 300, "two runs draw in two series colours (%d and %d pixels)", c0, c1);
+
+    int px = 0, py = 0;
+    /* Below the legend (top right of the loss panel). */
+    bool found = find_color(s, rf_series_color(1), (rf_rect){40, 110, 330, 200}, &px, &py);
+    bool near = found && f.hover(f.data, 800, 600, &RF_ZOOM_ALL, px, py, text, sizeof text);
+    tap_ok(near && strstr(text, "ListOps · full") != NULL && strstr(text, "step ") != NULL,
+           "hover on the second run's loss curve at (%d, %d) reads '%s'", px, py, near ? text : "");
+    tap_ok(!f.hover(f.data, 800, 600, &RF_ZOOM_ALL, 2, 2, text, sizeof text), "hover far from any point reads nothing");
+
+    /* Rows appended after set_runs appear at the next draw. */
+    rf_metrics extra = {.step = 900, .split = RF_SPLIT_VAL, .loss = 0.1, .accuracy = 0.95, .lr = 1e-3};
+    rf_run_data_append(runs[0], &extra);
+    cairo_surface_destroy(s);
+    s = render(&f, 800, 600);
+    rf_zoom right = {0.9, 1.0, 0, 1};
+    cairo_surface_t *zoomed = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 800, 600);
+    cairo_t *cr = cairo_create(zoomed);
+    f.draw(f.data, cr, 800, 600, &right);
+    cairo_destroy(cr);
+    int z0 = count_color(zoomed, rf_series_color(0)), z1 = count_color(zoomed, rf_series_color(1));
+    /* The second run's colour remains only in the legend's swatch. */
+    tap_ok(z0 > 10 * z1, "zoomed to steps past 810 only the run that reached 900 shows (%d vs %d pixels)", z0, z1);
+    cairo_surface_destroy(zoomed);
+    cairo_surface_destroy(s);
+    rf_run_data_free(runs[0]);
+    rf_run_data_free(runs[1]);
+}
+
+static void test_memory_figure(const char *tmp)
+{
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    rf_config_set(&cfg, "data.task", "listops", NULL);
+    int feat_dim, vocab, classes;
+    bool known = rf_memory_figure_input_shape(&cfg, &feat_dim, &vocab, &classes);
+    tap_ok(known && feat_dim == 0 && vocab > 0, "ListOps' input shape is known without opening it (vocab %d)", vocab);
+    rf_memory_figure mf;
+    rf_memory_figure_init(&mf);
+    rf_memory_figure_compute(&mf, &cfg, feat_dim, vocab, classes, 0.5);
+    tap_diag("planning every encoder took %.0f ms", mf.compute_seconds * 1e3);
+    bool all = true;
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
+        all = all && isfinite(mf.curves[e].bytes[0]) && isfinite(mf.curves[e].bytes[3]);
+    tap_ok(all, "every encoder is planned at lengths 256 to 2048");
+    /* 16x the length (256 -> 4096): full's attention maps grow with N^2. */
+    double growth[RF_MEMORY_ENCODERS];
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
+        growth[e] = mf.curves[e].bytes[4] / mf.curves[e].bytes[0];
+    tap_ok(growth[0] > 40, "full grows %.0fx for 16x the length (quadratic)", growth[0]);
+    bool linear = true;
+    for (int e = 1; e < RF_MEMORY_ENCODERS; e++)
+        if (strcmp(mf.curves[e].encoder, "blrp") != 0)
+            linear = linear && growth[e] < 20;
+    tap_ok(linear, "ls, linear, talk, maelre grow at most ~linearly (%.1fx %.1fx %.1fx %.1fx)", growth[1], growth[2],
+           growth[3], growth[5]);
+    tap_ok(isfinite(mf.current_bytes) && mf.current_seq == cfg.data.max_len && mf.ram_bytes > 0,
+           "the current config is planned at N=%d and the RAM is known", mf.current_seq);
+
+    rf_run_data *run = rf_run_data_new("measured", &cfg);
+    run->peak_bytes = mf.current_bytes * 0.9;
+    rf_memory_figure_set_runs(&mf, &run, 1);
+    rf_figure f = rf_memory_figure_figure(&mf);
+    cairo_surface_t *s = render(&f, 1000, 700);
+    bool colours = true;
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
+        colours = colours && count_color(s, rf_series_color(e)) > 50;
+    tap_ok(colours, "a curve in each encoder's colour is drawn");
+    char text[256];
+    int hits = 0;
+    bool readable = false;
+    for (int y = 0; y < 700 && !readable; y += 4)
+        for (int x = 0; x < 1000 && !readable; x += 4)
+            if (f.hover(f.data, 1000, 700, &RF_ZOOM_ALL, x, y, text, sizeof text)) {
+                hits++;
+                readable = strstr(text, "· N=") != NULL && strstr(text, "planned") != NULL;
+            }
+    tap_ok(readable, "hover reads a planned point ('%s')", readable ? text : "");
+    tap_ok(!f.hover(f.data, 1000, 700, &RF_ZOOM_ALL, 1, 1, text, sizeof text), "hover outside the frame reads nothing");
+    cairo_surface_destroy(s);
+
+    /* Export in every format, then a failed export. */
+    const char *const names[] = {"memory.png", "memory.svg", "memory.pdf"};
+    const char *const magic[] = {"\x89PNG", "<?xml", "%PDF"};
+    for (int i = 0; i < 3; i++) {
+        g_autofree char *path = g_build_filename(tmp, names[i], NULL);
+        char err[512] = "";
+        bool ok = rf_figure_export(&f, NULL, path, 900, 600, err, sizeof err);
+        g_autofree char *data = NULL;
+        gsize len = 0;
+        ok = ok && g_file_get_contents(path, &data, &len, NULL);
+        tap_ok(ok && len > 1000 && memcmp(data, magic[i], strlen(magic[i])) == 0, "%s: %zu bytes starting with its magic %s",
+               names[i], (size_t)len, err);
+    }
+    /* A target that cannot be replaced (a non-empty directory): the export
+     * fails, says where, and leaves it and no temporary file behind. */
+    g_autofree char *blocked = g_build_filename(tmp, "blocked.png", NULL);
+    g_mkdir(blocked, 0755);
+    g_autofree char *inside = write_file(blocked, "keep", "old");
+    char err[512] = "";
+    bool failed = !rf_figure_export(&f, NULL, blocked, 300, 200, err, sizeof err);
+    g_autoptr(GDir) d = g_dir_open(tmp, 0, NULL);
+    int leftovers = 0;
+    for (const char *name; (name = g_dir_read_name(d)) != NULL;)
+        leftovers += g_str_has_prefix(name, "blocked.png.");
+    tap_ok(failed && strstr(err, blocked) != NULL && g_file_test(inside, G_FILE_TEST_IS_REGULAR) && leftovers == 0,
+           "a failed export names the path, keeps the old target and leaves no temporary file (%s)", err);
+    g_autofree char *old_png = g_build_filename(tmp, names[0], NULL);
+    g_autofree char *missing = g_build_filename(tmp, "no-such-dir", "x.png", NULL);
+    failed = !rf_figure_export(&f, NULL, missing, 300, 200, err, sizeof err);
+    tap_ok(failed && strstr(err, missing) != NULL, "an export into a missing folder fails naming it (%s)", err);
+    rf_run_data_free(run);
+    rf_memory_figure_clear(&mf);
+}
+
+int main(void)
+{
+    g_autofree char *tmp = g_dir_make_tmp("rf-test-plot-XXXXXX", NULL);
+    test_primitives();
+    test_run_data(tmp);
+    test_training_figure();
+    test_memory_figure(tmp);
+    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", tmp);
+    if (system(cmd) != 0)
+        tap_diag("could not remove %s", tmp);
+    return tap_done();
+}

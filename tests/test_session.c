@@ -1,0 +1,426 @@
+/* The workbench session without a display: a tiny run on the random task
+ * driven through the main loop as the window drives it. Rows arrive at no
+ * more than 10 signals a second, pause/step/stop act between steps,
+ * optimiser edits reach the running trainer, probes arrive filled,
+ * checkpoints round-trip, bad files and bad data paths fail with messages
+ * that name them, and the compare queue runs every config. */
+#include <math.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "../core/config.h"
+#include "../ui/session.h"
+#include "tap.h"
+
+typedef struct watcher {
+    int state_changed, metrics_changed, probes_changed, config_changed, data_changed, run_failed, queue_changed;
+    char *last_failure;
+} watcher;
+
+static void on_state(RfSession *s, gpointer data) { (void)s; ((watcher *)data)->state_changed++; }
+static void on_metrics(RfSession *s, gpointer data) { (void)s; ((watcher *)data)->metrics_changed++; }
+static void on_probes(RfSession *s, gpointer data) { (void)s; ((watcher *)data)->probes_changed++; }
+static void on_data(RfSession *s, gpointer data) { (void)s; ((watcher *)data)->data_changed++; }
+static void on_queue(RfSession *s, gpointer data) { (void)s; ((watcher *)data)->queue_changed++; }
+
+static void on_config(RfSession *s, const char *key, gpointer data)
+{
+    (void)s;
+    (void)key;
+    ((watcher *)data)->config_changed++;
+}
+
+static void on_failed(RfSession *s, const char *message, gpointer data)
+{
+    (void)s;
+    watcher *w = data;
+    w->run_failed++;
+    g_free(w->last_failure);
+    w->last_failure = g_strdup(message);
+}
+
+static void watch(RfSession *s, watcher *w)
+{
+    g_signal_connect(s, "state-changed", G_CALLBACK(on_state), w);
+    g_signal_connect(s, "metrics-changed", G_CALLBACK(on_metrics), w);
+    g_signal_connect(s, "probes-changed", G_CALLBACK(on_probes), w);
+    g_signal_connect(s, "config-changed", G_CALLBACK(on_config), w);
+    g_signal_connect(s, "data-changed", G_CALLBACK(on_data), w);
+    g_signal_connect(s, "run-failed", G_CALLBACK(on_failed), w);
+    g_signal_connect(s, "queue-changed", G_CALLBACK(on_queue), w);
+}
+
+static rf_config tiny_config(void)
+{
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    strcpy(cfg.data.task, "random");
+    cfg.data.batch = 8;
+    cfg.data.max_len = 24;
+    cfg.data.min_len = 4;
+    cfg.data.vocab = 8;
+    cfg.data.classes = 4;
+    cfg.data.train_size = 256;
+    cfg.data.val_size = 32;
+    cfg.data.test_size = 32;
+    cfg.model.dim = 16;
+    cfg.model.heads = 2;
+    cfg.model.ff = 32;
+    cfg.train.steps = 30;
+    cfg.train.lr = 3e-3f;
+    cfg.train.warmup = 3;
+    cfg.train.threads = 1;
+    cfg.train.eval_every = 10;
+    cfg.train.checkpoint_every = 0;
+    cfg.train.seed = 11;
+    return cfg;
+}
+
+typedef gboolean (*condition)(RfSession *s, gpointer data);
+
+static gboolean wake_up(gpointer data)
+{
+    (void)data;
+    return G_SOURCE_CONTINUE;
+}
+
+/* Run the main loop until `done` holds or `seconds` pass. */
+static gboolean wait_for(RfSession *s, condition done, gpointer data, double seconds)
+{
+    guint ticker = g_timeout_add(20, wake_up, NULL);
+    gint64 end = g_get_monotonic_time() + (gint64)(seconds * G_USEC_PER_SEC);
+    gboolean ok;
+    while (!(ok = done(s, data)) && g_get_monotonic_time() < end)
+        g_main_context_iteration(NULL, TRUE);
+    g_source_remove(ticker);
+    return ok;
+}
+
+static void run_loop_for(double seconds)
+{
+    guint ticker = g_timeout_add(20, wake_up, NULL);
+    gint64 end = g_get_monotonic_time() + (gint64)(seconds * G_USEC_PER_SEC);
+    while (g_get_monotonic_time() < end)
+        g_main_context_iteration(NULL, TRUE);
+    g_source_remove(ticker);
+}
+
+static gboolean in_state(RfSession *s, gpointer data)
+{
+    return rf_session_get_state(s) == (RfRunState)GPOINTER_TO_INT(data);
+}
+
+static gboolean step_reached(RfSession *s, gpointer data)
+{
+    return rf_session_get_step(s) >= *(int64_t *)data;
+}
+
+static gboolean counter_reached(RfSession *s, gpointer data)
+{
+    (void)s;
+    return *(int *)data > 0;
+}
+
+static gboolean lr_row_seen(RfSession *s, gpointer data)
+{
+    const rf_metrics *m = rf_run_data_last(rf_session_get_current_run(s), RF_SPLIT_TRAIN);
+    return m != NULL && fabs(m->lr - *(double *)data) < 1e-9;
+}
+
+static guint train_rows(RfSession *s)
+{
+    return rf_run_data_count(rf_session_get_current_run(s), RF_SPLIT_TRAIN);
+}
+
+/* A whole run: every row arrives, signals stay at <= 10 a second. */
+static void test_full_run(RfSession *s, watcher *w)
+{
+    rf_config cfg = tiny_config();
+    g_autoptr(GError) error = NULL;
+    tap_ok(rf_session_set_config(s, &cfg, &error), "set_config takes a valid config");
+    tap_ok(rf_session_get_current_run(s) == NULL && rf_session_get_state(s) == RF_RUN_IDLE,
+           "no run before the first start");
+    *w = (watcher){0};
+    gint64 t0 = g_get_monotonic_time();
+    tap_ok(rf_session_start(s, &error), "start");
+    tap_ok(rf_session_get_state(s) == RF_RUN_LOADING, "the run is loading right after start");
+    gboolean finished = wait_for(s, in_state, GINT_TO_POINTER(RF_RUN_FINISHED), 120);
+    double wall = (double)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC;
+    tap_ok(finished, "the run finishes (%.2f s)", wall);
+    rf_run_data *run = rf_session_get_current_run(s);
+    tap_ok(run != NULL && g_str_has_prefix(run->name, "random · full"),
+           "the run is named after task and encoder: %s",
+           run != NULL ? run->name : "(none)");
+    if (run == NULL)
+        return;
+    tap_ok(rf_run_data_count(run, RF_SPLIT_TRAIN) == (guint)cfg.train.steps, "one train row per step (%u)",
+           rf_run_data_count(run, RF_SPLIT_TRAIN));
+    tap_ok(rf_run_data_count(run, RF_SPLIT_VAL) == 3, "validation every 10 steps (%u rows)",
+           rf_run_data_count(run, RF_SPLIT_VAL));
+    tap_ok(rf_run_data_count(run, RF_SPLIT_TEST) == 1, "one test row at the end");
+    tap_ok(rf_session_get_step(s) == cfg.train.steps, "step count equals train.steps");
+    const rf_metrics *last = rf_run_data_last(run, RF_SPLIT_TRAIN);
+    tap_ok(last != NULL && last->step == cfg.train.steps, "the last train row is step %d", cfg.train.steps);
+    tap_ok(w->metrics_changed >= 1 && w->metrics_changed <= (int)ceil(wall * 10) + 1,
+           "metrics-changed %d times in %.2f s (at most 10 a second)", w->metrics_changed, wall);
+    tap_ok(w->data_changed == 1 && rf_session_get_dataset(s) != NULL && rf_session_get_dataset(s)->seq_len == 24,
+           "the run opened the data set and the session shows it");
+    tap_ok(run->params > 0 && run->planned_bytes > 0 && run->peak_bytes > 0 && run->median_step_seconds > 0,
+           "params %" G_GINT64_FORMAT ", planned %.0f B, peak %.0f B, median step %.2g s", run->params,
+           run->planned_bytes, run->peak_bytes, run->median_step_seconds);
+    const char *const *taps = rf_session_list_taps(s);
+    tap_ok(taps[0] != NULL && g_strv_contains(taps, "layer0.attn.probs"), "the model's taps are listed");
+
+    /* more steps for a finished run: resume trains on to the new end */
+    g_autoptr(GError) error2 = NULL;
+    rf_session_set_key(s, "train.steps", "35", NULL, &error2);
+    rf_session_resume(s);
+    int64_t more = 35;
+    gboolean resumed = wait_for(s, step_reached, &more, 60) &&
+                       wait_for(s, in_state, GINT_TO_POINTER(RF_RUN_FINISHED), 60);
+    tap_ok(resumed && rf_run_data_count(run, RF_SPLIT_TRAIN) == 35 && rf_run_data_count(run, RF_SPLIT_TEST) == 2,
+           "raising train.steps and resuming trains to step 35 and tests again");
+}
+
+static void test_pause_step_and_edits(RfSession *s, watcher *w)
+{
+    g_autoptr(GError) error = NULL;
+    rf_session_set_key(s, "train.steps", "100000", NULL, &error);
+    rf_session_set_key(s, "train.schedule", "constant", NULL, &error);
+    rf_session_set_key(s, "train.warmup", "0", NULL, &error);
+    rf_session_set_key(s, "train.eval_every", "0", NULL, &error);
+    tap_ok(error == NULL, "optimiser keys set before the run");
+    tap_ok(rf_session_start(s, &error), "start a long run");
+    int64_t three = 3;
+    tap_ok(wait_for(s, step_reached, &three, 60) && rf_session_get_state(s) == RF_RUN_RUNNING, "it runs");
+
+    /* optimiser: the new learning rate is in the rows that follow */
+    double lr = 1e-3;
+    gboolean restart = TRUE;
+    tap_ok(rf_session_set_key(s, "train.lr", "0.001", &restart, &error) && !restart,
+           "train.lr during the run needs no restart");
+    tap_ok(wait_for(s, lr_row_seen, &lr, 30), "train rows show the new learning rate");
+
+    /* architecture: applies to the next run */
+    tap_ok(rf_session_set_key(s, "model.dim", "32", &restart, &error) && restart,
+           "model.dim during the run asks for a restart");
+    tap_ok(rf_session_get_current_run(s)->cfg.model.dim == 16, "the running run keeps its architecture");
+    tap_ok(rf_session_set_key(s, "model.dim", "16", &restart, &error) && !restart,
+           "setting it back to the run's value needs no restart");
+
+    /* invalid values: the core's message, nothing changed */
+    rf_config before = *rf_session_get_config(s);
+    rf_config scratch = before;
+    rf_status st = {0};
+    rf_config_set(&scratch, "model.dropout", "2", &st);
+    int config_signals = w->config_changed;
+    gboolean set = rf_session_set_key(s, "model.dropout", "2", &restart, &error);
+    tap_ok(!set && error != NULL && strcmp(error->message, st.msg) == 0, "an invalid value fails with the core's "
+           "message: %s", error != NULL ? error->message : "(none)");
+    tap_ok(memcmp(&before, rf_session_get_config(s), sizeof before) == 0 && w->config_changed == config_signals,
+           "and changes nothing");
+    g_clear_error(&error);
+    tap_ok(!rf_session_set_key(s, "model.no_such_key", "1", NULL, &error), "an unknown key fails");
+    g_clear_error(&error);
+
+    /* pause, then exactly one step per step_once */
+    rf_session_pause(s);
+    tap_ok(wait_for(s, in_state, GINT_TO_POINTER(RF_RUN_PAUSED), 30), "pause");
+    run_loop_for(0.3);
+    int64_t step = rf_session_get_step(s);
+    guint rows = train_rows(s);
+    tap_ok(train_rows(s) == (guint)step, "no step after the pause (%" G_GINT64_FORMAT ")", step);
+    rf_session_step_once(s);
+    int64_t next = step + 1;
+    tap_ok(wait_for(s, step_reached, &next, 30), "step_once makes a step");
+    run_loop_for(0.3);
+    tap_ok(rf_session_get_step(s) == step + 1 && train_rows(s) == rows + 1 &&
+           rf_session_get_state(s) == RF_RUN_PAUSED,
+           "exactly one step, still paused (step %" G_GINT64_FORMAT ")", rf_session_get_step(s));
+}
+
+/* [heads, N, N] probabilities for one sample, each row summing to 1 over
+ * its valid keys. */
+static void test_probes(RfSession *s, watcher *w)
+{
+    const char *names[] = {"no.such.tap", "layer0.attn.probs"};
+    w->probes_changed = 0;
+    rf_session_watch_probes(s, names, 2, RF_SPLIT_VAL, 3);
+    tap_ok(wait_for(s, counter_reached, &w->probes_changed, 30), "probes-changed arrives while paused");
+    const rf_probe_value *v = rf_session_find_probe(s, "layer0.attn.probs");
+    tap_ok(v != NULL && v->filled && v->shape.ndim == 3 && v->shape.dim[0] == 2 && v->shape.dim[1] == 24 &&
+           v->shape.dim[2] == 24, "layer0.attn.probs is a filled [heads, N, N] value");
+    tap_ok(rf_session_find_probe(s, "no.such.tap") == NULL, "unknown names are ignored");
+    if (v == NULL || v->shape.ndim != 3)
+        return;
+    int64_t n = v->shape.dim[1];
+    double worst = 0;
+    int64_t valid_keys = 0;
+    for (int64_t h = 0; h < v->shape.dim[0]; h++)
+        for (int64_t i = 0; i < n; i++) {
+            double sum = 0;
+            for (int64_t j = 0; j < n; j++)
+                sum += v->data[(h * n + i) * n + j];
+            worst = fmax(worst, fabs(sum - 1));
+        }
+    for (int64_t j = 0; j < n; j++)
+        valid_keys += v->data[j] > 0;
+    tap_ok(worst < 1e-4, "every row sums to 1 (worst error %.2g)", worst);
+    tap_ok(valid_keys >= 4 && valid_keys <= n, "%" G_GINT64_FORMAT " valid keys in a sample of 4..24 tokens",
+           valid_keys);
+
+    /* while running, probes keep coming at most 10 times a second */
+    w->probes_changed = 0;
+    gint64 t0 = g_get_monotonic_time();
+    rf_session_resume(s);
+    run_loop_for(1.0);
+    rf_session_pause(s);
+    double wall = (double)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC;
+    tap_ok(w->probes_changed >= 1 && w->probes_changed <= (int)ceil(wall * 10) + 1,
+           "probes-changed %d times in %.2f s of training", w->probes_changed, wall);
+    wait_for(s, in_state, GINT_TO_POINTER(RF_RUN_PAUSED), 30);
+}
+
+static void test_checkpoints(RfSession *s, const char *dir)
+{
+    g_autoptr(GError) error = NULL;
+    rf_session_stop(s);
+    tap_ok(rf_session_get_state(s) == RF_RUN_STOPPED, "stop returns with the run stopped");
+    int64_t step = rf_session_get_step(s);
+    rf_config trained = rf_session_get_current_run(s)->cfg;
+    g_autofree char *path = g_build_filename(dir, "session.safetensors", NULL);
+    tap_ok(rf_session_save_checkpoint(s, path, &error), "save a checkpoint of the stopped run");
+    if (error != NULL)
+        tap_diag("%s", error->message);
+    g_clear_error(&error);
+
+    rf_session_set_key(s, "model.dim", "32", NULL, NULL);
+    rf_session_set_key(s, "train.lr", "0.5", NULL, NULL);
+    guint runs = rf_session_get_runs(s)->len;
+    tap_ok(rf_session_load_checkpoint(s, path, &error), "load it back");
+    if (error != NULL)
+        tap_diag("%s", error->message);
+    g_clear_error(&error);
+    const rf_config *cfg = rf_session_get_config(s);
+    tap_ok(cfg->model.dim == trained.model.dim && cfg->train.lr == trained.train.lr &&
+           cfg->train.steps == trained.train.steps, "the config is restored (dim %d, lr %g)", cfg->model.dim,
+           cfg->train.lr);
+    tap_ok(rf_session_get_state(s) == RF_RUN_PAUSED && rf_session_get_step(s) == step,
+           "the run is paused at the checkpoint's step %" G_GINT64_FORMAT, step);
+    tap_ok(rf_session_get_runs(s)->len == runs + 1, "the checkpoint is a new run");
+    rf_session_step_once(s);
+    int64_t next = step + 1;
+    tap_ok(wait_for(s, step_reached, &next, 30) && rf_session_get_state(s) == RF_RUN_PAUSED,
+           "it trains on from there");
+
+    g_autofree char *bad = g_build_filename(dir, "garbage.safetensors", NULL);
+    g_file_set_contents(bad, "this is not a checkpoint at all, just text\n", -1, NULL);
+    rf_run_data *current = rf_session_get_current_run(s);
+    int64_t at = rf_session_get_step(s);
+    gboolean refused = !rf_session_load_checkpoint(s, bad, &error) && strstr(error->message, bad) != NULL;
+    tap_ok(refused, "a corrupt checkpoint fails naming the file: %s", error != NULL ? error->message : "(none)");
+    tap_ok(rf_session_get_current_run(s) == current && rf_session_get_step(s) == at &&
+           rf_session_get_state(s) == RF_RUN_PAUSED, "and the old run is kept");
+    g_clear_error(&error);
+    g_autofree char *missing = g_build_filename(dir, "missing.safetensors", NULL);
+    refused = !rf_session_load_checkpoint(s, missing, &error) && strstr(error->message, missing) != NULL;
+    tap_ok(refused, "a missing checkpoint fails naming the file");
+    g_remove(bad);
+    g_remove(path);
+}
+
+static gboolean queue_done(RfSession *s, gpointer data)
+{
+    return rf_session_get_runs(s)->len >= *(guint *)data && rf_session_queue_length(s) == 0 &&
+           rf_session_get_state(s) == RF_RUN_FINISHED;
+}
+
+static void test_compare_queue(RfSession *s, watcher *w)
+{
+    rf_config a = tiny_config(), b = tiny_config();
+    a.train.steps = b.train.steps = 8;
+    strcpy(b.model.encoder, "linear");
+    w->queue_changed = 0;
+    rf_session_queue_add(s, &a, "queued full");
+    rf_session_queue_add(s, &b, "queued linear");
+    tap_ok(rf_session_queue_length(s) == 2 && w->queue_changed == 2, "two configs queued");
+    guint want = rf_session_get_runs(s)->len + 2;
+    rf_session_queue_run(s);
+    tap_ok(wait_for(s, queue_done, &want, 120), "the queue runs both");
+    GPtrArray *runs = rf_session_get_runs(s);
+    if (runs->len < want)
+        return;
+    rf_run_data *first = g_ptr_array_index(runs, want - 2), *second = g_ptr_array_index(runs, want - 1);
+    tap_ok(strcmp(first->name, "queued full") == 0 && strcmp(second->name, "queued linear") == 0 &&
+           strcmp(second->cfg.model.encoder, "linear") == 0, "in order, with their names and configs");
+    tap_ok(rf_run_data_count(first, RF_SPLIT_TEST) == 1 && rf_run_data_count(second, RF_SPLIT_TEST) == 1 &&
+           rf_run_data_count(second, RF_SPLIT_TRAIN) == 8, "each with its rows");
+    tap_ok(w->queue_changed >= 4, "queue-changed as runs start and finish (%d)", w->queue_changed);
+}
+
+static void test_plan(RfSession *s)
+{
+    rf_config cfg = tiny_config();
+    g_autoptr(GError) error = NULL;
+    rf_session_set_config(s, &cfg, NULL);
+    rf_memory_plan plan, longer;
+    gboolean refused;
+    double flops = 0, flops_longer = 0;
+    gboolean planned = rf_session_plan(s, 0, &plan, &flops, &error);
+    tap_ok(planned && plan.param_count > 0 && plan.total > 0 && flops > 0,
+           "plan at the data's length: %" G_GINT64_FORMAT " params, %zu B, %.3g FLOPs per sample",
+           (gint64)plan.param_count, plan.total, flops);
+    rf_session_plan(s, 96, &longer, &flops_longer, NULL);
+    tap_ok(longer.total > plan.total && flops_longer > 4 * flops,
+           "full attention at 4x the length: more memory, over 4x the FLOPs (%.2fx)", flops_longer / flops);
+    rf_session_set_key(s, "model.encoder", "ls", NULL, NULL);
+    rf_session_set_key(s, "model.window", "4", NULL, NULL);
+    rf_session_set_key(s, "model.rank", "2", NULL, NULL);
+    double ls = 0, ls_longer = 0;
+    planned = rf_session_plan(s, 24, &plan, &ls, NULL) && rf_session_plan(s, 96, &longer, &ls_longer, NULL);
+    tap_ok(planned && ls > 0 && ls_longer < 4.5 * ls, "LS attention at 4x the length: about 4x the FLOPs (%.2fx)",
+           ls_longer / ls);
+    rf_session_set_key(s, "model.heads", "3", NULL, NULL);
+    refused = !rf_session_plan(s, 0, &plan, NULL, &error) && strstr(error->message, "model.heads") != NULL;
+    tap_ok(refused, "an impossible config is explained: %s", error != NULL ? error->message : "(none)");
+    g_clear_error(&error);
+    tap_ok(!rf_session_start(s, &error) && error != NULL, "and refused at start");
+}
+
+static void test_bad_data(RfSession *s, watcher *w)
+{
+    rf_config cfg = tiny_config();
+    rf_session_set_config(s, &cfg, NULL);
+    const char *path = "/nonexistent/rangefinder-images";
+    rf_session_set_key(s, "data.task", "image_folder", NULL, NULL);
+    rf_session_set_key(s, "data.path", path, NULL, NULL);
+    w->run_failed = 0;
+    w->data_changed = 0;
+    const rf_dataset *before = rf_session_get_dataset(s);
+    rf_session_open_data(s);
+    gboolean failed = wait_for(s, counter_reached, &w->run_failed, 30);
+    tap_ok(failed && w->last_failure != NULL && strstr(w->last_failure, path) != NULL,
+           "a bad data folder emits run-failed naming it: %s",
+           w->last_failure != NULL ? w->last_failure : "(none)");
+    tap_ok(rf_session_get_dataset(s) == before && w->data_changed == 0, "the old data set stays");
+}
+
+int main(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("rf-session-XXXXXX", NULL);
+    RfSession *s = rf_session_new();
+    watcher w = {0};
+    watch(s, &w);
+    test_full_run(s, &w);
+    test_pause_step_and_edits(s, &w);
+    test_probes(s, &w);
+    test_checkpoints(s, dir);
+    test_compare_queue(s, &w);
+    test_plan(s);
+    test_bad_data(s, &w);
+    g_object_unref(s);
+    g_free(w.last_failure);
+    g_rmdir(dir);
+    return tap_done();
+}

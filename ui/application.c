@@ -1,0 +1,149 @@
+/* The workbench's GtkApplication: start-up, accelerators, app actions. */
+#include "application.h"
+
+#include "dialogs.h"
+#include "window.h"
+
+struct _RfApplication {
+    GtkApplication parent_instance;
+    char *config_path;
+    RfSession *session;
+};
+
+G_DEFINE_TYPE(RfApplication, rf_application, GTK_TYPE_APPLICATION)
+
+static const struct {
+    const char *action;
+    const char *accels[3];
+} accelerators[] = {
+    {"win.train", {"<Control>Return", NULL}},
+    {"win.pause", {"<Control>p", NULL}},
+    {"win.step", {"<Control>Right", NULL}},
+    {"win.stop", {"<Control>period", NULL}},
+    {"win.open-data", {"<Control>o", NULL}},
+    {"win.open-checkpoint", {"<Control><Shift>o", NULL}},
+    {"win.save-checkpoint", {"<Control>s", NULL}},
+    {"win.export-plot", {"<Control>e", NULL}},
+    {"win.export-metrics", {"<Control><Shift>e", NULL}},
+    {"app.shortcuts", {"<Control>question", NULL}},
+    {"app.quit", {"<Control>q", NULL}},
+};
+
+/* Each window asks about a running run before it goes; the application
+ * ends when the last one has. */
+static void action_quit(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    GList *windows = g_list_copy(gtk_application_get_windows(GTK_APPLICATION(user_data)));
+    for (GList *l = windows; l != NULL; l = l->next)
+        gtk_window_close(GTK_WINDOW(l->data));
+    g_list_free(windows);
+}
+
+static void action_about(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    static const char *const authors[] = {"The Rangefinder authors", NULL};
+    gtk_show_about_dialog(gtk_application_get_active_window(GTK_APPLICATION(user_data)),
+                          "program-name", "Rangefinder",
+                          "version", RF_VERSION,
+                          "comments", "A workbench for long-range sequence models: train small models and watch "
+                                      "attention maps, BLRP latent states, TaLK bounds and memory curves live.",
+                          "license-type", GTK_LICENSE_MIT_X11,
+                          "logo-icon-name", "utilities-system-monitor-symbolic",
+                          "authors", authors,
+                          NULL);
+}
+
+static void action_shortcuts(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource("/org/rangefinder/Workbench/shortcuts.ui");
+    GtkWindow *shortcuts = GTK_WINDOW(gtk_builder_get_object(builder, "shortcuts"));
+    gtk_window_set_transient_for(shortcuts, gtk_application_get_active_window(GTK_APPLICATION(user_data)));
+    gtk_window_present(shortcuts);
+}
+
+static const GActionEntry app_actions[] = {
+    {"quit", action_quit, NULL, NULL, NULL, {0}},
+    {"about", action_about, NULL, NULL, NULL, {0}},
+    {"shortcuts", action_shortcuts, NULL, NULL, NULL, {0}},
+};
+
+static void rf_application_startup(GApplication *application)
+{
+    G_APPLICATION_CLASS(rf_application_parent_class)->startup(application);
+    g_action_map_add_action_entries(G_ACTION_MAP(application), app_actions, G_N_ELEMENTS(app_actions), application);
+    for (size_t i = 0; i < G_N_ELEMENTS(accelerators); i++)
+        gtk_application_set_accels_for_action(GTK_APPLICATION(application), accelerators[i].action,
+                                              accelerators[i].accels);
+}
+
+static void rf_application_activate(GApplication *application)
+{
+    RfApplication *app = RF_APPLICATION(application);
+    GtkWindow *open = gtk_application_get_active_window(GTK_APPLICATION(app));
+    if (open != NULL) {
+        gtk_window_present(open);
+        return;
+    }
+    if (app->session == NULL)
+        app->session = rf_session_new();
+    g_autofree char *path = app->config_path != NULL
+                                ? g_strdup(app->config_path)
+                                : g_build_filename(RF_DATADIR, "configs", "default.ini", NULL);
+    g_autoptr(GError) error = NULL;
+    gboolean loaded = rf_session_load_config_file(app->session, path, &error);
+
+    RfWindow *win = rf_window_new(GTK_APPLICATION(app), app->session);
+    gtk_window_present(GTK_WINDOW(win));
+    if (!loaded)
+        rf_dialog_error(GTK_WINDOW(win), "Could not load the configuration", error->message);
+    rf_window_reload_data(win);
+}
+
+static void rf_application_shutdown(GApplication *application)
+{
+    RfApplication *app = RF_APPLICATION(application);
+    if (app->session != NULL)
+        rf_session_stop(app->session);
+    G_APPLICATION_CLASS(rf_application_parent_class)->shutdown(application);
+}
+
+static void rf_application_finalize(GObject *object)
+{
+    RfApplication *app = RF_APPLICATION(object);
+    g_clear_object(&app->session);
+    g_free(app->config_path);
+    G_OBJECT_CLASS(rf_application_parent_class)->finalize(object);
+}
+
+static void rf_application_class_init(RfApplicationClass *klass)
+{
+    G_OBJECT_CLASS(klass)->finalize = rf_application_finalize;
+    G_APPLICATION_CLASS(klass)->startup = rf_application_startup;
+    G_APPLICATION_CLASS(klass)->activate = rf_application_activate;
+    G_APPLICATION_CLASS(klass)->shutdown = rf_application_shutdown;
+}
+
+static void rf_application_init(RfApplication *app)
+{
+    (void)app;
+}
+
+RfApplication *rf_application_new(const char *config_path)
+{
+    RfApplication *app = g_object_new(RF_TYPE_APPLICATION, "application-id", RF_APPLICATION_ID,
+                                      "flags", G_APPLICATION_DEFAULT_FLAGS, NULL);
+    app->config_path = g_strdup(config_path);
+    return app;
+}
+
+RfSession *rf_application_get_session(RfApplication *app)
+{
+    g_return_val_if_fail(RF_IS_APPLICATION(app), NULL);
+    return app->session;
+}

@@ -1,0 +1,28 @@
+/* RfApplication: the workbench's GtkApplication (id org.rangefinder.Workbench,
+ * unique: launching it again raises the open window). It owns the session,
+ * loads the starting configuration into it, opens the data and shows the
+ * main window; app.quit, app.about and app.shortcuts live here, and the
+ * keyboard accelerators of every action.
+ */
+#ifndef RF_APPLICATION_H
+#define RF_APPLICATION_H
+
+#include <gtk/gtk.h>
+
+#include "session.h"
+
+G_BEGIN_DECLS
+
+#define RF_APPLICATION_ID "org.rangefinder.Workbench"
+
+#define RF_TYPE_APPLICATION (rf_application_get_type())
+G_DECLARE_FINAL_TYPE(RfApplication, rf_application, RF, APPLICATION, GtkApplication)
+
+/* config_path: the INI to start from (NULL: data/configs/default.ini). */
+RfApplication *rf_application_new(const char *config_path);
+/* The session (created on the first activation; NULL before). */
+RfSession *rf_application_get_session(RfApplication *app);
+
+G_END_DECLS
+
+#endif

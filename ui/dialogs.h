@@ -1,0 +1,57 @@
+/* The workbench's dialogs: error messages, the close-while-training
+ * question, file choosers and the plot export dialog. All of them are
+ * asynchronous (the main loop keeps running, training keeps reporting); each
+ * reports its answer through a callback.
+ */
+#ifndef RF_DIALOGS_H
+#define RF_DIALOGS_H
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+/* A modal error message over `parent`: `what` is the headline ("Could not
+ * open the data"), `detail` the message that says what and where (a GError's
+ * message). The app stays usable; the dialog closes on OK. */
+void rf_dialog_error(GtkWindow *parent, const char *what, const char *detail);
+/* The headline and detail of the last error shown (NULL before any), so
+ * tests can check the error path without clicking a modal dialog. */
+const char *rf_dialog_last_error(void);
+const char *rf_dialog_last_error_detail(void);
+
+typedef enum {
+    RF_CLOSE_SAVE,      /* save a checkpoint first */
+    RF_CLOSE_DISCARD,   /* close without saving */
+    RF_CLOSE_CANCEL,    /* keep the window open */
+} RfCloseAnswer;
+
+typedef void (*RfCloseCallback)(RfCloseAnswer answer, gpointer user_data);
+/* "Save a checkpoint before closing?" with Save… / Close without saving / Cancel. */
+void rf_dialog_ask_close(GtkWindow *parent, RfCloseCallback done, gpointer user_data);
+
+typedef enum {
+    RF_CHOOSE_OPEN_FILE,
+    RF_CHOOSE_OPEN_FOLDER,
+    RF_CHOOSE_SAVE_FILE,
+} RfChooseMode;
+
+/* Called with the chosen path, or NULL when the user cancelled. */
+typedef void (*RfPathCallback)(const char *path, gpointer user_data);
+/* A file chooser. `pattern` ("*.safetensors", may be NULL) with its
+ * `pattern_name` filters the list; `suggested_name` (may be NULL) fills the
+ * name field of a save chooser. */
+void rf_dialog_choose_path(GtkWindow *parent, RfChooseMode mode, const char *title, const char *accept_label,
+                           const char *pattern_name, const char *pattern, const char *suggested_name,
+                           RfPathCallback done, gpointer user_data);
+
+/* Called with the file to write (its extension matches the chosen format)
+ * and the size, or path NULL when the user cancelled. */
+typedef void (*RfExportCallback)(const char *path, int width, int height, gpointer user_data);
+/* Format (PNG, SVG, PDF) and size first, then the file name. `base_name`
+ * ("training") names the suggested file; width/height are the defaults. */
+void rf_dialog_export_plot(GtkWindow *parent, const char *base_name, int width, int height, RfExportCallback done,
+                           gpointer user_data);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,332 @@
+/* The attention-map figure (see attention_figure.h). */
+#include "attention_figure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../core/ops/ls_attention.h"
+#include "matrix_panel.h"
+
+#define TITLE_H 28.0
+#define BAR_W 110.0          /* the colour bar and its labels */
+#define OVERLAY_ALPHA 0.6
+
+void rf_attention_figure_init(rf_attention_figure *f)
+{
+    *f = (rf_attention_figure){.layout = RF_ATTENTION_MESSAGE};
+    snprintf(f->message, sizeof f->message, "No attention maps yet: start training");
+}
+
+void rf_attention_figure_free(rf_attention_figure *f)
+{
+    rf_heatmap_clear(&f->heat);
+    rf_heatmap_clear(&f->heat_globals);
+    rf_picture_clear(&f->picture);
+    free(f->map);
+    free(f->globals);
+    free(f->overlay);
+    rf_attention_figure_init(f);
+}
+
+void rf_attention_figure_set_message(rf_attention_figure *f, const char *text)
+{
+    f->layout = RF_ATTENTION_MESSAGE;
+    snprintf(f->message, sizeof f->message, "%s", text);
+}
+
+void rf_attention_figure_set_title(rf_attention_figure *f, const char *title)
+{
+    snprintf(f->title, sizeof f->title, "%s", title != NULL ? title : "");
+}
+
+/* Copy n floats into *dst, growing it when needed, and find the colour
+ * range of probabilities: from 0 (or below) to the largest value. One
+ * plain float pass: this runs in the UI thread for every snapshot of maps
+ * up to 4096 x 4096 (NaN compares false, so it is skipped). */
+static bool copy_probs(float **dst, const float *src, size_t n, double *lo, double *hi)
+{
+    float *p = realloc(*dst, (n > 0 ? n : 1) * sizeof *p);
+    if (p == NULL)
+        return false;
+    float a = 0, b = 0;
+    for (size_t i = 0; i < n; i++) {
+        float v = src[i];
+        p[i] = v;
+        a = v < a ? v : a;
+        b = v > b ? v : b;
+    }
+    *dst = p;
+    *lo = a;
+    *hi = b > a ? b : a + 1;
+    return true;
+}
+
+static void rebuild_overlay(rf_attention_figure *f);
+
+bool rf_attention_figure_set_matrix(rf_attention_figure *f, const float *map, int rows, int cols,
+                                    const char *row_label, const char *col_label)
+{
+    double lo, hi;
+    if (map == NULL || rows < 1 || cols < 1 || !copy_probs(&f->map, map, (size_t)rows * cols, &lo, &hi)) {
+        rf_attention_figure_set_message(f, "This attention map could not be read");
+        return false;
+    }
+    f->layout = RF_ATTENTION_MATRIX;
+    f->rows = rows;
+    f->cols = cols;
+    f->n_globals = 0;
+    snprintf(f->row_label, sizeof f->row_label, "%s", row_label);
+    snprintf(f->col_label, sizeof f->col_label, "%s", col_label);
+    rf_heatmap_set(&f->heat, f->map, rows, cols, lo, hi);
+    rf_heatmap_changed(&f->heat);
+    rebuild_overlay(f);
+    return true;
+}
+
+bool rf_attention_figure_set_band(rf_attention_figure *f, const float *local, int rows, int window,
+                                  const float *globals, int n_globals)
+{
+    int band = rf_ls_band(window);
+    double lo, hi, glo, ghi;
+    if (local == NULL || rows < 1 || window < 1 || n_globals < 0 || (n_globals > 0 && globals == NULL) ||
+        !copy_probs(&f->map, local, (size_t)rows * band, &lo, &hi) ||
+        !copy_probs(&f->globals, globals, (size_t)rows * n_globals, &glo, &ghi)) {
+        rf_attention_figure_set_message(f, "This long-short attention map could not be read");
+        return false;
+    }
+    f->layout = RF_ATTENTION_BAND;
+    f->rows = rows;
+    f->cols = band;
+    f->n_globals = n_globals;
+    f->window = window;
+    f->extent = rf_ls_extent(window);
+    snprintf(f->row_label, sizeof f->row_label, "query");
+    snprintf(f->col_label, sizeof f->col_label, "key");
+    /* One joint softmax: both blocks share the colour range. */
+    if (n_globals > 0) {
+        lo = fmin(lo, glo);
+        hi = fmax(hi, ghi);
+    }
+    rf_heatmap_set(&f->heat, f->map, rows, band, lo, hi);
+    rf_heatmap_changed(&f->heat);
+    if (n_globals > 0) {
+        rf_heatmap_set(&f->heat_globals, f->globals, rows, n_globals, lo, hi);
+        rf_heatmap_changed(&f->heat_globals);
+    }
+    rebuild_overlay(f);
+    return true;
+}
+
+int rf_attention_figure_band_key(const rf_attention_figure *f, int row, int col)
+{
+    return row / f->window * f->window - f->extent + col;
+}
+
+/* ---- picture mode ---- */
+
+static bool picture_on(const rf_attention_figure *f)
+{
+    return f->show_picture && f->picture.pixels != NULL && f->layout != RF_ATTENTION_MESSAGE;
+}
+
+/* The query row's weight on each raster position (NaN where it has none). */
+static void rebuild_overlay(rf_attention_figure *f)
+{
+    const rf_picture *p = &f->picture;
+    if (p->pixels == NULL || f->layout == RF_ATTENTION_MESSAGE || f->query < 0 || f->query >= f->rows)
+        return;
+    size_t cells = (size_t)p->grid_h * p->grid_w;
+    float *o = realloc(f->overlay, cells * sizeof *o);
+    if (o == NULL)
+        return;
+    f->overlay = o;
+    for (size_t i = 0; i < cells; i++)
+        o[i] = NAN;
+    const float *row = f->map + (size_t)f->query * f->cols;
+    for (int c = 0; c < f->cols; c++) {
+        int key = f->layout == RF_ATTENTION_BAND ? rf_attention_figure_band_key(f, f->query, c) : c;
+        int pos = key - p->token_offset;
+        if (pos >= 0 && (size_t)pos < cells)
+            o[pos] = row[c];
+    }
+}
+
+void rf_attention_figure_show_picture(rf_attention_figure *f, bool on)
+{
+    f->show_picture = on;
+    rebuild_overlay(f);
+}
+
+void rf_attention_figure_set_query(rf_attention_figure *f, int query)
+{
+    f->query = query;
+    rebuild_overlay(f);
+}
+
+/* ---- layout, shared by draw and hover ---- */
+
+typedef struct layout {
+    rf_matrix_panel main, side;     /* the map (or local band) and the globals */
+    rf_rect bar, fit;               /* colour bar; picture */
+} layout;
+
+static layout lay_out(const rf_attention_figure *f, double width, double height, const rf_zoom *zoom)
+{
+    layout l = {0};
+    rf_rect body = {8, TITLE_H, fmax(1, width - BAR_W - 16), fmax(1, height - TITLE_H - 8)};
+    l.bar = (rf_rect){width - BAR_W + 4, TITLE_H + 24, 14, fmax(1, height - TITLE_H - 24 - 48)};
+    if (picture_on(f)) {
+        l.fit = rf_picture_fit(&f->picture, (rf_rect){body.x, body.y + 4, body.w, body.h - 28});
+        l.bar = (rf_rect){l.fit.x + l.fit.w + 18, l.fit.y, 14, l.fit.h};
+        return l;
+    }
+    if (f->layout == RF_ATTENTION_BAND && f->n_globals > 0) {
+        /* The band gets most of the width, the globals enough for their columns. */
+        double side_w = fmin(0.3 * body.w, 90 + 24.0 * f->n_globals);
+        rf_rect left = {body.x, body.y, body.w - side_w, body.h}, right = {body.x + body.w - side_w, body.y, side_w, body.h};
+        rf_matrix_panel_layout(&l.main, left, f->rows, f->cols, zoom, false);
+        rf_zoom rows_only = {0, 1, zoom->y0, zoom->y1};
+        rf_matrix_panel_layout(&l.side, right, f->rows, f->n_globals, &rows_only, false);
+    } else {
+        rf_matrix_panel_layout(&l.main, body, f->rows, f->cols, zoom, f->layout == RF_ATTENTION_MATRIX);
+        l.bar.x = l.main.frame.x + l.main.frame.w + 18;
+        l.bar.y = l.main.frame.y;
+        l.bar.h = l.main.frame.h;
+    }
+    return l;
+}
+
+/* "(r, c)" of a raster position. */
+static void patch_name(const rf_picture *p, int pos, char *buf, size_t size)
+{
+    snprintf(buf, size, "(%d, %d)", pos / p->grid_w, pos % p->grid_w);
+}
+
+static void draw_picture(rf_attention_figure *f, cairo_t *cr, const layout *l)
+{
+    const rf_picture *p = &f->picture;
+    rf_picture_draw(p, cr, l->fit);
+    double lo = 0, hi = 1;
+    if (f->overlay != NULL) {
+        rf_data_range(f->overlay, (size_t)p->grid_h * p->grid_w, &lo, &hi);
+        lo = fmin(0, lo);
+        hi = hi > lo ? hi : lo + 1;
+        rf_picture_draw_overlay(p, cr, l->fit, f->overlay, lo, hi, OVERLAY_ALPHA);
+    }
+    int pos = f->query - p->token_offset;
+    char caption[96], name[32];
+    if (pos >= 0 && pos < p->grid_h * p->grid_w) {
+        rf_rect c = rf_picture_cell(p, l->fit, pos);
+        rf_set_color(cr, (rf_rgb){1, 0.2, 0.1}, 1);
+        cairo_set_line_width(cr, 2.5);
+        cairo_rectangle(cr, c.x, c.y, c.w, c.h);
+        cairo_stroke(cr);
+        patch_name(p, pos, name, sizeof name);
+        snprintf(caption, sizeof caption, "Attention of patch %s (query %d); click a patch to choose", name,
+                 f->query);
+    } else {
+        snprintf(caption, sizeof caption, "Query %d is not a patch of the picture; click a patch to choose",
+                 f->query);
+    }
+    rf_set_color(cr, (rf_rgb){0.1, 0.1, 0.1}, 1);
+    rf_draw_text(cr, l->fit.x + l->fit.w / 2, l->fit.y + l->fit.h + 6, 0.5, 0, RF_PLOT_TEXT, false, caption);
+    rf_colorbar(cr, l->bar, lo, hi, "attention weight");
+}
+
+static void draw(void *data, cairo_t *cr, double width, double height, const rf_zoom *zoom)
+{
+    rf_attention_figure *f = data;
+    cairo_save(cr);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    if (f->layout == RF_ATTENTION_MESSAGE) {
+        rf_draw_message(cr, (rf_rect){0, 0, width, height}, f->message);
+        cairo_restore(cr);
+        return;
+    }
+    rf_set_color(cr, (rf_rgb){0.1, 0.1, 0.1}, 1);
+    rf_draw_text(cr, 12, 6, 0, 0, RF_PLOT_TITLE, true, f->title);
+    layout l = lay_out(f, width, height, zoom);
+    if (picture_on(f)) {
+        draw_picture(f, cr, &l);
+    } else if (f->layout == RF_ATTENTION_MATRIX) {
+        rf_matrix_panel_draw(&l.main, cr, &f->heat, NULL, f->row_label, f->col_label, 0, 0);
+        rf_colorbar(cr, l.bar, f->heat.vmin, f->heat.vmax, "attention weight");
+    } else {
+        char title[96];
+        snprintf(title, sizeof title, "Local band (w = %d, %d keys; column j = key s·w − %d + j)", f->window,
+                 f->cols, f->extent);
+        /* Columns are labelled by their offset from the segment start. */
+        rf_matrix_panel_draw(&l.main, cr, &f->heat, title, "query", "key offset from the segment start", 0,
+                             -f->extent);
+        if (f->n_globals > 0) {
+            snprintf(title, sizeof title, "Global (%d)", f->n_globals);
+            rf_matrix_panel_draw(&l.side, cr, &f->heat_globals, title, NULL, "global key", 0, 0);
+        }
+        rf_colorbar(cr, l.bar, f->heat.vmin, f->heat.vmax, "attention weight");
+    }
+    cairo_restore(cr);
+}
+
+static bool hover(void *data, double width, double height, const rf_zoom *zoom, double x, double y, char *text,
+                  size_t size)
+{
+    rf_attention_figure *f = data;
+    if (f->layout == RF_ATTENTION_MESSAGE)
+        return false;
+    layout l = lay_out(f, width, height, zoom);
+    int row, col;
+    if (picture_on(f)) {
+        const rf_picture *p = &f->picture;
+        int pos;
+        if (!rf_picture_position_at(p, l.fit, x, y, &pos))
+            return false;
+        char name[32];
+        patch_name(p, pos, name, sizeof name);
+        float v = f->overlay != NULL ? f->overlay[pos] : NAN;
+        if (isfinite(v))
+            snprintf(text, size, "patch %s = key %d: %.4g", name, pos + p->token_offset, v);
+        else
+            snprintf(text, size, "patch %s = key %d: outside the query's window", name, pos + p->token_offset);
+        return true;
+    }
+    if (rf_matrix_panel_cell_at(&l.main, &f->heat, x, y, &row, &col)) {
+        float v = f->map[(size_t)row * f->cols + col];
+        if (f->layout == RF_ATTENTION_MATRIX) {
+            snprintf(text, size, "%s %d, %s %d: %.4g", f->row_label, row, f->col_label, col, v);
+        } else {
+            int key = rf_attention_figure_band_key(f, row, col);
+            if (key < 0 || key >= f->rows)
+                snprintf(text, size, "query %d, key %d: outside the sequence (masked)", row, key);
+            else
+                snprintf(text, size, "query %d, key %d (band column %d): %.4g", row, key, col, v);
+        }
+        return true;
+    }
+    if (f->layout == RF_ATTENTION_BAND && f->n_globals > 0 &&
+        rf_matrix_panel_cell_at(&l.side, &f->heat_globals, x, y, &row, &col)) {
+        snprintf(text, size, "query %d, global key %d: %.4g", row, col, f->globals[(size_t)row * f->n_globals + col]);
+        return true;
+    }
+    return false;
+}
+
+bool rf_attention_figure_query_at(const rf_attention_figure *f, double width, double height, double x, double y,
+                                  int *query)
+{
+    if (!picture_on(f))
+        return false;
+    layout l = lay_out(f, width, height, &RF_ZOOM_ALL);
+    int pos;
+    if (!rf_picture_position_at(&f->picture, l.fit, x, y, &pos))
+        return false;
+    *query = pos + f->picture.token_offset;
+    return *query < f->rows;
+}
+
+rf_figure rf_attention_figure_get(rf_attention_figure *f)
+{
+    return (rf_figure){.draw = draw, .hover = hover, .data = f};
+}

@@ -1,0 +1,74 @@
+/* The attention-map figure: one layer and head of one sample.
+ *
+ * Three layouts:
+ *  - a matrix (full and linear attention's N x N map, BLRP's self- and
+ *    cross-attention maps): queries down, keys across, a colour bar;
+ *  - a long-short band (Transformer-LS): the N x L local band, column j of
+ *    query t being key (t / w) * w - e + j (e = max(w/2, 1), L = w + 2e, as
+ *    core/ops/ls_attention.h lays it out), beside the N x G global columns;
+ *  - a picture (image data): the attention of one query over the image as
+ *    a translucent overlay, the query's patch outlined.
+ * The figure owns copies of what it shows (probe snapshots are freed at the
+ * next snapshot) and draws with the pooled, cached rf_heatmap, so a 4096 x
+ * 4096 map redraws quickly at any size.
+ */
+#ifndef RF_ATTENTION_FIGURE_H
+#define RF_ATTENTION_FIGURE_H
+
+#include "../plot/figure.h"
+#include "../plot/plot.h"
+#include "picture.h"
+
+typedef enum rf_attention_layout {
+    RF_ATTENTION_MESSAGE,    /* nothing to show: a message */
+    RF_ATTENTION_MATRIX,
+    RF_ATTENTION_BAND,
+} rf_attention_layout;
+
+typedef struct rf_attention_figure {
+    rf_attention_layout layout;
+    char title[160];
+    char message[200];
+    char row_label[32], col_label[32];
+    float *map;                  /* rows x cols: the matrix, or the local band */
+    int rows, cols;
+    float *globals;              /* BAND: rows x n_globals */
+    int n_globals;
+    int window, extent;          /* BAND: w and e */
+    rf_heatmap heat, heat_globals;
+    /* Picture mode (image data): the query's attention over the image. */
+    rf_picture picture;
+    bool show_picture;
+    int query;                   /* the chosen query row */
+    float *overlay;              /* grid_h x grid_w, rebuilt for each query */
+} rf_attention_figure;
+
+void rf_attention_figure_init(rf_attention_figure *f);
+void rf_attention_figure_free(rf_attention_figure *f);
+
+/* Show `text` instead of a map (e.g. "This model has no attention maps"). */
+void rf_attention_figure_set_message(rf_attention_figure *f, const char *text);
+/* Copy a rows x cols map. Labels name the axes ("query", "key"). */
+bool rf_attention_figure_set_matrix(rf_attention_figure *f, const float *map, int rows, int cols,
+                                    const char *row_label, const char *col_label);
+/* Copy a long-short layer's local band (rows x rf_ls_band(window)) and its
+ * globals (rows x n_globals; may be NULL with n_globals 0). */
+bool rf_attention_figure_set_band(rf_attention_figure *f, const float *local, int rows, int window,
+                                  const float *globals, int n_globals);
+void rf_attention_figure_set_title(rf_attention_figure *f, const char *title);
+
+/* BAND: the key position of local column `col` for query `row` (it may lie
+ * outside [0, rows): such keys are masked). */
+int rf_attention_figure_band_key(const rf_attention_figure *f, int row, int col);
+
+/* Picture mode: on when a picture is set and `on`. The query is a row of
+ * the map (a token, the picture's token_offset included). */
+void rf_attention_figure_show_picture(rf_attention_figure *f, bool on);
+void rf_attention_figure_set_query(rf_attention_figure *f, int query);
+/* Picture mode: the query row of the patch under (x, y); false elsewhere. */
+bool rf_attention_figure_query_at(const rf_attention_figure *f, double width, double height, double x, double y,
+                                  int *query);
+
+rf_figure rf_attention_figure_get(rf_attention_figure *f);
+
+#endif

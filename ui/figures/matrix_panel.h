@@ -1,0 +1,36 @@
+/* A heatmap panel with matrix orientation: row 0 at the top (queries down,
+ * keys across), index ticks on the left and bottom, a title above. Shared
+ * by the inspection figures (attention maps, latent states), whose y-axis
+ * runs downwards unlike rf_plot's.
+ */
+#ifndef RF_MATRIX_PANEL_H
+#define RF_MATRIX_PANEL_H
+
+#include "../plot/figure.h"
+#include "../plot/plot.h"
+
+typedef struct rf_matrix_panel {
+    rf_rect frame;                 /* where the cells are drawn */
+    double r0, r1, c0, c1;         /* visible cells (fractional bounds) */
+} rf_matrix_panel;
+
+/* Lay out a panel for a rows x cols matrix inside `outer`, showing the part
+ * of it that `zoom` selects (x: columns, y: rows). `square` keeps cells
+ * square when the matrix is square (an N x N attention map). */
+void rf_matrix_panel_layout(rf_matrix_panel *p, rf_rect outer, int rows, int cols, const rf_zoom *zoom,
+                            bool square);
+
+/* Draw the heatmap, the ticks (labelled index + origin), the axis labels and
+ * the title. */
+void rf_matrix_panel_draw(const rf_matrix_panel *p, cairo_t *cr, rf_heatmap *h, const char *title,
+                          const char *row_label, const char *col_label, int row_origin, int col_origin);
+
+/* The cell under (x, y), false outside the frame. */
+bool rf_matrix_panel_cell_at(const rf_matrix_panel *p, const rf_heatmap *h, double x, double y, int *row,
+                             int *col);
+
+/* Device position of a fractional cell coordinate (column cx, row ry). */
+double rf_matrix_panel_x(const rf_matrix_panel *p, double cx);
+double rf_matrix_panel_y(const rf_matrix_panel *p, double ry);
+
+#endif

@@ -1,0 +1,353 @@
+#include "memory_figure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../datasets/listops.h"
+#include "../plot/plot.h"
+
+static const char *const encoders[RF_MEMORY_ENCODERS] = {"full", "ls", "linear", "talk", "blrp", "maelre"};
+
+#define FIRST_LENGTH 256
+#define HOVER_RADIUS 16.0
+#define RAM_COLOR ((rf_rgb){0.75, 0.10, 0.10})
+#define KEY_GREY ((rf_rgb){0.40, 0.40, 0.44})
+
+void rf_memory_figure_init(rf_memory_figure *f)
+{
+    *f = (rf_memory_figure){.current_bytes = NAN};
+    for (int i = 0; i < RF_MEMORY_LENGTHS; i++)
+        f->lengths[i] = FIRST_LENGTH << i;
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++) {
+        f->curves[e].encoder = encoders[e];
+        for (int i = 0; i < RF_MEMORY_LENGTHS; i++)
+            f->curves[e].bytes[i] = NAN;
+    }
+    f->measured = g_array_new(FALSE, FALSE, sizeof(rf_memory_point));
+}
+
+void rf_memory_figure_clear(rf_memory_figure *f)
+{
+    if (f->measured != NULL)
+        g_array_unref(f->measured);
+    f->measured = NULL;
+}
+
+bool rf_memory_figure_input_shape(const rf_config *cfg, int *feat_dim, int *vocab, int *classes)
+{
+    *feat_dim = 0;
+    *classes = cfg->data.classes;
+    if (strcmp(cfg->data.task, "listops") == 0) {
+        *vocab = RF_LISTOPS_VOCAB;
+        return true;
+    }
+    *vocab = cfg->data.vocab;
+    return strcmp(cfg->data.task, "random") == 0;
+}
+
+/* The planner's total for `cfg` with `encoder` at length `seq` (NaN and the
+ * reason in st when the config cannot take it). */
+static double plan_total(const rf_config *cfg, const char *encoder, int seq, int feat_dim, int vocab, int classes,
+                         rf_status *st)
+{
+    rf_config at = *cfg;
+    rf_memory_plan plan;
+    if (!rf_config_set2(&at, "model", "encoder", encoder, st))
+        return NAN;
+    at.data.max_len = seq;
+    if (at.data.min_len >= seq)
+        at.data.min_len = 0;   /* shapes nothing; it only has to stay below max_len */
+    if (!rf_config_validate(&at, st) || !rf_memory_plan_compute(&at, seq, feat_dim, vocab, classes, &plan, st))
+        return NAN;
+    return (double)plan.total;
+}
+
+void rf_memory_figure_compute(rf_memory_figure *f, const rf_config *cfg, int feat_dim, int vocab, int classes,
+                              double plan_budget_seconds)
+{
+    gint64 t0 = g_get_monotonic_time();
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++) {
+        rf_memory_curve *c = &f->curves[e];
+        c->planned = 0;
+        double last_seconds = 0;
+        for (int i = 0; i < RF_MEMORY_LENGTHS; i++) {
+            c->bytes[i] = NAN;
+            /* Doubling the length about quadruples a slow plan. */
+            if (plan_budget_seconds > 0 && 4 * last_seconds > plan_budget_seconds)
+                continue;
+            gint64 t = g_get_monotonic_time();
+            rf_status st = {0};
+            c->bytes[i] = plan_total(cfg, encoders[e], f->lengths[i], feat_dim, vocab, classes, &st);
+            last_seconds = (double)(g_get_monotonic_time() - t) * 1e-6;
+            c->planned = i + 1;
+        }
+    }
+    rf_status st = {0};
+    g_strlcpy(f->current_encoder, cfg->model.encoder, sizeof f->current_encoder);
+    f->current_seq = cfg->data.max_len;
+    f->current_bytes = plan_total(cfg, cfg->model.encoder, cfg->data.max_len, feat_dim, vocab, classes, &st);
+    g_strlcpy(f->current_problem, isnan(f->current_bytes) ? st.msg : "", sizeof f->current_problem);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    f->ram_bytes = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+    f->compute_seconds = (double)(g_get_monotonic_time() - t0) * 1e-6;
+}
+
+void rf_memory_figure_set_runs(rf_memory_figure *f, rf_run_data *const *runs, guint n)
+{
+    g_array_set_size(f->measured, 0);
+    for (guint i = 0; i < n; i++) {
+        const rf_run_data *r = runs[i];
+        if (!(r->peak_bytes > 0))
+            continue;
+        rf_memory_point pt = {.seq_len = r->cfg.data.max_len, .peak_bytes = r->peak_bytes,
+                              .planned_bytes = r->planned_bytes};
+        g_strlcpy(pt.name, r->name, sizeof pt.name);
+        g_strlcpy(pt.encoder, r->cfg.model.encoder, sizeof pt.encoder);
+        g_array_append_val(f->measured, pt);
+    }
+}
+
+/* The colour of an encoder's curve (grey for a name not in the list). */
+static rf_rgb encoder_color(const char *encoder)
+{
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
+        if (strcmp(encoder, encoders[e]) == 0)
+            return rf_series_color(e);
+    return rf_series_color(7);
+}
+
+static bool has_curves(const rf_memory_figure *f)
+{
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
+        for (int i = 0; i < RF_MEMORY_LENGTHS; i++)
+            if (isfinite(f->curves[e].bytes[i]))
+                return true;
+    return false;
+}
+
+static void layout(const rf_memory_figure *f, cairo_t *cr, double w, double h, rf_plot *p)
+{
+    rf_axis x = {.min = NAN, .max = NAN, .scale = RF_AXIS_LOG, .format = RF_FORMAT_NUMBER,
+                 .label = "sequence length (tokens)"};
+    rf_axis y = {.min = NAN, .max = NAN, .scale = RF_AXIS_LOG, .format = RF_FORMAT_BYTES,
+                 .label = "planned memory of a training step"};
+    rf_axis_include(&x, f->lengths[0]);
+    rf_axis_include(&x, f->lengths[RF_MEMORY_LENGTHS - 1]);
+    rf_axis_include(&x, f->current_seq);
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
+        for (int i = 0; i < RF_MEMORY_LENGTHS; i++)
+            rf_axis_include(&y, f->curves[e].bytes[i]);
+    rf_axis_include(&y, f->current_bytes);
+    rf_axis_include(&y, f->ram_bytes);
+    for (guint i = 0; i < f->measured->len; i++) {
+        const rf_memory_point *pt = &g_array_index(f->measured, rf_memory_point, i);
+        rf_axis_include(&x, pt->seq_len);
+        rf_axis_include(&y, pt->peak_bytes);
+    }
+    rf_axis_finish(&x, false);
+    rf_axis_finish(&y, false);
+    rf_plot_begin(p, cr, (rf_rect){0, 0, w, h}, &x, &y, "Planned training memory against sequence length");
+}
+
+/* A hollow square: a measured point, told apart from the planned dots. */
+static void draw_measured(rf_plot *p, const rf_memory_point *pt)
+{
+    double px = rf_plot_px(p, pt->seq_len), py = rf_plot_py(p, pt->peak_bytes);
+    if (!rf_plot_contains(p, px, py))
+        return;
+    cairo_t *cr = p->cr;
+    cairo_save(cr);
+    cairo_rectangle(cr, px - 5, py - 5, 10, 10);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_fill_preserve(cr);
+    rf_set_color(cr, encoder_color(pt->encoder), 1);
+    cairo_set_line_width(cr, 2);
+    cairo_stroke(cr);
+    cairo_restore(cr);
+}
+
+/* The current configuration: a large dot with a white ring and its label,
+ * placed to the left of the dot when the right side has no room. */
+static void draw_current(rf_plot *p, const rf_memory_figure *f)
+{
+    cairo_t *cr = p->cr;
+    cairo_save(cr);
+    if (isnan(f->current_bytes)) {
+        cairo_set_source_rgb(cr, 0.70, 0.10, 0.10);
+        char text[320];
+        snprintf(text, sizeof text, "The current config cannot be planned: %s", f->current_problem);
+        rf_draw_text(cr, p->frame.x + 8, p->frame.y + p->frame.h - 8, 0, 1, RF_PLOT_TEXT, false, text);
+        cairo_restore(cr);
+        return;
+    }
+    double px = rf_plot_px(p, f->current_seq), py = rf_plot_py(p, f->current_bytes);
+    cairo_arc(cr, px, py, 8, 0, 2 * M_PI);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_fill(cr);
+    cairo_arc(cr, px, py, 6, 0, 2 * M_PI);
+    rf_set_color(cr, encoder_color(f->current_encoder), 1);
+    cairo_fill(cr);
+    char bytes[32], text[128];
+    rf_format_bytes(f->current_bytes, bytes, sizeof bytes);
+    snprintf(text, sizeof text, "current: %s, N = %d, %s", f->current_encoder, f->current_seq, bytes);
+    cairo_text_extents_t e;
+    cairo_select_font_face(cr, RF_PLOT_FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+    cairo_set_font_size(cr, RF_PLOT_TEXT);
+    cairo_text_extents(cr, text, &e);
+    bool right = px + 12 + e.x_advance < p->frame.x + p->frame.w - 4;
+    double tx = right ? px + 12 : px - 12 - e.x_advance, ty = py + 14;
+    cairo_set_source_rgba(cr, 1, 1, 1, 0.85);   /* keeps the label readable over the curves */
+    cairo_rectangle(cr, tx - 3, ty - RF_PLOT_TEXT / 2 - 3, e.x_advance + 6, RF_PLOT_TEXT + 6);
+    cairo_fill(cr);
+    cairo_set_source_rgb(cr, 0.15, 0.15, 0.17);
+    rf_draw_text(cr, tx, ty, 0, 0.5, RF_PLOT_TEXT, true, text);
+    cairo_restore(cr);
+}
+
+/* Which curves stop early because planning them further would take too long. */
+static void draw_unplanned_note(rf_plot *p, const rf_memory_figure *f)
+{
+    g_autoptr(GString) note = g_string_new(NULL);
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++) {
+        const rf_memory_curve *c = &f->curves[e];
+        if (c->planned <= 0 || c->planned >= RF_MEMORY_LENGTHS)
+            continue;
+        g_string_append_printf(note, "%s%s above N=%d", note->len > 0 ? ", " : "", c->encoder,
+                               f->lengths[c->planned - 1]);
+    }
+    if (note->len == 0)
+        return;
+    g_string_append(note, ": not planned (planning takes too long there)");
+    cairo_save(p->cr);
+    rf_set_color(p->cr, KEY_GREY, 1);
+    rf_draw_text(p->cr, p->frame.x + p->frame.w - 8, p->frame.y + p->frame.h - 8 - RF_PLOT_TEXT - 6, 1, 1,
+                 RF_PLOT_TEXT, false, note->str);
+    cairo_restore(p->cr);
+}
+
+static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoom)
+{
+    (void)zoom;
+    rf_memory_figure *f = data;
+    cairo_save(cr);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_rectangle(cr, 0, 0, w, h);
+    cairo_fill(cr);
+    if (!has_curves(f)) {
+        rf_draw_message(cr, (rf_rect){0, 0, w, h},
+                        f->current_problem[0] != '\0' ? f->current_problem : "No memory plan yet");
+        cairo_restore(cr);
+        return;
+    }
+    rf_plot p;
+    layout(f, cr, w, h, &p);
+    double xs[RF_MEMORY_LENGTHS];
+    for (int i = 0; i < RF_MEMORY_LENGTHS; i++)
+        xs[i] = f->lengths[i];
+    const char *labels[RF_MEMORY_ENCODERS + 1];
+    rf_rgb colors[RF_MEMORY_ENCODERS + 1];
+    int n_labels = 0;
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++) {
+        rf_rgb c = rf_series_color(e);
+        rf_plot_line(&p, xs, f->curves[e].bytes, RF_MEMORY_LENGTHS, c, 2, 0);
+        rf_plot_points(&p, xs, f->curves[e].bytes, RF_MEMORY_LENGTHS, c, 3);
+        labels[n_labels] = f->curves[e].encoder;
+        colors[n_labels++] = c;
+    }
+    char ram[64];
+    if (f->ram_bytes > 0) {
+        char bytes[32];
+        rf_format_bytes(f->ram_bytes, bytes, sizeof bytes);
+        snprintf(ram, sizeof ram, "RAM of this machine: %s", bytes);
+        rf_plot_hline(&p, f->ram_bytes, RAM_COLOR, ram);
+    }
+    for (guint i = 0; i < f->measured->len; i++)
+        draw_measured(&p, &g_array_index(f->measured, rf_memory_point, i));
+    draw_current(&p, f);
+    rf_plot_legend(&p, labels, colors, n_labels, true);
+    draw_unplanned_note(&p, f);
+    rf_set_color(cr, KEY_GREY, 1);
+    rf_draw_text(cr, p.frame.x + p.frame.w - 8, p.frame.y + p.frame.h - 8, 1, 1, RF_PLOT_TEXT, false,
+                 f->measured->len > 0 ? "dots: planned · large dot: current config · squares: measured peaks"
+                                      : "dots: planned · large dot: current config");
+    rf_plot_end(&p);
+    cairo_restore(cr);
+}
+
+static void format_length(int n, char *buf, size_t size)
+{
+    if (n >= 10000 && n % 1024 == 0)
+        snprintf(buf, size, "%d (%dk)", n, n / 1024);
+    else
+        snprintf(buf, size, "%d", n);
+}
+
+static bool hover(void *data, double w, double h, const rf_zoom *zoom, double px, double py, char *text,
+                  size_t size)
+{
+    (void)zoom;
+    rf_memory_figure *f = data;
+    if (!has_curves(f))
+        return false;
+    cairo_surface_t *scratch = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+    cairo_t *cr = cairo_create(scratch);
+    rf_plot p;
+    layout(f, cr, w, h, &p);
+    cairo_destroy(cr);
+    cairo_surface_destroy(scratch);
+    if (!rf_plot_contains(&p, px, py))
+        return false;
+
+    double best = HOVER_RADIUS;
+    char bytes[32], planned[32], length[32];
+    text[0] = '\0';
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
+        for (int i = 0; i < RF_MEMORY_LENGTHS; i++) {
+            double v = f->curves[e].bytes[i];
+            if (!isfinite(v))
+                continue;
+            double d = hypot(rf_plot_px(&p, f->lengths[i]) - px, rf_plot_py(&p, v) - py);
+            if (d < best) {
+                best = d;
+                rf_format_bytes(v, bytes, sizeof bytes);
+                format_length(f->lengths[i], length, sizeof length);
+                snprintf(text, size, "%s · N=%s · %s planned", f->curves[e].encoder, length, bytes);
+            }
+        }
+    for (guint i = 0; i < f->measured->len; i++) {
+        const rf_memory_point *pt = &g_array_index(f->measured, rf_memory_point, i);
+        double d = hypot(rf_plot_px(&p, pt->seq_len) - px, rf_plot_py(&p, pt->peak_bytes) - py);
+        if (d <= best) {
+            best = d;
+            rf_format_bytes(pt->peak_bytes, bytes, sizeof bytes);
+            rf_format_bytes(pt->planned_bytes, planned, sizeof planned);
+            format_length(pt->seq_len, length, sizeof length);
+            if (pt->planned_bytes > 0)
+                snprintf(text, size, "%s · N=%s · %s measured peak (%s planned)", pt->name, length, bytes, planned);
+            else
+                snprintf(text, size, "%s · N=%s · %s measured peak", pt->name, length, bytes);
+        }
+    }
+    if (isfinite(f->current_bytes)) {
+        double d = hypot(rf_plot_px(&p, f->current_seq) - px, rf_plot_py(&p, f->current_bytes) - py);
+        if (d <= best) {
+            best = d;
+            rf_format_bytes(f->current_bytes, bytes, sizeof bytes);
+            format_length(f->current_seq, length, sizeof length);
+            snprintf(text, size, "current config: %s · N=%s · %s planned", f->current_encoder, length, bytes);
+        }
+    }
+    if (f->ram_bytes > 0 && fabs(rf_plot_py(&p, f->ram_bytes) - py) < fmin(best, 6)) {
+        rf_format_bytes(f->ram_bytes, bytes, sizeof bytes);
+        snprintf(text, size, "RAM of this machine: %s", bytes);
+        best = 0;
+    }
+    return best < HOVER_RADIUS;
+}
+
+rf_figure rf_memory_figure_figure(rf_memory_figure *f)
+{
+    return (rf_figure){draw, hover, f};
+}

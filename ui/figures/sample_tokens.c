@@ -1,0 +1,205 @@
+/* The sample figure for ListOps expressions: the tokens as text coloured by
+ * nesting level, above the level profile along the sequence. */
+#include <glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sample_figure_private.h"
+
+#define TOKEN_FONT "Monospace"
+#define TOKEN_SIZE 13.0
+#define LINE_H 20.0
+
+static const rf_rgb muted = {0.40, 0.40, 0.44};
+
+/* Ten text colours readable on white, neighbours contrasting, one per
+ * nesting level (ListOps trees are at most 10 deep by default). */
+static rf_rgb level_color(int level)
+{
+    static const rf_rgb palette[10] = {
+        {0.12, 0.31, 0.61}, {0.84, 0.37, 0.00}, {0.00, 0.55, 0.40}, {0.60, 0.25, 0.60}, {0.55, 0.42, 0.10},
+        {0.00, 0.55, 0.75}, {0.80, 0.20, 0.35}, {0.35, 0.50, 0.10}, {0.35, 0.35, 0.75}, {0.15, 0.15, 0.17},
+    };
+    return palette[(level > 0 ? level - 1 : 0) % 10];
+}
+
+void sample_tokens_clear(rf_sample_figure *f)
+{
+    if (f->tokens != NULL)
+        g_strfreev(f->tokens);
+    f->tokens = NULL;
+    g_clear_pointer(&f->level, g_free);
+    g_clear_pointer(&f->step_x, g_free);
+    g_clear_pointer(&f->step_y, g_free);
+    f->n_tokens = f->tree_depth = 0;
+}
+
+void rf_sample_figure_set_tokens(rf_sample_figure *f, const char *const *tokens, int n)
+{
+    sample_reset(f, SAMPLE_TOKENS);
+    f->n_tokens = n;
+    f->tokens = g_new0(char *, (size_t)n + 1);
+    f->level = g_new(int, (size_t)n + 1);
+    f->step_x = g_new(double, 2 * (size_t)n + 2);
+    f->step_y = g_new(double, 2 * (size_t)n + 2);
+    int open = 0;
+    for (int i = 0; i < n; i++) {
+        f->tokens[i] = g_strdup(tokens[i]);
+        if (tokens[i][0] == ']') {
+            f->level[i] = open > 1 ? open : 1;   /* a closing bracket sits at its operator's level */
+            open = open > 0 ? open - 1 : 0;
+        } else {
+            f->level[i] = open + 1;
+            open += tokens[i][0] == '[';
+        }
+        f->tree_depth = f->level[i] > f->tree_depth ? f->level[i] : f->tree_depth;
+        f->step_x[2 * i] = i;
+        f->step_x[2 * i + 1] = i + 1;
+        f->step_y[2 * i] = f->step_y[2 * i + 1] = f->level[i];
+    }
+}
+
+int rf_sample_figure_tree_depth(const rf_sample_figure *f)
+{
+    return f->kind == SAMPLE_TOKENS ? f->tree_depth : 0;
+}
+
+/* ---- layout: the text panel above, the level profile below ---- */
+
+typedef struct token_layout {
+    rf_rect text;               /* where the tokens flow */
+    double advance;             /* of one monospace character */
+    int first;                  /* first token shown (the zoom's left edge) */
+    rf_plot depth;
+} token_layout;
+
+static void token_font(cairo_t *cr, bool bold)
+{
+    cairo_select_font_face(cr, TOKEN_FONT, CAIRO_FONT_SLANT_NORMAL,
+                           bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, TOKEN_SIZE);
+}
+
+static token_layout tokens_begin(const rf_sample_figure *f, cairo_t *cr, rf_rect body, const rf_zoom *z)
+{
+    token_layout l;
+    double depth_h = fmax(150, round(body.h * 0.34));
+    l.text = (rf_rect){body.x + 16, body.y + 8, body.w - 32, fmax(LINE_H, body.h - depth_h - 40)};
+    cairo_text_extents_t e;
+    cairo_save(cr);
+    token_font(cr, true);
+    cairo_text_extents(cr, "0", &e);
+    cairo_restore(cr);
+    l.advance = e.x_advance;
+    l.first = (int)floor(z->x0 * f->n_tokens);
+    l.first = l.first < 0 ? 0 : l.first >= f->n_tokens ? f->n_tokens - 1 : l.first;
+
+    rf_axis x = {.min = z->x0 * f->n_tokens, .max = z->x1 * f->n_tokens, .label = "token"};
+    rf_axis y = {.min = 0, .max = f->tree_depth + 0.5, .label = "level"};
+    rf_axis_finish(&x, true);
+    rf_axis_finish(&y, true);
+    char title[96];
+    snprintf(title, sizeof title, "Nesting level along the sequence (tree depth %d)", f->tree_depth);
+    rf_plot_begin(&l.depth, cr, (rf_rect){body.x, body.y + body.h - depth_h, body.w, depth_h}, &x, &y, title);
+    return l;
+}
+
+/* Where token i lands in the flow from l->first; false once the text panel
+ * is full (for i and every later token). */
+typedef struct flow {
+    double x, y;
+} flow;
+
+static bool flow_place(const rf_sample_figure *f, const token_layout *l, flow *at, int i, rf_rect *box)
+{
+    double w = strlen(f->tokens[i]) * l->advance;
+    if (at->x > l->text.x && at->x + w > l->text.x + l->text.w) {
+        at->x = l->text.x;
+        at->y += LINE_H;
+    }
+    if (at->y + LINE_H > l->text.y + l->text.h)
+        return false;
+    *box = (rf_rect){at->x, at->y, w, LINE_H};
+    at->x += w + l->advance;
+    return true;
+}
+
+void sample_tokens_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const rf_zoom *z)
+{
+    token_layout l = tokens_begin(f, cr, body, z);
+    flow at = {l.text.x, l.text.y};
+    rf_rect box;
+    int last = l.first - 1;
+    cairo_save(cr);
+    for (int i = l.first; i < f->n_tokens && flow_place(f, &l, &at, i, &box); i++) {
+        bool op = f->tokens[i][0] == '[' || f->tokens[i][0] == ']';
+        token_font(cr, op);
+        rf_set_color(cr, level_color(f->level[i]), 1);
+        cairo_move_to(cr, box.x, box.y + LINE_H * 0.72);
+        cairo_show_text(cr, f->tokens[i]);
+        last = i;
+    }
+    cairo_restore(cr);
+
+    char caption[160];
+    if (last + 1 < f->n_tokens || l.first > 0)
+        snprintf(caption, sizeof caption, "tokens %d–%d of %d (zoom into the profile to read on) · levels", l.first,
+                 last, f->n_tokens);
+    else
+        snprintf(caption, sizeof caption, "%d tokens · levels", f->n_tokens);
+    double y = l.text.y + l.text.h + 8;
+    rf_set_color(cr, muted, 1);
+    rf_draw_text(cr, l.text.x, y, 0, 0, RF_PLOT_TEXT, false, caption);
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, caption, &e);
+    double x = l.text.x + e.x_advance + 8;
+    for (int level = 1; level <= f->tree_depth; level++) {   /* the colour key */
+        char number[16];
+        snprintf(number, sizeof number, "%d", level);
+        rf_set_color(cr, level_color(level), 1);
+        rf_draw_text(cr, x, y, 0, 0, RF_PLOT_TEXT, true, number);
+        cairo_text_extents(cr, number, &e);
+        x += e.x_advance + 6;
+    }
+
+    /* The profile, with the span the text shows shaded. */
+    cairo_save(cr);
+    cairo_rectangle(cr, l.depth.frame.x, l.depth.frame.y, l.depth.frame.w, l.depth.frame.h);
+    cairo_clip(cr);
+    double a = rf_plot_px(&l.depth, l.first), b = rf_plot_px(&l.depth, last + 1);
+    cairo_set_source_rgba(cr, 0.0, 0.45, 0.70, 0.10);
+    cairo_rectangle(cr, a, l.depth.frame.y, b - a, l.depth.frame.h);
+    cairo_fill(cr);
+    cairo_restore(cr);
+    rf_plot_line(&l.depth, f->step_x, f->step_y, 2 * f->n_tokens, rf_series_color(0), 1.5, 0);
+    rf_plot_end(&l.depth);
+}
+
+static void token_text(const rf_sample_figure *f, int i, char *text, size_t size)
+{
+    snprintf(text, size, "token %d: %s · level %d of %d", i, f->tokens[i], f->level[i], f->tree_depth);
+}
+
+bool sample_tokens_hover(rf_sample_figure *f, rf_rect body, const rf_zoom *z, double x, double y, char *text,
+                         size_t size)
+{
+    cairo_t *cr = sample_scratch_context();
+    token_layout l = tokens_begin(f, cr, body, z);
+    cairo_destroy(cr);
+    if (rf_plot_contains(&l.depth, x, y)) {
+        int i = (int)floor(rf_plot_x_at(&l.depth, x));
+        if (i < 0 || i >= f->n_tokens)
+            return false;
+        token_text(f, i, text, size);
+        return true;
+    }
+    flow at = {l.text.x, l.text.y};
+    rf_rect box;
+    for (int i = l.first; i < f->n_tokens && flow_place(f, &l, &at, i, &box); i++)
+        if (x >= box.x && x < box.x + box.w && y >= box.y && y < box.y + box.h) {
+            token_text(f, i, text, size);
+            return true;
+        }
+    return false;
+}

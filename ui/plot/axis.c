@@ -1,0 +1,174 @@
+/* Axis ranges, "nice" ticks and tick labels. */
+#include <math.h>
+#include <stdio.h>
+
+#include "plot.h"
+
+void rf_axis_include(rf_axis *a, double v)
+{
+    if (!isfinite(v) || (a->scale == RF_AXIS_LOG && v <= 0))
+        return;
+    if (!(a->min <= a->max)) {       /* unset: NaN or inverted */
+        a->min = a->max = v;
+        return;
+    }
+    a->min = fmin(a->min, v);
+    a->max = fmax(a->max, v);
+}
+
+void rf_axis_finish(rf_axis *a, bool tight)
+{
+    if (a->scale == RF_AXIS_LOG) {
+        if (!(a->min > 0) || !isfinite(a->min) || !(a->max >= a->min) || !isfinite(a->max)) {
+            a->min = 1;
+            a->max = 10;
+        }
+        if (a->max <= a->min * 1.0001) {
+            a->min /= 2;
+            a->max *= 2;
+        }
+        if (!tight) {
+            double pad = pow(a->max / a->min, 0.04);
+            a->min /= pad;
+            a->max *= pad;
+        }
+        return;
+    }
+    if (!isfinite(a->min) || !isfinite(a->max) || !(a->max >= a->min)) {
+        a->min = 0;
+        a->max = 1;
+    }
+    if (a->max - a->min <= 1e-12 * fmax(1, fabs(a->max))) {
+        double span = a->min == 0 ? 1 : fabs(a->min) * 0.1;
+        a->min -= span;
+        a->max += span;
+    }
+    if (!tight) {
+        double pad = 0.04 * (a->max - a->min);
+        a->min -= pad;
+        a->max += pad;
+    }
+}
+
+rf_axis rf_axis_zoom(const rf_axis *a, double f0, double f1)
+{
+    rf_axis z = *a;
+    if (a->scale == RF_AXIS_LOG) {
+        double l0 = log(a->min), l1 = log(a->max);
+        z.min = exp(l0 + f0 * (l1 - l0));
+        z.max = exp(l0 + f1 * (l1 - l0));
+    } else {
+        z.min = a->min + f0 * (a->max - a->min);
+        z.max = a->min + f1 * (a->max - a->min);
+    }
+    return z;
+}
+
+/* The 1-2-5 step giving about `target` intervals over span. */
+static double nice_step(double span, int target)
+{
+    double raw = span / target;
+    double mag = pow(10, floor(log10(raw)));
+    double f = raw / mag;
+    double nice = f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10;
+    return nice * mag;
+}
+
+int rf_axis_ticks(const rf_axis *a, double *ticks, int max)
+{
+    int n = 0;
+    if (a->scale == RF_AXIS_LOG && a->format == RF_FORMAT_BYTES) {
+        /* Powers of two, every k-th, so labels read 1 GiB, 4 GiB, 16 GiB. */
+        int p0 = (int)ceil(log2(a->min) - 1e-9), p1 = (int)floor(log2(a->max) + 1e-9);
+        int every = 1;
+        while ((p1 - p0) / every + 1 > 7)
+            every *= 2;
+        p0 = (int)ceil((double)p0 / every) * every;
+        for (int k = p0; k <= p1 && n < max; k += every)
+            ticks[n++] = ldexp(1, k);
+        return n;
+    }
+    if (a->scale == RF_AXIS_LOG) {
+        int d0 = (int)ceil(log10(a->min) - 1e-9), d1 = (int)floor(log10(a->max) + 1e-9);
+        int decades = d1 - d0 + 1;
+        int every = decades > max ? (decades + max - 1) / max : 1;
+        if (decades >= 3) {
+            for (int d = d0; d <= d1 && n < max; d += every)
+                ticks[n++] = pow(10, d);
+            return n;
+        }
+        /* Less than two decades: 1-2-5 within them. */
+        static const double mant[] = {1, 2, 5};
+        for (int d = d0 - 1; d <= d1 && n < max; d++)
+            for (int i = 0; i < 3 && n < max; i++) {
+                double v = mant[i] * pow(10, d);
+                if (v >= a->min * (1 - 1e-9) && v <= a->max * (1 + 1e-9))
+                    ticks[n++] = v;
+            }
+        if (n >= 2)
+            return n;
+        n = 0;
+        rf_axis lin = *a;
+        lin.scale = RF_AXIS_LINEAR;
+        return rf_axis_ticks(&lin, ticks, max);
+    }
+    int target = max - 1 < 5 ? max - 1 : 5;
+    double step = nice_step(a->max - a->min, target > 1 ? target : 1);
+    if (a->format == RF_FORMAT_BYTES && step >= 1024) {
+        double unit = pow(1024, floor(log(step) / log(1024)));
+        step = nice_step((a->max - a->min) / unit, 5) * unit;
+    }
+    for (double v = ceil(a->min / step - 1e-9) * step; v <= a->max + step * 1e-9 && n < max; v += step)
+        ticks[n++] = fabs(v) < step * 1e-9 ? 0 : v;
+    return n;
+}
+
+void rf_format_number(double v, char *buf, size_t size)
+{
+    static const char *const suffix[] = {"", "k", "M", "G", "T"};
+    if (!isfinite(v)) {
+        snprintf(buf, size, "%s", isnan(v) ? "NaN" : v > 0 ? "∞" : "-∞");
+        return;
+    }
+    double a = fabs(v);
+    if (a != 0 && a < 1e-3) {
+        snprintf(buf, size, "%.3g", v);
+        return;
+    }
+    int k = 0;
+    while (a >= 1000 && k < 4) {
+        a /= 1000;
+        v /= 1000;
+        k++;
+    }
+    snprintf(buf, size, "%.3g%s", v, suffix[k]);
+}
+
+void rf_format_bytes(double v, char *buf, size_t size)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int k = 0;
+    while (fabs(v) >= 1024 && k < 4) {
+        v /= 1024;
+        k++;
+    }
+    if (k == 0 || fabs(v) >= 999.5)   /* %.3g would print 1e+03 */
+        snprintf(buf, size, "%.0f %s", v, unit[k]);
+    else
+        snprintf(buf, size, "%.3g %s", v, unit[k]);
+}
+
+void rf_axis_format_value(const rf_axis *a, double v, char *buf, size_t size)
+{
+    switch (a->format) {
+    case RF_FORMAT_BYTES:
+        rf_format_bytes(v, buf, size);
+        break;
+    case RF_FORMAT_PERCENT:
+        snprintf(buf, size, "%.4g %%", v * 100);
+        break;
+    default:
+        rf_format_number(v, buf, size);
+        break;
+    }
+}

@@ -1,0 +1,106 @@
+/* A figure to a PNG, SVG or PDF file, written under a temporary name and
+ * renamed so an old file survives a failed export. */
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <errno.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "figure.h"
+
+typedef enum { FORMAT_UNKNOWN, FORMAT_PNG, FORMAT_SVG, FORMAT_PDF } format;
+
+static format format_of(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    if (dot == NULL)
+        return FORMAT_UNKNOWN;
+    if (g_ascii_strcasecmp(dot, ".png") == 0)
+        return FORMAT_PNG;
+    if (g_ascii_strcasecmp(dot, ".svg") == 0)
+        return FORMAT_SVG;
+    if (g_ascii_strcasecmp(dot, ".pdf") == 0)
+        return FORMAT_PDF;
+    return FORMAT_UNKNOWN;
+}
+
+bool rf_figure_format_known(const char *path)
+{
+    return format_of(path) != FORMAT_UNKNOWN;
+}
+
+static void draw(const rf_figure *f, const rf_zoom *zoom, cairo_surface_t *s, int width, int height)
+{
+    cairo_t *cr = cairo_create(s);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    f->draw(f->data, cr, width, height, zoom);
+    cairo_destroy(cr);
+}
+
+static bool write_to(const rf_figure *f, const rf_zoom *zoom, format fmt, const char *tmp, int width, int height,
+                     const char **problem)
+{
+    cairo_surface_t *s;
+    if (fmt == FORMAT_PNG)
+        s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
+    else if (fmt == FORMAT_SVG)
+        s = cairo_svg_surface_create(tmp, width, height);
+    else
+        s = cairo_pdf_surface_create(tmp, width, height);
+    bool ok = cairo_surface_status(s) == CAIRO_STATUS_SUCCESS;
+    if (ok) {
+        draw(f, zoom, s, width, height);
+        if (fmt == FORMAT_PNG)
+            ok = cairo_surface_write_to_png(s, tmp) == CAIRO_STATUS_SUCCESS;
+        cairo_surface_finish(s);
+        ok = ok && cairo_surface_status(s) == CAIRO_STATUS_SUCCESS;
+    }
+    if (!ok)
+        *problem = cairo_status_to_string(cairo_surface_status(s));
+    cairo_surface_destroy(s);
+    return ok;
+}
+
+bool rf_figure_export(const rf_figure *f, const rf_zoom *zoom, const char *path, int width, int height, char *err,
+                      size_t err_size)
+{
+    format fmt = format_of(path);
+    if (fmt == FORMAT_UNKNOWN) {
+        snprintf(err, err_size, "%s: unknown plot format (use .png, .svg or .pdf)", path);
+        return false;
+    }
+    if (width < 16 || height < 16 || width > 16384 || height > 16384) {
+        snprintf(err, err_size, "%s: size %dx%d is outside 16..16384", path, width, height);
+        return false;
+    }
+    rf_zoom all = RF_ZOOM_ALL;
+    if (zoom == NULL)
+        zoom = &all;
+
+    char *tmp = g_strdup_printf("%s.XXXXXX", path);
+    int fd = g_mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, err_size, "%s: cannot write: %s", path, g_strerror(errno));
+        g_free(tmp);
+        return false;
+    }
+    fchmod(fd, 0644);   /* mkstemp makes it private; an exported plot is not */
+    close(fd);
+    const char *problem = NULL;
+    bool ok = write_to(f, zoom, fmt, tmp, width, height, &problem);
+    if (!ok)
+        snprintf(err, err_size, "%s: cannot write the plot: %s", path, problem);
+    else if (g_rename(tmp, path) != 0) {
+        snprintf(err, err_size, "%s: cannot write: %s", path, g_strerror(errno));
+        ok = false;
+    }
+    if (!ok)
+        g_unlink(tmp);
+    g_free(tmp);
+    return ok;
+}

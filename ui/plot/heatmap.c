@@ -1,0 +1,172 @@
+/* Heatmaps: resample the visible cells to at most one value per device
+ * pixel, keep that image, redraw from it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot.h"
+
+void rf_heatmap_set(rf_heatmap *h, const float *data, int rows, int cols, double vmin, double vmax)
+{
+    h->data = data;
+    h->rows = rows;
+    h->cols = cols;
+    h->vmin = vmin;
+    h->vmax = vmax;
+    h->version++;
+}
+
+void rf_heatmap_changed(rf_heatmap *h)
+{
+    h->version++;
+}
+
+void rf_heatmap_clear(rf_heatmap *h)
+{
+    if (h->image != NULL)
+        cairo_surface_destroy(h->image);
+    h->image = NULL;
+    h->image_version = 0;
+}
+
+static uint32_t pack(rf_rgb c)
+{
+    return 0xff000000u | (uint32_t)lround(c.r * 255) << 16 | (uint32_t)lround(c.g * 255) << 8 |
+           (uint32_t)lround(c.b * 255);
+}
+
+static void clamp_view(const rf_heatmap *h, double *r0, double *r1, double *c0, double *c1)
+{
+    *r0 = fmax(0, fmin(*r0, h->rows));
+    *r1 = fmax(*r0, fmin(*r1, h->rows));
+    *c0 = fmax(0, fmin(*c0, h->cols));
+    *c1 = fmax(*c0, fmin(*c1, h->cols));
+}
+
+/* Image column (or row) of each cell in [first, first + n) for a view
+ * [v0, v1) shown in `pixels`: every cell feeds exactly one pixel. */
+static void map_cells(int *to, int first, int n, double v0, double v1, int pixels)
+{
+    for (int i = 0; i < n; i++) {
+        int p = (int)floor((first + i + 0.5 - v0) * pixels / (v1 - v0));
+        to[i] = p < 0 ? 0 : p >= pixels ? pixels - 1 : p;
+    }
+}
+
+/* Pool the visible cells into iw x ih values, keeping in each pixel the
+ * value of largest magnitude (one strong attention weight among thousands
+ * of weak ones stays visible). One pass over the data, row by row, so a
+ * 4096 x 4096 map pools in tens of milliseconds. */
+static void pool_cells(const rf_heatmap *h, int iw, int ih, double r0, double r1, double c0, double c1,
+                       float *val, float *mag)
+{
+    int ra = (int)floor(r0), rb = (int)ceil(r1), ca = (int)floor(c0), cb = (int)ceil(c1);
+    int *col_px = malloc((size_t)(cb - ca) * sizeof *col_px), *row_px = malloc((size_t)(rb - ra) * sizeof *row_px);
+    map_cells(col_px, ca, cb - ca, c0, c1, iw);
+    map_cells(row_px, ra, rb - ra, r0, r1, ih);
+    for (size_t i = 0; i < (size_t)iw * ih; i++) {
+        val[i] = NAN;
+        mag[i] = -1;
+    }
+    for (int r = ra; r < rb; r++) {
+        const float *row = h->data + (size_t)r * h->cols + ca;
+        float *v = val + (size_t)row_px[r - ra] * iw, *m = mag + (size_t)row_px[r - ra] * iw;
+        for (int c = 0; c < cb - ca; c++) {
+            float a = fabsf(row[c]);
+            int x = col_px[c];
+            if (a > m[x]) {
+                m[x] = a;
+                v[x] = row[c];
+            }
+        }
+    }
+    free(col_px);
+    free(row_px);
+}
+
+static void render_image(rf_heatmap *h, int iw, int ih, double r0, double r1, double c0, double c1)
+{
+    rf_heatmap_clear(h);
+    float *val = malloc((size_t)iw * ih * sizeof *val), *mag = malloc((size_t)iw * ih * sizeof *mag);
+    pool_cells(h, iw, ih, r0, r1, c0, c1, val, mag);
+    h->image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, iw, ih);
+    cairo_surface_flush(h->image);
+    unsigned char *pixels = cairo_image_surface_get_data(h->image);
+    int stride = cairo_image_surface_get_stride(h->image);
+    double span = h->vmax - h->vmin;
+    if (!(span > 0))
+        span = 1;
+    /* The colour map as a table: a million pixels, a few thousand colours. */
+    enum { LEVELS = 1024 };
+    uint32_t lut[LEVELS + 1];
+    for (int i = 0; i < LEVELS; i++)
+        lut[i] = pack(rf_colormap((i + 0.5) / LEVELS));
+    lut[LEVELS] = pack(rf_colormap(NAN));
+    float to_level = (float)(LEVELS / span), lo = (float)h->vmin;
+    for (int y = 0; y < ih; y++) {
+        uint32_t *out = (uint32_t *)(pixels + (size_t)y * stride);
+        const float *v = val + (size_t)y * iw;
+        for (int x = 0; x < iw; x++) {
+            float t = (v[x] - lo) * to_level;
+            int level = !isfinite(t) ? LEVELS : t < 0 ? 0 : t >= LEVELS ? LEVELS - 1 : (int)t;
+            out[x] = lut[level];
+        }
+    }
+    cairo_surface_mark_dirty(h->image);
+    free(val);
+    free(mag);
+    h->image_w = iw;
+    h->image_h = ih;
+    h->image_version = h->version;
+    h->image_view[0] = r0;
+    h->image_view[1] = r1;
+    h->image_view[2] = c0;
+    h->image_view[3] = c1;
+}
+
+void rf_heatmap_draw(rf_heatmap *h, cairo_t *cr, rf_rect r, double r0, double r1, double c0, double c1)
+{
+    if (h->data == NULL || h->rows <= 0 || h->cols <= 0 || r.w < 1 || r.h < 1)
+        return;
+    clamp_view(h, &r0, &r1, &c0, &c1);
+    if (r1 <= r0 || c1 <= c0)
+        return;
+    /* One image pixel per device pixel at most (the device may be scaled:
+     * HiDPI, or an export at another size). */
+    double dw = r.w, dh = r.h;
+    cairo_user_to_device_distance(cr, &dw, &dh);
+    /* floor: every image pixel then spans at least one cell centre. */
+    int iw = (int)fmin(ceil(fabs(dw)), floor(c1 - c0));
+    int ih = (int)fmin(ceil(fabs(dh)), floor(r1 - r0));
+    iw = iw < 1 ? 1 : iw;
+    ih = ih < 1 ? 1 : ih;
+    bool same = h->image != NULL && h->image_version == h->version && h->image_w == iw && h->image_h == ih &&
+                h->image_view[0] == r0 && h->image_view[1] == r1 && h->image_view[2] == c0 && h->image_view[3] == c1;
+    if (!same)
+        render_image(h, iw, ih, r0, r1, c0, c1);
+
+    cairo_save(cr);
+    cairo_rectangle(cr, r.x, r.y, r.w, r.h);
+    cairo_clip(cr);
+    cairo_translate(cr, r.x, r.y);
+    cairo_scale(cr, r.w / iw, r.h / ih);
+    cairo_set_source_surface(cr, h->image, 0, 0);
+    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+    cairo_paint(cr);
+    cairo_restore(cr);
+}
+
+bool rf_heatmap_cell_at(const rf_heatmap *h, rf_rect r, double r0, double r1, double c0, double c1, double px,
+                        double py, int *row, int *col)
+{
+    if (h->data == NULL || px < r.x || py < r.y || px >= r.x + r.w || py >= r.y + r.h)
+        return false;
+    clamp_view(h, &r0, &r1, &c0, &c1);
+    int rr = (int)floor(r0 + (py - r.y) / r.h * (r1 - r0));
+    int cc = (int)floor(c0 + (px - r.x) / r.w * (c1 - c0));
+    if (rr < 0 || rr >= h->rows || cc < 0 || cc >= h->cols)
+        return false;
+    *row = rr;
+    *col = cc;
+    return true;
+}

@@ -1,0 +1,371 @@
+/* Colours, text and the axes panel. */
+#include <math.h>
+#include <stdio.h>
+
+#include "plot.h"
+
+rf_rgb rf_colormap(double t)
+{
+    if (isnan(t))
+        return (rf_rgb){0.6, 0.6, 0.6};
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    /* Viridis as a degree-6 polynomial fit (max error ~0.01 per channel). */
+    static const double c[7][3] = {
+        {0.2777273272234177, 0.005407344544966578, 0.3340998053353061},
+        {0.1050930431085774, 1.404613529898575, 1.384590162594685},
+        {-0.3308618287255563, 0.214847559468213, 0.09509516302823659},
+        {-4.634230498983486, -5.799100973351585, -19.33244095627987},
+        {6.228269936347081, 14.17993336680509, 56.69055260068105},
+        {4.776384997670288, -13.74514537774601, -65.35303263337234},
+        {-5.435455855934631, 4.645852612178535, 26.3124352495832},
+    };
+    double v[3];
+    for (int k = 0; k < 3; k++) {
+        double s = c[6][k];
+        for (int i = 5; i >= 0; i--)
+            s = c[i][k] + t * s;
+        v[k] = s < 0 ? 0 : s > 1 ? 1 : s;
+    }
+    return (rf_rgb){v[0], v[1], v[2]};
+}
+
+rf_rgb rf_series_color(int i)
+{
+    /* Okabe-Ito, reordered so neighbours contrast; yellow left out (unreadable on white). */
+    static const rf_rgb palette[8] = {
+        {0.000, 0.447, 0.698}, {0.835, 0.369, 0.000}, {0.000, 0.620, 0.451}, {0.800, 0.475, 0.655},
+        {0.902, 0.624, 0.000}, {0.337, 0.706, 0.914}, {0.200, 0.200, 0.200}, {0.600, 0.600, 0.600},
+    };
+    return palette[((i % 8) + 8) % 8];
+}
+
+void rf_set_color(cairo_t *cr, rf_rgb c, double alpha)
+{
+    cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha);
+}
+
+static const rf_rgb ink = {0.15, 0.15, 0.17};
+static const rf_rgb muted = {0.40, 0.40, 0.44};
+static const rf_rgb grid = {0.90, 0.90, 0.92};
+
+static void set_font(cairo_t *cr, double size, bool bold)
+{
+    cairo_select_font_face(cr, RF_PLOT_FONT, CAIRO_FONT_SLANT_NORMAL,
+                           bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, size);
+}
+
+static double text_width(cairo_t *cr, double size, bool bold, const char *text)
+{
+    cairo_text_extents_t e;
+    set_font(cr, size, bold);
+    cairo_text_extents(cr, text, &e);
+    return e.x_advance;
+}
+
+void rf_draw_text(cairo_t *cr, double x, double y, double ax, double ay, double size, bool bold, const char *text)
+{
+    cairo_text_extents_t e;
+    cairo_font_extents_t fe;
+    set_font(cr, size, bold);
+    cairo_text_extents(cr, text, &e);
+    cairo_font_extents(cr, &fe);
+    /* Anchor on the advance width and the font's cap height, not the ink,
+     * so labels line up whatever glyphs they hold. */
+    double h = fe.ascent * 0.75;
+    cairo_move_to(cr, x - ax * e.x_advance, y - ay * h + h);
+    cairo_show_text(cr, text);
+}
+
+void rf_draw_message(cairo_t *cr, rf_rect r, const char *text)
+{
+    cairo_save(cr);
+    rf_set_color(cr, muted, 1);
+    rf_draw_text(cr, r.x + r.w / 2, r.y + r.h / 2, 0.5, 0.5, RF_PLOT_TITLE, false, text);
+    cairo_restore(cr);
+}
+
+/* --- the panel --- */
+
+static double axis_frac(const rf_axis *a, double v)
+{
+    if (a->scale == RF_AXIS_LOG)
+        return (log(v) - log(a->min)) / (log(a->max) - log(a->min));
+    return (v - a->min) / (a->max - a->min);
+}
+
+static double axis_value(const rf_axis *a, double f)
+{
+    if (a->scale == RF_AXIS_LOG)
+        return exp(log(a->min) + f * (log(a->max) - log(a->min)));
+    return a->min + f * (a->max - a->min);
+}
+
+double rf_plot_px(const rf_plot *p, double x) { return p->frame.x + axis_frac(&p->x, x) * p->frame.w; }
+double rf_plot_py(const rf_plot *p, double y) { return p->frame.y + (1 - axis_frac(&p->y, y)) * p->frame.h; }
+double rf_plot_x_at(const rf_plot *p, double px) { return axis_value(&p->x, (px - p->frame.x) / p->frame.w); }
+double rf_plot_y_at(const rf_plot *p, double py) { return axis_value(&p->y, 1 - (py - p->frame.y) / p->frame.h); }
+
+bool rf_plot_contains(const rf_plot *p, double px, double py)
+{
+    return px >= p->frame.x && px <= p->frame.x + p->frame.w && py >= p->frame.y && py <= p->frame.y + p->frame.h;
+}
+
+#define MAX_TICKS 12
+
+void rf_plot_begin(rf_plot *p, cairo_t *cr, rf_rect outer, const rf_axis *x, const rf_axis *y, const char *title)
+{
+    *p = (rf_plot){.cr = cr, .outer = outer, .x = *x, .y = *y};
+    double xt[MAX_TICKS], yt[MAX_TICKS];
+    int nx = rf_axis_ticks(x, xt, MAX_TICKS), ny = rf_axis_ticks(y, yt, MAX_TICKS);
+    char buf[64];
+
+    double label_w = 0;
+    for (int i = 0; i < ny; i++) {
+        rf_axis_format_value(y, yt[i], buf, sizeof buf);
+        label_w = fmax(label_w, text_width(cr, RF_PLOT_TEXT, false, buf));
+    }
+    double left = label_w + 10 + (y->label != NULL ? RF_PLOT_TEXT + 8 : 0);
+    double bottom = RF_PLOT_TEXT + 10 + (x->label != NULL ? RF_PLOT_TEXT + 8 : 0);
+    double top = title != NULL ? RF_PLOT_TITLE + 14 : 10;
+    double right = 16;
+    p->frame = (rf_rect){outer.x + left, outer.y + top, fmax(10, outer.w - left - right),
+                         fmax(10, outer.h - top - bottom)};
+    rf_rect f = p->frame;
+    /* As many x ticks as fit side by side with a gap. */
+    double tick_w = 0;
+    for (int i = 0; i < nx; i++) {
+        rf_axis_format_value(x, xt[i], buf, sizeof buf);
+        tick_w = fmax(tick_w, text_width(cr, RF_PLOT_TEXT, false, buf));
+    }
+    for (int fit = (int)(f.w / (tick_w + 14)); nx > fit && nx > 2; fit = (int)(f.w / (tick_w + 14)))
+        nx = rf_axis_ticks(x, xt, nx - 1);
+
+    cairo_save(cr);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_rectangle(cr, outer.x, outer.y, outer.w, outer.h);
+    cairo_fill(cr);
+
+    cairo_set_line_width(cr, 1);
+    rf_set_color(cr, grid, 1);
+    for (int i = 0; i < nx; i++) {
+        double px = round(rf_plot_px(p, xt[i])) + 0.5;
+        cairo_move_to(cr, px, f.y);
+        cairo_line_to(cr, px, f.y + f.h);
+    }
+    for (int i = 0; i < ny; i++) {
+        double py = round(rf_plot_py(p, yt[i])) + 0.5;
+        cairo_move_to(cr, f.x, py);
+        cairo_line_to(cr, f.x + f.w, py);
+    }
+    cairo_stroke(cr);
+
+    rf_set_color(cr, muted, 1);
+    for (int i = 0; i < nx; i++) {
+        rf_axis_format_value(x, xt[i], buf, sizeof buf);
+        rf_draw_text(cr, rf_plot_px(p, xt[i]), f.y + f.h + 5, 0.5, 0, RF_PLOT_TEXT, false, buf);
+    }
+    for (int i = 0; i < ny; i++) {
+        rf_axis_format_value(y, yt[i], buf, sizeof buf);
+        rf_draw_text(cr, f.x - 6, rf_plot_py(p, yt[i]), 1, 0.5, RF_PLOT_TEXT, false, buf);
+    }
+    rf_set_color(cr, ink, 1);
+    if (x->label != NULL)
+        rf_draw_text(cr, f.x + f.w / 2, outer.y + outer.h - 4, 0.5, 1, RF_PLOT_TEXT, false, x->label);
+    if (y->label != NULL) {
+        cairo_save(cr);
+        cairo_translate(cr, outer.x + 4, f.y + f.h / 2);
+        cairo_rotate(cr, -M_PI / 2);
+        rf_draw_text(cr, 0, 0, 0.5, 0, RF_PLOT_TEXT, false, y->label);
+        cairo_restore(cr);
+    }
+    if (title != NULL)
+        rf_draw_text(cr, f.x, outer.y + 6, 0, 0, RF_PLOT_TITLE, true, title);
+    cairo_restore(cr);
+}
+
+void rf_plot_end(rf_plot *p)
+{
+    cairo_t *cr = p->cr;
+    cairo_save(cr);
+    rf_set_color(cr, muted, 1);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, round(p->frame.x) + 0.5, round(p->frame.y) + 0.5, round(p->frame.w), round(p->frame.h));
+    cairo_stroke(cr);
+    cairo_restore(cr);
+}
+
+static void clip_frame(rf_plot *p)
+{
+    cairo_rectangle(p->cr, p->frame.x, p->frame.y, p->frame.w, p->frame.h);
+    cairo_clip(p->cr);
+}
+
+static bool drawable(const rf_plot *p, double x, double y)
+{
+    return isfinite(x) && isfinite(y) && (p->x.scale != RF_AXIS_LOG || x > 0) && (p->y.scale != RF_AXIS_LOG || y > 0);
+}
+
+void rf_plot_line(rf_plot *p, const double *x, const double *y, int n, rf_rgb color, double width, double dash)
+{
+    cairo_t *cr = p->cr;
+    cairo_save(cr);
+    clip_frame(p);
+    bool pen_down = false;
+    for (int i = 0; i < n; i++) {
+        if (!drawable(p, x[i], y[i])) {
+            pen_down = false;
+            continue;
+        }
+        double px = rf_plot_px(p, x[i]), py = rf_plot_py(p, y[i]);
+        if (pen_down)
+            cairo_line_to(cr, px, py);
+        else
+            cairo_move_to(cr, px, py);
+        pen_down = true;
+    }
+    rf_set_color(cr, color, 1);
+    cairo_set_line_width(cr, width);
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    if (dash > 0)
+        cairo_set_dash(cr, &dash, 1, 0);
+    cairo_stroke(cr);
+    cairo_restore(cr);
+}
+
+void rf_plot_points(rf_plot *p, const double *x, const double *y, int n, rf_rgb color, double radius)
+{
+    cairo_t *cr = p->cr;
+    cairo_save(cr);
+    clip_frame(p);
+    rf_set_color(cr, color, 1);
+    for (int i = 0; i < n; i++) {
+        if (!drawable(p, x[i], y[i]))
+            continue;
+        cairo_new_sub_path(cr);
+        cairo_arc(cr, rf_plot_px(p, x[i]), rf_plot_py(p, y[i]), radius, 0, 2 * M_PI);
+    }
+    cairo_fill(cr);
+    cairo_restore(cr);
+}
+
+void rf_plot_hline(rf_plot *p, double y, rf_rgb color, const char *label)
+{
+    if (!drawable(p, p->x.min, y) || y < fmin(p->y.min, p->y.max) || y > fmax(p->y.min, p->y.max))
+        return;
+    cairo_t *cr = p->cr;
+    double py = round(rf_plot_py(p, y)) + 0.5;
+    cairo_save(cr);
+    rf_set_color(cr, color, 1);
+    cairo_set_line_width(cr, 1.5);
+    double dash = 6;
+    cairo_set_dash(cr, &dash, 1, 0);
+    cairo_move_to(cr, p->frame.x, py);
+    cairo_line_to(cr, p->frame.x + p->frame.w, py);
+    cairo_stroke(cr);
+    if (label != NULL)
+        rf_draw_text(cr, p->frame.x + 6, py - 5, 0, 1, RF_PLOT_TEXT, false, label);
+    cairo_restore(cr);
+}
+
+void rf_plot_vline(rf_plot *p, double x, rf_rgb color, const char *label)
+{
+    if (!drawable(p, x, p->y.min) || x < fmin(p->x.min, p->x.max) || x > fmax(p->x.min, p->x.max))
+        return;
+    cairo_t *cr = p->cr;
+    double px = round(rf_plot_px(p, x)) + 0.5;
+    cairo_save(cr);
+    rf_set_color(cr, color, 1);
+    cairo_set_line_width(cr, 1.5);
+    double dash = 6;
+    cairo_set_dash(cr, &dash, 1, 0);
+    cairo_move_to(cr, px, p->frame.y);
+    cairo_line_to(cr, px, p->frame.y + p->frame.h);
+    cairo_stroke(cr);
+    if (label != NULL)
+        rf_draw_text(cr, px + 4, p->frame.y + 4, 0, 0, RF_PLOT_TEXT, false, label);
+    cairo_restore(cr);
+}
+
+void rf_plot_legend(rf_plot *p, const char *const *labels, const rf_rgb *colors, int n, bool left)
+{
+    if (n <= 0)
+        return;
+    cairo_t *cr = p->cr;
+    double w = 0, line_h = RF_PLOT_TEXT + 6, swatch = 18;
+    for (int i = 0; i < n; i++)
+        w = fmax(w, text_width(cr, RF_PLOT_TEXT, false, labels[i]));
+    double bw = w + swatch + 22, bh = n * line_h + 8;
+    double x = left ? p->frame.x + 8 : p->frame.x + p->frame.w - bw - 8, y = p->frame.y + 8;
+    cairo_save(cr);
+    cairo_set_source_rgba(cr, 1, 1, 1, 0.88);
+    cairo_rectangle(cr, x, y, bw, bh);
+    cairo_fill_preserve(cr);
+    rf_set_color(cr, grid, 1);
+    cairo_set_line_width(cr, 1);
+    cairo_stroke(cr);
+    for (int i = 0; i < n; i++) {
+        double cy = y + 4 + line_h * (i + 0.5);
+        rf_set_color(cr, colors[i], 1);
+        cairo_set_line_width(cr, 2.5);
+        cairo_move_to(cr, x + 8, cy);
+        cairo_line_to(cr, x + 8 + swatch, cy);
+        cairo_stroke(cr);
+        rf_set_color(cr, ink, 1);
+        rf_draw_text(cr, x + 14 + swatch, cy, 0, 0.5, RF_PLOT_TEXT, false, labels[i]);
+    }
+    cairo_restore(cr);
+}
+
+void rf_colorbar(cairo_t *cr, rf_rect r, double vmin, double vmax, const char *label)
+{
+    double bar_w = fmin(16, r.w);
+    cairo_save(cr);
+    cairo_pattern_t *g = cairo_pattern_create_linear(0, r.y + r.h, 0, r.y);
+    for (int i = 0; i <= 16; i++) {
+        rf_rgb c = rf_colormap(i / 16.0);
+        cairo_pattern_add_color_stop_rgb(g, i / 16.0, c.r, c.g, c.b);
+    }
+    cairo_rectangle(cr, r.x, r.y, bar_w, r.h);
+    cairo_set_source(cr, g);
+    cairo_fill(cr);
+    cairo_pattern_destroy(g);
+
+    rf_axis a = {.min = vmin, .max = vmax};
+    rf_axis_finish(&a, true);
+    double ticks[MAX_TICKS];
+    int n = rf_axis_ticks(&a, ticks, 6);
+    char buf[64];
+    rf_set_color(cr, muted, 1);
+    cairo_set_line_width(cr, 1);
+    for (int i = 0; i < n; i++) {
+        double py = r.y + r.h * (1 - (ticks[i] - a.min) / (a.max - a.min));
+        cairo_move_to(cr, r.x + bar_w, round(py) + 0.5);
+        cairo_line_to(cr, r.x + bar_w + 4, round(py) + 0.5);
+        cairo_stroke(cr);
+        rf_format_number(ticks[i], buf, sizeof buf);
+        rf_draw_text(cr, r.x + bar_w + 6, py, 0, 0.5, RF_PLOT_TEXT, false, buf);
+    }
+    if (label != NULL) {
+        rf_set_color(cr, ink, 1);
+        rf_draw_text(cr, r.x, r.y - 12, 0, 1, RF_PLOT_TEXT, false, label);
+    }
+    cairo_restore(cr);
+}
+
+void rf_data_range(const float *v, size_t n, double *lo, double *hi)
+{
+    double a = INFINITY, b = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(v[i]))
+            continue;
+        a = fmin(a, v[i]);
+        b = fmax(b, v[i]);
+    }
+    if (a > b) {
+        a = 0;
+        b = 1;
+    }
+    *lo = a;
+    *hi = b;
+}

@@ -1,0 +1,134 @@
+/* Plotting on cairo, without GTK: axes with ticks, lines, points, legends,
+ * heatmaps with a colour bar. The workbench's views, `rangefinder plot` and
+ * the exports all draw through these, so a plot looks the same on screen,
+ * in a PNG, an SVG and a PDF.
+ *
+ * Coordinates: a panel (rf_plot) maps data values to device units inside
+ * its frame. Everything is drawn with the cairo_t given, at its current
+ * transform; nothing here allocates per frame except heatmap caches.
+ */
+#ifndef RF_PLOT_H
+#define RF_PLOT_H
+
+#include <cairo.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct rf_rgb {
+    double r, g, b;
+} rf_rgb;
+
+typedef struct rf_rect {
+    double x, y, w, h;
+} rf_rect;
+
+/* Viridis (perceptually uniform), t in [0, 1] (clamped; NaN gives grey). */
+rf_rgb rf_colormap(double t);
+/* A categorical colour for series i (colour-blind safe, cycles after 8). */
+rf_rgb rf_series_color(int i);
+void rf_set_color(cairo_t *cr, rf_rgb c, double alpha);
+
+/* Text sizes and the font, in device units. */
+#define RF_PLOT_FONT "Sans"
+#define RF_PLOT_TEXT 11.0
+#define RF_PLOT_TITLE 13.0
+
+typedef enum rf_axis_scale { RF_AXIS_LINEAR, RF_AXIS_LOG } rf_axis_scale;
+typedef enum rf_axis_format { RF_FORMAT_NUMBER, RF_FORMAT_BYTES, RF_FORMAT_PERCENT } rf_axis_format;
+
+typedef struct rf_axis {
+    double min, max;             /* data range shown (log: both > 0) */
+    rf_axis_scale scale;
+    rf_axis_format format;       /* tick labels: 1.5k / 3 GiB / 40 % */
+    const char *label;           /* may be NULL */
+} rf_axis;
+
+/* Widen [min, max] to include v (finite values only; log axes skip v <= 0). */
+void rf_axis_include(rf_axis *a, double v);
+/* Make the range drawable: empty or degenerate ranges get a sensible span,
+ * linear ranges get 4 % padding on both sides unless `tight`. */
+void rf_axis_finish(rf_axis *a, bool tight);
+/* The part [f0, f1] (fractions of the span, in the axis's scale) of `a`,
+ * for zooming. */
+rf_axis rf_axis_zoom(const rf_axis *a, double f0, double f1);
+
+/* Up to `max` "nice" tick values inside the range (1-2-5 steps; decades on
+ * log axes). Returns the count. */
+int rf_axis_ticks(const rf_axis *a, double *ticks, int max);
+/* A tick label for v in the axis's format. */
+void rf_axis_format_value(const rf_axis *a, double v, char *buf, size_t size);
+/* Numbers for read-outs: 3 significant digits, k/M/G suffixes (no unit). */
+void rf_format_number(double v, char *buf, size_t size);
+/* Bytes as "512 B", "1.5 KiB", "3.1 GiB". */
+void rf_format_bytes(double v, char *buf, size_t size);
+
+/* One panel: frame (the data area), both axes. */
+typedef struct rf_plot {
+    cairo_t *cr;
+    rf_rect outer;               /* the panel including margins */
+    rf_rect frame;               /* the data area */
+    rf_axis x, y;
+} rf_plot;
+
+/* Lay out the panel inside `outer` (margins for tick labels, axis labels and
+ * the title), fill the background, draw grid lines, ticks, labels and the
+ * title (may be NULL). Axes must be finished (rf_axis_finish). */
+void rf_plot_begin(rf_plot *p, cairo_t *cr, rf_rect outer, const rf_axis *x, const rf_axis *y, const char *title);
+/* Draw the frame border (call after the data, so it sits on top). */
+void rf_plot_end(rf_plot *p);
+
+/* Data value -> device coordinate and back. */
+double rf_plot_px(const rf_plot *p, double x);
+double rf_plot_py(const rf_plot *p, double y);
+double rf_plot_x_at(const rf_plot *p, double px);
+double rf_plot_y_at(const rf_plot *p, double py);
+bool rf_plot_contains(const rf_plot *p, double px, double py);
+
+/* A polyline through (x[i], y[i]), clipped to the frame; non-finite points
+ * (and non-positive ones on log axes) break the line. `dash` > 0 dashes it. */
+void rf_plot_line(rf_plot *p, const double *x, const double *y, int n, rf_rgb color, double width, double dash);
+/* Filled circles. */
+void rf_plot_points(rf_plot *p, const double *x, const double *y, int n, rf_rgb color, double radius);
+/* A horizontal/vertical reference line across the frame with an optional label. */
+void rf_plot_hline(rf_plot *p, double y, rf_rgb color, const char *label);
+void rf_plot_vline(rf_plot *p, double x, rf_rgb color, const char *label);
+/* A legend box in the frame's top-right corner (top-left with `left`). */
+void rf_plot_legend(rf_plot *p, const char *const *labels, const rf_rgb *colors, int n, bool left);
+
+/* Text with its anchor: ax, ay in {0, 0.5, 1} (left/centre/right, top/middle/bottom). */
+void rf_draw_text(cairo_t *cr, double x, double y, double ax, double ay, double size, bool bold, const char *text);
+/* A centred grey message (e.g. "No data yet: start training") in r. */
+void rf_draw_message(cairo_t *cr, rf_rect r, const char *text);
+
+/* Heatmaps. The source is rows x cols floats, row-major. Drawing resamples
+ * it to at most the device pixel size (max-|v| pooling, so a single strong
+ * attention weight stays visible when 4096 keys share one pixel), caches the
+ * image, and redraws from the cache while data, view and size are the same.
+ * Call rf_heatmap_changed after writing new data into the source. */
+typedef struct rf_heatmap {
+    const float *data;
+    int rows, cols;
+    double vmin, vmax;           /* colour range */
+    /* private: the cached image */
+    cairo_surface_t *image;
+    uint64_t version, image_version;
+    double image_view[4];
+    int image_w, image_h;
+} rf_heatmap;
+
+void rf_heatmap_set(rf_heatmap *h, const float *data, int rows, int cols, double vmin, double vmax);
+void rf_heatmap_changed(rf_heatmap *h);
+void rf_heatmap_clear(rf_heatmap *h);        /* frees the cache */
+/* Draw rows [r0, r1) x cols [c0, c1) (fractional cell bounds; zoom) into r. */
+void rf_heatmap_draw(rf_heatmap *h, cairo_t *cr, rf_rect r, double r0, double r1, double c0, double c1);
+/* The cell under device point (px, py) for the same r and view; false outside. */
+bool rf_heatmap_cell_at(const rf_heatmap *h, rf_rect r, double r0, double r1, double c0, double c1, double px,
+                        double py, int *row, int *col);
+
+/* A vertical colour bar in r for [vmin, vmax] with ticks and a label. */
+void rf_colorbar(cairo_t *cr, rf_rect r, double vmin, double vmax, const char *label);
+/* Finite min and max of n floats (0, 1 when none are finite). */
+void rf_data_range(const float *v, size_t n, double *lo, double *hi);
+
+#endif

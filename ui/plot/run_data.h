@@ -1,0 +1,50 @@
+/* The record of one training run as the plots see it: its name, config and
+ * every metrics row, plus what was measured. The workbench appends rows as
+ * the worker reports them; `rangefinder plot RUN_DIR` loads them from the
+ * run directory that `rangefinder train` wrote (metrics.csv, config.ini).
+ */
+#ifndef RF_RUN_DATA_H
+#define RF_RUN_DATA_H
+
+#include <glib.h>
+
+#include "../../core/train.h"
+
+typedef struct rf_run_data {
+    char *name;                 /* "ListOps · blrp", shown in legends */
+    rf_config cfg;
+    GArray *rows;               /* rf_metrics, in the order reported (all splits) */
+    int64_t params;             /* trainable floats; 0 unknown */
+    double planned_bytes;       /* the memory planner's total; 0 unknown */
+    double peak_bytes;          /* measured engine peak; 0 unknown */
+    double median_step_seconds; /* over train rows; 0 unknown */
+} rf_run_data;
+
+rf_run_data *rf_run_data_new(const char *name, const rf_config *cfg);
+void rf_run_data_free(rf_run_data *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(rf_run_data, rf_run_data_free)
+
+void rf_run_data_append(rf_run_data *r, const rf_metrics *m);
+/* Rows of one split: count, and the i-th (NULL past the end). */
+guint rf_run_data_count(const rf_run_data *r, rf_split split);
+/* The last row of a split, or NULL. */
+const rf_metrics *rf_run_data_last(const rf_run_data *r, rf_split split);
+/* Best validation accuracy so far (NaN when none). */
+double rf_run_data_best_val(const rf_run_data *r);
+/* Recompute median_step_seconds from the train rows. */
+void rf_run_data_update_summary(rf_run_data *r);
+
+/* Load DIR/metrics.csv (and DIR/config.ini when present; a missing config
+ * keeps defaults) as written by `rangefinder train`. Every malformed line is
+ * an error naming the file and the line. The name is the directory's base
+ * name. */
+rf_run_data *rf_run_data_load_dir(const char *dir, GError **error);
+
+/* The comparison table (final accuracy, best val accuracy, test accuracy,
+ * step time, planned and peak memory, parameters, and the config keys that
+ * differ between the runs) as CSV, written atomically. */
+gboolean rf_run_data_write_table_csv(rf_run_data *const *runs, guint n, const char *path, GError **error);
+/* Every metrics row of a run as CSV (step,split,loss,accuracy,lr,seconds,step_seconds), atomically. */
+gboolean rf_run_data_write_metrics_csv(const rf_run_data *r, const char *path, GError **error);
+
+#endif

@@ -1,0 +1,31 @@
+/* RfPlotView: a GtkDrawingArea that shows an rf_figure, with a read-out of
+ * the value under the pointer, zoom (scroll wheel, or +/-; around the
+ * pointer), pan (drag), double-click to reset, and export of exactly what
+ * is shown. Views own their figure data and call rf_plot_view_queue_draw
+ * when it changed.
+ */
+#ifndef RF_PLOT_VIEW_H
+#define RF_PLOT_VIEW_H
+
+#include <gtk/gtk.h>
+
+#include "plot/figure.h"
+
+G_BEGIN_DECLS
+
+#define RF_TYPE_PLOT_VIEW (rf_plot_view_get_type())
+G_DECLARE_FINAL_TYPE(RfPlotView, rf_plot_view, RF, PLOT_VIEW, GtkWidget)
+
+/* `figure` is copied (its data pointer must outlive the widget). zoomable:
+ * whether scroll/drag change the zoom. */
+GtkWidget *rf_plot_view_new(const rf_figure *figure, gboolean zoomable);
+void rf_plot_view_queue_draw(RfPlotView *v);
+const rf_figure *rf_plot_view_get_figure(RfPlotView *v);
+rf_zoom rf_plot_view_get_zoom(RfPlotView *v);
+void rf_plot_view_reset_zoom(RfPlotView *v);
+/* The read-out text currently shown ("" when the pointer is outside). */
+const char *rf_plot_view_get_readout(RfPlotView *v);
+
+G_END_DECLS
+
+#endif

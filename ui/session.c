@@ -1,0 +1,404 @@
+/* RfSession: the run state, the worker's messages turned into signals, the
+ * data set and the probes. The configuration lives in session_config.c,
+ * checkpoints in session_checkpoint.c, the compare queue in
+ * session_queue.c, the training thread in session_worker.c. */
+#include <string.h>
+
+#include "session_private.h"
+
+/* The UI hears from the worker at most this often. */
+#define DRAIN_INTERVAL_MS 100
+/* The median step time is a sort over every row: refresh it this often. */
+#define SUMMARY_INTERVAL_US G_USEC_PER_SEC
+
+G_DEFINE_FINAL_TYPE(RfSession, rf_session, G_TYPE_OBJECT)
+
+guint rf_session_signals[RF_SESSION_N_SIGNALS];
+
+static void rf_session_dispose(GObject *object)
+{
+    RfSession *s = RF_SESSION(object);
+    g_clear_handle_id(&s->drain_source, g_source_remove);
+    g_clear_pointer(&s->worker, rf_worker_free);
+    g_clear_pointer(&s->data, rf_data_ref_release);
+    g_clear_pointer(&s->probes, rf_probe_set_free);
+    if (s->queue != NULL) {
+        g_queue_free_full(s->queue, (GDestroyNotify)rf_queued_run_free);
+        s->queue = NULL;
+    }
+    s->current = NULL;
+    g_clear_pointer(&s->runs, g_ptr_array_unref);
+    G_OBJECT_CLASS(rf_session_parent_class)->dispose(object);
+}
+
+static void rf_session_finalize(GObject *object)
+{
+    RfSession *s = RF_SESSION(object);
+    g_free(s->error);
+    g_strfreev(s->taps);
+    rf_probe_request_clear(&s->wanted);
+    G_OBJECT_CLASS(rf_session_parent_class)->finalize(object);
+}
+
+static guint new_signal(const char *name, guint n_params, ...)
+{
+    va_list ap;
+    va_start(ap, n_params);
+    guint id = g_signal_new_valist(name, RF_TYPE_SESSION, G_SIGNAL_RUN_LAST, NULL, NULL, NULL, NULL, G_TYPE_NONE,
+                                   n_params, ap);
+    va_end(ap);
+    return id;
+}
+
+static void rf_session_class_init(RfSessionClass *klass)
+{
+    GObjectClass *object_class = G_OBJECT_CLASS(klass);
+    object_class->dispose = rf_session_dispose;
+    object_class->finalize = rf_session_finalize;
+    guint *sig = rf_session_signals;
+    sig[RF_SESSION_STATE_CHANGED] = new_signal("state-changed", 0);
+    sig[RF_SESSION_METRICS_CHANGED] = new_signal("metrics-changed", 0);
+    sig[RF_SESSION_PROBES_CHANGED] = new_signal("probes-changed", 0);
+    sig[RF_SESSION_CONFIG_CHANGED] = new_signal("config-changed", 1, G_TYPE_STRING);
+    sig[RF_SESSION_DATA_CHANGED] = new_signal("data-changed", 0);
+    sig[RF_SESSION_RUN_FAILED] = new_signal("run-failed", 1, G_TYPE_STRING);
+    sig[RF_SESSION_QUEUE_CHANGED] = new_signal("queue-changed", 0);
+}
+
+static void rf_session_init(RfSession *s)
+{
+    rf_config_defaults(&s->cfg);
+    s->state = RF_RUN_IDLE;
+    s->runs = g_ptr_array_new_with_free_func((GDestroyNotify)rf_run_data_free);
+    s->queue = g_queue_new();
+    s->wanted.split = RF_SPLIT_VAL;
+}
+
+RfSession *rf_session_new(void)
+{
+    return g_object_new(RF_TYPE_SESSION, NULL);
+}
+
+void rf_session_report_failure(RfSession *s, const char *message)
+{
+    g_free(s->error);
+    s->error = g_strdup(message);
+    g_signal_emit(s, rf_session_signals[RF_SESSION_RUN_FAILED], 0, message);
+}
+
+void rf_session_replace_data(RfSession *s, rf_data_ref *data)
+{
+    rf_data_ref_release(s->data);
+    s->data = data;
+    g_signal_emit(s, rf_session_signals[RF_SESSION_DATA_CHANGED], 0);
+}
+
+/* --- the worker's messages --- */
+
+typedef struct drained {
+    gboolean data, metrics, probes, state, run_ended;
+    char *failure;
+} drained;
+
+static void take_message(RfSession *s, rf_msg *m, drained *d)
+{
+    rf_run_data *run = s->current;
+    switch (m->kind) {
+    case RF_MSG_DATA:
+        /* the run opened the data set the sidebar names: show it */
+        if (rf_data_config_equal(&m->data->cfg, &s->cfg)) {
+            rf_data_ref_release(s->data);
+            s->data = g_steal_pointer(&m->data);
+            d->data = TRUE;
+        }
+        break;
+    case RF_MSG_BUILT:
+        g_strfreev(s->taps);
+        s->taps = g_steal_pointer(&m->taps);
+        s->step = m->step;
+        run->params = m->plan.param_count;
+        run->planned_bytes = (double)m->plan.total;
+        run->peak_bytes = MAX(run->peak_bytes, (double)m->peak_bytes);
+        break;
+    case RF_MSG_METRICS:
+        rf_run_data_append(run, &m->metrics);
+        run->peak_bytes = MAX(run->peak_bytes, (double)m->peak_bytes);
+        s->step = m->step;
+        d->metrics = TRUE;
+        break;
+    case RF_MSG_PROBES:
+        rf_probe_set_free(s->probes);
+        s->probes = g_steal_pointer(&m->probes);
+        d->probes = TRUE;
+        break;
+    case RF_MSG_STATE:
+        s->step = m->step;
+        if (s->state != m->state) {
+            s->state = m->state;
+            d->state = TRUE;
+        }
+        d->run_ended = d->run_ended || m->state == RF_RUN_FINISHED || m->state == RF_RUN_FAILED;
+        break;
+    case RF_MSG_ERROR:
+        g_free(d->failure);
+        d->failure = g_steal_pointer(&m->text);
+        break;
+    case RF_MSG_PROBE_ERROR:
+        g_free(d->failure);
+        d->failure = g_steal_pointer(&m->text);
+        rf_probe_request_clear(&s->wanted);
+        break;
+    }
+}
+
+/* Read everything the worker posted and emit each signal at most once.
+ * Handlers may start or stop runs, so nothing of the worker is used after
+ * the first emission. Returns whether a run ended (finished or failed). */
+static gboolean drain(RfSession *s)
+{
+    if (s->worker == NULL)
+        return FALSE;
+    GAsyncQueue *q = rf_worker_messages(s->worker);
+    drained d = {0};
+    /* what is there now: a fast worker must not keep the UI thread here */
+    for (gint n = g_async_queue_length(q); n > 0; n--) {
+        rf_msg *m = g_async_queue_try_pop(q);
+        take_message(s, m, &d);
+        rf_msg_free(m);
+    }
+    gint64 now = g_get_monotonic_time();
+    if (d.run_ended || (d.metrics && now - s->last_summary >= SUMMARY_INTERVAL_US)) {
+        rf_run_data_update_summary(s->current);
+        s->last_summary = now;
+    }
+    if (d.data)
+        g_signal_emit(s, rf_session_signals[RF_SESSION_DATA_CHANGED], 0);
+    if (d.metrics)
+        g_signal_emit(s, rf_session_signals[RF_SESSION_METRICS_CHANGED], 0);
+    if (d.probes)
+        g_signal_emit(s, rf_session_signals[RF_SESSION_PROBES_CHANGED], 0);
+    if (d.state)
+        g_signal_emit(s, rf_session_signals[RF_SESSION_STATE_CHANGED], 0);
+    if (d.failure != NULL)
+        rf_session_report_failure(s, d.failure);
+    g_free(d.failure);
+    return d.run_ended;
+}
+
+static gboolean on_drain_tick(gpointer data)
+{
+    RfSession *s = data;
+    rf_worker *drained_worker = s->worker;
+    if (drain(s) && s->worker == drained_worker) {
+        g_signal_emit(s, rf_session_signals[RF_SESSION_QUEUE_CHANGED], 0);
+        rf_session_queue_advance(s);
+    }
+    return G_SOURCE_CONTINUE;
+}
+
+void rf_session_retire_worker(RfSession *s)
+{
+    if (s->worker == NULL)
+        return;
+    rf_worker_end(s->worker);
+    rf_worker_join(s->worker);
+    drain(s);
+    g_clear_pointer(&s->worker, rf_worker_free);
+    g_clear_pointer(&s->taps, g_strfreev);
+}
+
+static void set_state(RfSession *s, RfRunState state)
+{
+    if (s->state == state)
+        return;
+    s->state = state;
+    g_signal_emit(s, rf_session_signals[RF_SESSION_STATE_CHANGED], 0);
+}
+
+/* "random · full", then "random · full #2", ... */
+static char *run_name(RfSession *s, const rf_config *cfg)
+{
+    g_autofree char *base = g_strdup_printf("%s · %s", cfg->data.task, cfg->model.encoder);
+    g_autofree char *numbered = g_strconcat(base, " #", NULL);
+    guint same = 0;
+    for (guint i = 0; i < s->runs->len; i++) {
+        const rf_run_data *r = g_ptr_array_index(s->runs, i);
+        same += strcmp(r->name, base) == 0 || g_str_has_prefix(r->name, numbered);
+    }
+    return same == 0 ? g_steal_pointer(&base) : g_strdup_printf("%s%u", numbered, same + 1);
+}
+
+void rf_session_adopt_worker(RfSession *s, rf_worker *w, const rf_config *cfg, const char *name,
+                             RfRunState state, int64_t step)
+{
+    g_autofree char *default_name = name == NULL ? run_name(s, cfg) : NULL;
+    s->current = rf_run_data_new(name != NULL ? name : default_name, cfg);
+    g_ptr_array_add(s->runs, s->current);
+    s->worker = w;
+    s->step = step;
+    if (s->drain_source == 0)
+        s->drain_source = g_timeout_add(DRAIN_INTERVAL_MS, on_drain_tick, s);
+    set_state(s, state);
+}
+
+gboolean rf_session_start_run(RfSession *s, const rf_config *cfg, const char *name, gboolean follows_cfg,
+                              GError **error)
+{
+    rf_status st = {0};
+    if (!rf_config_validate(cfg, &st)) {
+        g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, st.msg);
+        return FALSE;
+    }
+    rf_session_retire_worker(s);
+    g_clear_pointer(&s->error, g_free);
+    /* The loaded data set serves when the run asks for the same data;
+     * otherwise the worker opens its own. */
+    rf_data_ref *data = s->data != NULL && rf_data_config_equal(&s->data->cfg, cfg) ? rf_data_ref_acquire(s->data)
+                                                                                    : NULL;
+    s->current_follows_cfg = follows_cfg;
+    rf_worker *w = rf_worker_new(cfg, data, NULL, FALSE, &s->wanted);
+    rf_session_adopt_worker(s, w, cfg, name, RF_RUN_LOADING, 0);
+    return TRUE;
+}
+
+gboolean rf_session_start(RfSession *s, GError **error)
+{
+    s->queue_running = FALSE;
+    return rf_session_start_run(s, &s->cfg, NULL, TRUE, error);
+}
+
+RfRunState rf_session_get_state(RfSession *s)
+{
+    return s->state;
+}
+
+void rf_session_pause(RfSession *s)
+{
+    if (s->worker != NULL)
+        rf_worker_set_paused(s->worker, TRUE);
+}
+
+void rf_session_resume(RfSession *s)
+{
+    if (s->worker != NULL)
+        rf_worker_set_paused(s->worker, FALSE);
+}
+
+void rf_session_step_once(RfSession *s)
+{
+    if (s->worker != NULL)
+        rf_worker_step_once(s->worker);
+}
+
+void rf_session_stop(RfSession *s)
+{
+    s->queue_running = FALSE;
+    if (s->worker == NULL)
+        return;
+    rf_worker_end(s->worker);
+    drain(s);
+}
+
+rf_run_data *rf_session_get_current_run(RfSession *s)
+{
+    return s->current;
+}
+
+GPtrArray *rf_session_get_runs(RfSession *s)
+{
+    return s->runs;
+}
+
+int64_t rf_session_get_step(RfSession *s)
+{
+    return s->step;
+}
+
+const char *rf_session_get_error(RfSession *s)
+{
+    return s->error;
+}
+
+/* --- data --- */
+
+static void open_data_thread(GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+    (void)source;
+    (void)cancellable;
+    GError *error = NULL;
+    rf_data_ref *d = rf_data_ref_open(task_data, &error);
+    if (d == NULL)
+        g_task_return_error(task, error);
+    else
+        g_task_return_pointer(task, d, (GDestroyNotify)rf_data_ref_release);
+}
+
+static void open_data_done(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+    RfSession *s = RF_SESSION(source);
+    guint request = GPOINTER_TO_UINT(user_data);
+    g_autoptr(GError) error = NULL;
+    rf_data_ref *d = g_task_propagate_pointer(G_TASK(result), &error);
+    if (request != s->data_request) {
+        rf_data_ref_release(d);
+        return;
+    }
+    if (d == NULL)
+        rf_session_report_failure(s, error->message);
+    else
+        rf_session_replace_data(s, d);
+}
+
+void rf_session_open_data(RfSession *s)
+{
+    /* The run in progress trains on the old data: end it (its worker keeps
+     * the old data set alive for saving and inspection). */
+    if (s->state == RF_RUN_LOADING || s->state == RF_RUN_RUNNING || s->state == RF_RUN_PAUSED)
+        rf_session_stop(s);
+    s->data_request++;
+    g_autoptr(GTask) task = g_task_new(s, NULL, open_data_done, GUINT_TO_POINTER(s->data_request));
+    g_task_set_task_data(task, g_memdup2(&s->cfg, sizeof s->cfg), g_free);
+    g_task_run_in_thread(task, open_data_thread);
+}
+
+const rf_dataset *rf_session_get_dataset(RfSession *s)
+{
+    return s->data != NULL ? s->data->ds : NULL;
+}
+
+/* --- probes --- */
+
+void rf_session_watch_probes(RfSession *s, const char *const *names, int n, rf_split split, int64_t sample)
+{
+    rf_probe_request_clear(&s->wanted);
+    s->wanted.split = split;
+    s->wanted.sample = sample;
+    if (n > 0) {
+        s->wanted.names = g_new0(char *, n + 1);
+        for (int i = 0; i < n; i++)
+            s->wanted.names[i] = g_strdup(names[i]);
+    }
+    if (s->worker != NULL)
+        rf_worker_watch(s->worker, &s->wanted);
+}
+
+const rf_probe_set *rf_session_get_probes(RfSession *s)
+{
+    return s->probes;
+}
+
+const rf_probe_value *rf_session_find_probe(RfSession *s, const char *name)
+{
+    if (s->probes == NULL)
+        return NULL;
+    for (int i = 0; i < s->probes->count; i++)
+        if (strcmp(s->probes->values[i].name, name) == 0)
+            return &s->probes->values[i];
+    return NULL;
+}
+
+const char *const *rf_session_list_taps(RfSession *s)
+{
+    static const char *const none[] = {NULL};
+    return s->taps != NULL ? (const char *const *)s->taps : none;
+}

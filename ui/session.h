@@ -1,0 +1,107 @@
+/* The engine behind the workbench: the configuration being edited, the data
+ * set, and training in a worker thread.
+ *
+ * The UI thread owns an RfSession. Training runs in a GThread that calls
+ * rf_trainer_step in a loop; it never touches a widget. What it produces
+ * (metrics rows, probe snapshots, state changes, errors) goes into a
+ * GAsyncQueue; a timeout in the UI thread drains the queue at most 10 times
+ * a second and emits the signals below, coalescing everything that arrived
+ * in between. Commands from the UI (pause, stop, new optimiser settings,
+ * which probes to watch) are read by the worker before each step.
+ *
+ * Signals (all emitted in the UI thread):
+ *   "state-changed"   ()                    the run state changed
+ *   "metrics-changed" ()                    new rows in the current run
+ *   "probes-changed"  ()                    a new probe snapshot
+ *   "config-changed"  (const char *key)     a key changed (NULL: all of them)
+ *   "data-changed"    ()                    another data set is loaded
+ *   "run-failed"      (const char *message) the run stopped with an error
+ *   "queue-changed"   ()                    the compare queue or its results changed
+ */
+#ifndef RF_SESSION_H
+#define RF_SESSION_H
+
+#include <gio/gio.h>
+
+#include "../core/probe.h"
+#include "../core/train.h"
+#include "plot/run_data.h"
+
+G_BEGIN_DECLS
+
+#define RF_TYPE_SESSION (rf_session_get_type())
+G_DECLARE_FINAL_TYPE(RfSession, rf_session, RF, SESSION, GObject)
+
+typedef enum {
+    RF_RUN_IDLE,       /* no run, or the last one was discarded */
+    RF_RUN_LOADING,    /* opening the data set / building the model */
+    RF_RUN_RUNNING,
+    RF_RUN_PAUSED,
+    RF_RUN_FINISHED,   /* reached train.steps */
+    RF_RUN_STOPPED,    /* stopped by the user */
+    RF_RUN_FAILED,
+} RfRunState;
+
+RfSession *rf_session_new(void);
+
+/* --- configuration (UI thread) --- */
+const rf_config *rf_session_get_config(RfSession *s);
+/* Set "section.key" from text. Invalid values fail with the core's message
+ * and change nothing. Optimiser keys (train.lr, clip, weight_decay, warmup,
+ * schedule, steps) reach a running run at its next step; other keys apply to
+ * the next run, and *needs_restart (may be NULL) says so when a run exists. */
+gboolean rf_session_set_key(RfSession *s, const char *key, const char *value, gboolean *needs_restart,
+                            GError **error);
+/* Replace the whole config (from an INI file, a checkpoint). */
+gboolean rf_session_set_config(RfSession *s, const rf_config *cfg, GError **error);
+gboolean rf_session_load_config_file(RfSession *s, const char *ini_path, GError **error);
+/* The planner's numbers for the current config at `seq_len` (0: the data's
+ * length); fails with the core's explanation for an impossible config. */
+gboolean rf_session_plan(RfSession *s, int seq_len, rf_memory_plan *plan, double *flops_per_sample,
+                         GError **error);
+
+/* --- data (opened in a GTask; "data-changed" when done, "run-failed" on error) --- */
+void rf_session_open_data(RfSession *s);            /* for data.task / data.path of the config */
+const rf_dataset *rf_session_get_dataset(RfSession *s);   /* NULL until loaded */
+
+/* --- the run --- */
+RfRunState rf_session_get_state(RfSession *s);
+gboolean rf_session_start(RfSession *s, GError **error);   /* a new run with the current config */
+void rf_session_pause(RfSession *s);
+void rf_session_resume(RfSession *s);
+void rf_session_step_once(RfSession *s);   /* paused: one step, then paused again */
+void rf_session_stop(RfSession *s);        /* returns once the worker has stopped */
+/* The run being trained or last trained (NULL before the first), and every
+ * run of this session, oldest first (for overlays). */
+rf_run_data *rf_session_get_current_run(RfSession *s);
+GPtrArray *rf_session_get_runs(RfSession *s);   /* of rf_run_data *, owned by the session */
+int64_t rf_session_get_step(RfSession *s);
+const char *rf_session_get_error(RfSession *s); /* the last failure's message, or NULL */
+
+/* --- probes: the worker runs an inspection pass (forward, and backward
+ * for gradient taps; no update) on sample `sample` of `split` with these
+ * taps after a step, at most 10 times a second and never more than 5 % of
+ * the training time. Unknown names are ignored. --- */
+void rf_session_watch_probes(RfSession *s, const char *const *names, int n, rf_split split, int64_t sample);
+/* The latest snapshot (NULL before any); valid until the next "probes-changed". */
+const rf_probe_set *rf_session_get_probes(RfSession *s);
+const rf_probe_value *rf_session_find_probe(RfSession *s, const char *name);
+/* The taps the current model offers (names, NULL-terminated; empty before a run). */
+const char *const *rf_session_list_taps(RfSession *s);
+
+/* --- checkpoints (UI thread; the run must be paused, stopped or finished) --- */
+gboolean rf_session_save_checkpoint(RfSession *s, const char *path, GError **error);
+/* Restores the config saved in the checkpoint, reloads the data if needed,
+ * builds the model and loads the weights: the run is then paused at the
+ * checkpoint's step, ready to resume. */
+gboolean rf_session_load_checkpoint(RfSession *s, const char *path, GError **error);
+
+/* --- compare: a queue of configs run one after another --- */
+void rf_session_queue_add(RfSession *s, const rf_config *cfg, const char *name);
+void rf_session_queue_clear(RfSession *s);
+guint rf_session_queue_length(RfSession *s);
+void rf_session_queue_run(RfSession *s);    /* start the next queued run when idle */
+
+G_END_DECLS
+
+#endif

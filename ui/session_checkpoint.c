@@ -1,0 +1,69 @@
+/* Checkpoints from the workbench: saving the current run's model, and
+ * loading one as a new run paused at its step (config and data restored).
+ * A checkpoint that fails to load leaves the session as it was. */
+#include <string.h>
+
+#include "../core/checkpoint.h"
+#include "session_private.h"
+
+static gboolean fail_in(GError **error, const char *path, const char *message)
+{
+    if (strstr(message, path) != NULL)
+        g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, message);
+    else
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", path, message);
+    return FALSE;
+}
+
+gboolean rf_session_save_checkpoint(RfSession *s, const char *path, GError **error)
+{
+    if (s->worker == NULL) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                    "%s: there is no model to save yet: start a run or load a checkpoint first", path);
+        return FALSE;
+    }
+    return rf_worker_save(s->worker, path, error);
+}
+
+gboolean rf_session_load_checkpoint(RfSession *s, const char *path, GError **error)
+{
+    rf_config cfg;
+    int64_t step = 0;
+    rf_status st = {0};
+    rf_config_defaults(&cfg);
+    if (!rf_checkpoint_read_config(path, &cfg, &step, &st))
+        return fail_in(error, path, st.msg);
+    rf_data_ref *data = NULL;
+    if (s->data != NULL && rf_data_config_equal(&s->data->cfg, &cfg)) {
+        data = rf_data_ref_acquire(s->data);
+    } else {
+        g_autoptr(GError) data_error = NULL;
+        data = rf_data_ref_open(&cfg, &data_error);
+        if (data == NULL) {
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: the data set it was trained on: %s", path,
+                        data_error->message);
+            return FALSE;
+        }
+    }
+    rf_trainer *t = rf_trainer_new(&cfg, data->ds, &st);
+    if (t == NULL || !rf_trainer_load(t, path, &st)) {
+        rf_trainer_free(t);
+        rf_data_ref_release(data);
+        return fail_in(error, path, st.msg);
+    }
+
+    /* The checkpoint is good: it becomes the current run. */
+    s->queue_running = FALSE;
+    rf_session_retire_worker(s);
+    g_clear_pointer(&s->error, g_free);
+    if (data != s->data)
+        rf_session_replace_data(s, rf_data_ref_acquire(data));
+    s->cfg = cfg;
+    g_signal_emit(s, rf_session_signals[RF_SESSION_CONFIG_CHANGED], 0, NULL);
+    s->current_follows_cfg = TRUE;
+    g_autofree char *base = g_path_get_basename(path);
+    g_autofree char *name = g_strdup_printf("%s · %s · %s", cfg.data.task, cfg.model.encoder, base);
+    rf_worker *w = rf_worker_new(&cfg, data, t, TRUE, &s->wanted);
+    rf_session_adopt_worker(s, w, &cfg, name, RF_RUN_PAUSED, step);
+    return TRUE;
+}

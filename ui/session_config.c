@@ -1,0 +1,127 @@
+/* The session's configuration: editing keys (optimiser keys reach a running
+ * run at its next step), replacing the whole config, and the planner's
+ * numbers for it. */
+#include "config_file.h"
+#include "session_private.h"
+
+/* The keys rf_trainer_set_optim changes between steps. */
+static const char *const optimiser_keys[] = {
+    "train.lr", "train.clip", "train.weight_decay", "train.warmup", "train.schedule", "train.steps", NULL,
+};
+
+static gboolean is_optimiser_key(const char *key)
+{
+    return g_strv_contains(optimiser_keys, key);
+}
+
+static gboolean fail_status(GError **error, const rf_status *st)
+{
+    g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, st->msg);
+    return FALSE;
+}
+
+static gboolean run_exists(RfSession *s)
+{
+    return s->worker != NULL && s->current != NULL;
+}
+
+/* The current run's record follows the optimiser settings it trains with. */
+static void send_optimiser(RfSession *s)
+{
+    if (!run_exists(s) || !s->current_follows_cfg)
+        return;
+    rf_worker_set_optim(s->worker, &s->cfg);
+    for (const char *const *key = optimiser_keys; *key != NULL; key++) {
+        char value[RF_STR_LEN + 32];
+        rf_config_get(&s->cfg, *key, value, sizeof value);
+        rf_config_set(&s->current->cfg, *key, value, NULL);
+    }
+}
+
+const rf_config *rf_session_get_config(RfSession *s)
+{
+    return &s->cfg;
+}
+
+gboolean rf_session_set_key(RfSession *s, const char *key, const char *value, gboolean *needs_restart,
+                            GError **error)
+{
+    if (needs_restart != NULL)
+        *needs_restart = FALSE;
+    rf_config next = s->cfg;
+    rf_status st = {0};
+    if (!rf_config_set(&next, key, value, &st))
+        return fail_status(error, &st);
+    s->cfg = next;
+    if (is_optimiser_key(key)) {
+        send_optimiser(s);
+    } else if (needs_restart != NULL && run_exists(s)) {
+        char now[RF_STR_LEN + 32], then[RF_STR_LEN + 32];
+        *needs_restart = g_strcmp0(rf_config_get(&s->cfg, key, now, sizeof now),
+                                   rf_config_get(&s->current->cfg, key, then, sizeof then)) != 0;
+    }
+    g_signal_emit(s, rf_session_signals[RF_SESSION_CONFIG_CHANGED], 0, key);
+    return TRUE;
+}
+
+gboolean rf_session_set_config(RfSession *s, const rf_config *cfg, GError **error)
+{
+    rf_status st = {0};
+    if (!rf_config_validate(cfg, &st))
+        return fail_status(error, &st);
+    s->cfg = *cfg;
+    send_optimiser(s);
+    g_signal_emit(s, rf_session_signals[RF_SESSION_CONFIG_CHANGED], 0, NULL);
+    return TRUE;
+}
+
+gboolean rf_session_load_config_file(RfSession *s, const char *ini_path, GError **error)
+{
+    rf_config cfg;
+    if (!rf_config_load_ini(ini_path, NULL, &cfg, error))
+        return FALSE;
+    return rf_session_set_config(s, &cfg, error);
+}
+
+/* The data shape the planner should assume: the loaded data set's when it
+ * is the one the config names, else what the config says. */
+static void planned_data(RfSession *s, int *seq_len, int *feat_dim, int *vocab, int *classes)
+{
+    const rf_dataset *ds = s->data != NULL ? s->data->ds : NULL;
+    if (ds != NULL && rf_data_config_equal(&s->data->cfg, &s->cfg)) {
+        *seq_len = ds->seq_len;
+        *feat_dim = ds->feat_dim;
+        *vocab = ds->vocab;
+        *classes = ds->classes;
+    } else {
+        *seq_len = s->cfg.data.max_len;
+        *feat_dim = 0;
+        *vocab = s->cfg.data.vocab;
+        *classes = s->cfg.data.classes;
+    }
+}
+
+gboolean rf_session_plan(RfSession *s, int seq_len, rf_memory_plan *plan, double *flops_per_sample,
+                         GError **error)
+{
+    rf_status st = {0};
+    if (!rf_config_validate(&s->cfg, &st))
+        return fail_status(error, &st);
+    int data_len, feat_dim, vocab, classes;
+    planned_data(s, &data_len, &feat_dim, &vocab, &classes);
+    if (seq_len <= 0)
+        seq_len = data_len;
+    if (!rf_memory_plan_compute(&s->cfg, seq_len, feat_dim, vocab, classes, plan, &st))
+        return fail_status(error, &st);
+    if (flops_per_sample != NULL) {
+        /* the same graph again, unallocated, to walk its products */
+        rf_params *p = rf_params_new(s->cfg.train.seed);
+        rf_model *m = rf_model_new(&s->cfg, s->cfg.data.batch, seq_len, feat_dim, vocab, classes, p, false, &st);
+        *flops_per_sample = m != NULL ? rf_model_flops_per_sample(m) : 0;
+        rf_model_free(m);
+        rf_params_free(p);
+        if (m == NULL)
+            return fail_status(error, &st);
+    }
+    return TRUE;
+}

@@ -1,0 +1,85 @@
+/* What the session and its worker share: reference-counted data sets, probe
+ * requests and the messages the worker posts. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../datasets/datasets.h"
+#include "session_private.h"
+
+static void data_ref_clear(gpointer p)
+{
+    rf_data_ref *d = p;
+    rf_dataset_free(d->ds);
+}
+
+rf_data_ref *rf_data_ref_open(const rf_config *cfg, GError **error)
+{
+    rf_status st = {0};
+    rf_dataset *ds = rf_dataset_open(cfg, &st);
+    if (ds == NULL) {
+        const char *path = cfg->data.path;
+        if (path[0] != '\0' && strstr(st.msg, path) == NULL)
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s", path, st.msg);
+        else
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "Data set '%s': %s", cfg->data.task, st.msg);
+        return NULL;
+    }
+    rf_data_ref *d = g_atomic_rc_box_new0(rf_data_ref);
+    d->ds = ds;
+    d->cfg = *cfg;
+    return d;
+}
+
+rf_data_ref *rf_data_ref_acquire(rf_data_ref *d)
+{
+    return d != NULL ? g_atomic_rc_box_acquire(d) : NULL;
+}
+
+void rf_data_ref_release(rf_data_ref *d)
+{
+    if (d != NULL)
+        g_atomic_rc_box_release_full(d, data_ref_clear);
+}
+
+static gboolean shapes_data(const rf_config_key *k)
+{
+    if (strcmp(k->section, "data") == 0)
+        return strcmp(k->key, "batch") != 0;
+    return strcmp(k->section, "train") == 0 && strcmp(k->key, "seed") == 0;
+}
+
+gboolean rf_data_config_equal(const rf_config *a, const rf_config *b)
+{
+    char name[160], va[RF_STR_LEN + 32], vb[RF_STR_LEN + 32];
+    for (const rf_config_key *k = rf_config_keys; k->section != NULL; k++) {
+        if (!shapes_data(k))
+            continue;
+        snprintf(name, sizeof name, "%s.%s", k->section, k->key);
+        if (g_strcmp0(rf_config_get(a, name, va, sizeof va), rf_config_get(b, name, vb, sizeof vb)) != 0)
+            return FALSE;
+    }
+    return TRUE;
+}
+
+void rf_probe_request_copy(rf_probe_request *dst, const rf_probe_request *src)
+{
+    char **names = g_strdupv(src->names);
+    rf_probe_request_clear(dst);
+    *dst = (rf_probe_request){.names = names, .split = src->split, .sample = src->sample};
+}
+
+void rf_probe_request_clear(rf_probe_request *r)
+{
+    g_clear_pointer(&r->names, g_strfreev);
+}
+
+void rf_msg_free(rf_msg *m)
+{
+    if (m == NULL)
+        return;
+    g_strfreev(m->taps);
+    rf_probe_set_free(m->probes);
+    rf_data_ref_release(m->data);
+    g_free(m->text);
+    g_free(m);
+}

@@ -1,0 +1,141 @@
+/* The session's internals, shared by session.c (the GObject and its API),
+ * session_data.c (shared data sets) and session_worker.c (the training
+ * thread). Nothing here is for the views. */
+#ifndef RF_SESSION_PRIVATE_H
+#define RF_SESSION_PRIVATE_H
+
+#include "session.h"
+
+/* --- a data set shared by the session and the worker training on it
+ * (reference counted, so opening another one never pulls it out from under
+ * a trainer) --- */
+typedef struct rf_data_ref {
+    rf_dataset *ds;
+    rf_config cfg;   /* the config it was opened with */
+} rf_data_ref;
+
+/* Open the data set of cfg (slow: call it off the UI thread). Errors name
+ * the data path when the core's message does not already. */
+rf_data_ref *rf_data_ref_open(const rf_config *cfg, GError **error);
+rf_data_ref *rf_data_ref_acquire(rf_data_ref *d);
+void rf_data_ref_release(rf_data_ref *d);
+/* True when both configs give the same data set (every data key but the
+ * batch size, and the seed that generates synthetic tasks). */
+gboolean rf_data_config_equal(const rf_config *a, const rf_config *b);
+
+/* --- which taps to read, for which sample --- */
+typedef struct rf_probe_request {
+    char **names;    /* NULL-terminated; NULL or empty: none */
+    rf_split split;
+    int64_t sample;
+} rf_probe_request;
+
+void rf_probe_request_copy(rf_probe_request *dst, const rf_probe_request *src);
+void rf_probe_request_clear(rf_probe_request *r);
+
+/* --- messages from the worker to the UI thread --- */
+typedef enum rf_msg_kind {
+    RF_MSG_DATA,         /* the worker opened the run's data set: data */
+    RF_MSG_BUILT,        /* the model exists: taps, plan, step */
+    RF_MSG_METRICS,      /* one metrics row: metrics, peak_bytes */
+    RF_MSG_PROBES,       /* a filled probe set: probes (handed over) */
+    RF_MSG_STATE,        /* the worker's state changed: state, step */
+    RF_MSG_ERROR,        /* the run failed: text */
+    RF_MSG_PROBE_ERROR,  /* an inspection failed (the run goes on): text */
+} rf_msg_kind;
+
+typedef struct rf_msg {
+    rf_msg_kind kind;
+    RfRunState state;
+    int64_t step;
+    rf_metrics metrics;
+    size_t peak_bytes;
+    rf_memory_plan plan;
+    char **taps;
+    rf_probe_set *probes;
+    rf_data_ref *data;
+    char *text;
+} rf_msg;
+
+void rf_msg_free(rf_msg *m);
+
+/* --- the training thread: one per run, alive until the run is replaced --- */
+typedef struct rf_worker rf_worker;
+
+/* Start a worker for cfg. `data` (a reference the worker takes over) may be
+ * NULL: the worker opens the data set itself and posts RF_MSG_DATA.
+ * `trainer` (taken over) may be NULL: the worker builds it. `paused`: wait
+ * for a resume before the first step. */
+rf_worker *rf_worker_new(const rf_config *cfg, rf_data_ref *data, rf_trainer *trainer, gboolean paused,
+                         const rf_probe_request *probes);
+GAsyncQueue *rf_worker_messages(rf_worker *w);   /* of rf_msg *, for the UI thread */
+void rf_worker_set_paused(rf_worker *w, gboolean paused);
+void rf_worker_step_once(rf_worker *w);
+/* Stop stepping for good; returns once the worker is idle (its last
+ * messages are queued). The model stays for saving and inspection. */
+void rf_worker_end(rf_worker *w);
+void rf_worker_set_optim(rf_worker *w, const rf_config *cfg);
+void rf_worker_watch(rf_worker *w, const rf_probe_request *probes);
+/* Save a checkpoint while the worker waits between steps. */
+gboolean rf_worker_save(rf_worker *w, const char *path, GError **error);
+/* Ask the thread to quit and join it; queued messages stay readable. */
+void rf_worker_join(rf_worker *w);
+/* Join (if not yet) and free everything, queued messages included. */
+void rf_worker_free(rf_worker *w);
+
+/* --- the session object (session.c) and the parts of its API in
+ * session_config.c, session_checkpoint.c and session_queue.c --- */
+typedef struct rf_queued_run {
+    rf_config cfg;
+    char *name;
+} rf_queued_run;
+
+struct _RfSession {
+    GObject parent_instance;
+
+    rf_config cfg;                 /* being edited */
+    rf_data_ref *data;             /* the loaded data set, or NULL */
+    guint data_request;            /* counts rf_session_open_data calls: only the latest lands */
+
+    rf_worker *worker;             /* the current run's, or NULL */
+    guint drain_source;
+    RfRunState state;
+    int64_t step;
+    char *error;
+    GPtrArray *runs;               /* of rf_run_data *, oldest first */
+    rf_run_data *current;          /* in runs, or NULL */
+    gboolean current_follows_cfg;  /* optimiser edits reach the current run (not a queued one) */
+    gint64 last_summary;           /* monotonic µs of the last rf_run_data_update_summary */
+
+    rf_probe_request wanted;
+    rf_probe_set *probes;
+    char **taps;
+
+    GQueue *queue;                 /* of rf_queued_run * */
+    gboolean queue_running;
+};
+
+enum { RF_SESSION_STATE_CHANGED, RF_SESSION_METRICS_CHANGED, RF_SESSION_PROBES_CHANGED,
+       RF_SESSION_CONFIG_CHANGED, RF_SESSION_DATA_CHANGED, RF_SESSION_RUN_FAILED,
+       RF_SESSION_QUEUE_CHANGED, RF_SESSION_N_SIGNALS };
+extern guint rf_session_signals[RF_SESSION_N_SIGNALS];
+
+/* Start a run of cfg named `name` (NULL: "<task> · <encoder>" with " #n"
+ * for repeats), replacing the current one. */
+gboolean rf_session_start_run(RfSession *s, const rf_config *cfg, const char *name, gboolean follows_cfg,
+                              GError **error);
+/* Hand a worker with a ready trainer to the session as its current run. */
+void rf_session_adopt_worker(RfSession *s, rf_worker *w, const rf_config *cfg, const char *name,
+                             RfRunState state, int64_t step);
+/* Stop and free the current run's worker after reading its last messages
+ * (without starting queued runs). */
+void rf_session_retire_worker(RfSession *s);
+/* Replace the loaded data set (takes `data` over) and say so. */
+void rf_session_replace_data(RfSession *s, rf_data_ref *data);
+/* Record a failure and emit "run-failed". */
+void rf_session_report_failure(RfSession *s, const char *message);
+/* The queue: start its next run when it is running and nothing else is. */
+void rf_session_queue_advance(RfSession *s);
+void rf_queued_run_free(rf_queued_run *q);
+
+#endif

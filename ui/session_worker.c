@@ -1,0 +1,466 @@
+/* The training thread behind a session.
+ *
+ * The worker owns the rf_trainer of one run. It steps it while running,
+ * validates every eval_every steps and at the end, tests at the end, and
+ * reads the watched taps between steps. Before every step it reads the
+ * commands the UI thread left under `lock`; when there is nothing to do it
+ * waits on `wake`, first saying how many requests it has read (`handled`),
+ * which is how the UI thread knows the trainer is safe to touch (a
+ * checkpoint save holds `lock` while the worker sleeps). Everything it produces goes into `out` as rf_msg.
+ */
+#include "../core/alloc.h"
+#include "session_private.h"
+
+/* Inspections run at most this often, and take at most this share of the
+ * training time. */
+#define PROBE_INTERVAL_S 0.1
+#define PROBE_SHARE 0.05
+
+struct rf_worker {
+    GThread *thread;
+    GAsyncQueue *out;
+
+    /* Owned by the thread (lent to the UI thread while it holds `lock` with
+     * handled == requests). */
+    rf_config cfg;
+    rf_data_ref *data;
+    rf_trainer *trainer;
+
+    GMutex lock;
+    GCond wake;      /* new commands */
+    GCond idle;      /* `handled` moved */
+    /* Commands, under `lock`. */
+    gboolean quit;
+    gboolean ended;           /* stop for good */
+    gboolean paused;
+    gboolean hold;            /* the UI thread wants the trainer */
+    int step_budget;          /* single steps asked for while paused */
+    gboolean optim_dirty;
+    rf_config optim;
+    gboolean probes_dirty;
+    rf_probe_request probes;
+    /* Requests for an answer from the thread, and how many it had read
+     * when it last went to sleep: while `lock` is held and handled ==
+     * requests, it sleeps and touches nothing. */
+    guint64 requests;
+    guint64 handled;
+};
+
+/* State only the thread touches. */
+typedef struct worker_run {
+    RfRunState mode;
+    rf_probe_request probes;
+    gboolean inspect_now;     /* a new request, a new model or the end of the run */
+    double train_seconds;     /* steps and evaluations */
+    double probe_seconds;
+    double last_probe;        /* monotonic seconds */
+} worker_run;
+
+static double now_s(void)
+{
+    return (double)g_get_monotonic_time() * 1e-6;
+}
+
+static rf_msg *msg_new(rf_msg_kind kind)
+{
+    rf_msg *m = g_new0(rf_msg, 1);
+    m->kind = kind;
+    return m;
+}
+
+static void post_state(rf_worker *w, worker_run *run, RfRunState mode)
+{
+    if (run->mode == mode)
+        return;
+    run->mode = mode;
+    rf_msg *m = msg_new(RF_MSG_STATE);
+    m->state = mode;
+    m->step = w->trainer != NULL ? rf_trainer_step_count(w->trainer) : 0;
+    g_async_queue_push(w->out, m);
+}
+
+static void post_text(rf_worker *w, rf_msg_kind kind, const char *text)
+{
+    rf_msg *m = msg_new(kind);
+    m->text = g_strdup(text);
+    g_async_queue_push(w->out, m);
+}
+
+static void fail_run(rf_worker *w, worker_run *run, const char *text)
+{
+    post_text(w, RF_MSG_ERROR, text);
+    post_state(w, run, RF_RUN_FAILED);
+}
+
+static void post_metrics(rf_worker *w, const rf_metrics *metrics)
+{
+    rf_msg *m = msg_new(RF_MSG_METRICS);
+    m->metrics = *metrics;
+    m->step = metrics->step;
+    m->peak_bytes = rf_alloc_peak_bytes();
+    g_async_queue_push(w->out, m);
+}
+
+static void post_built(rf_worker *w)
+{
+    rf_graph *g = rf_trainer_model(w->trainer)->graph;
+    int n = rf_tap_count(g);
+    rf_msg *m = msg_new(RF_MSG_BUILT);
+    m->taps = g_new0(char *, n + 1);
+    for (int i = 0; i < n; i++)
+        m->taps[i] = g_strdup(rf_tap_get(g, i)->name);
+    m->plan = *rf_trainer_plan(w->trainer);
+    m->step = rf_trainer_step_count(w->trainer);
+    m->peak_bytes = rf_alloc_peak_bytes();
+    g_async_queue_push(w->out, m);
+}
+
+/* Open the data (when not given) and build the model. */
+static gboolean build(rf_worker *w, worker_run *run)
+{
+    if (w->data == NULL) {
+        g_autoptr(GError) error = NULL;
+        w->data = rf_data_ref_open(&w->cfg, &error);
+        if (w->data == NULL) {
+            fail_run(w, run, error->message);
+            return FALSE;
+        }
+        rf_msg *m = msg_new(RF_MSG_DATA);
+        m->data = rf_data_ref_acquire(w->data);
+        g_async_queue_push(w->out, m);
+    }
+    rf_alloc_reset_peak();
+    rf_status st = {0};
+    w->trainer = rf_trainer_new(&w->cfg, w->data->ds, &st);
+    if (w->trainer == NULL) {
+        fail_run(w, run, st.msg);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* Read the watched taps for the requested sample and post them. A failed
+ * inspection drops the request: repeating it after every step would fail
+ * the same way. */
+static void inspect(rf_worker *w, worker_run *run)
+{
+    run->inspect_now = FALSE;
+    if (run->probes.names == NULL)
+        return;
+    rf_graph *g = rf_trainer_model(w->trainer)->graph;
+    g_autoptr(GPtrArray) names = g_ptr_array_new();
+    for (char **name = run->probes.names; *name != NULL; name++)
+        if (rf_tap_find(g, *name) != NULL)
+            g_ptr_array_add(names, *name);
+    if (names->len == 0)
+        return;
+    double t0 = now_s();
+    rf_status st = {0};
+    rf_probe_set *ps = rf_probe_set_new(g, (const char *const *)names->pdata, (int)names->len, 0, &st);
+    rf_inspection info;
+    if (ps == NULL || !rf_trainer_inspect(w->trainer, run->probes.split, run->probes.sample, ps, &info, &st)) {
+        rf_probe_set_free(ps);
+        g_autofree char *text = g_strdup_printf("Inspecting sample %" G_GINT64_FORMAT " of the %s split: %s",
+                                                run->probes.sample, rf_split_name(run->probes.split), st.msg);
+        post_text(w, RF_MSG_PROBE_ERROR, text);
+        rf_probe_request_clear(&run->probes);
+        return;
+    }
+    run->last_probe = now_s();
+    run->probe_seconds += run->last_probe - t0;
+    rf_msg *m = msg_new(RF_MSG_PROBES);
+    m->probes = ps;
+    m->step = rf_trainer_step_count(w->trainer);
+    g_async_queue_push(w->out, m);
+}
+
+static gboolean probe_due(const worker_run *run)
+{
+    return run->inspect_now ||
+           (now_s() - run->last_probe >= PROBE_INTERVAL_S && run->probe_seconds <= PROBE_SHARE * run->train_seconds);
+}
+
+static gboolean due(int64_t step, int every, int64_t last)
+{
+    return step == last || (every > 0 && step % every == 0);
+}
+
+static gboolean evaluate(rf_worker *w, worker_run *run, rf_split split)
+{
+    const rf_config *cfg = rf_trainer_config(w->trainer);
+    rf_metrics m;
+    rf_status st = {0};
+    double t0 = now_s();
+    if (!rf_trainer_evaluate(w->trainer, split, cfg->train.eval_batches, &m, &st)) {
+        fail_run(w, run, st.msg);
+        return FALSE;
+    }
+    run->train_seconds += now_s() - t0;
+    post_metrics(w, &m);
+    return TRUE;
+}
+
+/* The end of the run: the test split, then wait for more steps. */
+static void finish(rf_worker *w, worker_run *run)
+{
+    if (!evaluate(w, run, RF_SPLIT_TEST))
+        return;
+    g_mutex_lock(&w->lock);
+    w->paused = TRUE;   /* raising train.steps later needs a resume */
+    g_mutex_unlock(&w->lock);
+    post_state(w, run, RF_RUN_FINISHED);
+    run->inspect_now = TRUE;   /* show the final model */
+}
+
+/* One training step with the evaluations that fall due after it. */
+static void train_step(rf_worker *w, worker_run *run)
+{
+    const rf_config *cfg = rf_trainer_config(w->trainer);
+    int64_t last = cfg->train.steps;
+    if (rf_trainer_step_count(w->trainer) >= last) {
+        /* train.steps was lowered below the steps already made */
+        if (evaluate(w, run, RF_SPLIT_VAL))
+            finish(w, run);
+        return;
+    }
+    rf_metrics m;
+    rf_status st = {0};
+    double t0 = now_s();
+    if (!rf_trainer_step(w->trainer, &m, &st)) {
+        fail_run(w, run, st.msg);
+        return;
+    }
+    run->train_seconds += now_s() - t0;
+    post_metrics(w, &m);
+    if (due(m.step, cfg->train.eval_every, last) && !evaluate(w, run, RF_SPLIT_VAL))
+        return;
+    if (m.step >= last)
+        finish(w, run);
+    if (run->mode != RF_RUN_FAILED && probe_due(run))
+        inspect(w, run);
+}
+
+/* Apply the commands (under `lock`); the state the run moves to. */
+static void take_commands(rf_worker *w, worker_run *run)
+{
+    if (w->optim_dirty && w->trainer != NULL) {
+        rf_trainer_set_optim(w->trainer, &w->optim);
+        w->optim_dirty = FALSE;
+    }
+    if (w->probes_dirty) {
+        rf_probe_request_copy(&run->probes, &w->probes);
+        w->probes_dirty = FALSE;
+        run->inspect_now = TRUE;
+    }
+    gboolean live = run->mode == RF_RUN_RUNNING || run->mode == RF_RUN_PAUSED;
+    if (w->ended) {
+        if (live)
+            post_state(w, run, RF_RUN_STOPPED);
+        return;
+    }
+    if (w->paused && run->mode == RF_RUN_RUNNING) {
+        post_state(w, run, RF_RUN_PAUSED);
+    } else if (!w->paused && run->mode == RF_RUN_PAUSED) {
+        post_state(w, run, RF_RUN_RUNNING);
+    } else if (!w->paused && run->mode == RF_RUN_FINISHED) {
+        /* resumed after train.steps was raised, or nothing to do */
+        if (rf_trainer_step_count(w->trainer) < rf_trainer_config(w->trainer)->train.steps)
+            post_state(w, run, RF_RUN_RUNNING);
+        else
+            w->paused = TRUE;
+    }
+}
+
+typedef enum { WORK_QUIT, WORK_STEP, WORK_INSPECT } work;
+
+/* Wait until there is something to do. */
+static work next_work(rf_worker *w, worker_run *run)
+{
+    g_mutex_lock(&w->lock);
+    work next;
+    for (;;) {
+        if (w->quit) {
+            next = WORK_QUIT;
+            break;
+        }
+        take_commands(w, run);
+        if (!w->hold && w->trainer != NULL) {
+            if (run->mode == RF_RUN_RUNNING) {
+                next = WORK_STEP;
+                break;
+            }
+            if (run->mode == RF_RUN_PAUSED && w->step_budget > 0 && !w->ended) {
+                w->step_budget--;
+                next = WORK_STEP;
+                break;
+            }
+            if (run->inspect_now && run->probes.names != NULL) {
+                next = WORK_INSPECT;
+                break;
+            }
+        }
+        if (run->mode != RF_RUN_PAUSED || w->ended)
+            w->step_budget = 0;
+        w->handled = w->requests;
+        g_cond_broadcast(&w->idle);
+        g_cond_wait(&w->wake, &w->lock);
+    }
+    g_mutex_unlock(&w->lock);
+    return next;
+}
+
+static gpointer worker_main(gpointer data)
+{
+    rf_worker *w = data;
+    worker_run run = {.mode = RF_RUN_LOADING, .inspect_now = TRUE};
+    g_mutex_lock(&w->lock);
+    rf_probe_request_copy(&run.probes, &w->probes);
+    w->probes_dirty = FALSE;
+    g_mutex_unlock(&w->lock);
+    if (w->trainer != NULL || build(w, &run)) {
+        post_built(w);
+        run.last_probe = now_s();
+        g_mutex_lock(&w->lock);
+        gboolean paused = w->paused;
+        g_mutex_unlock(&w->lock);
+        int64_t steps = rf_trainer_config(w->trainer)->train.steps;
+        post_state(w, &run, rf_trainer_step_count(w->trainer) >= steps ? RF_RUN_FINISHED
+                            : paused                                     ? RF_RUN_PAUSED
+                                                                         : RF_RUN_RUNNING);
+    }
+    for (;;) {
+        work next = next_work(w, &run);
+        if (next == WORK_QUIT)
+            break;
+        if (next == WORK_STEP)
+            train_step(w, &run);
+        else
+            inspect(w, &run);
+    }
+    rf_probe_request_clear(&run.probes);
+    return NULL;
+}
+
+rf_worker *rf_worker_new(const rf_config *cfg, rf_data_ref *data, rf_trainer *trainer, gboolean paused,
+                         const rf_probe_request *probes)
+{
+    rf_worker *w = g_new0(rf_worker, 1);
+    w->out = g_async_queue_new_full((GDestroyNotify)rf_msg_free);
+    w->cfg = *cfg;
+    w->data = data;
+    w->trainer = trainer;
+    w->paused = paused;
+    g_mutex_init(&w->lock);
+    g_cond_init(&w->wake);
+    g_cond_init(&w->idle);
+    rf_probe_request_copy(&w->probes, probes);
+    w->thread = g_thread_new("rf-train", worker_main, w);
+    return w;
+}
+
+GAsyncQueue *rf_worker_messages(rf_worker *w)
+{
+    return w->out;
+}
+
+void rf_worker_set_paused(rf_worker *w, gboolean paused)
+{
+    g_mutex_lock(&w->lock);
+    w->paused = paused;
+    g_cond_signal(&w->wake);
+    g_mutex_unlock(&w->lock);
+}
+
+void rf_worker_step_once(rf_worker *w)
+{
+    g_mutex_lock(&w->lock);
+    if (w->paused) {
+        w->step_budget++;
+        g_cond_signal(&w->wake);
+    }
+    g_mutex_unlock(&w->lock);
+}
+
+/* Called with `lock` held after changing commands: wait until the thread
+ * has read them and sleeps (or has quit). */
+static void wait_idle(rf_worker *w)
+{
+    guint64 mine = ++w->requests;
+    g_cond_signal(&w->wake);
+    while (w->handled < mine && w->thread != NULL)
+        g_cond_wait(&w->idle, &w->lock);
+}
+
+void rf_worker_end(rf_worker *w)
+{
+    g_mutex_lock(&w->lock);
+    w->ended = TRUE;
+    wait_idle(w);
+    g_mutex_unlock(&w->lock);
+}
+
+void rf_worker_set_optim(rf_worker *w, const rf_config *cfg)
+{
+    g_mutex_lock(&w->lock);
+    w->optim = *cfg;
+    w->optim_dirty = TRUE;
+    g_cond_signal(&w->wake);
+    g_mutex_unlock(&w->lock);
+}
+
+void rf_worker_watch(rf_worker *w, const rf_probe_request *probes)
+{
+    g_mutex_lock(&w->lock);
+    rf_probe_request_copy(&w->probes, probes);
+    w->probes_dirty = TRUE;
+    g_cond_signal(&w->wake);
+    g_mutex_unlock(&w->lock);
+}
+
+gboolean rf_worker_save(rf_worker *w, const char *path, GError **error)
+{
+    g_mutex_lock(&w->lock);
+    w->hold = TRUE;
+    wait_idle(w);
+    rf_status st = {0};
+    gboolean ok = w->trainer != NULL && rf_trainer_save(w->trainer, path, &st);
+    if (w->trainer == NULL)
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: there is no model to save: the run failed before "
+                    "its model was built", path);
+    else if (!ok)
+        g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_FAILED, st.msg);
+    w->hold = FALSE;
+    g_cond_signal(&w->wake);
+    g_mutex_unlock(&w->lock);
+    return ok;
+}
+
+void rf_worker_join(rf_worker *w)
+{
+    g_mutex_lock(&w->lock);
+    GThread *thread = w->thread;
+    w->quit = TRUE;
+    g_cond_signal(&w->wake);
+    g_mutex_unlock(&w->lock);
+    if (thread == NULL)
+        return;
+    g_thread_join(thread);
+    g_mutex_lock(&w->lock);
+    w->thread = NULL;
+    g_mutex_unlock(&w->lock);
+}
+
+void rf_worker_free(rf_worker *w)
+{
+    if (w == NULL)
+        return;
+    rf_worker_join(w);
+    rf_trainer_free(w->trainer);
+    rf_data_ref_release(w->data);
+    rf_probe_request_clear(&w->probes);
+    g_async_queue_unref(w->out);
+    g_mutex_clear(&w->lock);
+    g_cond_clear(&w->wake);
+    g_cond_clear(&w->idle);
+    g_free(w);
+}

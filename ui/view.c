@@ -1,0 +1,17 @@
+/* The export plot of a view, kept on the view widget itself. */
+#include "view.h"
+
+#define VIEW_PLOT_KEY "rf-view-plot"
+
+void rf_view_set_plot(GtkWidget *view, RfPlotView *plot)
+{
+    g_return_if_fail(GTK_IS_WIDGET(view));
+    g_object_set_data_full(G_OBJECT(view), VIEW_PLOT_KEY, plot != NULL ? g_object_ref(plot) : NULL,
+                           g_object_unref);
+}
+
+RfPlotView *rf_view_get_plot(GtkWidget *view)
+{
+    g_return_val_if_fail(GTK_IS_WIDGET(view), NULL);
+    return g_object_get_data(G_OBJECT(view), VIEW_PLOT_KEY);
+}

@@ -1,0 +1,35 @@
+/* What every workbench view (a page of the main window's stack) offers the
+ * window: the plot that "Export plot…" writes, and a title. Views are
+ * GtkWidgets created with their session:
+ *
+ *   GtkWidget *rf_training_view_new(RfSession *s);   ui/views/training_view.c
+ *   GtkWidget *rf_memory_view_new(RfSession *s);     ui/views/memory_view.c
+ *   GtkWidget *rf_compare_view_new(RfSession *s);    ui/views/compare_view.c
+ *   GtkWidget *rf_attention_view_new(RfSession *s);  ui/views/attention_view.c
+ *   GtkWidget *rf_latent_view_new(RfSession *s);     ui/views/latent_view.c
+ *   GtkWidget *rf_talk_view_new(RfSession *s);       ui/views/talk_view.c
+ *   GtkWidget *rf_data_view_new(RfSession *s);       ui/views/data_view.c
+ *
+ * and register their export plot with rf_view_set_plot (the window reads it
+ * with rf_view_get_plot). A view updates itself from the session's signals
+ * and redraws only when what it shows changed.
+ */
+#ifndef RF_VIEW_H
+#define RF_VIEW_H
+
+#include "plot_view.h"
+#include "session.h"
+
+/* Attach the plot that exports for `view` (NULL: none). */
+void rf_view_set_plot(GtkWidget *view, RfPlotView *plot);
+RfPlotView *rf_view_get_plot(GtkWidget *view);
+
+GtkWidget *rf_training_view_new(RfSession *s);
+GtkWidget *rf_memory_view_new(RfSession *s);
+GtkWidget *rf_compare_view_new(RfSession *s);
+GtkWidget *rf_attention_view_new(RfSession *s);
+GtkWidget *rf_latent_view_new(RfSession *s);
+GtkWidget *rf_talk_view_new(RfSession *s);
+GtkWidget *rf_data_view_new(RfSession *s);
+
+#endif

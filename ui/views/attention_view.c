@@ -1,0 +1,395 @@
+/* The Attention view: one layer and head of the attention maps of a chosen
+ * sample (ui/figures/attention_figure.h), refreshed from the session's
+ * probe snapshots while the view is visible. The maps on offer come from
+ * the model's taps: full attention's N x N probabilities, linear
+ * attention's d_k x d_k key-value state, Transformer-LS's local band and
+ * global columns, BLRP's segment self-attention and its segment<->latent
+ * cross-attention maps. For image data a toggle shows the attention of a
+ * clicked patch over the picture. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../../core/ops/ls_attention.h"
+#include "../figures/attention_figure.h"
+#include "../view.h"
+#include "probe_picker.h"
+
+#define STATE_KEY "rf-attention-view"
+
+typedef enum map_kind {
+    MAP_PROBS,           /* layer%d.attn.probs [h, N, N] */
+    MAP_KV,              /* layer%d.attn.kv [h, dk, dk] */
+    MAP_LS,              /* layer%d.ls.local [h, n, L] + layer%d.ls.global [h, n, G] */
+    MAP_BLRP_SELF,       /* blrp.self.%d.probs [T*h, t, t] */
+    MAP_BLRP_SEG_READS,  /* blrp.segment.<pass>.%d.reads_latent [h, t, l] */
+    MAP_BLRP_LAT_READS,  /* blrp.latent.<pass>.%d.reads_segment [h, l, t] */
+} map_kind;
+
+typedef struct map_entry {
+    map_kind kind;
+    int layer;           /* the layer (or BLRP self-attention layer) */
+    const char *pass;    /* "fwd" / "bwd" for the cross maps */
+    char label[64];
+} map_entry;
+
+typedef struct attention_view {
+    RfSession *session;
+    RfPlotView *plot;
+    rf_attention_figure figure;
+    rf_probe_picker picker;
+    GtkWidget *segment_label;
+    GtkSpinButton *segment;     /* BLRP maps: the segment (1-based) */
+    GtkToggleButton *picture;   /* image data: over the picture */
+    GArray *maps;               /* of map_entry */
+    int segments;               /* BLRP segments T */
+    char taps[2][RF_NAME_LEN];  /* what is watched */
+    int n_taps;
+} attention_view;
+
+static void attention_view_free(attention_view *v)
+{
+    rf_probe_picker_unwatch(&v->picker);
+    rf_attention_figure_free(&v->figure);
+    g_array_unref(v->maps);
+    g_free(v);
+}
+
+static const map_entry *chosen_map(attention_view *v)
+{
+    guint i = rf_probe_picker_get_layer(&v->picker);
+    return i < v->maps->len ? &g_array_index(v->maps, map_entry, i) : NULL;
+}
+
+static void add_map(attention_view *v, map_kind kind, int layer, const char *pass, const char *label)
+{
+    map_entry e = {.kind = kind, .layer = layer, .pass = pass};
+    g_strlcpy(e.label, label, sizeof e.label);
+    g_array_append_val(v->maps, e);
+}
+
+/* Rebuild the list of maps from the taps the model offers. */
+static void collect_maps(attention_view *v)
+{
+    g_array_set_size(v->maps, 0);
+    v->segments = 0;
+    gboolean cross[2][2] = {{FALSE}};   /* [pass][segment reads latent, latent reads segment] */
+    char label[64];
+    const char *const *taps = rf_session_list_taps(v->session);
+    for (int i = 0; taps != NULL && taps[i] != NULL; i++) {
+        const char *t = taps[i];
+        int layer, seg, end = 0;
+        char pass[4];
+        if (sscanf(t, "layer%d.attn.probs%n", &layer, &end) == 1 && t[end] == '\0') {
+            g_snprintf(label, sizeof label, "Layer %d", layer);
+            add_map(v, MAP_PROBS, layer, NULL, label);
+        } else if (sscanf(t, "layer%d.attn.kv%n", &layer, &end) == 1 && t[end] == '\0') {
+            g_snprintf(label, sizeof label, "Layer %d key-value state", layer);
+            add_map(v, MAP_KV, layer, NULL, label);
+        } else if (sscanf(t, "layer%d.ls.local%n", &layer, &end) == 1 && t[end] == '\0') {
+            g_snprintf(label, sizeof label, "Layer %d long-short", layer);
+            add_map(v, MAP_LS, layer, NULL, label);
+        } else if (sscanf(t, "blrp.self.%d.probs%n", &layer, &end) == 1 && t[end] == '\0') {
+            g_snprintf(label, sizeof label, "Segment self-attention, layer %d", layer);
+            add_map(v, MAP_BLRP_SELF, layer, NULL, label);
+        } else if (sscanf(t, "blrp.segment.%3[a-z].%d.reads_latent%n", pass, &seg, &end) == 2 && t[end] == '\0') {
+            cross[strcmp(pass, "bwd") == 0][0] = TRUE;
+            v->segments = MAX(v->segments, seg);
+        } else if (sscanf(t, "blrp.latent.%3[a-z].%d.reads_segment%n", pass, &seg, &end) == 2 && t[end] == '\0') {
+            cross[strcmp(pass, "bwd") == 0][1] = TRUE;
+            v->segments = MAX(v->segments, seg);
+        }
+    }
+    static const char *const pass_tag[2] = {"fwd", "bwd"}, *const pass_word[2] = {"forward", "backward"};
+    for (int p = 0; p < 2; p++) {
+        if (cross[p][0]) {
+            g_snprintf(label, sizeof label, "Segment reads latent (%s)", pass_word[p]);
+            add_map(v, MAP_BLRP_SEG_READS, 0, pass_tag[p], label);
+        }
+        if (cross[p][1]) {
+            g_snprintf(label, sizeof label, "Latent reads segment (%s)", pass_word[p]);
+            add_map(v, MAP_BLRP_LAT_READS, 0, pass_tag[p], label);
+        }
+    }
+    const char **labels = g_new0(const char *, v->maps->len + 1);
+    for (guint i = 0; i < v->maps->len; i++)
+        labels[i] = g_array_index(v->maps, map_entry, i).label;
+    rf_probe_picker_set_layers(&v->picker, labels, v->maps->len);
+    g_free(labels);
+}
+
+/* Tokens before the first data position: the CLS token, except in the last
+ * long-short layer with model.cls = last_layer, which taps the tokens only. */
+static int token_offset(const rf_config *cfg, const map_entry *m)
+{
+    if (strcmp(cfg->model.pool, "cls") != 0)
+        return 0;
+    if (m->kind == MAP_LS && strcmp(cfg->model.cls, "last_layer") == 0 && m->layer == cfg->model.layers - 1)
+        return 0;
+    return 1;
+}
+
+static gboolean picture_possible(attention_view *v, const map_entry *m)
+{
+    const rf_dataset *ds = rf_session_get_dataset(v->session);
+    return m != NULL && (m->kind == MAP_PROBS || m->kind == MAP_LS) && ds != NULL && ds->grid_h > 0 &&
+           ds->grid_w > 0;
+}
+
+/* Which taps the chosen map needs, watched while the view is visible. */
+static void watch(attention_view *v)
+{
+    const map_entry *m = chosen_map(v);
+    int seg = gtk_spin_button_get_value_as_int(v->segment);
+    v->n_taps = 0;
+    if (m != NULL) {
+        switch (m->kind) {
+        case MAP_PROBS:
+            g_snprintf(v->taps[v->n_taps++], RF_NAME_LEN, "layer%d.attn.probs", m->layer);
+            break;
+        case MAP_KV:
+            g_snprintf(v->taps[v->n_taps++], RF_NAME_LEN, "layer%d.attn.kv", m->layer);
+            break;
+        case MAP_LS:
+            g_snprintf(v->taps[v->n_taps++], RF_NAME_LEN, "layer%d.ls.local", m->layer);
+            g_snprintf(v->taps[v->n_taps++], RF_NAME_LEN, "layer%d.ls.global", m->layer);
+            break;
+        case MAP_BLRP_SELF:
+            g_snprintf(v->taps[v->n_taps++], RF_NAME_LEN, "blrp.self.%d.probs", m->layer);
+            break;
+        case MAP_BLRP_SEG_READS:
+            g_snprintf(v->taps[v->n_taps++], RF_NAME_LEN, "blrp.segment.%s.%d.reads_latent", m->pass, seg);
+            break;
+        case MAP_BLRP_LAT_READS:
+            g_snprintf(v->taps[v->n_taps++], RF_NAME_LEN, "blrp.latent.%s.%d.reads_segment", m->pass, seg);
+            break;
+        }
+    }
+    if (!gtk_widget_get_mapped(GTK_WIDGET(v->plot)))
+        return;
+    const char *names[2] = {v->taps[0], v->taps[1]};
+    rf_probe_picker_watch(&v->picker, names, v->n_taps);
+}
+
+static void show_message(attention_view *v, const char *text)
+{
+    rf_attention_figure_set_message(&v->figure, text);
+    rf_plot_view_queue_draw(v->plot);
+}
+
+/* No map to show: say why. */
+static void explain_absence(attention_view *v)
+{
+    const rf_config *cfg = rf_session_get_config(v->session);
+    const char *const *taps = rf_session_list_taps(v->session);
+    char text[200];
+    if (taps == NULL || taps[0] == NULL)
+        g_snprintf(text, sizeof text, "No attention maps yet: start training or open a checkpoint");
+    else
+        g_snprintf(text, sizeof text, "This model has no attention maps (encoder: %s)", cfg->model.encoder);
+    show_message(v, text);
+}
+
+/* Copy the chosen head of the snapshot into the figure. */
+static void refresh(attention_view *v)
+{
+    const map_entry *m = chosen_map(v);
+    if (m == NULL) {
+        explain_absence(v);
+        return;
+    }
+    const rf_probe_value *a = v->n_taps > 0 ? rf_session_find_probe(v->session, v->taps[0]) : NULL;
+    if (a == NULL || !a->filled) {
+        show_message(v, "Waiting for the next inspection pass of the running model");
+        return;
+    }
+    const rf_config *cfg = rf_session_get_config(v->session);
+    const rf_shape sh = a->shape;
+    int head = rf_probe_picker_get_head(&v->picker), seg = gtk_spin_button_get_value_as_int(v->segment);
+    int heads = m->kind == MAP_BLRP_SELF ? MAX(1, cfg->model.heads) : (int)sh.dim[0];
+    rf_probe_picker_set_heads(&v->picker, heads);
+    head = MIN(head, heads - 1);
+    if (sh.ndim != 3) {
+        show_message(v, "This attention map has an unexpected shape");
+        return;
+    }
+    size_t plane = (size_t)sh.dim[1] * sh.dim[2];
+    int rows = (int)sh.dim[1], cols = (int)sh.dim[2];
+    switch (m->kind) {
+    case MAP_PROBS:
+        rf_attention_figure_set_matrix(&v->figure, a->data + head * plane, rows, cols, "query", "key");
+        break;
+    case MAP_KV:
+        rf_attention_figure_set_matrix(&v->figure, a->data + head * plane, rows, cols, "key feature",
+                                       "value feature");
+        break;
+    case MAP_LS: {
+        const rf_probe_value *g = rf_session_find_probe(v->session, v->taps[1]);
+        gboolean globals = g != NULL && g->filled && g->shape.ndim == 3 && g->shape.dim[1] == rows;
+        int n_globals = globals ? (int)g->shape.dim[2] : 0;
+        if (cols != rf_ls_band(cfg->model.window)) {
+            show_message(v, "The long-short band does not match model.window; restart the run");
+            return;
+        }
+        rf_attention_figure_set_band(&v->figure, a->data + head * plane, rows, cfg->model.window,
+                                     globals ? g->data + (size_t)head * rows * n_globals : NULL, n_globals);
+        break;
+    }
+    case MAP_BLRP_SELF: {
+        int segments = (int)sh.dim[0] / heads;
+        seg = MIN(seg, segments);
+        rf_attention_figure_set_matrix(&v->figure, a->data + ((size_t)(seg - 1) * heads + head) * plane, rows,
+                                       cols, "segment query", "segment key");
+        break;
+    }
+    case MAP_BLRP_SEG_READS:
+        rf_attention_figure_set_matrix(&v->figure, a->data + head * plane, rows, cols, "segment token", "latent");
+        break;
+    case MAP_BLRP_LAT_READS:
+        rf_attention_figure_set_matrix(&v->figure, a->data + head * plane, rows, cols, "latent", "segment token");
+        break;
+    }
+    char sample[64], title[160];
+    rf_probe_picker_describe(&v->picker, sample, sizeof sample);
+    gboolean blrp = m->kind >= MAP_BLRP_SELF;
+    if (blrp)
+        g_snprintf(title, sizeof title, "%s · segment %d · head %d · %s", m->label, seg, head, sample);
+    else
+        g_snprintf(title, sizeof title, "%s · head %d · %s", m->label, head, sample);
+    rf_attention_figure_set_title(&v->figure, title);
+    rf_attention_figure_show_picture(&v->figure, gtk_toggle_button_get_active(v->picture) &&
+                                                     picture_possible(v, m));
+    rf_plot_view_queue_draw(v->plot);
+}
+
+/* The picture of the chosen sample (image data), or none. */
+static void load_picture(attention_view *v)
+{
+    const map_entry *m = chosen_map(v);
+    gboolean possible = picture_possible(v, m);
+    gtk_widget_set_sensitive(GTK_WIDGET(v->picture), possible);
+    if (!possible) {
+        rf_picture_clear(&v->figure.picture);
+        return;
+    }
+    rf_picture_from_sample(&v->figure.picture, rf_session_get_dataset(v->session),
+                           rf_probe_picker_get_split(&v->picker), rf_probe_picker_get_sample(&v->picker),
+                           token_offset(rf_session_get_config(v->session), m));
+}
+
+/* Any choice changed: show the segment chooser where it applies, watch anew. */
+static void on_choice(gpointer data)
+{
+    attention_view *v = data;
+    const map_entry *m = chosen_map(v);
+    gboolean blrp = m != NULL && m->kind >= MAP_BLRP_SELF;
+    gtk_widget_set_visible(v->segment_label, blrp);
+    gtk_widget_set_visible(GTK_WIDGET(v->segment), blrp);
+    gtk_spin_button_set_range(v->segment, 1, MAX(1, v->segments));
+    load_picture(v);
+    watch(v);
+    refresh(v);
+}
+
+static void on_segment(GtkSpinButton *b, gpointer data)
+{
+    (void)b;
+    on_choice(data);
+}
+
+static void on_picture(GtkToggleButton *b, gpointer data)
+{
+    (void)b;
+    attention_view *v = data;
+    rf_attention_figure_show_picture(&v->figure, gtk_toggle_button_get_active(v->picture) &&
+                                                     picture_possible(v, chosen_map(v)));
+    rf_plot_view_queue_draw(v->plot);
+}
+
+static void on_probes_changed(RfPlotView *plot, RfSession *s)
+{
+    (void)s;
+    if (gtk_widget_get_mapped(GTK_WIDGET(plot)))
+        refresh(g_object_get_data(G_OBJECT(plot), STATE_KEY));
+}
+
+/* A new run or model: new taps. */
+static void on_model_changed(RfPlotView *plot, RfSession *s)
+{
+    (void)s;
+    attention_view *v = g_object_get_data(G_OBJECT(plot), STATE_KEY);
+    rf_probe_picker_update_samples(&v->picker);
+    collect_maps(v);
+    on_choice(v);
+}
+
+static void on_map(GtkWidget *plot, gpointer data)
+{
+    (void)plot;
+    on_choice(data);
+}
+
+static void on_unmap(GtkWidget *plot, gpointer data)
+{
+    (void)plot;
+    attention_view *v = data;
+    rf_probe_picker_unwatch(&v->picker);
+}
+
+/* Picture mode: a click picks the query patch. */
+static void on_released(GtkGestureClick *g, int n_press, double x, double y, gpointer data)
+{
+    (void)g;
+    (void)n_press;
+    attention_view *v = data;
+    int query;
+    GtkWidget *w = GTK_WIDGET(v->plot);
+    if (rf_attention_figure_query_at(&v->figure, gtk_widget_get_width(w), gtk_widget_get_height(w), x, y, &query)) {
+        rf_attention_figure_set_query(&v->figure, query);
+        rf_plot_view_queue_draw(v->plot);
+    }
+}
+
+GtkWidget *rf_attention_view_new(RfSession *s)
+{
+    attention_view *v = g_new0(attention_view, 1);
+    v->session = s;
+    v->maps = g_array_new(FALSE, TRUE, sizeof(map_entry));
+    rf_attention_figure_init(&v->figure);
+    rf_figure f = rf_attention_figure_get(&v->figure);
+    GtkWidget *plot = rf_plot_view_new(&f, TRUE);
+    v->plot = RF_PLOT_VIEW(plot);
+    g_object_set_data_full(G_OBJECT(plot), STATE_KEY, v, (GDestroyNotify)attention_view_free);
+
+    rf_probe_picker_init(&v->picker, s, "_Map", on_choice, v);
+    v->segment_label = gtk_label_new_with_mnemonic("S_egment");
+    v->segment = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(1, 1, 1));
+    gtk_label_set_mnemonic_widget(GTK_LABEL(v->segment_label), GTK_WIDGET(v->segment));
+    gtk_widget_set_tooltip_text(GTK_WIDGET(v->segment), "The BLRP segment whose maps are shown");
+    gtk_box_append(GTK_BOX(v->picker.box), v->segment_label);
+    gtk_box_append(GTK_BOX(v->picker.box), GTK_WIDGET(v->segment));
+    v->picture = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_mnemonic("Over the _picture"));
+    gtk_widget_set_tooltip_text(GTK_WIDGET(v->picture),
+                                "Image data: show the attention of one patch over the picture; click a patch to "
+                                "choose it");
+    gtk_box_append(GTK_BOX(v->picker.box), GTK_WIDGET(v->picture));
+    g_signal_connect(v->segment, "value-changed", G_CALLBACK(on_segment), v);
+    g_signal_connect(v->picture, "toggled", G_CALLBACK(on_picture), v);
+
+    GtkGesture *click = gtk_gesture_click_new();
+    g_signal_connect(click, "released", G_CALLBACK(on_released), v);
+    gtk_widget_add_controller(plot, GTK_EVENT_CONTROLLER(click));
+    g_signal_connect(plot, "map", G_CALLBACK(on_map), v);
+    g_signal_connect(plot, "unmap", G_CALLBACK(on_unmap), v);
+
+    GtkWidget *view = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    gtk_box_append(GTK_BOX(view), v->picker.box);
+    gtk_box_append(GTK_BOX(view), plot);
+    rf_view_set_plot(view, v->plot);
+
+    g_signal_connect_object(s, "probes-changed", G_CALLBACK(on_probes_changed), plot, G_CONNECT_SWAPPED);
+    g_signal_connect_object(s, "state-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
+    g_signal_connect_object(s, "data-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
+    collect_maps(v);
+    on_choice(v);
+    return view;
+}

@@ -1,0 +1,450 @@
+/* The Data view: pick a data set, browse its samples by split, see one as
+ * what it is (picture, waveform + spectrogram with playback, ListOps
+ * expression, series) in an RfPlotView that zooms, reads out and exports.
+ *
+ * Choosing a data set sets data.task (and data.path through a folder
+ * chooser for the file-backed tasks) and asks the session to open it; the
+ * session answers with "data-changed", or "run-failed" whose message the
+ * window shows as a dialog and this view repeats in its status line. */
+#include <string.h>
+
+#include "../view.h"
+#include "data_index_list.h"
+#include "data_sample.h"
+
+typedef struct task_choice {
+    const char *key;      /* data.task */
+    const char *title;
+    bool needs_path;      /* no data without a folder */
+    bool takes_path;      /* a folder may be chosen */
+} task_choice;
+
+static const task_choice tasks[] = {
+    {"listops", "ListOps (generated)", false, false},
+    {"lra_tsv", "ListOps (LRA TSV files)", true, true},
+    {"fashion_mnist", "Fashion-MNIST", false, true},
+    {"image_folder", "Image folder", true, true},
+    {"audio_folder", "Audio folder", true, true},
+    {"ucr", "Time series (UCR)", true, true},
+    {"random", "Random tokens", false, false},
+};
+
+#define TASK_COUNT G_N_ELEMENTS(tasks)
+
+#define RF_TYPE_DATA_VIEW (rf_data_view_get_type())
+G_DECLARE_FINAL_TYPE(RfDataView, rf_data_view, RF, DATA_VIEW, GtkWidget)
+
+struct _RfDataView {
+    GtkWidget parent;
+    RfSession *session;
+    const rf_dataset *ds;          /* the session's, as last shown */
+    float *scratch;                /* one sample, for labels in the list */
+    rf_sample_figure *figure;
+
+    GtkWidget *task_menu, *path_button, *status;
+    GtkWidget *split_menu, *count, *list;
+    GtkSingleSelection *selection;
+    GtkWidget *plot, *media;
+    bool syncing;                  /* widgets are being set from the config: not a user's choice */
+    bool opening;                  /* an open_data is under way */
+};
+
+G_DEFINE_FINAL_TYPE(RfDataView, rf_data_view, GTK_TYPE_WIDGET)
+
+static const task_choice *current_task(RfDataView *v)
+{
+    guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(v->task_menu));
+    return i < TASK_COUNT ? &tasks[i] : NULL;
+}
+
+static rf_split current_split(RfDataView *v)
+{
+    guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(v->split_menu));
+    return i < RF_SPLIT_COUNT ? (rf_split)i : RF_SPLIT_TRAIN;
+}
+
+static void set_status(RfDataView *v, const char *text)
+{
+    gtk_label_set_text(GTK_LABEL(v->status), text);
+    gtk_widget_set_tooltip_text(v->status, text);
+}
+
+/* ---- the sample shown ---- */
+
+static void stop_playback(RfDataView *v)
+{
+    GtkMediaStream *old = gtk_media_controls_get_media_stream(GTK_MEDIA_CONTROLS(v->media));
+    if (old != NULL)
+        gtk_media_stream_pause(old);
+    gtk_media_controls_set_media_stream(GTK_MEDIA_CONTROLS(v->media), NULL);
+    gtk_widget_set_visible(v->media, FALSE);
+}
+
+static void show_selected(RfDataView *v)
+{
+    stop_playback(v);
+    guint pos = gtk_single_selection_get_selected(v->selection);
+    if (v->ds == NULL || pos == GTK_INVALID_LIST_POSITION) {
+        rf_sample_figure_set_caption(v->figure, NULL, NULL);
+        rf_sample_figure_set_message(v->figure, v->ds == NULL ? "Choose a data set to browse its samples"
+                                                              : "This split has no samples");
+    } else {
+        const char *audio = rf_data_sample_show(v->figure, v->ds, current_split(v), pos);
+        if (audio != NULL && g_file_test(audio, G_FILE_TEST_IS_REGULAR)) {
+            GtkMediaStream *stream = gtk_media_file_new_for_filename(audio);
+            gtk_media_controls_set_media_stream(GTK_MEDIA_CONTROLS(v->media), stream);
+            g_object_unref(stream);
+            gtk_widget_set_visible(v->media, TRUE);
+        }
+    }
+    rf_plot_view_reset_zoom(RF_PLOT_VIEW(v->plot));
+    rf_plot_view_queue_draw(RF_PLOT_VIEW(v->plot));
+}
+
+static void on_selected(GObject *selection, GParamSpec *pspec, gpointer data)
+{
+    (void)selection;
+    (void)pspec;
+    show_selected(data);
+}
+
+/* ---- the sample list ---- */
+
+static void row_setup(GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+{
+    (void)factory;
+    (void)data;
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
+    GtkWidget *title = gtk_label_new(NULL), *detail = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(title), 0);
+    gtk_label_set_xalign(GTK_LABEL(detail), 0);
+    gtk_label_set_ellipsize(GTK_LABEL(title), PANGO_ELLIPSIZE_END);
+    gtk_label_set_ellipsize(GTK_LABEL(detail), PANGO_ELLIPSIZE_END);
+    gtk_widget_add_css_class(title, "heading");
+    gtk_widget_add_css_class(detail, "dim-label");
+    gtk_widget_set_margin_top(box, 4);
+    gtk_widget_set_margin_bottom(box, 4);
+    gtk_box_append(GTK_BOX(box), title);
+    gtk_box_append(GTK_BOX(box), detail);
+    gtk_list_item_set_child(item, box);
+}
+
+static void row_bind(GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+{
+    (void)factory;
+    RfDataView *v = data;
+    GtkWidget *box = gtk_list_item_get_child(item);
+    GtkWidget *title = gtk_widget_get_first_child(box), *detail = gtk_widget_get_next_sibling(title);
+    guint index = rf_index_item_get(RF_INDEX_ITEM(gtk_list_item_get_item(item)));
+    if (v->ds == NULL)
+        return;
+    char label[256], text[512] = "", *heading;
+    rf_data_sample_label(v->ds, current_split(v), index, v->scratch, label, sizeof label);
+    heading = g_strdup_printf("#%u · %s", index, label);
+    if (v->ds->describe != NULL)
+        v->ds->describe(v->ds, current_split(v), index, text, sizeof text);
+    gtk_label_set_text(GTK_LABEL(title), heading);
+    gtk_label_set_text(GTK_LABEL(detail), text);
+    gtk_widget_set_tooltip_text(box, text);
+    g_free(heading);
+}
+
+static void fill_list(RfDataView *v)
+{
+    guint n = v->ds != NULL ? (guint)v->ds->size[current_split(v)] : 0;
+    RfIndexList *model = rf_index_list_new(n);
+    gtk_single_selection_set_model(v->selection, G_LIST_MODEL(model));
+    g_object_unref(model);
+    char *count = g_strdup_printf(n == 1 ? "%u sample" : "%u samples", n);
+    gtk_label_set_text(GTK_LABEL(v->count), count);
+    g_free(count);
+    show_selected(v);
+}
+
+static void on_split(GObject *menu, GParamSpec *pspec, gpointer data)
+{
+    (void)menu;
+    (void)pspec;
+    fill_list(data);
+}
+
+/* ---- the data set ---- */
+
+static void describe_dataset(RfDataView *v)
+{
+    const rf_dataset *ds = v->ds;
+    const task_choice *t = NULL;
+    for (guint i = 0; i < TASK_COUNT; i++)
+        if (strcmp(tasks[i].key, ds->name) == 0)
+            t = &tasks[i];
+    GString *s = g_string_new(t != NULL ? t->title : ds->name);
+    g_string_append_printf(s, " · %d classes · up to %d positions", ds->classes, ds->seq_len);
+    if (ds->grid_h > 0)
+        g_string_append_printf(s, " (%d × %d grid)", ds->grid_h, ds->grid_w);
+    if (ds->feat_dim > 0)
+        g_string_append_printf(s, " of %d features", ds->feat_dim);
+    else
+        g_string_append_printf(s, " of tokens < %d", ds->vocab);
+    g_string_append_printf(s, " · %lld / %lld / %lld samples", (long long)ds->size[RF_SPLIT_TRAIN],
+                           (long long)ds->size[RF_SPLIT_VAL], (long long)ds->size[RF_SPLIT_TEST]);
+    set_status(v, s->str);
+    g_string_free(s, TRUE);
+}
+
+static void on_data_changed(RfSession *s, gpointer data)
+{
+    RfDataView *v = data;
+    v->opening = false;
+    v->ds = rf_session_get_dataset(s);
+    g_clear_pointer(&v->scratch, g_free);
+    if (v->ds != NULL) {
+        v->scratch = g_new0(float, (size_t)v->ds->seq_len * (v->ds->feat_dim > 0 ? v->ds->feat_dim : 1));
+        describe_dataset(v);
+    }
+    fill_list(v);
+}
+
+static void on_run_failed(RfSession *s, const char *message, gpointer data)
+{
+    (void)s;
+    RfDataView *v = data;
+    if (!v->opening)
+        return;
+    v->opening = false;
+    char *text = g_strdup_printf("Could not open the data: %s", message);
+    set_status(v, text);
+    g_free(text);
+}
+
+static void open_data(RfDataView *v)
+{
+    v->opening = true;
+    set_status(v, "Loading…");
+    rf_session_open_data(v->session);
+}
+
+static bool set_key(RfDataView *v, const char *key, const char *value)
+{
+    GError *err = NULL;
+    if (rf_session_set_key(v->session, key, value, NULL, &err))
+        return true;
+    set_status(v, err->message);
+    g_error_free(err);
+    return false;
+}
+
+/* ---- choosing ---- */
+
+static void on_folder_chosen(GtkNativeDialog *dialog, int response, gpointer data)
+{
+    RfDataView *v = data;
+    if (response == GTK_RESPONSE_ACCEPT) {
+        GFile *file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+        char *path = file != NULL ? g_file_get_path(file) : NULL;
+        if (path != NULL && set_key(v, "data.path", path))
+            open_data(v);
+        g_free(path);
+        if (file != NULL)
+            g_object_unref(file);
+    } else if (current_task(v) != NULL && current_task(v)->needs_path &&
+               rf_session_get_config(v->session)->data.path[0] == '\0') {
+        char *text = g_strdup_printf("Choose a folder to load %s data", current_task(v)->title);
+        set_status(v, text);
+        g_free(text);
+    }
+    gtk_native_dialog_destroy(dialog);
+    g_object_unref(dialog);
+    g_object_unref(v);   /* held while the dialog was open */
+}
+
+static void choose_folder(RfDataView *v)
+{
+    const task_choice *t = current_task(v);
+    char *title = g_strdup_printf("Choose the %s Folder", t != NULL ? t->title : "Data");
+    GtkNative *native = gtk_widget_get_native(GTK_WIDGET(v));
+    GtkFileChooserNative *dialog = gtk_file_chooser_native_new(
+        title, native != NULL ? GTK_WINDOW(native) : NULL, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Open", "_Cancel");
+    gtk_native_dialog_set_modal(GTK_NATIVE_DIALOG(dialog), TRUE);
+    g_signal_connect(dialog, "response", G_CALLBACK(on_folder_chosen), g_object_ref(v));
+    gtk_native_dialog_show(GTK_NATIVE_DIALOG(dialog));
+    g_free(title);
+}
+
+static void on_path_clicked(GtkButton *button, gpointer data)
+{
+    (void)button;
+    choose_folder(data);
+}
+
+static void on_task(GObject *menu, GParamSpec *pspec, gpointer data)
+{
+    (void)menu;
+    (void)pspec;
+    RfDataView *v = data;
+    const task_choice *t = current_task(v);
+    if (v->syncing || t == NULL)
+        return;
+    /* A folder belongs to the task it was chosen for. */
+    if (!set_key(v, "data.task", t->key) || !set_key(v, "data.path", ""))
+        return;
+    if (t->needs_path)
+        choose_folder(v);
+    else
+        open_data(v);
+}
+
+/* Widgets follow the config, whoever changed it. */
+static void sync_from_config(RfDataView *v)
+{
+    const rf_config *cfg = rf_session_get_config(v->session);
+    v->syncing = true;
+    for (guint i = 0; i < TASK_COUNT; i++)
+        if (strcmp(tasks[i].key, cfg->data.task) == 0)
+            gtk_drop_down_set_selected(GTK_DROP_DOWN(v->task_menu), i);
+    v->syncing = false;
+    const task_choice *t = current_task(v);
+    char *base = cfg->data.path[0] != '\0' ? g_path_get_basename(cfg->data.path) : NULL;
+    gtk_button_set_label(GTK_BUTTON(v->path_button), base != NULL ? base : "Choose Folder…");
+    gtk_widget_set_tooltip_text(v->path_button, cfg->data.path[0] != '\0' ? cfg->data.path
+                                                                          : "Choose the folder that holds the data");
+    gtk_widget_set_sensitive(v->path_button, t != NULL && t->takes_path);
+    g_free(base);
+}
+
+static void on_config_changed(RfSession *s, const char *key, gpointer data)
+{
+    (void)s;
+    if (key == NULL || strcmp(key, "data.task") == 0 || strcmp(key, "data.path") == 0)
+        sync_from_config(data);
+}
+
+/* ---- building ---- */
+
+static GtkWidget *build_toolbar(RfDataView *v)
+{
+    GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
+    GtkStringList *names = gtk_string_list_new(NULL);
+    for (guint i = 0; i < TASK_COUNT; i++)
+        gtk_string_list_append(names, tasks[i].title);
+    v->task_menu = gtk_drop_down_new(G_LIST_MODEL(names), NULL);
+    gtk_widget_set_tooltip_text(v->task_menu, "The data set to browse and train on");
+    v->path_button = gtk_button_new_with_label("Choose Folder…");
+    v->status = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(v->status), 0);
+    gtk_label_set_ellipsize(GTK_LABEL(v->status), PANGO_ELLIPSIZE_END);
+    gtk_widget_set_hexpand(v->status, TRUE);
+    gtk_widget_add_css_class(v->status, "dim-label");
+    GtkWidget *label = gtk_label_new_with_mnemonic("_Data set");
+    gtk_label_set_mnemonic_widget(GTK_LABEL(label), v->task_menu);
+    gtk_box_append(GTK_BOX(bar), label);
+    gtk_box_append(GTK_BOX(bar), v->task_menu);
+    gtk_box_append(GTK_BOX(bar), v->path_button);
+    gtk_box_append(GTK_BOX(bar), v->status);
+    g_signal_connect(v->task_menu, "notify::selected", G_CALLBACK(on_task), v);
+    g_signal_connect(v->path_button, "clicked", G_CALLBACK(on_path_clicked), v);
+    return bar;
+}
+
+static GtkWidget *build_browser(RfDataView *v)
+{
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6), *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
+    const char *const splits[] = {"Train", "Validation", "Test", NULL};
+    v->split_menu = gtk_drop_down_new_from_strings(splits);
+    gtk_widget_set_tooltip_text(v->split_menu, "Which split's samples to list");
+    v->count = gtk_label_new(NULL);
+    gtk_widget_add_css_class(v->count, "dim-label");
+    gtk_box_append(GTK_BOX(row), v->split_menu);
+    gtk_box_append(GTK_BOX(row), v->count);
+
+    v->selection = gtk_single_selection_new(NULL);
+    GtkListItemFactory *factory = gtk_signal_list_item_factory_new();
+    g_signal_connect(factory, "setup", G_CALLBACK(row_setup), v);
+    g_signal_connect(factory, "bind", G_CALLBACK(row_bind), v);
+    v->list = gtk_list_view_new(GTK_SELECTION_MODEL(v->selection), factory);
+    GtkWidget *scroller = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroller), v->list);
+    gtk_widget_set_vexpand(scroller, TRUE);
+    gtk_widget_set_size_request(box, 280, -1);
+    gtk_box_append(GTK_BOX(box), row);
+    gtk_box_append(GTK_BOX(box), scroller);
+    g_signal_connect(v->split_menu, "notify::selected", G_CALLBACK(on_split), v);
+    g_signal_connect(v->selection, "notify::selected", G_CALLBACK(on_selected), v);
+    return box;
+}
+
+static void rf_data_view_init(RfDataView *v)
+{
+    GtkLayoutManager *layout = gtk_box_layout_new(GTK_ORIENTATION_VERTICAL);
+    gtk_box_layout_set_spacing(GTK_BOX_LAYOUT(layout), 12);
+    gtk_widget_set_layout_manager(GTK_WIDGET(v), layout);
+    gtk_widget_set_margin_start(GTK_WIDGET(v), 12);
+    gtk_widget_set_margin_end(GTK_WIDGET(v), 12);
+    gtk_widget_set_margin_top(GTK_WIDGET(v), 12);
+    gtk_widget_set_margin_bottom(GTK_WIDGET(v), 12);
+
+    v->figure = rf_sample_figure_new();
+    rf_sample_figure_set_message(v->figure, "Choose a data set to browse its samples");
+    rf_figure figure = rf_sample_figure_get(v->figure);
+    v->plot = rf_plot_view_new(&figure, TRUE);
+    gtk_widget_set_hexpand(v->plot, TRUE);
+    gtk_widget_set_vexpand(v->plot, TRUE);
+    v->media = gtk_media_controls_new(NULL);
+    gtk_widget_set_visible(v->media, FALSE);
+    GtkWidget *sample = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+    gtk_box_append(GTK_BOX(sample), v->plot);
+    gtk_box_append(GTK_BOX(sample), v->media);
+
+    GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
+    gtk_paned_set_start_child(GTK_PANED(paned), build_browser(v));
+    gtk_paned_set_end_child(GTK_PANED(paned), sample);
+    gtk_paned_set_resize_start_child(GTK_PANED(paned), FALSE);
+    gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
+    gtk_paned_set_position(GTK_PANED(paned), 340);
+    gtk_widget_set_vexpand(paned, TRUE);
+
+    gtk_widget_set_parent(build_toolbar(v), GTK_WIDGET(v));
+    gtk_widget_set_parent(paned, GTK_WIDGET(v));
+}
+
+static void rf_data_view_dispose(GObject *object)
+{
+    RfDataView *v = RF_DATA_VIEW(object);
+    if (v->media != NULL)
+        stop_playback(v);
+    if (v->session != NULL) {
+        g_signal_handlers_disconnect_by_data(v->session, v);
+        g_clear_object(&v->session);
+    }
+    for (GtkWidget *child; (child = gtk_widget_get_first_child(GTK_WIDGET(v))) != NULL;)
+        gtk_widget_unparent(child);
+    v->media = NULL;
+    G_OBJECT_CLASS(rf_data_view_parent_class)->dispose(object);
+}
+
+static void rf_data_view_finalize(GObject *object)
+{
+    RfDataView *v = RF_DATA_VIEW(object);
+    rf_sample_figure_free(v->figure);
+    g_free(v->scratch);
+    G_OBJECT_CLASS(rf_data_view_parent_class)->finalize(object);
+}
+
+static void rf_data_view_class_init(RfDataViewClass *klass)
+{
+    G_OBJECT_CLASS(klass)->dispose = rf_data_view_dispose;
+    G_OBJECT_CLASS(klass)->finalize = rf_data_view_finalize;
+}
+
+GtkWidget *rf_data_view_new(RfSession *s)
+{
+    RfDataView *v = g_object_new(RF_TYPE_DATA_VIEW, NULL);
+    v->session = g_object_ref(s);
+    g_signal_connect(s, "data-changed", G_CALLBACK(on_data_changed), v);
+    g_signal_connect(s, "run-failed", G_CALLBACK(on_run_failed), v);
+    g_signal_connect(s, "config-changed", G_CALLBACK(on_config_changed), v);
+    rf_view_set_plot(GTK_WIDGET(v), RF_PLOT_VIEW(v->plot));
+    sync_from_config(v);
+    on_data_changed(s, v);
+    return GTK_WIDGET(v);
+}

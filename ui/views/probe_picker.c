@@ -1,0 +1,164 @@
+/* The inspection views' shared toolbar (see probe_picker.h). */
+#include "probe_picker.h"
+
+/* On the session: the picker whose taps are being watched. */
+#define WATCHER_KEY "rf-probe-watcher"
+
+static void notify_changed(rf_probe_picker *p)
+{
+    if (!p->updating && p->changed != NULL)
+        p->changed(p->data);
+}
+
+static void on_dropdown(GObject *o, GParamSpec *pspec, gpointer data)
+{
+    (void)o;
+    (void)pspec;
+    notify_changed(data);
+}
+
+static void on_spin(GtkSpinButton *b, gpointer data)
+{
+    (void)b;
+    notify_changed(data);
+}
+
+static void on_split(GObject *o, GParamSpec *pspec, gpointer data)
+{
+    (void)o;
+    (void)pspec;
+    rf_probe_picker *p = data;
+    rf_probe_picker_update_samples(p);
+    notify_changed(p);
+}
+
+static GtkWidget *labelled(rf_probe_picker *p, const char *text, GtkWidget *w)
+{
+    GtkWidget *label = gtk_label_new_with_mnemonic(text);
+    gtk_label_set_mnemonic_widget(GTK_LABEL(label), w);
+    gtk_box_append(GTK_BOX(p->box), label);
+    gtk_box_append(GTK_BOX(p->box), w);
+    return label;
+}
+
+void rf_probe_picker_init(rf_probe_picker *p, RfSession *s, const char *layer_title, void (*changed)(gpointer),
+                          gpointer data)
+{
+    *p = (rf_probe_picker){.session = s, .changed = changed, .data = data};
+    p->box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    gtk_widget_add_css_class(p->box, "toolbar");
+    gtk_widget_set_margin_start(p->box, 6);
+    gtk_widget_set_margin_end(p->box, 6);
+
+    const char *splits[] = {rf_split_name(RF_SPLIT_TRAIN), rf_split_name(RF_SPLIT_VAL),
+                            rf_split_name(RF_SPLIT_TEST), NULL};
+    p->split = GTK_DROP_DOWN(gtk_drop_down_new_from_strings(splits));
+    gtk_widget_set_tooltip_text(GTK_WIDGET(p->split), "The split the sample comes from");
+    labelled(p, "_Sample", GTK_WIDGET(p->split));
+    p->sample = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(0, 0, 1));
+    gtk_widget_set_tooltip_text(GTK_WIDGET(p->sample), "Which sample of the split to inspect");
+    gtk_box_append(GTK_BOX(p->box), GTK_WIDGET(p->sample));
+
+    p->layers = gtk_string_list_new(NULL);
+    p->layer = GTK_DROP_DOWN(gtk_drop_down_new(G_LIST_MODEL(p->layers), NULL));
+    p->layer_label = labelled(p, layer_title != NULL ? layer_title : "_Layer", GTK_WIDGET(p->layer));
+    p->head = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(0, 0, 1));
+    gtk_widget_set_tooltip_text(GTK_WIDGET(p->head), "Attention head (0-based, as in the tap names)");
+    p->head_label = labelled(p, "_Head", GTK_WIDGET(p->head));
+    if (layer_title == NULL) {
+        gtk_widget_set_visible(p->layer_label, FALSE);
+        gtk_widget_set_visible(GTK_WIDGET(p->layer), FALSE);
+    }
+    rf_probe_picker_set_heads(p, 1);
+
+    g_signal_connect(p->split, "notify::selected", G_CALLBACK(on_split), p);
+    g_signal_connect(p->layer, "notify::selected", G_CALLBACK(on_dropdown), p);
+    g_signal_connect(p->sample, "value-changed", G_CALLBACK(on_spin), p);
+    g_signal_connect(p->head, "value-changed", G_CALLBACK(on_spin), p);
+    rf_probe_picker_update_samples(p);
+}
+
+rf_split rf_probe_picker_get_split(const rf_probe_picker *p)
+{
+    guint i = gtk_drop_down_get_selected(p->split);
+    return i < RF_SPLIT_COUNT ? (rf_split)i : RF_SPLIT_TRAIN;
+}
+
+int64_t rf_probe_picker_get_sample(const rf_probe_picker *p)
+{
+    return (int64_t)gtk_spin_button_get_value(p->sample);
+}
+
+guint rf_probe_picker_get_layer(const rf_probe_picker *p)
+{
+    guint i = gtk_drop_down_get_selected(p->layer);
+    return i == GTK_INVALID_LIST_POSITION ? 0 : i;
+}
+
+int rf_probe_picker_get_head(const rf_probe_picker *p)
+{
+    return gtk_spin_button_get_value_as_int(p->head);
+}
+
+void rf_probe_picker_set_layers(rf_probe_picker *p, const char *const *labels, guint n)
+{
+    guint old_n = g_list_model_get_n_items(G_LIST_MODEL(p->layers));
+    gboolean same = old_n == n;
+    for (guint i = 0; same && i < n; i++)
+        same = g_strcmp0(gtk_string_list_get_string(p->layers, i), labels[i]) == 0;
+    if (same)
+        return;
+    g_autofree char *chosen = old_n > 0 ? g_strdup(gtk_string_list_get_string(p->layers, rf_probe_picker_get_layer(p)))
+                                        : NULL;
+    p->updating = TRUE;
+    g_autofree const char **copy = g_new0(const char *, n + 1);
+    guint keep = 0;
+    for (guint i = 0; i < n; i++) {
+        copy[i] = labels[i];
+        if (chosen != NULL && g_strcmp0(labels[i], chosen) == 0)
+            keep = i;
+    }
+    gtk_string_list_splice(p->layers, 0, old_n, copy);
+    gtk_drop_down_set_selected(p->layer, keep);
+    p->updating = FALSE;
+}
+
+void rf_probe_picker_set_heads(rf_probe_picker *p, int heads)
+{
+    heads = heads < 1 ? 1 : heads;
+    p->updating = TRUE;
+    gtk_spin_button_set_range(p->head, 0, heads - 1);
+    p->updating = FALSE;
+    gboolean shown = heads > 1 && gtk_widget_get_visible(GTK_WIDGET(p->layer));
+    gtk_widget_set_visible(p->head_label, shown);
+    gtk_widget_set_visible(GTK_WIDGET(p->head), shown);
+}
+
+void rf_probe_picker_update_samples(rf_probe_picker *p)
+{
+    const rf_dataset *ds = rf_session_get_dataset(p->session);
+    int64_t size = ds != NULL ? ds->size[rf_probe_picker_get_split(p)] : 1;
+    p->updating = TRUE;
+    gtk_spin_button_set_range(p->sample, 0, (double)(size > 0 ? size - 1 : 0));
+    p->updating = FALSE;
+}
+
+void rf_probe_picker_watch(rf_probe_picker *p, const char *const *names, int n)
+{
+    g_object_set_data(G_OBJECT(p->session), WATCHER_KEY, p);
+    rf_session_watch_probes(p->session, names, n, rf_probe_picker_get_split(p), rf_probe_picker_get_sample(p));
+}
+
+void rf_probe_picker_unwatch(rf_probe_picker *p)
+{
+    if (g_object_get_data(G_OBJECT(p->session), WATCHER_KEY) != p)
+        return;
+    g_object_set_data(G_OBJECT(p->session), WATCHER_KEY, NULL);
+    rf_session_watch_probes(p->session, NULL, 0, rf_probe_picker_get_split(p), rf_probe_picker_get_sample(p));
+}
+
+void rf_probe_picker_describe(const rf_probe_picker *p, char *buf, size_t size)
+{
+    g_snprintf(buf, size, "%s sample %" G_GINT64_FORMAT, rf_split_name(rf_probe_picker_get_split(p)),
+               rf_probe_picker_get_sample(p));
+}

@@ -1,0 +1,55 @@
+/* The toolbar the inspection views share: which sample (split and index),
+ * which map or layer, which head. It also arbitrates the session's single
+ * probe watch between the views: the visible view watches its taps, and a
+ * view that is hidden stops the watch only if it is still its own, so the
+ * worker copies nothing nobody sees whatever order pages map and unmap in.
+ */
+#ifndef RF_PROBE_PICKER_H
+#define RF_PROBE_PICKER_H
+
+#include <gtk/gtk.h>
+
+#include "../session.h"
+
+typedef struct rf_probe_picker {
+    GtkWidget *box;              /* the toolbar; the view packs it */
+    GtkDropDown *split;
+    GtkSpinButton *sample;
+    GtkWidget *layer_label;
+    GtkDropDown *layer;          /* a layer or a map, by label */
+    GtkStringList *layers;
+    GtkWidget *head_label;
+    GtkSpinButton *head;
+    RfSession *session;
+    void (*changed)(gpointer data);   /* any choice changed */
+    gpointer data;
+    gboolean updating;           /* suppress `changed` while the choices are refilled */
+} rf_probe_picker;
+
+/* Build the toolbar; `layer_title` labels the layer drop-down ("Layer",
+ * "Map"), NULL hides it and the head chooser. */
+void rf_probe_picker_init(rf_probe_picker *p, RfSession *s, const char *layer_title, void (*changed)(gpointer),
+                          gpointer data);
+
+rf_split rf_probe_picker_get_split(const rf_probe_picker *p);
+int64_t rf_probe_picker_get_sample(const rf_probe_picker *p);
+/* The chosen entry of the layer drop-down (0 when there is none). */
+guint rf_probe_picker_get_layer(const rf_probe_picker *p);
+int rf_probe_picker_get_head(const rf_probe_picker *p);
+
+/* Replace the layer entries, keeping the choice when it still exists. */
+void rf_probe_picker_set_layers(rf_probe_picker *p, const char *const *labels, guint n);
+/* Heads 0..heads-1 (the head chooser hides for one head). */
+void rf_probe_picker_set_heads(rf_probe_picker *p, int heads);
+/* The sample range for the data set's split (call on "data-changed"). */
+void rf_probe_picker_update_samples(rf_probe_picker *p);
+
+/* Watch these taps for the chosen sample, as the session's one watcher. */
+void rf_probe_picker_watch(rf_probe_picker *p, const char *const *names, int n);
+/* Stop watching, unless another view has taken the watch since. */
+void rf_probe_picker_unwatch(rf_probe_picker *p);
+
+/* "train sample 12" for titles. */
+void rf_probe_picker_describe(const rf_probe_picker *p, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,209 @@
+/* The TaLK view: each token's adaptive window [a^l, a^r] for the chosen
+ * sample, layer and head (ui/figures/talk_figure.h), from the
+ * "layer<i>.talk.bounds" taps, refreshed while the view is visible. For
+ * image data a toggle shows window widths over the picture; a click
+ * outlines the window of the clicked position. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../figures/talk_figure.h"
+#include "../view.h"
+#include "probe_picker.h"
+
+#define STATE_KEY "rf-talk-view"
+
+typedef struct talk_view {
+    RfSession *session;
+    RfPlotView *plot;
+    rf_talk_figure figure;
+    rf_probe_picker picker;
+    GtkToggleButton *picture;
+    GArray *layers;                 /* of int: the layers with a bounds tap */
+    char tap[RF_NAME_LEN];          /* what is watched */
+} talk_view;
+
+static void talk_view_free(talk_view *v)
+{
+    rf_probe_picker_unwatch(&v->picker);
+    rf_talk_figure_free(&v->figure);
+    g_array_unref(v->layers);
+    g_free(v);
+}
+
+static void collect_layers(talk_view *v)
+{
+    g_array_set_size(v->layers, 0);
+    const char *const *taps = rf_session_list_taps(v->session);
+    for (int i = 0; taps != NULL && taps[i] != NULL; i++) {
+        int layer, end = 0;
+        if (sscanf(taps[i], "layer%d.talk.bounds%n", &layer, &end) == 1 && taps[i][end] == '\0')
+            g_array_append_val(v->layers, layer);
+    }
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < v->layers->len; i++)
+        g_ptr_array_add(names, g_strdup_printf("Layer %d", g_array_index(v->layers, int, i)));
+    rf_probe_picker_set_layers(&v->picker, (const char *const *)names->pdata, names->len);
+    g_ptr_array_unref(names);
+}
+
+static gboolean picture_possible(talk_view *v)
+{
+    const rf_dataset *ds = rf_session_get_dataset(v->session);
+    return v->layers->len > 0 && ds != NULL && ds->grid_h > 0 && ds->grid_w > 0;
+}
+
+static void load_picture(talk_view *v)
+{
+    gboolean possible = picture_possible(v);
+    gtk_widget_set_sensitive(GTK_WIDGET(v->picture), possible);
+    if (!possible) {
+        rf_picture_clear(&v->figure.picture);
+        return;
+    }
+    /* The talk mixer runs over every token, the CLS included (model.pool = cls). */
+    int offset = strcmp(rf_session_get_config(v->session)->model.pool, "cls") == 0 ? 1 : 0;
+    rf_picture_from_sample(&v->figure.picture, rf_session_get_dataset(v->session),
+                           rf_probe_picker_get_split(&v->picker), rf_probe_picker_get_sample(&v->picker), offset);
+}
+
+static void watch(talk_view *v)
+{
+    guint i = rf_probe_picker_get_layer(&v->picker);
+    v->tap[0] = '\0';
+    if (i < v->layers->len)
+        g_snprintf(v->tap, sizeof v->tap, "layer%d.talk.bounds", g_array_index(v->layers, int, i));
+    if (!gtk_widget_get_mapped(GTK_WIDGET(v->plot)))
+        return;
+    const char *names[1] = {v->tap};
+    rf_probe_picker_watch(&v->picker, names, v->tap[0] != '\0' ? 1 : 0);
+}
+
+static void refresh(talk_view *v)
+{
+    rf_talk_figure *f = &v->figure;
+    char text[200];
+    if (v->layers->len == 0) {
+        const char *const *taps = rf_session_list_taps(v->session);
+        if (taps == NULL || taps[0] == NULL)
+            g_snprintf(text, sizeof text, "No window bounds yet: start training or open a checkpoint");
+        else
+            g_snprintf(text, sizeof text, "Window bounds exist for the talk encoder; this run uses %s",
+                       rf_session_get_config(v->session)->model.encoder);
+        rf_talk_figure_set_message(f, text);
+        rf_plot_view_queue_draw(v->plot);
+        return;
+    }
+    const rf_probe_value *p = rf_session_find_probe(v->session, v->tap);
+    if (p == NULL || !p->filled || p->shape.ndim != 2 || p->shape.dim[1] % 2 != 0) {
+        rf_talk_figure_set_message(f, "Waiting for the next inspection pass of the running model");
+        rf_plot_view_queue_draw(v->plot);
+        return;
+    }
+    int heads = (int)p->shape.dim[1] / 2;
+    rf_probe_picker_set_heads(&v->picker, heads);
+    int head = MIN(rf_probe_picker_get_head(&v->picker), heads - 1);
+    rf_talk_figure_set_bounds(f, p->data, (int)p->shape.dim[0], heads, head);
+    rf_talk_figure_show_picture(f, gtk_toggle_button_get_active(v->picture) && picture_possible(v));
+    char sample[64];
+    rf_probe_picker_describe(&v->picker, sample, sizeof sample);
+    g_snprintf(text, sizeof text, "TaLK windows · layer %d · head %d · %s",
+               g_array_index(v->layers, int, rf_probe_picker_get_layer(&v->picker)), head, sample);
+    rf_talk_figure_set_title(f, text);
+    rf_plot_view_queue_draw(v->plot);
+}
+
+static void on_choice(gpointer data)
+{
+    talk_view *v = data;
+    load_picture(v);
+    watch(v);
+    refresh(v);
+}
+
+static void on_picture(GtkToggleButton *b, gpointer data)
+{
+    (void)b;
+    talk_view *v = data;
+    rf_talk_figure_show_picture(&v->figure, gtk_toggle_button_get_active(v->picture) && picture_possible(v));
+    rf_plot_view_queue_draw(v->plot);
+}
+
+static void on_probes_changed(RfPlotView *plot, RfSession *s)
+{
+    (void)s;
+    if (gtk_widget_get_mapped(GTK_WIDGET(plot)))
+        refresh(g_object_get_data(G_OBJECT(plot), STATE_KEY));
+}
+
+static void on_model_changed(RfPlotView *plot, RfSession *s)
+{
+    (void)s;
+    talk_view *v = g_object_get_data(G_OBJECT(plot), STATE_KEY);
+    rf_probe_picker_update_samples(&v->picker);
+    collect_layers(v);
+    on_choice(v);
+}
+
+static void on_map(GtkWidget *plot, gpointer data)
+{
+    (void)plot;
+    on_choice(data);
+}
+
+static void on_unmap(GtkWidget *plot, gpointer data)
+{
+    (void)plot;
+    talk_view *v = data;
+    rf_probe_picker_unwatch(&v->picker);
+}
+
+/* Picture mode: a click outlines that position's window. */
+static void on_released(GtkGestureClick *g, int n_press, double x, double y, gpointer data)
+{
+    (void)g;
+    (void)n_press;
+    talk_view *v = data;
+    GtkWidget *w = GTK_WIDGET(v->plot);
+    int token;
+    if (rf_talk_figure_token_at(&v->figure, gtk_widget_get_width(w), gtk_widget_get_height(w), x, y, &token)) {
+        rf_talk_figure_set_token(&v->figure, token);
+        rf_plot_view_queue_draw(v->plot);
+    }
+}
+
+GtkWidget *rf_talk_view_new(RfSession *s)
+{
+    talk_view *v = g_new0(talk_view, 1);
+    v->session = s;
+    v->layers = g_array_new(FALSE, TRUE, sizeof(int));
+    rf_talk_figure_init(&v->figure);
+    rf_figure f = rf_talk_figure_get(&v->figure);
+    GtkWidget *plot = rf_plot_view_new(&f, TRUE);
+    v->plot = RF_PLOT_VIEW(plot);
+    g_object_set_data_full(G_OBJECT(plot), STATE_KEY, v, (GDestroyNotify)talk_view_free);
+
+    rf_probe_picker_init(&v->picker, s, "_Layer", on_choice, v);
+    v->picture = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_mnemonic("Over the _picture"));
+    gtk_widget_set_tooltip_text(GTK_WIDGET(v->picture),
+                                "Image data: window widths over the picture; click a position to outline its window");
+    gtk_box_append(GTK_BOX(v->picker.box), GTK_WIDGET(v->picture));
+    g_signal_connect(v->picture, "toggled", G_CALLBACK(on_picture), v);
+
+    GtkGesture *click = gtk_gesture_click_new();
+    g_signal_connect(click, "released", G_CALLBACK(on_released), v);
+    gtk_widget_add_controller(plot, GTK_EVENT_CONTROLLER(click));
+    g_signal_connect(plot, "map", G_CALLBACK(on_map), v);
+    g_signal_connect(plot, "unmap", G_CALLBACK(on_unmap), v);
+
+    GtkWidget *view = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    gtk_box_append(GTK_BOX(view), v->picker.box);
+    gtk_box_append(GTK_BOX(view), plot);
+    rf_view_set_plot(view, v->plot);
+
+    g_signal_connect_object(s, "probes-changed", G_CALLBACK(on_probes_changed), plot, G_CONNECT_SWAPPED);
+    g_signal_connect_object(s, "state-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
+    g_signal_connect_object(s, "data-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
+    collect_layers(v);
+    on_choice(v);
+    return view;
+}

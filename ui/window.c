@@ -1,0 +1,668 @@
+/* The main window: run controls, sidebar, views, status line, and the
+ * window's actions. */
+#include "window.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "dialogs.h"
+#include "plot/plot.h"
+#include "rfui-resources.h"
+#include "view.h"
+
+struct _RfWindow {
+    GtkApplicationWindow parent_instance;
+    RfSession *session;
+    RfConfigPanel *panel;
+    gboolean loading_data;      /* an open_data we asked for has not answered yet */
+    gboolean resume_on_cancel;  /* the close question paused a running run */
+
+    GtkWidget *train_button;
+    GtkLabel *train_label, *step_label, *eta_label, *status_label;
+    GtkProgressBar *progress;
+    GtkScrolledWindow *sidebar;
+    GtkStack *view_stack;
+};
+
+G_DEFINE_TYPE(RfWindow, rf_window, GTK_TYPE_APPLICATION_WINDOW)
+
+static const struct {
+    const char *name, *title;
+    GtkWidget *(*create)(RfSession *s);
+} views[] = {
+    {"training", "Training", rf_training_view_new},
+    {"attention", "Attention", rf_attention_view_new},
+    {"latent", "Latent", rf_latent_view_new},
+    {"talk", "TaLK", rf_talk_view_new},
+    {"memory", "Memory", rf_memory_view_new},
+    {"data", "Data", rf_data_view_new},
+    {"compare", "Compare", rf_compare_view_new},
+};
+
+/* Data sets read from disk; the others are generated. */
+static const char *const file_tasks[] = {"fashion_mnist", "image_folder", "audio_folder", "ucr", "lra_tsv"};
+
+/* --- formatting --- */
+
+/* 1240 -> "1,240" */
+static void format_count(int64_t n, char *buf, size_t size)
+{
+    char digits[32];
+    g_snprintf(digits, sizeof digits, "%" G_GINT64_FORMAT, n < 0 ? -n : n);
+    size_t len = strlen(digits), o = 0;
+    if (n < 0 && o + 1 < size)
+        buf[o++] = '-';
+    for (size_t i = 0; i < len && o + 1 < size; i++) {
+        if (i > 0 && (len - i) % 3 == 0 && o + 1 < size)
+            buf[o++] = ',';
+        if (o + 1 < size)
+            buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+}
+
+/* 192 s -> "3:12", 4000 s -> "1:06:40" */
+static void format_duration(double seconds, char *buf, size_t size)
+{
+    long s = lround(seconds);
+    if (s >= 3600)
+        g_snprintf(buf, size, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+    else
+        g_snprintf(buf, size, "%ld:%02ld", s / 60, s % 60);
+}
+
+static double seconds_per_step(const rf_run_data *run)
+{
+    if (run == NULL)
+        return 0.0;
+    if (run->median_step_seconds > 0.0)
+        return run->median_step_seconds;
+    const rf_metrics *last = rf_run_data_last(run, RF_SPLIT_TRAIN);
+    return last != NULL ? last->step_seconds : 0.0;
+}
+
+/* --- keeping the window in step with the session --- */
+
+static void set_action_enabled(RfWindow *win, const char *name, gboolean enabled)
+{
+    GAction *action = g_action_map_lookup_action(G_ACTION_MAP(win), name);
+    if (action != NULL)
+        g_simple_action_set_enabled(G_SIMPLE_ACTION(action), enabled);
+}
+
+/* Whether Train continues the current run instead of starting a new one:
+ * it is paused, or it finished and train.steps has been raised since,
+ * with the same architecture. */
+static gboolean can_continue(RfWindow *win)
+{
+    RfRunState state = rf_session_get_state(win->session);
+    if (state == RF_RUN_PAUSED)
+        return TRUE;
+    const rf_run_data *run = rf_session_get_current_run(win->session);
+    const rf_config *cfg = rf_session_get_config(win->session);
+    return state == RF_RUN_FINISHED && run != NULL && rf_session_get_step(win->session) < cfg->train.steps &&
+           rf_config_same_model(&run->cfg, cfg);
+}
+
+static void update_actions(RfWindow *win)
+{
+    RfRunState state = rf_session_get_state(win->session);
+    gboolean running = state == RF_RUN_RUNNING, paused = state == RF_RUN_PAUSED;
+    gboolean busy = running || state == RF_RUN_LOADING;
+    gboolean has_run = rf_session_get_current_run(win->session) != NULL;
+    gboolean has_data = rf_session_get_dataset(win->session) != NULL;
+
+    set_action_enabled(win, "train", !busy && (has_data || paused));
+    set_action_enabled(win, "pause", running);
+    set_action_enabled(win, "step", paused);
+    set_action_enabled(win, "stop", running || paused);
+    set_action_enabled(win, "restart", running || paused);
+    set_action_enabled(win, "save-checkpoint",
+                       has_run && (paused || state == RF_RUN_STOPPED || state == RF_RUN_FINISHED));
+    set_action_enabled(win, "export-metrics", has_run);
+    set_action_enabled(win, "open-checkpoint", !busy);
+    set_action_enabled(win, "open-data", !busy && !paused);
+    set_action_enabled(win, "open-config", !busy && !paused);
+
+    gboolean resume = can_continue(win);
+    gtk_label_set_text_with_mnemonic(win->train_label, resume ? "_Resume" : "_Train");
+    gtk_widget_set_tooltip_text(win->train_button,
+                                resume ? "Resume training (Ctrl+Return)" : "Start a new run (Ctrl+Return)");
+}
+
+static void update_progress(RfWindow *win)
+{
+    const rf_config *cfg = rf_session_get_config(win->session);
+    int64_t step = rf_session_get_step(win->session);
+    int64_t steps = cfg->train.steps;
+    char done[32], total[32];
+    format_count(step, done, sizeof done);
+    format_count(steps, total, sizeof total);
+    g_autofree char *text = g_strdup_printf("step %s / %s", done, total);
+    gtk_label_set_text(win->step_label, text);
+    gtk_progress_bar_set_fraction(win->progress, steps > 0 ? CLAMP((double)step / (double)steps, 0.0, 1.0) : 0.0);
+
+    double per_step = seconds_per_step(rf_session_get_current_run(win->session));
+    RfRunState state = rf_session_get_state(win->session);
+    if (state == RF_RUN_RUNNING && per_step > 0.0 && steps > step) {
+        char eta[32];
+        format_duration(per_step * (double)(steps - step), eta, sizeof eta);
+        g_autofree char *eta_text = g_strdup_printf("ETA %s", eta);
+        gtk_label_set_text(win->eta_label, eta_text);
+    } else {
+        gtk_label_set_text(win->eta_label, "");
+    }
+}
+
+static const char *state_words(RfRunState state)
+{
+    switch (state) {
+    case RF_RUN_IDLE: return "ready";
+    case RF_RUN_LOADING: return "loading…";
+    case RF_RUN_RUNNING: return "training";
+    case RF_RUN_PAUSED: return "paused";
+    case RF_RUN_FINISHED: return "finished";
+    case RF_RUN_STOPPED: return "stopped";
+    case RF_RUN_FAILED: return "failed";
+    }
+    return "";
+}
+
+/* "loss 1.73 · acc 0.38 · val 0.41 · 0.21 s/step · 2.9 GiB · ListOps · BLRP" */
+static void update_status(RfWindow *win)
+{
+    const rf_config *cfg = rf_session_get_config(win->session);
+    const rf_run_data *run = rf_session_get_current_run(win->session);
+    RfRunState state = rf_session_get_state(win->session);
+    GString *s = g_string_new(NULL);
+    const rf_metrics *train = run != NULL ? rf_run_data_last(run, RF_SPLIT_TRAIN) : NULL;
+    const rf_metrics *val = run != NULL ? rf_run_data_last(run, RF_SPLIT_VAL) : NULL;
+    if (train != NULL)
+        g_string_append_printf(s, "loss %.3g · acc %.2f · ", train->loss, train->accuracy);
+    if (val != NULL)
+        g_string_append_printf(s, "val %.2f · ", val->accuracy);
+    double per_step = seconds_per_step(run);
+    if (per_step > 0.0)
+        g_string_append_printf(s, "%.2g s/step · ", per_step);
+    if (run != NULL && (run->peak_bytes > 0.0 || run->planned_bytes > 0.0)) {
+        char bytes[32];
+        rf_format_bytes(run->peak_bytes > 0.0 ? run->peak_bytes : run->planned_bytes, bytes, sizeof bytes);
+        g_string_append_printf(s, "%s%s · ", bytes, run->peak_bytes > 0.0 ? "" : " planned");
+    }
+    if (train == NULL || state != RF_RUN_RUNNING)
+        g_string_append_printf(s, "%s · ", win->loading_data ? "loading data…" : state_words(state));
+    g_string_append_printf(s, "%s · %s", rf_choice_label("data.task", cfg->data.task),
+                           rf_choice_label("model.encoder", cfg->model.encoder));
+    gtk_label_set_text(win->status_label, s->str);
+    g_string_free(s, TRUE);
+}
+
+static void refresh(RfWindow *win)
+{
+    update_actions(win);
+    update_progress(win);
+    update_status(win);
+}
+
+static void on_session_changed(RfSession *s, gpointer user_data)
+{
+    (void)s;
+    refresh(RF_WINDOW(user_data));
+}
+
+static void on_config_changed(RfSession *s, const char *key, gpointer user_data)
+{
+    (void)s;
+    (void)key;
+    refresh(RF_WINDOW(user_data));
+}
+
+static void on_data_changed(RfSession *s, gpointer user_data)
+{
+    (void)s;
+    RfWindow *win = user_data;
+    win->loading_data = FALSE;
+    refresh(win);
+}
+
+static void on_run_failed(RfSession *s, const char *message, gpointer user_data)
+{
+    (void)s;
+    RfWindow *win = user_data;
+    const char *what = win->loading_data ? "Could not open the data" : "Training stopped with an error";
+    win->loading_data = FALSE;
+    refresh(win);
+    rf_dialog_error(GTK_WINDOW(win), what, message);
+}
+
+static void open_data(RfWindow *win)
+{
+    win->loading_data = TRUE;
+    rf_session_open_data(win->session);
+    refresh(win);
+}
+
+/* --- run actions --- */
+
+static void start_run(RfWindow *win)
+{
+    g_autoptr(GError) error = NULL;
+    if (!rf_session_start(win->session, &error))
+        rf_dialog_error(GTK_WINDOW(win), "Could not start training", error->message);
+    refresh(win);
+}
+
+static void action_train(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    RfWindow *win = user_data;
+    if (can_continue(win))
+        rf_session_resume(win->session);
+    else
+        start_run(win);
+}
+
+static void action_pause(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    rf_session_pause(RF_WINDOW(user_data)->session);
+}
+
+static void action_step(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    rf_session_step_once(RF_WINDOW(user_data)->session);
+}
+
+static void action_stop(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    RfWindow *win = user_data;
+    rf_session_stop(win->session);
+    refresh(win);
+}
+
+static void action_restart(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    RfWindow *win = user_data;
+    rf_session_stop(win->session);
+    start_run(win);
+}
+
+/* Space pauses and resumes, unless a text field wants the space. */
+static gboolean toggle_pause(GtkWidget *widget, GVariant *args, gpointer user_data)
+{
+    (void)args;
+    (void)user_data;
+    RfWindow *win = RF_WINDOW(widget);
+    GtkWidget *focus = gtk_root_get_focus(GTK_ROOT(win));
+    if (focus != NULL && GTK_IS_EDITABLE(focus))
+        return FALSE;
+    RfRunState state = rf_session_get_state(win->session);
+    if (state == RF_RUN_RUNNING)
+        rf_session_pause(win->session);
+    else if (state == RF_RUN_PAUSED)
+        rf_session_resume(win->session);
+    else
+        return FALSE;
+    return TRUE;
+}
+
+/* --- files --- */
+
+void rf_window_open_data_path(RfWindow *win, const char *path)
+{
+    g_return_if_fail(RF_IS_WINDOW(win));
+    g_autoptr(GError) error = NULL;
+    if (!rf_session_set_key(win->session, "data.path", path, NULL, &error)) {
+        rf_dialog_error(GTK_WINDOW(win), "Could not open the data", error->message);
+        return;
+    }
+    open_data(win);
+}
+
+static void data_path_chosen(const char *path, gpointer user_data)
+{
+    RfWindow *win = user_data;
+    if (path != NULL)
+        rf_window_open_data_path(win, path);
+    g_object_unref(win);
+}
+
+static void action_open_data(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    RfWindow *win = user_data;
+    const char *task = rf_session_get_config(win->session)->data.task;
+    if (!g_strv_contains(file_tasks, task)) {
+        g_autofree char *detail = g_strdup_printf(
+            "%s is generated, not read from disk. Choose a data set that reads files (Fashion-MNIST, image "
+            "folder, audio folder, time series (UCR) or LRA TSV) under Data → Task first.",
+            rf_choice_label("data.task", task));
+        rf_dialog_error(GTK_WINDOW(win), "Nothing to open for this data set", detail);
+        return;
+    }
+    g_autofree char *title = g_strdup_printf("Open %s Data", rf_choice_label("data.task", task));
+    rf_dialog_choose_path(GTK_WINDOW(win), RF_CHOOSE_OPEN_FOLDER, title, "_Open", NULL, NULL, NULL,
+                          data_path_chosen, g_object_ref(win));
+}
+
+static void checkpoint_to_open(const char *path, gpointer user_data)
+{
+    RfWindow *win = user_data;
+    g_autoptr(GError) error = NULL;
+    if (path != NULL && !rf_session_load_checkpoint(win->session, path, &error))
+        rf_dialog_error(GTK_WINDOW(win), "Could not open the checkpoint", error->message);
+    refresh(win);
+    g_object_unref(win);
+}
+
+static void action_open_checkpoint(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_OPEN_FILE, "Open Checkpoint", "_Open",
+                          "Checkpoints (safetensors)", "*.safetensors", NULL, checkpoint_to_open,
+                          g_object_ref(user_data));
+}
+
+static gboolean save_checkpoint(RfWindow *win, const char *path)
+{
+    g_autoptr(GError) error = NULL;
+    if (rf_session_save_checkpoint(win->session, path, &error))
+        return TRUE;
+    rf_dialog_error(GTK_WINDOW(win), "Could not save the checkpoint", error->message);
+    return FALSE;
+}
+
+static void checkpoint_to_save(const char *path, gpointer user_data)
+{
+    RfWindow *win = user_data;
+    if (path != NULL)
+        save_checkpoint(win, path);
+    g_object_unref(win);
+}
+
+static void action_save_checkpoint(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_SAVE_FILE, "Save Checkpoint", "_Save",
+                          "Checkpoints (safetensors)", "*.safetensors", "checkpoint.safetensors",
+                          checkpoint_to_save, g_object_ref(user_data));
+}
+
+static void config_to_open(const char *path, gpointer user_data)
+{
+    RfWindow *win = user_data;
+    g_autoptr(GError) error = NULL;
+    if (path != NULL) {
+        if (rf_session_load_config_file(win->session, path, &error))
+            open_data(win);
+        else
+            rf_dialog_error(GTK_WINDOW(win), "Could not open the configuration", error->message);
+    }
+    g_object_unref(win);
+}
+
+static void action_open_config(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_OPEN_FILE, "Open Configuration", "_Open",
+                          "Configurations (INI)", "*.ini", NULL, config_to_open, g_object_ref(user_data));
+}
+
+static void metrics_to_save(const char *path, gpointer user_data)
+{
+    RfWindow *win = user_data;
+    rf_run_data *run = rf_session_get_current_run(win->session);
+    g_autoptr(GError) error = NULL;
+    if (path != NULL && run != NULL && !rf_run_data_write_metrics_csv(run, path, &error))
+        rf_dialog_error(GTK_WINDOW(win), "Could not export the metrics", error->message);
+    g_object_unref(win);
+}
+
+static void action_export_metrics(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_SAVE_FILE, "Export Metrics", "_Export", "CSV files",
+                          "*.csv", "metrics.csv", metrics_to_save, g_object_ref(user_data));
+}
+
+/* --- plot export --- */
+
+static GtkWidget *find_page(RfWindow *win, const char *page)
+{
+    return page != NULL ? gtk_stack_get_child_by_name(win->view_stack, page)
+                        : gtk_stack_get_visible_child(win->view_stack);
+}
+
+gboolean rf_window_export_plot(RfWindow *win, const char *page, const char *path, int width, int height,
+                               GError **error)
+{
+    g_return_val_if_fail(RF_IS_WINDOW(win), FALSE);
+    GtkWidget *view = find_page(win, page);
+    RfPlotView *plot = view != NULL ? rf_view_get_plot(view) : NULL;
+    if (plot == NULL) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "The %s view has no plot to export",
+                    view != NULL ? gtk_stack_page_get_title(gtk_stack_get_page(win->view_stack, view)) : page);
+        return FALSE;
+    }
+    if (!rf_figure_format_known(path)) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                    "%s: unknown format; the file name must end in .png, .svg or .pdf", path);
+        return FALSE;
+    }
+    char message[512];
+    rf_zoom zoom = rf_plot_view_get_zoom(plot);
+    if (!rf_figure_export(rf_plot_view_get_figure(plot), &zoom, path, width, height, message, sizeof message)) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", message);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+typedef struct {
+    RfWindow *win;
+    char *page;
+} ExportTarget;
+
+static void plot_export_chosen(const char *path, int width, int height, gpointer user_data)
+{
+    ExportTarget *t = user_data;
+    g_autoptr(GError) error = NULL;
+    if (path != NULL && !rf_window_export_plot(t->win, t->page, path, width, height, &error))
+        rf_dialog_error(GTK_WINDOW(t->win), "Could not export the plot", error->message);
+    g_object_unref(t->win);
+    g_free(t->page);
+    g_free(t);
+}
+
+static void action_export_plot(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    RfWindow *win = user_data;
+    GtkWidget *view = gtk_stack_get_visible_child(win->view_stack);
+    RfPlotView *plot = view != NULL ? rf_view_get_plot(view) : NULL;
+    const char *page = view != NULL ? gtk_stack_get_visible_child_name(win->view_stack) : "view";
+    if (plot == NULL) {
+        g_autofree char *detail = g_strdup_printf("The %s view has no plot to export.", page);
+        rf_dialog_error(GTK_WINDOW(win), "Nothing to export", detail);
+        return;
+    }
+    /* The size on screen is the default: the file looks like the view. */
+    int width = gtk_widget_get_width(GTK_WIDGET(plot)), height = gtk_widget_get_height(GTK_WIDGET(plot));
+    ExportTarget *t = g_new0(ExportTarget, 1);
+    t->win = g_object_ref(win);
+    t->page = g_strdup(page);
+    rf_dialog_export_plot(GTK_WINDOW(win), page, width > 16 ? width : 1600, height > 16 ? height : 1000,
+                          plot_export_chosen, t);
+}
+
+/* --- closing --- */
+
+static void stop_and_close(RfWindow *win)
+{
+    rf_session_stop(win->session);
+    gtk_window_destroy(GTK_WINDOW(win));
+}
+
+static void checkpoint_before_close(const char *path, gpointer user_data)
+{
+    RfWindow *win = user_data;
+    if (path != NULL && save_checkpoint(win, path))
+        stop_and_close(win);
+    g_object_unref(win);
+}
+
+static void close_answered(RfCloseAnswer answer, gpointer user_data)
+{
+    RfWindow *win = user_data;
+    switch (answer) {
+    case RF_CLOSE_SAVE:
+        rf_dialog_choose_path(GTK_WINDOW(win), RF_CHOOSE_SAVE_FILE, "Save Checkpoint", "_Save",
+                              "Checkpoints (safetensors)", "*.safetensors", "checkpoint.safetensors",
+                              checkpoint_before_close, g_object_ref(win));
+        break;
+    case RF_CLOSE_DISCARD:
+        stop_and_close(win);
+        break;
+    case RF_CLOSE_CANCEL:
+        if (win->resume_on_cancel)
+            rf_session_resume(win->session);
+        break;
+    }
+    g_object_unref(win);
+}
+
+static gboolean on_close_request(GtkWindow *window, gpointer user_data)
+{
+    (void)user_data;
+    RfWindow *win = RF_WINDOW(window);
+    RfRunState state = rf_session_get_state(win->session);
+    if (state != RF_RUN_RUNNING && state != RF_RUN_PAUSED) {
+        rf_session_stop(win->session);
+        return FALSE;
+    }
+    win->resume_on_cancel = state == RF_RUN_RUNNING;
+    if (state == RF_RUN_RUNNING)
+        rf_session_pause(win->session);
+    rf_dialog_ask_close(window, close_answered, g_object_ref(win));
+    return TRUE;
+}
+
+/* --- type --- */
+
+static const GActionEntry win_actions[] = {
+    {"train", action_train, NULL, NULL, NULL, {0}},
+    {"pause", action_pause, NULL, NULL, NULL, {0}},
+    {"step", action_step, NULL, NULL, NULL, {0}},
+    {"stop", action_stop, NULL, NULL, NULL, {0}},
+    {"restart", action_restart, NULL, NULL, NULL, {0}},
+    {"open-data", action_open_data, NULL, NULL, NULL, {0}},
+    {"open-config", action_open_config, NULL, NULL, NULL, {0}},
+    {"open-checkpoint", action_open_checkpoint, NULL, NULL, NULL, {0}},
+    {"save-checkpoint", action_save_checkpoint, NULL, NULL, NULL, {0}},
+    {"export-plot", action_export_plot, NULL, NULL, NULL, {0}},
+    {"export-metrics", action_export_metrics, NULL, NULL, NULL, {0}},
+};
+
+static void rf_window_dispose(GObject *object)
+{
+    RfWindow *win = RF_WINDOW(object);
+    gtk_widget_dispose_template(GTK_WIDGET(win), RF_TYPE_WINDOW);
+    G_OBJECT_CLASS(rf_window_parent_class)->dispose(object);
+    g_clear_object(&win->session);
+}
+
+static void rf_window_class_init(RfWindowClass *klass)
+{
+    G_OBJECT_CLASS(klass)->dispose = rf_window_dispose;
+    /* The compiled resources register themselves from a constructor in
+     * their object file, which a static library links only when something
+     * refers to it: this does. */
+    if (rf_ui_get_resource() == NULL)
+        g_critical("the workbench's compiled resources are missing");
+    GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+    gtk_widget_class_set_template_from_resource(widget_class, "/org/rangefinder/Workbench/window.ui");
+    gtk_widget_class_bind_template_child(widget_class, RfWindow, train_button);
+    gtk_widget_class_bind_template_child(widget_class, RfWindow, train_label);
+    gtk_widget_class_bind_template_child(widget_class, RfWindow, step_label);
+    gtk_widget_class_bind_template_child(widget_class, RfWindow, eta_label);
+    gtk_widget_class_bind_template_child(widget_class, RfWindow, status_label);
+    gtk_widget_class_bind_template_child(widget_class, RfWindow, progress);
+    gtk_widget_class_bind_template_child(widget_class, RfWindow, sidebar);
+    gtk_widget_class_bind_template_child(widget_class, RfWindow, view_stack);
+}
+
+static void rf_window_init(RfWindow *win)
+{
+    gtk_widget_init_template(GTK_WIDGET(win));
+    g_action_map_add_action_entries(G_ACTION_MAP(win), win_actions, G_N_ELEMENTS(win_actions), win);
+    g_signal_connect(win, "close-request", G_CALLBACK(on_close_request), NULL);
+
+    GtkEventController *keys = gtk_shortcut_controller_new();
+    gtk_shortcut_controller_add_shortcut(GTK_SHORTCUT_CONTROLLER(keys),
+                                         gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_space, 0),
+                                                          gtk_callback_action_new(toggle_pause, NULL, NULL)));
+    gtk_widget_add_controller(GTK_WIDGET(win), keys);
+}
+
+RfWindow *rf_window_new(GtkApplication *app, RfSession *session)
+{
+    RfWindow *win = g_object_new(RF_TYPE_WINDOW, "application", app, NULL);
+    win->session = g_object_ref(session);
+
+    win->panel = RF_CONFIG_PANEL(rf_config_panel_new(session));
+    gtk_scrolled_window_set_child(win->sidebar, GTK_WIDGET(win->panel));
+    for (size_t i = 0; i < G_N_ELEMENTS(views); i++)
+        gtk_stack_add_titled(win->view_stack, views[i].create(session), views[i].name, views[i].title);
+
+    g_signal_connect_object(session, "state-changed", G_CALLBACK(on_session_changed), win, 0);
+    g_signal_connect_object(session, "metrics-changed", G_CALLBACK(on_session_changed), win, 0);
+    g_signal_connect_object(session, "config-changed", G_CALLBACK(on_config_changed), win, 0);
+    g_signal_connect_object(session, "data-changed", G_CALLBACK(on_data_changed), win, 0);
+    g_signal_connect_object(session, "run-failed", G_CALLBACK(on_run_failed), win, 0);
+    refresh(win);
+    return win;
+}
+
+void rf_window_reload_data(RfWindow *win)
+{
+    g_return_if_fail(RF_IS_WINDOW(win));
+    open_data(win);
+}
+
+RfSession *rf_window_get_session(RfWindow *win)
+{
+    g_return_val_if_fail(RF_IS_WINDOW(win), NULL);
+    return win->session;
+}
+
+GtkStack *rf_window_get_stack(RfWindow *win)
+{
+    g_return_val_if_fail(RF_IS_WINDOW(win), NULL);
+    return win->view_stack;
+}
+
+RfConfigPanel *rf_window_get_config_panel(RfWindow *win)
+{
+    g_return_val_if_fail(RF_IS_WINDOW(win), NULL);
+    return win->panel;
+}
+
+const char *rf_window_get_status_text(RfWindow *win)
+{
+    g_return_val_if_fail(RF_IS_WINDOW(win), "");
+    return gtk_label_get_text(win->status_label);
+}

@@ -1,0 +1,46 @@
+/* RfWindow: the workbench's main window (template ui/window.ui). Header bar
+ * with Train / Pause / Step / Stop, the step counter, progress and ETA; the
+ * configuration sidebar; the views in a stack (Training, Attention, Latent,
+ * TaLK, Memory, Data, Compare); a status line. Its actions (win.*) are
+ * listed in ui/shortcuts.ui with their accelerators (set by RfApplication).
+ * Closing it during a run pauses the run and offers to save a checkpoint.
+ */
+#ifndef RF_WINDOW_H
+#define RF_WINDOW_H
+
+#include <gtk/gtk.h>
+
+#include "config_panel.h"
+#include "session.h"
+
+G_BEGIN_DECLS
+
+#define RF_TYPE_WINDOW (rf_window_get_type())
+G_DECLARE_FINAL_TYPE(RfWindow, rf_window, RF, WINDOW, GtkApplicationWindow)
+
+RfWindow *rf_window_new(GtkApplication *app, RfSession *session);
+
+RfSession *rf_window_get_session(RfWindow *win);
+/* The stack of views; pages are named training, attention, latent, talk,
+ * memory, data, compare. */
+GtkStack *rf_window_get_stack(RfWindow *win);
+RfConfigPanel *rf_window_get_config_panel(RfWindow *win);
+/* The status line's text ("loss 1.73 · acc 0.38 · 0.21 s/step · …"). */
+const char *rf_window_get_status_text(RfWindow *win);
+
+/* Export the plot of view `page` (a stack page name; NULL: the visible one)
+ * to `path` (.png, .svg or .pdf) at width x height, with the zoom shown on
+ * screen. What "Export plot…" does once the dialogs are answered. */
+gboolean rf_window_export_plot(RfWindow *win, const char *page, const char *path, int width, int height,
+                               GError **error);
+/* Open the data the config names (rf_session_open_data), showing a
+ * failure in an error dialog. */
+void rf_window_reload_data(RfWindow *win);
+/* Point data.path at `path` and reopen the data; a failure (here or when
+ * the data loads) is shown in an error dialog. What "Open data…" does with
+ * the chosen folder. */
+void rf_window_open_data_path(RfWindow *win, const char *path);
+
+G_END_DECLS
+
+#endif
