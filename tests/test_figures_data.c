@@ -566,9 +566,47 @@ static void test_export(void)
     rf_sample_figure_free(f);
 }
 
+/* Dark pixels (text) in the right half of the header. */
+static int header_ink_right(const canvas *c)
+{
+    int n = 0;
+    for (int y = 0; y < HEADER; y++)
+        for (int x = W / 2; x < W; x++) {
+            int r, g, b;
+            pixel(c, x, y, &r, &g, &b);
+            n += r + g + b < 300;
+        }
+    return n;
+}
+
+/* The model's verdict sits at the right of the header, and a new sample's
+ * caption clears it. */
+static void test_prediction(void)
+{
+    float series[64];
+    for (int i = 0; i < 64; i++)
+        series[i] = (float)i;
+    rf_sample_figure *f = rf_sample_figure_new();
+    rf_sample_figure_set_caption(f, "val #3", "label: 2");
+    rf_sample_figure_set_sequence(f, series, 64, 1);
+    canvas before = render(f, &RF_ZOOM_ALL, "no-prediction");
+    rf_sample_figure_set_prediction(f, "model: 7 (class 7) · loss 2.31 · step 40");
+    canvas with = render(f, &RF_ZOOM_ALL, "prediction");
+    rf_sample_figure_set_caption(f, "val #4", "label: 1");
+    canvas cleared = render(f, &RF_ZOOM_ALL, "prediction-cleared");
+    int a = header_ink_right(&before), b = header_ink_right(&with), c = header_ink_right(&cleared);
+    tap_ok(b > a + 100 && c == a, "the prediction is drawn in the header (%d -> %d dark pixels) and cleared (%d)", a,
+           b, c);
+    cairo_surface_destroy(before.surface);
+    cairo_surface_destroy(with.surface);
+    cairo_surface_destroy(cleared.surface);
+    rf_sample_figure_free(f);
+}
+
 int main(void)
 {
     test_picture();
+    test_prediction();
     test_audio();
     test_listops();
     test_sequences();

@@ -252,6 +252,14 @@ static void test_probes(RfSession *s, watcher *w)
     tap_ok(v != NULL && v->filled && v->shape.ndim == 3 && v->shape.dim[0] == 2 && v->shape.dim[1] == 24 &&
            v->shape.dim[2] == 24, "layer0.attn.probs is a filled [heads, N, N] value");
     tap_ok(rf_session_find_probe(s, "no.such.tap") == NULL, "unknown names are ignored");
+    rf_split split = RF_SPLIT_TRAIN;
+    int64_t sample = -1;
+    rf_inspection info = {.label = -1, .predicted = -1};
+    gboolean known = rf_session_get_probe_sample(s, &split, &sample, &info);
+    tap_ok(known && split == RF_SPLIT_VAL && sample == 3 && info.label >= 0 && info.predicted >= 0 &&
+               info.loss > 0 && isfinite(info.loss),
+           "the snapshot says which sample it is of and what the model made of it (label %d, predicted %d)",
+           info.label, info.predicted);
     if (v == NULL || v->shape.ndim != 3)
         return;
     int64_t n = v->shape.dim[1];

@@ -129,6 +129,7 @@ static void take_message(RfSession *s, rf_msg *m, drained *d)
     case RF_MSG_PROBES:
         rf_probe_set_free(s->probes);
         s->probes = g_steal_pointer(&m->probes);
+        s->probe_target = m->target;
         d->probes = TRUE;
         break;
     case RF_MSG_STATE:
@@ -380,6 +381,16 @@ void rf_session_watch_probes(RfSession *s, const char *const *names, int n, rf_s
     }
     if (s->worker != NULL)
         rf_worker_watch(s->worker, &s->wanted);
+}
+
+gboolean rf_session_get_probe_sample(RfSession *s, rf_split *split, int64_t *sample, rf_inspection *info)
+{
+    if (s->probes == NULL)
+        return FALSE;
+    *split = s->probe_target.split;
+    *sample = s->probe_target.sample;
+    *info = s->probe_target.info;
+    return TRUE;
 }
 
 const rf_probe_set *rf_session_get_probes(RfSession *s)

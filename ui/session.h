@@ -86,6 +86,9 @@ void rf_session_watch_probes(RfSession *s, const char *const *names, int n, rf_s
 /* The latest snapshot (NULL before any); valid until the next "probes-changed". */
 const rf_probe_set *rf_session_get_probes(RfSession *s);
 const rf_probe_value *rf_session_find_probe(RfSession *s, const char *name);
+/* What the latest snapshot shows: its split and sample, and what the model
+ * made of that sample (label, predicted class, loss). FALSE before any. */
+gboolean rf_session_get_probe_sample(RfSession *s, rf_split *split, int64_t *sample, rf_inspection *info);
 /* The taps the current model offers (names, NULL-terminated; empty before a run). */
 const char *const *rf_session_list_taps(RfSession *s);
 

@@ -30,6 +30,13 @@ typedef struct rf_probe_request {
     int64_t sample;
 } rf_probe_request;
 
+/* The sample a probe snapshot is of, and what the model made of it. */
+typedef struct rf_probe_request_target {
+    rf_split split;
+    int64_t sample;
+    rf_inspection info;
+} rf_probe_request_target;
+
 void rf_probe_request_copy(rf_probe_request *dst, const rf_probe_request *src);
 void rf_probe_request_clear(rf_probe_request *r);
 
@@ -53,6 +60,7 @@ typedef struct rf_msg {
     rf_memory_plan plan;
     char **taps;
     rf_probe_set *probes;
+    rf_probe_request_target target;  /* RF_MSG_PROBES: the sample they are of */
     rf_data_ref *data;
     char *text;
 } rf_msg;
@@ -109,6 +117,7 @@ struct _RfSession {
 
     rf_probe_request wanted;
     rf_probe_set *probes;
+    rf_probe_request_target probe_target;   /* what `probes` is of */
     char **taps;
 
     GQueue *queue;                 /* of rf_queued_run * */

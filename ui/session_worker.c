@@ -170,6 +170,7 @@ static void inspect(rf_worker *w, worker_run *run)
     run->probe_seconds += run->last_probe - t0;
     rf_msg *m = msg_new(RF_MSG_PROBES);
     m->probes = ps;
+    m->target = (rf_probe_request_target){run->probes.split, run->probes.sample, info};
     m->step = rf_trainer_step_count(w->trainer);
     g_async_queue_push(w->out, m);
 }

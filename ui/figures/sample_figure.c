@@ -40,6 +40,7 @@ void rf_sample_figure_free(rf_sample_figure *f)
     sample_reset(f, SAMPLE_MESSAGE);
     g_free(f->title);
     g_free(f->label);
+    g_free(f->prediction);
     g_free(f);
 }
 
@@ -49,6 +50,13 @@ void rf_sample_figure_set_caption(rf_sample_figure *f, const char *title, const 
     g_free(f->label);
     f->title = g_strdup(title);
     f->label = g_strdup(label);
+    g_clear_pointer(&f->prediction, g_free);
+}
+
+void rf_sample_figure_set_prediction(rf_sample_figure *f, const char *text)
+{
+    g_free(f->prediction);
+    f->prediction = g_strdup(text);
 }
 
 void rf_sample_figure_set_message(rf_sample_figure *f, const char *message)
@@ -242,6 +250,9 @@ static void header_draw(const rf_sample_figure *f, cairo_t *cr, double width)
     rf_set_color(cr, muted, 1);
     if (f->label != NULL)
         rf_draw_text(cr, 14, 31, 0, 0, RF_PLOT_TEXT + 1, false, f->label);
+    rf_set_color(cr, ink, 1);
+    if (f->prediction != NULL)
+        rf_draw_text(cr, width - 14, 31, 1, 0, RF_PLOT_TEXT + 1, false, f->prediction);
     cairo_restore(cr);
 }
 

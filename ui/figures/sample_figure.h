@@ -36,6 +36,10 @@ rf_figure rf_sample_figure_get(rf_sample_figure *f);
 /* Header lines: the sample (e.g. "train #12: Sneaker (cat/01.png)") and
  * its label ("label: Sneaker (class 7)"); either may be NULL. */
 void rf_sample_figure_set_caption(rf_sample_figure *f, const char *title, const char *label);
+/* What the trained model makes of the sample ("model: 7 (class 7) · loss
+ * 0.12 · step 300"), drawn at the right of the label; NULL clears it. A new
+ * caption clears it too. */
+void rf_sample_figure_set_prediction(rf_sample_figure *f, const char *text);
 
 /* Nothing to show but a centred message ("Open a data set"). */
 void rf_sample_figure_set_message(rf_sample_figure *f, const char *message);

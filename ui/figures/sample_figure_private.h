@@ -18,6 +18,7 @@ typedef enum sample_kind {
 struct rf_sample_figure {
     sample_kind kind;
     char *title, *label, *message;
+    char *prediction;    /* what the model says, or NULL */
 
     /* picture */
     int height, width, channels, patch;

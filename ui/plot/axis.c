@@ -114,8 +114,9 @@ int rf_axis_ticks(const rf_axis *a, double *ticks, int max)
     }
     int target = max - 1 < 5 ? max - 1 : 5;
     double step = nice_step(a->max - a->min, target > 1 ? target : 1);
-    if (a->format == RF_FORMAT_BYTES && step >= 1024) {
-        double unit = pow(1024, floor(log(step) / log(1024)));
+    if (a->format == RF_FORMAT_BYTES && a->max - a->min >= 1024) {
+        /* Steps of round numbers in the unit of the span: 1 MiB, not 1000 KiB. */
+        double unit = pow(1024, floor(log(a->max - a->min) / log(1024)));
         step = nice_step((a->max - a->min) / unit, 5) * unit;
     }
     for (double v = ceil(a->min / step - 1e-9) * step; v <= a->max + step * 1e-9 && n < max; v += step)

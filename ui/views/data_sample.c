@@ -24,7 +24,7 @@ rf_data_kind rf_data_kind_of(const rf_dataset *ds)
     return RF_DATA_SEQUENCE;
 }
 
-static void label_text(const rf_dataset *ds, int label, char *buf, size_t size)
+void rf_data_class_text(const rf_dataset *ds, int label, char *buf, size_t size)
 {
     if (ds->class_names != NULL && label >= 0 && label < ds->classes)
         snprintf(buf, size, "%s (class %d)", ds->class_names[label], label);
@@ -40,7 +40,7 @@ bool rf_data_sample_label(const rf_dataset *ds, rf_split split, int64_t index, f
         snprintf(buf, size, "%s", st.msg);
         return false;
     }
-    label_text(ds, label, buf, size);
+    rf_data_class_text(ds, label, buf, size);
     return true;
 }
 
@@ -98,7 +98,7 @@ const char *rf_data_sample_show(rf_sample_figure *f, const rf_dataset *ds, rf_sp
     if (ds->describe != NULL && kind != RF_DATA_LISTOPS)   /* an expression's text is the figure itself */
         ds->describe(ds, split, index, title, sizeof title);
     bool ok = ds->get(ds, split, index, x, &len, &label, &st);
-    label_text(ds, label, name, sizeof name);
+    rf_data_class_text(ds, label, name, sizeof name);
     snprintf(label_line, sizeof label_line, "label: %s", name);
     rf_sample_figure_set_caption(f, title, ok ? label_line : NULL);
     const char *audio = NULL;

@@ -25,6 +25,9 @@ rf_data_kind rf_data_kind_of(const rf_dataset *ds);
  * floats). False with the data set's message in buf when get fails. */
 bool rf_data_sample_label(const rf_dataset *ds, rf_split split, int64_t index, float *x, char *buf, size_t size);
 
+/* A class as text: "Sneaker (class 7)", or "class 7" without class names. */
+void rf_data_class_text(const rf_dataset *ds, int label, char *buf, size_t size);
+
 /* Show sample `index` of `split` in f (caption included; failures become the
  * figure's message). Returns the sample's audio file for playback, or NULL
  * (borrowed from ds). */

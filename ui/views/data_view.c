@@ -80,6 +80,62 @@ static void stop_playback(RfDataView *v)
     gtk_widget_set_visible(v->media, FALSE);
 }
 
+/* ---- what the model says about the sample ---- */
+
+/* The session has one probe request; views mark it as theirs under this key
+ * (as ui/views/probe_picker.c does) so a view being hidden clears only its own. */
+#define WATCHER_KEY "rf-probe-watcher"
+
+/* Ask the session for the model's logits on the shown sample (while the
+ * view is on screen). */
+static void watch_prediction(RfDataView *v)
+{
+    guint pos = gtk_single_selection_get_selected(v->selection);
+    if (!gtk_widget_get_mapped(v->plot) || v->ds == NULL || pos == GTK_INVALID_LIST_POSITION)
+        return;
+    static const char *const names[] = {"logits"};
+    g_object_set_data(G_OBJECT(v->session), WATCHER_KEY, v);
+    rf_session_watch_probes(v->session, names, 1, current_split(v), pos);
+}
+
+static void unwatch_prediction(RfDataView *v)
+{
+    if (g_object_get_data(G_OBJECT(v->session), WATCHER_KEY) != v)
+        return;
+    g_object_set_data(G_OBJECT(v->session), WATCHER_KEY, NULL);
+    rf_session_watch_probes(v->session, NULL, 0, RF_SPLIT_TRAIN, 0);
+}
+
+static void on_probes_changed(RfSession *s, gpointer data)
+{
+    RfDataView *v = data;
+    rf_split split;
+    int64_t sample;
+    rf_inspection info;
+    guint pos = gtk_single_selection_get_selected(v->selection);
+    if (v->ds == NULL || !rf_session_get_probe_sample(s, &split, &sample, &info) || split != current_split(v) ||
+        sample != (int64_t)pos || rf_session_find_probe(s, "logits") == NULL)
+        return;
+    char predicted[160], text[256];
+    rf_data_class_text(v->ds, info.predicted, predicted, sizeof predicted);
+    g_snprintf(text, sizeof text, "%s model: %s · loss %.3g · step %" G_GINT64_FORMAT,
+               info.predicted == info.label ? "✓" : "✗", predicted, info.loss, rf_session_get_step(s));
+    rf_sample_figure_set_prediction(v->figure, text);
+    rf_plot_view_queue_draw(RF_PLOT_VIEW(v->plot));
+}
+
+static void on_plot_map(GtkWidget *plot, gpointer data)
+{
+    (void)plot;
+    watch_prediction(data);
+}
+
+static void on_plot_unmap(GtkWidget *plot, gpointer data)
+{
+    (void)plot;
+    unwatch_prediction(data);
+}
+
 static void show_selected(RfDataView *v)
 {
     stop_playback(v);
@@ -99,6 +155,7 @@ static void show_selected(RfDataView *v)
     }
     rf_plot_view_reset_zoom(RF_PLOT_VIEW(v->plot));
     rf_plot_view_queue_draw(RF_PLOT_VIEW(v->plot));
+    watch_prediction(v);
 }
 
 static void on_selected(GObject *selection, GParamSpec *pspec, gpointer data)
@@ -413,6 +470,7 @@ static void rf_data_view_dispose(GObject *object)
     if (v->media != NULL)
         stop_playback(v);
     if (v->session != NULL) {
+        unwatch_prediction(v);
         g_signal_handlers_disconnect_by_data(v->session, v);
         g_clear_object(&v->session);
     }
@@ -443,6 +501,9 @@ GtkWidget *rf_data_view_new(RfSession *s)
     g_signal_connect(s, "data-changed", G_CALLBACK(on_data_changed), v);
     g_signal_connect(s, "run-failed", G_CALLBACK(on_run_failed), v);
     g_signal_connect(s, "config-changed", G_CALLBACK(on_config_changed), v);
+    g_signal_connect(s, "probes-changed", G_CALLBACK(on_probes_changed), v);
+    g_signal_connect(v->plot, "map", G_CALLBACK(on_plot_map), v);
+    g_signal_connect(v->plot, "unmap", G_CALLBACK(on_plot_unmap), v);
     rf_view_set_plot(GTK_WIDGET(v), RF_PLOT_VIEW(v->plot));
     sync_from_config(v);
     on_data_changed(s, v);
