@@ -69,8 +69,10 @@ static void batch_free(rf_batch *b)
     rf_free(b->labels);
 }
 
-/* Fill `b` with the given sample indices of a split (count <= batch). */
-static bool fill(const rf_dataset *ds, rf_batch *b, rf_split split, const int64_t *index, int count, rf_status *st)
+/* Fill `b` with the given sample indices of a split (count <= batch).
+ * With `keys` (training only) samples come augmented, one key each. */
+static bool fill(const rf_dataset *ds, rf_batch *b, rf_split split, const int64_t *index, const uint64_t *keys,
+                 int count, rf_status *st)
 {
     size_t fd = b->feat_dim > 0 ? (size_t)b->feat_dim : 1;
     size_t row = (size_t)b->seq_len * fd;
@@ -79,7 +81,9 @@ static bool fill(const rf_dataset *ds, rf_batch *b, rf_split split, const int64_
     memset(b->labels, 0, (size_t)b->batch * sizeof(float));
     for (int i = 0; i < count; i++) {
         int len = 0, label = 0;
-        if (!ds->get(ds, split, index[i], b->x + i * row, &len, &label, st))
+        bool ok = keys != NULL ? ds->get_augmented(ds, index[i], keys[i], b->x + i * row, &len, &label, st)
+                               : ds->get(ds, split, index[i], b->x + i * row, &len, &label, st);
+        if (!ok)
             return false;
         if (len < 1 || len > b->seq_len || label < 0 || label >= ds->classes)
             return rf_fail(st, "%s %s sample %lld: length %d or label %d out of range", ds->name,
@@ -111,15 +115,18 @@ static void fill_train(rf_batcher *b, slot *s, int64_t step)
 {
     int64_t n = b->ds->size[RF_SPLIT_TRAIN];
     int64_t index[b->batch_size];
+    uint64_t keys[b->batch_size];
     for (int i = 0; i < b->batch_size; i++) {
         int64_t k = step * b->batch_size + i;     /* position in the endless stream */
         int64_t epoch = k / n;
         if (epoch != b->perm_epoch)
             shuffle_epoch(b, epoch);
         index[i] = b->perm[k % n];
+        keys[i] = rf_hash3(b->seed, 0xa097ull, (uint64_t)k);   /* a new augmentation every draw */
     }
     rf_status_clear(&s->st);
-    s->failed = !fill(b->ds, &s->batch, RF_SPLIT_TRAIN, index, b->batch_size, &s->st);
+    s->failed = !fill(b->ds, &s->batch, RF_SPLIT_TRAIN, index, b->ds->get_augmented != NULL ? keys : NULL,
+                      b->batch_size, &s->st);
     s->step = step;
 }
 
@@ -241,5 +248,5 @@ const rf_batch *rf_batcher_eval(rf_batcher *b, rf_split split, int64_t index, rf
     int64_t ids[b->batch_size];
     for (int i = 0; i < count; i++)
         ids[i] = first + i;
-    return fill(b->ds, &b->eval, split, ids, count, st) ? &b->eval : NULL;
+    return fill(b->ds, &b->eval, split, ids, NULL, count, st) ? &b->eval : NULL;
 }

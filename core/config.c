@@ -36,6 +36,8 @@ const rf_config_key rf_config_keys[] = {
     INT("data", "image_size", data.image_size, "28", 4, 1024, "image_folder: images resized to this square size"),
     CHO("data", "channels", data.channels, "gray", "gray|rgb", "image_folder: colour handling"),
     CHO("data", "strict", data.strict, "false", "false|true", "true: a bad file in a folder is an error, not a warning"),
+    INT("data", "augment_shift", data.augment_shift, "0", 0, 64, "images: shift training images by up to this many pixels"),
+    CHO("data", "augment_flip", data.augment_flip, "false", "false|true", "images: flip training images left-right at random"),
     INT("data", "sample_rate", data.sample_rate, "16000", 1000, 192000, "audio: resample to this rate (Hz)"),
     INT("data", "mel_bins", data.mel_bins, "128", 8, 512, "audio: log-mel filterbank bins"),
     INT("data", "max_frames", data.max_frames, "1024", 8, 100000, "audio: frames (10 ms hop) kept per clip"),

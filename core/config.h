@@ -36,6 +36,8 @@ typedef struct rf_config {
         int image_size;         /* image_folder: resize to this square size */
         char channels[8];       /* image_folder: gray | rgb */
         char strict[8];         /* false: skip bad files with a warning; true: fail */
+        int augment_shift;      /* images, training split: random shift up to this many pixels */
+        char augment_flip[8];   /* images, training split: random left-right flip (false | true) */
         int sample_rate;        /* audio: resample to this rate */
         int mel_bins;           /* audio: log-mel bins */
         int max_frames;         /* audio: frames kept (10 ms hop), padded/cropped */

@@ -40,6 +40,12 @@ struct rf_dataset {
      * failure (a file that went bad under us). */
     bool (*get)(const rf_dataset *ds, rf_split split, int64_t index, float *x, int *len, int *label,
                 rf_status *st);
+    /* Optional: training sample `index` under a random augmentation chosen
+     * by `key` (the same key gives the same result). The batcher uses it
+     * for the training split when present; evaluation and inspection use
+     * get(). */
+    bool (*get_augmented)(const rf_dataset *ds, int64_t index, uint64_t key, float *x, int *len, int *label,
+                          rf_status *st);
     /* Optional: the sample as text for inspection (token string, file name). */
     bool (*describe)(const rf_dataset *ds, rf_split split, int64_t index, char *buf, size_t size);
     void (*destroy)(rf_dataset *ds);

@@ -109,6 +109,7 @@ rf_dataset *rf_fashion_mnist_open(const rf_config *cfg, rf_status *st)
         return NULL;
     t->ds.classes = CLASSES;
     t->ds.class_names = class_names;
+    rf_image_table_set_augment(t, cfg->data.augment_shift, strcmp(cfg->data.augment_flip, "true") == 0);
     rf_idx train_img = {0}, train_lab = {0}, test_img = {0}, test_lab = {0};
     bool ok = load_pair(dir, "train", &train_img, &train_lab, st) &&
               load_pair(dir, "t10k", &test_img, &test_lab, st) &&

@@ -235,6 +235,7 @@ rf_dataset *rf_image_folder_open(const rf_config *cfg, rf_status *st)
     rf_image_table *t = rf_image_table_new("image_folder", side, side, channels, cfg->data.patch, 0.5f, 0.5f, st);
     if (t == NULL)
         return NULL;
+    rf_image_table_set_augment(t, cfg->data.augment_shift, strcmp(cfg->data.augment_flip, "true") == 0);
     loader ld = {
         .t = t,
         .root = cfg->data.path,

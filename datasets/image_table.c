@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "rng.h"
+
 static void image_table_destroy(rf_dataset *ds)
 {
     rf_image_table *t = ds->impl;
@@ -34,30 +36,65 @@ static int64_t locate(const rf_image_table *t, rf_split split, int64_t index)
     return t->order[t->first[split] + index];
 }
 
-static bool image_get(const rf_dataset *ds, rf_split split, int64_t index, float *x, int *len, int *label,
-                      rf_status *st)
+/* Where a token's pixels come from: the stored image shifted by (dy, dx)
+ * and then mirrored when flip is set. {0, 0, false} is the stored image. */
+typedef struct view {
+    int dy, dx;
+    bool flip;
+} view;
+
+/* Write the image's tokens in model form: p x p patches in raster order, each
+ * patch row-major with channels innermost (p = 1: the raster as stored). */
+static void tokenise(const rf_image_table *t, const uint8_t *img, view v, float *x)
+{
+    const int p = t->patch, c = t->channels, gh = t->height / p, gw = t->width / p;
+    const float outside = t->value[0];
+    for (int gy = 0; gy < gh; gy++)
+        for (int gx = 0; gx < gw; gx++)
+            for (int y = gy * p; y < gy * p + p; y++)
+                for (int xo = gx * p; xo < gx * p + p; xo++) {
+                    int sy = y - v.dy, sx = (v.flip ? t->width - 1 - xo : xo) - v.dx;
+                    if (sy < 0 || sy >= t->height || sx < 0 || sx >= t->width) {
+                        for (int k = 0; k < c; k++)
+                            *x++ = outside;
+                        continue;
+                    }
+                    const uint8_t *src = img + ((size_t)sy * t->width + (size_t)sx) * c;
+                    for (int k = 0; k < c; k++)
+                        *x++ = t->value[src[k]];
+                }
+}
+
+static bool draw(const rf_dataset *ds, rf_split split, int64_t index, view v, float *x, int *len, int *label,
+                 rf_status *st)
 {
     const rf_image_table *t = ds->impl;
     int64_t i = locate(t, split, index);
     if (i < 0)
         return rf_fail(st, "%s has no %s sample %lld", ds->name, rf_split_name(split), (long long)index);
-    const int p = t->patch, c = t->channels, row = t->width * c, run = p * c;
-    const uint8_t *img = t->pixels + (size_t)i * (size_t)t->height * (size_t)row;
-    if (p == 1) {   /* pixel tokens: the raster as stored */
-        for (size_t k = 0; k < (size_t)t->height * (size_t)row; k++)
-            x[k] = t->value[img[k]];
-    } else {
-        for (int gy = 0; gy < ds->grid_h; gy++)
-            for (int gx = 0; gx < ds->grid_w; gx++)
-                for (int dy = 0; dy < p; dy++) {
-                    const uint8_t *src = img + (size_t)(gy * p + dy) * (size_t)row + (size_t)(gx * run);
-                    for (int k = 0; k < run; k++)
-                        *x++ = t->value[src[k]];
-                }
-    }
+    tokenise(t, t->pixels + (size_t)i * (size_t)t->height * (size_t)t->width * (size_t)t->channels, v, x);
     *len = ds->seq_len;
     *label = t->labels[i];
     return true;
+}
+
+static bool image_get(const rf_dataset *ds, rf_split split, int64_t index, float *x, int *len, int *label,
+                      rf_status *st)
+{
+    return draw(ds, split, index, (view){0, 0, false}, x, len, label, st);
+}
+
+static bool image_get_augmented(const rf_dataset *ds, int64_t index, uint64_t key, float *x, int *len, int *label,
+                                rf_status *st)
+{
+    const rf_image_table *t = ds->impl;
+    rf_rng rng = {key};
+    int s = t->augment_shift;
+    view v = {0, 0, false};
+    v.dy = (int)rf_rng_int(&rng, -s, s);
+    v.dx = (int)rf_rng_int(&rng, -s, s);
+    v.flip = t->augment_flip && (rf_rng_next(&rng) & 1);
+    return draw(ds, RF_SPLIT_TRAIN, index, v, x, len, label, st);
 }
 
 /* "train #12: Sneaker", with the file when there is one: "train #3: cat (cat/01.png)". */
@@ -121,6 +158,13 @@ void rf_image_table_finish(rf_image_table *t, const int64_t size[RF_SPLIT_COUNT]
     t->ds.vocab = 0;
     if (t->owned_class_names != NULL)
         t->ds.class_names = (const char *const *)t->owned_class_names;
+}
+
+void rf_image_table_set_augment(rf_image_table *t, int shift, bool flip)
+{
+    t->augment_shift = shift > 0 ? shift : 0;
+    t->augment_flip = flip;
+    t->ds.get_augmented = t->augment_shift > 0 || flip ? image_get_augmented : NULL;
 }
 
 const uint8_t *rf_image_pixels(const rf_dataset *ds, rf_split split, int64_t index, int *height, int *width,

@@ -27,6 +27,8 @@ typedef struct rf_image_table {
     int64_t *order;                       /* storage index of each sample: train, then val, then test */
     int64_t first[RF_SPLIT_COUNT];        /* where each split starts in order[] */
     int64_t skipped;                      /* files skipped with a warning while loading */
+    int augment_shift;                    /* training draws: shift by up to this many pixels */
+    bool augment_flip;                    /* training draws: random left-right flip */
 } rf_image_table;
 
 /* An empty table for height x width x channels images. Fails when
@@ -38,6 +40,12 @@ rf_image_table *rf_image_table_new(const char *name, int height, int width, int 
 
 /* Set the split sizes (order[] must hold their sum) and the rf_dataset fields. */
 void rf_image_table_finish(rf_image_table *t, const int64_t size[RF_SPLIT_COUNT]);
+
+/* Augment training draws (data.augment_shift, data.augment_flip): each draw
+ * shifts the image by a uniform (dy, dx) in [-shift, shift]^2, filling the
+ * uncovered border with black (pixel value 0), and flips it left-right with
+ * probability 1/2. Evaluation and inspection always see the stored image. */
+void rf_image_table_set_augment(rf_image_table *t, int shift, bool flip);
 
 /* The stored raster of a sample of an image data set (fashion_mnist or
  * image_folder), for display: height x width x channels bytes, row-major,
