@@ -26,10 +26,11 @@ static void release(rf_latent_figure *f)
         free(f->states[p]);
         free(f->filled[p]);
         free(f->norms[p]);
+        free(f->absmax[p]);
         free(f->grad_norms[p]);
         f->states[p] = NULL;
         f->filled[p] = NULL;
-        f->norms[p] = f->grad_norms[p] = NULL;
+        f->norms[p] = f->absmax[p] = f->grad_norms[p] = NULL;
     }
     f->segments = f->l = f->d = 0;
 }
@@ -59,6 +60,7 @@ void rf_latent_figure_forget(rf_latent_figure *f)
         for (int s = 0; s < f->segments; s++) {
             f->filled[p][s] = false;
             f->norms[p][s] = f->grad_norms[p][s] = NAN;
+            f->absmax[p][s] = 0;
         }
 }
 
@@ -75,8 +77,10 @@ bool rf_latent_figure_resize(rf_latent_figure *f, int segments, int l, int d)
         f->states[p] = calloc((size_t)segments * block, sizeof(float));
         f->filled[p] = calloc((size_t)segments, sizeof(bool));
         f->norms[p] = malloc((size_t)segments * sizeof(double));
+        f->absmax[p] = malloc((size_t)segments * sizeof(double));
         f->grad_norms[p] = malloc((size_t)segments * sizeof(double));
-        if (f->states[p] == NULL || f->filled[p] == NULL || f->norms[p] == NULL || f->grad_norms[p] == NULL) {
+        if (f->states[p] == NULL || f->filled[p] == NULL || f->norms[p] == NULL || f->absmax[p] == NULL ||
+            f->grad_norms[p] == NULL) {
             release(f);
             return false;
         }
@@ -98,17 +102,28 @@ static double frobenius(const float *v, size_t n)
     return sqrt(s);
 }
 
+static double max_abs(const float *v, size_t n)
+{
+    float m = 0;
+    for (size_t i = 0; i < n; i++) {
+        float a = fabsf(v[i]);
+        m = a > m ? a : m;    /* NaN compares false: skipped */
+    }
+    return m;
+}
+
 /* The heatmap follows the chosen block; its colour range is symmetric
- * around 0 over every block of the pass, so scrubbing keeps one scale. */
+ * around 0 over every block of the pass, so scrubbing keeps one scale.
+ * Each block's max |v| is kept from set_state, so this costs O(segments). */
 static void refresh_heat(rf_latent_figure *f)
 {
     if (f->segments == 0)
         return;
     size_t block = (size_t)f->l * f->d;
     const float *all = f->states[f->pass];
-    double lo, hi;
-    rf_data_range(all, block * f->segments, &lo, &hi);
-    double m = fmax(fmax(fabs(lo), fabs(hi)), 1e-12);
+    double m = 1e-12;
+    for (int s = 0; s < f->segments; s++)
+        m = fmax(m, f->absmax[f->pass][s]);
     rf_heatmap_set(&f->heat, all + (size_t)(f->segment - 1) * block, f->l, f->d, -m, m);
     rf_heatmap_changed(&f->heat);
 }
@@ -122,6 +137,7 @@ void rf_latent_figure_set_state(rf_latent_figure *f, rf_latent_pass pass, int se
     memcpy(dst, state, block * sizeof *dst);
     f->filled[pass][segment - 1] = true;
     f->norms[pass][segment - 1] = frobenius(dst, block);
+    f->absmax[pass][segment - 1] = max_abs(dst, block);
     refresh_heat(f);
 }
 

@@ -19,6 +19,7 @@ typedef struct rf_latent_figure {
     float *states[2];            /* per pass: segments x l x d; NULL until sized */
     bool *filled[2];             /* per pass and segment: a state arrived */
     double *norms[2];            /* ||L_i|| per pass and segment, NaN when absent */
+    double *absmax[2];           /* max |L_i| per pass and segment, 0 when absent */
     double *grad_norms[2];       /* ||dLoss/dL_i||, NaN when absent */
     int segment;                 /* the chosen segment (1-based) */
     rf_latent_pass pass;
