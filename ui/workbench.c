@@ -10,6 +10,12 @@ int rf_workbench_run(const char *config_path, int argc, char **argv)
     /* main() has set the locale, with '.' as the decimal point for configs
      * and numbers; GTK would reset all of it to the environment's. */
     gtk_disable_setlocale();
+    /* Every view draws with cairo, so GTK's cairo renderer only has to
+     * composite finished images. Its GL renderer costs 90-180 ms a frame on
+     * a machine without a GPU (software GL takes the training core) and
+     * gains little on one with a GPU (docs/bench-gui.md). GSK_RENDERER set
+     * by the user wins. */
+    g_setenv("GSK_RENDERER", "cairo", FALSE);
     if (!gtk_init_check()) {
         fprintf(stderr, "rangefinder: no display; to train from the command line run "
                         "`rangefinder train --config FILE`\n");
