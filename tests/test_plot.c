@@ -13,6 +13,67 @@
 #include "../ui/plot/plot.h"
 #include "tap.h"
 
+/* ---- heatmap pooling ---- */
+
+/* The colour the heatmap shows for value v (NaN: the missing colour), and
+ * whether a pixel is within one colour-table step of it. */
+static bool pixel_shows(const unsigned char *px, double v, double vmin, double vmax)
+{
+    rf_rgb c = rf_colormap(isnan(v) ? NAN : (v - vmin) / (vmax - vmin));
+    uint32_t p = *(const uint32_t *)px;
+    double got[3] = {(p >> 16 & 255) / 255.0, (p >> 8 & 255) / 255.0, (p & 255) / 255.0};
+    double want[3] = {c.r, c.g, c.b};
+    for (int k = 0; k < 3; k++)
+        if (fabs(got[k] - want[k]) > 3.0 / 255)
+            return false;
+    return true;
+}
+
+/* A 37 x 53 map with NaN holes drawn into 10 x 7 pixels: every pixel shows
+ * the value of largest magnitude among the cells whose centres fall in it,
+ * found here cell by cell. */
+static void test_heatmap_pooling(void)
+{
+    enum { ROWS = 37, COLS = 53, W = 10, H = 7 };
+    static float data[ROWS * COLS];
+    for (int i = 0; i < ROWS * COLS; i++)
+        data[i] = (float)sin(i * 1.7) * (float)(1 + i % 7);
+    for (int r = 0; r < 6; r++)                       /* an all-NaN corner pixel, scattered holes */
+        for (int c = 0; c < 11; c++)
+            data[r * COLS + c] = NAN;
+    for (int i = 11; i < ROWS * COLS; i += 29)
+        data[i] = NAN;
+    double vmin = -7, vmax = 7;
+    rf_heatmap h = {0};
+    rf_heatmap_set(&h, data, ROWS, COLS, vmin, vmax);
+    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
+    cairo_t *cr = cairo_create(surface);
+    rf_heatmap_draw(&h, cr, (rf_rect){0, 0, W, H}, 0, ROWS, 0, COLS);
+    cairo_surface_flush(surface);
+    const unsigned char *img = cairo_image_surface_get_data(surface);
+    int stride = cairo_image_surface_get_stride(surface);
+    int wrong = 0, nan_pixels = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            double best = NAN;
+            for (int r = 0; r < ROWS; r++)
+                for (int c = 0; c < COLS; c++) {
+                    if ((int)floor((r + 0.5) * H / ROWS) != y || (int)floor((c + 0.5) * W / COLS) != x)
+                        continue;
+                    double v = data[r * COLS + c];
+                    if (!isnan(v) && (isnan(best) || fabs(v) > fabs(best)))
+                        best = v;
+                }
+            nan_pixels += isnan(best);
+            wrong += !pixel_shows(img + (size_t)y * stride + (size_t)x * 4, best, vmin, vmax);
+        }
+    tap_ok(wrong == 0 && nan_pixels > 0, "heatmap pooling: %d of %d pixels differ from the largest-magnitude "
+           "cell (%d all-NaN pixels)", wrong, W * H, nan_pixels);
+    cairo_destroy(cr);
+    cairo_surface_destroy(surface);
+    rf_heatmap_clear(&h);
+}
+
 /* ---- primitives ---- */
 
 static bool is_nice(double step)
@@ -342,6 +403,7 @@ int main(void)
 {
     g_autofree char *tmp = g_dir_make_tmp("rf-test-plot-XXXXXX", NULL);
     test_primitives();
+    test_heatmap_pooling();
     test_run_data(tmp);
     test_training_figure();
     test_memory_figure(tmp);

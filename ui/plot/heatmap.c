@@ -53,70 +53,55 @@ static void map_cells(int *to, int first, int n, double v0, double v1, int pixel
     }
 }
 
-/* The value of largest magnitude among n cells (NaN when all are NaN).
- * Branch-free max and min with independent accumulators: a 4096-wide row
- * reduces at several cells per cycle. */
-static float extreme_of(const float *v, int n)
-{
-    enum { LANES = 8 };
-    float hi[LANES], lo[LANES];
-    for (int k = 0; k < LANES; k++) {
-        hi[k] = -INFINITY;
-        lo[k] = INFINITY;
-    }
-    int i = 0;
-    for (; i + LANES <= n; i += LANES)
-        for (int k = 0; k < LANES; k++) {
-            float x = v[i + k];      /* NaN compares false: skipped */
-            hi[k] = x > hi[k] ? x : hi[k];
-            lo[k] = x < lo[k] ? x : lo[k];
-        }
-    for (; i < n; i++) {
-        hi[0] = v[i] > hi[0] ? v[i] : hi[0];
-        lo[0] = v[i] < lo[0] ? v[i] : lo[0];
-    }
-    for (int k = 1; k < LANES; k++) {
-        hi[0] = hi[k] > hi[0] ? hi[k] : hi[0];
-        lo[0] = lo[k] < lo[0] ? lo[k] : lo[0];
-    }
-    if (lo[0] > hi[0])
-        return NAN;
-    return -lo[0] > hi[0] ? lo[0] : hi[0];
-}
-
 /* Pool the visible cells into iw x ih values, keeping in each pixel the
  * value of largest magnitude (one strong attention weight among thousands
- * of weak ones stays visible). Cells map to pixels monotonically, so each
- * pixel of a row reduces one contiguous run of cells. */
+ * of weak ones stays visible; NaN cells are skipped, all-NaN pixels stay
+ * NaN). Cells map to pixels monotonically, so each pixel row gathers a run
+ * of data rows and each pixel a run of columns: the rows of a run are
+ * folded into per-column max and min (branch-free, contiguous), then each
+ * pixel reduces its columns of those two arrays. */
 static void pool_cells(const rf_heatmap *h, int iw, int ih, double r0, double r1, double c0, double c1,
-                       float *val, float *mag)
+                       float *val)
 {
-    int ra = (int)floor(r0), rb = (int)ceil(r1), ca = (int)floor(c0), cb = (int)ceil(c1);
-    int *col_px = malloc((size_t)(cb - ca) * sizeof *col_px), *row_px = malloc((size_t)(rb - ra) * sizeof *row_px);
-    int *run = malloc((size_t)(iw + 1) * sizeof *run);    /* first cell of each pixel's run */
-    map_cells(col_px, ca, cb - ca, c0, c1, iw);
+    int ra = (int)floor(r0), rb = (int)ceil(r1), ca = (int)floor(c0), cb = (int)ceil(c1), nc = cb - ca;
+    int *col_px = malloc((size_t)nc * sizeof *col_px), *row_px = malloc((size_t)(rb - ra) * sizeof *row_px);
+    int *run = malloc((size_t)(iw + 1) * sizeof *run);    /* first column of each pixel's run */
+    float *hi = malloc((size_t)nc * sizeof *hi), *lo = malloc((size_t)nc * sizeof *lo);
+    map_cells(col_px, ca, nc, c0, c1, iw);
     map_cells(row_px, ra, rb - ra, r0, r1, ih);
     for (int x = 0, c = 0; x <= iw; x++) {
-        while (c < cb - ca && col_px[c] < x)
+        while (c < nc && col_px[c] < x)
             c++;
         run[x] = c;
     }
-    for (size_t i = 0; i < (size_t)iw * ih; i++) {
+    for (size_t i = 0; i < (size_t)iw * ih; i++)
         val[i] = NAN;
-        mag[i] = -1;
-    }
-    for (int r = ra; r < rb; r++) {
-        const float *row = h->data + (size_t)r * h->cols + ca;
-        float *v = val + (size_t)row_px[r - ra] * iw, *m = mag + (size_t)row_px[r - ra] * iw;
-        for (int x = 0; x < iw; x++) {
-            float e = extreme_of(row + run[x], run[x + 1] - run[x]);
-            float a = fabsf(e);
-            if (a > m[x]) {
-                m[x] = a;
-                v[x] = e;
+    for (int r = ra; r < rb;) {
+        int y = row_px[r - ra];
+        for (int c = 0; c < nc; c++) {
+            hi[c] = -INFINITY;
+            lo[c] = INFINITY;
+        }
+        for (; r < rb && row_px[r - ra] == y; r++) {
+            const float *row = h->data + (size_t)r * h->cols + ca;
+            for (int c = 0; c < nc; c++) {    /* NaN compares false: skipped */
+                hi[c] = row[c] > hi[c] ? row[c] : hi[c];
+                lo[c] = row[c] < lo[c] ? row[c] : lo[c];
             }
         }
+        float *v = val + (size_t)y * iw;
+        for (int x = 0; x < iw; x++) {
+            float a = -INFINITY, b = INFINITY;
+            for (int c = run[x]; c < run[x + 1]; c++) {
+                a = hi[c] > a ? hi[c] : a;
+                b = lo[c] < b ? lo[c] : b;
+            }
+            if (b <= a)
+                v[x] = -b > a ? b : a;
+        }
     }
+    free(hi);
+    free(lo);
     free(run);
     free(col_px);
     free(row_px);
@@ -125,8 +110,8 @@ static void pool_cells(const rf_heatmap *h, int iw, int ih, double r0, double r1
 static void render_image(rf_heatmap *h, int iw, int ih, double r0, double r1, double c0, double c1)
 {
     rf_heatmap_clear(h);
-    float *val = malloc((size_t)iw * ih * sizeof *val), *mag = malloc((size_t)iw * ih * sizeof *mag);
-    pool_cells(h, iw, ih, r0, r1, c0, c1, val, mag);
+    float *val = malloc((size_t)iw * ih * sizeof *val);
+    pool_cells(h, iw, ih, r0, r1, c0, c1, val);
     h->image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, iw, ih);
     cairo_surface_flush(h->image);
     unsigned char *pixels = cairo_image_surface_get_data(h->image);
@@ -152,7 +137,6 @@ static void render_image(rf_heatmap *h, int iw, int ih, double r0, double r1, do
     }
     cairo_surface_mark_dirty(h->image);
     free(val);
-    free(mag);
     h->image_w = iw;
     h->image_h = ih;
     h->image_version = h->version;
