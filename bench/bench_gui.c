@@ -33,6 +33,7 @@
 #include "../ui/application.h"
 #include "../ui/view.h"
 #include "../ui/window.h"
+#include "../tests/main_loop.h"
 
 #define WIDTH 1920
 #define HEIGHT 1080
@@ -86,37 +87,6 @@ static void add_sample(GArray *a, double v)
 }
 
 /* --- the main loop --- */
-
-typedef gboolean (*Condition)(gpointer data);
-
-/* Run the main loop until cond holds or `seconds` pass; whether it held. */
-static gboolean spin_until(Condition cond, gpointer data, double seconds)
-{
-    gint64 end = g_get_monotonic_time() + (gint64)(seconds * G_USEC_PER_SEC);
-    while (!cond(data)) {
-        if (g_get_monotonic_time() > end)
-            return FALSE;
-        if (!g_main_context_iteration(NULL, FALSE))
-            g_usleep(1000);
-    }
-    return TRUE;
-}
-
-static gboolean never(gpointer data)
-{
-    (void)data;
-    return FALSE;
-}
-
-static void spin_for(double seconds)
-{
-    spin_until(never, NULL, seconds);
-}
-
-static gboolean data_loaded(gpointer s)
-{
-    return rf_session_get_dataset(s) != NULL;
-}
 
 static gboolean run_running(gpointer s)
 {
