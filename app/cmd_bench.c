@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "../core/alloc.h"
+#include "../core/blas_kernels.h"
 #include "../core/exec.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
@@ -122,6 +123,7 @@ static void print_table(const rf_config *cfg, const bench_result *r, double toke
     printf("encoder            %s\n", cfg->model.encoder);
     printf("batch x length     %d x %d\n", cfg->data.batch, r->seq);
     printf("threads            %d\n", threads);
+    printf("BLAS kernels       %s\n", rf_blas_kernels());
     printf("parameters         %lld\n", (long long)r->params);
     printf("step (median)      %.4f s\n", r->step_median);
     printf("tokens/s           %.0f\n", tokens);
@@ -192,6 +194,7 @@ int rf_cmd_bench(int argc, char **argv)
     rf_json_int(&j, "seq", r.seq);
     rf_json_int(&j, "batch", cfg.data.batch);
     rf_json_int(&j, "threads", threads);
+    rf_json_str(&j, "blas_kernels", rf_blas_kernels());
     rf_json_int(&j, "steps", steps);
     rf_json_int(&j, "warmup", warmup);
     rf_json_print(&j);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/blas_kernels.h"
 #include "../ui/workbench.h"
 #include "cli.h"
 #include "commands.h"
@@ -63,6 +64,8 @@ static int run_gui(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* Before anything else: this may execute the program again. */
+    rf_blas_pick_kernels(argv);
     /* UTF-8 help texts, but '.' as the decimal point everywhere. */
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");

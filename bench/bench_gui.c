@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/blas_kernels.h"
 #include "../ui/application.h"
 #include "../ui/view.h"
 #include "../ui/window.h"
@@ -521,6 +522,7 @@ static void write_results(const char *path, const throughput *training, const th
 
 int main(int argc, char **argv)
 {
+    rf_blas_pick_kernels(argv);
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");
     gtk_disable_setlocale();

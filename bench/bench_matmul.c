@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "../core/blas_kernels.h"
 #include "../core/exec.h"
 #include "../core/params.h"
 
@@ -72,6 +73,7 @@ static double time_op(const shape *s, rf_pool *pool, int reps)
 
 int main(int argc, char **argv)
 {
+    rf_blas_pick_kernels(argv);
     int threads = argc > 1 ? atoi(argv[1]) : 2;
     rf_pool *pool = rf_pool_new(threads);
     const shape shapes[] = {

@@ -220,7 +220,19 @@ before=$(ls -R "$cwd")
 run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 3 --warmup 1 --json
 ok $? "bench --json exits 0"
 check "bench --json has the timing and memory keys" json_has step_s_median tokens_per_s peak_rss_bytes \
-    planned_bytes peak_engine_bytes params data_wait_fraction encoder seq batch threads
+    planned_bytes peak_engine_bytes params data_wait_fraction encoder seq batch threads blas_kernels
+# OpenBLAS 0.3.21 falls back to SSE3 "Prescott" kernels on CPUs it does not
+# know; rangefinder then executes itself with OPENBLAS_CORETYPE set.
+kernels=$(sed -n 's/.*"blas_kernels":"\([^"]*\)".*/\1/p' "$tmp/out")
+if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx2 /proc/cpuinfo; then
+    case ${kernels,,} in prescott | core2 | penryn | dunnington | nehalem | atom | sandybridge | barcelona | opteron | "") r=1 ;; *) r=0 ;; esac
+    ok $r "bench runs on AVX2-or-better BLAS kernels on an AVX2 CPU (got '$kernels')"
+else
+    echo "ok $((count += 1)) - # SKIP no AVX2 or OPENBLAS_CORETYPE set by the caller"
+fi
+(cd "$cwd" && OPENBLAS_CORETYPE=Prescott exec "$rf" bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 1 --warmup 0 --json) \
+    >"$tmp/out" 2>"$tmp/err"
+check "a user's OPENBLAS_CORETYPE is kept" grep -q '"blas_kernels":"Prescott"' "$tmp/out"
 run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 2 --warmup 1 --profile
 check "bench --profile times the ops (attention, linear) and the total" \
     sh -c "grep -q '^attention ' '$tmp/err' && grep -q '^linear ' '$tmp/err' && grep -q '^total ' '$tmp/err'"
