@@ -52,7 +52,7 @@ extern const rf_backend rf_cpu_backend;
 
 /* Query rows per block in the attention kernels (scores of a block stay in
  * cache between the products and the softmax). */
-#define RF_ATTN_ROWS 64
+#define RF_ATTN_ROWS 128
 
 /* Convenience for kernels. */
 static inline rf_node *rf_in(rf_exec *x, const rf_node *n, int k)

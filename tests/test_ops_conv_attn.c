@@ -268,6 +268,10 @@ static void test_attention(void)
     run_attention("attention with a fully masked batch row", &partial, N, N, N, OPCHECK_MASK, MASKED_ROW_SEED);
     tap_ok(cov.all_masked && cov.some_valid, "the fully masked row case has both kinds of batch rows");
 
+    /* More queries than one block of RF_ATTN_ROWS, keys past 16 lanes. */
+    attn_case long_q = {1, RF_ATTN_ROWS + 3, 37, 8, 2, 0.5f, true, false, NULL};
+    run_attention("attention N = RF_ATTN_ROWS + 3, M = 37, dk = 4, mask", &long_q, N, N, N, OPCHECK_MASK, 0);
+
     attn_case none = {2, 3, 5, 6, 3, 0.4f, true, false, NULL};
     run_attention("attention with every key masked", &none, N, N, N, OPCHECK_IDS, 0);
 }

@@ -98,6 +98,9 @@ static void test_softmax(void)
         /* whole rows masked at random (4 of 15 with this seed): zero rows, zero grads */
         {"softmax [3, 5, 7] mask [3, 5, 1]", {3, {3, 5, 7}}, {3, {3, 5, 1}}, true, OPCHECK_NORMAL},
         {"softmax [3, 5, 7] mask [3, 1, 7]", {3, {3, 5, 7}}, {3, {3, 1, 7}}, true, OPCHECK_NORMAL},
+        /* rows of 16 lanes exactly, and 2 x 16 lanes plus a padded tail of 5 */
+        {"softmax [3, 16]", {2, {3, 16}}, {0}, false, OPCHECK_NORMAL},
+        {"softmax [4, 37] mask [4, 37]", {2, {4, 37}}, {2, {4, 37}}, true, OPCHECK_NORMAL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         softmax_ref ref = {cases[i].x, cases[i].mask, cases[i].has_mask};

@@ -38,6 +38,10 @@
 #define RF_VEC_CLONES
 #endif
 
+/* 16 floats (or int32 masks) as one GCC generic vector. */
+typedef float rf_v16f __attribute__((vector_size(64)));
+typedef int32_t rf_v16i __attribute__((vector_size(64)));
+
 /* Forced inline: a call per element is what these functions exist to avoid,
  * and GCC's heuristics leave rf_erff out of line otherwise. */
 #define RF_VEC_INLINE static inline __attribute__((always_inline))
@@ -129,43 +133,53 @@ RF_VEC_INLINE float rf_erff(float x)
 
 /* In-place softmax of a row of scores whose masked entries are already -inf.
  * A row with no finite entry becomes zeros. The max and the sum are taken in
- * 16 lanes so the compiler can vectorise them. */
+ * 16 lanes so the compiler can vectorise them; the last m % 16 entries go
+ * through a 16-wide buffer padded with -inf (which exponentiates to 0), so
+ * rows of a hundred or so keys (BLRP's segments) pay no scalar exp. */
 static inline RF_VEC_CLONES void rf_softmax_row_inplace(float *p, int64_t m)
 {
-    float mlanes[16];
+    int64_t body = m - m % 16;
+    int rest = (int)(m - body);
+    float tail[16];
     for (int l = 0; l < 16; l++)
-        mlanes[l] = -INFINITY;
-    int64_t j = 0;
-    for (; j + 16 <= m; j += 16)
-        for (int l = 0; l < 16; l++)
-            mlanes[l] = p[j + l] > mlanes[l] ? p[j + l] : mlanes[l];
+        tail[l] = l < rest ? p[body + l] : -INFINITY;
+    /* GCC 12 leaves a lane-wise max loop scalar; a generic vector (one
+     * AVX-512 register, two AVX2 or four SSE ones) with a mask select is
+     * vectorised at every ISA. */
+    rf_v16f mlanes;
+    memcpy(&mlanes, tail, sizeof mlanes);
+    for (int64_t j = 0; j < body; j += 16) {
+        rf_v16f v;
+        memcpy(&v, p + j, sizeof v);
+        rf_v16i gt = v > mlanes;
+        mlanes = (rf_v16f)((gt & (rf_v16i)v) | (~gt & (rf_v16i)mlanes));
+    }
     float mx = -INFINITY;
-    for (; j < m; j++)
-        mx = p[j] > mx ? p[j] : mx;
     for (int l = 0; l < 16; l++)
         mx = mlanes[l] > mx ? mlanes[l] : mx;
     if (mx == -INFINITY) {
         memset(p, 0, (size_t)m * sizeof *p);
         return;
     }
-    float lanes[16] = {0};
-    j = 0;
-    for (; j + 16 <= m; j += 16)
+    float lanes[16];
+    for (int l = 0; l < 16; l++) {
+        tail[l] = rf_expf(tail[l] - mx);
+        lanes[l] = tail[l];
+    }
+    for (int64_t j = 0; j < body; j += 16)
         for (int l = 0; l < 16; l++) {
             float e = rf_expf(p[j + l] - mx);
             p[j + l] = e;
             lanes[l] += e;
         }
     float sum = 0.0f;
-    for (; j < m; j++) {
-        p[j] = rf_expf(p[j] - mx);
-        sum += p[j];
-    }
     for (int l = 0; l < 16; l++)
         sum += lanes[l];
     float inv = 1.0f / sum;
-    for (j = 0; j < m; j++)
+    for (int64_t j = 0; j < body; j++)
         p[j] *= inv;
+    for (int l = 0; l < rest; l++)
+        p[body + l] = tail[l] * inv;
 }
 
 /* sum_j a[j] * b[j] in 16 lanes (vectorisable, fixed order). */
