@@ -16,6 +16,7 @@
 
 #include "../ui/application.h"
 #include "../ui/dialogs.h"
+#include "../ui/figures/attention_figure.h"
 #include "../ui/view.h"
 #include "../ui/window.h"
 #include "main_loop.h"
@@ -425,6 +426,51 @@ static gboolean is_null(gpointer data)
     return *(gpointer *)data == NULL;
 }
 
+static gboolean plot_ready(gpointer plot)
+{
+    return !rf_plot_view_get_pending(plot);
+}
+
+/* A full-attention map of a million cells is prepared in a worker thread:
+ * the figure ends up showing the snapshot's head 0 (borrowed, not copied)
+ * with its exact colour range, and draws it. */
+static void check_large_attention_map(RfWindow *win)
+{
+    RfSession *s = rf_window_get_session(win);
+    static const char *const keys[][2] = {
+        {"data.task", "random"}, {"data.max_len", "1024"}, {"data.min_len", "1024"}, {"data.batch", "2"},
+        {"model.encoder", "full"}, {"model.layers", "1"}, {"train.steps", "2"}, {"train.eval_every", "0"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+        set_key(s, keys[i][0], keys[i][1]);
+    tap_ok(spin_until(data_loaded, s, 120.0), "the N = 1024 random data loads");
+    show_page(win, "attention");
+    if (!train_to_the_end(win, "N = 1024 full attention"))
+        return;
+    RfPlotView *plot = rf_view_get_plot(gtk_stack_get_child_by_name(rf_window_get_stack(win), "attention"));
+    tap_ok(spin_until(plot_ready, plot, 30.0), "the 1024 x 1024 map is prepared");
+    const rf_attention_figure *f = rf_plot_view_get_figure(plot)->data;
+    const rf_probe_value *p = rf_session_find_probe(s, "layer0.attn.probs");
+    gboolean same = p != NULL && p->shape.ndim == 3 && f->layout == RF_ATTENTION_MATRIX && f->map == p->data &&
+                    f->rows == p->shape.dim[1] && f->cols == p->shape.dim[2] && f->rows * f->cols >= 1 << 20;
+    if (tap_ok(same, "the figure shows head 0 of the snapshot's %d x %d map", f->rows, f->cols)) {
+        float top = 0;
+        for (size_t i = 0; i < (size_t)f->rows * f->cols; i++)
+            top = p->data[i] > top ? p->data[i] : top;
+        tap_ok(f->heat.vmin == 0 && f->heat.vmax == top, "its colour range is [0, the largest weight %g] (got [%g, %g])",
+               top, f->heat.vmin, f->heat.vmax);
+    }
+    check_view(win, "attention");
+    /* back to the small config */
+    static const char *const restore[][2] = {
+        {"data.task", "listops"}, {"data.min_len", "16"}, {"data.max_len", "64"}, {"data.batch", "16"},
+        {"model.layers", "2"},    {"train.steps", "6"},   {"train.eval_every", "3"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(restore); i++)
+        set_key(s, restore[i][0], restore[i][1]);
+    spin_until(data_loaded, s, 120.0);
+}
+
 static void check_close_during_run(RfWindow *win)
 {
     RfSession *s = g_object_ref(rf_window_get_session(win));
@@ -518,6 +564,7 @@ int main(int argc, char **argv)
         check_exports(win, dir);
         check_menu_dialogs(app, win);
     }
+    check_large_attention_map(win);
     check_invalid_values(win);   /* leaves model.encoder = blrp */
 
     /* BLRP for the latent states, TaLK for its window bounds. */

@@ -74,6 +74,53 @@ static void test_heatmap_pooling(void)
     rf_heatmap_clear(&h);
 }
 
+/* A heatmap prepared ahead (as the Attention view does in a worker thread)
+ * draws the same pixels as one pooled at draw time, without pooling again;
+ * a view that does not fit the data is left to the draw. */
+static void test_heatmap_prepare(void)
+{
+    enum { ROWS = 300, COLS = 200, W = 64, H = 48 };
+    static float data[ROWS * COLS];
+    for (int i = 0; i < ROWS * COLS; i++)
+        data[i] = (float)fabs(sin(i * 0.37)) * (float)(i % 11);
+    cairo_surface_t *plain = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
+    cairo_surface_t *ahead = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
+    rf_heatmap drawn = {0}, ready = {0};
+    const double view[4] = {10, 250, 5, 190};
+    rf_heatmap_set(&drawn, data, ROWS, COLS, 0, 10);
+    cairo_t *cr = cairo_create(plain);
+    rf_heatmap_draw(&drawn, cr, (rf_rect){0, 0, W, H}, view[0], view[1], view[2], view[3]);
+    cairo_destroy(cr);
+    int iw, ih;
+    double got[4];
+    bool cached = rf_heatmap_cached_view(&drawn, &iw, &ih, got);
+    tap_ok(cached && iw == W && ih == H && memcmp(got, view, sizeof got) == 0,
+           "the cached view is the drawn size and view (%dx%d)", iw, ih);
+
+    rf_heatmap_set(&ready, data, ROWS, COLS, 0, 10);
+    rf_heatmap_prepare(&ready, iw, ih, got);
+    cairo_surface_t *image = ready.image;
+    cr = cairo_create(ahead);
+    rf_heatmap_draw(&ready, cr, (rf_rect){0, 0, W, H}, view[0], view[1], view[2], view[3]);
+    cairo_destroy(cr);
+    tap_ok(image != NULL && ready.image == image, "a draw at the prepared size and view reuses the image");
+    cairo_surface_flush(plain);
+    cairo_surface_flush(ahead);
+    tap_ok(memcmp(cairo_image_surface_get_data(plain), cairo_image_surface_get_data(ahead),
+                  (size_t)cairo_image_surface_get_stride(plain) * H) == 0,
+           "the prepared image draws the same pixels as pooling at draw time");
+
+    /* A view from a larger map: nothing is prepared (nor read past the data). */
+    rf_heatmap small = {0};
+    rf_heatmap_set(&small, data, 20, 30, 0, 10);
+    rf_heatmap_prepare(&small, iw, ih, got);
+    tap_ok(small.image == NULL, "a view beyond the data prepares nothing");
+    rf_heatmap_clear(&drawn);
+    rf_heatmap_clear(&ready);
+    cairo_surface_destroy(plain);
+    cairo_surface_destroy(ahead);
+}
+
 /* ---- primitives ---- */
 
 static bool is_nice(double step)
@@ -404,6 +451,7 @@ int main(void)
     g_autofree char *tmp = g_dir_make_tmp("rf-test-plot-XXXXXX", NULL);
     test_primitives();
     test_heatmap_pooling();
+    test_heatmap_prepare();
     test_run_data(tmp);
     test_training_figure();
     test_memory_figure(tmp);

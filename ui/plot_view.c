@@ -22,6 +22,7 @@ struct _RfPlotView {
     gboolean pointer_inside;
     double pointer_x, pointer_y;
     char readout[256];
+    gboolean pending;
 };
 
 G_DEFINE_TYPE(RfPlotView, rf_plot_view, GTK_TYPE_WIDGET)
@@ -341,4 +342,14 @@ const char *rf_plot_view_get_readout(RfPlotView *v)
 {
     g_return_val_if_fail(RF_IS_PLOT_VIEW(v), "");
     return v->readout;
+}
+
+void rf_plot_view_set_pending(RfPlotView *v, gboolean pending)
+{
+    v->pending = pending;
+}
+
+gboolean rf_plot_view_get_pending(RfPlotView *v)
+{
+    return v->pending;
 }

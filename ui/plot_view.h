@@ -25,6 +25,10 @@ rf_zoom rf_plot_view_get_zoom(RfPlotView *v);
 void rf_plot_view_reset_zoom(RfPlotView *v);
 /* The read-out text currently shown ("" when the pointer is outside). */
 const char *rf_plot_view_get_readout(RfPlotView *v);
+/* Whether new figure data is being prepared in another thread (it replaces
+ * what is shown when ready); set by the view that prepares it. */
+void rf_plot_view_set_pending(RfPlotView *v, gboolean pending);
+gboolean rf_plot_view_get_pending(RfPlotView *v);
 
 G_END_DECLS
 

@@ -21,7 +21,8 @@ static void rf_session_dispose(GObject *object)
     g_clear_handle_id(&s->drain_source, g_source_remove);
     g_clear_pointer(&s->worker, rf_worker_free);
     g_clear_pointer(&s->data, rf_data_ref_release);
-    g_clear_pointer(&s->probes, rf_probe_set_free);
+    g_clear_pointer(&s->probes_hold, rf_probe_hold_release);
+    s->probes = NULL;
     if (s->queue != NULL) {
         g_queue_free_full(s->queue, (GDestroyNotify)rf_queued_run_free);
         s->queue = NULL;
@@ -93,6 +94,35 @@ void rf_session_replace_data(RfSession *s, rf_data_ref *data)
     g_signal_emit(s, rf_session_signals[RF_SESSION_DATA_CHANGED], 0);
 }
 
+/* --- probe snapshots, shared by reference --- */
+
+struct _RfProbeHold {
+    rf_probe_set *set;
+};
+
+static RfProbeHold *probe_hold_new(rf_probe_set *set)
+{
+    RfProbeHold *h = g_atomic_rc_box_new0(RfProbeHold);
+    h->set = set;
+    return h;
+}
+
+static void probe_hold_clear(gpointer data)
+{
+    rf_probe_set_free(((RfProbeHold *)data)->set);
+}
+
+void rf_probe_hold_release(RfProbeHold *h)
+{
+    if (h != NULL)
+        g_atomic_rc_box_release_full(h, probe_hold_clear);
+}
+
+RfProbeHold *rf_session_hold_probes(RfSession *s)
+{
+    return s->probes_hold != NULL ? g_atomic_rc_box_acquire(s->probes_hold) : NULL;
+}
+
 /* --- the worker's messages --- */
 
 typedef struct drained {
@@ -127,8 +157,9 @@ static void take_message(RfSession *s, rf_msg *m, drained *d)
         d->metrics = TRUE;
         break;
     case RF_MSG_PROBES:
-        rf_probe_set_free(s->probes);
+        g_clear_pointer(&s->probes_hold, rf_probe_hold_release);
         s->probes = g_steal_pointer(&m->probes);
+        s->probes_hold = probe_hold_new(s->probes);
         s->probe_target = m->target;
         d->probes = TRUE;
         break;

@@ -85,6 +85,12 @@ const char *rf_session_get_error(RfSession *s); /* the last failure's message, o
 void rf_session_watch_probes(RfSession *s, const char *const *names, int n, rf_split split, int64_t sample);
 /* The latest snapshot (NULL before any); valid until the next "probes-changed". */
 const rf_probe_set *rf_session_get_probes(RfSession *s);
+/* A reference that keeps the latest snapshot alive past the next one (for a
+ * view that draws from it, or reads it in another thread); NULL before any.
+ * Any thread may release it. */
+typedef struct _RfProbeHold RfProbeHold;
+RfProbeHold *rf_session_hold_probes(RfSession *s);
+void rf_probe_hold_release(RfProbeHold *h);
 const rf_probe_value *rf_session_find_probe(RfSession *s, const char *name);
 /* What the latest snapshot shows: its split and sample, and what the model
  * made of that sample (label, predicted class, loss). FALSE before any. */

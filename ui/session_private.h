@@ -117,6 +117,7 @@ struct _RfSession {
 
     rf_probe_request wanted;
     rf_probe_set *probes;
+    RfProbeHold *probes_hold;      /* the session's own reference to `probes` */
     rf_probe_request_target probe_target;   /* what `probes` is of */
     char **taps;
 

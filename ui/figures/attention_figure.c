@@ -24,8 +24,6 @@ void rf_attention_figure_free(rf_attention_figure *f)
     rf_heatmap_clear(&f->heat);
     rf_heatmap_clear(&f->heat_globals);
     rf_picture_clear(&f->picture);
-    free(f->map);
-    free(f->globals);
     free(f->overlay);
     rf_attention_figure_init(f);
 }
@@ -41,61 +39,68 @@ void rf_attention_figure_set_title(rf_attention_figure *f, const char *title)
     snprintf(f->title, sizeof f->title, "%s", title != NULL ? title : "");
 }
 
-/* Copy n floats into *dst, growing it when needed, and find the colour
- * range of probabilities: from 0 (or below) to the largest value. One
- * plain float pass: this runs in the UI thread for every snapshot of maps
- * up to 4096 x 4096 (NaN compares false, so it is skipped). */
-static bool copy_probs(float **dst, const float *src, size_t n, double *lo, double *hi)
+void rf_attention_range(const float *p, size_t n, double *lo, double *hi)
 {
-    float *p = realloc(*dst, (n > 0 ? n : 1) * sizeof *p);
-    if (p == NULL)
-        return false;
     float a = 0, b = 0;
-    for (size_t i = 0; i < n; i++) {
-        float v = src[i];
-        p[i] = v;
-        a = v < a ? v : a;
-        b = v > b ? v : b;
+    for (size_t i = 0; i < n; i++) {   /* NaN compares false: skipped */
+        a = p[i] < a ? p[i] : a;
+        b = p[i] > b ? p[i] : b;
     }
-    *dst = p;
     *lo = a;
     *hi = b > a ? b : a + 1;
-    return true;
 }
 
 static void rebuild_overlay(rf_attention_figure *f);
 
-bool rf_attention_figure_set_matrix(rf_attention_figure *f, const float *map, int rows, int cols,
-                                    const char *row_label, const char *col_label)
+static void show_matrix(rf_attention_figure *f, const char *row_label, const char *col_label)
 {
-    double lo, hi;
-    if (map == NULL || rows < 1 || cols < 1 || !copy_probs(&f->map, map, (size_t)rows * cols, &lo, &hi)) {
-        rf_attention_figure_set_message(f, "This attention map could not be read");
-        return false;
-    }
     f->layout = RF_ATTENTION_MATRIX;
-    f->rows = rows;
-    f->cols = cols;
+    f->map = f->heat.data;
+    f->rows = f->heat.rows;
+    f->cols = f->heat.cols;
     f->n_globals = 0;
     snprintf(f->row_label, sizeof f->row_label, "%s", row_label);
     snprintf(f->col_label, sizeof f->col_label, "%s", col_label);
-    rf_heatmap_set(&f->heat, f->map, rows, cols, lo, hi);
-    rf_heatmap_changed(&f->heat);
     rebuild_overlay(f);
+}
+
+bool rf_attention_figure_set_matrix(rf_attention_figure *f, const float *map, int rows, int cols,
+                                    const char *row_label, const char *col_label)
+{
+    if (map == NULL || rows < 1 || cols < 1) {
+        rf_attention_figure_set_message(f, "This attention map could not be read");
+        return false;
+    }
+    double lo, hi;
+    rf_attention_range(map, (size_t)rows * cols, &lo, &hi);
+    rf_heatmap_set(&f->heat, map, rows, cols, lo, hi);
+    show_matrix(f, row_label, col_label);
     return true;
+}
+
+void rf_attention_figure_adopt_matrix(rf_attention_figure *f, rf_heatmap *ready, const char *row_label,
+                                      const char *col_label)
+{
+    rf_heatmap_clear(&f->heat);
+    f->heat = *ready;
+    *ready = (rf_heatmap){0};
+    show_matrix(f, row_label, col_label);
 }
 
 bool rf_attention_figure_set_band(rf_attention_figure *f, const float *local, int rows, int window,
                                   const float *globals, int n_globals)
 {
     int band = rf_ls_band(window);
-    double lo, hi, glo, ghi;
-    if (local == NULL || rows < 1 || window < 1 || n_globals < 0 || (n_globals > 0 && globals == NULL) ||
-        !copy_probs(&f->map, local, (size_t)rows * band, &lo, &hi) ||
-        !copy_probs(&f->globals, globals, (size_t)rows * n_globals, &glo, &ghi)) {
+    double lo, hi, glo = 0, ghi = 1;
+    if (local == NULL || rows < 1 || window < 1 || n_globals < 0 || (n_globals > 0 && globals == NULL)) {
         rf_attention_figure_set_message(f, "This long-short attention map could not be read");
         return false;
     }
+    rf_attention_range(local, (size_t)rows * band, &lo, &hi);
+    if (n_globals > 0)
+        rf_attention_range(globals, (size_t)rows * n_globals, &glo, &ghi);
+    f->map = local;
+    f->globals = globals;
     f->layout = RF_ATTENTION_BAND;
     f->rows = rows;
     f->cols = band;
@@ -110,11 +115,8 @@ bool rf_attention_figure_set_band(rf_attention_figure *f, const float *local, in
         hi = fmax(hi, ghi);
     }
     rf_heatmap_set(&f->heat, f->map, rows, band, lo, hi);
-    rf_heatmap_changed(&f->heat);
-    if (n_globals > 0) {
+    if (n_globals > 0)
         rf_heatmap_set(&f->heat_globals, f->globals, rows, n_globals, lo, hi);
-        rf_heatmap_changed(&f->heat_globals);
-    }
     rebuild_overlay(f);
     return true;
 }

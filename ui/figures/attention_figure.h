@@ -8,9 +8,12 @@
  *    core/ops/ls_attention.h lays it out), beside the N x G global columns;
  *  - a picture (image data): the attention of one query over the image as
  *    a translucent overlay, the query's patch outlined.
- * The figure owns copies of what it shows (probe snapshots are freed at the
- * next snapshot) and draws with the pooled, cached rf_heatmap, so a 4096 x
- * 4096 map redraws quickly at any size.
+ * The figure borrows what it shows: the caller keeps the maps alive until
+ * the next set_* / adopt or free (the attention view holds a reference to
+ * its probe snapshot). It draws with the pooled, cached rf_heatmap, so a
+ * 4096 x 4096 map redraws quickly at any size; for such maps the view builds
+ * the heatmap's range and image in another thread and hands it over with
+ * rf_attention_figure_adopt_matrix.
  */
 #ifndef RF_ATTENTION_FIGURE_H
 #define RF_ATTENTION_FIGURE_H
@@ -30,9 +33,9 @@ typedef struct rf_attention_figure {
     char title[160];
     char message[200];
     char row_label[32], col_label[32];
-    float *map;                  /* rows x cols: the matrix, or the local band */
+    const float *map;            /* rows x cols: the matrix, or the local band */
     int rows, cols;
-    float *globals;              /* BAND: rows x n_globals */
+    const float *globals;        /* BAND: rows x n_globals */
     int n_globals;
     int window, extent;          /* BAND: w and e */
     rf_heatmap heat, heat_globals;
@@ -48,10 +51,18 @@ void rf_attention_figure_free(rf_attention_figure *f);
 
 /* Show `text` instead of a map (e.g. "This model has no attention maps"). */
 void rf_attention_figure_set_message(rf_attention_figure *f, const char *text);
-/* Copy a rows x cols map. Labels name the axes ("query", "key"). */
+/* Show a rows x cols map. Labels name the axes ("query", "key"). */
 bool rf_attention_figure_set_matrix(rf_attention_figure *f, const float *map, int rows, int cols,
                                     const char *row_label, const char *col_label);
-/* Copy a long-short layer's local band (rows x rf_ls_band(window)) and its
+/* Show the map of a heatmap prepared elsewhere (rf_heatmap_set with the
+ * colour range of rf_attention_range, perhaps rf_heatmap_prepare); the
+ * figure takes it over and leaves *ready empty. */
+void rf_attention_figure_adopt_matrix(rf_attention_figure *f, rf_heatmap *ready, const char *row_label,
+                                      const char *col_label);
+/* The colour range of attention weights: from 0 (or below) to the largest
+ * value; NaN skipped. Thread-safe. */
+void rf_attention_range(const float *p, size_t n, double *lo, double *hi);
+/* Show a long-short layer's local band (rows x rf_ls_band(window)) and its
  * globals (rows x n_globals; may be NULL with n_globals 0). */
 bool rf_attention_figure_set_band(rf_attention_figure *f, const float *local, int rows, int window,
                                   const float *globals, int n_globals);

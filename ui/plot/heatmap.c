@@ -146,6 +146,29 @@ static void render_image(rf_heatmap *h, int iw, int ih, double r0, double r1, do
     h->image_view[3] = c1;
 }
 
+bool rf_heatmap_cached_view(const rf_heatmap *h, int *iw, int *ih, double view[4])
+{
+    if (h->image == NULL)
+        return false;
+    *iw = h->image_w;
+    *ih = h->image_h;
+    memcpy(view, h->image_view, sizeof h->image_view);
+    return true;
+}
+
+void rf_heatmap_prepare(rf_heatmap *h, int iw, int ih, const double view[4])
+{
+    if (h->data == NULL || h->rows <= 0 || h->cols <= 0 || iw < 1 || ih < 1)
+        return;
+    /* Only what rf_heatmap_draw would cache (the view may be another map's). */
+    double r0 = view[0], r1 = view[1], c0 = view[2], c1 = view[3];
+    clamp_view(h, &r0, &r1, &c0, &c1);
+    if (r0 != view[0] || r1 != view[1] || c0 != view[2] || c1 != view[3] || iw > floor(c1 - c0) ||
+        ih > floor(r1 - r0))
+        return;
+    render_image(h, iw, ih, r0, r1, c0, c1);
+}
+
 void rf_heatmap_draw(rf_heatmap *h, cairo_t *cr, rf_rect r, double r0, double r1, double c0, double c1)
 {
     if (h->data == NULL || h->rows <= 0 || h->cols <= 0 || r.w < 1 || r.h < 1)

@@ -122,6 +122,12 @@ void rf_heatmap_changed(rf_heatmap *h);
 void rf_heatmap_clear(rf_heatmap *h);        /* frees the cache */
 /* Draw rows [r0, r1) x cols [c0, c1) (fractional cell bounds; zoom) into r. */
 void rf_heatmap_draw(rf_heatmap *h, cairo_t *cr, rf_rect r, double r0, double r1, double c0, double c1);
+/* Building the cache ahead of the draw, in any thread (the heatmap must not
+ * be in use elsewhere meanwhile): the size and view of the cached image
+ * (false when there is none), and the image for a given size and view. A
+ * draw at that size and view then only paints it. */
+bool rf_heatmap_cached_view(const rf_heatmap *h, int *iw, int *ih, double view[4]);
+void rf_heatmap_prepare(rf_heatmap *h, int iw, int ih, const double view[4]);
 /* The cell under device point (px, py) for the same r and view; false outside. */
 bool rf_heatmap_cell_at(const rf_heatmap *h, rf_rect r, double r0, double r1, double c0, double c1, double px,
                         double py, int *row, int *col);

@@ -5,7 +5,13 @@
  * attention's d_k x d_k key-value state, Transformer-LS's local band and
  * global columns, BLRP's segment self-attention and its segment<->latent
  * cross-attention maps. For image data a toggle shows the attention of a
- * clicked patch over the picture. */
+ * clicked patch over the picture.
+ *
+ * The figure borrows the snapshot's memory; the view holds a reference to
+ * the snapshot it shows. A map of a million cells or more (full attention
+ * at N = 4096 is 16.7 million) gets its colour range and pooled image built
+ * in a worker thread, so a new snapshot costs the UI thread a paint; the
+ * previous map stays on screen meanwhile. */
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +21,8 @@
 #include "probe_picker.h"
 
 #define STATE_KEY "rf-attention-view"
+/* Maps with at least this many cells are prepared off the UI thread. */
+#define OFF_THREAD_CELLS (1 << 20)
 
 typedef enum map_kind {
     MAP_PROBS,           /* layer%d.attn.probs [h, N, N] */
@@ -44,12 +52,15 @@ typedef struct attention_view {
     int segments;               /* BLRP segments T */
     char taps[2][RF_NAME_LEN];  /* what is watched */
     int n_taps;
+    RfProbeHold *shown;         /* the snapshot the figure borrows from */
+    guint generation;           /* of refreshes: a map prepared for an older one is dropped */
 } attention_view;
 
 static void attention_view_free(attention_view *v)
 {
     rf_probe_picker_unwatch(&v->picker);
     rf_attention_figure_free(&v->figure);
+    rf_probe_hold_release(v->shown);
     g_array_unref(v->maps);
     g_free(v);
 }
@@ -189,9 +200,86 @@ static void explain_absence(attention_view *v)
     show_message(v, text);
 }
 
-/* Copy the chosen head of the snapshot into the figure. */
+/* The figure now borrows from `hold`'s snapshot (taken over). */
+static void keep_shown(attention_view *v, RfProbeHold *hold)
+{
+    rf_probe_hold_release(v->shown);
+    v->shown = hold;
+}
+
+/* A large map, prepared in a worker thread. */
+typedef struct prepare_job {
+    RfProbeHold *hold;          /* keeps heat.data alive */
+    rf_heatmap heat;            /* in: the map; out: its colour range and image */
+    gboolean sized;             /* build the image at the figure's last size and view: */
+    int iw, ih;
+    double view[4];
+    char row_label[32], col_label[32];
+    guint generation;
+} prepare_job;
+
+static void prepare_job_free(gpointer data)
+{
+    prepare_job *job = data;
+    rf_heatmap_clear(&job->heat);
+    rf_probe_hold_release(job->hold);
+    g_free(job);
+}
+
+static void prepare_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
+{
+    (void)source;
+    (void)cancel;
+    prepare_job *job = data;
+    rf_attention_range(job->heat.data, (size_t)job->heat.rows * job->heat.cols, &job->heat.vmin, &job->heat.vmax);
+    if (job->sized)
+        rf_heatmap_prepare(&job->heat, job->iw, job->ih, job->view);
+    g_task_return_boolean(task, TRUE);
+}
+
+static void on_prepared(GObject *plot, GAsyncResult *result, gpointer data)
+{
+    (void)data;
+    attention_view *v = g_object_get_data(plot, STATE_KEY);
+    prepare_job *job = g_task_get_task_data(G_TASK(result));
+    if (v == NULL || job->generation != v->generation)
+        return;    /* a later refresh replaced it */
+    rf_attention_figure_adopt_matrix(&v->figure, &job->heat, job->row_label, job->col_label);
+    keep_shown(v, g_steal_pointer(&job->hold));
+    rf_plot_view_set_pending(v->plot, FALSE);
+    rf_plot_view_queue_draw(v->plot);
+}
+
+/* Show a rows x cols map of the current snapshot: at once when it is small,
+ * else once a worker thread has prepared it. */
+static void show_matrix(attention_view *v, const float *map, int rows, int cols, const char *row_label,
+                        const char *col_label)
+{
+    RfProbeHold *hold = rf_session_hold_probes(v->session);
+    if ((size_t)rows * cols < OFF_THREAD_CELLS) {
+        rf_attention_figure_set_matrix(&v->figure, map, rows, cols, row_label, col_label);
+        keep_shown(v, hold);
+        return;
+    }
+    prepare_job *job = g_new0(prepare_job, 1);
+    job->hold = hold;
+    rf_heatmap_set(&job->heat, map, rows, cols, 0, 1);
+    job->sized = rf_heatmap_cached_view(&v->figure.heat, &job->iw, &job->ih, job->view);
+    g_strlcpy(job->row_label, row_label, sizeof job->row_label);
+    g_strlcpy(job->col_label, col_label, sizeof job->col_label);
+    job->generation = v->generation;
+    GTask *task = g_task_new(v->plot, NULL, on_prepared, NULL);
+    g_task_set_task_data(task, job, prepare_job_free);
+    g_task_run_in_thread(task, prepare_in_thread);
+    g_object_unref(task);
+    rf_plot_view_set_pending(v->plot, TRUE);
+}
+
+/* Show the chosen head of the snapshot. */
 static void refresh(attention_view *v)
 {
+    v->generation++;
+    rf_plot_view_set_pending(v->plot, FALSE);
     const map_entry *m = chosen_map(v);
     if (m == NULL) {
         explain_absence(v);
@@ -216,11 +304,10 @@ static void refresh(attention_view *v)
     int rows = (int)sh.dim[1], cols = (int)sh.dim[2];
     switch (m->kind) {
     case MAP_PROBS:
-        rf_attention_figure_set_matrix(&v->figure, a->data + head * plane, rows, cols, "query", "key");
+        show_matrix(v, a->data + head * plane, rows, cols, "query", "key");
         break;
     case MAP_KV:
-        rf_attention_figure_set_matrix(&v->figure, a->data + head * plane, rows, cols, "key feature",
-                                       "value feature");
+        show_matrix(v, a->data + head * plane, rows, cols, "key feature", "value feature");
         break;
     case MAP_LS: {
         const rf_probe_value *g = rf_session_find_probe(v->session, v->taps[1]);
@@ -232,20 +319,21 @@ static void refresh(attention_view *v)
         }
         rf_attention_figure_set_band(&v->figure, a->data + head * plane, rows, cfg->model.window,
                                      globals ? g->data + (size_t)head * rows * n_globals : NULL, n_globals);
+        keep_shown(v, rf_session_hold_probes(v->session));
         break;
     }
     case MAP_BLRP_SELF: {
         int segments = (int)sh.dim[0] / heads;
         seg = MIN(seg, segments);
-        rf_attention_figure_set_matrix(&v->figure, a->data + ((size_t)(seg - 1) * heads + head) * plane, rows,
-                                       cols, "segment query", "segment key");
+        show_matrix(v, a->data + ((size_t)(seg - 1) * heads + head) * plane, rows, cols, "segment query",
+                    "segment key");
         break;
     }
     case MAP_BLRP_SEG_READS:
-        rf_attention_figure_set_matrix(&v->figure, a->data + head * plane, rows, cols, "segment token", "latent");
+        show_matrix(v, a->data + head * plane, rows, cols, "segment token", "latent");
         break;
     case MAP_BLRP_LAT_READS:
-        rf_attention_figure_set_matrix(&v->figure, a->data + head * plane, rows, cols, "latent", "segment token");
+        show_matrix(v, a->data + head * plane, rows, cols, "latent", "segment token");
         break;
     }
     char sample[64], title[160];
