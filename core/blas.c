@@ -28,7 +28,7 @@ typedef struct {
  * instead, into chunks of this many: each chunk's product goes to its own
  * buffer and the chunks are summed in chunk order. The cut depends only on
  * k, so the result is the same for every thread count. */
-#define K_CHUNK 4096
+#define K_CHUNK 1024
 
 static void gemm_block(void *ctx, int64_t begin, int64_t end, int thread)
 {
