@@ -1,7 +1,6 @@
 #include "blas.h"
 
 #include <stdbool.h>
-#include <stdlib.h>
 
 typedef struct {
     CBLAS_TRANSPOSE ta, tb;
@@ -98,7 +97,7 @@ void rf_sgemm(rf_pool *pool, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int 
     if (total <= BLOCK) {
         /* C too small to cut: cut k, if it is long enough to be worth it */
         int chunks = (k + K_CHUNK - 1) / K_CHUNK;
-        float *part = chunks >= 2 ? malloc((size_t)chunks * m * n * sizeof *part) : NULL;
+        float *part = chunks >= 2 && pool != NULL ? rf_pool_buffer(pool, (size_t)chunks * m * n) : NULL;
         if (part == NULL) {
             cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
             return;
@@ -106,7 +105,6 @@ void rf_sgemm(rf_pool *pool, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int 
         gemm_job j = {ta, tb, m, n, k, alpha, beta, A, B, C, lda, ldb, ldc, false, K_CHUNK, chunks, part};
         rf_pool_run(pool, chunks, 1, gemm_kchunk, &j);
         rf_pool_run(pool, m, 1 + 16384 / ((int64_t)n * chunks), gemm_ksum, &j);
-        free(part);
         return;
     }
     gemm_job j = {ta, tb, m, n, k, alpha, beta, A, B, C, lda, ldb, ldc, by_rows, BLOCK, 0, NULL};

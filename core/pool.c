@@ -26,6 +26,8 @@ struct rf_pool {
     int64_t generation;     /* atomic */
     int64_t pending;        /* atomic */
     bool quit;
+    float *buffer;          /* rf_pool_buffer */
+    size_t buffer_floats;
 };
 
 typedef struct {
@@ -144,7 +146,20 @@ void rf_pool_free(rf_pool *pool)
     pthread_cond_destroy(&pool->work_ready);
     pthread_cond_destroy(&pool->work_done);
     free(pool->tids);
+    free(pool->buffer);
     free(pool);
+}
+
+float *rf_pool_buffer(rf_pool *pool, size_t floats)
+{
+    if (pool->buffer_floats < floats) {
+        float *b = realloc(pool->buffer, floats * sizeof *b);
+        if (b == NULL)
+            return NULL;
+        pool->buffer = b;
+        pool->buffer_floats = floats;
+    }
+    return pool->buffer;
 }
 
 int rf_pool_threads(const rf_pool *pool) { return pool != NULL ? pool->threads : 1; }

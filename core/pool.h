@@ -9,6 +9,7 @@
 #ifndef RF_POOL_H
 #define RF_POOL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct rf_pool rf_pool;
@@ -23,6 +24,13 @@ int rf_pool_threads(const rf_pool *pool);
 /* Run fn over [0, n). With pool == NULL or n small, runs inline.
  * `grain` is the least number of items worth giving a thread. */
 void rf_pool_run(rf_pool *pool, int64_t n, int64_t grain, rf_pool_fn fn, void *ctx);
+
+/* A buffer of at least `floats` floats that the pool keeps between calls,
+ * grown only when a larger one is asked for (so a training step, which asks
+ * for the same sizes every time, allocates nothing after its first). For
+ * the calling thread, between runs: rf_sgemm's partial products. NULL if
+ * it cannot be allocated. */
+float *rf_pool_buffer(rf_pool *pool, size_t floats);
 
 /* Number of online cores. */
 int rf_cpu_count(void);
