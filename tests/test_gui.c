@@ -136,18 +136,19 @@ static void show_page(RfWindow *win, const char *page)
     spin_for(0.5);
 }
 
-static void screenshot(RfWindow *win, const char *page)
+static void screenshot(RfWindow *win, const char *shot)
 {
     const char *dir = g_getenv("RF_SCREENSHOT_DIR");
     if (dir == NULL)
         return;
     g_autoptr(GdkTexture) texture = render(GTK_WIDGET(win));
-    g_autofree char *name = g_strdup_printf("screenshot-%s.png", page);
+    g_autofree char *name = g_strdup_printf("screenshot-%s.png", shot);
     g_autofree char *path = g_build_filename(dir, name, NULL);
     tap_ok(texture != NULL && gdk_texture_save_to_png(texture, path), "screenshot %s", path);
 }
 
-static void check_view(RfWindow *win, const char *page)
+/* Render `page` offscreen, check it drew content, save screenshot-SHOT.png. */
+static void check_view_as(RfWindow *win, const char *page, const char *shot)
 {
     show_page(win, page);
     GtkWidget *view = gtk_stack_get_child_by_name(rf_window_get_stack(win), page);
@@ -157,7 +158,12 @@ static void check_view(RfWindow *win, const char *page)
     Ink ink = measure_ink(texture);
     tap_ok(ink.drawn > 0.03 && ink.colours > 16, "the %s view has drawn content (%.1f %% of %dx%d pixels, %u colours)",
            page, 100.0 * ink.drawn, gdk_texture_get_width(texture), gdk_texture_get_height(texture), ink.colours);
-    screenshot(win, page);
+    screenshot(win, shot);
+}
+
+static void check_view(RfWindow *win, const char *page)
+{
+    check_view_as(win, page, page);
 }
 
 /* --- steps --- */
@@ -460,7 +466,7 @@ static void check_large_attention_map(RfWindow *win)
         tap_ok(f->heat.vmin == 0 && f->heat.vmax == top, "its colour range is [0, the largest weight %g] (got [%g, %g])",
                top, f->heat.vmin, f->heat.vmax);
     }
-    check_view(win, "attention");
+    check_view_as(win, "attention", "attention-1024");
     /* back to the small config */
     static const char *const restore[][2] = {
         {"data.task", "listops"}, {"data.min_len", "16"}, {"data.max_len", "64"}, {"data.batch", "16"},
