@@ -14,6 +14,7 @@
 #include "../core/probe.h"
 #include "../core/rng.h"
 #include "../core/encoders/encoder.h"
+#include "modelcheck.h"
 #include "tap.h"
 
 /* ---- configuration: tiny dims, t = 3, l = 2 ---- */
@@ -559,39 +560,9 @@ static void check_model_gradients(const char *pool, const char *share)
     fill_tokens(m, 7);
     rf_exec x;
     rf_exec_init(&x, m->graph, NULL, 1, 0, false);
-    loss_of(m, &x);
-    rf_params_zero_grads(p);
-    rf_graph_backward(m->graph, &x, NULL);
-    const float h = 1e-2f;
-    int checked = 0, bad = 0;
-    double worst = 0;
-    char worst_name[2 * RF_NAME_LEN] = "";
-    for (int e = 0; e < p->count; e++) {
-        const rf_param_entry *pe = &p->entries[e];
-        int64_t stride = pe->numel > 6 ? pe->numel / 6 : 1;
-        for (int64_t i = 0; i < pe->numel; i += stride) {
-            float *w = p->value + pe->offset + i, keep = *w;
-            *w = keep + h;
-            double fp = loss_of(m, &x);
-            *w = keep - h;
-            double fm = loss_of(m, &x);
-            *w = keep;
-            double num = (fp - fm) / (2 * h), ana = p->grad[pe->offset + i];
-            double err = fabs(num - ana) / (2e-3 + 5e-2 * fabs(num));
-            checked++;
-            if (err > 1) {
-                bad++;
-                if (err > worst) {
-                    worst = err;
-                    snprintf(worst_name, sizeof worst_name, "%s[%lld] analytic %g numeric %g", pe->name,
-                             (long long)i, ana, num);
-                }
-            }
-        }
-    }
-    if (!tap_ok(bad == 0, "classifier (pool %s, share %s): %d gradients of %d parameters match finite differences",
-                pool, share, checked, p->count))
-        tap_diag("%d bad, worst %s", bad, worst_name);
+    char what[64];
+    snprintf(what, sizeof what, "classifier (pool %s, share %s)", pool, share);
+    modelcheck_param_grads(what, p, m->graph, m->loss, &x, 1e-2f);
     rf_model_free(m);
     rf_params_free(p);
 }

@@ -18,6 +18,7 @@
 #include "../core/probe.h"
 #include "../core/rng.h"
 #include "opcheck.h"
+#include "modelcheck.h"
 #include "tap.h"
 
 /* ---------------- the op against the explicit kernel matrix ---------------- */
@@ -295,39 +296,7 @@ static double loss_of(evaluator *ev)
  * is no longer in its linear regime. */
 static void check_param_grads(const char *what, rf_params *p, evaluator *ev)
 {
-    loss_of(ev);
-    rf_params_zero_grads(p);
-    rf_graph_backward(ev->g, &ev->x, NULL);
-    const float h = 3e-3f;
-    int checked = 0, bad = 0;
-    double worst = 0;
-    char worst_name[2 * RF_NAME_LEN] = "";
-    for (int e = 0; e < p->count; e++) {
-        const rf_param_entry *pe = &p->entries[e];
-        int64_t stride = pe->numel > 6 ? pe->numel / 6 : 1;
-        for (int64_t i = 0; i < pe->numel; i += stride) {
-            float *w = p->value + pe->offset + i;
-            float keep = *w;
-            *w = keep + h;
-            double fp = loss_of(ev);
-            *w = keep - h;
-            double fm = loss_of(ev);
-            *w = keep;
-            double num = (fp - fm) / (2 * h), ana = p->grad[pe->offset + i];
-            double err = fabs(num - ana) / (2e-3 + 5e-2 * fabs(num));
-            checked++;
-            if (err > 1) {
-                bad++;
-                if (err > worst) {
-                    worst = err;
-                    snprintf(worst_name, sizeof worst_name, "%s[%lld] analytic %g numeric %g", pe->name,
-                             (long long)i, ana, num);
-                }
-            }
-        }
-    }
-    if (!tap_ok(bad == 0, "%s: %d parameter gradients match finite differences", what, checked))
-        tap_diag("%d bad, worst %s", bad, worst_name);
+    modelcheck_param_grads(what, p, ev->g, ev->loss, &ev->x, 3e-3f);
 }
 
 /* ---------------- the classifier with the linear mixer / MAELRE ---------------- */

@@ -22,6 +22,7 @@
 #include "../core/probe.h"
 #include "../core/rng.h"
 #include "opcheck.h"
+#include "modelcheck.h"
 #include "tap.h"
 
 /* e = max(w/2, 1), as SPEC §2 writes it */
@@ -827,12 +828,6 @@ static rf_config model_config(void)
     return cfg;
 }
 
-static double model_loss(rf_model *m, rf_exec *x)
-{
-    rf_graph_forward(m->graph, x);
-    return rf_value(m->graph, m->loss)[0];
-}
-
 /* The ls classifier (2 layers, CLS in the last): a sample of parameter
  * gradients against central differences in f32, as tests/test_model.c, with
  * a step of 2e-3: embed.cls starts at N(0, 0.02^2) and goes through a
@@ -859,38 +854,7 @@ static void test_model_gradients(void)
     }
     rf_exec x;
     rf_exec_init(&x, m->graph, NULL, 1, 0, false);
-    model_loss(m, &x);
-    rf_params_zero_grads(p);
-    rf_graph_backward(m->graph, &x, NULL);
-    const float h = 2e-3f;
-    int checked = 0, bad = 0;
-    char worst_name[2 * RF_NAME_LEN] = "";
-    double worst = 0;
-    for (int e = 0; e < p->count; e++) {
-        const rf_param_entry *pe = &p->entries[e];
-        int64_t stride = pe->numel > 6 ? pe->numel / 6 : 1;
-        for (int64_t i = 0; i < pe->numel; i += stride) {
-            float *w = p->value + pe->offset + i, keep = *w;
-            *w = keep + h;
-            double fp = model_loss(m, &x);
-            *w = keep - h;
-            double fm = model_loss(m, &x);
-            *w = keep;
-            double num = (fp - fm) / (2 * h), ana = p->grad[pe->offset + i];
-            double err = fabs(num - ana) / (2e-3 + 5e-2 * fabs(num));
-            checked++;
-            if (err > 1) {
-                bad++;
-                if (err > worst) {
-                    worst = err;
-                    snprintf(worst_name, sizeof worst_name, "%s[%lld] analytic %g numeric %g", pe->name,
-                             (long long)i, ana, num);
-                }
-            }
-        }
-    }
-    if (!tap_ok(bad == 0, "ls classifier: %d parameter gradients match finite differences", checked))
-        tap_diag("%d bad, worst %s", bad, worst_name);
+    modelcheck_param_grads("ls classifier", p, m->graph, m->loss, &x, 2e-3f);
     rf_model_free(m);
     rf_params_free(p);
 }

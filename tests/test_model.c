@@ -9,6 +9,7 @@
 #include "../core/model.h"
 #include "../core/params.h"
 #include "../core/rng.h"
+#include "modelcheck.h"
 #include "tap.h"
 
 static rf_config small_config(const char *pool)
@@ -42,11 +43,6 @@ static void fill_inputs(rf_model *m)
     }
 }
 
-static double loss_of(rf_model *m, rf_exec *x)
-{
-    rf_graph_forward(m->graph, x);
-    return rf_value(m->graph, m->loss)[0];
-}
 
 static void check_gradients(const char *pool)
 {
@@ -61,41 +57,10 @@ static void check_gradients(const char *pool)
     fill_inputs(m);
     rf_exec x;
     rf_exec_init(&x, m->graph, NULL, 1, 0, false);
-    loss_of(m, &x);
-    rf_params_zero_grads(p);
-    rf_graph_backward(m->graph, &x, NULL);
-
     /* central differences in f32 with a step large enough to beat rounding */
-    const float h = 1e-2f;
-    int checked = 0, bad = 0;
-    double worst = 0;
-    char worst_name[2 * RF_NAME_LEN] = "";
-    for (int e = 0; e < p->count; e++) {
-        const rf_param_entry *pe = &p->entries[e];
-        int64_t stride = pe->numel > 6 ? pe->numel / 6 : 1;
-        for (int64_t i = 0; i < pe->numel; i += stride) {
-            float *w = p->value + pe->offset + i;
-            float keep = *w;
-            *w = keep + h;
-            double fp = loss_of(m, &x);
-            *w = keep - h;
-            double fm = loss_of(m, &x);
-            *w = keep;
-            double num = (fp - fm) / (2 * h), ana = p->grad[pe->offset + i];
-            double err = fabs(num - ana) / (2e-3 + 5e-2 * fabs(num));
-            checked++;
-            if (err > 1) {
-                bad++;
-                if (err > worst) {
-                    worst = err;
-                    snprintf(worst_name, sizeof worst_name, "%s[%lld] analytic %g numeric %g", pe->name,
-                             (long long)i, ana, num);
-                }
-            }
-        }
-    }
-    if (!tap_ok(bad == 0, "%s-pool model: %d parameter gradients match finite differences", pool, checked))
-        tap_diag("%d bad, worst %s", bad, worst_name);
+    char what[64];
+    snprintf(what, sizeof what, "%s-pool model", pool);
+    modelcheck_param_grads(what, p, m->graph, m->loss, &x, 1e-2f);
     rf_model_free(m);
     rf_params_free(p);
 }
