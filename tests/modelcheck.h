@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "../core/config.h"
 #include "../core/exec.h"
 #include "../core/params.h"
 
@@ -15,5 +16,11 @@
  * gradients of P parameters match finite differences", with the worst
  * mismatch as a diagnostic. Returns whether all matched. */
 bool modelcheck_param_grads(const char *what, rf_params *p, rf_graph *g, rf_id loss, rf_exec *x, float h);
+
+/* One sample of `len` tokens (ids, vocabulary 11, 5 classes) through the
+ * classifier of cfg built at length len and at `padded` over one parameter
+ * store: the logits must agree within 1e-5 (padding never changes valid
+ * tokens' results). One TAP line for the builds, one for the logits. */
+bool modelcheck_padding(const char *what, const rf_config *cfg, const float *ids, int len, int padded);
 
 #endif

@@ -69,36 +69,8 @@ static void check_gradients(const char *pool)
 static void check_padding_invariance(void)
 {
     rf_config cfg = small_config("mean");
-    rf_status st = {0};
-    rf_params *p = rf_params_new(5);
-    rf_model *a = rf_model_new(&cfg, 1, 5, 0, 11, 5, p, true, &st);
-    rf_model *b = rf_model_new(&cfg, 1, 9, 0, 11, 5, p, true, &st);
-    if (!tap_ok(a && b, "two lengths build over one parameter store")) {
-        tap_diag("%s", st.msg);
-        return;
-    }
     const float tokens[5] = {3, 1, 4, 1, 5};
-    for (int t = 0; t < 9; t++) {
-        if (t < 5) {
-            rf_value(a->graph, a->x)[t] = tokens[t];
-            rf_value(a->graph, a->mask)[t] = 1;
-        }
-        rf_value(b->graph, b->x)[t] = t < 5 ? tokens[t] : 0;
-        rf_value(b->graph, b->mask)[t] = t < 5 ? 1 : 0;
-    }
-    rf_value(a->graph, a->labels)[0] = rf_value(b->graph, b->labels)[0] = 2;
-    rf_exec xa, xb;
-    rf_exec_init(&xa, a->graph, NULL, 1, 0, false);
-    rf_exec_init(&xb, b->graph, NULL, 1, 0, false);
-    rf_graph_forward(a->graph, &xa);
-    rf_graph_forward(b->graph, &xb);
-    double diff = 0;
-    for (int c = 0; c < 5; c++)
-        diff = fmax(diff, fabs(rf_value(a->graph, a->logits)[c] - rf_value(b->graph, b->logits)[c]));
-    tap_ok(diff < 1e-5, "padding a sample from 5 to 9 tokens leaves its logits unchanged (max diff %g)", diff);
-    rf_model_free(a);
-    rf_model_free(b);
-    rf_params_free(p);
+    modelcheck_padding("mean-pool model", &cfg, tokens, 5, 9);
 }
 
 /* The planner's bytes (without allocating) against the engine's measured
