@@ -75,6 +75,11 @@ rf_id rf_graph_add_op(rf_graph *g, rf_op op, const rf_id *in, int n_in, rf_shape
 rf_id rf_graph_fail(rf_graph *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* True if every id is a valid node and the graph has not failed. */
 bool rf_graph_inputs_ok(const rf_graph *g, const rf_id *in, int n_in);
+/* The shared checks of multi-head attention ops `op` ("attention",
+ * "linear_attention"): q [B, N, D], k = v [B, M, D], heads dividing D, a key
+ * mask [B, M] (or RF_NONE) that needs no gradient. On a mismatch records
+ * the error and returns false. */
+bool rf_qkv_shapes_ok(rf_graph *g, const char *op, rf_id q, rf_id k, rf_id v, rf_id key_mask, int heads);
 /* "[2, 3, 4]" into buf; returns buf. */
 const char *rf_shape_str(rf_shape s, char *buf, size_t size);
 

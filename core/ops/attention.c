@@ -19,35 +19,47 @@ static size_t attention_scratch(const rf_graph *g, const rf_node *n, int threads
 /* Backward reads q, k, v (and P from aux), never its own output. */
 const rf_op_info rf_info_attention = {"attention", RF_BWD_READS_INPUTS, attention_aux, attention_scratch};
 
+bool rf_qkv_shapes_ok(rf_graph *g, const char *op, rf_id q, rf_id k, rf_id v, rf_id key_mask, int heads)
+{
+    rf_shape sq = rf_node_shape(g, q), sk = rf_node_shape(g, k), sv = rf_node_shape(g, v);
+    char a[64], b[64], c[64];
+    if (sq.ndim != 3 || sk.ndim != 3 || sv.ndim != 3) {
+        rf_graph_fail(g, "%s: q %s, k %s and v %s must all be [B, len, D]", op, rf_shape_str(sq, a, sizeof a),
+                      rf_shape_str(sk, b, sizeof b), rf_shape_str(sv, c, sizeof c));
+        return false;
+    }
+    if (!rf_shape_equal(sk, sv) || sq.dim[0] != sk.dim[0] || sq.dim[2] != sk.dim[2]) {
+        rf_graph_fail(g, "%s: q %s, k %s, v %s do not fit q [B, N, D], k = v [B, M, D]", op,
+                      rf_shape_str(sq, a, sizeof a), rf_shape_str(sk, b, sizeof b), rf_shape_str(sv, c, sizeof c));
+        return false;
+    }
+    if (heads < 1 || sq.dim[2] % heads != 0) {
+        rf_graph_fail(g, "%s: %d heads do not divide the model width of q %s", op, heads,
+                      rf_shape_str(sq, a, sizeof a));
+        return false;
+    }
+    if (key_mask == RF_NONE)
+        return true;
+    rf_shape sm = rf_node_shape(g, key_mask);
+    if (sm.ndim != 2 || sm.dim[0] != sk.dim[0] || sm.dim[1] != sk.dim[1]) {
+        rf_graph_fail(g, "%s: key mask %s must be [B, M] = [%lld, %lld] for k %s", op, rf_shape_str(sm, a, sizeof a),
+                      (long long)sk.dim[0], (long long)sk.dim[1], rf_shape_str(sk, b, sizeof b));
+        return false;
+    }
+    if (rf_graph_cnode(g, key_mask)->needs_grad) {
+        rf_graph_fail(g, "%s: the key mask must not need a gradient", op);
+        return false;
+    }
+    return true;
+}
+
 rf_id rf_attention(rf_graph *g, rf_id q, rf_id k, rf_id v, rf_id key_mask, int heads, float scale)
 {
     rf_id in[4] = {q, k, v, key_mask};
     int n_in = key_mask == RF_NONE ? 3 : 4;
-    if (!rf_graph_inputs_ok(g, in, n_in))
+    if (!rf_graph_inputs_ok(g, in, n_in) || !rf_qkv_shapes_ok(g, "attention", q, k, v, key_mask, heads))
         return RF_NONE;
-    rf_shape sq = rf_node_shape(g, q), sk = rf_node_shape(g, k), sv = rf_node_shape(g, v);
-    char a[64], b[64], c[64];
-    if (sq.ndim != 3 || sk.ndim != 3 || sv.ndim != 3)
-        return rf_graph_fail(g, "attention: q %s, k %s and v %s must all be [B, len, D]",
-                             rf_shape_str(sq, a, sizeof a), rf_shape_str(sk, b, sizeof b),
-                             rf_shape_str(sv, c, sizeof c));
-    if (!rf_shape_equal(sk, sv) || sq.dim[0] != sk.dim[0] || sq.dim[2] != sk.dim[2])
-        return rf_graph_fail(g, "attention: q %s, k %s, v %s do not fit q [B, N, D], k = v [B, M, D]",
-                             rf_shape_str(sq, a, sizeof a), rf_shape_str(sk, b, sizeof b),
-                             rf_shape_str(sv, c, sizeof c));
-    if (heads < 1 || sq.dim[2] % heads != 0)
-        return rf_graph_fail(g, "attention: %d heads do not divide the model width of q %s", heads,
-                             rf_shape_str(sq, a, sizeof a));
-    if (key_mask != RF_NONE) {
-        rf_shape sm = rf_node_shape(g, key_mask);
-        if (sm.ndim != 2 || sm.dim[0] != sk.dim[0] || sm.dim[1] != sk.dim[1])
-            return rf_graph_fail(g, "attention: key mask %s must be [B, M] = [%lld, %lld] for k %s",
-                                 rf_shape_str(sm, a, sizeof a), (long long)sk.dim[0], (long long)sk.dim[1],
-                                 rf_shape_str(sk, b, sizeof b));
-        if (rf_graph_cnode(g, key_mask)->needs_grad)
-            return rf_graph_fail(g, "attention: the key mask must not need a gradient");
-    }
-    rf_id id = rf_graph_add_op(g, RF_OP_ATTENTION, in, n_in, sq);
+    rf_id id = rf_graph_add_op(g, RF_OP_ATTENTION, in, n_in, rf_node_shape(g, q));
     if (id == RF_NONE)
         return RF_NONE;
     rf_node *n = rf_graph_node(g, id);
