@@ -416,11 +416,17 @@ static void on_map(GtkWidget *plot, gpointer data)
     on_choice(data);
 }
 
+/* Hidden: stop watching, and let the snapshot go (up to heads x N x N
+ * floats); on_map shows the session's latest again. */
 static void on_unmap(GtkWidget *plot, gpointer data)
 {
     (void)plot;
     attention_view *v = data;
     rf_probe_picker_unwatch(&v->picker);
+    v->generation++;
+    rf_plot_view_set_pending(v->plot, FALSE);
+    rf_attention_figure_set_message(&v->figure, "Waiting for the next inspection pass of the running model");
+    g_clear_pointer(&v->shown, rf_probe_hold_release);
 }
 
 /* Picture mode: a click picks the query patch. */
