@@ -466,6 +466,15 @@ static void check_large_attention_map(RfWindow *win)
         tap_ok(f->heat.vmin == 0 && f->heat.vmax == top, "its colour range is [0, the largest weight %g] (got [%g, %g])",
                top, f->heat.vmin, f->heat.vmax);
     }
+    /* Two refreshes in a row: the first job is superseded (cancelled,
+     * dropped when it reports), the second one's map is shown. */
+    g_signal_emit_by_name(s, "probes-changed");
+    gboolean pending_first = rf_plot_view_get_pending(plot);
+    g_signal_emit_by_name(s, "probes-changed");
+    tap_ok(pending_first && spin_until(plot_ready, plot, 30.0) && f->map == p->data && f->heat.vmax > 0,
+           "a refresh that supersedes one in flight ends with the map shown");
+    spin_for(0.3);
+    tap_ok(!rf_plot_view_get_pending(plot) && f->map == p->data, "the superseded job's report changes nothing");
     check_view_as(win, "attention", "attention-1024");
     /* back to the small config */
     static const char *const restore[][2] = {

@@ -54,6 +54,7 @@ typedef struct attention_view {
     int n_taps;
     RfProbeHold *shown;         /* the snapshot the figure borrows from */
     guint generation;           /* of refreshes: a map prepared for an older one is dropped */
+    GCancellable *preparing;    /* the job in flight, cancelled when superseded */
 } attention_view;
 
 static void attention_view_free(attention_view *v)
@@ -61,6 +62,7 @@ static void attention_view_free(attention_view *v)
     rf_probe_picker_unwatch(&v->picker);
     rf_attention_figure_free(&v->figure);
     rf_probe_hold_release(v->shown);
+    g_clear_object(&v->preparing);   /* its task held the plot: it is over */
     g_array_unref(v->maps);
     g_free(v);
 }
@@ -200,6 +202,16 @@ static void explain_absence(attention_view *v)
     show_message(v, text);
 }
 
+/* A map being prepared in a worker thread is no longer wanted. */
+static void forget_preparing(attention_view *v)
+{
+    v->generation++;
+    if (v->preparing != NULL)
+        g_cancellable_cancel(v->preparing);
+    g_clear_object(&v->preparing);
+    rf_plot_view_set_pending(v->plot, FALSE);
+}
+
 /* The figure now borrows from `hold`'s snapshot (taken over). */
 static void keep_shown(attention_view *v, RfProbeHold *hold)
 {
@@ -229,10 +241,9 @@ static void prepare_job_free(gpointer data)
 static void prepare_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
 {
     (void)source;
-    (void)cancel;
     prepare_job *job = data;
     rf_attention_range(job->heat.data, (size_t)job->heat.rows * job->heat.cols, &job->heat.vmin, &job->heat.vmax);
-    if (job->sized)
+    if (job->sized && !g_cancellable_is_cancelled(cancel))
         rf_heatmap_prepare(&job->heat, job->iw, job->ih, job->view);
     g_task_return_boolean(task, TRUE);
 }
@@ -246,6 +257,7 @@ static void on_prepared(GObject *plot, GAsyncResult *result, gpointer data)
         return;    /* a later refresh replaced it */
     rf_attention_figure_adopt_matrix(&v->figure, &job->heat, job->row_label, job->col_label);
     keep_shown(v, g_steal_pointer(&job->hold));
+    g_clear_object(&v->preparing);
     rf_plot_view_set_pending(v->plot, FALSE);
     rf_plot_view_queue_draw(v->plot);
 }
@@ -268,7 +280,8 @@ static void show_matrix(attention_view *v, const float *map, int rows, int cols,
     g_strlcpy(job->row_label, row_label, sizeof job->row_label);
     g_strlcpy(job->col_label, col_label, sizeof job->col_label);
     job->generation = v->generation;
-    GTask *task = g_task_new(v->plot, NULL, on_prepared, NULL);
+    v->preparing = g_cancellable_new();
+    GTask *task = g_task_new(v->plot, v->preparing, on_prepared, NULL);
     g_task_set_task_data(task, job, prepare_job_free);
     g_task_run_in_thread(task, prepare_in_thread);
     g_object_unref(task);
@@ -278,8 +291,7 @@ static void show_matrix(attention_view *v, const float *map, int rows, int cols,
 /* Show the chosen head of the snapshot. */
 static void refresh(attention_view *v)
 {
-    v->generation++;
-    rf_plot_view_set_pending(v->plot, FALSE);
+    forget_preparing(v);
     const map_entry *m = chosen_map(v);
     if (m == NULL) {
         explain_absence(v);
@@ -423,8 +435,7 @@ static void on_unmap(GtkWidget *plot, gpointer data)
     (void)plot;
     attention_view *v = data;
     rf_probe_picker_unwatch(&v->picker);
-    v->generation++;
-    rf_plot_view_set_pending(v->plot, FALSE);
+    forget_preparing(v);
     rf_attention_figure_set_message(&v->figure, "Waiting for the next inspection pass of the running model");
     g_clear_pointer(&v->shown, rf_probe_hold_release);
 }
