@@ -13,6 +13,7 @@ const char *rf_blas_kernels(void)
     return openblas_get_corename();
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
 /* OpenBLAS's core names whose kernels stop short of AVX2 (its x86 fallbacks). */
 static int pre_avx2(const char *name)
 {
@@ -23,6 +24,7 @@ static int pre_avx2(const char *name)
             return 1;
     return 0;
 }
+#endif
 
 const char *rf_blas_better_kernels(void)
 {

@@ -346,10 +346,12 @@ const char *rf_plot_view_get_readout(RfPlotView *v)
 
 void rf_plot_view_set_pending(RfPlotView *v, gboolean pending)
 {
+    g_return_if_fail(RF_IS_PLOT_VIEW(v));
     v->pending = pending;
 }
 
 gboolean rf_plot_view_get_pending(RfPlotView *v)
 {
+    g_return_val_if_fail(RF_IS_PLOT_VIEW(v), FALSE);
     return v->pending;
 }
