@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The `rangefinder` command line end to end (TAP): a tiny training run and
 # what it writes, resume, eval, bench, memory, inspect, make-dataset,
-# config, Ctrl-C, and bad input that must give one clear error line and a
-# non-zero exit, never a crash.
+# config, Ctrl-C, and bad input that must give one clear error line and exit
+# 1 (2 for usage errors), never a crash. Every command's exit status is checked.
 #
 #   tests/test_cli.sh PATH/TO/rangefinder [SCRATCH_PARENT_DIR]
 set -u
@@ -18,7 +18,8 @@ mkdir "$cwd"
 count=0
 failed=0
 
-# ok CONDITION-EXIT-CODE NAME: one TAP line; on failure, the last command's output.
+# ok CONDITION-EXIT-CODE NAME: one TAP line; on failure, the last command's
+# output (and the exit wanted: the caller's local `want`, if any).
 ok() {
     count=$((count + 1))
     if [ "$1" -eq 0 ]; then
@@ -26,7 +27,7 @@ ok() {
     else
         failed=$((failed + 1))
         echo "not ok $count - $2"
-        echo "# last command: ${last_cmd:-}, exit $rc"
+        echo "# last command: ${last_cmd:-}, exit $rc${want:+ (expected $want)}"
         sed 's/^/# stdout: /' "$tmp/out" 2>/dev/null | tail -n 15
         sed 's/^/# stderr: /' "$tmp/err" 2>/dev/null | tail -n 15
     fi
@@ -41,11 +42,19 @@ check() {
 }
 
 # run ARGS...: rangefinder with ARGS; stdout, stderr and exit code kept.
+# Its own status is always 0: follow it with expect_rc.
 rc=0
 run() {
     last_cmd="rangefinder $*"
     (cd "$cwd" && exec "$rf" "$@") >"$tmp/out" 2>"$tmp/err"
     rc=$?
+}
+
+# expect_rc N NAME: the last command exited N.
+expect_rc() {
+    local want=$1
+    [ "$rc" -eq "$want" ]
+    ok $? "$2"
 }
 
 # The last stdout line has "key": for every KEY.
@@ -91,10 +100,12 @@ npy_header_ok() {
     [ $(((10 + len) % 64)) -eq 0 ] && head -c $((10 + len)) "$1" | grep -q "'descr': '<f4'"
 }
 
-# A failed command: exit 1..127 (no signal), one line "rangefinder: ..."
-# on stderr containing every PATTERN (fixed strings).
+# failed_cleanly RC PATTERN...: the last command exited RC (1: failed, 2:
+# usage error) with one line "rangefinder: ..." on stderr containing every
+# PATTERN (fixed strings).
 failed_cleanly() {
-    [ "$rc" -gt 0 ] && [ "$rc" -lt 128 ] || return 1
+    [ "$rc" -eq "$1" ] || return 1
+    shift
     [ "$(wc -l <"$tmp/err")" -eq 1 ] || return 1
     grep -q '^rangefinder: ' "$tmp/err" || return 1
     for pattern in "$@"; do
@@ -102,13 +113,14 @@ failed_cleanly() {
     done
 }
 
-# expect_error NAME 'PATTERN|PATTERN' ARGS...: rangefinder ARGS fails cleanly.
+# expect_error RC NAME 'PATTERN|PATTERN' ARGS...: rangefinder ARGS exits RC
+# and fails cleanly.
 expect_error() {
-    local name=$1 patterns=$2
-    shift 2
+    local want=$1 name=$2 patterns=$3
+    shift 3
     run "$@"
     IFS='|' read -r -a list <<<"$patterns"
-    failed_cleanly "${list[@]}"
+    failed_cleanly "$want" "${list[@]}"
     ok $? "$name"
 }
 
@@ -133,20 +145,27 @@ header='step,split,loss,accuracy,lr,seconds'
 
 # --- help and usage --------------------------------------------------------
 run --help
+expect_rc 0 "--help exits 0"
 missing=0
 for verb in train eval bench memory config inspect make-dataset; do grep -q "^  $verb " "$tmp/out" || missing=1; done
 ok $missing "--help lists train, eval, bench, memory, config, inspect, make-dataset"
 run train --help
+expect_rc 0 "train --help exits 0"
 check "train --help describes --resume" grep -q -- '--resume' "$tmp/out"
-expect_error "an unknown verb is a usage error" "unknown verb 'frobnicate'" frobnicate
-[ "$rc" -eq 2 ]
-ok $? "usage errors exit 2"
-expect_error "train without --config is a usage error" "--config" train
-expect_error "an unknown option is a usage error" "--frobnicate" train --frobnicate
+expect_error 2 "an unknown verb is a usage error" "unknown verb 'frobnicate'" frobnicate
+# The exit checks can fail. In a subshell (its TAP line captured, not
+# counted) expect_rc 0 after this exit-2 command must say "not ok" and show
+# the output, expect_rc 2 "ok"; failed_cleanly must refuse exit 1.
+mismatch=$(expect_rc 0 "self-test")
+[[ $mismatch == "not ok "*"exit 2 (expected 0)"*"unknown verb"* && $(expect_rc 2 "self-test") == "ok "* ]] &&
+    ! failed_cleanly 1 "unknown verb"
+ok $? "expect_rc and failed_cleanly report a wrong exit status"
+expect_error 2 "train without --config is a usage error" "--config" train
+expect_error 2 "an unknown option is a usage error" "--frobnicate" train --frobnicate
 
 # --- a tiny run --------------------------------------------------------------
 run train --config "$tmp/tiny.ini" "${tiny[@]}" --out "$dir"
-ok $? "a tiny training run exits 0"
+expect_rc 0 "a tiny training run exits 0"
 check "metrics.csv starts with the header" test "$(head -n 1 "$dir/metrics.csv")" = "$header"
 check "metrics.csv has train rows every log_every steps" test "$(rows "$dir/metrics.csv" train)" -eq 3
 check "metrics.csv has val rows at each evaluation" test "$(rows "$dir/metrics.csv" val)" -eq 2
@@ -161,19 +180,19 @@ check "the summary says finished after 6 steps" grep -q '"status":"finished","st
 check "plain progress lines when stdout is not a terminal" \
     grep -q '^step 2/6 loss [0-9.]* acc [0-9.]* lr ' "$tmp/out"
 
-expect_error "a second run into the same directory is refused" "--resume" \
+expect_error 1 "a second run into the same directory is refused" "--resume" \
     train --config "$tmp/tiny.ini" "${tiny[@]}" --out "$dir"
 
 # --- resume ------------------------------------------------------------------
 cp "$dir/metrics.csv" "$tmp/metrics.before"
-expect_error "resume refuses a change of model.dim" "model.dim" train --resume "$dir" --set model.dim=32
-expect_error "resume refuses a change of the data" "data.train_size" \
+expect_error 1 "resume refuses a change of model.dim" "model.dim" train --resume "$dir" --set model.dim=32
+expect_error 1 "resume refuses a change of the data" "data.train_size" \
     train --resume "$dir" --set data.train_size=128 --set train.steps=9
 check "a refused resume leaves metrics.csv alone" cmp -s "$dir/metrics.csv" "$tmp/metrics.before"
-expect_error "resume of a finished run asks for more steps" "train.steps" train --resume "$dir"
+expect_error 1 "resume of a finished run asks for more steps" "train.steps" train --resume "$dir"
 
 run train --resume "$dir" --set train.steps=9
-ok $? "resume to 9 steps exits 0"
+expect_rc 0 "resume to 9 steps exits 0"
 check "resume keeps one header" test "$(grep -c '^step,' "$dir/metrics.csv")" -eq 1
 check "resume appends rows up to step 9" grep -q '^9,test,' "$dir/metrics.csv"
 check "rows before the resume are kept" grep -q '^6,test,' "$dir/metrics.csv"
@@ -185,40 +204,41 @@ cp -r "$dir" "$tmp/nan"
 header_len=$(od -An -t u8 -N 8 "$tmp/nan/checkpoint.safetensors" | tr -d ' ')
 printf '\377%.0s' $(seq 4096) | dd of="$tmp/nan/checkpoint.safetensors" bs=1 seek=$((8 + header_len)) \
     conv=notrunc status=none
-expect_error "a non-finite loss fails, naming the last good checkpoint" "NaN|checkpoint.safetensors (step 9)" \
+expect_error 1 "a non-finite loss fails, naming the last good checkpoint" "NaN|checkpoint.safetensors (step 9)" \
     train --resume "$tmp/nan" --set train.steps=12
 check "a failed run reports status failed" grep -q '"status":"failed"' "$tmp/out"
 
 # --- eval --------------------------------------------------------------------
 run eval --checkpoint "$dir/checkpoint.safetensors" --json
-ok $? "eval --json exits 0"
+expect_rc 0 "eval --json exits 0"
 check "eval --json prints split, loss, accuracy, samples, step" json_has split loss accuracy samples step
 check "eval counts the whole test split" grep -q '"samples":16,"step":9' "$tmp/out"
 run eval --checkpoint "$dir/checkpoint.safetensors" --split val
+expect_rc 0 "eval --split val exits 0"
 check "eval prints one readable line" grep -q '^val loss [0-9.]* accuracy [0-9.]* (16 samples)$' "$tmp/out"
-expect_error "eval refuses a model change" "model.heads" \
+expect_error 1 "eval refuses a model change" "model.heads" \
     eval --checkpoint "$dir/checkpoint.safetensors" --set model.heads=4
-expect_error "eval of a missing checkpoint" "$tmp/nothing.safetensors" \
+expect_error 1 "eval of a missing checkpoint" "$tmp/nothing.safetensors" \
     eval --checkpoint "$tmp/nothing.safetensors"
 head -c 100 "$dir/checkpoint.safetensors" >"$tmp/truncated.safetensors"
-expect_error "eval of a truncated checkpoint fails cleanly" "truncated.safetensors" \
+expect_error 1 "eval of a truncated checkpoint fails cleanly" "truncated.safetensors" \
     eval --checkpoint "$tmp/truncated.safetensors"
 head -c 4096 /dev/urandom >"$tmp/random.safetensors"
-expect_error "eval of random bytes fails cleanly" "random.safetensors" eval --checkpoint "$tmp/random.safetensors"
+expect_error 1 "eval of random bytes fails cleanly" "random.safetensors" eval --checkpoint "$tmp/random.safetensors"
 : >"$tmp/empty.safetensors"
-expect_error "eval of an empty file fails cleanly" "empty.safetensors" eval --checkpoint "$tmp/empty.safetensors"
-expect_error "--split accepts only test or val" "--split" \
+expect_error 1 "eval of an empty file fails cleanly" "empty.safetensors" eval --checkpoint "$tmp/empty.safetensors"
+expect_error 2 "--split accepts only test or val" "--split" \
     eval --checkpoint "$dir/checkpoint.safetensors" --split train
 
 # --- the default run directory ----------------------------------------------
 run train --config "$tmp/tiny.ini" "${tiny[@]}" --set train.steps=2
-ok $? "a run without --out exits 0"
+expect_rc 0 "a run without --out exits 0"
 check "a run without --out goes to runs/<config name>" test -s "$cwd/runs/tiny/checkpoint.safetensors"
 before=$(ls -R "$cwd")
 
 # --- bench and memory --------------------------------------------------------
 run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 3 --warmup 1 --json
-ok $? "bench --json exits 0"
+expect_rc 0 "bench --json exits 0"
 check "bench --json has the timing and memory keys" json_has step_s_median tokens_per_s peak_rss_bytes \
     planned_bytes peak_engine_bytes params data_wait_fraction encoder seq batch threads blas_kernels
 # OpenBLAS 0.3.21 falls back to SSE3 "Prescott" kernels on CPUs it does not
@@ -228,52 +248,52 @@ if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx2 /proc/cpuinfo; then
     case ${kernels,,} in prescott | core2 | penryn | dunnington | nehalem | atom | sandybridge | barcelona | opteron | "") r=1 ;; *) r=0 ;; esac
     ok $r "bench runs on AVX2-or-better BLAS kernels on an AVX2 CPU (got '$kernels')"
 else
-    echo "ok $((count += 1)) - # SKIP no AVX2 or OPENBLAS_CORETYPE set by the caller"
+    skip "bench runs on AVX2-or-better BLAS kernels on an AVX2 CPU" "no AVX2, or OPENBLAS_CORETYPE set by the caller"
 fi
-(cd "$cwd" && OPENBLAS_CORETYPE=Prescott exec "$rf" bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 1 --warmup 0 --json) \
-    >"$tmp/out" 2>"$tmp/err"
+OPENBLAS_CORETYPE=Prescott run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 1 --warmup 0 --json
+expect_rc 0 "bench with OPENBLAS_CORETYPE=Prescott exits 0"
 check "a user's OPENBLAS_CORETYPE is kept" grep -q '"blas_kernels":"Prescott"' "$tmp/out"
 run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 2 --warmup 1 --profile
+expect_rc 0 "bench --profile exits 0"
 check "bench --profile times the ops (attention, linear) and the total" \
     sh -c "grep -q '^attention ' '$tmp/err' && grep -q '^linear ' '$tmp/err' && grep -q '^total ' '$tmp/err'"
 
 run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 64,128,256 --json
-ok $? "memory --json exits 0"
+expect_rc 0 "memory --json exits 0"
 check "memory --json prints one line per length" test "$(grep -c '^{"encoder":' "$tmp/out")" -eq 3
 planned=$(sed -n 's/.*"planned_bytes":\([0-9]*\).*/\1/p' "$tmp/out" | tr '\n' ' ')
 read -r p1 p2 p3 <<<"$planned"
 [ -n "${p3:-}" ] && [ "$p1" -lt "$p2" ] && [ "$p2" -lt "$p3" ]
 ok $? "planned bytes grow with the length ($planned)"
 run memory --config "$tmp/tiny.ini" --seq 512,1024
+expect_rc 0 "memory without --json exits 0"
 check "memory prints a table" grep -q '^ *1024 ' "$tmp/out"
-expect_error "memory --seq rejects a bad length" "--seq" memory --config "$tmp/tiny.ini" --seq 64,abc
+expect_error 2 "memory --seq rejects a bad length" "--seq" memory --config "$tmp/tiny.ini" --seq 64,abc
 check "bench and memory write no files" test "$(ls -R "$cwd")" = "$before"
 
 run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 256,4096 --encoders full,ls,linear,talk,blrp,maelre
-ok $? "memory --encoders plans all six encoders"
+expect_rc 0 "memory --encoders plans all six encoders"
 check "memory --encoders prints one column per encoder" \
     grep -q '^ *seq  *full  *ls  *linear  *talk  *blrp  *maelre$' "$tmp/out"
 check "memory --encoders prints the growth per encoder" grep -q '^ *growth\(  *[0-9.]*x\)\{6\}$' "$tmp/out"
 check "memory notes that full attention grows quadratically" grep -q '^note: full grows .*quadratic' "$tmp/out"
 check "memory calls no other encoder quadratic" test "$(grep -c '^note: ' "$tmp/out")" -eq 1
 run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 256,512 --encoders full,blrp --json
-ok $? "memory --encoders --json exits 0"
+expect_rc 0 "memory --encoders --json exits 0"
 check "memory --encoders --json prints one line per encoder and length" \
     test "$(grep -c '^{"encoder":"\(full\|blrp\)","seq":' "$tmp/out")" -eq 4
-expect_error "memory --encoders rejects an unknown encoder" "--encoders|bogus" \
+expect_error 2 "memory --encoders rejects an unknown encoder" "--encoders|bogus" \
     memory --config "$tmp/tiny.ini" --seq 64 --encoders full,bogus
-[ "$rc" -eq 2 ]
-ok $? "an unknown encoder is a usage error"
 
 # --- inspect -----------------------------------------------------------------
 ckpt=$dir/checkpoint.safetensors
 run inspect --checkpoint "$ckpt" --list
-ok $? "inspect --list exits 0"
+expect_rc 0 "inspect --list exits 0"
 check "inspect --list shows the attention probabilities without the batch" \
     grep -q '^layer0\.attn\.probs  *\[2, 60, 60\]' "$tmp/out"
 npy=$tmp/probs.npy
 run inspect --checkpoint "$ckpt" --sample 5 --probe layer0.attn.probs --out "$npy"
-ok $? "inspect writes a probe"
+expect_rc 0 "inspect writes a probe"
 check "inspect names the sample's batch and row" \
     grep -q '^test sample 5 (batch 1, row 1) at step 9: label [0-9]' "$tmp/out"
 check "the probe is a float32 .npy file (version 1.0, 64-byte aligned)" npy_header_ok "$npy"
@@ -283,65 +303,61 @@ npy_check "numpy loads the probe with shape (2, 60, 60)" \
 npy_check "attention rows of a valid query sum to 1" \
     "assert np.allclose(a[:, 0, :].sum(-1), 1, atol=1e-4), a[:, 0, :].sum(-1)"
 run inspect --checkpoint "$ckpt" --sample 5 --probe layer0.attn.probs --set data.batch=1 --out "$tmp/probs-b1.npy"
-ok $? "inspect with --set data.batch=1 exits 0"
+expect_rc 0 "inspect with --set data.batch=1 exits 0"
 check "a probe does not depend on the batch around the sample" cmp -s "$npy" "$tmp/probs-b1.npy"
 run inspect --checkpoint "$ckpt" --split val --sample 2 --probe layer1.attn.probs
-ok $? "inspect without --out exits 0"
+expect_rc 0 "inspect without --out exits 0"
 check "inspect without --out writes ./NAME.npy" test -s "$cwd/layer1.attn.probs.npy"
 rm -f "$cwd/layer1.attn.probs.npy"
 
 blrp=$tmp/blrp
 run train --config "$tmp/tiny.ini" "${tiny[@]}" --set model.encoder=blrp --set model.segment=10 \
     --set model.latent=4 --set train.steps=2 --out "$blrp"
-ok $? "a tiny BLRP run exits 0"
+expect_rc 0 "a tiny BLRP run exits 0"
 cp "$blrp/checkpoint.safetensors" "$tmp/blrp.before"
 run inspect --checkpoint "$blrp/checkpoint.safetensors" --list
+expect_rc 0 "inspect --list of a BLRP checkpoint exits 0"
 check "inspect --list shows BLRP's latent blocks" grep -q '^blrp\.latent\.fwd\.1  *\[4, 16\]' "$tmp/out"
 check "inspect --list shows BLRP's latent gradients" grep -q '^blrp\.latent\.fwd\.3\.grad  *\[4, 16\]' "$tmp/out"
 run inspect --checkpoint "$blrp/checkpoint.safetensors" --split train --sample 9 \
     --probe blrp.latent.fwd.3.grad --probe blrp.latent.fwd.1 --out "$tmp/blrp-probes"
-ok $? "inspect writes several probes (a gradient among them) into a directory"
+expect_rc 0 "inspect writes several probes (a gradient among them) into a directory"
 check "each probe goes to DIR/NAME.npy" \
     test -s "$tmp/blrp-probes/blrp.latent.fwd.3.grad.npy" -a -s "$tmp/blrp-probes/blrp.latent.fwd.1.npy"
 npy=$tmp/blrp-probes/blrp.latent.fwd.3.grad.npy
 npy_check "backward fills the latent gradient: finite, not all zero" \
     "assert a.shape == (4, 16) and np.isfinite(a).all() and np.abs(a).max() > 0, a"
 check "inspect changes nothing in the checkpoint" cmp -s "$blrp/checkpoint.safetensors" "$tmp/blrp.before"
-expect_error "inspect names an unknown probe and some known ones" "no probe named 'nope'|layer0.attn.probs" \
+expect_error 1 "inspect names an unknown probe and some known ones" "no probe named 'nope'|layer0.attn.probs" \
     inspect --checkpoint "$ckpt" --probe nope
-expect_error "inspect refuses a sample outside the split" "--sample 16|16 samples" \
+expect_error 1 "inspect refuses a sample outside the split" "--sample 16|16 samples" \
     inspect --checkpoint "$ckpt" --probe layer0.attn.probs --sample 16
-expect_error "inspect of random bytes fails cleanly" "random.safetensors" \
+expect_error 1 "inspect of random bytes fails cleanly" "random.safetensors" \
     inspect --checkpoint "$tmp/random.safetensors" --list
-expect_error "inspect of a truncated checkpoint fails cleanly" "truncated.safetensors" \
+expect_error 1 "inspect of a truncated checkpoint fails cleanly" "truncated.safetensors" \
     inspect --checkpoint "$tmp/truncated.safetensors" --probe layer0.attn.probs
-expect_error "inspect into a missing directory fails cleanly" "$tmp/no/such" \
+expect_error 1 "inspect into a missing directory fails cleanly" "$tmp/no/such" \
     inspect --checkpoint "$ckpt" --probe layer0.attn.probs --out "$tmp/no/such/p.npy"
-expect_error "inspect needs --probe or --list" "--probe" inspect --checkpoint "$ckpt"
-[ "$rc" -eq 2 ]
-ok $? "inspect without a probe is a usage error"
-expect_error "inspect takes --list or --probe, not both" "--list" \
+expect_error 2 "inspect needs --probe or --list" "--probe" inspect --checkpoint "$ckpt"
+expect_error 2 "inspect takes --list or --probe, not both" "--list" \
     inspect --checkpoint "$ckpt" --list --probe layer0.attn.probs
-expect_error "inspect --split accepts test, val or train" "--split" \
+expect_error 2 "inspect --split accepts test, val or train" "--split" \
     inspect --checkpoint "$ckpt" --probe layer0.attn.probs --split all
-expect_error "inspect refuses a model change" "model.dim" \
+expect_error 1 "inspect refuses a model change" "model.dim" \
     inspect --checkpoint "$ckpt" --probe layer0.attn.probs --set model.dim=32
 
 # --- make-dataset --------------------------------------------------------------
 run make-dataset --help
+expect_rc 0 "make-dataset --help exits 0"
 check "make-dataset --help lists spoken-digits" grep -q '^  spoken-digits ' "$tmp/out"
-expect_error "make-dataset without a kind is a usage error" "kind" make-dataset --out "$tmp/x"
-[ "$rc" -eq 2 ]
-ok $? "make-dataset without a kind exits 2"
-expect_error "make-dataset names an unknown kind" "unknown kind 'frobs'" make-dataset frobs --out "$tmp/x"
-expect_error "make-dataset spoken-digits needs --out" "--out" make-dataset spoken-digits
-expect_error "make-dataset checks --speeds" "--speeds" make-dataset spoken-digits --out "$tmp/x" --speeds 160,9
-expect_error "make-dataset checks --pitches" "--pitches" \
+expect_error 2 "make-dataset without a kind is a usage error" "kind" make-dataset --out "$tmp/x"
+expect_error 2 "make-dataset names an unknown kind" "unknown kind 'frobs'" make-dataset frobs --out "$tmp/x"
+expect_error 2 "make-dataset spoken-digits needs --out" "--out" make-dataset spoken-digits
+expect_error 2 "make-dataset checks --speeds" "--speeds" make-dataset spoken-digits --out "$tmp/x" --speeds 160,9
+expect_error 2 "make-dataset checks --pitches" "--pitches" \
     make-dataset spoken-digits --out "$tmp/x" --pitches 50,abc
-last_cmd="rangefinder make-dataset spoken-digits (no espeak-ng in PATH)"
-(cd "$cwd" && PATH=/nonexistent exec "$rf" make-dataset spoken-digits --out "$tmp/x") >"$tmp/out" 2>"$tmp/err"
-rc=$?
-failed_cleanly "espeak-ng" "PATH"
+PATH=/nonexistent run make-dataset spoken-digits --out "$tmp/x"
+failed_cleanly 1 "espeak-ng" "PATH"
 ok $? "make-dataset without espeak-ng says so"
 check "failed make-dataset runs create nothing" test ! -e "$tmp/x"
 
@@ -349,7 +365,7 @@ digits=$tmp/digits
 if command -v espeak-ng >/dev/null; then
     run make-dataset spoken-digits --out "$digits" --max-voices 2 --test-groups 1 --variants 0 --speeds 160 \
         --pitches 50 --jobs 1
-    ok $? "make-dataset spoken-digits makes a tiny set"
+    expect_rc 0 "make-dataset spoken-digits makes a tiny set"
     check "make-dataset prints its progress" grep -q '^made 20/20 files (100%)$' "$tmp/out"
     check "make-dataset prints a summary" grep -q 'train and [0-9]* test clips from 2 voices' "$tmp/out"
     check "the set has train and test clips of every digit" \
@@ -373,15 +389,16 @@ checkpoint_every = 2
 threads = 1
 EOF
     run train --config "$tmp/digits.ini" --out "$tmp/digits-run"
-    ok $? "a 2-step run on the spoken digits exits 0"
+    expect_rc 0 "a 2-step run on the spoken digits exits 0"
     check "the spoken digits run finishes" grep -q '"status":"finished","steps":2,' "$tmp/out"
     trained=$(sed -n 's/.*"planned_bytes":\([0-9]*\).*/\1/p' "$tmp/out")
     run memory --config "$tmp/digits.ini" --seq 64 --json
-    ok $? "memory plans an audio task"
+    expect_rc 0 "memory plans an audio task"
     planned=$(sed -n 's/.*"planned_bytes":\([0-9]*\).*/\1/p' "$tmp/out")
     [ -n "$planned" ] && [ "$planned" = "$trained" ]
     ok $? "memory plans audio features as the trainer does ($planned = $trained bytes)"
     run memory --config "$tmp/digits.ini" --seq 64,128
+    expect_rc 0 "memory plans an audio task at two lengths"
     check "memory names the data set's features" \
         grep -q '^audio_folder: 16 features per position, 10 classes$' "$tmp/out"
 else
@@ -393,31 +410,33 @@ fi
 
 # --- config ------------------------------------------------------------------
 run config --list
+expect_rc 0 "config --list exits 0"
 check "config --list lists data.task with its default and choices" \
     grep -q '^data.task  *listops  *listops|random' "$tmp/out"
 for shipped in default listops-full; do
     run config --show --config "$configs/$shipped.ini"
-    ok $? "the shipped $shipped.ini is valid"
+    expect_rc 0 "the shipped $shipped.ini is valid"
 done
 run config --show --config "$tmp/tiny.ini" --set train.lr=1e-3
+expect_rc 0 "config --show with --set exits 0"
 check "config --show prints the effective INI" grep -qx 'lr=0.001' "$tmp/out"
 
 # --- bad input ---------------------------------------------------------------
 printf '[model]\nfrobs = 3\n' >"$tmp/unknown.ini"
-expect_error "an unknown key in an INI names the file, group and key" "unknown.ini: [model] frobs:" \
+expect_error 1 "an unknown key in an INI names the file, group and key" "unknown.ini: [model] frobs:" \
     train --config "$tmp/unknown.ini" --out "$tmp/bad-run"
 printf '[model]\nheads = many\n' >"$tmp/badvalue.ini"
-expect_error "a bad value in an INI names the key and the value" "badvalue.ini: [model] heads:|many" \
+expect_error 1 "a bad value in an INI names the key and the value" "badvalue.ini: [model] heads:|many" \
     config --show --config "$tmp/badvalue.ini"
-expect_error "a bad value via --set names the key" "model.dim|abc" \
+expect_error 1 "a bad value via --set names the key" "model.dim|abc" \
     train --config "$tmp/tiny.ini" "${tiny[@]}" --set model.dim=abc --out "$tmp/bad-run"
-expect_error "--set without '=' is explained" "section.key=value" \
+expect_error 1 "--set without '=' is explained" "section.key=value" \
     config --show --config "$tmp/tiny.ini" --set model.dim
-expect_error "inconsistent keys are caught by validation" "model.heads" \
+expect_error 1 "inconsistent keys are caught by validation" "model.heads" \
     config --show --config "$tmp/tiny.ini" --set model.dim=30 --set model.heads=4
-expect_error "a missing config file is named" "$tmp/missing.ini" train --config "$tmp/missing.ini"
+expect_error 1 "a missing config file is named" "$tmp/missing.ini" train --config "$tmp/missing.ini"
 printf '[model\ndim = 3\n' >"$tmp/syntax.ini"
-expect_error "an INI syntax error names the file" "syntax.ini" \
+expect_error 1 "an INI syntax error names the file" "syntax.ini" \
     train --config "$tmp/syntax.ini" --out "$tmp/bad-run"
 check "failed starts create no run directory" test ! -e "$tmp/bad-run"
 
@@ -445,7 +464,7 @@ ok $((rc != 130)) "Ctrl-C stops the run with exit code 130"
 check "Ctrl-C saves the checkpoint" test -s "$long/checkpoint.safetensors"
 check "Ctrl-C reports status stopped" grep -q '"status":"stopped"' "$tmp/out"
 run train --resume "$long" --set train.steps=1 --set train.warmup=0
-failed_cleanly "train.steps"
+failed_cleanly 1 "train.steps"
 ok $? "an interrupted run resumes only to a later step"
 
 # --- plot: the workbench's figures of run directories, headless --------------
@@ -453,19 +472,20 @@ magic() {   # magic FILE TEXT: the file starts with TEXT
     [ "$(head -c ${#2} "$1")" = "$2" ]
 }
 run plot "$dir" "$long" --out "$tmp/runs.png" --size 800x500
-ok $? "plot writes the training figure of two runs"
+expect_rc 0 "plot writes the training figure of two runs"
 check "plot's PNG has the PNG signature" magic "$tmp/runs.png" $'\x89PNG'
 check "plot's PNG is 800 x 500" test "$(od -An -tu1 -j16 -N8 "$tmp/runs.png" | tr -s ' ')" = " 0 0 3 32 0 0 1 244"
 run plot "$dir" --figure memory --out "$tmp/memory.svg"
-ok $? "plot writes the memory figure as SVG"
+expect_rc 0 "plot writes the memory figure as SVG"
 check "plot's SVG is XML" magic "$tmp/memory.svg" "<?xml"
 run plot "$dir" --out "$tmp/runs.pdf"
-check "plot writes a PDF" magic "$tmp/runs.pdf" "%PDF"
-expect_error "plot of a missing run names it" "$tmp/none" plot "$tmp/none" --out "$tmp/x.png"
-expect_error "plot refuses an unknown format" ".jpg" plot "$dir" --out "$tmp/x.jpg"
-expect_error "plot refuses a bad size" "--size" plot "$dir" --out "$tmp/x.png" --size 10x
+expect_rc 0 "plot writes a PDF"
+check "plot's PDF has the PDF signature" magic "$tmp/runs.pdf" "%PDF"
+expect_error 1 "plot of a missing run names it" "$tmp/none" plot "$tmp/none" --out "$tmp/x.png"
+expect_error 2 "plot refuses an unknown format" ".jpg" plot "$dir" --out "$tmp/x.jpg"
+expect_error 2 "plot refuses a bad size" "--size" plot "$dir" --out "$tmp/x.png" --size 10x
 cp -r "$dir" "$tmp/broken" && echo "7,train,oops" >>"$tmp/broken/metrics.csv"
-expect_error "plot names the line of a malformed metrics.csv" "metrics.csv:" plot "$tmp/broken" --out "$tmp/x.png"
+expect_error 1 "plot names the line of a malformed metrics.csv" "metrics.csv:" plot "$tmp/broken" --out "$tmp/x.png"
 
 echo "1..$count"
 [ "$failed" -eq 0 ]
