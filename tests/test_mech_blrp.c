@@ -16,6 +16,7 @@
 #include "../core/encoders/encoder.h"
 #include "modelcheck.h"
 #include "tap.h"
+#include "tolerance.h"
 
 /* ---- configuration: tiny dims, t = 3, l = 2 ---- */
 
@@ -407,9 +408,27 @@ static double objective(const rf_config *cfg, const enc_graph *eg, const double 
     return s;
 }
 
-static double worst_ratio(const float *got, const double *want, int64_t n, double atol, double rtol, int64_t *at)
+/* The error bound of this encoder's f32 result, from tests/tolerance.h: per
+ * layer and segment about ten stages (LayerNorm, projections, scores,
+ * softmax, weighted sum, output projection, MLP), each a sum of at most
+ * max(dim, ff, segment + latent) terms; `passes` is 1 for values, 2 for
+ * gradients (the backward walks the stages again). */
+typedef struct {
+    double atol, rtol;
+} bound;
+
+static bound encoder_bound(const rf_config *cfg, int N, int passes, const double *want, int64_t n)
 {
-    double worst = 0;
+    double segments = ceil((double)N / cfg->model.segment), stages = passes * 10.0 * cfg->model.layers * segments;
+    double k = fmax(fmax(cfg->model.dim, cfg->model.ff), cfg->model.segment + cfg->model.latent), scale = 1;
+    for (int64_t i = 0; i < n; i++)
+        scale = fmax(scale, fabs(want[i]));
+    return (bound){tol_stages(stages, k, scale), tol_stages_rel(stages)};
+}
+
+static double worst_ratio(const float *got, const double *want, int64_t n, bound b, int64_t *at)
+{
+    double atol = b.atol, rtol = b.rtol, worst = 0;
     for (int64_t i = 0; i < n; i++) {
         double r = fabs(got[i] - want[i]) / (atol + rtol * fabs(want[i]));
         if (!(r <= worst)) {
@@ -452,7 +471,7 @@ static void check_encoder(const char *direction, const char *init, const char *p
     rf_graph_forward(eg.g, &ex);
     enc_reference(&cfg, &eg, x, want);
     int64_t at = 0;
-    double r = worst_ratio(rf_value(eg.g, eg.out), want, n_out, 1e-4, 1e-3, &at);
+    double r = worst_ratio(rf_value(eg.g, eg.out), want, n_out, encoder_bound(&cfg, N, 1, want, n_out), &at);
     if (!tap_ok(r <= 1, "%s: output matches the hand-unrolled reference", label))
         tap_diag("element %lld: got %.8g want %.8g", (long long)at, rf_value(eg.g, eg.out)[at], want[at]);
     if (!gradients)
@@ -471,7 +490,8 @@ static void check_encoder(const char *direction, const char *init, const char *p
         x[i] = keep;
         num[i] = (fp - fm) / (2 * h);
     }
-    r = worst_ratio(rf_grad(eg.g, eg.x), num, n_x, 1e-3, 1e-2, &at);
+    bound gb = encoder_bound(&cfg, N, 2, num, n_x);
+    r = worst_ratio(rf_grad(eg.g, eg.x), num, n_x, gb, &at);
     if (!tap_ok(r <= 1, "%s: input gradient matches finite differences (padded tokens get 0)", label))
         tap_diag("element %lld: analytic %.8g numeric %.8g", (long long)at, rf_grad(eg.g, eg.x)[at], num[at]);
     free(num);
@@ -491,7 +511,7 @@ static void check_encoder(const char *direction, const char *init, const char *p
             double fm = objective(&cfg, &eg, x, seed, want, n_out);
             ref_perturb_entry = -1;
             double numg = (fp - fm) / (2 * h), ana = eg.p->grad[pe->offset + i];
-            double err = fabs(numg - ana) / (1e-3 + 1e-2 * fabs(numg));
+            double err = fabs(numg - ana) / (gb.atol + gb.rtol * fabs(numg));
             checked++;
             if (err > 1) {
                 bad++;

@@ -20,6 +20,7 @@
 #include "opcheck.h"
 #include "modelcheck.h"
 #include "tap.h"
+#include "tolerance.h"
 
 /* ---------------- the op against the explicit kernel matrix ---------------- */
 
@@ -296,7 +297,7 @@ static double loss_of(evaluator *ev)
  * is no longer in its linear regime. */
 static void check_param_grads(const char *what, rf_params *p, evaluator *ev)
 {
-    modelcheck_param_grads(what, p, ev->g, ev->loss, &ev->x, 3e-3f);
+    modelcheck_param_grads(what, p, ev->g, ev->loss, &ev->x, 1e-2f);
 }
 
 /* ---------------- the classifier with the linear mixer / MAELRE ---------------- */
@@ -640,7 +641,15 @@ static void test_grid(void)
     double diff = 0;
     for (int i = 0; i < 7 * 8; i++)
         diff = fmax(diff, fabs(rf_value(a.g, a.out)[i] - rf_value(c.g, c.out)[i]));
-    tap_ok(diff < 1e-5, "a padded grid column changes no merged token (max diff %g)", diff);
+    /* both runs are within the encoder's bound of the exact result
+     * (tests/tolerance.h): two blocks of about ten stages (a pre-LN layer)
+     * and a merge, sums of at most max(ff, tokens, 2x2 cell x width + 1)
+     * terms of size up to the largest output */
+    double scale = 1;
+    for (int i = 0; i < 7 * 8; i++)
+        scale = fmax(scale, fabs(rf_value(a.g, a.out)[i]));
+    double tol = 2 * tol_stages(21, fmax(12, fmax(a.tokens, 4 * 8 + 1)), scale);
+    tap_ok(diff <= tol, "a padded grid column changes no merged token (max diff %g, bound %.3g)", diff, tol);
     rf_graph_free(a.g);
     rf_graph_free(c.g);
 
