@@ -5,7 +5,12 @@
 #include <string.h>
 
 #include "../core/blas_kernels.h"
+#if RF_HAVE_GUI
 #include "../ui/workbench.h"
+#endif
+#if RF_HAVE_CUDA
+#include "../kernels/cuda_device.h"
+#endif
 #include "cli.h"
 #include "commands.h"
 
@@ -58,14 +63,24 @@ static int run_gui(int argc, char **argv)
             return RF_EXIT_USAGE;
         }
     }
+#if RF_HAVE_GUI
     char *gtk_argv[] = {"rangefinder", NULL};
     return rf_workbench_run(config, 1, gtk_argv);
+#else
+    (void)config;
+    fprintf(stderr, "rangefinder: this build has no workbench (GTK 4 was not found or -Dgui=disabled; rebuild with "
+                    "meson setup -Dgui=enabled); every other verb works, e.g. rangefinder train --config FILE\n");
+    return RF_EXIT_FAILED;
+#endif
 }
 
 int main(int argc, char **argv)
 {
     /* Before anything else: this may execute the program again. */
     rf_blas_pick_kernels(argv);
+#if RF_HAVE_CUDA
+    rf_cuda_register();
+#endif
     /* UTF-8 help texts, but '.' as the decimal point everywhere. */
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");

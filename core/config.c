@@ -1,4 +1,5 @@
 #include "config.h"
+#include "device.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -80,6 +81,7 @@ const rf_config_key rf_config_keys[] = {
     FLT("train", "clip", train.clip, "1.0", 0, 1e9, "global gradient-norm clip (0: off)"),
     {"train", "seed", RF_KEY_U64, OFF(train.seed), 0, "1", 0, 0, NULL, "seed for data, initialisation, dropout"},
     INT("train", "threads", train.threads, "0", 0, 1024, "worker threads (0: all cores)"),
+    STR("train", "device", train.device, "cpu", "where the model runs: cpu, cuda or cuda:N"),
     INT("train", "eval_every", train.eval_every, "500", 0, 100000000, "validate every K steps (0: at the end)"),
     INT("train", "eval_batches", train.eval_batches, "0", 0, 100000000, "batches per validation (0: whole split)"),
     INT("train", "checkpoint_every", train.checkpoint_every, "1000", 0, 100000000, "checkpoint every K steps (0: at the end)"),
@@ -252,7 +254,8 @@ bool rf_config_validate(const rf_config *cfg, rf_status *st)
     }
     if (cfg->train.warmup > cfg->train.steps)
         return rf_fail(st, "train.warmup = %d exceeds train.steps = %d", cfg->train.warmup, cfg->train.steps);
-    return true;
+    rf_device device;
+    return rf_device_parse(cfg->train.device, &device, st);
 }
 
 char *rf_config_to_json(const rf_config *cfg)

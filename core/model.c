@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device.h"
 #include "encoders/encoder.h"
 #include "pool.h"
 #include "probe.h"
@@ -107,7 +108,7 @@ rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int fe
         rf_fail(st, "model.encoder = '%s' is not available", cfg->model.encoder);
         return NULL;
     }
-    if (!rf_config_validate(cfg, st))
+    if (!rf_config_validate(cfg, st) || !rf_device_open(cfg->train.device, st))
         return NULL;
     rf_model *m = calloc(1, sizeof *m);
     m->cfg = *cfg;

@@ -1,0 +1,62 @@
+#include "device.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const rf_device_backend *registered[2];   /* by rf_device_kind; [RF_DEVICE_CPU] unused */
+
+bool rf_device_parse(const char *text, rf_device *out, rf_status *st)
+{
+    if (strcmp(text, "cpu") == 0) {
+        *out = (rf_device){RF_DEVICE_CPU, 0};
+        return true;
+    }
+    if (strcmp(text, "cuda") == 0) {
+        *out = (rf_device){RF_DEVICE_CUDA, 0};
+        return true;
+    }
+    if (strncmp(text, "cuda:", 5) == 0 && text[5] >= '0' && text[5] <= '9') {
+        char *end;
+        long n = strtol(text + 5, &end, 10);
+        if (*end == '\0' && n <= RF_DEVICE_MAX_INDEX) {
+            *out = (rf_device){RF_DEVICE_CUDA, (int)n};
+            return true;
+        }
+    }
+    return rf_fail(st, "train.device = '%s' is not a device (cpu, cuda or cuda:N with N from 0 to %d)", text,
+                   RF_DEVICE_MAX_INDEX);
+}
+
+void rf_device_register(const rf_device_backend *b)
+{
+    registered[b->kind] = b;
+}
+
+const rf_device_backend *rf_device_backend_of(rf_device_kind kind)
+{
+    return kind == RF_DEVICE_CPU ? NULL : registered[kind];
+}
+
+bool rf_device_open(const char *text, rf_status *st)
+{
+    rf_device d;
+    if (!rf_device_parse(text, &d, st))
+        return false;
+    if (d.kind == RF_DEVICE_CPU)
+        return true;
+    const rf_device_backend *b = rf_device_backend_of(d.kind);
+    if (b == NULL)
+        return rf_fail(st, "train.device = %s: this build has no CUDA backend (meson setup -Dcuda=enabled on a "
+                           "machine with nvcc)", text);
+    int n = 0;
+    rf_status why = {0};
+    if (!b->count(&n, &why))
+        return rf_fail(st, "train.device = %s: no usable GPU (%s)", text, why.msg);
+    if (d.index >= n)
+        return rf_fail(st, "train.device = %s: this machine has %d GPU%s (cuda:0%s)", text, n, n == 1 ? "" : "s",
+                       n > 1 ? " to cuda:N-1" : "");
+    if (!b->runs_graphs)
+        return rf_fail(st, "train.device = %s: the GPU is there, but this build's CUDA backend cannot run a whole "
+                           "model yet (its kernels are tested one by one; see kernels/README.md)", text);
+    return true;
+}

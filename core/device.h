@@ -1,0 +1,52 @@
+/* Where a graph runs: train.device = cpu | cuda | cuda:N.
+ *
+ * The CPU backend is always there. Other backends live outside core/ (the
+ * CUDA one in kernels/) and register themselves when their library is
+ * linked, so core names no CUDA symbol and a build without nvcc simply has
+ * no "cuda" entry. */
+#ifndef RF_DEVICE_H
+#define RF_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "status.h"
+
+typedef enum rf_device_kind { RF_DEVICE_CPU, RF_DEVICE_CUDA } rf_device_kind;
+
+typedef struct rf_device {
+    rf_device_kind kind;
+    int index;             /* cuda:N; 0 for plain "cuda" and for the CPU */
+} rf_device;
+
+#define RF_DEVICE_MAX_INDEX 63
+
+/* Parse "cpu", "cuda" or "cuda:N" (0 <= N <= RF_DEVICE_MAX_INDEX). */
+bool rf_device_parse(const char *text, rf_device *out, rf_status *st);
+
+/* A GPU backend, as it registers itself. */
+typedef struct rf_device_backend {
+    rf_device_kind kind;
+    const char *name;      /* "cuda" */
+    /* How many devices are usable now; false with the runtime's reason
+     * (no driver, no device) in st. */
+    bool (*count)(int *n, rf_status *st);
+    /* Name and memory of device i, for listings. */
+    bool (*describe)(int i, char *name, size_t size, size_t *memory_bytes, rf_status *st);
+    /* Whether the engine's executor can run graphs on it yet. */
+    bool runs_graphs;
+} rf_device_backend;
+
+/* Called by a backend's library at start-up (a constructor). */
+void rf_device_register(const rf_device_backend *b);
+
+/* The registered backend of a kind, or NULL if this build has none. */
+const rf_device_backend *rf_device_backend_of(rf_device_kind kind);
+
+/* Check, before any work, that the device a config asks for can be used:
+ * the CPU always; cuda[:N] needs this build's CUDA backend, a usable GPU N
+ * and an executor for it. On failure st says what was asked and why it
+ * cannot be had, in one sentence. */
+bool rf_device_open(const char *text, rf_status *st);
+
+#endif
