@@ -4,7 +4,10 @@ Each model mirrors the C graph in core/ (model.c, encoders/*.c): the same
 layers, the same parameter shapes and the same order of operations, written
 the way a PyTorch user would write them (autograd does every backward, the
 BLRP recurrence is a Python loop). They exist to time a training step against
-Rangefinder's; bench/torch_reference.py drives them.
+Rangefinder's (bench/torch_reference.py drives them) and, loaded from a
+Rangefinder checkpoint with from_rangefinder, as the independent reference
+the engine's logits, loss and gradients are tested against
+(tests/check_encoders_torch.py).
 
     full    pre-LN stack of multi-head softmax attention (encoders/full.c)
     ls      Transformer-LS long-short attention with DualLN (encoders/ls.c)
@@ -60,12 +63,13 @@ def mlp(d, ff):
 
 
 def sinusoidal(seq, d):
-    """Vaswani et al.: sin on even, cos on odd channels (model.c fill_constants)."""
-    pos = torch.zeros(seq, d)
-    t = torch.arange(seq)[:, None].float()
-    freq = torch.pow(10000.0, -torch.arange(0, d, 2).float() / d)
+    """Vaswani et al.: sin on even, cos on odd channels (model.c fill_constants),
+    computed in float64 and rounded to float32 as model.c does."""
+    pos = torch.zeros(seq, d, dtype=torch.float64)
+    t = torch.arange(seq, dtype=torch.float64)[:, None]
+    freq = torch.pow(10000.0, -torch.arange(0, d, 2, dtype=torch.float64) / d)
     pos[:, 0::2], pos[:, 1::2] = torch.sin(t * freq), torch.cos(t * freq)
-    return pos
+    return pos.float()
 
 
 # ---- per-layer mixers: [B, N, d] (normalised) -> [B, N, d] ----
@@ -162,12 +166,13 @@ def talk_conv(x, offsets, mask, lmax, rmax):
 
 class TaLK(nn.Module):
     """encoders/talk.c: Linear(d, 2d) + GLU -> TaLK -> Linear(d, d); offsets
-    sigmoid(Linear(d, 2H)) of the layer's normalised input."""
+    sigmoid(Linear(d, 2H)) of the layer's normalised input. lmax and rmax
+    are one bound for every layer or a list with one per layer."""
 
     def __init__(self, cfg, layer):
         super().__init__()
         d, self.heads = cfg["dim"], cfg["heads"]
-        self.lmax, self.rmax = cfg["lmax"], cfg["rmax"]
+        self.lmax, self.rmax = (b[layer] if isinstance(b, (list, tuple)) else b for b in (cfg["lmax"], cfg["rmax"]))
         self.inp = nn.Linear(d, 2 * d)
         self.offsets = nn.Linear(d, 2 * self.heads)
         self.out = nn.Linear(d, d)
@@ -416,21 +421,40 @@ ENCODER_CLASSES = {"maelre": MAELRE, "blrp": BLRP}
 
 
 class Classifier(nn.Module):
-    """model.c: embedding + sinusoidal positions -> encoder -> masked mean
-    pooling (plain mean where the encoder returns no mask) -> LN -> Linear."""
+    """model.c: embedding + positions (cfg["pos"]: sinusoidal, learned or
+    none) -> encoder -> pooling (cfg["pool"]: mean over the valid tokens,
+    plain mean where the encoder returns no mask; or cls, a learned token
+    prepended after the positions, valid in every row, whose final state is
+    pooled) -> LN -> Linear."""
 
     def __init__(self, cfg):
         super().__init__()
-        d = cfg["dim"]
+        d, self.cls = cfg["dim"], cfg.get("pool", "mean") == "cls"
         self.embed = nn.Embedding(cfg["vocab"], d)
-        self.register_buffer("pos", sinusoidal(cfg["seq"], d))
+        pos = cfg.get("pos", "sinusoidal")
+        if pos == "learned":
+            self.pos = nn.Parameter(torch.randn(cfg["seq"], d) * 0.02)
+        else:
+            self.register_buffer("pos", sinusoidal(cfg["seq"], d) if pos == "sinusoidal" else None)
+        if self.cls:
+            if cfg["encoder"] in ENCODER_CLASSES:
+                raise ValueError(f"pool = cls is not mirrored for {cfg['encoder']}")
+            self.cls_token = nn.Parameter(torch.randn(1, 1, d) * 0.02)
         self.encoder = ENCODER_CLASSES.get(cfg["encoder"], PreNormStack)(cfg)
         self.norm = nn.LayerNorm(self.encoder.out_dim)
         self.fc = nn.Linear(self.encoder.out_dim, cfg["classes"])
 
     def forward(self, tokens, mask):
-        x, m = self.encoder(self.embed(tokens) + self.pos, mask)
-        if m is None:
+        x = self.embed(tokens)
+        if self.pos is not None:
+            x = x + self.pos
+        if self.cls:
+            x = torch.cat([self.cls_token.expand(x.shape[0], 1, -1), x], 1)
+            mask = F.pad(mask, (1, 0), value=True)
+        x, m = self.encoder(x, mask)
+        if self.cls:
+            pooled = x[:, 0]
+        elif m is None:
             pooled = x.mean(1)
         else:
             m = m.to(x.dtype)[:, :, None]
@@ -448,3 +472,109 @@ def default_config(encoder, **overrides):
                segment=100, latent=100)            # blrp
     cfg.update(overrides)
     return cfg
+
+
+# ---- Rangefinder checkpoints ----
+
+# the options each encoder mirrors only at these values
+FIXED_OPTIONS = {
+    "ls": {"dual_ln": "on", "proj_from": "input", "cls": "off"},
+    "linear": {"kernel_map": "elu", "linear_scale": "1"},
+    "maelre": {"kernel_map": "elu", "linear_scale": "1"},
+    "talk": {"offset_heads": "0", "glu": "on"},
+    "blrp": {"direction": "bidirectional", "latent_init": "phi_residual", "phi": "separate",
+             "share_directions": "on"},
+}
+
+
+def rangefinder_names(model):
+    """{parameter name here: (its name in a Rangefinder checkpoint, whether it
+    is stored transposed)} for a Classifier: the names of core/model.c and
+    core/encoders/*.c; a Linear's weight is [in, out] there."""
+    table = {"embed.weight": "embed.tokens", "pos": "embed.positions", "cls_token": "embed.cls",
+             "norm": "head.norm", "fc": "head.fc"}
+
+    def block(t, c):                           # attention + MLP with norms named alike
+        table.update({f"{t}.{x}": f"{c}.attn.{x}" for x in ("q", "k", "v", "out")})
+        table.update({f"{t}.mlp.0": f"{c}.mlp.fc1", f"{t}.mlp.2": f"{c}.mlp.fc2", t: c})
+
+    def layer(t, c, mixer):                    # a pre-LN layer
+        kind = {LongShort: "ls", TaLK: "talk"}.get(type(mixer), "attn")
+        table.update({f"{t}.n1": f"{c}.norm1", f"{t}.n2": f"{c}.norm2", f"{t}.mlp.0": f"{c}.mlp.fc1",
+                      f"{t}.mlp.2": f"{c}.mlp.fc2", f"{t}.mixer": f"{c}.{kind}",
+                      f"{t}.mixer.o": f"{c}.attn.out", f"{t}.mixer.inp": f"{c}.talk.in"})
+
+    enc = model.encoder
+    if isinstance(enc, PreNormStack):
+        for i, lay in enumerate(enc.layers):
+            layer(f"encoder.layers.{i}", f"layer{i}", lay.mixer)
+    elif isinstance(enc, MAELRE):
+        n = 0
+        for b, blk in enumerate(enc.blocks):
+            if b > 0:                          # named after the last layer before it
+                table[f"encoder.merges.{b - 1}"] = f"layer{n - 1}.merge"
+            for j, lay in enumerate(blk):
+                layer(f"encoder.blocks.{b}.{j}", f"layer{n}", lay.mixer)
+                n += 1
+    else:
+        for x in ("segment_pos", "phi_fwd", "phi_bwd"):
+            table[f"encoder.{x}"] = f"blrp.{x}"
+        for i in range(len(enc.self_layers)):
+            block(f"encoder.self_layers.{i}", f"layer{i}.blrp.self")
+        for x in ("theta_x", "theta_l"):
+            block(f"encoder.{x}", f"blrp.cross.{x}")
+
+    out = {}
+    for name, _ in model.named_parameters():
+        parts = name.split(".")
+        cut = next(k for k in range(len(parts), 0, -1) if ".".join(parts[:k]) in table)
+        owner = model.get_submodule(".".join(parts[:-1])) if len(parts) > 1 else model
+        c = ".".join([table[".".join(parts[:cut])]] + parts[cut:])
+        out[name] = (c, isinstance(owner, nn.Linear) and parts[-1] == "weight")
+    return out
+
+
+def from_rangefinder(tensors, config, seq):
+    """A Classifier (float32) holding a Rangefinder checkpoint's weights, run
+    at length seq. tensors: {name: tensor} as stored (the optimizer moments
+    are ignored); config: the checkpoint's __metadata__ "config", parsed
+    JSON ({"model.dim": "64", ...}). ValueError for an option these models do
+    not mirror, or unless every parameter here and every weight there is
+    used once with the same shape."""
+    def m(key):
+        return config["model." + key]
+
+    enc = m("encoder")
+    for key, want in FIXED_OPTIONS.get(enc, {}).items():
+        if m(key) != want:
+            raise ValueError(f"model.{key} = {m(key)} is not mirrored for {enc} (only {want})")
+    if config["data.task"] not in ("listops", "random", "lra_tsv"):
+        raise ValueError(f"data.task = {config['data.task']}: only token ids are mirrored")
+
+    def bounds(text):
+        v = [int(x) for x in text.split(",")]
+        return v[0] if len(v) == 1 else v
+
+    cfg = default_config(enc, vocab=tensors["embed.tokens"].shape[0], classes=tensors["head.fc.bias"].shape[0],
+                         seq=seq, pool=m("pool"), pos=m("pos"),
+                         lmax=bounds(m("lmax")), rmax=bounds(m("rmax")),
+                         blocks=[int(x) for x in m("blocks").split(",")] if m("blocks").strip()
+                         else [1] * int(m("layers")),
+                         **{k: int(m(k)) for k in ("layers", "dim", "heads", "ff", "window", "rank", "reduce",
+                                                   "segment", "latent")})
+    model = Classifier(cfg)
+    weights = {k: v for k, v in tensors.items() if not k.startswith("optimizer.")}
+    with torch.no_grad():
+        for name, (c, transposed) in rangefinder_names(model).items():
+            if c not in weights:
+                raise ValueError(f"{name}: no tensor '{c}' in the checkpoint")
+            w = weights.pop(c)
+            p = model.get_parameter(name)
+            if transposed:
+                w = w.t()
+            if w.shape != p.shape:
+                raise ValueError(f"{c}: shape {tuple(w.shape)} where {name} has {tuple(p.shape)}")
+            p.copy_(w)
+    if weights:
+        raise ValueError(f"checkpoint tensors without a parameter here: {sorted(weights)}")
+    return model
