@@ -1,6 +1,7 @@
 /* Minimal TAP producer for the test binaries (meson runs them with
  * protocol: 'tap'). Each check prints "ok N - name" or "not ok N - name"
- * with a diagnostic line; tap_done prints the plan and returns the exit code. */
+ * with a diagnostic line, or is skipped with a reason (tap_skip); tap_done
+ * prints the plan and returns the exit code. */
 #ifndef RF_TAP_H
 #define RF_TAP_H
 
@@ -23,6 +24,19 @@ static inline __attribute__((format(printf, 2, 3))) bool tap_ok(bool cond, const
         tap_failed++;
     fflush(stdout);
     return cond;
+}
+
+/* A check this machine cannot make: "ok N - name # SKIP reason", counted as
+ * skipped by meson and by setup.sh's summary, never as passed. */
+static inline __attribute__((format(printf, 2, 3))) void tap_skip(const char *name, const char *reason_fmt, ...)
+{
+    va_list ap;
+    va_start(ap, reason_fmt);
+    printf("ok %d - %s # SKIP ", ++tap_count, name);
+    vprintf(reason_fmt, ap);
+    printf("\n");
+    va_end(ap);
+    fflush(stdout);
 }
 
 /* A diagnostic line (shown by meson on failure). */

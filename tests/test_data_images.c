@@ -384,8 +384,11 @@ static void test_fashion_real(void)
     bool present = g_file_test(probe, G_FILE_TEST_EXISTS);
     g_free(probe);
     if (!present) {
-        for (int k = 0; k < 5; k++)
-            printf("ok %d # SKIP Fashion-MNIST not installed in %s\n", ++tap_count, RF_FASHION_MNIST_DIR);
+        static const char *const checks[] = {"real Fashion-MNIST opens", "real splits 58000 / 2000 / 10000",
+                                             "real test set: 1000 of each class", "normalised pixels",
+                                             "get() at least 100,000 samples/s"};
+        for (size_t k = 0; k < sizeof checks / sizeof checks[0]; k++)
+            tap_skip(checks[k], "Fashion-MNIST not installed in %s", RF_FASHION_MNIST_DIR);
         return;
     }
     rf_config cfg = config_for("fashion_mnist", "");
@@ -435,7 +438,8 @@ static void test_fashion_real(void)
     tap_diag("Fashion-MNIST: load %.2f s; get() %.0f samples/s (pixels), %.0f samples/s (4x4 patches)", load_s,
              rate, patch_rate);
 #if defined(__SANITIZE_ADDRESS__)
-    tap_ok(rate > 0 && patch_rate > 0, "get() speed measured (no target under sanitizers)");
+    tap_ok(rate > 0 && patch_rate > 0, "get() speed measured");
+    tap_skip("get() at least 100,000 samples/s", "no speed target under sanitizers");
 #else
     tap_ok(rate >= 100000 && patch_rate >= 100000, "get() at least 100,000 samples/s");
 #endif

@@ -1,0 +1,96 @@
+"""setup.sh's summary (tests/summarise.py) on made-up meson logs (TAP output).
+
+Usage: test_summarise.py SUMMARISE_PY
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+count = 0
+failed = 0
+
+
+def ok(cond, what, output=""):
+    global count, failed
+    count += 1
+    if not cond:
+        failed += 1
+    print(f"{'ok' if cond else 'not ok'} {count} - {what}", flush=True)
+    if not cond:
+        for text in output.splitlines():
+            print(f"# {text}")
+
+
+def testlog(root, build, tests, logbase="testlog"):
+    """BUILD/meson-logs/LOGBASE.json holding (name, result, stdout) rows."""
+    logs = Path(root) / build / "meson-logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    with open(logs / f"{logbase}.json", "w") as f:
+        for name, result, stdout in tests:
+            f.write(json.dumps({"name": f"rangefinder:suite / {name}", "result": result, "stdout": stdout}) + "\n")
+    return str(logs / f"{logbase}.json")
+
+
+def summarise(script, paths, ci=False):
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    if ci:
+        env["CI"] = "true"
+    p = subprocess.run([sys.executable, script, *paths], env=env, capture_output=True, text=True)
+    return p.returncode, p.stdout
+
+
+def main():
+    script = sys.argv[1]
+    with tempfile.TemporaryDirectory(prefix="rf_summarise.") as tmp:
+        passing = [
+            ("cli", "OK", "ok 1 - a\nok 2 - b # not a directive\nok 3 - c # SKIP no espeak-ng\n# diag\n1..3\n"),
+            ("gui", "SKIP", "1..0 # SKIP xvfb-run is not installed\n"),
+            ("safetensors_torch", "OK", "ok 1 - loads\n1..1\n"),
+        ]
+        runs = [testlog(tmp, "build", passing), testlog(tmp, "build-asan", passing)]
+
+        rc, out = summarise(script, runs)
+        last = out.splitlines()[-1] if out else ""
+        ok(rc == 0 and last == "6 passed, 0 failed, 4 skipped",
+           f"checks and skips are counted over both builds: '{last}', exit {rc}", out)
+        ok("test programs: 4 passed, 0 failed, 2 skipped" in out, "test programs are counted", out)
+        ok("skipped: gui in build, build-asan (2 checks): xvfb-run is not installed" in out
+           and "skipped: cli in build, build-asan (2 checks): no espeak-ng" in out,
+           "every skip is listed with its reason", out)
+
+        rc, out = summarise(script, runs, ci=True)
+        last = out.splitlines()[-1] if out else ""
+        ok(rc == 1 and last == "6 passed, 2 failed, 2 skipped" and "CI: gui skipped in build, build-asan" in out,
+           f"with CI=true a skipped GUI test fails: '{last}', exit {rc}", out)
+
+        torch_skip = [("encoders_torch", "OK", "ok 1 - x\nok 2 - y # SKIP cannot import torch\n1..2\n")]
+        rc, out = summarise(script, [testlog(tmp, "torch", torch_skip)], ci=True)
+        last = out.splitlines()[-1] if out else ""
+        ok(rc == 1 and last == "1 passed, 1 failed, 0 skipped" and "CI: encoders_torch skipped" in out,
+           f"with CI=true a skip inside a *_torch test fails: '{last}', exit {rc}", out)
+        rc, out = summarise(script, [testlog(tmp, "torch-local", torch_skip)])
+        ok(rc == 0, f"without CI the same skip passes (exit {rc})", out)
+
+        broken = [
+            ("crashed", "ERROR", "ok 1 - a\nok 2 - b\n"),
+            ("failing", "FAIL", "ok 1 - a\nnot ok 2 - b\nnot ok 3 - c\n1..3\n"),
+            ("silent", "TIMEOUT", ""),
+        ]
+        rc, out = summarise(script, [testlog(tmp, "broken", broken)])
+        last = out.splitlines()[-1] if out else ""
+        ok(rc == 1 and last == "3 passed, 4 failed, 0 skipped" and "test programs: 0 passed, 3 failed" in out,
+           f"a crash or timeout without a 'not ok' line counts as one failed check: '{last}', exit {rc}", out)
+
+        rerun = testlog(tmp, "build", passing[:1], logbase="coretype-Haswell")
+        rc, out = summarise(script, [runs[0], rerun])
+        ok(rc == 0 and "skipped: cli in build, build (coretype-Haswell) (2 checks): no espeak-ng" in out,
+           "a second run of a build (meson test --logbase) is named by its log", out)
+    print(f"1..{count}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
