@@ -10,12 +10,22 @@
 #include "../core/params.h"
 
 /* With g's inputs filled by the caller and x an initialised exec of g: run
- * forward and backward once, then for about six elements of every parameter
- * in p compare the gradient with central differences of the scalar `loss`
- * (f32, step h; within 2e-3 + 5e-2 |numeric|). One TAP line, "WHAT: N
- * gradients of P parameters match finite differences", with the worst
- * mismatch as a diagnostic. Returns whether all matched. */
+ * forward and backward once, then compare the gradient of every element of
+ * every parameter in p (of a parameter over 256 elements, a fixed sample of
+ * 256) with central differences of the scalar `loss` in f32, step h.
+ * An element matches within atol + 1% of the difference, atol being the
+ * differences' rounding error bound derived from the loss's conditioning
+ * (see modelcheck.c); where the loss is curved or kinked within h, a
+ * Richardson extrapolation or a one-sided difference may match instead. One
+ * TAP line, "WHAT: N gradients of P parameters match finite differences",
+ * with the worst mismatch as a diagnostic. Returns whether all matched. */
 bool modelcheck_param_grads(const char *what, rf_params *p, rf_graph *g, rf_id loss, rf_exec *x, float h);
+
+/* The check's own test: as modelcheck_param_grads, but with the gradient of
+ * the parameter `name` replaced by zeros before comparing that parameter
+ * alone. The TAP line passes when the comparison fails. */
+bool modelcheck_zeroed_grad_fails(const char *what, rf_params *p, rf_graph *g, rf_id loss, rf_exec *x, float h,
+                                  const char *name);
 
 /* One sample of `len` tokens (ids, vocabulary 11, 5 classes) through the
  * classifier of cfg built at length len and at `padded` over one parameter

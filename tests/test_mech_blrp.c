@@ -565,8 +565,8 @@ static double loss_of(rf_model *m, rf_exec *x)
     return rf_value(m->graph, m->loss)[0];
 }
 
-/* As test_model.c: f32 central differences (step 1e-2) of the loss for a
- * sample of every parameter's elements. N = 8 with rows of 8, 6, 4 tokens. */
+/* As test_model.c: f32 central differences (step 1e-2) of the loss for
+ * every parameter. N = 8 with rows of 8, 6, 4 tokens. */
 static void check_model_gradients(const char *pool, const char *share)
 {
     rf_config cfg = tiny_config("bidirectional", "phi_residual", "separate", share);

@@ -291,10 +291,8 @@ static double loss_of(evaluator *ev)
     return rf_value(ev->g, ev->loss)[0];
 }
 
-/* Every parameter (about six elements of each) against central differences
- * in f32, as tests/test_model.c does, with a step of 3e-3: the CLS token
- * starts at about 0.06 in norm and goes through LayerNorm, so a step of 1e-2
- * is no longer in its linear regime. */
+/* Every parameter against central differences in f32, as tests/test_model.c
+ * does. */
 static void check_param_grads(const char *what, rf_params *p, evaluator *ev)
 {
     modelcheck_param_grads(what, p, ev->g, ev->loss, &ev->x, 1e-2f);

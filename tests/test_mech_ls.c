@@ -857,10 +857,8 @@ static rf_config model_config(void)
     return cfg;
 }
 
-/* The ls classifier (2 layers, CLS in the last): a sample of parameter
- * gradients against central differences in f32, as tests/test_model.c, with
- * a step of 2e-3: embed.cls starts at N(0, 0.02^2) and goes through a
- * LayerNorm, where a step of 1e-2 is not small next to its scale. */
+/* The ls classifier (2 layers, CLS in the last): its parameter gradients
+ * against central differences in f32, as tests/test_model.c. */
 static void test_model_gradients(void)
 {
     rf_config cfg = model_config();
