@@ -1,5 +1,7 @@
 #include "device.h"
 
+#include "op.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,26 +39,32 @@ const rf_device_backend *rf_device_backend_of(rf_device_kind kind)
     return kind == RF_DEVICE_CPU ? NULL : registered[kind];
 }
 
-bool rf_device_open(const char *text, rf_status *st)
+const rf_backend *rf_device_open(const char *text, rf_status *st)
 {
     rf_device d;
     if (!rf_device_parse(text, &d, st))
-        return false;
+        return NULL;
     if (d.kind == RF_DEVICE_CPU)
-        return true;
+        return &rf_cpu_backend;
     const rf_device_backend *b = rf_device_backend_of(d.kind);
-    if (b == NULL)
-        return rf_fail(st, "train.device = %s: this build has no CUDA backend (meson setup -Dcuda=enabled on a "
-                           "machine with nvcc)", text);
+    if (b == NULL) {
+        rf_fail(st, "train.device = %s: this build has no CUDA backend (meson setup -Dcuda=enabled on a machine with "
+                    "nvcc)", text);
+        return NULL;
+    }
     int n = 0;
     rf_status why = {0};
-    if (!b->count(&n, &why))
-        return rf_fail(st, "train.device = %s: no usable GPU (%s)", text, why.msg);
-    if (d.index >= n)
-        return rf_fail(st, "train.device = %s: this machine has %d GPU%s (cuda:0%s)", text, n, n == 1 ? "" : "s",
-                       n > 1 ? " to cuda:N-1" : "");
-    if (!b->runs_graphs)
-        return rf_fail(st, "train.device = %s: the GPU is there, but this build's CUDA backend cannot run a whole "
-                           "model yet (its kernels are tested one by one; see kernels/README.md)", text);
-    return true;
+    if (!b->count(&n, &why)) {
+        rf_fail(st, "train.device = %s: no usable GPU (%s)", text, why.msg);
+        return NULL;
+    }
+    if (d.index >= n) {
+        rf_fail(st, "train.device = %s: this machine has %d GPU%s (cuda:0%s)", text, n, n == 1 ? "" : "s",
+                n > 1 ? " to cuda:N-1" : "");
+        return NULL;
+    }
+    if (b->exec == NULL)
+        rf_fail(st, "train.device = %s: the GPU is there, but this build's CUDA backend cannot run a whole model yet "
+                    "(its kernels are tested one by one; see kernels/README.md)", text);
+    return b->exec;
 }

@@ -33,8 +33,9 @@ typedef struct rf_device_backend {
     bool (*count)(int *n, rf_status *st);
     /* Name and memory of device i, for listings. */
     bool (*describe)(int i, char *name, size_t size, size_t *memory_bytes, rf_status *st);
-    /* Whether the engine's executor can run graphs on it yet. */
-    bool runs_graphs;
+    /* Its kernels and memory for the executor (core/op.h), or NULL while
+     * it cannot run a whole graph. */
+    const struct rf_backend *exec;
 } rf_device_backend;
 
 /* Called by a backend's library at start-up (a constructor). */
@@ -43,10 +44,11 @@ void rf_device_register(const rf_device_backend *b);
 /* The registered backend of a kind, or NULL if this build has none. */
 const rf_device_backend *rf_device_backend_of(rf_device_kind kind);
 
-/* Check, before any work, that the device a config asks for can be used:
- * the CPU always; cuda[:N] needs this build's CUDA backend, a usable GPU N
- * and an executor for it. On failure st says what was asked and why it
- * cannot be had, in one sentence. */
-bool rf_device_open(const char *text, rf_status *st);
+/* Check, before any work, that the device a config asks for can be used,
+ * and return its executor backend: the CPU always; cuda[:N] needs this
+ * build's CUDA backend, a usable GPU N and an executor for it. On failure
+ * NULL, and st says what was asked and why it cannot be had, in one
+ * sentence. */
+const struct rf_backend *rf_device_open(const char *text, rf_status *st);
 
 #endif

@@ -43,10 +43,37 @@ void rf_graph_set_probe(rf_graph *g, rf_probe_fn fn, void *ctx)
     g->probe_ctx = ctx;
 }
 
+/* The arena and scratch live where the graph's kernels run. */
+static void *arena_alloc(const rf_graph *g, size_t bytes)
+{
+    return g->backend->alloc != NULL ? g->backend->alloc(bytes) : rf_alloc(bytes);
+}
+
+static void arena_free(const rf_graph *g, void *p)
+{
+    if (g->backend->free != NULL)
+        g->backend->free(p);
+    else
+        rf_free(p);
+}
+
+/* Wait for a device backend's queued kernels before the host reads. */
+static void sync_device(const rf_graph *g)
+{
+    if (g->backend->sync != NULL)
+        g->backend->sync();
+}
+
+void rf_graph_set_backend(rf_graph *g, const rf_backend *b)
+{
+    assert(!g->prepared && "set the backend before prepare");
+    g->backend = b;
+}
+
 void rf_graph_release(rf_graph *g)
 {
-    rf_free(g->arena);
-    rf_free(g->scratch);
+    arena_free(g, g->arena);
+    arena_free(g, g->scratch);
     free(g->on_backward);
     free(g->first_writer);
     g->arena = g->scratch = NULL;
@@ -252,9 +279,9 @@ bool rf_graph_prepare(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *
         free(buf);
         return false;
     }
-    g->arena = rf_alloc(info.arena_bytes ? info.arena_bytes : 64);
+    g->arena = arena_alloc(g, info.arena_bytes ? info.arena_bytes : 64);
     g->scratch_floats = info.scratch_bytes / sizeof(float);
-    g->scratch = rf_alloc(info.scratch_bytes ? info.scratch_bytes : 64);
+    g->scratch = arena_alloc(g, info.scratch_bytes ? info.scratch_bytes : 64);
     if (g->arena == NULL || g->scratch == NULL) {
         free(buf);
         rf_graph_release(g);
@@ -319,7 +346,7 @@ static double now_s(void)
 
 static void run_kernel(rf_graph *g, rf_exec *x, rf_node *node, bool backward)
 {
-    const rf_backend *b = &rf_cpu_backend;
+    const rf_backend *b = g->backend;
     rf_kernel k = backward ? b->backward[node->op] : b->forward[node->op];
     if (g->profile == NULL) {
         k(x, node);
@@ -338,9 +365,12 @@ void rf_graph_forward(rf_graph *g, rf_exec *x)
         if (node->op == RF_OP_INPUT || node->op == RF_OP_PARAM)
             continue;
         run_kernel(g, x, node, false);
-        if (g->probe != NULL && node->name[0] != '\0')
+        if (g->probe != NULL && node->name[0] != '\0') {
+            sync_device(g);
             g->probe(g->probe_ctx, g, i, false);
+        }
     }
+    sync_device(g);
 }
 
 typedef struct zero_job {
@@ -365,7 +395,11 @@ static void zero_first_written(rf_graph *g, rf_exec *x, const rf_node *node, int
         bool seen = false;   /* the same input twice: zero once */
         for (int j = 0; j < k; j++)
             seen |= node->in[j] == node->in[k];
-        if (!seen) {
+        if (seen)
+            continue;
+        if (g->backend->zero != NULL) {
+            g->backend->zero(in->grad, rf_shape_numel(in->shape));
+        } else {
             zero_job z = {in->grad};
             rf_pool_run(x->pool, rf_shape_numel(in->shape), 1 << 15, zero_task, &z);
         }
@@ -387,11 +421,14 @@ void rf_graph_backward(rf_graph *g, rf_exec *x, const float *seed)
         if (!g->on_backward[i])
             continue;
         rf_node *node = &g->nodes[i];
-        if (g->probe != NULL && node->name[0] != '\0')
+        if (g->probe != NULL && node->name[0] != '\0') {
+            sync_device(g);
             g->probe(g->probe_ctx, g, i, true);
+        }
         if (node->op == RF_OP_INPUT || node->op == RF_OP_PARAM)
             continue;
         zero_first_written(g, x, node, i);
         run_kernel(g, x, node, true);
     }
+    sync_device(g);
 }

@@ -43,6 +43,10 @@ typedef struct rf_op_profile {
 void rf_graph_set_profile(rf_graph *g, rf_op_profile *p);
 const char *rf_op_name(rf_op op);
 
+/* Run this graph's kernels on `b` (core/op.h; the default is the CPU).
+ * Before prepare, which then allocates the arena and scratch there. */
+void rf_graph_set_backend(rf_graph *g, const rf_backend *b);
+
 /* Fill an rf_exec for this graph (scratch from the prepared graph). */
 void rf_exec_init(rf_exec *x, rf_graph *g, rf_pool *pool, uint64_t seed, uint64_t step, bool training);
 

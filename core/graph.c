@@ -41,8 +41,10 @@ const char *rf_shape_str(rf_shape s, char *buf, size_t size)
 rf_graph *rf_graph_new(rf_params *params)
 {
     rf_graph *g = calloc(1, sizeof *g);
-    if (g != NULL)
+    if (g != NULL) {
         g->params = params;
+        g->backend = &rf_cpu_backend;
+    }
     return g;
 }
 

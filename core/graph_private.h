@@ -27,6 +27,8 @@ struct rf_graph {
     int tap_count;
     int tap_capacity;
 
+    const rf_backend *backend;  /* where kernels run; set before prepare (default: the CPU) */
+
     rf_probe_fn probe;
     void *probe_ctx;
     struct rf_op_profile *profile;   /* see exec.h; NULL: off */

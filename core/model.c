@@ -108,7 +108,7 @@ rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int fe
         rf_fail(st, "model.encoder = '%s' is not available", cfg->model.encoder);
         return NULL;
     }
-    if (!rf_config_validate(cfg, st) || !rf_device_open(cfg->train.device, st))
+    if (!rf_config_validate(cfg, st))
         return NULL;
     rf_model *m = calloc(1, sizeof *m);
     m->cfg = *cfg;
@@ -159,8 +159,19 @@ rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int fe
         return NULL;
     }
     int threads = cfg->train.threads > 0 ? cfg->train.threads : rf_cpu_count();
-    bool ok = allocate ? rf_graph_prepare(g, m->loss, threads, &m->plan, st)
-                       : rf_graph_plan(g, m->loss, threads, &m->plan, st);
+    bool ok;
+    if (allocate) {
+        /* a plan needs no device; memory does, and it must be the one asked for */
+        const rf_backend *b = rf_device_open(cfg->train.device, st);
+        if (b != NULL) {
+            rf_graph_set_backend(g, b);
+            if (!rf_params_allocated(params))
+                rf_params_set_backend(params, b);
+        }
+        ok = b != NULL && rf_graph_prepare(g, m->loss, threads, &m->plan, st);
+    } else {
+        ok = rf_graph_plan(g, m->loss, threads, &m->plan, st);
+    }
     if (!ok) {
         rf_model_free(m);
         return NULL;

@@ -42,10 +42,29 @@ typedef struct rf_op_info {
 
 extern const rf_op_info *const rf_op_infos[RF_OP_COUNT];
 
+/* AdamW's scalars for one step (core/optim.c computes them). */
+typedef struct rf_adamw_args {
+    float lr, beta1, beta2, eps, decay;
+    float c1, c2;            /* bias corrections 1 - beta^t */
+} rf_adamw_args;
+
 typedef struct rf_backend {
     const char *name;
     rf_kernel forward[RF_OP_COUNT];
     rf_kernel backward[RF_OP_COUNT];
+    /* A device backend's memory and per-step services; the CPU backend
+     * leaves them all NULL (rf_alloc, memset and core/optim.c's loops).
+     * Device memory must be addressable by the host too (CUDA managed
+     * memory), so inputs, logits, checkpoints and probes keep using plain
+     * pointers; kernels are queued, and `sync` waits for them before the
+     * host reads or writes what they touch. */
+    void *(*alloc)(size_t bytes);                 /* zeroed; NULL on failure */
+    void (*free)(void *p);
+    void (*zero)(float *p, int64_t n);
+    void (*sync)(void);
+    double (*sum_squares)(const float *p, int64_t n);   /* NaN and Inf propagate */
+    void (*scale)(float *p, int64_t n, float s);
+    void (*adamw)(rf_params *p, const rf_adamw_args *a);
 } rf_backend;
 
 extern const rf_backend rf_cpu_backend;

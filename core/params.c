@@ -1,10 +1,12 @@
 #include "params.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
+#include "op.h"
 #include "rng.h"
 
 rf_params *rf_params_new(uint64_t seed)
@@ -15,14 +17,39 @@ rf_params *rf_params_new(uint64_t seed)
     return p;
 }
 
+void rf_params_set_backend(rf_params *p, const rf_backend *b)
+{
+    assert(p->value == NULL && "the store is already allocated");
+    p->backend = b != NULL && b->alloc != NULL ? b : NULL;
+}
+
+static void *block_alloc(const rf_params *p, size_t bytes)
+{
+    return p->backend != NULL ? p->backend->alloc(bytes) : rf_alloc(bytes);
+}
+
+static void block_free(const rf_params *p, void *block)
+{
+    if (p->backend != NULL)
+        p->backend->free(block);
+    else
+        rf_free(block);
+}
+
+static void free_blocks(rf_params *p)
+{
+    block_free(p, p->value);
+    block_free(p, p->grad);
+    block_free(p, p->m);
+    block_free(p, p->v);
+    p->value = p->grad = p->m = p->v = NULL;
+}
+
 void rf_params_free(rf_params *p)
 {
     if (p == NULL)
         return;
-    rf_free(p->value);
-    rf_free(p->grad);
-    rf_free(p->m);
-    rf_free(p->v);
+    free_blocks(p);
     free(p->entries);
     free(p);
 }
@@ -114,16 +141,12 @@ bool rf_params_allocate(rf_params *p, rf_status *st)
     if (p->value != NULL)
         return true;
     size_t bytes = (p->total ? p->total : 16) * sizeof(float);
-    p->value = rf_alloc(bytes);
-    p->grad = rf_alloc(bytes);
-    p->m = rf_alloc(bytes);
-    p->v = rf_alloc(bytes);
+    p->value = block_alloc(p, bytes);
+    p->grad = block_alloc(p, bytes);
+    p->m = block_alloc(p, bytes);
+    p->v = block_alloc(p, bytes);
     if (!p->value || !p->grad || !p->m || !p->v) {
-        rf_free(p->value);
-        rf_free(p->grad);
-        rf_free(p->m);
-        rf_free(p->v);
-        p->value = p->grad = p->m = p->v = NULL;
+        free_blocks(p);
         return rf_fail(st, "out of memory allocating %zu parameter bytes", 4 * bytes);
     }
     for (int i = 0; i < p->count; i++)
@@ -136,6 +159,10 @@ size_t rf_params_bytes(const rf_params *p) { return p->total * sizeof(float); }
 
 void rf_params_zero_grads(rf_params *p)
 {
-    if (p->grad != NULL)
+    if (p->grad == NULL)
+        return;
+    if (p->backend != NULL)
+        p->backend->zero(p->grad, (int64_t)p->total);
+    else
         memset(p->grad, 0, p->total * sizeof(float));
 }

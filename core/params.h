@@ -34,6 +34,9 @@ struct rf_params {
     float *grad;
     float *m;           /* AdamW first moment */
     float *v;           /* AdamW second moment */
+    /* Where the four blocks live and the optimiser runs (core/op.h); NULL
+     * is the CPU. Set with rf_params_set_backend before allocating. */
+    const struct rf_backend *backend;
 };
 
 rf_params *rf_params_new(uint64_t seed);
@@ -46,6 +49,7 @@ int rf_params_register(rf_params *p, const char *name, rf_shape shape, rf_init i
                        rf_status *st);
 int rf_params_find(const rf_params *p, const char *name);
 
+void rf_params_set_backend(rf_params *p, const struct rf_backend *b);
 bool rf_params_allocate(rf_params *p, rf_status *st);
 bool rf_params_allocated(const rf_params *p);
 size_t rf_params_bytes(const rf_params *p);      /* one block */

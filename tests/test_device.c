@@ -7,6 +7,7 @@
 
 #include "../core/config.h"
 #include "../core/device.h"
+#include "../core/op.h"
 #include "tap.h"
 #if RF_HAVE_CUDA
 #include "../kernels/cuda_device.h"
@@ -56,7 +57,7 @@ static bool fake_count(int *n, rf_status *st)
 static void test_open(void)
 {
     rf_status st = {0};
-    tap_ok(rf_device_open("cpu", &st), "cpu always opens");
+    tap_ok(rf_device_open("cpu", &st) == &rf_cpu_backend, "cpu always opens, on the CPU backend");
 #if !RF_HAVE_CUDA
     st = (rf_status){0};
     tap_ok(!rf_device_open("cuda", &st) && strstr(st.msg, "this build has no CUDA backend") != NULL &&
@@ -73,7 +74,7 @@ static void test_open(void)
     tap_ok(!rf_device_open("cuda", &st) && strncmp(st.msg, "train.device = cuda: ", 21) == 0,
            "cuda is refused in one sentence while the executor cannot drive it (%s)", st.msg);
 #endif
-    rf_device_backend fake = {RF_DEVICE_CUDA, "cuda", fake_count, NULL, false};
+    rf_device_backend fake = {RF_DEVICE_CUDA, "cuda", fake_count, NULL, NULL};
     rf_device_register(&fake);
     fake_count_ok = false;
     st = (rf_status){0};
@@ -87,9 +88,10 @@ static void test_open(void)
     st = (rf_status){0};
     tap_ok(!rf_device_open("cuda:0", &st) && strstr(st.msg, "cannot run a whole model yet") != NULL,
            "a backend that cannot run graphs is refused");
-    fake.runs_graphs = true;
+    static const rf_backend executor = {.name = "stand-in"};
+    fake.exec = &executor;
     st = (rf_status){0};
-    tap_ok(rf_device_open("cuda:0", &st), "a usable GPU with an executor opens");
+    tap_ok(rf_device_open("cuda:0", &st) == &executor, "a usable GPU with an executor opens on it");
 }
 
 int main(void)
