@@ -198,3 +198,30 @@ bool modelcheck_padding(const char *what, const rf_config *cfg, const float *ids
     rf_params_free(p);
     return same;
 }
+
+/* Planned bytes (arena and scratch) of cfg's classifier for `batch` samples
+ * of `len` tokens (vocabulary 16, 10 classes), built without allocating;
+ * one TAP line that it was built. */
+static size_t planned_bytes(const char *what, const rf_config *cfg, int batch, int len)
+{
+    rf_status st = {0};
+    rf_params *p = rf_params_new(1);
+    rf_model *m = rf_model_new(cfg, batch, len, 0, 16, 10, p, false, &st);
+    size_t bytes = m != NULL && !st.failed ? m->plan.arena_bytes + m->plan.scratch_bytes : 0;
+    if (!tap_ok(bytes > 0, "%s: the planner builds N = %d (%.1f MiB)", what, len, bytes / 1048576.0))
+        tap_diag("%s", st.failed ? st.msg : "a plan of 0 bytes");
+    rf_model_free(m);
+    rf_params_free(p);
+    return bytes;
+}
+
+bool modelcheck_memory_growth(const char *what, const rf_config *cfg, int batch, int small, int large,
+                              double max_ratio)
+{
+    size_t a = planned_bytes(what, cfg, batch, small), b = planned_bytes(what, cfg, batch, large);
+    if (a == 0 || b == 0)
+        return tap_ok(false, "%s: planned bytes at N = %d against N = %d: a plan is missing", what, large, small);
+    double ratio = (double)b / (double)a;
+    return tap_ok(ratio <= max_ratio, "%s: planned bytes at N = %d are %.1fx those at N = %d (at most %g)", what,
+                  large, ratio, small, max_ratio);
+}

@@ -1,5 +1,6 @@
-/* A whole model's parameter gradients against finite differences, shared by
- * the model test and the mechanism tests. */
+/* Model-level checks shared by the model test and the mechanism tests: a
+ * whole model's parameter gradients against finite differences, padding
+ * invariance, and how planned memory grows with the length. */
 #ifndef RF_TESTS_MODELCHECK_H
 #define RF_TESTS_MODELCHECK_H
 
@@ -32,5 +33,12 @@ bool modelcheck_zeroed_grad_fails(const char *what, rf_params *p, rf_graph *g, r
  * store: the logits must agree within 1e-5 (padding never changes valid
  * tokens' results). One TAP line for the builds, one for the logits. */
 bool modelcheck_padding(const char *what, const rf_config *cfg, const float *ids, int len, int padded);
+
+/* cfg's classifier planned (not allocated) for `batch` samples of `small`
+ * and of `large` tokens: one TAP line per plan that it was built, and one
+ * that the larger plan's bytes are at most max_ratio times the smaller's
+ * (it fails if either plan was not built). */
+bool modelcheck_memory_growth(const char *what, const rf_config *cfg, int batch, int small, int large,
+                              double max_ratio);
 
 #endif

@@ -762,19 +762,7 @@ static void check_memory_linear(void)
     rf_config_defaults(&cfg);
     strcpy(cfg.model.encoder, "blrp");
     cfg.train.threads = 2;
-    size_t bytes[2];
-    const int lens[2] = {1024, 16384};
-    for (int i = 0; i < 2; i++) {
-        rf_params *p = rf_params_new(1);
-        rf_status st = {0};
-        rf_model *m = rf_model_new(&cfg, 2, lens[i], 0, 16, 10, p, false, &st);
-        bytes[i] = m != NULL ? m->plan.arena_bytes + m->plan.scratch_bytes : 0;
-        rf_model_free(m);
-        rf_params_free(p);
-    }
-    double ratio = bytes[0] > 0 ? (double)bytes[1] / (double)bytes[0] : INFINITY;
-    tap_ok(ratio <= 20, "planned memory grows linearly: 16K/1K = %.1f (%.1f MiB at 16K)", ratio,
-           bytes[1] / 1048576.0);
+    modelcheck_memory_growth("blrp", &cfg, 2, 1024, 16384, 20);
 }
 
 int main(void)

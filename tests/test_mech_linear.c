@@ -512,19 +512,7 @@ static void test_memory_growth(const char *encoder)
     strcpy(cfg.model.encoder, encoder);
     strcpy(cfg.model.blocks, "1,1,1,1");
     cfg.train.threads = 2;
-    size_t bytes[2];
-    const int lens[2] = {1024, 16384};
-    for (int i = 0; i < 2; i++) {
-        rf_status st = {0};
-        rf_params *p = rf_params_new(1);
-        rf_model *m = rf_model_new(&cfg, 1, lens[i], 0, 16, 10, p, false, &st);
-        bytes[i] = m != NULL ? m->plan.arena_bytes + m->plan.scratch_bytes : 0;
-        rf_model_free(m);
-        rf_params_free(p);
-    }
-    double ratio = bytes[0] > 0 ? (double)bytes[1] / (double)bytes[0] : INFINITY;
-    tap_ok(ratio <= 20, "%s: planned bytes at 16K tokens / 1K tokens = %.1f (%.1f MiB / %.1f MiB)", encoder, ratio,
-           bytes[1] / 1048576.0, bytes[0] / 1048576.0);
+    modelcheck_memory_growth(encoder, &cfg, 1, 1024, 16384, 20);
 }
 
 /* ---------------- MAELRE on a 2-D token grid ---------------- */

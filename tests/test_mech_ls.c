@@ -902,22 +902,7 @@ static void test_model_memory(void)
     strcpy(cfg.model.cls, "last_layer");
     strcpy(cfg.model.pool, "cls");
     cfg.train.threads = 2;
-    size_t bytes[2] = {0, 0};
-    const int lens[2] = {1000, 16000};
-    for (int i = 0; i < 2; i++) {
-        rf_status st = {0};
-        rf_params *p = rf_params_new(1);
-        rf_model *m = rf_model_new(&cfg, 2, lens[i], 0, 16, 10, p, false, &st);
-        if (m != NULL)
-            bytes[i] = m->plan.arena_bytes + m->plan.scratch_bytes;
-        else
-            tap_diag("%s", st.msg);
-        rf_model_free(m);
-        rf_params_free(p);
-    }
-    double ratio = bytes[0] > 0 ? (double)bytes[1] / (double)bytes[0] : INFINITY;
-    tap_ok(bytes[0] > 0 && ratio <= 20, "planned bytes at N = 16000 are %.1fx those at N = 1000 (%.1f MiB, %.1f MiB)",
-           ratio, bytes[0] / 1048576.0, bytes[1] / 1048576.0);
+    modelcheck_memory_growth("ls classifier", &cfg, 2, 1000, 16000, 20);
 }
 
 int main(void)
