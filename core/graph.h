@@ -218,10 +218,12 @@ rf_id rf_mean(rf_graph *g, rf_id x, int axis);
 rf_id rf_masked_mean(rf_graph *g, rf_id x, rf_id mask);
 
 /* ---- regularisation ---- */
-/* Inverted dropout with probability p. The keep decision for element i is
- * rf_dropout_keep(exec seed, exec step, node id, i, p): reproducible and
- * independent of thread count. Identity when the executor is not training.
- * fa[0] = p. */
+/* Inverted dropout with probability p. Element i of node `node` is kept
+ * when rf_uniform(seed ^ 0xd40, step * 0x100000001b3 + node, i) >= p, with
+ * the executor's seed and step (core/rng.h: the top 53 bits of the
+ * splitmix64 finaliser applied as mix(mix(mix(seed) ^ stream) ^ counter));
+ * so reproducible and independent of thread count (rf_dropout_keep in
+ * core/op.h). Identity when the executor is not training. fa[0] = p. */
 rf_id rf_dropout(rf_graph *g, rf_id x, float p);
 
 /* ---- losses (scalar outputs, mean over the batch) ---- */

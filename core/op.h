@@ -79,7 +79,7 @@ static inline rf_node *rf_in(rf_exec *x, const rf_node *n, int k)
     return rf_graph_node(x->g, n->in[k]);
 }
 
-/* Dropout's keep decision; shared by the kernel and the tests' reference. */
+/* Dropout's keep decision, as rf_dropout documents it (graph.h). */
 static inline bool rf_dropout_keep(uint64_t seed, uint64_t step, rf_id node, int64_t i, float p)
 {
     return rf_uniform(seed ^ 0xd40u, step * 0x100000001b3ull + (uint64_t)node, (uint64_t)i) >= p;

@@ -57,22 +57,41 @@ static void test_schedules(void)
     tap_ok(rf_schedule_lr(&cfg, 100) == 1.0, "constant schedule holds lr");
 }
 
-/* AdamW against a double-precision reference of PyTorch's update rule. */
+/* Parameters the decay rule (README, Configuration) sorts, each with the
+ * rule's answer: decay applies to tensors of two or more dimensions, except
+ * normalisation parameters (a name with a "norm" or ".ln" part). */
+static const struct {
+    const char *name;
+    rf_shape shape;
+    bool decayed;
+} decay_cases[] = {
+    {"layer0.attn.q.weight", {2, {3, 5}}, true},      /* a weight matrix */
+    {"layer0.attn.q.bias", {1, {5}}, false},          /* a bias */
+    {"layer0.norm1.weight", {1, {5}}, false},         /* a LayerNorm gain */
+    {"layer0.ls.ln_local.bias", {1, {3}}, false},     /* a DualLN offset */
+    {"embed.tokens", {2, {4, 3}}, true},              /* an embedding table */
+    {"embed.cls", {3, {1, 1, 3}}, true},              /* a learned token */
+    {"layer0.merge.conv.weight", {3, {2, 1, 3}}, true},
+    {"head.norm.weight", {2, {2, 3}}, false},         /* a normalisation parameter of any shape */
+};
+#define DECAY_CASES (int)(sizeof decay_cases / sizeof decay_cases[0])
+
+/* AdamW against a double-precision reference of PyTorch's update rule,
+ * decaying exactly the parameters the rule names. */
 static void test_adamw_and_clip(void)
 {
     rf_config cfg;
     rf_config_defaults(&cfg);
     cfg.train.weight_decay = 0.1f;
     rf_params *p = rf_params_new(1);
-    rf_params_register(p, "w.weight", rf_shape2(3, 5), RF_INIT_NORMAL, 1.0f, NULL);
-    rf_params_register(p, "w.bias", rf_shape1(5), RF_INIT_NORMAL, 1.0f, NULL);
+    for (int c = 0; c < DECAY_CASES; c++)
+        rf_params_register(p, decay_cases[c].name, decay_cases[c].shape, RF_INIT_NORMAL, 1.0f, NULL);
     rf_params_allocate(p, NULL);
-    double w[32], m[32] = {0}, v[32] = {0};
+    double w[128], m[128] = {0}, v[128] = {0};
     int n = 0;
     for (int e = 0; e < p->count; e++)
         for (int64_t i = 0; i < p->entries[e].numel; i++)
             w[n++] = p->value[p->entries[e].offset + i];
-    double worst = 0;
     for (int t = 1; t <= 3; t++) {
         int k = 0;
         for (int e = 0; e < p->count; e++) {
@@ -81,7 +100,7 @@ static void test_adamw_and_clip(void)
                 double g = sin(k + 3.0 * t);
                 p->grad[pe->offset + i] = (float)g;
                 double lr = 1e-2, b1 = cfg.train.beta1, b2 = cfg.train.beta2;
-                if (pe->decay)
+                if (decay_cases[e].decayed)
                     w[k] *= 1 - lr * cfg.train.weight_decay;
                 m[k] = b1 * m[k] + (1 - b1) * g;
                 v[k] = b2 * v[k] + (1 - b2) * g * g;
@@ -91,11 +110,13 @@ static void test_adamw_and_clip(void)
         }
         rf_adamw_step(p, &cfg, 1e-2, t, NULL);
     }
-    int k = 0;
-    for (int e = 0; e < p->count; e++)
+    for (int e = 0, k = 0; e < p->count; e++) {
+        double worst = 0;
         for (int64_t i = 0; i < p->entries[e].numel; i++, k++)
             worst = fmax(worst, fabs(p->value[p->entries[e].offset + i] - w[k]));
-    tap_ok(worst < 1e-5, "AdamW matches the reference over 3 steps, decay on weights only (max err %g)", worst);
+        tap_ok(worst < 1e-5, "AdamW matches the reference over 3 steps for %s, %s (max err %g)",
+               decay_cases[e].name, decay_cases[e].decayed ? "decayed" : "not decayed", worst);
+    }
 
     for (size_t i = 0; i < p->total; i++)
         p->grad[i] = 0;
