@@ -12,6 +12,7 @@
 #include "../ui/figures/attention_figure.h"
 #include "../ui/figures/latent_figure.h"
 #include "../ui/figures/talk_figure.h"
+#include "figure_pixels.h"
 #include "tap.h"
 
 #define W 1600
@@ -33,25 +34,6 @@ static cairo_surface_t *render(const rf_figure *fig, int w, int h, const rf_zoom
     return s;
 }
 
-static void pixel(cairo_surface_t *s, int x, int y, int *r, int *g, int *b)
-{
-    const uint32_t *row = (const uint32_t *)(const void *)(cairo_image_surface_get_data(s) +
-                                                          (size_t)y * cairo_image_surface_get_stride(s));
-    uint32_t p = row[x];
-    *r = (int)(p >> 16 & 0xff);
-    *g = (int)(p >> 8 & 0xff);
-    *b = (int)(p & 0xff);
-}
-
-/* Pixels of strong colour (not white, not grey: heatmap cells, bands). */
-static bool colourful(cairo_surface_t *s, int x, int y)
-{
-    int r, g, b;
-    pixel(s, x, y, &r, &g, &b);
-    int hi = r > g ? (r > b ? r : b) : (g > b ? g : b), lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
-    return hi - lo > 40;
-}
-
 static long count_colourful(cairo_surface_t *s)
 {
     long n = 0;
@@ -61,18 +43,44 @@ static long count_colourful(cairo_surface_t *s)
     return n;
 }
 
-/* Viridis' bright end (yellow: r and g high, b low) in columns [0, x_end). */
-static long count_yellow(cairo_surface_t *s, int x_end)
+/* Viridis' ends, as the heatmaps draw their largest and smallest values. */
+static bool yellow(int r, int g, int b) { return r > 200 && g > 200 && b < 80; }
+static bool purple(int r, int g, int b) { return r < 100 && g < 40 && b > 50; }
+/* The TaLK self line (0.85, 0.2, 0.1), not its antialiased edge. */
+static bool red(int r, int g, int b) { return r > 180 && g < 110 && b < 110; }
+/* rf_plot's frame border (muted grey): dark and colourless, unlike grid lines. */
+static bool border(int r, int g, int b)
 {
-    long n = 0;
-    for (int y = 0; y < cairo_image_surface_get_height(s); y++)
-        for (int x = 0; x < x_end; x++) {
-            int r, g, b;
-            pixel(s, x, y, &r, &g, &b);
-            n += r > 200 && g > 200 && b < 80;
-        }
-    return n;
+    int hi = r > g ? (r > b ? r : b) : (g > b ? g : b), lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
+    return hi < 150 && hi - lo < 20;
 }
+
+static bool is(cairo_surface_t *s, int x, int y, bool (*shade)(int, int, int))
+{
+    int r, g, b;
+    pixel(s, x, y, &r, &g, &b);
+    return shade(r, g, b);
+}
+
+/* The bounding box of the pixels of `shade` inside `within`. */
+static box find_shade(cairo_surface_t *s, box within, bool (*shade)(int, int, int))
+{
+    box f = {INFINITY, INFINITY, -INFINITY, -INFINITY};
+    for (int y = (int)within.y0; y < (int)within.y1; y++)
+        for (int x = (int)within.x0; x < (int)within.x1; x++)
+            if (is(s, x, y, shade))
+                f = (box){fmin(f.x0, x), fmin(f.y0, y), fmax(f.x1, x + 1), fmax(f.y1, y + 1)};
+    return f;
+}
+
+/* Within 1.5 px on every edge (antialiasing, rounding of the frame). */
+static bool near(box got, box want)
+{
+    return fabs(got.x0 - want.x0) <= 1.5 && fabs(got.x1 - want.x1) <= 1.5 && fabs(got.y0 - want.y0) <= 1.5 &&
+           fabs(got.y1 - want.y1) <= 1.5;
+}
+
+#define BOX(b) (b).x0, (b).x1, (b).y0, (b).y1
 
 /* Find a device point whose read-out starts with `prefix`; false if none. */
 static bool find_hover(const rf_figure *fig, const rf_zoom *zoom, const char *prefix, double *px, double *py,
@@ -124,32 +132,64 @@ static void test_matrix(void)
     tap_ok(found && strcmp(text, expect) == 0, "hover on cell (12, 40) reads its value: '%s' (expected '%s')",
            found ? text : "(no point found)", expect);
 
-    /* One hot cell near the top-left: visible in full, gone when zoomed into the bottom-right quarter. */
-    float *hot = calloc((size_t)N * N, sizeof *hot);
-    hot[5 * N + 5] = 1;
-    rf_attention_figure_set_matrix(&f, hot, N, N, "query", "key");
-    /* Count left of the colour bar (yellow at its top): up to the last column that reads a cell. */
-    int frame_end = W - 1;
-    while (frame_end > 0 && !fig.hover(fig.data, W, H, &RF_ZOOM_ALL, frame_end + 0.5, H / 2.0, text, sizeof text))
-        frame_end--;
-    s = render(&fig, W, H, &RF_ZOOM_ALL, NULL);
-    long full = count_yellow(s, frame_end + 1);
-    cairo_surface_destroy(s);
-    rf_zoom quarter = {0.5, 1, 0.5, 1};
-    s = render(&fig, W, H, &quarter, "attention_zoomed.png");
-    long zoomed = count_yellow(s, frame_end + 1);
-    cairo_surface_destroy(s);
-    tap_ok(full > 50 && zoomed < full / 10,
-           "zoom picks the cells drawn: the hot cell (5, 5) shows in full (%ld px), not in the bottom-right "
-           "quarter (%ld px)", full, zoomed);
-    found = fig.hover(fig.data, W, H, &quarter, 100, 60, text, sizeof text) ||
-            find_hover(&fig, &quarter, "query", &x, &y, text, sizeof text);
-    int qr = -1, kc = -1;
-    tap_ok(found && sscanf(text, "query %d, key %d", &qr, &kc) == 2 && qr >= N / 2 && kc >= N / 2,
-           "zoomed hover reads cells of the quarter only ('%s')", found ? text : "");
-    free(hot);
     rf_attention_figure_free(&f);
     free(map);
+}
+
+/* The hot cell (row, col) of a rows x cols map at `zoom`: where it lands,
+ * and what the read-out says there and at the plot area's corners (the
+ * zoom window's first and last cells). */
+static void check_hot_cell(const rf_figure *fig, int rows, int cols, int row, int col, const rf_zoom *zoom,
+                           const char *how)
+{
+    char png[64], text[256], expect[64];
+    snprintf(png, sizeof png, "attention_hot_%dx%d_%s.png", rows, cols, how);
+    cairo_surface_t *s = render(fig, W, H, zoom, png);
+    box area = cell_area(s, W / 4, H / 2);
+    box want = matrix_cell(area, rows, cols, zoom, row, col), got = find_shade(s, area, yellow);
+    tap_ok(near(got, want), "%d x %d map, %s view: hot cell (query %d, key %d) at x %.0f..%.0f, y %.0f..%.0f "
+           "(expected %.1f..%.1f, %.1f..%.1f)", rows, cols, how, row, col, BOX(got), BOX(want));
+    cairo_surface_destroy(s);
+    int r0 = (int)(zoom->y0 * rows), c0 = (int)(zoom->x0 * cols);
+    int r1 = (int)(zoom->y1 * rows) - 1, c1 = (int)(zoom->x1 * cols) - 1;
+    const struct {
+        double x, y;
+        int row, col;
+    } probes[3] = {{(want.x0 + want.x1) / 2, (want.y0 + want.y1) / 2, row, col},
+                   {area.x0 + 1, area.y0 + 1, r0, c0},
+                   {area.x1 - 1, area.y1 - 1, r1, c1}};
+    bool all = true;
+    for (int k = 0; k < 3; k++) {
+        snprintf(expect, sizeof expect, "query %d, key %d:", probes[k].row, probes[k].col);
+        all = all && fig->hover(fig->data, W, H, zoom, probes[k].x, probes[k].y, text, sizeof text) &&
+              strncmp(text, expect, strlen(expect)) == 0;
+    }
+    tap_ok(all, "%d x %d map, %s view: hover reads the hot cell, and (%d, %d) .. (%d, %d) at the corners", rows,
+           cols, how, r0, c0, r1, c1);
+}
+
+/* A hot cell off the diagonal of a square and of a rectangular map lands
+ * on its cell (queries down, keys across, query 0 at the top), in full and
+ * in a zoom window that differs across and down. */
+static void test_matrix_geometry(void)
+{
+    static const struct {
+        int rows, cols, row, col;
+    } maps[] = {{64, 64, 9, 50}, {24, 64, 5, 40}};
+    const rf_zoom window = {0.5, 0.875, 0, 0.5};    /* keys 32..55, the first half of the queries */
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+        int rows = maps[i].rows, cols = maps[i].cols;
+        float *hot = calloc((size_t)rows * cols, sizeof *hot);
+        hot[(size_t)maps[i].row * cols + maps[i].col] = 1;
+        rf_attention_figure f;
+        rf_attention_figure_init(&f);
+        rf_attention_figure_set_matrix(&f, hot, rows, cols, "query", "key");
+        rf_figure fig = rf_attention_figure_get(&f);
+        check_hot_cell(&fig, rows, cols, maps[i].row, maps[i].col, &RF_ZOOM_ALL, "full");
+        check_hot_cell(&fig, rows, cols, maps[i].row, maps[i].col, &window, "zoomed");
+        rf_attention_figure_free(&f);
+        free(hot);
+    }
 }
 
 static void test_band(void)
@@ -339,6 +379,44 @@ static void test_latent(void)
     free(state);
 }
 
+/* A latent block with a high cell (+1, yellow) and a low one (-1, purple)
+ * off the diagonal lands as documented (latent rows down, model dimensions
+ * across), in full and in a zoom window that differs across and down. */
+static void test_latent_geometry(void)
+{
+    enum { L = 8, D = 32 };
+    float block[L * D] = {0};
+    block[2 * D + 21] = 1;
+    block[6 * D + 3] = -1;
+    rf_latent_figure f;
+    rf_latent_figure_init(&f);
+    rf_latent_figure_resize(&f, 2, L, D);
+    rf_latent_figure_set_state(&f, RF_LATENT_FORWARD, 1, block);
+    rf_latent_figure_select(&f, 1, RF_LATENT_FORWARD);
+    rf_figure fig = rf_latent_figure_get(&f);
+    cairo_surface_t *s = render(&fig, W, H, &RF_ZOOM_ALL, "latent_hot.png");
+    box area = cell_area(s, W / 4, H / 4);
+    box want = matrix_cell(area, L, D, &RF_ZOOM_ALL, 2, 21), got = find_shade(s, area, yellow);
+    tap_ok(near(got, want), "latent L[2][21] = +1 at x %.0f..%.0f, y %.0f..%.0f (expected %.1f..%.1f, %.1f..%.1f)",
+           BOX(got), BOX(want));
+    want = matrix_cell(area, L, D, &RF_ZOOM_ALL, 6, 3);
+    got = find_shade(s, area, purple);
+    tap_ok(near(got, want), "latent L[6][3] = -1 at x %.0f..%.0f, y %.0f..%.0f (expected %.1f..%.1f, %.1f..%.1f)",
+           BOX(got), BOX(want));
+    cairo_surface_destroy(s);
+
+    const rf_zoom window = {0.5, 1, 0, 0.5};    /* dimensions 16..31, latent rows 0..3 */
+    s = render(&fig, W, H, &window, "latent_hot_zoomed.png");
+    area = cell_area(s, W / 4, H / 4);
+    want = matrix_cell(area, L, D, &window, 2, 21);
+    got = find_shade(s, area, yellow);
+    box low = find_shade(s, area, purple);
+    tap_ok(near(got, want) && low.x1 <= low.x0, "zoomed to dimensions 16..31 of rows 0..3: L[2][21] at x "
+           "%.0f..%.0f, y %.0f..%.0f (expected %.1f..%.1f, %.1f..%.1f), L[6][3] outside", BOX(got), BOX(want));
+    cairo_surface_destroy(s);
+    rf_latent_figure_free(&f);
+}
+
 /* The length in pixels of the band drawn in the column at x. */
 static int band_run(cairo_surface_t *s, int x)
 {
@@ -421,6 +499,143 @@ static void test_talk(void)
     rf_talk_figure_free(&f);
 }
 
+/* rf_plot's frame: its border, found by walking out from a point inside it. */
+static box plot_frame(cairo_surface_t *s, int x, int y)
+{
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    int x0 = x, x1 = x, y0 = y, y1 = y;
+    while (x0 > 0 && !is(s, x0, y, border))
+        x0--;
+    while (x1 < w - 1 && !is(s, x1, y, border))
+        x1++;
+    while (y0 > 0 && !is(s, x, y0, border))
+        y0--;
+    while (y1 < h - 1 && !is(s, x, y1, border))
+        y1++;
+    return (box){x0, y0, x1, y1};
+}
+
+/* The TaLK self line: its row (the one with the most red), the middle of
+ * its red run there, and its centre line (red rows weighted by their red). */
+static void self_line(cairo_surface_t *s, int *row, int *mid, double *centre)
+{
+    long count[H] = {0}, best = 0, weight = 0;
+    int first = W, last = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            count[y] += is(s, x, y, red);
+    for (int y = 0; y < H; y++)
+        if (count[y] > best) {
+            best = count[y];
+            *row = y;
+        }
+    for (int x = 0; x < W; x++)
+        if (is(s, x, *row, red)) {
+            first = x < first ? x : first;
+            last = x;
+        }
+    *mid = first <= last ? (first + last) / 2 : W / 2;
+    *centre = 0;
+    for (int y = *row > 3 ? *row - 3 : 0; y <= *row + 3 && y < H; y++) {
+        *centre += count[y] * (y + 0.5);
+        weight += count[y];
+    }
+    *centre = weight > 0 ? *centre / weight : *row;
+}
+
+/* The visible data ranges of the TaLK bands panel: tokens across (token
+ * t's column is [t - 0.5, t + 0.5] on an axis from -0.5 to N - 0.5),
+ * positions relative to the token up (from the lowest a^l - t - 0.5 to the
+ * highest a^r - t + 0.5, padded 4 % on both sides, plot.h), narrowed by
+ * the zoom (y fractions run from the top). */
+typedef struct talk_range {
+    double t0, t1, v0, v1;    /* left and right tokens; bottom and top positions */
+} talk_range;
+
+static talk_range talk_visible(const float *left, const float *right, int n, const rf_zoom *zoom)
+{
+    double lo = -0.5, hi = 0.5;
+    for (int t = 0; t < n; t++) {
+        lo = fmin(lo, left[t] - t - 0.5);
+        hi = fmax(hi, right[t] - t + 0.5);
+    }
+    double pad = 0.04 * (hi - lo);
+    lo -= pad;
+    hi += pad;
+    return (talk_range){-0.5 + zoom->x0 * n, -0.5 + zoom->x1 * n, hi - zoom->y1 * (hi - lo), hi - zoom->y0 * (hi - lo)};
+}
+
+static double talk_x(box fr, talk_range r, double t) { return fr.x0 + (t - r.t0) / (r.t1 - r.t0) * (fr.x1 - fr.x0); }
+static double talk_y(box fr, talk_range r, double v) { return fr.y0 + (r.v1 - v) / (r.v1 - r.v0) * (fr.y1 - fr.y0); }
+
+/* Token t's band (window [left, right]) against where the layout puts it:
+ * its rows through the self line at `centre`, its columns across its middle. */
+static void check_band(cairo_surface_t *s, box fr, talk_range r, double centre, int t, float left, float right,
+                       const char *how)
+{
+    /* Walk out from 3 px either side of the self line (where the line blends
+     * with the band, the colours cancel to grey). */
+    int x = (int)fmin(fmax(talk_x(fr, r, t), 0), W - 1);
+    int top = (int)fmax(centre - 3, 1), bottom = (int)fmin(centre + 3, H - 2);
+    while (top > 0 && colourful(s, x, top - 1))
+        top--;
+    while (bottom < H - 1 && colourful(s, x, bottom + 1))
+        bottom++;
+    double want_top = fmax(fr.y0, talk_y(fr, r, right - t + 0.5));
+    double want_bottom = fmin(fr.y1, talk_y(fr, r, left - t - 0.5));
+    tap_ok(fabs(top - want_top) <= 1.5 && fabs(bottom + 1 - want_bottom) <= 1.5,
+           "TaLK %s: token %d's band [%.0f, %.0f] spans y %d..%d at x %d (expected %.1f..%.1f)", how, t, left, right,
+           top, bottom + 1, x, want_top, want_bottom);
+    int y = (int)((want_top + want_bottom) / 2), x0 = x, x1 = x;
+    while (x0 > 0 && colourful(s, x0 - 1, y))
+        x0--;
+    while (x1 < W - 1 && colourful(s, x1 + 1, y))
+        x1++;
+    double c0 = talk_x(fr, r, t - 0.5), c1 = talk_x(fr, r, t + 0.5), mid = (x0 + x1 + 1) / 2.0;
+    tap_ok(colourful(s, x, y) && x0 >= c0 - 1 && x1 + 1 <= c1 + 1 && fabs(mid - talk_x(fr, r, t)) <= 1.5,
+           "TaLK %s: token %d's band spans x %d..%d, centred in its column %.1f..%.1f", how, t, x0, x1 + 1, c0, c1);
+}
+
+/* Asymmetric windows (token 15: [10, 18], 5 back and 3 ahead; token 28:
+ * [27, 36]) land where the layout puts them, in full and zoomed to tokens
+ * 9.5..29.5 and the positions from 10 % to 80 % of the way down. */
+static void test_talk_geometry(void)
+{
+    enum { N = 40 };
+    float bounds[N * 2], left[N], right[N];
+    for (int t = 0; t < N; t++)
+        left[t] = right[t] = (float)t;
+    left[15] = 10;
+    right[15] = 18;
+    left[28] = 27;
+    right[28] = 36;
+    for (int t = 0; t < N; t++) {
+        bounds[2 * t] = left[t];
+        bounds[2 * t + 1] = right[t];
+    }
+    rf_talk_figure f;
+    rf_talk_figure_init(&f);
+    rf_talk_figure_set_bounds(&f, bounds, N, 1, 0);
+    rf_figure fig = rf_talk_figure_get(&f);
+    const rf_zoom window = {0.25, 0.75, 0.1, 0.8};
+    const rf_zoom *zooms[2] = {&RF_ZOOM_ALL, &window};
+    for (int z = 0; z < 2; z++) {
+        const char *how = z ? "zoomed" : "in full";
+        cairo_surface_t *s = render(&fig, W, H, zooms[z], z ? "talk_windows_zoomed.png" : "talk_windows.png");
+        int row = 0, mid = 0;
+        double centre = 0;
+        self_line(s, &row, &mid, &centre);
+        box fr = plot_frame(s, mid, row);
+        talk_range r = talk_visible(left, right, N, zooms[z]);
+        tap_ok(fabs(centre - talk_y(fr, r, 0)) <= 1.5, "TaLK %s: the self line at y %.1f (expected %.1f)", how,
+               centre, talk_y(fr, r, 0));
+        check_band(s, fr, r, centre, 15, left[15], right[15], how);
+        check_band(s, fr, r, centre, 28, left[28], right[28], how);
+        cairo_surface_destroy(s);
+    }
+    rf_talk_figure_free(&f);
+}
+
 static void test_messages(void)
 {
     rf_attention_figure a;
@@ -445,11 +660,14 @@ static void test_messages(void)
 int main(void)
 {
     test_matrix();
+    test_matrix_geometry();
     test_band();
     test_picture();
     test_large();
     test_latent();
+    test_latent_geometry();
     test_talk();
+    test_talk_geometry();
     test_messages();
     return tap_done();
 }

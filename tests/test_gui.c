@@ -1,10 +1,11 @@
 /* The workbench for real, under Xvfb: the application opens a small ListOps
  * config, trains a few steps with each of full attention, BLRP and TaLK,
- * and every view is rendered offscreen and checked for drawn content;
- * plots export to PNG/SVG/PDF; a checkpoint saves and loads back with its
- * config and step; an invalid value is explained inline and changes
- * nothing; a missing data folder ends in an error dialog; closing during a
- * run asks first. Without a display the executable says how to train from
+ * and every view is rendered offscreen and checked for drawn content (the
+ * Attention and Latent views: every cell where the layout puts it); plots
+ * export to PNG/SVG/PDF; a checkpoint saves and loads back with its config,
+ * step and every tensor bit for bit; an invalid value is explained inline
+ * and changes nothing; a missing data folder ends in an error dialog;
+ * closing during a run asks first. Without a display the executable says how to train from
  * the command line.
  *
  * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: also write
@@ -17,9 +18,12 @@
 #include "../ui/application.h"
 #include "../ui/dialogs.h"
 #include "../ui/figures/attention_figure.h"
+#include "../ui/figures/latent_figure.h"
 #include "../ui/view.h"
 #include "../ui/window.h"
+#include "figure_pixels.h"
 #include "main_loop.h"
+#include "same_tensors.h"
 #include "tap.h"
 
 static const char small_config[] =
@@ -166,6 +170,97 @@ static void check_view(RfWindow *win, const char *page)
     check_view_as(win, page, page);
 }
 
+/* --- where the views put the cells --- */
+
+static RfPlotView *plot_of(RfWindow *win, const char *page)
+{
+    return rf_view_get_plot(gtk_stack_get_child_by_name(rf_window_get_stack(win), page));
+}
+
+/* The view's figure drawn as the view draws it, at its size and zoom (not
+ * the widget itself: the pointer's read-out may lie on top). */
+static cairo_surface_t *draw_plot(RfPlotView *plot)
+{
+    int w = gtk_widget_get_width(GTK_WIDGET(plot)), h = gtk_widget_get_height(GTK_WIDGET(plot));
+    const rf_figure *fig = rf_plot_view_get_figure(plot);
+    rf_zoom zoom = rf_plot_view_get_zoom(plot);
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, MAX(w, 1), MAX(h, 1));
+    cairo_t *cr = cairo_create(s);
+    fig->draw(fig->data, cr, w, h, &zoom);
+    cairo_destroy(cr);
+    cairo_surface_flush(s);
+    return s;
+}
+
+/* The cells of a rows x cols map (shown in full) whose colour differs from
+ * their value's (viridis over [lo, hi], within 3/255 a channel) at the
+ * centre of the place the documented layout gives them: row 0 at the top,
+ * columns across, in the plot area through (x, y). */
+static int cells_off(cairo_surface_t *s, int x, int y, const float *m, int rows, int cols, double lo, double hi)
+{
+    box area = cell_area(s, x, y);
+    int off = 0;
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            box cell = matrix_cell(area, rows, cols, &RF_ZOOM_ALL, r, c);
+            rf_rgb want = rf_colormap((m[(size_t)r * cols + c] - lo) / (hi - lo));
+            int pr, pg, pb;
+            pixel(s, (int)((cell.x0 + cell.x1) / 2), (int)((cell.y0 + cell.y1) / 2), &pr, &pg, &pb);
+            off += abs(pr - (int)lround(255 * want.r)) > 3 || abs(pg - (int)lround(255 * want.g)) > 3 ||
+                   abs(pb - (int)lround(255 * want.b)) > 3;
+        }
+    return off;
+}
+
+/* The Attention view shows head 0 of layer 0's map (of the probe snapshot,
+ * queries down, keys across; a sample shorter than the batch's longest has
+ * masked key columns but no masked query rows, so a transposed map fails). */
+static void check_attention_cells(RfWindow *win)
+{
+    const rf_probe_value *p = rf_session_find_probe(rf_window_get_session(win), "layer0.attn.probs");
+    if (!tap_ok(p != NULL && p->shape.ndim == 3, "the attention snapshot holds layer 0's maps"))
+        return;
+    int n = (int)p->shape.dim[1];
+    float hi = 0;
+    for (int i = 0; i < n * n; i++)
+        hi = p->data[i] > hi ? p->data[i] : hi;
+    RfPlotView *plot = plot_of(win, "attention");
+    cairo_surface_t *s = draw_plot(plot);
+    int off = cells_off(s, gtk_widget_get_width(GTK_WIDGET(plot)) / 4, gtk_widget_get_height(GTK_WIDGET(plot)) / 2,
+                        p->data, n, n, 0, hi);
+    tap_ok(off == 0, "the Attention view puts every cell of head 0's %d x %d map in its place (%d of %d differ)", n,
+           n, off, n * n);
+    cairo_surface_destroy(s);
+}
+
+/* The Latent view shows the chosen segment's l x d block (latent rows down,
+ * model dimensions across) on a scale symmetric around 0 over the pass. */
+static void check_latent_cells(RfWindow *win)
+{
+    RfSession *s = rf_window_get_session(win);
+    RfPlotView *plot = plot_of(win, "latent");
+    const rf_latent_figure *f = rf_plot_view_get_figure(plot)->data;
+    const char *pass = f->pass == RF_LATENT_FORWARD ? "fwd" : "bwd";
+    char name[64];
+    g_snprintf(name, sizeof name, "blrp.latent.%s.%d", pass, f->segment);
+    const rf_probe_value *shown = rf_session_find_probe(s, name);
+    if (!tap_ok(shown != NULL && shown->filled && shown->shape.ndim == 2, "the snapshot holds %s", name))
+        return;
+    float top = 0;
+    const rf_probe_value *p;
+    for (int seg = 1; g_snprintf(name, sizeof name, "blrp.latent.%s.%d", pass, seg),
+             (p = rf_session_find_probe(s, name)) != NULL; seg++)
+        for (int64_t i = 0; p->filled && i < p->shape.dim[0] * p->shape.dim[1]; i++)
+            top = fabsf(p->data[i]) > top ? fabsf(p->data[i]) : top;
+    int rows = (int)shown->shape.dim[0], cols = (int)shown->shape.dim[1];
+    cairo_surface_t *c = draw_plot(plot);
+    int off = cells_off(c, gtk_widget_get_width(GTK_WIDGET(plot)) / 4, gtk_widget_get_height(GTK_WIDGET(plot)) / 4,
+                        shown->data, rows, cols, -top, top);
+    tap_ok(off == 0, "the Latent view puts every cell of segment %d's %d x %d %s block in its place (%d differ)",
+           f->segment, rows, cols, pass, off);
+    cairo_surface_destroy(c);
+}
+
 /* --- steps --- */
 
 static gboolean train_to_the_end(RfWindow *win, const char *what)
@@ -272,6 +367,17 @@ static void load_checkpoint(RfWindow *win, const char *dir, const char *path)
            (int)state);
     GtkSpinButton *dim = GTK_SPIN_BUTTON(rf_config_panel_get_editor(rf_window_get_config_panel(win), "model.dim"));
     tap_ok(gtk_spin_button_get_value_as_int(dim) == 32, "the sidebar shows the restored dim");
+    /* The loaded model, saved again, gives back every tensor of the file. */
+    g_autofree char *again = g_build_filename(dir, "reloaded.safetensors", NULL);
+    char why[256] = "";
+    int params = 0, moments = 0;
+    gboolean same = rf_session_save_checkpoint(s, again, &error) && same_tensors(path, again, &params, &moments, why,
+                                                                                 sizeof why);
+    const char *problem = error != NULL ? error->message : why;
+    tap_ok(same && params > 0 && moments == 2 * params,
+           "the loaded model holds the saved weights bit for bit (%d parameters, %d optimizer moments%s%s)", params,
+           moments, problem[0] ? ": " : "", problem);
+    g_clear_error(&error);
 
     /* More steps let Train resume the loaded run; Pause stops it between
      * steps and Step then trains exactly one. */
@@ -471,10 +577,16 @@ static void check_large_attention_map(RfWindow *win)
     g_signal_emit_by_name(s, "probes-changed");
     gboolean pending_first = rf_plot_view_get_pending(plot);
     g_signal_emit_by_name(s, "probes-changed");
-    tap_ok(pending_first && spin_until(plot_ready, plot, 30.0) && f->map == p->data && f->heat.vmax > 0,
+    /* A late snapshot of the finished run may land while the loop spins:
+     * look the probe up again after each spin (the old one is freed). */
+    gboolean ready = spin_until(plot_ready, plot, 30.0);
+    p = rf_session_find_probe(s, "layer0.attn.probs");
+    tap_ok(pending_first && ready && p != NULL && f->map == p->data && f->heat.vmax > 0,
            "a refresh that supersedes one in flight ends with the map shown");
     spin_for(0.3);
-    tap_ok(!rf_plot_view_get_pending(plot) && f->map == p->data, "the superseded job's report changes nothing");
+    p = rf_session_find_probe(s, "layer0.attn.probs");
+    tap_ok(!rf_plot_view_get_pending(plot) && p != NULL && f->map == p->data,
+           "the superseded job's report changes nothing");
     check_view_as(win, "attention", "attention-1024");
     /* back to the small config */
     static const char *const restore[][2] = {
@@ -576,6 +688,7 @@ int main(int argc, char **argv)
                rf_window_get_status_text(win));
         check_view(win, "training");
         check_view(win, "attention");
+        check_attention_cells(win);
         check_view(win, "memory");
         check_view(win, "data");
         check_exports(win, dir);
@@ -586,8 +699,10 @@ int main(int argc, char **argv)
 
     /* BLRP for the latent states, TaLK for its window bounds. */
     show_page(win, "latent");
-    if (train_to_the_end(win, "BLRP"))
+    if (train_to_the_end(win, "BLRP")) {
         check_view(win, "latent");
+        check_latent_cells(win);
+    }
     set_key(s, "model.encoder", "talk");
     show_page(win, "talk");
     if (train_to_the_end(win, "TaLK"))

@@ -2,8 +2,9 @@
  * driven through the main loop as the window drives it. Rows arrive at no
  * more than 10 signals a second, pause/step/stop act between steps,
  * optimiser edits reach the running trainer, probes arrive filled,
- * checkpoints round-trip, bad files and bad data paths fail with messages
- * that name them, and the compare queue runs every config. */
+ * checkpoints round-trip (every tensor, bit for bit), bad files and bad
+ * data paths fail with messages that name them, and the compare queue runs
+ * every config. */
 #include <math.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 
 #include "../core/config.h"
 #include "../ui/session.h"
+#include "same_tensors.h"
 #include "tap.h"
 
 typedef struct watcher {
@@ -317,6 +319,18 @@ static void test_checkpoints(RfSession *s, const char *dir)
     tap_ok(rf_session_get_state(s) == RF_RUN_PAUSED && rf_session_get_step(s) == step,
            "the run is paused at the checkpoint's step %" G_GINT64_FORMAT, step);
     tap_ok(rf_session_get_runs(s)->len == runs + 1, "the checkpoint is a new run");
+    /* The loaded model, saved again, gives back every tensor of the file. */
+    g_autofree char *again = g_build_filename(dir, "reloaded.safetensors", NULL);
+    char why[256] = "";
+    int params = 0, moments = 0;
+    gboolean same = rf_session_save_checkpoint(s, again, &error) && same_tensors(path, again, &params, &moments, why,
+                                                                                 sizeof why);
+    const char *problem = error != NULL ? error->message : why;
+    tap_ok(same && params > 0 && moments == 2 * params,
+           "the loaded model holds the saved weights bit for bit (%d parameters, %d optimizer moments%s%s)", params,
+           moments, problem[0] ? ": " : "", problem);
+    g_clear_error(&error);
+    g_remove(again);
     rf_session_step_once(s);
     int64_t next = step + 1;
     tap_ok(wait_for(s, step_reached, &next, 30) && rf_session_get_state(s) == RF_RUN_PAUSED,

@@ -1,0 +1,65 @@
+/* Reading figures drawn into cairo image surfaces (tests/test_figures_inspect.c,
+ * tests/test_gui.c): pixels, and where a heatmap's cells land, worked out
+ * from the documented layout (row 0 at the top, columns across, the zoom's
+ * x choosing columns and its y rows) and the plot area found in the
+ * drawing itself, never from the figures' own coordinate helpers. */
+#ifndef RF_TESTS_FIGURE_PIXELS_H
+#define RF_TESTS_FIGURE_PIXELS_H
+
+#include <cairo.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../ui/plot/figure.h"
+
+static inline void pixel(cairo_surface_t *s, int x, int y, int *r, int *g, int *b)
+{
+    const uint32_t *row = (const uint32_t *)(const void *)(cairo_image_surface_get_data(s) +
+                                                          (size_t)y * cairo_image_surface_get_stride(s));
+    uint32_t p = row[x];
+    *r = (int)(p >> 16 & 0xff);
+    *g = (int)(p >> 8 & 0xff);
+    *b = (int)(p & 0xff);
+}
+
+/* Pixels of strong colour (not white, not grey: heatmap cells, bands). */
+static inline bool colourful(cairo_surface_t *s, int x, int y)
+{
+    int r, g, b;
+    pixel(s, x, y, &r, &g, &b);
+    int hi = r > g ? (r > b ? r : b) : (g > b ? g : b), lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
+    return hi - lo > 40;
+}
+
+/* A rectangle of pixel edges: [x0, x1) x [y0, y1); empty when x1 <= x0. */
+typedef struct box {
+    double x0, y0, x1, y1;
+} box;
+
+/* A heatmap's plot area: the run of cell pixels (all colourful) through a
+ * point inside it, across and down. */
+static inline box cell_area(cairo_surface_t *s, int x, int y)
+{
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    int x0 = x, x1 = x, y0 = y, y1 = y;
+    while (x0 > 0 && colourful(s, x0 - 1, y))
+        x0--;
+    while (x1 < w - 1 && colourful(s, x1 + 1, y))
+        x1++;
+    while (y0 > 0 && colourful(s, x, y0 - 1))
+        y0--;
+    while (y1 < h - 1 && colourful(s, x, y1 + 1))
+        y1++;
+    return (box){x0, y0, x1 + 1, y1 + 1};
+}
+
+/* Where cell (row, col) of a rows x cols matrix lands in plot area `a` at
+ * `zoom` (fractions of the full extent). */
+static inline box matrix_cell(box a, int rows, int cols, const rf_zoom *zoom, int row, int col)
+{
+    double sx = (a.x1 - a.x0) / ((zoom->x1 - zoom->x0) * cols), sy = (a.y1 - a.y0) / ((zoom->y1 - zoom->y0) * rows);
+    double x = a.x0 + (col - zoom->x0 * cols) * sx, y = a.y0 + (row - zoom->y0 * rows) * sy;
+    return (box){x, y, x + sx, y + sy};
+}
+
+#endif
