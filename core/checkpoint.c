@@ -2,9 +2,11 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "safetensors.h"
 
@@ -12,6 +14,7 @@
 #define RF_CKPT_VERSION "1"
 #define RF_CKPT_M "optimizer.m."
 #define RF_CKPT_V "optimizer.v."
+#define RF_CKPT_CRC "crc32"
 
 /* The three tensors of one parameter: value, first and second moment. */
 enum { KIND_VALUE, KIND_M, KIND_V, KINDS };
@@ -42,8 +45,10 @@ bool rf_checkpoint_save(const char *path, const rf_config *cfg, const rf_params 
         free(config);
         return rf_fail(st, "%s: out of memory preparing the checkpoint", path);
     }
-    /* all values first, in registration order, then the moments */
+    /* all values first, in registration order, then the moments; the data
+     * section is these tensors back to back, so its crc32 builds up here */
     bool ok = true;
+    uLong crc = crc32_z(0, Z_NULL, 0);
     for (int kind = 0; ok && kind < KINDS; kind++) {
         for (int i = 0; ok && i < p->count; i++) {
             const rf_param_entry *e = &p->entries[i];
@@ -56,13 +61,15 @@ bool rf_checkpoint_save(const char *path, const rf_config *cfg, const rf_params 
             t->ndim = e->shape.ndim;
             memcpy(t->shape, e->shape.dim, sizeof t->shape);
             t->data = kind_block(p, kind) + e->offset;
+            crc = crc32_z(crc, (const Bytef *)t->data, (size_t)e->numel * sizeof(float));
         }
     }
-    char step_text[32];
+    char step_text[32], crc_text[16];
     snprintf(step_text, sizeof step_text, "%" PRId64, step);
+    snprintf(crc_text, sizeof crc_text, "%08lx", crc);
     const rf_st_meta meta[] = {
         {"format", RF_CKPT_FORMAT}, {"version", RF_CKPT_VERSION}, {"config", config},
-        {"step", step_text}, {"optimizer", "adamw"},
+        {"step", step_text}, {"optimizer", "adamw"}, {RF_CKPT_CRC, crc_text},
     };
     ok = ok && rf_safetensors_write(path, tensors, p->count * KINDS, meta, (int)(sizeof meta / sizeof *meta), st);
     free(config);
@@ -171,6 +178,35 @@ static const rf_st_tensor *match_tensor(const char *path, const rf_safetensors *
     return t;
 }
 
+/* The data section against the metadata's crc32. A file without one (as a
+ * PyTorch user may write) loads with a warning. */
+static bool verify_checksum(const char *path, const rf_safetensors *f, rf_status *st)
+{
+    const char *want = rf_safetensors_meta(f, RF_CKPT_CRC);
+    if (want == NULL) {
+        rf_warn("%s: no \"" RF_CKPT_CRC "\" in the metadata, so its tensor data cannot be verified", path);
+        return true;
+    }
+    size_t size = 0;
+    const void *data = rf_safetensors_data(f, &size);
+    char have[16];
+    snprintf(have, sizeof have, "%08lx", crc32_z(crc32_z(0, Z_NULL, 0), data, size));
+    if (strcmp(have, want) != 0)
+        return rf_fail(st, "%s: checksum mismatch: the tensor data's crc32 is %s, the metadata says '%s' "
+                           "(the file is damaged)", path, have, want);
+    return true;
+}
+
+/* Weights or moments that are NaN or infinite are refused, naming the tensor. */
+static bool check_finite(const char *path, const rf_st_tensor *t, int64_t numel, rf_status *st)
+{
+    for (int64_t i = 0; i < numel; i++)
+        if (!isfinite(t->data[i]))
+            return rf_fail(st, "%s: tensor '%s' holds a non-finite value (%g at element %" PRId64 ")", path,
+                           t->name, t->data[i], i);
+    return true;
+}
+
 static bool report_unknown(const char *path, const rf_safetensors *f, const rf_st_tensor **found, int n_found,
                            rf_status *st)
 {
@@ -198,7 +234,7 @@ bool rf_checkpoint_load(const char *path, rf_params *p, int64_t *step, rf_status
         rf_safetensors_free(f);
         return rf_fail(st, "%s: out of memory", path);
     }
-    bool ok = true;
+    bool ok = verify_checksum(path, f, st);
     for (int i = 0; ok && i < p->count; i++)
         for (int kind = 0; ok && kind < KINDS; kind++)
             ok = (found[i * KINDS + kind] = match_tensor(path, f, &p->entries[i], kind, st)) != NULL;
@@ -206,6 +242,8 @@ bool rf_checkpoint_load(const char *path, rf_params *p, int64_t *step, rf_status
      * tensors exactly when it holds more than that */
     if (ok && rf_safetensors_count(f) > p->count * KINDS)
         ok = report_unknown(path, f, found, p->count * KINDS, st);
+    for (int i = 0; ok && i < p->count * KINDS; i++)
+        ok = check_finite(path, found[i], p->entries[i / KINDS].numel, st);
     for (int i = 0; ok && i < p->count; i++) {
         const rf_param_entry *e = &p->entries[i];
         for (int kind = 0; kind < KINDS; kind++)

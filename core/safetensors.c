@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "atomic_file.h"
 
 /* Tensor bytes are copied straight between files and float arrays. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors I/O assumes a little-endian host");
@@ -24,6 +25,7 @@ struct rf_safetensors {
     int count;
     rf_st_tensor *tensors;
     float *data;            /* the data section, rf_alloc'd (64-byte aligned) */
+    size_t data_size;
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -45,23 +47,6 @@ static const char *shape_text(int ndim, const int64_t *shape, char *buf, size_t 
     if (used < size)
         snprintf(buf + used, size - used, "]");
     return buf;
-}
-
-static bool write_all(int fd, const void *buf, size_t size)
-{
-    const char *p = buf;
-    while (size > 0) {
-        size_t chunk = size < (1u << 30) ? size : (1u << 30);
-        ssize_t n = write(fd, p, chunk);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return false;
-        }
-        p += n;
-        size -= (size_t)n;
-    }
-    return true;
 }
 
 /* False with errno set on a read error, or errno = 0 at an early end of file. */
@@ -166,91 +151,39 @@ static char *build_header(const char *path, const rf_st_tensor *tensors, int n_t
     return header;
 }
 
-static bool write_contents(int fd, const char *header, size_t header_len, const rf_st_tensor *tensors,
-                           int n_tensors)
+typedef struct contents {
+    const char *header;
+    size_t header_len;
+    const rf_st_tensor *tensors;
+    int n_tensors;
+} contents;
+
+static bool write_contents(int fd, void *ctx)
 {
+    const contents *c = ctx;
     unsigned char len_le[8];
     for (int i = 0; i < 8; i++)
-        len_le[i] = (unsigned char)((uint64_t)header_len >> (8 * i));
-    if (!write_all(fd, len_le, sizeof len_le) || !write_all(fd, header, header_len))
+        len_le[i] = (unsigned char)((uint64_t)c->header_len >> (8 * i));
+    if (!rf_write_all(fd, len_le, sizeof len_le) || !rf_write_all(fd, c->header, c->header_len))
         return false;
-    for (int i = 0; i < n_tensors; i++) {
-        size_t bytes = (size_t)shape_numel(tensors[i].ndim, tensors[i].shape) * sizeof(float);
-        if (bytes > 0 && !write_all(fd, tensors[i].data, bytes))
+    for (int i = 0; i < c->n_tensors; i++) {
+        const rf_st_tensor *t = &c->tensors[i];
+        size_t bytes = (size_t)shape_numel(t->ndim, t->shape) * sizeof(float);
+        if (bytes > 0 && !rf_write_all(fd, t->data, bytes))
             return false;
     }
     return true;
 }
 
-/* Make the rename durable: sync the directory that holds `path`. */
-static bool sync_parent_dir(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir = slash == NULL ? strdup(".") : slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
-    if (dir == NULL)
-        return false;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int saved = errno;
-    free(dir);
-    errno = saved;
-    if (fd < 0)
-        return false;
-    /* some file systems cannot sync a directory; the rename is then as durable as it gets */
-    bool ok = fsync(fd) == 0 || errno == EINVAL;
-    saved = errno;
-    close(fd);
-    errno = saved;
-    return ok;
-}
-
 bool rf_safetensors_write(const char *path, const rf_st_tensor *tensors, int n_tensors,
                           const rf_st_meta *meta, int n_meta, rf_status *st)
 {
-    size_t header_len = 0;
-    char *header = build_header(path, tensors, n_tensors, meta, n_meta, &header_len, st);
+    contents c = {.tensors = tensors, .n_tensors = n_tensors};
+    char *header = build_header(path, tensors, n_tensors, meta, n_meta, &c.header_len, st);
     if (header == NULL)
         return false;
-
-    size_t tmp_size = strlen(path) + sizeof ".tmp-XXXXXX";
-    char *tmp = malloc(tmp_size);
-    if (tmp == NULL) {
-        free(header);
-        return rf_fail(st, "%s: out of memory", path);
-    }
-    snprintf(tmp, tmp_size, "%s.tmp-XXXXXX", path);
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0) {
-        rf_fail(st, "%s: cannot create temporary file %s: %s", path, tmp, strerror(errno));
-        free(tmp);
-        free(header);
-        return false;
-    }
-
-    /* mkstemp creates 0600; a checkpoint is an ordinary output file */
-    const char *failed = NULL;
-    if (fchmod(fd, 0644) != 0)
-        failed = "setting permissions of";
-    else if (!write_contents(fd, header, header_len, tensors, n_tensors))
-        failed = "writing";
-    else if (fsync(fd) != 0)
-        failed = "syncing";
-    int err = errno;
-    if (close(fd) != 0 && failed == NULL) {
-        failed = "closing";
-        err = errno;
-    }
-    if (failed == NULL && rename(tmp, path) != 0) {
-        failed = "renaming";
-        err = errno;
-    }
-    bool ok = failed == NULL;
-    if (!ok) {
-        rf_fail(st, "%s: %s temporary file %s failed: %s", path, failed, tmp, strerror(err));
-        unlink(tmp);
-    } else if (!sync_parent_dir(path)) {
-        ok = rf_fail(st, "%s: written, but syncing its directory failed: %s", path, strerror(errno));
-    }
-    free(tmp);
+    c.header = header;
+    bool ok = rf_atomic_write(path, write_contents, &c, st);
     free(header);
     return ok;
 }
@@ -484,6 +417,7 @@ rf_safetensors *rf_safetensors_read(const char *path, rf_status *st)
     int64_t data_size = 0;
     bool ok = load_file(path, fd, f, &data_size, st);
     close(fd);
+    f->data_size = (size_t)data_size;
     ok = ok && parse_header(path, f, data_size, st);
     if (!ok) {
         rf_safetensors_free(f);
@@ -520,4 +454,10 @@ const rf_st_tensor *rf_safetensors_find(const rf_safetensors *f, const char *nam
 const char *rf_safetensors_meta(const rf_safetensors *f, const char *key)
 {
     return json_string_value(json_object_get(f->meta, key));
+}
+
+const void *rf_safetensors_data(const rf_safetensors *f, size_t *size)
+{
+    *size = f->data_size;
+    return f->data;
 }

@@ -5,9 +5,8 @@
  *              "data_offsets": [begin, end]}, ..., "__metadata__": {str: str}}]
  *   [tensor bytes; offsets are relative to the end of the header]
  *
- * Only F32 is written and accepted. Writes are atomic: a temporary file in
- * the same directory, fsync, rename over the target, fsync of the directory,
- * so a crash never leaves a half-written checkpoint where a good one was.
+ * Only F32 is written and accepted. Writes are atomic (atomic_file.h), so a
+ * crash never leaves a half-written checkpoint where a good one was.
  * Reads validate everything before trusting it, and every error names the
  * file and the problem.
  */
@@ -48,5 +47,7 @@ int rf_safetensors_count(const rf_safetensors *f);
 const rf_st_tensor *rf_safetensors_tensor(const rf_safetensors *f, int i);
 const rf_st_tensor *rf_safetensors_find(const rf_safetensors *f, const char *name);
 const char *rf_safetensors_meta(const rf_safetensors *f, const char *key);  /* NULL if absent */
+/* The data section: every byte after the header, which the tensors cover exactly. */
+const void *rf_safetensors_data(const rf_safetensors *f, size_t *size);
 
 #endif

@@ -22,3 +22,25 @@ void rf_status_clear(rf_status *st)
         st->msg[0] = '\0';
     }
 }
+
+static rf_warn_handler warn_fn;
+static void *warn_ctx;
+
+void rf_set_warn_handler(rf_warn_handler fn, void *ctx)
+{
+    warn_fn = fn;
+    warn_ctx = ctx;
+}
+
+void rf_warn(const char *fmt, ...)
+{
+    char msg[RF_STATUS_MSG];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (warn_fn != NULL)
+        warn_fn(msg, warn_ctx);
+    else
+        fprintf(stderr, "rangefinder: warning: %s\n", msg);
+}

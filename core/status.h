@@ -1,9 +1,11 @@
 /* Error reporting for the engine.
  *
- * Core never prints and never exits: a function that can fail on user input
- * takes an rf_status *, fills it with a one-line message and returns false
- * (or NULL / -1). The caller decides how to show it (CLI line, GUI dialog).
- * Programmer errors (wrong shapes inside the engine) use assert().
+ * Core never exits and never prints errors: a function that can fail on user
+ * input takes an rf_status *, fills it with a one-line message and returns
+ * false (or NULL / -1). The caller decides how to show it (CLI line, GUI
+ * dialog). Programmer errors (wrong shapes inside the engine) use assert().
+ * What is worth telling but stops nothing (a checkpoint without a checksum)
+ * goes to rf_warn's handler.
  */
 #ifndef RF_STATUS_H
 #define RF_STATUS_H
@@ -23,5 +25,14 @@ bool rf_fail(rf_status *st, const char *fmt, ...) __attribute__((format(printf, 
 
 /* Clear a status before reuse. */
 void rf_status_clear(rf_status *st);
+
+/* A one-line warning (printf-style). The default handler writes
+ * "rangefinder: warning: <msg>" on stderr. */
+void rf_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Send warnings to `fn` instead (NULL: back to the default). Set it before
+ * any thread that may warn starts. */
+typedef void (*rf_warn_handler)(const char *msg, void *ctx);
+void rf_set_warn_handler(rf_warn_handler fn, void *ctx);
 
 #endif

@@ -8,7 +8,8 @@ with json + struct + numpy exactly as the format specifies
 
 1. The C writer's files (`TEST_CHECKPOINT_EXE --write-fixture DIR`, known
    values mirrored below) load into torch with the right names, shapes and
-   bit-identical values; a checkpoint exposes every parameter under its own name.
+   bit-identical values; a checkpoint exposes every parameter under its own name,
+   and its crc32 is Python's zlib.crc32 of its data section.
 2. Files written here the way the reference implementation may lay them out
    (keys sorted, data in another order, unpadded header) are read by the C
    reader (`TEST_CHECKPOINT_EXE --dump FILE`) with identical values.
@@ -18,6 +19,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 from pathlib import Path
 
 try:
@@ -117,7 +119,7 @@ def check_c_written(exe, tmp):
         ok(got is not None and same_bits(got, want), f"torch tensor '{name}' shape {tuple(want.shape)} bit-identical")
     ok(meta == {"note": "written by test_checkpoint", "k": "v"}, "metadata")
 
-    _, ckpt, meta = load_file(Path(tmp) / "checkpoint.safetensors")
+    n, ckpt, meta = load_file(Path(tmp) / "checkpoint.safetensors")
     want = expected_checkpoint()
     ok(list(ckpt)[: len(PARAMS)] == [p for p, _ in PARAMS], "checkpoint lists the parameters first, in order")
     ok(set(ckpt) == set(want), "checkpoint holds each parameter and its optimizer.m./optimizer.v. moments")
@@ -125,6 +127,9 @@ def check_c_written(exe, tmp):
     ok(meta.get("format") == "rangefinder-checkpoint" and meta.get("version") == "1" and
        meta.get("step") == "1234" and meta.get("optimizer") == "adamw", "checkpoint metadata")
     ok(json.loads(meta.get("config", "null")).get("model.dim") == "48", "checkpoint config is JSON")
+    raw = (Path(tmp) / "checkpoint.safetensors").read_bytes()
+    crc = format(zlib.crc32(raw[8 + n :]), "08x")
+    ok(meta.get("crc32") == crc, f"checkpoint crc32 {meta.get('crc32')} is Python's zlib.crc32 of the data ({crc})")
     state = {name: t for name, t in ckpt.items() if not name.startswith("optimizer.")}
     embed = torch.nn.Embedding(10, 4)
     embed.load_state_dict({"weight": state["embed.weight"]})

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <float.h>
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "checkpoint.h"
 #include "config.h"
@@ -653,6 +655,85 @@ static void test_checkpoint_rejects(void)
     rf_params_free(missing);
 }
 
+/* Warnings caught instead of printed. */
+typedef struct caught {
+    int count;
+    char last[RF_STATUS_MSG];
+} caught;
+
+static void catch_warning(const char *msg, void *ctx)
+{
+    caught *c = ctx;
+    c->count++;
+    snprintf(c->last, sizeof c->last, "%s", msg);
+}
+
+/* The crc32 in the metadata, the checks on load: a damaged file is refused,
+ * one without a checksum loads with a warning, non-finite values are refused. */
+static void test_checkpoint_integrity(void)
+{
+    rf_config cfg;
+    test_config(&cfg);
+    rf_params *p = make_store(base_specs, N_BASE, 1);
+    fill_store(p);
+    char path[PATH_SIZE];
+    make_path(path, "crc.safetensors");
+    rf_status st = {0};
+    rf_checkpoint_save(path, &cfg, p, 7, &st);
+
+    /* zlib over the raw bytes after the header, independently of the reader */
+    size_t size = 0;
+    unsigned char *bytes = read_bytes(path, &size);
+    uint64_t n = le64(bytes);
+    char want[16];
+    snprintf(want, sizeof want, "%08lx", crc32(crc32(0, Z_NULL, 0), bytes + 8 + n, (uInt)(size - 8 - n)));
+    rf_safetensors *f = rf_safetensors_read(path, &st);
+    const char *crc = f ? rf_safetensors_meta(f, "crc32") : NULL;
+    tap_ok(crc != NULL && strcmp(crc, want) == 0, "metadata crc32 '%s' is zlib's CRC-32 of the data section (%s)",
+           crc ? crc : "(missing)", want);
+    rf_safetensors_free(f);
+
+    caught warnings = {0};
+    rf_set_warn_handler(catch_warning, &warnings);
+    rf_params *q = make_store(base_specs, N_BASE, 2);
+    int64_t step = 0;
+    tap_ok(rf_checkpoint_load(path, q, &step, &st) && warnings.count == 0, "a checkpoint with its crc32 loads "
+           "without a warning (%s)", st.msg);
+
+    bytes[8 + n + 13] ^= 0x10;   /* one bit of embed.weight */
+    make_path(path, "damaged.safetensors");
+    write_bytes(path, bytes, size);
+    expect_load_rejected(path, "checksum mismatch", "one flipped bit");
+    free(bytes);
+
+    char *config = rf_config_to_json(&cfg);
+    rf_st_meta meta[] = {{"format", "rangefinder-checkpoint"}, {"version", "1"}, {"config", config},
+                         {"step", "5"}, {"optimizer", "adamw"}};
+    make_path(path, "no_crc.safetensors");
+    write_store_file(path, p, true, meta, 5);
+    rf_status_clear(&st);
+    bool loaded = rf_checkpoint_load(path, q, &step, &st);
+    tap_ok(loaded && same_store(p, q) && step == 5, "a checkpoint without crc32 (as PyTorch users write) loads "
+           "(%s)", st.msg);
+    tap_ok(warnings.count == 1 && strncmp(warnings.last, path, strlen(path)) == 0 &&
+               strstr(warnings.last, "no \"crc32\"") != NULL, "with one warning naming the file: %s", warnings.last);
+    rf_set_warn_handler(NULL, NULL);
+    free(config);
+
+    p->value[p->entries[1].offset + 5] = NAN;
+    make_path(path, "nan.safetensors");
+    rf_checkpoint_save(path, &cfg, p, 7, &st);
+    expect_load_rejected(path, "tensor 'layer0.attn.wq' holds a non-finite value (nan at element 5)", "NaN weight");
+    fill_store(p);
+    p->v[p->entries[3].offset + 2] = -INFINITY;
+    make_path(path, "inf.safetensors");
+    rf_checkpoint_save(path, &cfg, p, 7, &st);
+    expect_load_rejected(path, "tensor 'optimizer.v.head.bias' holds a non-finite value (-inf at element 2)",
+                         "infinite moment");
+    rf_params_free(p);
+    rf_params_free(q);
+}
+
 /* ------------------------------------------------------------ helper modes */
 
 static int write_fixture(const char *dir)
@@ -726,6 +807,7 @@ int main(int argc, char **argv)
     test_corrupt_files();
     test_checkpoint_round_trip();
     test_checkpoint_rejects();
+    test_checkpoint_integrity();
     remove_test_dir();
     return tap_done();
 }
