@@ -1,6 +1,11 @@
 /* `rangefinder train`: a new run from a config file, or `--resume DIR` to
  * continue one. A run directory holds config.ini (the full effective
- * config), metrics.csv and checkpoint.safetensors. */
+ * config), metrics.csv and checkpoint.safetensors.
+ *
+ * Crash consistency: the metrics rows a checkpoint covers are fsync'd
+ * before it is renamed into place, and --resume cuts the rows logged after
+ * it, so a run killed at any moment and resumed has every step's rows
+ * exactly once. */
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -9,6 +14,7 @@
 #include <string.h>
 
 #include "../core/alloc.h"
+#include "../core/atomic_file.h"
 #include "../core/checkpoint.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
@@ -75,6 +81,16 @@ static void on_metrics(void *ctx, const rf_metrics *m)
         rf_metrics_csv_write(s->csv, m, &s->write_error);
 }
 
+/* The rows so far on disk before a checkpoint covers them; after a failed
+ * row no checkpoint may be written at all. */
+static bool before_checkpoint(void *ctx, rf_status *st)
+{
+    run_state *s = ctx;
+    if (s->write_error == NULL)
+        rf_metrics_csv_sync(s->csv, &s->write_error);
+    return s->write_error == NULL || rf_fail(st, "%s", s->write_error->message);
+}
+
 static void on_checkpoint(void *ctx, const char *path, int64_t step)
 {
     (void)path;
@@ -89,6 +105,16 @@ static bool should_stop(void *ctx)
         s->stop_announced = TRUE;
     }
     return interrupted || s->write_error != NULL;
+}
+
+/* Temporary files of writes killed in an earlier invocation. */
+static void remove_stale_temps(const char *dir)
+{
+    const char *const written[] = {"checkpoint.safetensors", "config.ini"};
+    for (size_t i = 0; i < G_N_ELEMENTS(written); i++) {
+        g_autofree char *path = g_build_filename(dir, written[i], NULL);
+        rf_atomic_remove_stale(path);
+    }
 }
 
 static gboolean open_data_and_trainer(train_job *job, GError **error)
@@ -132,6 +158,7 @@ static gboolean prepare_new(train_job *job, const char *config_path, const char 
         g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "cannot create %s: %s", job->dir, g_strerror(errno));
         return FALSE;
     }
+    remove_stale_temps(job->dir);
     g_autofree char *ini = g_build_filename(job->dir, "config.ini", NULL);
     g_autofree char *csv = g_build_filename(job->dir, "metrics.csv", NULL);
     if (!rf_config_write_ini(&job->cfg, ini, CONFIG_COMMENT, error))
@@ -150,6 +177,7 @@ static gboolean prepare_resume(train_job *job, const char *dir, const char *cons
         g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "%s: no checkpoint to resume from", job->checkpoint);
         return FALSE;
     }
+    remove_stale_temps(dir);
     rf_config saved;
     rf_config_defaults(&saved);
     rf_status st = {0};
@@ -224,7 +252,7 @@ static int run(train_job *job)
     int64_t first = job->resumed_from > 0 ? job->resumed_from : 0;
     g_autoptr(rf_progress) progress = rf_progress_new(stdout, first, job->cfg.train.steps);
     s.progress = progress;
-    rf_train_callbacks cb = {on_metrics, on_checkpoint, should_stop, &s};
+    rf_train_callbacks cb = {on_metrics, before_checkpoint, on_checkpoint, should_stop, &s};
 
     /* A first Ctrl-C asks for a clean stop; SA_RESETHAND lets a second one
      * kill. A SIGINT ignored from the start (a background job) stays ignored. */
@@ -238,10 +266,11 @@ static int run(train_job *job)
     gboolean ok = rf_train_run(job->trainer, job->checkpoint, &cb, &st);
     sigaction(SIGINT, &old, NULL);
 
-    gboolean stopped = ok && rf_trainer_step_count(job->trainer) < job->cfg.train.steps;
+    int64_t step = rf_trainer_step_count(job->trainer);
+    gboolean stopped = ok && step < job->cfg.train.steps;
     if (stopped) {
-        if (rf_trainer_save(job->trainer, job->checkpoint, &st))
-            s.checkpoint_step = rf_trainer_step_count(job->trainer);
+        if (before_checkpoint(&s, &st) && rf_trainer_save(job->trainer, job->checkpoint, &st))
+            s.checkpoint_step = step;
         else
             ok = FALSE;
     }
@@ -251,17 +280,15 @@ static int run(train_job *job)
     g_autoptr(GError) error = NULL;
     if (!ok) {
         g_autoptr(GString) msg = g_string_new(st.msg);
-        if (s.checkpoint_step >= 0)
+        if (s.checkpoint_step >= 0 && g_file_test(job->checkpoint, G_FILE_TEST_EXISTS))
             g_string_append_printf(msg, "; the last good checkpoint is kept at %s (step %lld)", job->checkpoint,
                                    (long long)s.checkpoint_step);
         g_set_error_literal(&error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, msg->str);
-    } else if (s.write_error != NULL) {
-        error = g_steal_pointer(&s.write_error);
     }
     g_clear_error(&s.write_error);
     if (stopped && error == NULL)
         rf_progress_note(progress, "stopped at step %lld of %d; continue with `rangefinder train --resume %s`",
-                         (long long)rf_trainer_step_count(job->trainer), job->cfg.train.steps, job->dir);
+                         (long long)step, job->cfg.train.steps, job->dir);
     print_result(job, &s, error != NULL ? "failed" : stopped ? "stopped" : "finished", seconds);
     if (error != NULL)
         return rf_cli_report(error);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/atomic_file.h"
 #include "cli.h"
 
 static gboolean fail(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -105,8 +106,8 @@ char *rf_config_to_ini(const rf_config *cfg, const char *comment)
 gboolean rf_config_write_ini(const rf_config *cfg, const char *path, const char *comment, GError **error)
 {
     g_autofree char *text = rf_config_to_ini(cfg, comment);
-    g_autoptr(GError) local = NULL;
-    if (!g_file_set_contents(path, text, -1, &local))
-        return fail(error, "%s", local->message);
+    rf_status st = {0};
+    if (!rf_atomic_write_bytes(path, text, strlen(text), &st))
+        return fail(error, "%s", st.msg);
     return TRUE;
 }

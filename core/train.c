@@ -295,34 +295,48 @@ static bool due(int64_t step, int every, int64_t last)
     return step == last || (every > 0 && step % every == 0);
 }
 
+static void report(const rf_train_callbacks *cb, const rf_metrics *m)
+{
+    if (cb != NULL && cb->on_metrics != NULL)
+        cb->on_metrics(cb->ctx, m);
+}
+
+static bool checkpoint(rf_trainer *t, const char *path, const rf_train_callbacks *cb, rf_status *st)
+{
+    if (cb != NULL && cb->before_checkpoint != NULL && !cb->before_checkpoint(cb->ctx, st))
+        return false;
+    if (!rf_trainer_save(t, path, st))
+        return false;
+    if (cb != NULL && cb->on_checkpoint != NULL)
+        cb->on_checkpoint(cb->ctx, path, t->step);
+    return true;
+}
+
 bool rf_train_run(rf_trainer *t, const char *checkpoint_path, const rf_train_callbacks *cb, rf_status *st)
 {
     rf_metrics m;
     t->started = now_s();
-    while (t->step < t->cfg.train.steps) {
+    int64_t last = t->cfg.train.steps;
+    while (t->step < last) {
         if (cb != NULL && cb->should_stop != NULL && cb->should_stop(cb->ctx))
             return true;
         if (!rf_trainer_step(t, &m, st))
             return false;
-        int64_t last = t->cfg.train.steps;
-        if (cb != NULL && cb->on_metrics != NULL && due(t->step, t->cfg.train.log_every, last))
-            cb->on_metrics(cb->ctx, &m);
+        if (due(t->step, t->cfg.train.log_every, last))
+            report(cb, &m);
         if (due(t->step, t->cfg.train.eval_every, last)) {
             if (!rf_trainer_evaluate(t, RF_SPLIT_VAL, t->cfg.train.eval_batches, &m, st))
                 return false;
-            if (cb != NULL && cb->on_metrics != NULL)
-                cb->on_metrics(cb->ctx, &m);
+            report(cb, &m);
         }
-        if (checkpoint_path != NULL && due(t->step, t->cfg.train.checkpoint_every, last)) {
-            if (!rf_trainer_save(t, checkpoint_path, st))
+        if (t->step == last) {
+            if (!rf_trainer_evaluate(t, RF_SPLIT_TEST, t->cfg.train.eval_batches, &m, st))
                 return false;
-            if (cb != NULL && cb->on_checkpoint != NULL)
-                cb->on_checkpoint(cb->ctx, checkpoint_path, t->step);
+            report(cb, &m);
         }
+        if (checkpoint_path != NULL && due(t->step, t->cfg.train.checkpoint_every, last) &&
+            !checkpoint(t, checkpoint_path, cb, st))
+            return false;
     }
-    if (!rf_trainer_evaluate(t, RF_SPLIT_TEST, t->cfg.train.eval_batches, &m, st))
-        return false;
-    if (cb != NULL && cb->on_metrics != NULL)
-        cb->on_metrics(cb->ctx, &m);
     return true;
 }

@@ -85,16 +85,23 @@ bool rf_trainer_load(rf_trainer *t, const char *path, rf_status *st);
 
 typedef struct rf_train_callbacks {
     void (*on_metrics)(void *ctx, const rf_metrics *m);
+    /* Before each checkpoint is written: make every metric received so far
+     * durable, so that a crash never leaves a checkpoint ahead of its
+     * records. False (with st filled) stops the run with that error. NULL:
+     * nothing to do. */
+    bool (*before_checkpoint)(void *ctx, rf_status *st);
     void (*on_checkpoint)(void *ctx, const char *path, int64_t step);
     bool (*should_stop)(void *ctx);   /* polled before every step; NULL: never */
     void *ctx;
 } rf_train_callbacks;
 
 /* Run from the current step to train.steps: evaluation on val every
- * eval_every steps and at the end, a checkpoint at `checkpoint_path` every
- * checkpoint_every steps and at the end (NULL path: none), test evaluation
- * at the end. Stops with an error (keeping the last good checkpoint) on a
- * non-finite loss. Returns true when it finished or was asked to stop. */
+ * eval_every steps and at the end, test evaluation after the last step, a
+ * checkpoint at `checkpoint_path` every checkpoint_every steps and at the
+ * end (NULL path: none). Every metric of a step is reported before that
+ * step's checkpoint (the last checkpoint comes after the test evaluation).
+ * Stops with an error (keeping the last good checkpoint) on a non-finite
+ * loss. Returns true when it finished or was asked to stop. */
 bool rf_train_run(rf_trainer *t, const char *checkpoint_path, const rf_train_callbacks *cb, rf_status *st);
 
 #endif

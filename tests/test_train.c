@@ -161,7 +161,7 @@ static bool run(const rf_config *cfg, const char *resume, const char *save, int6
     if (ok) {
         r->t = t;
         r->stop_at = stop_at;
-        rf_train_callbacks cb = {record, NULL, stop_early, r};
+        rf_train_callbacks cb = {.on_metrics = record, .should_stop = stop_early, .ctx = r};
         ok = rf_train_run(t, NULL, &cb, st) && (save == NULL || rf_trainer_save(t, save, st));
     }
     rf_trainer_free(t);
