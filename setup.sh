@@ -12,8 +12,9 @@ cd "$(dirname "$0")"
 build_packages=(build-essential meson ninja-build pkg-config libglib2.0-dev libopenblas-dev
                 libjansson-dev zlib1g-dev libgdk-pixbuf-2.0-dev libsndfile1-dev libsamplerate0-dev
                 libfftw3-dev libcairo2-dev libgtk-4-dev espeak-ng dataset-fashion-mnist)
-# xvfb runs the GUI tests without a screen; fonts make their text measurable.
-test_packages=(python3 python3-numpy python3-torch sox xvfb xauth fonts-dejavu-core)
+# xvfb runs the GUI tests without a screen; fonts make their text measurable;
+# strace checks that metrics are synced before each checkpoint (tests/test_crash.sh).
+test_packages=(python3 python3-numpy python3-torch sox xvfb xauth fonts-dejavu-core strace)
 
 install_missing() {
     local missing=()
