@@ -14,6 +14,7 @@
 #define KAPPA 4.0           /* a loss evaluation's rounding error, in u·C (see atol_of) */
 #define RTOL 1e-2           /* relative: truncation of the differences, rounding of the gradient */
 
+/* What the finite differences of one check share. */
 typedef struct {
     rf_graph *g;
     rf_id loss;
@@ -21,7 +22,7 @@ typedef struct {
     float h;
     double f0;              /* the loss at the unperturbed parameters */
     double atol;
-} probe;
+} diff_ctx;
 
 typedef struct {
     int checked, bad;
@@ -36,7 +37,7 @@ static double loss_of(rf_graph *g, rf_id loss, rf_exec *x)
 }
 
 /* The loss at *w + s and *w - s; *w is left as it was. */
-static void loss_pair(const probe *pr, float *w, float s, double *plus, double *minus)
+static void loss_pair(const diff_ctx *pr, float *w, float s, double *plus, double *minus)
 {
     float keep = *w;
     *w = keep + s;
@@ -70,7 +71,7 @@ static double atol_of(const rf_params *p, double loss, float h)
  * |D(h/2) - D(h)| more; or a one-sided difference, whose rounding error is
  * up to 2·atol (at a kink the analytic gradient is one side's slope). A zero
  * gradient passes only where the differences cannot tell it from zero. */
-static double element_error(const probe *pr, float *w, double ana, double *num)
+static double element_error(const diff_ctx *pr, float *w, double ana, double *num)
 {
     double fp, fm;
     loss_pair(pr, w, pr->h, &fp, &fm);
@@ -97,7 +98,7 @@ static double element_error(const probe *pr, float *w, double ana, double *num)
 /* Every element of a small parameter, else a fixed sample of CHECK_SAMPLE
  * drawn by selection sampling (each remaining element with probability
  * still wanted / still left: exactly that many, all distinct). */
-static void compare_entry(const probe *pr, rf_params *p, int e, grad_report *r)
+static void compare_entry(const diff_ctx *pr, rf_params *p, int e, grad_report *r)
 {
     const rf_param_entry *pe = &p->entries[e];
     int64_t n = pe->numel, want = n <= CHECK_ALL ? n : CHECK_SAMPLE;
@@ -123,7 +124,7 @@ static void compare_entry(const probe *pr, rf_params *p, int e, grad_report *r)
 static grad_report compare_grads(rf_params *p, rf_graph *g, rf_id loss, rf_exec *x, float h, int zeroed,
                                  double *atol)
 {
-    probe pr = {g, loss, x, h, loss_of(g, loss, x), 0};
+    diff_ctx pr = {g, loss, x, h, loss_of(g, loss, x), 0};
     rf_params_zero_grads(p);
     rf_graph_backward(g, x, NULL);
     pr.atol = *atol = atol_of(p, pr.f0, h);

@@ -124,7 +124,7 @@ static void check_plan_matches_peak(void)
 
 int main(void)
 {
-    check_gradients("mean", "layer0.attn.q.bias");   /* elements of 2e-4 to 4e-3 */
+    check_gradients("mean", "layer0.attn.q.bias");   /* small: 1.6e-3 to 3.5e-3, one near 0 */
     check_gradients("cls", "embed.cls");             /* the curved one: through a LayerNorm at scale 0.02 */
     check_padding_invariance();
     check_plan_matches_peak();
