@@ -294,14 +294,23 @@ class MAELRE(nn.Module):
         return x, mask
 
 
+def blrp_scale(d, heads, which):
+    """SPEC §3: each of the h heads scales its scores by 1/sqrt(d/h), as
+    standard MHA (which = "head"); "model" is the paper's literal 1/sqrt(d)
+    for every head (model.blrp_scale)."""
+    if which not in ("head", "model"):
+        raise ValueError(f"blrp_scale = {which}: head or model")
+    return 1.0 / math.sqrt(d if which == "model" else d // heads)
+
+
 class BLRPBlock(nn.Module):
     """blrp.c attend + mlp_residual: resid + Wo·MHA(q, k, v), then + MLP(LN(.)),
-    scores scaled by 1/sqrt(d) (the model width). The LN_q/LN_kv and q/k/v
+    scores scaled by `scale` (blrp_scale above). The LN_q/LN_kv and q/k/v
     projections live here too; the caller applies them where blrp.c does."""
 
-    def __init__(self, d, ff, heads, cross=True):
+    def __init__(self, d, ff, heads, scale, cross=True):
         super().__init__()
-        self.h, self.scale = heads, 1.0 / math.sqrt(d)
+        self.h, self.scale = heads, scale
         if cross:                              # Θ_X, Θ_L: LN_q on the queries, LN_kv on the keys
             self.norm_q, self.norm_kv = nn.LayerNorm(d), nn.LayerNorm(d)
         else:                                  # Θ_SELF: one LN (norm_attn) for q, k and v
@@ -325,8 +334,8 @@ class BLRPBlock(nn.Module):
 class BLRPSelf(BLRPBlock):
     """Θ_SELF layer (self_block): one LN feeds q, k and v."""
 
-    def __init__(self, d, ff, heads):
-        super().__init__(d, ff, heads, cross=False)
+    def __init__(self, d, ff, heads, scale):
+        super().__init__(d, ff, heads, scale, cross=False)
 
     def forward(self, x, keep):
         n = self.norm_attn(x)
@@ -340,19 +349,21 @@ def join(parts):
 class BLRP(nn.Module):
     """encoders/blrp.c with its defaults: bidirectional, latent_init =
     phi_residual, phi = separate (Φ_F, Φ_B), share_directions = on (one
-    Θ_X / Θ_L pair for both passes). Θ_SELF runs once over all B*T segments;
+    Θ_X / Θ_L pair for both passes), scores scaled per cfg["blrp_scale"]
+    (default head: 1/sqrt(d/h)). Θ_SELF runs once over all B*T segments;
     the recurrence over the segments is a Python loop. Updates are gated by
     the segment's validity, so padding leaves the latent unchanged."""
 
     def __init__(self, cfg):
         super().__init__()
         d, ff, heads = cfg["dim"], cfg["ff"], cfg["heads"]
+        scale = blrp_scale(d, heads, cfg.get("blrp_scale", "head"))
         self.t, self.l = cfg["segment"], cfg["latent"]
         self.phi_fwd = nn.Linear(d, self.l, bias=False)
         self.phi_bwd = nn.Linear(d, self.l, bias=False)
         self.segment_pos = nn.Parameter(torch.randn(self.t, d) * 0.02)
-        self.self_layers = nn.ModuleList(BLRPSelf(d, ff, heads) for _ in range(cfg["layers"]))
-        self.theta_x, self.theta_l = BLRPBlock(d, ff, heads), BLRPBlock(d, ff, heads)
+        self.self_layers = nn.ModuleList(BLRPSelf(d, ff, heads, scale) for _ in range(cfg["layers"]))
+        self.theta_x, self.theta_l = BLRPBlock(d, ff, heads, scale), BLRPBlock(d, ff, heads, scale)
         self.out_dim = d
 
     @staticmethod
@@ -469,7 +480,7 @@ def default_config(encoder, **overrides):
                window=8, rank=32,                  # ls
                lmax=31, rmax=31,                   # talk
                blocks=[1, 1], reduce=4,            # maelre
-               segment=100, latent=100)            # blrp
+               segment=100, latent=100, blrp_scale="head")  # blrp
     cfg.update(overrides)
     return cfg
 
@@ -557,6 +568,7 @@ def from_rangefinder(tensors, config, seq):
 
     cfg = default_config(enc, vocab=tensors["embed.tokens"].shape[0], classes=tensors["head.fc.bias"].shape[0],
                          seq=seq, pool=m("pool"), pos=m("pos"),
+                         blrp_scale=config.get("model.blrp_scale", "model"),  # absent: 1/sqrt(d), as the engine
                          lmax=bounds(m("lmax")), rmax=bounds(m("rmax")),
                          blocks=[int(x) for x in m("blocks").split(",")] if m("blocks").strip()
                          else [1] * int(m("layers")),

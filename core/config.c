@@ -62,6 +62,7 @@ const rf_config_key rf_config_keys[] = {
     CHO("model", "latent_init", model.latent_init, "phi_residual", "posemb|phi_init|phi_residual", "blrp: latent initialisation and use"),
     CHO("model", "phi", model.phi, "separate", "separate|siamese|shared", "blrp: dynamic projections of the two passes"),
     CHO("model", "share_directions", model.share_directions, "on", "on|off", "blrp: one cross-attention pair for both passes"),
+    CHO("model", "blrp_scale", model.blrp_scale, "head", "head|model", "blrp: attention scale, head 1/sqrt(dim/heads) or model 1/sqrt(dim)"),
     STR("model", "blocks", model.blocks, "", "maelre: layers per block, e.g. 1,2,11,2 (empty: `layers` blocks of one layer)"),
     INT("model", "reduce", model.reduce, "4", 1, 64, "maelre: token-merge stride nu (kernel 2nu+1)"),
     CHO("model", "kernel_map", model.kernel_map, "elu", "elu|relu|softplus", "maelre/linear: feature map phi"),
@@ -281,6 +282,10 @@ bool rf_config_from_json(rf_config *cfg, const char *json, rf_status *st)
         json_decref(obj);
         return rf_fail(st, "config JSON is not an object");
     }
+    /* Written before model.blrp_scale existed (2026-11-25), when BLRP scaled
+     * every head by 1/sqrt(dim): such a checkpoint keeps computing that. */
+    if (json_object_get(obj, "model.blrp_scale") == NULL)
+        strcpy(cfg->model.blrp_scale, "model");
     const char *name;
     json_t *value;
     bool ok = true;

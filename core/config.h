@@ -65,6 +65,7 @@ typedef struct rf_config {
         char latent_init[16];   /* posemb | phi_init | phi_residual */
         char phi[16];           /* separate | siamese | shared */
         char share_directions[8]; /* on | off */
+        char blrp_scale[8];     /* head: 1/sqrt(dim/heads) per head (SPEC); model: 1/sqrt(dim) */
         /* maelre and linear attention (SPEC 4) */
         char blocks[64];        /* layers per block, e.g. "1,2,11,2"; empty: `layers` blocks of 1 */
         int reduce;             /* nu: merge stride */
@@ -133,7 +134,9 @@ bool rf_config_validate(const rf_config *cfg, rf_status *st);
 /* The whole config as a JSON object text {"data.task": "listops", ...}
  * (malloc'd; free with free()), and back. from_json applies every key found
  * (so a checkpoint written by an older version with fewer keys still loads,
- * the rest keep their defaults) and fails on unknown keys. */
+ * the rest keep their defaults) and fails on unknown keys. One exception:
+ * without model.blrp_scale (older than the key) it is set to model, the
+ * 1/sqrt(dim) those checkpoints were trained with. */
 char *rf_config_to_json(const rf_config *cfg);
 bool rf_config_from_json(rf_config *cfg, const char *json, rf_status *st);
 

@@ -90,6 +90,8 @@ CASES = [
     ("linear", "16,10,4", 16, ["model.encoder=linear"]),
     ("talk", "16,11,5", 16, ["model.encoder=talk", "model.heads=4", "model.lmax=3,1", "model.rmax=2,0"]),
     ("blrp", "13,8,4", 13, ["model.encoder=blrp", "model.pos=none", "model.segment=5", "model.latent=4"]),
+    ("blrp, scale 1/sqrt(d)", "13,8,4", 13, ["model.encoder=blrp", "model.pos=none", "model.segment=5",
+                                            "model.latent=4", "model.blrp_scale=model"]),
     ("maelre", "20,13,6", 20, ["model.encoder=maelre", "model.heads=4", "model.blocks=1,1", "model.reduce=3"]),
 ]
 

@@ -2,8 +2,10 @@
 # Every shipped config in data/configs/ parses, validates and plans a model
 # (the memory planner builds the whole graph; nothing is trained). A config
 # whose data set is made by the user (data.path, e.g. spoken digits) and is
-# not there is checked with `config` (parse and validate) instead. Each check
-# wants exit 0; on failure it shows the exit status and the output.
+# not there is checked with `config` (parse and validate) instead. A BLRP
+# config must say model.pos = none (SPEC §3: positions only inside each
+# segment). Each check wants exit 0; on failure it shows the exit status and
+# the output.
 # Usage: test_configs.sh RANGEFINDER CONFIG_DIR
 bin=$1
 dir=$2
@@ -25,6 +27,13 @@ report() {
 for cfg in "$dir"/*.ini; do
     n=$((n + 1))
     name=$(basename "$cfg")
+    out=$("$bin" config --show --config "$cfg" 2>&1)
+    rc=$?
+    if grep -qx 'encoder=blrp' <<<"$out"; then
+        grep -qx 'pos=none' <<<"$out"
+        report $? "$name: BLRP without a position embedding over the whole sequence (model.pos = none, SPEC §3)"
+        n=$((n + 1))
+    fi
     path=$(sed -n 's/^path *= *//p' "$cfg")
     if [ -n "$path" ] && [ ! -e "$path" ]; then
         out=$("$bin" config --show --config "$cfg" 2>&1)

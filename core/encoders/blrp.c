@@ -17,8 +17,11 @@
  * with S_i = Θ_SELF(X_i). Θ_X and Θ_L are pre-LN residual cross-attention
  * sublayers, each followed by its own pre-LN MLP (Perceiver / TLB style):
  *   h = Q + Wo·MHA(LN_q(Q), LN_kv(Y)),  out = h + MLP(LN(h)).
- * Every BLRP attention (Θ_SELF, Θ_X, Θ_L) scales scores by 1/sqrt(d), d the
- * model width, as the paper and SPEC write (not 1/sqrt(d/heads)).
+ * Every BLRP attention (Θ_SELF, Θ_X, Θ_L) is multi-head, and each of the h
+ * heads scales its scores by 1/sqrt(d/h) (SPEC §3 as corrected on
+ * 2026-11-25: the paper's single-head 1/sqrt(d) read as standard MHA).
+ * model.blrp_scale = model keeps the literal 1/sqrt(d) for every head (an
+ * ablation: 8 heads of width 8 at d = 64 are then 2.8x flatter).
  *
  * Options (SPEC §3, paper Tables 3-4):
  *   latent_init  posemb: L_INIT is a learned [l, D] latent per pass, no Φ;
@@ -37,6 +40,14 @@
  *                L_i^B = Θ_L(L_{i+1}^B, [X̃_i^B; L_INIT_B]), the forward
  *                equations over the segments in reverse order.
  *   share_directions  on: one Θ_X/Θ_L pair for both passes; off: one each.
+ *   blrp_scale   head: 1/sqrt(d/h) per head (default); model: 1/sqrt(d).
+ *
+ * Positions. The only position embedding BLRP itself adds is the learned
+ * in-segment table above; SPEC §3 wants none over the whole sequence
+ * (model.pos = none, as the shipped BLRP configs say). The classifier adds
+ * model.pos before any encoder, so sinusoidal or learned adds a
+ * sequence-level embedding too: allowed (an ablation, and the workbench and
+ * `memory --encoders` compare encoders under one config), not the paper.
  *
  * Padding. The batch pads at the end, so a sample's segment i holds a valid
  * token iff its first position does: valid_i = mask[:, (i-1)·t], a [B, 1, 1]
@@ -445,7 +456,9 @@ rf_id rf_encoder_blrp(const rf_encoder_ctx *e, rf_id x, rf_id *out_mask)
         .heads = cfg->model.heads,
         .ff = cfg->model.ff,
         .dropout = cfg->model.dropout,
-        .scale = 1.0f / sqrtf((float)cfg->model.dim),
+        .scale = 1.0f / sqrtf(strcmp(cfg->model.blrp_scale, "model") == 0
+                                  ? (float)cfg->model.dim
+                                  : (float)(cfg->model.dim / cfg->model.heads)),
         .residual = strcmp(cfg->model.latent_init, "phi_residual") == 0,
     };
     m.T = (m.N + m.t - 1) / m.t;
