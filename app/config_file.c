@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/atomic_file.h"
+#include "../datasets/text_input.h"
 #include "cli.h"
 
 static gboolean fail(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -24,8 +25,8 @@ static gboolean apply_file(rf_config *cfg, const char *path, GError **error)
 {
     g_autoptr(GKeyFile) kf = g_key_file_new();
     g_autoptr(GError) local = NULL;
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &local))
-        return fail(error, "%s: %s", path, local->message);
+    if (!rf_text_load_key_file(kf, path, &local))
+        return fail(error, "%s", local->message);
 
     g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
     for (char **g = groups; *g != NULL; g++) {
@@ -47,6 +48,10 @@ static gboolean apply_file(rf_config *cfg, const char *path, GError **error)
 gboolean rf_config_apply_sets(rf_config *cfg, const char *const *sets, GError **error)
 {
     for (const char *const *s = sets; s != NULL && *s != NULL; s++) {
+        if (!g_utf8_validate(*s, -1, NULL)) {
+            g_autofree char *shown = g_utf8_make_valid(*s, -1);
+            return fail(error, "--set '%s': not UTF-8 text", shown);
+        }
         rf_status st = {0};
         if (!rf_config_apply_override(cfg, *s, &st)) {
             /* Core names --set itself when the assignment is malformed. */

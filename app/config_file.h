@@ -4,7 +4,10 @@
  *   dim = 64
  *
  * sets the key model.dim. Groups and keys are checked against the key table
- * in core/config.h; every error names the file, the group and the key.
+ * in core/config.h; every error names the file, the group and the key. A
+ * file that is not UTF-8 text (a NUL byte, another encoding), or has a key
+ * before its first group, is an error naming the file, line and column; an
+ * empty file, or one of comments and blank lines, is every default.
  */
 #ifndef RF_APP_CONFIG_FILE_H
 #define RF_APP_CONFIG_FILE_H
@@ -17,7 +20,7 @@
  * `sets` (NULL-terminated, may be NULL), then rf_config_validate. */
 gboolean rf_config_load_ini(const char *path, const char *const *sets, rf_config *cfg, GError **error);
 
-/* Apply --set assignments in order (no validation). */
+/* Apply --set assignments in order (no validation; each must be UTF-8). */
 gboolean rf_config_apply_sets(rf_config *cfg, const char *const *sets, GError **error);
 
 /* rf_config_validate as a GError, prefixed with `source` (a file name). */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "listops.h"
+#include "text_input.h"
 
 #define CLASSES 10
 #define HEADER "Source\tTarget"
@@ -94,8 +95,10 @@ static bool read_file(reader *r, const char *path, int64_t limit, int64_t *rows,
     *rows = 0;
     while (ok && *rows < limit && (n = getline(&text, &cap, f)) != -1) {
         line++;
-        if ((size_t)n != strlen(text)) {
-            ok = rf_fail(st, "%s:%lld: NUL byte in the line (not a text file?)", path, (long long)line);
+        char *problem = rf_text_problem(text, (size_t)n, line);
+        if (problem != NULL) {
+            ok = rf_fail(st, "%s:%s", path, problem);
+            g_free(problem);
             break;
         }
         while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../core/rng.h"
+#include "text_input.h"
 
 #define UCR_STREAM 0x5543525661ull   /* "UCRVa": the validation draw */
 #define TRAIN_FILE 0
@@ -120,8 +121,10 @@ static bool parse_file(parse *p, const char *path, int file, rf_status *st)
     bool ok = true;
     while (ok && (n = getline(&text, &cap, f)) != -1) {
         line++;
-        if ((size_t)n != strlen(text)) {
-            ok = rf_fail(st, "%s:%lld: NUL byte in the line (not a text file?)", path, (long long)line);
+        char *problem = rf_text_problem(text, (size_t)n, line);
+        if (problem != NULL) {
+            ok = rf_fail(st, "%s:%s", path, problem);
+            g_free(problem);
             break;
         }
         while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))

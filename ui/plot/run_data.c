@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../datasets/text_input.h"
+
 /* metrics.csv as `rangefinder train` writes it, and as
  * rf_run_data_write_metrics_csv writes it (one more column); both load. */
 #define HEADER_TRAIN "step,split,loss,accuracy,lr,seconds"
@@ -168,8 +170,14 @@ static void derive_step_seconds(rf_run_data *r)
 static gboolean load_metrics(rf_run_data *r, const char *path, GError **error)
 {
     g_autofree char *text = NULL;
-    if (!g_file_get_contents(path, &text, NULL, error))
+    gsize len = 0;
+    if (!g_file_get_contents(path, &text, &len, error))
         return FALSE;   /* GLib's message names the file */
+    g_autofree char *problem = rf_text_problem(text, len, 1);
+    if (problem != NULL) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s:%s", path, problem);
+        return FALSE;
+    }
     g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
     guint count = g_strv_length(lines);
     for (guint i = 0; i < count; i++) {
@@ -206,10 +214,8 @@ static gboolean load_config(rf_config *cfg, const char *path, GError **error)
 {
     g_autoptr(GKeyFile) kf = g_key_file_new();
     g_autoptr(GError) local = NULL;
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &local)) {
-        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: %s", path, local->message);
+    if (!rf_text_load_key_file(kf, path, error))
         return FALSE;
-    }
     g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
     for (char **g = groups; *g != NULL; g++) {
         g_auto(GStrv) keys = g_key_file_get_keys(kf, *g, NULL, NULL);
