@@ -64,7 +64,7 @@ const rf_backend *rf_device_open(const char *text, rf_status *st)
         return NULL;
     }
     if (b->exec == NULL)
-        rf_fail(st, "train.device = %s: the GPU is there, but this build's CUDA backend cannot run a whole model yet "
-                    "(its kernels are tested one by one; see kernels/README.md)", text);
+        rf_fail(st, "train.device = %s: the GPU is there, but this build's %s backend cannot run models", text,
+                b->name);
     return b->exec;
 }

@@ -33,8 +33,9 @@ typedef struct rf_device_backend {
     bool (*count)(int *n, rf_status *st);
     /* Name and memory of device i, for listings. */
     bool (*describe)(int i, char *name, size_t size, size_t *memory_bytes, rf_status *st);
-    /* Its kernels and memory for the executor (core/op.h), or NULL while
-     * it cannot run a whole graph. */
+    /* Its kernels and memory for the executor (core/op.h); a model whose
+     * ops it lacks kernels for is refused when it is built (rf_model_new),
+     * naming the op. NULL: it cannot run graphs at all. */
     const struct rf_backend *exec;
 } rf_device_backend;
 

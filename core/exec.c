@@ -64,6 +64,16 @@ static void sync_device(const rf_graph *g)
         g->backend->sync();
 }
 
+rf_op rf_backend_missing_op(const rf_backend *b, const rf_graph *g)
+{
+    for (int i = 0; i < g->count; i++) {
+        rf_op op = g->nodes[i].op;
+        if (op != RF_OP_INPUT && op != RF_OP_PARAM && (b->forward[op] == NULL || b->backward[op] == NULL))
+            return op;
+    }
+    return RF_OP_COUNT;
+}
+
 void rf_graph_set_backend(rf_graph *g, const rf_backend *b)
 {
     assert(!g->prepared && "set the backend before prepare");

@@ -47,6 +47,10 @@ const char *rf_op_name(rf_op op);
  * Before prepare, which then allocates the arena and scratch there. */
 void rf_graph_set_backend(rf_graph *g, const rf_backend *b);
 
+/* The first op of `g` (forward or backward) that `b` has no kernel for,
+ * or RF_OP_COUNT when it can run the whole graph. */
+rf_op rf_backend_missing_op(const rf_backend *b, const rf_graph *g);
+
 /* Fill an rf_exec for this graph (scratch from the prepared graph). */
 void rf_exec_init(rf_exec *x, rf_graph *g, rf_pool *pool, uint64_t seed, uint64_t step, bool training);
 

@@ -163,6 +163,13 @@ rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int fe
     if (allocate) {
         /* a plan needs no device; memory does, and it must be the one asked for */
         const rf_backend *b = rf_device_open(cfg->train.device, st);
+        rf_op missing = b != NULL ? rf_backend_missing_op(b, g) : RF_OP_COUNT;
+        if (missing != RF_OP_COUNT) {
+            rf_fail(st, "train.device = %s: the %s backend has no kernel for %s yet, which this %s model needs "
+                        "(train.device = cpu runs it)", cfg->train.device, b->name, rf_op_name(missing),
+                    cfg->model.encoder);
+            b = NULL;
+        }
         if (b != NULL) {
             rf_graph_set_backend(g, b);
             if (!rf_params_allocated(params))

@@ -7,6 +7,8 @@
 
 #include "../core/config.h"
 #include "../core/device.h"
+#include "../core/exec.h"
+#include "../core/model.h"
 #include "../core/op.h"
 #include "tap.h"
 #if RF_HAVE_CUDA
@@ -71,8 +73,10 @@ static void test_open(void)
     tap_ok(counted ? n >= 1 : strncmp(st.msg, "CUDA: ", 6) == 0,
            "the CUDA backend counts the GPUs or gives the runtime's reason (%s)", counted ? "counted" : st.msg);
     st = (rf_status){0};
-    tap_ok(!rf_device_open("cuda", &st) && strncmp(st.msg, "train.device = cuda: ", 21) == 0,
-           "cuda is refused in one sentence while the executor cannot drive it (%s)", st.msg);
+    const rf_backend *gpu = rf_device_open("cuda", &st);
+    tap_ok(gpu != NULL ? gpu == rf_device_backend_of(RF_DEVICE_CUDA)->exec
+                       : strncmp(st.msg, "train.device = cuda: ", 21) == 0 && strchr(st.msg, '\n') == NULL,
+           "cuda opens on the CUDA backend, or is refused in one sentence (%s)", gpu != NULL ? "opened" : st.msg);
 #endif
     rf_device_backend fake = {RF_DEVICE_CUDA, "cuda", fake_count, NULL, NULL};
     rf_device_register(&fake);
@@ -86,12 +90,56 @@ static void test_open(void)
     tap_ok(!rf_device_open("cuda:1", &st) && strstr(st.msg, "this machine has 1 GPU (cuda:0)") != NULL,
            "cuda:1 on a one-GPU machine names what there is");
     st = (rf_status){0};
-    tap_ok(!rf_device_open("cuda:0", &st) && strstr(st.msg, "cannot run a whole model yet") != NULL,
+    tap_ok(!rf_device_open("cuda:0", &st) && strstr(st.msg, "cannot run models") != NULL,
            "a backend that cannot run graphs is refused");
     static const rf_backend executor = {.name = "stand-in"};
     fake.exec = &executor;
     st = (rf_status){0};
     tap_ok(rf_device_open("cuda:0", &st) == &executor, "a usable GPU with an executor opens on it");
+
+    /* a model the executor lacks kernels for is refused, naming the op */
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    cfg.model.dim = 8;
+    cfg.model.heads = 2;
+    cfg.model.ff = 8;
+    strcpy(cfg.train.device, "cuda:0");
+    rf_params *p = rf_params_new(1);
+    st = (rf_status){0};
+    rf_model *m = rf_model_new(&cfg, 2, 5, 0, 7, 3, p, true, &st);
+    tap_ok(m == NULL && strstr(st.msg, "the stand-in backend has no kernel for ") != NULL &&
+               strstr(st.msg, "train.device = cpu runs it") != NULL,
+           "a model whose ops the device lacks kernels for is refused, naming one (%s)", st.msg);
+    rf_params_free(p);
+
+    /* the executor runs on the device's table: the CPU's kernels behind a
+     * stand-in GPU entry train a model exactly as on the CPU */
+    static rf_backend cpu_copy;
+    cpu_copy = rf_cpu_backend;
+    cpu_copy.name = "stand-in";
+    fake.exec = &cpu_copy;
+    float loss[2] = {0, 0};
+    for (int run = 0; run < 2; run++) {
+        strcpy(cfg.train.device, run == 0 ? "cpu" : "cuda:0");
+        p = rf_params_new(1);
+        m = rf_model_new(&cfg, 2, 5, 0, 7, 3, p, true, &st);
+        if (m == NULL)
+            break;
+        for (int i = 0; i < 10; i++) {
+            rf_value(m->graph, m->x)[i] = (float)(i % 7);
+            rf_value(m->graph, m->mask)[i] = 1;
+        }
+        rf_value(m->graph, m->labels)[0] = 1;
+        rf_value(m->graph, m->labels)[1] = 2;
+        rf_exec x;
+        rf_exec_init(&x, m->graph, NULL, 1, 0, false);
+        rf_graph_forward(m->graph, &x);
+        loss[run] = rf_value(m->graph, m->loss)[0];
+        rf_model_free(m);
+        rf_params_free(p);
+    }
+    tap_ok(loss[0] > 0 && loss[0] == loss[1], "a model on the device's table computes the CPU's loss (%g, %g)",
+           loss[0], loss[1]);
 }
 
 int main(void)
