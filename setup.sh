@@ -13,8 +13,10 @@ build_packages=(build-essential meson ninja-build pkg-config libglib2.0-dev libo
                 libjansson-dev zlib1g-dev libgdk-pixbuf-2.0-dev libsndfile1-dev libsamplerate0-dev
                 libfftw3-dev libcairo2-dev libgtk-4-dev espeak-ng dataset-fashion-mnist)
 # xvfb runs the GUI tests without a screen; fonts make their text measurable;
-# strace checks that metrics are synced before each checkpoint (tests/test_crash.sh).
-test_packages=(python3 python3-numpy python3-torch sox xvfb xauth fonts-dejavu-core strace)
+# strace checks that metrics are synced before each checkpoint (tests/test_crash.sh);
+# clang and its runtime (libFuzzer, sanitizers) build the fuzz targets (tests/fuzz).
+test_packages=(python3 python3-numpy python3-torch sox xvfb xauth fonts-dejavu-core strace
+               clang libclang-rt-14-dev)
 
 install_missing() {
     local missing=()
@@ -78,6 +80,11 @@ test)
             --suite grad --suite mechanisms --logbase "coretype-$coretype" >/dev/null || status=1
         logs+=("build/meson-logs/coretype-$coretype.json")
     done
+    # Every fuzz target (tests/fuzz) for 20 s, two at a time, in a clang
+    # build with ASan and UBSan: a finding fails (one check per target).
+    rm -f build-fuzz/meson-logs/testlog.json
+    tests/fuzz/run.sh 20 >/dev/null || status=1
+    if [ -f build-fuzz/meson-logs/testlog.json ]; then logs+=(build-fuzz/meson-logs/testlog.json); fi
     summarise "${logs[@]}" || status=1
     exit $status
     ;;

@@ -9,12 +9,22 @@
 
 GBytes *rf_npy_encode(int ndim, const int64_t *dims, const float *data)
 {
-    g_autoptr(GString) dict = g_string_new("{'descr': '<f4', 'fortran_order': False, 'shape': (");
+    if (ndim < 0 || ndim > RF_NPY_MAX_DIMS)
+        return NULL;
     int64_t count = 1;
     for (int i = 0; i < ndim; i++) {
-        g_string_append_printf(dict, "%s%" G_GINT64_FORMAT, i > 0 ? ", " : "", dims[i]);
-        count *= dims[i];
+        if (dims[i] < 0)
+            return NULL;
+        if (dims[i] == 0)
+            count = 0;
+        else if (count > RF_NPY_MAX_BYTES / 4 / dims[i])   /* checked before multiplying */
+            return NULL;
+        else
+            count *= dims[i];
     }
+    g_autoptr(GString) dict = g_string_new("{'descr': '<f4', 'fortran_order': False, 'shape': (");
+    for (int i = 0; i < ndim; i++)
+        g_string_append_printf(dict, "%s%" G_GINT64_FORMAT, i > 0 ? ", " : "", dims[i]);
     /* A one-element tuple needs its comma: (5,). */
     g_string_append(dict, ndim == 1 ? ",), }" : "), }");
     while ((NPY_PREAMBLE + dict->len + 1) % NPY_ALIGN != 0)
@@ -45,6 +55,11 @@ gboolean rf_npy_write(const char *path, int ndim, const int64_t *dims, const flo
         return FALSE;
     }
     g_autoptr(GBytes) file = rf_npy_encode(ndim, dims, data);
+    if (file == NULL) {
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "cannot write %s: an array of %d dimensions "
+                    "that are negative or hold more than %lld bytes", path, ndim, (long long)RF_NPY_MAX_BYTES);
+        return FALSE;
+    }
     gsize size = 0;
     const char *bytes = g_bytes_get_data(file, &size);
     g_autoptr(GError) local = NULL;

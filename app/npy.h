@@ -13,7 +13,13 @@
 #include <glib.h>
 #include <stdint.h>
 
-/* The whole file in memory: `ndim` dims (0 for a scalar), prod(dims) floats. */
+/* At most 32 dimensions (NumPy's limit; the header then stays far below
+ * version 1.0's 65535 bytes), none negative, and 16 GiB of data. */
+#define RF_NPY_MAX_DIMS 32
+#define RF_NPY_MAX_BYTES ((int64_t)16 << 30)
+
+/* The whole file in memory: `ndim` dims (0 for a scalar), prod(dims) floats;
+ * NULL for a shape outside the limits above. */
 GBytes *rf_npy_encode(int ndim, const int64_t *dims, const float *data);
 
 /* Write it atomically (a complete file or the old one). */

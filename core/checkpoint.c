@@ -207,18 +207,25 @@ static bool check_finite(const char *path, const rf_st_tensor *t, int64_t numel,
     return true;
 }
 
+/* The first tensor of the file that no parameter matched (linear: marks by
+ * index, so a file of many tensors costs no more than reading it). */
 static bool report_unknown(const char *path, const rf_safetensors *f, const rf_st_tensor **found, int n_found,
                            rf_status *st)
 {
-    for (int j = 0; j < rf_safetensors_count(f); j++) {
-        const rf_st_tensor *t = rf_safetensors_tensor(f, j);
-        bool known = false;
-        for (int k = 0; !known && k < n_found; k++)
-            known = found[k] == t;
-        if (!known)
-            return rf_fail(st, "%s: tensor '%s' is not a parameter (or moment) of this model", path, t->name);
-    }
-    return true;
+    int count = rf_safetensors_count(f);
+    bool *known = calloc((size_t)count + 1, sizeof *known);
+    if (known == NULL)
+        return rf_fail(st, "%s: out of memory", path);
+    const rf_st_tensor *first = rf_safetensors_tensor(f, 0);
+    for (int k = 0; k < n_found; k++)
+        known[found[k] - first] = true;
+    bool ok = true;
+    for (int j = 0; ok && j < count; j++)
+        if (!known[j])
+            ok = rf_fail(st, "%s: tensor '%s' is not a parameter (or moment) of this model", path,
+                         rf_safetensors_tensor(f, j)->name);
+    free(known);
+    return ok;
 }
 
 bool rf_checkpoint_load(const char *path, rf_params *p, int64_t *step, rf_status *st)

@@ -16,7 +16,6 @@
 /* Tensor bytes are copied straight between files and float arrays. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors I/O assumes a little-endian host");
 
-#define RF_ST_MAX_HEADER 100000000ull   /* the reference implementation's limit */
 #define RF_ST_META_KEY "__metadata__"
 
 struct rf_safetensors {
@@ -24,6 +23,7 @@ struct rf_safetensors {
     json_t *meta;           /* borrowed from header; NULL if absent */
     int count;
     rf_st_tensor *tensors;
+    const rf_st_tensor **by_name;   /* the tensors sorted by name, for rf_safetensors_find */
     float *data;            /* the data section, rf_alloc'd (64-byte aligned) */
     size_t data_size;
 };
@@ -322,12 +322,33 @@ static bool check_layout(const char *path, const rf_safetensors *f, span *spans,
     return true;
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp((*(const rf_st_tensor *const *)a)->name, (*(const rf_st_tensor *const *)b)->name);
+}
+
+/* f->by_name: the tensors in name order (names are unique: the JSON parser
+ * rejects duplicate keys). */
+static bool index_names(rf_safetensors *f)
+{
+    f->by_name = malloc(((size_t)f->count + 1) * sizeof *f->by_name);
+    if (f->by_name == NULL)
+        return false;
+    for (int i = 0; i < f->count; i++)
+        f->by_name[i] = &f->tensors[i];
+    qsort(f->by_name, (size_t)f->count, sizeof *f->by_name, name_cmp);
+    return true;
+}
+
 /* Check the parsed header against the data section and fill f->tensors. */
 static bool parse_header(const char *path, rf_safetensors *f, int64_t data_size, rf_status *st)
 {
     if (!json_is_object(f->header))
         return rf_fail(st, "%s: header JSON is not an object", path);
     size_t entries = json_object_size(f->header);
+    size_t n_tensors = entries - (json_object_get(f->header, RF_ST_META_KEY) != NULL);
+    if (n_tensors > RF_ST_MAX_TENSORS)
+        return rf_fail(st, "%s: %zu tensors; at most %d are read", path, n_tensors, RF_ST_MAX_TENSORS);
     f->tensors = calloc(entries ? entries : 1, sizeof *f->tensors);
     span *spans = calloc(entries ? entries : 1, sizeof *spans);
     if (f->tensors == NULL || spans == NULL) {
@@ -354,6 +375,8 @@ static bool parse_header(const char *path, rf_safetensors *f, int64_t data_size,
     for (int i = 0; ok && i < f->count; i++)
         f->tensors[spans[i].index].data = (const float *)((const char *)f->data + spans[i].begin);
     free(spans);
+    if (ok && !index_names(f))
+        ok = rf_fail(st, "%s: out of memory reading the header", path);
     return ok;
 }
 
@@ -380,7 +403,10 @@ static bool load_file(const char *path, int fd, rf_safetensors *f, int64_t *data
                        n, size - 8);
     if (n > RF_ST_MAX_HEADER)
         return rf_fail(st, "%s: header length %" PRIu64 " is implausibly large (limit %llu bytes)", path, n,
-                       RF_ST_MAX_HEADER);
+                       (unsigned long long)RF_ST_MAX_HEADER);
+    if (size - 8 - (int64_t)n > RF_ST_MAX_DATA)
+        return rf_fail(st, "%s: %" PRId64 " bytes of tensor data; at most %lld are read", path,
+                       size - 8 - (int64_t)n, (long long)RF_ST_MAX_DATA);
 
     char *header = malloc(n ? n : 1);
     *data_size = size - 8 - (int64_t)n;
@@ -432,6 +458,7 @@ void rf_safetensors_free(rf_safetensors *f)
         return;
     json_decref(f->header);
     free(f->tensors);
+    free(f->by_name);
     rf_free(f->data);
     free(f);
 }
@@ -445,9 +472,16 @@ const rf_st_tensor *rf_safetensors_tensor(const rf_safetensors *f, int i)
 
 const rf_st_tensor *rf_safetensors_find(const rf_safetensors *f, const char *name)
 {
-    for (int i = 0; i < f->count; i++)
-        if (strcmp(f->tensors[i].name, name) == 0)
-            return &f->tensors[i];
+    int lo = 0, hi = f->count;   /* binary search of by_name: loading a model is n log n, not n^2 */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2, c = strcmp(f->by_name[mid]->name, name);
+        if (c == 0)
+            return f->by_name[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return NULL;
 }
 

@@ -5,6 +5,7 @@
 #include <samplerate.h>
 #include <sndfile.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #define MAX_CHANNELS 256
 #define CHUNK_FRAMES 4096
@@ -12,11 +13,21 @@
  * kept outputs see real signal rather than the end of input. */
 #define RESAMPLE_TAIL 64
 
-/* Read up to `want` frames, averaging channels into mono[]; returns frames read. */
-static int64_t read_mono(SNDFILE *sf, int channels, int64_t want, float *mono, float *chunk)
+/* Read up to `want` frames, averaging channels into *mono, which grows as
+ * frames arrive (so a header claiming more than the file holds costs
+ * nothing); returns frames read, or -1 when memory runs out. */
+static int64_t read_mono(SNDFILE *sf, int channels, int64_t want, float **mono, float *chunk)
 {
-    int64_t got = 0;
+    int64_t got = 0, cap = 0;
     while (got < want) {
+        if (got + CHUNK_FRAMES > cap && cap < want) {
+            cap = cap == 0 ? CHUNK_FRAMES * 16 : cap * 2;
+            cap = cap < want ? cap : want;
+            float *grown = realloc(*mono, (size_t)cap * sizeof **mono);
+            if (grown == NULL)
+                return -1;
+            *mono = grown;
+        }
         sf_count_t ask = want - got < CHUNK_FRAMES ? want - got : CHUNK_FRAMES;
         sf_count_t r = sf_readf_float(sf, chunk, ask);
         if (r <= 0)
@@ -25,17 +36,19 @@ static int64_t read_mono(SNDFILE *sf, int channels, int64_t want, float *mono, f
             float sum = 0.0f;
             for (int c = 0; c < channels; c++)
                 sum += chunk[i * channels + c];
-            mono[got + i] = sum / (float)channels;
+            (*mono)[got + i] = sum / (float)channels;
         }
         got += r;
     }
     return got;
 }
 
-static bool all_finite(const float *x, int64_t n)
+/* Finite and at most RF_AUDIO_MAX_ABS in magnitude: the resampler's sums
+ * and the log-mel powers stay finite. */
+static bool all_in_range(const float *x, int64_t n)
 {
     for (int64_t i = 0; i < n; i++)
-        if (!isfinite(x[i]))
+        if (!(fabsf(x[i]) <= RF_AUDIO_MAX_ABS))
             return false;
     return true;
 }
@@ -49,6 +62,12 @@ static bool check_info(const char *path, const SF_INFO *info, int rate, double *
         return rf_fail(st, "%s: sample rate %d Hz", path, info->samplerate);
     if (info->frames < 1)
         return rf_fail(st, "%s: no audio frames", path);
+    if (info->samplerate > RF_AUDIO_MAX_RATE)
+        return rf_fail(st, "%s: sample rate %d Hz (at most %d)", path, info->samplerate, RF_AUDIO_MAX_RATE);
+    if (info->frames > RF_AUDIO_MAX_FRAMES || info->frames / info->samplerate >= RF_AUDIO_MAX_SECONDS)
+        return rf_fail(st, "%s: %lld frames at %d Hz; a clip is at most %lld frames and %d seconds", path,
+                       (long long)info->frames, info->samplerate, (long long)RF_AUDIO_MAX_FRAMES,
+                       RF_AUDIO_MAX_SECONDS);
     if (!sf_format_check(info))
         return rf_fail(st, "%s: unsupported sample format 0x%x", path, (unsigned)info->format);
     *ratio = (double)rate / info->samplerate;
@@ -86,6 +105,12 @@ bool rf_audio_read(const char *path, int rate, int64_t max_samples, float **wave
                    rf_status *st)
 {
     *wave = NULL;
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return rf_fail(st, "%s: not a readable regular file", path);
+    if ((uint64_t)sb.st_size > RF_AUDIO_MAX_FILE)
+        return rf_fail(st, "%s: %lld bytes; an audio file is at most %llu", path, (long long)sb.st_size,
+                       (unsigned long long)RF_AUDIO_MAX_FILE);
     SF_INFO info = {0};
     SNDFILE *sf = sf_open(path, SFM_READ, &info);
     if (sf == NULL)
@@ -98,21 +123,23 @@ bool rf_audio_read(const char *path, int rate, int64_t max_samples, float **wave
         *duration = llround((double)info.frames * ratio);
         double need = ceil((double)(max_samples + RESAMPLE_TAIL) / ratio) + 1;
         want = need < (double)info.frames ? (int64_t)need : info.frames;
-        mono = malloc((size_t)want * sizeof *mono);
         chunk = malloc((size_t)CHUNK_FRAMES * info.channels * sizeof *chunk);
-        ok = mono != NULL && chunk != NULL;
+        ok = chunk != NULL;
         if (!ok)
-            rf_fail(st, "%s: out of memory for %lld frames", path, (long long)want);
+            rf_fail(st, "%s: out of memory", path);
     }
     if (ok) {
-        got = read_mono(sf, info.channels, want, mono, chunk);
-        if (sf_error(sf) != SF_ERR_NO_ERROR)
+        got = read_mono(sf, info.channels, want, &mono, chunk);
+        if (got < 0)
+            ok = rf_fail(st, "%s: out of memory for %lld frames", path, (long long)want);
+        else if (sf_error(sf) != SF_ERR_NO_ERROR)
             ok = rf_fail(st, "%s: %s", path, sf_strerror(sf));
         else if (got < want)
             ok = rf_fail(st, "%s: truncated (decoded %lld of %lld frames)", path, (long long)got,
                          (long long)want);
-        else if (!all_finite(mono, got))
-            ok = rf_fail(st, "%s: non-finite samples", path);
+        else if (!all_in_range(mono, got))
+            ok = rf_fail(st, "%s: non-finite samples, or louder than %g (audio lies in [-1, 1])", path,
+                         (double)RF_AUDIO_MAX_ABS);
     }
     if (ok && info.samplerate == rate) {
         out = mono;

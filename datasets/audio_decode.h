@@ -17,10 +17,24 @@
 
 #define RF_AUDIO_RESAMPLER "sinc_fastest"
 
+/* Limits, checked before decoding: a file of at most 1 GiB, a sample rate
+ * of at most 384 kHz, a clip shorter than an hour and of at most 2^27
+ * frames (46 minutes at 48 kHz). The decoded frames' buffer grows as they
+ * arrive and holds at most the frames needed for `max_samples` outputs, so
+ * decoding allocates at most 512 MiB of mono samples and the resampled copy. */
+#define RF_AUDIO_MAX_FILE ((uint64_t)1 << 30)
+#define RF_AUDIO_MAX_RATE 384000
+#define RF_AUDIO_MAX_SECONDS 3600
+#define RF_AUDIO_MAX_FRAMES ((int64_t)1 << 27)
+/* Samples are refused beyond this magnitude (integer formats decode to
+ * [-1, 1); a float file this loud is corrupt, and its squares, in the
+ * log-mel powers, or the resampler's sums could overflow). */
+#define RF_AUDIO_MAX_ABS 1000.0f
+
 /* Decode `path` to mono at `rate` Hz, keeping at most `max_samples` output
  * samples (the start of the clip). *wave is malloc'd (free()), *n its length
  * (>= 1); *duration is the whole clip's length at `rate`, before the crop.
- * Fails with "PATH: problem" on unreadable, empty, non-finite, or
+ * Fails with "PATH: problem" on unreadable, empty, non-finite or too loud, or
  * unconvertible audio. */
 bool rf_audio_read(const char *path, int rate, int64_t max_samples, float **wave, int64_t *n, int64_t *duration,
                    rf_status *st);

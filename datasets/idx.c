@@ -8,10 +8,10 @@
 
 #define IDX_UBYTE 0x08
 #define READ_CHUNK (1u << 20)
-#define FIRST_ALLOC ((size_t)16 << 20)
-/* Far above any IDX data set; a corrupt header claiming more fails here
- * instead of asking for terabytes. */
-#define MAX_BYTES ((size_t)1 << 34)
+/* The data buffer starts at 1 MiB and doubles as bytes arrive, so a short
+ * file claiming a large size costs at most 1 MiB before it fails. */
+#define FIRST_ALLOC ((size_t)1 << 20)
+#define MAX_BYTES RF_IDX_MAX_BYTES
 
 static uint32_t big_endian32(const uint8_t b[4])
 {

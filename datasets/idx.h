@@ -13,6 +13,10 @@
 #include "../core/status.h"
 
 #define RF_IDX_MAX_DIMS 3
+/* At most 1 GiB of data (the largest IDX data set, EMNIST ByClass, holds
+ * 547 MB; Fashion-MNIST's training images 47 MB), checked against the
+ * header before reading and against the bytes as they decompress. */
+#define RF_IDX_MAX_BYTES ((size_t)1 << 30)
 
 typedef struct rf_idx {
     int ndim;

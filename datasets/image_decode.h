@@ -5,7 +5,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Decode `path` (any format gdk-pixbuf reads: PNG, JPEG, ...), drop alpha,
+/* Limits, checked before decoding: a file of at most 64 MiB, PNG or JPEG
+ * only (by content), at most 4096 x 4096 pixels (64 MiB of RGBA while
+ * decoding, plus the side x side result). */
+#define RF_IMAGE_MAX_FILE ((uint64_t)64 << 20)
+#define RF_IMAGE_MAX_PIXELS ((int64_t)4096 * 4096)
+
+/* Decode `path` (PNG or JPEG, through gdk-pixbuf), drop alpha,
  * resize to side x side (bilinear; the aspect ratio is not kept) and write
  * side * side * channels bytes to out: channels 1 is gray (0.299 R +
  * 0.587 G + 0.114 B, rounded), 3 is RGB. Returns false with *problem (a

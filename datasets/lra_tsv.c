@@ -87,6 +87,13 @@ static bool read_file(reader *r, const char *path, int64_t limit, int64_t *rows,
     FILE *f = fopen(path, "r");
     if (f == NULL)
         return rf_fail(st, "%s: cannot open (%s)", path, strerror(errno));
+    char *refused = rf_text_check_table(f, path);
+    if (refused != NULL) {
+        rf_fail(st, "%s", refused);
+        g_free(refused);
+        fclose(f);
+        return false;
+    }
     char *text = NULL;
     size_t cap = 0;
     ssize_t n;
@@ -95,6 +102,11 @@ static bool read_file(reader *r, const char *path, int64_t limit, int64_t *rows,
     *rows = 0;
     while (ok && *rows < limit && (n = getline(&text, &cap, f)) != -1) {
         line++;
+        if ((size_t)n > RF_TEXT_MAX_LINE) {
+            ok = rf_fail(st, "%s:%lld: a line of %zd bytes; lines are at most %zu", path, (long long)line, n,
+                         RF_TEXT_MAX_LINE);
+            break;
+        }
         char *problem = rf_text_problem(text, (size_t)n, line);
         if (problem != NULL) {
             ok = rf_fail(st, "%s:%s", path, problem);

@@ -1,6 +1,10 @@
 /* Text inputs (see text_input.h). */
 #include "text_input.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
 char *rf_text_problem(const char *text, size_t len, int64_t first_line)
 {
     const char *end = NULL;
@@ -20,20 +24,68 @@ char *rf_text_problem(const char *text, size_t len, int64_t first_line)
                            (unsigned)(unsigned char)*end);
 }
 
+char *rf_text_check_table(FILE *f, const char *path)
+{
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0)
+        return g_strdup_printf("%s: cannot stat (%s)", path, g_strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return g_strdup_printf("%s: not a regular file", path);
+    if ((int64_t)sb.st_size > RF_TEXT_MAX_TABLE)
+        return g_strdup_printf("%s: %lld bytes; a table is at most %lld", path, (long long)sb.st_size,
+                               (long long)RF_TEXT_MAX_TABLE);
+    return NULL;
+}
+
+char *rf_text_read_file(const char *path, size_t max, size_t *len, GError **error)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        int saved = errno;
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "%s: cannot open: %s", path,
+                    g_strerror(saved));
+        return NULL;
+    }
+    size_t cap = max < 65536 ? max + 1 : 65536, used = 0;
+    char *text = g_malloc(cap + 1);
+    for (;;) {
+        used += fread(text + used, 1, cap - used, f);
+        if (used < cap || cap == max + 1)
+            break;
+        cap = cap * 2 <= max + 1 ? cap * 2 : max + 1;   /* grown as data arrives, never past max + 1 */
+        text = g_realloc(text, cap + 1);
+    }
+    int failed = ferror(f) ? errno : 0;
+    fclose(f);
+    if (failed != 0 || used > max) {
+        if (failed != 0)
+            g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(failed), "%s: read error: %s", path,
+                        g_strerror(failed));
+        else
+            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: more than %zu bytes (the limit for this "
+                        "kind of file)", path, max);
+        g_free(text);
+        return NULL;
+    }
+    text[used] = '\0';
+    *len = used;
+    return text;
+}
+
 gboolean rf_text_load_key_file(GKeyFile *kf, const char *path, GError **error)
 {
-    g_autofree char *text = NULL;
     gsize len = 0;
     g_autoptr(GError) local = NULL;
-    if (g_file_get_contents(path, &text, &len, &local)) {
-        g_autofree char *problem = rf_text_problem(text, len, 1);
-        if (problem != NULL) {
-            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%s", path, problem);
-            return FALSE;
-        }
-        if (g_key_file_load_from_data(kf, text, len, G_KEY_FILE_NONE, &local))
-            return TRUE;
+    g_autofree char *text = rf_text_read_file(path, RF_TEXT_MAX_CONFIG, &len, error);
+    if (text == NULL)
+        return FALSE;
+    g_autofree char *problem = rf_text_problem(text, len, 1);
+    if (problem != NULL) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%s", path, problem);
+        return FALSE;
     }
+    if (g_key_file_load_from_data(kf, text, len, G_KEY_FILE_NONE, &local))
+        return TRUE;
     g_set_error(error, local->domain, local->code, "%s: %s", path, local->message);
     return FALSE;
 }

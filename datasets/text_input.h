@@ -8,15 +8,35 @@
 
 #include <glib.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* NULL when the `len` bytes at `text` are UTF-8 without a NUL byte; else a
  * new string saying what is wrong and where, "LINE:COLUMN: byte 0xff is not
  * UTF-8 text", lines counted from `first_line`, columns in bytes from 1. */
 char *rf_text_problem(const char *text, size_t len, int64_t first_line);
 
+/* Text files are read whole up to this size: a config is at most 1 MiB
+ * (ours are a few KiB), so a FIFO or /dev/zero named as one cannot make
+ * the reader allocate without end. */
+#define RF_TEXT_MAX_CONFIG ((size_t)1 << 20)
+
+/* Tables (LRA and UCR TSV files) must be regular files of at most 4 GiB
+ * (LRA's largest is about 0.7 GB) with lines of at most 64 MiB; a line is
+ * read whole before its length is checked, so its buffer is bounded by
+ * the file's size. rf_text_check_table says why a file is refused (a new
+ * string, "PATH: ..."), or NULL. */
+#define RF_TEXT_MAX_TABLE ((int64_t)4 << 30)
+#define RF_TEXT_MAX_LINE ((size_t)64 << 20)
+char *rf_text_check_table(FILE *f, const char *path);
+
+/* The whole file (NUL-terminated, g_free) when it holds at most `max` bytes;
+ * else NULL with an error starting with `path` that states the limit. Reads
+ * at most max + 1 bytes, whatever the file (a pipe, a device). */
+char *rf_text_read_file(const char *path, size_t max, size_t *len, GError **error);
+
 /* g_key_file_load_from_file for a text file that holds a group header
  * before any key (an empty file, or one of comments only, is an empty key
- * file). Every message starts with `path`. */
+ * file), at most RF_TEXT_MAX_CONFIG bytes. Every message starts with `path`. */
 gboolean rf_text_load_key_file(GKeyFile *kf, const char *path, GError **error);
 
 #endif

@@ -86,6 +86,12 @@ static bool parse_values(parse *p, const char *path, int64_t line, char **fields
 static bool parse_line(parse *p, const char *path, int64_t line, const char *text, int file, int *columns,
                        rf_status *st)
 {
+    size_t tabs = 0;
+    for (const char *t = strchr(text, '\t'); t != NULL; t = strchr(t + 1, '\t'))
+        tabs++;
+    if (tabs > RF_UCR_MAX_VALUES)   /* before splitting: each field costs a string */
+        return rf_fail(st, "%s:%lld: %zu values; a series has at most %d", path, (long long)line, tabs,
+                       RF_UCR_MAX_VALUES);
     char **fields = g_strsplit(text, "\t", -1);
     int n = (int)g_strv_length(fields);
     double label = 0;
@@ -113,6 +119,13 @@ static bool parse_file(parse *p, const char *path, int file, rf_status *st)
     FILE *f = fopen(path, "r");
     if (f == NULL)
         return rf_fail(st, "%s: cannot open (%s)", path, strerror(errno));
+    char *refused = rf_text_check_table(f, path);
+    if (refused != NULL) {
+        rf_fail(st, "%s", refused);
+        g_free(refused);
+        fclose(f);
+        return false;
+    }
     char *text = NULL;
     size_t cap = 0;
     ssize_t n;
@@ -121,6 +134,11 @@ static bool parse_file(parse *p, const char *path, int file, rf_status *st)
     bool ok = true;
     while (ok && (n = getline(&text, &cap, f)) != -1) {
         line++;
+        if ((size_t)n > RF_TEXT_MAX_LINE) {
+            ok = rf_fail(st, "%s:%lld: a line of %zd bytes; lines are at most %zu", path, (long long)line, n,
+                         RF_TEXT_MAX_LINE);
+            break;
+        }
         char *problem = rf_text_problem(text, (size_t)n, line);
         if (problem != NULL) {
             ok = rf_fail(st, "%s:%s", path, problem);

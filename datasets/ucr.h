@@ -25,6 +25,9 @@
 #include "../core/config.h"
 #include "../core/data.h"
 
+/* A series holds at most this many values (data.max_len's own limit). */
+#define RF_UCR_MAX_VALUES (1 << 22)
+
 rf_dataset *rf_ucr_open(const rf_config *cfg, rf_status *st);
 
 #endif

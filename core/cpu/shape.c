@@ -164,6 +164,13 @@ static void gather_task(void *ctx, int64_t begin, int64_t end, int thread)
 
 typedef float v4sf __attribute__((vector_size(16)));
 typedef int v4si __attribute__((vector_size(16)));
+/* Lanes i, j, k, l of the eight in (a, b): GCC's builtin, or clang's (the
+ * fuzz build, tests/fuzz). */
+#if defined(__clang__)
+#define SHUFFLE(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
+#else
+#define SHUFFLE(a, b, i, j, k, l) __builtin_shuffle(a, b, (v4si){i, j, k, l})
+#endif
 
 /* d[r * ld_d + c] (= or +=) s[c * ld_s + r] for r, c < 4 */
 static inline void transpose4(float *d, int64_t ld_d, const float *s, int64_t ld_s, bool acc)
@@ -173,10 +180,10 @@ static inline void transpose4(float *d, int64_t ld_d, const float *s, int64_t ld
     memcpy(&r1, s + ld_s, sizeof r1);
     memcpy(&r2, s + 2 * ld_s, sizeof r2);
     memcpy(&r3, s + 3 * ld_s, sizeof r3);
-    v4sf t0 = __builtin_shuffle(r0, r1, (v4si){0, 4, 1, 5}), t1 = __builtin_shuffle(r0, r1, (v4si){2, 6, 3, 7});
-    v4sf t2 = __builtin_shuffle(r2, r3, (v4si){0, 4, 1, 5}), t3 = __builtin_shuffle(r2, r3, (v4si){2, 6, 3, 7});
-    v4sf c[4] = {__builtin_shuffle(t0, t2, (v4si){0, 1, 4, 5}), __builtin_shuffle(t0, t2, (v4si){2, 3, 6, 7}),
-                 __builtin_shuffle(t1, t3, (v4si){0, 1, 4, 5}), __builtin_shuffle(t1, t3, (v4si){2, 3, 6, 7})};
+    v4sf t0 = SHUFFLE(r0, r1, 0, 4, 1, 5), t1 = SHUFFLE(r0, r1, 2, 6, 3, 7);
+    v4sf t2 = SHUFFLE(r2, r3, 0, 4, 1, 5), t3 = SHUFFLE(r2, r3, 2, 6, 3, 7);
+    v4sf c[4] = {SHUFFLE(t0, t2, 0, 1, 4, 5), SHUFFLE(t0, t2, 2, 3, 6, 7),
+                 SHUFFLE(t1, t3, 0, 1, 4, 5), SHUFFLE(t1, t3, 2, 3, 6, 7)};
     for (int r = 0; r < 4; r++) {
         if (acc) {
             v4sf o;

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz targets (tests/fuzz/corpus/TARGET/):
+small valid inputs of every format, plus a few near misses, so libFuzzer
+starts from inputs that reach deep into each parser. Deterministic; run it
+again after changing a seed and commit the result (Ogg files made by sox
+carry a random stream serial, so they differ from run to run).
+
+Usage: make_corpus.py [OUT]   (default: the corpus folder beside it)
+"""
+import gzip
+import json
+import math
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import wave
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "corpus")
+CONFIGS = os.path.join(HERE, "..", "..", "data", "configs")
+
+
+def put(target, name, data):
+    folder = os.path.join(OUT, target)
+    os.makedirs(folder, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data)
+
+
+def safetensors(tensors, metadata=None):
+    """tensors: [(name, shape, [floats])] -> bytes, laid out as the writer does."""
+    header, blob = {}, b""
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    for name, shape, values in tensors:
+        data = struct.pack(f"<{len(values)}f", *values)
+        header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [len(blob), len(blob) + len(data)]}
+        blob += data
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    return struct.pack("<Q", len(text)) + text + blob
+
+
+def seeds_safetensors():
+    put("safetensors", "two", safetensors([("a", [2, 3], [0.5 * i for i in range(6)]), ("b", [3], [1, 2, 3])],
+                                          {"format": "test", "config": "{}"}))
+    put("safetensors", "scalar-and-empty", safetensors([("s", [], [7.0]), ("e", [0, 4], []), ("f", [1, 1, 1, 1], [2])]))
+    put("safetensors", "header-only", safetensors([]))
+    put("safetensors", "overlap", struct.pack("<Q", 96) + json.dumps(
+        {"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},
+         "b": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}).encode().ljust(96) + b"\0" * 4)
+
+
+def checkpoint(crc=True, step="7"):
+    """A checkpoint of the fuzz target's store: embed.weight [4, 3], head.bias [3]."""
+    params = [("embed.weight", [4, 3], [0.1 * i - 0.5 for i in range(12)]), ("head.bias", [3], [0.0, 0.25, -0.25])]
+    tensors = params + [("optimizer.m." + n, s, [0.01] * len(v)) for n, s, v in params] + \
+        [("optimizer.v." + n, s, [0.001] * len(v)) for n, s, v in params]
+    blob = b"".join(struct.pack(f"<{len(v)}f", *v) for _, _, v in tensors)
+    meta = {"format": "rangefinder-checkpoint", "version": "1", "step": step, "optimizer": "adamw",
+            "config": json.dumps({"data.task": "random", "model.dim": "8", "model.heads": "2", "train.lr": "0.001"})}
+    if crc:
+        meta["crc32"] = format(zlib.crc32(blob), "08x")
+    return safetensors(tensors, meta)
+
+
+def seeds_checkpoint():
+    put("checkpoint", "crc", checkpoint())
+    put("checkpoint", "no-crc", checkpoint(crc=False))
+    put("checkpoint", "bad-step", checkpoint(crc=False, step="-1"))
+
+
+def seeds_config():
+    for name in ("default.ini", "listops-blrp.ini", "listops-talk.ini", "listops-maelre.ini", "fashion-mnist-full.ini"):
+        with open(os.path.join(CONFIGS, name), "rb") as f:
+            put("config_ini", name, f.read())
+    put("config_ini", "strings", "[data]\ntask = ucr\npath = /data/UCR/Adiac\n[model]\nlmax = 1,3,7\nblocks = 1,2\n"
+                                  "[train]\nseed = 18446744073709551615\nlr = 4e-4\ndevice = cuda:1\n")
+    put("config_ini", "empty", "# only a comment\n\n")
+    put("config_set", "numbers", "model.dim=32\nmodel.heads=4\ntrain.lr=1e-3\ntrain.clip=0\ntrain.seed=0")
+    put("config_set", "strings", "data.task=lra_tsv\ndata.path=/tmp/x y\nmodel.encoder=talk\nmodel.lmax=1,2\n"
+                                 "train.device=cuda:0")
+    put("config_set", "json", json.dumps({"model.dim": "16", "data.task": "random", "train.beta2": "0.999"}))
+    put("config_set", "malformed", "model.dim\n=3\nmodel.=1\n.x=2")
+
+
+def idx(magic_ndim, dims, payload):
+    return struct.pack(">I", 0x800 | magic_ndim) + b"".join(struct.pack(">I", d) for d in dims) + bytes(payload)
+
+
+def seeds_idx():
+    put("idx", "labels", idx(1, [5], [0, 1, 2, 3, 9]))
+    put("idx", "images", idx(3, [2, 3, 3], range(18)))
+    put("idx", "matrix", idx(2, [2, 2], [1, 2, 3, 4]))
+    put("idx", "images.gz", gzip.compress(idx(3, [1, 2, 2], [5, 6, 7, 8]), mtime=0))
+    put("idx", "truncated", idx(3, [100, 28, 28], range(10)))
+
+
+LRA_ROWS = ["( ( ( [MAX 2 ) 3 ) ] )\t3", "( ( [MIN 4 ) ( ( [SM 1 ) 2 ) ] ) ] )\t3", "( ( [MED 1 ) 2 ) 9 ) X )\t5"]
+
+
+def seeds_lra():
+    table = "Source\tTarget\n" + "\n".join(LRA_ROWS) + "\n"
+    put("lra_tsv", "same", table)
+    put("lra_tsv", "three", table + "\f" + "Source\tTarget\n" + LRA_ROWS[0] + "\n\fSource\tTarget\r\n" + LRA_ROWS[2] + "\r\n")
+    put("lra_tsv", "bad-target", "Source\tTarget\n[MAX 1 2 ]\t12\n")
+    for i, row in enumerate(LRA_ROWS):
+        put("listops", f"row{i}", row.split("\t")[0])
+    put("listops", "nested", "[MAX 2 9 [MIN 4 7 ] 0 [SM 1 2 3 [MED 5 6 ] ] ]")
+    put("listops", "unbalanced", "[MAX 2 [MIN 3 ]")
+
+
+def seeds_ucr():
+    put("ucr_tsv", "fixed", "1\t0.5\t-0.25\t1e-3\n2\t1.0\t2.0\t3.0\n1\t-1\t-2\t-3\n2\t0\t0\t0\n3\t4\t5\t6\n")
+    put("ucr_tsv", "variable", "1\t0.5\tNaN\tNaN\n2\t1.0\t2.0\tNaN\n1\t1\t2\t3\n2\t4\t5\t6\n\f"
+                                 "1\t9\tNaN\tNaN\n2\t8\t7\t6\n")
+    put("ucr_tsv", "labels", "-1.5\t1\t2\n2.5e1\t3\t4\ninf\t5\t6\n")
+
+
+def png(width, height, color_type, rows, palette=None):
+    """A PNG (8-bit samples): color_type 0 gray, 2 RGB, 3 palette, 6 RGBA; rows of sample bytes."""
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    raw = b"".join(b"\0" + bytes(r) for r in rows)
+    out = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, color_type, 0, 0, 0))
+    if palette:
+        out += chunk(b"PLTE", bytes(palette))
+    return out + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+def seeds_image():
+    # The last byte of an input picks the side and channels (fuzz_image.c);
+    # PNG readers ignore bytes after IEND.
+    put("image", "rgb.png", png(3, 2, 2, [[255, 0, 0, 0, 255, 0, 0, 0, 255], [9, 9, 9, 200, 100, 50, 1, 2, 3]]))
+    put("image", "gray.png", png(4, 4, 0, [[i * 16 + j for j in range(4)] for i in range(4)]) + b"\x07")
+    put("image", "rgba.png", png(2, 2, 6, [[1, 2, 3, 255, 4, 5, 6, 0], [7, 8, 9, 128, 10, 11, 12, 64]]) + b"\x1d")
+    put("image", "palette.png", png(2, 1, 3, [[0, 1]], palette=[255, 0, 0, 0, 0, 255]))
+    put("image", "huge-header.png", png(100000, 100000, 2, [[0, 0, 0]]))
+    # image/small.jpg (12x10 RGB, quality 75) was written once by
+    # gdk_pixbuf_save and is kept as it is.
+
+
+def wav(channels, rate, width, frames):
+    """A PCM WAV through Python's wave module."""
+    path = os.path.join(tempfile.mkdtemp(), "w.wav")
+    with wave.open(path, "wb") as w:
+        w.setnchannels(channels)
+        w.setsampwidth(width)
+        w.setframerate(rate)
+        data = b""
+        for i in range(frames):
+            for c in range(channels):
+                v = math.sin(0.3 * i + c)
+                data += struct.pack("<h", int(v * 20000)) if width == 2 else bytes([int(128 + v * 100)])
+        w.writeframes(data)
+    with open(path, "rb") as f:
+        out = f.read()
+    shutil.rmtree(os.path.dirname(path))
+    return out
+
+
+def float_wav(rate, values):
+    """An IEEE float WAV (format 3), which Python's wave module does not write."""
+    data = struct.pack(f"<{len(values)}f", *values)
+    fmt = struct.pack("<HHIIHH", 3, 1, rate, rate * 4, 4, 32)
+    body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(data)) + data
+    return b"RIFF" + struct.pack("<I", len(body)) + body
+
+
+def seeds_audio():
+    # The last byte picks the output rate and the samples kept (fuzz_audio.c).
+    files = {
+        "mono16k.wav": wav(1, 16000, 2, 400),
+        "stereo44k.wav": wav(2, 44100, 2, 300),
+        "u8-8k.wav": wav(1, 8000, 1, 200),
+        "float22k.wav": float_wav(22050, [math.sin(0.1 * i) for i in range(300)]),
+    }
+    for name, data in files.items():
+        put("audio", name, data)
+        put("wav", name[:-len(".wav")], data[12:])   # fuzz_wav.c adds RIFF, the length and WAVE
+    put("wav", "float-nan", float_wav(8000, [0.5, float("nan"), 0.25])[12:])
+    if shutil.which("sox"):
+        folder = tempfile.mkdtemp()
+        src = os.path.join(folder, "in.wav")
+        with open(src, "wb") as f:
+            f.write(files["mono16k.wav"])
+        for ext in ("flac", "ogg", "aiff", "au"):
+            out = os.path.join(folder, "out." + ext)
+            if subprocess.run(["sox", src, out], capture_output=True).returncode == 0:
+                with open(out, "rb") as f:
+                    put("audio", "mono16k." + ext, f.read())
+        shutil.rmtree(folder)
+
+
+def seeds_npy():
+    put("npy", "2x3", bytes([2, 2, 3]) + struct.pack("<6f", *[0.5 * i for i in range(6)]))
+    put("npy", "vector", bytes([1, 5]) + struct.pack("<5f", 1, -1, float("inf"), float("nan"), 0))
+    put("npy", "scalar", bytes([0]) + struct.pack("<f", 3.25))
+    put("npy", "wide", bytes([0x82]) + struct.pack("<qq", 2, 2) + struct.pack("<4f", 1, 2, 3, 4))
+    put("npy", "negative", bytes([0x81]) + struct.pack("<q", -3))
+    put("npy", "overflow", bytes([0x82]) + struct.pack("<qq", 1 << 40, 1 << 40))
+
+
+def main():
+    seeds_safetensors()
+    seeds_checkpoint()
+    seeds_config()
+    seeds_idx()
+    seeds_lra()
+    seeds_ucr()
+    seeds_image()
+    seeds_audio()
+    seeds_npy()
+
+
+if __name__ == "__main__":
+    main()
