@@ -6,6 +6,9 @@
 #   ./setup.sh test    install, build (plain and with ASan/UBSan), run every
 #                      test, end with the line "N passed, M failed, K skipped"
 #                      (checks; with CI=true a skipped GUI or *_torch test fails)
+#   ./setup.sh mutate  install, then put deliberate bugs into the engine one at a
+#                      time in a scratch copy and check that the tests catch
+#                      each (tests/mutate.sh, arguments go to it; not in test)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -88,8 +91,13 @@ test)
     summarise "${logs[@]}" || status=1
     exit $status
     ;;
+mutate)
+    install_missing "${build_packages[@]}" "${test_packages[@]}"
+    shift
+    exec tests/mutate.sh "$@"
+    ;;
 *)
-    echo "usage: $0 run|test" >&2
+    echo "usage: $0 run|test|mutate" >&2
     exit 2
     ;;
 esac
