@@ -69,6 +69,16 @@ static void batch_free(rf_batch *b)
     rf_free(b->labels);
 }
 
+/* Token ids become table rows through an integer conversion, defined only
+ * for ids in range: every id must lie in [0, vocab) (which refuses NaN). */
+static bool ids_in_range(const float *x, int len, int vocab)
+{
+    for (int t = 0; t < len; t++)
+        if (!(x[t] >= 0.0f && x[t] < (float)vocab))
+            return false;
+    return true;
+}
+
 /* Fill `b` with the given sample indices of a split (count <= batch).
  * With `keys` (training only) samples come augmented, one key each. */
 static bool fill(const rf_dataset *ds, rf_batch *b, rf_split split, const int64_t *index, const uint64_t *keys,
@@ -88,6 +98,9 @@ static bool fill(const rf_dataset *ds, rf_batch *b, rf_split split, const int64_
         if (len < 1 || len > b->seq_len || label < 0 || label >= ds->classes)
             return rf_fail(st, "%s %s sample %lld: length %d or label %d out of range", ds->name,
                            rf_split_name(split), (long long)index[i], len, label);
+        if (b->feat_dim == 0 && !ids_in_range(b->x + i * row, len, ds->vocab))
+            return rf_fail(st, "%s %s sample %lld: a token id outside [0, %d)", ds->name, rf_split_name(split),
+                           (long long)index[i], ds->vocab);
         for (int t = 0; t < len; t++)
             b->mask[(size_t)i * b->seq_len + t] = 1.0f;
         b->labels[i] = (float)label;

@@ -70,10 +70,16 @@ RF_VEC_INLINE float rf_expf(float x)
 {
     const float magic = 12582912.0f;   /* 1.5 * 2^23: rounds to an integer */
     float v = x * 1.44269504088896341f + magic;
-    int32_t vb, mb;
+    uint32_t vb, mb;
     memcpy(&vb, &v, sizeof vb);
     memcpy(&mb, &magic, sizeof mb);
-    int32_t ni = vb - mb;              /* round(x log2 e) for |x| < 2^21 */
+    /* round(x log2 e) for |x| < 2^21. The difference is unsigned: for a
+     * huge, infinite or NaN x it wraps (as a signed one would overflow,
+     * which is undefined), and the clamp and the final mask give the
+     * result there. */
+    uint32_t d = vb - mb;
+    int32_t ni;
+    memcpy(&ni, &d, sizeof ni);
     ni = ni < -126 ? -126 : ni;
     ni = ni > 127 ? 127 : ni;
     float n = (float)ni;
