@@ -370,6 +370,7 @@ static void run_kernel(rf_graph *g, rf_exec *x, rf_node *node, bool backward)
 
 void rf_graph_forward(rf_graph *g, rf_exec *x)
 {
+    x->probing = g->probe != NULL;
     for (int i = 0; i < g->count; i++) {
         rf_node *node = &g->nodes[i];
         if (node->op == RF_OP_INPUT || node->op == RF_OP_PARAM)
@@ -420,6 +421,7 @@ static void zero_first_written(rf_graph *g, rf_exec *x, const rf_node *node, int
 
 void rf_graph_backward(rf_graph *g, rf_exec *x, const float *seed)
 {
+    x->probing = g->probe != NULL;
     rf_id loss = g->loss;
     if (loss == RF_NONE || !g->on_backward[loss])
         return;

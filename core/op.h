@@ -21,6 +21,8 @@ typedef struct rf_exec {
     uint64_t seed;            /* run seed (dropout) */
     uint64_t step;            /* training step (dropout) */
     bool training;            /* dropout active */
+    bool probing;             /* a probe is attached (set by forward and backward): kernels
+                                 leave in aux what the taps read, as the CPU's do */
 } rf_exec;
 
 typedef void (*rf_kernel)(rf_exec *x, rf_node *n);

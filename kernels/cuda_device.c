@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 
+#include "backend.h"
 #include "cuda_device.h"
 
 static bool cuda_count(int *n, rf_status *st)
@@ -31,15 +32,15 @@ static bool cuda_describe(int i, char *name, size_t size, size_t *memory_bytes, 
     return true;
 }
 
-static const rf_device_backend cuda_backend = {
+static rf_device_backend cuda_backend = {
     .kind = RF_DEVICE_CUDA,
     .name = "cuda",
     .count = cuda_count,
     .describe = cuda_describe,
-    .exec = NULL,   /* not every op has a CUDA kernel yet (kernels/README.md) */
 };
 
 void rf_cuda_register(void)
 {
+    cuda_backend.exec = rf_cuda_backend();
     rf_device_register(&cuda_backend);
 }

@@ -4,6 +4,14 @@
 
 #include "../core/device.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 void rf_cuda_register(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

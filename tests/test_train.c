@@ -125,6 +125,15 @@ static void test_adamw_and_clip(void)
     double norm = rf_grad_norm(p);
     rf_clip_grads(p, norm, 1.0);
     tap_ok(fabs(norm - 5) < 1e-9 && fabs(rf_grad_norm(p) - 1) < 1e-6, "global-norm clipping to 1");
+    /* below the limit nothing changes, and a zero gradient stays zero (not 0 * 1/0) */
+    p->grad[0] = 0.3f;
+    p->grad[p->entries[1].offset] = 0.4f;
+    rf_clip_grads(p, rf_grad_norm(p), 1.0);
+    tap_ok(p->grad[0] == 0.3f && p->grad[p->entries[1].offset] == 0.4f, "a gradient of norm 0.5 is not clipped to 1");
+    for (size_t i = 0; i < p->total; i++)
+        p->grad[i] = 0;
+    rf_clip_grads(p, 0.0, 1.0);
+    tap_ok(rf_grad_norm(p) == 0, "a zero gradient stays zero under clipping");
     rf_params_free(p);
 }
 

@@ -16,8 +16,12 @@ static size_t attention_scratch(const rf_graph *g, const rf_node *n, int threads
     return (size_t)threads * RF_ATTN_ROWS * (size_t)k.dim[1];
 }
 
-/* Backward reads q, k, v (and P from aux), never its own output. */
-const rf_op_info rf_info_attention = {"attention", RF_BWD_READS_INPUTS, attention_aux, attention_scratch};
+/* Backward reads q, k, v (and P from aux). The CPU's never reads its own
+ * output, but a flash-style backward (kernels/attention.cu: rowsum(dO ∘ O))
+ * does, so the output stays alive until backward: [B, N, D], heads·M/dk
+ * times smaller than P. */
+const rf_op_info rf_info_attention = {"attention", RF_BWD_READS_INPUTS | RF_BWD_READS_OUTPUT, attention_aux,
+                                      attention_scratch};
 
 bool rf_qkv_shapes_ok(rf_graph *g, const char *op, rf_id q, rf_id k, rf_id v, rf_id key_mask, int heads)
 {

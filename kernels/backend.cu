@@ -1,0 +1,633 @@
+/* The CUDA backend as the executor sees it (rf_backend, core/op.h): one
+ * forward and one backward kernel per op, each unpacking its node (shapes,
+ * op arguments, aux) into a launcher of kernels.h, plus the memory and
+ * optimiser services. Compiled by nvcc for the GPU and, like every .cu
+ * here, as C++ against the emulator (tests/cuda_emu), where the same table
+ * trains whole models in the tests.
+ *
+ * Memory is CUDA managed memory: the host reads the loss and logits and
+ * writes each batch through plain pointers, and checkpoints and probes read
+ * the parameters and activations the same way, after `sync`. Everything
+ * runs on one stream, so kernels are ordered without events. */
+#include "backend.h"
+
+#include "common.cuh"
+#include "cublas_compat.h"
+#include "kernels.h"
+
+extern "C" {
+#include "../core/op.h"
+#include "../core/params.h"
+}
+
+/* ---- the device state: one stream, reduction space, AdamW's table ---- */
+
+static cudaStream_t stream;
+static cublasHandle_t blas;     /* default math mode: no TF32 (kernels.h) */
+static double *partials;        /* RF_CUDA_PARTIALS doubles, then the result */
+static rf_cuda_param *adamw_table;
+static int adamw_count;
+static int64_t adamw_max_numel;
+static const rf_params *adamw_owner;
+
+static bool ok(cudaError_t e)
+{
+    return e == cudaSuccess;
+}
+
+static bool init_state(void)
+{
+    if (partials != NULL)
+        return true;
+    if (!ok(cudaStreamCreate(&stream)) || cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS)
+        return false;
+    return ok(cudaMallocManaged((void **)&partials, (RF_CUDA_PARTIALS + 1) * sizeof(double), cudaMemAttachGlobal));
+}
+
+static void *dev_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (!init_state() || !ok(cudaMallocManaged(&p, bytes, cudaMemAttachGlobal)))
+        return NULL;
+    if (!ok(cudaMemset(p, 0, bytes))) {
+        cudaFree(p);
+        return NULL;
+    }
+    return p;
+}
+
+static void dev_free(void *p)
+{
+    if (p != NULL) {
+        cudaStreamSynchronize(stream);
+        cudaFree(p);
+    }
+}
+
+static void dev_zero(float *p, int64_t n)
+{
+    cudaMemsetAsync(p, 0, (size_t)n * sizeof(float), stream);
+}
+
+static void dev_sync(void)
+{
+    cudaStreamSynchronize(stream);
+}
+
+static double dev_sum_squares(const float *p, int64_t n)
+{
+    rf_cuda_sum_squares(p, n, partials + RF_CUDA_PARTIALS, partials, stream);
+    cudaStreamSynchronize(stream);
+    return partials[RF_CUDA_PARTIALS];
+}
+
+static void dev_scale(float *p, int64_t n, float s)
+{
+    rf_cuda_scale_forward(p, p, n, s, stream);
+}
+
+/* The parameter table AdamW walks, rebuilt when the store changes (once per
+ * run: a store's entries are fixed once it is allocated). */
+static bool adamw_table_for(const rf_params *p)
+{
+    if (adamw_owner == p && adamw_count == p->count)
+        return true;
+    dev_free(adamw_table);
+    adamw_table = NULL;
+    adamw_owner = NULL;
+    if (!ok(cudaMallocManaged((void **)&adamw_table, (size_t)(p->count ? p->count : 1) * sizeof *adamw_table,
+                              cudaMemAttachGlobal)))
+        return false;
+    adamw_max_numel = 0;
+    for (int i = 0; i < p->count; i++) {
+        const rf_param_entry *e = &p->entries[i];
+        adamw_table[i] = (rf_cuda_param){(int64_t)e->offset, e->numel, e->decay};
+        adamw_max_numel = e->numel > adamw_max_numel ? e->numel : adamw_max_numel;
+    }
+    adamw_owner = p;
+    adamw_count = p->count;
+    return true;
+}
+
+static void dev_adamw(rf_params *p, const rf_adamw_args *a)
+{
+    if (!adamw_table_for(p))
+        return;
+    rf_cuda_adamw_args args = {a->lr, a->beta1, a->beta2, a->eps, a->decay, a->c1, a->c2};
+    rf_cuda_adamw(p->value, p->grad, p->m, p->v, adamw_table, p->count, adamw_max_numel, args, stream);
+}
+
+/* Temporary device memory some backward launchers need beyond the CPU
+ * op's scratch: grown to the largest request, so after the first step
+ * nothing is allocated. */
+static float *workspace;
+static size_t workspace_floats;
+
+static float *work(size_t floats)
+{
+    if (floats <= workspace_floats)
+        return workspace;
+    dev_free(workspace);
+    workspace = (float *)dev_alloc(floats * sizeof(float));
+    workspace_floats = workspace != NULL ? floats : 0;
+    return workspace;
+}
+
+/* ---- unpacking nodes ---- */
+
+static rf_cuda_shape shape_of(rf_shape s)
+{
+    rf_cuda_shape c = {s.ndim, {1, 1, 1, 1}};
+    for (int i = 0; i < s.ndim; i++)
+        c.dim[i] = s.dim[i];
+    return c;
+}
+
+static int64_t numel(const rf_node *n)
+{
+    return rf_shape_numel(n->shape);
+}
+
+static int64_t last_dim(const rf_node *n)
+{
+    return n->shape.dim[n->shape.ndim - 1];
+}
+
+/* ---- element-wise ---- */
+
+static void binary_forward(rf_exec *x, rf_node *n, rf_cuda_binary op)
+{
+    const rf_node *a = rf_in(x, n, 0), *b = rf_in(x, n, 1);
+    rf_cuda_binary_forward(op, a->value, shape_of(a->shape), b->value, shape_of(b->shape), n->value,
+                           shape_of(n->shape), stream);
+}
+
+static void binary_backward(rf_exec *x, rf_node *n, rf_cuda_binary op)
+{
+    rf_node *a = rf_in(x, n, 0), *b = rf_in(x, n, 1);
+    rf_cuda_binary_backward(op, n->grad, shape_of(n->shape), a->value, shape_of(a->shape), a->grad, b->value,
+                            shape_of(b->shape), b->grad, stream);
+}
+
+static void add_forward(rf_exec *x, rf_node *n) { binary_forward(x, n, RF_CUDA_ADD); }
+static void add_backward(rf_exec *x, rf_node *n) { binary_backward(x, n, RF_CUDA_ADD); }
+static void sub_forward(rf_exec *x, rf_node *n) { binary_forward(x, n, RF_CUDA_SUB); }
+static void sub_backward(rf_exec *x, rf_node *n) { binary_backward(x, n, RF_CUDA_SUB); }
+static void mul_forward(rf_exec *x, rf_node *n) { binary_forward(x, n, RF_CUDA_MUL); }
+static void mul_backward(rf_exec *x, rf_node *n) { binary_backward(x, n, RF_CUDA_MUL); }
+
+static void scale_forward(rf_exec *x, rf_node *n)
+{
+    rf_cuda_scale_forward(rf_in(x, n, 0)->value, n->value, numel(n), n->fa[0], stream);
+}
+
+static void scale_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad != NULL)
+        rf_cuda_scale_backward(n->grad, in->grad, numel(n), n->fa[0], stream);
+}
+
+static void unary_forward(rf_exec *x, rf_node *n)
+{
+    rf_cuda_unary_forward((int)n->ia[0], rf_in(x, n, 0)->value, n->value, numel(n), stream);
+}
+
+static void unary_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad != NULL)
+        rf_cuda_unary_backward((int)n->ia[0], in->value, n->grad, in->grad, numel(n), stream);
+}
+
+/* ---- softmax, layernorm ---- */
+
+static void softmax_forward(rf_exec *x, rf_node *n)
+{
+    const rf_node *in = rf_in(x, n, 0), *mask = n->n_in > 1 ? rf_in(x, n, 1) : NULL;
+    rf_shape none = {0, {0}};
+    rf_cuda_softmax_forward(in->value, shape_of(in->shape), mask ? mask->value : NULL,
+                            shape_of(mask ? mask->shape : none), n->value, stream);
+}
+
+static void softmax_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad != NULL)
+        rf_cuda_softmax_backward(n->value, n->grad, in->grad, numel(n) / last_dim(n), last_dim(n), stream);
+}
+
+static void log_softmax_forward(rf_exec *x, rf_node *n)
+{
+    rf_cuda_log_softmax_forward(rf_in(x, n, 0)->value, n->value, numel(n) / last_dim(n), last_dim(n), stream);
+}
+
+static void log_softmax_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad != NULL)
+        rf_cuda_log_softmax_backward(n->value, n->grad, in->grad, numel(n) / last_dim(n), last_dim(n), stream);
+}
+
+/* gamma and beta are inputs ia[0] and ia[1] when present (-1: absent) */
+static rf_node *optional_in(rf_exec *x, rf_node *n, int64_t k)
+{
+    return k >= 0 ? rf_in(x, n, (int)k) : NULL;
+}
+
+static void layernorm_forward(rf_exec *x, rf_node *n)
+{
+    const rf_node *gamma = optional_in(x, n, n->ia[0]), *beta = optional_in(x, n, n->ia[1]);
+    rf_cuda_layernorm_forward(rf_in(x, n, 0)->value, gamma ? gamma->value : NULL, beta ? beta->value : NULL,
+                              n->value, n->aux, numel(n) / last_dim(n), last_dim(n), n->fa[0], stream);
+}
+
+static void layernorm_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0), *gamma = optional_in(x, n, n->ia[0]), *beta = optional_in(x, n, n->ia[1]);
+    rf_cuda_layernorm_backward(in->value, gamma ? gamma->value : NULL, n->aux, n->grad, in->grad,
+                               gamma ? gamma->grad : NULL, beta ? beta->grad : NULL, numel(n) / last_dim(n),
+                               last_dim(n), stream);
+}
+
+/* ---- embedding, reductions, losses, dropout ---- */
+
+static void embedding_forward(rf_exec *x, rf_node *n)
+{
+    const rf_node *ids = rf_in(x, n, 0), *table = rf_in(x, n, 1);
+    rf_cuda_embedding_forward(ids->value, table->value, n->value, numel(ids), table->shape.dim[1], stream);
+}
+
+static void embedding_backward(rf_exec *x, rf_node *n)
+{
+    const rf_node *ids = rf_in(x, n, 0);
+    rf_node *table = rf_in(x, n, 1);
+    if (table->grad != NULL)
+        rf_cuda_embedding_backward(ids->value, n->grad, table->grad, numel(ids), table->shape.dim[1], stream);
+}
+
+static void reduce_forward(rf_exec *x, rf_node *n, bool mean)
+{
+    const rf_node *in = rf_in(x, n, 0);
+    rf_cuda_reduce_forward(in->value, shape_of(in->shape), (int)n->ia[0], mean, n->value, partials, stream);
+}
+
+static void reduce_backward(rf_exec *x, rf_node *n, bool mean)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad != NULL)
+        rf_cuda_reduce_backward(n->grad, shape_of(in->shape), (int)n->ia[0], mean, in->grad, stream);
+}
+
+static void sum_forward(rf_exec *x, rf_node *n) { reduce_forward(x, n, false); }
+static void sum_backward(rf_exec *x, rf_node *n) { reduce_backward(x, n, false); }
+static void mean_forward(rf_exec *x, rf_node *n) { reduce_forward(x, n, true); }
+static void mean_backward(rf_exec *x, rf_node *n) { reduce_backward(x, n, true); }
+
+static void masked_mean_forward(rf_exec *x, rf_node *n)
+{
+    const rf_node *in = rf_in(x, n, 0);
+    rf_cuda_masked_mean_forward(in->value, rf_in(x, n, 1)->value, n->value, n->aux, in->shape.dim[0],
+                                in->shape.dim[1], in->shape.dim[2], stream);
+}
+
+static void masked_mean_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad != NULL)
+        rf_cuda_masked_mean_backward(n->aux, n->grad, in->grad, in->shape.dim[0], in->shape.dim[1],
+                                     in->shape.dim[2], stream);
+}
+
+/* the rows' losses go to the scratch the CPU op uses for them (B floats) */
+static void cross_entropy_forward(rf_exec *x, rf_node *n)
+{
+    const rf_node *logits = rf_in(x, n, 0);
+    rf_cuda_cross_entropy_forward(logits->value, rf_in(x, n, 1)->value, n->value, n->aux, x->scratch,
+                                  logits->shape.dim[0], logits->shape.dim[1], stream);
+}
+
+static void cross_entropy_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *logits = rf_in(x, n, 0);
+    if (logits->grad != NULL)
+        rf_cuda_cross_entropy_backward(n->aux, n->grad, logits->grad, logits->shape.dim[0], logits->shape.dim[1],
+                                       stream);
+}
+
+static int32_t node_id(rf_exec *x, const rf_node *n)
+{
+    return (int32_t)(n - rf_graph_node(x->g, 0));
+}
+
+static void dropout_forward(rf_exec *x, rf_node *n)
+{
+    rf_cuda_dropout_forward(rf_in(x, n, 0)->value, n->value, numel(n), n->fa[0], x->training, x->seed, x->step,
+                            node_id(x, n), stream);
+}
+
+static void dropout_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad != NULL)
+        rf_cuda_dropout_backward(n->grad, in->grad, numel(n), n->fa[0], x->training, x->seed, x->step,
+                                 node_id(x, n), stream);
+}
+
+/* ---- products (cuBLAS), convolutions, shapes ---- */
+
+static void matmul_forward(rf_exec *x, rf_node *n)
+{
+    const rf_node *a = rf_in(x, n, 0), *b = rf_in(x, n, 1);
+    rf_cuda_matmul_forward(a->value, shape_of(a->shape), b->value, shape_of(b->shape), n->ia[0] != 0, n->ia[1] != 0,
+                           n->value, blas, stream);
+}
+
+static void matmul_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *a = rf_in(x, n, 0), *b = rf_in(x, n, 1);
+    rf_cuda_matmul_backward(a->value, shape_of(a->shape), b->value, shape_of(b->shape), n->ia[0] != 0,
+                            n->ia[1] != 0, n->grad, a->grad, b->grad, blas, stream);
+}
+
+/* x [..., k] w [k, n] (+ bias [n]): rows = numel(x) / k */
+static void linear_forward(rf_exec *x, rf_node *n)
+{
+    const rf_node *in = rf_in(x, n, 0), *w = rf_in(x, n, 1);
+    int64_t k = w->shape.dim[0];
+    rf_cuda_linear_forward(in->value, w->value, n->n_in == 3 ? rf_in(x, n, 2)->value : NULL, n->value,
+                           rf_shape_numel(in->shape) / k, k, w->shape.dim[1], blas, stream);
+}
+
+static void linear_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0), *w = rf_in(x, n, 1), *bias = n->n_in == 3 ? rf_in(x, n, 2) : NULL;
+    int64_t k = w->shape.dim[0];
+    rf_cuda_linear_backward(in->value, w->value, n->grad, in->grad, w->grad, bias ? bias->grad : NULL,
+                            rf_shape_numel(in->shape) / k, k, w->shape.dim[1], blas, stream);
+}
+
+static void conv1d_forward(rf_exec *x, rf_node *n)
+{
+    const rf_node *in = rf_in(x, n, 0), *w = rf_in(x, n, 1);
+    rf_cuda_conv1d_forward(in->value, shape_of(in->shape), w->value, shape_of(w->shape),
+                           n->n_in == 3 ? rf_in(x, n, 2)->value : NULL, n->value, (int)n->ia[0], (int)n->ia[1],
+                           x->scratch, blas, stream);
+}
+
+static void conv1d_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0), *w = rf_in(x, n, 1), *bias = n->n_in == 3 ? rf_in(x, n, 2) : NULL;
+    rf_cuda_conv1d_backward(in->value, shape_of(in->shape), w->value, shape_of(w->shape), n->grad, in->grad,
+                            w->grad, bias ? bias->grad : NULL, (int)n->ia[0], (int)n->ia[1], x->scratch, blas,
+                            stream);
+}
+
+static void conv2d_forward(rf_exec *x, rf_node *n)
+{
+    const rf_node *in = rf_in(x, n, 0), *w = rf_in(x, n, 1);
+    rf_cuda_conv2d_forward(in->value, shape_of(in->shape), w->value, shape_of(w->shape),
+                           n->n_in == 3 ? rf_in(x, n, 2)->value : NULL, n->value, (int)n->ia[0], (int)n->ia[1],
+                           (int)n->ia[2], (int)n->ia[3], x->scratch, blas, stream);
+}
+
+static void conv2d_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0), *w = rf_in(x, n, 1), *bias = n->n_in == 3 ? rf_in(x, n, 2) : NULL;
+    rf_cuda_conv2d_backward(in->value, shape_of(in->shape), w->value, shape_of(w->shape), n->grad, in->grad,
+                            w->grad, bias ? bias->grad : NULL, (int)n->ia[0], (int)n->ia[1], (int)n->ia[2],
+                            (int)n->ia[3], x->scratch, blas, stream);
+}
+
+static void reshape_forward(rf_exec *x, rf_node *n)
+{
+    rf_cuda_reshape_forward(rf_in(x, n, 0)->value, n->value, numel(n), stream);
+}
+
+static void reshape_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad != NULL)
+        rf_cuda_reshape_backward(n->grad, in->grad, numel(n), stream);
+}
+
+static void perm_of(const rf_node *n, int *perm)
+{
+    for (int i = 0; i < n->shape.ndim; i++)
+        perm[i] = (int)n->ia[i];
+}
+
+static void permute_forward(rf_exec *x, rf_node *n)
+{
+    const rf_node *in = rf_in(x, n, 0);
+    int perm[RF_MAX_DIMS];
+    perm_of(n, perm);
+    rf_cuda_permute_forward(in->value, shape_of(in->shape), perm, n->value, stream);
+}
+
+static void permute_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    int perm[RF_MAX_DIMS];
+    perm_of(n, perm);
+    if (in->grad != NULL)
+        rf_cuda_permute_backward(n->grad, shape_of(in->shape), perm, in->grad, stream);
+}
+
+static void concat_forward(rf_exec *x, rf_node *n)
+{
+    const float *xs[RF_MAX_INPUTS];
+    int64_t lens[RF_MAX_INPUTS];
+    int axis = (int)n->ia[0];
+    for (int k = 0; k < n->n_in; k++) {
+        xs[k] = rf_in(x, n, k)->value;
+        lens[k] = rf_in(x, n, k)->shape.dim[axis];
+    }
+    rf_cuda_concat_forward(xs, lens, n->n_in, shape_of(n->shape), axis, n->value, stream);
+}
+
+static void concat_backward(rf_exec *x, rf_node *n)
+{
+    float *dxs[RF_MAX_INPUTS];
+    int64_t lens[RF_MAX_INPUTS];
+    int axis = (int)n->ia[0];
+    for (int k = 0; k < n->n_in; k++) {
+        dxs[k] = rf_in(x, n, k)->grad;
+        lens[k] = rf_in(x, n, k)->shape.dim[axis];
+    }
+    rf_cuda_concat_backward(n->grad, lens, n->n_in, shape_of(n->shape), axis, dxs, stream);
+}
+
+static void slice_forward(rf_exec *x, rf_node *n)
+{
+    const rf_node *in = rf_in(x, n, 0);
+    rf_cuda_slice_forward(in->value, shape_of(in->shape), (int)n->ia[0], n->ia[1], n->ia[2], n->value, stream);
+}
+
+static void slice_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad != NULL)
+        rf_cuda_slice_backward(n->grad, shape_of(in->shape), (int)n->ia[0], n->ia[1], n->ia[2], in->grad, stream);
+}
+
+static void pad_forward(rf_exec *x, rf_node *n)
+{
+    const rf_node *in = rf_in(x, n, 0);
+    rf_cuda_pad_forward(in->value, shape_of(in->shape), (int)n->ia[0], n->ia[1], n->ia[2], n->fa[0], n->value,
+                        stream);
+}
+
+static void pad_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad != NULL)
+        rf_cuda_pad_backward(n->grad, shape_of(in->shape), (int)n->ia[0], n->ia[1], n->ia[2], in->grad, stream);
+}
+
+/* ---- the mechanisms (their CPU ops' aux layouts, so probes read the same) ---- */
+
+static rf_cuda_heads heads_of(rf_exec *x, const rf_node *n)
+{
+    const rf_node *q = rf_in(x, n, 0), *k = rf_in(x, n, 1);
+    return rf_cuda_heads{q->shape.dim[0], q->shape.dim[1], k->shape.dim[1], q->shape.dim[2], (int)n->ia[0],
+                         n->fa[0]};
+}
+
+static const float *key_mask(rf_exec *x, const rf_node *n, int k)
+{
+    return n->n_in > k ? rf_in(x, n, k)->value : NULL;
+}
+
+/* Flash-style: aux keeps the rows' log-sum-exp (b heads n floats, at its
+ * start), backward recomputes the probabilities from it. While a probe is
+ * attached, aux holds the probabilities instead, laid out as the CPU's (the
+ * attention-map taps read them), and backward first recomputes the
+ * log-sum-exp into workspace. */
+static void attention_forward(rf_exec *x, rf_node *n)
+{
+    const rf_node *q = rf_in(x, n, 0), *k = rf_in(x, n, 1), *v = rf_in(x, n, 2);
+    rf_cuda_heads a = heads_of(x, n);
+    const float *mask = key_mask(x, n, 3);
+    float *lse = x->probing ? work((size_t)(a.b * a.heads * a.n)) : n->aux;
+    rf_cuda_attention_forward(q->value, k->value, v->value, mask, n->value, lse, a, stream);
+    if (x->probing)
+        rf_cuda_attention_probs(q->value, k->value, mask, lse, n->aux, a, stream);
+}
+
+static void attention_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *q = rf_in(x, n, 0), *k = rf_in(x, n, 1), *v = rf_in(x, n, 2);
+    rf_cuda_heads a = heads_of(x, n);
+    const float *mask = key_mask(x, n, 3);
+    size_t rows = (size_t)(a.b * a.heads * a.n);
+    float *w = work(rows + (x->probing ? rows + (size_t)numel(n) : 0));
+    const float *lse = n->aux;
+    if (x->probing) {
+        /* the forward again, into workspace: its log-sum-exp, and an output
+         * equal to n->value (the same kernel on the same inputs) */
+        rf_cuda_attention_forward(q->value, k->value, v->value, mask, w + 2 * rows, w + rows, a, stream);
+        lse = w + rows;
+    }
+    rf_cuda_attention_backward(q->value, k->value, v->value, mask, n->value, lse, n->grad, q->grad, k->grad,
+                               v->grad, w, a, stream);
+}
+
+static void ls_attention_forward(rf_exec *x, rf_node *n)
+{
+    rf_cuda_ls_attention_forward(rf_in(x, n, 0)->value, rf_in(x, n, 1)->value, rf_in(x, n, 2)->value,
+                                 key_mask(x, n, 3), n->value, n->aux, heads_of(x, n), (int)n->ia[1], stream);
+}
+
+static void ls_attention_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *q = rf_in(x, n, 0), *k = rf_in(x, n, 1), *v = rf_in(x, n, 2);
+    float *w = q->grad != NULL || k->grad != NULL ? work(n->aux_floats) : NULL;
+    rf_cuda_ls_attention_backward(q->value, k->value, v->value, n->aux, n->grad, q->grad, k->grad, v->grad, w,
+                                  heads_of(x, n), (int)n->ia[1], stream);
+}
+
+static void linear_attention_forward(rf_exec *x, rf_node *n)
+{
+    rf_cuda_linear_attention_forward(rf_in(x, n, 0)->value, rf_in(x, n, 1)->value, rf_in(x, n, 2)->value,
+                                     key_mask(x, n, 3), n->value, n->aux, heads_of(x, n), (int)n->ia[1], stream);
+}
+
+static void linear_attention_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *q = rf_in(x, n, 0), *k = rf_in(x, n, 1), *v = rf_in(x, n, 2);
+    rf_cuda_heads a = heads_of(x, n);
+    int64_t dk = a.d / a.heads;
+    float *w = k->grad != NULL || v->grad != NULL ? work((size_t)(a.b * a.heads * (dk * dk + dk))) : NULL;
+    rf_cuda_linear_attention_backward(v->value, key_mask(x, n, 3), n->aux, n->value, n->grad, q->grad, k->grad,
+                                      v->grad, w, a, (int)n->ia[1], stream);
+}
+
+static void talk_forward(rf_exec *x, rf_node *n)
+{
+    rf_cuda_talk_forward(rf_in(x, n, 0)->value, rf_in(x, n, 1)->value, key_mask(x, n, 2), n->value, n->aux,
+                         n->shape.dim[0], n->shape.dim[1], n->shape.dim[2], (int)n->ia[0], (int)n->ia[1],
+                         (int)n->ia[2], stream);
+}
+
+static void talk_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0), *offsets = rf_in(x, n, 1);
+    float *w = in->grad != NULL ? work((size_t)numel(n)) : NULL;
+    rf_cuda_talk_backward(n->aux, n->grad, in->grad, offsets->grad, w, n->shape.dim[0], n->shape.dim[1],
+                          n->shape.dim[2], (int)n->ia[0], (int)n->ia[1], (int)n->ia[2], stream);
+}
+
+/* ---- the table ---- */
+
+static rf_backend table;
+
+static void fill_table(void)
+{
+    table.name = "cuda";
+#define OP(code, name)                          \
+    table.forward[code] = name##_forward;       \
+    table.backward[code] = name##_backward
+    OP(RF_OP_MATMUL, matmul);
+    OP(RF_OP_LINEAR, linear);
+    OP(RF_OP_CONV1D, conv1d);
+    OP(RF_OP_CONV2D, conv2d);
+    OP(RF_OP_RESHAPE, reshape);
+    OP(RF_OP_PERMUTE, permute);
+    OP(RF_OP_CONCAT, concat);
+    OP(RF_OP_SLICE, slice);
+    OP(RF_OP_PAD, pad);
+    OP(RF_OP_ADD, add);
+    OP(RF_OP_SUB, sub);
+    OP(RF_OP_MUL, mul);
+    OP(RF_OP_SCALE, scale);
+    OP(RF_OP_UNARY, unary);
+    OP(RF_OP_SOFTMAX, softmax);
+    OP(RF_OP_LOG_SOFTMAX, log_softmax);
+    OP(RF_OP_LAYERNORM, layernorm);
+    OP(RF_OP_EMBEDDING, embedding);
+    OP(RF_OP_SUM, sum);
+    OP(RF_OP_MEAN, mean);
+    OP(RF_OP_MASKED_MEAN, masked_mean);
+    OP(RF_OP_CROSS_ENTROPY, cross_entropy);
+    OP(RF_OP_DROPOUT, dropout);
+    OP(RF_OP_ATTENTION, attention);
+    OP(RF_OP_LS_ATTENTION, ls_attention);
+    OP(RF_OP_LINEAR_ATTENTION, linear_attention);
+    OP(RF_OP_TALK, talk);
+#undef OP
+    table.alloc = dev_alloc;
+    table.free = dev_free;
+    table.zero = dev_zero;
+    table.sync = dev_sync;
+    table.sum_squares = dev_sum_squares;
+    table.scale = dev_scale;
+    table.adamw = dev_adamw;
+}
+
+extern "C" const rf_backend *rf_cuda_backend(void)
+{
+    if (table.name == NULL)
+        fill_table();
+    return &table;
+}

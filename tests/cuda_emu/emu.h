@@ -1,0 +1,223 @@
+/* A small emulation of the CUDA execution model, so the kernels in kernels/
+ * compile with g++ and run on the CPU (tests/test_cuda_kernels.cc) where
+ * there is no GPU. kernels/cuda_compat.h includes it when RF_CUDA_EMULATE
+ * is defined; nothing else should.
+ *
+ * The model:
+ * - A launch runs its blocks one after another. The threads of a block are
+ *   real std::threads (created once, reused for every block and launch), so
+ *   they run concurrently and __syncthreads() is a barrier (std::barrier's
+ *   semantics): a missing barrier is a real race here too.
+ * - `__shared__` is `static`: a kernel's shared arrays become one instance
+ *   per function, seen by every thread. That is the block's shared memory
+ *   because only one block of one launch runs at a time (launches hold a
+ *   global lock). Dynamic shared memory (RF_DYNAMIC_SHARED) is a buffer of
+ *   the launch's size, filled with NaN bytes before every block so a read
+ *   before a write shows.
+ * - A warp is 32 consecutive threads of the block. Shuffles, votes and
+ *   __syncwarp exchange values through per-warp slots at a barrier of the
+ *   warp's lanes. The mask must name exactly the warp's lanes that have not
+ *   returned (the emulator aborts on a returned one; a lane left out that
+ *   has not returned leaves the others waiting): partial-warp shuffles are
+ *   not emulated.
+ * - Memory is host memory (cudaMalloc is malloc), streams are ignored and
+ *   every call is synchronous. Launch configurations the hardware refuses
+ *   (over 1024 threads, 48 KiB of dynamic shared memory, an empty grid) set
+ *   cudaErrorInvalidConfiguration and run nothing.
+ */
+#ifndef RF_CUDA_EMU_H
+#define RF_CUDA_EMU_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <atomic>
+#include <functional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+/* ---- qualifiers ---- */
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __shared__ static
+
+/* ---- built-in variables ---- */
+struct uint3 {
+    unsigned x, y, z;
+};
+
+struct dim3 {
+    unsigned x, y, z;
+    constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+
+/* The general-dynamic model (a call, even in an executable): with the
+ * default initial-exec model in a non-PIC executable, GCC 12 tests the
+ * flags of an add that ld's relaxation turns into a lea, and UBSan's null
+ * check then fires on a valid address. */
+#define RF_EMU_TLS thread_local __attribute__((tls_model("global-dynamic")))
+extern RF_EMU_TLS uint3 threadIdx, blockIdx;
+extern RF_EMU_TLS dim3 blockDim, gridDim;
+constexpr int warpSize = 32;
+
+/* ---- runtime ---- */
+typedef enum cudaError {
+    cudaSuccess = 0,
+    cudaErrorInvalidValue = 1,
+    cudaErrorMemoryAllocation = 2,
+    cudaErrorInvalidConfiguration = 9,
+} cudaError_t;
+
+enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3,
+    cudaMemcpyDefault = 4,
+};
+
+typedef struct CUstream_st *cudaStream_t;
+
+cudaError_t cudaMalloc(void **ptr, size_t bytes);
+template <class T> cudaError_t cudaMalloc(T **ptr, size_t bytes)
+{
+    return cudaMalloc(reinterpret_cast<void **>(ptr), bytes);
+}
+/* Managed memory is host memory too, as all memory is here. */
+enum { cudaMemAttachGlobal = 1 };
+cudaError_t cudaMallocManaged(void **ptr, size_t bytes, unsigned flags = cudaMemAttachGlobal);
+cudaError_t cudaFree(void *ptr);
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t cudaMemset(void *ptr, int value, size_t bytes);
+cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t stream = 0);
+cudaError_t cudaStreamCreate(cudaStream_t *stream);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaGetDeviceCount(int *count);
+cudaError_t cudaGetLastError(void);
+cudaError_t cudaPeekAtLastError(void);
+const char *cudaGetErrorString(cudaError_t error);
+
+/* ---- synchronisation ---- */
+void __syncthreads(void);
+void __syncwarp(unsigned mask = 0xffffffffu);
+inline void __threadfence(void) { std::atomic_thread_fence(std::memory_order_seq_cst); }
+
+namespace rf_emu {
+
+/* Inside a kernel: every lane of the calling thread's warp (those named by
+ * `mask`) offers `mine`; returns lane src's offer (src = own lane: own). */
+uint64_t warp_exchange(unsigned mask, uint64_t mine, int src);
+/* The lanes of `mask` whose predicate is true. */
+unsigned warp_ballot(unsigned mask, bool pred);
+int lane(void);
+
+template <class T> uint64_t to_bits(T v)
+{
+    static_assert(sizeof(T) <= sizeof(uint64_t) && std::is_trivially_copyable_v<T>);
+    uint64_t b = 0;
+    memcpy(&b, &v, sizeof v);
+    return b;
+}
+
+template <class T> T from_bits(uint64_t b)
+{
+    T v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+/* Runs body() as every thread of every block of the launch. */
+void run(dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()> &body);
+/* The launch's dynamic shared memory. */
+void *dynamic_shared(void);
+
+/* kernel<<<grid, block, shared_bytes, stream>>>(args...): the arguments are
+ * converted to the kernel's parameter types once, as a launch does, and
+ * every thread gets its own copy. */
+template <class... P, class... A>
+void launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream, void (*kernel)(P...), A &&...args)
+{
+    static_assert(sizeof...(P) == sizeof...(A), "kernel launched with the wrong number of arguments");
+    (void)stream;
+    const std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
+    run(grid, block, shared_bytes, [&] { std::apply(kernel, params); });
+}
+
+}   // namespace rf_emu
+
+/* ---- warp shuffles and votes (width: a power of two up to 32) ---- */
+template <class T> T __shfl_sync(unsigned mask, T v, int src, int width = warpSize)
+{
+    int l = rf_emu::lane(), base = l / width * width;
+    return rf_emu::from_bits<T>(rf_emu::warp_exchange(mask, rf_emu::to_bits(v), base + src % width));
+}
+
+template <class T> T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = warpSize)
+{
+    int l = rf_emu::lane(), s = l + (int)delta;
+    return rf_emu::from_bits<T>(rf_emu::warp_exchange(mask, rf_emu::to_bits(v), s / width == l / width ? s : l));
+}
+
+template <class T> T __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = warpSize)
+{
+    int l = rf_emu::lane(), s = l - (int)delta;
+    return rf_emu::from_bits<T>(rf_emu::warp_exchange(mask, rf_emu::to_bits(v), s >= l / width * width ? s : l));
+}
+
+/* a lane may read from its own and earlier width-groups, never later ones */
+template <class T> T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = warpSize)
+{
+    int l = rf_emu::lane(), s = l ^ lane_mask;
+    return rf_emu::from_bits<T>(rf_emu::warp_exchange(mask, rf_emu::to_bits(v), s < (l / width + 1) * width ? s : l));
+}
+
+inline unsigned __ballot_sync(unsigned mask, int pred) { return rf_emu::warp_ballot(mask, pred != 0); }
+inline int __any_sync(unsigned mask, int pred) { return rf_emu::warp_ballot(mask, pred != 0) != 0; }
+inline int __all_sync(unsigned mask, int pred) { return rf_emu::warp_ballot(mask, pred != 0) == mask; }
+
+/* ---- atomics (the block's threads really are concurrent) ---- */
+template <class T> T rf_emu_atomic_add(T *p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
+inline float atomicAdd(float *p, float v) { return rf_emu_atomic_add(p, v); }
+inline double atomicAdd(double *p, double v) { return rf_emu_atomic_add(p, v); }
+inline int atomicAdd(int *p, int v) { return rf_emu_atomic_add(p, v); }
+inline unsigned atomicAdd(unsigned *p, unsigned v) { return rf_emu_atomic_add(p, v); }
+inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) { return rf_emu_atomic_add(p, v); }
+
+inline int atomicMax(int *p, int v)
+{
+    std::atomic_ref<int> a(*p);
+    int old = a.load();
+    while (old < v && !a.compare_exchange_weak(old, v)) {
+    }
+    return old;
+}
+
+template <class T> T rf_emu_atomic_cas(T *p, T expected, T desired)
+{
+    std::atomic_ref<T>(*p).compare_exchange_strong(expected, desired);
+    return expected;   /* the old value, whether or not it was swapped */
+}
+inline int atomicCAS(int *p, int cmp, int v) { return rf_emu_atomic_cas(p, cmp, v); }
+inline unsigned atomicCAS(unsigned *p, unsigned cmp, unsigned v) { return rf_emu_atomic_cas(p, cmp, v); }
+inline unsigned long long atomicCAS(unsigned long long *p, unsigned long long cmp, unsigned long long v)
+{
+    return rf_emu_atomic_cas(p, cmp, v);
+}
+
+/* ---- math intrinsics: libm (the fast variants are only less accurate on a GPU) ---- */
+inline float __expf(float x) { return expf(x); }
+inline float __logf(float x) { return logf(x); }
+inline float __powf(float x, float y) { return powf(x, y); }
+inline float __fdividef(float x, float y) { return x / y; }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline float __saturatef(float x) { return fminf(fmaxf(x, 0.0f), 1.0f); }
+
+#endif

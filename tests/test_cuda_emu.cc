@@ -1,0 +1,204 @@
+/* The CUDA emulator (tests/cuda_emu) keeps the execution model the kernels
+ * rely on: barriers, shared memory per block, warp shuffles and votes at
+ * their documented edge cases, atomics among concurrent threads, early
+ * returns, and refusing the launches a GPU refuses. The kernel tests
+ * (test_cuda_kernels.cc) stand on these. */
+#include <vector>
+
+#include "../kernels/cuda_compat.h"
+#include "tap.h"
+
+#define FULL 0xffffffffu
+
+/* out[block, t] = in[block, T - 1 - t] through static shared memory: every
+ * thread reads a slot another thread wrote, so only the barrier makes it right */
+__global__ void reverse_kernel(const int *in, int *out)
+{
+    __shared__ int s[256];
+    unsigned t = threadIdx.x, T = blockDim.x;
+    s[t] = in[blockIdx.x * T + t];
+    __syncthreads();
+    out[blockIdx.x * T + t] = s[T - 1 - t];
+}
+
+/* the same through dynamic shared memory, whose bytes start as NaN */
+__global__ void dynamic_kernel(const int *in, int *out, float *before)
+{
+    RF_DYNAMIC_SHARED(int, s);
+    unsigned t = threadIdx.x, T = blockDim.x;
+    if (t == 0)
+        before[blockIdx.x] = reinterpret_cast<float *>(s)[T - 1];
+    __syncthreads();
+    s[t] = in[blockIdx.x * T + t];
+    __syncthreads();
+    out[blockIdx.x * T + t] = s[T - 1 - t];
+}
+
+/* each lane writes what the shuffles and votes gave it (8 ints per lane) */
+__global__ void warp_kernel(int *out)
+{
+    int l = (int)(threadIdx.x % 32);
+    int *o = out + 8 * threadIdx.x;
+    o[0] = __shfl_down_sync(FULL, l, 5);
+    o[1] = __shfl_up_sync(FULL, l, 3);
+    o[2] = __shfl_xor_sync(FULL, l, 4, 8);
+    o[3] = __shfl_sync(FULL, l, 3);
+    o[4] = __shfl_sync(FULL, l, 9, 8);
+    o[5] = (int)__ballot_sync(FULL, l % 3 == 0);
+    o[6] = __all_sync(FULL, l < 32) + 2 * __all_sync(FULL, l < 31);
+    o[7] = __any_sync(FULL, l == 7) + 2 * __any_sync(FULL, l > 40);
+}
+
+__global__ void atomic_kernel(int *sum, int *max, unsigned *cas_wins, float *fsum)
+{
+    int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    atomicAdd(sum, 1);
+    atomicMax(max, t);
+    atomicAdd(fsum, 0.5f);
+    if (atomicCAS(reinterpret_cast<int *>(cas_wins), 0, t + 1) == 0)
+        atomicAdd(cas_wins + 1, 1u);   /* exactly one thread swaps the 0 away */
+}
+
+/* threads past `live` return at once; the rest still pass two barriers */
+__global__ void early_return_kernel(int *out, unsigned live)
+{
+    __shared__ int s[128];
+    if (threadIdx.x >= live)
+        return;
+    s[threadIdx.x] = (int)threadIdx.x;
+    __syncthreads();
+    __syncthreads();
+    out[threadIdx.x] = s[live - 1 - threadIdx.x];
+}
+
+__global__ void count_kernel(int *runs) { atomicAdd(runs, 1); }
+
+template <class T> static T *device(const std::vector<T> &h)
+{
+    T *d;
+    cudaMalloc(&d, h.size() * sizeof(T));
+    cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
+    return d;
+}
+
+template <class T> static std::vector<T> host(const T *d, size_t n)
+{
+    std::vector<T> h(n);
+    cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost);
+    return h;
+}
+
+static void test_shared(void)
+{
+    const unsigned T = 256, B = 3;
+    std::vector<int> in(T * B);
+    for (unsigned i = 0; i < T * B; i++)
+        in[i] = (int)(i * 7 + 1);
+    int *din = device(in), *dout = device(std::vector<int>(T * B));
+    float *before = device(std::vector<float>(B));
+    auto reversed = [&] {
+        std::vector<int> o = host(dout, T * B);
+        bool ok = cudaGetLastError() == cudaSuccess;
+        for (unsigned i = 0; i < T * B; i++)
+            ok = ok && o[i] == in[i / T * T + T - 1 - i % T];
+        return ok;
+    };
+    RF_LAUNCH(reverse_kernel, B, T, 0, 0, din, dout);
+    tap_ok(reversed(), "__syncthreads orders static shared memory across 256 threads");
+    cudaMemset(dout, 0, T * B * sizeof(int));
+    RF_LAUNCH(dynamic_kernel, B, T, T * sizeof(int), 0, din, dout, before);
+    bool nan = true;
+    for (float v : host(before, B))
+        nan = nan && v != v;
+    tap_ok(reversed() && nan, "dynamic shared memory holds the launch's bytes, NaN at every block's start");
+    cudaFree(din);
+    cudaFree(dout);
+    cudaFree(before);
+}
+
+static void test_warp(void)
+{
+    const unsigned T = 64;
+    int *d = device(std::vector<int>(8 * T));
+    RF_LAUNCH(warp_kernel, 1, T, 0, 0, d);
+    std::vector<int> o = host(d, 8 * T);
+    bool ok = true;
+    for (int t = 0; t < (int)T; t++) {
+        int l = t % 32;
+        const int *v = o.data() + 8 * t;
+        int want[8] = {l + 5 < 32 ? l + 5 : l, l >= 3 ? l - 3 : l, l ^ 4, 3, l / 8 * 8 + 1,
+                       (int)0x49249249u, 1, 1};
+        for (int k = 0; k < 8; k++)
+            if (v[k] != want[k]) {
+                tap_diag("thread %d result %d: got %d want %d", t, k, v[k], want[k]);
+                ok = false;
+            }
+    }
+    tap_ok(ok, "shuffles (down, up, xor and indexed, width 32 and 8) and votes per warp");
+    cudaFree(d);
+}
+
+static void test_atomics(void)
+{
+    int *sum = device(std::vector<int>{0}), *max = device(std::vector<int>{-1});
+    unsigned *cas = device(std::vector<unsigned>{0, 0});
+    float *fsum = device(std::vector<float>{0});
+    RF_LAUNCH(atomic_kernel, 4, 256, 0, 0, sum, max, cas, fsum);
+    std::vector<unsigned> c = host(cas, 2);
+    tap_ok(host(sum, 1)[0] == 1024 && host(max, 1)[0] == 1023 && c[0] != 0 && c[1] == 1 &&
+               host(fsum, 1)[0] == 512.0f,
+           "atomicAdd (int, float), atomicMax and atomicCAS among 1024 concurrent threads");
+    cudaFree(sum);
+    cudaFree(max);
+    cudaFree(cas);
+    cudaFree(fsum);
+}
+
+static void test_early_return(void)
+{
+    const unsigned live = 70;
+    int *d = device(std::vector<int>(live));
+    RF_LAUNCH(early_return_kernel, 2, 128, 0, 0, d, live);
+    std::vector<int> o = host(d, live);
+    bool ok = cudaGetLastError() == cudaSuccess;
+    for (unsigned t = 0; t < live; t++)
+        ok = ok && o[t] == (int)(live - 1 - t);
+    tap_ok(ok, "threads that return early do not hold up the block's barriers");
+    cudaFree(d);
+}
+
+static void test_refused(void)
+{
+    int *runs = device(std::vector<int>{0});
+    struct {
+        dim3 grid, block;
+        size_t shared;
+        const char *what;
+    } bad[] = {
+        {1, 1025, 0, "1025 threads"},
+        {0, 32, 0, "an empty grid"},
+        {1, dim3(1, 1, 65), 0, "block.z 65"},
+        {dim3(1, 65536), 32, 0, "grid.y 65536"},
+        {1, 32, 48 * 1024 + 1, "48 KiB + 1 of dynamic shared memory"},
+    };
+    for (const auto &b : bad) {
+        RF_LAUNCH(count_kernel, b.grid, b.block, b.shared, 0, runs);
+        cudaError_t e = cudaGetLastError();
+        tap_ok(e == cudaErrorInvalidConfiguration && host(runs, 1)[0] == 0 && cudaGetLastError() == cudaSuccess,
+               "a launch with %s is refused (%s) and runs nothing", b.what, cudaGetErrorString(e));
+    }
+    RF_LAUNCH(count_kernel, dim3(2, 3, 1), dim3(32, 2, 2), 48 * 1024, 0, runs);
+    tap_ok(cudaGetLastError() == cudaSuccess && host(runs, 1)[0] == 6 * 128,
+           "a 3-D launch at the limits runs every thread of every block once");
+    cudaFree(runs);
+}
+
+int main(void)
+{
+    test_shared();
+    test_warp();
+    test_atomics();
+    test_early_return();
+    test_refused();
+    return tap_done();
+}
