@@ -538,9 +538,20 @@ static gboolean is_null(gpointer data)
     return *(gpointer *)data == NULL;
 }
 
-static gboolean plot_ready(gpointer plot)
+/* The attention view has prepared the map of the session's current
+ * layer0.attn.probs snapshot (a late snapshot of a finished run may still
+ * land after the run ends, and starts a new preparation). */
+typedef struct {
+    RfSession *session;
+    RfPlotView *plot;
+} map_wait;
+
+static gboolean map_current(gpointer data)
 {
-    return !rf_plot_view_get_pending(plot);
+    const map_wait *w = data;
+    const rf_probe_value *p = rf_session_find_probe(w->session, "layer0.attn.probs");
+    const rf_attention_figure *f = rf_plot_view_get_figure(w->plot)->data;
+    return !rf_plot_view_get_pending(w->plot) && p != NULL && f->map == p->data;
 }
 
 /* A full-attention map of a million cells is prepared in a worker thread:
@@ -560,7 +571,8 @@ static void check_large_attention_map(RfWindow *win)
     if (!train_to_the_end(win, "N = 1024 full attention"))
         return;
     RfPlotView *plot = rf_view_get_plot(gtk_stack_get_child_by_name(rf_window_get_stack(win), "attention"));
-    tap_ok(spin_until(plot_ready, plot, 30.0), "the 1024 x 1024 map is prepared");
+    map_wait wait = {s, plot};
+    tap_ok(spin_until(map_current, &wait, 30.0), "the 1024 x 1024 map of the latest snapshot is prepared");
     const rf_attention_figure *f = rf_plot_view_get_figure(plot)->data;
     const rf_probe_value *p = rf_session_find_probe(s, "layer0.attn.probs");
     gboolean same = p != NULL && p->shape.ndim == 3 && f->layout == RF_ATTENTION_MATRIX && f->map == p->data &&
@@ -579,7 +591,7 @@ static void check_large_attention_map(RfWindow *win)
     g_signal_emit_by_name(s, "probes-changed");
     /* A late snapshot of the finished run may land while the loop spins:
      * look the probe up again after each spin (the old one is freed). */
-    gboolean ready = spin_until(plot_ready, plot, 30.0);
+    gboolean ready = spin_until(map_current, &wait, 30.0);
     p = rf_session_find_probe(s, "layer0.attn.probs");
     tap_ok(pending_first && ready && p != NULL && f->map == p->data && f->heat.vmax > 0,
            "a refresh that supersedes one in flight ends with the map shown");
