@@ -9,6 +9,8 @@
 #   ./setup.sh mutate  install, then put deliberate bugs into the engine one at a
 #                      time in a scratch copy and check that the tests catch
 #                      each (tests/mutate.sh, arguments go to it; not in test)
+#   ./setup.sh tsan    install, build with ThreadSanitizer (build-tsan), run the
+#                      tests of the threaded code (minutes: not in test)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -96,8 +98,21 @@ mutate)
     shift
     exec tests/mutate.sh "$@"
     ;;
+tsan)
+    install_missing "${build_packages[@]}" "${test_packages[@]}"
+    build build-tsan -Dwerror=true -Db_sanitize=thread -Db_lundef=false
+    # The engine's pool (ops, model, mechanisms), the batcher (train), the
+    # data sets' loader threads (data_audio; make-dataset in cli) and the
+    # session's worker thread and message queue (session, figures_*).
+    status=0
+    meson test -C build-tsan --print-errorlogs --num-processes 2 --timeout-multiplier 3 \
+        ops_basic ops_norm ops_conv_attn model train special_values checkpoint mech_ls mech_linear mech_talk \
+        mech_blrp data_audio data_augment session figures_data figures_inspect robustness cli || status=1
+    summarise build-tsan/meson-logs/testlog.json || status=1
+    exit $status
+    ;;
 *)
-    echo "usage: $0 run|test|mutate" >&2
+    echo "usage: $0 run|test|mutate|tsan" >&2
     exit 2
     ;;
 esac

@@ -11,6 +11,7 @@
 #include "audio_decode.h"
 #include "feature_cache.h"
 #include "logmel.h"
+#include "tsan_sync.h"
 
 #define AUDIO_FOLDER_STREAM 0x417564696f466f6cull   /* "AudioFol": this task's shuffle stream */
 #define MAX_LOAD_THREADS 16
@@ -196,7 +197,7 @@ static void compute_clip(const loader *ld, clip *c, float *feat)
         c->error = g_strdup_printf("%s: out of memory computing features", c->path);
 }
 
-static void load_clip(gpointer item, gpointer user)
+static void load_clip_now(gpointer item, gpointer user)
 {
     const loader *ld = user;
     clip *c = &ld->clips[(uintptr_t)item - 1];
@@ -229,6 +230,13 @@ static void load_clip(gpointer item, gpointer user)
     c->feat = tight != NULL ? tight : feat;
 }
 
+static void load_clip(gpointer item, gpointer user)
+{
+    RF_TSAN_ACQUIRE(user);
+    load_clip_now(item, user);
+    RF_TSAN_RELEASE(user);
+}
+
 static void load_all(loader *ld, int64_t count, int threads)
 {
     GThreadPool *pool = NULL;
@@ -238,11 +246,13 @@ static void load_all(loader *ld, int64_t count, int threads)
         if (ld->clips[i].error != NULL)
             continue;
         gpointer item = (gpointer)(uintptr_t)(i + 1);
+        RF_TSAN_RELEASE(ld);
         if (pool == NULL || !g_thread_pool_push(pool, item, NULL))
             load_clip(item, ld);
     }
     if (pool != NULL)
         g_thread_pool_free(pool, FALSE, TRUE);
+    RF_TSAN_ACQUIRE(ld);
 }
 
 /* ---- the data set ---- */

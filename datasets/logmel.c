@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsan_sync.h"
+
 /* FFTW's planner is not thread-safe (plan creation and destruction); the
  * execute calls on an existing plan are. */
 static GMutex plan_lock;
@@ -78,9 +80,9 @@ static bool make_plan(rf_logmel *lm)
     float *in = fftwf_malloc((size_t)n * sizeof *in);
     fftwf_complex *out = fftwf_malloc((size_t)(n / 2 + 1) * sizeof *out);
     if (in != NULL && out != NULL) {
-        g_mutex_lock(&plan_lock);
+        rf_mutex_lock(&plan_lock);
         lm->plan = fftwf_plan_dft_r2c_1d(n, in, out, FFTW_ESTIMATE);
-        g_mutex_unlock(&plan_lock);
+        rf_mutex_unlock(&plan_lock);
     }
     fftwf_free(in);
     fftwf_free(out);
@@ -132,9 +134,9 @@ void rf_logmel_free(rf_logmel *lm)
     if (lm == NULL)
         return;
     if (lm->plan != NULL) {
-        g_mutex_lock(&plan_lock);
+        rf_mutex_lock(&plan_lock);
         fftwf_destroy_plan(lm->plan);
-        g_mutex_unlock(&plan_lock);
+        rf_mutex_unlock(&plan_lock);
     }
     free(lm->window);
     free(lm->first);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tsan_sync.h"
+
 #define WORDS 10
 #define MAX_VARIANTS 13
 #define STAGING ".staging"
@@ -190,11 +192,11 @@ typedef struct maker {
 /* Records the first failure (takes `message`); the other jobs then stop. */
 static bool job_failed(maker *mk, char *message)
 {
-    g_mutex_lock(&mk->lock);
+    rf_mutex_lock(&mk->lock);
     if (!g_atomic_int_get(&mk->failed))
         g_strlcpy(mk->error, message, sizeof mk->error);
     g_atomic_int_set(&mk->failed, 1);
-    g_mutex_unlock(&mk->lock);
+    rf_mutex_unlock(&mk->lock);
     g_free(message);
     return false;
 }
@@ -259,7 +261,7 @@ static bool synthesise(maker *mk, const job *j, const char *path)
 
 /* Phase 1, per job: find the file (train/, test/ or the staging folder,
  * from an earlier run) or make it in staging; then its digest. */
-static void run_job(gpointer item, gpointer user)
+static void run_job_now(gpointer item, gpointer user)
 {
     maker *mk = user;
     job *j = &mk->jobs[(uintptr_t)item - 1];
@@ -279,11 +281,18 @@ static void run_job(gpointer item, gpointer user)
         job_failed(mk, g_strdup_printf("%s: cannot read it back", j->found));
         return;
     }
-    g_mutex_lock(&mk->lock);
+    rf_mutex_lock(&mk->lock);
     mk->done++;
     if (mk->opt->progress != NULL)
         mk->opt->progress(mk->done, mk->total, mk->opt->user);
-    g_mutex_unlock(&mk->lock);
+    rf_mutex_unlock(&mk->lock);
+}
+
+static void run_job(gpointer item, gpointer user)
+{
+    RF_TSAN_ACQUIRE(user);
+    run_job_now(item, user);
+    RF_TSAN_RELEASE(user);
 }
 
 static void run_all(maker *mk, int jobs)
@@ -291,11 +300,13 @@ static void run_all(maker *mk, int jobs)
     GThreadPool *pool = g_thread_pool_new(run_job, mk, jobs, FALSE, NULL);
     for (int64_t i = 0; i < mk->total; i++) {
         gpointer item = (gpointer)(uintptr_t)(i + 1);
+        RF_TSAN_RELEASE(mk);
         if (pool == NULL || !g_thread_pool_push(pool, item, NULL))
             run_job(item, mk);
     }
     if (pool != NULL)
         g_thread_pool_free(pool, FALSE, TRUE);
+    RF_TSAN_ACQUIRE(mk);
 }
 
 /* A job per voice, variant, speed, pitch and word; the folders made. */

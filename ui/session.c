@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "session_private.h"
+#include "../datasets/tsan_sync.h"
 
 /* The UI hears from the worker at most this often. */
 #define DRAIN_INTERVAL_MS 100
@@ -194,7 +195,7 @@ static gboolean drain(RfSession *s)
     drained d = {0};
     /* what is there now: a fast worker must not keep the UI thread here */
     for (gint n = g_async_queue_length(q); n > 0; n--) {
-        rf_msg *m = g_async_queue_try_pop(q);
+        rf_msg *m = rf_queue_try_pop(q);
         take_message(s, m, &d);
         rf_msg_free(m);
     }
@@ -357,21 +358,36 @@ static void open_data_thread(GTask *task, gpointer source, gpointer task_data, G
 {
     (void)source;
     (void)cancellable;
+    RF_TSAN_ACQUIRE(task);   /* task_data, written by the UI thread */
     GError *error = NULL;
     rf_data_ref *d = rf_data_ref_open(task_data, &error);
+    RF_TSAN_RELEASE(task);   /* the result goes to the UI thread */
     if (d == NULL)
         g_task_return_error(task, error);
     else
         g_task_return_pointer(task, d, (GDestroyNotify)rf_data_ref_release);
 }
 
+/* The task holds no reference to the session (a task's last reference may
+ * be dropped in its thread, which would dispose the session there): the
+ * answer finds the session through a weak reference. */
+typedef struct data_request {
+    GWeakRef session;
+    guint number;
+} data_request;
+
 static void open_data_done(GObject *source, GAsyncResult *result, gpointer user_data)
 {
-    RfSession *s = RF_SESSION(source);
-    guint request = GPOINTER_TO_UINT(user_data);
+    (void)source;
+    data_request *req = user_data;
+    g_autoptr(RfSession) s = g_weak_ref_get(&req->session);
+    guint number = req->number;
+    g_weak_ref_clear(&req->session);
+    g_free(req);
+    RF_TSAN_ACQUIRE(result);
     g_autoptr(GError) error = NULL;
     rf_data_ref *d = g_task_propagate_pointer(G_TASK(result), &error);
-    if (request != s->data_request) {
+    if (s == NULL || number != s->data_request) {
         rf_data_ref_release(d);
         return;
     }
@@ -387,9 +403,12 @@ void rf_session_open_data(RfSession *s)
      * the old data set alive for saving and inspection). */
     if (s->state == RF_RUN_LOADING || s->state == RF_RUN_RUNNING || s->state == RF_RUN_PAUSED)
         rf_session_stop(s);
-    s->data_request++;
-    g_autoptr(GTask) task = g_task_new(s, NULL, open_data_done, GUINT_TO_POINTER(s->data_request));
+    data_request *req = g_new0(data_request, 1);
+    g_weak_ref_init(&req->session, s);
+    req->number = ++s->data_request;
+    g_autoptr(GTask) task = g_task_new(NULL, NULL, open_data_done, req);
     g_task_set_task_data(task, g_memdup2(&s->cfg, sizeof s->cfg), g_free);
+    RF_TSAN_RELEASE(task);
     g_task_run_in_thread(task, open_data_thread);
 }
 

@@ -10,6 +10,7 @@
  */
 #include "../core/alloc.h"
 #include "session_private.h"
+#include "../datasets/tsan_sync.h"
 
 /* Inspections run at most this often, and take at most this share of the
  * training time. */
@@ -76,14 +77,14 @@ static void post_state(rf_worker *w, worker_run *run, RfRunState mode)
     rf_msg *m = msg_new(RF_MSG_STATE);
     m->state = mode;
     m->step = w->trainer != NULL ? rf_trainer_step_count(w->trainer) : 0;
-    g_async_queue_push(w->out, m);
+    rf_queue_push(w->out, m);
 }
 
 static void post_text(rf_worker *w, rf_msg_kind kind, const char *text)
 {
     rf_msg *m = msg_new(kind);
     m->text = g_strdup(text);
-    g_async_queue_push(w->out, m);
+    rf_queue_push(w->out, m);
 }
 
 static void fail_run(rf_worker *w, worker_run *run, const char *text)
@@ -98,7 +99,7 @@ static void post_metrics(rf_worker *w, const rf_metrics *metrics)
     m->metrics = *metrics;
     m->step = metrics->step;
     m->peak_bytes = rf_alloc_peak_bytes();
-    g_async_queue_push(w->out, m);
+    rf_queue_push(w->out, m);
 }
 
 static void post_built(rf_worker *w)
@@ -112,7 +113,7 @@ static void post_built(rf_worker *w)
     m->plan = *rf_trainer_plan(w->trainer);
     m->step = rf_trainer_step_count(w->trainer);
     m->peak_bytes = rf_alloc_peak_bytes();
-    g_async_queue_push(w->out, m);
+    rf_queue_push(w->out, m);
 }
 
 /* Open the data (when not given) and build the model. */
@@ -127,7 +128,7 @@ static gboolean build(rf_worker *w, worker_run *run)
         }
         rf_msg *m = msg_new(RF_MSG_DATA);
         m->data = rf_data_ref_acquire(w->data);
-        g_async_queue_push(w->out, m);
+        rf_queue_push(w->out, m);
     }
     rf_alloc_reset_peak();
     rf_status st = {0};
@@ -172,7 +173,7 @@ static void inspect(rf_worker *w, worker_run *run)
     m->probes = ps;
     m->target = (rf_probe_request_target){run->probes.split, run->probes.sample, info};
     m->step = rf_trainer_step_count(w->trainer);
-    g_async_queue_push(w->out, m);
+    rf_queue_push(w->out, m);
 }
 
 static gboolean probe_due(const worker_run *run)
@@ -206,9 +207,9 @@ static void finish(rf_worker *w, worker_run *run)
 {
     if (!evaluate(w, run, RF_SPLIT_TEST))
         return;
-    g_mutex_lock(&w->lock);
+    rf_mutex_lock(&w->lock);
     w->paused = TRUE;   /* raising train.steps later needs a resume */
-    g_mutex_unlock(&w->lock);
+    rf_mutex_unlock(&w->lock);
     post_state(w, run, RF_RUN_FINISHED);
     run->inspect_now = TRUE;   /* show the final model */
 }
@@ -277,7 +278,7 @@ typedef enum { WORK_QUIT, WORK_STEP, WORK_INSPECT } work;
 /* Wait until there is something to do. */
 static work next_work(rf_worker *w, worker_run *run)
 {
-    g_mutex_lock(&w->lock);
+    rf_mutex_lock(&w->lock);
     work next;
     for (;;) {
         if (w->quit) {
@@ -304,9 +305,9 @@ static work next_work(rf_worker *w, worker_run *run)
             w->step_budget = 0;
         w->handled = w->requests;
         g_cond_broadcast(&w->idle);
-        g_cond_wait(&w->wake, &w->lock);
+        rf_cond_wait(&w->wake, &w->lock);
     }
-    g_mutex_unlock(&w->lock);
+    rf_mutex_unlock(&w->lock);
     return next;
 }
 
@@ -314,16 +315,16 @@ static gpointer worker_main(gpointer data)
 {
     rf_worker *w = data;
     worker_run run = {.mode = RF_RUN_LOADING, .inspect_now = TRUE};
-    g_mutex_lock(&w->lock);
+    rf_mutex_lock(&w->lock);
     rf_probe_request_copy(&run.probes, &w->probes);
     w->probes_dirty = FALSE;
-    g_mutex_unlock(&w->lock);
+    rf_mutex_unlock(&w->lock);
     if (w->trainer != NULL || build(w, &run)) {
         post_built(w);
         run.last_probe = now_s();
-        g_mutex_lock(&w->lock);
+        rf_mutex_lock(&w->lock);
         gboolean paused = w->paused;
-        g_mutex_unlock(&w->lock);
+        rf_mutex_unlock(&w->lock);
         int64_t steps = rf_trainer_config(w->trainer)->train.steps;
         post_state(w, &run, rf_trainer_step_count(w->trainer) >= steps ? RF_RUN_FINISHED
                             : paused                                     ? RF_RUN_PAUSED
@@ -366,20 +367,20 @@ GAsyncQueue *rf_worker_messages(rf_worker *w)
 
 void rf_worker_set_paused(rf_worker *w, gboolean paused)
 {
-    g_mutex_lock(&w->lock);
+    rf_mutex_lock(&w->lock);
     w->paused = paused;
     g_cond_signal(&w->wake);
-    g_mutex_unlock(&w->lock);
+    rf_mutex_unlock(&w->lock);
 }
 
 void rf_worker_step_once(rf_worker *w)
 {
-    g_mutex_lock(&w->lock);
+    rf_mutex_lock(&w->lock);
     if (w->paused) {
         w->step_budget++;
         g_cond_signal(&w->wake);
     }
-    g_mutex_unlock(&w->lock);
+    rf_mutex_unlock(&w->lock);
 }
 
 /* Called with `lock` held after changing commands: wait until the thread
@@ -389,38 +390,38 @@ static void wait_idle(rf_worker *w)
     guint64 mine = ++w->requests;
     g_cond_signal(&w->wake);
     while (w->handled < mine && w->thread != NULL)
-        g_cond_wait(&w->idle, &w->lock);
+        rf_cond_wait(&w->idle, &w->lock);
 }
 
 void rf_worker_end(rf_worker *w)
 {
-    g_mutex_lock(&w->lock);
+    rf_mutex_lock(&w->lock);
     w->ended = TRUE;
     wait_idle(w);
-    g_mutex_unlock(&w->lock);
+    rf_mutex_unlock(&w->lock);
 }
 
 void rf_worker_set_optim(rf_worker *w, const rf_config *cfg)
 {
-    g_mutex_lock(&w->lock);
+    rf_mutex_lock(&w->lock);
     w->optim = *cfg;
     w->optim_dirty = TRUE;
     g_cond_signal(&w->wake);
-    g_mutex_unlock(&w->lock);
+    rf_mutex_unlock(&w->lock);
 }
 
 void rf_worker_watch(rf_worker *w, const rf_probe_request *probes)
 {
-    g_mutex_lock(&w->lock);
+    rf_mutex_lock(&w->lock);
     rf_probe_request_copy(&w->probes, probes);
     w->probes_dirty = TRUE;
     g_cond_signal(&w->wake);
-    g_mutex_unlock(&w->lock);
+    rf_mutex_unlock(&w->lock);
 }
 
 gboolean rf_worker_save(rf_worker *w, const char *path, GError **error)
 {
-    g_mutex_lock(&w->lock);
+    rf_mutex_lock(&w->lock);
     w->hold = TRUE;
     wait_idle(w);
     rf_status st = {0};
@@ -432,23 +433,23 @@ gboolean rf_worker_save(rf_worker *w, const char *path, GError **error)
         g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_FAILED, st.msg);
     w->hold = FALSE;
     g_cond_signal(&w->wake);
-    g_mutex_unlock(&w->lock);
+    rf_mutex_unlock(&w->lock);
     return ok;
 }
 
 void rf_worker_join(rf_worker *w)
 {
-    g_mutex_lock(&w->lock);
+    rf_mutex_lock(&w->lock);
     GThread *thread = w->thread;
     w->quit = TRUE;
     g_cond_signal(&w->wake);
-    g_mutex_unlock(&w->lock);
+    rf_mutex_unlock(&w->lock);
     if (thread == NULL)
         return;
     g_thread_join(thread);
-    g_mutex_lock(&w->lock);
+    rf_mutex_lock(&w->lock);
     w->thread = NULL;
-    g_mutex_unlock(&w->lock);
+    rf_mutex_unlock(&w->lock);
 }
 
 void rf_worker_free(rf_worker *w)

@@ -20,7 +20,10 @@
  * function multiversioning through an ifunc). The build has no -march, and
  * -std=c11 means no FMA contraction, so the clones compute bit-identical
  * results: every ISA rounds the same operations in the same order, and the
- * reductions keep 16 fixed lanes whatever the vector width.
+ * reductions keep 16 fixed lanes whatever the vector width. Under
+ * ThreadSanitizer (which GCC announces with __SANITIZE_THREAD__) there are
+ * no clones: the ifunc resolvers run in the dynamic loader before TSan is
+ * initialised and crash the program before main.
  */
 #ifndef RF_CPU_VECMATH_H
 #define RF_CPU_VECMATH_H
@@ -29,7 +32,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__has_attribute)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__) && \
+    defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define RF_VEC_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
