@@ -47,13 +47,13 @@ static void test_parse(void)
 }
 
 /* A stand-in for a GPU backend: its answers are set by the test. */
-static int fake_n;
-static bool fake_count_ok;
+static int gpu_count;
+static bool gpu_count_ok;
 
-static bool fake_count(int *n, rf_status *st)
+static bool stand_in_count(int *n, rf_status *st)
 {
-    *n = fake_n;
-    return fake_count_ok || rf_fail(st, "CUDA: no driver (stand-in)");
+    *n = gpu_count;
+    return gpu_count_ok || rf_fail(st, "CUDA: no driver (stand-in)");
 }
 
 static void test_open(void)
@@ -78,14 +78,14 @@ static void test_open(void)
                        : strncmp(st.msg, "train.device = cuda: ", 21) == 0 && strchr(st.msg, '\n') == NULL,
            "cuda opens on the CUDA backend, or is refused in one sentence (%s)", gpu != NULL ? "opened" : st.msg);
 #endif
-    rf_device_backend fake = {RF_DEVICE_CUDA, "cuda", fake_count, NULL, NULL};
-    rf_device_register(&fake);
-    fake_count_ok = false;
+    rf_device_backend stand_in = {RF_DEVICE_CUDA, "cuda", stand_in_count, NULL, NULL};
+    rf_device_register(&stand_in);
+    gpu_count_ok = false;
     st = (rf_status){0};
     tap_ok(!rf_device_open("cuda", &st) && strstr(st.msg, "no usable GPU (CUDA: no driver (stand-in))") != NULL,
            "no driver: the runtime's reason is passed on");
-    fake_count_ok = true;
-    fake_n = 1;
+    gpu_count_ok = true;
+    gpu_count = 1;
     st = (rf_status){0};
     tap_ok(!rf_device_open("cuda:1", &st) && strstr(st.msg, "this machine has 1 GPU (cuda:0)") != NULL,
            "cuda:1 on a one-GPU machine names what there is");
@@ -93,7 +93,7 @@ static void test_open(void)
     tap_ok(!rf_device_open("cuda:0", &st) && strstr(st.msg, "cannot run models") != NULL,
            "a backend that cannot run graphs is refused");
     static const rf_backend executor = {.name = "stand-in"};
-    fake.exec = &executor;
+    stand_in.exec = &executor;
     st = (rf_status){0};
     tap_ok(rf_device_open("cuda:0", &st) == &executor, "a usable GPU with an executor opens on it");
 
@@ -117,7 +117,7 @@ static void test_open(void)
     static rf_backend cpu_copy;
     cpu_copy = rf_cpu_backend;
     cpu_copy.name = "stand-in";
-    fake.exec = &cpu_copy;
+    stand_in.exec = &cpu_copy;
     float loss[2] = {0, 0};
     for (int run = 0; run < 2; run++) {
         strcpy(cfg.train.device, run == 0 ? "cpu" : "cuda:0");
