@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 bool rf_fail(rf_status *st, const char *fmt, ...)
 {
@@ -20,6 +21,8 @@ void rf_status_clear(rf_status *st)
     if (st != NULL) {
         st->failed = false;
         st->msg[0] = '\0';
+        st->warnings = 0;
+        st->warning_lines[0] = '\0';
     }
 }
 
@@ -32,6 +35,14 @@ void rf_set_warn_handler(rf_warn_handler fn, void *ctx)
     warn_ctx = ctx;
 }
 
+static void give_warning(const char *msg)
+{
+    if (warn_fn != NULL)
+        warn_fn(msg, warn_ctx);
+    else
+        fprintf(stderr, "rangefinder: warning: %s\n", msg);
+}
+
 void rf_warn(const char *fmt, ...)
 {
     char msg[RF_STATUS_MSG];
@@ -39,8 +50,25 @@ void rf_warn(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (warn_fn != NULL)
-        warn_fn(msg, warn_ctx);
-    else
-        fprintf(stderr, "rangefinder: warning: %s\n", msg);
+    give_warning(msg);
+}
+
+void rf_status_warn(rf_status *st, const char *fmt, ...)
+{
+    char msg[RF_STATUS_MSG];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    give_warning(msg);
+    if (st == NULL)
+        return;
+    /* Whole lines only: a cut line would misname a file. */
+    size_t used = strlen(st->warning_lines), len = strlen(msg);
+    if (used + len + 2 <= sizeof st->warning_lines) {
+        memcpy(st->warning_lines + used, msg, len);
+        st->warning_lines[used + len] = '\n';
+        st->warning_lines[used + len + 1] = '\0';
+    }
+    st->warnings++;
 }

@@ -17,18 +17,27 @@
 typedef struct rf_status {
     bool failed;
     char msg[RF_STATUS_MSG];
+    /* Warnings given through rf_status_warn while the call ran: how many,
+     * and the first of them, one per line (what fits), for a caller that
+     * shows them (the workbench's data dialog). */
+    long long warnings;
+    char warning_lines[4 * RF_STATUS_MSG];
 } rf_status;
 
 /* Record a failure (printf-style). Keeps the first message if called twice.
  * `st` may be NULL. Always returns false, so `return rf_fail(st, ...)` reads well. */
 bool rf_fail(rf_status *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Clear a status before reuse. */
+/* Clear a status (failure and warnings) before reuse. */
 void rf_status_clear(rf_status *st);
 
 /* A one-line warning (printf-style). The default handler writes
  * "rangefinder: warning: <msg>" on stderr. */
 void rf_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* rf_warn, and the warning counted and kept in `st` (may be NULL) so the
+ * caller can show what was skipped. */
+void rf_status_warn(rf_status *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Send warnings to `fn` instead (NULL: back to the default). Set it before
  * any thread that may warn starts. */

@@ -327,7 +327,7 @@ static bool settle_classes(audio_folder *af, GPtrArray *names, bool fixed, bool 
         } else if (strict) {
             ok = rf_fail(st, "%s (data.strict = true)", c->error);
         } else {
-            fprintf(stderr, "rangefinder: warning: %s (skipped)\n", c->error);
+            rf_status_warn(st, "%s (skipped)", c->error);
             af->stats.skipped++;
         }
     }
@@ -340,7 +340,7 @@ static bool settle_classes(audio_folder *af, GPtrArray *names, bool fixed, bool 
         if (strict)
             ok = rf_fail(st, "%s: class folder without a usable audio clip (data.strict = true)", dir);
         else
-            fprintf(stderr, "rangefinder: warning: %s: class folder without a usable audio clip (class skipped)\n",
+            rf_status_warn(st, "%s: class folder without a usable audio clip (class skipped)",
                     dir);
         af->stats.empty_classes++;
         g_free(dir);
@@ -388,18 +388,19 @@ static bool take(audio_folder *af, rf_split s, const int64_t *pool, int64_t from
 }
 
 /* Caps a hold-out that would leave no training clip, as image_folder does. */
-static int64_t cap_holdout(const audio_folder *af, bool fixed, int64_t n, int64_t *val, int64_t *test)
+static int64_t cap_holdout(const audio_folder *af, bool fixed, int64_t n, int64_t *val, int64_t *test,
+                           rf_status *st)
 {
     if (*val + *test > n - 1) {
         int64_t quarter = n / 4;
         *val = *val < quarter ? *val : quarter;
         *test = *test < quarter ? *test : quarter;
         if (fixed)
-            fprintf(stderr, "rangefinder: warning: %s: %lld training clips; data.val_size capped to %lld to leave a "
-                            "training split\n", af->root, (long long)n, (long long)*val);
+            rf_status_warn(st, "%s: %lld training clips; data.val_size capped to %lld to leave a training split",
+                           af->root, (long long)n, (long long)*val);
         else
-            fprintf(stderr, "rangefinder: warning: %s: %lld clips; data.val_size and data.test_size capped to %lld "
-                            "and %lld to leave a training split\n", af->root, (long long)n, (long long)*val,
+            rf_status_warn(st, "%s: %lld clips; data.val_size and data.test_size capped to %lld and %lld to leave a "
+                           "training split", af->root, (long long)n, (long long)*val,
                     (long long)*test);
     }
     return n - *val - *test;
@@ -416,7 +417,7 @@ static bool make_splits(audio_folder *af, const rf_config *cfg, bool fixed, rf_s
             pool[n++] = i;
     shuffle(pool, n, cfg->train.seed);
     int64_t val = cfg->data.val_size, held = fixed ? 0 : cfg->data.test_size;
-    int64_t rest = cap_holdout(af, fixed, n, &val, &held);
+    int64_t rest = cap_holdout(af, fixed, n, &val, &held, st);
     int64_t train = rest < cfg->data.train_size ? rest : cfg->data.train_size;
     bool ok = take(af, RF_SPLIT_TRAIN, pool, held + val, train) && take(af, RF_SPLIT_VAL, pool, held, val);
     if (ok && fixed) {
@@ -469,7 +470,7 @@ static void finish(audio_folder *af)
 }
 
 /* Cache bookkeeping, and one warning when entries could not be written. */
-static void cache_report(audio_folder *af)
+static void cache_report(audio_folder *af, rf_status *st)
 {
     const char *first_error = NULL;
     int64_t failed = 0;
@@ -484,8 +485,8 @@ static void cache_report(audio_folder *af)
         }
     }
     if (failed > 0)
-        fprintf(stderr, "rangefinder: warning: %lld feature cache entr%s not written (first: %s); features are "
-                        "recomputed on the next open\n", (long long)failed, failed == 1 ? "y" : "ies", first_error);
+        rf_status_warn(st, "%lld feature cache entr%s not written (first: %s); features are recomputed on the next "
+                           "open", (long long)failed, failed == 1 ? "y" : "ies", first_error);
 }
 
 static bool check_config(const rf_config *cfg, rf_status *st)
@@ -531,7 +532,7 @@ rf_dataset *rf_audio_folder_open(const rf_config *cfg, rf_status *st)
         loader ld = {af->clips, af->lm, strcmp(cfg->data.cache, "on") == 0 ? cache_dir : NULL};
         load_all(&ld, af->clip_count, load_threads(cfg));
         g_free(cache_dir);
-        cache_report(af);
+        cache_report(af, st);
         ok = settle_classes(af, sc.classes, fixed, strcmp(cfg->data.strict, "true") == 0, st) &&
              make_splits(af, cfg, fixed, st);
     }

@@ -27,7 +27,7 @@ static bool bad_file(loader *ld, const char *path, const char *problem)
 {
     if (ld->strict)
         return rf_fail(ld->st, "%s: %s (data.strict = true)", path, problem);
-    fprintf(stderr, "rangefinder: warning: %s: %s (skipped)\n", path, problem);
+    rf_status_warn(ld->st, "%s: %s (skipped)", path, problem);
     ld->t->skipped++;
     return true;
 }
@@ -177,8 +177,8 @@ static bool make_splits(loader *ld, const rf_config *cfg)
         int64_t quarter = n / 4;
         val = val < quarter ? val : quarter;
         test = test < quarter ? test : quarter;
-        fprintf(stderr, "rangefinder: warning: %s: %lld images; data.val_size and data.test_size capped to %lld and "
-                        "%lld to leave a training split\n", ld->root, (long long)n, (long long)val, (long long)test);
+        rf_status_warn(ld->st, "%s: %lld images; data.val_size and data.test_size capped to %lld and %lld to leave a "
+                       "training split", ld->root, (long long)n, (long long)val, (long long)test);
     }
     int64_t rest = n - val - test;
     int64_t size[RF_SPLIT_COUNT] = {rest < cfg->data.train_size ? rest : cfg->data.train_size, val, test};

@@ -202,8 +202,8 @@ static bool make_splits(ucr *u, const rf_config *cfg, const char *where, rf_stat
     int64_t ntrain = u->rows_in[TRAIN_FILE], ntest = u->rows_in[TEST_FILE], val = cfg->data.val_size;
     if (val > ntrain - 1) {
         val = val < ntrain / 4 ? val : ntrain / 4;
-        fprintf(stderr, "rangefinder: warning: %s: %lld training series; data.val_size capped to %lld to leave a "
-                        "training split\n", where, (long long)ntrain, (long long)val);
+        rf_status_warn(st, "%s: %lld training series; data.val_size capped to %lld to leave a training split",
+                       where, (long long)ntrain, (long long)val);
     }
     int64_t size[RF_SPLIT_COUNT] = {
         ntrain - val < cfg->data.train_size ? ntrain - val : cfg->data.train_size,

@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-static char *last_error;
-static char *last_error_detail;
+static char *last_error, *last_error_detail;
+static char *last_warning, *last_warning_detail;
 
 static void destroy_on_response(GtkDialog *dialog, int response, gpointer user_data)
 {
@@ -13,20 +13,41 @@ static void destroy_on_response(GtkDialog *dialog, int response, gpointer user_d
     gtk_window_destroy(GTK_WINDOW(dialog));
 }
 
-void rf_dialog_error(GtkWindow *parent, const char *what, const char *detail)
+static void show_message(GtkWindow *parent, GtkMessageType type, const char *what, const char *detail,
+                         char **kept_what, char **kept_detail)
 {
-    g_free(last_error);
-    g_free(last_error_detail);
-    last_error = g_strdup(what);
-    last_error_detail = g_strdup(detail != NULL ? detail : "");
-    g_message("%s: %s", what, last_error_detail);
+    g_free(*kept_what);
+    g_free(*kept_detail);
+    *kept_what = g_strdup(what);
+    *kept_detail = g_strdup(detail != NULL ? detail : "");
+    g_message("%s: %s", what, *kept_detail);
 
-    GtkWidget *dialog = gtk_message_dialog_new(parent, GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
-                                               GTK_MESSAGE_ERROR, GTK_BUTTONS_CLOSE, "%s", what);
+    GtkWidget *dialog = gtk_message_dialog_new(parent, GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, type,
+                                               GTK_BUTTONS_CLOSE, "%s", what);
     if (detail != NULL && detail[0] != '\0')
         gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(dialog), "%s", detail);
     g_signal_connect(dialog, "response", G_CALLBACK(destroy_on_response), NULL);
     gtk_widget_show(dialog);
+}
+
+void rf_dialog_error(GtkWindow *parent, const char *what, const char *detail)
+{
+    show_message(parent, GTK_MESSAGE_ERROR, what, detail, &last_error, &last_error_detail);
+}
+
+void rf_dialog_warning(GtkWindow *parent, const char *what, const char *detail)
+{
+    show_message(parent, GTK_MESSAGE_WARNING, what, detail, &last_warning, &last_warning_detail);
+}
+
+const char *rf_dialog_last_warning(void)
+{
+    return last_warning;
+}
+
+const char *rf_dialog_last_warning_detail(void)
+{
+    return last_warning_detail;
 }
 
 const char *rf_dialog_last_error(void)

@@ -19,6 +19,12 @@ void rf_dialog_error(GtkWindow *parent, const char *what, const char *detail);
 const char *rf_dialog_last_error(void);
 const char *rf_dialog_last_error_detail(void);
 
+/* The same for something that went through with a caveat ("2 files
+ * skipped"): a warning icon, and its own last headline and detail. */
+void rf_dialog_warning(GtkWindow *parent, const char *what, const char *detail);
+const char *rf_dialog_last_warning(void);
+const char *rf_dialog_last_warning_detail(void);
+
 typedef enum {
     RF_CLOSE_SAVE,      /* save a checkpoint first */
     RF_CLOSE_DISCARD,   /* close without saving */

@@ -417,6 +417,12 @@ const rf_dataset *rf_session_get_dataset(RfSession *s)
     return s->data != NULL ? s->data->ds : NULL;
 }
 
+const char *rf_session_get_data_warnings(RfSession *s, long long *count)
+{
+    *count = s->data != NULL ? s->data->warnings : 0;
+    return s->data != NULL ? s->data->warning_lines : "";
+}
+
 /* --- probes --- */
 
 void rf_session_watch_probes(RfSession *s, const char *const *names, int n, rf_split split, int64_t sample)

@@ -63,6 +63,9 @@ gboolean rf_session_plan(RfSession *s, int seq_len, rf_memory_plan *plan, double
 /* --- data (opened in a GTask; "data-changed" when done, "run-failed" on error) --- */
 void rf_session_open_data(RfSession *s);            /* for data.task / data.path of the config */
 const rf_dataset *rf_session_get_dataset(RfSession *s);   /* NULL until loaded */
+/* What opening the current data set warned about (*count warnings; the
+ * first of them, one per line): files skipped, splits capped. */
+const char *rf_session_get_data_warnings(RfSession *s, long long *count);
 
 /* --- the run --- */
 RfRunState rf_session_get_state(RfSession *s);

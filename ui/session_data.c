@@ -10,6 +10,7 @@ static void data_ref_clear(gpointer p)
 {
     rf_data_ref *d = p;
     rf_dataset_free(d->ds);
+    g_free(d->warning_lines);
 }
 
 rf_data_ref *rf_data_ref_open(const rf_config *cfg, GError **error)
@@ -27,6 +28,8 @@ rf_data_ref *rf_data_ref_open(const rf_config *cfg, GError **error)
     rf_data_ref *d = g_atomic_rc_box_new0(rf_data_ref);
     d->ds = ds;
     d->cfg = *cfg;
+    d->warnings = st.warnings;
+    d->warning_lines = g_strdup(st.warning_lines);
     return d;
 }
 

@@ -11,7 +11,9 @@
  * a trainer) --- */
 typedef struct rf_data_ref {
     rf_dataset *ds;
-    rf_config cfg;   /* the config it was opened with */
+    rf_config cfg;             /* the config it was opened with */
+    long long warnings;        /* files skipped, splits capped, ... while opening */
+    char *warning_lines;       /* the first of them, one per line */
 } rf_data_ref;
 
 /* Open the data set of cfg (slow: call it off the UI thread). Errors name

@@ -219,10 +219,24 @@ static void on_config_changed(RfSession *s, const char *key, gpointer user_data)
 
 static void on_data_changed(RfSession *s, gpointer user_data)
 {
-    (void)s;
     RfWindow *win = user_data;
+    gboolean asked = win->loading_data;
     win->loading_data = FALSE;
     refresh(win);
+    /* Skipped files go to stderr too, which a workbench user never sees. */
+    long long count = 0;
+    const char *lines = rf_session_get_data_warnings(s, &count);
+    if (!asked || count == 0)
+        return;
+    g_autoptr(GString) detail = g_string_new(lines);
+    long long shown = 0;
+    for (const char *c = lines; *c != '\0'; c++)
+        shown += *c == '\n';
+    if (count > shown)
+        g_string_append_printf(detail, "… and %lld more (all of them are on standard error)\n", count - shown);
+    g_string_append(detail, "Set Data → Strict to refuse a folder with bad files instead.");
+    g_autofree char *what = g_strdup_printf("The data opened with %lld warning%s", count, count == 1 ? "" : "s");
+    rf_dialog_warning(GTK_WINDOW(win), what, detail->str);
 }
 
 static void on_run_failed(RfSession *s, const char *message, gpointer user_data)
@@ -476,12 +490,20 @@ typedef struct {
     char *page;
 } ExportTarget;
 
+gboolean rf_window_export_plot_or_explain(RfWindow *win, const char *page, const char *path, int width, int height)
+{
+    g_autoptr(GError) error = NULL;
+    if (rf_window_export_plot(win, page, path, width, height, &error))
+        return TRUE;
+    rf_dialog_error(GTK_WINDOW(win), "Could not export the plot", error->message);
+    return FALSE;
+}
+
 static void plot_export_chosen(const char *path, int width, int height, gpointer user_data)
 {
     ExportTarget *t = user_data;
-    g_autoptr(GError) error = NULL;
-    if (path != NULL && !rf_window_export_plot(t->win, t->page, path, width, height, &error))
-        rf_dialog_error(GTK_WINDOW(t->win), "Could not export the plot", error->message);
+    if (path != NULL)
+        rf_window_export_plot_or_explain(t->win, t->page, path, width, height);
     g_object_unref(t->win);
     g_free(t->page);
     g_free(t);

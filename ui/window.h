@@ -30,9 +30,12 @@ const char *rf_window_get_status_text(RfWindow *win);
 
 /* Export the plot of view `page` (a stack page name; NULL: the visible one)
  * to `path` (.png, .svg or .pdf) at width x height, with the zoom shown on
- * screen. What "Export plot…" does once the dialogs are answered. */
+ * screen. A failure leaves any old file at `path` as it was. */
 gboolean rf_window_export_plot(RfWindow *win, const char *page, const char *path, int width, int height,
                                GError **error);
+/* The same, a failure shown in an error dialog naming the file: what
+ * "Export plot…" does once its dialogs are answered. */
+gboolean rf_window_export_plot_or_explain(RfWindow *win, const char *page, const char *path, int width, int height);
 /* Open the data the config names (rf_session_open_data), showing a
  * failure in an error dialog. */
 void rf_window_reload_data(RfWindow *win);
