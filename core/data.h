@@ -48,6 +48,15 @@ struct rf_dataset {
                           rf_status *st);
     /* Optional: the sample as text for inspection (token string, file name). */
     bool (*describe)(const rf_dataset *ds, rf_split split, int64_t index, char *buf, size_t size);
+    /* Optional: an input from outside the data set featurised exactly as
+     * this data set's samples are (same size, channels, resampling, log-mel,
+     * tokens): the file at `path`, or `text` when path is NULL (a ListOps
+     * expression, a TSV line, a string). x gets up to seq_len * max(1,
+     * feat_dim) floats (the caller zero-fills the rest), *len its length.
+     * Returns false with one sentence naming the input and what differs
+     * (an image for a token model, a clip longer than seq_len allows). */
+    bool (*featurise)(const rf_dataset *ds, const char *path, const char *text, float *x, int *len,
+                      rf_status *st);
     void (*destroy)(rf_dataset *ds);
     void *impl;
 };
