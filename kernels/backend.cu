@@ -315,6 +315,18 @@ static void cross_entropy_backward(rf_exec *x, rf_node *n)
                                        stream);
 }
 
+static void bce_logits_forward(rf_exec *x, rf_node *n)
+{
+    const rf_node *z = rf_in(x, n, 0);
+    rf_cuda_bce_logits_forward(z->value, rf_in(x, n, 1)->value, n->value, rf_shape_numel(z->shape), stream);
+}
+
+static void bce_logits_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *z = rf_in(x, n, 0), *t = rf_in(x, n, 1);
+    rf_cuda_bce_logits_backward(z->value, t->value, n->grad, z->grad, t->grad, rf_shape_numel(z->shape), stream);
+}
+
 static int32_t node_id(rf_exec *x, const rf_node *n)
 {
     return (int32_t)(n - rf_graph_node(x->g, 0));
@@ -610,6 +622,7 @@ static void fill_table(void)
     OP(RF_OP_MEAN, mean);
     OP(RF_OP_MASKED_MEAN, masked_mean);
     OP(RF_OP_CROSS_ENTROPY, cross_entropy);
+    OP(RF_OP_BCE_LOGITS, bce_logits);
     OP(RF_OP_DROPOUT, dropout);
     OP(RF_OP_ATTENTION, attention);
     OP(RF_OP_LS_ATTENTION, ls_attention);

@@ -120,6 +120,12 @@ void rf_cuda_cross_entropy_forward(const float *logits, const float *labels, flo
 /* dlogits += dloss[0] / b * (p - onehot(label)); dloss is a device scalar */
 void rf_cuda_cross_entropy_backward(const float *aux, const float *dloss, float *dlogits, int64_t b, int64_t c,
                                     cudaStream_t stream);
+/* logits z and targets t of n elements -> *loss, the mean binary
+ * cross-entropy (summed in double by one block) */
+void rf_cuda_bce_logits_forward(const float *z, const float *t, float *loss, int64_t n, cudaStream_t stream);
+/* dz += g (sigmoid(z) - t), dt -= g z, g = dloss[0] / n; either may be NULL */
+void rf_cuda_bce_logits_backward(const float *z, const float *t, const float *dloss, float *dz, float *dt, int64_t n,
+                                 cudaStream_t stream);
 
 /* ---- dropout (dropout.cu): the CPU's keep decisions (dropout_keep.h) ---- */
 

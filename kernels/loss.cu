@@ -1,6 +1,8 @@
-/* Softmax cross-entropy on logits (core/cpu/loss.c): one warp per row
- * writes the row's probabilities and loss, one warp then averages the
- * losses in double, as the CPU does. */
+/* The losses on logits (core/cpu/loss.c). Softmax cross-entropy: one warp
+ * per row writes the row's probabilities and loss, one warp then averages
+ * the losses in double, as the CPU does. Binary cross-entropy: one block
+ * sums every element's loss in double (the op's inputs are small: a
+ * batch's multi-label logits), element-wise backward. */
 #include "common.cuh"
 #include "kernels.h"
 
@@ -62,7 +64,47 @@ __global__ void ce_bwd_kernel(const float *aux, const float *dloss, float *dlogi
     }
 }
 
+constexpr unsigned BCE_THREADS = 256;
+
+/* *loss = mean of max(z, 0) - z t + log(1 + e^-|z|), in one block */
+__global__ void bce_fwd_kernel(const float *z, const float *t, float *loss, int64_t n)
+{
+    double s = 0.0;
+    for (int64_t e = threadIdx.x; e < n; e += BCE_THREADS)
+        s += fmaxf(z[e], 0.0f) - z[e] * t[e] + log1pf(expf(-fabsf(z[e])));
+    s = rf_block_sum(s);
+    if (threadIdx.x == 0)
+        loss[0] = (float)(s / (double)n);
+}
+
+/* dz += g (sigmoid(z) - t), dt -= g z; g = dloss / n */
+__global__ void bce_bwd_kernel(const float *z, const float *t, const float *dloss, float *dz, float *dt, int64_t n)
+{
+    float g = dloss[0] / (float)n;
+    RF_FOR_EACH(e, n) {
+        if (dz != NULL) {
+            float ez = expf(-fabsf(z[e])), r = 1.0f / (1.0f + ez);
+            dz[e] += g * ((z[e] >= 0.0f ? r : ez * r) - t[e]);
+        }
+        if (dt != NULL)
+            dt[e] -= g * z[e];
+    }
+}
+
 }   // namespace
+
+extern "C" void rf_cuda_bce_logits_forward(const float *z, const float *t, float *loss, int64_t n, cudaStream_t s)
+{
+    if (n > 0)
+        RF_LAUNCH(bce_fwd_kernel, 1, BCE_THREADS, 0, s, z, t, loss, n);
+}
+
+extern "C" void rf_cuda_bce_logits_backward(const float *z, const float *t, const float *dloss, float *dz, float *dt,
+                                            int64_t n, cudaStream_t s)
+{
+    if (n > 0 && (dz != NULL || dt != NULL))
+        RF_LAUNCH(bce_bwd_kernel, rf_blocks(n, 256), 256, 0, s, z, t, dloss, dz, dt, n);
+}
 
 extern "C" void rf_cuda_cross_entropy_forward(const float *logits, const float *labels, float *loss, float *aux,
                                               float *work, int64_t b, int64_t c, cudaStream_t s)

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <string>
+
 extern "C" {
 #include "../core/config.h"
 #include "../core/device.h"
@@ -153,8 +155,21 @@ static void check_encoder(const char *encoder)
     remove(path);
 }
 
+/* Every op of the op table has a forward and a backward kernel. */
+static void check_op_table(void)
+{
+    const rf_backend *b = rf_cuda_backend();
+    std::string missing;
+    for (int op = 0; op < RF_OP_COUNT; op++)
+        if (op != RF_OP_INPUT && op != RF_OP_PARAM && (b->forward[op] == NULL || b->backward[op] == NULL))
+            missing += std::string(" ") + rf_op_name((rf_op)op);
+    tap_ok(missing.empty(), "the CUDA backend has forward and backward kernels for every op%s%s",
+           missing.empty() ? "" : "; missing:", missing.c_str());
+}
+
 int main(void)
 {
+    check_op_table();
     static const char *const encoders[] = {"full", "ls", "linear", "talk", "blrp", "maelre"};
 #if defined(RF_CUDA_EMULATE)
     static rf_device_backend emulated = {RF_DEVICE_CUDA, "cuda", emu_count, emu_describe, NULL};

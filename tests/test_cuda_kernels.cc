@@ -653,6 +653,43 @@ static void test_cross_entropy(int64_t B, int64_t C)
                 [&](int64_t i) { return TOL_CHAIN * TOL_U * (fabs(gs * aux[i]) + fabs(gs)); });
 }
 
+/* Binary cross-entropy on logits. Forward: each of the n terms
+ * max(z, 0) - z t + log1p(e^-|z|) takes a few roundings (a chain on the
+ * terms' magnitudes), the sum is in double on both sides (its order only
+ * moves the last bits), then the mean rounds once. Backward: g (sigmoid(z)
+ * - t) and -g z, a chain on |g| (1 + |t|) and |g z|. */
+static void test_bce_logits(int64_t B, int64_t C)
+{
+    std::string name = "bce_logits [" + std::to_string(B) + ", " + std::to_string(C) + "]";
+    int64_t n = B * C;
+    cpu_op c;
+    rf_id z = c.input(rf_shape2(B, C), true), t = c.input(rf_shape2(B, C), true);
+    if (!c.prepare(rf_bce_logits(c.g, z, t), name))
+        return;
+    vec vz = normal(n, 4.0), vt(n), seed = {0.7f}, prez = normal(n), pret = normal(n);
+    for (float &v : vt)
+        v = (float)rf_rng_uniform(&rng);
+    c.set(z, vz);
+    c.set(t, vt);
+    c.forward();
+    vec loss = c.value(c.out);
+    c.backward(seed);
+    vec incz = c.grad(z), inct = c.grad(t);
+    double terms = 0;
+    for (int64_t e = 0; e < n; e++)
+        terms += fmax(vz[e], 0.0) + fabs((double)vz[e] * vt[e]) + log1p(exp(-fabs(vz[e])));
+    double loss_bound = TOL_CHAIN * TOL_U * terms / n + TOL_U * fabs(loss[0]);
+    dbuf dz(vz), dt(vt), dloss(zeros(1)), dseed(seed), gz(prez), gt(pret);
+    rf_cuda_bce_logits_forward(dz.p, dt.p, dloss.p, n, 0);
+    expect_values(name + ": loss", dloss.get(), loss, [&](int64_t) { return loss_bound; });
+    rf_cuda_bce_logits_backward(dz.p, dt.p, dseed.p, gz.p, gt.p, n, 0);
+    double g = seed[0] / n;
+    expect_grad(name + ": gradient of the logits", gz.get(), prez, incz,
+                [&](int64_t i) { return TOL_CHAIN * TOL_U * fabs(g) * (1 + fabs(vt[i])); });
+    expect_grad(name + ": gradient of the targets", gt.get(), pret, inct,
+                [&](int64_t i) { return TOL_CHAIN * TOL_U * fabs(g * vz[i]); });
+}
+
 /* ---- dropout ---- */
 
 /* The ported hash must give the CPU's keep decision for any arguments. */
@@ -825,6 +862,9 @@ int main(void)
     test_cross_entropy(7, 10);
     test_cross_entropy(5, 45);
     test_cross_entropy(1, 3);
+    test_bce_logits(7, 3);
+    test_bce_logits(33, 41);   /* more elements than the block's threads */
+    test_bce_logits(1, 1);
 
     test_dropout_keep();
     test_dropout(1000, 0.3f, true);
