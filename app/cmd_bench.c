@@ -5,6 +5,7 @@
 
 #include "../core/alloc.h"
 #include "../core/blas_kernels.h"
+#include "../core/device.h"
 #include "../core/exec.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
@@ -19,6 +20,7 @@ typedef struct bench_result {
     double step_median, data_wait_fraction;
     int64_t params;
     size_t planned, peak_engine, peak_rss;
+    size_t peak_device;   /* a GPU run: the most device memory held; 0 on the CPU */
     int seq;
 } bench_result;
 
@@ -71,6 +73,17 @@ static void print_profile(const rf_op_profile *p, int steps)
     fprintf(stderr, "%-18s %21.4f s per step in kernels\n", "total", total);
 }
 
+static size_t device_peak(const rf_config *cfg)
+{
+    const rf_backend *b = rf_device_plan_backend(cfg->train.device, NULL);
+    return b != NULL && b->peak_bytes != NULL ? b->peak_bytes() : 0;
+}
+
+static double percent_of(size_t bytes, size_t planned)
+{
+    return planned > 0 ? 100.0 * ((double)bytes - (double)planned) / (double)planned : 0.0;
+}
+
 static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, bench_result *r, GError **error)
 {
     /* Room for every step in the schedule, so the learning rate stays sane. */
@@ -107,6 +120,7 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
             .planned = plan->total,
             .peak_engine = rf_alloc_peak_bytes(),
             .peak_rss = rf_process_peak_rss_bytes(),
+            .peak_device = device_peak(cfg),
             .seq = rf_trainer_model(t)->seq_len,
         };
     }
@@ -129,8 +143,14 @@ static void print_table(const rf_config *cfg, const bench_result *r, double toke
     printf("tokens/s           %.0f\n", tokens);
     printf("waiting for data   %.1f%% of step time\n", 100 * r->data_wait_fraction);
     printf("planned memory     %s\n", planned);
-    printf("engine peak        %s (%+.1f%% of planned)\n", engine,
-           r->planned > 0 ? 100.0 * ((double)r->peak_engine - (double)r->planned) / (double)r->planned : 0.0);
+    if (r->peak_device > 0) {
+        g_autofree char *device = rf_cli_format_bytes(r->peak_device);
+        printf("device peak        %s (%+.1f%% of planned; on %s)\n", device, percent_of(r->peak_device, r->planned),
+               cfg->train.device);
+        printf("host engine peak   %s\n", engine);
+    } else {
+        printf("engine peak        %s (%+.1f%% of planned)\n", engine, percent_of(r->peak_engine, r->planned));
+    }
     printf("process peak RSS   %s\n", rss);
 }
 
@@ -188,6 +208,9 @@ int rf_cmd_bench(int argc, char **argv)
     rf_json_int(&j, "peak_rss_bytes", (int64_t)r.peak_rss);
     rf_json_int(&j, "planned_bytes", (int64_t)r.planned);
     rf_json_int(&j, "peak_engine_bytes", (int64_t)r.peak_engine);
+    rf_json_str(&j, "device", cfg.train.device);
+    if (r.peak_device > 0)
+        rf_json_int(&j, "peak_device_bytes", (int64_t)r.peak_device);
     rf_json_int(&j, "params", r.params);
     rf_json_num(&j, "data_wait_fraction", r.data_wait_fraction);
     rf_json_str(&j, "encoder", cfg.model.encoder);

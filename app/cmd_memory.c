@@ -155,6 +155,7 @@ static void print_json(const rf_config *cfg, const char *encoder, int seq, const
     rf_json_str(&j, "encoder", encoder);
     rf_json_int(&j, "seq", seq);
     rf_json_int(&j, "batch", cfg->data.batch);
+    rf_json_str(&j, "device", cfg->train.device);
     rf_json_int(&j, "planned_bytes", (int64_t)p->total);
     rf_json_int(&j, "params", (int64_t)p->params);
     rf_json_int(&j, "grads", (int64_t)p->grads);
@@ -181,8 +182,9 @@ static void print_inputs(const rf_config *cfg, const input_shape *in)
 static void print_detail(const rf_config *cfg, const char *encoder, const int *seq, guint n,
                          const rf_memory_plan *plans)
 {
-    printf("%s encoder, %d layers, dim %d, %d heads, batch %d, %lld parameters\n", encoder, cfg->model.layers,
-           cfg->model.dim, cfg->model.heads, cfg->data.batch, (long long)plans[0].param_count);
+    printf("%s encoder, %d layers, dim %d, %d heads, batch %d, %lld parameters, on %s\n", encoder,
+           cfg->model.layers, cfg->model.dim, cfg->model.heads, cfg->data.batch, (long long)plans[0].param_count,
+           cfg->train.device);
     printf("%8s  %11s  %11s  %11s  %11s  %11s  %11s\n", "seq", "planned", "params", "grads", "optimizer",
            "activations", "workspace");
     for (guint i = 0; i < n; i++)
@@ -193,8 +195,8 @@ static void print_detail(const rf_config *cfg, const char *encoder, const int *s
 static void print_matrix(const rf_config *cfg, GPtrArray *encoders, const int *seq, guint n,
                          const rf_memory_plan *plans)
 {
-    printf("%d layers, dim %d, %d heads, batch %d: planned bytes of a training step\n", cfg->model.layers,
-           cfg->model.dim, cfg->model.heads, cfg->data.batch);
+    printf("%d layers, dim %d, %d heads, batch %d: planned bytes of a training step on %s\n", cfg->model.layers,
+           cfg->model.dim, cfg->model.heads, cfg->data.batch, cfg->train.device);
     printf("%8s", "seq");
     for (guint e = 0; e < encoders->len; e++)
         printf("  %11s", (const char *)encoders->pdata[e]);

@@ -39,19 +39,43 @@ const rf_device_backend *rf_device_backend_of(rf_device_kind kind)
     return kind == RF_DEVICE_CPU ? NULL : registered[kind];
 }
 
+/* Parse `text` into *d and find its registered backend: *b is NULL for the
+ * CPU. False, with the reason, when the text or this build cannot have it. */
+static bool backend_for(const char *text, rf_device *d, const rf_device_backend **b, rf_status *st)
+{
+    *b = NULL;
+    if (!rf_device_parse(text, d, st))
+        return false;
+    if (d->kind == RF_DEVICE_CPU)
+        return true;
+    *b = rf_device_backend_of(d->kind);
+    if (*b == NULL)
+        return rf_fail(st, "train.device = %s: this build has no CUDA backend (meson setup -Dcuda=enabled on a "
+                           "machine with nvcc)", text);
+    return true;
+}
+
+const rf_backend *rf_device_plan_backend(const char *text, rf_status *st)
+{
+    rf_device d;
+    const rf_device_backend *b;
+    if (!backend_for(text, &d, &b, st))
+        return NULL;
+    if (b == NULL)
+        return &rf_cpu_backend;
+    if (b->exec == NULL)
+        rf_fail(st, "train.device = %s: this build's %s backend cannot run models", text, b->name);
+    return b->exec;
+}
+
 const rf_backend *rf_device_open(const char *text, rf_status *st)
 {
     rf_device d;
-    if (!rf_device_parse(text, &d, st))
+    const rf_device_backend *b;
+    if (!backend_for(text, &d, &b, st))
         return NULL;
-    if (d.kind == RF_DEVICE_CPU)
+    if (b == NULL)
         return &rf_cpu_backend;
-    const rf_device_backend *b = rf_device_backend_of(d.kind);
-    if (b == NULL) {
-        rf_fail(st, "train.device = %s: this build has no CUDA backend (meson setup -Dcuda=enabled on a machine with "
-                    "nvcc)", text);
-        return NULL;
-    }
     int n = 0;
     rf_status why = {0};
     if (!b->count(&n, &why)) {

@@ -52,4 +52,9 @@ const rf_device_backend *rf_device_backend_of(rf_device_kind kind);
  * sentence. */
 const struct rf_backend *rf_device_open(const char *text, rf_status *st);
 
+/* The executor backend a config's device would run on, for planning only:
+ * no GPU needs to be there, only this build's backend for its kind (a
+ * plan for cuda on a machine without one says what the GPU would need). */
+const struct rf_backend *rf_device_plan_backend(const char *text, rf_status *st);
+
 #endif

@@ -94,8 +94,18 @@ void rf_graph_release(rf_graph *g)
 
 static size_t aux_floats(const rf_graph *g, const rf_node *n)
 {
+    if (g->backend->aux_floats != NULL)
+        return g->backend->aux_floats(g, n);
     const rf_op_info *info = rf_op_infos[n->op];
     return info->aux_floats ? info->aux_floats(g, n) : 0;
+}
+
+static size_t scratch_floats(const rf_graph *g, const rf_node *n, int threads)
+{
+    if (g->backend->scratch_floats != NULL)
+        return g->backend->scratch_floats(g, n, threads);
+    const rf_op_info *info = rf_op_infos[n->op];
+    return info->scratch_floats ? info->scratch_floats(g, n, threads) : 0;
 }
 
 /* Which nodes run backward: ancestors of `loss` that need a gradient; and,
@@ -249,12 +259,9 @@ static bool plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, 
     info.arena_bytes = pack(buf, (size_t)nb) * sizeof(float);
     size_t scratch = 0;
     for (int i = 0; i < n; i++) {
-        const rf_op_info *oi = rf_op_infos[g->nodes[i].op];
-        if (oi->scratch_floats) {
-            size_t s = oi->scratch_floats(g, &g->nodes[i], threads > 0 ? threads : 1);
-            if (s > scratch)
-                scratch = s;
-        }
+        size_t s = scratch_floats(g, &g->nodes[i], threads > 0 ? threads : 1);
+        if (s > scratch)
+            scratch = s;
         info.backward_nodes += g->on_backward[i];
     }
     info.scratch_bytes = round_up(scratch) * sizeof(float);
@@ -301,6 +308,7 @@ bool rf_graph_prepare(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *
     for (int i = 0; i < g->count; i++) {
         rf_node *node = &g->nodes[i];
         node->value = node->grad = node->aux = NULL;
+        node->probe_aux = NULL;
         node->aux_floats = aux_floats(g, node);
         if (node->op == RF_OP_PARAM) {
             size_t off = p->entries[node->param_index].offset;

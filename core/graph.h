@@ -123,6 +123,10 @@ typedef struct rf_node {
     float *grad;                /* numel floats, NULL when !needs_grad */
     float *aux;                 /* aux_floats floats saved from forward for backward */
     size_t aux_floats;
+    /* The op's aux as its CPU layout, for probes, where a backend's kernels
+     * keep less (the CUDA attention keeps the rows' log-sum-exp, and writes
+     * the probabilities here only while a probe is attached); NULL: aux. */
+    const float *probe_aux;
 } rf_node;
 
 typedef struct rf_params rf_params;   /* see params.h */

@@ -159,24 +159,25 @@ rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int fe
         return NULL;
     }
     int threads = cfg->train.threads > 0 ? cfg->train.threads : rf_cpu_count();
-    bool ok;
-    if (allocate) {
-        /* a plan needs no device; memory does, and it must be the one asked for */
-        const rf_backend *b = rf_device_open(cfg->train.device, st);
-        rf_op missing = b != NULL ? rf_backend_missing_op(b, g) : RF_OP_COUNT;
-        if (missing != RF_OP_COUNT) {
-            rf_fail(st, "train.device = %s: the %s backend has no kernel for %s yet, which this %s model needs "
-                        "(train.device = cpu runs it)", cfg->train.device, b->name, rf_op_name(missing),
-                    cfg->model.encoder);
-            b = NULL;
-        }
-        if (b != NULL) {
-            rf_graph_set_backend(g, b);
-            if (!rf_params_allocated(params))
-                rf_params_set_backend(params, b);
-        }
-        ok = b != NULL && rf_graph_prepare(g, m->loss, threads, &m->plan, st);
-    } else {
+    /* A plan needs only the backend's kernels (what they keep differs by
+     * device); memory needs the device itself, and the one asked for. */
+    const rf_backend *b = allocate ? rf_device_open(cfg->train.device, st)
+                                   : rf_device_plan_backend(cfg->train.device, st);
+    rf_op missing = b != NULL ? rf_backend_missing_op(b, g) : RF_OP_COUNT;
+    if (missing != RF_OP_COUNT) {
+        rf_fail(st, "train.device = %s: the %s backend has no kernel for %s yet, which this %s model needs "
+                    "(train.device = cpu runs it)", cfg->train.device, b->name, rf_op_name(missing),
+                cfg->model.encoder);
+        b = NULL;
+    }
+    if (b != NULL)
+        rf_graph_set_backend(g, b);
+    bool ok = b != NULL;
+    if (ok && allocate) {
+        if (!rf_params_allocated(params))
+            rf_params_set_backend(params, b);
+        ok = rf_graph_prepare(g, m->loss, threads, &m->plan, st);
+    } else if (ok) {
         ok = rf_graph_plan(g, m->loss, threads, &m->plan, st);
     }
     if (!ok) {

@@ -67,6 +67,14 @@ typedef struct rf_backend {
     double (*sum_squares)(const float *p, int64_t n);   /* NaN and Inf propagate */
     void (*scale)(float *p, int64_t n, float s);
     void (*adamw)(rf_params *p, const rf_adamw_args *a);
+    /* What this backend's kernels save in a node's aux and need as scratch,
+     * where that differs from the op table (NULL: rf_op_infos' functions).
+     * The planner plans with these, so a device's plan is its memory. */
+    size_t (*aux_floats)(const rf_graph *g, const rf_node *n);
+    size_t (*scratch_floats)(const rf_graph *g, const rf_node *n, int threads);
+    /* The most device memory the engine held at once (NULL: host memory,
+     * core/alloc.h's rf_alloc_peak_bytes). */
+    size_t (*peak_bytes)(void);
 } rf_backend;
 
 extern const rf_backend rf_cpu_backend;

@@ -112,7 +112,8 @@ static void copy_taps(void *ctx, rf_graph *g, rf_id id, bool backward)
         if (t->node != id || (t->what == RF_TAP_GRAD) != backward)
             continue;
         const rf_node *n = &g->nodes[id];
-        const float *buf = t->what == RF_TAP_VALUE ? n->value : t->what == RF_TAP_AUX ? n->aux : n->grad;
+        const float *aux = n->probe_aux != NULL ? n->probe_aux : n->aux;
+        const float *buf = t->what == RF_TAP_VALUE ? n->value : t->what == RF_TAP_AUX ? aux : n->grad;
         if (buf == NULL)
             continue;
         int64_t per_sample = rf_shape_numel(v->shape);

@@ -11,6 +11,9 @@
  * runs on one stream, so kernels are ordered without events. */
 #include "backend.h"
 
+#include <mutex>
+#include <unordered_map>
+
 #include "common.cuh"
 #include "cublas_compat.h"
 #include "kernels.h"
@@ -44,6 +47,12 @@ static bool init_state(void)
     return ok(cudaMallocManaged((void **)&partials, (RF_CUDA_PARTIALS + 1) * sizeof(double), cudaMemAttachGlobal));
 }
 
+/* What the engine holds on the device (params, arena, scratch, probe
+ * buffer), for `bench`'s measured peak next to the plan. */
+static std::mutex sizes_lock;
+static std::unordered_map<void *, size_t> sizes;
+static size_t live_bytes, peak_bytes;
+
 static void *dev_alloc(size_t bytes)
 {
     void *p = NULL;
@@ -53,15 +62,31 @@ static void *dev_alloc(size_t bytes)
         cudaFree(p);
         return NULL;
     }
+    std::lock_guard<std::mutex> hold(sizes_lock);
+    sizes[p] = bytes;
+    live_bytes += bytes;
+    peak_bytes = live_bytes > peak_bytes ? live_bytes : peak_bytes;
     return p;
 }
 
 static void dev_free(void *p)
 {
-    if (p != NULL) {
-        cudaStreamSynchronize(stream);
-        cudaFree(p);
+    if (p == NULL)
+        return;
+    cudaStreamSynchronize(stream);
+    cudaFree(p);
+    std::lock_guard<std::mutex> hold(sizes_lock);
+    auto at = sizes.find(p);
+    if (at != sizes.end()) {
+        live_bytes -= at->second;
+        sizes.erase(at);
     }
+}
+
+static size_t dev_peak_bytes(void)
+{
+    std::lock_guard<std::mutex> hold(sizes_lock);
+    return peak_bytes;
 }
 
 static void dev_zero(float *p, int64_t n)
@@ -117,20 +142,20 @@ static void dev_adamw(rf_params *p, const rf_adamw_args *a)
     rf_cuda_adamw(p->value, p->grad, p->m, p->v, adamw_table, p->count, adamw_max_numel, args, stream);
 }
 
-/* Temporary device memory some backward launchers need beyond the CPU
- * op's scratch: grown to the largest request, so after the first step
- * nothing is allocated. */
-static float *workspace;
-static size_t workspace_floats;
+/* The attention probabilities for probes (the views' maps): not part of
+ * the plan, allocated only while a probe is attached, grown to the largest
+ * request. */
+static float *probe_buffer;
+static size_t probe_buffer_floats;
 
-static float *work(size_t floats)
+static float *probe_space(size_t floats)
 {
-    if (floats <= workspace_floats)
-        return workspace;
-    dev_free(workspace);
-    workspace = (float *)dev_alloc(floats * sizeof(float));
-    workspace_floats = workspace != NULL ? floats : 0;
-    return workspace;
+    if (floats <= probe_buffer_floats)
+        return probe_buffer;
+    dev_free(probe_buffer);
+    probe_buffer = (float *)dev_alloc(floats * sizeof(float));
+    probe_buffer_floats = probe_buffer != NULL ? floats : 0;
+    return probe_buffer;
 }
 
 /* ---- unpacking nodes ---- */
@@ -511,38 +536,32 @@ static const float *key_mask(rf_exec *x, const rf_node *n, int k)
     return n->n_in > k ? rf_in(x, n, k)->value : NULL;
 }
 
-/* Flash-style: aux keeps the rows' log-sum-exp (b heads n floats, at its
- * start), backward recomputes the probabilities from it. While a probe is
- * attached, aux holds the probabilities instead, laid out as the CPU's (the
- * attention-map taps read them), and backward first recomputes the
- * log-sum-exp into workspace. */
+/* Flash-style: aux keeps the rows' log-sum-exp (b heads n floats), backward
+ * recomputes the probabilities from it, so nothing n x m is planned. While
+ * a probe is attached, the probabilities are also written, laid out as the
+ * CPU's aux, to the probe buffer that the attention-map taps read
+ * (probe_aux). */
 static void attention_forward(rf_exec *x, rf_node *n)
 {
     const rf_node *q = rf_in(x, n, 0), *k = rf_in(x, n, 1), *v = rf_in(x, n, 2);
     rf_cuda_heads a = heads_of(x, n);
     const float *mask = key_mask(x, n, 3);
-    float *lse = x->probing ? work((size_t)(a.b * a.heads * a.n)) : n->aux;
-    rf_cuda_attention_forward(q->value, k->value, v->value, mask, n->value, lse, a, stream);
-    if (x->probing)
-        rf_cuda_attention_probs(q->value, k->value, mask, lse, n->aux, a, stream);
+    rf_cuda_attention_forward(q->value, k->value, v->value, mask, n->value, n->aux, a, stream);
+    n->probe_aux = NULL;
+    if (x->probing) {
+        float *p = probe_space((size_t)(a.b * a.heads * a.n * a.m));
+        if (p != NULL)
+            rf_cuda_attention_probs(q->value, k->value, mask, n->aux, p, a, stream);
+        n->probe_aux = p;
+    }
 }
 
+/* scratch: the rows' rowsum(dO * O), b heads n floats */
 static void attention_backward(rf_exec *x, rf_node *n)
 {
     rf_node *q = rf_in(x, n, 0), *k = rf_in(x, n, 1), *v = rf_in(x, n, 2);
-    rf_cuda_heads a = heads_of(x, n);
-    const float *mask = key_mask(x, n, 3);
-    size_t rows = (size_t)(a.b * a.heads * a.n);
-    float *w = work(rows + (x->probing ? rows + (size_t)numel(n) : 0));
-    const float *lse = n->aux;
-    if (x->probing) {
-        /* the forward again, into workspace: its log-sum-exp, and an output
-         * equal to n->value (the same kernel on the same inputs) */
-        rf_cuda_attention_forward(q->value, k->value, v->value, mask, w + 2 * rows, w + rows, a, stream);
-        lse = w + rows;
-    }
-    rf_cuda_attention_backward(q->value, k->value, v->value, mask, n->value, lse, n->grad, q->grad, k->grad,
-                               v->grad, w, a, stream);
+    rf_cuda_attention_backward(q->value, k->value, v->value, key_mask(x, n, 3), n->value, n->aux, n->grad, q->grad,
+                               k->grad, v->grad, x->scratch, heads_of(x, n), stream);
 }
 
 static void ls_attention_forward(rf_exec *x, rf_node *n)
@@ -554,7 +573,7 @@ static void ls_attention_forward(rf_exec *x, rf_node *n)
 static void ls_attention_backward(rf_exec *x, rf_node *n)
 {
     rf_node *q = rf_in(x, n, 0), *k = rf_in(x, n, 1), *v = rf_in(x, n, 2);
-    float *w = q->grad != NULL || k->grad != NULL ? work(n->aux_floats) : NULL;
+    float *w = q->grad != NULL || k->grad != NULL ? x->scratch : NULL;
     rf_cuda_ls_attention_backward(q->value, k->value, v->value, n->aux, n->grad, q->grad, k->grad, v->grad, w,
                                   heads_of(x, n), (int)n->ia[1], stream);
 }
@@ -568,11 +587,9 @@ static void linear_attention_forward(rf_exec *x, rf_node *n)
 static void linear_attention_backward(rf_exec *x, rf_node *n)
 {
     rf_node *q = rf_in(x, n, 0), *k = rf_in(x, n, 1), *v = rf_in(x, n, 2);
-    rf_cuda_heads a = heads_of(x, n);
-    int64_t dk = a.d / a.heads;
-    float *w = k->grad != NULL || v->grad != NULL ? work((size_t)(a.b * a.heads * (dk * dk + dk))) : NULL;
+    float *w = k->grad != NULL || v->grad != NULL ? x->scratch : NULL;
     rf_cuda_linear_attention_backward(v->value, key_mask(x, n, 3), n->aux, n->value, n->grad, q->grad, k->grad,
-                                      v->grad, w, a, (int)n->ia[1], stream);
+                                      v->grad, w, heads_of(x, n), (int)n->ia[1], stream);
 }
 
 static void talk_forward(rf_exec *x, rf_node *n)
@@ -585,9 +602,46 @@ static void talk_forward(rf_exec *x, rf_node *n)
 static void talk_backward(rf_exec *x, rf_node *n)
 {
     rf_node *in = rf_in(x, n, 0), *offsets = rf_in(x, n, 1);
-    float *w = in->grad != NULL ? work((size_t)numel(n)) : NULL;
+    float *w = in->grad != NULL ? x->scratch : NULL;
     rf_cuda_talk_backward(n->aux, n->grad, in->grad, offsets->grad, w, n->shape.dim[0], n->shape.dim[1],
                           n->shape.dim[2], (int)n->ia[0], (int)n->ia[1], (int)n->ia[2], stream);
+}
+
+/* ---- what the kernels keep and need, for the planner ---- */
+
+/* Attention keeps only its rows' log-sum-exp; every other op the CPU's aux. */
+static size_t dev_aux_floats(const rf_graph *g, const rf_node *n)
+{
+    if (n->op == RF_OP_ATTENTION)
+        return (size_t)(n->shape.dim[0] * n->ia[0] * n->shape.dim[1]);
+    const rf_op_info *info = rf_op_infos[n->op];
+    return info->aux_floats != NULL ? info->aux_floats(g, n) : 0;
+}
+
+/* Launches run one at a time on the stream, so no op needs the CPU's
+ * per-thread copies: one thread's worth of the CPU op's scratch (the
+ * im2col of a convolution, the rows' losses of the cross-entropy), or
+ * what the mechanisms' backward launchers take. */
+static size_t dev_scratch_floats(const rf_graph *g, const rf_node *n, int threads)
+{
+    (void)threads;
+    rf_shape q = n->n_in > 0 ? rf_node_shape(g, n->in[0]) : rf_shape_scalar();
+    switch (n->op) {
+    case RF_OP_ATTENTION:   /* rowsum(dO * O) per row */
+        return (size_t)(q.dim[0] * n->ia[0] * q.dim[1]);
+    case RF_OP_LS_ATTENTION:   /* the probabilities' gradients, laid out as aux */
+        return dev_aux_floats(g, n);
+    case RF_OP_LINEAR_ATTENTION: {   /* per head: d(phi(K)^T V) and d(sum phi(K)) */
+        int64_t dk = q.dim[2] / n->ia[0];
+        return (size_t)(q.dim[0] * n->ia[0] * (dk * dk + dk));
+    }
+    case RF_OP_TALK:   /* the window sums' gradients, one per output */
+        return (size_t)rf_shape_numel(n->shape);
+    default: {
+        const rf_op_info *info = rf_op_infos[n->op];
+        return info->scratch_floats != NULL ? info->scratch_floats(g, n, 1) : 0;
+    }
+    }
 }
 
 /* ---- the table ---- */
@@ -636,6 +690,9 @@ static void fill_table(void)
     table.sum_squares = dev_sum_squares;
     table.scale = dev_scale;
     table.adamw = dev_adamw;
+    table.peak_bytes = dev_peak_bytes;
+    table.aux_floats = dev_aux_floats;
+    table.scratch_floats = dev_scratch_floats;
 }
 
 extern "C" const rf_backend *rf_cuda_backend(void)

@@ -284,6 +284,20 @@ check "memory --encoders --json prints one line per encoder and length" \
 expect_error 2 "memory --encoders rejects an unknown encoder" "--encoders|bogus" \
     memory --config "$tmp/tiny.ini" --seq 64 --encoders full,bogus
 
+# The device's plan: a CUDA build plans for the GPU without one (its
+# kernels' memory: full attention linear in the length); a build without
+# the backend says so in one line.
+run memory --config "$tmp/tiny.ini" --set model.encoder=full --set train.device=cuda --seq 512,2048 --json
+if grep -q 'no CUDA backend' "$tmp/err"; then
+    expect_rc 1 "memory on cuda in a build without the CUDA backend exits 1"
+    check "and says in one line what to build" test "$(wc -l <"$tmp/err")" -eq 1
+else
+    expect_rc 0 "memory --set train.device=cuda plans the GPU's memory without a GPU"
+    check "the GPU plan names its device and grows linearly with full attention (4x the length: at most 4.2x)" \
+        awk -F'"planned_bytes":' '/"device":"cuda"/ { split($2, v, ","); b[n++] = v[1] }
+                                  END { exit !(n == 2 && b[1] <= 4.2 * b[0]) }' "$tmp/out"
+fi
+
 # --- inspect -----------------------------------------------------------------
 ckpt=$dir/checkpoint.safetensors
 run inspect --checkpoint "$ckpt" --list

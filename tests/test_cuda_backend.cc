@@ -21,11 +21,14 @@
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
 extern "C" {
 #include "../core/config.h"
 #include "../core/device.h"
+#include "../core/model.h"
 #include "../core/op.h"
+#include "../core/probe.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
 }
@@ -113,6 +116,85 @@ static bool train(rf_config cfg, const char *device, double *loss, const char *s
     return ok;
 }
 
+/* After the first GPU run: the device memory the backend measured is the
+ * plan's (parameters, their gradients and moments, the arena and the
+ * kernels' scratch; the plan's batch staging is host memory). */
+static void check_device_peak(rf_config cfg)
+{
+    strcpy(cfg.train.device, "cuda");
+    rf_memory_plan p;
+    rf_status st = {};
+    size_t peak = rf_cuda_backend()->peak_bytes();
+    bool planned = rf_memory_plan_compute(&cfg, cfg.data.max_len, 0, cfg.data.vocab, cfg.data.classes, &p, &st);
+    size_t held = p.params + p.grads + p.optimizer + p.activations;
+    tap_ok(planned && peak >= held && peak <= p.total, "the measured device peak (%zu bytes) is the plan's: "
+           "at least its tensors (%zu), at most its total (%zu)", peak, held, p.total);
+}
+
+/* A trainer on `device` with the checkpoint's weights, inspecting `names`
+ * of validation sample 1 into a new probe set (NULL on failure). */
+static rf_probe_set *inspect_on(rf_config cfg, const char *device, const char *path, const rf_dataset *ds,
+                                const char *const *names, int count, rf_status *st)
+{
+    strcpy(cfg.train.device, device);
+    rf_trainer *t = rf_trainer_new(&cfg, ds, st);
+    rf_probe_set *ps = t != NULL && rf_trainer_load(t, path, st)
+                           ? rf_probe_set_new(rf_trainer_model(t)->graph, names, count, 0, st)
+                           : NULL;
+    rf_inspection r;
+    if (ps != NULL && !rf_trainer_inspect(t, RF_SPLIT_VAL, 1, ps, &r, st)) {
+        rf_probe_set_free(ps);
+        ps = NULL;
+    }
+    rf_trainer_free(t);
+    return ps;
+}
+
+/* The views' probes (attention maps, latent states, window bounds, their
+ * gradients) read on the emulated GPU equal the CPU's for the same weights:
+ * the GPU's attention keeps only its log-sum-exp, and writes the maps for
+ * probes alone. One forward (and backward) pass apart, as the first loss. */
+static void check_probes(const rf_config &cfg, const char *path)
+{
+    const char *encoder = cfg.model.encoder;
+    rf_status st = {};
+    rf_dataset *ds = rf_dataset_open(&cfg, &st);
+    rf_trainer *t = ds != NULL ? rf_trainer_new(&cfg, ds, &st) : NULL;
+    std::vector<const char *> names;
+    const rf_graph *g = t != NULL ? rf_trainer_model(t)->graph : NULL;
+    for (int i = 0; g != NULL && i < rf_tap_count(g); i++)
+        names.push_back(rf_tap_get(g, i)->name);
+    rf_probe_set *cpu = t != NULL ? inspect_on(cfg, "cpu", path, ds, names.data(), (int)names.size(), &st) : NULL;
+    rf_probe_set *gpu = cpu != NULL ? inspect_on(cfg, "cuda", path, ds, names.data(), (int)names.size(), &st) : NULL;
+    if (!tap_ok(gpu != NULL, "%s: %zu probes inspected on the CPU and on the emulated GPU", encoder, names.size())) {
+        tap_diag("%s", st.msg);
+    } else {
+        double stages = 12.0 * cfg.model.layers + 4, terms = fmax(cfg.model.ff, cfg.data.max_len), worst = 0;
+        const char *where = "none";
+        for (int i = 0; i < cpu->count; i++) {
+            const rf_probe_value &c = cpu->values[i], &d = gpu->values[i];
+            int64_t count = rf_shape_numel(c.shape);
+            double scale = 0;
+            for (int64_t e = 0; e < count; e++)
+                scale = fmax(scale, fabs(c.data[e]));
+            for (int64_t e = 0; e < count; e++) {
+                double bound = tol_stages(stages, terms, fmax(scale, 1e-30)) + tol_stages_rel(stages) * fabs(c.data[e]);
+                double r = fabs((double)d.data[e] - c.data[e]) / bound;
+                if (!(r <= worst) || !d.filled) {
+                    worst = d.filled ? r : INFINITY;
+                    where = c.name;
+                }
+            }
+        }
+        tap_ok(worst <= 1, "%s: every probe equal within one pass's rounding (worst %.2g of its bound, in %s)",
+               encoder, worst, where);
+    }
+    rf_probe_set_free(cpu);
+    rf_probe_set_free(gpu);
+    rf_trainer_free(t);
+    rf_dataset_free(ds);
+}
+
 static void check_encoder(const char *encoder)
 {
     rf_config cfg = tiny(encoder);
@@ -130,6 +212,8 @@ static void check_encoder(const char *encoder)
         tap_diag("%s", st.msg);
         return;
     }
+    if (strcmp(encoder, "full") == 0)
+        check_device_peak(cfg);
     /* step 1: one forward pass apart, about 12 stages per layer over sums of
      * at most max(ff, length) terms of the loss's size */
     double first = tol_stages(12.0 * cfg.model.layers + 4, fmax(cfg.model.ff, cfg.data.max_len), fmax(1, cpu[0]));
@@ -152,7 +236,41 @@ static void check_encoder(const char *encoder)
            stepped ? "ok" : st.msg);
     rf_trainer_free(t);
     rf_dataset_free(ds);
+    check_probes(cfg, path);
     remove(path);
+}
+
+/* The planner plans what the device's kernels keep: full attention's
+ * memory is linear in the length on the GPU (the flash-style kernel keeps
+ * each row's log-sum-exp, not the n x n probabilities the CPU keeps). No
+ * GPU is needed to plan. */
+static void check_device_plan(void)
+{
+    rf_config cfg = tiny("full");
+    cfg.model.dim = 32;
+    cfg.model.heads = 4;
+    cfg.model.ff = 64;
+    size_t act[2][2];
+    const char *devices[2] = {"cpu", "cuda"};
+    const int lengths[2] = {512, 2048};
+    rf_status st = {};
+    bool ok = true;
+    for (int d = 0; d < 2; d++)
+        for (int l = 0; l < 2; l++) {
+            strcpy(cfg.train.device, devices[d]);
+            rf_memory_plan p;
+            ok = ok && rf_memory_plan_compute(&cfg, lengths[l], 0, cfg.data.vocab, cfg.data.classes, &p, &st);
+            act[d][l] = ok ? p.activations + p.workspace : 0;
+        }
+    if (!tap_ok(ok, "full attention planned at N = 512 and 2048 for the CPU and the GPU")) {
+        tap_diag("%s", st.msg);
+        return;
+    }
+    double cpu = (double)act[0][1] / (double)act[0][0], gpu = (double)act[1][1] / (double)act[1][0];
+    /* 4x the length: 16x the probabilities on the CPU; 4x everything on the GPU */
+    tap_ok(cpu > 8 && gpu <= 4.2 && act[1][1] < act[0][1] / 4,
+           "the GPU plan of full attention grows linearly (%.2fx for 4x the length; the CPU's %.2fx): %.1f MiB "
+           "against the CPU's %.1f MiB at N = 2048", gpu, cpu, act[1][1] / 1048576.0, act[0][1] / 1048576.0);
 }
 
 /* Every op of the op table has a forward and a backward kernel. */
@@ -169,7 +287,6 @@ static void check_op_table(void)
 
 int main(void)
 {
-    check_op_table();
     static const char *const encoders[] = {"full", "ls", "linear", "talk", "blrp", "maelre"};
 #if defined(RF_CUDA_EMULATE)
     static rf_device_backend emulated = {RF_DEVICE_CUDA, "cuda", emu_count, emu_describe, NULL};
@@ -177,6 +294,10 @@ int main(void)
     rf_device_register(&emulated);
 #else
     rf_cuda_register();   /* the real GPU, where there is one */
+#endif
+    check_op_table();
+    check_device_plan();   /* plans need the backend's table only, no device */
+#if !defined(RF_CUDA_EMULATE)
     rf_status st = {};
     if (rf_device_open("cuda", &st) == NULL) {
         for (const char *e : encoders)
