@@ -19,6 +19,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/device.h"
 #include "../ui/application.h"
 #include "../ui/dialogs.h"
 #include "../ui/figures/attention_figure.h"
@@ -897,6 +898,58 @@ static void check_no_display(const char *exe)
            "without a display, rangefinder says how to train from the command line");
 }
 
+/* --- the Run section's devices --- */
+
+/* A stand-in GPU in core's device table (listing needs no executor), so
+ * the list is seen with a GPU on a machine without one. */
+static bool stand_in_count(int *n, rf_status *st)
+{
+    (void)st;
+    *n = 1;
+    return true;
+}
+
+static bool stand_in_describe(int i, char *name, size_t size, size_t *memory_bytes, rf_status *st)
+{
+    (void)i;
+    (void)st;
+    g_snprintf(name, size, "Stand-in GPU");
+    *memory_bytes = (size_t)80 << 30;
+    return true;
+}
+
+static const rf_device_backend stand_in_gpu = {RF_DEVICE_CUDA, "cuda", stand_in_count, stand_in_describe, NULL};
+
+static char *item_text(GtkDropDown *d, guint i)
+{
+    GListModel *m = gtk_drop_down_get_model(d);
+    return i < g_list_model_get_n_items(m) ? g_strdup(gtk_string_list_get_string(GTK_STRING_LIST(m), i))
+                                            : g_strdup("(none)");
+}
+
+static void check_device_list(RfWindow *win)
+{
+    RfSession *s = rf_window_get_session(win);
+    GtkWidget *editor = rf_config_panel_get_editor(rf_window_get_config_panel(win), "train.device");
+    if (!tap_ok(GTK_IS_DROP_DOWN(editor), "train.device is chosen from a list of the devices found"))
+        return;
+    GtkDropDown *d = GTK_DROP_DOWN(editor);
+    g_autofree char *cpu = item_text(d, 0), *gpu = item_text(d, 1);
+    tap_ok(g_list_model_get_n_items(gtk_drop_down_get_model(d)) == 2 && g_str_has_prefix(cpu, "CPU (") &&
+               strcmp(gpu, "cuda:0 · Stand-in GPU, 80.0 GiB") == 0 && gtk_drop_down_get_selected(d) == 0,
+           "the list is the CPU and each GPU with its name and memory, the CPU chosen (\"%s\", \"%s\")", cpu, gpu);
+    gtk_drop_down_set_selected(d, 1);
+    gboolean to_gpu = strcmp(rf_session_get_config(s)->train.device, "cuda:0") == 0;
+    gtk_drop_down_set_selected(d, 0);
+    tap_ok(to_gpu && strcmp(rf_session_get_config(s)->train.device, "cpu") == 0,
+           "choosing the GPU sets train.device = cuda:0, choosing the CPU sets it back");
+    set_key(s, "train.device", "cuda:3");
+    g_autofree char *absent = item_text(d, 2);
+    tap_ok(gtk_drop_down_get_selected(d) == 2 && strcmp(absent, "cuda:3 (not on this machine)") == 0,
+           "a config's device this machine lacks is shown as such (\"%s\")", absent);
+    set_key(s, "train.device", "cpu");
+}
+
 static void remove_tree(const char *path)
 {
     g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
@@ -920,6 +973,7 @@ int main(int argc, char **argv)
     g_autofree char *config = g_build_filename(dir, "small.ini", NULL);
     g_file_set_contents(config, small_config, -1, NULL);
 
+    rf_device_register(&stand_in_gpu);
     RfApplication *app = rf_application_new(config);
     /* Tests may run beside a workbench the user has open: stay out of its way. */
     g_application_set_flags(G_APPLICATION(app), G_APPLICATION_NON_UNIQUE);
@@ -955,6 +1009,7 @@ int main(int argc, char **argv)
     }
     check_large_attention_map(win);
     check_invalid_values(win);   /* leaves model.encoder = blrp */
+    check_device_list(win);
 
     /* BLRP for the latent states, TaLK for its window bounds. */
     show_page(win, "latent");

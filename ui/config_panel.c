@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "device_choices.h"
 #include "plot/plot.h"
 
 /* Keys that only some encoders or tasks read: shown only then. */
@@ -188,6 +189,25 @@ static void set_spin_steps(KeyRow *r, double v)
     gtk_spin_button_set_increments(GTK_SPIN_BUTTON(r->editor), step, 10.0 * step);
 }
 
+/* train.device: select the device; one the list lacks (a config's cuda:3
+ * here) joins it, labelled as not on this machine. */
+static void show_device(KeyRow *r, const char *value)
+{
+    guint n = g_strv_length(r->choices);
+    for (guint i = 0; i < n; i++)
+        if (strcmp(r->choices[i], value) == 0 || (strcmp(value, "cuda") == 0 && strcmp(r->choices[i], "cuda:0") == 0)) {
+            gtk_drop_down_set_selected(GTK_DROP_DOWN(r->editor), i);
+            return;
+        }
+    g_autoptr(RfDeviceChoices) devices = rf_device_choices_new();
+    g_autofree char *label = rf_device_choices_label(devices, value);
+    gtk_string_list_append(GTK_STRING_LIST(gtk_drop_down_get_model(GTK_DROP_DOWN(r->editor))), label);
+    r->choices = g_renew(char *, r->choices, n + 2);
+    r->choices[n] = g_strdup(value);
+    r->choices[n + 1] = NULL;
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(r->editor), n);
+}
+
 static void show_value(KeyRow *r)
 {
     char text[RF_STR_LEN];
@@ -209,7 +229,9 @@ static void show_value(KeyRow *r)
                 gtk_drop_down_set_selected(GTK_DROP_DOWN(r->editor), i);
         break;
     case RF_KEY_STRING:
-        if (strcmp(gtk_editable_get_text(GTK_EDITABLE(r->editor)), text) != 0)
+        if (GTK_IS_DROP_DOWN(r->editor))
+            show_device(r, text);
+        else if (strcmp(gtk_editable_get_text(GTK_EDITABLE(r->editor)), text) != 0)
             gtk_editable_set_text(GTK_EDITABLE(r->editor), text);
         break;
     }
@@ -369,9 +391,28 @@ static void on_entry_leave(GtkEventControllerFocus *focus, gpointer user_data)
 
 /* --- building --- */
 
+/* train.device as a list of the devices found: the CPU and each GPU with
+ * its name and memory; the tooltip says why no GPU is listed. */
+static GtkWidget *make_device_editor(KeyRow *r)
+{
+    g_autoptr(RfDeviceChoices) devices = rf_device_choices_new();
+    GtkStringList *labels = gtk_string_list_new(NULL);
+    r->choices = g_new0(char *, devices->values->len + 1);
+    for (guint i = 0; i < devices->values->len; i++) {
+        r->choices[i] = g_strdup(devices->values->pdata[i]);
+        gtk_string_list_append(labels, devices->labels->pdata[i]);
+    }
+    GtkWidget *drop_down = gtk_drop_down_new(G_LIST_MODEL(labels), NULL);
+    r->handler = g_signal_connect(drop_down, "notify::selected", G_CALLBACK(on_choice_changed), r);
+    g_object_set_data_full(G_OBJECT(drop_down), "no-gpu", g_strdup(devices->no_gpu), g_free);
+    return drop_down;
+}
+
 static GtkWidget *make_editor(KeyRow *r)
 {
     const rf_config_key *k = r->key;
+    if (strcmp(r->dotted, "train.device") == 0)
+        return make_device_editor(r);
     switch (k->type) {
     case RF_KEY_INT:
     case RF_KEY_FLOAT:
@@ -434,6 +475,13 @@ static KeyRow *make_row(RfConfigPanel *p, const rf_config_key *k, GtkSizeGroup *
     gtk_widget_set_hexpand(label, TRUE);
     gtk_size_group_add_widget(labels, label);
     r->editor = make_editor(r);
+    const char *no_gpu = g_object_get_data(G_OBJECT(r->editor), "no-gpu");
+    if (no_gpu != NULL) {
+        g_autofree char *why = g_markup_escape_text(no_gpu, -1);
+        g_autofree char *more = g_strdup_printf("%s\n%s", tooltip, why);
+        g_free(tooltip);
+        tooltip = g_steal_pointer(&more);
+    }
     gtk_widget_set_tooltip_markup(label, tooltip);
     gtk_widget_set_tooltip_markup(r->editor, tooltip);
     gtk_widget_set_valign(r->editor, GTK_ALIGN_CENTER);
