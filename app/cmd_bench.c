@@ -89,6 +89,12 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
     /* Room for every step in the schedule, so the learning rate stays sane. */
     if (cfg->train.steps < warmup + steps)
         cfg->train.steps = warmup + steps;
+    /* A device that queues steps is read after each one, so every step's
+     * time is its whole time on the device (training reads it only every
+     * train.log_every steps, overlapping more). */
+    const rf_backend *b = rf_device_plan_backend(cfg->train.device, NULL);
+    if (b != NULL && b->queue_step != NULL)
+        cfg->train.log_every = 1;
     rf_status st = {0};
     rf_dataset *ds = rf_dataset_open(cfg, &st);
     if (ds == NULL)

@@ -80,6 +80,11 @@ void rf_graph_set_backend(rf_graph *g, const rf_backend *b)
     g->backend = b;
 }
 
+const rf_backend *rf_graph_backend(const rf_graph *g)
+{
+    return g->backend;
+}
+
 void rf_graph_release(rf_graph *g)
 {
     arena_free(g, g->arena);
@@ -343,6 +348,8 @@ void rf_exec_init(rf_exec *x, rf_graph *g, rf_pool *pool, uint64_t seed, uint64_
     x->seed = seed;
     x->step = step;
     x->training = training;
+    x->probing = false;
+    x->queued = false;
 }
 
 void rf_graph_set_profile(rf_graph *g, rf_op_profile *p)
@@ -389,7 +396,8 @@ void rf_graph_forward(rf_graph *g, rf_exec *x)
             g->probe(g->probe_ctx, g, i, false);
         }
     }
-    sync_device(g);
+    if (!x->queued)
+        sync_device(g);
 }
 
 typedef struct zero_job {
@@ -435,8 +443,16 @@ void rf_graph_backward(rf_graph *g, rf_exec *x, const float *seed)
         return;
     rf_node *ln = &g->nodes[loss];
     int64_t numel = rf_shape_numel(ln->shape);
-    for (int64_t e = 0; e < numel; e++)
-        ln->grad[e] = seed != NULL ? seed[e] : 1.0f;
+    if (g->backend->upload != NULL) {
+        /* in stream order: a queued step may still read the last seed */
+        static const float ones[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+        assert((seed != NULL || numel <= 16) && "a device's loss seeds at most 16 ones");
+        size_t bytes = (size_t)numel * sizeof(float);
+        g->backend->upload(1, &ln->grad, seed != NULL ? &seed : (const float *const[]){ones}, &bytes);
+    } else {
+        for (int64_t e = 0; e < numel; e++)
+            ln->grad[e] = seed != NULL ? seed[e] : 1.0f;
+    }
     for (int i = loss; i >= 0; i--) {
         if (!g->on_backward[i])
             continue;
@@ -450,5 +466,6 @@ void rf_graph_backward(rf_graph *g, rf_exec *x, const float *seed)
         zero_first_written(g, x, node, i);
         run_kernel(g, x, node, true);
     }
-    sync_device(g);
+    if (!x->queued)
+        sync_device(g);
 }

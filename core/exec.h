@@ -46,6 +46,7 @@ const char *rf_op_name(rf_op op);
 /* Run this graph's kernels on `b` (core/op.h; the default is the CPU).
  * Before prepare, which then allocates the arena and scratch there. */
 void rf_graph_set_backend(rf_graph *g, const rf_backend *b);
+const rf_backend *rf_graph_backend(const rf_graph *g);
 
 /* The first op of `g` (forward or backward) that `b` has no kernel for,
  * or RF_OP_COUNT when it can run the whole graph. */

@@ -23,6 +23,8 @@ typedef struct rf_exec {
     bool training;            /* dropout active */
     bool probing;             /* a probe is attached (set by forward and backward): kernels
                                  leave in aux what the taps read, as the CPU's do */
+    bool queued;              /* a device step: forward and backward return without
+                                 waiting for the device (the trainer syncs when it reads) */
 } rf_exec;
 
 typedef void (*rf_kernel)(rf_exec *x, rf_node *n);
@@ -50,6 +52,16 @@ typedef struct rf_adamw_args {
     float c1, c2;            /* bias corrections 1 - beta^t */
 } rf_adamw_args;
 
+/* What a device's guard leaves after each queued optimiser step (see
+ * rf_backend.queue_step), in the backend's host-addressable memory. */
+typedef struct rf_step_report {
+    double loss, norm;           /* the last queued step's loss and gradient norm */
+    int64_t first_bad;           /* the first step (1-based) whose loss or norm was not finite; 0: none */
+    double bad_loss, bad_norm;   /* that step's */
+    float scale;                 /* the backend's own: the clipping factor it applied */
+    int32_t skip;                /* the backend's own: the last step was skipped */
+} rf_step_report;
+
 typedef struct rf_backend {
     const char *name;
     rf_kernel forward[RF_OP_COUNT];
@@ -75,6 +87,21 @@ typedef struct rf_backend {
     /* The most device memory the engine held at once (NULL: host memory,
      * core/alloc.h's rf_alloc_peak_bytes). */
     size_t (*peak_bytes)(void);
+    /* The optimiser step without the host waiting (NULL: the host reads the
+     * loss and the gradient norm after every step and runs rf_clip_grads
+     * and adamw itself): the gradients' global norm, the guard (a loss or
+     * norm that is not finite skips the update and, the first time, is
+     * kept in `report`), clipping to `clip` (<= 0: none) as rf_clip_grads
+     * does, and AdamW, queued after the backward pass. `step` is 1-based;
+     * `report` lives in this backend's memory (alloc), read after sync. */
+    void (*queue_step)(rf_params *p, const float *loss, double clip, int64_t step, const rf_adamw_args *a,
+                       rf_step_report *report);
+    /* Copy host arrays into device buffers in stream order (after the
+     * kernels queued before, before those queued after), returning once the
+     * host arrays may be reused: through pinned staging on a copy stream,
+     * so a batch's transfer overlaps the previous step's kernels. False on
+     * failure. NULL: the host writes device memory itself. */
+    bool (*upload)(int count, float *const *dst, const float *const *src, const size_t *bytes);
 } rf_backend;
 
 extern const rf_backend rf_cpu_backend;

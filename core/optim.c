@@ -71,20 +71,22 @@ static void adamw_range(void *ctx, int64_t begin, int64_t end, int thread)
     }
 }
 
+rf_adamw_args rf_adamw_args_for(const rf_config *cfg, double lr, int64_t t)
+{
+    return (rf_adamw_args){
+        .lr = (float)lr,
+        .beta1 = cfg->train.beta1,
+        .beta2 = cfg->train.beta2,
+        .eps = cfg->train.eps,
+        .decay = cfg->train.weight_decay,
+        .c1 = (float)(1.0 - pow(cfg->train.beta1, (double)t)),
+        .c2 = (float)(1.0 - pow(cfg->train.beta2, (double)t)),
+    };
+}
+
 void rf_adamw_step(rf_params *p, const rf_config *cfg, double lr, int64_t t, rf_pool *pool)
 {
-    adamw_job j = {
-        .p = p,
-        .a = {
-            .lr = (float)lr,
-            .beta1 = cfg->train.beta1,
-            .beta2 = cfg->train.beta2,
-            .eps = cfg->train.eps,
-            .decay = cfg->train.weight_decay,
-            .c1 = (float)(1.0 - pow(cfg->train.beta1, (double)t)),
-            .c2 = (float)(1.0 - pow(cfg->train.beta2, (double)t)),
-        },
-    };
+    adamw_job j = {.p = p, .a = rf_adamw_args_for(cfg, lr, t)};
     if (p->backend != NULL)
         p->backend->adamw(p, &j.a);
     else

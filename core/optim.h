@@ -4,6 +4,7 @@
 #define RF_OPTIM_H
 
 #include "config.h"
+#include "op.h"
 #include "params.h"
 #include "pool.h"
 
@@ -20,5 +21,7 @@ void rf_clip_grads(rf_params *p, double norm, double max_norm);
 
 /* One AdamW update; t is the 1-based update count (bias correction). */
 void rf_adamw_step(rf_params *p, const rf_config *cfg, double lr, int64_t t, rf_pool *pool);
+/* AdamW's scalars for step t (1-based) at learning rate lr. */
+rf_adamw_args rf_adamw_args_for(const rf_config *cfg, double lr, int64_t t);
 
 #endif

@@ -19,6 +19,10 @@ struct rf_trainer {
     int64_t step;             /* steps finished */
     rf_memory_plan plan;
     double started;
+    /* A device that queues whole steps (rf_backend.queue_step): its guard's
+     * report, in device memory; NULL on the CPU. */
+    const rf_backend *device;
+    rf_step_report *report;
 };
 
 static double now_s(void)
@@ -79,6 +83,16 @@ rf_trainer *rf_trainer_new(const rf_config *cfg, const rf_dataset *ds, rf_status
         return NULL;
     }
     fill_plan(&t->plan, t->model, t->params);
+    const rf_backend *b = t->params->backend;
+    if (b != NULL && b->queue_step != NULL) {
+        t->report = b->alloc(sizeof *t->report);
+        if (t->report == NULL) {
+            rf_fail(st, "out of device memory for the step report");
+            rf_trainer_free(t);
+            return NULL;
+        }
+        t->device = b;
+    }
     t->started = now_s();
     return t;
 }
@@ -87,6 +101,10 @@ void rf_trainer_free(rf_trainer *t)
 {
     if (t == NULL)
         return;
+    if (t->report != NULL) {
+        t->device->sync();
+        t->device->free(t->report);
+    }
     rf_batcher_free(t->batcher);
     rf_model_free(t->model);
     rf_params_free(t->params);
@@ -109,13 +127,22 @@ void rf_trainer_set_optim(rf_trainer *t, const rf_config *cfg)
     memcpy(t->cfg.train.schedule, cfg->train.schedule, sizeof t->cfg.train.schedule);
 }
 
-static void load_batch(rf_model *m, const rf_batch *b)
+/* The batch into the model's inputs: on a device that uploads, in stream
+ * order through its pinned staging (the previous step may still run). */
+static bool load_batch(rf_model *m, const rf_batch *b, rf_status *st)
 {
     rf_graph *g = m->graph;
     size_t fd = m->feat_dim > 0 ? (size_t)m->feat_dim : 1;
-    memcpy(rf_value(g, m->x), b->x, (size_t)m->batch * m->seq_len * fd * sizeof(float));
-    memcpy(rf_value(g, m->mask), b->mask, (size_t)m->batch * m->seq_len * sizeof(float));
-    memcpy(rf_value(g, m->labels), b->labels, (size_t)m->batch * sizeof(float));
+    float *const dst[3] = {rf_value(g, m->x), rf_value(g, m->mask), rf_value(g, m->labels)};
+    const float *const src[3] = {b->x, b->mask, b->labels};
+    const size_t bytes[3] = {(size_t)m->batch * m->seq_len * fd * sizeof(float),
+                             (size_t)m->batch * m->seq_len * sizeof(float), (size_t)m->batch * sizeof(float)};
+    const rf_backend *dev = rf_graph_backend(g);
+    if (dev->upload != NULL)
+        return dev->upload(3, dst, src, bytes) || rf_fail(st, "the %s device could not take the batch", dev->name);
+    for (int i = 0; i < 3; i++)
+        memcpy(dst[i], src[i], bytes[i]);
+    return true;
 }
 
 /* Summed loss and correct count over the first `count` rows, from the logits
@@ -141,6 +168,61 @@ static void score(const rf_model *m, int count, double *loss_sum, int64_t *corre
     }
 }
 
+static bool due(int64_t step, int every, int64_t last)
+{
+    return step == last || (every > 0 && step % every == 0);
+}
+
+/* Wait for a device that queues steps, and stop at the first step its
+ * guard found not finite, as the CPU's checks would have (with the same
+ * words); the update of that step and of the steps queued after it were
+ * skipped, so the weights are the last good ones. */
+static bool settle(rf_trainer *t, rf_status *st)
+{
+    if (t->report == NULL)
+        return true;
+    t->device->sync();
+    const rf_step_report *r = t->report;
+    if (r->first_bad == 0)
+        return true;
+    t->step = r->first_bad - 1;   /* as the CPU stops: before the bad step */
+    if (!isfinite(r->bad_loss))
+        return rf_fail(st, "step %lld: the loss is %s; stopping (lower train.lr or set train.clip)",
+                       (long long)r->first_bad, isnan(r->bad_loss) ? "NaN" : "infinite");
+    return rf_fail(st, "step %lld: the gradient norm is %s; stopping (lower train.lr or set train.clip)",
+                   (long long)r->first_bad, isnan(r->bad_norm) ? "NaN" : "infinite");
+}
+
+/* A step on a device that queues it whole: the host waits only when the
+ * metrics are due (every train.log_every steps and the last); between
+ * them the step reports `unread`. */
+static bool step_queued(rf_trainer *t, const rf_batch *b, rf_exec *x, rf_metrics *out, rf_status *st)
+{
+    rf_model *m = t->model;
+    x->queued = true;
+    rf_graph_forward(m->graph, x);
+    rf_params_zero_grads(t->params);
+    rf_graph_backward(m->graph, x, NULL);
+    double lr = rf_schedule_lr(&t->cfg, t->step);
+    rf_adamw_args a = rf_adamw_args_for(&t->cfg, lr, t->step + 1);
+    t->device->queue_step(t->params, rf_value(m->graph, m->loss), t->cfg.train.clip, t->step + 1, &a, t->report);
+    t->step++;
+    *out = (rf_metrics){.step = t->step, .split = RF_SPLIT_TRAIN, .loss = NAN, .accuracy = NAN, .lr = lr,
+                        .grad_norm = NAN, .unread = true};
+    if (!due(t->step, t->cfg.train.log_every, t->cfg.train.steps))
+        return true;
+    if (!settle(t, st))
+        return false;
+    double loss_sum = 0;
+    int64_t correct = 0;
+    score(m, b->count, &loss_sum, &correct);
+    out->loss = t->report->loss;
+    out->grad_norm = t->report->norm;
+    out->accuracy = (double)correct / b->count;
+    out->unread = false;
+    return true;
+}
+
 bool rf_trainer_step(rf_trainer *t, rf_metrics *out, rf_status *st)
 {
     double t0 = now_s(), wait = 0;
@@ -148,9 +230,17 @@ bool rf_trainer_step(rf_trainer *t, rf_metrics *out, rf_status *st)
     if (b == NULL)
         return false;
     rf_model *m = t->model;
-    load_batch(m, b);
+    if (!load_batch(m, b, st))
+        return false;
     rf_exec x;
     rf_exec_init(&x, m->graph, t->pool, t->cfg.train.seed, (uint64_t)t->step, true);
+    if (t->report != NULL) {
+        bool ok = step_queued(t, b, &x, out, st);
+        out->seconds = now_s() - t->started;
+        out->step_seconds = now_s() - t0;
+        out->data_wait = wait;
+        return ok;
+    }
     rf_graph_forward(m->graph, &x);
     double loss = rf_value(m->graph, m->loss)[0];
     if (!isfinite(loss))
@@ -186,6 +276,8 @@ bool rf_trainer_step(rf_trainer *t, rf_metrics *out, rf_status *st)
 
 bool rf_trainer_evaluate(rf_trainer *t, rf_split split, int64_t max_batches, rf_metrics *out, rf_status *st)
 {
+    if (!settle(t, st))
+        return false;
     rf_model *m = t->model;
     int64_t n = rf_batcher_eval_batches(t->batcher, split);
     if (max_batches > 0 && max_batches < n)
@@ -200,7 +292,8 @@ bool rf_trainer_evaluate(rf_trainer *t, rf_split split, int64_t max_batches, rf_
         const rf_batch *b = rf_batcher_eval(t->batcher, split, i, st);
         if (b == NULL)
             return false;
-        load_batch(m, b);
+        if (!load_batch(m, b, st))
+            return false;
         rf_graph_forward(m->graph, &x);
         score(m, b->count, &loss_sum, &correct);
         seen += b->count;
@@ -247,6 +340,8 @@ bool rf_trainer_inspect(rf_trainer *t, rf_split split, int64_t sample, rf_probe_
                         rf_status *st)
 {
     rf_model *m = t->model;
+    if (!settle(t, st))
+        return false;
     if (sample < 0 || sample >= t->ds->size[split])
         return rf_fail(st, "sample %lld is out of range: the %s split has %lld samples", (long long)sample,
                        rf_split_name(split), (long long)t->ds->size[split]);
@@ -254,7 +349,8 @@ bool rf_trainer_inspect(rf_trainer *t, rf_split split, int64_t sample, rf_probe_
     const rf_batch *b = rf_batcher_eval(t->batcher, split, out->batch_index, st);
     if (b == NULL)
         return false;
-    load_batch(m, b);
+    if (!load_batch(m, b, st))
+        return false;
     ps->sample = out->row;
     for (int i = 0; i < ps->count; i++)
         ps->values[i].filled = false;
@@ -278,21 +374,20 @@ bool rf_trainer_inspect(rf_trainer *t, rf_split split, int64_t sample, rf_probe_
 
 bool rf_trainer_save(rf_trainer *t, const char *path, rf_status *st)
 {
-    return rf_checkpoint_save(path, &t->cfg, t->params, t->step, st);
+    return settle(t, st) && rf_checkpoint_save(path, &t->cfg, t->params, t->step, st);
 }
 
 bool rf_trainer_load(rf_trainer *t, const char *path, rf_status *st)
 {
+    if (t->report != NULL) {   /* a fresh start: no step of the old weights is bad */
+        t->device->sync();
+        *t->report = (rf_step_report){0};
+    }
     int64_t step = 0;
     if (!rf_checkpoint_load(path, t->params, &step, st))
         return false;
     t->step = step;
     return true;
-}
-
-static bool due(int64_t step, int every, int64_t last)
-{
-    return step == last || (every > 0 && step % every == 0);
 }
 
 static void report(const rf_train_callbacks *cb, const rf_metrics *m)

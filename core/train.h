@@ -38,6 +38,8 @@ typedef struct rf_metrics {
     double seconds;        /* since the run (or resume) started */
     double step_seconds;   /* train only */
     double data_wait;      /* train only: seconds the step waited for data */
+    bool unread;           /* train only: a device step whose loss, accuracy and norm were not read
+                              (the host waits for the device only every train.log_every steps) */
 } rf_metrics;
 
 typedef struct rf_trainer rf_trainer;

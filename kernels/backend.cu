@@ -11,6 +11,8 @@
  * runs on one stream, so kernels are ordered without events. */
 #include "backend.h"
 
+#include <stddef.h>
+
 #include <mutex>
 #include <unordered_map>
 
@@ -139,7 +141,88 @@ static void dev_adamw(rf_params *p, const rf_adamw_args *a)
     if (!adamw_table_for(p))
         return;
     rf_cuda_adamw_args args = {a->lr, a->beta1, a->beta2, a->eps, a->decay, a->c1, a->c2};
-    rf_cuda_adamw(p->value, p->grad, p->m, p->v, adamw_table, p->count, adamw_max_numel, args, stream);
+    rf_cuda_adamw(p->value, p->grad, p->m, p->v, adamw_table, p->count, adamw_max_numel, args, NULL, stream);
+}
+
+static_assert(sizeof(rf_step_report) == sizeof(rf_cuda_step_report) &&
+                  offsetof(rf_step_report, first_bad) == offsetof(rf_cuda_step_report, first_bad) &&
+                  offsetof(rf_step_report, skip) == offsetof(rf_cuda_step_report, skip),
+              "rf_cuda_step_report is rf_step_report, field for field");
+
+/* The norm, the guard, clipping and AdamW, queued: the host waits for none
+ * of it (it reads `report` when it next syncs). */
+static void dev_queue_step(rf_params *p, const float *loss, double clip, int64_t step, const rf_adamw_args *a,
+                           rf_step_report *report)
+{
+    rf_cuda_step_report *r = (rf_cuda_step_report *)report;
+    rf_cuda_sum_squares(p->grad, (int64_t)p->total, partials + RF_CUDA_PARTIALS, partials, stream);
+    rf_cuda_step_guard(loss, partials + RF_CUDA_PARTIALS, clip, step, r, stream);
+    if (!adamw_table_for(p))
+        return;
+    rf_cuda_adamw_args args = {a->lr, a->beta1, a->beta2, a->eps, a->decay, a->c1, a->c2};
+    rf_cuda_adamw(p->value, p->grad, p->m, p->v, adamw_table, p->count, adamw_max_numel, args, r, stream);
+}
+
+/* ---- batches in: pinned staging on a copy stream ---- */
+
+/* Two slots, so a batch's transfer overlaps the previous step's kernels:
+ * the host fills a slot's pinned buffer, the copy stream moves it to the
+ * slot's device buffer, and the compute stream, once that is done, copies
+ * it into the graph's inputs. A slot is reused two uploads later; its
+ * events say when its pinned buffer (sent) and its device buffer (placed)
+ * are free again. */
+enum { UPLOAD_SLOTS = 2 };
+typedef struct upload_slot {
+    char *pinned, *staged;
+    size_t bytes;
+    cudaEvent_t sent, placed;
+} upload_slot;
+static upload_slot slots[UPLOAD_SLOTS];
+static int next_slot;
+static cudaStream_t copy_stream;
+
+/* Room for `bytes` (grown only while the first batches arrive: it waits
+ * for the device before freeing). */
+static bool slot_room(upload_slot *s, size_t bytes)
+{
+    if (s->sent == NULL && (!ok(cudaEventCreateWithFlags(&s->sent, cudaEventDisableTiming)) ||
+                            !ok(cudaEventCreateWithFlags(&s->placed, cudaEventDisableTiming))))
+        return false;
+    if (bytes <= s->bytes)
+        return true;
+    cudaDeviceSynchronize();
+    cudaFreeHost(s->pinned);
+    dev_free(s->staged);
+    s->staged = NULL;
+    s->bytes = 0;
+    if (!ok(cudaHostAlloc((void **)&s->pinned, bytes, cudaHostAllocDefault))) {
+        s->pinned = NULL;
+        return false;
+    }
+    s->staged = (char *)dev_alloc(bytes);
+    s->bytes = s->staged != NULL ? bytes : 0;
+    return s->staged != NULL;
+}
+
+static bool dev_upload(int count, float *const *dst, const float *const *src, const size_t *bytes)
+{
+    size_t total = 0;
+    for (int i = 0; i < count; i++)
+        total += bytes[i];
+    if (!init_state() || (copy_stream == NULL && !ok(cudaStreamCreate(&copy_stream))))
+        return false;
+    upload_slot *s = &slots[next_slot];
+    next_slot = (next_slot + 1) % UPLOAD_SLOTS;
+    if (!slot_room(s, total) || !ok(cudaEventSynchronize(s->sent)))
+        return false;
+    for (size_t i = 0, at = 0; i < (size_t)count; at += bytes[i], i++)
+        memcpy(s->pinned + at, src[i], bytes[i]);
+    bool sent = ok(cudaStreamWaitEvent(copy_stream, s->placed, 0)) &&
+                ok(cudaMemcpyAsync(s->staged, s->pinned, total, cudaMemcpyHostToDevice, copy_stream)) &&
+                ok(cudaEventRecord(s->sent, copy_stream)) && ok(cudaStreamWaitEvent(stream, s->sent, 0));
+    for (size_t i = 0, at = 0; sent && i < (size_t)count; at += bytes[i], i++)
+        sent = ok(cudaMemcpyAsync(dst[i], s->staged + at, bytes[i], cudaMemcpyDeviceToDevice, stream));
+    return sent && ok(cudaEventRecord(s->placed, stream));
 }
 
 /* The attention probabilities for probes (the views' maps): not part of
@@ -691,6 +774,8 @@ static void fill_table(void)
     table.scale = dev_scale;
     table.adamw = dev_adamw;
     table.peak_bytes = dev_peak_bytes;
+    table.queue_step = dev_queue_step;
+    table.upload = dev_upload;
     table.aux_floats = dev_aux_floats;
     table.scratch_floats = dev_scratch_floats;
 }

@@ -152,11 +152,30 @@ typedef struct rf_cuda_adamw_args {
     float c1, c2;
 } rf_cuda_adamw_args;
 
+/* A step's guard on the device: rf_step_report (core/op.h), field for
+ * field, then the factor AdamW applies to the gradients. */
+typedef struct rf_cuda_step_report {
+    double loss, norm;
+    int64_t first_bad;
+    double bad_loss, bad_norm;
+    float scale;        /* the clipping factor, or 1 */
+    int32_t skip;       /* a non-finite loss or norm: AdamW leaves everything as it is */
+} rf_cuda_step_report;
+
 /* One AdamW update of core/optim.c over the flat blocks w, g, m, v.
  * params: a device array of `count` entries; max_numel: the largest numel
- * (it sizes the grid). */
+ * (it sizes the grid). guard (device memory, may be NULL): its scale
+ * multiplies each gradient as core/optim.c's clipping does, and its skip
+ * flag skips the update. */
 void rf_cuda_adamw(float *w, const float *g, float *m, float *v, const rf_cuda_param *params, int count,
-                   int64_t max_numel, rf_cuda_adamw_args args, cudaStream_t stream);
+                   int64_t max_numel, rf_cuda_adamw_args args, const rf_cuda_step_report *guard,
+                   cudaStream_t stream);
+/* The guard of step `step` (1-based), one thread: the norm is the root of
+ * *sum_squares; a non-finite loss or norm sets, the first time, first_bad
+ * and its values, and from then on skip; scale is clip / norm when clip >
+ * 0 and the norm exceeds it, as rf_clip_grads, else 1. */
+void rf_cuda_step_guard(const float *loss, const double *sum_squares, double clip, int64_t step,
+                        rf_cuda_step_report *report, cudaStream_t stream);
 /* *count += the number of NaN and infinite elements of x */
 void rf_cuda_count_nonfinite(const float *x, int64_t n, int *count, cudaStream_t stream);
 

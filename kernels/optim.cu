@@ -7,19 +7,42 @@
 namespace {
 
 /* One parameter per grid row (blockIdx.y), a grid-stride loop over its
- * elements; the update is core/optim.c's, operation for operation. */
+ * elements; the update is core/optim.c's, operation for operation, the
+ * clipping factor applied as rf_clip_grads scales in place (one product;
+ * by 1 it is exact). */
 __global__ void adamw_kernel(float *w, const float *g, float *m, float *v, const rf_cuda_param *params,
-                             rf_cuda_adamw_args a)
+                             rf_cuda_adamw_args a, const rf_cuda_step_report *guard)
 {
+    if (guard != NULL && guard->skip)
+        return;   /* the whole grid: a diverged step changes nothing */
+    float s = guard != NULL ? guard->scale : 1.0f;
     rf_cuda_param pe = params[blockIdx.y];
     float decay = pe.decay ? a.lr * a.decay : 0.0f;
     RF_FOR_EACH(k, pe.numel) {
         int64_t i = pe.offset + k;
-        m[i] = a.beta1 * m[i] + (1 - a.beta1) * g[i];
-        v[i] = a.beta2 * v[i] + (1 - a.beta2) * g[i] * g[i];
+        float gi = g[i] * s;
+        m[i] = a.beta1 * m[i] + (1 - a.beta1) * gi;
+        v[i] = a.beta2 * v[i] + (1 - a.beta2) * gi * gi;
         float mhat = m[i] / a.c1, vhat = v[i] / a.c2;
         w[i] -= a.lr * mhat / (sqrtf(vhat) + a.eps) + decay * w[i];
     }
+}
+
+__global__ void guard_kernel(const float *loss, const double *sum_squares, double clip, int64_t step,
+                             rf_cuda_step_report *r)
+{
+    double norm = sqrt(*sum_squares);
+    float l = *loss;
+    bool ok = isfinite(l) && isfinite(norm);
+    r->loss = l;
+    r->norm = norm;
+    r->scale = clip > 0 && norm > clip ? (float)(clip / norm) : 1.0f;
+    if (!ok && r->first_bad == 0) {
+        r->first_bad = step;
+        r->bad_loss = l;
+        r->bad_norm = norm;
+    }
+    r->skip = r->first_bad != 0;   /* from the first bad step on: the weights stay the last good ones */
 }
 
 /* *count += the block's non-finite elements (one atomic per block) */
@@ -35,7 +58,8 @@ __global__ void nonfinite_kernel(const float *x, int64_t n, int *count)
 }   // namespace
 
 extern "C" void rf_cuda_adamw(float *w, const float *g, float *m, float *v, const rf_cuda_param *params, int count,
-                              int64_t max_numel, rf_cuda_adamw_args a, cudaStream_t s)
+                              int64_t max_numel, rf_cuda_adamw_args a, const rf_cuda_step_report *guard,
+                              cudaStream_t s)
 {
     if (max_numel == 0)
         return;
@@ -43,8 +67,14 @@ extern "C" void rf_cuda_adamw(float *w, const float *g, float *m, float *v, cons
     for (int first = 0; first < count; first += max_rows) {
         int rows = count - first < max_rows ? count - first : max_rows;
         RF_LAUNCH(adamw_kernel, dim3(rf_blocks(max_numel, 256), (unsigned)rows), 256, 0, s, w, g, m, v,
-                  params + first, a);
+                  params + first, a, guard);
     }
+}
+
+extern "C" void rf_cuda_step_guard(const float *loss, const double *sum_squares, double clip, int64_t step,
+                                   rf_cuda_step_report *report, cudaStream_t s)
+{
+    RF_LAUNCH(guard_kernel, 1, 1, 0, s, loss, sum_squares, clip, step, report);
 }
 
 extern "C" void rf_cuda_count_nonfinite(const float *x, int64_t n, int *count, cudaStream_t s)

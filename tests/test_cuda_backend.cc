@@ -93,6 +93,7 @@ static rf_config tiny(const char *encoder)
     cfg.train.threads = 2;
     cfg.train.eval_every = 0;
     cfg.train.checkpoint_every = 0;
+    cfg.train.log_every = 1;   /* the GPU's losses read after every step */
     cfg.train.seed = 5;
     return cfg;
 }
@@ -273,6 +274,61 @@ static void check_device_plan(void)
            "against the CPU's %.1f MiB at N = 2048", gpu, cpu, act[1][1] / 1048576.0, act[0][1] / 1048576.0);
 }
 
+/* Steps `first`..`last` of `cfg` on `device`: each step's loss (NaN when
+ * it was not read) into loss[], the error that stopped it into st. */
+static bool run_steps(const rf_config &cfg, const char *device, double *loss, int count, int64_t *reached,
+                      rf_status *st)
+{
+    rf_config c = cfg;
+    strcpy(c.train.device, device);
+    rf_dataset *ds = rf_dataset_open(&c, st);
+    rf_trainer *t = ds != NULL ? rf_trainer_new(&c, ds, st) : NULL;
+    bool ok = t != NULL;
+    for (int s = 0; ok && s < count; s++) {
+        rf_metrics m;
+        ok = rf_trainer_step(t, &m, st);
+        loss[s] = ok && !m.unread ? m.loss : NAN;
+    }
+    *reached = t != NULL ? rf_trainer_step_count(t) : -1;
+    rf_trainer_free(t);
+    rf_dataset_free(ds);
+    return ok;
+}
+
+/* The host waits for the GPU only every train.log_every steps: the steps
+ * between report nothing, the read ones the same bits as reading every
+ * step; and a diverging run stops where the CPU's does, with its words,
+ * at the next read. */
+static void check_queued_steps(void)
+{
+    rf_config cfg = tiny("full");
+    double every[STEPS], some[STEPS];
+    int64_t reached = 0;
+    rf_status st = {};
+    bool ran = run_steps(cfg, "cuda", every, STEPS, &reached, &st);
+    cfg.train.log_every = 4;
+    ran = ran && run_steps(cfg, "cuda", some, STEPS, &reached, &st);
+    bool same = ran;
+    for (int s = 0; same && s < STEPS; s++) {
+        bool read = (s + 1) % 4 == 0 || s + 1 == STEPS;
+        same = read ? some[s] == every[s] : isnan(some[s]);
+    }
+    tap_ok(same, "with train.log_every = 4 the GPU's losses are read at steps 4, 8 and 10 only, bit for bit those "
+                 "of reading every step (%s)", ran ? "ran" : st.msg);
+
+    cfg.train.lr = 3e4f;   /* diverges within a few steps */
+    cfg.train.warmup = 0;
+    cfg.train.log_every = 4;   /* it breaks at step 6: the GPU finds out at step 8 */
+    double loss[STEPS];
+    int64_t cpu_step = 0, gpu_step = 0;
+    rf_status cpu = {}, gpu = {};
+    bool cpu_ran = run_steps(cfg, "cpu", loss, STEPS, &cpu_step, &cpu);
+    bool gpu_ran = run_steps(cfg, "cuda", loss, STEPS, &gpu_step, &gpu);
+    tap_ok(!cpu_ran && !gpu_ran && strcmp(cpu.msg, gpu.msg) == 0 && cpu_step == gpu_step,
+           "a diverging run stops on the GPU as on the CPU, at the same step with the same words (\"%s\" / \"%s\", "
+           "steps %lld / %lld)", cpu.msg, gpu.msg, (long long)cpu_step, (long long)gpu_step);
+}
+
 /* Every op of the op table has a forward and a backward kernel. */
 static void check_op_table(void)
 {
@@ -307,5 +363,6 @@ int main(void)
 #endif
     for (const char *e : encoders)
         check_encoder(e);
+    check_queued_steps();
     return tap_done();
 }

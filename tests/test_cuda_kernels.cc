@@ -779,7 +779,7 @@ static void test_optimiser(void)
         rf_cuda_adamw_args a = {(float)lr, cfg.train.beta1, cfg.train.beta2, cfg.train.eps, cfg.train.weight_decay,
                                 (float)(1.0 - pow(cfg.train.beta1, (double)t)),
                                 (float)(1.0 - pow(cfg.train.beta2, (double)t))};
-        rf_cuda_adamw(dw.p, dg.p, dm.p, dv.p, dtable.p, p->count, max_numel, a, 0);
+        rf_cuda_adamw(dw.p, dg.p, dm.p, dv.p, dtable.p, p->count, max_numel, a, NULL, 0);
         std::string step = "adamw step " + std::to_string(t) + " (" + std::to_string(decayed) + " of " +
                            std::to_string(p->count) + " tensors decayed)";
         expect_values(step + ": m", dm.get(), vec(p->m, p->m + n),

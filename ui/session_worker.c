@@ -233,7 +233,8 @@ static void train_step(rf_worker *w, worker_run *run)
         return;
     }
     run->train_seconds += now_s() - t0;
-    post_metrics(w, &m);
+    if (!m.unread)   /* a GPU step between train.log_every steps: nothing read yet */
+        post_metrics(w, &m);
     if (due(m.step, cfg->train.eval_every, last) && !evaluate(w, run, RF_SPLIT_VAL))
         return;
     if (m.step >= last)

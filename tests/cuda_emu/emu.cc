@@ -347,6 +347,54 @@ cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t str
     return cudaMemset(ptr, value, bytes);
 }
 
+cudaError_t cudaHostAlloc(void **ptr, size_t bytes, unsigned flags)
+{
+    (void)flags;
+    return cudaMalloc(ptr, bytes);
+}
+
+cudaError_t cudaFreeHost(void *ptr)
+{
+    return cudaFree(ptr);
+}
+
+struct CUevent_st {
+    bool recorded;
+};
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned flags)
+{
+    (void)flags;
+    *event = new CUevent_st{};
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event)
+{
+    delete event;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+    (void)stream;
+    event->recorded = true;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event)
+{
+    (void)event;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned flags)
+{
+    (void)stream;
+    (void)flags;
+    return event != nullptr ? cudaSuccess : cudaErrorInvalidValue;
+}
+
 cudaError_t cudaStreamCreate(cudaStream_t *stream)
 {
     *stream = new CUstream_st{};
