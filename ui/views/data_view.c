@@ -26,6 +26,8 @@ static const task_choice tasks[] = {
     {"image_folder", "Image folder", true, true},
     {"audio_folder", "Audio folder", true, true},
     {"ucr", "Time series (UCR)", true, true},
+    {"text_folder", "Text folder", true, true},
+    {"npy", "NumPy arrays", true, true},
     {"random", "Random tokens", false, false},
 };
 
