@@ -43,12 +43,36 @@ static void position_text(const rf_npy_array *a, int64_t index, char *buf, size_
         snprintf(buf + used, size - used, "]");
 }
 
+/* Padding (0) may come before the ids of a row (Keras pads so) or after
+ * them, never between them, and a row needs an id. `id` is value i's. */
+static bool check_padding(const rf_npy_array *a, const char *path, int64_t i, int64_t id, bool *seen, bool *ended,
+                          rf_status *st)
+{
+    int64_t row_len = a->shape[a->ndim - 1];
+    char where[96];
+    if (i % row_len == 0)
+        *seen = *ended = false;
+    if (id != 0 && *ended) {
+        position_text(a, i, where, sizeof where);
+        return rf_fail(st, "%s: value %s: token id %lld after padding (0) inside the row; padding goes before "
+                           "or after the ids", path, where, (long long)id);
+    }
+    *ended = *ended || (id == 0 && *seen);
+    *seen = *seen || id != 0;
+    if (i % row_len == row_len - 1 && !*seen) {
+        position_text(a, i, where, sizeof where);
+        return rf_fail(st, "%s: value %s: the row is all padding (0); a sample needs a token id", path, where);
+    }
+    return true;
+}
+
 /* Every value of `a` as a token id (tokens) or a feature; *largest gets the
  * largest id. */
 static bool check_values(const rf_npy_array *a, const char *path, bool tokens, int64_t limit, int64_t *largest,
                          rf_status *st)
 {
     char where[96];
+    bool seen = false, ended = false;
     for (int64_t i = 0; i < a->count; i++) {
         if (!tokens) {
             double v = rf_npy_value(a, i);
@@ -61,6 +85,8 @@ static bool check_values(const rf_npy_array *a, const char *path, bool tokens, i
         bool whole = rf_npy_integer(a, i, &id);
         if (whole && id >= 0 && id < limit) {
             *largest = id > *largest ? id : *largest;
+            if (!check_padding(a, path, i, id, &seen, &ended, st))
+                return false;
             continue;
         }
         position_text(a, i, where, sizeof where);
@@ -132,15 +158,19 @@ static const pair *locate(const npy_task *t, rf_split split, int64_t index, int6
     return &t->part[r < first ? 0 : 1];
 }
 
-/* Positions of one row (or one outside sample) into x; its length. */
+/* Positions of one row (or one outside sample) into x; its length. Token
+ * rows lose their padding (checked: only before or after the ids). */
 static int fill(const rf_dataset *ds, const rf_npy_array *a, int64_t start, int64_t length, float *x)
 {
-    int width = ds->feat_dim > 0 ? ds->feat_dim : 1, len = (int)(length < ds->seq_len ? length : ds->seq_len);
+    int width = ds->feat_dim > 0 ? ds->feat_dim : 1;
+    int64_t first = 0, last = length - 1;
+    while (ds->feat_dim == 0 && first < last && rf_npy_value(a, start + first) == 0)
+        first++;
+    while (ds->feat_dim == 0 && last > first && rf_npy_value(a, start + last) == 0)
+        last--;
+    int len = (int)(last - first + 1 < ds->seq_len ? last - first + 1 : ds->seq_len);
     for (int64_t i = 0; i < (int64_t)len * width; i++)
-        x[i] = (float)rf_npy_value(a, start + i);
-    if (ds->feat_dim == 0)   /* tokens: the padding after the last id is not part of the sample */
-        while (len > 1 && x[len - 1] == 0.0f)
-            len--;
+        x[i] = (float)rf_npy_value(a, start + first * width + i);
     return len;
 }
 

@@ -5,8 +5,10 @@
  * float32/64, either byte order, C or Fortran order).
  *
  *   x.npy  N x L: token ids, integers in [0, 2^24) (floats allowed when
- *          every value is whole); 0 is padding, so a sample's length ends
- *          after its last non-zero id; vocab = the largest id + 1.
+ *          every value is whole); 0 is padding, before the ids (as Keras
+ *          pads) or after them, never between; a sample is its ids without
+ *          the padding (a row of padding only is refused); vocab = the
+ *          largest id + 1.
  *          N x L x C: C float features per position, every value finite
  *          and within float32's range; every sample is L positions long.
  *   y.npy  N integer labels in [0, 100000) (1-D); classes = the largest

@@ -317,11 +317,17 @@ static void expect_error(const char *dir, const char *what, const char *file, co
 #define ROWS 12
 #define LEN 6
 
-/* Token ids: row r holds r % 5 + 1 ids, then zeros; the ids are 1..9. */
+/* Token ids: row r holds r % 5 + 1 ids 1..9, padded with zeros after
+ * them, or before them (as Keras pads) when r % 4 == 3. */
+static int first_id(int64_t r)
+{
+    return r % 4 == 3 ? LEN - (int)(r % 5 + 1) : 0;
+}
+
 static double token(int64_t i)
 {
-    int64_t r = i / LEN, t = i % LEN;
-    return t <= r % 5 ? (double)((r + t) % 9 + 1) : 0.0;
+    int64_t r = i / LEN, t = i % LEN - first_id(r);
+    return t >= 0 && t <= r % 5 ? (double)((r + t) % 9 + 1) : 0.0;
 }
 
 static double label_of(int64_t r)
@@ -375,10 +381,10 @@ static void test_tokens(void)
             values = values && r >= 0 && ds->get(ds, (rf_split)s, i, x, &len, &label, &st) &&
                      len == r % 5 + 1 && label == label_of(r);
             for (int t = 0; values && t < len; t++)
-                values = x[t] == token(r * LEN + t);
+                values = x[t] == token(r * LEN + first_id(r) + t);
             unique = unique && g_hash_table_add(seen, GINT_TO_POINTER(r + 1));
         }
-    tap_ok(values, "every sample: the row's ids, its length ending after the last non-zero id, its label");
+    tap_ok(values, "every sample: the row's ids without the padding before or after them, its label");
     tap_ok(unique && g_hash_table_size(seen) == ROWS, "the splits are disjoint and cover every row");
     g_hash_table_destroy(seen);
 
@@ -495,6 +501,16 @@ static double all_zero(int64_t i)
     return 0;
 }
 
+static double gap(int64_t i)
+{
+    return i == LEN * 4 + 1 ? 0 : i % LEN < 3 ? 1 + i % 3 : 0;   /* row 4: 1 0 3 0 0 0 */
+}
+
+static double empty_row(int64_t i)
+{
+    return i / LEN == 2 ? 0 : token(i);
+}
+
 static void test_contents(void)
 {
     const int64_t xs[2] = {ROWS, LEN}, ys[1] = {ROWS}, short_y[1] = {ROWS - 1}, y2[2] = {ROWS, 1},
@@ -514,6 +530,10 @@ static void test_contents(void)
     expect_error(dir, "a negative token id", "x.npy: value [0, 5]", "negative");
     g_free(write_array(dir, "x.npy", "<f4", false, 2, xs, fraction));
     expect_error(dir, "a token id of 0.25", "x.npy: value [0, 2]", "not an integer");
+    g_free(write_array(dir, "x.npy", "<i4", false, 2, xs, gap));
+    expect_error(dir, "padding between ids", "x.npy: value [4, 2]", "after padding");
+    g_free(write_array(dir, "x.npy", "<i4", false, 2, xs, empty_row));
+    expect_error(dir, "a row of padding only", "x.npy: value [2, 5]", "all padding");
     g_free(write_array(dir, "x.npy", "<f4", false, 3, f3, with_nan));
     expect_error(dir, "a NaN feature", "x.npy: value [0, 3, 1]", "finite");
     g_free(write_array(dir, "x.npy", "<i4", false, 1, ys, token));
