@@ -28,11 +28,6 @@ const char *rf_npy_type_name(rf_npy_type t)
     return "?";
 }
 
-bool rf_npy_is_float(const rf_npy_array *a)
-{
-    return a->type == RF_NPY_FLOAT32 || a->type == RF_NPY_FLOAT64;
-}
-
 /* ---- the header dict: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), } ---- */
 
 typedef struct cursor {
@@ -179,7 +174,9 @@ static bool parse_dict(cursor *c, rf_npy_array *a)
         bool ok = k == 0 ? read_descr(c, a) : k == 1 ? read_fortran(c, a) : read_shape(c, a);
         if (!ok)
             return false;
-        if (!eat(c, ',') && !(skip_space(c), c->p < c->end && *c->p == '}'))
+        bool comma = eat(c, ',');
+        skip_space(c);
+        if (!comma && (c->p == c->end || *c->p != '}'))
             return rf_fail(c->st, "%s: header: expected ',' or '}' after '%s'", c->path, key);
     }
     for (int k = 0; k < 3; k++)
@@ -217,9 +214,11 @@ bool rf_npy_parse(const char *path, const uint8_t *file, size_t size, rf_npy_arr
         return rf_fail(st, "%s: header length: %llu bytes, but only %zu follow", path, (unsigned long long)hlen,
                        size - start);
     const char *header = (const char *)file + start;
-    for (uint64_t i = 0; i < hlen; i++)
-        if ((unsigned char)header[i] >= 0x80 || header[i] == '\0')
-            return rf_fail(st, "%s: header: byte %llu is not ASCII text", path, (unsigned long long)i);
+    for (uint64_t i = 0; i < hlen; i++) {   /* printable, so messages can quote it */
+        unsigned char ch = (unsigned char)header[i];
+        if (ch >= 0x7f || (ch < 0x20 && ch != '\n' && ch != '\r' && ch != '\t'))
+            return rf_fail(st, "%s: header: byte %llu (0x%02x) is not ASCII text", path, (unsigned long long)i, ch);
+    }
     cursor c = {header, header, header + hlen, path, st};
     if (!parse_dict(&c, a))
         return false;
@@ -286,9 +285,7 @@ static int64_t file_offset(const rf_npy_array *a, int64_t index)
 {
     if (!a->fortran || a->ndim < 2)
         return index;
-    int64_t offset = 0, stride = 1;
-    int64_t rest = index;
-    int64_t coord[RF_NPY_READ_MAX_DIMS];
+    int64_t offset = 0, stride = 1, rest = index, coord[RF_NPY_READ_MAX_DIMS];
     for (int i = a->ndim - 1; i >= 0; i--) {
         coord[i] = rest % a->shape[i];
         rest /= a->shape[i];

@@ -63,7 +63,6 @@ void rf_npy_close(rf_npy_array *a);
 
 /* "int16", "float32", ... */
 const char *rf_npy_type_name(rf_npy_type t);
-bool rf_npy_is_float(const rf_npy_array *a);
 
 /* Value `index` in C (row-major) order of the shape, whatever the file's
  * layout. */

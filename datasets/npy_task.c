@@ -91,7 +91,8 @@ static bool check_values(const rf_npy_array *a, const char *path, bool tokens, i
         }
         position_text(a, i, where, sizeof where);
         if (!whole)
-            return rf_fail(st, "%s: value %s: %g is not an integer token id", path, where, rf_npy_value(a, i));
+            return rf_fail(st, "%s: value %s: %g is not an integer token id (features go in as (N, L, C), a "
+                               "series as (N, L, 1))", path, where, rf_npy_value(a, i));
         if (id < 0)
             return rf_fail(st, "%s: value %s: token id %lld is negative", path, where, (long long)id);
         return rf_fail(st, "%s: value %s: token id %lld is not below %lld (the vocabulary's size)", path, where,
