@@ -115,7 +115,10 @@ static bool read_file(scan *sc, const char *path, int cls, bool test)
         return bad_file(sc, path, failed ? "read error" : "empty file (no bytes to classify)");
     }
     sc->truncated += cut;
-    text_file tf = {start, (int)n, cls, test, g_strdup(path + strlen(sc->root) + 1)};
+    const char *rel = path + strlen(sc->root);   /* the root has no trailing separator */
+    while (G_IS_DIR_SEPARATOR(*rel))
+        rel++;
+    text_file tf = {start, (int)n, cls, test, g_strdup(rel)};
     g_array_append_val(sc->files, tf);
     return true;
 }
@@ -382,6 +385,8 @@ rf_dataset *rf_text_folder_open(const rf_config *cfg, rf_status *st)
     t->ds.impl = t;
     t->ds.destroy = text_destroy;
     t->root = g_strdup(cfg->data.path);
+    for (size_t n = strlen(t->root); n > 1 && G_IS_DIR_SEPARATOR(t->root[n - 1]);)   /* "dir/" names "dir" */
+        t->root[--n] = '\0';
     scan sc = {
         .root = t->root,
         .max_len = cfg->data.max_len,

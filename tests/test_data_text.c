@@ -184,6 +184,14 @@ static void test_values(void)
            (long long)rf_text_folder_truncated(ds));
     rf_dataset_free(ds);
 
+    /* "dir/" is "dir": the files' names below it are the same */
+    cfg = config_for(root);
+    strcat(cfg.data.path, "//");
+    ds = rf_dataset_open(&cfg, &st);
+    tap_ok(ds != NULL && holds_bytes(ds, "neg/a.txt", (const uint8_t *)"This was awful.", 15, 0),
+           "data.path with trailing separators names the files below it the same (neg/a.txt)");
+    rf_dataset_free(ds);
+
     /* seeded splits */
     cfg = config_for(root);
     rf_dataset *a = rf_dataset_open(&cfg, &st), *b = rf_dataset_open(&cfg, &st);
