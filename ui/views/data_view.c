@@ -1,6 +1,7 @@
 /* The Data view: pick a data set, browse its samples by split, see one as
  * what it is (picture, waveform + spectrogram with playback, ListOps
- * expression, series) in an RfPlotView that zooms, reads out and exports.
+ * expression, a text's bytes, series) in an RfPlotView that zooms, reads
+ * out and exports.
  *
  * Choosing a data set sets data.task (and data.path through a folder
  * chooser for the file-backed tasks) and asks the session to open it; the
