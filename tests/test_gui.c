@@ -633,7 +633,8 @@ static void check_bad_audio_folder(RfWindow *win, const char *dir)
         write_wav(low, name, 200 + 20 * i);
         write_wav(high, name, 2000 + 100 * i);
     }
-    write_bytes(low, "corrupt-clip.wav", "RIFF\x24\x00\x00\x00WAVEfmt garbage, no audio", 36);
+    static const char corrupt[] = "RIFF\x24\x00\x00\x00WAVEfmt garbage, no audio";
+    write_bytes(low, "corrupt-clip.wav", corrupt, sizeof corrupt - 1);
     set_key(s, "data.task", "audio_folder");
     set_key(s, "data.mel_bins", "16");
     set_key(s, "data.max_frames", "32");
