@@ -3,9 +3,10 @@
  * (c<k % 3>/f<k>.txt, every other one a folder deeper; an empty part is an
  * empty file); the data set opens or is refused with a message, every
  * sample of one that opens reads back within its bounds (ids 1..256), its
- * describe text is valid UTF-8, and each file and the whole input as a
- * string featurise to ids byte + 1 or are refused with a message. The first
- * byte picks data.max_len (1..64) and data.strict. */
+ * describe text is valid UTF-8 and starts with the file's path below the
+ * root (which fuzz_path gives with a trailing '/'), and each file and the
+ * whole input as a string featurise to ids byte + 1 or are refused with a
+ * message. The first byte picks data.max_len (1..64) and data.strict. */
 #include <glib.h>
 #include <glib/gstdio.h>
 
@@ -94,6 +95,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (int64_t i = 0; i < ds->size[s]; i++) {
                 ds->describe(ds, (rf_split)s, i, text, sizeof text);
                 FUZZ_CHECK(g_utf8_validate(text, -1, NULL), "describe gave invalid UTF-8");
+                FUZZ_CHECK(text[0] == 'c' && text[1] >= '0' && text[1] <= '2' && text[2] == '/',
+                           "describe does not start with the file's class folder: %s", text);
             }
         for (int k = 0; k < files; k++) {
             file_name(k, rel, sizeof rel);
