@@ -8,7 +8,9 @@
 #include "image_folder.h"
 #include "listops.h"
 #include "lra_tsv.h"
+#include "npy_task.h"
 #include "random_task.h"
+#include "text_folder.h"
 #include "ucr.h"
 
 typedef struct task_entry {
@@ -24,6 +26,8 @@ static const task_entry tasks[] = {
     {"audio_folder", rf_audio_folder_open},
     {"ucr", rf_ucr_open},
     {"lra_tsv", rf_lra_tsv_open},
+    {"text_folder", rf_text_folder_open},
+    {"npy", rf_npy_task_open},
 };
 
 #define TASK_COUNT (sizeof tasks / sizeof tasks[0])

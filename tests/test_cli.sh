@@ -500,5 +500,48 @@ expect_error 2 "plot refuses a bad size" "--size" plot "$dir" --out "$tmp/x.png"
 cp -r "$dir" "$tmp/broken" && echo "7,train,oops" >>"$tmp/broken/metrics.csv"
 expect_error 1 "plot names the line of a malformed metrics.csv" "metrics.csv:" plot "$tmp/broken" --out "$tmp/x.png"
 
+# --- text_folder and npy: three training steps each ---------------------------
+text=$tmp/text
+mkdir -p "$text/neg/older" "$text/pos"
+for i in 1 2 3 4 5 6; do
+    printf 'awful %s, left early\n' "$i" >"$text/neg/$i.txt"
+    printf 'loved it \xff %s' "$i" >"$text/neg/older/$i.txt"
+    printf 'a delight from start to end %s' "$i" >"$text/pos/$i.txt"
+done
+small=(--set data.max_len=32 --set data.min_len=0 --set data.val_size=2 --set data.test_size=2
+       --set data.batch=4 --set model.dim=16 --set model.heads=2 --set model.ff=16 --set model.layers=1
+       --set train.steps=3 --set train.eval_every=3 --set train.checkpoint_every=3 --set train.threads=1)
+run train --config "$tmp/tiny.ini" --set data.task=text_folder --set data.path="$text" "${small[@]}" \
+    --out "$tmp/text-run"
+expect_rc 0 "train runs 3 steps on a text folder"
+check "the text run finishes its 3 steps" grep -q '"status":"finished","steps":3' "$tmp/out"
+
+# npy_u1 FILE SHAPE BYTES...: a uint8 .npy file (version 1.0, header padded to 128 bytes).
+npy_u1() {
+    local file=$1 shape=$2
+    shift 2
+    {
+        printf '\x93NUMPY\x01\x00\x76\x00'
+        printf '%-117s\n' "{'descr': '|u1', 'fortran_order': False, 'shape': $shape, }"
+        for b in "$@"; do printf "\\x$(printf %02x "$b")"; done
+    } >"$file"
+}
+arrays=$tmp/arrays
+mkdir -p "$arrays"
+tokens=()
+labels=()
+for r in 0 1 2 3 4 5 6 7; do
+    tokens+=($((r % 5 + 1)) $((r % 3 + 1)) $((r % 2 + 1)) 0)
+    labels+=($((r % 2)))
+done
+npy_u1 "$arrays/x.npy" "(8, 4)" "${tokens[@]}"
+npy_u1 "$arrays/y.npy" "(8,)" "${labels[@]}"
+run train --config "$tmp/tiny.ini" --set data.task=npy --set data.path="$arrays" "${small[@]}" --out "$tmp/npy-run"
+expect_rc 0 "train runs 3 steps on x.npy + y.npy"
+check "the npy run finishes its 3 steps" grep -q '"status":"finished","steps":3' "$tmp/out"
+npy_u1 "$arrays/y.npy" "(7,)" 0 1 0 1 0 1 0
+expect_error 1 "npy: 7 labels for 8 rows is one clear error naming y.npy" "y.npy: shape|8 rows" \
+    train --config "$tmp/tiny.ini" --set data.task=npy --set data.path="$arrays" "${small[@]}" --out "$tmp/npy-bad"
+
 echo "1..$count"
 [ "$failed" -eq 0 ]

@@ -3,7 +3,7 @@
  * its spectrogram, a ListOps expression draws with the right nesting levels,
  * other sequences draw as a line or a heat strip, and every hover reads back
  * the real value under the pointer. Real data sets (generated ListOps, an
- * audio folder written here, random tokens) go through the Data view's
+ * audio folder and a text folder written here, random tokens) go through the Data view's
  * sample loader (ui/views/data_sample.c) into the figure. With RF_FIGURE_DIR set, each drawing is
  * also written there as a PNG to look at. */
 #include <cairo.h>
@@ -603,6 +603,68 @@ static void test_prediction(void)
     rf_sample_figure_free(f);
 }
 
+/* ---- a text folder: the bytes as characters and ids ---- */
+
+static void test_text_folder(void)
+{
+    char *root = g_dir_make_tmp("rf-figtext-XXXXXX", NULL);
+    const char *files[2][2] = {{"neg/a.txt", "Dull [and] long\n\xff!"}, {"pos/b.txt", "Bright"}};
+    for (int i = 0; i < 2; i++) {
+        char *path = g_build_filename(root, files[i][0], NULL), *dir = g_path_get_dirname(path);
+        g_mkdir_with_parents(dir, 0700);
+        g_file_set_contents(path, files[i][1], -1, NULL);
+        g_free(dir);
+        g_free(path);
+    }
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    rf_status st = {0};
+    rf_config_set(&cfg, "data.task", "text_folder", &st);
+    rf_config_set(&cfg, "data.path", root, &st);
+    /* two files: val and test are capped to none, all in train */
+    rf_dataset *ds = rf_dataset_open(&cfg, &st);
+    tap_ok(ds != NULL && rf_data_kind_of(ds) == RF_DATA_TEXT, "a text folder gets the text view (%s)", st.msg);
+    int64_t index = -1;
+    char text[256];
+    for (int64_t i = 0; ds != NULL && i < ds->size[RF_SPLIT_TRAIN]; i++)
+        if (ds->describe(ds, RF_SPLIT_TRAIN, i, text, sizeof text) && g_str_has_prefix(text, "neg/a.txt"))
+            index = i;
+    if (index < 0) {
+        rf_dataset_free(ds);
+        g_free(root);
+        return;
+    }
+    rf_sample_figure *f = rf_sample_figure_new();
+    rf_data_sample_show(f, ds, RF_SPLIT_TRAIN, index);
+    canvas c = render(f, &RF_ZOOM_ALL, "text");
+    tap_ok(rf_sample_figure_tree_depth(f) == 0 && coloured(&c, HEADER, HEADER + 40) > 100,
+           "the bytes are drawn in colour, with no nesting levels (brackets are just characters)");
+    const char *want[] = {"D", "u", "l", "l", "␣", "[", "a", "n", "d", "]", "␣", "l", "o", "n", "g", "↵", "\\xff", "!"};
+    int n = (int)G_N_ELEMENTS(want), found = 0;
+    bool seen[32] = {false}, right = true;
+    for (int x = 0; x < W; x++) {
+        int token, byte, id;
+        char word[16];
+        if (!hover(f, &RF_ZOOM_ALL, x, HEADER + 18, text, sizeof text) ||
+            sscanf(text, "token %d: %15s · byte 0x%x · id %d", &token, word, &byte, &id) != 4 || token >= n)
+            continue;
+        found += !seen[token];
+        seen[token] = true;
+        right = right && strcmp(word, want[token]) == 0 && id == byte + 1 &&
+                (token != 16 || byte == 0xff);
+    }
+    tap_ok(found == n && right, "hover reads each of the %d bytes: its character, byte and id = byte + 1 (%d found)",
+           n, found);
+    cairo_surface_destroy(c.surface);
+    rf_sample_figure_free(f);
+    rf_dataset_free(ds);
+    char *cmd = g_strdup_printf("rm -rf '%s'", root);
+    if (system(cmd) != 0)
+        tap_diag("could not remove %s", root);
+    g_free(cmd);
+    g_free(root);
+}
+
 int main(void)
 {
     test_picture();
@@ -612,6 +674,7 @@ int main(void)
     test_sequences();
     test_audio_folder();
     test_random_tokens();
+    test_text_folder();
     test_export();
     return tap_done();
 }

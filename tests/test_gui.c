@@ -634,7 +634,8 @@ static void check_bad_audio_folder(RfWindow *win, const char *dir)
         write_wav(low, name, 200 + 20 * i);
         write_wav(high, name, 2000 + 100 * i);
     }
-    write_bytes(low, "corrupt-clip.wav", "RIFF\x24\x00\x00\x00WAVEfmt garbage, no audio", 36);
+    static const char corrupt[] = "RIFF\x24\x00\x00\x00WAVEfmt garbage, no audio";
+    write_bytes(low, "corrupt-clip.wav", corrupt, sizeof corrupt - 1);
     set_key(s, "data.task", "audio_folder");
     set_key(s, "data.mel_bins", "16");
     set_key(s, "data.max_frames", "32");
@@ -706,11 +707,62 @@ static void check_unwritable_export(RfWindow *win, const char *dir)
     close_all_dialogs(win);
 }
 
+/* A uint8 .npy file: version 1.0, the header padded to 128 bytes. */
+static void write_npy_u1(const char *dir, const char *name, const char *shape, const guint8 *data, gsize n)
+{
+    g_autofree char *dict = g_strdup_printf("{'descr': '|u1', 'fortran_order': False, 'shape': %s, }", shape);
+    GByteArray *b = g_byte_array_new();
+    g_byte_array_append(b, (const guint8 *)"\x93NUMPY\x01\x00\x76\x00", 10);
+    g_byte_array_append(b, (const guint8 *)dict, (guint)strlen(dict));
+    while (b->len < 127)
+        g_byte_array_append(b, (const guint8 *)" ", 1);
+    g_byte_array_append(b, (const guint8 *)"\n", 1);
+    g_byte_array_append(b, data, (guint)n);
+    write_bytes(dir, name, b->data, b->len);
+    g_byte_array_unref(b);
+}
+
+/* A text folder with an empty file, and NumPy arrays with one label too few. */
+static void check_text_and_arrays(RfWindow *win, const char *dir)
+{
+    RfSession *s = rf_window_get_session(win);
+    g_autofree char *root = make_folder(dir, "text");
+    g_autofree char *neg = make_folder(root, "neg"), *pos = make_folder(root, "pos");
+    for (int i = 0; i < 4; i++) {
+        g_autofree char *name = g_strdup_printf("%d.txt", i);
+        write_bytes(neg, name, "dull and long", 13);
+        write_bytes(pos, name, "bright \xff", 8);
+    }
+    write_bytes(pos, "empty-review.txt", "", 0);
+    set_key(s, "data.task", "text_folder");
+    set_key(s, "data.max_len", "64");
+    set_key(s, "data.min_len", "0");
+    gboolean warned = open_with_warning(win, root, "empty-review.txt", "text_folder");
+    g_autofree char *said = one_line(rf_dialog_last_warning_detail());
+    tap_ok(warned && rf_session_get_dataset(s)->seq_len == 13,
+           "a text folder with an empty file opens with a warning dialog naming it (%s)", said);
+
+    g_autofree char *arrays = make_folder(dir, "arrays");
+    guint8 x[8 * 4], y[8];
+    for (int i = 0; i < 8 * 4; i++)
+        x[i] = (guint8)(i % 4 == 3 ? 0 : 1 + i % 5);
+    for (int i = 0; i < 8; i++)
+        y[i] = (guint8)(i % 2);
+    write_npy_u1(arrays, "x.npy", "(8, 4)", x, sizeof x);
+    write_npy_u1(arrays, "y.npy", "(7,)", y, 7);
+    set_key(s, "data.task", "npy");
+    gboolean refused = open_refused(win, arrays, "y.npy", "8 rows");
+    tap_ok(refused, "NumPy arrays with 7 labels for 8 rows are an error dialog naming y.npy (%s)",
+           rf_dialog_last_error_detail());
+    tap_ok(dataset_is(s, "text_folder"), "the text folder stays open");
+}
+
 static void check_bad_files(RfWindow *win, const char *dir)
 {
     check_bad_image_folder(win, dir);
     check_bad_audio_folder(win, dir);
     check_truncated_idx(win, dir);
+    check_text_and_arrays(win, dir);
     check_unwritable_export(win, dir);
     tap_ok(gtk_widget_get_visible(GTK_WIDGET(win)), "after every bad file the window is open and usable");
 }

@@ -13,7 +13,7 @@ static const struct {
     const char *selector;   /* the choice key deciding it */
     const char *values;     /* "a|b": the selector values that read it */
 } key_scopes[] = {
-    {"data.path", "data.task", "fashion_mnist|image_folder|audio_folder|ucr|lra_tsv"},
+    {"data.path", "data.task", "fashion_mnist|image_folder|audio_folder|ucr|lra_tsv|text_folder|npy"},
     {"data.min_len", "data.task", "listops"},
     {"data.vocab", "data.task", "random"},
     {"data.classes", "data.task", "random"},
@@ -25,7 +25,7 @@ static const struct {
     {"data.channels", "data.task", "image_folder"},
     {"data.augment_shift", "data.task", "fashion_mnist|image_folder"},
     {"data.augment_flip", "data.task", "fashion_mnist|image_folder"},
-    {"data.strict", "data.task", "image_folder|audio_folder"},
+    {"data.strict", "data.task", "image_folder|audio_folder|text_folder"},
     {"data.sample_rate", "data.task", "audio_folder"},
     {"data.mel_bins", "data.task", "audio_folder"},
     {"data.max_frames", "data.task", "audio_folder"},
@@ -83,6 +83,8 @@ static const struct {
     {"data.task", "audio_folder", "Audio folder"},
     {"data.task", "ucr", "Time series (UCR)"},
     {"data.task", "lra_tsv", "LRA TSV"},
+    {"data.task", "text_folder", "Text folder"},
+    {"data.task", "npy", "NumPy arrays"},
     {"model.encoder", "full", "Full attention"},
     {"model.encoder", "ls", "Transformer-LS"},
     {"model.encoder", "linear", "Linear attention"},

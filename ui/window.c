@@ -40,7 +40,9 @@ static const struct {
 };
 
 /* Data sets read from disk; the others are generated. */
-static const char *const file_tasks[] = {"fashion_mnist", "image_folder", "audio_folder", "ucr", "lra_tsv"};
+/* NULL-terminated for g_strv_contains */
+static const char *const file_tasks[] = {"fashion_mnist", "image_folder", "audio_folder", "ucr", "lra_tsv",
+                                          "text_folder", "npy", NULL};
 
 /* --- formatting --- */
 
@@ -358,7 +360,8 @@ static void action_open_data(GSimpleAction *a, GVariant *p, gpointer user_data)
     if (!g_strv_contains(file_tasks, task)) {
         g_autofree char *detail = g_strdup_printf(
             "%s is generated, not read from disk. Choose a data set that reads files (Fashion-MNIST, image "
-            "folder, audio folder, time series (UCR) or LRA TSV) under Data → Task first.",
+            "folder, audio folder, time series (UCR), LRA TSV, text folder or NumPy arrays) under Data → Task "
+            "first.",
             rf_choice_label("data.task", task));
         rf_dialog_error(GTK_WINDOW(win), "Nothing to open for this data set", detail);
         return;

@@ -207,6 +207,37 @@ def seeds_npy():
     put("npy", "overflow", bytes([0x82]) + struct.pack("<qq", 1 << 40, 1 << 40))
 
 
+def npy_file(descr, fortran, shape, data, major=1):
+    """A .npy file as NumPy writes it: the header padded to a multiple of 64 bytes."""
+    dims = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")
+    text = "{'descr': '%s', 'fortran_order': %s, 'shape': (%s), }" % (descr, fortran, dims)
+    field = 2 if major == 1 else 4
+    start = 8 + field
+    hlen = (start + len(text) + 1 + 63) // 64 * 64 - start
+    head = b"\x93NUMPY" + bytes([major, 0]) + struct.pack("<H" if major == 1 else "<I", hlen)
+    return head + (text.ljust(hlen - 1) + "\n").encode() + data
+
+
+def seeds_npy_read():
+    put("npy_read", "tokens-i2", npy_file("<i2", "False", [4, 5], struct.pack("<20h", *[i % 7 for i in range(20)])))
+    put("npy_read", "tokens-be-fortran", npy_file(">i4", "True", [3, 4], struct.pack(">12i", *range(12))))
+    put("npy_read", "tokens-u1", npy_file("|u1", "False", [2, 6], bytes(range(1, 13))))
+    put("npy_read", "tokens-i8-v2", npy_file("<i8", "False", [2, 2], struct.pack("<4q", 1, 2, 3, 0), major=2))
+    put("npy_read", "features-f4", npy_file("<f4", "False", [2, 3, 2], struct.pack("<12f", *[0.25 * i for i in range(12)])))
+    put("npy_read", "features-f8-fortran", npy_file(">f8", "True", [2, 2, 3], struct.pack(">12d", *[-1.5 * i for i in range(12)])))
+    put("npy_read", "features-nan", npy_file("<f4", "False", [2, 1, 2], struct.pack("<4f", 1, float("nan"), 2, 3)))
+    put("npy_read", "negative-token", npy_file("|i1", "False", [2, 2], bytes([1, 0xfd, 2, 0])))
+    put("npy_read", "vector-v3", npy_file("<f8", "False", [4], struct.pack("<4d", 1, 2, 3, 4), major=3))
+    put("npy_read", "truncated", npy_file("<f4", "False", [3, 3], struct.pack("<5f", 1, 2, 3, 4, 5)))
+
+
+def seeds_text_folder():
+    put("text_folder", "three", b"\x20This was awful.\fA delight.\fMeh, fine\nreally.")
+    put("text_folder", "bytes", b"\x05\x00\xff\xc3(\fok\f\xe2\x82\xac euro\fsecond")
+    put("text_folder", "empty-parts", b"\x88\f\fonly\fone")
+    put("text_folder", "eight", b"\x3f" + b"\f".join(b"file %d" % k for k in range(8)))
+
+
 def main():
     seeds_safetensors()
     seeds_checkpoint()
@@ -217,6 +248,8 @@ def main():
     seeds_image()
     seeds_audio()
     seeds_npy()
+    seeds_npy_read()
+    seeds_text_folder()
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@
  *   audio     the waveform above the log-mel spectrogram (dB, colour bar),
  *             sharing the time axis;
  *   tokens    a ListOps expression, each token coloured by its nesting
- *             depth, above the depth profile along the sequence;
+ *             depth, above the depth profile along the sequence; or a
+ *             text's bytes, coloured by character class, above their ids;
  *   sequence  a time series as a line, token ids as points, or feature
  *             vectors as a heat strip (features down, positions across).
  *
@@ -71,6 +72,13 @@ void rf_sample_figure_set_audio(rf_sample_figure *f, const float *wave, int64_t 
 /* A ListOps expression: n token texts ("[MAX", "7", "]"); an operator token
  * (starting with '[') opens a level that its ']' closes. */
 void rf_sample_figure_set_tokens(rf_sample_figure *f, const char *const *tokens, int n);
+
+/* A text as byte tokens: n ids (byte + 1, as text_folder gives them),
+ * each drawn as its character (␣ a space, ↵ a line break, \xHH a byte that
+ * is not printable ASCII) and coloured by its class (letter, digit,
+ * punctuation, space, other), above the ids along the sequence. Hover reads
+ * out the character, the byte and the id. */
+void rf_sample_figure_set_bytes(rf_sample_figure *f, const float *ids, int n);
 
 /* Any other sequence: len positions of feat_dim floats (0: one token id per
  * position, drawn as points; 1: a series, drawn as a line; more: a heat

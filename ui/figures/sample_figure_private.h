@@ -43,9 +43,10 @@ struct rf_sample_figure {
 
     /* tokens */
     char **tokens;
-    int *level;                 /* nesting level of each token */
+    int *level;                 /* nesting level of each token (bytes: its character class) */
     int n_tokens, tree_depth;
-    double *step_x, *step_y;    /* the depth profile as a staircase, 2 points per token */
+    double *step_x, *step_y;    /* the depth profile as a staircase, 2 points per token (bytes: the ids) */
+    bool byte_text;             /* byte tokens of a text, not a ListOps expression */
 
     /* sequence */
     float *seq;                 /* [len][max(1, feat_dim)] as given */

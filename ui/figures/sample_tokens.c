@@ -1,5 +1,7 @@
 /* The sample figure for ListOps expressions: the tokens as text coloured by
- * nesting level, above the level profile along the sequence. */
+ * nesting level, above the level profile along the sequence; and for texts
+ * read as bytes: each byte as its character coloured by its class, above
+ * the ids along the sequence. */
 #include <glib.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +35,7 @@ void sample_tokens_clear(rf_sample_figure *f)
     g_clear_pointer(&f->step_x, g_free);
     g_clear_pointer(&f->step_y, g_free);
     f->n_tokens = f->tree_depth = 0;
+    f->byte_text = false;
 }
 
 void rf_sample_figure_set_tokens(rf_sample_figure *f, const char *const *tokens, int n)
@@ -57,6 +60,36 @@ void rf_sample_figure_set_tokens(rf_sample_figure *f, const char *const *tokens,
         f->step_x[2 * i] = i;
         f->step_x[2 * i + 1] = i + 1;
         f->step_y[2 * i] = f->step_y[2 * i + 1] = f->level[i];
+    }
+}
+
+/* Byte classes, coloured as levels 1..5 are. */
+static const char *const byte_classes[] = {"letter", "digit", "punctuation", "space", "other"};
+
+static int byte_class(int b)
+{
+    return g_ascii_isalpha(b) ? 1 : g_ascii_isdigit(b) ? 2 : g_ascii_ispunct(b) ? 3 : g_ascii_isspace(b) ? 4 : 5;
+}
+
+void rf_sample_figure_set_bytes(rf_sample_figure *f, const float *ids, int n)
+{
+    sample_reset(f, SAMPLE_TOKENS);
+    f->byte_text = true;
+    f->n_tokens = n;
+    f->tokens = g_new0(char *, (size_t)n + 1);
+    f->level = g_new(int, (size_t)n + 1);
+    f->step_x = g_new(double, 2 * (size_t)n + 2);
+    f->step_y = g_new(double, 2 * (size_t)n + 2);
+    for (int i = 0; i < n; i++) {
+        int b = (int)ids[i] - 1;
+        f->tokens[i] = b == ' '                  ? g_strdup("␣")
+                       : b == '\n'               ? g_strdup("↵")
+                       : b > ' ' && b < 0x7f     ? g_strdup_printf("%c", b)
+                                                 : g_strdup_printf("\\x%02x", b & 0xff);
+        f->level[i] = byte_class(b);
+        f->step_x[2 * i] = i;
+        f->step_x[2 * i + 1] = i + 1;
+        f->step_y[2 * i] = f->step_y[2 * i + 1] = ids[i];
     }
 }
 
@@ -96,11 +129,14 @@ static token_layout tokens_begin(const rf_sample_figure *f, cairo_t *cr, rf_rect
     l.first = l.first < 0 ? 0 : l.first >= f->n_tokens ? f->n_tokens - 1 : l.first;
 
     rf_axis x = {.min = z->x0 * f->n_tokens, .max = z->x1 * f->n_tokens, .label = "token"};
-    rf_axis y = {.min = 0, .max = f->tree_depth + 0.5, .label = "level"};
+    rf_axis y = {.min = 0, .max = f->byte_text ? 257 : f->tree_depth + 0.5, .label = f->byte_text ? "id" : "level"};
     rf_axis_finish(&x, true);
     rf_axis_finish(&y, true);
     char title[96];
-    snprintf(title, sizeof title, "Nesting level along the sequence (tree depth %d)", f->tree_depth);
+    if (f->byte_text)
+        snprintf(title, sizeof title, "Token ids (byte + 1) along the sequence");
+    else
+        snprintf(title, sizeof title, "Nesting level along the sequence (tree depth %d)", f->tree_depth);
     rf_plot_begin(&l.depth, cr, (rf_rect){body.x, body.y + body.h - depth_h, body.w, depth_h}, &x, &y, title);
     return l;
 }
@@ -113,7 +149,7 @@ typedef struct flow {
 
 static bool flow_place(const rf_sample_figure *f, const token_layout *l, flow *at, int i, rf_rect *box)
 {
-    double w = strlen(f->tokens[i]) * l->advance;
+    double w = (double)g_utf8_strlen(f->tokens[i], -1) * l->advance;
     if (at->x > l->text.x && at->x + w > l->text.x + l->text.w) {
         at->x = l->text.x;
         at->y += LINE_H;
@@ -133,7 +169,7 @@ void sample_tokens_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const rf
     int last = l.first - 1;
     cairo_save(cr);
     for (int i = l.first; i < f->n_tokens && flow_place(f, &l, &at, i, &box); i++) {
-        bool op = f->tokens[i][0] == '[' || f->tokens[i][0] == ']';
+        bool op = !f->byte_text && (f->tokens[i][0] == '[' || f->tokens[i][0] == ']');
         token_font(cr, op);
         rf_set_color(cr, level_color(f->level[i]), 1);
         cairo_move_to(cr, box.x, box.y + LINE_H * 0.72);
@@ -143,20 +179,25 @@ void sample_tokens_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const rf
     cairo_restore(cr);
 
     char caption[160];
+    const char *key = f->byte_text ? "" : " · levels";
     if (last + 1 < f->n_tokens || l.first > 0)
-        snprintf(caption, sizeof caption, "tokens %d–%d of %d (zoom into the profile to read on) · levels", l.first,
-                 last, f->n_tokens);
+        snprintf(caption, sizeof caption, "%s %d–%d of %d (zoom into the profile to read on)%s",
+                 f->byte_text ? "bytes" : "tokens", l.first, last, f->n_tokens, key);
     else
-        snprintf(caption, sizeof caption, "%d tokens · levels", f->n_tokens);
+        snprintf(caption, sizeof caption, "%d %s%s", f->n_tokens, f->byte_text ? "bytes" : "tokens", key);
     double y = l.text.y + l.text.h + 8;
     rf_set_color(cr, muted, 1);
     rf_draw_text(cr, l.text.x, y, 0, 0, RF_PLOT_TEXT, false, caption);
     cairo_text_extents_t e;
     cairo_text_extents(cr, caption, &e);
     double x = l.text.x + e.x_advance + 8;
-    for (int level = 1; level <= f->tree_depth; level++) {   /* the colour key */
+    int keys = f->byte_text ? (int)G_N_ELEMENTS(byte_classes) : f->tree_depth;
+    for (int level = 1; level <= keys; level++) {   /* the colour key */
         char number[16];
-        snprintf(number, sizeof number, "%d", level);
+        if (f->byte_text)
+            snprintf(number, sizeof number, "%s", byte_classes[level - 1]);
+        else
+            snprintf(number, sizeof number, "%d", level);
         rf_set_color(cr, level_color(level), 1);
         rf_draw_text(cr, x, y, 0, 0, RF_PLOT_TEXT, true, number);
         cairo_text_extents(cr, number, &e);
@@ -178,7 +219,11 @@ void sample_tokens_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const rf
 
 static void token_text(const rf_sample_figure *f, int i, char *text, size_t size)
 {
-    snprintf(text, size, "token %d: %s · level %d of %d", i, f->tokens[i], f->level[i], f->tree_depth);
+    int id = (int)f->step_y[2 * i];
+    if (f->byte_text)
+        snprintf(text, size, "token %d: %s · byte 0x%02x · id %d", i, f->tokens[i], (id - 1) & 0xff, id);
+    else
+        snprintf(text, size, "token %d: %s · level %d of %d", i, f->tokens[i], f->level[i], f->tree_depth);
 }
 
 bool sample_tokens_hover(rf_sample_figure *f, rf_rect body, const rf_zoom *z, double x, double y, char *text,

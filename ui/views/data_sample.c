@@ -21,6 +21,8 @@ rf_data_kind rf_data_kind_of(const rf_dataset *ds)
         return RF_DATA_PICTURE;
     if (ds->feat_dim == 0 && (strcmp(ds->name, "listops") == 0 || strcmp(ds->name, "lra_tsv") == 0))
         return RF_DATA_LISTOPS;
+    if (ds->feat_dim == 0 && strcmp(ds->name, "text_folder") == 0)
+        return RF_DATA_TEXT;
     return RF_DATA_SEQUENCE;
 }
 
@@ -115,6 +117,9 @@ const char *rf_data_sample_show(rf_sample_figure *f, const rf_dataset *ds, rf_sp
             break;
         case RF_DATA_LISTOPS:
             show_listops(f, x, len);
+            break;
+        case RF_DATA_TEXT:
+            rf_sample_figure_set_bytes(f, x, len);
             break;
         case RF_DATA_SEQUENCE:
             rf_sample_figure_set_sequence(f, x, len, ds->feat_dim);

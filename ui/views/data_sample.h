@@ -1,6 +1,7 @@
 /* Turning one sample of a data set into the Data view's figure, by what the
  * data set holds: pictures for images, waveform and spectrogram for audio
- * folders, the expression for ListOps, a line or strip for the rest.
+ * folders, the expression for ListOps, the bytes of a text, a line or strip
+ * for the rest.
  * GTK-free, so the headless test drives it with real data sets. */
 #ifndef RF_DATA_SAMPLE_H
 #define RF_DATA_SAMPLE_H
@@ -15,6 +16,7 @@ typedef enum rf_data_kind {
     RF_DATA_PICTURE,    /* grid_h x grid_w patches of pixels */
     RF_DATA_AUDIO,      /* an audio folder: clips with files */
     RF_DATA_LISTOPS,    /* ListOps token ids (listops, lra_tsv) */
+    RF_DATA_TEXT,       /* byte token ids of texts (text_folder) */
     RF_DATA_SEQUENCE,   /* anything else */
 } rf_data_kind;
 

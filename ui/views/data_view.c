@@ -1,6 +1,7 @@
 /* The Data view: pick a data set, browse its samples by split, see one as
  * what it is (picture, waveform + spectrogram with playback, ListOps
- * expression, series) in an RfPlotView that zooms, reads out and exports.
+ * expression, a text's bytes, series) in an RfPlotView that zooms, reads
+ * out and exports.
  *
  * Choosing a data set sets data.task (and data.path through a folder
  * chooser for the file-backed tasks) and asks the session to open it; the
@@ -26,6 +27,8 @@ static const task_choice tasks[] = {
     {"image_folder", "Image folder", true, true},
     {"audio_folder", "Audio folder", true, true},
     {"ucr", "Time series (UCR)", true, true},
+    {"text_folder", "Text folder", true, true},
+    {"npy", "NumPy arrays", true, true},
     {"random", "Random tokens", false, false},
 };
 
