@@ -164,8 +164,10 @@ static void check_view_as(RfWindow *win, const char *page, const char *shot)
     g_autoptr(GdkTexture) texture = view != NULL ? render(view) : NULL;
     if (!tap_ok(texture != NULL, "the %s view renders offscreen", page))
         return;
+    /* 2 %: a view's curves and labels at 1600 x 1000 (the Memory view's
+     * six thin curves drew 2.9 % there); an empty view's message is < 1 %. */
     Ink ink = measure_ink(texture);
-    tap_ok(ink.drawn > 0.03 && ink.colours > 16, "the %s view has drawn content (%.1f %% of %dx%d pixels, %u colours)",
+    tap_ok(ink.drawn > 0.02 && ink.colours > 16, "the %s view has drawn content (%.1f %% of %dx%d pixels, %u colours)",
            page, 100.0 * ink.drawn, gdk_texture_get_width(texture), gdk_texture_get_height(texture), ink.colours);
     screenshot(win, shot);
 }
