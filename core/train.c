@@ -243,6 +243,32 @@ static bool wants_gradient(const rf_graph *g, const rf_probe_set *ps)
     return false;
 }
 
+/* Forward (and backward for gradient taps) of the loaded batch with `ps`
+ * attached to `row`; parameters untouched. */
+static bool run_inspection(rf_trainer *t, int row, rf_probe_set *ps, rf_inspection *out, rf_status *st)
+{
+    rf_model *m = t->model;
+    ps->sample = row;
+    for (int i = 0; i < ps->count; i++)
+        ps->values[i].filled = false;
+    rf_exec x;
+    rf_exec_init(&x, m->graph, t->pool, t->cfg.train.seed, (uint64_t)t->step, false);
+    rf_probe_attach(m->graph, ps);
+    rf_graph_forward(m->graph, &x);
+    score_row(m, row, out);
+    if (wants_gradient(m->graph, ps)) {
+        rf_params_zero_grads(t->params);
+        rf_graph_backward(m->graph, &x, NULL);
+        rf_params_zero_grads(t->params);
+    }
+    rf_probe_attach(m->graph, NULL);
+    for (int i = 0; i < ps->count; i++)
+        if (!ps->values[i].filled)
+            return rf_fail(st, "probe '%s' was not filled: its tensor is not computed for this model and batch",
+                           ps->values[i].name);
+    return true;
+}
+
 bool rf_trainer_inspect(rf_trainer *t, rf_split split, int64_t sample, rf_probe_set *ps, rf_inspection *out,
                         rf_status *st)
 {
@@ -255,24 +281,76 @@ bool rf_trainer_inspect(rf_trainer *t, rf_split split, int64_t sample, rf_probe_
     if (b == NULL)
         return false;
     load_batch(m, b);
-    ps->sample = out->row;
-    for (int i = 0; i < ps->count; i++)
-        ps->values[i].filled = false;
+    return run_inspection(t, out->row, ps, out, st);
+}
+
+/* Outside inputs into the first `count` rows of the graph's inputs, the
+ * other rows padding; labels 0 (the loss is not read). */
+static bool load_inputs(rf_model *m, const rf_outside_input *in, int count, rf_status *st)
+{
+    if (count < 1 || count > m->batch)
+        return rf_fail(st, "%d inputs at once; the model takes 1 to %d", count, m->batch);
+    rf_graph *g = m->graph;
+    size_t fd = m->feat_dim > 0 ? (size_t)m->feat_dim : 1, row = (size_t)m->seq_len * fd;
+    float *x = rf_value(g, m->x), *mask = rf_value(g, m->mask);
+    for (int b = 0; b < count; b++)
+        if (in[b].len < 1 || in[b].len > m->seq_len)
+            return rf_fail(st, "input %d has %d positions; the model takes 1 to %d", b + 1, in[b].len, m->seq_len);
+    memset(x, 0, (size_t)m->batch * row * sizeof *x);
+    memset(mask, 0, (size_t)m->batch * m->seq_len * sizeof *mask);
+    memset(rf_value(g, m->labels), 0, (size_t)m->batch * sizeof(float));
+    for (int b = 0; b < count; b++) {
+        memcpy(x + (size_t)b * row, in[b].x, (size_t)in[b].len * fd * sizeof *x);
+        for (int p = 0; p < in[b].len; p++)
+            mask[(size_t)b * m->seq_len + p] = 1.0f;
+    }
+    return true;
+}
+
+/* Softmax of row `row`'s logits into probs[classes]. */
+static void row_probabilities(rf_model *m, int row, float *probs)
+{
+    rf_graph *g = m->graph;
+    int c = (int)rf_node_shape(g, m->logits).dim[1];
+    const float *z = rf_value(g, m->logits) + (size_t)row * c;
+    float mx = z[0];
+    for (int k = 1; k < c; k++)
+        mx = z[k] > mx ? z[k] : mx;
+    double se = 0;
+    for (int k = 0; k < c; k++)
+        se += exp((double)z[k] - mx);
+    for (int k = 0; k < c; k++)
+        probs[k] = (float)(exp((double)z[k] - mx) / se);
+}
+
+bool rf_trainer_inspect_input(rf_trainer *t, const rf_outside_input *in, rf_probe_set *ps, rf_inspection *out,
+                              float *probs, rf_status *st)
+{
+    rf_model *m = t->model;
+    if (wants_gradient(m->graph, ps))
+        return rf_fail(st, "an outside input has no label, so it has no gradient; ask for value probes only");
+    if (!load_inputs(m, in, 1, st))
+        return false;
+    *out = (rf_inspection){0};
+    bool ok = run_inspection(t, 0, ps, out, st);
+    out->label = -1;
+    out->loss = 0;
+    if (ok && probs != NULL)
+        row_probabilities(m, 0, probs);
+    return ok;
+}
+
+bool rf_trainer_predict(rf_trainer *t, const rf_outside_input *in, int count, float *probs, rf_status *st)
+{
+    rf_model *m = t->model;
+    if (!load_inputs(m, in, count, st))
+        return false;
     rf_exec x;
     rf_exec_init(&x, m->graph, t->pool, t->cfg.train.seed, (uint64_t)t->step, false);
-    rf_probe_attach(m->graph, ps);
     rf_graph_forward(m->graph, &x);
-    score_row(m, out->row, out);
-    if (wants_gradient(m->graph, ps)) {
-        rf_params_zero_grads(t->params);
-        rf_graph_backward(m->graph, &x, NULL);
-        rf_params_zero_grads(t->params);
-    }
-    rf_probe_attach(m->graph, NULL);
-    for (int i = 0; i < ps->count; i++)
-        if (!ps->values[i].filled)
-            return rf_fail(st, "probe '%s' was not filled: its tensor is not computed for this model and batch",
-                           ps->values[i].name);
+    int c = (int)rf_node_shape(m->graph, m->logits).dim[1];
+    for (int b = 0; b < count; b++)
+        row_probabilities(m, b, probs + (size_t)b * c);
     return true;
 }
 

@@ -78,6 +78,28 @@ typedef struct rf_inspection {
 bool rf_trainer_inspect(rf_trainer *t, rf_split split, int64_t sample, rf_probe_set *ps, rf_inspection *out,
                         rf_status *st);
 
+/* An input from outside the data set, featurised by its featurise hook:
+ * len positions (1..seq_len) of max(1, feat_dim) floats each. */
+typedef struct rf_outside_input {
+    const float *x;
+    int len;
+} rf_outside_input;
+
+/* rf_trainer_inspect for an outside input: it goes in row 0 of an
+ * evaluation batch whose other rows are padding. It has no label, so
+ * out->label is -1 and out->loss 0, and gradient taps are refused. probs
+ * (NULL, or classes floats) gets its class probabilities. */
+bool rf_trainer_inspect_input(rf_trainer *t, const rf_outside_input *in, rf_probe_set *ps, rf_inspection *out,
+                              float *probs, rf_status *st);
+
+/* Class probabilities of up to `batch` outside inputs at once, forward
+ * only (no dropout, no backward, nothing updated): probs gets count x
+ * classes floats. The engine has no forward-only plan yet, so this runs
+ * the training graph's forward pass (its gradient buffers stay allocated
+ * but untouched). Fails when count is not 1..batch or an input does not
+ * fit seq_len. */
+bool rf_trainer_predict(rf_trainer *t, const rf_outside_input *in, int count, float *probs, rf_status *st);
+
 bool rf_trainer_save(rf_trainer *t, const char *path, rf_status *st);
 /* Load parameters, optimizer state and step from a checkpoint made with the
  * same architecture. */

@@ -319,6 +319,82 @@ static void test_inspect_leaves_training_unchanged(void)
     rf_dataset_free(ds);
 }
 
+/* An outside input (here a data set sample taken out with get()) inspected
+ * alone in a batch of padding gives the probes and prediction it has
+ * inside its evaluation batch; predict batches several and agrees. */
+static void test_inspect_outside_input(void)
+{
+    rf_config cfg = tiny_config("random");
+    rf_status st = {0};
+    rf_dataset *ds = rf_dataset_open(&cfg, &st);
+    rf_trainer *t = rf_trainer_new(&cfg, ds, &st);
+    rf_metrics m;
+    for (int i = 0; i < 3; i++)
+        rf_trainer_step(t, &m, &st);
+    rf_graph *g = rf_trainer_model(t)->graph;
+    const char *names[] = {"layer0.attn.probs"};
+    rf_probe_set *inside = rf_probe_set_new(g, names, 1, 0, &st), *outside = rf_probe_set_new(g, names, 1, 0, &st);
+    int classes = ds->classes, batch = rf_trainer_model(t)->batch;
+    float *x = calloc((size_t)3 * ds->seq_len, sizeof *x), *probs = calloc((size_t)4 * classes, sizeof *probs);
+    rf_outside_input in[3];
+    for (int k = 0; k < 3; k++) {
+        int label;
+        ds->get(ds, RF_SPLIT_VAL, 9 + k, x + (size_t)k * ds->seq_len, &in[k].len, &label, &st);
+        in[k].x = x + (size_t)k * ds->seq_len;
+    }
+    rf_inspection ri, ro;
+    bool ok = rf_trainer_inspect(t, RF_SPLIT_VAL, 11, inside, &ri, &st) &&
+              rf_trainer_inspect_input(t, &in[2], outside, &ro, probs + 3 * classes, &st);
+    double diff = 0, sum = 0;
+    int best = 0;
+    for (int64_t i = 0; ok && i < rf_shape_numel(inside->values[0].shape); i++)
+        diff = fmax(diff, fabs(inside->values[0].data[i] - outside->values[0].data[i]));
+    for (int k = 0; k < classes; k++) {
+        sum += probs[3 * classes + k];
+        best = probs[3 * classes + k] > probs[3 * classes + best] ? k : best;
+    }
+    tap_ok(ok && diff < 1e-5 && ro.predicted == ri.predicted && best == ro.predicted && fabs(sum - 1) < 1e-5 &&
+               ro.label == -1 && outside->sample == 0,
+           "an outside input gives its sample's attention (within %.1g) and prediction %d, probabilities summing "
+           "to 1 (%s)", diff, ro.predicted, st.msg);
+    ok = rf_trainer_predict(t, in, 3, probs, &st);
+    diff = 0;
+    for (int k = 0; k < classes; k++)
+        diff = fmax(diff, fabs(probs[2 * classes + k] - probs[3 * classes + k]));
+    tap_ok(ok && diff < 1e-5, "predict on 3 inputs at once agrees with inspection of the third (within %.1g)", diff);
+    rf_outside_input many[64];
+    for (int k = 0; k < 64; k++)
+        many[k] = in[0];
+    tap_ok(!rf_trainer_predict(t, many, batch + 1, probs, &st) && strstr(st.msg, "takes 1 to") != NULL,
+           "more inputs than the batch are refused (%s)", st.msg);
+    rf_status_clear(&st);
+    rf_outside_input longer = {x, ds->seq_len + 1};
+    tap_ok(!rf_trainer_predict(t, &longer, 1, probs, &st) && strstr(st.msg, "positions") != NULL,
+           "an input longer than seq_len is refused (%s)", st.msg);
+    rf_status_clear(&st);
+    /* BLRP has gradient taps (the latent states' gradients) */
+    rf_config blrp_cfg = cfg;
+    strcpy(blrp_cfg.model.encoder, "blrp");
+    rf_trainer *tb = rf_trainer_new(&blrp_cfg, ds, &st);
+    rf_graph *gb = tb != NULL ? rf_trainer_model(tb)->graph : NULL;
+    const char *grad_name = NULL;
+    for (int i = 0; gb != NULL && i < rf_tap_count(gb) && grad_name == NULL; i++)
+        if (rf_tap_get(gb, i)->what == RF_TAP_GRAD)
+            grad_name = rf_tap_get(gb, i)->name;
+    rf_probe_set *grads = grad_name != NULL ? rf_probe_set_new(gb, &grad_name, 1, 0, &st) : NULL;
+    tap_ok(grads != NULL && !rf_trainer_inspect_input(tb, &in[0], grads, &ro, NULL, &st) &&
+               strstr(st.msg, "no label") != NULL,
+           "a gradient probe (%s) of an outside input is refused (%s)", grad_name, st.msg);
+    rf_trainer_free(tb);
+    rf_probe_set_free(grads);
+    free(x);
+    free(probs);
+    rf_probe_set_free(inside);
+    rf_probe_set_free(outside);
+    rf_trainer_free(t);
+    rf_dataset_free(ds);
+}
+
 int main(void)
 {
     test_schedules();
@@ -328,6 +404,7 @@ int main(void)
     test_determinism_and_resume();
     test_no_allocation_in_step();
     test_non_finite_stops();
+    test_inspect_outside_input();
     test_inspect_leaves_training_unchanged();
     return tap_done();
 }
