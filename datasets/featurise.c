@@ -12,6 +12,17 @@
 #define NAME_CHARS 40
 #define SNIFF_BYTES 4096
 
+bool rf_dataset_featurise(const rf_dataset *ds, const char *path, const char *text, float *x, int *len,
+                          rf_status *st)
+{
+    char name[128];
+    if (ds->featurise == NULL)
+        return rf_fail(st, "%s: the %s data set cannot featurise an outside input", rf_input_name(path, text, name,
+                       sizeof name), ds->name);
+    memset(x, 0, (size_t)ds->seq_len * (size_t)(ds->feat_dim > 0 ? ds->feat_dim : 1) * sizeof *x);
+    return ds->featurise(ds, path, text, x, len, st);
+}
+
 const char *rf_input_name(const char *path, const char *text, char *buf, size_t size)
 {
     if (path != NULL) {

@@ -11,6 +11,13 @@
 
 #include "../core/data.h"
 
+/* The one entry point for a user's input (the CLI's inspect --input and
+ * predict, the workbench's Inspect File): x (seq_len * max(1, feat_dim)
+ * floats) zero-filled, then ds->featurise. A data set without the hook
+ * refuses by name. */
+bool rf_dataset_featurise(const rf_dataset *ds, const char *path, const char *text, float *x, int *len,
+                          rf_status *st);
+
 /* A text input (a file or a string) holds at most this many bytes. */
 #define RF_INPUT_MAX_TEXT ((size_t)16 << 20)
 
