@@ -23,6 +23,8 @@
 #include "../ui/dialogs.h"
 #include "../ui/figures/attention_figure.h"
 #include "../ui/figures/latent_figure.h"
+#include "../ui/figures/prediction_figure.h"
+#include "../ui/inspect_input.h"
 #include "../ui/view.h"
 #include "../ui/window.h"
 #include "figure_pixels.h"
@@ -847,6 +849,132 @@ static void check_large_attention_map(RfWindow *win)
     spin_until(data_loaded, s, 120.0);
 }
 
+/* --- your own input through the model (issue 17 item 1) --- */
+
+static gboolean inspected_count_is(gpointer data)
+{
+    return rf_session_get_inspected_count(data) >= 1;
+}
+
+/* The latest snapshot is of the first inspected input and holds `tap`. */
+static const char *wanted_tap;
+static gboolean probes_of_input(gpointer data)
+{
+    RfSession *s = data;
+    return rf_session_get_probe_inspected(s) != NULL &&
+           rf_session_get_probe_inspected(s) == rf_session_get_inspected(s, 0) &&
+           rf_session_find_probe(s, wanted_tap) != NULL;
+}
+
+/* The widgets of `type` under `root`, depth first. */
+static void collect(GtkWidget *root, GType type, GPtrArray *out)
+{
+    if (G_TYPE_CHECK_INSTANCE_TYPE(root, type))
+        g_ptr_array_add(out, root);
+    for (GtkWidget *c = gtk_widget_get_first_child(root); c != NULL; c = gtk_widget_get_next_sibling(c))
+        collect(c, type, out);
+}
+
+/* Pixels of the predicted class's bar colour (217, 94, 3) in a drawing. */
+static int best_bar_pixels(cairo_surface_t *s)
+{
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s), n = 0;
+    int stride = cairo_image_surface_get_stride(s);
+    const guint8 *d = cairo_image_surface_get_data(s);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            guint32 px = *(const guint32 *)(d + y * stride + x * 4);
+            n += abs((int)((px >> 16) & 0xff) - 217) <= 2 && abs((int)((px >> 8) & 0xff) - 94) <= 2 &&
+                 abs((int)(px & 0xff) - 3) <= 2;
+        }
+    return n;
+}
+
+/* A ListOps expression typed in: it lands in the Data view's Inspected list
+ * with the model's class probabilities drawn, and the Attention view shows
+ * its maps (9 tokens, where every sample of this data set has more than
+ * 16); inputs the model cannot take end in an error dialog naming them and
+ * change nothing. Needs a trained full-attention model. */
+static void check_inspect_input(RfWindow *win, const char *dir)
+{
+    RfSession *s = rf_window_get_session(win);
+    show_page(win, "training");
+    rf_inspect_input(GTK_WINDOW(win), s, NULL, "[MAX 2 9 [MIN 4 7 ] 0 ]");
+    gboolean added = spin_until(inspected_count_is, s, 30.0);
+    const rf_inspected *in = rf_session_get_inspected(s, 0);
+    tap_ok(added && in->len == 9 && strcmp(in->name, "[MAX 2 9 [MIN 4 7 ] 0 ]") == 0,
+           "an outside ListOps expression is featurised (9 tokens) and listed");
+    if (!added)
+        return;
+    GtkWidget *data = gtk_stack_get_child_by_name(rf_window_get_stack(win), "data");
+    tap_ok(gtk_stack_get_visible_child(rf_window_get_stack(win)) == data, "the Data view comes up to show it");
+    g_autoptr(GPtrArray) menus = g_ptr_array_new();
+    collect(data, GTK_TYPE_DROP_DOWN, menus);
+    gboolean listed = FALSE;
+    for (guint i = 0; i < menus->len; i++) {
+        GtkDropDown *d = g_ptr_array_index(menus, i);
+        GObject *item = gtk_drop_down_get_selected_item(d);
+        listed |= GTK_IS_STRING_OBJECT(item) && strcmp(gtk_string_object_get_string(GTK_STRING_OBJECT(item)),
+                                                       "Inspected") == 0;
+    }
+    tap_ok(listed, "the Data view lists it under Inspected, beside the splits");
+    wanted_tap = "logits";
+    gboolean predicted = spin_until(probes_of_input, s, 30.0);
+    spin_for(0.5);
+    g_autoptr(GPtrArray) plots = g_ptr_array_new();
+    collect(data, RF_TYPE_PLOT_VIEW, plots);
+    RfPlotView *bars = plots->len == 2 ? g_ptr_array_index(plots, 1) : NULL;
+    int count = bars != NULL ? rf_prediction_figure_count(rf_plot_view_get_figure(bars)->data) : 0;
+    int orange = 0;
+    if (bars != NULL && gtk_widget_get_visible(GTK_WIDGET(bars))) {
+        cairo_surface_t *drawn = draw_plot(bars);
+        orange = best_bar_pixels(drawn);
+        cairo_surface_destroy(drawn);
+    }
+    tap_ok(predicted && count == 10 && orange > 20,
+           "the model's prediction for it: 10 class probabilities drawn as bars (%d pixels of the predicted bar)",
+           orange);
+    screenshot(win, "inspect");
+
+    show_page(win, "attention");
+    wanted_tap = "layer0.attn.probs";
+    gboolean mapped = spin_until(probes_of_input, s, 30.0);
+    const rf_probe_value *p = rf_session_find_probe(s, "layer0.attn.probs");
+    double outside = 0, row0 = 0;
+    int n = p != NULL ? (int)p->shape.dim[1] : 0;
+    for (int k = 0; mapped && k < n; k++) {
+        row0 += p->data[k];
+        if (k >= 9)
+            outside += fabs(p->data[k]);
+    }
+    tap_ok(mapped && fabs(row0 - 1) < 1e-4 && outside == 0,
+           "the Attention view's probes are of the inspected input: query 0 attends over its 9 tokens only");
+    spin_for(0.3);
+    const rf_attention_figure *fig = rf_plot_view_get_figure(plot_of(win, "attention"))->data;
+    tap_ok(strstr(fig->title, "inspected [MAX 2 9") != NULL, "the Attention view's title names it (\"%s\")",
+           fig->title);
+
+    g_autofree char *pictures = make_folder(dir, "inspect-pictures");
+    write_pngs(pictures, 1, 90);
+    g_autofree char *png = g_build_filename(pictures, "0.png", NULL);
+    const struct {
+        const char *path, *text, *why;
+    } refused[] = {
+        {NULL, "[MAX 2 foo ]", "unknown ListOps token 'foo'"},
+        {png, NULL, "0.png is an image (png), but this listops model takes text"},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
+        rf_inspect_input(GTK_WINDOW(win), s, refused[i].path, refused[i].text);
+        gboolean shown = spin_until(error_shown, (gpointer)refused[i].why, 30.0);
+        tap_ok(shown && rf_session_get_inspected_count(s) == 1 &&
+                   rf_session_get_watched_inspected(s) == rf_session_get_inspected(s, 0),
+               "a refused input (%s) gives an error dialog with its sentence and changes nothing (%s)",
+               refused[i].why, shown ? rf_dialog_last_error_detail() : "no dialog");
+        close_all_dialogs(win);
+    }
+    rf_session_watch_inspected(s, NULL);
+}
+
 static void check_close_during_run(RfWindow *win)
 {
     RfSession *s = g_object_ref(rf_window_get_session(win));
@@ -952,6 +1080,7 @@ int main(int argc, char **argv)
         check_view(win, "data");
         check_exports(win, dir);
         check_menu_dialogs(app, win);
+        check_inspect_input(win, dir);
     }
     check_large_attention_map(win);
     check_invalid_values(win);   /* leaves model.encoder = blrp */
