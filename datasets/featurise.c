@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "npy_input.h"
 #include "text_input.h"
 
 #define NAME_CHARS 40
@@ -20,6 +21,8 @@ bool rf_dataset_featurise(const rf_dataset *ds, const char *path, const char *te
         return rf_fail(st, "%s: the %s data set cannot featurise an outside input", rf_input_name(path, text, name,
                        sizeof name), ds->name);
     memset(x, 0, (size_t)ds->seq_len * (size_t)(ds->feat_dim > 0 ? ds->feat_dim : 1) * sizeof *x);
+    if (path != NULL && rf_npy_input_is(path))   /* already the model's input, for every data set */
+        return rf_npy_input_read(ds, path, x, len, st);
     return ds->featurise(ds, path, text, x, len, st);
 }
 

@@ -13,8 +13,9 @@
 
 /* The one entry point for a user's input (the CLI's inspect --input and
  * predict, the workbench's Inspect File): x (seq_len * max(1, feat_dim)
- * floats) zero-filled, then ds->featurise. A data set without the hook
- * refuses by name. */
+ * floats) zero-filled, then a NumPy .npy file read as the model's input
+ * itself (npy_input.h), anything else through ds->featurise. A data set
+ * without the hook refuses by name. */
 bool rf_dataset_featurise(const rf_dataset *ds, const char *path, const char *text, float *x, int *len,
                           rf_status *st);
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../datasets/datasets.h"
+#include "../datasets/featurise.h"
 #include "../datasets/image_table.h"
 #include "../datasets/listops.h"
 #include "tap.h"
@@ -128,6 +129,56 @@ static bool write_tone(const char *path, int rate, double hz, double seconds)
     return ok;
 }
 
+/* An .npy file (version 1.0) of `count` elements of `size` bytes. */
+static char *write_npy(const char *name, const char *descr, bool fortran, const char *shape, const void *data,
+                       size_t count, size_t size)
+{
+    GString *h = g_string_new(NULL);
+    g_string_printf(h, "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr, fortran ? "True" : "False",
+                    shape);
+    while ((10 + h->len + 1) % 64 != 0)
+        g_string_append_c(h, ' ');
+    g_string_append_c(h, '\n');
+    GByteArray *b = g_byte_array_new();
+    guint8 head[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (guint8)(h->len & 0xff), (guint8)(h->len >> 8)};
+    g_byte_array_append(b, head, 10);
+    g_byte_array_append(b, (const guint8 *)h->str, h->len);
+    g_byte_array_append(b, data, (guint)(count * size));
+    char *path = in_tmp(name, NULL);
+    g_file_set_contents(path, (const char *)b->data, b->len, NULL);
+    g_byte_array_unref(b);
+    g_string_free(h, TRUE);
+    return path;
+}
+
+/* rf_dataset_featurise(.npy) equals get(split, index). */
+static bool npy_same_as_sample(const rf_dataset *ds, const char *path, rf_split split, int64_t index)
+{
+    size_t n = sample_floats(ds);
+    float *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+    int len_a = 0, len_b = 0, label = 0;
+    rf_status st = {0};
+    bool ok = rf_dataset_featurise(ds, path, NULL, a, &len_a, &st);
+    if (!ok)
+        tap_diag("featurise: %s", st.msg);
+    ok = ok && ds->get(ds, split, index, b, &len_b, &label, &st) && len_a == len_b &&
+         memcmp(a, b, n * sizeof *a) == 0;
+    free(a);
+    free(b);
+    return ok;
+}
+
+static void expect_npy_refusal(const rf_dataset *ds, const char *path, const char *what, const char *piece)
+{
+    float *x = calloc(sample_floats(ds), sizeof *x);
+    int len = 0;
+    rf_status st = {0};
+    bool refused = !rf_dataset_featurise(ds, path, NULL, x, &len, &st);
+    tap_ok(refused && strstr(st.msg, piece) != NULL && strstr(st.msg, path) != NULL, "%s: %s -> %s", ds->name, what,
+           refused ? st.msg : "accepted");
+    free(x);
+}
+
 /* ---- token tasks ---- */
 
 static void test_listops(const char *png)
@@ -177,6 +228,25 @@ static void test_listops(const char *png)
             g_string_append(longer, " ]");
             expect_refusal(ds, NULL, longer->str, "47 tokens", "47 tokens", "at most 40");
             g_string_free(longer, TRUE);
+            float x[40] = {0};
+            int64_t ids[40];
+            int len = 0, label = 0;
+            ds->get(ds, RF_SPLIT_TEST, 2, x, &len, &label, &st);
+            for (int t = 0; t < len; t++)
+                ids[t] = (int64_t)x[t];
+            char shape[32];
+            snprintf(shape, sizeof shape, "(%d,)", len);
+            char *npy = write_npy("ids.npy", "<i8", false, shape, ids, (size_t)len, 8);
+            tap_ok(npy_same_as_sample(ds, npy, RF_SPLIT_TEST, 2), "listops: test sample 2's ids as an int64 .npy "
+                   "featurise to it");
+            g_free(npy);
+            ids[1] = 16;
+            npy = write_npy("bad-id.npy", "<i8", false, shape, ids, (size_t)len, 8);
+            expect_npy_refusal(ds, npy, "an id past the vocabulary", "element 1 is 16, not a token id");
+            g_free(npy);
+            npy = write_npy("matrix.npy", "<i8", false, "(2, 3)", ids, 6, 8);
+            expect_npy_refusal(ds, npy, "a 2-D array", "takes a 1-D array of token ids");
+            g_free(npy);
         }
         rf_dataset_free(ds);
     }
@@ -237,6 +307,36 @@ static void test_fashion(const char *wav, const char *txt)
     expect_refusal(ds, NULL, "[MAX 1 2 ]", "text", "is text", "takes an image file (28x28 gray)");
     expect_refusal(ds, wav, NULL, "an audio clip", "is an audio clip (wav)", "takes an image file");
     expect_refusal(ds, txt, NULL, "a text file", "is text", "takes an image file");
+    /* the sample's features as .npy: float32 in C order, then big-endian float64 in Fortran order */
+    size_t n = sample_floats(ds);
+    float *x = calloc(n, sizeof *x);
+    double *t = calloc(n, sizeof *t);
+    int len = 0, label = 0;
+    ds->get(ds, RF_SPLIT_TEST, 3, x, &len, &label, &st);
+    char *npy = write_npy("features.npy", "<f4", false, "(49, 16)", x, n, 4);
+    tap_ok(npy_same_as_sample(ds, npy, RF_SPLIT_TEST, 3), "fashion_mnist: test sample 3's features as a float32 "
+           ".npy featurise to it");
+    g_free(npy);
+    for (int i = 0; i < 49; i++)
+        for (int j = 0; j < 16; j++) {
+            double v = x[i * 16 + j];
+            guint64 bits;
+            memcpy(&bits, &v, 8);
+            bits = GUINT64_TO_BE(bits);
+            memcpy(&t[j * 49 + i], &bits, 8);
+        }
+    npy = write_npy("features-f.npy", ">f8", true, "(49, 16)", t, n, 8);
+    tap_ok(npy_same_as_sample(ds, npy, RF_SPLIT_TEST, 3), "fashion_mnist: the same as big-endian float64 in Fortran "
+           "order");
+    g_free(npy);
+    npy = write_npy("rgb.npy", "<f4", false, "(49, 48)", x, n, 4);
+    expect_npy_refusal(ds, npy, "three channels' patches", "48 values per position; this fashion_mnist model takes 16");
+    g_free(npy);
+    npy = write_npy("short.npy", "<f4", false, "(49, 16)", x, n / 2, 4);
+    expect_npy_refusal(ds, npy, "data cut short", "bytes of data where shape (49, 16) needs 3136");
+    g_free(npy);
+    free(x);
+    free(t);
     g_remove(png);
     g_free(png);
     rf_dataset_free(ds);
