@@ -27,13 +27,22 @@ typedef struct input {
     const char *text;
 } input;
 
+/* The input as given, as valid UTF-8 for the JSON line (a file name or
+ * argument may hold any bytes). */
+static void json_input(rf_json_line *j, const input *in)
+{
+    g_autofree char *valid = g_utf8_make_valid(in->arg, -1);
+    rf_json_str(j, "input", valid);
+}
+
 static void print_error(const input *in, const char *message)
 {
     fprintf(stderr, "rangefinder: %s\n", message);
     rf_json_line j;
     rf_json_begin(&j);
-    rf_json_str(&j, "input", in->arg);
-    rf_json_str(&j, "error", message);
+    json_input(&j, in);
+    g_autofree char *valid = g_utf8_make_valid(message, -1);
+    rf_json_str(&j, "error", valid);
     rf_json_print(&j);
 }
 
@@ -44,7 +53,7 @@ static void print_prediction(const rf_dataset *ds, const input *in, const float 
         best = probs[k] > probs[best] ? k : best;
     rf_json_line j;
     rf_json_begin(&j);
-    rf_json_str(&j, "input", in->arg);
+    json_input(&j, in);
     rf_json_int(&j, "label", best);
     rf_json_str(&j, "class", ds->class_names != NULL ? ds->class_names[best] : NULL);
     rf_json_num_array(&j, "probabilities", probs, ds->classes);

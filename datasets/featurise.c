@@ -33,11 +33,12 @@ const char *rf_input_name(const char *path, const char *text, char *buf, size_t 
         return buf;
     }
     /* one line, cut at a character boundary */
-    size_t n = strcspn(text, "\r\n");
-    const char *end = text + n;
-    if (g_utf8_strlen(text, (gssize)n) > NAME_CHARS)
-        end = g_utf8_offset_to_pointer(text, NAME_CHARS);
-    snprintf(buf, size, "the text '%.*s%s'", (int)(end - text), text, *end != '\0' ? "..." : "");
+    g_autofree char *valid = g_utf8_make_valid(text, -1);
+    size_t n = strcspn(valid, "\r\n");
+    const char *end = valid + n;
+    if (g_utf8_strlen(valid, (gssize)n) > NAME_CHARS)
+        end = g_utf8_offset_to_pointer(valid, NAME_CHARS);
+    snprintf(buf, size, "the text '%.*s%s'", (int)(end - valid), valid, *end != '\0' ? "..." : "");
     return buf;
 }
 
@@ -79,8 +80,17 @@ char *rf_input_kind(const char *path)
 
 char *rf_input_text(const rf_dataset *ds, const char *path, const char *text, const char *wants, rf_status *st)
 {
-    if (path == NULL)
+    if (path == NULL) {
+        char *problem = rf_text_problem(text, strlen(text), 1);
+        if (problem != NULL) {
+            char name[128];
+            rf_fail(st, "%s: %s; this %s model takes text (%s)", rf_input_name(path, text, name, sizeof name),
+                    problem, ds->name, wants);
+            g_free(problem);
+            return NULL;
+        }
         return g_strdup(text);
+    }
     GError *err = NULL;
     size_t len = 0;
     char *content = rf_text_read_file(path, RF_INPUT_MAX_TEXT, &len, &err);
