@@ -961,7 +961,7 @@ static void check_inspect_input(RfWindow *win, const char *dir)
            "the Attention view's probes are of the inspected input: query 0 attends over its 9 tokens only");
     spin_for(0.3);
     const rf_attention_figure *fig = rf_plot_view_get_figure(plot_of(win, "attention"))->data;
-    tap_ok(strstr(fig->title, "inspected [MAX 2 9") != NULL, "the Attention view's title names it (\"%s\")",
+    tap_ok(strstr(fig->title, "inspected (not from the data set): [MAX 2 9") != NULL, "the Attention view's title names it (\"%s\")",
            fig->title);
 
     g_autofree char *pictures = make_folder(dir, "inspect-pictures");
@@ -997,6 +997,25 @@ static void check_inspect_input(RfWindow *win, const char *dir)
     rf_session_watch_inspected(s, NULL);
 }
 
+/* BLRP's latent states of a typed expression (no gradients: it has no label). */
+static void check_inspect_latent(RfWindow *win)
+{
+    RfSession *s = rf_window_get_session(win);
+    show_page(win, "latent");
+    rf_inspect_input(GTK_WINDOW(win), s, NULL, "[MIN 5 6 [MAX 7 8 ] ]");
+    wanted_name = "[MIN 5 6 [MAX 7 8 ] ]";
+    gboolean added = spin_until(watching_named, s, 30.0);
+    show_page(win, "latent");
+    wanted_tap = "blrp.latent.fwd.1";
+    gboolean shown = added && spin_until(probes_of_input, s, 30.0);
+    spin_for(0.5);
+    const rf_latent_figure *fig = rf_plot_view_get_figure(plot_of(win, "latent"))->data;
+    tap_ok(shown && rf_session_find_probe(s, "blrp.latent.fwd.1.grad") == NULL &&
+               strstr(fig->title, "inspected (not from the data set): [MIN 5 6") != NULL,
+           "the Latent view shows an inspected expression's latent states, without gradients (\"%s\")", fig->title);
+    rf_session_watch_inspected(s, NULL);
+}
+
 /* While the loaded run is paused: a typed expression's TaLK windows. */
 static void check_inspect_while_paused(RfWindow *win)
 {
@@ -1012,7 +1031,7 @@ static void check_inspect_while_paused(RfWindow *win)
     gboolean shown = added && spin_until(probes_of_input, s, 30.0);
     spin_for(0.5);
     const rf_talk_figure *fig = rf_plot_view_get_figure(plot_of(win, "talk"))->data;
-    tap_ok(shown && rf_session_get_state(s) == RF_RUN_PAUSED && strstr(fig->title, "inspected [MED 1 2 3 ]") != NULL,
+    tap_ok(shown && rf_session_get_state(s) == RF_RUN_PAUSED && strstr(fig->title, "inspected (not from the data set): [MED 1 2 3 ]") != NULL,
            "while the run is paused, the TaLK view shows an inspected expression's windows (\"%s\")", fig->title);
     rf_session_watch_inspected(s, NULL);
 }
@@ -1209,6 +1228,7 @@ int main(int argc, char **argv)
     if (train_to_the_end(win, "BLRP")) {
         check_view(win, "latent");
         check_latent_cells(win);
+        check_inspect_latent(win);
     }
     set_key(s, "model.encoder", "talk");
     show_page(win, "talk");

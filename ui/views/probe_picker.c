@@ -176,7 +176,7 @@ void rf_probe_picker_describe(const rf_probe_picker *p, char *buf, size_t size)
 {
     const rf_inspected *in = rf_session_get_probe_inspected(p->session);
     if (in != NULL)
-        g_snprintf(buf, size, "inspected %s (not from the data set)", in->name);
+        g_snprintf(buf, size, "inspected (not from the data set): %s", in->name);
     else
         g_snprintf(buf, size, "%s sample %" G_GINT64_FORMAT, rf_split_name(rf_probe_picker_get_split(p)),
                    rf_probe_picker_get_sample(p));

@@ -50,7 +50,7 @@ void rf_probe_picker_watch(rf_probe_picker *p, const char *const *names, int n);
 /* Stop watching, unless another view has taken the watch since. */
 void rf_probe_picker_unwatch(rf_probe_picker *p);
 
-/* "train sample 12" (or "inspected cat.png (not from the data set)" when
+/* "train sample 12" (or "inspected (not from the data set): cat.png" when
  * the probes shown are of an inspected input) for titles. */
 void rf_probe_picker_describe(const rf_probe_picker *p, char *buf, size_t size);
 /* The picture of what is inspected: the watched inspected input, or the
