@@ -207,6 +207,21 @@ def seeds_npy():
     put("npy", "overflow", bytes([0x82]) + struct.pack("<qq", 1 << 40, 1 << 40))
 
 
+def npy_file(descr, shape, payload, fortran=False):
+    header = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (descr, fortran, shape)
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + payload
+
+
+def seeds_npy_input():
+    put("npy_input", "ids", npy_file("<i8", "(5,)", struct.pack("<5q", 2, 6, 7, 5, 5)))
+    put("npy_input", "ids-u1", npy_file("|u1", "(3,)", bytes([1, 15, 3])))
+    put("npy_input", "series-be", npy_file(">f8", "(4,)", struct.pack(">4d", 0.5, -1, 2, 3)))
+    put("npy_input", "patches", npy_file("<f4", "(2, 4)", struct.pack("<8f", *range(8))))
+    put("npy_input", "patches-fortran", npy_file("<f4", "(2, 4)", struct.pack("<8f", *range(8)), True))
+    put("npy_input", "short", npy_file("<f4", "(2, 4)", struct.pack("<3f", 1, 2, 3)))
+
+
 def main():
     seeds_safetensors()
     seeds_checkpoint()
@@ -217,6 +232,7 @@ def main():
     seeds_image()
     seeds_audio()
     seeds_npy()
+    seeds_npy_input()
 
 
 if __name__ == "__main__":
