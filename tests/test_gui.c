@@ -994,6 +994,13 @@ static void check_inspect_input(RfWindow *win, const char *dir)
     wanted_name = "expression.txt";
     tap_ok(spin_until(watching_named, s, 30.0) && rf_session_get_inspected_count(s) == 2 && remote,
            "dropped files: a text file is inspected, a remote one refused by name");
+
+    /* Ctrl+V in the Data view inspects the clipboard's text */
+    gdk_clipboard_set_text(gtk_widget_get_clipboard(data), "[SM 3 4 ]");
+    gtk_widget_activate_action(data, "data.paste-inspect", NULL);
+    wanted_name = "[SM 3 4 ]";
+    tap_ok(spin_until(watching_named, s, 30.0) && rf_session_get_inspected_count(s) == 3,
+           "Ctrl+V in the Data view inspects the clipboard's ListOps expression");
     rf_session_watch_inspected(s, NULL);
 }
 

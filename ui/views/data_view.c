@@ -333,7 +333,8 @@ static void on_entry_activate(GtkEntry *entry, gpointer data)
     rf_inspect_input(native != NULL ? GTK_WINDOW(native) : NULL, v->session, NULL, text);
 }
 
-/* Ctrl+V over the list: the clipboard's text is inspected. */
+/* Ctrl+V over the list (the action data.paste-inspect): the clipboard's
+ * text is inspected. */
 static void clipboard_text(GObject *source, GAsyncResult *result, gpointer data)
 {
     RfDataView *v = data;
@@ -345,13 +346,12 @@ static void clipboard_text(GObject *source, GAsyncResult *result, gpointer data)
     g_object_unref(v);
 }
 
-static gboolean paste(GtkWidget *widget, GVariant *args, gpointer data)
+static void paste(GtkWidget *widget, const char *action, GVariant *args)
 {
+    (void)action;
     (void)args;
-    (void)data;
     RfDataView *v = RF_DATA_VIEW(widget);
     gdk_clipboard_read_text_async(gtk_widget_get_clipboard(widget), NULL, clipboard_text, g_object_ref(v));
-    return TRUE;
 }
 
 /* ---- the data set ---- */
@@ -634,7 +634,9 @@ static void rf_data_view_class_init(RfDataViewClass *klass)
 {
     G_OBJECT_CLASS(klass)->dispose = rf_data_view_dispose;
     G_OBJECT_CLASS(klass)->finalize = rf_data_view_finalize;
-    gtk_widget_class_add_binding(GTK_WIDGET_CLASS(klass), GDK_KEY_v, GDK_CONTROL_MASK, paste, NULL);
+    gtk_widget_class_install_action(GTK_WIDGET_CLASS(klass), "data.paste-inspect", NULL, paste);
+    gtk_widget_class_add_binding_action(GTK_WIDGET_CLASS(klass), GDK_KEY_v, GDK_CONTROL_MASK, "data.paste-inspect",
+                                        NULL);
 }
 
 GtkWidget *rf_data_view_new(RfSession *s)
