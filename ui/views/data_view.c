@@ -199,10 +199,12 @@ static void show_selected(RfDataView *v)
     const rf_inspected *in = current_inspected(v);
     if (v->ds == NULL || pos == GTK_INVALID_LIST_POSITION) {
         rf_sample_figure_set_caption(v->figure, NULL, NULL);
-        rf_sample_figure_set_message(v->figure, v->ds == NULL   ? "Choose a data set to browse its samples"
-                                                : showing_inspected(v) ? "Nothing inspected yet: File → Inspect File…, "
-                                                                         "drop a file here or type text below"
-                                                                       : "This split has no samples");
+        const char *message = "This split has no samples";
+        if (v->ds == NULL)
+            message = "Choose a data set to browse its samples";
+        else if (showing_inspected(v))
+            message = "Nothing inspected yet: File → Inspect File…, drop a file here or type text below";
+        rf_sample_figure_set_message(v->figure, message);
     } else {
         const char *audio = in != NULL ? rf_data_sample_show_inspected(v->figure, v->ds, in->name, in->path, in->x,
                                                                        in->len)
