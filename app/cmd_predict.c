@@ -121,9 +121,10 @@ int rf_cmd_predict(int argc, char **argv)
     g_autoptr(GOptionContext) ctx = g_option_context_new("INPUT…");
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_option_context_set_summary(ctx,
-        "Classify your own inputs: image files, audio clips, text files, UCR/LRA TSV lines and\n"
-        "ListOps expressions, each featurised exactly as the checkpoint's data set featurises its\n"
-        "samples. An INPUT starting with \"text:\" is text; any other is a file. One JSON line per\n"
+        "Classify your own inputs: image files, audio clips, text files, .npy arrays (the model's\n"
+        "input itself), UCR/LRA TSV lines and ListOps expressions, each featurised exactly as the\n"
+        "checkpoint's data set featurises its samples (the data set is opened for that, as eval\n"
+        "opens it). An INPUT starting with \"text:\" is text; any other is a file. One JSON line per\n"
         "input, in order (INPUTs, then --text): its label index, class name and every class's\n"
         "probability, or the reason the model cannot take it (also on stderr).\n"
         "Exit status: 0 every input classified, 1 some input refused (the rest still printed)\n"
