@@ -400,6 +400,20 @@ run_json predict --checkpoint "$ckpt" "text:[MAX 2 9 ]" "$tmp/pics/dark/1.png" "
 expect_rc 1 "predict with an image for a ListOps model exits 1"
 json_check "the image and the unclosed expression are refused by name, the good input still classified" \
     'assert "label" in lines[0] and "is an image (png), but this listops model takes text" in lines[1]["error"] and "dark/1.png" in lines[1]["error"] and "well-formed" in lines[2]["error"], lines'
+# .npy inputs are the model's input itself: ListOps ids as int64, and a (2, 3) array a token model refuses
+python3 - "$tmp/ids.npy" "$tmp/matrix.npy" <<'PY'
+import struct, sys
+def npy(path, descr, shape, payload):
+    h = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+    h += " " * ((64 - (10 + len(h) + 1) % 64) % 64) + "\n"
+    open(path, "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() + payload)
+npy(sys.argv[1], "<i8", "(4,)", struct.pack("<4q", 2, 8, 15, 5))   # [MAX 2 9 ]
+npy(sys.argv[2], "<f4", "(2, 3)", struct.pack("<6f", *range(6)))
+PY
+run_json predict --checkpoint "$ckpt" "$tmp/ids.npy" "text:[MAX 2 9 ]" "$tmp/matrix.npy"
+expect_rc 1 "predict with a .npy the model cannot take exits 1"
+json_check "a .npy of ListOps ids predicts as the same expression typed; a 2-D array is refused by name" \
+    'assert lines[0]["probabilities"] == lines[1]["probabilities"], lines; assert "matrix.npy: shape (2, 3); this listops model takes a 1-D array of token ids" in lines[2]["error"], lines[2]'
 expect_error 2 "predict without an input is a usage error" "INPUT" predict --checkpoint "$ckpt"
 expect_error 1 "predict with a missing checkpoint names it" "$tmp/none.safetensors" \
     predict --checkpoint "$tmp/none.safetensors" "text:[MIN 1 ]"
