@@ -194,10 +194,12 @@ int rf_cmd_inspect(int argc, char **argv)
     }
 
     rf_saved_model sm;
-    gboolean ok = rf_saved_model_open(&sm, checkpoint, (const char *const *)sets, &error);
+    /* an outside input has no label, so no gradient: forward only */
+    gboolean outside = input != NULL || text != NULL;
+    gboolean ok = rf_saved_model_open(&sm, checkpoint, (const char *const *)sets, outside, &error);
     if (ok && list)
         print_taps(rf_trainer_model(sm.trainer)->graph);
-    else if (ok && (input != NULL || text != NULL))
+    else if (ok && outside)
         ok = inspect_input(&sm, input, text, (const char *const *)probes, out, &error);
     else if (ok)
         ok = inspect(&sm, split, MAX(sample, 0), (const char *const *)probes, out, &error);

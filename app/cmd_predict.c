@@ -3,7 +3,8 @@
  * Each input (a file, or text: an argument starting with "text:" or given
  * with --text) is featurised by the data set's hook exactly as its samples
  * are, and the model runs forward only (no dropout, no backward, nothing
- * updated) on up to data.batch inputs at a time. One JSON line per input,
+ * updated; the model is built forward-only, rf_trainer_new_forward) on up
+ * to data.batch inputs at a time. One JSON line per input,
  * in order (the INPUT arguments, then the --text strings):
  *   {"input":"cat.png","label":3,"class":"Dress","probabilities":[...]}
  * or, for an input the model cannot take, {"input":..., "error":"..."}
@@ -156,7 +157,7 @@ int rf_cmd_predict(int argc, char **argv)
         inputs[k] = (input){*t, NULL, *t};
 
     rf_saved_model sm;
-    int refused = rf_saved_model_open(&sm, checkpoint, (const char *const *)sets, &error)
+    int refused = rf_saved_model_open(&sm, checkpoint, (const char *const *)sets, TRUE, &error)
                       ? predict_all(&sm, inputs, n, &error)
                       : -1;
     rf_saved_model_clear(&sm);

@@ -90,6 +90,12 @@ static void fill_constants(rf_model *m)
     }
 }
 
+/* What a model is built for: a memory plan only, training, or forward passes only. */
+typedef enum model_mode { MODEL_PLAN, MODEL_TRAIN, MODEL_FORWARD } model_mode;
+
+static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
+                       int grid_h, int grid_w, rf_params *params, model_mode mode, rf_status *st);
+
 rf_model *rf_model_new(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
                        rf_params *params, bool allocate, rf_status *st)
 {
@@ -98,6 +104,19 @@ rf_model *rf_model_new(const rf_config *cfg, int batch, int seq_len, int feat_di
 
 rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
                             int grid_h, int grid_w, rf_params *params, bool allocate, rf_status *st)
+{
+    return build(cfg, batch, seq_len, feat_dim, vocab, classes, grid_h, grid_w, params,
+                 allocate ? MODEL_TRAIN : MODEL_PLAN, st);
+}
+
+rf_model *rf_model_new_forward(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
+                               int grid_h, int grid_w, rf_params *params, rf_status *st)
+{
+    return build(cfg, batch, seq_len, feat_dim, vocab, classes, grid_h, grid_w, params, MODEL_FORWARD, st);
+}
+
+static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
+                       int grid_h, int grid_w, rf_params *params, model_mode mode, rf_status *st)
 {
     if (grid_h * grid_w != 0 && grid_h * grid_w != seq_len) {
         rf_fail(st, "a %d x %d grid does not hold %d positions", grid_h, grid_w, seq_len);
@@ -160,7 +179,7 @@ rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int fe
     }
     int threads = cfg->train.threads > 0 ? cfg->train.threads : rf_cpu_count();
     bool ok;
-    if (allocate) {
+    if (mode != MODEL_PLAN) {
         /* a plan needs no device; memory does, and it must be the one asked for */
         const rf_backend *b = rf_device_open(cfg->train.device, st);
         rf_op missing = b != NULL ? rf_backend_missing_op(b, g) : RF_OP_COUNT;
@@ -175,7 +194,9 @@ rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int fe
             if (!rf_params_allocated(params))
                 rf_params_set_backend(params, b);
         }
-        ok = b != NULL && rf_graph_prepare(g, m->loss, threads, &m->plan, st);
+        /* planned without a loss, the graph has no backward: no gradients,
+         * nothing kept for them, activations freed after their last reader */
+        ok = b != NULL && rf_graph_prepare(g, mode == MODEL_FORWARD ? RF_NONE : m->loss, threads, &m->plan, st);
     } else {
         ok = rf_graph_plan(g, m->loss, threads, &m->plan, st);
     }
@@ -183,7 +204,7 @@ rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int fe
         rf_model_free(m);
         return NULL;
     }
-    if (allocate)
+    if (mode != MODEL_PLAN)
         fill_constants(m);
     return m;
 }

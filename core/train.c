@@ -19,6 +19,7 @@ struct rf_trainer {
     int64_t step;             /* steps finished */
     rf_memory_plan plan;
     double started;
+    bool forward_only;        /* built by rf_trainer_new_forward: cannot step */
 };
 
 static double now_s(void)
@@ -59,16 +60,21 @@ bool rf_memory_plan_compute(const rf_config *cfg, int seq_len, int feat_dim, int
     return m != NULL;
 }
 
-rf_trainer *rf_trainer_new(const rf_config *cfg, const rf_dataset *ds, rf_status *st)
+static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool forward_only, rf_status *st)
 {
     rf_trainer *t = calloc(1, sizeof *t);
     t->cfg = *cfg;
     t->ds = ds;
+    t->forward_only = forward_only;
     int threads = thread_count(cfg);
     t->pool = rf_pool_new(threads);
     t->params = rf_params_new(cfg->train.seed);
-    t->model = rf_model_new_grid(cfg, cfg->data.batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes,
-                                 ds->grid_h, ds->grid_w, t->params, true, st);
+    if (forward_only)
+        t->model = rf_model_new_forward(cfg, cfg->data.batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes,
+                                        ds->grid_h, ds->grid_w, t->params, st);
+    else
+        t->model = rf_model_new_grid(cfg, cfg->data.batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes,
+                                     ds->grid_h, ds->grid_w, t->params, true, st);
     if (t->model == NULL) {
         rf_trainer_free(t);
         return NULL;
@@ -81,6 +87,16 @@ rf_trainer *rf_trainer_new(const rf_config *cfg, const rf_dataset *ds, rf_status
     fill_plan(&t->plan, t->model, t->params);
     t->started = now_s();
     return t;
+}
+
+rf_trainer *rf_trainer_new(const rf_config *cfg, const rf_dataset *ds, rf_status *st)
+{
+    return trainer_new(cfg, ds, false, st);
+}
+
+rf_trainer *rf_trainer_new_forward(const rf_config *cfg, const rf_dataset *ds, rf_status *st)
+{
+    return trainer_new(cfg, ds, true, st);
 }
 
 void rf_trainer_free(rf_trainer *t)
@@ -143,6 +159,8 @@ static void score(const rf_model *m, int count, double *loss_sum, int64_t *corre
 
 bool rf_trainer_step(rf_trainer *t, rf_metrics *out, rf_status *st)
 {
+    if (t->forward_only)
+        return rf_fail(st, "this model was built for inference only (rf_trainer_new_forward): it cannot train");
     double t0 = now_s(), wait = 0;
     const rf_batch *b = rf_batcher_train(t->batcher, t->step, &wait, st);
     if (b == NULL)
@@ -276,6 +294,8 @@ bool rf_trainer_inspect(rf_trainer *t, rf_split split, int64_t sample, rf_probe_
     if (sample < 0 || sample >= t->ds->size[split])
         return rf_fail(st, "sample %lld is out of range: the %s split has %lld samples", (long long)sample,
                        rf_split_name(split), (long long)t->ds->size[split]);
+    if (t->forward_only && wants_gradient(m->graph, ps))
+        return rf_fail(st, "this model was built for inference only: it has no gradients to probe");
     *out = (rf_inspection){.batch_index = sample / m->batch, .row = (int)(sample % m->batch)};
     const rf_batch *b = rf_batcher_eval(t->batcher, split, out->batch_index, st);
     if (b == NULL)

@@ -43,6 +43,10 @@ typedef struct rf_metrics {
 typedef struct rf_trainer rf_trainer;
 
 rf_trainer *rf_trainer_new(const rf_config *cfg, const rf_dataset *ds, rf_status *st);
+/* The same for inference only (rf_model_new_forward: no backward planned,
+ * a smaller activation arena, rf_trainer_plan says how much): evaluation,
+ * value probes and prediction work, a step and gradient probes fail. */
+rf_trainer *rf_trainer_new_forward(const rf_config *cfg, const rf_dataset *ds, rf_status *st);
 void rf_trainer_free(rf_trainer *t);
 
 const rf_config *rf_trainer_config(const rf_trainer *t);
@@ -94,10 +98,9 @@ bool rf_trainer_inspect_input(rf_trainer *t, const rf_outside_input *in, rf_prob
 
 /* Class probabilities of up to `batch` outside inputs at once, forward
  * only (no dropout, no backward, nothing updated): probs gets count x
- * classes floats. The engine has no forward-only plan yet, so this runs
- * the training graph's forward pass (its gradient buffers stay allocated
- * but untouched). Fails when count is not 1..batch or an input does not
- * fit seq_len. */
+ * classes floats. On a trainer from rf_trainer_new_forward nothing for
+ * backward exists at all. Fails when count is not 1..batch or an input
+ * does not fit seq_len. */
 bool rf_trainer_predict(rf_trainer *t, const rf_outside_input *in, int count, float *probs, rf_status *st);
 
 bool rf_trainer_save(rf_trainer *t, const char *path, rf_status *st);

@@ -2,6 +2,8 @@
  * whole runs on the random and ListOps tasks: loss falls, runs are
  * deterministic, resume equals an uninterrupted run, no allocation after the
  * first step, and a diverging run stops with a clear message. */
+#include <glib.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -387,11 +389,70 @@ static void test_inspect_outside_input(void)
            "a gradient probe (%s) of an outside input is refused (%s)", grad_name, st.msg);
     rf_trainer_free(tb);
     rf_probe_set_free(grads);
+
+    /* the same weights in a forward-only build: the same answers from a smaller arena */
+    char *path = g_build_filename(g_get_tmp_dir(), "rf-forward-XXXXXX.safetensors", NULL);
+    int fd = g_mkstemp(path);
+    close(fd);
+    rf_status_clear(&st);
+    rf_trainer *f = rf_trainer_new_forward(&cfg, ds, &st);
+    bool loaded = f != NULL && rf_trainer_save(t, path, &st) && rf_trainer_load(f, path, &st);
+    float *fprobs = calloc((size_t)4 * classes, sizeof *fprobs);
+    rf_probe_set *fps = loaded ? rf_probe_set_new(rf_trainer_model(f)->graph, names, 1, 0, &st) : NULL;
+    bool same = loaded && rf_trainer_predict(f, in, 3, fprobs, &st) && rf_trainer_predict(t, in, 3, probs, &st) &&
+                memcmp(fprobs, probs, (size_t)3 * classes * sizeof *probs) == 0 &&
+                rf_trainer_inspect_input(f, &in[2], fps, &ro, NULL, &st) &&
+                rf_trainer_inspect_input(t, &in[2], outside, &ri, NULL, &st) &&
+                memcmp(fps->values[0].data, outside->values[0].data,
+                       (size_t)rf_shape_numel(outside->values[0].shape) * sizeof(float)) == 0;
+    size_t fa = loaded ? rf_trainer_plan(f)->activations : 0, ta = rf_trainer_plan(t)->activations;
+    tap_ok(same && fa < ta, "a forward-only build gives the same probabilities and probes bit for bit from %zu of "
+           "the training arena's %zu bytes (%s)", fa, ta, st.msg);
+    rf_status_clear(&st);
+    tap_ok(loaded && !rf_trainer_step(f, &m, &st) && strstr(st.msg, "inference only") != NULL,
+           "a forward-only build refuses to train (%s)", st.msg);
+    rf_probe_set_free(fps);
+    free(fprobs);
+    rf_trainer_free(f);
+    g_remove(path);
+    g_free(path);
     free(x);
     free(probs);
     rf_probe_set_free(inside);
     rf_probe_set_free(outside);
     rf_trainer_free(t);
+    rf_dataset_free(ds);
+}
+
+/* Every encoder built forward-only predicts what its training build does,
+ * bit for bit (the same seed gives the same initial weights), from a
+ * smaller activation arena. */
+static void test_forward_only_encoders(void)
+{
+    static const char *const encoders[] = {"full", "ls", "linear", "talk", "blrp", "maelre"};
+    rf_config cfg = tiny_config("random");
+    rf_status st = {0};
+    rf_dataset *ds = rf_dataset_open(&cfg, &st);
+    float *x = calloc((size_t)ds->seq_len, sizeof *x);
+    int len = 0, label = 0;
+    ds->get(ds, RF_SPLIT_TEST, 5, x, &len, &label, &st);
+    rf_outside_input in = {x, len};
+    for (size_t e = 0; e < sizeof encoders / sizeof encoders[0]; e++) {
+        rf_config c = cfg;
+        strcpy(c.model.encoder, encoders[e]);
+        rf_status_clear(&st);
+        rf_trainer *t = rf_trainer_new(&c, ds, &st), *f = t != NULL ? rf_trainer_new_forward(&c, ds, &st) : NULL;
+        float a[8], b[8];
+        bool same = f != NULL && rf_trainer_predict(t, &in, 1, a, &st) && rf_trainer_predict(f, &in, 1, b, &st) &&
+                    memcmp(a, b, (size_t)ds->classes * sizeof *a) == 0;
+        size_t fa = f != NULL ? rf_trainer_plan(f)->activations : 0;
+        size_t ta = t != NULL ? rf_trainer_plan(t)->activations : 0;
+        tap_ok(same && fa < ta, "%s built forward-only: the same probabilities, %zu of %zu activation bytes%s%s",
+               encoders[e], fa, ta, st.failed ? ": " : "", st.msg);
+        rf_trainer_free(t);
+        rf_trainer_free(f);
+    }
+    free(x);
     rf_dataset_free(ds);
 }
 
@@ -405,6 +466,7 @@ int main(void)
     test_no_allocation_in_step();
     test_non_finite_stops();
     test_inspect_outside_input();
+    test_forward_only_encoders();
     test_inspect_leaves_training_unchanged();
     return tap_done();
 }
