@@ -43,7 +43,7 @@ int rf_cmd_eval(int argc, char **argv)
     rf_metrics m;
     rf_status st = {0};
     int code = RF_EXIT_OK;
-    gboolean ok = rf_saved_model_open(&sm, checkpoint, (const char *const *)sets, &error);
+    gboolean ok = rf_saved_model_open(&sm, checkpoint, (const char *const *)sets, FALSE, &error);
     if (ok && !rf_trainer_evaluate(sm.trainer, split, 0, &m, &st))
         ok = rf_cli_fail_status(&error, &st);
     if (ok) {

@@ -1,5 +1,7 @@
 /* `rangefinder inspect`: a checkpoint's probes (named taps, core/probe.h)
- * for one sample, as NumPy .npy files; or the list of its taps.
+ * for one sample, or for an input from outside the data set (--input FILE,
+ * --text STRING: featurised by the data set's hook, alone in a batch of
+ * padding, value probes only), as NumPy .npy files; or the list of its taps.
  *
  * Sample K of a split is row K % batch of evaluation batch K / batch (the
  * batch as the run had it, or data.batch from --set). The batch runs forward
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "../core/probe.h"
+#include "../datasets/featurise.h"
 #include "cli.h"
 #include "commands.h"
 #include "npy.h"
@@ -97,11 +100,39 @@ static gboolean inspect(rf_saved_model *sm, rf_split split, int64_t sample, cons
     return ok;
 }
 
+/* An outside input: featurised through the data set, then inspected. */
+static gboolean inspect_input(rf_saved_model *sm, const char *path, const char *text, const char *const *probes,
+                              const char *out, GError **error)
+{
+    const rf_dataset *ds = sm->ds;
+    rf_model *m = rf_trainer_model(sm->trainer);
+    g_autofree float *x = g_new0(float, (size_t)ds->seq_len * (size_t)MAX(1, ds->feat_dim));
+    g_autofree float *probs = g_new0(float, ds->classes);
+    rf_status st = {0};
+    rf_outside_input in = {x, 0};
+    if (!rf_dataset_featurise(ds, path, text, x, &in.len, &st))
+        return rf_cli_fail_status(error, &st);
+    rf_probe_set *ps = rf_probe_set_new(m->graph, probes, (int)g_strv_length((char **)probes), 0, &st);
+    if (ps == NULL)
+        return rf_cli_fail_status(error, &st);
+    rf_inspection r;
+    gboolean ok = rf_trainer_inspect_input(sm->trainer, &in, ps, &r, probs, &st) || rf_cli_fail_status(error, &st);
+    if (ok) {
+        char name[128];
+        printf("input %s at step %lld: predicted %d (%s), probability %.4f\n", rf_input_name(path, text, name,
+               sizeof name), (long long)sm->step, r.predicted,
+               ds->class_names != NULL ? ds->class_names[r.predicted] : "no class names", probs[r.predicted]);
+        ok = write_probes(ps, out, error);
+    }
+    rf_probe_set_free(ps);
+    return ok;
+}
+
 int rf_cmd_inspect(int argc, char **argv)
 {
-    g_autofree char *checkpoint = NULL, *split_name = NULL, *out = NULL;
+    g_autofree char *checkpoint = NULL, *split_name = NULL, *out = NULL, *input = NULL, *text = NULL;
     g_auto(GStrv) sets = NULL, probes = NULL;
-    gint64 sample = 0;
+    gint64 sample = G_MININT64;   /* not given */
     gboolean list = FALSE;
     const GOptionEntry entries[] = {
         {"checkpoint", 'k', 0, G_OPTION_ARG_FILENAME, &checkpoint, "Checkpoint to inspect", "FILE"},
@@ -110,6 +141,10 @@ int rf_cmd_inspect(int argc, char **argv)
         {"split", 0, 0, G_OPTION_ARG_STRING, &split_name, "Split the sample is from: test (default), val or train",
          "SPLIT"},
         {"sample", 0, 0, G_OPTION_ARG_INT64, &sample, "Sample index in the split (default 0)", "K"},
+        {"input", 'i', 0, G_OPTION_ARG_FILENAME, &input,
+         "Inspect this file instead of a sample (an image, audio clip or text, as the data set takes)", "PATH"},
+        {"text", 0, 0, G_OPTION_ARG_STRING, &text,
+         "Inspect this text instead of a sample (a ListOps expression, a TSV line, token ids)", "STRING"},
         {"probe", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &probes, "Probe to write (repeatable; see --list)", "NAME"},
         {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
          "Output .npy file (one probe) or directory (several: DIR/NAME.npy); default ./NAME.npy", "PATH"},
@@ -123,13 +158,16 @@ int rf_cmd_inspect(int argc, char **argv)
         "checkpoint's model (forward without dropout; backward with the real labels when a\n"
         "gradient probe is asked for, nothing updated) and write each probe for that sample as a\n"
         "float32 NumPy .npy file. Gradient probes hold the gradient of the batch's mean loss;\n"
-        "--set data.batch=1 gives the sample's own.");
+        "--set data.batch=1 gives the sample's own. --input or --text inspects your own input\n"
+        "instead, featurised as the data set's samples are (value probes only: it has no label).");
     g_option_context_set_description(ctx,
         "Examples:\n"
         "  rangefinder inspect --checkpoint runs/default/checkpoint.safetensors --list\n"
         "  rangefinder inspect --checkpoint runs/default/checkpoint.safetensors --sample 3 \\\n"
         "      --probe layer0.attn.probs --out probs.npy\n"
-        "  python3 -c \"import numpy; print(numpy.load('probs.npy').shape)\"\n");
+        "  python3 -c \"import numpy; print(numpy.load('probs.npy').shape)\"\n"
+        "  rangefinder inspect --checkpoint runs/default/checkpoint.safetensors \\\n"
+        "      --text '[MAX 2 9 [MIN 4 7 ] 0 ]' --probe layer0.attn.probs\n");
 
     g_autoptr(GError) error = NULL;
     if (!rf_cli_parse(ctx, "inspect", &argc, &argv, &error))
@@ -144,7 +182,11 @@ int rf_cmd_inspect(int argc, char **argv)
         problem = "inspect takes --list or --probe NAME, not both";
     else if (!list && probes == NULL)
         problem = "inspect needs --probe NAME (or --list to see the names)";
-    else if (sample < 0)
+    else if (input != NULL && text != NULL)
+        problem = "inspect takes --input PATH or --text STRING, not both";
+    else if ((input != NULL || text != NULL) && (split_name != NULL || sample != G_MININT64))
+        problem = "--input and --text inspect an outside input: they take no --split or --sample";
+    else if (sample < 0 && sample != G_MININT64)
         problem = "--sample must be 0 or more";
     if (problem != NULL) {
         g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "%s (see `rangefinder inspect --help`)", problem);
@@ -152,11 +194,15 @@ int rf_cmd_inspect(int argc, char **argv)
     }
 
     rf_saved_model sm;
-    gboolean ok = rf_saved_model_open(&sm, checkpoint, (const char *const *)sets, &error);
+    /* an outside input has no label, so no gradient: forward only */
+    gboolean outside = input != NULL || text != NULL;
+    gboolean ok = rf_saved_model_open(&sm, checkpoint, (const char *const *)sets, outside, &error);
     if (ok && list)
         print_taps(rf_trainer_model(sm.trainer)->graph);
+    else if (ok && outside)
+        ok = inspect_input(&sm, input, text, (const char *const *)probes, out, &error);
     else if (ok)
-        ok = inspect(&sm, split, sample, (const char *const *)probes, out, &error);
+        ok = inspect(&sm, split, MAX(sample, 0), (const char *const *)probes, out, &error);
     rf_saved_model_clear(&sm);
     return ok ? RF_EXIT_OK : rf_cli_report(error);
 }

@@ -51,15 +51,32 @@ void rf_json_int(rf_json_line *j, const char *key, int64_t value)
     g_string_append_printf(j->text, "%" G_GINT64_FORMAT, (gint64)value);
 }
 
-void rf_json_num(rf_json_line *j, const char *key, double value)
+static void append_number(GString *s, double value)
 {
-    append_key(j, key);
     if (!isfinite(value)) {
-        g_string_append(j->text, "null");
+        g_string_append(s, "null");
         return;
     }
     char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    g_string_append(j->text, g_ascii_formatd(buf, sizeof buf, "%.6g", value));
+    g_string_append(s, g_ascii_formatd(buf, sizeof buf, "%.6g", value));
+}
+
+void rf_json_num(rf_json_line *j, const char *key, double value)
+{
+    append_key(j, key);
+    append_number(j->text, value);
+}
+
+void rf_json_num_array(rf_json_line *j, const char *key, const float *values, int n)
+{
+    append_key(j, key);
+    g_string_append_c(j->text, '[');
+    for (int i = 0; i < n; i++) {
+        if (i > 0)
+            g_string_append_c(j->text, ',');
+        append_number(j->text, values[i]);
+    }
+    g_string_append_c(j->text, ']');
 }
 
 char *rf_json_end(rf_json_line *j)

@@ -29,7 +29,8 @@ static const verb verbs[] = {
     {"bench", rf_cmd_bench, "time training steps; measured memory against the plan"},
     {"memory", rf_cmd_memory, "plan memory over sequence lengths (nothing is trained)"},
     {"config", rf_cmd_config, "list every config key, or show a file's effective config"},
-    {"inspect", rf_cmd_inspect, "write a checkpoint's probes for one sample as .npy files"},
+    {"inspect", rf_cmd_inspect, "write a checkpoint's probes for one sample or your input as .npy files"},
+    {"predict", rf_cmd_predict, "classify your own files and texts with a checkpoint (JSON lines)"},
     {"make-dataset", rf_cmd_make_dataset, "build a data set on disk (spoken-digits)"},
     {"plot", rf_cmd_plot, "draw runs' training or memory figure to PNG, SVG or PDF (no display)"},
 };

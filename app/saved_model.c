@@ -6,7 +6,8 @@
 #include "config_diff.h"
 #include "config_file.h"
 
-gboolean rf_saved_model_open(rf_saved_model *sm, const char *checkpoint, const char *const *sets, GError **error)
+gboolean rf_saved_model_open(rf_saved_model *sm, const char *checkpoint, const char *const *sets,
+                             gboolean forward_only, GError **error)
 {
     *sm = (rf_saved_model){0};
     if (!g_file_test(checkpoint, G_FILE_TEST_EXISTS)) {
@@ -26,7 +27,8 @@ gboolean rf_saved_model_open(rf_saved_model *sm, const char *checkpoint, const c
     sm->ds = rf_dataset_open(&sm->cfg, &st);
     if (sm->ds == NULL)
         return rf_cli_fail_status(error, &st);
-    sm->trainer = rf_trainer_new(&sm->cfg, sm->ds, &st);
+    sm->trainer = forward_only ? rf_trainer_new_forward(&sm->cfg, sm->ds, &st)
+                               : rf_trainer_new(&sm->cfg, sm->ds, &st);
     if (sm->trainer == NULL || !rf_trainer_load(sm->trainer, checkpoint, &st))
         return rf_cli_fail_status(error, &st);
     return TRUE;

@@ -90,6 +90,12 @@ static void fill_constants(rf_model *m)
     }
 }
 
+/* What a model is built for: a memory plan only, training, or forward passes only. */
+typedef enum model_mode { MODEL_PLAN, MODEL_TRAIN, MODEL_FORWARD } model_mode;
+
+static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
+                       int grid_h, int grid_w, rf_params *params, model_mode mode, rf_status *st);
+
 rf_model *rf_model_new(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
                        rf_params *params, bool allocate, rf_status *st)
 {
@@ -98,6 +104,19 @@ rf_model *rf_model_new(const rf_config *cfg, int batch, int seq_len, int feat_di
 
 rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
                             int grid_h, int grid_w, rf_params *params, bool allocate, rf_status *st)
+{
+    return build(cfg, batch, seq_len, feat_dim, vocab, classes, grid_h, grid_w, params,
+                 allocate ? MODEL_TRAIN : MODEL_PLAN, st);
+}
+
+rf_model *rf_model_new_forward(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
+                               int grid_h, int grid_w, rf_params *params, rf_status *st)
+{
+    return build(cfg, batch, seq_len, feat_dim, vocab, classes, grid_h, grid_w, params, MODEL_FORWARD, st);
+}
+
+static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
+                       int grid_h, int grid_w, rf_params *params, model_mode mode, rf_status *st)
 {
     if (grid_h * grid_w != 0 && grid_h * grid_w != seq_len) {
         rf_fail(st, "a %d x %d grid does not hold %d positions", grid_h, grid_w, seq_len);
@@ -161,8 +180,8 @@ rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int fe
     int threads = cfg->train.threads > 0 ? cfg->train.threads : rf_cpu_count();
     /* A plan needs only the backend's kernels (what they keep differs by
      * device); memory needs the device itself, and the one asked for. */
-    const rf_backend *b = allocate ? rf_device_open(cfg->train.device, st)
-                                   : rf_device_plan_backend(cfg->train.device, st);
+    const rf_backend *b = mode != MODEL_PLAN ? rf_device_open(cfg->train.device, st)
+                                             : rf_device_plan_backend(cfg->train.device, st);
     rf_op missing = b != NULL ? rf_backend_missing_op(b, g) : RF_OP_COUNT;
     if (missing != RF_OP_COUNT) {
         rf_fail(st, "train.device = %s: the %s backend has no kernel for %s yet, which this %s model needs "
@@ -173,10 +192,12 @@ rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int fe
     if (b != NULL)
         rf_graph_set_backend(g, b);
     bool ok = b != NULL;
-    if (ok && allocate) {
+    if (ok && mode != MODEL_PLAN) {
         if (!rf_params_allocated(params))
             rf_params_set_backend(params, b);
-        ok = rf_graph_prepare(g, m->loss, threads, &m->plan, st);
+        /* planned without a loss, the graph has no backward: no gradients,
+         * nothing kept for them, activations freed after their last reader */
+        ok = rf_graph_prepare(g, mode == MODEL_FORWARD ? RF_NONE : m->loss, threads, &m->plan, st);
     } else if (ok) {
         ok = rf_graph_plan(g, m->loss, threads, &m->plan, st);
     }
@@ -184,7 +205,7 @@ rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int fe
         rf_model_free(m);
         return NULL;
     }
-    if (allocate)
+    if (mode != MODEL_PLAN)
         fill_constants(m);
     return m;
 }

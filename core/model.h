@@ -36,6 +36,13 @@ rf_model *rf_model_new(const rf_config *cfg, int batch, int seq_len, int feat_di
  * that merge tokens in 2-D (MAELRE). */
 rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
                             int grid_h, int grid_w, rf_params *params, bool allocate, rf_status *st);
+/* Built and allocated for forward passes only (inference): the graph is
+ * planned without its loss, so no activation gradient or tensor saved for
+ * backward is allocated and activations share memory as soon as their last
+ * reader has run. rf_graph_backward does nothing on it. (The parameter
+ * store still holds gradients and AdamW moments: a checkpoint fills them.) */
+rf_model *rf_model_new_forward(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
+                               int grid_h, int grid_w, rf_params *params, rf_status *st);
 void rf_model_free(rf_model *m);
 
 /* Number of trainable floats. */

@@ -45,6 +45,10 @@ typedef struct rf_metrics {
 typedef struct rf_trainer rf_trainer;
 
 rf_trainer *rf_trainer_new(const rf_config *cfg, const rf_dataset *ds, rf_status *st);
+/* The same for inference only (rf_model_new_forward: no backward planned,
+ * a smaller activation arena, rf_trainer_plan says how much): evaluation,
+ * value probes and prediction work, a step and gradient probes fail. */
+rf_trainer *rf_trainer_new_forward(const rf_config *cfg, const rf_dataset *ds, rf_status *st);
 void rf_trainer_free(rf_trainer *t);
 
 const rf_config *rf_trainer_config(const rf_trainer *t);
@@ -79,6 +83,27 @@ typedef struct rf_inspection {
  * when the sample is out of range or a tap was not filled. */
 bool rf_trainer_inspect(rf_trainer *t, rf_split split, int64_t sample, rf_probe_set *ps, rf_inspection *out,
                         rf_status *st);
+
+/* An input from outside the data set, featurised by its featurise hook:
+ * len positions (1..seq_len) of max(1, feat_dim) floats each. */
+typedef struct rf_outside_input {
+    const float *x;
+    int len;
+} rf_outside_input;
+
+/* rf_trainer_inspect for an outside input: it goes in row 0 of an
+ * evaluation batch whose other rows are padding. It has no label, so
+ * out->label is -1 and out->loss 0, and gradient taps are refused. probs
+ * (NULL, or classes floats) gets its class probabilities. */
+bool rf_trainer_inspect_input(rf_trainer *t, const rf_outside_input *in, rf_probe_set *ps, rf_inspection *out,
+                              float *probs, rf_status *st);
+
+/* Class probabilities of up to `batch` outside inputs at once, forward
+ * only (no dropout, no backward, nothing updated): probs gets count x
+ * classes floats. On a trainer from rf_trainer_new_forward nothing for
+ * backward exists at all. Fails when count is not 1..batch or an input
+ * does not fit seq_len. */
+bool rf_trainer_predict(rf_trainer *t, const rf_outside_input *in, int count, float *probs, rf_status *st);
 
 bool rf_trainer_save(rf_trainer *t, const char *path, rf_status *st);
 /* Load parameters, optimizer state and step from a checkpoint made with the

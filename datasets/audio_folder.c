@@ -10,6 +10,7 @@
 #include "../core/rng.h"
 #include "audio_decode.h"
 #include "feature_cache.h"
+#include "featurise.h"
 #include "logmel.h"
 #include "tsan_sync.h"
 
@@ -289,6 +290,46 @@ static bool audio_describe(const rf_dataset *ds, rf_split split, int64_t index, 
     return true;
 }
 
+/* An outside clip decoded and featurised as the loader's clips are (mono at
+ * data.sample_rate, the same log-mel), normalised with the training split's
+ * statistics. A clip longer than the frames the model has is refused, not
+ * cropped: the user would not see that the model heard only its start. */
+static bool audio_featurise(const rf_dataset *ds, const char *path, const char *text, float *x, int *len,
+                            rf_status *st)
+{
+    const audio_folder *af = ds->impl;
+    const rf_logmel_params *p = rf_logmel_params_of(af->lm);
+    int64_t keep = rf_logmel_samples_needed(af->lm);
+    char wants[96];
+    snprintf(wants, sizeof wants, "an audio clip of at most %.2f s", (double)keep / p->sample_rate);
+    if (!rf_input_needs_file(ds, path, text, wants, st))
+        return false;
+    float *wave = NULL;
+    int64_t n = 0, duration = 0;
+    rf_status why = {0};
+    if (!rf_audio_read(path, p->sample_rate, keep, &wave, &n, &duration, &why)) {
+        char *kind = rf_input_kind(path);
+        if (kind == NULL || g_str_has_prefix(kind, "an audio clip"))
+            rf_fail(st, "%s", why.msg);
+        else
+            rf_fail(st, "%s is %s, but this %s model takes %s", path, kind, ds->name, wants);
+        g_free(kind);
+        return false;
+    }
+    bool ok;
+    if (duration > keep) {
+        ok = rf_fail(st, "%s: %.2f s long; this %s model takes at most %.2f s (%d frames)", path,
+                     (double)duration / p->sample_rate, ds->name, (double)keep / p->sample_rate, p->max_frames);
+    } else {
+        *len = rf_logmel_compute(af->lm, wave, n, x);
+        ok = *len > 0 || rf_fail(st, "%s: out of memory computing features", path);
+        for (size_t i = 0; ok && i < (size_t)*len * ds->feat_dim; i++)
+            x[i] = (x[i] - af->mean) * af->inv_std;
+    }
+    free(wave);
+    return ok;
+}
+
 static void audio_destroy(rf_dataset *ds)
 {
     audio_folder *af = ds->impl;
@@ -548,6 +589,7 @@ rf_dataset *rf_audio_folder_open(const rf_config *cfg, rf_status *st)
     af->ds.class_names = (const char *const *)af->class_names;
     af->ds.get = audio_get;
     af->ds.describe = audio_describe;
+    af->ds.featurise = audio_featurise;
     return &af->ds;
 }
 

@@ -1,9 +1,13 @@
 /* Image tables: storage, tokens and description (see image_table.h). */
 #include "image_table.h"
 
+#include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "featurise.h"
+#include "image_decode.h"
 #include "rng.h"
 
 static void image_table_destroy(rf_dataset *ds)
@@ -111,6 +115,37 @@ static bool image_describe(const rf_dataset *ds, rf_split split, int64_t index, 
     return true;
 }
 
+/* An image file decoded as the loader decodes the table's images (the same
+ * side and channels through rf_image_decode) and tokenised as get() does. */
+static bool image_featurise(const rf_dataset *ds, const char *path, const char *text, float *x, int *len,
+                            rf_status *st)
+{
+    const rf_image_table *t = ds->impl;
+    char wants[64];
+    snprintf(wants, sizeof wants, "an image file (%dx%d %s)", t->width, t->height, t->channels == 1 ? "gray" : "RGB");
+    if (!rf_input_needs_file(ds, path, text, wants, st))
+        return false;
+    uint8_t *img = malloc((size_t)t->height * (size_t)t->width * (size_t)t->channels);
+    if (img == NULL)
+        return rf_fail(st, "%s: out of memory", path);
+    char *problem = NULL;
+    bool ok = rf_image_decode(path, t->height, t->channels, img, &problem);
+    if (ok) {
+        tokenise(t, img, (view){0, 0, false}, x);
+        *len = ds->seq_len;
+    } else {
+        char *kind = rf_input_kind(path);
+        if (kind == NULL || g_str_has_prefix(kind, "an image"))
+            rf_fail(st, "%s: %s", path, problem);
+        else
+            rf_fail(st, "%s is %s, but this %s model takes %s", path, kind, ds->name, wants);
+        g_free(kind);
+        g_free(problem);
+    }
+    free(img);
+    return ok;
+}
+
 rf_image_table *rf_image_table_new(const char *name, int height, int width, int channels, int patch, float mean,
                                    float std, rf_status *st)
 {
@@ -138,6 +173,7 @@ rf_image_table *rf_image_table_new(const char *name, int height, int width, int 
     t->ds.name = name;
     t->ds.get = image_get;
     t->ds.describe = image_describe;
+    t->ds.featurise = image_featurise;
     t->ds.destroy = image_table_destroy;
     t->ds.impl = t;
     return t;

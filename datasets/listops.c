@@ -2,11 +2,14 @@
 #include "listops.h"
 
 #include <ctype.h>
+#include <glib.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "featurise.h"
 
 #define OPERATOR_P 0.25           /* LRA's VALUE_P: a node is a digit when r > 0.25 */
 #define OPERATORS 4
@@ -380,6 +383,47 @@ static bool listops_describe(const rf_dataset *ds, rf_split split, int64_t index
     return true;
 }
 
+/* An outside expression as a sample: tokenised by rf_listops_tokenize,
+ * refused unless it is one well-formed expression that fits seq_len (with
+ * data.repeat, the whole [MAX e e ... e ]). */
+static bool listops_featurise(const rf_dataset *ds, const char *path, const char *text, float *x, int *len,
+                              rf_status *st)
+{
+    const listops *lo = ds->impl;
+    char *source = rf_input_text(ds, path, text, "a ListOps expression", st);
+    if (source == NULL)
+        return false;
+    char name[128];
+    rf_input_name(path, text, name, sizeof name);
+    size_t cap = strlen(source) / 2 + 1;   /* a token and a separator take at least two characters */
+    uint8_t *ids = malloc(cap);
+    rf_status why = {0};
+    int n = ids != NULL ? rf_listops_tokenize(source, ids, cap > INT_MAX ? INT_MAX : (int)cap, &why) : -1;
+    bool ok;
+    if (ids == NULL)
+        ok = rf_fail(st, "%s: out of memory", name);
+    else if (n < 0)
+        ok = rf_fail(st, "%s: %s", name, why.msg);
+    else if (n == 0)
+        ok = rf_fail(st, "%s: no ListOps tokens (this listops model takes an expression such as [MAX 2 9 ])", name);
+    else if (sample_length(lo, n) > ds->seq_len)
+        ok = rf_fail(st, "%s: %d tokens; this listops model takes expressions of at most %d", name, n,
+                     lo->repeat > 1 ? (ds->seq_len - 2) / lo->repeat : ds->seq_len);
+    else if (rf_listops_eval(ids, n) < 0)
+        ok = rf_fail(st, "%s: not one well-formed ListOps expression (every [MIN, [MAX, [MED, [SM needs digits "
+                         "or expressions and its closing ])", name);
+    else
+        ok = true;
+    if (ok) {
+        *len = sample_length(lo, n);
+        for (int pos = 0; pos < *len; pos++)
+            x[pos] = (float)sample_token(lo, ids, n, pos);
+    }
+    free(ids);
+    g_free(source);
+    return ok;
+}
+
 static void listops_destroy(rf_dataset *ds)
 {
     listops *lo = ds->impl;
@@ -431,6 +475,7 @@ rf_dataset *rf_listops_open(const rf_config *cfg, rf_status *st)
     lo->ds.class_names = class_names;
     lo->ds.get = listops_get;
     lo->ds.describe = listops_describe;
+    lo->ds.featurise = listops_featurise;
     lo->ds.destroy = listops_destroy;
     lo->ds.impl = lo;
     if (!generate_all(lo, cfg, total, st)) {

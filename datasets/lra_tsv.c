@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "featurise.h"
 #include "listops.h"
 #include "text_input.h"
 
@@ -185,6 +186,43 @@ static bool lra_describe(const rf_dataset *ds, rf_split split, int64_t index, ch
     return true;
 }
 
+/* One row in the files' format ("source<TAB>target", the target not used)
+ * or the source alone, tokenised as the loader does. A source longer than
+ * seq_len is refused: the loader cuts rows, but the user should know. */
+static bool lra_featurise(const rf_dataset *ds, const char *path, const char *text, float *x, int *len,
+                          rf_status *st)
+{
+    char *line = rf_input_line(ds, path, text, "a row 'source<TAB>target' or a ListOps source", st);
+    if (line == NULL)
+        return false;
+    char name[128];
+    rf_input_name(path, text, name, sizeof name);
+    char *tab = strchr(line, '\t');
+    if (tab != NULL)
+        *tab = '\0';
+    size_t cap = strlen(line) / 2 + 1;
+    uint8_t *ids = malloc(cap);
+    rf_status why = {0};
+    int n = ids != NULL ? rf_listops_tokenize(line, ids, cap > INT_MAX ? INT_MAX : (int)cap, &why) : -1;
+    bool ok;
+    if (ids == NULL)
+        ok = rf_fail(st, "%s: out of memory", name);
+    else if (n < 0)
+        ok = rf_fail(st, "%s: %s", name, why.msg);
+    else if (n == 0)
+        ok = rf_fail(st, "%s: the source has no tokens", name);
+    else if (n > ds->seq_len)
+        ok = rf_fail(st, "%s: %d tokens; this lra_tsv model takes sources of at most %d", name, n, ds->seq_len);
+    else
+        ok = true;
+    for (int t = 0; ok && t < n; t++)
+        x[t] = ids[t];
+    *len = n;
+    free(ids);
+    g_free(line);
+    return ok;
+}
+
 static void lra_destroy(rf_dataset *ds)
 {
     lra *l = ds->impl;
@@ -244,6 +282,7 @@ rf_dataset *rf_lra_tsv_open(const rf_config *cfg, rf_status *st)
     l->ds.class_names = class_names;
     l->ds.get = lra_get;
     l->ds.describe = lra_describe;
+    l->ds.featurise = lra_featurise;
     l->ds.destroy = lra_destroy;
     l->ds.impl = l;
     reader r = {g_byte_array_new(), g_byte_array_new(), g_array_new(FALSE, FALSE, sizeof(int64_t)), NULL, 0,

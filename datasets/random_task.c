@@ -1,9 +1,11 @@
 /* The random task (see random_task.h). */
 #include "random_task.h"
 
+#include <glib.h>
 #include <stdlib.h>
 
 #include "../core/rng.h"
+#include "featurise.h"
 
 #define RANDOM_STREAM 0x52616e646f6dull   /* "Random": keeps this task's numbers apart from others of the seed */
 #define MAX_VOCAB (1 << 24)                /* ids stay exact as floats */
@@ -26,6 +28,39 @@ static bool random_get(const rf_dataset *ds, rf_split split, int64_t index, floa
     *len = ds->seq_len;
     *label = (int)(rf_uniform(key, 1, 0) * ds->classes);
     return true;
+}
+
+/* Whitespace-separated token ids, 1..vocab-1, at most seq_len of them. */
+static bool random_featurise(const rf_dataset *ds, const char *path, const char *text, float *x, int *len,
+                             rf_status *st)
+{
+    char *source = rf_input_text(ds, path, text, "token ids separated by spaces", st);
+    if (source == NULL)
+        return false;
+    char name[128];
+    rf_input_name(path, text, name, sizeof name);
+    char **words = g_strsplit_set(g_strstrip(source), " \t\r\n", -1);
+    bool ok = true;
+    int n = 0;
+    for (char **w = words; ok && *w != NULL; w++) {
+        if (**w == '\0')
+            continue;
+        gint64 id = 0;
+        if (n == ds->seq_len)
+            ok = rf_fail(st, "%s: more than %d token ids; this random model takes at most %d", name, ds->seq_len,
+                         ds->seq_len);
+        else if (!g_ascii_string_to_signed(*w, 10, 1, ds->vocab - 1, &id, NULL))
+            ok = rf_fail(st, "%s: '%.20s' is not a token id of this random model (1..%d)", name, *w, ds->vocab - 1);
+        else
+            x[n++] = (float)id;
+    }
+    if (ok && n == 0)
+        ok = rf_fail(st, "%s: no token ids (this random model takes ids 1..%d separated by spaces)", name,
+                     ds->vocab - 1);
+    *len = n;
+    g_strfreev(words);
+    g_free(source);
+    return ok;
 }
 
 static void random_destroy(rf_dataset *ds)
@@ -60,6 +95,7 @@ rf_dataset *rf_random_task_open(const rf_config *cfg, rf_status *st)
     rt->ds.vocab = cfg->data.vocab;
     rt->ds.classes = cfg->data.classes;
     rt->ds.get = random_get;
+    rt->ds.featurise = random_featurise;
     rt->ds.destroy = random_destroy;
     rt->ds.impl = rt;
     return &rt->ds;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../core/rng.h"
+#include "featurise.h"
 #include "text_input.h"
 
 #define UCR_STREAM 0x5543525661ull   /* "UCRVa": the validation draw */
@@ -281,6 +282,35 @@ static bool ucr_describe(const rf_dataset *ds, rf_split split, int64_t index, ch
     return true;
 }
 
+/* One line in the files' format (a label, which is not used, then the
+ * values), parsed by the loader's own parse_line. */
+static bool ucr_featurise(const rf_dataset *ds, const char *path, const char *text, float *x, int *len,
+                          rf_status *st)
+{
+    static const char wants[] = "a line of the archive's TSV: a label, then the values, tab-separated";
+    char *line = rf_input_line(ds, path, text, wants, st);
+    if (line == NULL)
+        return false;
+    char name[128];
+    rf_input_name(path, text, name, sizeof name);
+    parse p = {g_array_new(FALSE, FALSE, sizeof(float)), g_array_new(FALSE, FALSE, sizeof(series)),
+               g_array_new(FALSE, FALSE, sizeof(double))};
+    int columns = 0;
+    bool ok = parse_line(&p, name, 1, line, TRAIN_FILE, &columns, st);
+    if (ok && (int64_t)p.values->len > ds->seq_len)
+        ok = rf_fail(st, "%s: %u values; this ucr model takes series of at most %d", name, p.values->len,
+                     ds->seq_len);
+    if (ok) {
+        memcpy(x, p.values->data, p.values->len * sizeof *x);
+        *len = (int)p.values->len;
+    }
+    g_array_free(p.values, TRUE);
+    g_array_free(p.rows, TRUE);
+    g_array_free(p.labels, TRUE);
+    g_free(line);
+    return ok;
+}
+
 static void ucr_destroy(rf_dataset *ds)
 {
     ucr *u = ds->impl;
@@ -358,6 +388,7 @@ rf_dataset *rf_ucr_open(const rf_config *cfg, rf_status *st)
     u->ds.feat_dim = 1;
     u->ds.get = ucr_get;
     u->ds.describe = ucr_describe;
+    u->ds.featurise = ucr_featurise;
     u->ds.destroy = ucr_destroy;
     u->ds.impl = u;
     char *files[2] = {NULL, NULL};

@@ -147,8 +147,8 @@ header='step,split,loss,accuracy,lr,seconds'
 run --help
 expect_rc 0 "--help exits 0"
 missing=0
-for verb in train eval bench memory config inspect make-dataset; do grep -q "^  $verb " "$tmp/out" || missing=1; done
-ok $missing "--help lists train, eval, bench, memory, config, inspect, make-dataset"
+for verb in train eval bench memory config inspect predict make-dataset; do grep -q "^  $verb " "$tmp/out" || missing=1; done
+ok $missing "--help lists train, eval, bench, memory, config, inspect, predict, make-dataset"
 run train --help
 expect_rc 0 "train --help exits 0"
 check "train --help describes --resume" grep -q -- '--resume' "$tmp/out"
@@ -358,6 +358,100 @@ expect_error 2 "inspect --split accepts test, val or train" "--split" \
     inspect --checkpoint "$ckpt" --probe layer0.attn.probs --split all
 expect_error 1 "inspect refuses a model change" "model.dim" \
     inspect --checkpoint "$ckpt" --probe layer0.attn.probs --set model.dim=32
+
+# --- your own inputs: inspect --input/--text and predict ----------------------
+# run_json ARGS...: run, keeping its stdout for the json_checks after it.
+run_json() {
+    run "$@"
+    cp "$tmp/out" "$tmp/json"
+}
+# json_check NAME PYTHON-CODE: run it with `lines` the last run_json's
+# stdout lines parsed by json.loads (python3's standard library only).
+json_check() {
+    local name=$1 code=$2
+    last_cmd="python3 check of the JSON lines"
+    python3 -c "import json, sys; lines = [json.loads(l) for l in open(sys.argv[1])]; $code" "$tmp/json" \
+        >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    ok $rc "$name"
+}
+probs_ok='all(abs(sum(l["probabilities"]) - 1) < 1e-4 and l["label"] == max(range(len(l["probabilities"])), key=lambda k: l["probabilities"][k]) for l in lines if "error" not in l)'
+
+# an image folder of two classes, 8 x 8 PNGs written with the standard library
+python3 - "$tmp/pics" <<'PY'
+import os, struct, sys, zlib
+def png(path, level):
+    rows = b"".join(b"\0" + bytes((level + 9 * x + 5 * y) % 256 for x in range(8) for c in range(3)) for y in range(8))
+    chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 8, 8, 8, 2, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+for name, base in (("dark", 10), ("light", 150)):
+    os.makedirs(os.path.join(sys.argv[1], name))
+    for k in range(8):
+        png(os.path.join(sys.argv[1], name, "%d.png" % k), base + 3 * k)
+PY
+pics=$tmp/pics-run
+run train --config "$tmp/tiny.ini" --set data.task=image_folder --set "data.path=$tmp/pics" --set data.image_size=8 \
+    --set data.patch=2 --set data.val_size=2 --set data.test_size=2 --set data.batch=4 --set model.dim=16 \
+    --set model.heads=2 --set model.ff=32 --set train.steps=3 --set train.threads=1 --out "$pics"
+expect_rc 0 "a tiny image_folder run exits 0"
+run_json predict --checkpoint "$pics/checkpoint.safetensors" "$tmp/pics/light/3.png" "text:[MAX 2 9 ]" \
+    "$tmp/pics/dark/0.png"
+expect_rc 1 "predict exits 1 when one of its inputs is refused"
+check "predict names the refused input on stderr, one line" \
+    failed_cleanly 1 "the text '[MAX 2 9 ]' is text, but this image_folder model takes an image file (8x8 gray)"
+json_check "predict prints one JSON line per input, in order, the refused one with its error" \
+    'assert [l["input"] for l in lines] == [sys.argv[1][:0] + a for a in ("'"$tmp"'/pics/light/3.png", "text:[MAX 2 9 ]", "'"$tmp"'/pics/dark/0.png")], lines; assert "error" in lines[1] and "is text" in lines[1]["error"], lines[1]'
+json_check "an image's line has its label, class name and both class probabilities summing to 1" \
+    'assert all(set(lines[i]) == {"input", "label", "class", "probabilities"} and len(lines[i]["probabilities"]) == 2 and lines[i]["class"] == ["dark", "light"][lines[i]["label"]] for i in (0, 2)), lines; assert '"$probs_ok"
+run_json predict --checkpoint "$ckpt" "text:[MAX 2 9 [MIN 4 7 ] 0 ]" --text "[SM 1 2 ]" "text:( ( [MED 1 5 ) 3 ) ] )" \
+    "text:[MIN 3 ]" "text:[MAX 0 1 ]" "text:[SM 9 9 9 ]"
+expect_rc 0 "predict classifies six ListOps expressions (more than a batch of 4) and exits 0"
+json_check "six lines in order (INPUTs, then --text), ten probabilities each summing to 1, label their argmax" \
+    'assert [l["input"] for l in lines] == ["text:[MAX 2 9 [MIN 4 7 ] 0 ]", "text:( ( [MED 1 5 ) 3 ) ] )", "text:[MIN 3 ]", "text:[MAX 0 1 ]", "text:[SM 9 9 9 ]", "[SM 1 2 ]"], lines; assert all(len(l["probabilities"]) == 10 and l["class"] == str(l["label"]) for l in lines); assert '"$probs_ok"
+run_json predict --checkpoint "$ckpt" "text:[MAX 2 9 ]" "$tmp/pics/dark/1.png" "text:[MAX 2"
+expect_rc 1 "predict with an image for a ListOps model exits 1"
+json_check "the image and the unclosed expression are refused by name, the good input still classified" \
+    'assert "label" in lines[0] and "is an image (png), but this listops model takes text" in lines[1]["error"] and "dark/1.png" in lines[1]["error"] and "well-formed" in lines[2]["error"], lines'
+# .npy inputs are the model's input itself: ListOps ids as int64, and a (2, 3) array a token model refuses
+python3 - "$tmp/ids.npy" "$tmp/matrix.npy" <<'PY'
+import struct, sys
+def npy(path, descr, shape, payload):
+    h = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+    h += " " * ((64 - (10 + len(h) + 1) % 64) % 64) + "\n"
+    open(path, "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() + payload)
+npy(sys.argv[1], "<i8", "(4,)", struct.pack("<4q", 2, 8, 15, 5))   # [MAX 2 9 ]
+npy(sys.argv[2], "<f4", "(2, 3)", struct.pack("<6f", *range(6)))
+PY
+run_json predict --checkpoint "$ckpt" "$tmp/ids.npy" "text:[MAX 2 9 ]" "$tmp/matrix.npy"
+expect_rc 1 "predict with a .npy the model cannot take exits 1"
+json_check "a .npy of ListOps ids predicts as the same expression typed; a 2-D array is refused by name" \
+    'assert lines[0]["probabilities"] == lines[1]["probabilities"], lines; assert "matrix.npy: shape (2, 3); this listops model takes a 1-D array of token ids" in lines[2]["error"], lines[2]'
+expect_error 2 "predict without an input is a usage error" "INPUT" predict --checkpoint "$ckpt"
+expect_error 1 "predict with a missing checkpoint names it" "$tmp/none.safetensors" \
+    predict --checkpoint "$tmp/none.safetensors" "text:[MIN 1 ]"
+
+run inspect --checkpoint "$ckpt" --text "[MAX 2 9 [MIN 4 7 ] 0 ]" --probe layer0.attn.probs --out "$tmp/own.npy"
+expect_rc 0 "inspect --text writes a probe of an outside ListOps expression"
+check "inspect --text names the input and its prediction" \
+    grep -q "^input the text '\[MAX 2 9 \[MIN 4 7 \] 0 \]' at step 9: predicted [0-9] ([0-9]), probability 0\.[0-9]" "$tmp/out"
+npy=$tmp/own.npy
+npy_check "the outside input's attention: 2 heads over 60 positions, its 9 valid queries' rows sum to 1" \
+    "assert a.shape == (2, 60, 60) and np.allclose(a[:, :9, :].sum(-1), 1, atol=1e-4) and np.abs(a[:, 0, 9:]).max() < 1e-6, a[:, 0, :12]"
+run inspect --checkpoint "$pics/checkpoint.safetensors" --input "$tmp/pics/light/2.png" --probe logits \
+    --out "$tmp/logits.npy"
+expect_rc 0 "inspect --input writes a probe of an image file"
+check "inspect --input names the file and its class" \
+    grep -qE "^input $tmp/pics/light/2.png at step 3: predicted [01] \((dark|light)\)" "$tmp/out"
+expect_error 1 "inspect --input refuses an image for a ListOps model" "dark/1.png is an image (png)" \
+    inspect --checkpoint "$ckpt" --input "$tmp/pics/dark/1.png" --probe layer0.attn.probs
+expect_error 1 "inspect --text refuses an unknown token by name" "unknown ListOps token 'foo'" \
+    inspect --checkpoint "$ckpt" --text "[MAX foo ]" --probe layer0.attn.probs
+expect_error 1 "inspect --text refuses a gradient probe (an outside input has no label)" "no label" \
+    inspect --checkpoint "$blrp/checkpoint.safetensors" --text "[MAX 2 9 ]" --probe blrp.latent.fwd.3.grad
+expect_error 2 "inspect --input takes no --sample" "--split or --sample" \
+    inspect --checkpoint "$ckpt" --text "[MAX 2 9 ]" --sample 3 --probe layer0.attn.probs
 
 # --- make-dataset --------------------------------------------------------------
 run make-dataset --help

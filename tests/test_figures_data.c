@@ -19,6 +19,7 @@
 #include "../datasets/audio_folder.h"
 #include "../datasets/datasets.h"
 #include "../datasets/logmel.h"
+#include "../ui/figures/prediction_figure.h"
 #include "../ui/figures/sample_figure.h"
 #include "../ui/views/data_sample.h"
 #include "tap.h"
@@ -665,10 +666,76 @@ static void test_text_folder(void)
     g_free(root);
 }
 
+/* Dark (text) pixels in columns [x0, x1) of an ARGB/RGB24 surface. */
+static int dark_in_columns(cairo_surface_t *s, int x0, int x1)
+{
+    const uint8_t *d = cairo_image_surface_get_data(s);
+    int stride = cairo_image_surface_get_stride(s), h = cairo_image_surface_get_height(s), n = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = x0; x < x1; x++) {
+            uint32_t px = *(const uint32_t *)(d + y * stride + x * 4);
+            n += ((px >> 16) & 0xff) + ((px >> 8) & 0xff) + (px & 0xff) < 300;
+        }
+    return n;
+}
+
+/* The probabilities bars in a narrow figure: a long class name shrinks the
+ * font instead of being cut (no ink at either edge, ink in the name
+ * column), the predicted bar is orange and 0.7 of its track, hover names
+ * the class. */
+static void test_probability_bars(void)
+{
+    enum { BW = 360, BH = 150 };
+    const char *names[] = {"T-shirt/top", "A remarkably long class name that nobody should see cut short", "Bag"};
+    const float probs[] = {0.2f, 0.7f, 0.1f};
+    rf_prediction_figure *f = rf_prediction_figure_new();
+    rf_prediction_figure_set(f, "Class probabilities", names, probs, 3);
+    rf_figure fig = rf_prediction_figure_get(f);
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, BW, BH);
+    cairo_t *cr = cairo_create(s);
+    fig.draw(fig.data, cr, BW, BH, &RF_ZOOM_ALL);
+    cairo_destroy(cr);
+    cairo_surface_flush(s);
+    int left = dark_in_columns(s, 0, 3), right = dark_in_columns(s, BW - 3, BW), names_ink = dark_in_columns(s, 3, 60);
+    /* the best row: orange run and grey track along its middle line */
+    const uint8_t *d = cairo_image_surface_get_data(s);
+    int stride = cairo_image_surface_get_stride(s), orange = 0, track = 0, best_y = -1;
+    for (int y = 0; y < BH && best_y < 0; y++)
+        for (int x = 0; x < BW; x++) {
+            uint32_t px = *(const uint32_t *)(d + y * stride + x * 4);
+            if (abs((int)((px >> 16) & 0xff) - 217) <= 2 && abs((int)((px >> 8) & 0xff) - 94) <= 2) {
+                best_y = y + 3;
+                break;
+            }
+        }
+    for (int x = 0; best_y >= 0 && x < BW; x++) {
+        uint32_t px = *(const uint32_t *)(d + best_y * stride + x * 4);
+        int r = (px >> 16) & 0xff;
+        orange += abs(r - 217) <= 2 && abs((int)((px >> 8) & 0xff) - 94) <= 2;
+        track += abs(r - 237) <= 2 && abs((int)((px >> 8) & 0xff) - 237) <= 2;
+    }
+    double share = orange + track > 0 ? (double)orange / (orange + track) : 0;
+    tap_ok(left == 0 && right == 0 && names_ink > 50, "bars: a long class name shrinks to fit, nothing cut at either "
+           "edge (%d and %d dark pixels there, %d in the name column)", left, right, names_ink);
+    tap_ok(fabs(share - 0.7) < 0.02, "bars: the predicted bar is orange over %.3f of its track (probability 0.7)",
+           share);
+    char text[200] = "";
+    bool read = fig.hover(fig.data, BW, BH, &RF_ZOOM_ALL, BW / 2.0, best_y, text, sizeof text);
+    tap_ok(read && strstr(text, "nobody should see cut short: probability 0.7000 (predicted)") != NULL,
+           "bars: hover names the class and its probability (\"%s\")", text);
+    if (g_getenv("RF_FIGURE_DIR") != NULL) {
+        g_autofree char *path = g_build_filename(g_getenv("RF_FIGURE_DIR"), "probability-bars.png", NULL);
+        cairo_surface_write_to_png(s, path);
+    }
+    cairo_surface_destroy(s);
+    rf_prediction_figure_free(f);
+}
+
 int main(void)
 {
     test_picture();
     test_prediction();
+    test_probability_bars();
     test_audio();
     test_listops();
     test_sequences();

@@ -24,6 +24,10 @@
 #include "../ui/dialogs.h"
 #include "../ui/figures/attention_figure.h"
 #include "../ui/figures/latent_figure.h"
+#include "../ui/figures/prediction_figure.h"
+#include "../ui/figures/talk_figure.h"
+#include "../datasets/image_table.h"
+#include "../ui/inspect_input.h"
 #include "../ui/view.h"
 #include "../ui/window.h"
 #include "figure_pixels.h"
@@ -902,6 +906,275 @@ static void check_large_attention_map(RfWindow *win)
     spin_until(data_loaded, s, 120.0);
 }
 
+/* --- your own input through the model (issue 17 item 1) --- */
+
+static gboolean inspected_count_is(gpointer data)
+{
+    return rf_session_get_inspected_count(data) >= 1;
+}
+
+/* The latest snapshot is of the first inspected input and holds `tap`. */
+static const char *wanted_tap;
+static gboolean probes_of_input(gpointer data)
+{
+    RfSession *s = data;
+    return rf_session_get_probe_inspected(s) != NULL &&
+           rf_session_get_probe_inspected(s) == rf_session_get_inspected(s, 0) &&
+           rf_session_find_probe(s, wanted_tap) != NULL;
+}
+
+/* The watched input is the one named wanted_name. */
+static const char *wanted_name;
+static gboolean watching_named(gpointer data)
+{
+    const rf_inspected *in = rf_session_get_watched_inspected(data);
+    return in != NULL && strcmp(in->name, wanted_name) == 0;
+}
+
+/* The widgets of `type` under `root`, depth first. */
+static void collect(GtkWidget *root, GType type, GPtrArray *out)
+{
+    if (G_TYPE_CHECK_INSTANCE_TYPE(root, type))
+        g_ptr_array_add(out, root);
+    for (GtkWidget *c = gtk_widget_get_first_child(root); c != NULL; c = gtk_widget_get_next_sibling(c))
+        collect(c, type, out);
+}
+
+/* Pixels of the predicted class's bar colour (217, 94, 3) in a drawing. */
+static int best_bar_pixels(cairo_surface_t *s)
+{
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s), n = 0;
+    int stride = cairo_image_surface_get_stride(s);
+    const guint8 *d = cairo_image_surface_get_data(s);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            guint32 px = *(const guint32 *)(d + y * stride + x * 4);
+            n += abs((int)((px >> 16) & 0xff) - 217) <= 2 && abs((int)((px >> 8) & 0xff) - 94) <= 2 &&
+                 abs((int)(px & 0xff) - 3) <= 2;
+        }
+    return n;
+}
+
+/* A ListOps expression typed in: it lands in the Data view's Inspected list
+ * with the model's class probabilities drawn, and the Attention view shows
+ * its maps (9 tokens, where every sample of this data set has more than
+ * 16); inputs the model cannot take end in an error dialog naming them and
+ * change nothing. Needs a trained full-attention model. */
+static void check_inspect_input(RfWindow *win, const char *dir)
+{
+    RfSession *s = rf_window_get_session(win);
+    show_page(win, "training");
+    rf_inspect_input(GTK_WINDOW(win), s, NULL, "[MAX 2 9 [MIN 4 7 ] 0 ]");
+    gboolean added = spin_until(inspected_count_is, s, 30.0);
+    const rf_inspected *in = rf_session_get_inspected(s, 0);
+    tap_ok(added && in->len == 9 && strcmp(in->name, "[MAX 2 9 [MIN 4 7 ] 0 ]") == 0,
+           "an outside ListOps expression is featurised (9 tokens) and listed");
+    if (!added)
+        return;
+    GtkWidget *data = gtk_stack_get_child_by_name(rf_window_get_stack(win), "data");
+    tap_ok(gtk_stack_get_visible_child(rf_window_get_stack(win)) == data, "the Data view comes up to show it");
+    g_autoptr(GPtrArray) menus = g_ptr_array_new();
+    collect(data, GTK_TYPE_DROP_DOWN, menus);
+    gboolean listed = FALSE;
+    for (guint i = 0; i < menus->len; i++) {
+        GtkDropDown *d = g_ptr_array_index(menus, i);
+        GObject *item = gtk_drop_down_get_selected_item(d);
+        listed |= GTK_IS_STRING_OBJECT(item) && strcmp(gtk_string_object_get_string(GTK_STRING_OBJECT(item)),
+                                                       "Inspected") == 0;
+    }
+    tap_ok(listed, "the Data view lists it under Inspected, beside the splits");
+    wanted_tap = "logits";
+    gboolean predicted = spin_until(probes_of_input, s, 30.0);
+    spin_for(0.5);
+    g_autoptr(GPtrArray) plots = g_ptr_array_new();
+    collect(data, RF_TYPE_PLOT_VIEW, plots);
+    RfPlotView *bars = plots->len == 2 ? g_ptr_array_index(plots, 1) : NULL;
+    int count = bars != NULL ? rf_prediction_figure_count(rf_plot_view_get_figure(bars)->data) : 0;
+    int orange = 0;
+    if (bars != NULL && gtk_widget_get_visible(GTK_WIDGET(bars))) {
+        cairo_surface_t *drawn = draw_plot(bars);
+        orange = best_bar_pixels(drawn);
+        cairo_surface_destroy(drawn);
+    }
+    tap_ok(predicted && count == 10 && orange > 20,
+           "the model's prediction for it: 10 class probabilities drawn as bars (%d pixels of the predicted bar)",
+           orange);
+    screenshot(win, "inspect");
+
+    show_page(win, "attention");
+    wanted_tap = "layer0.attn.probs";
+    gboolean mapped = spin_until(probes_of_input, s, 30.0);
+    const rf_probe_value *p = rf_session_find_probe(s, "layer0.attn.probs");
+    double outside = 0, row0 = 0;
+    int n = p != NULL ? (int)p->shape.dim[1] : 0;
+    for (int k = 0; mapped && k < n; k++) {
+        row0 += p->data[k];
+        if (k >= 9)
+            outside += fabs(p->data[k]);
+    }
+    tap_ok(mapped && fabs(row0 - 1) < 1e-4 && outside == 0,
+           "the Attention view's probes are of the inspected input: query 0 attends over its 9 tokens only");
+    spin_for(0.3);
+    const rf_attention_figure *fig = rf_plot_view_get_figure(plot_of(win, "attention"))->data;
+    tap_ok(strstr(fig->title, "inspected (not from the data set): [MAX 2 9") != NULL, "the Attention view's title names it (\"%s\")",
+           fig->title);
+
+    g_autofree char *pictures = make_folder(dir, "inspect-pictures");
+    write_pngs(pictures, 1, 90);
+    g_autofree char *png = g_build_filename(pictures, "0.png", NULL);
+    const struct {
+        const char *path, *text, *why;
+    } refused[] = {
+        {NULL, "[MAX 2 foo ]", "unknown ListOps token 'foo'"},
+        {png, NULL, "0.png is an image (png), but this listops model takes text"},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
+        rf_inspect_input(GTK_WINDOW(win), s, refused[i].path, refused[i].text);
+        gboolean shown = spin_until(error_shown, (gpointer)refused[i].why, 30.0);
+        tap_ok(shown && rf_session_get_inspected_count(s) == 1 &&
+                   rf_session_get_watched_inspected(s) == rf_session_get_inspected(s, 0),
+               "a refused input (%s) gives an error dialog with its sentence and changes nothing (%s)",
+               refused[i].why, shown ? rf_dialog_last_error_detail() : "no dialog");
+        close_all_dialogs(win);
+    }
+    /* what a drop on the window hands over: a list of files (a local text file, a remote one) */
+    g_autofree char *expr = g_build_filename(dir, "expression.txt", NULL);
+    g_file_set_contents(expr, "( [SM 1 2 [MAX 3 4 ] ] )\n", -1, NULL);
+    GSList *files = g_slist_prepend(g_slist_prepend(NULL, g_file_new_for_uri("https://example.org/x.png")),
+                                    g_file_new_for_path(expr));
+    rf_inspect_files(GTK_WINDOW(win), s, files);
+    g_slist_free_full(files, g_object_unref);
+    gboolean remote = spin_until(error_shown, "not a local file", 10.0);
+    close_all_dialogs(win);
+    wanted_name = "expression.txt";
+    tap_ok(spin_until(watching_named, s, 30.0) && rf_session_get_inspected_count(s) == 2 && remote,
+           "dropped files: a text file is inspected, a remote one refused by name");
+
+    /* Ctrl+V in the Data view inspects the clipboard's text */
+    gdk_clipboard_set_text(gtk_widget_get_clipboard(data), "[SM 3 4 ]");
+    gtk_widget_activate_action(data, "data.paste-inspect", NULL);
+    wanted_name = "[SM 3 4 ]";
+    tap_ok(spin_until(watching_named, s, 30.0) && rf_session_get_inspected_count(s) == 3,
+           "Ctrl+V in the Data view inspects the clipboard's ListOps expression");
+    rf_session_watch_inspected(s, NULL);
+}
+
+/* BLRP's latent states of a typed expression (no gradients: it has no label). */
+static void check_inspect_latent(RfWindow *win)
+{
+    RfSession *s = rf_window_get_session(win);
+    show_page(win, "latent");
+    rf_inspect_input(GTK_WINDOW(win), s, NULL, "[MIN 5 6 [MAX 7 8 ] ]");
+    wanted_name = "[MIN 5 6 [MAX 7 8 ] ]";
+    gboolean added = spin_until(watching_named, s, 30.0);
+    show_page(win, "latent");
+    wanted_tap = "blrp.latent.fwd.1";
+    gboolean shown = added && spin_until(probes_of_input, s, 30.0);
+    spin_for(0.5);
+    const rf_latent_figure *fig = rf_plot_view_get_figure(plot_of(win, "latent"))->data;
+    tap_ok(shown && rf_session_find_probe(s, "blrp.latent.fwd.1.grad") == NULL &&
+               strstr(fig->title, "inspected (not from the data set): [MIN 5 6") != NULL,
+           "the Latent view shows an inspected expression's latent states, without gradients (\"%s\")", fig->title);
+    rf_session_watch_inspected(s, NULL);
+}
+
+/* While the loaded run is paused: a typed expression's TaLK windows. */
+static void check_inspect_while_paused(RfWindow *win)
+{
+    RfSession *s = rf_window_get_session(win);
+    if (!tap_ok(rf_session_get_state(s) == RF_RUN_PAUSED, "a TaLK run is paused for inspection"))
+        return;
+    show_page(win, "talk");
+    rf_inspect_input(GTK_WINDOW(win), s, NULL, "[MED 1 2 3 ]");
+    wanted_name = "[MED 1 2 3 ]";
+    gboolean added = spin_until(watching_named, s, 30.0);
+    show_page(win, "talk");
+    wanted_tap = "layer0.talk.bounds";
+    gboolean shown = added && spin_until(probes_of_input, s, 30.0);
+    spin_for(0.5);
+    const rf_talk_figure *fig = rf_plot_view_get_figure(plot_of(win, "talk"))->data;
+    tap_ok(shown && rf_session_get_state(s) == RF_RUN_PAUSED && strstr(fig->title, "inspected (not from the data set): [MED 1 2 3 ]") != NULL,
+           "while the run is paused, the TaLK view shows an inspected expression's windows (\"%s\")", fig->title);
+    rf_session_watch_inspected(s, NULL);
+}
+
+static gboolean dataset_is_fashion(gpointer s)
+{
+    return dataset_is(s, "fashion_mnist");
+}
+
+/* A test sample of the trained Fashion-MNIST model, written as PNG. */
+static void inspect_picture(RfWindow *win, const char *dir)
+{
+    RfSession *s = rf_window_get_session(win);
+    const rf_dataset *ds = rf_session_get_dataset(s);
+    int h, w, c;
+    const uint8_t *pixels = rf_image_pixels(ds, RF_SPLIT_TEST, 0, &h, &w, &c);
+    g_autoptr(GdkPixbuf) pb = gdk_pixbuf_new(GDK_COLORSPACE_RGB, FALSE, 8, w, h);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            memset(gdk_pixbuf_get_pixels(pb) + y * gdk_pixbuf_get_rowstride(pb) + x * 3, pixels[y * w + x], 3);
+    g_autofree char *png = g_build_filename(dir, "test-sample-0.png", NULL);
+    gdk_pixbuf_save(pb, png, "png", NULL, NULL);
+    rf_inspect_input(GTK_WINDOW(win), s, png, NULL);
+    wanted_name = "test-sample-0.png";
+    gboolean added = spin_until(watching_named, s, 30.0);
+    const rf_inspected *in = rf_session_get_watched_inspected(s);
+    float *x = g_new0(float, (size_t)ds->seq_len * ds->feat_dim);
+    int len = 0, label = 0;
+    rf_status st = {0};
+    ds->get(ds, RF_SPLIT_TEST, 0, x, &len, &label, &st);
+    tap_ok(added && in->len == len && memcmp(in->x, x, sizeof(float) * (size_t)len * ds->feat_dim) == 0,
+           "a test image written as PNG is featurised as its sample (16 patches of 7 x 7)");
+    g_free(x);
+    wanted_tap = "logits";
+    gboolean predicted = spin_until(probes_of_input, s, 30.0);
+    spin_for(0.5);
+    GtkWidget *data = gtk_stack_get_child_by_name(rf_window_get_stack(win), "data");
+    g_autoptr(GPtrArray) plots = g_ptr_array_new();
+    collect(data, RF_TYPE_PLOT_VIEW, plots);
+    RfPlotView *bars = plots->len == 2 ? g_ptr_array_index(plots, 1) : NULL;
+    int orange = 0;
+    if (bars != NULL) {
+        cairo_surface_t *drawn = draw_plot(bars);
+        orange = best_bar_pixels(drawn);
+        cairo_surface_destroy(drawn);
+    }
+    tap_ok(predicted && orange > 20, "its prediction is drawn over the ten Fashion-MNIST classes");
+    screenshot(win, "inspect-image");
+    show_page(win, "attention");
+    wanted_tap = "layer0.attn.probs";
+    tap_ok(spin_until(probes_of_input, s, 30.0), "the Attention view's probes are of the inspected picture");
+    rf_inspect_input(GTK_WINDOW(win), s, NULL, "[MAX 1 2 ]");
+    gboolean refused = spin_until(error_shown, "is text, but this fashion_mnist model takes an image file", 30.0);
+    tap_ok(refused && rf_session_get_inspected_count(s) == 1, "text for the image model is refused by the dialog (%s)",
+           refused ? rf_dialog_last_error_detail() : "none");
+    close_all_dialogs(win);
+    rf_session_watch_inspected(s, NULL);
+}
+
+/* A picture through a Fashion-MNIST model: a test sample written as PNG is
+ * featurised to that sample, predicted with the ten class names drawn
+ * whole, and its attention shown; text is refused. */
+static void check_inspect_image(RfWindow *win, const char *dir)
+{
+    RfSession *s = rf_window_get_session(win);
+    const char *keys[][2] = {{"data.task", "fashion_mnist"}, {"data.path", ""},         {"data.patch", "7"},
+                             {"data.train_size", "64"},      {"data.val_size", "16"},  {"data.test_size", "16"},
+                             {"model.encoder", "full"},      {"train.steps", "2"}};
+    for (guint i = 0; i < G_N_ELEMENTS(keys); i++)
+        set_key(s, keys[i][0], keys[i][1]);
+    rf_window_reload_data(win);
+    gboolean opened = spin_until(dataset_is_fashion, s, 120.0);
+    if (opened && train_to_the_end(win, "Fashion-MNIST"))
+        inspect_picture(win, dir);
+    else if (!opened)
+        tap_skip("an image inspected through a Fashion-MNIST model", "Fashion-MNIST does not open here: %s",
+                 rf_dialog_last_error_detail());
+    close_all_dialogs(win);
+    set_key(s, "data.patch", "0");
+}
+
 static void check_close_during_run(RfWindow *win)
 {
     RfSession *s = g_object_ref(rf_window_get_session(win));
@@ -1060,6 +1333,7 @@ int main(int argc, char **argv)
         check_view(win, "data");
         check_exports(win, dir);
         check_menu_dialogs(app, win);
+        check_inspect_input(win, dir);
     }
     check_large_attention_map(win);
     check_invalid_values(win);   /* leaves model.encoder = blrp */
@@ -1070,6 +1344,7 @@ int main(int argc, char **argv)
     if (train_to_the_end(win, "BLRP")) {
         check_view(win, "latent");
         check_latent_cells(win);
+        check_inspect_latent(win);
     }
     set_key(s, "model.encoder", "talk");
     show_page(win, "talk");
@@ -1078,9 +1353,11 @@ int main(int argc, char **argv)
     check_view(win, "compare");
 
     g_autofree char *checkpoint = save_checkpoint(win, dir);
+    check_inspect_image(win, dir);
     check_bad_data_folder(win);
     check_bad_files(win, dir);
     load_checkpoint(win, dir, checkpoint);
+    check_inspect_while_paused(win);
     check_close_during_run(win);
 
     g_application_quit(G_APPLICATION(app));

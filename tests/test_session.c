@@ -3,8 +3,9 @@
  * more than 10 signals a second, pause/step/stop act between steps,
  * optimiser edits reach the running trainer, probes arrive filled,
  * checkpoints round-trip (every tensor, bit for bit), bad files and bad
- * data paths fail with messages that name them, and the compare queue runs
- * every config. */
+ * data paths fail with messages that name them, the compare queue runs
+ * every config, and inputs from outside the data set are featurised,
+ * inspected while paused, refused by name and dropped with their data set. */
 #include <math.h>
 #include <string.h>
 
@@ -292,6 +293,92 @@ static void test_probes(RfSession *s, watcher *w)
     wait_for(s, in_state, GINT_TO_POINTER(RF_RUN_PAUSED), 30);
 }
 
+/* --- inputs from outside the data set --- */
+
+typedef struct inspect_result {
+    gboolean done;
+    const rf_inspected *in;
+    char *error;
+} inspect_result;
+
+static void inspect_done(GObject *source, GAsyncResult *result, gpointer data)
+{
+    inspect_result *r = data;
+    GError *error = NULL;
+    r->in = rf_session_inspect_finish(RF_SESSION(source), result, &error);
+    r->error = error != NULL ? g_strdup(error->message) : NULL;
+    g_clear_error(&error);
+    r->done = TRUE;
+}
+
+static gboolean inspect_finished(RfSession *s, gpointer data)
+{
+    (void)s;
+    return ((inspect_result *)data)->done;
+}
+
+static inspect_result inspect_text(RfSession *s, const char *text)
+{
+    inspect_result r = {0};
+    rf_session_inspect_async(s, NULL, text, inspect_done, &r);
+    wait_for(s, inspect_finished, &r, 30);
+    return r;
+}
+
+static gboolean probes_of(RfSession *s, gpointer data)
+{
+    return rf_session_get_probes(s) != NULL && rf_session_get_probe_inspected(s) == data;
+}
+
+/* While paused: token ids typed in are featurised, watched in place of the
+ * sample and inspected (attention over their 5 keys only); a bad id is
+ * refused and changes nothing; watching samples again brings them back. */
+static void test_inspected(RfSession *s)
+{
+    inspect_result r = inspect_text(s, "1 2 3 4 5");
+    tap_ok(r.in != NULL && r.in->len == 5 && rf_session_get_inspected_count(s) == 1 &&
+               rf_session_get_watched_inspected(s) == r.in,
+           "typed token ids are featurised, listed and watched (%s)", r.error != NULL ? r.error : "ok");
+    if (r.in == NULL)
+        return;
+    gboolean seen = wait_for(s, probes_of, (gpointer)r.in, 30);
+    const rf_probe_value *v = rf_session_find_probe(s, "layer0.attn.probs");
+    double row0 = 0, outside = 0;
+    for (int64_t j = 0; seen && v != NULL && j < v->shape.dim[2]; j++) {
+        row0 += v->data[j];
+        outside += j >= 5 ? fabs(v->data[j]) : 0;
+    }
+    tap_ok(seen && fabs(row0 - 1) < 1e-4 && outside == 0 && rf_session_get_state(s) == RF_RUN_PAUSED,
+           "while paused the worker inspects it: query 0 attends over its 5 tokens only");
+    inspect_result bad = inspect_text(s, "1 2 99");
+    tap_ok(bad.in == NULL && bad.error != NULL && strstr(bad.error, "'99' is not a token id") != NULL &&
+               rf_session_get_inspected_count(s) == 1 && rf_session_get_watched_inspected(s) == r.in,
+           "a bad id is refused with its sentence and changes nothing (%s)", bad.error);
+    g_free(bad.error);
+    rf_session_watch_inspected(s, NULL);
+    tap_ok(wait_for(s, probes_of, NULL, 30), "watching samples again inspects the sample");
+}
+
+/* Another data set drops the inspected inputs (they were featurised for the old one). */
+static void test_inspected_forgotten(RfSession *s, watcher *w)
+{
+    rf_config cfg = tiny_config();
+    rf_session_set_config(s, &cfg, NULL);
+    w->data_changed = 0;
+    rf_session_open_data(s);
+    wait_for(s, counter_reached, &w->data_changed, 30);
+    inspect_result r = inspect_text(s, "3 1 4 1 5");
+    guint before = rf_session_get_inspected_count(s);
+    cfg.train.seed = 12;   /* another random data set */
+    rf_session_set_config(s, &cfg, NULL);
+    w->data_changed = 0;
+    rf_session_open_data(s);
+    wait_for(s, counter_reached, &w->data_changed, 30);
+    tap_ok(r.in != NULL && before >= 1 && rf_session_get_inspected_count(s) == 0 &&
+               rf_session_get_watched_inspected(s) == NULL,
+           "opening another data set drops the inspected inputs (%u before)", before);
+}
+
 static void test_checkpoints(RfSession *s, const char *dir)
 {
     g_autoptr(GError) error = NULL;
@@ -437,10 +524,12 @@ int main(void)
     test_full_run(s, &w);
     test_pause_step_and_edits(s, &w);
     test_probes(s, &w);
+    test_inspected(s);
     test_checkpoints(s, dir);
     test_compare_queue(s, &w);
     test_plan(s);
     test_bad_data(s, &w);
+    test_inspected_forgotten(s, &w);
     g_object_unref(s);
     g_free(w.last_failure);
     g_rmdir(dir);

@@ -2,6 +2,8 @@
  * whole runs on the random and ListOps tasks: loss falls, runs are
  * deterministic, resume equals an uninterrupted run, no allocation after the
  * first step, and a diverging run stops with a clear message. */
+#include <glib.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,6 +321,141 @@ static void test_inspect_leaves_training_unchanged(void)
     rf_dataset_free(ds);
 }
 
+/* An outside input (here a data set sample taken out with get()) inspected
+ * alone in a batch of padding gives the probes and prediction it has
+ * inside its evaluation batch; predict batches several and agrees. */
+static void test_inspect_outside_input(void)
+{
+    rf_config cfg = tiny_config("random");
+    rf_status st = {0};
+    rf_dataset *ds = rf_dataset_open(&cfg, &st);
+    rf_trainer *t = rf_trainer_new(&cfg, ds, &st);
+    rf_metrics m;
+    for (int i = 0; i < 3; i++)
+        rf_trainer_step(t, &m, &st);
+    rf_graph *g = rf_trainer_model(t)->graph;
+    const char *names[] = {"layer0.attn.probs"};
+    rf_probe_set *inside = rf_probe_set_new(g, names, 1, 0, &st), *outside = rf_probe_set_new(g, names, 1, 0, &st);
+    int classes = ds->classes, batch = rf_trainer_model(t)->batch;
+    float *x = calloc((size_t)3 * ds->seq_len, sizeof *x), *probs = calloc((size_t)4 * classes, sizeof *probs);
+    rf_outside_input in[3];
+    for (int k = 0; k < 3; k++) {
+        int label;
+        ds->get(ds, RF_SPLIT_VAL, 9 + k, x + (size_t)k * ds->seq_len, &in[k].len, &label, &st);
+        in[k].x = x + (size_t)k * ds->seq_len;
+    }
+    rf_inspection ri, ro;
+    bool ok = rf_trainer_inspect(t, RF_SPLIT_VAL, 11, inside, &ri, &st) &&
+              rf_trainer_inspect_input(t, &in[2], outside, &ro, probs + 3 * classes, &st);
+    double diff = 0, sum = 0;
+    int best = 0;
+    for (int64_t i = 0; ok && i < rf_shape_numel(inside->values[0].shape); i++)
+        diff = fmax(diff, fabs(inside->values[0].data[i] - outside->values[0].data[i]));
+    for (int k = 0; k < classes; k++) {
+        sum += probs[3 * classes + k];
+        best = probs[3 * classes + k] > probs[3 * classes + best] ? k : best;
+    }
+    tap_ok(ok && diff < 1e-5 && ro.predicted == ri.predicted && best == ro.predicted && fabs(sum - 1) < 1e-5 &&
+               ro.label == -1 && outside->sample == 0,
+           "an outside input gives its sample's attention (within %.1g) and prediction %d, probabilities summing "
+           "to 1 (%s)", diff, ro.predicted, st.msg);
+    ok = rf_trainer_predict(t, in, 3, probs, &st);
+    diff = 0;
+    for (int k = 0; k < classes; k++)
+        diff = fmax(diff, fabs(probs[2 * classes + k] - probs[3 * classes + k]));
+    tap_ok(ok && diff < 1e-5, "predict on 3 inputs at once agrees with inspection of the third (within %.1g)", diff);
+    rf_outside_input many[64];
+    for (int k = 0; k < 64; k++)
+        many[k] = in[0];
+    tap_ok(!rf_trainer_predict(t, many, batch + 1, probs, &st) && strstr(st.msg, "takes 1 to") != NULL,
+           "more inputs than the batch are refused (%s)", st.msg);
+    rf_status_clear(&st);
+    rf_outside_input longer = {x, ds->seq_len + 1};
+    tap_ok(!rf_trainer_predict(t, &longer, 1, probs, &st) && strstr(st.msg, "positions") != NULL,
+           "an input longer than seq_len is refused (%s)", st.msg);
+    rf_status_clear(&st);
+    /* BLRP has gradient taps (the latent states' gradients) */
+    rf_config blrp_cfg = cfg;
+    strcpy(blrp_cfg.model.encoder, "blrp");
+    rf_trainer *tb = rf_trainer_new(&blrp_cfg, ds, &st);
+    rf_graph *gb = tb != NULL ? rf_trainer_model(tb)->graph : NULL;
+    const char *grad_name = NULL;
+    for (int i = 0; gb != NULL && i < rf_tap_count(gb) && grad_name == NULL; i++)
+        if (rf_tap_get(gb, i)->what == RF_TAP_GRAD)
+            grad_name = rf_tap_get(gb, i)->name;
+    rf_probe_set *grads = grad_name != NULL ? rf_probe_set_new(gb, &grad_name, 1, 0, &st) : NULL;
+    tap_ok(grads != NULL && !rf_trainer_inspect_input(tb, &in[0], grads, &ro, NULL, &st) &&
+               strstr(st.msg, "no label") != NULL,
+           "a gradient probe (%s) of an outside input is refused (%s)", grad_name, st.msg);
+    rf_trainer_free(tb);
+    rf_probe_set_free(grads);
+
+    /* the same weights in a forward-only build: the same answers from a smaller arena */
+    char *path = g_build_filename(g_get_tmp_dir(), "rf-forward-XXXXXX.safetensors", NULL);
+    int fd = g_mkstemp(path);
+    close(fd);
+    rf_status_clear(&st);
+    rf_trainer *f = rf_trainer_new_forward(&cfg, ds, &st);
+    bool loaded = f != NULL && rf_trainer_save(t, path, &st) && rf_trainer_load(f, path, &st);
+    float *fprobs = calloc((size_t)4 * classes, sizeof *fprobs);
+    rf_probe_set *fps = loaded ? rf_probe_set_new(rf_trainer_model(f)->graph, names, 1, 0, &st) : NULL;
+    bool same = loaded && rf_trainer_predict(f, in, 3, fprobs, &st) && rf_trainer_predict(t, in, 3, probs, &st) &&
+                memcmp(fprobs, probs, (size_t)3 * classes * sizeof *probs) == 0 &&
+                rf_trainer_inspect_input(f, &in[2], fps, &ro, NULL, &st) &&
+                rf_trainer_inspect_input(t, &in[2], outside, &ri, NULL, &st) &&
+                memcmp(fps->values[0].data, outside->values[0].data,
+                       (size_t)rf_shape_numel(outside->values[0].shape) * sizeof(float)) == 0;
+    size_t fa = loaded ? rf_trainer_plan(f)->activations : 0, ta = rf_trainer_plan(t)->activations;
+    tap_ok(same && fa < ta, "a forward-only build gives the same probabilities and probes bit for bit from %zu of "
+           "the training arena's %zu bytes (%s)", fa, ta, st.msg);
+    rf_status_clear(&st);
+    tap_ok(loaded && !rf_trainer_step(f, &m, &st) && strstr(st.msg, "inference only") != NULL,
+           "a forward-only build refuses to train (%s)", st.msg);
+    rf_probe_set_free(fps);
+    free(fprobs);
+    rf_trainer_free(f);
+    g_remove(path);
+    g_free(path);
+    free(x);
+    free(probs);
+    rf_probe_set_free(inside);
+    rf_probe_set_free(outside);
+    rf_trainer_free(t);
+    rf_dataset_free(ds);
+}
+
+/* Every encoder built forward-only predicts what its training build does,
+ * bit for bit (the same seed gives the same initial weights), from a
+ * smaller activation arena. */
+static void test_forward_only_encoders(void)
+{
+    static const char *const encoders[] = {"full", "ls", "linear", "talk", "blrp", "maelre"};
+    rf_config cfg = tiny_config("random");
+    rf_status st = {0};
+    rf_dataset *ds = rf_dataset_open(&cfg, &st);
+    float *x = calloc((size_t)ds->seq_len, sizeof *x);
+    int len = 0, label = 0;
+    ds->get(ds, RF_SPLIT_TEST, 5, x, &len, &label, &st);
+    rf_outside_input in = {x, len};
+    for (size_t e = 0; e < sizeof encoders / sizeof encoders[0]; e++) {
+        rf_config c = cfg;
+        strcpy(c.model.encoder, encoders[e]);
+        rf_status_clear(&st);
+        rf_trainer *t = rf_trainer_new(&c, ds, &st), *f = t != NULL ? rf_trainer_new_forward(&c, ds, &st) : NULL;
+        float a[8], b[8];
+        bool same = f != NULL && rf_trainer_predict(t, &in, 1, a, &st) && rf_trainer_predict(f, &in, 1, b, &st) &&
+                    memcmp(a, b, (size_t)ds->classes * sizeof *a) == 0;
+        size_t fa = f != NULL ? rf_trainer_plan(f)->activations : 0;
+        size_t ta = t != NULL ? rf_trainer_plan(t)->activations : 0;
+        tap_ok(same && fa < ta, "%s built forward-only: the same probabilities, %zu of %zu activation bytes%s%s",
+               encoders[e], fa, ta, st.failed ? ": " : "", st.msg);
+        rf_trainer_free(t);
+        rf_trainer_free(f);
+    }
+    free(x);
+    rf_dataset_free(ds);
+}
+
 int main(void)
 {
     test_schedules();
@@ -328,6 +465,8 @@ int main(void)
     test_determinism_and_resume();
     test_no_allocation_in_step();
     test_non_finite_stops();
+    test_inspect_outside_input();
+    test_forward_only_encoders();
     test_inspect_leaves_training_unchanged();
     return tap_done();
 }

@@ -25,6 +25,7 @@ static const struct {
     {"win.save-checkpoint", {"<Control>s", NULL}},
     {"win.export-plot", {"<Control>e", NULL}},
     {"win.export-metrics", {"<Control><Shift>e", NULL}},
+    {"win.inspect-file", {"<Control>i", NULL}},
     {"app.shortcuts", {"<Control>question", NULL}},
     {"app.quit", {"<Control>q", NULL}},
 };

@@ -24,6 +24,8 @@ static void rf_session_dispose(GObject *object)
     g_clear_pointer(&s->data, rf_data_ref_release);
     g_clear_pointer(&s->probes_hold, rf_probe_hold_release);
     s->probes = NULL;
+    g_clear_pointer(&s->probe_target.input, rf_inspected_release);
+    g_clear_pointer(&s->inspected, g_ptr_array_unref);
     if (s->queue != NULL) {
         g_queue_free_full(s->queue, (GDestroyNotify)rf_queued_run_free);
         s->queue = NULL;
@@ -65,6 +67,7 @@ static void rf_session_class_init(RfSessionClass *klass)
     sig[RF_SESSION_DATA_CHANGED] = new_signal("data-changed", 0);
     sig[RF_SESSION_RUN_FAILED] = new_signal("run-failed", 1, G_TYPE_STRING);
     sig[RF_SESSION_QUEUE_CHANGED] = new_signal("queue-changed", 0);
+    sig[RF_SESSION_INSPECTED_CHANGED] = new_signal("inspected-changed", 0);
 }
 
 static void rf_session_init(RfSession *s)
@@ -73,6 +76,7 @@ static void rf_session_init(RfSession *s)
     s->state = RF_RUN_IDLE;
     s->runs = g_ptr_array_new_with_free_func((GDestroyNotify)rf_run_data_free);
     s->queue = g_queue_new();
+    s->inspected = g_ptr_array_new_with_free_func((GDestroyNotify)rf_inspected_release);
     s->wanted.split = RF_SPLIT_VAL;
 }
 
@@ -90,9 +94,13 @@ void rf_session_report_failure(RfSession *s, const char *message)
 
 void rf_session_replace_data(RfSession *s, rf_data_ref *data)
 {
+    gboolean forgot = (s->data == NULL || data == NULL || !rf_data_config_equal(&s->data->cfg, &data->cfg)) &&
+                      rf_session_forget_inspected(s);
     rf_data_ref_release(s->data);
     s->data = data;
     g_signal_emit(s, rf_session_signals[RF_SESSION_DATA_CHANGED], 0);
+    if (forgot)
+        g_signal_emit(s, rf_session_signals[RF_SESSION_INSPECTED_CHANGED], 0);
 }
 
 /* --- probe snapshots, shared by reference --- */
@@ -127,7 +135,7 @@ RfProbeHold *rf_session_hold_probes(RfSession *s)
 /* --- the worker's messages --- */
 
 typedef struct drained {
-    gboolean data, metrics, probes, state, run_ended;
+    gboolean data, inspected, metrics, probes, state, run_ended;
     char *failure;
 } drained;
 
@@ -138,6 +146,8 @@ static void take_message(RfSession *s, rf_msg *m, drained *d)
     case RF_MSG_DATA:
         /* the run opened the data set the sidebar names: show it */
         if (rf_data_config_equal(&m->data->cfg, &s->cfg)) {
+            if (s->data == NULL || !rf_data_config_equal(&s->data->cfg, &m->data->cfg))
+                d->inspected |= rf_session_forget_inspected(s);
             rf_data_ref_release(s->data);
             s->data = g_steal_pointer(&m->data);
             d->data = TRUE;
@@ -161,7 +171,10 @@ static void take_message(RfSession *s, rf_msg *m, drained *d)
         g_clear_pointer(&s->probes_hold, rf_probe_hold_release);
         s->probes = g_steal_pointer(&m->probes);
         s->probes_hold = probe_hold_new(s->probes);
+        if (s->probe_target.input != NULL)
+            rf_inspected_release(s->probe_target.input);
         s->probe_target = m->target;
+        m->target.input = NULL;   /* the session's now */
         d->probes = TRUE;
         break;
     case RF_MSG_STATE:
@@ -206,6 +219,8 @@ static gboolean drain(RfSession *s)
     }
     if (d.data)
         g_signal_emit(s, rf_session_signals[RF_SESSION_DATA_CHANGED], 0);
+    if (d.inspected)
+        g_signal_emit(s, rf_session_signals[RF_SESSION_INSPECTED_CHANGED], 0);
     if (d.metrics)
         g_signal_emit(s, rf_session_signals[RF_SESSION_METRICS_CHANGED], 0);
     if (d.probes)
@@ -427,9 +442,11 @@ const char *rf_session_get_data_warnings(RfSession *s, long long *count)
 
 void rf_session_watch_probes(RfSession *s, const char *const *names, int n, rf_split split, int64_t sample)
 {
+    rf_inspected *input = g_steal_pointer(&s->wanted.input);   /* kept: see rf_session_watch_inspected */
     rf_probe_request_clear(&s->wanted);
     s->wanted.split = split;
     s->wanted.sample = sample;
+    s->wanted.input = input;
     if (n > 0) {
         s->wanted.names = g_new0(char *, n + 1);
         for (int i = 0; i < n; i++)

@@ -17,6 +17,7 @@
  *   "data-changed"    ()                    another data set is loaded
  *   "run-failed"      (const char *message) the run stopped with an error
  *   "queue-changed"   ()                    the compare queue or its results changed
+ *   "inspected-changed" ()                  the inspected inputs or the watched one changed
  */
 #ifndef RF_SESSION_H
 #define RF_SESSION_H
@@ -100,6 +101,37 @@ const rf_probe_value *rf_session_find_probe(RfSession *s, const char *name);
 gboolean rf_session_get_probe_sample(RfSession *s, rf_split *split, int64_t *sample, rf_inspection *info);
 /* The taps the current model offers (names, NULL-terminated; empty before a run). */
 const char *const *rf_session_list_taps(RfSession *s);
+
+/* --- inputs from outside the data set (File → Inspect File…, a drop, a
+ * pasted expression), featurised as the current data set's samples are
+ * (datasets/featurise.h) and kept until another data set is loaded. The
+ * worker inspects the watched one instead of a sample, between steps as
+ * for samples (value taps only: it has no label). --- */
+typedef struct rf_inspected {
+    char *name;                  /* the file's base name, or the text */
+    char *path, *text;           /* what was given: one of them is NULL */
+    float *x;                    /* len * max(1, feat_dim) floats */
+    int len, seq_len, feat_dim;  /* of the data set it was featurised for */
+} rf_inspected;
+/* References, from any thread. */
+rf_inspected *rf_inspected_acquire(rf_inspected *in);
+void rf_inspected_release(rf_inspected *in);
+
+/* Featurise `path` (or `text` when path is NULL) through the current data
+ * set in a thread; finish adds it to the list, watches it in place of a
+ * sample and returns it (borrowed), or fails with the one sentence naming
+ * the input and what differs. */
+void rf_session_inspect_async(RfSession *s, const char *path, const char *text, GAsyncReadyCallback callback,
+                              gpointer user_data);
+const rf_inspected *rf_session_inspect_finish(RfSession *s, GAsyncResult *result, GError **error);
+guint rf_session_get_inspected_count(RfSession *s);
+const rf_inspected *rf_session_get_inspected(RfSession *s, guint index);
+/* Watch this input (one of the list) in place of the probe request's
+ * sample; NULL: back to data set samples. rf_session_watch_probes keeps it. */
+void rf_session_watch_inspected(RfSession *s, const rf_inspected *in);
+const rf_inspected *rf_session_get_watched_inspected(RfSession *s);
+/* What the latest snapshot is of: an inspected input, or NULL for a sample. */
+const rf_inspected *rf_session_get_probe_inspected(RfSession *s);
 
 /* --- checkpoints (UI thread; the run must be paused, stopped or finished) --- */
 gboolean rf_session_save_checkpoint(RfSession *s, const char *path, GError **error);

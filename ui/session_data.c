@@ -67,13 +67,15 @@ gboolean rf_data_config_equal(const rf_config *a, const rf_config *b)
 void rf_probe_request_copy(rf_probe_request *dst, const rf_probe_request *src)
 {
     char **names = g_strdupv(src->names);
+    rf_inspected *input = src->input != NULL ? rf_inspected_acquire(src->input) : NULL;
     rf_probe_request_clear(dst);
-    *dst = (rf_probe_request){.names = names, .split = src->split, .sample = src->sample};
+    *dst = (rf_probe_request){.names = names, .split = src->split, .sample = src->sample, .input = input};
 }
 
 void rf_probe_request_clear(rf_probe_request *r)
 {
     g_clear_pointer(&r->names, g_strfreev);
+    g_clear_pointer(&r->input, rf_inspected_release);
 }
 
 void rf_msg_free(rf_msg *m)
@@ -82,6 +84,8 @@ void rf_msg_free(rf_msg *m)
         return;
     g_strfreev(m->taps);
     rf_probe_set_free(m->probes);
+    if (m->target.input != NULL)
+        rf_inspected_release(m->target.input);
     rf_data_ref_release(m->data);
     g_free(m->text);
     g_free(m);

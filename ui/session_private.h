@@ -30,12 +30,14 @@ typedef struct rf_probe_request {
     char **names;    /* NULL-terminated; NULL or empty: none */
     rf_split split;
     int64_t sample;
+    rf_inspected *input;   /* a reference: inspect this instead of the sample, or NULL */
 } rf_probe_request;
 
 /* The sample a probe snapshot is of, and what the model made of it. */
 typedef struct rf_probe_request_target {
     rf_split split;
     int64_t sample;
+    rf_inspected *input;   /* a reference, or NULL for the sample */
     rf_inspection info;
 } rf_probe_request_target;
 
@@ -123,13 +125,15 @@ struct _RfSession {
     rf_probe_request_target probe_target;   /* what `probes` is of */
     char **taps;
 
+    GPtrArray *inspected;          /* of rf_inspected * (references), oldest first */
+
     GQueue *queue;                 /* of rf_queued_run * */
     gboolean queue_running;
 };
 
 enum { RF_SESSION_STATE_CHANGED, RF_SESSION_METRICS_CHANGED, RF_SESSION_PROBES_CHANGED,
        RF_SESSION_CONFIG_CHANGED, RF_SESSION_DATA_CHANGED, RF_SESSION_RUN_FAILED,
-       RF_SESSION_QUEUE_CHANGED, RF_SESSION_N_SIGNALS };
+       RF_SESSION_QUEUE_CHANGED, RF_SESSION_INSPECTED_CHANGED, RF_SESSION_N_SIGNALS };
 extern guint rf_session_signals[RF_SESSION_N_SIGNALS];
 
 /* Start a run of cfg named `name` (NULL: "<task> · <encoder>" with " #n"
@@ -144,6 +148,9 @@ void rf_session_adopt_worker(RfSession *s, rf_worker *w, const rf_config *cfg, c
 void rf_session_retire_worker(RfSession *s);
 /* Replace the loaded data set (takes `data` over) and say so. */
 void rf_session_replace_data(RfSession *s, rf_data_ref *data);
+/* Drop the inspected inputs (they belong to the data set being replaced);
+ * TRUE when there were any: the caller emits "inspected-changed". */
+gboolean rf_session_forget_inspected(RfSession *s);
 /* Record a failure and emit "run-failed". */
 void rf_session_report_failure(RfSession *s, const char *message);
 /* The queue: start its next run when it is running and nothing else is. */

@@ -140,9 +140,34 @@ static gboolean build(rf_worker *w, worker_run *run)
     return TRUE;
 }
 
-/* Read the watched taps for the requested sample and post them. A failed
- * inspection drops the request: repeating it after every step would fail
- * the same way. */
+/* The inspection pass itself: the requested sample, or the watched outside
+ * input (which has no label, so its gradient taps are left out). */
+static gboolean inspect_target(rf_worker *w, const rf_probe_request *req, GPtrArray *names, rf_probe_set **out,
+                               rf_inspection *info, rf_status *st)
+{
+    rf_model *m = rf_trainer_model(w->trainer);
+    const rf_inspected *in = req->input;
+    if (in != NULL) {
+        for (guint i = names->len; i-- > 0;)
+            if (rf_tap_find(m->graph, g_ptr_array_index(names, i))->what == RF_TAP_GRAD)
+                g_ptr_array_remove_index(names, i);
+        if (in->feat_dim != m->feat_dim || in->len > m->seq_len)
+            return rf_fail(st, "it was featurised for another data set than this run's; inspect it again");
+    }
+    if (names->len == 0)
+        return TRUE;
+    *out = rf_probe_set_new(m->graph, (const char *const *)names->pdata, (int)names->len, 0, st);
+    if (*out == NULL)
+        return FALSE;
+    if (in == NULL)
+        return rf_trainer_inspect(w->trainer, req->split, req->sample, *out, info, st);
+    rf_outside_input x = {in->x, in->len};
+    return rf_trainer_inspect_input(w->trainer, &x, *out, info, NULL, st);
+}
+
+/* Read the watched taps for the requested sample or input and post them. A
+ * failed inspection drops the request: repeating it after every step would
+ * fail the same way. */
 static void inspect(rf_worker *w, worker_run *run)
 {
     run->inspect_now = FALSE;
@@ -157,21 +182,28 @@ static void inspect(rf_worker *w, worker_run *run)
         return;
     double t0 = now_s();
     rf_status st = {0};
-    rf_probe_set *ps = rf_probe_set_new(g, (const char *const *)names->pdata, (int)names->len, 0, &st);
+    rf_probe_set *ps = NULL;
     rf_inspection info;
-    if (ps == NULL || !rf_trainer_inspect(w->trainer, run->probes.split, run->probes.sample, ps, &info, &st)) {
+    if (!inspect_target(w, &run->probes, names, &ps, &info, &st)) {
         rf_probe_set_free(ps);
-        g_autofree char *text = g_strdup_printf("Inspecting sample %" G_GINT64_FORMAT " of the %s split: %s",
-                                                run->probes.sample, rf_split_name(run->probes.split), st.msg);
+        g_autofree char *text =
+            run->probes.input != NULL
+                ? g_strdup_printf("Inspecting %s: %s", run->probes.input->name, st.msg)
+                : g_strdup_printf("Inspecting sample %" G_GINT64_FORMAT " of the %s split: %s", run->probes.sample,
+                                  rf_split_name(run->probes.split), st.msg);
         post_text(w, RF_MSG_PROBE_ERROR, text);
         rf_probe_request_clear(&run->probes);
         return;
     }
+    if (ps == NULL)
+        return;
     run->last_probe = now_s();
     run->probe_seconds += run->last_probe - t0;
     rf_msg *m = msg_new(RF_MSG_PROBES);
     m->probes = ps;
-    m->target = (rf_probe_request_target){run->probes.split, run->probes.sample, info};
+    m->target = (rf_probe_request_target){run->probes.split, run->probes.sample, NULL, info};
+    if (run->probes.input != NULL)
+        m->target.input = rf_inspected_acquire(run->probes.input);
     m->step = rf_trainer_step_count(w->trainer);
     rf_queue_push(w->out, m);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dialogs.h"
+#include "inspect_input.h"
 #include "plot/plot.h"
 #include "rfui-resources.h"
 #include "view.h"
@@ -390,6 +391,34 @@ static void action_open_checkpoint(GSimpleAction *a, GVariant *p, gpointer user_
                           g_object_ref(user_data));
 }
 
+static void file_to_inspect(const char *path, gpointer user_data)
+{
+    RfWindow *win = user_data;
+    if (path != NULL)
+        rf_inspect_input(GTK_WINDOW(win), win->session, path, NULL);
+    g_object_unref(win);
+}
+
+static void action_inspect_file(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_OPEN_FILE, "Inspect File", "_Inspect", NULL, NULL,
+                          NULL, file_to_inspect, g_object_ref(user_data));
+}
+
+static gboolean on_drop(GtkDropTarget *target, const GValue *value, double x, double y, gpointer user_data)
+{
+    (void)target;
+    (void)x;
+    (void)y;
+    RfWindow *win = user_data;
+    if (!G_VALUE_HOLDS(value, GDK_TYPE_FILE_LIST))
+        return FALSE;
+    rf_inspect_files(GTK_WINDOW(win), win->session, gdk_file_list_get_files(g_value_get_boxed(value)));
+    return TRUE;
+}
+
 static gboolean save_checkpoint(RfWindow *win, const char *path)
 {
     g_autoptr(GError) error = NULL;
@@ -600,6 +629,7 @@ static const GActionEntry win_actions[] = {
     {"save-checkpoint", action_save_checkpoint, NULL, NULL, NULL, {0}},
     {"export-plot", action_export_plot, NULL, NULL, NULL, {0}},
     {"export-metrics", action_export_metrics, NULL, NULL, NULL, {0}},
+    {"inspect-file", action_inspect_file, NULL, NULL, NULL, {0}},
 };
 
 static void rf_window_dispose(GObject *object)
@@ -641,6 +671,11 @@ static void rf_window_init(RfWindow *win)
                                          gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_space, 0),
                                                           gtk_callback_action_new(toggle_pause, NULL, NULL)));
     gtk_widget_add_controller(GTK_WIDGET(win), keys);
+
+    /* files dropped anywhere on the window are inspected */
+    GtkDropTarget *drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+    g_signal_connect(drop, "drop", G_CALLBACK(on_drop), win);
+    gtk_widget_add_controller(GTK_WIDGET(win), GTK_EVENT_CONTROLLER(drop));
 }
 
 RfWindow *rf_window_new(GtkApplication *app, RfSession *session)

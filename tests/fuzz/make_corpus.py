@@ -238,6 +238,15 @@ def seeds_text_folder():
     put("text_folder", "eight", b"\x3f" + b"\f".join(b"file %d" % k for k in range(8)))
 
 
+def seeds_npy_input():
+    put("npy_input", "ids", npy_file("<i8", "False", [5], struct.pack("<5q", 2, 6, 7, 5, 5)))
+    put("npy_input", "ids-u1", npy_file("|u1", "False", [3], bytes([1, 15, 3])))
+    put("npy_input", "series-be", npy_file(">f8", "False", [4], struct.pack(">4d", 0.5, -1, 2, 3)))
+    put("npy_input", "patches", npy_file("<f4", "False", [2, 4], struct.pack("<8f", *range(8))))
+    put("npy_input", "patches-fortran", npy_file("<f4", "True", [2, 4], struct.pack("<8f", *range(8))))
+    put("npy_input", "short", npy_file("<f4", "False", [2, 4], struct.pack("<3f", 1, 2, 3)))
+
+
 def main():
     seeds_safetensors()
     seeds_checkpoint()
@@ -250,6 +259,7 @@ def main():
     seeds_npy()
     seeds_npy_read()
     seeds_text_folder()
+    seeds_npy_input()
 
 
 if __name__ == "__main__":

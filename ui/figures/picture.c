@@ -41,10 +41,10 @@ static int patch_side(int feat, int channels)
     return side * side * channels == feat ? side : 0;
 }
 
-bool rf_picture_from_sample(rf_picture *p, const rf_dataset *ds, rf_split split, int64_t index, int token_offset)
+bool rf_picture_from_tokens(rf_picture *p, const rf_dataset *ds, const float *tokens, int token_offset)
 {
     rf_picture_clear(p);
-    if (ds == NULL || ds->get == NULL || ds->grid_h < 1 || ds->grid_w < 1 || ds->feat_dim < 1 ||
+    if (ds == NULL || ds->grid_h < 1 || ds->grid_w < 1 || ds->feat_dim < 1 ||
         (int64_t)ds->grid_h * ds->grid_w != ds->seq_len)
         return false;
     int channels = patch_side(ds->feat_dim, 1) > 0 ? 1 : 3;
@@ -52,30 +52,39 @@ bool rf_picture_from_sample(rf_picture *p, const rf_dataset *ds, rf_split split,
     if (side == 0)
         return false;
     size_t n = (size_t)ds->seq_len * (size_t)ds->feat_dim;
-    float *tokens = calloc(n, sizeof *tokens);
     float *pixels = malloc(n * sizeof *pixels);
+    if (pixels == NULL)
+        return false;
+    double lo, hi;
+    rf_data_range(tokens, n, &lo, &hi);
+    double scale = hi > lo ? 1.0 / (hi - lo) : 1.0;
+    int width = ds->grid_w * side;
+    /* Token (gy, gx) holds its patch's rows in raster order, channels interleaved. */
+    for (int gy = 0; gy < ds->grid_h; gy++)
+        for (int gx = 0; gx < ds->grid_w; gx++) {
+            const float *t = tokens + ((size_t)gy * ds->grid_w + gx) * ds->feat_dim;
+            for (int dy = 0; dy < side; dy++)
+                for (int k = 0; k < side * channels; k++) {
+                    size_t at = ((size_t)(gy * side + dy) * width + (size_t)gx * side) * channels + k;
+                    pixels[at] = (float)((t[dy * side * channels + k] - lo) * scale);
+                }
+        }
+    bool ok = rf_picture_set(p, pixels, ds->grid_h * side, width, channels, ds->grid_h, ds->grid_w, token_offset);
+    free(pixels);
+    return ok;
+}
+
+bool rf_picture_from_sample(rf_picture *p, const rf_dataset *ds, rf_split split, int64_t index, int token_offset)
+{
+    rf_picture_clear(p);
+    if (ds == NULL || ds->get == NULL || ds->seq_len < 1 || ds->feat_dim < 1)
+        return false;
+    float *tokens = calloc((size_t)ds->seq_len * (size_t)ds->feat_dim, sizeof *tokens);
     int len = 0, label = 0;
     rf_status st = {0};
-    bool ok = tokens != NULL && pixels != NULL && ds->get(ds, split, index, tokens, &len, &label, &st);
-    if (ok) {
-        double lo, hi;
-        rf_data_range(tokens, n, &lo, &hi);
-        double scale = hi > lo ? 1.0 / (hi - lo) : 1.0;
-        int width = ds->grid_w * side;
-        /* Token (gy, gx) holds its patch's rows in raster order, channels interleaved. */
-        for (int gy = 0; gy < ds->grid_h; gy++)
-            for (int gx = 0; gx < ds->grid_w; gx++) {
-                const float *t = tokens + ((size_t)gy * ds->grid_w + gx) * ds->feat_dim;
-                for (int dy = 0; dy < side; dy++)
-                    for (int k = 0; k < side * channels; k++) {
-                        size_t at = ((size_t)(gy * side + dy) * width + (size_t)gx * side) * channels + k;
-                        pixels[at] = (float)((t[dy * side * channels + k] - lo) * scale);
-                    }
-            }
-        ok = rf_picture_set(p, pixels, ds->grid_h * side, width, channels, ds->grid_h, ds->grid_w, token_offset);
-    }
+    bool ok = tokens != NULL && ds->get(ds, split, index, tokens, &len, &label, &st) &&
+              rf_picture_from_tokens(p, ds, tokens, token_offset);
     free(tokens);
-    free(pixels);
     return ok;
 }
 

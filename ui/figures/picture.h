@@ -23,6 +23,8 @@ bool rf_picture_set(rf_picture *p, const float *pixels, int height, int width, i
  * [0, 1]. False (and no picture) when the data set is not an image raster
  * or the sample cannot be read. */
 bool rf_picture_from_sample(rf_picture *p, const rf_dataset *ds, rf_split split, int64_t index, int token_offset);
+/* The same from tokens in the data set's layout (an inspected input's). */
+bool rf_picture_from_tokens(rf_picture *p, const rf_dataset *ds, const float *tokens, int token_offset);
 void rf_picture_clear(rf_picture *p);
 
 /* The largest rectangle with the picture's aspect ratio centred in r. */

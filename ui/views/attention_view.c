@@ -371,9 +371,7 @@ static void load_picture(attention_view *v)
         rf_picture_clear(&v->figure.picture);
         return;
     }
-    rf_picture_from_sample(&v->figure.picture, rf_session_get_dataset(v->session),
-                           rf_probe_picker_get_split(&v->picker), rf_probe_picker_get_sample(&v->picker),
-                           token_offset(rf_session_get_config(v->session), m));
+    rf_probe_picker_load_picture(&v->picker, &v->figure.picture, token_offset(rf_session_get_config(v->session), m));
 }
 
 /* Any choice changed: show the segment chooser where it applies, watch anew. */
@@ -494,6 +492,7 @@ GtkWidget *rf_attention_view_new(RfSession *s)
     g_signal_connect_object(s, "probes-changed", G_CALLBACK(on_probes_changed), plot, G_CONNECT_SWAPPED);
     g_signal_connect_object(s, "state-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
     g_signal_connect_object(s, "data-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
+    g_signal_connect_object(s, "inspected-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
     collect_maps(v);
     on_choice(v);
     return view;

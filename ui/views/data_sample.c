@@ -46,13 +46,14 @@ bool rf_data_sample_label(const rf_dataset *ds, rf_split split, int64_t index, f
     return true;
 }
 
-static void show_picture(rf_sample_figure *f, const rf_dataset *ds, rf_split split, int64_t index, const float *x)
+/* split < 0: not a stored sample (its values are shown stretched). */
+static void show_picture(rf_sample_figure *f, const rf_dataset *ds, int split, int64_t index, const float *x)
 {
     int h, w, c, p, sh, sw, sc;
     rf_sample_unpatch(x, ds->grid_h, ds->grid_w, ds->feat_dim, NULL, &h, &w, &c, &p);
     float *values = g_new(float, (size_t)h * w * c);
     rf_sample_unpatch(x, ds->grid_h, ds->grid_w, ds->feat_dim, values, &h, &w, &c, &p);
-    const uint8_t *stored = rf_image_pixels(ds, split, index, &sh, &sw, &sc);
+    const uint8_t *stored = split >= 0 ? rf_image_pixels(ds, (rf_split)split, index, &sh, &sw, &sc) : NULL;
     bool same = stored != NULL && sh == h && sw == w && sc == c;
     rf_sample_figure_set_picture(f, same ? stored : NULL, values, h, w, c, p);
     g_free(values);
@@ -128,4 +129,31 @@ const char *rf_data_sample_show(rf_sample_figure *f, const rf_dataset *ds, rf_sp
     }
     g_free(x);
     return audio;
+}
+
+const char *rf_data_sample_show_inspected(rf_sample_figure *f, const rf_dataset *ds, const char *name,
+                                          const char *path, const float *x, int len)
+{
+    char title[512];
+    snprintf(title, sizeof title, "inspected: %s", name);
+    rf_sample_figure_set_caption(f, title, "not from the data set: no label");
+    switch (rf_data_kind_of(ds)) {
+    case RF_DATA_PICTURE:
+        show_picture(f, ds, -1, 0, x);
+        return NULL;
+    case RF_DATA_LISTOPS:
+        show_listops(f, x, len);
+        return NULL;
+    case RF_DATA_TEXT:
+        rf_sample_figure_set_bytes(f, x, len);
+        return NULL;
+    case RF_DATA_AUDIO:
+        /* the model's input: normalised log-mel frames, one column each */
+        rf_sample_figure_set_sequence(f, x, len, ds->feat_dim);
+        return path;
+    case RF_DATA_SEQUENCE:
+        rf_sample_figure_set_sequence(f, x, len, ds->feat_dim);
+        return NULL;
+    }
+    return NULL;
 }

@@ -35,4 +35,10 @@ void rf_data_class_text(const rf_dataset *ds, int label, char *buf, size_t size)
  * (borrowed from ds). */
 const char *rf_data_sample_show(rf_sample_figure *f, const rf_dataset *ds, rf_split split, int64_t index);
 
+/* Show an input from outside the data set (its features x, len positions,
+ * as the data set's featurise hook made them) marked as such. Returns its
+ * audio file for playback, or NULL (path when ds is an audio folder). */
+const char *rf_data_sample_show_inspected(rf_sample_figure *f, const rf_dataset *ds, const char *name,
+                                          const char *path, const float *x, int len);
+
 #endif

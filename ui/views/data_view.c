@@ -6,9 +6,16 @@
  * Choosing a data set sets data.task (and data.path through a folder
  * chooser for the file-backed tasks) and asks the session to open it; the
  * session answers with "data-changed", or "run-failed" whose message the
- * window shows as a dialog and this view repeats in its status line. */
+ * window shows as a dialog and this view repeats in its status line.
+ *
+ * Beside the splits, "Inspected" lists the inputs from outside the data set
+ * (File → Inspect File…, drops, the text entry or Ctrl+V here), marked as
+ * such. Under the sample, the model's class probabilities as bars. */
+#include <math.h>
 #include <string.h>
 
+#include "../figures/prediction_figure.h"
+#include "../inspect_input.h"
 #include "../view.h"
 #include "data_index_list.h"
 #include "data_sample.h"
@@ -33,6 +40,10 @@ static const task_choice tasks[] = {
 };
 
 #define TASK_COUNT G_N_ELEMENTS(tasks)
+/* The split menu's entry after the three splits. */
+#define INSPECTED_ENTRY RF_SPLIT_COUNT
+#define BAR_ROW_PX 20
+#define BARS_MAX_PX 320
 
 #define RF_TYPE_DATA_VIEW (rf_data_view_get_type())
 G_DECLARE_FINAL_TYPE(RfDataView, rf_data_view, RF, DATA_VIEW, GtkWidget)
@@ -43,11 +54,12 @@ struct _RfDataView {
     const rf_dataset *ds;          /* the session's, as last shown */
     float *scratch;                /* one sample, for labels in the list */
     rf_sample_figure *figure;
+    rf_prediction_figure *prediction;
 
     GtkWidget *task_menu, *path_button, *status;
     GtkWidget *split_menu, *count, *list;
     GtkSingleSelection *selection;
-    GtkWidget *plot, *media;
+    GtkWidget *plot, *media, *bars, *entry;
     bool syncing;                  /* widgets are being set from the config: not a user's choice */
     bool opening;                  /* an open_data is under way */
 };
@@ -64,6 +76,19 @@ static rf_split current_split(RfDataView *v)
 {
     guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(v->split_menu));
     return i < RF_SPLIT_COUNT ? (rf_split)i : RF_SPLIT_TRAIN;
+}
+
+/* The inspected input selected in the Inspected list, or NULL. */
+static const rf_inspected *current_inspected(RfDataView *v)
+{
+    if (gtk_drop_down_get_selected(GTK_DROP_DOWN(v->split_menu)) != INSPECTED_ENTRY)
+        return NULL;
+    return rf_session_get_inspected(v->session, gtk_single_selection_get_selected(v->selection));
+}
+
+static gboolean showing_inspected(RfDataView *v)
+{
+    return gtk_drop_down_get_selected(GTK_DROP_DOWN(v->split_menu)) == INSPECTED_ENTRY;
 }
 
 static void set_status(RfDataView *v, const char *text)
@@ -98,7 +123,8 @@ static void watch_prediction(RfDataView *v)
         return;
     static const char *const names[] = {"logits"};
     g_object_set_data(G_OBJECT(v->session), WATCHER_KEY, v);
-    rf_session_watch_probes(v->session, names, 1, current_split(v), pos);
+    rf_session_watch_inspected(v->session, current_inspected(v));
+    rf_session_watch_probes(v->session, names, 1, current_split(v), showing_inspected(v) ? 0 : pos);
 }
 
 static void unwatch_prediction(RfDataView *v)
@@ -109,6 +135,25 @@ static void unwatch_prediction(RfDataView *v)
     rf_session_watch_probes(v->session, NULL, 0, RF_SPLIT_TRAIN, 0);
 }
 
+/* The probabilities bars for the latest logits (what the header says in one line). */
+static void show_bars(RfDataView *v, const rf_probe_value *logits, const char *title)
+{
+    int n = (int)logits->shape.dim[0];
+    float *probs = g_new(float, n);
+    double mx = -INFINITY, sum = 0;
+    for (int k = 0; k < n; k++)
+        mx = fmax(mx, logits->data[k]);
+    for (int k = 0; k < n; k++)
+        sum += exp(logits->data[k] - mx);
+    for (int k = 0; k < n; k++)
+        probs[k] = (float)(exp(logits->data[k] - mx) / sum);
+    rf_prediction_figure_set(v->prediction, title, v->ds->class_names, probs, n);
+    gtk_widget_set_size_request(v->bars, -1, MIN(BARS_MAX_PX, 40 + BAR_ROW_PX * n));
+    gtk_widget_set_visible(v->bars, TRUE);
+    rf_plot_view_queue_draw(RF_PLOT_VIEW(v->bars));
+    g_free(probs);
+}
+
 static void on_probes_changed(RfSession *s, gpointer data)
 {
     RfDataView *v = data;
@@ -116,15 +161,25 @@ static void on_probes_changed(RfSession *s, gpointer data)
     int64_t sample;
     rf_inspection info;
     guint pos = gtk_single_selection_get_selected(v->selection);
-    if (v->ds == NULL || !rf_session_get_probe_sample(s, &split, &sample, &info) || split != current_split(v) ||
-        sample != (int64_t)pos || rf_session_find_probe(s, "logits") == NULL)
+    const rf_probe_value *logits = rf_session_find_probe(s, "logits");
+    if (v->ds == NULL || !rf_session_get_probe_sample(s, &split, &sample, &info) || logits == NULL ||
+        logits->shape.dim[0] != v->ds->classes)
         return;
-    char predicted[160], text[256];
+    const rf_inspected *in = rf_session_get_probe_inspected(s);
+    if (in != current_inspected(v) || (in == NULL && (split != current_split(v) || sample != (int64_t)pos)))
+        return;
+    char predicted[160], text[256], title[256];
     rf_data_class_text(v->ds, info.predicted, predicted, sizeof predicted);
-    g_snprintf(text, sizeof text, "%s model: %s · loss %.3g · step %" G_GINT64_FORMAT,
-               info.predicted == info.label ? "✓" : "✗", predicted, info.loss, rf_session_get_step(s));
+    if (in != NULL)
+        g_snprintf(text, sizeof text, "model: %s · step %" G_GINT64_FORMAT, predicted, rf_session_get_step(s));
+    else
+        g_snprintf(text, sizeof text, "%s model: %s · loss %.3g · step %" G_GINT64_FORMAT,
+                   info.predicted == info.label ? "✓" : "✗", predicted, info.loss, rf_session_get_step(s));
+    g_snprintf(title, sizeof title, "Class probabilities at step %" G_GINT64_FORMAT ": %s", rf_session_get_step(s),
+               predicted);
     rf_sample_figure_set_prediction(v->figure, text);
     rf_plot_view_queue_draw(RF_PLOT_VIEW(v->plot));
+    show_bars(v, logits, title);
 }
 
 static void on_plot_map(GtkWidget *plot, gpointer data)
@@ -142,13 +197,21 @@ static void on_plot_unmap(GtkWidget *plot, gpointer data)
 static void show_selected(RfDataView *v)
 {
     stop_playback(v);
+    gtk_widget_set_visible(v->bars, FALSE);
     guint pos = gtk_single_selection_get_selected(v->selection);
+    const rf_inspected *in = current_inspected(v);
     if (v->ds == NULL || pos == GTK_INVALID_LIST_POSITION) {
         rf_sample_figure_set_caption(v->figure, NULL, NULL);
-        rf_sample_figure_set_message(v->figure, v->ds == NULL ? "Choose a data set to browse its samples"
-                                                              : "This split has no samples");
+        const char *message = "This split has no samples";
+        if (v->ds == NULL)
+            message = "Choose a data set to browse its samples";
+        else if (showing_inspected(v))
+            message = "Nothing inspected yet: File → Inspect File…, drop a file here or type text below";
+        rf_sample_figure_set_message(v->figure, message);
     } else {
-        const char *audio = rf_data_sample_show(v->figure, v->ds, current_split(v), pos);
+        const char *audio = in != NULL ? rf_data_sample_show_inspected(v->figure, v->ds, in->name, in->path, in->x,
+                                                                       in->len)
+                                       : rf_data_sample_show(v->figure, v->ds, current_split(v), pos);
         if (audio != NULL && g_file_test(audio, G_FILE_TEST_IS_REGULAR)) {
             GtkMediaStream *stream = gtk_media_file_new_for_filename(audio);
             gtk_media_controls_set_media_stream(GTK_MEDIA_CONTROLS(v->media), stream);
@@ -198,6 +261,17 @@ static void row_bind(GtkSignalListItemFactory *factory, GtkListItem *item, gpoin
     guint index = rf_index_item_get(RF_INDEX_ITEM(gtk_list_item_get_item(item)));
     if (v->ds == NULL)
         return;
+    if (showing_inspected(v)) {
+        const rf_inspected *in = rf_session_get_inspected(v->session, index);
+        if (in == NULL)
+            return;
+        g_autofree char *where = in->path != NULL ? g_strdup_printf("not from the data set · %s", in->path)
+                                                  : g_strdup("not from the data set · text");
+        gtk_label_set_text(GTK_LABEL(title), in->name);
+        gtk_label_set_text(GTK_LABEL(detail), where);
+        gtk_widget_set_tooltip_text(box, where);
+        return;
+    }
     char label[256], text[512] = "", *heading;
     rf_data_sample_label(v->ds, current_split(v), index, v->scratch, label, sizeof label);
     heading = g_strdup_printf("#%u · %s", index, label);
@@ -211,11 +285,15 @@ static void row_bind(GtkSignalListItemFactory *factory, GtkListItem *item, gpoin
 
 static void fill_list(RfDataView *v)
 {
-    guint n = v->ds != NULL ? (guint)v->ds->size[current_split(v)] : 0;
+    gboolean inspected = showing_inspected(v);
+    guint n = v->ds == NULL ? 0 : inspected ? rf_session_get_inspected_count(v->session)
+                                            : (guint)v->ds->size[current_split(v)];
     RfIndexList *model = rf_index_list_new(n);
     gtk_single_selection_set_model(v->selection, G_LIST_MODEL(model));
     g_object_unref(model);
-    char *count = g_strdup_printf(n == 1 ? "%u sample" : "%u samples", n);
+    char *count = g_strdup_printf(inspected ? (n == 1 ? "%u input, not from the data set"
+                                                      : "%u inputs, not from the data set")
+                                            : (n == 1 ? "%u sample" : "%u samples"), n);
     gtk_label_set_text(GTK_LABEL(v->count), count);
     g_free(count);
     show_selected(v);
@@ -226,6 +304,59 @@ static void on_split(GObject *menu, GParamSpec *pspec, gpointer data)
     (void)menu;
     (void)pspec;
     fill_list(data);
+}
+
+/* ---- inspected inputs ---- */
+
+/* A new input lands in the Inspected list, selected; a shorter list (another
+ * data set) is shown as it is. */
+static void on_inspected_changed(RfSession *s, gpointer data)
+{
+    RfDataView *v = data;
+    guint n = rf_session_get_inspected_count(s);
+    GListModel *model = gtk_single_selection_get_model(v->selection);
+    guint shown = showing_inspected(v) && model != NULL ? g_list_model_get_n_items(model) : 0;
+    const rf_inspected *watched = rf_session_get_watched_inspected(s);
+    if (n > 0 && watched == rf_session_get_inspected(s, n - 1) && (!showing_inspected(v) || shown != n)) {
+        if (showing_inspected(v))
+            fill_list(v);
+        else
+            gtk_drop_down_set_selected(GTK_DROP_DOWN(v->split_menu), INSPECTED_ENTRY);   /* fills the list */
+        gtk_single_selection_set_selected(v->selection, n - 1);
+    } else if (showing_inspected(v) && shown != n) {
+        fill_list(v);
+    }
+}
+
+static void on_entry_activate(GtkEntry *entry, gpointer data)
+{
+    RfDataView *v = data;
+    const char *text = gtk_editable_get_text(GTK_EDITABLE(entry));
+    if (text[0] == '\0')
+        return;
+    GtkNative *native = gtk_widget_get_native(GTK_WIDGET(v));
+    rf_inspect_input(native != NULL ? GTK_WINDOW(native) : NULL, v->session, NULL, text);
+}
+
+/* Ctrl+V over the list (the action data.paste-inspect): the clipboard's
+ * text is inspected. */
+static void clipboard_text(GObject *source, GAsyncResult *result, gpointer data)
+{
+    RfDataView *v = data;
+    g_autofree char *text = gdk_clipboard_read_text_finish(GDK_CLIPBOARD(source), result, NULL);
+    if (text != NULL && text[0] != '\0') {
+        gtk_editable_set_text(GTK_EDITABLE(v->entry), text);
+        on_entry_activate(GTK_ENTRY(v->entry), v);
+    }
+    g_object_unref(v);
+}
+
+static void paste(GtkWidget *widget, const char *action, GVariant *args)
+{
+    (void)action;
+    (void)args;
+    RfDataView *v = RF_DATA_VIEW(widget);
+    gdk_clipboard_read_text_async(gtk_widget_get_clipboard(widget), NULL, clipboard_text, g_object_ref(v));
 }
 
 /* ---- the data set ---- */
@@ -408,9 +539,10 @@ static GtkWidget *build_toolbar(RfDataView *v)
 static GtkWidget *build_browser(RfDataView *v)
 {
     GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6), *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
-    const char *const splits[] = {"Train", "Validation", "Test", NULL};
+    const char *const splits[] = {"Train", "Validation", "Test", "Inspected", NULL};
     v->split_menu = gtk_drop_down_new_from_strings(splits);
-    gtk_widget_set_tooltip_text(v->split_menu, "Which split's samples to list");
+    gtk_widget_set_tooltip_text(v->split_menu, "Which split's samples to list, or the inputs you inspected "
+                                               "(File → Inspect File…, a drop, the text below)");
     v->count = gtk_label_new(NULL);
     gtk_widget_add_css_class(v->count, "dim-label");
     gtk_box_append(GTK_BOX(row), v->split_menu);
@@ -426,8 +558,14 @@ static GtkWidget *build_browser(RfDataView *v)
     gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroller), v->list);
     gtk_widget_set_vexpand(scroller, TRUE);
     gtk_widget_set_size_request(box, 280, -1);
+    v->entry = gtk_entry_new();
+    gtk_entry_set_placeholder_text(GTK_ENTRY(v->entry), "Inspect text: a ListOps expression, a TSV line…");
+    gtk_widget_set_tooltip_text(v->entry, "Enter inspects this text through the model, featurised as the data "
+                                          "set's samples are (Ctrl+V over the list pastes and inspects)");
     gtk_box_append(GTK_BOX(box), row);
     gtk_box_append(GTK_BOX(box), scroller);
+    gtk_box_append(GTK_BOX(box), v->entry);
+    g_signal_connect(v->entry, "activate", G_CALLBACK(on_entry_activate), v);
     g_signal_connect(v->split_menu, "notify::selected", G_CALLBACK(on_split), v);
     g_signal_connect(v->selection, "notify::selected", G_CALLBACK(on_selected), v);
     return box;
@@ -451,9 +589,14 @@ static void rf_data_view_init(RfDataView *v)
     gtk_widget_set_vexpand(v->plot, TRUE);
     v->media = gtk_media_controls_new(NULL);
     gtk_widget_set_visible(v->media, FALSE);
+    v->prediction = rf_prediction_figure_new();
+    rf_figure bars = rf_prediction_figure_get(v->prediction);
+    v->bars = rf_plot_view_new(&bars, FALSE);
+    gtk_widget_set_visible(v->bars, FALSE);
     GtkWidget *sample = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
     gtk_box_append(GTK_BOX(sample), v->plot);
     gtk_box_append(GTK_BOX(sample), v->media);
+    gtk_box_append(GTK_BOX(sample), v->bars);
 
     GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
     gtk_paned_set_start_child(GTK_PANED(paned), build_browser(v));
@@ -487,6 +630,7 @@ static void rf_data_view_finalize(GObject *object)
 {
     RfDataView *v = RF_DATA_VIEW(object);
     rf_sample_figure_free(v->figure);
+    rf_prediction_figure_free(v->prediction);
     g_free(v->scratch);
     G_OBJECT_CLASS(rf_data_view_parent_class)->finalize(object);
 }
@@ -495,6 +639,9 @@ static void rf_data_view_class_init(RfDataViewClass *klass)
 {
     G_OBJECT_CLASS(klass)->dispose = rf_data_view_dispose;
     G_OBJECT_CLASS(klass)->finalize = rf_data_view_finalize;
+    gtk_widget_class_install_action(GTK_WIDGET_CLASS(klass), "data.paste-inspect", NULL, paste);
+    gtk_widget_class_add_binding_action(GTK_WIDGET_CLASS(klass), GDK_KEY_v, GDK_CONTROL_MASK, "data.paste-inspect",
+                                        NULL);
 }
 
 GtkWidget *rf_data_view_new(RfSession *s)
@@ -505,6 +652,7 @@ GtkWidget *rf_data_view_new(RfSession *s)
     g_signal_connect(s, "run-failed", G_CALLBACK(on_run_failed), v);
     g_signal_connect(s, "config-changed", G_CALLBACK(on_config_changed), v);
     g_signal_connect(s, "probes-changed", G_CALLBACK(on_probes_changed), v);
+    g_signal_connect(s, "inspected-changed", G_CALLBACK(on_inspected_changed), v);
     g_signal_connect(v->plot, "map", G_CALLBACK(on_plot_map), v);
     g_signal_connect(v->plot, "unmap", G_CALLBACK(on_plot_unmap), v);
     rf_view_set_plot(GTK_WIDGET(v), RF_PLOT_VIEW(v->plot));

@@ -23,13 +23,28 @@ static void on_spin(GtkSpinButton *b, gpointer data)
     notify_changed(data);
 }
 
+/* Choosing a sample by hand leaves an inspected input for it. */
+static void leave_inspected(rf_probe_picker *p)
+{
+    if (!p->updating)
+        rf_session_watch_inspected(p->session, NULL);
+}
+
 static void on_split(GObject *o, GParamSpec *pspec, gpointer data)
 {
     (void)o;
     (void)pspec;
     rf_probe_picker *p = data;
+    leave_inspected(p);
     rf_probe_picker_update_samples(p);
     notify_changed(p);
+}
+
+static void on_sample(GtkSpinButton *b, gpointer data)
+{
+    (void)b;
+    leave_inspected(data);
+    notify_changed(data);
 }
 
 static GtkWidget *labelled(rf_probe_picker *p, const char *text, GtkWidget *w)
@@ -73,7 +88,7 @@ void rf_probe_picker_init(rf_probe_picker *p, RfSession *s, const char *layer_ti
 
     g_signal_connect(p->split, "notify::selected", G_CALLBACK(on_split), p);
     g_signal_connect(p->layer, "notify::selected", G_CALLBACK(on_dropdown), p);
-    g_signal_connect(p->sample, "value-changed", G_CALLBACK(on_spin), p);
+    g_signal_connect(p->sample, "value-changed", G_CALLBACK(on_sample), p);
     g_signal_connect(p->head, "value-changed", G_CALLBACK(on_spin), p);
     rf_probe_picker_update_samples(p);
 }
@@ -159,6 +174,21 @@ void rf_probe_picker_unwatch(rf_probe_picker *p)
 
 void rf_probe_picker_describe(const rf_probe_picker *p, char *buf, size_t size)
 {
-    g_snprintf(buf, size, "%s sample %" G_GINT64_FORMAT, rf_split_name(rf_probe_picker_get_split(p)),
-               rf_probe_picker_get_sample(p));
+    const rf_inspected *in = rf_session_get_probe_inspected(p->session);
+    if (in != NULL)
+        g_snprintf(buf, size, "inspected (not from the data set): %s", in->name);
+    else
+        g_snprintf(buf, size, "%s sample %" G_GINT64_FORMAT, rf_split_name(rf_probe_picker_get_split(p)),
+                   rf_probe_picker_get_sample(p));
+}
+
+void rf_probe_picker_load_picture(const rf_probe_picker *p, rf_picture *picture, int token_offset)
+{
+    const rf_dataset *ds = rf_session_get_dataset(p->session);
+    const rf_inspected *in = rf_session_get_watched_inspected(p->session);
+    if (in != NULL && ds != NULL && in->feat_dim == ds->feat_dim && in->seq_len == ds->seq_len)
+        rf_picture_from_tokens(picture, ds, in->x, token_offset);
+    else
+        rf_picture_from_sample(picture, ds, rf_probe_picker_get_split(p), rf_probe_picker_get_sample(p),
+                               token_offset);
 }

@@ -9,6 +9,7 @@
 
 #include <gtk/gtk.h>
 
+#include "../figures/picture.h"
 #include "../session.h"
 
 typedef struct rf_probe_picker {
@@ -49,7 +50,11 @@ void rf_probe_picker_watch(rf_probe_picker *p, const char *const *names, int n);
 /* Stop watching, unless another view has taken the watch since. */
 void rf_probe_picker_unwatch(rf_probe_picker *p);
 
-/* "train sample 12" for titles. */
+/* "train sample 12" (or "inspected (not from the data set): cat.png" when
+ * the probes shown are of an inspected input) for titles. */
 void rf_probe_picker_describe(const rf_probe_picker *p, char *buf, size_t size);
+/* The picture of what is inspected: the watched inspected input, or the
+ * chosen sample (none when the data are not images). */
+void rf_probe_picker_load_picture(const rf_probe_picker *p, rf_picture *picture, int token_offset);
 
 #endif

@@ -62,8 +62,7 @@ static void load_picture(talk_view *v)
     }
     /* The talk mixer runs over every token, the CLS included (model.pool = cls). */
     int offset = strcmp(rf_session_get_config(v->session)->model.pool, "cls") == 0 ? 1 : 0;
-    rf_picture_from_sample(&v->figure.picture, rf_session_get_dataset(v->session),
-                           rf_probe_picker_get_split(&v->picker), rf_probe_picker_get_sample(&v->picker), offset);
+    rf_probe_picker_load_picture(&v->picker, &v->figure.picture, offset);
 }
 
 static void watch(talk_view *v)
@@ -203,6 +202,7 @@ GtkWidget *rf_talk_view_new(RfSession *s)
     g_signal_connect_object(s, "probes-changed", G_CALLBACK(on_probes_changed), plot, G_CONNECT_SWAPPED);
     g_signal_connect_object(s, "state-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
     g_signal_connect_object(s, "data-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
+    g_signal_connect_object(s, "inspected-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
     collect_layers(v);
     on_choice(v);
     return view;
