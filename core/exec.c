@@ -74,6 +74,14 @@ rf_op rf_backend_missing_op(const rf_backend *b, const rf_graph *g)
     return RF_OP_COUNT;
 }
 
+bool rf_backend_accepts(const rf_backend *b, const rf_graph *g, char *why, size_t size)
+{
+    for (int i = 0; b->accepts != NULL && i < g->count; i++)
+        if (!b->accepts(g, &g->nodes[i], why, size))
+            return false;
+    return true;
+}
+
 void rf_graph_set_backend(rf_graph *g, const rf_backend *b)
 {
     assert(!g->prepared && "set the backend before prepare");

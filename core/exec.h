@@ -52,6 +52,10 @@ const rf_backend *rf_graph_backend(const rf_graph *g);
  * or RF_OP_COUNT when it can run the whole graph. */
 rf_op rf_backend_missing_op(const rf_backend *b, const rf_graph *g);
 
+/* Whether `b`'s kernels take every node's shapes; false with the first
+ * refusal's sentence in `why`. */
+bool rf_backend_accepts(const rf_backend *b, const rf_graph *g, char *why, size_t size);
+
 /* Fill an rf_exec for this graph (scratch from the prepared graph). */
 void rf_exec_init(rf_exec *x, rf_graph *g, rf_pool *pool, uint64_t seed, uint64_t step, bool training);
 

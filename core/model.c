@@ -189,6 +189,11 @@ static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_di
                 cfg->model.encoder);
         b = NULL;
     }
+    char why[256];
+    if (b != NULL && !rf_backend_accepts(b, g, why, sizeof why)) {
+        rf_fail(st, "train.device = %s: %s (train.device = cpu runs it)", cfg->train.device, why);
+        b = NULL;
+    }
     if (b != NULL)
         rf_graph_set_backend(g, b);
     bool ok = b != NULL;

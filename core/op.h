@@ -102,6 +102,9 @@ typedef struct rf_backend {
      * so a batch's transfer overlaps the previous step's kernels. False on
      * failure. NULL: the host writes device memory itself. */
     bool (*upload)(int count, float *const *dst, const float *const *src, const size_t *bytes);
+    /* Whether its kernels take this node's shapes (NULL: all): false with
+     * one sentence in `why` (a head too wide for a kernel's tiles). */
+    bool (*accepts)(const rf_graph *g, const rf_node *n, char *why, size_t size);
 } rf_backend;
 
 extern const rf_backend rf_cpu_backend;

@@ -727,6 +727,19 @@ static size_t dev_scratch_floats(const rf_graph *g, const rf_node *n, int thread
     }
 }
 
+/* Full attention's head rows live in shared-memory tiles. */
+static bool dev_accepts(const rf_graph *g, const rf_node *n, char *why, size_t size)
+{
+    if (n->op != RF_OP_ATTENTION)
+        return true;
+    int64_t dk = rf_node_shape(g, n->in[0]).dim[2] / n->ia[0];
+    if (dk <= RF_CUDA_ATTENTION_MAX_DK)
+        return true;
+    snprintf(why, size, "attention heads %lld wide are wider than the %d the CUDA kernels' tiles hold (raise "
+             "model.heads or lower model.dim)", (long long)dk, RF_CUDA_ATTENTION_MAX_DK);
+    return false;
+}
+
 /* ---- the table ---- */
 
 static rf_backend table;
@@ -776,6 +789,7 @@ static void fill_table(void)
     table.peak_bytes = dev_peak_bytes;
     table.queue_step = dev_queue_step;
     table.upload = dev_upload;
+    table.accepts = dev_accepts;
     table.aux_floats = dev_aux_floats;
     table.scratch_floats = dev_scratch_floats;
 }

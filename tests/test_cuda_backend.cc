@@ -329,6 +329,26 @@ static void check_queued_steps(void)
            "steps %lld / %lld)", cpu.msg, gpu.msg, (long long)cpu_step, (long long)gpu_step);
 }
 
+/* A head wider than the attention kernels' tiles is refused when the model
+ * is built (planned too), in one sentence, not at a launch. */
+static void check_wide_heads(void)
+{
+    rf_config cfg = tiny("full");
+    cfg.model.dim = 160;
+    cfg.model.heads = 1;
+    cfg.model.ff = 32;
+    strcpy(cfg.train.device, "cuda");
+    rf_memory_plan p;
+    rf_status st = {};
+    bool refused = !rf_memory_plan_compute(&cfg, 16, 0, cfg.data.vocab, cfg.data.classes, &p, &st);
+    tap_ok(refused && strstr(st.msg, "160 wide") != NULL && strstr(st.msg, "model.heads") != NULL,
+           "a 160-wide attention head is refused on the GPU, naming what to change (%s)", st.msg);
+    cfg.model.heads = 2;
+    rf_status_clear(&st);
+    tap_ok(rf_memory_plan_compute(&cfg, 16, 0, cfg.data.vocab, cfg.data.classes, &p, &st),
+           "two 80-wide heads are taken (%s)", st.failed ? st.msg : "ok");
+}
+
 /* Every op of the op table has a forward and a backward kernel. */
 static void check_op_table(void)
 {
@@ -353,6 +373,7 @@ int main(void)
 #endif
     check_op_table();
     check_device_plan();   /* plans need the backend's table only, no device */
+    check_wide_heads();
 #if !defined(RF_CUDA_EMULATE)
     rf_status st = {};
     if (rf_device_open("cuda", &st) == NULL) {
