@@ -284,6 +284,11 @@ check "memory --encoders --json prints one line per encoder and length" \
 expect_error 2 "memory --encoders rejects an unknown encoder" "--encoders|bogus" \
     memory --config "$tmp/tiny.ini" --seq 64 --encoders full,bogus
 
+# Only ListOps reads data.min_len: another task with a short max_len keeps
+# ListOps' default (500) without an error.
+run memory --config "$tmp/tiny.ini" --set data.task=random --set data.max_len=64 --seq 64
+expect_rc 0 "a random task with data.max_len = 64 plans with the default data.min_len"
+
 # The device's plan: a CUDA build plans for the GPU without one (its
 # kernels' memory: full attention linear in the length); a build without
 # the backend says so in one line.
