@@ -1060,6 +1060,23 @@ static void check_inspect_input(RfWindow *win, const char *dir)
     wanted_name = "[SM 3 4 ]";
     tap_ok(spin_until(watching_named, s, 30.0) && rf_session_get_inspected_count(s) == 3,
            "Ctrl+V in the Data view inspects the clipboard's ListOps expression");
+
+    /* a NumPy array of token ids dropped: the first expression's tokens */
+    const rf_inspected *first = rf_session_get_inspected(s, 0);
+    guint8 tokens[64];
+    for (int i = 0; i < first->len && i < 64; i++)
+        tokens[i] = (guint8)first->x[i];
+    g_autofree char *shape = g_strdup_printf("(%d,)", first->len);
+    write_npy_u1(dir, "tokens.npy", shape, tokens, (gsize)first->len);
+    g_autofree char *npy = g_build_filename(dir, "tokens.npy", NULL);
+    files = g_slist_prepend(NULL, g_file_new_for_path(npy));
+    rf_inspect_files(GTK_WINDOW(win), s, files);
+    g_slist_free_full(files, g_object_unref);
+    wanted_name = "tokens.npy";
+    gboolean arrived = spin_until(watching_named, s, 30.0);
+    const rf_inspected *ids = rf_session_get_watched_inspected(s);
+    tap_ok(arrived && ids->len == first->len && memcmp(ids->x, first->x, sizeof(float) * (size_t)ids->len) == 0,
+           "a dropped .npy of token ids is inspected as those tokens (%d)", arrived ? ids->len : 0);
     rf_session_watch_inspected(s, NULL);
 }
 
@@ -1100,6 +1117,11 @@ static void check_inspect_while_paused(RfWindow *win)
     tap_ok(shown && rf_session_get_state(s) == RF_RUN_PAUSED && strstr(fig->title, "inspected (not from the data set): [MED 1 2 3 ]") != NULL,
            "while the run is paused, the TaLK view shows an inspected expression's windows (\"%s\")", fig->title);
     rf_session_watch_inspected(s, NULL);
+}
+
+static gboolean dataset_is_audio(gpointer s)
+{
+    return dataset_is(s, "audio_folder");
 }
 
 static gboolean dataset_is_fashion(gpointer s)
@@ -1154,6 +1176,35 @@ static void inspect_picture(RfWindow *win, const char *dir)
     tap_ok(refused && rf_session_get_inspected_count(s) == 1, "text for the image model is refused by the dialog (%s)",
            refused ? rf_dialog_last_error_detail() : "none");
     close_all_dialogs(win);
+    rf_session_watch_inspected(s, NULL);
+}
+
+/* An audio model trained on the folder of check_bad_audio_folder: one of
+ * its clips dropped on the window is featurised as the model's input and
+ * classified. */
+static void check_inspect_audio(RfWindow *win, const char *dir)
+{
+    RfSession *s = rf_window_get_session(win);
+    g_autofree char *root = g_build_filename(dir, "audio", NULL);
+    g_autofree char *corrupt = g_build_filename(root, "low", "corrupt-clip.wav", NULL);
+    g_unlink(corrupt);
+    set_key(s, "data.task", "audio_folder");
+    rf_window_open_data_path(win, root);
+    gboolean opened = spin_until(dataset_is_audio, s, 60.0);
+    if (!tap_ok(opened, "the audio folder opens again") || !train_to_the_end(win, "an audio model"))
+        return;
+    g_autofree char *clip = g_build_filename(root, "high", "1.wav", NULL);
+    GSList *files = g_slist_prepend(NULL, g_file_new_for_path(clip));
+    rf_inspect_files(GTK_WINDOW(win), s, files);
+    g_slist_free_full(files, g_object_unref);
+    wanted_name = "1.wav";
+    gboolean added = spin_until(watching_named, s, 30.0);
+    const rf_inspected *in = rf_session_get_watched_inspected(s);
+    tap_ok(added && in->feat_dim == 16 && in->len > 0,
+           "a WAV dropped on the window is featurised as the audio model's input (%d frames of 16 mel bins)",
+           added ? in->len : 0);
+    wanted_tap = "logits";
+    tap_ok(spin_until(probes_of_input, s, 30.0), "and classified: the model's probes are of the dropped clip");
     rf_session_watch_inspected(s, NULL);
 }
 
@@ -1360,6 +1411,7 @@ int main(int argc, char **argv)
     check_inspect_image(win, dir);
     check_bad_data_folder(win);
     check_bad_files(win, dir);
+    check_inspect_audio(win, dir);
     load_checkpoint(win, dir, checkpoint);
     check_inspect_while_paused(win);
     check_close_during_run(win);
