@@ -185,3 +185,9 @@ int64_t rf_image_skipped(const rf_dataset *ds)
     const rf_image_table *t = as_table(ds);
     return t != NULL ? t->skipped : 0;
 }
+
+const rf_format_counts *rf_image_formats(const rf_dataset *ds)
+{
+    const rf_image_table *t = as_table(ds);
+    return t != NULL ? &t->formats : NULL;
+}
