@@ -41,6 +41,7 @@
 
 #include "../core/config.h"
 #include "../core/data.h"
+#include "folder_report.h"
 
 rf_dataset *rf_audio_folder_open(const rf_config *cfg, rf_status *st);
 
@@ -53,6 +54,7 @@ typedef struct rf_audio_folder_stats {
     int64_t cache_rejected;   /* cache entries that failed validation and were recomputed */
     int64_t cache_written;    /* entries written */
     double audio_seconds;     /* length of the usable clips, before the crop */
+    rf_format_counts formats; /* usable clips per format */
 } rf_audio_folder_stats;
 
 /* False when ds is not an audio folder. */
