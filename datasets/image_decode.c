@@ -2,9 +2,13 @@
 #include "image_decode.h"
 
 #include <gdk-pixbuf/gdk-pixbuf.h>
+#include <gio/gio.h>
+#include <webp/decode.h>
+#include <errno.h>
 #include <glib/gstdio.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -60,55 +64,173 @@ static void decode_size(int w, int h, bool scalable, const rf_image_options *o, 
     *dh = th < 1 ? 1 : th > INT_MAX / 2 ? INT_MAX / 2 : (int)th;
 }
 
-static bool file_ok(const char *path, char **problem)
+/* The loader's state from its size-prepared signal to the end. */
+typedef struct sizing {
+    const rf_image_options *o;
+    const char *format;
+    bool scaled;     /* the loader was asked for another size */
+    int rows;        /* rows the loader said it decoded (the lowest edge seen) */
+    char *problem;   /* the picture is refused by its header */
+} sizing;
+
+static const char *format_name(GdkPixbufLoader *loader)
 {
-    GStatBuf sb;
-    if (g_stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        *problem = g_strdup("not a readable regular file");
-        return false;
+    GdkPixbufFormat *f = gdk_pixbuf_loader_get_format(loader);
+    char *name = f != NULL ? gdk_pixbuf_format_get_name(f) : NULL;
+    const char *interned = name != NULL ? g_intern_string(name) : NULL;
+    g_free(name);
+    return interned;
+}
+
+/* Called once the header is read, before any pixel is allocated: checks
+ * the size against the cap (a size of 0 x 0 makes the loaders stop, as
+ * gdk_pixbuf_get_file_info does) and asks the loaders that decode at
+ * reduced scale themselves (JPEG at 1/2, 1/4, 1/8; SVG at any size) for
+ * the size the square needs. The others decode at full size (within the
+ * cap), so that a picture cut short shows as rows never decoded. */
+static void on_size_prepared(GdkPixbufLoader *loader, int w, int h, gpointer user)
+{
+    sizing *sz = user;
+    GdkPixbufFormat *f = gdk_pixbuf_loader_get_format(loader);
+    sz->format = format_name(loader);
+    bool scalable = f != NULL && gdk_pixbuf_format_is_scalable(f);
+    int dw = 0, dh = 0;
+    if (w >= 1 && h >= 1)
+        decode_size(w, h, scalable, sz->o, &dw, &dh);
+    if (w < 1 || h < 1 || (!scalable && (int64_t)w * h > RF_IMAGE_MAX_PIXELS) ||
+        (int64_t)dw * dh > RF_IMAGE_MAX_PIXELS) {
+        sz->problem = g_strdup_printf("%s image of %dx%d pixels; a picture has at most %lld (8192x8192)", sz->format,
+                                      w, h, (long long)RF_IMAGE_MAX_PIXELS);
+        gdk_pixbuf_loader_set_size(loader, 0, 0);
+    } else if ((dw != w || dh != h) && (scalable || sz->format == g_intern_static_string("jpeg"))) {
+        gdk_pixbuf_loader_set_size(loader, dw, dh);
+        sz->scaled = true;
     }
-    if ((uint64_t)sb.st_size > RF_IMAGE_MAX_FILE) {
-        *problem = g_strdup_printf("%lld bytes; an image file is at most %llu", (long long)sb.st_size,
-                                   (unsigned long long)RF_IMAGE_MAX_FILE);
+}
+
+static void on_area_updated(GdkPixbufLoader *loader, int x, int y, int w, int h, gpointer user)
+{
+    (void)loader;
+    (void)x;
+    (void)w;
+    sizing *sz = user;
+    sz->rows = y + h > sz->rows ? y + h : sz->rows;
+}
+
+/* A WebP header over the pixel cap: libwebp reads its size, since the
+ * WebP loader allocates the whole picture whatever size it is asked for. */
+static bool webp_too_large(const guchar *head, size_t n, char **problem)
+{
+    int w = 0, h = 0;
+    if (!WebPGetInfo(head, n, &w, &h) || (int64_t)w * h <= RF_IMAGE_MAX_PIXELS)
         return false;
-    }
+    *problem = g_strdup_printf("webp image of %dx%d pixels; a picture has at most %lld (8192x8192)", w, h,
+                               (long long)RF_IMAGE_MAX_PIXELS);
     return true;
 }
 
-/* The picture, upright, at about the size the square needs. The format is
- * what gdk-pixbuf's loaders make of the leading bytes; the size comes from
- * the header, read before any pixel is decoded. */
+/* Feeds the file to the loader in chunks; false with *problem on a read
+ * error or a file beyond the size limit. */
+static bool feed(GdkPixbufLoader *loader, const char *path, const sizing *sz, GError **err, char **problem)
+{
+    FILE *f = g_fopen(path, "rb");
+    GStatBuf sb;
+    if (f == NULL || fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        *problem = g_strdup("not a readable regular file");
+    } else if ((uint64_t)sb.st_size > RF_IMAGE_MAX_FILE) {
+        *problem = g_strdup_printf("%lld bytes; an image file is at most %llu", (long long)sb.st_size,
+                                   (unsigned long long)RF_IMAGE_MAX_FILE);
+    } else {
+        guchar chunk[65536];
+        uint64_t total = 0;
+        for (size_t n; *err == NULL && sz->problem == NULL && (n = fread(chunk, 1, sizeof chunk, f)) > 0;) {
+            total += n;
+            if (total > RF_IMAGE_MAX_FILE)
+                *problem = g_strdup("the file grew past the size limit while it was read");
+            else if (total > n || !webp_too_large(chunk, n, problem))
+                gdk_pixbuf_loader_write(loader, chunk, n, err);
+        }
+        if (*problem == NULL && ferror(f))
+            *problem = g_strdup_printf("read error: %s", g_strerror(errno));
+    }
+    if (f != NULL)
+        fclose(f);
+    return *problem == NULL;
+}
+
+/* Decodes the file with `loader`; NULL with *problem, or with neither
+ * when no loader recognised the content. */
+static GdkPixbuf *decode_with(GdkPixbufLoader *loader, const char *path, const rf_image_options *o,
+                             const char **format, char **problem)
+{
+    sizing sz = {.o = o};
+    g_signal_connect(loader, "size-prepared", G_CALLBACK(on_size_prepared), &sz);
+    g_signal_connect(loader, "area-updated", G_CALLBACK(on_area_updated), &sz);
+    GError *err = NULL;
+    bool fed = feed(loader, path, &sz, &err, problem);
+    GError *closing = NULL;
+    gdk_pixbuf_loader_close(loader, err == NULL ? &closing : NULL);
+    if (sz.format == NULL)   /* a loader that reads the whole file before it tells the size */
+        sz.format = format_name(loader);
+    *format = sz.format;
+    GdkPixbuf *pixbuf = gdk_pixbuf_loader_get_pixbuf(loader), *img = NULL;
+    if (!fed || sz.format == NULL) {
+        /* *problem says why, or nothing read the content */
+    } else if (sz.problem != NULL) {
+        *problem = g_steal_pointer(&sz.problem);
+    } else if (err != NULL || closing != NULL || pixbuf == NULL) {
+        *problem = g_strdup_printf("%s image that does not decode: %s", sz.format,
+                                   err != NULL ? err->message : closing != NULL ? closing->message : "no pixels");
+    } else if (!sz.scaled && sz.rows < gdk_pixbuf_get_height(pixbuf)) {
+        *problem = g_strdup_printf("%s image cut short: %d of its %d rows decoded", sz.format, sz.rows,
+                                   gdk_pixbuf_get_height(pixbuf));
+    } else {
+        img = g_object_ref(pixbuf);
+    }
+    g_clear_error(&err);
+    g_clear_error(&closing);
+    g_free(sz.problem);
+    g_object_unref(loader);
+    return img;
+}
+
+/* Content that reads as text (XBM is C source) is no format by itself;
+ * gdk-pixbuf then takes the name's word, as gdk_pixbuf_get_file_info
+ * does. The type guessed from name and content, or NULL. */
+static char *text_format_by_name(const char *path)
+{
+    guchar head[4096];
+    FILE *f = g_fopen(path, "rb");
+    size_t n = f != NULL ? fread(head, 1, sizeof head, f) : 0;
+    if (f != NULL)
+        fclose(f);
+    gboolean uncertain = FALSE;
+    char *by_content = g_content_type_guess(NULL, head, n, &uncertain);
+    bool text = uncertain || g_content_type_is_a(by_content, "text/plain");
+    g_free(by_content);
+    return text ? g_content_type_guess(path, head, n, NULL) : NULL;
+}
+
+/* The picture, upright, at about the size the square needs. One pass: the
+ * loader gdk-pixbuf picks from the leading bytes (whatever the name says)
+ * reads the header, on_size_prepared checks the size and sets the decode
+ * size, and only then are pixels decoded. */
 static GdkPixbuf *load(const char *path, const rf_image_options *o, const char **format, char **problem)
 {
-    if (!file_ok(path, problem))
-        return NULL;
-    int w = 0, h = 0;
-    GdkPixbufFormat *f = gdk_pixbuf_get_file_info(path, &w, &h);
-    if (f == NULL) {
-        *problem = g_strdup("not an image format the installed gdk-pixbuf loaders read");
-        return NULL;
+    GdkPixbuf *img = decode_with(gdk_pixbuf_loader_new(), path, o, format, problem);
+    if (img == NULL && *problem == NULL) {
+        char *type = text_format_by_name(path);
+        GdkPixbufLoader *by_name = type != NULL ? gdk_pixbuf_loader_new_with_mime_type(type, NULL) : NULL;
+        g_free(type);
+        img = by_name != NULL ? decode_with(by_name, path, o, format, problem) : NULL;
+        if (img == NULL) {   /* text that its name does not make a picture */
+            g_free(*problem);
+            *problem = g_strdup("not an image format the installed gdk-pixbuf loaders read");
+            *format = NULL;
+        }
     }
-    char *name = gdk_pixbuf_format_get_name(f);
-    *format = g_intern_string(name);
-    g_free(name);
-    bool scalable = gdk_pixbuf_format_is_scalable(f);
-    int dw = 0, dh = 0;
-    if (w >= 1 && h >= 1)
-        decode_size(w, h, scalable, o, &dw, &dh);
-    if (w < 1 || h < 1 || (!scalable && (int64_t)w * h > RF_IMAGE_MAX_PIXELS) ||
-        (int64_t)dw * dh > RF_IMAGE_MAX_PIXELS) {
-        *problem = g_strdup_printf("%s image of %dx%d pixels; a picture has at most %lld (8192x8192)", *format, w,
-                                   h, (long long)RF_IMAGE_MAX_PIXELS);
+    if (img == NULL)
         return NULL;
-    }
-    GError *err = NULL;
-    GdkPixbuf *img = dw == w && dh == h ? gdk_pixbuf_new_from_file(path, &err)
-                                        : gdk_pixbuf_new_from_file_at_scale(path, dw, dh, FALSE, &err);
-    if (img == NULL) {
-        *problem = g_strdup_printf("%s image that does not decode: %s", *format, err->message);
-        g_error_free(err);
-        return NULL;
-    }
     if ((int64_t)gdk_pixbuf_get_width(img) * gdk_pixbuf_get_height(img) > RF_IMAGE_MAX_PIXELS) {
         *problem = g_strdup("the image is larger than its header said");
         g_object_unref(img);
