@@ -354,6 +354,35 @@ static void test_resize_modes(void)
            "a 9000x9000 PNG header is refused by its size before decoding: %s", problem ? problem : "(no reason)");
     g_free(problem);
     g_free(path);
+
+    /* a lossless WebP header of 16384 x 16384: the WebP loader would allocate it whole, so libwebp reads the size first */
+    static const unsigned char webp[] = {'R', 'I', 'F', 'F', 0x1c, 0, 0, 0, 'W', 'E', 'B', 'P', 'V', 'P', '8', 'L',
+                                         0x10, 0, 0, 0, 0x2f, 0xff, 0xff, 0xff, 0x0f, 0, 0, 0, 0, 0, 0, 0};
+    write_bytes(dir, "huge.webp", webp, sizeof webp);
+    path = path_in(dir, "huge.webp");
+    problem = NULL;
+    decoded = rf_image_decode(path, &o, out, NULL, &problem);
+    tap_ok(!decoded && problem != NULL && strstr(problem, "16384x16384") != NULL && strstr(problem, "at most") != NULL,
+           "a 16384x16384 WebP header is refused by its size before decoding: %s", problem ? problem : "(no reason)");
+    g_free(problem);
+    g_free(path);
+
+    /* a PNG cut in the middle of its pixels: refused, not half decoded */
+    stripes_w = 64;
+    save_pixbuf(dir, "whole.png", "png", 64, 64, false, paint_stripes);
+    char *whole = path_in(dir, "whole.png"), *data = NULL;
+    gsize size = 0;
+    g_file_get_contents(whole, &data, &size, NULL);
+    write_bytes(dir, "cut.png", data, size * 2 / 3);
+    path = path_in(dir, "cut.png");
+    problem = NULL;
+    decoded = rf_image_decode(path, &o, out, NULL, &problem);
+    tap_ok(!decoded && problem != NULL && strstr(problem, "png image") != NULL,
+           "a PNG cut short is refused: %s", problem ? problem : "(no reason)");
+    g_free(problem);
+    g_free(path);
+    g_free(data);
+    g_free(whole);
     g_free(dir);
 }
 
