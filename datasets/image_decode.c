@@ -243,6 +243,28 @@ static GdkPixbuf *load(const char *path, const rf_image_options *o, const char *
     return upright;
 }
 
+/* gdk-pixbuf's filter tables grow with the square of the reduction (half
+ * a gigabyte for 8192 pixels to 4): larger reductions go in steps of at
+ * most MAX_STEP per side. Takes img; returns a picture within MAX_STEP of
+ * the square, or NULL when memory runs out. */
+#define MAX_STEP 8.0
+static GdkPixbuf *shrink(GdkPixbuf *img, const rf_image_options *o)
+{
+    while (img != NULL) {
+        int w = gdk_pixbuf_get_width(img), h = gdk_pixbuf_get_height(img);
+        double sx = o->resize == RF_RESIZE_SQUASH ? (double)o->side / w : fit_scale(w, h, o);
+        double sy = o->resize == RF_RESIZE_SQUASH ? (double)o->side / h : sx;
+        if (sx * MAX_STEP >= 1.0 && sy * MAX_STEP >= 1.0)
+            return img;
+        int nw = sx * MAX_STEP < 1.0 ? (int)ceil(w / MAX_STEP) : w;
+        int nh = sy * MAX_STEP < 1.0 ? (int)ceil(h / MAX_STEP) : h;
+        GdkPixbuf *smaller = gdk_pixbuf_scale_simple(img, nw, nh, GDK_INTERP_BILINEAR);
+        g_object_unref(img);
+        img = smaller;
+    }
+    return NULL;
+}
+
 /* The picture on a background-filled square, as o->resize says; alpha is
  * composited over the background. */
 static GdkPixbuf *place(const GdkPixbuf *img, const rf_image_options *o)
@@ -293,13 +315,14 @@ bool rf_image_decode(const char *path, const rf_image_options *o, uint8_t *out, 
         g_object_unref(src);
         return false;
     }
-    GdkPixbuf *square = place(src, o);
+    src = shrink(src, o);
+    GdkPixbuf *square = src != NULL ? place(src, o) : NULL;
     bool ok = square != NULL;
     if (ok)
         to_bytes(square, o->side, o->channels, out);
     else
         *problem = g_strdup_printf("out of memory resizing to %dx%d", o->side, o->side);
     g_clear_object(&square);
-    g_object_unref(src);
+    g_clear_object(&src);
     return ok;
 }
