@@ -82,9 +82,8 @@ static void paint_stripes(int x, int y, guint8 *p)
     p[3] = 255;
 }
 
-/* Transparent left half (RGB black, as a symbolic icon's), opaque red right
- * half, half-transparent red bottom-right quarter... kept simple: rows
- * 0..3 of the right half opaque, rows 4..7 alpha 128. */
+/* Transparent left half (RGB black, as a symbolic icon's); the right half
+ * red, opaque in rows 0..3 and alpha 128 in rows 4..7. */
 static void paint_transparent(int x, int y, guint8 *p)
 {
     p[0] = x < 4 ? 0 : 255, p[1] = 0, p[2] = 0;
@@ -227,7 +226,7 @@ static void test_each_image_format(void)
     bool sharp = px != NULL;
     for (int y = 0; sharp && y < 8; y++)
         for (int x = 0; x < 8; x++)
-            sharp = sharp && (x < 4 ? near(px + 3 * (y * 8 + x), 0, 0, 0, 2) : near(px + 3 * (y * 8 + x), 255, 255, 255, 2));
+            sharp = sharp && near(px + 3 * (y * 8 + x), x < 4 ? 0 : 255, x < 4 ? 0 : 255, x < 4 ? 0 : 255, 2);
     tap_ok(sharp && format != NULL && strcmp(format, "svg") == 0,
            "a 4x4 SVG is rendered at 8x8: black left half, white right half, no blurred edge (%s; x=3: %d, x=4: %d)",
            format != NULL ? format : "nothing", px != NULL ? px[9] : -1, px != NULL ? px[12] : -1);
@@ -342,9 +341,10 @@ static void test_resize_modes(void)
 
     /* a PNG header of 9000 x 9000 on a few bytes: refused by its size, never decoded */
     static const unsigned char big[] = {
-        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x23,
-        0x28, 0x00, 0x00, 0x23, 0x28, 0x08, 0x02, 0x00, 0x00, 0x00, 0xe2, 0xb7, 0xe5, 0xed, 0x00, 0x00, 0x00, 0x0b, 0x49,
-        0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x60, 0x40, 0x05, 0x00, 0x00, 0x10, 0x00, 0x01, 0x39, 0xbd, 0x8f, 0x65};
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+        0x00, 0x00, 0x23, 0x28, 0x00, 0x00, 0x23, 0x28, 0x08, 0x02, 0x00, 0x00, 0x00, 0xe2, 0xb7, 0xe5,
+        0xed, 0x00, 0x00, 0x00, 0x0b, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x60, 0x40, 0x05, 0x00,
+        0x00, 0x10, 0x00, 0x01, 0x39, 0xbd, 0x8f, 0x65};
     write_bytes(dir, "huge.png", big, sizeof big);
     path = path_in(dir, "huge.png");
     char *problem = NULL;
@@ -355,7 +355,7 @@ static void test_resize_modes(void)
     g_free(problem);
     g_free(path);
 
-    /* a lossless WebP header of 16384 x 16384: the WebP loader would allocate it whole, so libwebp reads the size first */
+    /* a lossless WebP header of 16384 x 16384 (libwebp reads the size: the WebP loader would allocate it whole) */
     static const unsigned char webp[] = {'R', 'I', 'F', 'F', 0x1c, 0, 0, 0, 'W', 'E', 'B', 'P', 'V', 'P', '8', 'L',
                                          0x10, 0, 0, 0, 0x2f, 0xff, 0xff, 0xff, 0x0f, 0, 0, 0, 0, 0, 0, 0};
     write_bytes(dir, "huge.webp", webp, sizeof webp);
