@@ -332,6 +332,15 @@ static void test_resize_modes(void)
     ok = ok && near(px + 3 * 24, 255, 0, 0, 0) && near(px + 3 * 31, 255, 255, 255, 0);
     tap_ok(ok, "pad: the picture in rows 3..4, red to white, the background above and below");
     free(px);
+    rf_config old, now;
+    rf_config_defaults(&old);
+    rf_config_defaults(&now);
+    rf_status st = {0};
+    bool read = rf_config_from_json(&old, "{\"data.task\": \"image_folder\"}", &st) &&
+                rf_config_from_json(&now, "{\"data.task\": \"image_folder\", \"data.resize\": \"crop\"}", &st);
+    tap_ok(read && strcmp(old.data.resize, "squash") == 0 && strcmp(now.data.resize, "crop") == 0,
+           "a checkpoint's config from before data.resize keeps squashing (%s); one that names it keeps it (%s)",
+           old.data.resize, now.data.resize);
     bool parsed = true;
     rf_image_resize mode;
     parsed = rf_image_resize_parse("crop", &mode) && mode == RF_RESIZE_CROP && rf_image_resize_parse("pad", &mode) &&
