@@ -306,6 +306,10 @@ bool rf_config_from_json(rf_config *cfg, const char *json, rf_status *st)
      * every head by 1/sqrt(dim): such a checkpoint keeps computing that. */
     if (json_object_get(obj, "model.blrp_scale") == NULL)
         strcpy(cfg->model.blrp_scale, "model");
+    /* Written before data.resize existed (2026-11-25), when image_folder
+     * squashed every picture to its square: such a checkpoint keeps that. */
+    if (json_object_get(obj, "data.resize") == NULL)
+        strcpy(cfg->data.resize, "squash");
     const char *name;
     json_t *value;
     bool ok = true;

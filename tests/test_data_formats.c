@@ -675,6 +675,21 @@ static void test_audio_folder(void)
                                         "(%d frame%s)", short_frames, short_frames == 1 ? "" : "s");
     free(x);
     rf_dataset_free(ds);
+
+    /* with the feature cache: the second open decodes nothing, yet names every format (from the headers) */
+    strcpy(cfg.data.cache, "on");
+    char first[512] = "", second[512] = "";
+    for (int k = 0; k < 2; k++) {
+        rf_status_clear(&st);
+        g_free(log);
+        log = capture_stderr(&cfg, &st, &ds);
+        rf_dataset_summary(ds, k == 0 ? first : second, sizeof first);
+        if (k == 1)
+            rf_audio_folder_get_stats(ds, &stats);
+        rf_dataset_free(ds);
+    }
+    tap_ok(first[0] != '\0' && strcmp(first, second) == 0 && stats.cache_hits == AUDIO_CASES + 3,
+           "from the cache (%lld hits) the summary is the same: %s", (long long)stats.cache_hits, second);
     g_free(log);
     g_free(tones);
     g_free(quiet);
