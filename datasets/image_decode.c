@@ -143,7 +143,8 @@ static bool feed(GdkPixbufLoader *loader, const char *path, const sizing *sz, GE
     } else {
         guchar chunk[65536];
         uint64_t total = 0;
-        for (size_t n; *err == NULL && sz->problem == NULL && (n = fread(chunk, 1, sizeof chunk, f)) > 0;) {
+        for (size_t n; *err == NULL && *problem == NULL && sz->problem == NULL &&
+                       (n = fread(chunk, 1, sizeof chunk, f)) > 0;) {
             total += n;
             if (total > RF_IMAGE_MAX_FILE)
                 *problem = g_strdup("the file grew past the size limit while it was read");
