@@ -14,9 +14,12 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# webp-pixbuf-loader and librsvg2-common are gdk-pixbuf's WebP and SVG
+# loaders, which image_folder reads through (docs/data-formats.md).
 build_packages=(build-essential meson ninja-build pkg-config libglib2.0-dev libopenblas-dev
-                libjansson-dev zlib1g-dev libgdk-pixbuf-2.0-dev libsndfile1-dev libsamplerate0-dev
-                libfftw3-dev libcairo2-dev libgtk-4-dev espeak-ng dataset-fashion-mnist)
+                libjansson-dev zlib1g-dev libgdk-pixbuf-2.0-dev libwebp-dev libsndfile1-dev libsamplerate0-dev
+                libfftw3-dev libcairo2-dev libgtk-4-dev espeak-ng dataset-fashion-mnist
+                webp-pixbuf-loader librsvg2-common)
 # xvfb runs the GUI tests without a screen; fonts make their text measurable;
 # strace checks that metrics are synced before each checkpoint (tests/test_crash.sh);
 # clang and its runtime (libFuzzer, sanitizers) build the fuzz targets (tests/fuzz).
@@ -102,12 +105,12 @@ tsan)
     install_missing "${build_packages[@]}" "${test_packages[@]}"
     build build-tsan -Dwerror=true -Db_sanitize=thread -Db_lundef=false
     # The engine's pool (ops, model, mechanisms), the batcher (train), the
-    # data sets' loader threads (data_audio; make-dataset in cli) and the
+    # data sets' loader threads (data_audio, data_formats; make-dataset in cli) and the
     # session's worker thread and message queue (session, figures_*).
     status=0
     meson test -C build-tsan --print-errorlogs --num-processes 2 --timeout-multiplier 3 \
         ops_basic ops_norm ops_conv_attn model train special_values checkpoint mech_ls mech_linear mech_talk \
-        mech_blrp data_audio data_augment session figures_data figures_inspect robustness cli || status=1
+        mech_blrp data_audio data_formats data_augment session figures_data figures_inspect robustness cli || status=1
     summarise build-tsan/meson-logs/testlog.json || status=1
     exit $status
     ;;

@@ -10,6 +10,7 @@
 #include "../core/train.h"
 #include "../datasets/datasets.h"
 #include "cli.h"
+#include "data_open.h"
 #include "commands.h"
 #include "config_file.h"
 #include "json_line.h"
@@ -96,7 +97,7 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
     if (b != NULL && b->queue_step != NULL)
         cfg->train.log_every = 1;
     rf_status st = {0};
-    rf_dataset *ds = rf_dataset_open(cfg, &st);
+    rf_dataset *ds = rf_cli_open_data(cfg, &st);
     if (ds == NULL)
         return rf_cli_fail_status(error, &st);
     rf_trainer *t = rf_trainer_new(cfg, ds, &st);

@@ -16,6 +16,7 @@
 #include "../core/train.h"
 #include "../datasets/datasets.h"
 #include "cli.h"
+#include "data_open.h"
 #include "commands.h"
 #include "config_file.h"
 #include "json_line.h"
@@ -84,7 +85,7 @@ static gboolean read_input_shape(const rf_config *cfg, input_shape *out, GError 
     if (strcmp(cfg->data.task, "random") == 0)
         return TRUE;
     rf_status st = {0};
-    rf_dataset *ds = rf_dataset_open(cfg, &st);
+    rf_dataset *ds = rf_cli_open_data(cfg, &st);
     if (ds == NULL)
         return rf_cli_fail_status(error, &st);
     *out = (input_shape){ds->feat_dim, ds->grid_h, ds->grid_w, ds->vocab, ds->classes};

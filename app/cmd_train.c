@@ -19,6 +19,7 @@
 #include "../core/train.h"
 #include "../datasets/datasets.h"
 #include "cli.h"
+#include "data_open.h"
 #include "commands.h"
 #include "config_diff.h"
 #include "config_file.h"
@@ -120,7 +121,7 @@ static void remove_stale_temps(const char *dir)
 static gboolean open_data_and_trainer(train_job *job, GError **error)
 {
     rf_status st = {0};
-    job->ds = rf_dataset_open(&job->cfg, &st);
+    job->ds = rf_cli_open_data(&job->cfg, &st);
     if (job->ds == NULL)
         return rf_cli_fail_status(error, &st);
     job->trainer = rf_trainer_new(&job->cfg, job->ds, &st);

@@ -36,6 +36,8 @@ const rf_config_key rf_config_keys[] = {
     INT("data", "patch", data.patch, "0", 0, 64, "images: 0 = pixels as tokens, p = p x p patches"),
     INT("data", "image_size", data.image_size, "28", 4, 1024, "image_folder: images resized to this square size"),
     CHO("data", "channels", data.channels, "gray", "gray|rgb", "image_folder: colour handling"),
+    CHO("data", "resize", data.resize, "crop", "crop|squash|pad", "image_folder: to the square by centre crop, squashing or padding"),
+    STR("data", "background", data.background, "white", "image_folder: under transparency and padding: white, black or a grey 0..1"),
     CHO("data", "strict", data.strict, "false", "false|true", "true: a bad file in a folder is an error, not a warning"),
     INT("data", "augment_shift", data.augment_shift, "0", 0, 64, "images: shift training images by up to this many pixels"),
     CHO("data", "augment_flip", data.augment_flip, "false", "false|true", "images: flip training images left-right at random"),
@@ -242,8 +244,26 @@ const char *rf_config_get(const rf_config *cfg, const char *dotted_key, char *bu
     return k ? format_key(cfg, k, buf, size) : NULL;
 }
 
+bool rf_config_background(const char *value, int *level)
+{
+    if (strcmp(value, "white") == 0 || strcmp(value, "black") == 0) {
+        *level = value[0] == 'w' ? 255 : 0;
+        return true;
+    }
+    char *end = NULL;
+    double v = strtod(value, &end);
+    if (end == value || *end != '\0' || !(v >= 0.0 && v <= 1.0))
+        return false;
+    *level = (int)lround(v * 255.0);
+    return true;
+}
+
 bool rf_config_validate(const rf_config *cfg, rf_status *st)
 {
+    int level;
+    if (!rf_config_background(cfg->data.background, &level))
+        return rf_fail(st, "data.background = '%s': expected white, black or a grey level from 0 (black) to 1 "
+                           "(white)", cfg->data.background);
     if (cfg->model.dim % cfg->model.heads != 0)
         return rf_fail(st, "model.heads = %d does not divide model.dim = %d", cfg->model.heads, cfg->model.dim);
     /* only ListOps reads min_len: another task with a short max_len must
@@ -284,6 +304,10 @@ bool rf_config_from_json(rf_config *cfg, const char *json, rf_status *st)
      * every head by 1/sqrt(dim): such a checkpoint keeps computing that. */
     if (json_object_get(obj, "model.blrp_scale") == NULL)
         strcpy(cfg->model.blrp_scale, "model");
+    /* Written before data.resize existed (2026-11-25), when image_folder
+     * squashed every picture to its square: such a checkpoint keeps that. */
+    if (json_object_get(obj, "data.resize") == NULL)
+        strcpy(cfg->data.resize, "squash");
     const char *name;
     json_t *value;
     bool ok = true;

@@ -35,6 +35,8 @@ typedef struct rf_config {
         int patch;              /* images: 0 = one token per pixel, p = p x p patches */
         int image_size;         /* image_folder: resize to this square size */
         char channels[8];       /* image_folder: gray | rgb */
+        char resize[8];         /* image_folder: crop | squash | pad */
+        char background[16];    /* image_folder: white | black | grey level 0..1 */
         char strict[8];         /* false: skip bad files with a warning; true: fail */
         int augment_shift;      /* images, training split: random shift up to this many pixels */
         char augment_flip[8];   /* images, training split: random left-right flip (false | true) */
@@ -130,6 +132,10 @@ const char *rf_config_get(const rf_config *cfg, const char *dotted_key, char *bu
 
 /* Checks across keys (heads divide dim, min_len <= max_len, ...). */
 bool rf_config_validate(const rf_config *cfg, rf_status *st);
+
+/* data.background to a grey level 0..255: "white" 255, "black" 0, or a
+ * number v in [0, 1] as round(255 v). False when it is none of these. */
+bool rf_config_background(const char *value, int *level);
 
 /* The whole config as a JSON object text {"data.task": "listops", ...}
  * (malloc'd; free with free()), and back. from_json applies every key found

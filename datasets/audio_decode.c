@@ -101,8 +101,40 @@ static bool resample(const char *path, const float *in, int64_t n_in, double rat
     return true;
 }
 
+const char *rf_audio_format_name(int sf_format)
+{
+    static const struct {
+        int major;
+        const char *name;
+    } names[] = {
+        {SF_FORMAT_WAV, "wav"},   {SF_FORMAT_WAVEX, "wavex"}, {SF_FORMAT_AIFF, "aiff"}, {SF_FORMAT_AU, "au"},
+        {SF_FORMAT_CAF, "caf"},   {SF_FORMAT_W64, "w64"},     {SF_FORMAT_RF64, "rf64"}, {SF_FORMAT_FLAC, "flac"},
+        {SF_FORMAT_MPEG, "mp3"},
+    };
+    int major = sf_format & SF_FORMAT_TYPEMASK, sub = sf_format & SF_FORMAT_SUBMASK;
+    if (major == SF_FORMAT_OGG)
+        return sub == SF_FORMAT_OPUS ? "opus" : sub == SF_FORMAT_VORBIS ? "ogg vorbis" : "ogg";
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].major == major)
+            return names[i].name;
+    SF_FORMAT_INFO info = {.format = major};
+    if (sf_command(NULL, SFC_GET_FORMAT_INFO, &info, sizeof info) == 0 && info.extension != NULL)
+        return info.extension;
+    return "other";
+}
+
+const char *rf_audio_format_of(const char *path)
+{
+    SF_INFO info = {0};
+    SNDFILE *sf = sf_open(path, SFM_READ, &info);
+    if (sf == NULL)
+        return NULL;
+    sf_close(sf);
+    return rf_audio_format_name(info.format);
+}
+
 bool rf_audio_read(const char *path, int rate, int64_t max_samples, float **wave, int64_t *n, int64_t *duration,
-                   rf_status *st)
+                   const char **format, rf_status *st)
 {
     *wave = NULL;
     struct stat sb;
@@ -114,7 +146,9 @@ bool rf_audio_read(const char *path, int rate, int64_t max_samples, float **wave
     SF_INFO info = {0};
     SNDFILE *sf = sf_open(path, SFM_READ, &info);
     if (sf == NULL)
-        return rf_fail(st, "%s: %s", path, sf_strerror(NULL));
+        return rf_fail(st, "%s: not audio libsndfile opens (%s)", path, sf_strerror(NULL));
+    if (format != NULL)
+        *format = rf_audio_format_name(info.format);
     float *mono = NULL, *chunk = NULL, *out = NULL;
     double ratio = 1.0;
     bool ok = check_info(path, &info, rate, &ratio, st);

@@ -32,11 +32,23 @@
 #define RF_AUDIO_MAX_ABS 1000.0f
 
 /* Decode `path` to mono at `rate` Hz, keeping at most `max_samples` output
- * samples (the start of the clip). *wave is malloc'd (free()), *n its length
- * (>= 1); *duration is the whole clip's length at `rate`, before the crop.
+ * samples (the start of the clip). The format is whatever libsndfile makes
+ * of the content, whatever the name. *wave is malloc'd (free()), *n its
+ * length (>= 1); *duration is the whole clip's length at `rate`, before the
+ * crop; *format (may be NULL) the format's name (rf_audio_format_name).
  * Fails with "PATH: problem" on unreadable, empty, non-finite or too loud, or
- * unconvertible audio. */
+ * unconvertible audio. Thread-safe. */
 bool rf_audio_read(const char *path, int rate, int64_t max_samples, float **wave, int64_t *n, int64_t *duration,
-                   rf_status *st);
+                   const char **format, rf_status *st);
+
+/* A short static name for a libsndfile format (SF_INFO.format): "wav",
+ * "wavex" (WAVE_FORMAT_EXTENSIBLE), "aiff", "au", "caf", "w64", "rf64",
+ * "flac", "ogg vorbis", "opus", "mp3", or libsndfile's own extension for
+ * the rest. */
+const char *rf_audio_format_name(int sf_format);
+
+/* The format of the file at path by its header, or NULL if libsndfile does
+ * not open it. */
+const char *rf_audio_format_of(const char *path);
 
 #endif

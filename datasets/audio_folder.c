@@ -11,6 +11,8 @@
 #include "audio_decode.h"
 #include "feature_cache.h"
 #include "featurise.h"
+#include "folder_report.h"
+#include "folder_walk.h"
 #include "logmel.h"
 #include "tsan_sync.h"
 
@@ -23,6 +25,7 @@ typedef struct clip {
     int cls;             /* class name index; the label once loading is done */
     bool test;           /* from test/ of a fixed split */
     char *error;         /* "FILE: problem" when the clip is skipped */
+    const char *format;  /* rf_audio_format_name's, once read */
     float *feat;         /* [frames x mel_bins], unnormalised */
     int frames;
     int64_t duration;    /* whole clip, samples at the data set's rate */
@@ -51,24 +54,9 @@ static int compare_names(gconstpointer a, gconstpointer b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The non-hidden entries of dir, sorted; NULL with err set if it cannot be read. */
-static GPtrArray *list_dir(const char *dir, GError **err)
-{
-    GDir *d = g_dir_open(dir, 0, err);
-    if (d == NULL)
-        return NULL;
-    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-    for (const char *name; (name = g_dir_read_name(d)) != NULL;)
-        if (name[0] != '.')
-            g_ptr_array_add(names, g_strdup(name));
-    g_dir_close(d);
-    g_ptr_array_sort(names, compare_names);
-    return names;
-}
-
 static bool has_subdir(const char *dir)
 {
-    GPtrArray *names = list_dir(dir, NULL);
+    GPtrArray *names = rf_folder_list(dir, NULL);
     bool found = false;
     for (guint i = 0; names != NULL && i < names->len && !found; i++) {
         char *path = g_build_filename(dir, names->pdata[i], NULL);
@@ -80,58 +68,41 @@ static bool has_subdir(const char *dir)
     return found;
 }
 
-static bool has_audio_suffix(const char *name)
-{
-    const char *dot = strrchr(name, '.');
-    return dot != NULL && (g_ascii_strcasecmp(dot, ".wav") == 0 || g_ascii_strcasecmp(dot, ".flac") == 0 ||
-                           g_ascii_strcasecmp(dot, ".ogg") == 0);
-}
-
 typedef struct scan {
     const char *root;
     GArray *clips;           /* of clip */
     GPtrArray *classes;      /* class names, sorted, unique */
+    GHashTable *visited;     /* folders walked (folder_walk.h) */
 } scan;
 
 static void add_clip(scan *sc, char *path, int cls, bool test, char *error)
 {
     clip c = {.path = path, .cls = cls, .test = test, .error = error, .cache = RF_CACHE_MISS};
-    c.rel = path + strlen(sc->root) + 1;
+    c.rel = path + strlen(sc->root);   /* data.path may end in a separator, the built path has one */
+    while (G_IS_DIR_SEPARATOR(*c.rel))
+        c.rel++;
     g_array_append_val(sc->clips, c);
 }
 
-/* The files of one class folder. */
+/* The files of one class folder, at any depth; every regular file is a
+ * candidate (libsndfile judges it by its content). */
 static void scan_class(scan *sc, const char *dir, int cls, bool test)
 {
-    GError *err = NULL;
-    GPtrArray *names = list_dir(dir, &err);
-    if (names == NULL) {
-        add_clip(sc, g_strdup(dir), cls, test, g_strdup_printf("%s: cannot read the folder (%s)", dir,
-                                                               err->message));
-        g_error_free(err);
-        return;
-    }
-    for (guint i = 0; i < names->len; i++) {
-        const char *name = names->pdata[i];
-        char *path = g_build_filename(dir, name, NULL);
-        if (g_file_test(path, G_FILE_TEST_IS_DIR))
-            g_free(path);
-        else if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))   /* a FIFO would block the reader */
-            add_clip(sc, path, cls, test, g_strdup_printf("%s: not a regular file", path));
-        else if (!has_audio_suffix(name))
-            add_clip(sc, path, cls, test,
-                     g_strdup_printf("%s: unsupported file type (expected .wav, .flac or .ogg)", path));
-        else
-            add_clip(sc, path, cls, test, NULL);
-    }
-    g_ptr_array_unref(names);
+    GPtrArray *files = g_ptr_array_new(), *problems = g_ptr_array_new();
+    rf_folder_files(dir, sc->visited, files, problems);
+    for (guint i = 0; i < problems->len; i++)
+        add_clip(sc, g_strdup(dir), cls, test, problems->pdata[i]);
+    for (guint i = 0; i < files->len; i++)
+        add_clip(sc, files->pdata[i], cls, test, NULL);
+    g_ptr_array_unref(files);
+    g_ptr_array_unref(problems);
 }
 
 /* Adds the class folders of dir to sc->classes. */
 static bool collect_classes(scan *sc, const char *dir, rf_status *st)
 {
     GError *err = NULL;
-    GPtrArray *names = list_dir(dir, &err);
+    GPtrArray *names = rf_folder_list(dir, &err);
     if (names == NULL) {
         rf_fail(st, "%s: cannot read the folder (%s)", dir, err->message);
         g_error_free(err);
@@ -139,8 +110,10 @@ static bool collect_classes(scan *sc, const char *dir, rf_status *st)
     }
     for (guint i = 0; i < names->len; i++) {
         char *path = g_build_filename(dir, names->pdata[i], NULL);
-        if (g_file_test(path, G_FILE_TEST_IS_DIR))
+        if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
             g_ptr_array_add(sc->classes, g_strdup(names->pdata[i]));
+            rf_folder_mark(sc->visited, path);   /* no walk enters another class */
+        }
         g_free(path);
     }
     g_ptr_array_unref(names);
@@ -159,6 +132,11 @@ static bool scan_root(scan *sc, bool *fixed, rf_status *st)
 {
     char *train = g_build_filename(sc->root, "train", NULL), *test = g_build_filename(sc->root, "test", NULL);
     *fixed = has_subdir(train) && has_subdir(test);
+    rf_folder_mark(sc->visited, sc->root);
+    if (*fixed) {
+        rf_folder_mark(sc->visited, train);
+        rf_folder_mark(sc->visited, test);
+    }
     bool ok = *fixed ? collect_classes(sc, train, st) && collect_classes(sc, test, st)
                      : collect_classes(sc, sc->root, st);
     for (int part = 0; ok && part < (*fixed ? 2 : 1); part++)
@@ -179,6 +157,8 @@ typedef struct loader {
     clip *clips;
     const rf_logmel *lm;
     const char *cache_dir;   /* NULL: cache off */
+    int64_t todo;            /* clips to load, for the progress */
+    gint done;
 } loader;
 
 /* Decode and featurise one clip (no cache involved). */
@@ -188,7 +168,8 @@ static void compute_clip(const loader *ld, clip *c, float *feat)
     rf_status st = {0};
     float *wave = NULL;
     int64_t n = 0;
-    if (!rf_audio_read(c->path, p->sample_rate, rf_logmel_samples_needed(ld->lm), &wave, &n, &c->duration, &st)) {
+    if (!rf_audio_read(c->path, p->sample_rate, rf_logmel_samples_needed(ld->lm), &wave, &n, &c->duration, &c->format,
+                       &st)) {
         c->error = g_strdup(st.msg);
         return;
     }
@@ -216,7 +197,9 @@ static void load_clip_now(gpointer item, gpointer user)
     } else {
         if (keyed)
             c->cache = rf_feature_cache_read(ld->cache_dir, key, p, feat, &c->frames, &c->duration);
-        if (c->cache != RF_CACHE_HIT)
+        if (c->cache == RF_CACHE_HIT)
+            c->format = rf_audio_format_of(c->path);   /* the header only */
+        if (c->cache != RF_CACHE_HIT || c->format == NULL)
             compute_clip(ld, c, feat);
         if (keyed && c->cache != RF_CACHE_HIT && c->error == NULL) {
             c->cache_written = rf_feature_cache_write(ld->cache_dir, key, p, feat, c->frames, c->duration, &st);
@@ -235,11 +218,16 @@ static void load_clip(gpointer item, gpointer user)
 {
     RF_TSAN_ACQUIRE(user);
     load_clip_now(item, user);
+    loader *ld = user;
+    rf_load_progress("clips", g_atomic_int_add(&ld->done, 1) + 1, ld->todo);
     RF_TSAN_RELEASE(user);
 }
 
 static void load_all(loader *ld, int64_t count, int threads)
 {
+    for (int64_t i = 0; i < count; i++)
+        ld->todo += ld->clips[i].error == NULL;
+    rf_load_progress("clips", 0, ld->todo);
     GThreadPool *pool = NULL;
     if (threads > 1 && count > 1)
         pool = g_thread_pool_new(load_clip, ld, threads, FALSE, NULL);
@@ -307,7 +295,7 @@ static bool audio_featurise(const rf_dataset *ds, const char *path, const char *
     float *wave = NULL;
     int64_t n = 0, duration = 0;
     rf_status why = {0};
-    if (!rf_audio_read(path, p->sample_rate, keep, &wave, &n, &duration, &why)) {
+    if (!rf_audio_read(path, p->sample_rate, keep, &wave, &n, &duration, NULL, &why)) {
         char *kind = rf_input_kind(path);
         if (kind == NULL || g_str_has_prefix(kind, "an audio clip"))
             rf_fail(st, "%s", why.msg);
@@ -356,6 +344,7 @@ static void audio_destroy(rf_dataset *ds)
  * without a usable (training) clip are dropped; labels are renumbered. */
 static bool settle_classes(audio_folder *af, GPtrArray *names, bool fixed, bool strict, rf_status *st)
 {
+    rf_skips skips = {.st = st, .strict = strict};
     int64_t *usable = calloc(names->len + 1, sizeof *usable);
     int *label = malloc((names->len + 1) * sizeof *label);
     bool ok = usable != NULL && label != NULL;
@@ -363,15 +352,14 @@ static bool settle_classes(audio_folder *af, GPtrArray *names, bool fixed, bool 
         rf_fail(st, "%s: out of memory", af->root);
     for (int64_t i = 0; ok && i < af->clip_count; i++) {
         const clip *c = &af->clips[i];
-        if (c->error == NULL) {
+        if (c->error == NULL)
             usable[c->cls] += !c->test;
-        } else if (strict) {
-            ok = rf_fail(st, "%s (data.strict = true)", c->error);
-        } else {
-            rf_status_warn(st, "%s (skipped)", c->error);
-            af->stats.skipped++;
-        }
+        else
+            ok = rf_skips_add(&skips, c->error);
     }
+    af->stats.skipped = skips.count;
+    if (ok)
+        rf_skips_finish(&skips);
     int kept = 0;
     for (guint k = 0; ok && k < names->len; k++) {
         label[k] = usable[k] > 0 ? kept++ : -1;
@@ -489,6 +477,7 @@ static void finish(audio_folder *af)
             if (used != NULL)
                 used[af->order[s][i]] = true;
             af->stats.clips++;
+            rf_format_counts_add(&af->stats.formats, c->format);
             af->stats.audio_seconds += (double)c->duration / af->sample_rate;
             if (s != RF_SPLIT_TRAIN)
                 continue;
@@ -533,8 +522,7 @@ static void cache_report(audio_folder *af, rf_status *st)
 static bool check_config(const rf_config *cfg, rf_status *st)
 {
     if (cfg->data.path[0] == '\0')
-        return rf_fail(st, "audio_folder: data.path is empty; set it to a folder of class folders of .wav/.flac/"
-                           ".ogg clips");
+        return rf_fail(st, "audio_folder: data.path is empty; set it to a folder of class folders of audio clips");
     if (!g_file_test(cfg->data.path, G_FILE_TEST_IS_DIR))
         return rf_fail(st, "%s: not a folder (data.path of audio_folder)", cfg->data.path);
     if (cfg->data.train_size < 1 || cfg->data.val_size < 0 || cfg->data.test_size < 0)
@@ -563,14 +551,15 @@ rf_dataset *rf_audio_folder_open(const rf_config *cfg, rf_status *st)
     af->root = g_strdup(cfg->data.path);
     af->sample_rate = cfg->data.sample_rate;
     af->lm = rf_logmel_new(cfg->data.sample_rate, cfg->data.mel_bins, cfg->data.max_frames, st);
-    scan sc = {af->root, g_array_new(FALSE, TRUE, sizeof(clip)), g_ptr_array_new_with_free_func(g_free)};
+    scan sc = {af->root, g_array_new(FALSE, TRUE, sizeof(clip)), g_ptr_array_new_with_free_func(g_free),
+               rf_folder_visited_new()};
     bool fixed = false, ok = af->lm != NULL && scan_root(&sc, &fixed, st);
     af->clip_count = sc.clips->len;
     af->clips = g_array_steal(sc.clips, NULL);
     g_array_unref(sc.clips);
     if (ok) {
         char *cache_dir = g_build_filename(af->root, RF_FEATURE_CACHE_DIR, NULL);
-        loader ld = {af->clips, af->lm, strcmp(cfg->data.cache, "on") == 0 ? cache_dir : NULL};
+        loader ld = {af->clips, af->lm, strcmp(cfg->data.cache, "on") == 0 ? cache_dir : NULL, 0, 0};
         load_all(&ld, af->clip_count, load_threads(cfg));
         g_free(cache_dir);
         cache_report(af, st);
@@ -578,6 +567,7 @@ rf_dataset *rf_audio_folder_open(const rf_config *cfg, rf_status *st)
              make_splits(af, cfg, fixed, st);
     }
     g_ptr_array_unref(sc.classes);
+    g_hash_table_unref(sc.visited);
     if (!ok) {
         audio_destroy(&af->ds);
         return NULL;
@@ -645,5 +635,5 @@ float *rf_audio_folder_waveform(const rf_dataset *ds, rf_split split, int64_t in
     const rf_logmel_params *p = rf_logmel_params_of(af->lm);
     int64_t covered = (int64_t)(c->frames - 1) * p->hop + p->window, duration;
     float *wave = NULL;
-    return rf_audio_read(c->path, af->sample_rate, covered, &wave, n, &duration, st) ? wave : NULL;
+    return rf_audio_read(c->path, af->sample_rate, covered, &wave, n, &duration, NULL, st) ? wave : NULL;
 }

@@ -1,23 +1,26 @@
 /* data.task = audio_folder: labelled clips in class folders, as log-mel
  * spectrograms.
  *
- * Layout: data.path/<class>/<clip>.wav|.flac|.ogg; or, for a fixed split,
+ * Layout: data.path/<class>/...; or, for a fixed split,
  * data.path/train/<class>/... and data.path/test/<class>/... (what
- * `rangefinder make-dataset spoken-digits` writes). Names starting with '.'
- * are ignored; so are files directly in data.path, folders inside a class
- * folder and, for a fixed split, everything at the root but train/ and
- * test/. Classes are the class folder names in byte order (train/'s
- * and test/'s together for a fixed split); a class left with no usable
- * clip (in train/ for a fixed split) is dropped with a warning and its
- * test clips with it.
+ * `rangefinder make-dataset spoken-digits` writes). Every file below a
+ * class folder, at any depth, is a candidate (folder_walk.h: hidden
+ * files, Thumbs.db and __MACOSX/ ignored, links followed once); files
+ * directly in data.path and, for a fixed split, everything at the root but
+ * train/ and test/ are ignored. Classes are the class folder names in byte
+ * order (train/'s and test/'s together for a fixed split); a class left
+ * with no usable clip (in train/ for a fixed split) is dropped with a
+ * warning and its test clips with it.
  *
- * Each clip is decoded with libsndfile, averaged to mono, resampled to
- * data.sample_rate (libsamplerate, SRC_SINC_FASTEST) and turned into
- * log-mel features (logmel.h: 25 ms Hann window, 10 ms hop, data.mel_bins
- * HTK filters, at most data.max_frames frames). A file that cannot be used
- * (unreadable, not audio, truncated, empty, an unsupported extension) is
- * skipped with one line "rangefinder: warning: FILE: problem (skipped)" on
- * stderr and counted; with data.strict = true it is an error instead.
+ * Each clip is decoded by libsndfile, whatever its name (every format it
+ * opens; the formats are counted in the stats), averaged to mono,
+ * resampled to data.sample_rate (libsamplerate, SRC_SINC_FASTEST) and
+ * turned into log-mel features (logmel.h: 25 ms Hann window, 10 ms hop,
+ * data.mel_bins HTK filters, at most data.max_frames frames). A file that
+ * cannot be used (unreadable, not audio, truncated, empty) is skipped with
+ * a warning "rangefinder: warning: FILE: problem (skipped)" (the first
+ * few; the rest counted in one line, folder_report.h) and counted; with
+ * data.strict = true it is an error instead.
  *
  * Samples: one token per frame, so seq_len = data.max_frames, feat_dim =
  * data.mel_bins, grid_h = grid_w = 0 (a 1-D sequence over time); a clip's
@@ -41,6 +44,7 @@
 
 #include "../core/config.h"
 #include "../core/data.h"
+#include "folder_report.h"
 
 rf_dataset *rf_audio_folder_open(const rf_config *cfg, rf_status *st);
 
@@ -53,6 +57,7 @@ typedef struct rf_audio_folder_stats {
     int64_t cache_rejected;   /* cache entries that failed validation and were recomputed */
     int64_t cache_written;    /* entries written */
     double audio_seconds;     /* length of the usable clips, before the crop */
+    rf_format_counts formats; /* usable clips per format */
 } rf_audio_folder_stats;
 
 /* False when ds is not an audio folder. */

@@ -1,10 +1,13 @@
 /* rf_dataset_open: the task name to its constructor. */
 #include "datasets.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "audio_folder.h"
 #include "fashion_mnist.h"
+#include "folder_report.h"
+#include "image_table.h"
 #include "image_folder.h"
 #include "listops.h"
 #include "lra_tsv.h"
@@ -44,4 +47,30 @@ rf_dataset *rf_dataset_open(const rf_config *cfg, rf_status *st)
     }
     rf_fail(st, "unknown data.task '%s' (allowed: %s)", cfg->data.task, allowed);
     return NULL;
+}
+
+bool rf_dataset_summary(const rf_dataset *ds, char *buf, size_t size)
+{
+    char formats[256];
+    rf_audio_folder_stats a;
+    const rf_format_counts *images = ds != NULL && strcmp(ds->name, "image_folder") == 0 ? rf_image_formats(ds) : NULL;
+    int64_t skipped;
+    if (images != NULL) {
+        rf_format_counts_text(images, formats, sizeof formats);
+        skipped = rf_image_skipped(ds);
+        int64_t read = images->other;
+        for (int i = 0; i < images->kinds; i++)
+            read += images->count[i];
+        snprintf(buf, size, "image_folder: %lld images read (%s)", (long long)read, formats);
+    } else if (rf_audio_folder_get_stats(ds, &a)) {
+        rf_format_counts_text(&a.formats, formats, sizeof formats);
+        skipped = a.skipped;
+        snprintf(buf, size, "audio_folder: %lld clips, %.1f s (%s)", (long long)a.clips, a.audio_seconds, formats);
+    } else {
+        return false;
+    }
+    size_t n = strlen(buf);
+    if (skipped > 0 && n < size)
+        snprintf(buf + n, size - n, ", %lld file%s skipped", (long long)skipped, skipped == 1 ? "" : "s");
+    return true;
 }

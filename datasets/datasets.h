@@ -9,4 +9,9 @@
  * cfg->train.seed for generation. The caller frees it with rf_dataset_free. */
 rf_dataset *rf_dataset_open(const rf_config *cfg, rf_status *st);
 
+/* One line on what a folder task read: "image_folder: 120 images (100 png,
+ * 20 jpeg), 3 files skipped"; "audio_folder: 40 clips, 52.1 s (30 wav, 10
+ * flac)". False (buf untouched) for the other tasks. */
+bool rf_dataset_summary(const rf_dataset *ds, char *buf, size_t size);
+
 #endif

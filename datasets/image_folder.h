@@ -1,17 +1,20 @@
 /* A folder of labelled images (data.task = image_folder):
- * data.path/<class>/<image>.png|.jpg|.jpeg, one sub-folder per class, the
- * classes numbered in sorted (byte) order of their names.
+ * data.path/<class>/..., one sub-folder per class, the classes numbered in
+ * sorted (byte) order of their names; every file below a class folder, at
+ * any depth, is a candidate (folder_walk.h: junk ignored, links followed
+ * once). docs/data-formats.md has the details.
  *
- * Each image is decoded with gdk-pixbuf, its alpha dropped, converted to
- * data.channels (gray: 0.299 R + 0.587 G + 0.114 B; rgb), squashed to a
- * data.image_size square (bilinear, aspect not kept) and stored as bytes.
- * Tokens as Fashion-MNIST (pixels or data.patch patches, see image_table.h),
- * values pixel / 127.5 - 1 in [-1, 1].
+ * Each file is decoded by whichever gdk-pixbuf loader recognises its
+ * content (image_decode.h: reduced-scale decoding, EXIF orientation, alpha
+ * over data.background, data.resize to a data.image_size square,
+ * data.channels), on a thread pool, and stored as bytes. Tokens as
+ * Fashion-MNIST (pixels or data.patch patches, see image_table.h), values
+ * pixel / 127.5 - 1 in [-1, 1].
  *
- * A file that is not a PNG/JPEG or does not decode is skipped with a
- * warning on stderr and counted (rf_image_skipped); with data.strict = true
- * it is an error. Hidden entries (".name") are ignored. A class folder left
- * without images is an error naming it.
+ * A file that does not decode is skipped with a warning (the first few
+ * named, folder_report.h) and counted (rf_image_skipped); with data.strict
+ * = true it is an error. The formats read are counted (rf_image_formats).
+ * A class folder left without images is an error naming it.
  *
  * Splits: a shuffle seeded by train.seed; test = the first data.test_size,
  * val = the next data.val_size, train = the first data.train_size of the

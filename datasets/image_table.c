@@ -115,8 +115,8 @@ static bool image_describe(const rf_dataset *ds, rf_split split, int64_t index, 
     return true;
 }
 
-/* An image file decoded as the loader decodes the table's images (the same
- * side and channels through rf_image_decode) and tokenised as get() does. */
+/* An image file decoded as the loader decodes the table's images (its
+ * options through rf_image_decode) and tokenised as get() does. */
 static bool image_featurise(const rf_dataset *ds, const char *path, const char *text, float *x, int *len,
                             rf_status *st)
 {
@@ -129,7 +129,10 @@ static bool image_featurise(const rf_dataset *ds, const char *path, const char *
     if (img == NULL)
         return rf_fail(st, "%s: out of memory", path);
     char *problem = NULL;
-    bool ok = rf_image_decode(path, t->height, t->channels, img, &problem);
+    rf_image_options o = t->decode.side > 0 ? t->decode
+                                            : (rf_image_options){.side = t->height, .channels = t->channels,
+                                                                 .resize = RF_RESIZE_CROP, .background = 0};
+    bool ok = rf_image_decode(path, &o, img, NULL, &problem);
     if (ok) {
         tokenise(t, img, (view){0, 0, false}, x);
         *len = ds->seq_len;
@@ -220,4 +223,10 @@ int64_t rf_image_skipped(const rf_dataset *ds)
 {
     const rf_image_table *t = as_table(ds);
     return t != NULL ? t->skipped : 0;
+}
+
+const rf_format_counts *rf_image_formats(const rf_dataset *ds)
+{
+    const rf_image_table *t = as_table(ds);
+    return t != NULL ? &t->formats : NULL;
 }

@@ -14,6 +14,8 @@
 #include <stdint.h>
 
 #include "../core/data.h"
+#include "folder_report.h"
+#include "image_decode.h"
 
 typedef struct rf_image_table {
     rf_dataset ds;
@@ -27,8 +29,14 @@ typedef struct rf_image_table {
     int64_t *order;                       /* storage index of each sample: train, then val, then test */
     int64_t first[RF_SPLIT_COUNT];        /* where each split starts in order[] */
     int64_t skipped;                      /* files skipped with a warning while loading */
+    rf_format_counts formats;             /* images read per format (image_folder) */
     int augment_shift;                    /* training draws: shift by up to this many pixels */
     bool augment_flip;                    /* training draws: random left-right flip */
+    /* How an outside picture becomes one of these images (featurise): the
+     * loader's own options (image_folder); otherwise the table's size and
+     * channels, centre-cropped over black (Fashion-MNIST's clothes are
+     * light on black). */
+    rf_image_options decode;
 } rf_image_table;
 
 /* An empty table for height x width x channels images. Fails when
@@ -56,5 +64,8 @@ const uint8_t *rf_image_pixels(const rf_dataset *ds, rf_split split, int64_t ind
 
 /* Files skipped with a warning while loading an image data set (0 for others). */
 int64_t rf_image_skipped(const rf_dataset *ds);
+
+/* Images read per format (image_folder; NULL for other data sets). */
+const rf_format_counts *rf_image_formats(const rf_dataset *ds);
 
 #endif

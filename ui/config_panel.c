@@ -23,6 +23,8 @@ static const struct {
     {"data.patch", "data.task", "fashion_mnist|image_folder"},
     {"data.image_size", "data.task", "image_folder"},
     {"data.channels", "data.task", "image_folder"},
+    {"data.resize", "data.task", "image_folder"},
+    {"data.background", "data.task", "image_folder"},
     {"data.augment_shift", "data.task", "fashion_mnist|image_folder"},
     {"data.augment_flip", "data.task", "fashion_mnist|image_folder"},
     {"data.strict", "data.task", "image_folder|audio_folder|text_folder"},

@@ -143,7 +143,23 @@ def seeds_image():
     put("image", "palette.png", png(2, 1, 3, [[0, 1]], palette=[255, 0, 0, 0, 0, 255]))
     put("image", "huge-header.png", png(100000, 100000, 2, [[0, 0, 0]]))
     # image/small.jpg (12x10 RGB, quality 75) was written once by
-    # gdk_pixbuf_save and is kept as it is.
+    # gdk_pixbuf_save and is kept as it is; so are image/small.tiff and
+    # image/small.ico (4x4, written once by Pillow 13). The formats are
+    # sniffed from the content, so each reaches its own gdk-pixbuf loader.
+    put("image", "text.xpm", '/* XPM */\nstatic char *x[] = {"2 2 2 1", "a c #FF0000", "b c None", "ab", "ba"};\n')
+    put("image", "text.xbm", "#define x_width 4\n#define x_height 2\nstatic unsigned char x_bits[] = {0x05, 0x0a};\n")
+    put("image", "text.ppm", "P3\n2 1\n255\n200 100 50 1 2 3\n")
+    put("image", "binary.pgm", b"P5\n2 2\n255\n\x00\x40\x80\xff")
+    put("image", "text.svg", '<svg xmlns="http://www.w3.org/2000/svg" width="3" height="2">'
+                             '<rect width="2" height="2" fill="#f00" fill-opacity="0.5"/></svg>\n')
+    bmp_pixels = bytes([0, 0, 255, 0, 255, 0, 0, 0, 255, 0, 0, 0, 0, 0, 0, 0])   # 2x2, rows padded to 4 bytes
+    put("image", "small.bmp", b"BM" + struct.pack("<IHHI", 54 + len(bmp_pixels), 0, 0, 54) +
+        struct.pack("<IiiHHIIiiII", 40, 2, 2, 1, 24, 0, len(bmp_pixels), 2835, 2835, 0, 0) + bmp_pixels)
+    # The pictures gdk-pixbuf cannot write, from tests/data/formats (its README).
+    formats = os.path.join(HERE, "..", "data", "formats")
+    for name in ("anim.gif", "cmyk.jpg", "exif6.jpg", "grey16.png", "solid.webp", "solid.tga"):
+        with open(os.path.join(formats, name), "rb") as f:
+            put("image", name, f.read())
 
 
 def wav(channels, rate, width, frames):
@@ -196,6 +212,10 @@ def seeds_audio():
                 with open(out, "rb") as f:
                     put("audio", "mono16k." + ext, f.read())
         shutil.rmtree(folder)
+    # audio/wavex-float-stereo96k, caf-8k, w64-8k, rf64-8k, aifc-float-8k,
+    # au-ulaw-8k, opus-8k and mp3-8k (a 0.5 amplitude sine, 200 to 1200
+    # frames) were written once by libsndfile 1.2 (sf_writef_float) and
+    # are kept as they are: the formats sox does not write here.
 
 
 def seeds_npy():
