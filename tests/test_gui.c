@@ -622,6 +622,13 @@ static void check_bad_image_folder(RfWindow *win, const char *dir)
            "an image folder with a corrupt and a truncated PNG opens with a warning dialog naming both, the "
            "other 12 images kept (%s: %s)", rf_dialog_last_warning(), said);
 
+    int64_t done = 0, total = 0;
+    const char *what = "";
+    rf_data_progress(&done, &total, &what);
+    tap_ok(total == 14 && done == total && strcmp(what, "images") == 0,
+           "the loader's progress reaches the workbench (%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " %s)", done, total,
+           what);
+
     set_key(s, "data.strict", "true");
     gboolean refused = open_refused(win, root, "broken-image.png", "strict");
     tap_ok(refused, "with data.strict the corrupt PNG is an error dialog naming it (%s)", rf_dialog_last_error_detail());

@@ -67,6 +67,10 @@ const rf_dataset *rf_session_get_dataset(RfSession *s);   /* NULL until loaded *
 /* What opening the current data set warned about (*count warnings; the
  * first of them, one per line): files skipped, splits capped. */
 const char *rf_session_get_data_warnings(RfSession *s, long long *count);
+/* The latest progress of a data set being opened (image and audio folders
+ * report it): `done` of `total` `what` ("images", "clips"); 0 of 0 before
+ * any. From the loaders' threads; read it from any thread. */
+void rf_data_progress(int64_t *done, int64_t *total, const char **what);
 
 /* --- the run --- */
 RfRunState rf_session_get_state(RfSession *s);

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "../datasets/datasets.h"
+#include "../datasets/folder_report.h"
+#include "../datasets/tsan_sync.h"
 #include "session_private.h"
 
 static void data_ref_clear(gpointer p)
@@ -13,8 +15,41 @@ static void data_ref_clear(gpointer p)
     g_free(d->warning_lines);
 }
 
+/* The latest load progress, from the loaders' threads to the UI thread's
+ * status line (one data set opens at a time; a late report of an older
+ * opening only moves the numbers). */
+static GMutex progress_lock;
+static int64_t progress_done, progress_total;
+static const char *progress_what = "files";   /* a loader's static word */
+
+static void note_progress(const char *what, int64_t done, int64_t total, void *ctx)
+{
+    (void)ctx;
+    g_mutex_lock(&progress_lock);
+    RF_TSAN_ACQUIRE(&progress_lock);
+    progress_what = what;
+    progress_done = done;
+    progress_total = total;
+    RF_TSAN_RELEASE(&progress_lock);
+    g_mutex_unlock(&progress_lock);
+}
+
+void rf_data_progress(int64_t *done, int64_t *total, const char **what)
+{
+    g_mutex_lock(&progress_lock);
+    RF_TSAN_ACQUIRE(&progress_lock);
+    *done = progress_done;
+    *total = progress_total;
+    *what = progress_what;
+    RF_TSAN_RELEASE(&progress_lock);
+    g_mutex_unlock(&progress_lock);
+}
+
 rf_data_ref *rf_data_ref_open(const rf_config *cfg, GError **error)
 {
+    static gsize installed;
+    if (g_once_init_enter(&installed))
+        g_once_init_leave(&installed, (rf_load_progress_set(note_progress, NULL), 1));
     rf_status st = {0};
     rf_dataset *ds = rf_dataset_open(cfg, &st);
     if (ds == NULL) {

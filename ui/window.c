@@ -16,6 +16,7 @@ struct _RfWindow {
     RfSession *session;
     RfConfigPanel *panel;
     gboolean loading_data;      /* an open_data we asked for has not answered yet */
+    guint loading_tick;         /* the status line's refresh while it loads */
     gboolean resume_on_cancel;  /* the close question paused a running run */
 
     GtkWidget *train_button;
@@ -192,7 +193,14 @@ static void update_status(RfWindow *win)
         rf_format_bytes(run->peak_bytes > 0.0 ? run->peak_bytes : run->planned_bytes, bytes, sizeof bytes);
         g_string_append_printf(s, "%s%s · ", bytes, run->peak_bytes > 0.0 ? "" : " planned");
     }
-    if (train == NULL || state != RF_RUN_RUNNING)
+    int64_t done = 0, total = 0;
+    const char *what = "";
+    if (win->loading_data)
+        rf_data_progress(&done, &total, &what);
+    if (win->loading_data && total > 0 && done < total)
+        g_string_append_printf(s, "loading data… %'" G_GINT64_FORMAT " of %'" G_GINT64_FORMAT " %s · ", done, total,
+                               what);
+    else if (train == NULL || state != RF_RUN_RUNNING)
         g_string_append_printf(s, "%s · ", win->loading_data ? "loading data…" : state_words(state));
     g_string_append_printf(s, "%s · %s", rf_choice_label("data.task", cfg->data.task),
                            rf_choice_label("model.encoder", cfg->model.encoder));
@@ -252,10 +260,24 @@ static void on_run_failed(RfSession *s, const char *message, gpointer user_data)
     rf_dialog_error(GTK_WINDOW(win), what, message);
 }
 
+/* While data loads, the status line follows the loader's progress. */
+static gboolean tick_loading(gpointer user_data)
+{
+    RfWindow *win = user_data;
+    if (!win->loading_data) {
+        win->loading_tick = 0;
+        return G_SOURCE_REMOVE;
+    }
+    refresh(win);
+    return G_SOURCE_CONTINUE;
+}
+
 static void open_data(RfWindow *win)
 {
     win->loading_data = TRUE;
     rf_session_open_data(win->session);
+    if (win->loading_tick == 0)
+        win->loading_tick = g_timeout_add(200, tick_loading, win);
     refresh(win);
 }
 
@@ -635,6 +657,7 @@ static const GActionEntry win_actions[] = {
 static void rf_window_dispose(GObject *object)
 {
     RfWindow *win = RF_WINDOW(object);
+    g_clear_handle_id(&win->loading_tick, g_source_remove);
     gtk_widget_dispose_template(GTK_WIDGET(win), RF_TYPE_WINDOW);
     G_OBJECT_CLASS(rf_window_parent_class)->dispose(object);
     g_clear_object(&win->session);
