@@ -35,14 +35,6 @@ void rf_set_warn_handler(rf_warn_handler fn, void *ctx)
     warn_ctx = ctx;
 }
 
-static void give_warning(const char *msg)
-{
-    if (warn_fn != NULL)
-        warn_fn(msg, warn_ctx);
-    else
-        fprintf(stderr, "rangefinder: warning: %s\n", msg);
-}
-
 void rf_warn(const char *fmt, ...)
 {
     char msg[RF_STATUS_MSG];
@@ -50,7 +42,10 @@ void rf_warn(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    give_warning(msg);
+    if (warn_fn != NULL)
+        warn_fn(msg, warn_ctx);
+    else
+        fprintf(stderr, "rangefinder: warning: %s\n", msg);
 }
 
 void rf_status_warn(rf_status *st, const char *fmt, ...)
@@ -60,7 +55,7 @@ void rf_status_warn(rf_status *st, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    give_warning(msg);
+    rf_warn("%s", msg);
     if (st == NULL)
         return;
     /* Whole lines only: a cut line would misname a file. */

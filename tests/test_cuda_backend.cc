@@ -98,18 +98,23 @@ static rf_config tiny(const char *encoder)
     return cfg;
 }
 
-/* Train STEPS steps on `device`; losses into loss[]. */
-static bool train(rf_config cfg, const char *device, double *loss, const char *save, rf_status *st)
+/* `count` steps of `cfg` on `device`: each step's loss (NaN when it was
+ * not read) into loss[], the steps made into *reached, the error that
+ * stopped it into st; then the checkpoint into `save` (NULL: none). */
+static bool run_steps(const rf_config &cfg, const char *device, double *loss, int count, int64_t *reached,
+                      const char *save, rf_status *st)
 {
-    strcpy(cfg.train.device, device);
-    rf_dataset *ds = rf_dataset_open(&cfg, st);
-    rf_trainer *t = ds != NULL ? rf_trainer_new(&cfg, ds, st) : NULL;
+    rf_config c = cfg;
+    strcpy(c.train.device, device);
+    rf_dataset *ds = rf_dataset_open(&c, st);
+    rf_trainer *t = ds != NULL ? rf_trainer_new(&c, ds, st) : NULL;
     bool ok = t != NULL;
-    for (int s = 0; ok && s < STEPS; s++) {
+    for (int s = 0; ok && s < count; s++) {
         rf_metrics m;
         ok = rf_trainer_step(t, &m, st);
-        loss[s] = m.loss;
+        loss[s] = ok && !m.unread ? m.loss : NAN;
     }
+    *reached = t != NULL ? rf_trainer_step_count(t) : -1;
     if (ok && save != NULL)
         ok = rf_trainer_save(t, save, st);
     rf_trainer_free(t);
@@ -203,7 +208,9 @@ static void check_encoder(const char *encoder)
     rf_status st = {};
     char path[128];
     snprintf(path, sizeof path, "/tmp/rf-cuda-backend-%d-%s.safetensors", (int)getpid(), encoder);
-    bool ran = train(cfg, "cpu", cpu, NULL, &st) && train(cfg, "cuda", gpu, path, &st);
+    int64_t reached;
+    bool ran = run_steps(cfg, "cpu", cpu, STEPS, &reached, NULL, &st) &&
+               run_steps(cfg, "cuda", gpu, STEPS, &reached, path, &st);
     if (!ran && strstr(st.msg, "has no kernel for") != NULL) {
         /* a gap the backend states itself (rf_model_new); listed in the summary */
         tap_skip(encoder, "%s", st.msg);
@@ -274,27 +281,6 @@ static void check_device_plan(void)
            "against the CPU's %.1f MiB at N = 2048", gpu, cpu, act[1][1] / 1048576.0, act[0][1] / 1048576.0);
 }
 
-/* Steps `first`..`last` of `cfg` on `device`: each step's loss (NaN when
- * it was not read) into loss[], the error that stopped it into st. */
-static bool run_steps(const rf_config &cfg, const char *device, double *loss, int count, int64_t *reached,
-                      rf_status *st)
-{
-    rf_config c = cfg;
-    strcpy(c.train.device, device);
-    rf_dataset *ds = rf_dataset_open(&c, st);
-    rf_trainer *t = ds != NULL ? rf_trainer_new(&c, ds, st) : NULL;
-    bool ok = t != NULL;
-    for (int s = 0; ok && s < count; s++) {
-        rf_metrics m;
-        ok = rf_trainer_step(t, &m, st);
-        loss[s] = ok && !m.unread ? m.loss : NAN;
-    }
-    *reached = t != NULL ? rf_trainer_step_count(t) : -1;
-    rf_trainer_free(t);
-    rf_dataset_free(ds);
-    return ok;
-}
-
 /* The host waits for the GPU only every train.log_every steps: the steps
  * between report nothing, the read ones the same bits as reading every
  * step; and a diverging run stops where the CPU's does, with its words,
@@ -305,9 +291,9 @@ static void check_queued_steps(void)
     double every[STEPS], some[STEPS];
     int64_t reached = 0;
     rf_status st = {};
-    bool ran = run_steps(cfg, "cuda", every, STEPS, &reached, &st);
+    bool ran = run_steps(cfg, "cuda", every, STEPS, &reached, NULL, &st);
     cfg.train.log_every = 4;
-    ran = ran && run_steps(cfg, "cuda", some, STEPS, &reached, &st);
+    ran = ran && run_steps(cfg, "cuda", some, STEPS, &reached, NULL, &st);
     bool same = ran;
     for (int s = 0; same && s < STEPS; s++) {
         bool read = (s + 1) % 4 == 0 || s + 1 == STEPS;
@@ -322,8 +308,8 @@ static void check_queued_steps(void)
     double loss[STEPS];
     int64_t cpu_step = 0, gpu_step = 0;
     rf_status cpu = {}, gpu = {};
-    bool cpu_ran = run_steps(cfg, "cpu", loss, STEPS, &cpu_step, &cpu);
-    bool gpu_ran = run_steps(cfg, "cuda", loss, STEPS, &gpu_step, &gpu);
+    bool cpu_ran = run_steps(cfg, "cpu", loss, STEPS, &cpu_step, NULL, &cpu);
+    bool gpu_ran = run_steps(cfg, "cuda", loss, STEPS, &gpu_step, NULL, &gpu);
     tap_ok(!cpu_ran && !gpu_ran && strcmp(cpu.msg, gpu.msg) == 0 && cpu_step == gpu_step,
            "a diverging run stops on the GPU as on the CPU, at the same step with the same words (\"%s\" / \"%s\", "
            "steps %lld / %lld)", cpu.msg, gpu.msg, (long long)cpu_step, (long long)gpu_step);
