@@ -129,6 +129,29 @@ static bool webp_too_large(const guchar *head, size_t n, char **problem)
     return true;
 }
 
+/* An icon or cursor directory whose entries lie past the file's end: the
+ * ICO loader grows its buffer to an entry's offset plus size, whatever
+ * they say (a fuzzed header asked for 2 GB). Only the first chunk's
+ * entries are checked; the loader reads no others before that chunk. */
+static bool ico_entries_outside(const guchar *head, size_t n, uint64_t file_size, char **problem)
+{
+    if (n < 6 || head[0] != 0 || head[1] != 0 || (head[2] != 1 && head[2] != 2) || head[3] != 0)
+        return false;
+    unsigned count = head[4] | (unsigned)head[5] << 8;
+    for (unsigned i = 0; i < count && 6 + 16 * (size_t)i + 16 <= n; i++) {
+        const guchar *e = head + 6 + 16 * (size_t)i;
+        uint64_t size = e[8] | (uint64_t)e[9] << 8 | (uint64_t)e[10] << 16 | (uint64_t)e[11] << 24;
+        uint64_t at = e[12] | (uint64_t)e[13] << 8 | (uint64_t)e[14] << 16 | (uint64_t)e[15] << 24;
+        if (at + size > file_size) {
+            *problem = g_strdup_printf("ico image whose entry %u claims %llu bytes at offset %llu, past the file's "
+                                       "%llu", i + 1, (unsigned long long)size, (unsigned long long)at,
+                                       (unsigned long long)file_size);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Feeds the file to the loader in chunks; false with *problem on a read
  * error or a file beyond the size limit. */
 static bool feed(GdkPixbufLoader *loader, const char *path, const sizing *sz, GError **err, char **problem)
@@ -148,7 +171,8 @@ static bool feed(GdkPixbufLoader *loader, const char *path, const sizing *sz, GE
             total += n;
             if (total > RF_IMAGE_MAX_FILE)
                 *problem = g_strdup("the file grew past the size limit while it was read");
-            else if (total > n || !webp_too_large(chunk, n, problem))
+            else if (total > n ||
+                     (!webp_too_large(chunk, n, problem) && !ico_entries_outside(chunk, n, sb.st_size, problem)))
                 gdk_pixbuf_loader_write(loader, chunk, n, err);
         }
         if (*problem == NULL && ferror(f))

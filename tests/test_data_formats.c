@@ -376,6 +376,20 @@ static void test_resize_modes(void)
     g_free(problem);
     g_free(path);
 
+    /* an icon whose directory entry claims data past the file's end (the fuzzer's finding: the ICO loader
+     * grew its buffer to the entry's offset + size, 2 GB); a well-formed icon's entry lies inside */
+    static const unsigned char ico[] = {0, 0, 1, 0, 1, 0, 4, 4, 0, 0, 0, 0, 32, 0, 0x4d, 0, 0x7d, 0x7d,
+                                        0x7d, 0x7d, 0x7d, 0x7d, 0x7d, 0x7d, 0, 0, 0, 0};
+    write_bytes(dir, "lying.ico", ico, sizeof ico);
+    path = path_in(dir, "lying.ico");
+    problem = NULL;
+    decoded = rf_image_decode(path, &o, out, NULL, &problem);
+    tap_ok(!decoded && problem != NULL && strstr(problem, "past the file's") != NULL,
+           "an icon entry claiming 2 GB past the file's end is refused before the loader grows to it: %s",
+           problem ? problem : "(no reason)");
+    g_free(problem);
+    g_free(path);
+
     /* a PNG cut in the middle of its pixels: refused, not half decoded */
     stripes_w = 64;
     save_pixbuf(dir, "whole.png", "png", 64, 64, false, paint_stripes);
