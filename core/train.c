@@ -24,6 +24,10 @@ struct rf_trainer {
     const rf_backend *device;
     rf_step_report *report;
     bool forward_only;        /* built by rf_trainer_new_forward: cannot step */
+    /* Outside inputs are inspected alone: batch 1, forward only, on the
+     * same parameters (built at the first inspection), so an input costs one
+     * sample's pass, not a whole batch's. */
+    rf_model *single;
 };
 
 static double now_s(void)
@@ -122,6 +126,7 @@ void rf_trainer_free(rf_trainer *t)
         t->device->free(t->report);
     }
     rf_batcher_free(t->batcher);
+    rf_model_free(t->single);
     rf_model_free(t->model);
     rf_params_free(t->params);
     rf_pool_free(t->pool);
@@ -356,9 +361,8 @@ static bool wants_gradient(const rf_graph *g, const rf_probe_set *ps)
 
 /* Forward (and backward for gradient taps) of the loaded batch with `ps`
  * attached to `row`; parameters untouched. */
-static bool run_inspection(rf_trainer *t, int row, rf_probe_set *ps, rf_inspection *out, rf_status *st)
+static bool run_inspection(rf_trainer *t, rf_model *m, int row, rf_probe_set *ps, rf_inspection *out, rf_status *st)
 {
-    rf_model *m = t->model;
     ps->sample = row;
     for (int i = 0; i < ps->count; i++)
         ps->values[i].filled = false;
@@ -395,7 +399,7 @@ bool rf_trainer_inspect(rf_trainer *t, rf_split split, int64_t sample, rf_probe_
     const rf_batch *b = rf_batcher_eval(t->batcher, split, out->batch_index, st);
     if (b == NULL || !load_batch(m, b, st))
         return false;
-    return run_inspection(t, out->row, ps, out, st);
+    return run_inspection(t, m, out->row, ps, out, st);
 }
 
 /* Outside inputs into the first `count` rows of the graph's inputs, the
@@ -438,16 +442,25 @@ static void row_probabilities(rf_model *m, int row, float *probs)
         probs[k] = (float)(exp((double)z[k] - mx) / se);
 }
 
+static rf_model *single_model(rf_trainer *t, rf_status *st)
+{
+    const rf_dataset *ds = t->ds;
+    if (t->single == NULL)
+        t->single = rf_model_new_forward(&t->cfg, 1, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes, ds->grid_h,
+                                         ds->grid_w, t->params, st);
+    return t->single;
+}
+
 bool rf_trainer_inspect_input(rf_trainer *t, const rf_outside_input *in, rf_probe_set *ps, rf_inspection *out,
                               float *probs, rf_status *st)
 {
-    rf_model *m = t->model;
-    if (wants_gradient(m->graph, ps))
+    if (wants_gradient(t->model->graph, ps))
         return rf_fail(st, "an outside input has no label, so it has no gradient; ask for value probes only");
-    if (!settle(t, st) || !load_inputs(m, in, 1, st))
+    rf_model *m = settle(t, st) ? single_model(t, st) : NULL;
+    if (m == NULL || !load_inputs(m, in, 1, st))
         return false;
     *out = (rf_inspection){0};
-    bool ok = run_inspection(t, 0, ps, out, st);
+    bool ok = run_inspection(t, m, 0, ps, out, st);
     out->label = -1;
     out->loss = 0;
     if (ok && probs != NULL)
