@@ -91,8 +91,9 @@ typedef struct rf_outside_input {
     int len;
 } rf_outside_input;
 
-/* rf_trainer_inspect for an outside input: it goes in row 0 of an
- * evaluation batch whose other rows are padding. It has no label, so
+/* rf_trainer_inspect for an outside input: it runs alone on a batch-1
+ * forward-only model sharing the trainer's parameters (built at the first
+ * call; the same results as row 0 of a batch). It has no label, so
  * out->label is -1 and out->loss 0, and gradient taps are refused. probs
  * (NULL, or classes floats) gets its class probabilities. */
 bool rf_trainer_inspect_input(rf_trainer *t, const rf_outside_input *in, rf_probe_set *ps, rf_inspection *out,
