@@ -157,7 +157,7 @@ typedef struct loader {
     clip *clips;
     const rf_logmel *lm;
     const char *cache_dir;   /* NULL: cache off */
-    int64_t todo;            /* clips to load, for the progress */
+    int64_t to_load;         /* clips to load, for the progress */
     gint done;
 } loader;
 
@@ -219,15 +219,15 @@ static void load_clip(gpointer item, gpointer user)
     RF_TSAN_ACQUIRE(user);
     load_clip_now(item, user);
     loader *ld = user;
-    rf_load_progress("clips", g_atomic_int_add(&ld->done, 1) + 1, ld->todo);
+    rf_load_progress("clips", g_atomic_int_add(&ld->done, 1) + 1, ld->to_load);
     RF_TSAN_RELEASE(user);
 }
 
 static void load_all(loader *ld, int64_t count, int threads)
 {
     for (int64_t i = 0; i < count; i++)
-        ld->todo += ld->clips[i].error == NULL;
-    rf_load_progress("clips", 0, ld->todo);
+        ld->to_load += ld->clips[i].error == NULL;
+    rf_load_progress("clips", 0, ld->to_load);
     GThreadPool *pool = NULL;
     if (threads > 1 && count > 1)
         pool = g_thread_pool_new(load_clip, ld, threads, FALSE, NULL);
