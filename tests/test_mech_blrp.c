@@ -491,7 +491,7 @@ static void check_encoder(const char *direction, const char *init, const char *p
     rf_params_zero_grads(eg.p);
     rf_graph_backward(eg.g, &ex, fseed);
     const double h = 1e-6;
-    double *num = malloc((size_t)n_x * sizeof *num);
+    double *num = calloc((size_t)n_x, sizeof *num);
     for (int64_t i = 0; i < n_x; i++) {
         double keep = x[i];
         x[i] = keep + h;
