@@ -6,13 +6,18 @@
 
 G_DEFINE_QUARK(rf-cli-error-quark, rf_cli_error)
 
+int rf_cli_exit_code(const GError *error)
+{
+    gboolean usage = error->domain == G_OPTION_ERROR ||
+                     (error->domain == RF_CLI_ERROR && error->code == RF_CLI_ERROR_USAGE);
+    return usage ? RF_EXIT_USAGE : RF_EXIT_FAILED;
+}
+
 int rf_cli_report(const GError *error)
 {
     fprintf(stderr, "rangefinder: %s\n", error->message);
     fflush(stderr);
-    gboolean usage = error->domain == G_OPTION_ERROR ||
-                     (error->domain == RF_CLI_ERROR && error->code == RF_CLI_ERROR_USAGE);
-    return usage ? RF_EXIT_USAGE : RF_EXIT_FAILED;
+    return rf_cli_exit_code(error);
 }
 
 gboolean rf_cli_parse(GOptionContext *ctx, const char *verb, int *argc, char ***argv, GError **error)

@@ -30,6 +30,8 @@ typedef enum rf_cli_error_code {
 
 /* Print "rangefinder: <message>" on stderr and return the exit code that
  * fits the error. */
+/* The exit status an error calls for: 2 for usage errors, else 1. */
+int rf_cli_exit_code(const GError *error);
 int rf_cli_report(const GError *error);
 
 /* Parse a verb's options (handles --help). Leftover arguments are a usage

@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "config_file.h"
 #include "json_line.h"
+#include "ranks.h"
 
 #define MAX_STEPS 1000000
 
@@ -23,6 +24,10 @@ typedef struct bench_result {
     size_t planned, peak_engine, peak_rss;
     size_t peak_device;   /* a GPU run: the most device memory held; 0 on the CPU */
     int seq;
+    /* under mpirun: the gradient averaging per step, seconds */
+    double sync_alone;    /* one averaging with nothing to hide it (median of 3) */
+    double sync_waited;   /* what the steps waited for it after backward */
+    size_t sync_bytes;
 } bench_result;
 
 static int compare_double(const void *a, const void *b)
@@ -100,7 +105,7 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
     rf_dataset *ds = rf_cli_open_data(cfg, &st);
     if (ds == NULL)
         return rf_cli_fail_status(error, &st);
-    rf_trainer *t = rf_trainer_new(cfg, ds, &st);
+    rf_trainer *t = rf_trainer_new_parallel(cfg, ds, rf_ranks_collective(), &st);
     g_autofree double *seconds = g_new(double, steps);
     double wait = 0, total = 0;
     gboolean ok = t != NULL;
@@ -116,10 +121,21 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
             total += m.step_seconds;
         }
     }
-    if (ok && profile)
+    if (ok && profile && rf_ranks_writer())
         print_profile(&prof, steps);
+    const rf_grad_sync *sync = ok ? rf_trainer_grad_sync(t) : NULL;
+    if (sync != NULL) {
+        rf_grad_sync_stats before = rf_grad_sync_stats_get(sync);
+        double alone[3];
+        for (int i = 0; i < 3; i++)
+            alone[i] = rf_trainer_time_grad_sync(t);
+        r->sync_alone = median(alone, 3);
+        r->sync_waited = before.wait_seconds / before.steps;
+        r->sync_bytes = before.floats * sizeof(float);
+    }
     if (ok) {
         const rf_memory_plan *plan = rf_trainer_plan(t);
+        bench_result sync_part = *r;
         *r = (bench_result){
             .step_median = median(seconds, steps),
             .data_wait_fraction = total > 0 ? wait / total : 0,
@@ -129,11 +145,23 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
             .peak_rss = rf_process_peak_rss_bytes(),
             .peak_device = device_peak(cfg),
             .seq = rf_trainer_model(t)->seq_len,
+            .sync_alone = sync_part.sync_alone,
+            .sync_waited = sync_part.sync_waited,
+            .sync_bytes = sync_part.sync_bytes,
         };
     }
     rf_trainer_free(t);
     rf_dataset_free(ds);
     return ok ? TRUE : rf_cli_fail_status(error, &st);
+}
+
+/* The share of the averaging's own time that backward covered. */
+static double hidden_fraction(const bench_result *r)
+{
+    if (r->sync_alone <= 0)
+        return 0;
+    double f = 1 - r->sync_waited / r->sync_alone;
+    return f < 0 ? 0 : f;
 }
 
 static void print_table(const rf_config *cfg, const bench_result *r, double tokens, int threads)
@@ -159,6 +187,12 @@ static void print_table(const rf_config *cfg, const bench_result *r, double toke
         printf("engine peak        %s (%+.1f%% of planned)\n", engine, percent_of(r->peak_engine, r->planned));
     }
     printf("process peak RSS   %s\n", rss);
+    if (rf_ranks_count() > 1) {
+        g_autofree char *bytes = rf_cli_format_bytes(r->sync_bytes);
+        printf("ranks (MPI)        %d, %d samples each\n", rf_ranks_count(), cfg->data.batch / rf_ranks_count());
+        printf("gradient allreduce %s per step: %.4f s alone, %.4f s waited after backward (%.0f%% hidden)\n", bytes,
+               r->sync_alone, r->sync_waited, 100 * hidden_fraction(r));
+    }
 }
 
 int rf_cmd_bench(int argc, char **argv)
@@ -199,9 +233,15 @@ int rf_cmd_bench(int argc, char **argv)
 
     rf_config cfg;
     bench_result r = {0};
-    if (!rf_config_load_ini(config, (const char *const *)sets, &cfg, &error) ||
-        !bench(&cfg, steps, warmup, profile, &r, &error))
+    if (!rf_ranks_agree(rf_config_load_ini(config, (const char *const *)sets, &cfg, &error), error))
+        return rf_cli_exit_code(error);
+    if (!bench(&cfg, steps, warmup, profile, &r, &error)) {
+        if (rf_ranks_count() > 1)
+            rf_ranks_fail_alone(error->message, RF_EXIT_FAILED);
         return rf_cli_report(error);
+    }
+    if (!rf_ranks_writer())
+        return RF_EXIT_OK;
     double tokens = r.step_median > 0 ? (double)cfg.data.batch * r.seq / r.step_median : 0;
     int threads = rf_cli_threads(cfg.train.threads);
     if (!json) {
@@ -227,6 +267,13 @@ int rf_cmd_bench(int argc, char **argv)
     rf_json_str(&j, "blas_kernels", rf_blas_kernels());
     rf_json_int(&j, "steps", steps);
     rf_json_int(&j, "warmup", warmup);
+    if (rf_ranks_count() > 1) {
+        rf_json_int(&j, "ranks", rf_ranks_count());
+        rf_json_int(&j, "allreduce_bytes_per_step", (int64_t)r.sync_bytes);
+        rf_json_num(&j, "allreduce_s_alone", r.sync_alone);
+        rf_json_num(&j, "allreduce_s_waited", r.sync_waited);
+        rf_json_num(&j, "allreduce_hidden_fraction", hidden_fraction(&r));
+    }
     rf_json_print(&j);
     return RF_EXIT_OK;
 }

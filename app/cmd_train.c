@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/alloc.h"
 #include "../core/atomic_file.h"
@@ -26,6 +27,8 @@
 #include "json_line.h"
 #include "metrics_csv.h"
 #include "progress.h"
+#include "ranks.h"
+#include "../parallel/launch.h"
 
 #define CONFIG_COMMENT " The full effective configuration of this run, written by `rangefinder train`."
 
@@ -35,6 +38,44 @@ static void on_sigint(int sig)
 {
     (void)sig;
     interrupted = 1;
+}
+
+/* In a job of several ranks, the launcher ends the others with SIGTERM
+ * when one rank dies: say where this rank was (the launcher's own message
+ * names the rank that ended). Only async-signal-safe calls here. */
+static volatile sig_atomic_t current_step;
+
+static void put_number(char *buf, size_t *len, long v)
+{
+    char digits[24];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v > 0 && n < (int)sizeof digits);
+    while (n > 0)
+        buf[(*len)++] = digits[--n];
+}
+
+static void on_sigterm(int sig)
+{
+    (void)sig;
+    static const char a[] = "rangefinder: rank ", b[] = ": ended by the MPI launcher during step ",
+                      c[] = " (another rank ended first: the launcher's message names it); the last checkpoint "
+                            "is kept\n";
+    char buf[320];
+    size_t len = 0;
+    memcpy(buf, a, sizeof a - 1);
+    len += sizeof a - 1;
+    put_number(buf, &len, rf_ranks_rank());
+    memcpy(buf + len, b, sizeof b - 1);
+    len += sizeof b - 1;
+    put_number(buf, &len, (long)current_step + 1);
+    memcpy(buf + len, c, sizeof c - 1);
+    len += sizeof c - 1;
+    ssize_t w = write(STDERR_FILENO, buf, len);
+    (void)w;
+    _exit(RF_EXIT_FAILED);
 }
 
 typedef struct train_job {
@@ -58,6 +99,7 @@ static void train_job_clear(train_job *job)
 
 /* What the trainer's callbacks collect while the run goes. */
 typedef struct run_state {
+    rf_trainer *trainer;
     rf_metrics_csv *csv;
     rf_progress *progress;
     GError *write_error;        /* the first metrics.csv failure; it stops the run */
@@ -101,7 +143,8 @@ static void on_checkpoint(void *ctx, const char *path, int64_t step)
 static bool should_stop(void *ctx)
 {
     run_state *s = ctx;
-    if (interrupted && !s->stop_announced) {
+    current_step = (sig_atomic_t)rf_trainer_step_count(s->trainer);
+    if (interrupted && !s->stop_announced && s->progress != NULL) {
         rf_progress_note(s->progress, "interrupted: saving the checkpoint (Ctrl-C again quits without saving)");
         s->stop_announced = TRUE;
     }
@@ -124,7 +167,7 @@ static gboolean open_data_and_trainer(train_job *job, GError **error)
     job->ds = rf_cli_open_data(&job->cfg, &st);
     if (job->ds == NULL)
         return rf_cli_fail_status(error, &st);
-    job->trainer = rf_trainer_new(&job->cfg, job->ds, &st);
+    job->trainer = rf_trainer_new_parallel(&job->cfg, job->ds, rf_ranks_collective(), &st);
     if (job->trainer == NULL)
         return rf_cli_fail_status(error, &st);
     return TRUE;
@@ -155,6 +198,8 @@ static gboolean prepare_new(train_job *job, const char *config_path, const char 
     /* Build everything that can fail on the config before touching the disk. */
     if (!open_data_and_trainer(job, error))
         return FALSE;
+    if (!rf_ranks_writer())
+        return TRUE;
     if (g_mkdir_with_parents(job->dir, 0777) != 0) {
         g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "cannot create %s: %s", job->dir, g_strerror(errno));
         return FALSE;
@@ -178,7 +223,8 @@ static gboolean prepare_resume(train_job *job, const char *dir, const char *cons
         g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "%s: no checkpoint to resume from", job->checkpoint);
         return FALSE;
     }
-    remove_stale_temps(dir);
+    if (rf_ranks_writer())
+        remove_stale_temps(dir);
     rf_config saved;
     rf_config_defaults(&saved);
     rf_status st = {0};
@@ -200,6 +246,8 @@ static gboolean prepare_resume(train_job *job, const char *dir, const char *cons
     if (!rf_trainer_load(job->trainer, job->checkpoint, &st))
         return rf_cli_fail_status(error, &st);
     job->resumed_from = rf_trainer_step_count(job->trainer);
+    if (!rf_ranks_writer())
+        return TRUE;
     g_autofree char *ini = g_build_filename(dir, "config.ini", NULL);
     g_autofree char *csv = g_build_filename(dir, "metrics.csv", NULL);
     if (!rf_config_write_ini(&job->cfg, ini, CONFIG_COMMENT, error))
@@ -219,6 +267,9 @@ static void print_start(const train_job *job)
            c->model.layers, c->model.dim, c->model.heads, c->data.batch, rf_trainer_model(job->trainer)->seq_len,
            (long long)plan->param_count, planned, (long long)(job->resumed_from > 0 ? job->resumed_from : 0),
            c->train.steps);
+    if (rf_ranks_count() > 1)
+        printf("on %d ranks (MPI): data.batch %d is the global batch, %d per rank; rank 0 writes %s\n",
+               rf_ranks_count(), c->data.batch, c->data.batch / rf_ranks_count(), job->dir);
     fflush(stdout);
 }
 
@@ -240,9 +291,21 @@ static void print_result(const train_job *job, const run_state *s, const char *s
     rf_json_print(&j);
 }
 
+/* What failed on this rank: in a job of several ranks a failure the ranks
+ * reached together is shown by rank 0 alone, and one this rank met alone
+ * ends the whole job (the others may be waiting for it). */
+static int report_failure(const GError *error, const rf_status *st)
+{
+    if (rf_ranks_count() > 1 && !st->agreed)
+        rf_ranks_fail_alone(error->message, RF_EXIT_FAILED);
+    return rf_ranks_writer() ? rf_cli_report(error) : RF_EXIT_FAILED;
+}
+
 static int run(train_job *job)
 {
+    gboolean writer = rf_ranks_writer();
     run_state s = {
+        .trainer = job->trainer,
         .csv = job->csv,
         .checkpoint_step = job->resumed_from,
         .train_loss = NAN,
@@ -251,31 +314,40 @@ static int run(train_job *job)
         .test_loss = NAN,
     };
     int64_t first = job->resumed_from > 0 ? job->resumed_from : 0;
-    g_autoptr(rf_progress) progress = rf_progress_new(stdout, first, job->cfg.train.steps);
+    g_autoptr(rf_progress) progress = writer ? rf_progress_new(stdout, first, job->cfg.train.steps) : NULL;
     s.progress = progress;
-    rf_train_callbacks cb = {on_metrics, before_checkpoint, on_checkpoint, should_stop, &s};
+    /* rank 0 records and saves; every rank takes part in stopping */
+    rf_train_callbacks cb = writer ? (rf_train_callbacks){on_metrics, before_checkpoint, on_checkpoint, should_stop, &s}
+                                   : (rf_train_callbacks){.should_stop = should_stop, .ctx = &s};
 
     /* A first Ctrl-C asks for a clean stop; SA_RESETHAND lets a second one
      * kill. A SIGINT ignored from the start (a background job) stays ignored. */
-    struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old;
+    struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old, old_term;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, NULL, &old);
     if (old.sa_handler != SIG_IGN)
         sigaction(SIGINT, &sa, NULL);
+    struct sigaction term = {.sa_handler = on_sigterm};
+    sigemptyset(&term.sa_mask);
+    if (rf_ranks_count() > 1)
+        sigaction(SIGTERM, &term, &old_term);
     gint64 t0 = g_get_monotonic_time();
     rf_status st = {0};
-    gboolean ok = rf_train_run(job->trainer, job->checkpoint, &cb, &st);
+    gboolean ok = rf_train_run(job->trainer, writer ? job->checkpoint : NULL, &cb, &st);
     sigaction(SIGINT, &old, NULL);
 
     int64_t step = rf_trainer_step_count(job->trainer);
     gboolean stopped = ok && step < job->cfg.train.steps;
-    if (stopped) {
+    if (stopped && writer) {
         if (before_checkpoint(&s, &st) && rf_trainer_save(job->trainer, job->checkpoint, &st))
             s.checkpoint_step = step;
         else
             ok = FALSE;
     }
-    rf_progress_end(progress);
+    if (progress != NULL)
+        rf_progress_end(progress);
+    if (rf_ranks_count() > 1)
+        sigaction(SIGTERM, &old_term, NULL);
     double seconds = (g_get_monotonic_time() - t0) * 1e-6;
 
     g_autoptr(GError) error = NULL;
@@ -287,24 +359,62 @@ static int run(train_job *job)
         g_set_error_literal(&error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, msg->str);
     }
     g_clear_error(&s.write_error);
-    if (stopped && error == NULL)
+    if (stopped && error == NULL && writer)
         rf_progress_note(progress, "stopped at step %lld of %d; continue with `rangefinder train --resume %s`",
                          (long long)step, job->cfg.train.steps, job->dir);
-    print_result(job, &s, error != NULL ? "failed" : stopped ? "stopped" : "finished", seconds);
+    if (writer)
+        print_result(job, &s, error != NULL ? "failed" : stopped ? "stopped" : "finished", seconds);
     if (error != NULL)
-        return rf_cli_report(error);
+        return report_failure(error, &st);
     return stopped ? RF_EXIT_INTERRUPTED : RF_EXIT_OK;
+}
+
+/* --print-launch: the mpirun line or sbatch script for this config. */
+static int print_launch(const char *kind_name, int ranks, const char *config, const char *const *sets,
+                        const char *out)
+{
+    g_autoptr(GError) error = NULL;
+    rf_launch l = {.ranks = ranks, .sets = sets};
+    if (!rf_launch_kind_parse(kind_name, &l.kind)) {
+        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "train: --print-launch takes mpirun or slurm, not '%s'",
+                    kind_name);
+        return rf_cli_report(error);
+    }
+    if (config == NULL) {
+        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "train: --print-launch needs --config FILE");
+        return rf_cli_report(error);
+    }
+    rf_config cfg;
+    if (!rf_config_load_ini(config, sets, &cfg, &error))
+        return rf_cli_report(error);
+    /* absolute paths: the job may start anywhere */
+    g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL), *dir = out != NULL ? g_strdup(out)
+                                                                                        : default_out_dir(config);
+    g_autofree char *config_abs = g_canonicalize_filename(config, NULL), *dir_abs = g_canonicalize_filename(dir, NULL);
+    l.exe = exe != NULL ? exe : "rangefinder";
+    l.config_path = config_abs;
+    l.out_dir = dir_abs;
+    g_autofree char *text = rf_launch_text(&l, &cfg, &error);
+    if (text == NULL)
+        return rf_cli_report(error);
+    fputs(text, stdout);
+    return RF_EXIT_OK;
 }
 
 int rf_cmd_train(int argc, char **argv)
 {
-    g_autofree char *config = NULL, *out = NULL, *resume = NULL;
+    g_autofree char *config = NULL, *out = NULL, *resume = NULL, *launch = NULL;
     g_auto(GStrv) sets = NULL;
+    int ranks = 2;
     const GOptionEntry entries[] = {
         {"config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "Config file (INI) of a new run", "FILE"},
         {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override one key (repeatable)", "SECTION.KEY=VALUE"},
         {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Run directory (default: runs/<config name>)", "DIR"},
         {"resume", 'r', 0, G_OPTION_ARG_FILENAME, &resume, "Continue the run in DIR up to train.steps", "DIR"},
+        {"print-launch", 0, 0, G_OPTION_ARG_STRING, &launch,
+         "Print the command (mpirun) or sbatch script (slurm) that runs this training on --ranks processes, "
+         "and exit", "mpirun|slurm"},
+        {"ranks", 0, 0, G_OPTION_ARG_INT, &ranks, "Processes for --print-launch (default 2)", "N"},
         G_OPTION_ENTRY_NULL,
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
@@ -318,7 +428,11 @@ int rf_cmd_train(int argc, char **argv)
         "Examples:\n"
         "  rangefinder train --config data/configs/default.ini\n"
         "  rangefinder train --config data/configs/listops-full.ini --set train.lr=1e-3 --out runs/lr1e-3\n"
-        "  rangefinder train --resume runs/default --set train.steps=600\n");
+        "  rangefinder train --resume runs/default --set train.steps=600\n"
+        "  mpirun -np 2 rangefinder train --config data/configs/listops-ls.ini --set train.threads=1\n"
+        "  rangefinder train --config data/configs/listops-ls.ini --print-launch slurm --ranks 8 > job.sh\n"
+        "\nUnder mpirun (or srun) each process is a rank: data.batch is the global batch, split\n"
+        "evenly; rank 0 writes the run folder. See docs/scaling.md.\n");
 
     g_autoptr(GError) error = NULL;
     if (!rf_cli_parse(ctx, "train", &argc, &argv, &error))
@@ -335,16 +449,20 @@ int rf_cmd_train(int argc, char **argv)
         return rf_cli_report(error);
     }
 
-    train_job job = {0};
     const char *const *overrides = (const char *const *)sets;
+    if (launch != NULL)
+        return print_launch(launch, ranks, config, overrides, out);
+
+    train_job job = {0};
     gboolean ready = resume != NULL ? prepare_resume(&job, resume, overrides, &error)
                                     : prepare_new(&job, config, overrides, out, &error);
     int code;
-    if (ready) {
-        print_start(&job);
+    if (rf_ranks_agree(ready, error)) {
+        if (rf_ranks_writer())
+            print_start(&job);
         code = run(&job);
     } else {
-        code = rf_cli_report(error);
+        code = error != NULL ? rf_cli_exit_code(error) : RF_EXIT_FAILED;
     }
     train_job_clear(&job);
     return code;

@@ -13,26 +13,29 @@
 #endif
 #include "cli.h"
 #include "commands.h"
+#include "ranks.h"
 
 typedef struct verb {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *summary;
+    bool across_ranks;    /* runs as one rank of an MPI job (app/ranks.h) */
 } verb;
 
 static int run_gui(int argc, char **argv);
+static int dispatch(int argc, char **argv);
 
 static const verb verbs[] = {
-    {"gui", run_gui, "open the workbench (what `rangefinder` with no arguments does)"},
-    {"train", rf_cmd_train, "train a model from a config file, or resume a run"},
-    {"eval", rf_cmd_eval, "evaluate a checkpoint on the test or val split"},
-    {"bench", rf_cmd_bench, "time training steps; measured memory against the plan"},
-    {"memory", rf_cmd_memory, "plan memory over sequence lengths (nothing is trained)"},
-    {"config", rf_cmd_config, "list every config key, or show a file's effective config"},
-    {"inspect", rf_cmd_inspect, "write a checkpoint's probes for one sample or your input as .npy files"},
-    {"predict", rf_cmd_predict, "classify your own files and texts with a checkpoint (JSON lines)"},
-    {"make-dataset", rf_cmd_make_dataset, "build a data set on disk (spoken-digits)"},
-    {"plot", rf_cmd_plot, "draw runs' training or memory figure to PNG, SVG or PDF (no display)"},
+    {"gui", run_gui, "open the workbench (what `rangefinder` with no arguments does)", false},
+    {"train", rf_cmd_train, "train a model from a config file, or resume a run (also under mpirun)", true},
+    {"eval", rf_cmd_eval, "evaluate a checkpoint on the test or val split", false},
+    {"bench", rf_cmd_bench, "time training steps; measured memory against the plan (also under mpirun)", true},
+    {"memory", rf_cmd_memory, "plan memory over sequence lengths (nothing is trained)", false},
+    {"config", rf_cmd_config, "list every config key, or show a file's effective config", false},
+    {"inspect", rf_cmd_inspect, "write a checkpoint's probes for one sample or your input as .npy files", false},
+    {"predict", rf_cmd_predict, "classify your own files and texts with a checkpoint (JSON lines)", false},
+    {"make-dataset", rf_cmd_make_dataset, "build a data set on disk (spoken-digits)", false},
+    {"plot", rf_cmd_plot, "draw runs' training or memory figure to PNG, SVG or PDF (no display)", false},
 };
 
 static void print_usage(FILE *out)
@@ -85,8 +88,16 @@ int main(int argc, char **argv)
     /* UTF-8 help texts, but '.' as the decimal point everywhere. */
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");
+    if (!rf_ranks_start(&argc, &argv))
+        return RF_EXIT_FAILED;
+    return rf_ranks_finish(dispatch(argc, argv));
+}
 
+static int dispatch(int argc, char **argv)
+{
     if (argc < 2) {
+        if (!rf_ranks_single_only("the workbench"))
+            return RF_EXIT_USAGE;
         char *gui_argv[] = {"gui", NULL};
         return run_gui(1, gui_argv);
     }
@@ -103,6 +114,8 @@ int main(int argc, char **argv)
         if (strcmp(name, verbs[i].name) == 0) {
             g_autofree char *prgname = g_strdup_printf("rangefinder %s", name);
             g_set_prgname(prgname);
+            if (!verbs[i].across_ranks && !rf_ranks_single_only(name))
+                return RF_EXIT_USAGE;
             return verbs[i].run(argc - 1, argv + 1);
         }
     }

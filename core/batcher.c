@@ -25,6 +25,7 @@ typedef struct {
 struct rf_batcher {
     const rf_dataset *ds;
     int batch_size;
+    int rank, ranks;           /* this batcher's slice of the global batch */
     uint64_t seed;
     int64_t *perm;             /* train permutation of the current epoch */
     int64_t perm_epoch;
@@ -130,7 +131,8 @@ static void fill_train(rf_batcher *b, slot *s, int64_t step)
     int64_t index[b->batch_size];
     uint64_t keys[b->batch_size];
     for (int i = 0; i < b->batch_size; i++) {
-        int64_t k = step * b->batch_size + i;     /* position in the endless stream */
+        /* position in the endless stream of global batches */
+        int64_t k = (step * b->ranks + b->rank) * b->batch_size + i;
         int64_t epoch = k / n;
         if (epoch != b->perm_epoch)
             shuffle_epoch(b, epoch);
@@ -173,6 +175,7 @@ rf_batcher *rf_batcher_new(const rf_dataset *ds, int batch, uint64_t seed, rf_st
     rf_batcher *b = calloc(1, sizeof *b);
     b->ds = ds;
     b->batch_size = batch;
+    b->ranks = 1;
     b->seed = seed;
     b->perm_epoch = -1;
     b->wanted = -1;
@@ -191,6 +194,12 @@ rf_batcher *rf_batcher_new(const rf_dataset *ds, int batch, uint64_t seed, rf_st
     pthread_cond_init(&b->cond, NULL);
     pthread_create(&b->worker, NULL, worker_main, b);
     return b;
+}
+
+void rf_batcher_set_shard(rf_batcher *b, int rank, int ranks)
+{
+    b->rank = rank;
+    b->ranks = ranks;
 }
 
 void rf_batcher_free(rf_batcher *b)

@@ -15,6 +15,11 @@ typedef struct rf_batcher rf_batcher;
 rf_batcher *rf_batcher_new(const rf_dataset *ds, int batch, uint64_t seed, rf_status *st);
 void rf_batcher_free(rf_batcher *b);
 
+/* Make this batcher rank `rank` of `ranks` (before the first batch): its
+ * training batch for a step is rows rank*batch .. of the global batch of
+ * ranks*batch samples, the same samples whatever the rank count. */
+void rf_batcher_set_shard(rf_batcher *b, int rank, int ranks);
+
 /* Bytes this batcher holds (staging buffers), for the memory plan. */
 size_t rf_batcher_bytes(int batch, int seq_len, int feat_dim);
 

@@ -37,6 +37,17 @@ void rf_graph_keep(rf_graph *g, rf_id id)
         g->keep[id] = true;
 }
 
+bool rf_graph_on_backward(const rf_graph *g, rf_id id)
+{
+    return g->prepared && g->loss != RF_NONE && g->on_backward[id];
+}
+
+void rf_graph_set_param_ready(rf_graph *g, rf_param_ready_fn fn, void *ctx)
+{
+    g->param_ready = fn;
+    g->param_ready_ctx = ctx;
+}
+
 void rf_graph_set_probe(rf_graph *g, rf_probe_fn fn, void *ctx)
 {
     g->probe = fn;
@@ -358,6 +369,7 @@ void rf_exec_init(rf_exec *x, rf_graph *g, rf_pool *pool, uint64_t seed, uint64_
     x->training = training;
     x->probing = false;
     x->queued = false;
+    x->shard = 0;
 }
 
 void rf_graph_set_profile(rf_graph *g, rf_op_profile *p)
@@ -469,6 +481,8 @@ void rf_graph_backward(rf_graph *g, rf_exec *x, const float *seed)
             sync_device(g);
             g->probe(g->probe_ctx, g, i, true);
         }
+        if (node->op == RF_OP_PARAM && g->param_ready != NULL)
+            g->param_ready(g->param_ready_ctx, g, i);
         if (node->op == RF_OP_INPUT || node->op == RF_OP_PARAM)
             continue;
         zero_first_written(g, x, node, i);

@@ -32,6 +32,17 @@ void rf_graph_keep(rf_graph *g, rf_id id);
 typedef void (*rf_probe_fn)(void *ctx, rf_graph *g, rf_id id, bool backward);
 void rf_graph_set_probe(rf_graph *g, rf_probe_fn fn, void *ctx);
 
+/* Gradient hook: called in backward when a parameter node is reached, so
+ * its gradient is complete from this node's uses (a parameter used by
+ * several nodes is complete at the first of them). Data parallelism starts
+ * summing a bucket of gradients over the ranks from here while backward
+ * goes on. NULL to disable. */
+typedef void (*rf_param_ready_fn)(void *ctx, rf_graph *g, rf_id id);
+void rf_graph_set_param_ready(rf_graph *g, rf_param_ready_fn fn, void *ctx);
+/* Whether node `id`'s backward runs (after prepare: it leads to the loss
+ * and something upstream wants a gradient). */
+bool rf_graph_on_backward(const rf_graph *g, rf_id id);
+
 /* Time spent per op kind (for `rangefinder bench --profile`): attach one
  * and every forward and backward kernel call is timed into it; NULL
  * detaches (then timing costs one pointer test per node). */

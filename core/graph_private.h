@@ -31,6 +31,8 @@ struct rf_graph {
 
     rf_probe_fn probe;
     void *probe_ctx;
+    rf_param_ready_fn param_ready;   /* see exec.h; NULL: off */
+    void *param_ready_ctx;
     struct rf_op_profile *profile;   /* see exec.h; NULL: off */
 };
 

@@ -25,6 +25,9 @@ typedef struct rf_exec {
                                  leave in aux what the taps read, as the CPU's do */
     bool queued;              /* a device step: forward and backward return without
                                  waiting for the device (the trainer syncs when it reads) */
+    int shard;                /* this process's rank in a data-parallel run (0 alone): its
+                                 rows are rows shard*batch.. of the global batch, so dropout
+                                 keys element i of a tensor as shard*numel + i */
 } rf_exec;
 
 typedef void (*rf_kernel)(rf_exec *x, rf_node *n);

@@ -20,6 +20,7 @@ void rf_status_clear(rf_status *st)
 {
     if (st != NULL) {
         st->failed = false;
+        st->agreed = false;
         st->msg[0] = '\0';
         st->warnings = 0;
         st->warning_lines[0] = '\0';

@@ -17,6 +17,9 @@
 typedef struct rf_status {
     bool failed;
     char msg[RF_STATUS_MSG];
+    /* Every rank of a data-parallel run failed with this same message
+     * (decided together): rank 0 alone needs to show it. */
+    bool agreed;
     /* Warnings given through rf_status_warn while the call ran: how many,
      * and the first of them, one per line (what fits), for a caller that
      * shows them (the workbench's data dialog). */

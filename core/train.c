@@ -1,6 +1,8 @@
 #include "train.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,7 +30,15 @@ struct rf_trainer {
      * same parameters (built at the first inspection), so an input costs one
      * sample's pass, not a whole batch's. */
     rf_model *single;
+    /* A data-parallel run: the ranks (NULL alone) and the gradient
+     * averaging of a CPU run. */
+    rf_collective *coll;
+    rf_grad_sync *sync;
 };
+
+/* Gradient buckets of about 256 KiB: a ListOps model's backward starts its
+ * first sums after the head and the last layer. */
+enum { GRAD_BUCKET_FLOATS = 1 << 16 };
 
 static double now_s(void)
 {
@@ -68,29 +78,44 @@ bool rf_memory_plan_compute(const rf_config *cfg, int seq_len, int feat_dim, int
     return m != NULL;
 }
 
-static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool forward_only, rf_status *st)
+static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool forward_only, rf_collective *coll,
+                               rf_status *st)
 {
+    int ranks = coll != NULL ? coll->ranks : 1;
+    if (cfg->data.batch % ranks != 0) {
+        rf_fail(st, "data.batch = %d does not split over %d ranks: it is the global batch, each rank takes "
+                "data.batch / ranks; make data.batch a multiple of %d or change the rank count (mpirun -np)",
+                cfg->data.batch, ranks, ranks);
+        return NULL;
+    }
+    int batch = cfg->data.batch / ranks;
     rf_trainer *t = calloc(1, sizeof *t);
     t->cfg = *cfg;
     t->ds = ds;
     t->forward_only = forward_only;
+    t->coll = ranks > 1 ? coll : NULL;
     int threads = thread_count(cfg);
     t->pool = rf_pool_new(threads);
     t->params = rf_params_new(cfg->train.seed);
     if (forward_only)
-        t->model = rf_model_new_forward(cfg, cfg->data.batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes,
-                                        ds->grid_h, ds->grid_w, t->params, st);
+        t->model = rf_model_new_forward(cfg, batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes, ds->grid_h,
+                                        ds->grid_w, t->params, st);
     else
-        t->model = rf_model_new_grid(cfg, cfg->data.batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes,
-                                     ds->grid_h, ds->grid_w, t->params, true, st);
+        t->model = rf_model_new_grid(cfg, batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes, ds->grid_h,
+                                     ds->grid_w, t->params, true, st);
     if (t->model == NULL) {
         rf_trainer_free(t);
         return NULL;
     }
-    t->batcher = rf_batcher_new(ds, cfg->data.batch, cfg->train.seed, st);
+    t->batcher = rf_batcher_new(ds, batch, cfg->train.seed, st);
     if (t->batcher == NULL) {
         rf_trainer_free(t);
         return NULL;
+    }
+    if (t->coll != NULL) {
+        rf_batcher_set_shard(t->batcher, coll->rank, ranks);
+        if (!forward_only && t->params->backend == NULL)
+            t->sync = rf_grad_sync_new(t->model->graph, t->params, coll, GRAD_BUCKET_FLOATS);
     }
     fill_plan(&t->plan, t->model, t->params);
     const rf_backend *b = t->params->backend;
@@ -109,12 +134,17 @@ static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool 
 
 rf_trainer *rf_trainer_new(const rf_config *cfg, const rf_dataset *ds, rf_status *st)
 {
-    return trainer_new(cfg, ds, false, st);
+    return trainer_new(cfg, ds, false, NULL, st);
+}
+
+rf_trainer *rf_trainer_new_parallel(const rf_config *cfg, const rf_dataset *ds, rf_collective *c, rf_status *st)
+{
+    return trainer_new(cfg, ds, false, c, st);
 }
 
 rf_trainer *rf_trainer_new_forward(const rf_config *cfg, const rf_dataset *ds, rf_status *st)
 {
-    return trainer_new(cfg, ds, true, st);
+    return trainer_new(cfg, ds, true, NULL, st);
 }
 
 void rf_trainer_free(rf_trainer *t)
@@ -125,6 +155,7 @@ void rf_trainer_free(rf_trainer *t)
         t->device->sync();
         t->device->free(t->report);
     }
+    rf_grad_sync_free(t->sync);
     rf_batcher_free(t->batcher);
     rf_model_free(t->single);
     rf_model_free(t->model);
@@ -137,6 +168,12 @@ const rf_config *rf_trainer_config(const rf_trainer *t) { return &t->cfg; }
 rf_model *rf_trainer_model(rf_trainer *t) { return t->model; }
 int64_t rf_trainer_step_count(const rf_trainer *t) { return t->step; }
 const rf_memory_plan *rf_trainer_plan(const rf_trainer *t) { return &t->plan; }
+const rf_grad_sync *rf_trainer_grad_sync(const rf_trainer *t) { return t->sync; }
+
+double rf_trainer_time_grad_sync(rf_trainer *t)
+{
+    return t->sync != NULL ? rf_grad_sync_time_alone(t->sync) : 0.0;
+}
 
 void rf_trainer_set_optim(rf_trainer *t, const rf_config *cfg)
 {
@@ -244,6 +281,61 @@ static bool step_queued(rf_trainer *t, const rf_batch *b, rf_exec *x, rf_metrics
     return true;
 }
 
+/* A failure every rank reached together: rank 0 alone needs to say it. */
+__attribute__((format(printf, 2, 3))) static bool fail_agreed(rf_status *st, const char *fmt, ...)
+{
+    char msg[RF_STATUS_MSG];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    rf_fail(st, "%s", msg);
+    if (st != NULL)
+        st->agreed = true;
+    return false;
+}
+
+/* A step of one rank of a data-parallel run on the CPU: backward hands
+ * finished gradient buckets to the other ranks as it goes, and every rank
+ * decides on the same averaged gradients and the same summed metrics, so a
+ * rank's non-finite loss stops them all at the same step, naming it. */
+static bool step_parallel(rf_trainer *t, const rf_batch *b, rf_exec *x, rf_metrics *out, rf_status *st)
+{
+    rf_model *m = t->model;
+    rf_graph_forward(m->graph, x);
+    double loss = rf_value(m->graph, m->loss)[0];
+    rf_params_zero_grads(t->params);
+    rf_grad_sync_begin(t->sync);
+    rf_graph_backward(m->graph, x, NULL);
+    rf_grad_sync_end(t->sync);
+    double loss_sum = 0;
+    int64_t correct = 0;
+    score(m, b->count, &loss_sum, &correct);
+    double sums[3] = {loss, (double)correct, (double)b->count};
+    t->coll->sum_doubles(t->coll, sums, 3);
+    int bad = rf_collective_first(t->coll, !isfinite(loss));
+    if (bad >= 0)
+        return fail_agreed(st, "rank %d, step %lld: the loss is not finite; stopping (lower train.lr or set "
+                           "train.clip)", bad, (long long)t->step + 1);
+    double norm = rf_grad_norm(t->params);
+    if (!isfinite(norm))
+        return fail_agreed(st, "step %lld: the gradient norm averaged over the ranks is %s; stopping (lower "
+                           "train.lr or set train.clip)", (long long)t->step + 1, isnan(norm) ? "NaN" : "infinite");
+    rf_clip_grads(t->params, norm, t->cfg.train.clip);
+    double lr = rf_schedule_lr(&t->cfg, t->step);
+    rf_adamw_step(t->params, &t->cfg, lr, t->step + 1, t->pool);
+    t->step++;
+    *out = (rf_metrics){
+        .step = t->step,
+        .split = RF_SPLIT_TRAIN,
+        .loss = sums[0] / t->coll->ranks,
+        .accuracy = sums[1] / sums[2],
+        .lr = lr,
+        .grad_norm = norm,
+    };
+    return true;
+}
+
 bool rf_trainer_step(rf_trainer *t, rf_metrics *out, rf_status *st)
 {
     if (t->forward_only)
@@ -259,6 +351,14 @@ bool rf_trainer_step(rf_trainer *t, rf_metrics *out, rf_status *st)
     rf_exec_init(&x, m->graph, t->pool, t->cfg.train.seed, (uint64_t)t->step, true);
     if (t->report != NULL) {
         bool ok = step_queued(t, b, &x, out, st);
+        out->seconds = now_s() - t->started;
+        out->step_seconds = now_s() - t0;
+        out->data_wait = wait;
+        return ok;
+    }
+    if (t->sync != NULL) {
+        x.shard = t->coll->rank;
+        bool ok = step_parallel(t, b, &x, out, st);
         out->seconds = now_s() - t->started;
         out->step_seconds = now_s() - t0;
         out->data_wait = wait;
@@ -311,7 +411,9 @@ bool rf_trainer_evaluate(rf_trainer *t, rf_split split, int64_t max_batches, rf_
     int64_t correct = 0, seen = 0;
     rf_exec x;
     rf_exec_init(&x, m->graph, t->pool, t->cfg.train.seed, 0, false);
-    for (int64_t i = 0; i < n; i++) {
+    /* ranks share the batches out and add up what they saw */
+    int rank = t->coll != NULL ? t->coll->rank : 0, ranks = t->coll != NULL ? t->coll->ranks : 1;
+    for (int64_t i = rank; i < n; i += ranks) {
         const rf_batch *b = rf_batcher_eval(t->batcher, split, i, st);
         if (b == NULL)
             return false;
@@ -321,16 +423,19 @@ bool rf_trainer_evaluate(rf_trainer *t, rf_split split, int64_t max_batches, rf_
         score(m, b->count, &loss_sum, &correct);
         seen += b->count;
     }
+    double sums[3] = {loss_sum, (double)correct, (double)seen};
+    if (t->coll != NULL)
+        t->coll->sum_doubles(t->coll, sums, 3);
     *out = (rf_metrics){
         .step = t->step,
         .split = split,
-        .loss = loss_sum / seen,
-        .accuracy = (double)correct / seen,
+        .loss = sums[0] / sums[2],
+        .accuracy = sums[1] / sums[2],
         .lr = rf_schedule_lr(&t->cfg, t->step > 0 ? t->step - 1 : 0),
         .seconds = now_s() - t->started,
     };
     if (!isfinite(out->loss))
-        return rf_fail(st, "step %lld: the %s loss is not finite", (long long)t->step, rf_split_name(split));
+        return fail_agreed(st, "step %lld: the %s loss is not finite", (long long)t->step, rf_split_name(split));
     return true;
 }
 
@@ -523,7 +628,10 @@ bool rf_train_run(rf_trainer *t, const char *checkpoint_path, const rf_train_cal
     t->started = now_s();
     int64_t last = t->cfg.train.steps;
     while (t->step < last) {
-        if (cb != NULL && cb->should_stop != NULL && cb->should_stop(cb->ctx))
+        bool stop = cb != NULL && cb->should_stop != NULL && cb->should_stop(cb->ctx);
+        if (t->coll != NULL)   /* one rank asked: all stop at this step */
+            stop = rf_collective_first(t->coll, stop) >= 0;
+        if (stop)
             return true;
         if (!rf_trainer_step(t, &m, st))
             return false;

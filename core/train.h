@@ -9,7 +9,9 @@
 #define RF_TRAIN_H
 
 #include "batcher.h"
+#include "collective.h"
 #include "config.h"
+#include "grad_sync.h"
 #include "model.h"
 #include "probe.h"
 
@@ -45,6 +47,14 @@ typedef struct rf_metrics {
 typedef struct rf_trainer rf_trainer;
 
 rf_trainer *rf_trainer_new(const rf_config *cfg, const rf_dataset *ds, rf_status *st);
+/* One rank of a data-parallel run over `c` (core/collective.h; NULL or one
+ * rank: rf_trainer_new). data.batch is the global batch: it must divide by
+ * the rank count, and each rank trains on its slice of every global batch
+ * (the same samples whatever the rank count), averages gradients with the
+ * others during backward, and takes the same update. Evaluation batches are
+ * shared out and the sums reduced, so every rank gets the same metrics;
+ * saving is the caller's job (on one rank). */
+rf_trainer *rf_trainer_new_parallel(const rf_config *cfg, const rf_dataset *ds, rf_collective *c, rf_status *st);
 /* The same for inference only (rf_model_new_forward: no backward planned,
  * a smaller activation arena, rf_trainer_plan says how much): evaluation,
  * value probes and prediction work, a step and gradient probes fail. */
@@ -105,6 +115,11 @@ bool rf_trainer_inspect_input(rf_trainer *t, const rf_outside_input *in, rf_prob
  * backward exists at all. Fails when count is not 1..batch or an input
  * does not fit seq_len. */
 bool rf_trainer_predict(rf_trainer *t, const rf_outside_input *in, int count, float *probs, rf_status *st);
+
+/* A data-parallel trainer's gradient averaging (NULL alone). */
+const rf_grad_sync *rf_trainer_grad_sync(const rf_trainer *t);
+/* Time one exposed averaging of the gradients (bench); 0 alone. */
+double rf_trainer_time_grad_sync(rf_trainer *t);
 
 bool rf_trainer_save(rf_trainer *t, const char *path, rf_status *st);
 /* Load parameters, optimizer state and step from a checkpoint made with the

@@ -443,7 +443,7 @@ static int32_t node_id(rf_exec *x, const rf_node *n)
 static void dropout_forward(rf_exec *x, rf_node *n)
 {
     rf_cuda_dropout_forward(rf_in(x, n, 0)->value, n->value, numel(n), n->fa[0], x->training, x->seed, x->step,
-                            node_id(x, n), stream);
+                            node_id(x, n), (int64_t)x->shard * numel(n), stream);
 }
 
 static void dropout_backward(rf_exec *x, rf_node *n)
@@ -451,7 +451,7 @@ static void dropout_backward(rf_exec *x, rf_node *n)
     rf_node *in = rf_in(x, n, 0);
     if (in->grad != NULL)
         rf_cuda_dropout_backward(n->grad, in->grad, numel(n), n->fa[0], x->training, x->seed, x->step,
-                                 node_id(x, n), stream);
+                                 node_id(x, n), (int64_t)x->shard * numel(n), stream);
 }
 
 /* ---- products (cuBLAS), convolutions, shapes ---- */

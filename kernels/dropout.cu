@@ -11,19 +11,20 @@ struct dropout_args {
     float p, scale;
     uint64_t seed, step;
     int32_t node;
+    int64_t base;   /* element 0's index in the global tensor */
 };
 
-dropout_args make_args(float p, bool training, uint64_t seed, uint64_t step, int32_t node)
+dropout_args make_args(float p, bool training, uint64_t seed, uint64_t step, int32_t node, int64_t base)
 {
     bool active = training && p > 0.0f;
-    return {active, p, active ? 1.0f / (1.0f - p) : 1.0f, seed, step, node};
+    return {active, p, active ? 1.0f / (1.0f - p) : 1.0f, seed, step, node, base};
 }
 
 /* out[i] (+)= keep(i) ? in[i] * scale : 0 */
 template <bool ACC> __global__ void dropout_kernel(const float *in, float *out, int64_t n, dropout_args a)
 {
     RF_FOR_EACH(i, n) {
-        bool keep = !a.active || rf_cuda_dropout_keep(a.seed, a.step, a.node, i, a.p);
+        bool keep = !a.active || rf_cuda_dropout_keep(a.seed, a.step, a.node, a.base + i, a.p);
         float v = keep ? in[i] * a.scale : 0.0f;
         if constexpr (ACC)
             out[i] += v;
@@ -35,17 +36,18 @@ template <bool ACC> __global__ void dropout_kernel(const float *in, float *out, 
 }   // namespace
 
 extern "C" void rf_cuda_dropout_forward(const float *x, float *y, int64_t n, float p, bool training, uint64_t seed,
-                                        uint64_t step, int32_t node, cudaStream_t s)
+                                        uint64_t step, int32_t node, int64_t base, cudaStream_t s)
 {
     if (n > 0)
         RF_LAUNCH(dropout_kernel<false>, rf_blocks(n, 256), 256, 0, s, x, y, n,
-                  make_args(p, training, seed, step, node));
+                  make_args(p, training, seed, step, node, base));
 }
 
 extern "C" void rf_cuda_dropout_backward(const float *dy, float *dx, int64_t n, float p, bool training,
-                                         uint64_t seed, uint64_t step, int32_t node, cudaStream_t s)
+                                         uint64_t seed, uint64_t step, int32_t node, int64_t base,
+                                         cudaStream_t s)
 {
     if (n > 0)
         RF_LAUNCH(dropout_kernel<true>, rf_blocks(n, 256), 256, 0, s, dy, dx, n,
-                  make_args(p, training, seed, step, node));
+                  make_args(p, training, seed, step, node, base));
 }

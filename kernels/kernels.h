@@ -130,12 +130,13 @@ void rf_cuda_bce_logits_backward(const float *z, const float *t, const float *dl
 /* ---- dropout (dropout.cu): the CPU's keep decisions (dropout_keep.h) ---- */
 
 /* y = keep(i) ? x / (1 - p) : 0 when training and p > 0, else y = x.
- * node: the dropout node's id, which the hash mixes in. */
+ * node: the dropout node's id, which the hash mixes in; base: the index of
+ * element 0 in the global tensor (a data-parallel rank's shard; 0 alone). */
 void rf_cuda_dropout_forward(const float *x, float *y, int64_t n, float p, bool training, uint64_t seed,
-                             uint64_t step, int32_t node, cudaStream_t stream);
+                             uint64_t step, int32_t node, int64_t base, cudaStream_t stream);
 /* dx += keep(i) ? dy / (1 - p) : 0, the mask recomputed */
 void rf_cuda_dropout_backward(const float *dy, float *dx, int64_t n, float p, bool training, uint64_t seed,
-                              uint64_t step, int32_t node, cudaStream_t stream);
+                              uint64_t step, int32_t node, int64_t base, cudaStream_t stream);
 
 /* ---- optimiser (optim.cu) ---- */
 

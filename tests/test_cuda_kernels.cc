@@ -726,9 +726,9 @@ static void test_dropout(int64_t n, float p, bool training)
     c.backward(seed, training);
     vec inc = c.grad(x);
     dbuf dx(vx), dy(zeros(n)), dseed(seed), g(pre);
-    rf_cuda_dropout_forward(dx.p, dy.p, n, p, training, 1234, 7, c.out, 0);
+    rf_cuda_dropout_forward(dx.p, dy.p, n, p, training, 1234, 7, c.out, 0, 0);
     expect_values(name + ": forward, exact", dy.get(), c.value(c.out), exact);
-    rf_cuda_dropout_backward(dseed.p, g.p, n, p, training, 1234, 7, c.out, 0);
+    rf_cuda_dropout_backward(dseed.p, g.p, n, p, training, 1234, 7, c.out, 0, 0);
     expect_grad(name + ": gradient", g.get(), pre, inc, [&](int64_t i) { return TOL_U * fabs(inc[i]); });
 }
 

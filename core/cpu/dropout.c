@@ -8,6 +8,7 @@ typedef struct {
     bool accumulate;     /* backward adds into out, forward overwrites */
     bool active;         /* training and p > 0; else the identity */
     uint64_t seed, step;
+    int64_t base;        /* this shard's first element of the global tensor */
     rf_id node;
     float p, scale;
 } dropout_ctx;
@@ -18,7 +19,7 @@ static void dropout_task(void *ctx, int64_t begin, int64_t end, int thread)
     (void)thread;
     const dropout_ctx *c = ctx;
     for (int64_t i = begin; i < end; i++) {
-        bool keep = !c->active || rf_dropout_keep(c->seed, c->step, c->node, i, c->p);
+        bool keep = !c->active || rf_dropout_keep(c->seed, c->step, c->node, c->base + i, c->p);
         float v = keep ? c->in[i] * c->scale : 0.0f;
         if (c->accumulate)
             c->out[i] += v;
@@ -31,9 +32,10 @@ static void dropout_run(rf_exec *x, rf_node *n, const float *in, float *out, boo
 {
     float p = n->fa[0];
     bool active = x->training && p > 0.0f;
-    dropout_ctx c = {in, out, accumulate, active, x->seed, x->step,
+    int64_t numel = rf_shape_numel(n->shape);
+    dropout_ctx c = {in, out, accumulate, active, x->seed, x->step, (int64_t)x->shard * numel,
                      (rf_id)(n - rf_graph_node(x->g, 0)), p, active ? 1.0f / (1.0f - p) : 1.0f};
-    rf_pool_run(x->pool, rf_shape_numel(n->shape), 16384, dropout_task, &c);
+    rf_pool_run(x->pool, numel, 16384, dropout_task, &c);
 }
 
 /* x [...] -> y [...] */
