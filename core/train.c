@@ -113,8 +113,14 @@ static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool 
         return NULL;
     }
     if (t->coll != NULL) {
+        if (t->params->backend != NULL) {
+            rf_fail(st, "train.device = %s on %d ranks: averaging gradients between GPUs (NCCL) is not done yet; "
+                    "train on several ranks with train.device = cpu", cfg->train.device, ranks);
+            rf_trainer_free(t);
+            return NULL;
+        }
         rf_batcher_set_shard(t->batcher, coll->rank, ranks);
-        if (!forward_only && t->params->backend == NULL)
+        if (!forward_only)
             t->sync = rf_grad_sync_new(t->model->graph, t->params, coll, GRAD_BUCKET_FLOATS);
     }
     fill_plan(&t->plan, t->model, t->params);

@@ -347,6 +347,24 @@ static void check_op_table(void)
            missing.empty() ? "" : "; missing:", missing.c_str());
 }
 
+/* Several ranks on the GPU are refused, in one sentence, until gradients
+ * are averaged between GPUs (NCCL). The two-rank table stands in for an
+ * MPI job: the refusal comes before any of its collectives is called. */
+static void check_ranks_refused()
+{
+    rf_config cfg = tiny("full");
+    strcpy(cfg.train.device, "cuda");
+    rf_collective two = {};
+    two.ranks = 2;
+    rf_status st = {};
+    rf_dataset *ds = rf_dataset_open(&cfg, &st);
+    rf_trainer *t = ds != NULL ? rf_trainer_new_parallel(&cfg, ds, &two, &st) : NULL;
+    tap_ok(t == NULL && strstr(st.msg, "on 2 ranks") != NULL && strstr(st.msg, "NCCL") != NULL,
+           "train.device = cuda on 2 ranks is refused, naming NCCL: %s", st.msg);
+    rf_trainer_free(t);
+    rf_dataset_free(ds);
+}
+
 int main(void)
 {
     static const char *const encoders[] = {"full", "ls", "linear", "talk", "blrp", "maelre"};
@@ -371,5 +389,6 @@ int main(void)
     for (const char *e : encoders)
         check_encoder(e);
     check_queued_steps();
+    check_ranks_refused();
     return tap_done();
 }
