@@ -37,29 +37,28 @@ static const char *plural(int n)
     return n == 1 ? "" : "s";
 }
 
-/* The data's side: "up to 4002 tokens of a 16-token vocabulary", "784 positions of 1 feature". */
+/* The data's side: "up to 4002 tokens (vocabulary 16)", "784 positions of 1 feature". */
 static void data_text(const rf_dataset *ds, char *buf, size_t size)
 {
     if (ds->feat_dim == 0)
-        snprintf(buf, size, "up to %d tokens of a %d-token vocabulary", ds->seq_len, ds->vocab);
+        snprintf(buf, size, "up to %d tokens (vocabulary %d)", ds->seq_len, ds->vocab);
     else
         snprintf(buf, size, "%d positions of %d feature%s", ds->seq_len, ds->feat_dim, plural(ds->feat_dim));
 }
 
-/* The model's side: "tokens of a 16-token vocabulary", "exactly 60 tokens
- * (model.pos = learned) of a 16-token vocabulary", "positions of 784 features". */
+/* The model's side: "tokens (vocabulary 16)", "exactly 60 tokens
+ * (vocabulary 16; model.pos = learned)", "positions of 784 features". */
 static void model_text(const rf_model_input *in, char *buf, size_t size)
 {
-    const char *unit = in->feat_dim == 0 ? "tokens" : "positions";
-    char length[96];
-    if (in->positions > 0)
-        snprintf(length, sizeof length, "exactly %d %s (model.pos = learned)", in->positions, unit);
+    int n = in->positions, f = in->feat_dim;
+    if (f == 0 && n > 0)
+        snprintf(buf, size, "exactly %d tokens (vocabulary %d; model.pos = learned)", n, in->vocab);
+    else if (f == 0)
+        snprintf(buf, size, "tokens (vocabulary %d)", in->vocab);
+    else if (n > 0)
+        snprintf(buf, size, "exactly %d positions of %d feature%s (model.pos = learned)", n, f, plural(f));
     else
-        snprintf(length, sizeof length, "%s", unit);
-    if (in->feat_dim == 0)
-        snprintf(buf, size, "%s of a %d-token vocabulary", length, in->vocab);
-    else
-        snprintf(buf, size, "%s of %d feature%s", length, in->feat_dim, plural(in->feat_dim));
+        snprintf(buf, size, "positions of %d feature%s", f, plural(f));
 }
 
 bool rf_model_input_fits(const rf_model_input *in, const rf_dataset *ds, const char *what, rf_status *st)

@@ -32,7 +32,7 @@ bool rf_model_input_read(const char *checkpoint, rf_model_input *in, rf_status *
  * "<what> gives <the data's input and classes>; the checkpoint's model
  * takes <its input and classes>", e.g. "data.task=fashion_mnist gives 784
  * positions of 1 feature and 10 classes; the checkpoint's model takes
- * tokens of a 16-token vocabulary and 10 classes". */
+ * tokens (vocabulary 16) and 10 classes". */
 bool rf_model_input_fits(const rf_model_input *in, const rf_dataset *ds, const char *what, rf_status *st);
 
 #endif

@@ -481,11 +481,11 @@ run inspect --checkpoint "$tmp/lra-run/checkpoint.safetensors" --set data.task=l
     --out "$tmp/lra-logits.npy"
 expect_rc 0 "an lra_tsv model is inspected on a generated sample"
 expect_error 1 "a model of another input is refused, naming both inputs and class counts" \
-    "data.task=image_folder|gives 16 positions of 4 features and 2 classes|the checkpoint's model takes tokens of a 16-token vocabulary and 10 classes" \
+    "data.task=image_folder|gives 16 positions of 4 features and 2 classes|the checkpoint's model takes tokens (vocabulary 16) and 10 classes" \
     eval --checkpoint "$ckpt" --set data.task=image_folder --set "data.path=$tmp/pics" --set data.image_size=8 \
     --set data.patch=2 --set data.val_size=2 --set data.test_size=2
 expect_error 1 "a data set of other classes is refused, naming the counts" \
-    "data.task=random data.classes=5 gives up to 60 tokens of a 16-token vocabulary and 5 classes|and 10 classes" \
+    "data.task=random data.classes=5 gives up to 60 tokens (vocabulary 16) and 5 classes|and 10 classes" \
     eval --checkpoint "$ckpt" --set data.task=random --set data.classes=5
 
 # data.concat = K: the BLRP length test (SPEC §3) on a model trained on K = 1
@@ -501,7 +501,7 @@ check "with data.concat=3 the attention spans 3 x 60 + 2 positions" \
 run train --config "$tmp/tiny.ini" "${tiny[@]}" --set model.pos=learned --set train.steps=1 --out "$tmp/learned"
 expect_rc 0 "a tiny run with learned positions exits 0"
 expect_error 1 "learned positions cannot take the longer sequence, and the error says so" \
-    "data.concat=2 gives up to 122 tokens|exactly 60 tokens (model.pos = learned)" \
+    "data.concat=2 gives up to 122 tokens (vocabulary 16)|exactly 60 tokens (vocabulary 16; model.pos = learned)" \
     eval --checkpoint "$tmp/learned/checkpoint.safetensors" --set data.concat=2
 expect_error 1 "data.concat on another task is refused in one sentence" \
     "data.concat = 2: only listops and lra_tsv" eval --checkpoint "$pics/checkpoint.safetensors" --set data.concat=2
