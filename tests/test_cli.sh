@@ -494,6 +494,10 @@ expect_rc 0 "eval --set data.concat=2 runs on a model trained on single expressi
 check "eval with data.concat=2 counts the 16 test samples" grep -q '"samples":16,"step":9' "$tmp/out"
 run eval --checkpoint "$ckpt" --set data.concat=4 --set data.task=lra_tsv --set "data.path=$lra"
 expect_rc 0 "eval --set data.concat=4 runs on LRA-format files"
+for k in 2 3 4; do
+    run eval --checkpoint "$blrp/checkpoint.safetensors" --set data.concat=$k --json
+    expect_rc 0 "a BLRP model (segment 10) evaluates at data.concat=$k ($((k * 60 + 2)) positions, not a multiple of 10)"
+done
 run inspect --checkpoint "$ckpt" --set data.concat=3 --list
 expect_rc 0 "inspect --set data.concat=3 lists probes of the longer sequence"
 check "with data.concat=3 the attention spans 3 x 60 + 2 positions" \
