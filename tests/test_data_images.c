@@ -973,7 +973,8 @@ static void test_lra(void)
                "lra_tsv concat 2: '( ( ( [MAX 2 ) 3 ) ] )' reads [MAX [MAX 2 3 ] [MAX 2 3 ] ], label 3 kept and "
                "evaluated, seq_len 2 * 8 + 2");
         char text[96];
-        tap_ok(ds->describe(ds, RF_SPLIT_VAL, 0, text, sizeof text) && strcmp(text, "[MAX [MIN 4 7 ] [MIN 4 7 ] ]") == 0,
+        tap_ok(ds->describe(ds, RF_SPLIT_VAL, 0, text, sizeof text) &&
+                   strcmp(text, "[MAX [MIN 4 7 ] [MIN 4 7 ] ]") == 0,
                "lra_tsv concat 2: describe '%s'", text);
         rf_dataset_free(ds);
     }

@@ -302,7 +302,8 @@ static void test_concat_tokens(void)
     }
     char text[128];
     rf_listops_concat_text(e, n, 2, text, sizeof text);
-    tap_ok(strcmp(text, "[MAX [MAX 2 9 [MIN 4 7 ] 0 ] [MAX 2 9 [MIN 4 7 ] 0 ] ]") == 0, "concat 2 as text: '%s'", text);
+    tap_ok(strcmp(text, "[MAX [MAX 2 9 [MIN 4 7 ] 0 ] [MAX 2 9 [MIN 4 7 ] 0 ] ]") == 0, "concat 2 as text: '%s'",
+           text);
     tap_ok(rf_listops_concat_room(2 * n + 2, 2) == n && rf_listops_concat_room(n, 1) == n,
            "concat 2: a sample of 2n + 2 tokens holds an expression of n");
 }
