@@ -23,9 +23,13 @@ int rf_cmd_eval(int argc, char **argv)
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_option_context_set_summary(ctx,
         "Evaluate a checkpoint on the whole test (or val) split, with the config saved in it.\n"
-        "--set may change keys that do not shape the model, e.g. data.batch or train.threads.");
+        "--set may change any key but model.* (those need a new run): another data set whose input and\n"
+        "classes fit the model, data.concat for the length test, data.batch, train.threads.");
     g_option_context_set_description(ctx,
-        "Example:\n  rangefinder eval --checkpoint runs/default/checkpoint.safetensors --json\n");
+        "Examples:\n  rangefinder eval --checkpoint runs/default/checkpoint.safetensors --json\n"
+        "  rangefinder eval --checkpoint runs/default/checkpoint.safetensors --set data.task=lra_tsv \\\n"
+        "      --set data.path=lra_release/listops-1000\n"
+        "  rangefinder eval --checkpoint runs/default/checkpoint.safetensors --set data.concat=2\n");
 
     g_autoptr(GError) error = NULL;
     if (!rf_cli_parse(ctx, "eval", &argc, &argv, &error))

@@ -40,6 +40,10 @@ gboolean rf_config_check_changes(const rf_config *saved, const rf_config *wanted
         if (strcmp(was, now) == 0)
             continue;
         snprintf(dotted, sizeof dotted, "%s.%s", k->section, k->key);
+        /* another data set is fine for eval when it fits the model: the
+         * caller checks that once it is open (rf_model_input_fits) */
+        if (policy == RF_CHANGE_KEEP_MODEL && strcmp(k->section, "data") == 0)
+            continue;
         if (shapes_model(saved, k, now)) {
             g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
                         "--set %s=%s: the checkpoint's model has %s = %s, and a different %s needs a new run",
@@ -55,4 +59,19 @@ gboolean rf_config_check_changes(const rf_config *saved, const rf_config *wanted
         }
     }
     return TRUE;
+}
+
+char *rf_config_data_changes(const rf_config *saved, const rf_config *wanted)
+{
+    GString *out = g_string_new(NULL);
+    char was[RF_STR_LEN + 32], now[RF_STR_LEN + 32];
+    for (const rf_config_key *k = rf_config_keys; k->section != NULL; k++) {
+        if (strcmp(k->section, "data") != 0)
+            continue;
+        rf_config_format_value(saved, k, was, sizeof was);
+        rf_config_format_value(wanted, k, now, sizeof now);
+        if (strcmp(was, now) != 0)
+            g_string_append_printf(out, "%sdata.%s=%s", out->len > 0 ? " " : "", k->key, now);
+    }
+    return g_string_free(out, out->len == 0);
 }

@@ -8,7 +8,8 @@
 #include "../core/config.h"
 
 typedef enum rf_change_policy {
-    RF_CHANGE_KEEP_MODEL,      /* eval: anything but the keys that shape the model */
+    RF_CHANGE_KEEP_MODEL,      /* eval: anything but the model section's keys (another data set
+                                  is checked against the checkpoint once open: model_input.h) */
     RF_CHANGE_SCHEDULE_ONLY,   /* resume: optimiser, schedule, steps, eval, checkpoint, log, threads */
 } rf_change_policy;
 
@@ -16,5 +17,9 @@ typedef enum rf_change_policy {
  * naming it with both values. */
 gboolean rf_config_check_changes(const rf_config *saved, const rf_config *wanted, rf_change_policy policy,
                                  GError **error);
+
+/* The data keys that differ, "data.task=lra_tsv data.path=DIR" (g_free), or
+ * NULL when the data set is the saved one. */
+char *rf_config_data_changes(const rf_config *saved, const rf_config *wanted);
 
 #endif

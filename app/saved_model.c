@@ -1,6 +1,7 @@
 #include "saved_model.h"
 
 #include "../core/checkpoint.h"
+#include "../core/model_input.h"
 #include "../datasets/datasets.h"
 #include "cli.h"
 #include "config_diff.h"
@@ -26,6 +27,12 @@ gboolean rf_saved_model_open(rf_saved_model *sm, const char *checkpoint, const c
         return FALSE;
     sm->ds = rf_dataset_open(&sm->cfg, &st);
     if (sm->ds == NULL)
+        return rf_cli_fail_status(error, &st);
+    rf_model_input in;
+    g_autofree char *changed = rf_config_data_changes(&saved, &sm->cfg);
+    g_autofree char *what = changed != NULL ? g_strdup(changed)
+                                            : g_strdup_printf("its own data set (data.task=%s)", sm->cfg.data.task);
+    if (!rf_model_input_read(checkpoint, &in, &st) || !rf_model_input_fits(&in, sm->ds, what, &st))
         return rf_cli_fail_status(error, &st);
     sm->trainer = forward_only ? rf_trainer_new_forward(&sm->cfg, sm->ds, &st)
                                : rf_trainer_new(&sm->cfg, sm->ds, &st);

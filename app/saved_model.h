@@ -1,6 +1,7 @@
 /* A model rebuilt from a checkpoint, for the verbs that read one (eval,
- * inspect): the config saved in it (with --set changes that do not shape
- * the model), its data set, and a trainer holding the saved parameters. */
+ * inspect, predict): the config saved in it (with --set changes that do not
+ * shape the model: any data set whose input and classes fit the model,
+ * model_input.h), its data set, and a trainer holding the saved parameters. */
 #ifndef RF_APP_SAVED_MODEL_H
 #define RF_APP_SAVED_MODEL_H
 
@@ -16,9 +17,9 @@ typedef struct rf_saved_model {
 } rf_saved_model;
 
 /* rf_checkpoint_read_config, --set (RF_CHANGE_KEEP_MODEL), rf_dataset_open,
- * rf_trainer_new (rf_trainer_new_forward with forward_only: for verbs that
- * need no gradient), rf_trainer_load. On failure what was built stays in
- * `sm` for rf_saved_model_clear. */
+ * rf_model_input_fits, rf_trainer_new (rf_trainer_new_forward with
+ * forward_only: for verbs that need no gradient), rf_trainer_load. On
+ * failure what was built stays in `sm` for rf_saved_model_clear. */
 gboolean rf_saved_model_open(rf_saved_model *sm, const char *checkpoint, const char *const *sets,
                              gboolean forward_only, GError **error);
 void rf_saved_model_clear(rf_saved_model *sm);

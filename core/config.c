@@ -32,7 +32,7 @@ const rf_config_key rf_config_keys[] = {
     INT("data", "train_size", data.train_size, "96000", 1, 100000000, "training samples"),
     INT("data", "val_size", data.val_size, "2000", 1, 100000000, "validation samples"),
     INT("data", "test_size", data.test_size, "2000", 1, 100000000, "test samples"),
-    INT("data", "repeat", data.repeat, "1", 1, 64, "listops: self-concatenate k times under MAX (BLRP length test)"),
+    INT("data", "concat", data.concat, "1", 1, 4, "listops, lra_tsv: each expression k times under an outer MAX (BLRP length test)"),
     INT("data", "patch", data.patch, "0", 0, 64, "images: 0 = pixels as tokens, p = p x p patches"),
     INT("data", "image_size", data.image_size, "28", 4, 1024, "image_folder: images resized to this square size"),
     CHO("data", "channels", data.channels, "gray", "gray|rgb", "image_folder: colour handling"),
@@ -98,6 +98,19 @@ static const rf_config_key *find_key(const char *section, const char *key)
         if (strcmp(k->section, section) == 0 && strcmp(k->key, key) == 0)
             return k;
     return NULL;
+}
+
+/* Keys under a former name: {section, old key, new key}. */
+static const char *const renamed[][3] = {
+    {"data", "repeat", "concat"},   /* until 2026-11-27 */
+};
+
+static const rf_config_key *find_current_key(const char *section, const char *key)
+{
+    for (size_t i = 0; i < sizeof renamed / sizeof *renamed; i++)
+        if (strcmp(renamed[i][0], section) == 0 && strcmp(renamed[i][1], key) == 0)
+            return find_key(section, renamed[i][2]);
+    return find_key(section, key);
 }
 
 static bool choice_allowed(const char *choices, const char *value)
@@ -183,7 +196,7 @@ void rf_config_defaults(rf_config *cfg)
 
 bool rf_config_set2(rf_config *cfg, const char *section, const char *key, const char *value, rf_status *st)
 {
-    const rf_config_key *k = find_key(section, key);
+    const rf_config_key *k = find_current_key(section, key);
     if (k == NULL)
         return rf_fail(st, "unknown key %s.%s (see `rangefinder config --list`)", section, key);
     return set_key(cfg, k, value, st);
@@ -271,6 +284,10 @@ bool rf_config_validate(const rf_config *cfg, rf_status *st)
     if (strcmp(cfg->data.task, "listops") == 0 && cfg->data.min_len + 1 >= cfg->data.max_len)
         return rf_fail(st, "data.min_len = %d must be below data.max_len - 1 = %d (listops keeps "
                            "min_len < length < max_len)", cfg->data.min_len, cfg->data.max_len - 1);
+    bool expressions = strcmp(cfg->data.task, "listops") == 0 || strcmp(cfg->data.task, "lra_tsv") == 0;
+    if (cfg->data.concat != 1 && !expressions)
+        return rf_fail(st, "data.concat = %d: only listops and lra_tsv concatenate their expressions, and "
+                           "data.task = %s (keep data.concat = 1)", cfg->data.concat, cfg->data.task);
     if (cfg->train.warmup > cfg->train.steps)
         return rf_fail(st, "train.warmup = %d exceeds train.steps = %d", cfg->train.warmup, cfg->train.steps);
     rf_device device;
@@ -328,7 +345,7 @@ bool rf_config_from_json(rf_config *cfg, const char *json, rf_status *st)
 /* Keys that shape the model's parameters. */
 static bool shapes_model(const rf_config_key *k)
 {
-    static const char *const data_keys[] = {"task", "vocab", "classes", "max_len", "repeat", NULL};
+    static const char *const data_keys[] = {"task", "vocab", "classes", "max_len", "concat", NULL};
     if (strcmp(k->section, "model") == 0)
         return true;
     if (strcmp(k->section, "data") != 0)

@@ -31,7 +31,7 @@ typedef struct rf_config {
         int train_size;
         int val_size;
         int test_size;
-        int repeat;             /* listops: self-concatenate k times under MAX */
+        int concat;             /* listops, lra_tsv: each expression k times under an outer MAX */
         int patch;              /* images: 0 = one token per pixel, p = p x p patches */
         int image_size;         /* image_folder: resize to this square size */
         char channels[8];       /* image_folder: gray | rgb */
@@ -120,7 +120,9 @@ extern const rf_config_key rf_config_keys[];
 void rf_config_defaults(rf_config *cfg);
 
 /* Set "section.key" (or section + key) from text. Unknown keys and invalid
- * values fail with a message naming the key, the value and what is allowed. */
+ * values fail with a message naming the key, the value and what is allowed.
+ * A key's former name (data.repeat, now data.concat) sets the key, so that
+ * configs and checkpoints written under it still load. */
 bool rf_config_set(rf_config *cfg, const char *dotted_key, const char *value, rf_status *st);
 bool rf_config_set2(rf_config *cfg, const char *section, const char *key, const char *value,
                     rf_status *st);

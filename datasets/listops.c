@@ -198,6 +198,49 @@ done:
     return result;
 }
 
+/* ---- data.concat ---- */
+
+int rf_listops_concat_length(int n, int k)
+{
+    return k > 1 ? k * n + 2 : n;
+}
+
+int rf_listops_concat_token(const uint8_t *expr, int n, int k, int pos)
+{
+    if (k == 1)
+        return expr[pos];
+    if (pos == 0)
+        return RF_LISTOPS_MAX;
+    if (pos == k * n + 1)
+        return RF_LISTOPS_CLOSE;
+    return expr[(pos - 1) % n];
+}
+
+int rf_listops_concat_room(int seq_len, int k)
+{
+    return k > 1 ? (seq_len - 2) / k : seq_len;
+}
+
+void rf_listops_concat_text(const uint8_t *expr, int n, int k, char *buf, size_t size)
+{
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    size_t used = 0;
+    int len = rf_listops_concat_length(n, k);
+    for (int pos = 0; pos < len; pos++) {
+        const char *text = token_texts[rf_listops_concat_token(expr, n, k, pos)];
+        size_t need = strlen(text) + (pos > 0);
+        size_t reserve = pos + 1 < len ? 4 : 0;   /* keeps room for " ..." while more tokens follow */
+        if (used + need + reserve >= size) {
+            if (used + 5 <= size)
+                memcpy(buf + used, " ...", 5);
+            break;
+        }
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", pos > 0 ? " " : "", text);
+    }
+}
+
 /* ---- de-duplication: a set of 64-bit hashes of token sequences ---- */
 
 typedef struct hash_set {
@@ -252,7 +295,7 @@ typedef struct listops {
     int64_t *offset;                   /* [total + 1]: expression i is tokens[offset[i], offset[i+1]) */
     uint8_t *label;                    /* [total] */
     int64_t first[RF_SPLIT_COUNT];     /* index of each split's first expression */
-    int repeat;
+    int concat;
 } listops;
 
 static bool append_tokens(listops *lo, int64_t used, const uint8_t *t, int n)
@@ -327,23 +370,6 @@ static bool locate(const listops *lo, rf_split split, int64_t index, const uint8
     return true;
 }
 
-static int sample_length(const listops *lo, int n)
-{
-    return lo->repeat > 1 ? lo->repeat * n + 2 : n;
-}
-
-/* Token `pos` of the sample: the expression itself, or [MAX e e ... e ]. */
-static int sample_token(const listops *lo, const uint8_t *expr, int n, int pos)
-{
-    if (lo->repeat == 1)
-        return expr[pos];
-    if (pos == 0)
-        return RF_LISTOPS_MAX;
-    if (pos == lo->repeat * n + 1)
-        return RF_LISTOPS_CLOSE;
-    return expr[(pos - 1) % n];
-}
-
 static bool listops_get(const rf_dataset *ds, rf_split split, int64_t index, float *x, int *len, int *label,
                         rf_status *st)
 {
@@ -352,13 +378,13 @@ static bool listops_get(const rf_dataset *ds, rf_split split, int64_t index, flo
     int n;
     if (!locate(lo, split, index, &expr, &n, label))
         return rf_fail(st, "listops has no %s sample %lld", rf_split_name(split), (long long)index);
-    *len = sample_length(lo, n);
+    *len = rf_listops_concat_length(n, lo->concat);
     for (int pos = 0; pos < *len; pos++)
-        x[pos] = (float)sample_token(lo, expr, n, pos);
+        x[pos] = (float)rf_listops_concat_token(expr, n, lo->concat, pos);
     return true;
 }
 
-/* "[MAX 2 9 [MIN 4 7 ] 0 ]"; cut at a token boundary, marked " ...", when the buffer is short. */
+/* "[MAX 2 9 [MIN 4 7 ] 0 ]", with data.concat's outer MAX. */
 static bool listops_describe(const rf_dataset *ds, rf_split split, int64_t index, char *buf, size_t size)
 {
     const listops *lo = ds->impl;
@@ -366,26 +392,13 @@ static bool listops_describe(const rf_dataset *ds, rf_split split, int64_t index
     int n, label;
     if (size == 0 || !locate(lo, split, index, &expr, &n, &label))
         return false;
-    buf[0] = '\0';
-    size_t used = 0;
-    int len = sample_length(lo, n);
-    for (int pos = 0; pos < len; pos++) {
-        const char *text = token_texts[sample_token(lo, expr, n, pos)];
-        size_t need = strlen(text) + (pos > 0);
-        size_t reserve = pos + 1 < len ? 4 : 0;   /* keeps room for " ..." while more tokens follow */
-        if (used + need + reserve >= size) {
-            if (used + 5 <= size)
-                memcpy(buf + used, " ...", 5);
-            break;
-        }
-        used += (size_t)snprintf(buf + used, size - used, "%s%s", pos > 0 ? " " : "", text);
-    }
+    rf_listops_concat_text(expr, n, lo->concat, buf, size);
     return true;
 }
 
 /* An outside expression as a sample: tokenised by rf_listops_tokenize,
  * refused unless it is one well-formed expression that fits seq_len (with
- * data.repeat, the whole [MAX e e ... e ]). */
+ * data.concat, the whole [MAX e e ... e ]). */
 static bool listops_featurise(const rf_dataset *ds, const char *path, const char *text, float *x, int *len,
                               rf_status *st)
 {
@@ -406,18 +419,18 @@ static bool listops_featurise(const rf_dataset *ds, const char *path, const char
         ok = rf_fail(st, "%s: %s", name, why.msg);
     else if (n == 0)
         ok = rf_fail(st, "%s: no ListOps tokens (this listops model takes an expression such as [MAX 2 9 ])", name);
-    else if (sample_length(lo, n) > ds->seq_len)
+    else if (rf_listops_concat_length(n, lo->concat) > ds->seq_len)
         ok = rf_fail(st, "%s: %d tokens; this listops model takes expressions of at most %d", name, n,
-                     lo->repeat > 1 ? (ds->seq_len - 2) / lo->repeat : ds->seq_len);
+                     rf_listops_concat_room(ds->seq_len, lo->concat));
     else if (rf_listops_eval(ids, n) < 0)
         ok = rf_fail(st, "%s: not one well-formed ListOps expression (every [MIN, [MAX, [MED, [SM needs digits "
                          "or expressions and its closing ])", name);
     else
         ok = true;
     if (ok) {
-        *len = sample_length(lo, n);
+        *len = rf_listops_concat_length(n, lo->concat);
         for (int pos = 0; pos < *len; pos++)
-            x[pos] = (float)sample_token(lo, ids, n, pos);
+            x[pos] = (float)rf_listops_concat_token(ids, n, lo->concat, pos);
     }
     free(ids);
     g_free(source);
@@ -435,15 +448,15 @@ static void listops_destroy(rf_dataset *ds)
 
 static bool check_config(const rf_config *cfg, rf_status *st)
 {
-    int min_len = cfg->data.min_len, max_len = cfg->data.max_len, repeat = cfg->data.repeat;
+    int min_len = cfg->data.min_len, max_len = cfg->data.max_len, concat = cfg->data.concat;
     if (min_len < 0 || min_len + 1 >= max_len)
         return rf_fail(st, "listops needs 0 <= data.min_len < data.max_len - 1 (lengths strictly between); "
                            "got min_len = %d, max_len = %d", min_len, max_len);
     if (cfg->data.max_depth < 1 || cfg->data.max_args < 2)
         return rf_fail(st, "listops needs data.max_depth >= 1 and data.max_args >= 2; got %d and %d",
                        cfg->data.max_depth, cfg->data.max_args);
-    if (repeat < 1 || (int64_t)max_len * repeat + 2 > INT_MAX)
-        return rf_fail(st, "listops: data.repeat = %d must be >= 1 with repeat * max_len within an int", repeat);
+    if (concat < 1 || (int64_t)max_len * concat + 2 > INT_MAX)
+        return rf_fail(st, "listops: data.concat = %d must be >= 1 with concat * max_len within an int", concat);
     if (cfg->data.train_size < 0 || cfg->data.val_size < 0 || cfg->data.test_size < 0)
         return rf_fail(st, "listops: split sizes must be >= 0 (train %d, val %d, test %d)", cfg->data.train_size,
                        cfg->data.val_size, cfg->data.test_size);
@@ -466,9 +479,9 @@ rf_dataset *rf_listops_open(const rf_config *cfg, rf_status *st)
         lo->ds.size[s] = sizes[s];
         total += sizes[s];
     }
-    lo->repeat = cfg->data.repeat;
+    lo->concat = cfg->data.concat;
     lo->ds.name = "listops";
-    lo->ds.seq_len = cfg->data.max_len * lo->repeat + (lo->repeat > 1 ? 2 : 0);
+    lo->ds.seq_len = rf_listops_concat_length(cfg->data.max_len, lo->concat);
     lo->ds.feat_dim = 0;
     lo->ds.vocab = RF_LISTOPS_VOCAB;
     lo->ds.classes = DIGITS;

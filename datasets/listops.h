@@ -17,6 +17,7 @@
 #ifndef RF_LISTOPS_H
 #define RF_LISTOPS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../core/config.h"
@@ -35,9 +36,11 @@ enum {
 };
 
 /* Generate the data set cfg describes (data.min_len, max_len, max_depth,
- * max_args, train_size, val_size, test_size, repeat; train.seed). With
- * data.repeat = k > 1 every sample reads [MAX e e ... e ] (k copies of its
- * expression e) and keeps its label. */
+ * max_args, train_size, val_size, test_size, concat; train.seed). With
+ * data.concat = k > 1 every sample reads [MAX e e ... e ] (k copies of its
+ * expression e: rf_listops_concat) and keeps its label. data.max_len keeps
+ * bounding e, so the expressions are those of k = 1 and a sample holds up
+ * to k (max_len - 1) + 2 tokens. */
 rf_dataset *rf_listops_open(const rf_config *cfg, rf_status *st);
 
 /* One raw tree from LRA's rules into buf. Returns its length, or -1 when it
@@ -54,6 +57,19 @@ int rf_listops_tokenize(const char *text, uint8_t *ids, int cap, rf_status *st);
  * if it is malformed (or memory runs out). MED is int(np.median(args)): on an
  * even count the mean of the two middle values, truncated. */
 int rf_listops_eval(const uint8_t *ids, int n);
+
+/* data.concat = k (the BLRP length test, SPEC §3): the sample of an
+ * expression of n tokens, [MAX e e ... e ] with k copies of e for k > 1, e
+ * itself for k = 1. Its value is e's (MAX of k equal values). Shared by
+ * listops and lra_tsv, so both sources give a model the same sequences. */
+int rf_listops_concat_length(int n, int k);
+/* Token `pos` (0 <= pos < rf_listops_concat_length(n, k)) of that sample. */
+int rf_listops_concat_token(const uint8_t *expr, int n, int k, int pos);
+/* The longest expression a sample of at most seq_len tokens holds. */
+int rf_listops_concat_room(int seq_len, int k);
+/* The sample as text, "[MAX 2 9 [MIN 4 7 ] 0 ]", cut at a token boundary
+ * and marked " ..." when buf is short. */
+void rf_listops_concat_text(const uint8_t *expr, int n, int k, char *buf, size_t size);
 
 /* The text of a token id ("[MIN", "]", "7"; "<pad>"), or "?" if out of range. */
 const char *rf_listops_token_text(int id);

@@ -25,6 +25,7 @@ typedef struct lra {
     uint8_t *labels;                 /* [rows] */
     int64_t first[RF_SPLIT_COUNT];
     int64_t truncated;
+    int concat;                      /* data.concat */
 } lra;
 
 /* Rows while reading. */
@@ -155,43 +156,34 @@ static bool lra_get(const rf_dataset *ds, rf_split split, int64_t index, float *
     if (!locate(l, split, index, &r))
         return rf_fail(st, "lra_tsv has no %s sample %lld", rf_split_name(split), (long long)index);
     const uint8_t *ids = l->tokens + l->offset[r];
-    *len = (int)(l->offset[r + 1] - l->offset[r]);
+    int n = (int)(l->offset[r + 1] - l->offset[r]);
+    *len = rf_listops_concat_length(n, l->concat);
     for (int t = 0; t < *len; t++)
-        x[t] = ids[t];
+        x[t] = (float)rf_listops_concat_token(ids, n, l->concat, t);
     *label = l->labels[r];
     return true;
 }
 
-/* "[MAX 2 9 [MIN 4 7 ] 0 ]"; cut at a token boundary, marked " ...", when the buffer is short. */
+/* "[MAX 2 9 [MIN 4 7 ] 0 ]", with data.concat's outer MAX. */
 static bool lra_describe(const rf_dataset *ds, rf_split split, int64_t index, char *buf, size_t size)
 {
     const lra *l = ds->impl;
     int64_t r;
     if (size == 0 || !locate(l, split, index, &r))
         return false;
-    buf[0] = '\0';
-    size_t used = 0;
-    int64_t len = l->offset[r + 1] - l->offset[r];
-    for (int64_t t = 0; t < len; t++) {
-        const char *text = rf_listops_token_text(l->tokens[l->offset[r] + t]);
-        size_t need = strlen(text) + (t > 0);
-        size_t reserve = t + 1 < len ? 4 : 0;   /* room for " ..." while more tokens follow */
-        if (used + need + reserve >= size) {
-            if (used + 5 <= size)
-                memcpy(buf + used, " ...", 5);
-            break;
-        }
-        used += (size_t)snprintf(buf + used, size - used, "%s%s", t > 0 ? " " : "", text);
-    }
+    rf_listops_concat_text(l->tokens + l->offset[r], (int)(l->offset[r + 1] - l->offset[r]), l->concat, buf,
+                           size);
     return true;
 }
 
 /* One row in the files' format ("source<TAB>target", the target not used)
- * or the source alone, tokenised as the loader does. A source longer than
- * seq_len is refused: the loader cuts rows, but the user should know. */
+ * or the source alone, tokenised as the loader does (with data.concat's
+ * outer MAX). A source longer than the model takes is refused: the loader
+ * cuts rows, but the user should know. */
 static bool lra_featurise(const rf_dataset *ds, const char *path, const char *text, float *x, int *len,
                           rf_status *st)
 {
+    const lra *l = ds->impl;
     char *line = rf_input_line(ds, path, text, "a row 'source<TAB>target' or a ListOps source", st);
     if (line == NULL)
         return false;
@@ -211,13 +203,16 @@ static bool lra_featurise(const rf_dataset *ds, const char *path, const char *te
         ok = rf_fail(st, "%s: %s", name, why.msg);
     else if (n == 0)
         ok = rf_fail(st, "%s: the source has no tokens", name);
-    else if (n > ds->seq_len)
-        ok = rf_fail(st, "%s: %d tokens; this lra_tsv model takes sources of at most %d", name, n, ds->seq_len);
+    else if (rf_listops_concat_length(n, l->concat) > ds->seq_len)
+        ok = rf_fail(st, "%s: %d tokens; this lra_tsv model takes sources of at most %d", name, n,
+                     rf_listops_concat_room(ds->seq_len, l->concat));
     else
         ok = true;
-    for (int t = 0; ok && t < n; t++)
-        x[t] = ids[t];
-    *len = n;
+    if (ok) {
+        *len = rf_listops_concat_length(n, l->concat);
+        for (int t = 0; t < *len; t++)
+            x[t] = (float)rf_listops_concat_token(ids, n, l->concat, t);
+    }
     free(ids);
     g_free(line);
     return ok;
@@ -275,6 +270,7 @@ rf_dataset *rf_lra_tsv_open(const rf_config *cfg, rf_status *st)
         return NULL;
     }
     lra *l = g_new0(lra, 1);
+    l->concat = cfg->data.concat;
     l->ds.name = "lra_tsv";
     l->ds.feat_dim = 0;
     l->ds.vocab = RF_LISTOPS_VOCAB;
@@ -300,9 +296,11 @@ rf_dataset *rf_lra_tsv_open(const rf_config *cfg, rf_status *st)
         return NULL;
     }
     int64_t rows = l->ds.size[0] + l->ds.size[1] + l->ds.size[2];
+    int longest = 0;
     for (int64_t i = 0; i < rows; i++)
-        if (l->offset[i + 1] - l->offset[i] > l->ds.seq_len)
-            l->ds.seq_len = (int)(l->offset[i + 1] - l->offset[i]);
+        if (l->offset[i + 1] - l->offset[i] > longest)
+            longest = (int)(l->offset[i + 1] - l->offset[i]);
+    l->ds.seq_len = rf_listops_concat_length(longest, l->concat);
     return &l->ds;
 }
 

@@ -7,7 +7,11 @@
  * tokenised by rf_listops_tokenize (token ids as listops.h), the target an
  * integer 0..9. Sources longer than data.max_len tokens are cut to max_len,
  * as LRA does, and counted (rf_lra_tsv_truncated). Any malformed row is an
- * error naming file:line.
+ * error naming file:line. With data.concat = k > 1 each (cut) source e is
+ * read as [MAX e e ... e ], exactly as listops does (rf_listops_concat_*).
+ *
+ * The token ids are listops.h's: a model trained on the generator
+ * (data.task = listops) reads these files and the other way round.
  *
  * Splits: the files' own; each split keeps its file's first
  * data.{train,val,test}_size rows (later rows are not read). */

@@ -458,6 +458,59 @@ expect_error 1 "inspect --text refuses a gradient probe (an outside input has no
 expect_error 2 "inspect --input takes no --sample" "--split or --sample" \
     inspect --checkpoint "$ckpt" --text "[MAX 2 9 ]" --sample 3 --probe layer0.attn.probs
 
+# --- eval across data sets: ListOps from the generator and from LRA's files --------
+# One token table (listops.h): a model trained on either source evaluates
+# (and is inspected) on the other; any data set whose input and classes fit
+# the model is taken, one that does not is refused naming what differs.
+lra=$tmp/lra
+mkdir -p "$lra"
+for split in train val test; do
+    printf 'Source\tTarget\n( ( ( [MAX 2 ) 3 ) ] )\t3\n( [MIN 4 ( [MAX 1 9 ] ) 0 ] )\t0\n[SM 1 2 3 4 5 ]\t5\n' \
+        >"$lra/basic_$split.tsv"
+done
+run eval --checkpoint "$ckpt" --set data.task=lra_tsv --set "data.path=$lra" --json
+expect_rc 0 "a listops model evaluates on LRA-format files"
+check "eval on the files counts their 3 test rows" grep -q '"samples":3,"step":9' "$tmp/out"
+run train --config "$tmp/tiny.ini" "${tiny[@]}" --set data.task=lra_tsv --set "data.path=$lra" --set train.steps=2 \
+    --out "$tmp/lra-run"
+expect_rc 0 "a tiny run on LRA-format files exits 0"
+run eval --checkpoint "$tmp/lra-run/checkpoint.safetensors" --set data.task=listops --json
+expect_rc 0 "an lra_tsv model evaluates on the listops generator"
+check "eval on the generator counts its 16 test samples" grep -q '"samples":16,"step":2' "$tmp/out"
+run inspect --checkpoint "$tmp/lra-run/checkpoint.safetensors" --set data.task=listops --sample 3 --probe logits \
+    --out "$tmp/lra-logits.npy"
+expect_rc 0 "an lra_tsv model is inspected on a generated sample"
+expect_error 1 "a model of another input is refused, naming both inputs and class counts" \
+    "data.task=image_folder|gives 16 positions of 4 features and 2 classes|the checkpoint's model takes tokens (vocabulary 16) and 10 classes" \
+    eval --checkpoint "$ckpt" --set data.task=image_folder --set "data.path=$tmp/pics" --set data.image_size=8 \
+    --set data.patch=2 --set data.val_size=2 --set data.test_size=2
+expect_error 1 "a data set of other classes is refused, naming the counts" \
+    "data.task=random data.classes=5 gives up to 60 tokens (vocabulary 16) and 5 classes|and 10 classes" \
+    eval --checkpoint "$ckpt" --set data.task=random --set data.classes=5
+
+# data.concat = K: the BLRP length test (SPEC §3) on a model trained on K = 1
+run eval --checkpoint "$ckpt" --set data.concat=2 --json
+expect_rc 0 "eval --set data.concat=2 runs on a model trained on single expressions"
+check "eval with data.concat=2 counts the 16 test samples" grep -q '"samples":16,"step":9' "$tmp/out"
+run eval --checkpoint "$ckpt" --set data.concat=4 --set data.task=lra_tsv --set "data.path=$lra"
+expect_rc 0 "eval --set data.concat=4 runs on LRA-format files"
+for k in 2 3 4; do
+    run eval --checkpoint "$blrp/checkpoint.safetensors" --set data.concat=$k --json
+    expect_rc 0 "a BLRP model (segment 10) evaluates at data.concat=$k ($((k * 60 + 2)) positions, not a multiple of 10)"
+done
+run inspect --checkpoint "$ckpt" --set data.concat=3 --list
+expect_rc 0 "inspect --set data.concat=3 lists probes of the longer sequence"
+check "with data.concat=3 the attention spans 3 x 60 + 2 positions" \
+    grep -q '^layer0\.attn\.probs  *\[2, 182, 182\]' "$tmp/out"
+run train --config "$tmp/tiny.ini" "${tiny[@]}" --set model.pos=learned --set train.steps=1 --out "$tmp/learned"
+expect_rc 0 "a tiny run with learned positions exits 0"
+expect_error 1 "learned positions cannot take the longer sequence, and the error says so" \
+    "data.concat=2 gives up to 122 tokens (vocabulary 16)|exactly 60 tokens (vocabulary 16; model.pos = learned)" \
+    eval --checkpoint "$tmp/learned/checkpoint.safetensors" --set data.concat=2
+expect_error 1 "data.concat on another task is refused in one sentence" \
+    "data.concat = 2: only listops and lra_tsv" eval --checkpoint "$pics/checkpoint.safetensors" --set data.concat=2
+expect_error 1 "data.concat beyond 4 is refused" "data.concat|1..4" eval --checkpoint "$ckpt" --set data.concat=5
+
 # --- make-dataset --------------------------------------------------------------
 run make-dataset --help
 expect_rc 0 "make-dataset --help exits 0"
@@ -525,6 +578,7 @@ run config --list
 expect_rc 0 "config --list exits 0"
 check "config --list lists data.task with its default and choices" \
     grep -q '^data.task  *listops  *listops|random' "$tmp/out"
+check "config --list lists data.concat with its default and range" grep -q '^data.concat  *1  *1\.\.4 ' "$tmp/out"
 for shipped in default listops-full; do
     run config --show --config "$configs/$shipped.ini"
     expect_rc 0 "the shipped $shipped.ini is valid"

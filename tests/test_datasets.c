@@ -1,6 +1,6 @@
 /* Data sets: the ListOps generator against LRA's rules (determinism, length
  * window, labels equal the evaluated expressions, no duplicates, operator
- * statistics, repeat), the LRA-format tokeniser and evaluator, the random
+ * statistics, data.concat), the LRA-format tokeniser and evaluator, the random
  * task, and task dispatch. */
 #include <math.h>
 #include <stdlib.h>
@@ -279,40 +279,98 @@ static void test_tokenizer_and_eval(void)
            "a pad inside is malformed; token texts follow the id table");
 }
 
-static void test_repeat(void)
+/* data.concat by hand: "[MAX 2 9 [MIN 4 7 ] 0 ]" (value 9) twice and three
+ * times under an outer MAX, token by token as written out here. */
+static void test_concat_tokens(void)
+{
+    enum { MAX_ = RF_LISTOPS_MAX, MIN_ = RF_LISTOPS_MIN, END = RF_LISTOPS_CLOSE, D0 = RF_LISTOPS_DIGIT0 };
+#define E MAX_, D0 + 2, D0 + 9, MIN_, D0 + 4, D0 + 7, END, D0 + 0, END
+    static const uint8_t once[] = {E};
+    static const uint8_t twice[] = {MAX_, E, E, END};
+    static const uint8_t thrice[] = {MAX_, E, E, E, END};
+#undef E
+    static const uint8_t *const want[] = {once, twice, thrice};
+    static const int want_len[] = {sizeof once, sizeof twice, sizeof thrice};
+    uint8_t e[16], got[64];
+    int n = rf_listops_tokenize("[MAX 2 9 [MIN 4 7 ] 0 ]", e, (int)sizeof e, NULL);
+    for (int k = 1; k <= 3; k++) {
+        int len = rf_listops_concat_length(n, k);
+        for (int pos = 0; pos < len && pos < (int)sizeof got; pos++)
+            got[pos] = (uint8_t)rf_listops_concat_token(e, n, k, pos);
+        tap_ok(len == want_len[k - 1] && memcmp(got, want[k - 1], (size_t)len) == 0 && rf_listops_eval(got, len) == 9,
+               "concat %d: the expected %d tokens, and the evaluator gives 9 as for one copy", k, want_len[k - 1]);
+    }
+    char text[128];
+    rf_listops_concat_text(e, n, 2, text, sizeof text);
+    tap_ok(strcmp(text, "[MAX [MAX 2 9 [MIN 4 7 ] 0 ] [MAX 2 9 [MIN 4 7 ] 0 ] ]") == 0, "concat 2 as text: '%s'",
+           text);
+    tap_ok(rf_listops_concat_room(2 * n + 2, 2) == n && rf_listops_concat_room(n, 1) == n,
+           "concat 2: a sample of 2n + 2 tokens holds an expression of n");
+}
+
+/* data.concat: 1..4, read only by listops and lra_tsv; its former name
+ * data.repeat still loads (configs and checkpoints written before). */
+static void test_concat_config(void)
+{
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    rf_status st = {0};
+    tap_ok(cfg.data.concat == 1 && rf_config_from_json(&cfg, "{\"data.repeat\": \"3\"}", &st) &&
+               cfg.data.concat == 3 && rf_config_set2(&cfg, "data", "repeat", "2", &st) && cfg.data.concat == 2,
+           "data.concat defaults to 1; data.repeat in an old checkpoint's JSON or an INI sets it (%s)", st.msg);
+    rf_status big = {0};
+    tap_ok(!rf_config_set(&cfg, "data.concat", "5", &big) && strstr(big.msg, "data.concat") != NULL &&
+               strstr(big.msg, "1..4") != NULL,
+           "data.concat = 5 is refused: %s", big.msg);
+    strcpy(cfg.data.task, "lra_tsv");
+    rf_status lra = {0};
+    bool lra_ok = rf_config_validate(&cfg, &lra);
+    strcpy(cfg.data.task, "random");
+    rf_status other = {0};
+    tap_ok(lra_ok && !rf_config_validate(&cfg, &other) && strstr(other.msg, "data.concat = 2") != NULL &&
+               strstr(other.msg, "data.task = random") != NULL,
+           "lra_tsv takes data.concat = 2, another task refuses it: %s", other.msg);
+    cfg.data.concat = 1;
+    tap_ok(rf_config_validate(&cfg, &other), "another task keeps data.concat = 1");
+}
+
+static void test_concat(void)
 {
     rf_config cfg = listops_config(3);
     cfg.data.train_size = 50;
     cfg.data.val_size = cfg.data.test_size = 10;
     rf_status st = {0};
     rf_dataset *base = rf_dataset_open(&cfg, &st);
-    cfg.data.repeat = 3;
-    rf_dataset *rep = rf_dataset_open(&cfg, &st);
-    if (!tap_ok(base != NULL && rep != NULL, "listops opens with repeat = 3 (%s)", st.msg)) {
-        rf_dataset_free(base);
-        rf_dataset_free(rep);
-        return;
-    }
-    tap_ok(rep->seq_len == 3 * cfg.data.max_len + 2, "repeat 3: seq_len = 3 * max_len + 2 (%d)", rep->seq_len);
-    static record a, b;
-    int good = 0, total = 0;
-    for (int s = 0; s < RF_SPLIT_COUNT; s++)
-        for (int64_t i = 0; i < rep->size[s]; i++, total++) {
-            bool ok = sample(base, (rf_split)s, i, a.ids, &a.len, &a.label) &&
-                      sample(rep, (rf_split)s, i, b.ids, &b.len, &b.label) && b.len == 3 * a.len + 2 &&
-                      b.label == a.label && b.ids[0] == RF_LISTOPS_MAX && b.ids[b.len - 1] == RF_LISTOPS_CLOSE &&
-                      rf_listops_eval(b.ids, b.len) == a.label;
-            for (int k = 0; ok && k < 3; k++)
-                ok = memcmp(b.ids + 1 + k * a.len, a.ids, (size_t)a.len) == 0;
-            good += ok;
+    for (int k = 2; k <= 4; k++) {
+        cfg.data.concat = k;
+        rf_dataset *rep = rf_dataset_open(&cfg, &st);
+        if (!tap_ok(base != NULL && rep != NULL, "listops opens with concat = %d (%s)", k, st.msg)) {
+            rf_dataset_free(rep);
+            continue;
         }
-    tap_ok(good == total, "repeat 3: [MAX e e e ], length 3 * len + 2, label kept (%d of %d)", good, total);
-    char text[1 << 12];
-    tap_ok(rep->describe(rep, RF_SPLIT_TRAIN, 0, text, sizeof text) && strncmp(text, "[MAX [", 6) == 0 &&
-               strcmp(text + strlen(text) - 4, " ] ]") == 0,
-           "describe shows the outer MAX");
+        tap_ok(rep->seq_len == k * cfg.data.max_len + 2, "concat %d: seq_len = %d * max_len + 2 (%d)", k, k,
+               rep->seq_len);
+        static record a, b;
+        int good = 0, total = 0;
+        for (int s = 0; s < RF_SPLIT_COUNT; s++)
+            for (int64_t i = 0; i < rep->size[s]; i++, total++) {
+                bool ok = sample(base, (rf_split)s, i, a.ids, &a.len, &a.label) &&
+                          sample(rep, (rf_split)s, i, b.ids, &b.len, &b.label) && b.len == k * a.len + 2 &&
+                          b.label == a.label && b.ids[0] == RF_LISTOPS_MAX && b.ids[b.len - 1] == RF_LISTOPS_CLOSE &&
+                          rf_listops_eval(b.ids, b.len) == a.label;
+                for (int c = 0; ok && c < k; c++)
+                    ok = memcmp(b.ids + 1 + c * a.len, a.ids, (size_t)a.len) == 0;
+                good += ok;
+            }
+        tap_ok(good == total, "concat %d: [MAX e ... e ], the expressions of concat 1, length %d * len + 2, label "
+               "kept and evaluated (%d of %d)", k, k, good, total);
+        static char text[1 << 14];
+        tap_ok(rep->describe(rep, RF_SPLIT_TRAIN, 0, text, sizeof text) && strncmp(text, "[MAX [", 6) == 0 &&
+                   strcmp(text + strlen(text) - 4, " ] ]") == 0,
+               "concat %d: describe shows the outer MAX", k);
+        rf_dataset_free(rep);
+    }
     rf_dataset_free(base);
-    rf_dataset_free(rep);
 }
 
 static void test_too_few_expressions(void)
@@ -418,7 +476,9 @@ int main(void)
     test_listops_samples();
     test_generator_statistics();
     test_tokenizer_and_eval();
-    test_repeat();
+    test_concat_config();
+    test_concat_tokens();
+    test_concat();
     test_too_few_expressions();
     test_random_task();
     test_unknown_task();

@@ -183,31 +183,31 @@ static void expect_npy_refusal(const rf_dataset *ds, const char *path, const cha
 
 static void test_listops(const char *png)
 {
-    for (int repeat = 1; repeat <= 2; repeat++) {
+    for (int concat = 1; concat <= 2; concat++) {
         rf_config cfg = config_for("listops", "");
         cfg.data.train_size = 20;
         cfg.data.val_size = 5;
         cfg.data.test_size = 5;
         cfg.data.max_len = 40;
         cfg.data.min_len = 5;
-        cfg.data.repeat = repeat;
+        cfg.data.concat = concat;
         rf_status st = {0};
         rf_dataset *ds = rf_dataset_open(&cfg, &st);
-        if (!tap_ok(ds != NULL && ds->featurise != NULL, "listops (repeat %d) opens with a featurise hook", repeat))
+        if (!tap_ok(ds != NULL && ds->featurise != NULL, "listops (concat %d) opens with a featurise hook", concat))
             return;
-        /* describe() prints the sample itself; with repeat it is [MAX e e ]: take e from the stored tokens */
+        /* describe() prints the sample itself; with concat it is [MAX e e ]: take e from the stored tokens */
         bool all = true;
         for (int64_t i = 0; i < ds->size[RF_SPLIT_TEST]; i++) {
             float x[200] = {0};
             int len = 0, label = 0;
             ds->get(ds, RF_SPLIT_TEST, i, x, &len, &label, &st);
-            int n = repeat > 1 ? (len - 2) / repeat : len, from = repeat > 1 ? 1 : 0;
+            int n = concat > 1 ? (len - 2) / concat : len, from = concat > 1 ? 1 : 0;
             GString *text = g_string_new("( ");
             for (int t = 0; t < n; t++)
                 g_string_append_printf(text, "%s ", rf_listops_token_text((int)x[from + t]));
             g_string_append(text, ")");
             all &= same_as_sample(ds, NULL, text->str, RF_SPLIT_TEST, i);
-            if (i == 0 && repeat == 1) {
+            if (i == 0 && concat == 1) {
                 char *file = write_file("expr.txt", text->str);
                 tap_ok(same_as_sample(ds, file, NULL, RF_SPLIT_TEST, 0), "listops: a file holding sample 0's "
                        "expression featurises to sample 0");
@@ -216,8 +216,8 @@ static void test_listops(const char *png)
             }
             g_string_free(text, TRUE);
         }
-        tap_ok(all, "listops (repeat %d): every test sample's expression featurises to that sample", repeat);
-        if (repeat == 1) {
+        tap_ok(all, "listops (concat %d): every test sample's expression featurises to that sample", concat);
+        if (concat == 1) {
             expect_refusal(ds, png, NULL, "an image", "is an image (png)", "takes text (a ListOps expression)");
             expect_refusal(ds, NULL, "[MAX 2 foo ]", "an unknown token", "the text '[MAX 2 foo ]'", "'foo'");
             expect_refusal(ds, NULL, "[MAX 2 3", "an unclosed expression", "not one well-formed", NULL);

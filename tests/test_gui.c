@@ -366,6 +366,9 @@ static void load_checkpoint(RfWindow *win, const char *dir, const char *path)
     g_autoptr(GError) error = NULL;
     set_key(s, "model.dim", "48");
     set_key(s, "model.encoder", "ls");
+    GAction *on_data = g_action_map_lookup_action(G_ACTION_MAP(win), "open-checkpoint-on-data");
+    tap_ok(on_data != NULL && g_action_get_enabled(on_data),
+           "File has Open Checkpoint on the Current Data, enabled when no run is busy");
     gboolean loaded = rf_session_load_checkpoint(s, path, &error);
     tap_ok(loaded, "load the checkpoint back%s%s", error ? ": " : "", error ? error->message : "");
     spin_for(0.5);   /* the worker's own word on the state arrives at the next drain */

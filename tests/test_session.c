@@ -439,6 +439,41 @@ static void test_checkpoints(RfSession *s, const char *dir)
     g_remove(path);
 }
 
+/* A checkpoint opened on the data set the config names: taken when its
+ * input and classes fit the model (here longer sequences of the same
+ * tokens), refused naming both sides when they do not. */
+static void test_checkpoint_on_data(RfSession *s, const char *dir)
+{
+    g_autoptr(GError) error = NULL;
+    g_autofree char *path = g_build_filename(dir, "on-data.safetensors", NULL);
+    rf_config trained = rf_session_get_current_run(s)->cfg;
+    int64_t step = rf_session_get_step(s);
+    gboolean saved = rf_session_save_checkpoint(s, path, &error);
+    g_clear_error(&error);
+    rf_session_set_key(s, "data.max_len", "40", NULL, NULL);
+    rf_session_set_key(s, "data.train_size", "64", NULL, NULL);
+    gboolean loaded = saved && rf_session_load_checkpoint_on_data(s, path, &error);
+    const rf_dataset *ds = rf_session_get_dataset(s);
+    const rf_config *cfg = rf_session_get_config(s);
+    tap_ok(loaded && ds != NULL && ds->seq_len == 40 && ds->size[RF_SPLIT_TRAIN] == 64 &&
+               cfg->model.dim == trained.model.dim && rf_session_get_state(s) == RF_RUN_PAUSED &&
+               rf_session_get_step(s) == step,
+           "a checkpoint opens on the data set the config names (40 tokens, 64 training samples), paused at its "
+           "step%s%s", error != NULL ? ": " : "", error != NULL ? error->message : "");
+    g_clear_error(&error);
+    rf_run_data *current = rf_session_get_current_run(s);
+    rf_session_set_key(s, "data.classes", "5", NULL, NULL);
+    gboolean refused = !rf_session_load_checkpoint_on_data(s, path, &error) && error != NULL &&
+                       strstr(error->message, "data.classes=5") != NULL &&
+                       strstr(error->message, "(vocabulary 8) and 5 classes; the checkpoint's model takes") != NULL &&
+                       strstr(error->message, "(vocabulary 8) and 4 classes") != NULL;
+    tap_ok(refused && rf_session_get_current_run(s) == current && rf_session_get_dataset(s) == ds,
+           "another class count is refused naming both, and the session keeps its run and data: %s",
+           error != NULL ? error->message : "(no error)");
+    rf_session_set_key(s, "data.classes", "4", NULL, NULL);
+    g_remove(path);
+}
+
 static gboolean queue_done(RfSession *s, gpointer data)
 {
     return rf_session_get_runs(s)->len >= *(guint *)data && rf_session_queue_length(s) == 0 &&
@@ -526,6 +561,7 @@ int main(void)
     test_probes(s, &w);
     test_inspected(s);
     test_checkpoints(s, dir);
+    test_checkpoint_on_data(s, dir);
     test_compare_queue(s, &w);
     test_plan(s);
     test_bad_data(s, &w);

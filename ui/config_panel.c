@@ -19,7 +19,7 @@ static const struct {
     {"data.classes", "data.task", "random"},
     {"data.max_depth", "data.task", "listops"},
     {"data.max_args", "data.task", "listops"},
-    {"data.repeat", "data.task", "listops"},
+    {"data.concat", "data.task", "listops|lra_tsv"},
     {"data.patch", "data.task", "fashion_mnist|image_folder"},
     {"data.image_size", "data.task", "image_folder"},
     {"data.channels", "data.task", "image_folder"},

@@ -143,6 +143,11 @@ gboolean rf_session_save_checkpoint(RfSession *s, const char *path, GError **err
  * builds the model and loads the weights: the run is then paused at the
  * checkpoint's step, ready to resume. */
 gboolean rf_session_load_checkpoint(RfSession *s, const char *path, GError **error);
+/* The same on the data set the current config names (its data.* keys, e.g.
+ * LRA's files for a model trained on generated ListOps, or data.concat),
+ * when its input and classes fit the model (core/model_input.h); otherwise
+ * an error naming both, and the session is left as it was. */
+gboolean rf_session_load_checkpoint_on_data(RfSession *s, const char *path, GError **error);
 
 /* --- compare: a queue of configs run one after another --- */
 void rf_session_queue_add(RfSession *s, const rf_config *cfg, const char *name);

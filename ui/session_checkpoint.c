@@ -1,9 +1,12 @@
 /* Checkpoints from the workbench: saving the current run's model, and
- * loading one as a new run paused at its step (config and data restored).
- * A checkpoint that fails to load leaves the session as it was. */
+ * loading one as a new run paused at its step (config and data restored,
+ * or the data set the sidebar names when it fits the model). A checkpoint
+ * that fails to load leaves the session as it was. */
+#include <stdio.h>
 #include <string.h>
 
 #include "../core/checkpoint.h"
+#include "../core/model_input.h"
 #include "session_private.h"
 
 static gboolean fail_in(GError **error, const char *path, const char *message)
@@ -25,13 +28,38 @@ gboolean rf_session_save_checkpoint(RfSession *s, const char *path, GError **err
     return rf_worker_save(s->worker, path, error);
 }
 
-gboolean rf_session_load_checkpoint(RfSession *s, const char *path, GError **error)
+/* The data keys of `from` into cfg; "data.task=lra_tsv data.path=DIR" for
+ * those that changed (g_free), or NULL when none did. */
+static char *take_data_keys(rf_config *cfg, const rf_config *from)
+{
+    GString *changed = g_string_new(NULL);
+    char name[160], was[RF_STR_LEN + 32], now[RF_STR_LEN + 32];
+    for (const rf_config_key *k = rf_config_keys; k->section != NULL; k++) {
+        if (strcmp(k->section, "data") != 0)
+            continue;
+        snprintf(name, sizeof name, "data.%s", k->key);
+        rf_config_get(cfg, name, was, sizeof was);
+        rf_config_get(from, name, now, sizeof now);
+        if (strcmp(was, now) != 0) {
+            rf_config_set(cfg, name, now, NULL);
+            g_string_append_printf(changed, "%s%s=%s", changed->len > 0 ? " " : "", name, now);
+        }
+    }
+    return g_string_free(changed, changed->len == 0);
+}
+
+/* data_from: NULL for the checkpoint's own data set, else the config whose
+ * data keys replace the checkpoint's. */
+static gboolean load_checkpoint(RfSession *s, const char *path, const rf_config *data_from, GError **error)
 {
     rf_config cfg;
     int64_t step = 0;
     rf_status st = {0};
     rf_config_defaults(&cfg);
     if (!rf_checkpoint_read_config(path, &cfg, &step, &st))
+        return fail_in(error, path, st.msg);
+    g_autofree char *changed = data_from != NULL ? take_data_keys(&cfg, data_from) : NULL;
+    if (changed != NULL && !rf_config_validate(&cfg, &st))
         return fail_in(error, path, st.msg);
     rf_data_ref *data = NULL;
     if (s->data != NULL && rf_data_config_equal(&s->data->cfg, &cfg)) {
@@ -40,10 +68,16 @@ gboolean rf_session_load_checkpoint(RfSession *s, const char *path, GError **err
         g_autoptr(GError) data_error = NULL;
         data = rf_data_ref_open(&cfg, &data_error);
         if (data == NULL) {
-            g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: the data set it was trained on: %s", path,
-                        data_error->message);
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: the data set %s: %s", path,
+                        changed != NULL ? "the current config names" : "it was trained on", data_error->message);
             return FALSE;
         }
+    }
+    rf_model_input in;
+    if (changed != NULL &&
+        (!rf_model_input_read(path, &in, &st) || !rf_model_input_fits(&in, data->ds, changed, &st))) {
+        rf_data_ref_release(data);
+        return fail_in(error, path, st.msg);
     }
     rf_trainer *t = rf_trainer_new(&cfg, data->ds, &st);
     if (t == NULL || !rf_trainer_load(t, path, &st)) {
@@ -66,4 +100,15 @@ gboolean rf_session_load_checkpoint(RfSession *s, const char *path, GError **err
     rf_worker *w = rf_worker_new(&cfg, data, t, TRUE, &s->wanted);
     rf_session_adopt_worker(s, w, &cfg, name, RF_RUN_PAUSED, step);
     return TRUE;
+}
+
+gboolean rf_session_load_checkpoint(RfSession *s, const char *path, GError **error)
+{
+    return load_checkpoint(s, path, NULL, error);
+}
+
+gboolean rf_session_load_checkpoint_on_data(RfSession *s, const char *path, GError **error)
+{
+    rf_config sidebar = s->cfg;
+    return load_checkpoint(s, path, &sidebar, error);
 }

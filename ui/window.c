@@ -125,6 +125,7 @@ static void update_actions(RfWindow *win)
                        has_run && (paused || state == RF_RUN_STOPPED || state == RF_RUN_FINISHED));
     set_action_enabled(win, "export-metrics", has_run);
     set_action_enabled(win, "open-checkpoint", !busy);
+    set_action_enabled(win, "open-checkpoint-on-data", !busy);
     set_action_enabled(win, "open-data", !busy && !paused);
     set_action_enabled(win, "open-config", !busy && !paused);
 
@@ -413,6 +414,27 @@ static void action_open_checkpoint(GSimpleAction *a, GVariant *p, gpointer user_
                           g_object_ref(user_data));
 }
 
+/* The model of a checkpoint on the data set the sidebar names (LRA's files
+ * for a model trained on generated ListOps, data.concat for the length test). */
+static void checkpoint_to_open_on_data(const char *path, gpointer user_data)
+{
+    RfWindow *win = user_data;
+    g_autoptr(GError) error = NULL;
+    if (path != NULL && !rf_session_load_checkpoint_on_data(win->session, path, &error))
+        rf_dialog_error(GTK_WINDOW(win), "Could not open the checkpoint on this data set", error->message);
+    refresh(win);
+    g_object_unref(win);
+}
+
+static void action_open_checkpoint_on_data(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_OPEN_FILE, "Open Checkpoint on the Current Data",
+                          "_Open", "Checkpoints (safetensors)", "*.safetensors", NULL, checkpoint_to_open_on_data,
+                          g_object_ref(user_data));
+}
+
 static void file_to_inspect(const char *path, gpointer user_data)
 {
     RfWindow *win = user_data;
@@ -648,6 +670,7 @@ static const GActionEntry win_actions[] = {
     {"open-data", action_open_data, NULL, NULL, NULL, {0}},
     {"open-config", action_open_config, NULL, NULL, NULL, {0}},
     {"open-checkpoint", action_open_checkpoint, NULL, NULL, NULL, {0}},
+    {"open-checkpoint-on-data", action_open_checkpoint_on_data, NULL, NULL, NULL, {0}},
     {"save-checkpoint", action_save_checkpoint, NULL, NULL, NULL, {0}},
     {"export-plot", action_export_plot, NULL, NULL, NULL, {0}},
     {"export-metrics", action_export_metrics, NULL, NULL, NULL, {0}},
