@@ -28,6 +28,9 @@
 #include "../ui/figures/talk_figure.h"
 #include "../datasets/image_table.h"
 #include "../ui/inspect_input.h"
+#include "../ui/launch_dialog.h"
+#include "../ui/launch_files.h"
+#include "../app/config_file.h"
 #include "../ui/view.h"
 #include "../ui/window.h"
 #include "figure_pixels.h"
@@ -149,15 +152,20 @@ static void show_page(RfWindow *win, const char *page)
     spin_for(0.5);
 }
 
-static void screenshot(RfWindow *win, const char *shot)
+static void screenshot_of(GtkWidget *widget, const char *shot)
 {
     const char *dir = g_getenv("RF_SCREENSHOT_DIR");
     if (dir == NULL)
         return;
-    g_autoptr(GdkTexture) texture = render(GTK_WIDGET(win));
+    g_autoptr(GdkTexture) texture = render(widget);
     g_autofree char *name = g_strdup_printf("screenshot-%s.png", shot);
     g_autofree char *path = g_build_filename(dir, name, NULL);
     tap_ok(texture != NULL && gdk_texture_save_to_png(texture, path), "screenshot %s", path);
+}
+
+static void screenshot(RfWindow *win, const char *shot)
+{
+    screenshot_of(GTK_WIDGET(win), shot);
 }
 
 /* Render `page` offscreen, check it drew content, save screenshot-SHOT.png. */
@@ -794,6 +802,42 @@ static GtkWindow *find_toplevel(const char *title)
     return NULL;
 }
 
+/* Launch on a Cluster…: the launch text for the session's config, a rank
+ * count that does not divide data.batch refused on the spot, and Copy
+ * writing the config the job reads, which loads back as the same config. */
+static void check_launch_dialog(RfWindow *win, const char *dir)
+{
+    g_action_group_activate_action(G_ACTION_GROUP(win), "launch-cluster", NULL);
+    spin_for(0.2);
+    GtkWindow *d = find_toplevel("Launch on a Cluster");
+    if (!tap_ok(d != NULL, "Launch on a Cluster opens its dialog"))
+        return;
+    g_autofree char *out = g_build_filename(dir, "cluster-run", NULL);
+    const rf_config *cfg = rf_session_get_config(rf_window_get_session(win));
+    rf_launch_dialog_set(d, RF_LAUNCH_MPIRUN, 2, out);
+    const char *text = rf_launch_dialog_text(d);
+    tap_ok(text != NULL && g_str_has_prefix(text, "mpirun -np 2 ") && strstr(text, out) != NULL,
+           "it shows the mpirun line into the chosen run folder (\"%s\")", text ? text : "");
+    rf_launch_dialog_set(d, RF_LAUNCH_SLURM, 4, out);
+    text = rf_launch_dialog_text(d);
+    tap_ok(text != NULL && strstr(text, "#SBATCH --ntasks=4") != NULL, "and the sbatch script for 4 ranks");
+    int odd = cfg->data.batch + 1;   /* never divides data.batch (> 1) */
+    rf_launch_dialog_set(d, RF_LAUNCH_MPIRUN, odd, out);
+    tap_ok(rf_launch_dialog_text(d) == NULL && strstr(rf_launch_dialog_status(d), "data.batch") != NULL,
+           "%d ranks are refused, naming data.batch (\"%s\")", odd, rf_launch_dialog_status(d));
+    rf_launch_dialog_set(d, RF_LAUNCH_MPIRUN, 2, out);
+    g_autofree char *ini = rf_launch_config_path(out);
+    rf_config back;
+    g_autoptr(GError) error = NULL;
+    tap_ok(rf_launch_dialog_copy(d) && rf_config_load_ini(ini, NULL, &back, &error) &&
+               back.data.batch == cfg->data.batch && strcmp(back.model.encoder, cfg->model.encoder) == 0,
+           "Copy writes the session's config where the job reads it (%s)", ini);
+    spin_for(0.3);   /* laid out before it is drawn */
+    screenshot_of(GTK_WIDGET(d), "launch");
+    gtk_window_destroy(d);
+    spin_for(0.1);
+}
+
 /* The menu's dialogs open without blocking and go away again. */
 static void check_menu_dialogs(RfApplication *app, RfWindow *win)
 {
@@ -1398,6 +1442,7 @@ int main(int argc, char **argv)
         check_view(win, "data");
         check_exports(win, dir);
         check_menu_dialogs(app, win);
+        check_launch_dialog(win, dir);
         check_inspect_input(win, dir);
     }
     check_large_attention_map(win);

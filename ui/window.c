@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dialogs.h"
+#include "launch_dialog.h"
 #include "inspect_input.h"
 #include "plot/plot.h"
 #include "rfui-resources.h"
@@ -528,6 +529,15 @@ static void action_export_metrics(GSimpleAction *a, GVariant *p, gpointer user_d
                           "*.csv", "metrics.csv", metrics_to_save, g_object_ref(user_data));
 }
 
+/* The session's config on several ranks (mpirun or Slurm). */
+static void action_launch_cluster(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    RfWindow *win = user_data;
+    rf_launch_dialog_show(GTK_WINDOW(win), rf_session_get_config(win->session));
+}
+
 /* --- plot export --- */
 
 static GtkWidget *find_page(RfWindow *win, const char *page)
@@ -674,6 +684,7 @@ static const GActionEntry win_actions[] = {
     {"save-checkpoint", action_save_checkpoint, NULL, NULL, NULL, {0}},
     {"export-plot", action_export_plot, NULL, NULL, NULL, {0}},
     {"export-metrics", action_export_metrics, NULL, NULL, NULL, {0}},
+    {"launch-cluster", action_launch_cluster, NULL, NULL, NULL, {0}},
     {"inspect-file", action_inspect_file, NULL, NULL, NULL, {0}},
 };
 
