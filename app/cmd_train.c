@@ -41,8 +41,9 @@ static void on_sigint(int sig)
 }
 
 /* In a job of several ranks, the launcher ends the others with SIGTERM
- * when one rank dies: say where this rank was (the launcher's own message
- * names the rank that ended). Only async-signal-safe calls here. */
+ * when one rank dies (or mpirun is interrupted): say where this rank was
+ * (the launcher's own message names the rank that ended). Only
+ * async-signal-safe calls here. */
 static volatile sig_atomic_t current_step;
 
 static void put_number(char *buf, size_t *len, long v)
@@ -61,8 +62,8 @@ static void on_sigterm(int sig)
 {
     (void)sig;
     static const char a[] = "rangefinder: rank ", b[] = ": ended by the MPI launcher during step ",
-                      c[] = " (another rank ended first: the launcher's message names it); the last checkpoint "
-                            "is kept\n";
+                      c[] = ": a rank ended or the job was interrupted (mpirun's message names which); the last "
+                            "checkpoint is kept (to stop a job and save, send mpirun SIGUSR1)\n";
     char buf[320];
     size_t len = 0;
     memcpy(buf, a, sizeof a - 1);
@@ -145,7 +146,9 @@ static bool should_stop(void *ctx)
     run_state *s = ctx;
     current_step = (sig_atomic_t)rf_trainer_step_count(s->trainer);
     if (interrupted && !s->stop_announced && s->progress != NULL) {
-        rf_progress_note(s->progress, "interrupted: saving the checkpoint (Ctrl-C again quits without saving)");
+        rf_progress_note(s->progress, rf_ranks_count() > 1
+                                          ? "asked to stop (SIGUSR1): every rank stops, saving the checkpoint"
+                                          : "interrupted: saving the checkpoint (Ctrl-C again quits without saving)");
         s->stop_announced = TRUE;
     }
     return interrupted || s->write_error != NULL;
@@ -327,10 +330,15 @@ static int run(train_job *job)
     sigaction(SIGINT, NULL, &old);
     if (old.sa_handler != SIG_IGN)
         sigaction(SIGINT, &sa, NULL);
-    struct sigaction term = {.sa_handler = on_sigterm};
+    /* Under mpirun, Ctrl-C ends the job (mpirun sends SIGTERM); SIGUSR1,
+     * which mpirun passes on to every rank, asks for the clean stop. */
+    struct sigaction term = {.sa_handler = on_sigterm}, usr1 = {.sa_handler = on_sigint}, old_usr1;
     sigemptyset(&term.sa_mask);
-    if (rf_ranks_count() > 1)
+    sigemptyset(&usr1.sa_mask);
+    if (rf_ranks_count() > 1) {
         sigaction(SIGTERM, &term, &old_term);
+        sigaction(SIGUSR1, &usr1, &old_usr1);
+    }
     gint64 t0 = g_get_monotonic_time();
     rf_status st = {0};
     gboolean ok = rf_train_run(job->trainer, writer ? job->checkpoint : NULL, &cb, &st);
@@ -346,8 +354,10 @@ static int run(train_job *job)
     }
     if (progress != NULL)
         rf_progress_end(progress);
-    if (rf_ranks_count() > 1)
+    if (rf_ranks_count() > 1) {
         sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGUSR1, &old_usr1, NULL);
+    }
     double seconds = (g_get_monotonic_time() - t0) * 1e-6;
 
     g_autoptr(GError) error = NULL;

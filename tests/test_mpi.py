@@ -183,6 +183,26 @@ try:
     res = train(name, ["train.steps=%d" % (metrics(name)[-1][0] + 3)], resume=True)
     ok(res.returncode == 0, "and the run resumes", res.stderr)
 
+    # 5b. SIGUSR1 to mpirun: every rank stops after the same step and rank 0 saves
+    name = "stopped"
+    job = subprocess.Popen(["mpirun", "-np", "2", RF, "train", "--config", CONFIG, "--out", name] +
+                           sets(["data.batch=8", "train.steps=100000", "train.warmup=0", "train.eval_every=0",
+                                 "train.checkpoint_every=1000"]),
+                           env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(metrics(name)) < 8:
+        time.sleep(0.2)
+    job.send_signal(signal.SIGUSR1)
+    out, err = job.communicate(timeout=120)
+    rows = metrics(name)
+    step = rows[-1][0] if rows else -1
+    ev = subprocess.run([RF, "eval", "--checkpoint", os.path.join(name, "checkpoint.safetensors"), "--json"],
+                        env=ENV, capture_output=True, text=True, timeout=120)
+    ok(job.returncode != 0 and "asked to stop (SIGUSR1)" in out and '"status":"stopped"' in out and
+       ev.returncode == 0 and f'"step":{step}' in ev.stdout.replace(" ", ""),
+       f"SIGUSR1 to mpirun stops every rank and saves the checkpoint of the last step ({step})",
+       out[-400:] + err + ev.stdout + ev.stderr)
+
     # 6. one rank's loss not finite: poison one sample at a time
     rng = np.random.default_rng(0)
     x = rng.normal(size=(8, 16, 1)).astype(np.float32)
