@@ -1,7 +1,9 @@
 /* What data-parallel training needs from the processes it runs in: a rank,
  * the number of ranks and four collectives. Core names no MPI symbol;
- * parallel/mpi_collective.c fills this table with MPI (and NCCL for device
- * buffers). A trainer without one is a single process.
+ * parallel/mpi_collective.c fills this table with MPI. Gradients in device
+ * memory are averaged by the device backend itself (NCCL, core/op.h's
+ * join_ranks), which starts up through this table. A trainer without one
+ * is a single process.
  *
  * Every rank makes the same calls in the same order, so a collective that
  * one rank skips is a bug, not a case to handle.
@@ -16,6 +18,7 @@ typedef struct rf_collective rf_collective;
 
 struct rf_collective {
     int rank, ranks;
+    int local_rank;            /* among the ranks on this machine (a GPU each) */
     /* Start summing `count` floats at `buf` over every rank, in place, and
      * return at once; `buf` must stay untouched until sum_wait. */
     void (*sum_start)(rf_collective *c, float *buf, size_t count);
@@ -27,9 +30,8 @@ struct rf_collective {
     void (*sum_doubles)(rf_collective *c, double *v, int count);
     /* The smallest `v` over every rank; blocks. */
     int (*min_int)(rf_collective *c, int v);
-    /* Sum `count` floats of device memory over every rank, in place, in
-     * the device's stream order (NCCL); NULL where the build has none. */
-    void (*sum_device)(rf_collective *c, float *buf, size_t count);
+    /* Rank 0's `bytes` at `buf` to every rank; blocks. */
+    void (*broadcast)(rf_collective *c, void *buf, size_t bytes);
 };
 
 /* The lowest rank for which `flag` holds, or -1: every rank learns it. */

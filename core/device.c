@@ -87,8 +87,14 @@ const rf_backend *rf_device_open(const char *text, rf_status *st)
                 n > 1 ? " to cuda:N-1" : "");
         return NULL;
     }
-    if (b->exec == NULL)
+    if (b->exec == NULL) {
         rf_fail(st, "train.device = %s: the GPU is there, but this build's %s backend cannot run models", text,
                 b->name);
+        return NULL;
+    }
+    if (b->use != NULL && !b->use(d.index, &why)) {
+        rf_fail(st, "train.device = %s: %s", text, why.msg);
+        return NULL;
+    }
     return b->exec;
 }

@@ -37,6 +37,9 @@ typedef struct rf_device_backend {
      * ops it lacks kernels for is refused when it is built (rf_model_new),
      * naming the op. NULL: it cannot run graphs at all. */
     const struct rf_backend *exec;
+    /* Make device i the one this process's kernels and memory use (before
+     * the first allocation); false with the reason. NULL: one device. */
+    bool (*use)(int i, rf_status *st);
 } rf_device_backend;
 
 /* Called by a backend's library at start-up (a constructor). */

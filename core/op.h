@@ -65,6 +65,8 @@ typedef struct rf_step_report {
     int32_t skip;                /* the backend's own: the last step was skipped */
 } rf_step_report;
 
+struct rf_collective;   /* core/collective.h */
+
 typedef struct rf_backend {
     const char *name;
     rf_kernel forward[RF_OP_COUNT];
@@ -108,6 +110,13 @@ typedef struct rf_backend {
     /* Whether its kernels take this node's shapes (NULL: all): false with
      * one sentence in `why` (a head too wide for a kernel's tiles). */
     bool (*accepts)(const rf_graph *g, const rf_node *n, char *why, size_t size);
+    /* Data parallelism between devices, one per rank (NCCL): join the
+     * ranks of `c` once per process (false with one sentence in `why`),
+     * then average `n` floats of device memory over them in stream order,
+     * after the kernels queued before. NULL: this backend cannot, and the
+     * trainer refuses several ranks on it. */
+    bool (*join_ranks)(struct rf_collective *c, char *why, size_t size);
+    void (*average_ranks)(float *p, int64_t n);
 } rf_backend;
 
 extern const rf_backend rf_cpu_backend;

@@ -97,11 +97,16 @@ static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool 
     int threads = thread_count(cfg);
     t->pool = rf_pool_new(threads);
     t->params = rf_params_new(cfg->train.seed);
+    /* On several ranks, train.device = cuda means this machine's GPU for
+     * this rank: cuda:<rank among the ranks on this machine>. */
+    rf_config on = *cfg;
+    if (t->coll != NULL && strcmp(on.train.device, "cuda") == 0)
+        snprintf(on.train.device, sizeof on.train.device, "cuda:%d", coll->local_rank);
     if (forward_only)
-        t->model = rf_model_new_forward(cfg, batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes, ds->grid_h,
+        t->model = rf_model_new_forward(&on, batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes, ds->grid_h,
                                         ds->grid_w, t->params, st);
     else
-        t->model = rf_model_new_grid(cfg, batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes, ds->grid_h,
+        t->model = rf_model_new_grid(&on, batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes, ds->grid_h,
                                      ds->grid_w, t->params, true, st);
     if (t->model == NULL) {
         rf_trainer_free(t);
@@ -113,14 +118,20 @@ static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool 
         return NULL;
     }
     if (t->coll != NULL) {
-        if (t->params->backend != NULL) {
-            rf_fail(st, "train.device = %s on %d ranks: averaging gradients between GPUs (NCCL) is not done yet; "
-                    "train on several ranks with train.device = cpu", cfg->train.device, ranks);
+        const rf_backend *b = t->params->backend;
+        char why[RF_STATUS_MSG] = "";
+        if (b != NULL && (b->join_ranks == NULL || !b->join_ranks(coll, why, sizeof why))) {
+            if (b->join_ranks == NULL)
+                rf_fail(st, "train.device = %s on %d ranks: this build averages gradients between GPUs with "
+                        "NCCL, which it was built without; train on several ranks with train.device = cpu",
+                        on.train.device, ranks);
+            else
+                rf_fail(st, "train.device = %s on %d ranks: %s", on.train.device, ranks, why);
             rf_trainer_free(t);
             return NULL;
         }
         rf_batcher_set_shard(t->batcher, coll->rank, ranks);
-        if (!forward_only)
+        if (!forward_only && b == NULL)
             t->sync = rf_grad_sync_new(t->model->graph, t->params, coll, GRAD_BUCKET_FLOATS);
     }
     fill_plan(&t->plan, t->model, t->params);
@@ -237,56 +248,6 @@ static bool due(int64_t step, int every, int64_t last)
     return step == last || (every > 0 && step % every == 0);
 }
 
-/* Wait for a device that queues steps, and stop at the first step its
- * guard found not finite, as the CPU's checks would have (with the same
- * words); the update of that step and of the steps queued after it were
- * skipped, so the weights are the last good ones. */
-static bool settle(rf_trainer *t, rf_status *st)
-{
-    if (t->report == NULL)
-        return true;
-    t->device->sync();
-    const rf_step_report *r = t->report;
-    if (r->first_bad == 0)
-        return true;
-    t->step = r->first_bad - 1;   /* as the CPU stops: before the bad step */
-    if (!isfinite(r->bad_loss))
-        return rf_fail(st, "step %lld: the loss is %s; stopping (lower train.lr or set train.clip)",
-                       (long long)r->first_bad, isnan(r->bad_loss) ? "NaN" : "infinite");
-    return rf_fail(st, "step %lld: the gradient norm is %s; stopping (lower train.lr or set train.clip)",
-                   (long long)r->first_bad, isnan(r->bad_norm) ? "NaN" : "infinite");
-}
-
-/* A step on a device that queues it whole: the host waits only when the
- * metrics are due (every train.log_every steps and the last); between
- * them the step reports `unread`. */
-static bool step_queued(rf_trainer *t, const rf_batch *b, rf_exec *x, rf_metrics *out, rf_status *st)
-{
-    rf_model *m = t->model;
-    x->queued = true;
-    rf_graph_forward(m->graph, x);
-    rf_params_zero_grads(t->params);
-    rf_graph_backward(m->graph, x, NULL);
-    double lr = rf_schedule_lr(&t->cfg, t->step);
-    rf_adamw_args a = rf_adamw_args_for(&t->cfg, lr, t->step + 1);
-    t->device->queue_step(t->params, rf_value(m->graph, m->loss), t->cfg.train.clip, t->step + 1, &a, t->report);
-    t->step++;
-    *out = (rf_metrics){.step = t->step, .split = RF_SPLIT_TRAIN, .loss = NAN, .accuracy = NAN, .lr = lr,
-                        .grad_norm = NAN, .unread = true};
-    if (!due(t->step, t->cfg.train.log_every, t->cfg.train.steps))
-        return true;
-    if (!settle(t, st))
-        return false;
-    double loss_sum = 0;
-    int64_t correct = 0;
-    score(m, b->count, &loss_sum, &correct);
-    out->loss = t->report->loss;
-    out->grad_norm = t->report->norm;
-    out->accuracy = (double)correct / b->count;
-    out->unread = false;
-    return true;
-}
-
 /* A failure every rank reached together: rank 0 alone needs to say it. */
 __attribute__((format(printf, 2, 3))) static bool fail_agreed(rf_status *st, const char *fmt, ...)
 {
@@ -299,6 +260,78 @@ __attribute__((format(printf, 2, 3))) static bool fail_agreed(rf_status *st, con
     if (st != NULL)
         st->agreed = true;
     return false;
+}
+
+/* Wait for a device that queues steps, and stop at the first step its
+ * guard found not finite, as the CPU's checks would have (with the same
+ * words); the update of that step and of the steps queued after it were
+ * skipped, so the weights are the last good ones. On several ranks every
+ * rank's guard saw the same averaged gradients, so all stop at the same
+ * step; `together` (every rank calls it at this point) lets them agree on
+ * the words and name a rank whose own loss was not finite. */
+static bool settle_ranks(rf_trainer *t, bool together, rf_status *st)
+{
+    if (t->report == NULL)
+        return true;
+    t->device->sync();
+    const rf_step_report *r = t->report;
+    bool ranks = together && t->coll != NULL;
+    if (ranks ? rf_collective_first(t->coll, r->first_bad != 0) < 0 : r->first_bad == 0)
+        return true;
+    t->step = r->first_bad - 1;   /* as the CPU stops: before the bad step */
+    if (ranks) {
+        int bad = rf_collective_first(t->coll, !isfinite(r->bad_loss));
+        if (bad >= 0)
+            return fail_agreed(st, "rank %d, step %lld: the loss is not finite; stopping (lower train.lr or set "
+                               "train.clip)", bad, (long long)r->first_bad);
+        return fail_agreed(st, "step %lld: the gradient norm averaged over the ranks is not finite; stopping "
+                           "(lower train.lr or set train.clip)", (long long)r->first_bad);
+    }
+    if (!isfinite(r->bad_loss))
+        return rf_fail(st, "step %lld: the loss is %s; stopping (lower train.lr or set train.clip)",
+                       (long long)r->first_bad, isnan(r->bad_loss) ? "NaN" : "infinite");
+    return rf_fail(st, "step %lld: the gradient norm is %s; stopping (lower train.lr or set train.clip)",
+                   (long long)r->first_bad, isnan(r->bad_norm) ? "NaN" : "infinite");
+}
+
+static bool settle(rf_trainer *t, rf_status *st)
+{
+    return settle_ranks(t, false, st);
+}
+
+/* A step on a device that queues it whole: the host waits only when the
+ * metrics are due (every train.log_every steps and the last); between
+ * them the step reports `unread`. */
+static bool step_queued(rf_trainer *t, const rf_batch *b, rf_exec *x, rf_metrics *out, rf_status *st)
+{
+    rf_model *m = t->model;
+    x->queued = true;
+    rf_graph_forward(m->graph, x);
+    rf_params_zero_grads(t->params);
+    rf_graph_backward(m->graph, x, NULL);
+    if (t->coll != NULL)
+        t->device->average_ranks(t->params->grad, (int64_t)t->params->total);
+    double lr = rf_schedule_lr(&t->cfg, t->step);
+    rf_adamw_args a = rf_adamw_args_for(&t->cfg, lr, t->step + 1);
+    t->device->queue_step(t->params, rf_value(m->graph, m->loss), t->cfg.train.clip, t->step + 1, &a, t->report);
+    t->step++;
+    *out = (rf_metrics){.step = t->step, .split = RF_SPLIT_TRAIN, .loss = NAN, .accuracy = NAN, .lr = lr,
+                        .grad_norm = NAN, .unread = true};
+    if (!due(t->step, t->cfg.train.log_every, t->cfg.train.steps))
+        return true;
+    if (!settle_ranks(t, true, st))
+        return false;
+    double loss_sum = 0;
+    int64_t correct = 0;
+    score(m, b->count, &loss_sum, &correct);
+    double sums[3] = {t->report->loss, (double)correct, (double)b->count};
+    if (t->coll != NULL)
+        t->coll->sum_doubles(t->coll, sums, 3);
+    out->loss = sums[0] / (t->coll != NULL ? t->coll->ranks : 1);
+    out->grad_norm = t->report->norm;
+    out->accuracy = sums[1] / sums[2];
+    out->unread = false;
+    return true;
 }
 
 /* A step of one rank of a data-parallel run on the CPU: backward hands
@@ -355,6 +388,8 @@ bool rf_trainer_step(rf_trainer *t, rf_metrics *out, rf_status *st)
         return false;
     rf_exec x;
     rf_exec_init(&x, m->graph, t->pool, t->cfg.train.seed, (uint64_t)t->step, true);
+    if (t->coll != NULL)
+        x.shard = t->coll->rank;
     if (t->report != NULL) {
         bool ok = step_queued(t, b, &x, out, st);
         out->seconds = now_s() - t->started;
@@ -363,7 +398,6 @@ bool rf_trainer_step(rf_trainer *t, rf_metrics *out, rf_status *st)
         return ok;
     }
     if (t->sync != NULL) {
-        x.shard = t->coll->rank;
         bool ok = step_parallel(t, b, &x, out, st);
         out->seconds = now_s() - t->started;
         out->step_seconds = now_s() - t0;
@@ -405,7 +439,7 @@ bool rf_trainer_step(rf_trainer *t, rf_metrics *out, rf_status *st)
 
 bool rf_trainer_evaluate(rf_trainer *t, rf_split split, int64_t max_batches, rf_metrics *out, rf_status *st)
 {
-    if (!settle(t, st))
+    if (!settle_ranks(t, true, st))
         return false;
     rf_model *m = t->model;
     int64_t n = rf_batcher_eval_batches(t->batcher, split);
@@ -653,8 +687,13 @@ bool rf_train_run(rf_trainer *t, const char *checkpoint_path, const rf_train_cal
                 return false;
             report(cb, &m);
         }
-        if (checkpoint_path != NULL && due(t->step, t->cfg.train.checkpoint_every, last) &&
-            !checkpoint(t, checkpoint_path, cb, st))
+        if (!due(t->step, t->cfg.train.checkpoint_every, last))
+            continue;
+        /* every rank learns of a bad step queued since the last read, so
+         * the one that saves does not stop alone */
+        if (!settle_ranks(t, true, st))
+            return false;
+        if (checkpoint_path != NULL && !checkpoint(t, checkpoint_path, cb, st))
             return false;
     }
     return true;

@@ -19,8 +19,10 @@
 #include "common.cuh"
 #include "cublas_compat.h"
 #include "kernels.h"
+#include "nccl_compat.h"
 
 extern "C" {
+#include "../core/collective.h"
 #include "../core/op.h"
 #include "../core/params.h"
 }
@@ -162,6 +164,46 @@ static void dev_queue_step(rf_params *p, const float *loss, double clip, int64_t
     rf_cuda_adamw_args args = {a->lr, a->beta1, a->beta2, a->eps, a->decay, a->c1, a->c2};
     rf_cuda_adamw(p->value, p->grad, p->m, p->v, adamw_table, p->count, adamw_max_numel, args, r, stream);
 }
+
+/* ---- several ranks, a GPU each: gradients averaged with NCCL ---- */
+
+#if defined(RF_BACKEND_NCCL)
+static ncclComm_t ranks_comm;
+
+/* Rank 0 makes the communicator's id and hands it out through the host
+ * collective (with whether it could, so no rank waits for a missing id). */
+static bool dev_join_ranks(rf_collective *c, char *why, size_t size)
+{
+    if (ranks_comm != nullptr)
+        return true;
+    struct {
+        ncclUniqueId id;
+        int made;
+    } first = {};
+    if (c->rank == 0)
+        first.made = ncclGetUniqueId(&first.id) == ncclSuccess;
+    c->broadcast(c, &first, sizeof first);
+    if (!first.made) {
+        snprintf(why, size, "NCCL could not make a communicator id on rank 0");
+        return false;
+    }
+#if defined(RF_CUDA_EMULATE)
+    rf_nccl_emu_transport(c);
+#endif
+    ncclResult_t r = ncclCommInitRank(&ranks_comm, c->ranks, first.id, c->rank);
+    if (r != ncclSuccess) {
+        snprintf(why, size, "NCCL could not join rank %d of %d: %s", c->rank, c->ranks, ncclGetErrorString(r));
+        ranks_comm = nullptr;
+        return false;
+    }
+    return true;
+}
+
+static void dev_average_ranks(float *p, int64_t n)
+{
+    ncclAllReduce(p, p, (size_t)n, ncclFloat, ncclAvg, ranks_comm, stream);
+}
+#endif
 
 /* ---- batches in: pinned staging on a copy stream ---- */
 
@@ -792,6 +834,10 @@ static void fill_table(void)
     table.accepts = dev_accepts;
     table.aux_floats = dev_aux_floats;
     table.scratch_floats = dev_scratch_floats;
+#if defined(RF_BACKEND_NCCL)
+    table.join_ranks = dev_join_ranks;
+    table.average_ranks = dev_average_ranks;
+#endif
 }
 
 extern "C" const rf_backend *rf_cuda_backend(void)

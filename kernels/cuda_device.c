@@ -32,11 +32,28 @@ static bool cuda_describe(int i, char *name, size_t size, size_t *memory_bytes, 
     return true;
 }
 
+/* The backend keeps one stream and one cuBLAS handle on the device it
+ * started on, so a process uses one GPU (a rank of an MPI job its own). */
+static bool cuda_use(int i, rf_status *st)
+{
+    static int in_use = -1;
+    if (in_use >= 0 && in_use != i)
+        return rf_fail(st, "this process already uses cuda:%d; another GPU needs another process", in_use);
+    cudaError_t e = cudaSetDevice(i);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return rf_fail(st, "CUDA: %s", cudaGetErrorString(e));
+    }
+    in_use = i;
+    return true;
+}
+
 static rf_device_backend cuda_backend = {
     .kind = RF_DEVICE_CUDA,
     .name = "cuda",
     .count = cuda_count,
     .describe = cuda_describe,
+    .use = cuda_use,
 };
 
 void rf_cuda_register(void)

@@ -50,6 +50,12 @@ static void sum_doubles(rf_collective *c, double *v, int count)
     MPI_Allreduce(MPI_IN_PLACE, v, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
 
+static void broadcast(rf_collective *c, void *buf, size_t bytes)
+{
+    (void)c;
+    MPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+
 static int min_int(rf_collective *c, int v)
 {
     (void)c;
@@ -72,6 +78,11 @@ rf_collective *rf_mpi_start(int *argc, char ***argv, rf_status *st)
     m->base.sum_wait = sum_wait;
     m->base.sum_doubles = sum_doubles;
     m->base.min_int = min_int;
+    m->base.broadcast = broadcast;
+    MPI_Comm node;   /* the ranks sharing this machine: each takes its own GPU */
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, m->base.rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &m->base.local_rank);
+    MPI_Comm_free(&node);
     return &m->base;
 }
 
@@ -85,7 +96,7 @@ void rf_mpi_stop(rf_collective *c)
     free(m);
 }
 
-_Noreturn void rf_mpi_abort(rf_collective *c, int code)
+void rf_mpi_abort(rf_collective *c, int code)
 {
     (void)c;
     MPI_Abort(MPI_COMM_WORLD, code);

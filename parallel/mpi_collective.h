@@ -21,6 +21,6 @@ void rf_mpi_stop(rf_collective *c);
 
 /* End every rank of the job at once, with `code` (a rank that fails alone,
  * before the others can hear of it). */
-_Noreturn void rf_mpi_abort(rf_collective *c, int code);
+__attribute__((noreturn)) void rf_mpi_abort(rf_collective *c, int code);
 
 #endif

@@ -78,7 +78,7 @@ static void test_open(void)
                        : strncmp(st.msg, "train.device = cuda: ", 21) == 0 && strchr(st.msg, '\n') == NULL,
            "cuda opens on the CUDA backend, or is refused in one sentence (%s)", gpu != NULL ? "opened" : st.msg);
 #endif
-    rf_device_backend stand_in = {RF_DEVICE_CUDA, "cuda", stand_in_count, NULL, NULL};
+    rf_device_backend stand_in = {RF_DEVICE_CUDA, "cuda", stand_in_count, NULL, NULL, NULL};
     rf_device_register(&stand_in);
     gpu_count_ok = false;
     st = (rf_status){0};

@@ -1354,7 +1354,7 @@ static bool stand_in_describe(int i, char *name, size_t size, size_t *memory_byt
     return true;
 }
 
-static const rf_device_backend stand_in_gpu = {RF_DEVICE_CUDA, "cuda", stand_in_count, stand_in_describe, NULL};
+static const rf_device_backend stand_in_gpu = {RF_DEVICE_CUDA, "cuda", stand_in_count, stand_in_describe, NULL, NULL};
 
 static char *item_text(GtkDropDown *d, guint i)
 {
