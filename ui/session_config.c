@@ -1,7 +1,7 @@
 /* The session's configuration: editing keys (optimiser keys reach a running
  * run at its next step), replacing the whole config, and the planner's
  * numbers for it. */
-#include "config_file.h"
+#include "../config/config_file.h"
 #include "session_private.h"
 
 /* The keys rf_trainer_set_optim changes between steps. */
