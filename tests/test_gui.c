@@ -8,8 +8,8 @@
  * export into an unwritable place end in an error dialog naming the file;
  * an image or audio folder with corrupt files opens with a warning dialog
  * naming them (an error under data.strict);
- * closing during a run asks first. Without a display the executable says how to train from
- * the command line.
+ * closing during a run asks first. Without a display `rangefinder gui` says how to train
+ * from the command line.
  *
  * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: also write
  * screenshot-<view>.png of the whole window (1600x1000) there.
@@ -1273,18 +1273,19 @@ static void check_close_during_run(RfWindow *win)
 static void check_no_display(const char *exe)
 {
     if (exe == NULL) {
-        tap_skip("without a display, rangefinder says how to train", "no rangefinder executable given");
+        tap_skip("without a display, rangefinder gui says how to train", "no rangefinder executable given");
         return;
     }
     g_auto(GStrv) env = g_get_environ();
     env = g_environ_unsetenv(env, "DISPLAY");
     env = g_environ_unsetenv(env, "WAYLAND_DISPLAY");
-    const char *argv[] = {exe, NULL};
+    const char *argv[] = {exe, "gui", NULL};
     g_autofree char *err = NULL;
     int status = 0;
     gboolean ran = g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, NULL, &err, &status, NULL);
     tap_ok(ran && !g_spawn_check_wait_status(status, NULL) && err != NULL && strstr(err, "rangefinder train") != NULL,
-           "without a display, rangefinder says how to train from the command line");
+           "without a display, rangefinder gui says how to train from the command line (rangefinder with no "
+           "arguments trains: tests/test_cli.sh)");
 }
 
 /* --- the Run section's devices --- */
