@@ -25,6 +25,7 @@
 #include "../ui/figures/attention_figure.h"
 #include "../ui/figures/latent_figure.h"
 #include "../ui/figures/prediction_figure.h"
+#include "../ui/figures/sample_figure.h"
 #include "../ui/figures/talk_figure.h"
 #include "../datasets/image_table.h"
 #include "../ui/inspect_input.h"
@@ -1087,6 +1088,156 @@ static void check_inspect_input(RfWindow *win, const char *dir)
     rf_session_watch_inspected(s, NULL);
 }
 
+/* --- the Data view's prediction: the current model's, on the shown sample of the shown data set --- */
+
+static gboolean dataset_is_random(gpointer s)
+{
+    return dataset_is(s, "random");
+}
+
+static gboolean dataset_is_listops(gpointer s)
+{
+    return dataset_is(s, "listops");
+}
+
+static guint probes_seen;
+
+/* A snapshot of a test sample arrived since probes_seen was reset. */
+static gboolean test_sample_seen(gpointer s)
+{
+    rf_split split;
+    int64_t sample;
+    rf_inspection info;
+    return probes_seen > 0 && rf_session_get_probe_sample(s, &split, &sample, &info) && split == RF_SPLIT_TEST &&
+           rf_session_get_probe_inspected(s) == NULL;
+}
+
+/* The Data view's class probability bars are shown. */
+static gboolean bars_visible(GtkWidget *data)
+{
+    g_autoptr(GPtrArray) plots = g_ptr_array_new();
+    collect(data, RF_TYPE_PLOT_VIEW, plots);
+    return plots->len == 2 && gtk_widget_get_visible(g_ptr_array_index(plots, 1));
+}
+
+/* The drop-down under `root` that offers `entry`, and the entry's index. */
+static GtkDropDown *drop_down_offering(GtkWidget *root, const char *entry, guint *index)
+{
+    g_autoptr(GPtrArray) menus = g_ptr_array_new();
+    collect(root, GTK_TYPE_DROP_DOWN, menus);
+    for (guint i = 0; i < menus->len; i++) {
+        GListModel *m = gtk_drop_down_get_model(g_ptr_array_index(menus, i));
+        for (guint k = 0; GTK_IS_STRING_LIST(m) && k < g_list_model_get_n_items(m); k++)
+            if (strcmp(gtk_string_list_get_string(GTK_STRING_LIST(m), k), entry) == 0) {
+                *index = k;
+                return g_ptr_array_index(menus, i);
+            }
+    }
+    return NULL;
+}
+
+static void count_probes(RfSession *s, gpointer data)
+{
+    (void)s;
+    (void)data;
+    probes_seen++;
+}
+
+static gboolean prediction_shown(gpointer fig)
+{
+    return rf_sample_figure_get_prediction(fig) != NULL;
+}
+
+/* Select the split's sample shown by the Data view as `split` (Train,
+ * Validation, Test, Inspected). */
+static void show_split(GtkWidget *data, const char *split)
+{
+    guint index = 0;
+    GtkDropDown *menu = drop_down_offering(data, split, &index);
+    if (menu != NULL)
+        gtk_drop_down_set_selected(menu, index);
+    spin_for(0.3);
+}
+
+/* The shown sample's prediction line says what the snapshot's logits say
+ * of the shown sample: ✓ exactly when the largest logit is its label's,
+ * and the loss is -log softmax(logits)[label]. */
+static void check_prediction_text(RfWindow *win, const rf_sample_figure *fig, const char *what)
+{
+    RfSession *s = rf_window_get_session(win);
+    const rf_dataset *ds = rf_session_get_dataset(s);
+    rf_split split;
+    int64_t sample;
+    rf_inspection info;
+    const rf_probe_value *logits = rf_session_find_probe(s, "logits");
+    const char *text = rf_sample_figure_get_prediction(fig);
+    if (!tap_ok(text != NULL && logits != NULL && rf_session_get_probe_sample(s, &split, &sample, &info),
+                "%s: the Data view shows the model's prediction", what))
+        return;
+    float *x = g_new0(float, (size_t)ds->seq_len * MAX(1, ds->feat_dim));
+    int len = 0, label = -1;
+    rf_status st = {0};
+    ds->get(ds, split, sample, x, &len, &label, &st);
+    g_free(x);
+    int n = (int)logits->shape.dim[0], best = 0;
+    double mx = logits->data[0], sum = 0;
+    for (int k = 1; k < n; k++)
+        if (logits->data[k] > mx) {
+            mx = logits->data[k];
+            best = k;
+        }
+    for (int k = 0; k < n; k++)
+        sum += exp(logits->data[k] - mx);
+    double loss = log(sum) - (logits->data[label] - mx);
+    const char *at = strstr(text, "loss ");
+    double shown = at != NULL ? g_ascii_strtod(at + 5, NULL) : NAN;
+    tap_ok(g_str_has_prefix(text, best == label ? "✓" : "✗") && fabs(shown - loss) <= 5e-3 * fabs(loss) + 1e-3,
+           "%s: the mark compares the prediction (class %d) with the shown sample's label (%d) and the loss is "
+           "its own (%.4g; \"%s\")", what, best, label, loss, text);
+}
+
+/* Switching the Data view to another data set (random tokens: also ten
+ * classes) while the ListOps model is the current one shows no prediction,
+ * however many snapshots the ListOps run sends; switching back to ListOps
+ * (opened anew, with the run's data keys) brings it back. */
+static void check_prediction_follows_data(RfWindow *win)
+{
+    RfSession *s = rf_window_get_session(win);
+    rf_session_watch_inspected(s, NULL);
+    show_page(win, "data");
+    GtkWidget *data = gtk_stack_get_child_by_name(rf_window_get_stack(win), "data");
+    show_split(data, "Test");
+    const rf_sample_figure *fig = rf_plot_view_get_figure(plot_of(win, "data"))->data;
+    spin_until(prediction_shown, (gpointer)fig, 30.0);
+    check_prediction_text(win, fig, "ListOps sample, ListOps model");
+
+    guint random_index = 0, listops_index = 0;
+    GtkDropDown *tasks = drop_down_offering(data, "Random tokens", &random_index);
+    drop_down_offering(data, "ListOps (generated)", &listops_index);
+    if (!tap_ok(tasks != NULL, "the Data view offers Random tokens"))
+        return;
+    gulong handler = g_signal_connect(s, "probes-changed", G_CALLBACK(count_probes), NULL);
+    gtk_drop_down_set_selected(tasks, random_index);
+    gboolean opened = spin_until(dataset_is_random, s, 60.0);
+    /* the model is asked again, for a sample of the random data's splits */
+    probes_seen = 0;
+    show_split(data, "Validation");
+    show_split(data, "Test");
+    gboolean snapshots = spin_until(test_sample_seen, s, 30.0);
+    spin_for(0.5);
+    tap_ok(opened && snapshots && rf_sample_figure_get_prediction(fig) == NULL && !bars_visible(data),
+           "after switching the data set to random tokens, the ListOps model's snapshots (%u) show no prediction "
+           "(\"%s\")", probes_seen, rf_sample_figure_get_prediction(fig) != NULL ? rf_sample_figure_get_prediction(fig)
+                                                                             : "none");
+    gtk_drop_down_set_selected(tasks, listops_index);
+    opened = spin_until(dataset_is_listops, s, 60.0);
+    show_split(data, "Test");
+    gboolean back = opened && spin_until(prediction_shown, (gpointer)fig, 30.0);
+    g_signal_handler_disconnect(s, handler);
+    if (tap_ok(back, "switching back to ListOps brings the model's prediction back"))
+        check_prediction_text(win, fig, "ListOps again");
+}
+
 /* BLRP's latent states of a typed expression (no gradients: it has no label). */
 static void check_inspect_latent(RfWindow *win)
 {
@@ -1397,6 +1548,7 @@ int main(int argc, char **argv)
         check_exports(win, dir);
         check_menu_dialogs(app, win);
         check_inspect_input(win, dir);
+        check_prediction_follows_data(win);
     }
     check_large_attention_map(win);
     check_invalid_values(win);   /* leaves model.encoder = blrp */

@@ -103,6 +103,12 @@ const rf_probe_value *rf_session_find_probe(RfSession *s, const char *name);
 /* What the latest snapshot shows: its split and sample, and what the model
  * made of that sample (label, predicted class, loss). FALSE before any. */
 gboolean rf_session_get_probe_sample(RfSession *s, rf_split *split, int64_t *sample, rf_inspection *info);
+/* Whether the latest snapshot is the current run's model on a sample (or an
+ * inspected input) of the loaded data set: the one that run trains on, or
+ * one opened with the same data keys. FALSE before any snapshot, after
+ * another data set was opened, and from the start of another run until its
+ * first snapshot. What the model makes of a shown sample is shown only then. */
+gboolean rf_session_probes_fit_data(RfSession *s);
 /* The taps the current model offers (names, NULL-terminated; empty before a run). */
 const char *const *rf_session_list_taps(RfSession *s);
 
