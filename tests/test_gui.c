@@ -29,6 +29,7 @@
 #include "../ui/figures/talk_figure.h"
 #include "../datasets/image_table.h"
 #include "../ui/inspect_input.h"
+#include "../ui/plot/plot.h"
 #include "../ui/view.h"
 #include "../ui/window.h"
 #include "figure_pixels.h"
@@ -1468,6 +1469,80 @@ static char *item_text(GtkDropDown *d, guint i)
                                             : g_strdup("(none)");
 }
 
+/* --- plot ranges: every run the Training view draws fits its panels --- */
+
+/* A run of `steps` train rows taking about `seconds` a step (±5 %). */
+static rf_run_data *timed_run(const char *name, int steps, double seconds)
+{
+    rf_run_data *r = rf_run_data_new(name, NULL);
+    for (int i = 1; i <= steps; i++) {
+        double step_seconds = seconds * (1 + 0.05 * sin(i * 0.7));
+        rf_metrics m = {.step = i, .split = RF_SPLIT_TRAIN, .loss = 2.0 - i * 1e-3, .accuracy = 0.3, .lr = 1e-3,
+                        .seconds = seconds * i, .step_seconds = step_seconds};
+        rf_run_data_append(r, &m);
+    }
+    return r;
+}
+
+/* Pixels of series colour i (within 0.1 a channel) in the step time panel
+ * (the middle third of the bottom row, which starts at 56 % of the height). */
+static int step_time_pixels(cairo_surface_t *s, int i)
+{
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    int stride = cairo_image_surface_get_stride(s), n = 0;
+    const guint8 *d = cairo_image_surface_get_data(s);
+    rf_rgb c = rf_series_color(i);
+    for (int y = (int)floor(h * 0.56); y < h; y++)
+        for (int x = w / 3; x < 2 * w / 3; x++) {
+            guint32 px = *(const guint32 *)(const void *)(d + y * stride + x * 4);
+            n += fabs(((px >> 16) & 0xff) / 255.0 - c.r) < 0.1 && fabs(((px >> 8) & 0xff) / 255.0 - c.g) < 0.1 &&
+                 fabs((px & 0xff) / 255.0 - c.b) < 0.1;
+        }
+    return n;
+}
+
+/* Runs of 0.21, 0.63 and 3.1 s a step overlaid (as full attention, a slow
+ * mechanism and a much slower one were): each is drawn in the Step time
+ * panel, on screen and in the exported PNG (`rangefinder plot` draws the
+ * same figure). Seen before: the axis ended at 4x the median step time of
+ * all runs together, so the slow runs were never drawn. */
+static void check_step_time_range(const char *dir)
+{
+    static const struct {
+        const char *name;
+        int steps;
+        double seconds;
+    } made[] = {{"fast", 600, 0.21}, {"slower", 60, 0.63}, {"slowest", 20, 3.1}};
+    RfSession *s = rf_session_new();
+    GPtrArray *runs = rf_session_get_runs(s);
+    for (guint i = 0; i < G_N_ELEMENTS(made); i++)
+        g_ptr_array_add(runs, timed_run(made[i].name, made[i].steps, made[i].seconds));
+    GtkWidget *window = gtk_window_new(), *view = rf_training_view_new(s);
+    gtk_window_set_default_size(GTK_WINDOW(window), 1200, 800);
+    gtk_window_set_child(GTK_WINDOW(window), view);
+    gtk_window_present(GTK_WINDOW(window));
+    spin_for(0.5);
+    RfPlotView *plot = rf_view_get_plot(view);
+    cairo_surface_t *shown = draw_plot(plot);
+    g_autofree char *png = g_build_filename(dir, "step-times.png", NULL);
+    char err[512] = "";
+    bool exported = rf_figure_export(rf_plot_view_get_figure(plot), &RF_ZOOM_ALL, png, 1200, 800, err, sizeof err);
+    cairo_surface_t *file = cairo_image_surface_create_from_png(png);
+    for (guint i = 0; i < G_N_ELEMENTS(made); i++) {
+        int on_screen = step_time_pixels(shown, (int)i);
+        int in_file = exported && cairo_surface_status(file) == CAIRO_STATUS_SUCCESS ? step_time_pixels(file, (int)i)
+                                                                                       : 0;
+        tap_ok(on_screen > 30 && in_file > 30,
+               "the Step time panel draws the %g s/step run among 0.21, 0.63 and 3.1 s/step runs "
+               "(%d pixels on screen, %d in the exported PNG%s%s)", made[i].seconds, on_screen, in_file,
+               err[0] != '\0' ? ": " : "", err);
+    }
+    cairo_surface_destroy(file);
+    cairo_surface_destroy(shown);
+    gtk_window_destroy(GTK_WINDOW(window));
+    g_object_unref(s);
+}
+
 static void check_device_list(RfWindow *win)
 {
     RfSession *s = rf_window_get_session(win);
@@ -1553,6 +1628,7 @@ int main(int argc, char **argv)
     check_large_attention_map(win);
     check_invalid_values(win);   /* leaves model.encoder = blrp */
     check_device_list(win);
+    check_step_time_range(dir);
 
     /* BLRP for the latent states, TaLK for its window bounds. */
     show_page(win, "latent");
