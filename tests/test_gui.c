@@ -1258,6 +1258,41 @@ static void check_inspect_latent(RfWindow *win)
     rf_session_watch_inspected(s, NULL);
 }
 
+/* --- what is running vs what is edited --- */
+
+/* The header and the status line describe the run on screen, and edits
+ * waiting for the next run are marked as such: picking TaLK after a BLRP
+ * run keeps "BLRP" in the status line, and opening another config (9
+ * steps) leaves "step 6 / 6" of the run marked as the last run's, not
+ * "step 6 / 9". Seen before: the status read "ListOps · TaLK" for the BLRP
+ * run, and the counter mixed the old run's step with the new total.
+ * Needs a finished BLRP run; leaves model.encoder = talk. */
+static void check_run_vs_edits(RfWindow *win, const char *dir)
+{
+    RfSession *s = rf_window_get_session(win);
+    const char *blrp = rf_choice_label("model.encoder", "blrp"), *talk = rf_choice_label("model.encoder", "talk");
+    set_key(s, "model.encoder", "talk");
+    spin_for(0.2);
+    const char *status = rf_window_get_status_text(win);
+    g_autofree char *run_part = g_strdup_printf("· %s · next run: model.encoder = talk", blrp);
+    tap_ok(strstr(status, run_part) != NULL && strstr(status, talk) == NULL,
+           "after picking TaLK, the status line still names the BLRP run and marks TaLK as the next run's (\"%s\")",
+           status);
+    tap_ok(strcmp(rf_window_get_step_text(win), "last run: step 6 / 6") == 0,
+           "the finished run's counter is marked as the last run's (\"%s\")", rf_window_get_step_text(win));
+    g_autofree char *other = g_build_filename(dir, "other.ini", NULL);
+    g_autofree char *text = g_strdup_printf("%s\nsteps = 9\n[model]\nencoder = talk\n", small_config);
+    g_file_set_contents(other, text, -1, NULL);
+    g_autoptr(GError) error = NULL;
+    gboolean opened = rf_session_load_config_file(s, other, &error);
+    spin_for(0.2);
+    tap_ok(opened && strcmp(rf_window_get_step_text(win), "last run: step 6 / 6") == 0 &&
+               strstr(rf_window_get_status_text(win), "next run: model.encoder = talk and 1 more key") != NULL,
+           "after opening a config of 9 steps the header keeps the last run's 6 / 6, marked, and the status names "
+           "the pending edits (\"%s\"; \"%s\")", rf_window_get_step_text(win), rf_window_get_status_text(win));
+    set_key(s, "train.steps", "6");
+}
+
 /* While the loaded run is paused: a typed expression's TaLK windows. */
 static void check_inspect_while_paused(RfWindow *win)
 {
@@ -1636,11 +1671,16 @@ int main(int argc, char **argv)
         check_view(win, "latent");
         check_latent_cells(win);
         check_inspect_latent(win);
+        check_run_vs_edits(win, dir);
     }
     set_key(s, "model.encoder", "talk");
     show_page(win, "talk");
-    if (train_to_the_end(win, "TaLK"))
+    if (train_to_the_end(win, "TaLK")) {
+        const char *status = rf_window_get_status_text(win);
+        tap_ok(strstr(status, rf_choice_label("model.encoder", "talk")) != NULL && strstr(status, "next run") == NULL,
+               "once the TaLK run starts, the status line names it and nothing is pending (\"%s\")", status);
         check_view(win, "talk");
+    }
     check_view(win, "compare");
 
     g_autofree char *checkpoint = save_checkpoint(win, dir);

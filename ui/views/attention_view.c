@@ -192,7 +192,7 @@ static void show_message(attention_view *v, const char *text)
 /* No map to show: say why. */
 static void explain_absence(attention_view *v)
 {
-    const rf_config *cfg = rf_session_get_config(v->session);
+    const rf_config *cfg = rf_session_get_run_config(v->session);
     const char *const *taps = rf_session_list_taps(v->session);
     char text[200];
     if (taps == NULL || taps[0] == NULL)
@@ -302,7 +302,7 @@ static void refresh(attention_view *v)
         show_message(v, "Waiting for the next inspection pass of the running model");
         return;
     }
-    const rf_config *cfg = rf_session_get_config(v->session);
+    const rf_config *cfg = rf_session_get_run_config(v->session);
     const rf_shape sh = a->shape;
     int head = rf_probe_picker_get_head(&v->picker), seg = gtk_spin_button_get_value_as_int(v->segment);
     int heads = m->kind == MAP_BLRP_SELF ? MAX(1, cfg->model.heads) : (int)sh.dim[0];
@@ -371,7 +371,8 @@ static void load_picture(attention_view *v)
         rf_picture_clear(&v->figure.picture);
         return;
     }
-    rf_probe_picker_load_picture(&v->picker, &v->figure.picture, token_offset(rf_session_get_config(v->session), m));
+    const rf_config *cfg = rf_session_get_run_config(v->session);
+    rf_probe_picker_load_picture(&v->picker, &v->figure.picture, token_offset(cfg, m));
 }
 
 /* Any choice changed: show the segment chooser where it applies, watch anew. */

@@ -79,7 +79,7 @@ static void refresh(latent_view *v)
             g_snprintf(text, sizeof text, "No latent states yet: start training or open a checkpoint");
         else
             g_snprintf(text, sizeof text, "Latent states exist for the blrp encoder; this run uses %s",
-                       rf_session_get_config(v->session)->model.encoder);
+                       rf_session_get_run_config(v->session)->model.encoder);
         rf_latent_figure_set_message(f, text);
         rf_plot_view_queue_draw(v->plot);
         return;

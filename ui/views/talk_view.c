@@ -61,7 +61,7 @@ static void load_picture(talk_view *v)
         return;
     }
     /* The talk mixer runs over every token, the CLS included (model.pool = cls). */
-    int offset = strcmp(rf_session_get_config(v->session)->model.pool, "cls") == 0 ? 1 : 0;
+    int offset = strcmp(rf_session_get_run_config(v->session)->model.pool, "cls") == 0 ? 1 : 0;
     rf_probe_picker_load_picture(&v->picker, &v->figure.picture, offset);
 }
 
@@ -87,7 +87,7 @@ static void refresh(talk_view *v)
             g_snprintf(text, sizeof text, "No window bounds yet: start training or open a checkpoint");
         else
             g_snprintf(text, sizeof text, "Window bounds exist for the talk encoder; this run uses %s",
-                       rf_session_get_config(v->session)->model.encoder);
+                       rf_session_get_run_config(v->session)->model.encoder);
         rf_talk_figure_set_message(f, text);
         rf_plot_view_queue_draw(v->plot);
         return;
