@@ -1237,6 +1237,12 @@ static void check_prediction_follows_data(RfWindow *win)
     g_signal_handler_disconnect(s, handler);
     if (tap_ok(back, "switching back to ListOps brings the model's prediction back"))
         check_prediction_text(win, fig, "ListOps again");
+    /* A new run's model has not seen the sample: the last run's prediction
+     * goes as the run starts, before any snapshot of the new model. */
+    g_action_activate(g_action_map_lookup_action(G_ACTION_MAP(win), "train"), NULL);
+    tap_ok(back && rf_sample_figure_get_prediction(fig) == NULL && !bars_visible(data),
+           "starting a new run clears the last run's prediction at once");
+    spin_until(run_settled, s, 300.0);
 }
 
 /* BLRP's latent states of a typed expression (no gradients: it has no label). */
