@@ -2,7 +2,8 @@
 # Rangefinder's set-up: install what is missing (Debian 12, as root), build,
 # then run the workbench or the whole test suite.
 #
-#   ./setup.sh run     install, build, open the workbench (arguments go to rangefinder)
+#   ./setup.sh run     install, build, open the workbench; without a display, train
+#                      the default config into the runs folder (arguments go to rangefinder)
 #   ./setup.sh test    install, build (plain and with ASan/UBSan), run every
 #                      test, end with the line "N passed, M failed, K skipped"
 #                      (checks; with CI=true a skipped GUI or *_torch test fails)

@@ -28,6 +28,7 @@
 #include "metrics_csv.h"
 #include "progress.h"
 #include "ranks.h"
+#include "run_folder.h"
 #include "../parallel/launch.h"
 
 #define CONFIG_COMMENT " The full effective configuration of this run, written by `rangefinder train`."
@@ -178,32 +179,38 @@ static gboolean open_data_and_trainer(train_job *job, GError **error)
 
 static char *default_out_dir(const char *config_path)
 {
-    g_autofree char *base = g_path_get_basename(config_path);
-    if (g_str_has_suffix(base, ".ini") && strlen(base) > 4)
-        base[strlen(base) - 4] = '\0';
+    g_autofree char *base = rf_run_config_name(config_path);
     return g_build_filename("runs", base, NULL);
 }
 
+/* The run goes into `out`, or a new folder in `runs`, or runs/<config name>. */
 static gboolean prepare_new(train_job *job, const char *config_path, const char *const *sets, const char *out,
-                            GError **error)
+                            const char *runs, GError **error)
 {
     if (!rf_config_load_ini(config_path, sets, &job->cfg, error))
         return FALSE;
-    job->dir = out != NULL ? g_strdup(out) : default_out_dir(config_path);
-    job->checkpoint = g_build_filename(job->dir, "checkpoint.safetensors", NULL);
     job->resumed_from = -1;
-    if (g_file_test(job->checkpoint, G_FILE_TEST_EXISTS)) {
-        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
-                    "%s exists: continue that run with `rangefinder train --resume %s`, or choose another --out",
-                    job->checkpoint, job->dir);
-        return FALSE;
+    if (runs == NULL) {
+        job->dir = out != NULL ? g_strdup(out) : default_out_dir(config_path);
+        job->checkpoint = g_build_filename(job->dir, "checkpoint.safetensors", NULL);
+        if (g_file_test(job->checkpoint, G_FILE_TEST_EXISTS)) {
+            g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
+                        "%s exists: continue that run with `rangefinder train --resume %s`, or choose another --out",
+                        job->checkpoint, job->dir);
+            return FALSE;
+        }
     }
     /* Build everything that can fail on the config before touching the disk. */
     if (!open_data_and_trainer(job, error))
         return FALSE;
-    if (!rf_ranks_writer())
+    if (!rf_ranks_writer())   /* rank 0 writes the run folder */
         return TRUE;
-    if (g_mkdir_with_parents(job->dir, 0777) != 0) {
+    if (runs != NULL) {
+        job->dir = rf_run_folder_create(runs, config_path, error);
+        if (job->dir == NULL)
+            return FALSE;
+        job->checkpoint = g_build_filename(job->dir, "checkpoint.safetensors", NULL);
+    } else if (g_mkdir_with_parents(job->dir, 0777) != 0) {
         g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "cannot create %s: %s", job->dir, g_strerror(errno));
         return FALSE;
     }
@@ -411,15 +418,42 @@ static int print_launch(const char *kind_name, int ranks, const char *config, co
     return RF_EXIT_OK;
 }
 
+/* A prepared job run to its end (or its error reported); the job is freed. */
+static int run_prepared(train_job *job, gboolean ready, GError *error)
+{
+    int code;
+    if (rf_ranks_agree(ready, error)) {   /* on several ranks, all go on or none */
+        if (rf_ranks_writer())
+            print_start(job);
+        code = run(job);
+    } else {
+        code = error != NULL ? rf_cli_exit_code(error) : RF_EXIT_FAILED;
+    }
+    train_job_clear(job);
+    return code;
+}
+
+int rf_train_new_run(const char *config, const char *const *sets, const char *out, const char *runs, char **dir)
+{
+    train_job job = {0};
+    g_autoptr(GError) error = NULL;
+    gboolean ready = prepare_new(&job, config, sets, out, runs, &error);
+    if (dir != NULL)
+        *dir = g_strdup(job.dir);
+    return run_prepared(&job, ready, error);
+}
+
 int rf_cmd_train(int argc, char **argv)
 {
-    g_autofree char *config = NULL, *out = NULL, *resume = NULL, *launch = NULL;
+    g_autofree char *config = NULL, *out = NULL, *resume = NULL, *runs = NULL, *launch = NULL;
     g_auto(GStrv) sets = NULL;
     int ranks = 2;
     const GOptionEntry entries[] = {
         {"config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "Config file (INI) of a new run", "FILE"},
         {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override one key (repeatable)", "SECTION.KEY=VALUE"},
         {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Run directory (default: runs/<config name>)", "DIR"},
+        {"runs", 0, 0, G_OPTION_ARG_FILENAME, &runs,
+         "Train into a new folder in the runs folder DIR, named from the date, time and config", "DIR"},
         {"resume", 'r', 0, G_OPTION_ARG_FILENAME, &resume, "Continue the run in DIR up to train.steps", "DIR"},
         {"print-launch", 0, 0, G_OPTION_ARG_STRING, &launch,
          "Print the command (mpirun) or sbatch script (slurm) that runs this training on --ranks processes, "
@@ -438,6 +472,7 @@ int rf_cmd_train(int argc, char **argv)
         "Examples:\n"
         "  rangefinder train --config data/configs/default.ini\n"
         "  rangefinder train --config data/configs/listops-full.ini --set train.lr=1e-3 --out runs/lr1e-3\n"
+        "  rangefinder train --config data/configs/default.ini --runs ~/.local/share/rangefinder/runs\n"
         "  rangefinder train --resume runs/default --set train.steps=600\n"
         "  mpirun -np 2 rangefinder train --config data/configs/listops-ls.ini --set train.threads=1\n"
         "  rangefinder train --config data/configs/listops-ls.ini --print-launch slurm --ranks 8 > job.sh\n"
@@ -447,10 +482,15 @@ int rf_cmd_train(int argc, char **argv)
     g_autoptr(GError) error = NULL;
     if (!rf_cli_parse(ctx, "train", &argc, &argv, &error))
         return rf_cli_report(error);
-    if (resume != NULL && (config != NULL || out != NULL)) {
+    if (resume != NULL && (config != NULL || out != NULL || runs != NULL)) {
         g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
                     "train: --resume DIR takes the config and the directory from the run; "
-                    "drop --config and --out");
+                    "drop --config, --out and --runs");
+        return rf_cli_report(error);
+    }
+    if (out != NULL && runs != NULL) {
+        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
+                    "train: --out names the run's folder, --runs the folder a new one is made in; give one");
         return rf_cli_report(error);
     }
     if (resume == NULL && config == NULL) {
@@ -462,18 +502,9 @@ int rf_cmd_train(int argc, char **argv)
     const char *const *overrides = (const char *const *)sets;
     if (launch != NULL)
         return print_launch(launch, ranks, config, overrides, out);
-
+    if (resume == NULL)
+        return rf_train_new_run(config, overrides, out, runs, NULL);
     train_job job = {0};
-    gboolean ready = resume != NULL ? prepare_resume(&job, resume, overrides, &error)
-                                    : prepare_new(&job, config, overrides, out, &error);
-    int code;
-    if (rf_ranks_agree(ready, error)) {
-        if (rf_ranks_writer())
-            print_start(&job);
-        code = run(&job);
-    } else {
-        code = error != NULL ? rf_cli_exit_code(error) : RF_EXIT_FAILED;
-    }
-    train_job_clear(&job);
-    return code;
+    gboolean ready = prepare_resume(&job, resume, overrides, &error);
+    return run_prepared(&job, ready, error);
 }

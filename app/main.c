@@ -1,5 +1,7 @@
 /* rangefinder: dispatch on the verb. With no arguments it opens the GTK
- * workbench; every other verb works without a display. */
+ * workbench where a display opens, and otherwise (or with options but no
+ * verb) trains the default config from the command line into the runs
+ * folder; every verb but gui works without a display. */
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "ranks.h"
+#include "run_folder.h"
 
 typedef struct verb {
     const char *name;
@@ -44,8 +47,13 @@ static void print_usage(FILE *out)
                  "A workbench for long-range sequence models.\n\nVerbs:\n");
     for (size_t i = 0; i < G_N_ELEMENTS(verbs); i++)
         fprintf(out, "  %-12s %s\n", verbs[i].name, verbs[i].summary);
+    g_autofree char *runs = rf_runs_default_dir();
     fprintf(out, "\n`rangefinder VERB --help` lists a verb's options. With no arguments, rangefinder\n"
-                 "opens the workbench with %s/configs/default.ini.\n", RF_DATADIR);
+                 "opens the workbench with %s/configs/default.ini. Without a display, or\n"
+                 "with options but no verb, it trains that config from the command line into a new\n"
+                 "folder of the runs folder (default %s):\n"
+                 "  rangefinder [--config FILE] [--runs DIR] [--set SECTION.KEY=VALUE ...]\n",
+            RF_DATADIR, runs);
 }
 
 /* `rangefinder gui [--config FILE]` */
@@ -78,6 +86,33 @@ static int run_gui(int argc, char **argv)
 #endif
 }
 
+/* `rangefinder` without a verb: the workbench, or the first run's job from
+ * the command line. */
+static int run_default(int argc, char **argv)
+{
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        print_usage(stdout);
+        return RF_EXIT_OK;
+    }
+    if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+        printf("rangefinder %s\n", RF_VERSION);
+        return RF_EXIT_OK;
+    }
+    const char *why = NULL;
+    if (argc < 2) {
+#if RF_HAVE_GUI
+        if (rf_workbench_open_display()) {
+            char *gtk_argv[] = {"rangefinder", NULL};
+            return rf_workbench_run(NULL, 1, gtk_argv);
+        }
+        why = "no display";
+#else
+        why = "this build has no workbench (GTK 4 was not found or -Dgui=disabled)";
+#endif
+    }
+    return rf_cmd_first_run(argc, argv, RF_DATADIR "/configs/default.ini", why);
+}
+
 int main(int argc, char **argv)
 {
     /* Before anything else: this may execute the program again. */
@@ -95,19 +130,14 @@ int main(int argc, char **argv)
 
 static int dispatch(int argc, char **argv)
 {
-    if (argc < 2) {
-        if (!rf_ranks_single_only("the workbench"))
+    if (argc < 2 || argv[1][0] == '-') {
+        if (!rf_ranks_single_only("rangefinder without a verb"))
             return RF_EXIT_USAGE;
-        char *gui_argv[] = {"gui", NULL};
-        return run_gui(1, gui_argv);
+        return run_default(argc, argv);
     }
     const char *name = argv[1];
-    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+    if (strcmp(name, "help") == 0) {
         print_usage(stdout);
-        return RF_EXIT_OK;
-    }
-    if (strcmp(name, "--version") == 0) {
-        printf("rangefinder %s\n", RF_VERSION);
         return RF_EXIT_OK;
     }
     for (size_t i = 0; i < G_N_ELEMENTS(verbs); i++) {

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "../app/config_file.h"
+#include "../config/config_file.h"
 #include "../core/model.h"
 #include "../core/probe.h"
 #include "../core/train.h"

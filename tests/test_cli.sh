@@ -235,6 +235,53 @@ expect_rc 0 "a run without --out exits 0"
 check "a run without --out goes to runs/<config name>" test -s "$cwd/runs/tiny/checkpoint.safetensors"
 before=$(ls -R "$cwd")
 
+# --- the first run without a display: rangefinder without a verb -----------
+# run_headless ARGS...: rangefinder ARGS with DISPLAY and WAYLAND_DISPLAY
+# unset and XDG_DATA_HOME=$xdg (so the default runs folder is $xdg/rangefinder/runs).
+xdg=$tmp/xdg
+run_headless() {
+    last_cmd="rangefinder $* (no DISPLAY or WAYLAND_DISPLAY, XDG_DATA_HOME=$xdg)"
+    (cd "$cwd" && exec env -u DISPLAY -u WAYLAND_DISPLAY XDG_DATA_HOME="$xdg" "$rf" "$@") >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+# With no arguments at all it trains the 1,000-step default config; a runs
+# folder that cannot be made (under a file) stops it before the first step.
+xdg=/dev/null/xdg run_headless
+failed_cleanly 1 "cannot create the runs folder /dev/null/xdg/rangefinder/runs: Not a directory" &&
+    grep -q "^no display: training /.*/data/configs/default.ini from the command line instead" "$tmp/out"
+ok $? "rangefinder with no arguments and no display trains default.ini into \$XDG_DATA_HOME/rangefinder/runs"
+first=("${tiny[@]}" --set train.warmup=0)
+run_headless "${first[@]}"
+expect_rc 0 "rangefinder --set ... (no verb, no display) trains the default config and exits 0"
+runs=$xdg/rangefinder/runs
+first_run=$(find "$runs" -mindepth 1 -maxdepth 1)
+check "it makes one run folder named from the date, time and config" \
+    grep -qxE "$runs/[0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9]{6}-default" <<<"$first_run"
+check "the run folder has config.ini, metrics.csv up to the test row and the checkpoint" \
+    eval 'grep -qx "dim=16" "$first_run/config.ini" && grep -q "^6,test," "$first_run/metrics.csv" &&
+          test -s "$first_run/checkpoint.safetensors"'
+check "it prints the progress lines and the summary" \
+    eval 'grep -q "^step 2/6 loss" "$tmp/out" && grep -q "\"status\":\"finished\",\"steps\":6," "$tmp/out"'
+check "it ends with where the run is and how to plot it, open it in the workbench and train on" \
+    eval 'tail -n 4 "$tmp/out" | diff - <(printf "%s\n" \
+        "The run is in $first_run (config.ini, metrics.csv, checkpoint.safetensors)." \
+        "Plot its curves: $rf plot $first_run --out $first_run/curves.png" \
+        "Open it in the workbench: $rf gui --config $first_run/config.ini, then Open Checkpoint (Ctrl+Shift+O) $first_run/checkpoint.safetensors" \
+        "Train on: $rf train --resume $first_run --set train.steps=N")'
+run plot "$first_run" --out "$first_run/curves.png"
+expect_rc 0 "the printed plot command draws the run"
+cp "$first_run/metrics.csv" "$tmp/first.csv"
+run_headless "${first[@]}" --runs "$tmp/runs-b"
+expect_rc 0 "--runs DIR puts the run in DIR"
+run_headless "${first[@]}" --runs "$tmp/runs-b"
+expect_rc 0 "a second run into the same runs folder exits 0"
+check "two runs make two complete folders in the --runs folder" \
+    test "$(find "$tmp/runs-b" -mindepth 2 -name checkpoint.safetensors | wc -l)" -eq 2
+check "the first run's folder is left alone" cmp -s "$first_run/metrics.csv" "$tmp/first.csv"
+expect_error 2 "rangefinder without a verb refuses a stray argument" "unexpected argument 'extra'" --runs "$tmp/r" extra
+expect_error 2 "train --runs with --out is a usage error" "--out|--runs" \
+    train --config "$tmp/tiny.ini" --runs "$tmp/runs-c" --out "$tmp/run-c"
+
 # --- bench and memory --------------------------------------------------------
 run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 3 --warmup 1 --json
 expect_rc 0 "bench --json exits 0"

@@ -8,8 +8,8 @@
  * export into an unwritable place end in an error dialog naming the file;
  * an image or audio folder with corrupt files opens with a warning dialog
  * naming them (an error under data.strict);
- * closing during a run asks first. Without a display the executable says how to train from
- * the command line.
+ * closing during a run asks first. Without a display `rangefinder gui` says how to train
+ * from the command line.
  *
  * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: also write
  * screenshot-<view>.png of the whole window (1600x1000) there.
@@ -25,12 +25,14 @@
 #include "../ui/figures/attention_figure.h"
 #include "../ui/figures/latent_figure.h"
 #include "../ui/figures/prediction_figure.h"
+#include "../ui/figures/sample_figure.h"
 #include "../ui/figures/talk_figure.h"
 #include "../datasets/image_table.h"
 #include "../ui/inspect_input.h"
 #include "../ui/launch_dialog.h"
 #include "../ui/launch_files.h"
-#include "../app/config_file.h"
+#include "../config/config_file.h"
+#include "../ui/plot/plot.h"
 #include "../ui/view.h"
 #include "../ui/window.h"
 #include "figure_pixels.h"
@@ -1134,6 +1136,162 @@ static void check_inspect_input(RfWindow *win, const char *dir)
     rf_session_watch_inspected(s, NULL);
 }
 
+/* --- the Data view's prediction: the current model's, on the shown sample of the shown data set --- */
+
+static gboolean dataset_is_random(gpointer s)
+{
+    return dataset_is(s, "random");
+}
+
+static gboolean dataset_is_listops(gpointer s)
+{
+    return dataset_is(s, "listops");
+}
+
+static guint probes_seen;
+
+/* A snapshot of a test sample arrived since probes_seen was reset. */
+static gboolean test_sample_seen(gpointer s)
+{
+    rf_split split;
+    int64_t sample;
+    rf_inspection info;
+    return probes_seen > 0 && rf_session_get_probe_sample(s, &split, &sample, &info) && split == RF_SPLIT_TEST &&
+           rf_session_get_probe_inspected(s) == NULL;
+}
+
+/* The Data view's class probability bars are shown. */
+static gboolean bars_visible(GtkWidget *data)
+{
+    g_autoptr(GPtrArray) plots = g_ptr_array_new();
+    collect(data, RF_TYPE_PLOT_VIEW, plots);
+    return plots->len == 2 && gtk_widget_get_visible(g_ptr_array_index(plots, 1));
+}
+
+/* The drop-down under `root` that offers `entry`, and the entry's index. */
+static GtkDropDown *drop_down_offering(GtkWidget *root, const char *entry, guint *index)
+{
+    g_autoptr(GPtrArray) menus = g_ptr_array_new();
+    collect(root, GTK_TYPE_DROP_DOWN, menus);
+    for (guint i = 0; i < menus->len; i++) {
+        GListModel *m = gtk_drop_down_get_model(g_ptr_array_index(menus, i));
+        for (guint k = 0; GTK_IS_STRING_LIST(m) && k < g_list_model_get_n_items(m); k++)
+            if (strcmp(gtk_string_list_get_string(GTK_STRING_LIST(m), k), entry) == 0) {
+                *index = k;
+                return g_ptr_array_index(menus, i);
+            }
+    }
+    return NULL;
+}
+
+static void count_probes(RfSession *s, gpointer data)
+{
+    (void)s;
+    (void)data;
+    probes_seen++;
+}
+
+static gboolean prediction_shown(gpointer fig)
+{
+    return rf_sample_figure_get_prediction(fig) != NULL;
+}
+
+/* Select the split's sample shown by the Data view as `split` (Train,
+ * Validation, Test, Inspected). */
+static void show_split(GtkWidget *data, const char *split)
+{
+    guint index = 0;
+    GtkDropDown *menu = drop_down_offering(data, split, &index);
+    if (menu != NULL)
+        gtk_drop_down_set_selected(menu, index);
+    spin_for(0.3);
+}
+
+/* The shown sample's prediction line says what the snapshot's logits say
+ * of the shown sample: ✓ exactly when the largest logit is its label's,
+ * and the loss is -log softmax(logits)[label]. */
+static void check_prediction_text(RfWindow *win, const rf_sample_figure *fig, const char *what)
+{
+    RfSession *s = rf_window_get_session(win);
+    const rf_dataset *ds = rf_session_get_dataset(s);
+    rf_split split;
+    int64_t sample;
+    rf_inspection info;
+    const rf_probe_value *logits = rf_session_find_probe(s, "logits");
+    const char *text = rf_sample_figure_get_prediction(fig);
+    if (!tap_ok(text != NULL && logits != NULL && rf_session_get_probe_sample(s, &split, &sample, &info),
+                "%s: the Data view shows the model's prediction", what))
+        return;
+    float *x = g_new0(float, (size_t)ds->seq_len * MAX(1, ds->feat_dim));
+    int len = 0, label = -1;
+    rf_status st = {0};
+    ds->get(ds, split, sample, x, &len, &label, &st);
+    g_free(x);
+    int n = (int)logits->shape.dim[0], best = 0;
+    double mx = logits->data[0], sum = 0;
+    for (int k = 1; k < n; k++)
+        if (logits->data[k] > mx) {
+            mx = logits->data[k];
+            best = k;
+        }
+    for (int k = 0; k < n; k++)
+        sum += exp(logits->data[k] - mx);
+    double loss = log(sum) - (logits->data[label] - mx);
+    const char *at = strstr(text, "loss ");
+    double shown = at != NULL ? g_ascii_strtod(at + 5, NULL) : NAN;
+    tap_ok(g_str_has_prefix(text, best == label ? "✓" : "✗") && fabs(shown - loss) <= 5e-3 * fabs(loss) + 1e-3,
+           "%s: the mark compares the prediction (class %d) with the shown sample's label (%d) and the loss is "
+           "its own (%.4g; \"%s\")", what, best, label, loss, text);
+}
+
+/* Switching the Data view to another data set (random tokens: also ten
+ * classes) while the ListOps model is the current one shows no prediction,
+ * however many snapshots the ListOps run sends; switching back to ListOps
+ * (opened anew, with the run's data keys) brings it back. */
+static void check_prediction_follows_data(RfWindow *win)
+{
+    RfSession *s = rf_window_get_session(win);
+    rf_session_watch_inspected(s, NULL);
+    show_page(win, "data");
+    GtkWidget *data = gtk_stack_get_child_by_name(rf_window_get_stack(win), "data");
+    show_split(data, "Test");
+    const rf_sample_figure *fig = rf_plot_view_get_figure(plot_of(win, "data"))->data;
+    spin_until(prediction_shown, (gpointer)fig, 30.0);
+    check_prediction_text(win, fig, "ListOps sample, ListOps model");
+
+    guint random_index = 0, listops_index = 0;
+    GtkDropDown *tasks = drop_down_offering(data, "Random tokens", &random_index);
+    drop_down_offering(data, "ListOps (generated)", &listops_index);
+    if (!tap_ok(tasks != NULL, "the Data view offers Random tokens"))
+        return;
+    gulong handler = g_signal_connect(s, "probes-changed", G_CALLBACK(count_probes), NULL);
+    gtk_drop_down_set_selected(tasks, random_index);
+    gboolean opened = spin_until(dataset_is_random, s, 60.0);
+    /* the model is asked again, for a sample of the random data's splits */
+    probes_seen = 0;
+    show_split(data, "Validation");
+    show_split(data, "Test");
+    gboolean snapshots = spin_until(test_sample_seen, s, 30.0);
+    spin_for(0.5);
+    tap_ok(opened && snapshots && rf_sample_figure_get_prediction(fig) == NULL && !bars_visible(data),
+           "after switching the data set to random tokens, the ListOps model's snapshots (%u) show no prediction "
+           "(\"%s\")", probes_seen, rf_sample_figure_get_prediction(fig) != NULL ? rf_sample_figure_get_prediction(fig)
+                                                                             : "none");
+    gtk_drop_down_set_selected(tasks, listops_index);
+    opened = spin_until(dataset_is_listops, s, 60.0);
+    show_split(data, "Test");
+    gboolean back = opened && spin_until(prediction_shown, (gpointer)fig, 30.0);
+    g_signal_handler_disconnect(s, handler);
+    if (tap_ok(back, "switching back to ListOps brings the model's prediction back"))
+        check_prediction_text(win, fig, "ListOps again");
+    /* A new run's model has not seen the sample: the last run's prediction
+     * goes as the run starts, before any snapshot of the new model. */
+    g_action_activate(g_action_map_lookup_action(G_ACTION_MAP(win), "train"), NULL);
+    tap_ok(back && rf_sample_figure_get_prediction(fig) == NULL && !bars_visible(data),
+           "starting a new run clears the last run's prediction at once");
+    spin_until(run_settled, s, 300.0);
+}
+
 /* BLRP's latent states of a typed expression (no gradients: it has no label). */
 static void check_inspect_latent(RfWindow *win)
 {
@@ -1151,6 +1309,41 @@ static void check_inspect_latent(RfWindow *win)
                strstr(fig->title, "inspected (not from the data set): [MIN 5 6") != NULL,
            "the Latent view shows an inspected expression's latent states, without gradients (\"%s\")", fig->title);
     rf_session_watch_inspected(s, NULL);
+}
+
+/* --- what is running vs what is edited --- */
+
+/* The header and the status line describe the run on screen, and edits
+ * waiting for the next run are marked as such: picking TaLK after a BLRP
+ * run keeps "BLRP" in the status line, and opening another config (9
+ * steps) leaves "step 6 / 6" of the run marked as the last run's, not
+ * "step 6 / 9". Seen before: the status read "ListOps · TaLK" for the BLRP
+ * run, and the counter mixed the old run's step with the new total.
+ * Needs a finished BLRP run; leaves model.encoder = talk. */
+static void check_run_vs_edits(RfWindow *win, const char *dir)
+{
+    RfSession *s = rf_window_get_session(win);
+    const char *blrp = rf_choice_label("model.encoder", "blrp"), *talk = rf_choice_label("model.encoder", "talk");
+    set_key(s, "model.encoder", "talk");
+    spin_for(0.2);
+    const char *status = rf_window_get_status_text(win);
+    g_autofree char *run_part = g_strdup_printf("· %s · next run: model.encoder = talk", blrp);
+    tap_ok(strstr(status, run_part) != NULL && strstr(status, talk) == NULL,
+           "after picking TaLK, the status line still names the BLRP run and marks TaLK as the next run's (\"%s\")",
+           status);
+    tap_ok(strcmp(rf_window_get_step_text(win), "last run: step 6 / 6") == 0,
+           "the finished run's counter is marked as the last run's (\"%s\")", rf_window_get_step_text(win));
+    g_autofree char *other = g_build_filename(dir, "other.ini", NULL);
+    g_autofree char *text = g_strdup_printf("%s\nsteps = 9\n[model]\nencoder = talk\n", small_config);
+    g_file_set_contents(other, text, -1, NULL);
+    g_autoptr(GError) error = NULL;
+    gboolean opened = rf_session_load_config_file(s, other, &error);
+    spin_for(0.2);
+    tap_ok(opened && strcmp(rf_window_get_step_text(win), "last run: step 6 / 6") == 0 &&
+               strstr(rf_window_get_status_text(win), "next run: model.encoder = talk and 1 more key") != NULL,
+           "after opening a config of 9 steps the header keeps the last run's 6 / 6, marked, and the status names "
+           "the pending edits (\"%s\"; \"%s\")", rf_window_get_step_text(win), rf_window_get_status_text(win));
+    set_key(s, "train.steps", "6");
 }
 
 /* While the loaded run is paused: a typed expression's TaLK windows. */
@@ -1320,18 +1513,19 @@ static void check_close_during_run(RfWindow *win)
 static void check_no_display(const char *exe)
 {
     if (exe == NULL) {
-        tap_skip("without a display, rangefinder says how to train", "no rangefinder executable given");
+        tap_skip("without a display, rangefinder gui says how to train", "no rangefinder executable given");
         return;
     }
     g_auto(GStrv) env = g_get_environ();
     env = g_environ_unsetenv(env, "DISPLAY");
     env = g_environ_unsetenv(env, "WAYLAND_DISPLAY");
-    const char *argv[] = {exe, NULL};
+    const char *argv[] = {exe, "gui", NULL};
     g_autofree char *err = NULL;
     int status = 0;
     gboolean ran = g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, NULL, &err, &status, NULL);
     tap_ok(ran && !g_spawn_check_wait_status(status, NULL) && err != NULL && strstr(err, "rangefinder train") != NULL,
-           "without a display, rangefinder says how to train from the command line");
+           "without a display, rangefinder gui says how to train from the command line (rangefinder with no "
+           "arguments trains: tests/test_cli.sh)");
 }
 
 /* --- the Run section's devices --- */
@@ -1361,6 +1555,80 @@ static char *item_text(GtkDropDown *d, guint i)
     GListModel *m = gtk_drop_down_get_model(d);
     return i < g_list_model_get_n_items(m) ? g_strdup(gtk_string_list_get_string(GTK_STRING_LIST(m), i))
                                             : g_strdup("(none)");
+}
+
+/* --- plot ranges: every run the Training view draws fits its panels --- */
+
+/* A run of `steps` train rows taking about `seconds` a step (±5 %). */
+static rf_run_data *timed_run(const char *name, int steps, double seconds)
+{
+    rf_run_data *r = rf_run_data_new(name, NULL);
+    for (int i = 1; i <= steps; i++) {
+        double step_seconds = seconds * (1 + 0.05 * sin(i * 0.7));
+        rf_metrics m = {.step = i, .split = RF_SPLIT_TRAIN, .loss = 2.0 - i * 1e-3, .accuracy = 0.3, .lr = 1e-3,
+                        .seconds = seconds * i, .step_seconds = step_seconds};
+        rf_run_data_append(r, &m);
+    }
+    return r;
+}
+
+/* Pixels of series colour i (within 0.1 a channel) in the step time panel
+ * (the middle third of the bottom row, which starts at 56 % of the height). */
+static int step_time_pixels(cairo_surface_t *s, int i)
+{
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    int stride = cairo_image_surface_get_stride(s), n = 0;
+    const guint8 *d = cairo_image_surface_get_data(s);
+    rf_rgb c = rf_series_color(i);
+    for (int y = (int)floor(h * 0.56); y < h; y++)
+        for (int x = w / 3; x < 2 * w / 3; x++) {
+            guint32 px = *(const guint32 *)(const void *)(d + y * stride + x * 4);
+            n += fabs(((px >> 16) & 0xff) / 255.0 - c.r) < 0.1 && fabs(((px >> 8) & 0xff) / 255.0 - c.g) < 0.1 &&
+                 fabs((px & 0xff) / 255.0 - c.b) < 0.1;
+        }
+    return n;
+}
+
+/* Runs of 0.21, 0.63 and 3.1 s a step overlaid (as full attention, a slow
+ * mechanism and a much slower one were): each is drawn in the Step time
+ * panel, on screen and in the exported PNG (`rangefinder plot` draws the
+ * same figure). Seen before: the axis ended at 4x the median step time of
+ * all runs together, so the slow runs were never drawn. */
+static void check_step_time_range(const char *dir)
+{
+    static const struct {
+        const char *name;
+        int steps;
+        double seconds;
+    } made[] = {{"fast", 600, 0.21}, {"slower", 60, 0.63}, {"slowest", 20, 3.1}};
+    RfSession *s = rf_session_new();
+    GPtrArray *runs = rf_session_get_runs(s);
+    for (guint i = 0; i < G_N_ELEMENTS(made); i++)
+        g_ptr_array_add(runs, timed_run(made[i].name, made[i].steps, made[i].seconds));
+    GtkWidget *window = gtk_window_new(), *view = rf_training_view_new(s);
+    gtk_window_set_default_size(GTK_WINDOW(window), 1200, 800);
+    gtk_window_set_child(GTK_WINDOW(window), view);
+    gtk_window_present(GTK_WINDOW(window));
+    spin_for(0.5);
+    RfPlotView *plot = rf_view_get_plot(view);
+    cairo_surface_t *shown = draw_plot(plot);
+    g_autofree char *png = g_build_filename(dir, "step-times.png", NULL);
+    char err[512] = "";
+    bool exported = rf_figure_export(rf_plot_view_get_figure(plot), &RF_ZOOM_ALL, png, 1200, 800, err, sizeof err);
+    cairo_surface_t *file = cairo_image_surface_create_from_png(png);
+    for (guint i = 0; i < G_N_ELEMENTS(made); i++) {
+        int on_screen = step_time_pixels(shown, (int)i);
+        int in_file = exported && cairo_surface_status(file) == CAIRO_STATUS_SUCCESS ? step_time_pixels(file, (int)i)
+                                                                                       : 0;
+        tap_ok(on_screen > 30 && in_file > 30,
+               "the Step time panel draws the %g s/step run among 0.21, 0.63 and 3.1 s/step runs "
+               "(%d pixels on screen, %d in the exported PNG%s%s)", made[i].seconds, on_screen, in_file,
+               err[0] != '\0' ? ": " : "", err);
+    }
+    cairo_surface_destroy(file);
+    cairo_surface_destroy(shown);
+    gtk_window_destroy(GTK_WINDOW(window));
+    g_object_unref(s);
 }
 
 static void check_device_list(RfWindow *win)
@@ -1444,10 +1712,12 @@ int main(int argc, char **argv)
         check_menu_dialogs(app, win);
         check_launch_dialog(win, dir);
         check_inspect_input(win, dir);
+        check_prediction_follows_data(win);
     }
     check_large_attention_map(win);
     check_invalid_values(win);   /* leaves model.encoder = blrp */
     check_device_list(win);
+    check_step_time_range(dir);
 
     /* BLRP for the latent states, TaLK for its window bounds. */
     show_page(win, "latent");
@@ -1455,11 +1725,16 @@ int main(int argc, char **argv)
         check_view(win, "latent");
         check_latent_cells(win);
         check_inspect_latent(win);
+        check_run_vs_edits(win, dir);
     }
     set_key(s, "model.encoder", "talk");
     show_page(win, "talk");
-    if (train_to_the_end(win, "TaLK"))
+    if (train_to_the_end(win, "TaLK")) {
+        const char *status = rf_window_get_status_text(win);
+        tap_ok(strstr(status, rf_choice_label("model.encoder", "talk")) != NULL && strstr(status, "next run") == NULL,
+               "once the TaLK run starts, the status line names it and nothing is pending (\"%s\")", status);
         check_view(win, "talk");
+    }
     check_view(win, "compare");
 
     g_autofree char *checkpoint = save_checkpoint(win, dir);

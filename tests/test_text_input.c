@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../app/config_file.h"
+#include "../config/config_file.h"
 #include "../datasets/datasets.h"
 #include "../ui/plot/run_data.h"
 #include "tap.h"

@@ -25,6 +25,7 @@ static void rf_session_dispose(GObject *object)
     g_clear_pointer(&s->probes_hold, rf_probe_hold_release);
     s->probes = NULL;
     g_clear_pointer(&s->probe_target.input, rf_inspected_release);
+    g_clear_pointer(&s->probe_data, rf_data_ref_release);
     g_clear_pointer(&s->inspected, g_ptr_array_unref);
     if (s->queue != NULL) {
         g_queue_free_full(s->queue, (GDestroyNotify)rf_queued_run_free);
@@ -175,6 +176,8 @@ static void take_message(RfSession *s, rf_msg *m, drained *d)
             rf_inspected_release(s->probe_target.input);
         s->probe_target = m->target;
         m->target.input = NULL;   /* the session's now */
+        rf_data_ref_release(s->probe_data);
+        s->probe_data = g_steal_pointer(&m->data);
         d->probes = TRUE;
         break;
     case RF_MSG_STATE:
@@ -282,6 +285,8 @@ void rf_session_adopt_worker(RfSession *s, rf_worker *w, const rf_config *cfg, c
     g_autofree char *default_name = name == NULL ? run_name(s, cfg) : NULL;
     s->current = rf_run_data_new(name != NULL ? name : default_name, cfg);
     g_ptr_array_add(s->runs, s->current);
+    /* The last snapshot is of the replaced run's model. */
+    g_clear_pointer(&s->probe_data, rf_data_ref_release);
     s->worker = w;
     s->step = step;
     if (s->drain_source == 0)
@@ -464,6 +469,12 @@ gboolean rf_session_get_probe_sample(RfSession *s, rf_split *split, int64_t *sam
     *sample = s->probe_target.sample;
     *info = s->probe_target.info;
     return TRUE;
+}
+
+gboolean rf_session_probes_fit_data(RfSession *s)
+{
+    return s->probes != NULL && s->probe_data != NULL && s->data != NULL &&
+           (s->probe_data == s->data || rf_data_config_equal(&s->probe_data->cfg, &s->data->cfg));
 }
 
 const rf_probe_set *rf_session_get_probes(RfSession *s)

@@ -46,14 +46,25 @@ typedef enum {
 RfSession *rf_session_new(void);
 
 /* --- configuration (UI thread) --- */
+/* The edited configuration: what the next run will train with. */
 const rf_config *rf_session_get_config(RfSession *s);
+/* The configuration of the run on screen: the current run's (with the
+ * optimiser edits it took live), or the edited one before any run. The
+ * header, the status line and the views describe this run. */
+const rf_config *rf_session_get_run_config(RfSession *s);
+/* The keys ("model.encoder") whose edited value differs from the current
+ * run's: edits waiting for the next run. NULL-terminated, in the key
+ * table's order (g_strfreev); empty before any run. */
+char **rf_session_get_pending_keys(RfSession *s);
 /* Set "section.key" from text. Invalid values fail with the core's message
  * and change nothing. Optimiser keys (train.lr, clip, weight_decay, warmup,
  * schedule, steps) reach a running run at its next step; other keys apply to
  * the next run, and *needs_restart (may be NULL) says so when a run exists. */
 gboolean rf_session_set_key(RfSession *s, const char *key, const char *value, gboolean *needs_restart,
                             GError **error);
-/* Replace the whole config (from an INI file, a checkpoint). */
+/* Replace the whole config (from an INI file), for the next run: the
+ * current run keeps its settings and stops following the edits (optimiser
+ * keys no longer reach it). */
 gboolean rf_session_set_config(RfSession *s, const rf_config *cfg, GError **error);
 gboolean rf_session_load_config_file(RfSession *s, const char *ini_path, GError **error);
 /* The planner's numbers for the current config at `seq_len` (0: the data's
@@ -103,6 +114,12 @@ const rf_probe_value *rf_session_find_probe(RfSession *s, const char *name);
 /* What the latest snapshot shows: its split and sample, and what the model
  * made of that sample (label, predicted class, loss). FALSE before any. */
 gboolean rf_session_get_probe_sample(RfSession *s, rf_split *split, int64_t *sample, rf_inspection *info);
+/* Whether the latest snapshot is the current run's model on a sample (or an
+ * inspected input) of the loaded data set: the one that run trains on, or
+ * one opened with the same data keys. FALSE before any snapshot, after
+ * another data set was opened, and from the start of another run until its
+ * first snapshot. What the model makes of a shown sample is shown only then. */
+gboolean rf_session_probes_fit_data(RfSession *s);
 /* The taps the current model offers (names, NULL-terminated; empty before a run). */
 const char *const *rf_session_list_taps(RfSession *s);
 

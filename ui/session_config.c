@@ -1,7 +1,7 @@
 /* The session's configuration: editing keys (optimiser keys reach a running
  * run at its next step), replacing the whole config, and the planner's
  * numbers for it. */
-#include "config_file.h"
+#include "../config/config_file.h"
 #include "session_private.h"
 
 /* The keys rf_trainer_set_optim changes between steps. */
@@ -43,6 +43,24 @@ const rf_config *rf_session_get_config(RfSession *s)
     return &s->cfg;
 }
 
+const rf_config *rf_session_get_run_config(RfSession *s)
+{
+    return s->current != NULL ? &s->current->cfg : &s->cfg;
+}
+
+char **rf_session_get_pending_keys(RfSession *s)
+{
+    g_autoptr(GStrvBuilder) keys = g_strv_builder_new();
+    for (const rf_config_key *k = rf_config_keys; s->current != NULL && k->section != NULL; k++) {
+        char dotted[160], now[RF_STR_LEN + 32], then[RF_STR_LEN + 32];
+        g_snprintf(dotted, sizeof dotted, "%s.%s", k->section, k->key);
+        if (g_strcmp0(rf_config_get(&s->cfg, dotted, now, sizeof now),
+                      rf_config_get(&s->current->cfg, dotted, then, sizeof then)) != 0)
+            g_strv_builder_add(keys, dotted);
+    }
+    return g_strv_builder_end(keys);
+}
+
 gboolean rf_session_set_key(RfSession *s, const char *key, const char *value, gboolean *needs_restart,
                             GError **error)
 {
@@ -70,7 +88,9 @@ gboolean rf_session_set_config(RfSession *s, const rf_config *cfg, GError **erro
     if (!rf_config_validate(cfg, &st))
         return fail_status(error, &st);
     s->cfg = *cfg;
-    send_optimiser(s);
+    /* A whole config is for the next run: the current one keeps the
+     * settings it ran with and no longer follows the edits. */
+    s->current_follows_cfg = FALSE;
     g_signal_emit(s, rf_session_signals[RF_SESSION_CONFIG_CHANGED], 0, NULL);
     return TRUE;
 }

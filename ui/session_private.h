@@ -49,7 +49,7 @@ typedef enum rf_msg_kind {
     RF_MSG_DATA,         /* the worker opened the run's data set: data */
     RF_MSG_BUILT,        /* the model exists: taps, plan, step */
     RF_MSG_METRICS,      /* one metrics row: metrics, peak_bytes */
-    RF_MSG_PROBES,       /* a filled probe set: probes (handed over) */
+    RF_MSG_PROBES,       /* a filled probe set: probes (handed over), data (the run's) */
     RF_MSG_STATE,        /* the worker's state changed: state, step */
     RF_MSG_ERROR,        /* the run failed: text */
     RF_MSG_PROBE_ERROR,  /* an inspection failed (the run goes on): text */
@@ -123,6 +123,7 @@ struct _RfSession {
     rf_probe_set *probes;
     RfProbeHold *probes_hold;      /* the session's own reference to `probes` */
     rf_probe_request_target probe_target;   /* what `probes` is of */
+    rf_data_ref *probe_data;       /* the data set of the run `probes` came from; NULL once that run is replaced */
     char **taps;
 
     GPtrArray *inspected;          /* of rf_inspected * (references), oldest first */

@@ -205,6 +205,7 @@ static void inspect(rf_worker *w, worker_run *run)
     if (run->probes.input != NULL)
         m->target.input = rf_inspected_acquire(run->probes.input);
     m->step = rf_trainer_step_count(w->trainer);
+    m->data = rf_data_ref_acquire(w->data);
     rf_queue_push(w->out, m);
 }
 

@@ -96,8 +96,8 @@ static void set_action_enabled(RfWindow *win, const char *name, gboolean enabled
 }
 
 /* Whether Train continues the current run instead of starting a new one:
- * it is paused, or it finished and train.steps has been raised since,
- * with the same architecture. */
+ * it is paused, or it finished and train.steps has been raised since (which
+ * reached the run), with no edit waiting for a new run. */
 static gboolean can_continue(RfWindow *win)
 {
     RfRunState state = rf_session_get_state(win->session);
@@ -105,8 +105,9 @@ static gboolean can_continue(RfWindow *win)
         return TRUE;
     const rf_run_data *run = rf_session_get_current_run(win->session);
     const rf_config *cfg = rf_session_get_config(win->session);
+    g_auto(GStrv) pending = rf_session_get_pending_keys(win->session);
     return state == RF_RUN_FINISHED && run != NULL && rf_session_get_step(win->session) < cfg->train.steps &&
-           rf_config_same_model(&run->cfg, cfg);
+           pending[0] == NULL;
 }
 
 static void update_actions(RfWindow *win)
@@ -136,20 +137,33 @@ static void update_actions(RfWindow *win)
                                 resume ? "Resume training (Ctrl+Return)" : "Start a new run (Ctrl+Return)");
 }
 
+static gboolean run_is_live(RfRunState state)
+{
+    return state == RF_RUN_LOADING || state == RF_RUN_RUNNING || state == RF_RUN_PAUSED;
+}
+
+/* The run on screen's step counter. Once it has ended and the edits differ
+ * from it (another config opened, another encoder picked), Train starts a
+ * new run: the counter says it is the last run's. */
 static void update_progress(RfWindow *win)
 {
-    const rf_config *cfg = rf_session_get_config(win->session);
+    const rf_config *cfg = rf_session_get_run_config(win->session);
     int64_t step = rf_session_get_step(win->session);
     int64_t steps = cfg->train.steps;
+    RfRunState state = rf_session_get_state(win->session);
+    g_auto(GStrv) pending = rf_session_get_pending_keys(win->session);
+    gboolean last_run = !run_is_live(state) && pending[0] != NULL;
     char done[32], total[32];
     format_count(step, done, sizeof done);
     format_count(steps, total, sizeof total);
-    g_autofree char *text = g_strdup_printf("step %s / %s", done, total);
+    g_autofree char *text = g_strdup_printf("%sstep %s / %s", last_run ? "last run: " : "", done, total);
     gtk_label_set_text(win->step_label, text);
+    gtk_widget_set_tooltip_text(GTK_WIDGET(win->step_label),
+                                last_run ? "The last run's steps; Train starts a new run with the edited settings"
+                                         : NULL);
     gtk_progress_bar_set_fraction(win->progress, steps > 0 ? CLAMP((double)step / (double)steps, 0.0, 1.0) : 0.0);
 
     double per_step = seconds_per_step(rf_session_get_current_run(win->session));
-    RfRunState state = rf_session_get_state(win->session);
     if (state == RF_RUN_RUNNING && per_step > 0.0 && steps > step) {
         char eta[32];
         format_duration(per_step * (double)(steps - step), eta, sizeof eta);
@@ -174,10 +188,26 @@ static const char *state_words(RfRunState state)
     return "";
 }
 
-/* "loss 1.73 · acc 0.38 · val 0.41 · 0.21 s/step · 2.9 GiB · ListOps · BLRP" */
+/* The edits waiting for the next run, for the status line:
+ * " · next run: model.encoder = talk" (" and 2 more keys"). */
+static void append_pending(RfWindow *win, GString *s)
+{
+    g_auto(GStrv) pending = rf_session_get_pending_keys(win->session);
+    if (pending[0] == NULL)
+        return;
+    char value[RF_STR_LEN + 32];
+    rf_config_get(rf_session_get_config(win->session), pending[0], value, sizeof value);
+    g_string_append_printf(s, " · next run: %s = %s", pending[0], value);
+    guint more = g_strv_length(pending) - 1;
+    if (more > 0)
+        g_string_append_printf(s, " and %u more key%s", more, more == 1 ? "" : "s");
+}
+
+/* "loss 1.73 · acc 0.38 · val 0.41 · 0.21 s/step · 2.9 GiB · ListOps · BLRP",
+ * all of the run on screen, then the edits that wait for the next run. */
 static void update_status(RfWindow *win)
 {
-    const rf_config *cfg = rf_session_get_config(win->session);
+    const rf_config *cfg = rf_session_get_run_config(win->session);
     const rf_run_data *run = rf_session_get_current_run(win->session);
     RfRunState state = rf_session_get_state(win->session);
     GString *s = g_string_new(NULL);
@@ -206,6 +236,7 @@ static void update_status(RfWindow *win)
         g_string_append_printf(s, "%s · ", win->loading_data ? "loading data…" : state_words(state));
     g_string_append_printf(s, "%s · %s", rf_choice_label("data.task", cfg->data.task),
                            rf_choice_label("model.encoder", cfg->model.encoder));
+    append_pending(win, s);
     gtk_label_set_text(win->status_label, s->str);
     g_string_free(s, TRUE);
 }
@@ -782,4 +813,10 @@ const char *rf_window_get_status_text(RfWindow *win)
 {
     g_return_val_if_fail(RF_IS_WINDOW(win), "");
     return gtk_label_get_text(win->status_label);
+}
+
+const char *rf_window_get_step_text(RfWindow *win)
+{
+    g_return_val_if_fail(RF_IS_WINDOW(win), "");
+    return gtk_label_get_text(win->step_label);
 }

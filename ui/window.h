@@ -27,6 +27,8 @@ GtkStack *rf_window_get_stack(RfWindow *win);
 RfConfigPanel *rf_window_get_config_panel(RfWindow *win);
 /* The status line's text ("loss 1.73 · acc 0.38 · 0.21 s/step · …"). */
 const char *rf_window_get_status_text(RfWindow *win);
+/* The header's step counter ("step 1,240 / 5,000", "last run: step 6 / 6"). */
+const char *rf_window_get_step_text(RfWindow *win);
 
 /* Export the plot of view `page` (a stack page name; NULL: the visible one)
  * to `path` (.png, .svg or .pdf) at width x height, with the zoom shown on

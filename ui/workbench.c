@@ -1,12 +1,18 @@
-/* rf_workbench_run: the entry point `rangefinder` calls with no arguments. */
+/* rf_workbench_run: the entry point of `rangefinder gui` and of `rangefinder`
+ * with no arguments on a display. */
 #include "workbench.h"
 
 #include <stdio.h>
 
 #include "application.h"
 
-int rf_workbench_run(const char *config_path, int argc, char **argv)
+gboolean rf_workbench_open_display(void)
 {
+    /* GTK is set up once; main() asks before rf_workbench_run does. */
+    static gboolean tried, opened;
+    if (tried)
+        return opened;
+    tried = TRUE;
     /* main() has set the locale, with '.' as the decimal point for configs
      * and numbers; GTK would reset all of it to the environment's. */
     gtk_disable_setlocale();
@@ -16,9 +22,15 @@ int rf_workbench_run(const char *config_path, int argc, char **argv)
      * gains little on one with a GPU (docs/bench-gui.md). GSK_RENDERER set
      * by the user wins. */
     g_setenv("GSK_RENDERER", "cairo", FALSE);
-    if (!gtk_init_check()) {
-        fprintf(stderr, "rangefinder: no display; to train from the command line run "
-                        "`rangefinder train --config FILE`\n");
+    opened = gtk_init_check();
+    return opened;
+}
+
+int rf_workbench_run(const char *config_path, int argc, char **argv)
+{
+    if (!rf_workbench_open_display()) {
+        fprintf(stderr, "rangefinder: no display; to train from the command line run `rangefinder` without "
+                        "arguments, or `rangefinder train --config FILE`\n");
         return 1;
     }
     g_set_application_name("Rangefinder");

@@ -1,6 +1,13 @@
-/* The GTK 4 workbench, started by `rangefinder` with no arguments. */
+/* The GTK 4 workbench, started by `rangefinder gui` and by `rangefinder`
+ * with no arguments where a display opens. */
 #ifndef RF_WORKBENCH_H
 #define RF_WORKBENCH_H
+
+#include <glib.h>
+
+/* Prepare GTK for the workbench and connect to the display; FALSE when
+ * there is none. Later calls return the first call's answer. */
+gboolean rf_workbench_open_display(void);
 
 /* Run the application (GtkApplication, id org.rangefinder.Workbench) with
  * `config_path` (may be NULL: data/configs/default.ini) as the starting

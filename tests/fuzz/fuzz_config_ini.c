@@ -1,4 +1,4 @@
-/* Config files (app/config_file.c through GKeyFile, core/config.c's key
+/* Config files (config/config_file.c through GKeyFile, core/config.c's key
  * table): any file is read or refused with a message naming it; a config
  * that reads writes back to INI (rf_config_to_ini) and reads again to the
  * same values. */

@@ -1,4 +1,4 @@
-/* --set values (app/config_file.c's rf_config_apply_sets, core/config.c):
+/* --set values (config/config_file.c's rf_config_apply_sets, core/config.c):
  * every line of the input is one "section.key=value" argument; they apply
  * or fail with a message, and a config they make goes through its JSON form
  * (as checkpoints keep it) unchanged. The whole input is also read as a

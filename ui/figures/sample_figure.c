@@ -59,6 +59,11 @@ void rf_sample_figure_set_prediction(rf_sample_figure *f, const char *text)
     f->prediction = g_strdup(text);
 }
 
+const char *rf_sample_figure_get_prediction(const rf_sample_figure *f)
+{
+    return f->prediction;
+}
+
 void rf_sample_figure_set_message(rf_sample_figure *f, const char *message)
 {
     sample_reset(f, SAMPLE_MESSAGE);

@@ -42,6 +42,9 @@ void rf_sample_figure_set_caption(rf_sample_figure *f, const char *title, const 
  * caption clears it too. */
 void rf_sample_figure_set_prediction(rf_sample_figure *f, const char *text);
 
+/* The prediction text drawn now, or NULL. */
+const char *rf_sample_figure_get_prediction(const rf_sample_figure *f);
+
 /* Nothing to show but a centred message ("Open a data set"). */
 void rf_sample_figure_set_message(rf_sample_figure *f, const char *message);
 

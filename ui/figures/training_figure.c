@@ -168,6 +168,19 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Include one run's step times in the axis: up to 4x its median, so its
+ * first step (which allocates) and steps slowed by an evaluation do not
+ * flatten the rest. Per run, because runs overlaid may differ by far more
+ * than 4x (0.2 s and 3 s a step): each run's typical steps stay in view. */
+static void include_step_times(rf_axis *y, GArray *times)
+{
+    if (times->len == 0)
+        return;
+    qsort(times->data, times->len, sizeof(double), compare_doubles);
+    const double *t = (const double *)(void *)times->data;
+    rf_axis_include(y, fmin(t[times->len - 1], 4 * t[times->len / 2]));
+}
+
 /* Value axes fitted to the rows inside the visible steps. */
 static void fit_value_axes(rf_training_figure *f, const rf_axis *x, rf_axis y[N_PANELS])
 {
@@ -176,9 +189,9 @@ static void fit_value_axes(rf_training_figure *f, const rf_axis *x, rf_axis y[N_
     for (int p = 0; p < N_PANELS; p++)
         y[p] = (rf_axis){.min = NAN, .max = NAN, .scale = RF_AXIS_LINEAR, .format = formats[p]};
     GArray *times = f->scratch_times;
-    g_array_set_size(times, 0);
     for (guint i = 0; i < f->series->len; i++) {
         run_series *s = &g_array_index(f->series, run_series, i);
+        g_array_set_size(times, 0);
         for (int p = PANEL_LOSS; p <= PANEL_STEP_TIME; p++)
             for (int k = 0; k < N_SERIES; k++) {
                 GArray *col = panel_column(s, p, k);
@@ -197,18 +210,12 @@ static void fit_value_axes(rf_training_figure *f, const rf_axis *x, rf_axis y[N_
                     }
                 }
             }
+        include_step_times(&y[PANEL_STEP_TIME], times);
         bool visible = !(s->last_step < x->min || s->first_step > x->max);
         if (visible) {
             rf_axis_include(&y[PANEL_MEMORY], s->run->peak_bytes > 0 ? s->run->peak_bytes : NAN);
             rf_axis_include(&y[PANEL_MEMORY], s->run->planned_bytes > 0 ? s->run->planned_bytes : NAN);
         }
-    }
-    /* Step times: up to 4x the median, so the first step (which allocates)
-     * and steps slowed by an evaluation do not flatten the rest. */
-    if (times->len > 0) {
-        qsort(times->data, times->len, sizeof(double), compare_doubles);
-        const double *t = (const double *)(void *)times->data;
-        rf_axis_include(&y[PANEL_STEP_TIME], fmin(t[times->len - 1], 4 * t[times->len / 2]));
     }
     rf_axis_include(&y[PANEL_LR], 0);
     rf_axis_include(&y[PANEL_STEP_TIME], 0);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../config/config_file.h"
 #include "../../datasets/text_input.h"
 
 /* metrics.csv as `rangefinder train` writes it, and as
@@ -208,35 +209,6 @@ static gboolean load_metrics(rf_run_data *r, const char *path, GError **error)
     return TRUE;
 }
 
-/* config.ini through the core's key table (rfplot cannot link app/'s INI
- * reader), with the same messages: "FILE: [section] key: problem". */
-static gboolean load_config(rf_config *cfg, const char *path, GError **error)
-{
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    g_autoptr(GError) local = NULL;
-    if (!rf_text_load_key_file(kf, path, error))
-        return FALSE;
-    g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
-    for (char **g = groups; *g != NULL; g++) {
-        g_auto(GStrv) keys = g_key_file_get_keys(kf, *g, NULL, NULL);
-        for (char **k = keys; k != NULL && *k != NULL; k++) {
-            g_autofree char *value = g_key_file_get_string(kf, *g, *k, &local);
-            if (value == NULL) {
-                g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: [%s] %s: %s", path, *g, *k,
-                            local->message);
-                return FALSE;
-            }
-            g_strchomp(value);
-            rf_status st = {0};
-            if (!rf_config_set2(cfg, *g, *k, value, &st)) {
-                g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: [%s] %s: %s", path, *g, *k, st.msg);
-                return FALSE;
-            }
-        }
-    }
-    return TRUE;
-}
-
 rf_run_data *rf_run_data_load_dir(const char *dir, GError **error)
 {
     if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
@@ -246,7 +218,7 @@ rf_run_data *rf_run_data_load_dir(const char *dir, GError **error)
     g_autofree char *base = g_path_get_basename(dir);
     g_autoptr(rf_run_data) r = rf_run_data_new(base, NULL);
     g_autofree char *ini = g_build_filename(dir, "config.ini", NULL);
-    if (g_file_test(ini, G_FILE_TEST_EXISTS) && !load_config(&r->cfg, ini, error))
+    if (g_file_test(ini, G_FILE_TEST_EXISTS) && !rf_config_apply_ini(&r->cfg, ini, error))
         return NULL;
     g_autofree char *csv = g_build_filename(dir, "metrics.csv", NULL);
     if (!load_metrics(r, csv, error))

@@ -18,9 +18,8 @@
 #include "../../core/ops/ls_attention.h"
 #include "../figures/attention_figure.h"
 #include "../view.h"
-#include "probe_picker.h"
+#include "probe_view.h"
 
-#define STATE_KEY "rf-attention-view"
 /* Maps with at least this many cells are prepared off the UI thread. */
 #define OFF_THREAD_CELLS (1 << 20)
 
@@ -57,9 +56,9 @@ typedef struct attention_view {
     GCancellable *preparing;    /* the job in flight, cancelled when superseded */
 } attention_view;
 
-static void attention_view_free(attention_view *v)
+static void attention_view_free(gpointer data)
 {
-    rf_probe_picker_unwatch(&v->picker);
+    attention_view *v = data;
     rf_attention_figure_free(&v->figure);
     rf_probe_hold_release(v->shown);
     g_clear_object(&v->preparing);   /* its task held the plot: it is over */
@@ -81,8 +80,9 @@ static void add_map(attention_view *v, map_kind kind, int layer, const char *pas
 }
 
 /* Rebuild the list of maps from the taps the model offers. */
-static void collect_maps(attention_view *v)
+static void collect_maps(gpointer data)
 {
+    attention_view *v = data;
     g_array_set_size(v->maps, 0);
     v->segments = 0;
     gboolean cross[2][2] = {{FALSE}};   /* [pass][segment reads latent, latent reads segment] */
@@ -192,7 +192,7 @@ static void show_message(attention_view *v, const char *text)
 /* No map to show: say why. */
 static void explain_absence(attention_view *v)
 {
-    const rf_config *cfg = rf_session_get_config(v->session);
+    const rf_config *cfg = rf_session_get_run_config(v->session);
     const char *const *taps = rf_session_list_taps(v->session);
     char text[200];
     if (taps == NULL || taps[0] == NULL)
@@ -251,7 +251,7 @@ static void prepare_in_thread(GTask *task, gpointer source, gpointer data, GCanc
 static void on_prepared(GObject *plot, GAsyncResult *result, gpointer data)
 {
     (void)data;
-    attention_view *v = g_object_get_data(plot, STATE_KEY);
+    attention_view *v = rf_probe_view_get_data(RF_PLOT_VIEW(plot));
     prepare_job *job = g_task_get_task_data(G_TASK(result));
     if (v == NULL || job->generation != v->generation)
         return;    /* a later refresh replaced it */
@@ -289,8 +289,9 @@ static void show_matrix(attention_view *v, const float *map, int rows, int cols,
 }
 
 /* Show the chosen head of the snapshot. */
-static void refresh(attention_view *v)
+static void refresh(gpointer data)
 {
+    attention_view *v = data;
     forget_preparing(v);
     const map_entry *m = chosen_map(v);
     if (m == NULL) {
@@ -302,7 +303,7 @@ static void refresh(attention_view *v)
         show_message(v, "Waiting for the next inspection pass of the running model");
         return;
     }
-    const rf_config *cfg = rf_session_get_config(v->session);
+    const rf_config *cfg = rf_session_get_run_config(v->session);
     const rf_shape sh = a->shape;
     int head = rf_probe_picker_get_head(&v->picker), seg = gtk_spin_button_get_value_as_int(v->segment);
     int heads = m->kind == MAP_BLRP_SELF ? MAX(1, cfg->model.heads) : (int)sh.dim[0];
@@ -371,7 +372,8 @@ static void load_picture(attention_view *v)
         rf_picture_clear(&v->figure.picture);
         return;
     }
-    rf_probe_picker_load_picture(&v->picker, &v->figure.picture, token_offset(rf_session_get_config(v->session), m));
+    const rf_config *cfg = rf_session_get_run_config(v->session);
+    rf_probe_picker_load_picture(&v->picker, &v->figure.picture, token_offset(cfg, m));
 }
 
 /* Any choice changed: show the segment chooser where it applies, watch anew. */
@@ -403,36 +405,11 @@ static void on_picture(GtkToggleButton *b, gpointer data)
     rf_plot_view_queue_draw(v->plot);
 }
 
-static void on_probes_changed(RfPlotView *plot, RfSession *s)
+/* Hidden (the watch has stopped): let the snapshot go (up to heads x N x N
+ * floats); coming back on screen shows the session's latest again. */
+static void on_hidden(gpointer data)
 {
-    (void)s;
-    if (gtk_widget_get_mapped(GTK_WIDGET(plot)))
-        refresh(g_object_get_data(G_OBJECT(plot), STATE_KEY));
-}
-
-/* A new run or model: new taps. */
-static void on_model_changed(RfPlotView *plot, RfSession *s)
-{
-    (void)s;
-    attention_view *v = g_object_get_data(G_OBJECT(plot), STATE_KEY);
-    rf_probe_picker_update_samples(&v->picker);
-    collect_maps(v);
-    on_choice(v);
-}
-
-static void on_map(GtkWidget *plot, gpointer data)
-{
-    (void)plot;
-    on_choice(data);
-}
-
-/* Hidden: stop watching, and let the snapshot go (up to heads x N x N
- * floats); on_map shows the session's latest again. */
-static void on_unmap(GtkWidget *plot, gpointer data)
-{
-    (void)plot;
     attention_view *v = data;
-    rf_probe_picker_unwatch(&v->picker);
     forget_preparing(v);
     rf_attention_figure_set_message(&v->figure, "Waiting for the next inspection pass of the running model");
     g_clear_pointer(&v->shown, rf_probe_hold_release);
@@ -461,7 +438,6 @@ GtkWidget *rf_attention_view_new(RfSession *s)
     rf_figure f = rf_attention_figure_get(&v->figure);
     GtkWidget *plot = rf_plot_view_new(&f, TRUE);
     v->plot = RF_PLOT_VIEW(plot);
-    g_object_set_data_full(G_OBJECT(plot), STATE_KEY, v, (GDestroyNotify)attention_view_free);
 
     rf_probe_picker_init(&v->picker, s, "_Map", on_choice, v);
     v->segment_label = gtk_label_new_with_mnemonic("S_egment");
@@ -481,19 +457,6 @@ GtkWidget *rf_attention_view_new(RfSession *s)
     GtkGesture *click = gtk_gesture_click_new();
     g_signal_connect(click, "released", G_CALLBACK(on_released), v);
     gtk_widget_add_controller(plot, GTK_EVENT_CONTROLLER(click));
-    g_signal_connect(plot, "map", G_CALLBACK(on_map), v);
-    g_signal_connect(plot, "unmap", G_CALLBACK(on_unmap), v);
-
-    GtkWidget *view = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-    gtk_box_append(GTK_BOX(view), v->picker.box);
-    gtk_box_append(GTK_BOX(view), plot);
-    rf_view_set_plot(view, v->plot);
-
-    g_signal_connect_object(s, "probes-changed", G_CALLBACK(on_probes_changed), plot, G_CONNECT_SWAPPED);
-    g_signal_connect_object(s, "state-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
-    g_signal_connect_object(s, "data-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
-    g_signal_connect_object(s, "inspected-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
-    collect_maps(v);
-    on_choice(v);
-    return view;
+    static const rf_probe_view_hooks hooks = {collect_maps, on_choice, refresh, on_hidden, attention_view_free};
+    return rf_probe_view_new(s, &v->picker, v->plot, &hooks, v);
 }

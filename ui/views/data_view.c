@@ -154,6 +154,17 @@ static void show_bars(RfDataView *v, const rf_probe_value *logits, const char *t
     g_free(probs);
 }
 
+/* No prediction: the model on screen has not seen the shown sample yet. */
+static void clear_prediction(RfDataView *v)
+{
+    rf_sample_figure_set_prediction(v->figure, NULL);
+    gtk_widget_set_visible(v->bars, FALSE);
+    rf_plot_view_queue_draw(RF_PLOT_VIEW(v->plot));
+}
+
+/* Only the current run's model on the shown data set predicts here: a
+ * snapshot of a run on another data set (the task was switched) or of a
+ * replaced run clears the prediction. */
 static void on_probes_changed(RfSession *s, gpointer data)
 {
     RfDataView *v = data;
@@ -162,6 +173,10 @@ static void on_probes_changed(RfSession *s, gpointer data)
     rf_inspection info;
     guint pos = gtk_single_selection_get_selected(v->selection);
     const rf_probe_value *logits = rf_session_find_probe(s, "logits");
+    if (!rf_session_probes_fit_data(s)) {
+        clear_prediction(v);
+        return;
+    }
     if (v->ds == NULL || !rf_session_get_probe_sample(s, &split, &sample, &info) || logits == NULL ||
         logits->shape.dim[0] != v->ds->classes)
         return;
@@ -180,6 +195,13 @@ static void on_probes_changed(RfSession *s, gpointer data)
     rf_sample_figure_set_prediction(v->figure, text);
     rf_plot_view_queue_draw(RF_PLOT_VIEW(v->plot));
     show_bars(v, logits, title);
+}
+
+/* A new run (or a loaded checkpoint) replaces the model that predicted. */
+static void on_state_changed(RfSession *s, gpointer data)
+{
+    if (!rf_session_probes_fit_data(s))
+        clear_prediction(data);
 }
 
 static void on_plot_map(GtkWidget *plot, gpointer data)
@@ -652,6 +674,7 @@ GtkWidget *rf_data_view_new(RfSession *s)
     g_signal_connect(s, "run-failed", G_CALLBACK(on_run_failed), v);
     g_signal_connect(s, "config-changed", G_CALLBACK(on_config_changed), v);
     g_signal_connect(s, "probes-changed", G_CALLBACK(on_probes_changed), v);
+    g_signal_connect(s, "state-changed", G_CALLBACK(on_state_changed), v);
     g_signal_connect(s, "inspected-changed", G_CALLBACK(on_inspected_changed), v);
     g_signal_connect(v->plot, "map", G_CALLBACK(on_plot_map), v);
     g_signal_connect(v->plot, "unmap", G_CALLBACK(on_plot_unmap), v);

@@ -8,9 +8,7 @@
 
 #include "../figures/latent_figure.h"
 #include "../view.h"
-#include "probe_picker.h"
-
-#define STATE_KEY "rf-latent-view"
+#include "probe_view.h"
 
 typedef struct latent_view {
     RfSession *session;
@@ -24,9 +22,9 @@ typedef struct latent_view {
     GPtrArray *taps;                /* the names watched (char *) */
 } latent_view;
 
-static void latent_view_free(latent_view *v)
+static void latent_view_free(gpointer data)
 {
-    rf_probe_picker_unwatch(&v->picker);
+    latent_view *v = data;
     rf_latent_figure_free(&v->figure);
     g_ptr_array_unref(v->taps);
     g_free(v);
@@ -38,8 +36,9 @@ static rf_latent_pass chosen_pass(latent_view *v)
 }
 
 /* The latent taps of the model: states and gradients of every segment. */
-static void collect_taps(latent_view *v)
+static void collect_taps(gpointer data)
 {
+    latent_view *v = data;
     g_ptr_array_set_size(v->taps, 0);
     v->segments = 0;
     v->has[0] = v->has[1] = FALSE;
@@ -69,8 +68,9 @@ static void watch(latent_view *v)
         rf_probe_picker_watch(&v->picker, (const char *const *)v->taps->pdata, (int)v->taps->len);
 }
 
-static void refresh(latent_view *v)
+static void refresh(gpointer data)
 {
+    latent_view *v = data;
     rf_latent_figure *f = &v->figure;
     if (v->taps->len == 0) {
         const char *const *taps = rf_session_list_taps(v->session);
@@ -79,7 +79,7 @@ static void refresh(latent_view *v)
             g_snprintf(text, sizeof text, "No latent states yet: start training or open a checkpoint");
         else
             g_snprintf(text, sizeof text, "Latent states exist for the blrp encoder; this run uses %s",
-                       rf_session_get_config(v->session)->model.encoder);
+                       rf_session_get_run_config(v->session)->model.encoder);
         rf_latent_figure_set_message(f, text);
         rf_plot_view_queue_draw(v->plot);
         return;
@@ -142,35 +142,6 @@ static void on_pass(GtkToggleButton *b, gpointer data)
         on_select(data);
 }
 
-static void on_probes_changed(RfPlotView *plot, RfSession *s)
-{
-    (void)s;
-    if (gtk_widget_get_mapped(GTK_WIDGET(plot)))
-        refresh(g_object_get_data(G_OBJECT(plot), STATE_KEY));
-}
-
-static void on_model_changed(RfPlotView *plot, RfSession *s)
-{
-    (void)s;
-    latent_view *v = g_object_get_data(G_OBJECT(plot), STATE_KEY);
-    rf_probe_picker_update_samples(&v->picker);
-    collect_taps(v);
-    on_choice(v);
-}
-
-static void on_map(GtkWidget *plot, gpointer data)
-{
-    (void)plot;
-    on_choice(data);
-}
-
-static void on_unmap(GtkWidget *plot, gpointer data)
-{
-    (void)plot;
-    latent_view *v = data;
-    rf_probe_picker_unwatch(&v->picker);
-}
-
 GtkWidget *rf_latent_view_new(RfSession *s)
 {
     latent_view *v = g_new0(latent_view, 1);
@@ -180,7 +151,6 @@ GtkWidget *rf_latent_view_new(RfSession *s)
     rf_figure f = rf_latent_figure_get(&v->figure);
     GtkWidget *plot = rf_plot_view_new(&f, TRUE);
     v->plot = RF_PLOT_VIEW(plot);
-    g_object_set_data_full(G_OBJECT(plot), STATE_KEY, v, (GDestroyNotify)latent_view_free);
 
     rf_probe_picker_init(&v->picker, s, NULL, on_choice, v);
     GtkWidget *label = gtk_label_new_with_mnemonic("S_egment");
@@ -204,18 +174,6 @@ GtkWidget *rf_latent_view_new(RfSession *s)
     g_signal_connect(v->segment, "value-changed", G_CALLBACK(on_segment), v);
     g_signal_connect(v->forward, "toggled", G_CALLBACK(on_pass), v);
     g_signal_connect(v->backward, "toggled", G_CALLBACK(on_pass), v);
-    g_signal_connect(plot, "map", G_CALLBACK(on_map), v);
-    g_signal_connect(plot, "unmap", G_CALLBACK(on_unmap), v);
-
-    GtkWidget *view = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-    gtk_box_append(GTK_BOX(view), v->picker.box);
-    gtk_box_append(GTK_BOX(view), plot);
-    rf_view_set_plot(view, v->plot);
-
-    g_signal_connect_object(s, "probes-changed", G_CALLBACK(on_probes_changed), plot, G_CONNECT_SWAPPED);
-    g_signal_connect_object(s, "state-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
-    g_signal_connect_object(s, "data-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
-    collect_taps(v);
-    on_choice(v);
-    return view;
+    static const rf_probe_view_hooks hooks = {collect_taps, on_choice, refresh, NULL, latent_view_free};
+    return rf_probe_view_new(s, &v->picker, v->plot, &hooks, v);
 }

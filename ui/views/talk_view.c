@@ -8,9 +8,7 @@
 
 #include "../figures/talk_figure.h"
 #include "../view.h"
-#include "probe_picker.h"
-
-#define STATE_KEY "rf-talk-view"
+#include "probe_view.h"
 
 typedef struct talk_view {
     RfSession *session;
@@ -22,16 +20,17 @@ typedef struct talk_view {
     char tap[RF_NAME_LEN];          /* what is watched */
 } talk_view;
 
-static void talk_view_free(talk_view *v)
+static void talk_view_free(gpointer data)
 {
-    rf_probe_picker_unwatch(&v->picker);
+    talk_view *v = data;
     rf_talk_figure_free(&v->figure);
     g_array_unref(v->layers);
     g_free(v);
 }
 
-static void collect_layers(talk_view *v)
+static void collect_layers(gpointer data)
 {
+    talk_view *v = data;
     g_array_set_size(v->layers, 0);
     const char *const *taps = rf_session_list_taps(v->session);
     for (int i = 0; taps != NULL && taps[i] != NULL; i++) {
@@ -61,7 +60,7 @@ static void load_picture(talk_view *v)
         return;
     }
     /* The talk mixer runs over every token, the CLS included (model.pool = cls). */
-    int offset = strcmp(rf_session_get_config(v->session)->model.pool, "cls") == 0 ? 1 : 0;
+    int offset = strcmp(rf_session_get_run_config(v->session)->model.pool, "cls") == 0 ? 1 : 0;
     rf_probe_picker_load_picture(&v->picker, &v->figure.picture, offset);
 }
 
@@ -77,8 +76,9 @@ static void watch(talk_view *v)
     rf_probe_picker_watch(&v->picker, names, v->tap[0] != '\0' ? 1 : 0);
 }
 
-static void refresh(talk_view *v)
+static void refresh(gpointer data)
 {
+    talk_view *v = data;
     rf_talk_figure *f = &v->figure;
     char text[200];
     if (v->layers->len == 0) {
@@ -87,7 +87,7 @@ static void refresh(talk_view *v)
             g_snprintf(text, sizeof text, "No window bounds yet: start training or open a checkpoint");
         else
             g_snprintf(text, sizeof text, "Window bounds exist for the talk encoder; this run uses %s",
-                       rf_session_get_config(v->session)->model.encoder);
+                       rf_session_get_run_config(v->session)->model.encoder);
         rf_talk_figure_set_message(f, text);
         rf_plot_view_queue_draw(v->plot);
         return;
@@ -127,35 +127,6 @@ static void on_picture(GtkToggleButton *b, gpointer data)
     rf_plot_view_queue_draw(v->plot);
 }
 
-static void on_probes_changed(RfPlotView *plot, RfSession *s)
-{
-    (void)s;
-    if (gtk_widget_get_mapped(GTK_WIDGET(plot)))
-        refresh(g_object_get_data(G_OBJECT(plot), STATE_KEY));
-}
-
-static void on_model_changed(RfPlotView *plot, RfSession *s)
-{
-    (void)s;
-    talk_view *v = g_object_get_data(G_OBJECT(plot), STATE_KEY);
-    rf_probe_picker_update_samples(&v->picker);
-    collect_layers(v);
-    on_choice(v);
-}
-
-static void on_map(GtkWidget *plot, gpointer data)
-{
-    (void)plot;
-    on_choice(data);
-}
-
-static void on_unmap(GtkWidget *plot, gpointer data)
-{
-    (void)plot;
-    talk_view *v = data;
-    rf_probe_picker_unwatch(&v->picker);
-}
-
 /* Picture mode: a click outlines that position's window. */
 static void on_released(GtkGestureClick *g, int n_press, double x, double y, gpointer data)
 {
@@ -179,7 +150,6 @@ GtkWidget *rf_talk_view_new(RfSession *s)
     rf_figure f = rf_talk_figure_get(&v->figure);
     GtkWidget *plot = rf_plot_view_new(&f, TRUE);
     v->plot = RF_PLOT_VIEW(plot);
-    g_object_set_data_full(G_OBJECT(plot), STATE_KEY, v, (GDestroyNotify)talk_view_free);
 
     rf_probe_picker_init(&v->picker, s, "_Layer", on_choice, v);
     v->picture = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_mnemonic("Over the _picture"));
@@ -191,19 +161,6 @@ GtkWidget *rf_talk_view_new(RfSession *s)
     GtkGesture *click = gtk_gesture_click_new();
     g_signal_connect(click, "released", G_CALLBACK(on_released), v);
     gtk_widget_add_controller(plot, GTK_EVENT_CONTROLLER(click));
-    g_signal_connect(plot, "map", G_CALLBACK(on_map), v);
-    g_signal_connect(plot, "unmap", G_CALLBACK(on_unmap), v);
-
-    GtkWidget *view = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-    gtk_box_append(GTK_BOX(view), v->picker.box);
-    gtk_box_append(GTK_BOX(view), plot);
-    rf_view_set_plot(view, v->plot);
-
-    g_signal_connect_object(s, "probes-changed", G_CALLBACK(on_probes_changed), plot, G_CONNECT_SWAPPED);
-    g_signal_connect_object(s, "state-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
-    g_signal_connect_object(s, "data-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
-    g_signal_connect_object(s, "inspected-changed", G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
-    collect_layers(v);
-    on_choice(v);
-    return view;
+    static const rf_probe_view_hooks hooks = {collect_layers, on_choice, refresh, NULL, talk_view_free};
+    return rf_probe_view_new(s, &v->picker, v->plot, &hooks, v);
 }

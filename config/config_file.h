@@ -1,4 +1,7 @@
-/* Config files: INI (GKeyFile) in, INI out, with --set overrides.
+/* Config files: INI (GKeyFile) in, INI out, with --set overrides. Below
+ * both the command line (app/) and the workbench (ui/), which read and
+ * write configs the same way; GLib, so not in core/ (GLib-free), whose key
+ * table (core/config.h) it reads and writes through.
  *
  *   [model]
  *   dim = 64
@@ -9,12 +12,23 @@
  * before its first group, is an error naming the file, line and column; an
  * empty file, or one of comments and blank lines, is every default.
  */
-#ifndef RF_APP_CONFIG_FILE_H
-#define RF_APP_CONFIG_FILE_H
+#ifndef RF_CONFIG_FILE_H
+#define RF_CONFIG_FILE_H
 
 #include <glib.h>
 
 #include "../core/config.h"
+
+/* Every error of this unit is RF_CONFIG_FILE_ERROR_FAILED, one line naming
+ * the file (or the --set assignment) and the problem. */
+#define RF_CONFIG_FILE_ERROR (rf_config_file_error_quark())
+GQuark rf_config_file_error_quark(void);
+
+enum { RF_CONFIG_FILE_ERROR_FAILED };
+
+/* Every key of the INI file `path` onto `cfg`, in file order; no defaults
+ * first, no validation. */
+gboolean rf_config_apply_ini(rf_config *cfg, const char *path, GError **error);
 
 /* Defaults, then every key of `path`, then each "section.key=value" of
  * `sets` (NULL-terminated, may be NULL), then rf_config_validate. */

@@ -7,7 +7,8 @@
 
 #include "../core/atomic_file.h"
 #include "../datasets/text_input.h"
-#include "cli.h"
+
+G_DEFINE_QUARK(rf-config-file-error-quark, rf_config_file_error)
 
 static gboolean fail(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 
@@ -17,11 +18,11 @@ static gboolean fail(GError **error, const char *fmt, ...)
     va_start(ap, fmt);
     g_autofree char *msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    g_set_error_literal(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, msg);
+    g_set_error_literal(error, RF_CONFIG_FILE_ERROR, RF_CONFIG_FILE_ERROR_FAILED, msg);
     return FALSE;
 }
 
-static gboolean apply_file(rf_config *cfg, const char *path, GError **error)
+gboolean rf_config_apply_ini(rf_config *cfg, const char *path, GError **error)
 {
     g_autoptr(GKeyFile) kf = g_key_file_new();
     g_autoptr(GError) local = NULL;
@@ -74,7 +75,7 @@ gboolean rf_config_check(const rf_config *cfg, const char *source, GError **erro
 gboolean rf_config_load_ini(const char *path, const char *const *sets, rf_config *cfg, GError **error)
 {
     rf_config_defaults(cfg);
-    return apply_file(cfg, path, error) && rf_config_apply_sets(cfg, sets, error) &&
+    return rf_config_apply_ini(cfg, path, error) && rf_config_apply_sets(cfg, sets, error) &&
            rf_config_check(cfg, path, error);
 }
 
