@@ -52,6 +52,8 @@ const rf_config_key rf_config_keys[] = {
     INT("model", "ff", model.ff, "128", 1, 1 << 20, "MLP hidden width"),
     FLT("model", "dropout", model.dropout, "0", 0, 0.99, "dropout probability"),
     CHO("model", "pool", model.pool, "mean", "mean|cls", "mean over valid tokens, or a learned CLS token"),
+    CHO("model", "head", model.head, "linear", "linear|mlp",
+        "classifier after pooling and LayerNorm: Linear, or Linear(dim -> ff), GELU, Linear (SPEC 3's MLP head)"),
     CHO("model", "pos", model.pos, "sinusoidal", "sinusoidal|learned|none", "1-D position embedding"),
     INT("model", "window", model.window, "8", 1, 1 << 20, "ls: segment/window size w"),
     INT("model", "rank", model.rank, "32", 1, 1 << 16, "ls: global landmarks r (dynamic projection)"),

@@ -53,6 +53,7 @@ typedef struct rf_config {
         int ff;
         float dropout;
         char pool[16];          /* mean | cls */
+        char head[8];           /* linear | mlp: the classifier after pooling and LayerNorm */
         char pos[16];           /* learned | sinusoidal | none */
         /* ls: Transformer-LS (SPEC 2) */
         int window;             /* w */

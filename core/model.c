@@ -165,7 +165,12 @@ static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_di
     rf_id gamma = rf_param(g, "head.norm.weight", rf_shape1(d), RF_INIT_ONES, 0);
     rf_id beta = rf_param(g, "head.norm.bias", rf_shape1(d), RF_INIT_ZEROS, 0);
     h = rf_layernorm(g, h, gamma, beta, 1e-5f);
-    m->logits = rf_dense(g, h, d, classes, "head.fc", true);
+    int in = d;
+    if (strcmp(cfg->model.head, "mlp") == 0) {   /* d -> ff -> classes (SPEC §3's BLRP head) */
+        h = rf_gelu(g, rf_dense(g, h, d, cfg->model.ff, "head.hidden", true));
+        in = cfg->model.ff;
+    }
+    m->logits = rf_dense(g, h, in, classes, "head.fc", true);
     m->loss = rf_cross_entropy(g, m->logits, m->labels);
     rf_set_name(g, m->logits, "logits");
     rf_tap_add(g, "logits", m->logits, RF_TAP_VALUE, rf_shape2(m->batch, classes), 0);

@@ -46,13 +46,14 @@ static void fill_inputs(rf_model *m)
 
 /* The model's parameter gradients against finite differences; then the
  * check itself must fail when the gradient of `zeroed` goes missing. */
-static void check_gradients(const char *pool, const char *zeroed)
+static void check_gradients(const char *pool, const char *head, const char *zeroed)
 {
     rf_config cfg = small_config(pool);
+    strcpy(cfg.model.head, head);
     rf_status st = {0};
     rf_params *p = rf_params_new(3);
     rf_model *m = rf_model_new(&cfg, 3, 7, 0, 11, 5, p, true, &st);
-    if (!tap_ok(m != NULL, "%s-pool model builds", pool)) {
+    if (!tap_ok(m != NULL, "%s-pool model with a %s head builds", pool, head)) {
         tap_diag("%s", st.msg);
         return;
     }
@@ -61,7 +62,7 @@ static void check_gradients(const char *pool, const char *zeroed)
     rf_exec_init(&x, m->graph, NULL, 1, 0, false);
     /* central differences in f32 with a step large enough to beat rounding */
     char what[64];
-    snprintf(what, sizeof what, "%s-pool model", pool);
+    snprintf(what, sizeof what, "%s-pool model, %s head", pool, head);
     modelcheck_param_grads(what, p, m->graph, m->loss, &x, 1e-2f);
     modelcheck_zeroed_grad_fails(what, p, m->graph, m->loss, &x, 1e-2f, zeroed);
     rf_model_free(m);
@@ -124,8 +125,9 @@ static void check_plan_matches_peak(void)
 
 int main(void)
 {
-    check_gradients("mean", "layer0.attn.q.bias");   /* small: 1.6e-3 to 3.5e-3, one near 0 */
-    check_gradients("cls", "embed.cls");             /* the curved one: through a LayerNorm at scale 0.02 */
+    check_gradients("mean", "linear", "layer0.attn.q.bias");   /* small: 1.6e-3 to 3.5e-3, one near 0 */
+    check_gradients("cls", "linear", "embed.cls");   /* the curved one: through a LayerNorm at scale 0.02 */
+    check_gradients("mean", "mlp", "head.hidden.weight");   /* model.head = mlp: Linear, GELU, Linear */
     check_padding_invariance();
     check_plan_matches_peak();
     return tap_done();
