@@ -28,9 +28,11 @@ void rf_graph_keep(rf_graph *g, rf_id id);
 
 /* Probe hook: called after each node's forward (backward = false) and after
  * its gradient is complete (backward = true), for nodes with a name. NULL to
- * disable: then it costs one pointer test per node. */
+ * disable: then it costs one pointer test per node. `sample`: the batch row
+ * the hook reads (kernels that compute a probe's view on demand compute
+ * that row's only). */
 typedef void (*rf_probe_fn)(void *ctx, rf_graph *g, rf_id id, bool backward);
-void rf_graph_set_probe(rf_graph *g, rf_probe_fn fn, void *ctx);
+void rf_graph_set_probe(rf_graph *g, rf_probe_fn fn, void *ctx, int64_t sample);
 
 /* Time spent per op kind (for `rangefinder bench --profile`): attach one
  * and every forward and backward kernel call is timed into it; NULL

@@ -31,6 +31,9 @@ struct rf_graph {
 
     rf_probe_fn probe;
     void *probe_ctx;
+    int64_t probe_sample;       /* the batch row the attached probe reads */
+    float *probe_space;         /* rf_graph_probe_space's buffer (malloc'd) */
+    size_t probe_space_floats;
     struct rf_op_profile *profile;   /* see exec.h; NULL: off */
 };
 
