@@ -37,6 +37,11 @@ void rf_graph_keep(rf_graph *g, rf_id id)
         g->keep[id] = true;
 }
 
+bool rf_graph_runs_backward(const rf_graph *g, rf_id id)
+{
+    return g->on_backward != NULL && id >= 0 && id < g->count && g->on_backward[id];
+}
+
 void rf_graph_set_probe(rf_graph *g, rf_probe_fn fn, void *ctx, int64_t sample)
 {
     g->probe = fn;

@@ -22,6 +22,10 @@ typedef struct rf_graph_plan_info {
 bool rf_graph_plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, rf_status *st);
 bool rf_graph_prepare(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, rf_status *st);
 
+/* After rf_graph_plan or rf_graph_prepare: whether node `id`'s backward runs
+ * (it needs a gradient and leads to the loss); false before. */
+bool rf_graph_runs_backward(const rf_graph *g, rf_id id);
+
 /* Keep a node's value alive to the end of the step (the caller reads it:
  * logits, loss). Must be called before prepare. */
 void rf_graph_keep(rf_graph *g, rf_id id);
