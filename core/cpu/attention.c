@@ -12,6 +12,9 @@
  * each row's running max m and sum l of exp(s - m), rescaling the output
  * rows (accumulated in place in out) by exp(m_old - m_new) when the max
  * grows; at the end O /= l and aux keeps lse = m + log(l) per row.
+ * Key blocks whose keys are all masked (a shorter sequence's padding) are
+ * skipped, and so in backward are query blocks whose dO is all zero: both
+ * add exactly nothing.
  * Backward, one task per (b, h) (its query blocks in order, so the sums into
  * dK and dV have one owner and a fixed order), recomputes per block
  *     P = exp(S - lse),  dP = dO_i V_j^T,  D = rowsum(dO * O),
@@ -67,19 +70,38 @@ static size_t at(const attn *a, int64_t b, int64_t len, int64_t h, int64_t r)
 
 static int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
 
-/* s [rows, cols] (leading dimension ld) = scale Q K^T for queries i0.. and
- * keys j0.. of head (b, h); masked keys -inf. */
-static void scores(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols, float *s,
-                   int ld)
+/* s[r][c] += bias[c]: the key mask as 0 or -inf, added in one vector pass */
+static RF_VEC_CLONES void add_bias(float *s, int rows, int ld, const float *bias, int cols)
 {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, (int)a->dk, a->scale,
-                a->q + at(a, b, a->N, h, i0), (int)a->D, a->k + at(a, b, a->M, h, j0), (int)a->D, 0.0f, s, ld);
-    if (a->mask == NULL)
-        return;
-    const float *m = a->mask + b * a->M + j0;
     for (int r = 0; r < rows; r++)
         for (int c = 0; c < cols; c++)
-            s[(int64_t)r * ld + c] = m[c] == 0.0f ? -INFINITY : s[(int64_t)r * ld + c];
+            s[(int64_t)r * ld + c] += bias[c];
+}
+
+/* s [rows, cols <= KB] (leading dimension ld) = scale Q K^T for queries
+ * i0.. and keys j0.. of head (b, h), masked keys -inf. False, computing
+ * nothing, when every key of the block is masked (the padding at the end
+ * of a shorter sequence): the block then adds nothing anywhere. */
+static bool scores(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols, float *s,
+                   int ld)
+{
+    float bias[KB];
+    int valid = cols;
+    if (a->mask != NULL) {
+        const float *m = a->mask + b * a->M + j0;
+        valid = 0;
+        for (int c = 0; c < cols; c++) {
+            bias[c] = m[c] != 0.0f ? 0.0f : -INFINITY;
+            valid += m[c] != 0.0f;
+        }
+    }
+    if (valid == 0)
+        return false;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, (int)a->dk, a->scale,
+                a->q + at(a, b, a->N, h, i0), (int)a->D, a->k + at(a, b, a->M, h, j0), (int)a->D, 0.0f, s, ld);
+    if (valid < cols)
+        add_bias(s, rows, ld, bias, cols);
+    return true;
 }
 
 /* The largest of p[0..n) in 16 lanes (-inf for a row of masked keys). */
@@ -162,7 +184,8 @@ static void forward_block(const forward_ctx *c, int64_t b, int64_t h, int64_t i0
     }
     for (int64_t j0 = 0; j0 < a->M; j0 += KB) {
         int cols = (int)min64(KB, a->M - j0);
-        scores(a, b, h, i0, rows, j0, cols, s, KB);
+        if (!scores(a, b, h, i0, rows, j0, cols, s, KB))
+            continue;
         for (int r = 0; r < rows; r++) {
             float *p = s + (int64_t)r * KB;
             float next = fmaxf(mx[r], row_max(p, cols));
@@ -221,7 +244,13 @@ static void probs_task(void *ctx, int64_t begin, int64_t end, int thread)
         int64_t bh = it / blocks, b = c->b0 + bh / a->H, h = bh % a->H, i0 = it % blocks * QB;
         int rows = (int)min64(QB, a->N - i0);
         float *p = c->probs + (bh * a->N + i0) * a->M;
-        scores(a, b, h, i0, rows, 0, (int)a->M, p, (int)a->M);
+        for (int64_t j0 = 0; j0 < a->M; j0 += KB) {
+            int cols = (int)min64(KB, a->M - j0);
+            if (!scores(a, b, h, i0, rows, j0, cols, p + j0, (int)a->M))   /* masked: e^-inf below */
+                for (int r = 0; r < rows; r++)
+                    for (int c2 = 0; c2 < cols; c2++)
+                        p[r * a->M + j0 + c2] = -INFINITY;
+        }
         for (int r = 0; r < rows; r++) {
             float l = c->lse[(b * a->H + h) * a->N + i0 + r];
             float *pr = p + (int64_t)r * a->M;
@@ -271,6 +300,13 @@ typedef struct {
     size_t per_thread;
 } backward_ctx;
 
+/* dS = P (dP - D) for one row, in place in dP */
+static RF_VEC_CLONES void ds_row(float *dp, const float *p, float D, int cols)
+{
+    for (int c = 0; c < cols; c++)
+        dp[c] = p[c] * (dp[c] - D);
+}
+
 /* Key block j0.. against query block i0.. of head (b, h): p and ds are
  * [rows, KB] blocks, Dr the query rows' rowsum(dO * O). */
 static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0,
@@ -280,7 +316,8 @@ static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t 
     int cols = (int)min64(KB, a->M - j0), D = (int)a->D, dk = (int)a->dk;
     size_t oq = at(a, b, a->N, h, i0), okv = at(a, b, a->M, h, j0);
     const float *lse = c->lse + (b * a->H + h) * a->N + i0;
-    scores(a, b, h, i0, rows, j0, cols, p, KB);
+    if (!scores(a, b, h, i0, rows, j0, cols, p, KB))
+        return;
     for (int r = 0; r < rows; r++) {
         float *pr = p + (int64_t)r * KB;
         if (lse[r] == -INFINITY)
@@ -297,8 +334,7 @@ static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t 
             const float *pr = p + (int64_t)r * KB;
             if (a->drop > 0.0f)
                 drop_row(a, b, h, i0 + r, j0, dr, cols);
-            for (int col = 0; col < cols; col++)
-                dr[col] = pr[col] * (dr[col] - Dr[r]);
+            ds_row(dr, pr, Dr[r], cols);
         }
         if (c->gq != NULL)
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, a->scale, ds, KB, a->k + okv,
@@ -326,10 +362,15 @@ static void backward_task(void *ctx, int64_t begin, int64_t end, int thread)
         int64_t b = bh / a->H, h = bh % a->H;
         for (int64_t i0 = 0; i0 < a->N; i0 += QB) {
             int rows = (int)min64(QB, a->N - i0);
+            bool zero = true;   /* dO = 0 (padded queries whose outputs nothing reads) adds exactly 0 */
             for (int r = 0; r < rows; r++) {
                 size_t o = at(a, b, a->N, h, i0 + r);
                 Dr[r] = rf_dot(c->dout + o, c->out + o, a->dk);
+                for (int64_t e = 0; e < a->dk; e++)
+                    zero &= c->dout[o + e] == 0.0f;
             }
+            if (zero)
+                continue;
             for (int64_t j0 = 0; j0 < a->M; j0 += KB)
                 block_backward(c, b, h, i0, rows, j0, p, ds, Dr);
         }
