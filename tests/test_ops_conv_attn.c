@@ -294,11 +294,14 @@ static void test_attention(void)
     run_attention("attention with a fully masked batch row", &partial, N, N, N, OPCHECK_MASK, MASKED_ROW_SEED);
     tap_ok(cov.all_masked && cov.some_valid, "the fully masked row case has both kinds of batch rows");
 
-    /* Blocks: more queries than one query block, more keys than one key
-     * block (the online softmax rescales), neither a multiple of its block. */
-    attn_case blocks = {1, RF_ATTN_QBLOCK + 3, RF_ATTN_KBLOCK + 5, 6, 3, 0.5f, true, false, NULL, 0, false};
-    run_attention("attention N = QBLOCK + 3, M = KBLOCK + 5, 3 heads, dk = 2, mask", &blocks, N, N, N, OPCHECK_MASK,
-                  0);
+    /* Blocks: more queries than one query block; more keys than one key
+     * block, the second nearly full, so about half the rows find their max
+     * there and the online softmax rescales; neither a multiple of its
+     * block. */
+    attn_case qblocks = {1, RF_ATTN_QBLOCK + 3, 37, 6, 3, 0.5f, true, false, NULL, 0, false};
+    run_attention("attention N = QBLOCK + 3, M = 37, 3 heads, dk = 2, mask", &qblocks, N, N, N, OPCHECK_MASK, 0);
+    attn_case kblocks = {2, 5, 2 * RF_ATTN_KBLOCK - 3, 6, 3, 0.8f, true, false, NULL, 0, false};
+    run_attention("attention N = 5, M = 2 KBLOCK - 3, 3 heads, dk = 2, mask", &kblocks, N, N, N, OPCHECK_MASK, 0);
 
     attn_case none = {2, 3, 5, 6, 3, 0.4f, true, false, NULL, 0, false};
     run_attention("attention with every key masked", &none, N, N, N, OPCHECK_IDS, 0);
