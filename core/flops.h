@@ -9,7 +9,8 @@
  * gradient norm. Other element-wise ops, normalisation, softmax and TaLK's
  * prefix sums are left out: they are memory-bound and small next to the
  * products, and a FLOP rate is compared with the matrix-product ceiling
- * (core/peak.h).
+ * (core/peak.h). Products are counted over whole tensors, padding included
+ * (full attention's kernel skips blocks of padding, so it does less).
  */
 #ifndef RF_FLOPS_H
 #define RF_FLOPS_H
