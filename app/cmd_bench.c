@@ -7,6 +7,8 @@
 #include "../core/blas_kernels.h"
 #include "../core/device.h"
 #include "../core/exec.h"
+#include "../core/flops.h"
+#include "../core/peak.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
 #include "cli.h"
@@ -28,6 +30,7 @@ typedef struct bench_result {
     double sync_alone;    /* one averaging with nothing to hide it (median of 3) */
     double sync_waited;   /* what the steps waited for it after backward */
     size_t sync_bytes;
+    rf_step_flops flops;
 } bench_result;
 
 static int compare_double(const void *a, const void *b)
@@ -44,7 +47,7 @@ static double median(double *v, int n)
 
 typedef struct op_row {
     const char *name;
-    double fwd, bwd;
+    double fwd, bwd, flops;
     int64_t calls;
 } op_row;
 
@@ -55,8 +58,9 @@ static int compare_rows(const void *a, const void *b)
     return (tx < ty) - (tx > ty);
 }
 
-/* Time per op kind, per step, largest first (to stderr, so --json stays one line). */
-static void print_profile(const rf_op_profile *p, int steps)
+/* Time per op kind, per step, largest first, with each kind's share of the
+ * step's time and of its FLOPs (to stderr, so --json stays one line). */
+static void print_profile(const rf_op_profile *p, const rf_step_flops *f, int steps)
 {
     op_row rows[RF_OP_COUNT];
     int n = 0;
@@ -65,18 +69,22 @@ static void print_profile(const rf_op_profile *p, int steps)
         if (p->calls[op][0] + p->calls[op][1] == 0)
             continue;
         rows[n++] = (op_row){rf_op_name(op), p->seconds[op][0] / steps, p->seconds[op][1] / steps,
-                             (p->calls[op][0] + p->calls[op][1]) / steps};
+                             rf_step_flops_of(f, op), (p->calls[op][0] + p->calls[op][1]) / steps};
         total += p->seconds[op][0] + p->seconds[op][1];
     }
     qsort(rows, (size_t)n, sizeof *rows, compare_rows);
     total /= steps;
-    fprintf(stderr, "%-18s %10s %10s %7s %6s\n", "op", "forward s", "backward s", "calls", "share");
+    double flops = f->total > 0 ? f->total : 1;
+    fprintf(stderr, "%-18s %10s %10s %7s %6s %10s %6s\n", "op", "forward s", "backward s", "calls", "share", "GFLOP",
+            "flops");
     for (int i = 0; i < n; i++)
-        fprintf(stderr, "%-18s %10.4f %10.4f %7lld %5.1f%%\n", rows[i].name, rows[i].fwd, rows[i].bwd,
-                (long long)rows[i].calls, 100 * (rows[i].fwd + rows[i].bwd) / total);
+        fprintf(stderr, "%-18s %10.4f %10.4f %7lld %5.1f%% %10.3f %5.1f%%\n", rows[i].name, rows[i].fwd, rows[i].bwd,
+                (long long)rows[i].calls, 100 * (rows[i].fwd + rows[i].bwd) / total, rows[i].flops / 1e9,
+                100 * rows[i].flops / flops);
     fprintf(stderr, "%-18s %10s %10.4f %7s %5.1f%%\n", "(zero grads)", "", p->zero_seconds / steps, "",
             100 * p->zero_seconds / steps / total);
-    fprintf(stderr, "%-18s %21.4f s per step in kernels\n", "total", total);
+    fprintf(stderr, "%-18s %28s %10.3f %5.1f%%\n", "(optimizer)", "", f->optimizer / 1e9, 100 * f->optimizer / flops);
+    fprintf(stderr, "%-18s %21.4f s per step in kernels, %.3f GFLOP per step\n", "total", total, f->total / 1e9);
 }
 
 static size_t device_peak(const rf_config *cfg)
@@ -121,8 +129,11 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
             total += m.step_seconds;
         }
     }
+    rf_step_flops flops;
+    if (ok)
+        rf_model_step_flops(rf_trainer_model(t), &flops);
     if (ok && profile && rf_ranks_writer())
-        print_profile(&prof, steps);
+        print_profile(&prof, &flops, steps);
     const rf_grad_sync *sync = ok ? rf_trainer_grad_sync(t) : NULL;
     if (sync != NULL) {
         rf_grad_sync_stats before = rf_grad_sync_stats_get(sync);
@@ -148,6 +159,7 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
             .sync_alone = sync_part.sync_alone,
             .sync_waited = sync_part.sync_waited,
             .sync_bytes = sync_part.sync_bytes,
+            .flops = flops,
         };
     }
     rf_trainer_free(t);
@@ -164,7 +176,26 @@ static double hidden_fraction(const bench_result *r)
     return f < 0 ? 0 : f;
 }
 
-static void print_table(const rf_config *cfg, const bench_result *r, double tokens, int threads)
+/* The FLOP rate of a step and its fraction of this CPU's matrix-product
+ * ceiling (core/peak.h; measured once and cached, after the steps so its
+ * buffers stay out of the peak RSS). The ceiling is the CPU's: a GPU run
+ * reports its rate only. */
+typedef struct bench_rate {
+    double gflops_per_s, peak_gflops, efficiency;
+} bench_rate;
+
+static bench_rate rate_of(const bench_result *r, int threads)
+{
+    bench_rate b = {r->step_median > 0 ? r->flops.total / r->step_median / 1e9 : 0, 0, 0};
+    if (r->peak_device == 0) {
+        b.peak_gflops = rf_peak_gflops(threads, NULL);
+        b.efficiency = b.peak_gflops > 0 ? b.gflops_per_s / b.peak_gflops : 0;
+    }
+    return b;
+}
+
+static void print_table(const rf_config *cfg, const bench_result *r, double tokens, int threads,
+                        const bench_rate *rate)
 {
     g_autofree char *planned = rf_cli_format_bytes(r->planned);
     g_autofree char *engine = rf_cli_format_bytes(r->peak_engine);
@@ -176,6 +207,10 @@ static void print_table(const rf_config *cfg, const bench_result *r, double toke
     printf("parameters         %lld\n", (long long)r->params);
     printf("step (median)      %.4f s\n", r->step_median);
     printf("tokens/s           %.0f\n", tokens);
+    printf("FLOPs per step     %.4g GFLOP (%.1f GFLOP/s)\n", r->flops.total / 1e9, rate->gflops_per_s);
+    if (rate->peak_gflops > 0)
+        printf("efficiency         %.1f%% of %.1f GFLOP/s (this CPU's best matrix product, %d threads)\n",
+               100 * rate->efficiency, rate->peak_gflops, threads);
     printf("waiting for data   %.1f%% of step time\n", 100 * r->data_wait_fraction);
     printf("planned memory     %s\n", planned);
     if (r->peak_device > 0) {
@@ -207,15 +242,18 @@ int rf_cmd_bench(int argc, char **argv)
         {"steps", 'n', 0, G_OPTION_ARG_INT, &steps, "Timed steps (default 10)", "N"},
         {"warmup", 'w', 0, G_OPTION_ARG_INT, &warmup, "Untimed steps first (default 2)", "N"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL},
-        {"profile", 0, 0, G_OPTION_ARG_NONE, &profile, "Also print the time per op kind (to stderr)", NULL},
+        {"profile", 0, 0, G_OPTION_ARG_NONE, &profile,
+         "Also print the time and FLOPs per op kind (to stderr)", NULL},
         G_OPTION_ENTRY_NULL,
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_option_context_set_summary(ctx,
         "Time training steps of a config: median step time, tokens/s, the share of time spent\n"
-        "waiting for data, planned memory against the engine's measured peak, and peak RSS.\n"
-        "Nothing is written to disk.");
+        "waiting for data, planned memory against the engine's measured peak, and peak RSS; the\n"
+        "FLOPs of a step (forward, backward and optimizer, counted by the planner), their rate and\n"
+        "its fraction of this CPU's matrix-product peak (measured once, then cached in\n"
+        "$XDG_CACHE_HOME/rangefinder/). Nothing else is written to disk.");
     g_option_context_set_description(ctx,
         "Example:\n  rangefinder bench --config data/configs/listops-full.ini --set train.threads=1 --json\n");
 
@@ -244,8 +282,9 @@ int rf_cmd_bench(int argc, char **argv)
         return RF_EXIT_OK;
     double tokens = r.step_median > 0 ? (double)cfg.data.batch * r.seq / r.step_median : 0;
     int threads = rf_cli_threads(cfg.train.threads);
+    bench_rate rate = rate_of(&r, threads);
     if (!json) {
-        print_table(&cfg, &r, tokens, threads);
+        print_table(&cfg, &r, tokens, threads, &rate);
         return RF_EXIT_OK;
     }
     rf_json_line j;
@@ -260,6 +299,12 @@ int rf_cmd_bench(int argc, char **argv)
         rf_json_int(&j, "peak_device_bytes", (int64_t)r.peak_device);
     rf_json_int(&j, "params", r.params);
     rf_json_num(&j, "data_wait_fraction", r.data_wait_fraction);
+    rf_json_num(&j, "flops_per_step", r.flops.total);
+    rf_json_num(&j, "gflops_per_s", rate.gflops_per_s);
+    if (rate.peak_gflops > 0) {
+        rf_json_num(&j, "peak_gflops", rate.peak_gflops);
+        rf_json_num(&j, "efficiency", rate.efficiency);
+    }
     rf_json_str(&j, "encoder", cfg.model.encoder);
     rf_json_int(&j, "seq", r.seq);
     rf_json_int(&j, "batch", cfg.data.batch);

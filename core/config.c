@@ -51,6 +51,7 @@ const rf_config_key rf_config_keys[] = {
     INT("model", "heads", model.heads, "8", 1, 1024, "attention heads (divide dim)"),
     INT("model", "ff", model.ff, "128", 1, 1 << 20, "MLP hidden width"),
     FLT("model", "dropout", model.dropout, "0", 0, 0.99, "dropout probability"),
+    FLT("model", "attn_dropout", model.attn_dropout, "0", 0, 0.99, "full: dropout on the attention probabilities"),
     CHO("model", "pool", model.pool, "mean", "mean|cls", "mean over valid tokens, or a learned CLS token"),
     CHO("model", "head", model.head, "linear", "linear|mlp",
         "classifier after pooling and LayerNorm: Linear, or Linear(dim -> ff), GELU, Linear (SPEC 3's MLP head)"),

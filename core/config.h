@@ -52,6 +52,7 @@ typedef struct rf_config {
         int heads;
         int ff;
         float dropout;
+        float attn_dropout;     /* full: on the attention probabilities */
         char pool[16];          /* mean | cls */
         char head[8];           /* linear | mlp: the classifier after pooling and LayerNorm */
         char pos[16];           /* learned | sinusoidal | none */

@@ -37,9 +37,9 @@ void rf_graph_keep(rf_graph *g, rf_id id)
         g->keep[id] = true;
 }
 
-bool rf_graph_on_backward(const rf_graph *g, rf_id id)
+bool rf_graph_runs_backward(const rf_graph *g, rf_id id)
 {
-    return g->prepared && g->loss != RF_NONE && g->on_backward[id];
+    return g->on_backward != NULL && id >= 0 && id < g->count && g->on_backward[id];
 }
 
 void rf_graph_set_param_ready(rf_graph *g, rf_param_ready_fn fn, void *ctx)
@@ -48,10 +48,21 @@ void rf_graph_set_param_ready(rf_graph *g, rf_param_ready_fn fn, void *ctx)
     g->param_ready_ctx = ctx;
 }
 
-void rf_graph_set_probe(rf_graph *g, rf_probe_fn fn, void *ctx)
+void rf_graph_set_probe(rf_graph *g, rf_probe_fn fn, void *ctx, int64_t sample)
 {
     g->probe = fn;
     g->probe_ctx = ctx;
+    g->probe_sample = sample;
+}
+
+float *rf_graph_probe_space(rf_graph *g, size_t floats)
+{
+    if (floats > g->probe_space_floats) {
+        free(g->probe_space);
+        g->probe_space = malloc(floats * sizeof(float));
+        g->probe_space_floats = g->probe_space != NULL ? floats : 0;
+    }
+    return g->probe_space;
 }
 
 /* The arena and scratch live where the graph's kernels run. */
@@ -110,6 +121,9 @@ void rf_graph_release(rf_graph *g)
     arena_free(g, g->scratch);
     free(g->on_backward);
     free(g->first_writer);
+    free(g->probe_space);
+    g->probe_space = NULL;
+    g->probe_space_floats = 0;
     g->arena = g->scratch = NULL;
     g->on_backward = NULL;
     g->first_writer = NULL;
@@ -368,6 +382,7 @@ void rf_exec_init(rf_exec *x, rf_graph *g, rf_pool *pool, uint64_t seed, uint64_
     x->step = step;
     x->training = training;
     x->probing = false;
+    x->probe_sample = 0;
     x->queued = false;
     x->shard = 0;
 }
@@ -406,6 +421,7 @@ static void run_kernel(rf_graph *g, rf_exec *x, rf_node *node, bool backward)
 void rf_graph_forward(rf_graph *g, rf_exec *x)
 {
     x->probing = g->probe != NULL;
+    x->probe_sample = g->probe_sample;
     for (int i = 0; i < g->count; i++) {
         rf_node *node = &g->nodes[i];
         if (node->op == RF_OP_INPUT || node->op == RF_OP_PARAM)
@@ -458,6 +474,7 @@ static void zero_first_written(rf_graph *g, rf_exec *x, const rf_node *node, int
 void rf_graph_backward(rf_graph *g, rf_exec *x, const float *seed)
 {
     x->probing = g->probe != NULL;
+    x->probe_sample = g->probe_sample;
     rf_id loss = g->loss;
     if (loss == RF_NONE || !g->on_backward[loss])
         return;

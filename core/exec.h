@@ -22,15 +22,21 @@ typedef struct rf_graph_plan_info {
 bool rf_graph_plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, rf_status *st);
 bool rf_graph_prepare(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, rf_status *st);
 
+/* After rf_graph_plan or rf_graph_prepare: whether node `id`'s backward runs
+ * (it needs a gradient and leads to the loss); false before. */
+bool rf_graph_runs_backward(const rf_graph *g, rf_id id);
+
 /* Keep a node's value alive to the end of the step (the caller reads it:
  * logits, loss). Must be called before prepare. */
 void rf_graph_keep(rf_graph *g, rf_id id);
 
 /* Probe hook: called after each node's forward (backward = false) and after
  * its gradient is complete (backward = true), for nodes with a name. NULL to
- * disable: then it costs one pointer test per node. */
+ * disable: then it costs one pointer test per node. `sample`: the batch row
+ * the hook reads (kernels that compute a probe's view on demand compute
+ * that row's only). */
 typedef void (*rf_probe_fn)(void *ctx, rf_graph *g, rf_id id, bool backward);
-void rf_graph_set_probe(rf_graph *g, rf_probe_fn fn, void *ctx);
+void rf_graph_set_probe(rf_graph *g, rf_probe_fn fn, void *ctx, int64_t sample);
 
 /* Gradient hook: called in backward when a parameter node is reached, so
  * its gradient is complete from this node's uses (a parameter used by
@@ -39,9 +45,6 @@ void rf_graph_set_probe(rf_graph *g, rf_probe_fn fn, void *ctx);
  * goes on. NULL to disable. */
 typedef void (*rf_param_ready_fn)(void *ctx, rf_graph *g, rf_id id);
 void rf_graph_set_param_ready(rf_graph *g, rf_param_ready_fn fn, void *ctx);
-/* Whether node `id`'s backward runs (after prepare: it leads to the loss
- * and something upstream wants a gradient). */
-bool rf_graph_on_backward(const rf_graph *g, rf_id id);
 
 /* Time spent per op kind (for `rangefinder bench --profile`): attach one
  * and every forward and backward kernel call is timed into it; NULL

@@ -1,7 +1,9 @@
-/* FLOPs estimate: twice the multiply-adds of the matrix products in a
- * model's forward graph (matmul, linear, convolutions and the fused
- * attention ops). Elementwise ops, normalisation, softmax and TaLK's prefix
- * sums are left out: they are memory-bound and small next to the products. */
+/* FLOPs of a step: the matrix products of every node, forward and backward
+ * (core/flops.h). */
+#include "flops.h"
+
+#include <string.h>
+
 #include "model.h"
 #include "ops/ls_attention.h"
 
@@ -10,7 +12,8 @@ static double product_count(int64_t rows, int64_t inner, int64_t cols)
     return (double)rows * (double)inner * (double)cols;
 }
 
-/* Multiply-adds of one node (0 for ops that are not matrix products). */
+/* Multiply-adds of one node's forward (0 for ops that are not matrix
+ * products). */
 static double node_macs(const rf_graph *g, const rf_node *n)
 {
     rf_shape out = n->shape;
@@ -53,10 +56,68 @@ static double node_macs(const rf_graph *g, const rf_node *n)
     }
 }
 
+/* Multiply-adds of one node's backward: each product's input gradient is
+ * one product of the forward's size (dA = dC B^T, dB = A^T dC), run only
+ * for the inputs that get a gradient. */
+static double node_backward_macs(const rf_graph *g, const rf_node *n, double fwd)
+{
+    bool grad[RF_MAX_INPUTS];
+    for (int k = 0; k < n->n_in; k++)
+        grad[k] = rf_graph_runs_backward(g, n->in[k]);
+    switch (n->op) {
+    case RF_OP_MATMUL:
+    case RF_OP_LINEAR:
+    case RF_OP_CONV1D:
+    case RF_OP_CONV2D:
+        return fwd * (grad[0] + grad[1]);
+    case RF_OP_ATTENTION: {
+        /* in units of one of the forward's two products: the scores again
+         * (flash-style), dP = dO V^T for dQ or dK, then dQ, dK and dV */
+        double unit = fwd / 2;
+        bool any = grad[0] || grad[1] || grad[2];
+        return unit * (any + (grad[0] || grad[1]) + grad[0] + grad[1] + grad[2]);
+    }
+    case RF_OP_LS_ATTENTION: {
+        /* the probabilities are kept: dP, dQ, dK, dV */
+        double unit = fwd / 2;
+        return unit * ((grad[0] || grad[1]) + grad[0] + grad[1] + grad[2]);
+    }
+    case RF_OP_LINEAR_ATTENTION:
+        /* the gradients of both of the forward's sums of products */
+        return grad[0] || grad[1] || grad[2] ? 2 * fwd : 0;
+    default:
+        return 0;
+    }
+}
+
+void rf_graph_step_flops(const rf_graph *g, int64_t params, rf_step_flops *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < rf_graph_size(g); i++) {
+        const rf_node *n = rf_graph_cnode(g, i);
+        double fwd = node_macs(g, n);
+        out->forward[n->op] += 2 * fwd;
+        if (rf_graph_runs_backward(g, i))
+            out->backward[n->op] += 2 * node_backward_macs(g, n, fwd);
+    }
+    bool training = false;
+    for (int i = 0; i < rf_graph_size(g) && !training; i++)
+        training = rf_graph_runs_backward(g, i);
+    out->optimizer = training ? (double)params * (RF_ADAMW_FLOPS + RF_GRAD_NORM_FLOPS) : 0;
+    out->total = out->optimizer;
+    for (int op = 0; op < RF_OP_COUNT; op++)
+        out->total += out->forward[op] + out->backward[op];
+}
+
 double rf_model_flops_per_sample(const rf_model *m)
 {
-    double macs = 0;
+    double flops = 0;
     for (int i = 0; i < rf_graph_size(m->graph); i++)
-        macs += node_macs(m->graph, rf_graph_cnode(m->graph, i));
-    return 2 * macs / m->batch;
+        flops += 2 * node_macs(m->graph, rf_graph_cnode(m->graph, i));
+    return flops / m->batch;
+}
+
+void rf_model_step_flops(const rf_model *m, rf_step_flops *out)
+{
+    rf_graph_step_flops(m->graph, rf_model_param_count(m), out);
 }

@@ -53,7 +53,7 @@ rf_grad_sync *rf_grad_sync_new(rf_graph *g, rf_params *p, rf_collective *c, size
     int nodes = rf_graph_size(g);
     for (rf_id i = 0; i < nodes; i++) {
         const rf_node *n = rf_graph_cnode(g, i);
-        if (n->op == RF_OP_PARAM && rf_graph_on_backward(g, i) &&
+        if (n->op == RF_OP_PARAM && rf_graph_runs_backward(g, i) &&
             (s->ready_at[n->param_index] == RF_NONE || i < s->ready_at[n->param_index]))
             s->ready_at[n->param_index] = i;
     }

@@ -123,9 +123,10 @@ typedef struct rf_node {
     float *grad;                /* numel floats, NULL when !needs_grad */
     float *aux;                 /* aux_floats floats saved from forward for backward */
     size_t aux_floats;
-    /* The op's aux as its CPU layout, for probes, where a backend's kernels
-     * keep less (the CUDA attention keeps the rows' log-sum-exp, and writes
-     * the probabilities here only while a probe is attached); NULL: aux. */
+    /* While a probe is attached, the probed sample's part of the layout its
+     * op's probe_aux_floats describes (full attention's probabilities
+     * [heads, N, M], computed on demand), which taps of kind RF_TAP_AUX
+     * read from instead of aux; NULL: they read aux. */
     const float *probe_aux;
 } rf_node;
 
@@ -240,9 +241,16 @@ rf_id rf_bce_logits(rf_graph *g, rf_id logits, rf_id targets);
 /* Multi-head scaled dot-product attention, fused.
  * q: [B, N, D], k and v: [B, M, D], key_mask: [B, M] or RF_NONE.
  * Heads split D into `heads` contiguous groups of D/heads.
- * Out [B, N, D] (heads concatenated). The probabilities [B, heads, N, M]
- * are kept in aux (for backward and for probes). ia[0] = heads, fa[0] = scale.
- * A query whose keys are all masked outputs zeros. */
-rf_id rf_attention(rf_graph *g, rf_id q, rf_id k, rf_id v, rf_id key_mask, int heads, float scale);
+ * Out [B, N, D] (heads concatenated). Flash-style: no N x M matrix is kept;
+ * aux holds each query row's log-sum-exp [B, heads, N] and backward
+ * recomputes the probabilities from it. The probabilities [B, heads, N, M]
+ * are computed for one sample only while a probe asks for them (the
+ * "layer<i>.attn.probs" taps). A query whose keys are all masked outputs
+ * zeros. `dropout`: while training, probability (b, h, i, j) is dropped
+ * (the rest scaled by 1 / (1 - dropout)) by rf_dropout's rule with element
+ * index ((b heads + h) N + i) M + j of this node, so the mask depends on
+ * neither the blocking nor the thread count. ia[0] = heads, fa[0] = scale,
+ * fa[1] = dropout. */
+rf_id rf_attention(rf_graph *g, rf_id q, rf_id k, rf_id v, rf_id key_mask, int heads, float scale, float dropout);
 
 #endif

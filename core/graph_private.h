@@ -33,6 +33,9 @@ struct rf_graph {
     void *probe_ctx;
     rf_param_ready_fn param_ready;   /* see exec.h; NULL: off */
     void *param_ready_ctx;
+    int64_t probe_sample;       /* the batch row the attached probe reads */
+    float *probe_space;         /* rf_graph_probe_space's buffer (malloc'd) */
+    size_t probe_space_floats;
     struct rf_op_profile *profile;   /* see exec.h; NULL: off */
 };
 

@@ -55,4 +55,9 @@ int64_t rf_model_param_count(const rf_model *m);
  * as much again. */
 double rf_model_flops_per_sample(const rf_model *m);
 
+/* The FLOPs of one training step (forward, backward and the optimizer) by
+ * op kind, as core/flops.h counts them. */
+struct rf_step_flops;
+void rf_model_step_flops(const rf_model *m, struct rf_step_flops *out);
+
 #endif

@@ -22,7 +22,9 @@ typedef struct rf_exec {
     uint64_t step;            /* training step (dropout) */
     bool training;            /* dropout active */
     bool probing;             /* a probe is attached (set by forward and backward): kernels
-                                 leave in aux what the taps read, as the CPU's do */
+                                 leave in aux what the taps read, or in node->probe_aux
+                                 what their op's probe_aux_floats describes */
+    int64_t probe_sample;     /* the batch row the attached probe reads */
     bool queued;              /* a device step: forward and backward return without
                                  waiting for the device (the trainer syncs when it reads) */
     int shard;                /* this process's rank in a data-parallel run (0 alone): its
@@ -45,6 +47,11 @@ typedef struct rf_op_info {
     /* temporary floats a forward or backward call needs, for `threads`
      * threads (exec->scratch); NULL means none */
     size_t (*scratch_floats)(const rf_graph *g, const rf_node *n, int threads);
+    /* The layout taps of kind RF_TAP_AUX read, where it is not aux: full
+     * attention's probabilities [B, heads, N, M], which no kernel keeps;
+     * while a probe is attached, forward computes the probed sample's rows
+     * into node->probe_aux. NULL: the taps read aux. */
+    size_t (*probe_aux_floats)(const rf_graph *g, const rf_node *n);
 } rf_op_info;
 
 extern const rf_op_info *const rf_op_infos[RF_OP_COUNT];
@@ -121,9 +128,20 @@ typedef struct rf_backend {
 
 extern const rf_backend rf_cpu_backend;
 
-/* Query rows per block in the attention kernels (scores of a block stay in
- * cache between the products and the softmax). */
-#define RF_ATTN_ROWS 128
+/* Full attention's blocks (core/cpu/attention.c): RF_ATTN_QBLOCK queries
+ * against RF_ATTN_KBLOCK keys, so a block's scores (64 KiB) and their
+ * gradients stay in cache between the products and the softmax. */
+#define RF_ATTN_QBLOCK 64
+#define RF_ATTN_KBLOCK 256
+/* A thread's scratch in those kernels: a block of probabilities and one of
+ * their gradients, and three floats per query of the block. */
+#define RF_ATTN_THREAD_FLOATS (2 * RF_ATTN_QBLOCK * RF_ATTN_KBLOCK + 3 * RF_ATTN_QBLOCK)
+
+/* Room for one node's probe_aux (rf_op_info.probe_aux_floats) while a probe
+ * is attached: the graph keeps one buffer for all nodes, outside the plan
+ * (the hook copies each node's before the next node runs), grown to the
+ * largest request and freed with the graph. NULL if it cannot be had. */
+float *rf_graph_probe_space(rf_graph *g, size_t floats);
 
 /* Convenience for kernels. */
 static inline rf_node *rf_in(rf_exec *x, const rf_node *n, int k)

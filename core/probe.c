@@ -11,6 +11,8 @@ static size_t buffer_floats(const rf_graph *g, const rf_node *n, rf_tap_what wha
 {
     if (what == RF_TAP_AUX) {
         const rf_op_info *info = rf_op_infos[n->op];
+        if (info->probe_aux_floats != NULL)
+            return info->probe_aux_floats(g, n);
         return info->aux_floats ? info->aux_floats(g, n) : 0;
     }
     return (size_t)rf_shape_numel(n->shape);
@@ -43,6 +45,14 @@ bool rf_tap_add(rf_graph *g, const char *name, rf_id node, rf_tap_what what, rf_
 }
 
 int rf_tap_count(const rf_graph *g) { return g->tap_count; }
+
+int64_t rf_tap_rows_per_sample(const rf_graph *g, rf_id node, int64_t rows)
+{
+    for (int i = 0; i < g->tap_count; i++)
+        if (g->taps[i].node == node && g->taps[i].what == RF_TAP_AUX && g->taps[i].shape.dim[0] > 0)
+            return rows / g->taps[i].shape.dim[0];
+    return 1;
+}
 const rf_tap *rf_tap_get(const rf_graph *g, int i) { return &g->taps[i]; }
 
 const rf_tap *rf_tap_find(const rf_graph *g, const char *name)
@@ -112,17 +122,20 @@ static void copy_taps(void *ctx, rf_graph *g, rf_id id, bool backward)
         if (t->node != id || (t->what == RF_TAP_GRAD) != backward)
             continue;
         const rf_node *n = &g->nodes[id];
-        const float *aux = n->probe_aux != NULL ? n->probe_aux : n->aux;
-        const float *buf = t->what == RF_TAP_VALUE ? n->value : t->what == RF_TAP_AUX ? aux : n->grad;
-        if (buf == NULL)
-            continue;
         int64_t per_sample = rf_shape_numel(v->shape);
-        memcpy(v->data, buf + t->offset + ps->sample * per_sample, (size_t)per_sample * sizeof(float));
+        /* probe_aux holds the probed sample's rows only */
+        bool own = t->what == RF_TAP_AUX && n->probe_aux != NULL;
+        const float *buf = t->what == RF_TAP_VALUE ? n->value : t->what == RF_TAP_GRAD ? n->grad
+                           : own                   ? n->probe_aux
+                                                   : n->aux;
+        if (buf == NULL || (t->what == RF_TAP_AUX && !own && rf_op_infos[n->op]->probe_aux_floats != NULL))
+            continue;
+        memcpy(v->data, buf + t->offset + (own ? 0 : ps->sample * per_sample), (size_t)per_sample * sizeof(float));
         v->filled = true;
     }
 }
 
 void rf_probe_attach(rf_graph *g, rf_probe_set *ps)
 {
-    rf_graph_set_probe(g, ps != NULL ? copy_taps : NULL, ps);
+    rf_graph_set_probe(g, ps != NULL ? copy_taps : NULL, ps, ps != NULL ? ps->sample : 0);
 }

@@ -30,6 +30,11 @@ typedef struct rf_tap {
 bool rf_tap_add(rf_graph *g, const char *name, rf_id node, rf_tap_what what, rf_shape shape, int64_t offset);
 
 int rf_tap_count(const rf_graph *g);
+/* How many rows of node `node`'s own batch (`rows`, its dim 0) one sample
+ * of its RF_TAP_AUX taps spans (BLRP's segment attention: a sample's T
+ * segments); 1 when it has none. A kernel that computes a tap's view on
+ * demand (rf_op_info.probe_aux_floats) computes the probed sample's. */
+int64_t rf_tap_rows_per_sample(const rf_graph *g, rf_id node, int64_t rows);
 const rf_tap *rf_tap_get(const rf_graph *g, int i);
 const rf_tap *rf_tap_find(const rf_graph *g, const char *name);
 

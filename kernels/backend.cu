@@ -25,6 +25,7 @@ extern "C" {
 #include "../core/collective.h"
 #include "../core/op.h"
 #include "../core/params.h"
+#include "../core/probe.h"
 }
 
 /* ---- the device state: one stream, reduction space, AdamW's table ---- */
@@ -663,9 +664,9 @@ static const float *key_mask(rf_exec *x, const rf_node *n, int k)
 
 /* Flash-style: aux keeps the rows' log-sum-exp (b heads n floats), backward
  * recomputes the probabilities from it, so nothing n x m is planned. While
- * a probe is attached, the probabilities are also written, laid out as the
- * CPU's aux, to the probe buffer that the attention-map taps read
- * (probe_aux). */
+ * a probe is attached, the probed sample's rows of the probabilities
+ * [b, heads, n, m] are also written to the probe buffer that the attention-map taps read
+ * (probe_aux), as the CPU's kernel does. */
 static void attention_forward(rf_exec *x, rf_node *n)
 {
     const rf_node *q = rf_in(x, n, 0), *k = rf_in(x, n, 1), *v = rf_in(x, n, 2);
@@ -673,10 +674,15 @@ static void attention_forward(rf_exec *x, rf_node *n)
     const float *mask = key_mask(x, n, 3);
     rf_cuda_attention_forward(q->value, k->value, v->value, mask, n->value, n->aux, a, stream);
     n->probe_aux = NULL;
-    if (x->probing) {
-        float *p = probe_space((size_t)(a.b * a.heads * a.n * a.m));
+    int64_t rows = rf_tap_rows_per_sample(x->g, (rf_id)(n - rf_graph_node(x->g, 0)), a.b), b0 = x->probe_sample * rows;
+    if (x->probing && rows > 0 && b0 >= 0 && b0 + rows <= a.b) {
+        float *p = probe_space((size_t)(rows * a.heads * a.n * a.m));
+        rf_cuda_heads part = a;
+        part.b = rows;
         if (p != NULL)
-            rf_cuda_attention_probs(q->value, k->value, mask, n->aux, p, a, stream);
+            rf_cuda_attention_probs(q->value + b0 * a.n * a.d, k->value + b0 * a.m * a.d,
+                                    mask != NULL ? mask + b0 * a.m : NULL, n->aux + b0 * a.heads * a.n, p, part,
+                                    stream);
         n->probe_aux = p;
     }
 }
@@ -734,11 +740,9 @@ static void talk_backward(rf_exec *x, rf_node *n)
 
 /* ---- what the kernels keep and need, for the planner ---- */
 
-/* Attention keeps only its rows' log-sum-exp; every other op the CPU's aux. */
+/* Every op keeps the CPU's aux (attention: its rows' log-sum-exp). */
 static size_t dev_aux_floats(const rf_graph *g, const rf_node *n)
 {
-    if (n->op == RF_OP_ATTENTION)
-        return (size_t)(n->shape.dim[0] * n->ia[0] * n->shape.dim[1]);
     const rf_op_info *info = rf_op_infos[n->op];
     return info->aux_floats != NULL ? info->aux_floats(g, n) : 0;
 }
@@ -769,11 +773,17 @@ static size_t dev_scratch_floats(const rf_graph *g, const rf_node *n, int thread
     }
 }
 
-/* Full attention's head rows live in shared-memory tiles. */
+/* Full attention's head rows live in shared-memory tiles; its kernels have
+ * no dropout. */
 static bool dev_accepts(const rf_graph *g, const rf_node *n, char *why, size_t size)
 {
     if (n->op != RF_OP_ATTENTION)
         return true;
+    if (n->fa[1] > 0.0f) {
+        snprintf(why, size, "attention dropout (model.attn_dropout) is not in the CUDA kernels; set it to 0 or "
+                 "train on the CPU");
+        return false;
+    }
     int64_t dk = rf_node_shape(g, n->in[0]).dim[2] / n->ia[0];
     if (dk <= RF_CUDA_ATTENTION_MAX_DK)
         return true;

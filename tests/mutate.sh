@@ -89,20 +89,19 @@ mutation pool-shift "masked mean pooling one position late (tokens 1..n, not 0..
 '            w[t] = t > 0 && m[t - 1] != 0.0f ? inv : 0.0f;'
 
 mutation grad-zero "attention's key gradient zeroed (dK never accumulated)" core/cpu/attention.c \
-$'    if (c->gk != NULL)
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, dk, rows, a->scale, ds, M, q, D, 1.0f,' \
-$'    if (c->gk != NULL && 0)
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, dk, rows, a->scale, ds, M, q, D, 1.0f,'
+$'        if (c->gk != NULL)
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cols, dk, rows, a->scale, ds, KB, a->q + oq, D,' \
+$'        if (c->gk != NULL && 0)
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cols, dk, rows, a->scale, ds, KB, a->q + oq, D,'
 
 mutation mask "attention's key mask ignored" core/cpu/attention.c \
-$'    if (mask != NULL)
-        for (int64_t j = 0; j < M; j++)
-            p[j] = mask[j] == 0.0f ? -INFINITY : p[j];' \
-$'    (void)mask;'
+$'    if (a->mask == NULL)
+        return;' \
+$'    return;'
 
 mutation scale "full attention's scale squared (1/dk, not 1/sqrt(dk))" core/encoders/full.c \
-'rf_attention(g, q, k, v, e->mask, heads, 1.0f / sqrtf((float)(d / heads)));' \
-'rf_attention(g, q, k, v, e->mask, heads, 1.0f / (float)(d / heads));'
+'rf_attention(g, q, k, v, e->mask, heads, 1.0f / sqrtf((float)(d / heads)), e->cfg->model.attn_dropout);' \
+'rf_attention(g, q, k, v, e->mask, heads, 1.0f / (float)(d / heads), e->cfg->model.attn_dropout);'
 
 # Three more.
 mutation adamw-bias "AdamW's bias correction dropped" core/optim.c \

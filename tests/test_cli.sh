@@ -14,6 +14,8 @@ tmp=$(mktemp -d "${2:-${TMPDIR:-/tmp}}/rf-cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cwd=$tmp/cwd     # commands run here, so relative outputs (runs/...) can be checked
 mkdir "$cwd"
+# bench caches this CPU's matrix-product peak here, not in the user's cache
+export XDG_CACHE_HOME=$tmp/cache
 
 count=0
 failed=0
@@ -287,6 +289,13 @@ run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 3 --warmup 1 --json
 expect_rc 0 "bench --json exits 0"
 check "bench --json has the timing and memory keys" json_has step_s_median tokens_per_s peak_rss_bytes \
     planned_bytes peak_engine_bytes params data_wait_fraction encoder seq batch threads blas_kernels
+check "bench --json has the FLOP keys" json_has flops_per_step gflops_per_s peak_gflops efficiency
+json_num() { sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p" "$tmp/out" | tail -n 1; }
+awk -v f="$(json_num flops_per_step)" -v r="$(json_num gflops_per_s)" -v p="$(json_num peak_gflops)" \
+    -v e="$(json_num efficiency)" 'BEGIN { exit !(f > 0 && r > 0 && p > 0 && e > 0 && e < 1.5) }'
+ok $? "bench --json: FLOPs per step, GFLOP/s and the peak are positive, efficiency in (0, 1.5) ($(json_num efficiency))"
+check "bench cached the matrix-product peak under \$XDG_CACHE_HOME/rangefinder" \
+    sh -c "ls '$tmp'/cache/rangefinder/peak-gflops-*.txt >/dev/null"
 # OpenBLAS 0.3.21 falls back to SSE3 "Prescott" kernels on CPUs it does not
 # know; rangefinder then executes itself with OPENBLAS_CORETYPE set.
 kernels=$(sed -n 's/.*"blas_kernels":"\([^"]*\)".*/\1/p' "$tmp/out")
@@ -303,6 +312,8 @@ run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 2 --warmup 1 --profile
 expect_rc 0 "bench --profile exits 0"
 check "bench --profile times the ops (attention, linear) and the total" \
     sh -c "grep -q '^attention ' '$tmp/err' && grep -q '^linear ' '$tmp/err' && grep -q '^total ' '$tmp/err'"
+check "bench --profile gives each op kind's share of the FLOPs" \
+    sh -c "grep -q '^op .* share .* flops\$' '$tmp/err' && grep -q '^(optimizer) ' '$tmp/err'"
 
 run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 64,128,256 --json
 expect_rc 0 "memory --json exits 0"
@@ -322,8 +333,8 @@ expect_rc 0 "memory --encoders plans all six encoders"
 check "memory --encoders prints one column per encoder" \
     grep -q '^ *seq  *full  *ls  *linear  *talk  *blrp  *maelre$' "$tmp/out"
 check "memory --encoders prints the growth per encoder" grep -q '^ *growth\(  *[0-9.]*x\)\{6\}$' "$tmp/out"
-check "memory notes that full attention grows quadratically" grep -q '^note: full grows .*quadratic' "$tmp/out"
-check "memory calls no other encoder quadratic" test "$(grep -c '^note: ' "$tmp/out")" -eq 1
+check "memory calls no encoder quadratic (full attention keeps no N x N matrix)" \
+    test "$(grep -c '^note: ' "$tmp/out")" -eq 0
 run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 256,512 --encoders full,blrp --json
 expect_rc 0 "memory --encoders --json exits 0"
 check "memory --encoders --json prints one line per encoder and length" \

@@ -1,5 +1,6 @@
 /* Embedding, conv1d, conv2d and attention against naive double references,
- * plus shape errors and thread-count independence of the threaded paths. */
+ * plus shape errors, thread-count independence of the threaded paths and
+ * the attention maps a probe computes on demand. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,8 +8,11 @@
 #include "../core/exec.h"
 #include "../core/params.h"
 #include "../core/rng.h"
+#include "../core/probe.h"
+#include "dropout_rule.h"
 #include "opcheck.h"
 #include "tap.h"
+#include "tolerance.h"
 
 /* ---------------- embedding ---------------- */
 
@@ -170,14 +174,33 @@ typedef struct {
     bool mask;
     bool shared_qkv;            /* q = k = v = input 0 (then N = M) */
     mask_coverage *coverage;    /* NULL, or filled by the reference */
+    float drop;                 /* attention dropout */
+    bool training;              /* the executor trains (dropout active) */
 } attn_case;
 
 static rf_id build_attention(rf_graph *g, const rf_id *in, const void *ctx)
 {
     const attn_case *c = ctx;
     if (c->shared_qkv)
-        return rf_attention(g, in[0], in[0], in[0], RF_NONE, (int)c->H, c->scale);
-    return rf_attention(g, in[0], in[1], in[2], c->mask ? in[3] : RF_NONE, (int)c->H, c->scale);
+        return rf_attention(g, in[0], in[0], in[0], RF_NONE, (int)c->H, c->scale, c->drop);
+    return rf_attention(g, in[0], in[1], in[2], c->mask ? in[3] : RF_NONE, (int)c->H, c->scale, c->drop);
+}
+
+/* The op's node id: the harness makes the inputs nodes 0.. first. */
+static uint64_t attention_node(const attn_case *c)
+{
+    return c->shared_qkv ? 1 : c->mask ? 4 : 3;
+}
+
+/* 1 / (1 - p) for a kept probability (b, h, i, j), 0 for a dropped one, 1
+ * when not training. */
+static double attention_keep(const attn_case *c, int64_t b, int64_t h, int64_t i, int64_t j)
+{
+    if (!c->training || c->drop == 0.0f)
+        return 1.0;
+    uint64_t e = (uint64_t)(((b * c->H + h) * c->N + i) * c->M + j);
+    return dropout_kept(OPCHECK_EXEC_SEED, OPCHECK_EXEC_STEP, attention_node(c), e, c->drop) ? 1.0 / (1.0 - c->drop)
+                                                                                            : 0.0;
 }
 
 static void ref_attention(const double *const *in, double *out, const void *ctx)
@@ -212,6 +235,8 @@ static void ref_attention(const double *const *in, double *out, const void *ctx)
                     p[j] = p[j] == -INFINITY ? 0.0 : exp(p[j] - mx);
                     sum += p[j];
                 }
+                for (int64_t j = 0; j < c->M; j++)
+                    p[j] *= attention_keep(c, b, h, i, j);
                 for (int64_t d = 0; d < dk; d++) {
                     double o = 0.0;
                     for (int64_t j = 0; j < c->M; j++)
@@ -237,6 +262,7 @@ static void run_attention(const char *name, const attn_case *ac, opcheck_kind kq
         .build = build_attention,
         .reference = ref_attention,
         .ctx = ac,
+        .training = ac->training,
         .seed = seed,
     };
     opcheck_run(&c);
@@ -245,35 +271,55 @@ static void run_attention(const char *name, const attn_case *ac, opcheck_kind kq
 static void test_attention(void)
 {
     const opcheck_kind N = OPCHECK_NORMAL;
-    attn_case self1 = {2, 5, 5, 6, 1, 1.0f / sqrtf(6.0f), false, false, NULL};
+    attn_case self1 = {2, 5, 5, 6, 1, 1.0f / sqrtf(6.0f), false, false, NULL, 0, false};
     run_attention("attention self, 1 head, no mask", &self1, N, N, N, N, 0);
 
-    attn_case self3 = {2, 5, 5, 9, 3, 1.0f / sqrtf(3.0f), true, false, NULL};
+    attn_case self3 = {2, 5, 5, 9, 3, 1.0f / sqrtf(3.0f), true, false, NULL, 0, false};
     run_attention("attention self, 3 heads, mask", &self3, N, N, N, OPCHECK_MASK, 0);
 
-    attn_case cross = {2, 3, 7, 6, 3, 0.5f, true, false, NULL};
+    attn_case cross = {2, 3, 7, 6, 3, 0.5f, true, false, NULL, 0, false};
     run_attention("attention cross N=3 M=7, 3 heads, mask", &cross, N, N, N, OPCHECK_MASK, 0);
 
-    attn_case cross_param = {1, 7, 3, 3, 3, 0.8f, false, false, NULL};
+    attn_case cross_param = {1, 7, 3, 3, 3, 0.8f, false, false, NULL, 0, false};
     run_attention("attention cross N=7 M=3, dk=1, param k and v, no mask", &cross_param, N, OPCHECK_PARAM,
                   OPCHECK_PARAM, N, 0);
 
-    attn_case shared = {2, 5, 5, 6, 3, 1.0f / sqrtf(2.0f), false, true, NULL};
+    attn_case shared = {2, 5, 5, 6, 3, 1.0f / sqrtf(2.0f), false, true, NULL, 0, false};
     run_attention("attention q = k = v, 3 heads", &shared, N, N, N, N, 0);
 
     /* With M = 2 about one batch row in 16 has every key masked; this seed
      * gives such a row next to rows with valid keys (checked after). */
     mask_coverage cov = {false, false};
-    attn_case partial = {4, 3, 2, 6, 3, 0.7f, true, false, &cov};
+    attn_case partial = {4, 3, 2, 6, 3, 0.7f, true, false, &cov, 0, false};
     run_attention("attention with a fully masked batch row", &partial, N, N, N, OPCHECK_MASK, MASKED_ROW_SEED);
     tap_ok(cov.all_masked && cov.some_valid, "the fully masked row case has both kinds of batch rows");
 
-    /* More queries than one block of RF_ATTN_ROWS, keys past 16 lanes. */
-    attn_case long_q = {1, RF_ATTN_ROWS + 3, 37, 8, 2, 0.5f, true, false, NULL};
-    run_attention("attention N = RF_ATTN_ROWS + 3, M = 37, dk = 4, mask", &long_q, N, N, N, OPCHECK_MASK, 0);
+    /* Blocks: more queries than one query block; more keys than one key
+     * block, the second nearly full, so about half the rows find their max
+     * there and the online softmax rescales; neither a multiple of its
+     * block. */
+    attn_case qblocks = {1, RF_ATTN_QBLOCK + 3, 37, 6, 3, 0.5f, true, false, NULL, 0, false};
+    run_attention("attention N = QBLOCK + 3, M = 37, 3 heads, dk = 2, mask", &qblocks, N, N, N, OPCHECK_MASK, 0);
+    attn_case kblocks = {2, 5, 2 * RF_ATTN_KBLOCK - 3, 6, 3, 0.8f, true, false, NULL, 0, false};
+    run_attention("attention N = 5, M = 2 KBLOCK - 3, 3 heads, dk = 2, mask", &kblocks, N, N, N, OPCHECK_MASK, 0);
 
-    attn_case none = {2, 3, 5, 6, 3, 0.4f, true, false, NULL};
+    attn_case none = {2, 3, 5, 6, 3, 0.4f, true, false, NULL, 0, false};
     run_attention("attention with every key masked", &none, N, N, N, OPCHECK_IDS, 0);
+
+    /* Dropout on the probabilities, the keep rule of rf_dropout. */
+    attn_case drop = {2, 5, 7, 6, 3, 0.7f, true, false, NULL, 0.3f, true};
+    run_attention("attention dropout 0.3, 3 heads, mask", &drop, N, N, N, OPCHECK_MASK, 0);
+
+    attn_case drop_blocks = {1, RF_ATTN_QBLOCK + 1, RF_ATTN_KBLOCK + 7, 4, 2, 0.6f, true, false, NULL, 0.5f, true};
+    run_attention("attention dropout 0.5, N = QBLOCK + 1, M = KBLOCK + 7, 2 heads, mask", &drop_blocks, N, N, N,
+                  OPCHECK_MASK, 0);
+
+    attn_case drop_off = {2, 5, 5, 6, 3, 0.7f, true, false, NULL, 0.3f, false};
+    run_attention("attention dropout 0.3 not training (the identity)", &drop_off, N, N, N, OPCHECK_MASK, 0);
+
+    attn_case drop_param = {1, 4, 6, 4, 2, 0.9f, false, false, NULL, 0.25f, true};
+    run_attention("attention dropout 0.25, param k and v, no mask", &drop_param, N, OPCHECK_PARAM, OPCHECK_PARAM, N,
+                  0);
 }
 
 /* ---------------- shape errors ---------------- */
@@ -343,21 +389,27 @@ static rf_id bad_conv2d_rank(rf_graph *g)
 static rf_id bad_attention_heads(rf_graph *g)
 {
     rf_id q = rf_input(g, "q", rf_shape3(2, 5, 6), true);
-    return rf_attention(g, q, q, q, RF_NONE, 4, 1.0f);
+    return rf_attention(g, q, q, q, RF_NONE, 4, 1.0f, 0.0f);
 }
 
 static rf_id bad_attention_kv(rf_graph *g)
 {
     rf_id q = rf_input(g, "q", rf_shape3(2, 5, 6), true);
     rf_id k = rf_input(g, "k", rf_shape3(2, 7, 6), true);
-    return rf_attention(g, q, k, rf_input(g, "v", rf_shape3(2, 5, 6), true), RF_NONE, 2, 1.0f);
+    return rf_attention(g, q, k, rf_input(g, "v", rf_shape3(2, 5, 6), true), RF_NONE, 2, 1.0f, 0.0f);
 }
 
 static rf_id bad_attention_mask(rf_graph *g)
 {
     rf_id q = rf_input(g, "q", rf_shape3(2, 5, 6), true);
     rf_id k = rf_input(g, "k", rf_shape3(2, 7, 6), true);
-    return rf_attention(g, q, k, k, rf_input(g, "m", rf_shape2(2, 5), false), 2, 1.0f);
+    return rf_attention(g, q, k, k, rf_input(g, "m", rf_shape2(2, 5), false), 2, 1.0f, 0.0f);
+}
+
+static rf_id bad_attention_dropout(rf_graph *g)
+{
+    rf_id q = rf_input(g, "q", rf_shape3(2, 5, 6), true);
+    return rf_attention(g, q, q, q, RF_NONE, 2, 1.0f, 1.0f);
 }
 
 static void test_errors(void)
@@ -372,6 +424,7 @@ static void test_errors(void)
     check_bad(bad_attention_heads, "attention whose heads do not divide D");
     check_bad(bad_attention_kv, "attention with k and v of different lengths");
     check_bad(bad_attention_mask, "attention with a mask of the wrong length");
+    check_bad(bad_attention_dropout, "attention with dropout 1");
 }
 
 /* ---------------- thread-count independence ----------------
@@ -476,11 +529,103 @@ static void test_threads(void)
                      {OPCHECK_NORMAL, OPCHECK_NORMAL, OPCHECK_NORMAL}, {0}, build_conv, &cc};
     run_big(&conv);
 
-    attn_case ac = {2, 250, 150, 48, 3, 0.25f, true, false, NULL};
-    big_case attn = {"attention N=250 M=150 D=48, 3 heads, mask", 4,
-                     {rf_shape3(2, 250, 48), rf_shape3(2, 150, 48), rf_shape3(2, 150, 48), rf_shape2(2, 150)},
+    attn_case ac = {2, 250, 300, 48, 3, 0.25f, true, false, NULL, 0, true};
+    big_case attn = {"attention N=250 M=300 D=48, 3 heads, mask", 4,
+                     {rf_shape3(2, 250, 48), rf_shape3(2, 300, 48), rf_shape3(2, 300, 48), rf_shape2(2, 300)},
                      {OPCHECK_NORMAL, OPCHECK_NORMAL, OPCHECK_NORMAL, OPCHECK_MASK}, {0}, build_attention, &ac};
     run_big(&attn);
+
+    attn_case dc = ac;
+    dc.drop = 0.2f;
+    big_case drop = attn;
+    drop.name = "attention N=250 M=300 D=48, 3 heads, mask, dropout 0.2";
+    drop.ctx = &dc;
+    run_big(&drop);
+}
+
+/* ---------------- attention maps on demand ----------------
+ * Training keeps only the rows' log-sum-exp; a probe on the probabilities
+ * gets one sample's [heads, N, M] map, computed while it is attached, and
+ * equal to the softmax of that sample's scores. Bounds: a score within
+ * sigma = tol_sum(dk, scale sum|q k|) + u|s|; the log-sum-exp within the
+ * row's largest sigma, the sum of M exponentials and a chain per key block;
+ * p = e^(s - lse) then within p (sigma + lse's error + a chain). */
+static void test_attention_probe(void)
+{
+    const int64_t B = 3, N = RF_ATTN_QBLOCK + 5, M = RF_ATTN_KBLOCK + 3, D = 8, H = 2, dk = D / H, S = 1;
+    const float scale = 0.6f;
+    rf_graph *g = rf_graph_new(NULL);
+    rf_id q = rf_input(g, "q", rf_shape3(B, N, D), true), k = rf_input(g, "k", rf_shape3(B, M, D), true);
+    rf_id v = rf_input(g, "v", rf_shape3(B, M, D), true), m = rf_input(g, "m", rf_shape2(B, M), false);
+    rf_id a = rf_attention(g, q, k, v, m, (int)H, scale, 0.0f);
+    bool tapped = rf_tap_add(g, "probs", a, RF_TAP_AUX, rf_shape4(B, H, N, M), 0);
+    rf_graph_keep(g, a);
+    rf_status st = {0};
+    if (!tap_ok(tapped && rf_graph_prepare(g, RF_NONE, 2, NULL, &st), "a probe taps the probabilities [B, heads, N, M]")) {
+        rf_graph_free(g);
+        return;
+    }
+    tap_ok(rf_graph_node(g, a)->aux_floats == (size_t)(B * H * N), "attention keeps B heads N floats, not N x M");
+    rf_rng rng = {11};
+    big_fill(rf_value(g, q), B * N * D, OPCHECK_NORMAL, 0, &rng);
+    big_fill(rf_value(g, k), B * M * D, OPCHECK_NORMAL, 0, &rng);
+    big_fill(rf_value(g, v), B * M * D, OPCHECK_NORMAL, 0, &rng);
+    big_fill(rf_value(g, m), B * M, OPCHECK_MASK, 0, &rng);
+
+    const char *names[] = {"probs"};
+    rf_probe_set *ps = rf_probe_set_new(g, names, 1, (int)S, &st);
+    rf_pool *pool = rf_pool_new(2);
+    rf_exec x;
+    rf_exec_init(&x, g, pool, 1, 1, false);
+    rf_probe_attach(g, ps);
+    rf_graph_forward(g, &x);
+    rf_probe_attach(g, NULL);
+    const float *got = ps->values[0].data, *qv = rf_value(g, q), *kv = rf_value(g, k), *mv = rf_value(g, m);
+    double worst = 0;
+    int64_t bad = 0, masked = 0;
+    double *s = malloc((size_t)M * sizeof *s), *sig = malloc((size_t)M * sizeof *sig);
+    for (int64_t h = 0; h < H; h++)
+        for (int64_t i = 0; i < N; i++) {
+            double mx = -INFINITY, sum = 0, row_sig = 0;
+            for (int64_t j = 0; j < M; j++) {
+                double dot = 0, mag = 0;
+                for (int64_t c = 0; c < dk; c++) {
+                    double t = (double)qv[(S * N + i) * D + h * dk + c] * kv[(S * M + j) * D + h * dk + c];
+                    dot += t;
+                    mag += fabs(t);
+                }
+                s[j] = scale * dot;
+                sig[j] = tol_sum((double)dk, scale * mag) + TOL_U * fabs(s[j]);
+                if (mv[S * M + j] != 0.0f) {
+                    mx = fmax(mx, s[j]);
+                    row_sig = fmax(row_sig, sig[j]);
+                }
+            }
+            for (int64_t j = 0; j < M; j++)
+                sum += mv[S * M + j] != 0.0f ? exp(s[j] - mx) : 0.0;
+            double lse = mx + log(sum);
+            double lse_err = row_sig + tol_sum((double)M, 1) +
+                             ((double)(M + RF_ATTN_KBLOCK - 1) / RF_ATTN_KBLOCK + 1) * TOL_CHAIN * TOL_U +
+                             2 * TOL_U * fabs(lse);
+            for (int64_t j = 0; j < M; j++) {
+                double want = mv[S * M + j] != 0.0f ? exp(s[j] - lse) : 0.0;
+                double bound = want * (sig[j] + lse_err + TOL_CHAIN * TOL_U * (1 + fabs(s[j] - lse)));
+                double err = fabs(got[(h * N + i) * M + j] - want);
+                masked += want == 0.0;
+                bad += err > bound;
+                worst = fmax(worst, bound > 0 ? err / bound : err);
+            }
+        }
+    tap_ok(ps->values[0].filled && bad == 0 && masked > 0,
+           "the probe's map of sample %d is the softmax of its scores (%lld masked keys; worst error %.3g of "
+           "its bound)", (int)S, (long long)masked, worst);
+    rf_graph_forward(g, &x);
+    tap_ok(rf_graph_node(g, a)->probe_aux == NULL, "without a probe, forward computes no map");
+    free(s);
+    free(sig);
+    rf_probe_set_free(ps);
+    rf_pool_free(pool);
+    rf_graph_free(g);
 }
 
 int main(void)
@@ -490,5 +635,6 @@ int main(void)
     test_attention();
     test_errors();
     test_threads();
+    test_attention_probe();
     return tap_done();
 }

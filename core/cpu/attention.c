@@ -1,156 +1,390 @@
-/* Fused multi-head attention kernels.
+/* Full multi-head attention, flash-style (FlashAttention-2 on the CPU):
+ * nothing N x M exists in memory.
  *
  * Head h of batch item b reads the column block [h*dk, (h+1)*dk) of q, k, v
- * in place (leading dimension D), so no head is ever copied out. Work is
- * split over (b, h) pairs, one pool task each with single-threaded products,
- * and inside a head over blocks of ROWS queries, so the scores of a block
- * (ROWS x M) stay in cache between the product, the softmax and the next
- * product:
- *     S = scale * Q_blk K_h^T          [ROWS, M]  (written into P in aux)
- *     P = softmax(S) over valid keys   [ROWS, M]
- *     O_blk = P V_h                    [ROWS, dk] (its block of out)
- * Backward, per block, with dP in per-thread scratch:
- *     dV_h += P^T dO_blk,   dP = dO_blk V_h^T,   dS = P * (dP - rowsum(dP * P)),
- *     dQ_blk += scale * dS K_h,   dK_h += scale * dS^T Q_blk.
- * Heads write disjoint column blocks, so tasks never share an output.
+ * in place (leading dimension D), so no head is ever copied out. Queries go
+ * in blocks of QB = RF_ATTN_QBLOCK rows, keys in blocks of KB =
+ * RF_ATTN_KBLOCK, and a block's scores S = scale Q_i K_j^T [QB, KB] live in
+ * per-thread scratch between the products (OpenBLAS, single-threaded inside
+ * a pool task) and the row loops.
+ *
+ * Forward, one pool task per (b, h, query block): the online softmax keeps
+ * each row's running max m and sum l of exp(s - m), rescaling the output
+ * rows (accumulated in place in out) by exp(m_old - m_new) when the max
+ * grows; at the end O /= l and aux keeps lse = m + log(l) per row.
+ * Key blocks whose keys are all masked (a shorter sequence's padding) are
+ * skipped, and so in backward are query blocks whose dO is all zero: both
+ * add exactly nothing.
+ * Backward, one task per (b, h) (its query blocks in order, so the sums into
+ * dK and dV have one owner and a fixed order), recomputes per block
+ *     P = exp(S - lse),  dP = dO_i V_j^T,  D = rowsum(dO * O),
+ *     dS = P * (dP - D),  dV_j += P^T dO_i,
+ *     dQ_i += scale dS K_j,  dK_j += scale dS^T Q_i.
+ * Dropout (training, fa[1] > 0) multiplies P by Z = keep / (1 - p) after
+ * the softmax: O = (P Z) V, so dV_j += (P Z)^T dO_i and dP picks up Z, and
+ * D = rowsum(dO * O) is still sum_j P dP. The keep decision is rf_dropout's
+ * for element ((b H + h) N + i) M + j of this node: the same for any
+ * blocking and thread count.
+ *
+ * While a probe is attached, forward also computes the probed sample's
+ * probabilities (its rows of [B, heads, N, M]) into the graph's probe space
+ * (node->probe_aux) for the attention-map taps.
  */
 #include <cblas.h>
 #include <math.h>
 #include <string.h>
 
 #include "../op.h"
+#include "../probe.h"
 #include "vecmath.h"
+
+enum { QB = RF_ATTN_QBLOCK, KB = RF_ATTN_KBLOCK };
 
 typedef struct {
     int64_t B, N, M, D, H, dk;
+    int64_t b0;               /* this rank's first row of the global batch (dropout's index) */
     float scale;
-} attn_geom;
+    float drop, keep_scale;   /* dropout in effect (0 unless training) and 1 / (1 - drop) */
+    uint64_t seed, step;
+    rf_id node;
+    const float *q, *k, *v, *mask;
+} attn;
 
-static attn_geom attn_geometry(rf_exec *x, const rf_node *n)
+static attn attn_of(rf_exec *x, const rf_node *n)
 {
-    attn_geom a = {.B = n->shape.dim[0], .N = n->shape.dim[1], .M = rf_in(x, n, 1)->shape.dim[1],
-                   .D = n->shape.dim[2], .H = n->ia[0], .scale = n->fa[0]};
+    const rf_node *k = rf_in(x, n, 1);
+    attn a = {.B = n->shape.dim[0], .N = n->shape.dim[1], .M = k->shape.dim[1], .D = n->shape.dim[2],
+              .H = n->ia[0], .scale = n->fa[0], .seed = x->seed, .step = x->step,
+              .node = (rf_id)(n - rf_graph_node(x->g, 0)), .q = rf_in(x, n, 0)->value, .k = k->value,
+              .v = rf_in(x, n, 2)->value, .mask = n->n_in == 4 ? rf_in(x, n, 3)->value : NULL};
     a.dk = a.D / a.H;
+    a.b0 = (int64_t)x->shard * a.B;
+    a.drop = x->training ? n->fa[1] : 0.0f;
+    a.keep_scale = 1.0f / (1.0f - a.drop);
     return a;
 }
 
-/* Column block of head h in row 0 of batch item b of a [B, len, D] tensor. */
-static size_t head_offset(const attn_geom *a, int64_t b, int64_t len, int64_t h)
+/* Row r, column 0 of head h of batch item b in a [B, len, D] tensor. */
+static size_t at(const attn *a, int64_t b, int64_t len, int64_t h, int64_t r)
 {
-    return (size_t)(b * len * a->D + h * a->dk);
+    return (size_t)((b * len + r) * a->D + h * a->dk);
 }
 
-static float *probs(const attn_geom *a, float *aux, int64_t b, int64_t h)
+static int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
+
+/* s[r][c] += bias[c]: the key mask as 0 or -inf, added in one vector pass */
+static RF_VEC_CLONES void add_bias(float *s, int rows, int ld, const float *bias, int cols)
 {
-    return aux + (b * a->H + h) * a->N * a->M;
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++)
+            s[(int64_t)r * ld + c] += bias[c];
 }
 
-/* Masked keys of a row of scores become -inf, then one softmax. */
-static void softmax_row(float *p, const float *mask, int64_t M)
+/* s [rows, cols <= KB] (leading dimension ld) = scale Q K^T for queries
+ * i0.. and keys j0.. of head (b, h), masked keys -inf. False, computing
+ * nothing, when every key of the block is masked (the padding at the end
+ * of a shorter sequence): the block then adds nothing anywhere. */
+static bool scores(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols, float *s,
+                   int ld)
 {
-    if (mask != NULL)
-        for (int64_t j = 0; j < M; j++)
-            p[j] = mask[j] == 0.0f ? -INFINITY : p[j];
-    rf_softmax_row_inplace(p, M);
-}
-
-typedef struct {
-    const attn_geom *a;
-    const float *q, *k, *v, *mask;
-    float *aux, *out;
-} forward_ctx;
-
-/* Items: (b, h) pairs. */
-static void forward_heads(void *ctx, int64_t begin, int64_t end, int thread)
-{
-    (void)thread;
-    const forward_ctx *c = ctx;
-    const attn_geom *a = c->a;
-    int D = (int)a->D, M = (int)a->M, dk = (int)a->dk;
-    for (int64_t bh = begin; bh < end; bh++) {
-        int64_t b = bh / a->H, h = bh % a->H;
-        const float *q = c->q + head_offset(a, b, a->N, h), *k = c->k + head_offset(a, b, a->M, h);
-        const float *v = c->v + head_offset(a, b, a->M, h), *mask = c->mask ? c->mask + b * a->M : NULL;
-        float *p = probs(a, c->aux, b, h), *out = c->out + head_offset(a, b, a->N, h);
-        for (int64_t r0 = 0; r0 < a->N; r0 += RF_ATTN_ROWS) {
-            int rows = (int)(a->N - r0 < RF_ATTN_ROWS ? a->N - r0 : RF_ATTN_ROWS);
-            float *pb = p + r0 * M;
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, M, dk, a->scale, q + r0 * D, D, k, D,
-                        0.0f, pb, M);
-            for (int r = 0; r < rows; r++)
-                softmax_row(pb + (int64_t)r * M, mask, M);
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, M, 1.0f, pb, M, v, D, 0.0f,
-                        out + r0 * D, D);
+    float bias[KB];
+    int valid = cols;
+    if (a->mask != NULL) {
+        const float *m = a->mask + b * a->M + j0;
+        valid = 0;
+        for (int c = 0; c < cols; c++) {
+            bias[c] = m[c] != 0.0f ? 0.0f : -INFINITY;
+            valid += m[c] != 0.0f;
         }
     }
+    if (valid == 0)
+        return false;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, (int)a->dk, a->scale,
+                a->q + at(a, b, a->N, h, i0), (int)a->D, a->k + at(a, b, a->M, h, j0), (int)a->D, 0.0f, s, ld);
+    if (valid < cols)
+        add_bias(s, rows, ld, bias, cols);
+    return true;
+}
+
+/* The largest of p[0..n) in 16 lanes (-inf for a row of masked keys). */
+static RF_VEC_CLONES float row_max(const float *p, int n)
+{
+    float lanes[16];
+    for (int l = 0; l < 16; l++)
+        lanes[l] = -INFINITY;
+    int j = 0;
+    for (; j + 16 <= n; j += 16)
+        for (int l = 0; l < 16; l++)
+            lanes[l] = p[j + l] > lanes[l] ? p[j + l] : lanes[l];
+    float mx = -INFINITY;
+    for (; j < n; j++)
+        mx = p[j] > mx ? p[j] : mx;
+    for (int l = 0; l < 16; l++)
+        mx = lanes[l] > mx ? lanes[l] : mx;
+    return mx;
+}
+
+/* p[j] = e^(p[j] - shift) for a finite shift (-inf entries become 0);
+ * returns their sum, in 16 lanes. */
+static RF_VEC_CLONES float exp_row(float *p, int n, float shift)
+{
+    float lanes[16] = {0};
+    int j = 0;
+    for (; j + 16 <= n; j += 16)
+        for (int l = 0; l < 16; l++) {
+            float e = rf_expf(p[j + l] - shift);
+            p[j + l] = e;
+            lanes[l] += e;
+        }
+    float sum = 0.0f;
+    for (; j < n; j++) {
+        p[j] = rf_expf(p[j] - shift);
+        sum += p[j];
+    }
+    for (int l = 0; l < 16; l++)
+        sum += lanes[l];
+    return sum;
+}
+
+/* Dropout's keep decision for probability (b, h, i, j). */
+static bool kept(const attn *a, int64_t b, int64_t h, int64_t i, int64_t j)
+{
+    return rf_dropout_keep(a->seed, a->step, a->node, (((a->b0 + b) * a->H + h) * a->N + i) * a->M + j, a->drop);
+}
+
+/* p[c] *= Z for row i of head (b, h), keys j0.. */
+static void drop_row(const attn *a, int64_t b, int64_t h, int64_t i, int64_t j0, float *p, int cols)
+{
+    for (int c = 0; c < cols; c++)
+        p[c] = kept(a, b, h, i, j0 + c) ? p[c] * a->keep_scale : 0.0f;
+}
+
+static void scale_row(float *o, int64_t n, float s)
+{
+    for (int64_t c = 0; c < n; c++)
+        o[c] *= s;
+}
+
+/* ---- forward ---- */
+
+typedef struct {
+    const attn *a;
+    float *out, *lse, *scratch;
+    size_t per_thread;
+} forward_ctx;
+
+/* The query block i0.. of head (b, h): out rows and their lse. */
+static void forward_block(const forward_ctx *c, int64_t b, int64_t h, int64_t i0, float *s)
+{
+    const attn *a = c->a;
+    int rows = (int)min64(QB, a->N - i0), D = (int)a->D, dk = (int)a->dk;
+    float *mx = s + QB * KB, *sum = mx + QB, *o = c->out + at(a, b, a->N, h, i0);
+    for (int r = 0; r < rows; r++) {
+        mx[r] = -INFINITY;
+        sum[r] = 0.0f;
+        memset(o + (int64_t)r * D, 0, (size_t)dk * sizeof *o);
+    }
+    for (int64_t j0 = 0; j0 < a->M; j0 += KB) {
+        int cols = (int)min64(KB, a->M - j0);
+        if (!scores(a, b, h, i0, rows, j0, cols, s, KB))
+            continue;
+        for (int r = 0; r < rows; r++) {
+            float *p = s + (int64_t)r * KB;
+            float next = fmaxf(mx[r], row_max(p, cols));
+            if (next == -INFINITY) {   /* no valid key yet: nothing to add */
+                memset(p, 0, (size_t)cols * sizeof *p);
+                continue;
+            }
+            float rescale = rf_expf(mx[r] - next);   /* 0 for the first valid block */
+            sum[r] = sum[r] * rescale + exp_row(p, cols, next);
+            mx[r] = next;
+            if (rescale != 1.0f)
+                scale_row(o + (int64_t)r * D, dk, rescale);
+            if (a->drop > 0.0f)
+                drop_row(a, b, h, i0 + r, j0, p, cols);
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, 1.0f, s, KB,
+                    a->v + at(a, b, a->M, h, j0), D, 1.0f, o, D);
+    }
+    float *lse = c->lse + (b * a->H + h) * a->N + i0;
+    for (int r = 0; r < rows; r++) {
+        scale_row(o + (int64_t)r * D, dk, sum[r] > 0.0f ? 1.0f / sum[r] : 0.0f);   /* no valid key: zeros */
+        lse[r] = sum[r] > 0.0f ? mx[r] + logf(sum[r]) : -INFINITY;
+    }
+}
+
+/* Items: (b, h, query block). */
+static void forward_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    const forward_ctx *c = ctx;
+    int64_t blocks = (c->a->N + QB - 1) / QB;
+    float *s = c->scratch + (size_t)thread * c->per_thread;
+    for (int64_t it = begin; it < end; it++) {
+        int64_t bh = it / blocks;
+        forward_block(c, bh / c->a->H, bh % c->a->H, it % blocks * QB, s);
+    }
+}
+
+/* ---- the probabilities, for probes ---- */
+
+typedef struct {
+    const attn *a;
+    int64_t b0;           /* the first batch row of the probed sample */
+    const float *lse;
+    float *probs;         /* [rows, heads, N, M] from row b0 */
+} probs_ctx;
+
+/* p = e^(s - lse); rows with no valid key are zeros. Items: (batch row
+ * from b0, head, query block). */
+static void probs_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const probs_ctx *c = ctx;
+    const attn *a = c->a;
+    int64_t blocks = (a->N + QB - 1) / QB;
+    for (int64_t it = begin; it < end; it++) {
+        int64_t bh = it / blocks, b = c->b0 + bh / a->H, h = bh % a->H, i0 = it % blocks * QB;
+        int rows = (int)min64(QB, a->N - i0);
+        float *p = c->probs + (bh * a->N + i0) * a->M;
+        for (int64_t j0 = 0; j0 < a->M; j0 += KB) {
+            int cols = (int)min64(KB, a->M - j0);
+            if (!scores(a, b, h, i0, rows, j0, cols, p + j0, (int)a->M))   /* masked: e^-inf below */
+                for (int r = 0; r < rows; r++)
+                    for (int c2 = 0; c2 < cols; c2++)
+                        p[r * a->M + j0 + c2] = -INFINITY;
+        }
+        for (int r = 0; r < rows; r++) {
+            float l = c->lse[(b * a->H + h) * a->N + i0 + r];
+            float *pr = p + (int64_t)r * a->M;
+            if (l == -INFINITY)
+                memset(pr, 0, (size_t)a->M * sizeof *pr);
+            else
+                exp_row(pr, (int)a->M, l);
+        }
+    }
+}
+
+/* The probed sample's rows of the probabilities [B, H, N, M] (one batch
+ * row, or BLRP's segments of one sample) into node->probe_aux; NULL if
+ * there is no room (the tap then stays unfilled and the caller says so). */
+static void probe_probs(rf_exec *x, rf_node *n, const attn *a)
+{
+    rf_id id = (rf_id)(n - rf_graph_node(x->g, 0));
+    int64_t rows = rf_tap_rows_per_sample(x->g, id, a->B), b0 = x->probe_sample * rows;
+    float *p = NULL;
+    if (rows > 0 && b0 >= 0 && b0 + rows <= a->B)
+        p = rf_graph_probe_space(x->g, (size_t)(rows * a->H * a->N * a->M));
+    if (p != NULL) {
+        probs_ctx c = {a, b0, n->aux, p};
+        rf_pool_run(x->pool, rows * a->H * ((a->N + QB - 1) / QB), 1, probs_task, &c);
+    }
+    n->probe_aux = p;
 }
 
 /* q [B, N, D], k, v [B, M, D], key_mask [B, M] -> out [B, N, D];
- * aux: P [B, H, N, M] */
+ * aux: lse [B, H, N] */
 void rf_cpu_attention_forward(rf_exec *x, rf_node *n)
 {
-    attn_geom a = attn_geometry(x, n);
-    forward_ctx c = {&a, rf_in(x, n, 0)->value, rf_in(x, n, 1)->value, rf_in(x, n, 2)->value,
-                     n->n_in == 4 ? rf_in(x, n, 3)->value : NULL, n->aux, n->value};
-    rf_pool_run(x->pool, a.B * a.H, 1, forward_heads, &c);
+    attn a = attn_of(x, n);
+    forward_ctx c = {&a, n->value, n->aux, x->scratch, RF_ATTN_THREAD_FLOATS};
+    rf_pool_run(x->pool, a.B * a.H * ((a.N + QB - 1) / QB), 1, forward_task, &c);
+    n->probe_aux = NULL;
+    if (x->probing && a.M > 0)
+        probe_probs(x, n, &a);
 }
+
+/* ---- backward ---- */
 
 typedef struct {
-    const attn_geom *a;
-    const rf_node *n;
-    const float *q, *k, *v;
+    const attn *a;
+    const float *out, *dout, *lse;
     float *gq, *gk, *gv, *scratch;
+    size_t per_thread;
 } backward_ctx;
 
-/* Gradients of one row block [r0, r0 + rows) of head (b, h). */
-static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t r0, int rows, float *ds)
+/* dS = P (dP - D) for one row, in place in dP */
+static RF_VEC_CLONES void ds_row(float *dp, const float *p, float D, int cols)
 {
-    const attn_geom *a = c->a;
-    int D = (int)a->D, M = (int)a->M, dk = (int)a->dk;
-    size_t oq = head_offset(a, b, a->N, h) + (size_t)(r0 * a->D), okv = head_offset(a, b, a->M, h);
-    const float *q = c->q + oq, *k = c->k + okv, *v = c->v + okv, *dout = c->n->grad + oq;
-    const float *p = probs(a, c->n->aux, b, h) + r0 * M;
-    /* dV_h [M, dk] += P^T [M, rows] @ dO [rows, dk] */
-    if (c->gv != NULL)
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, dk, rows, 1.0f, p, M, dout, D, 1.0f, c->gv + okv,
-                    D);
-    if (c->gq == NULL && c->gk == NULL)
-        return;
-    /* dP [rows, M] = dO @ V_h^T, then dS = P * (dP - rowsum(dP * P)) in place */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, M, dk, 1.0f, dout, D, v, D, 0.0f, ds, M);
-    for (int r = 0; r < rows; r++) {
-        const float *pr = p + (int64_t)r * M;
-        float *dr = ds + (int64_t)r * M;
-        float dot = rf_dot(dr, pr, M);
-        for (int64_t j = 0; j < M; j++)
-            dr[j] = pr[j] * (dr[j] - dot);
-    }
-    /* dQ [rows, dk] += scale * dS @ K_h;  dK_h [M, dk] += scale * dS^T @ Q */
-    if (c->gq != NULL)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, M, a->scale, ds, M, k, D, 1.0f,
-                    c->gq + oq, D);
-    if (c->gk != NULL)
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, dk, rows, a->scale, ds, M, q, D, 1.0f,
-                    c->gk + okv, D);
+    for (int c = 0; c < cols; c++)
+        dp[c] = p[c] * (dp[c] - D);
 }
 
-/* Items: (b, h) pairs; each thread has its own [ROWS, M] dP block. */
-static void backward_heads(void *ctx, int64_t begin, int64_t end, int thread)
+/* Key block j0.. against query block i0.. of head (b, h): p and ds are
+ * [rows, KB] blocks, Dr the query rows' rowsum(dO * O). */
+static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0,
+                           float *p, float *ds, const float *Dr)
+{
+    const attn *a = c->a;
+    int cols = (int)min64(KB, a->M - j0), D = (int)a->D, dk = (int)a->dk;
+    size_t oq = at(a, b, a->N, h, i0), okv = at(a, b, a->M, h, j0);
+    const float *lse = c->lse + (b * a->H + h) * a->N + i0;
+    if (!scores(a, b, h, i0, rows, j0, cols, p, KB))
+        return;
+    for (int r = 0; r < rows; r++) {
+        float *pr = p + (int64_t)r * KB;
+        if (lse[r] == -INFINITY)
+            memset(pr, 0, (size_t)cols * sizeof *pr);
+        else
+            exp_row(pr, cols, lse[r]);
+    }
+    if (c->gq != NULL || c->gk != NULL) {
+        /* dP [rows, cols] = dO_i V_j^T (times Z), then dS = P (dP - D) */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv,
+                    D, 0.0f, ds, KB);
+        for (int r = 0; r < rows; r++) {
+            float *dr = ds + (int64_t)r * KB;
+            const float *pr = p + (int64_t)r * KB;
+            if (a->drop > 0.0f)
+                drop_row(a, b, h, i0 + r, j0, dr, cols);
+            ds_row(dr, pr, Dr[r], cols);
+        }
+        if (c->gq != NULL)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, a->scale, ds, KB, a->k + okv,
+                        D, 1.0f, c->gq + oq, D);
+        if (c->gk != NULL)
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cols, dk, rows, a->scale, ds, KB, a->q + oq, D,
+                        1.0f, c->gk + okv, D);
+    }
+    if (c->gv != NULL) {
+        if (a->drop > 0.0f)
+            for (int r = 0; r < rows; r++)
+                drop_row(a, b, h, i0 + r, j0, p + (int64_t)r * KB, cols);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cols, dk, rows, 1.0f, p, KB, c->dout + oq, D, 1.0f,
+                    c->gv + okv, D);
+    }
+}
+
+/* Items: (b, h) pairs; each thread has its own blocks. */
+static void backward_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
     const backward_ctx *c = ctx;
-    float *ds = c->scratch + (size_t)thread * RF_ATTN_ROWS * c->a->M;
-    for (int64_t bh = begin; bh < end; bh++)
-        for (int64_t r0 = 0; r0 < c->a->N; r0 += RF_ATTN_ROWS) {
-            int rows = (int)(c->a->N - r0 < RF_ATTN_ROWS ? c->a->N - r0 : RF_ATTN_ROWS);
-            block_backward(c, bh / c->a->H, bh % c->a->H, r0, rows, ds);
+    const attn *a = c->a;
+    float *p = c->scratch + (size_t)thread * c->per_thread, *ds = p + QB * KB, *Dr = ds + QB * KB;
+    for (int64_t bh = begin; bh < end; bh++) {
+        int64_t b = bh / a->H, h = bh % a->H;
+        for (int64_t i0 = 0; i0 < a->N; i0 += QB) {
+            int rows = (int)min64(QB, a->N - i0);
+            bool zero = true;   /* dO = 0 (padded queries whose outputs nothing reads) adds exactly 0 */
+            for (int r = 0; r < rows; r++) {
+                size_t o = at(a, b, a->N, h, i0 + r);
+                Dr[r] = rf_dot(c->dout + o, c->out + o, a->dk);
+                for (int64_t e = 0; e < a->dk; e++)
+                    zero &= c->dout[o + e] == 0.0f;
+            }
+            if (zero)
+                continue;
+            for (int64_t j0 = 0; j0 < a->M; j0 += KB)
+                block_backward(c, b, h, i0, rows, j0, p, ds, Dr);
         }
+    }
 }
 
 /* dout [B, N, D] -> dq [B, N, D], dk, dv [B, M, D] (+=); the mask gets none */
 void rf_cpu_attention_backward(rf_exec *x, rf_node *n)
 {
-    attn_geom a = attn_geometry(x, n);
-    backward_ctx c = {&a, n, rf_in(x, n, 0)->value, rf_in(x, n, 1)->value, rf_in(x, n, 2)->value,
-                      rf_in(x, n, 0)->grad, rf_in(x, n, 1)->grad, rf_in(x, n, 2)->grad, x->scratch};
-    rf_pool_run(x->pool, a.B * a.H, 1, backward_heads, &c);
+    attn a = attn_of(x, n);
+    backward_ctx c = {&a, n->value, n->grad, n->aux, rf_in(x, n, 0)->grad, rf_in(x, n, 1)->grad,
+                      rf_in(x, n, 2)->grad, x->scratch, RF_ATTN_THREAD_FLOATS};
+    if (c.gq != NULL || c.gk != NULL || c.gv != NULL)
+        rf_pool_run(x->pool, a.B * a.H, 1, backward_task, &c);
 }

@@ -137,7 +137,7 @@ static rf_id mlp_residual(const blrp *m, rf_id h, const char *prefix)
 static rf_id attend(const blrp *m, rf_id resid, rf_id q, kv keys, rf_id key_mask, const char *prefix,
                     const char *tap)
 {
-    rf_id a = rf_attention(m->g, q, keys.k, keys.v, key_mask, m->heads, m->scale);
+    rf_id a = rf_attention(m->g, q, keys.k, keys.v, key_mask, m->heads, m->scale, 0.0f);
     if (a != RF_NONE) {
         rf_shape sq = rf_node_shape(m->g, q), sk = rf_node_shape(m->g, keys.k);
         rf_shape view = rf_shape4(m->B, sq.dim[0] / m->B * m->heads, sq.dim[1], sk.dim[1]);

@@ -1,4 +1,5 @@
-/* Full multi-head attention (SPEC §1): the O(N²) baseline. */
+/* Full multi-head attention (SPEC §1): the O(N²) baseline (in time; its
+ * memory is linear in N, core/cpu/attention.c). */
 #include <math.h>
 #include <stdio.h>
 
@@ -16,7 +17,7 @@ rf_id rf_mixer_full(const rf_encoder_ctx *e, int layer, rf_id x)
     rf_id k = rf_dense(g, x, d, d, name, true);
     snprintf(name, sizeof name, "layer%d.attn.v", layer);
     rf_id v = rf_dense(g, x, d, d, name, true);
-    rf_id a = rf_attention(g, q, k, v, e->mask, heads, 1.0f / sqrtf((float)(d / heads)));
+    rf_id a = rf_attention(g, q, k, v, e->mask, heads, 1.0f / sqrtf((float)(d / heads)), e->cfg->model.attn_dropout);
     snprintf(name, sizeof name, "layer%d.attn.probs", layer);
     rf_tap_add(g, name, a, RF_TAP_AUX, rf_shape4(e->batch, heads, e->tokens, e->tokens), 0);
     snprintf(name, sizeof name, "layer%d.attn.out", layer);

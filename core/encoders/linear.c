@@ -40,7 +40,7 @@ rf_id rf_attention_sublayer(const rf_encoder_ctx *e, int layer, rf_id x, rf_id m
             rf_tap_add(g, name, a, RF_TAP_AUX, rf_shape4(s.dim[0], heads, dk, dk), l.kv);
         }
     } else {
-        a = rf_attention(g, q, k, v, mask, heads, 1.0f / sqrtf((float)dk));
+        a = rf_attention(g, q, k, v, mask, heads, 1.0f / sqrtf((float)dk), 0.0f);
         if (a != RF_NONE) {
             rf_shape s = rf_node_shape(g, a);
             snprintf(name, sizeof name, "layer%d.attn.probs", layer);

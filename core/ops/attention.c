@@ -2,26 +2,37 @@
  * Kernels: core/cpu/attention.c. */
 #include "../op.h"
 
-/* The probabilities P [B, heads, N, M]: saved for backward and for probes. */
+/* Forward keeps each query row's log-sum-exp of its scores, [B, heads, N]:
+ * backward recomputes the probabilities from it block by block, so nothing
+ * N x M is planned (the CUDA kernels keep the same). */
 static size_t attention_aux(const rf_graph *g, const rf_node *n)
+{
+    (void)g;
+    return (size_t)(n->shape.dim[0] * n->ia[0] * n->shape.dim[1]);
+}
+
+/* Per thread: a block of scores or probabilities and one of their
+ * gradients [RF_ATTN_QBLOCK, RF_ATTN_KBLOCK], and per query of the block its
+ * running max and sum (forward) or rowsum(dO * O) (backward). */
+static size_t attention_scratch(const rf_graph *g, const rf_node *n, int threads)
+{
+    (void)g;
+    (void)n;
+    return (size_t)threads * RF_ATTN_THREAD_FLOATS;
+}
+
+/* The probabilities [B, heads, N, M] that the attention-map taps view,
+ * computed for the probed sample only while a probe is attached. */
+static size_t attention_probe_aux(const rf_graph *g, const rf_node *n)
 {
     rf_shape k = rf_node_shape(g, n->in[1]);
     return (size_t)(n->shape.dim[0] * n->ia[0] * n->shape.dim[1] * k.dim[1]);
 }
 
-/* Backward: one dP / dS block [RF_ATTN_ROWS, M] per thread. */
-static size_t attention_scratch(const rf_graph *g, const rf_node *n, int threads)
-{
-    rf_shape k = rf_node_shape(g, n->in[1]);
-    return (size_t)threads * RF_ATTN_ROWS * (size_t)k.dim[1];
-}
-
-/* Backward reads q, k, v (and P from aux). The CPU's never reads its own
- * output, but a flash-style backward (kernels/attention.cu: rowsum(dO ∘ O))
- * does, so the output stays alive until backward: [B, N, D], heads·M/dk
- * times smaller than P. */
+/* Backward reads q, k, v, the row statistics in aux and its own output
+ * (rowsum(dO * O)). */
 const rf_op_info rf_info_attention = {"attention", RF_BWD_READS_INPUTS | RF_BWD_READS_OUTPUT, attention_aux,
-                                      attention_scratch};
+                                      attention_scratch, attention_probe_aux};
 
 bool rf_qkv_shapes_ok(rf_graph *g, const char *op, rf_id q, rf_id k, rf_id v, rf_id key_mask, int heads)
 {
@@ -57,8 +68,10 @@ bool rf_qkv_shapes_ok(rf_graph *g, const char *op, rf_id q, rf_id k, rf_id v, rf
     return true;
 }
 
-rf_id rf_attention(rf_graph *g, rf_id q, rf_id k, rf_id v, rf_id key_mask, int heads, float scale)
+rf_id rf_attention(rf_graph *g, rf_id q, rf_id k, rf_id v, rf_id key_mask, int heads, float scale, float dropout)
 {
+    if (!(dropout >= 0.0f && dropout < 1.0f))
+        return rf_graph_fail(g, "attention: dropout %g is outside [0, 1)", (double)dropout);
     rf_id in[4] = {q, k, v, key_mask};
     int n_in = key_mask == RF_NONE ? 3 : 4;
     if (!rf_graph_inputs_ok(g, in, n_in) || !rf_qkv_shapes_ok(g, "attention", q, k, v, key_mask, heads))
@@ -69,5 +82,6 @@ rf_id rf_attention(rf_graph *g, rf_id q, rf_id k, rf_id v, rf_id key_mask, int h
     rf_node *n = rf_graph_node(g, id);
     n->ia[0] = heads;
     n->fa[0] = scale;
+    n->fa[1] = dropout;
     return id;
 }

@@ -20,8 +20,8 @@ static size_t conv_scratch(const rf_graph *g, const rf_node *n, int threads)
     return (size_t)(rows * cols);
 }
 
-const rf_op_info rf_info_conv1d = {"conv1d", RF_BWD_READS_INPUTS, NULL, conv_scratch};
-const rf_op_info rf_info_conv2d = {"conv2d", RF_BWD_READS_INPUTS, NULL, conv_scratch};
+const rf_op_info rf_info_conv1d = {"conv1d", RF_BWD_READS_INPUTS, NULL, conv_scratch, NULL};
+const rf_op_info rf_info_conv2d = {"conv2d", RF_BWD_READS_INPUTS, NULL, conv_scratch, NULL};
 
 /* Checks shared by both: ranks, channels, bias, stride and padding.
  * `spatial` is 1 or 2. Returns false after recording the error. */

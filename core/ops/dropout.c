@@ -14,4 +14,4 @@ rf_id rf_dropout(rf_graph *g, rf_id x, float p)
 }
 
 /* backward recomputes the keep mask from (seed, step, node, i): no aux */
-const rf_op_info rf_info_dropout = {"dropout", 0, NULL, NULL};
+const rf_op_info rf_info_dropout = {"dropout", 0, NULL, NULL, NULL};

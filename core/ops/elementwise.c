@@ -14,12 +14,12 @@ static size_t mul_scratch(const rf_graph *g, const rf_node *n, int threads)
     return broadcast ? (size_t)rf_shape_numel(n->shape) : 0;
 }
 
-const rf_op_info rf_info_add = {"add", 0, NULL, NULL};
-const rf_op_info rf_info_sub = {"sub", 0, NULL, NULL};
-const rf_op_info rf_info_mul = {"mul", RF_BWD_READS_INPUTS, NULL, mul_scratch};
-const rf_op_info rf_info_scale = {"scale", 0, NULL, NULL};
+const rf_op_info rf_info_add = {"add", 0, NULL, NULL, NULL};
+const rf_op_info rf_info_sub = {"sub", 0, NULL, NULL, NULL};
+const rf_op_info rf_info_mul = {"mul", RF_BWD_READS_INPUTS, NULL, mul_scratch, NULL};
+const rf_op_info rf_info_scale = {"scale", 0, NULL, NULL, NULL};
 /* every kind's derivative is computed from x (GELU cannot be from its output) */
-const rf_op_info rf_info_unary = {"unary", RF_BWD_READS_INPUTS, NULL, NULL};
+const rf_op_info rf_info_unary = {"unary", RF_BWD_READS_INPUTS, NULL, NULL, NULL};
 
 /* NumPy broadcasting: align right, size-1 dims stretch. */
 static rf_id binary(rf_graph *g, rf_op op, rf_id a, rf_id b)

@@ -2,7 +2,7 @@
 #include "../op.h"
 
 /* The backward reads the ids to know which table rows to scatter into. */
-const rf_op_info rf_info_embedding = {"embedding", RF_BWD_READS_INPUTS, NULL, NULL};
+const rf_op_info rf_info_embedding = {"embedding", RF_BWD_READS_INPUTS, NULL, NULL, NULL};
 
 rf_id rf_embedding(rf_graph *g, rf_id ids, rf_id table)
 {

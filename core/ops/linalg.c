@@ -3,8 +3,8 @@
 #include "../op.h"
 
 /* Backward of both ops reads A and B (x and w) to form dB and dA. */
-const rf_op_info rf_info_matmul = {"matmul", RF_BWD_READS_INPUTS, NULL, NULL};
-const rf_op_info rf_info_linear = {"linear", RF_BWD_READS_INPUTS, NULL, NULL};
+const rf_op_info rf_info_matmul = {"matmul", RF_BWD_READS_INPUTS, NULL, NULL, NULL};
+const rf_op_info rf_info_linear = {"linear", RF_BWD_READS_INPUTS, NULL, NULL, NULL};
 
 rf_id rf_matmul(rf_graph *g, rf_id a, rf_id b, bool ta, bool tb)
 {

@@ -47,7 +47,7 @@ static size_t linear_attention_scratch(const rf_graph *g, const rf_node *n, int 
 
 /* Backward reads v and the mask (inputs) and O (its own output). */
 const rf_op_info rf_info_linear_attention = {"linear_attention", RF_BWD_READS_INPUTS | RF_BWD_READS_OUTPUT,
-                                             linear_attention_aux, linear_attention_scratch};
+                                             linear_attention_aux, linear_attention_scratch, NULL};
 
 bool rf_kernel_map_parse(const char *name, rf_kernel_map *out)
 {

@@ -42,5 +42,5 @@ static size_t cross_entropy_scratch(const rf_graph *g, const rf_node *n, int thr
     return (size_t)rf_graph_cnode(g, n->in[0])->shape.dim[0];
 }
 
-const rf_op_info rf_info_cross_entropy = {"cross_entropy", 0, cross_entropy_aux, cross_entropy_scratch};
-const rf_op_info rf_info_bce_logits = {"bce_logits", RF_BWD_READS_INPUTS, NULL, NULL};
+const rf_op_info rf_info_cross_entropy = {"cross_entropy", 0, cross_entropy_aux, cross_entropy_scratch, NULL};
+const rf_op_info rf_info_bce_logits = {"bce_logits", RF_BWD_READS_INPUTS, NULL, NULL, NULL};

@@ -24,7 +24,7 @@ static size_t ls_scratch(const rf_graph *g, const rf_node *n, int threads)
 }
 
 /* Backward reads q, k, v, the mask (and P from aux), never its own output. */
-const rf_op_info rf_info_ls_attention = {"ls_attention", RF_BWD_READS_INPUTS, ls_aux, ls_scratch};
+const rf_op_info rf_info_ls_attention = {"ls_attention", RF_BWD_READS_INPUTS, ls_aux, ls_scratch, NULL};
 
 /* q [B, N, D], k, v [B, N + G, D], key_mask [B, N] or RF_NONE -> [B, N, D] */
 rf_id rf_ls_attention(rf_graph *g, rf_id q, rf_id k, rf_id v, rf_id key_mask, int heads, int window,

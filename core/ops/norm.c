@@ -50,4 +50,4 @@ static size_t layernorm_aux(const rf_graph *g, const rf_node *n)
     return 2 * (size_t)(rf_shape_numel(n->shape) / n->shape.dim[n->shape.ndim - 1]);
 }
 
-const rf_op_info rf_info_layernorm = {"layernorm", RF_BWD_READS_INPUTS, layernorm_aux, NULL};
+const rf_op_info rf_info_layernorm = {"layernorm", RF_BWD_READS_INPUTS, layernorm_aux, NULL, NULL};

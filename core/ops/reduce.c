@@ -42,6 +42,6 @@ static size_t masked_mean_aux(const rf_graph *g, const rf_node *n)
     return (size_t)rf_shape_numel(rf_graph_cnode(g, n->in[1])->shape);
 }
 
-const rf_op_info rf_info_sum = {"sum", 0, NULL, NULL};
-const rf_op_info rf_info_mean = {"mean", 0, NULL, NULL};
-const rf_op_info rf_info_masked_mean = {"masked_mean", 0, masked_mean_aux, NULL};
+const rf_op_info rf_info_sum = {"sum", 0, NULL, NULL, NULL};
+const rf_op_info rf_info_mean = {"mean", 0, NULL, NULL, NULL};
+const rf_op_info rf_info_masked_mean = {"masked_mean", 0, masked_mean_aux, NULL, NULL};

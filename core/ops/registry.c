@@ -2,8 +2,8 @@
  * constructor in core/ops/. */
 #include "../op.h"
 
-static const rf_op_info info_input = {"input", 0, NULL, NULL};
-static const rf_op_info info_param = {"param", 0, NULL, NULL};
+static const rf_op_info info_input = {"input", 0, NULL, NULL, NULL};
+static const rf_op_info info_param = {"param", 0, NULL, NULL, NULL};
 
 extern const rf_op_info rf_info_matmul;
 extern const rf_op_info rf_info_linear;

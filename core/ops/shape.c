@@ -3,11 +3,11 @@
  * core/cpu/shape.c. */
 #include "../op.h"
 
-const rf_op_info rf_info_reshape = {"reshape", 0, NULL, NULL};
-const rf_op_info rf_info_permute = {"permute", 0, NULL, NULL};
-const rf_op_info rf_info_concat = {"concat", 0, NULL, NULL};
-const rf_op_info rf_info_slice = {"slice", 0, NULL, NULL};
-const rf_op_info rf_info_pad = {"pad", 0, NULL, NULL};
+const rf_op_info rf_info_reshape = {"reshape", 0, NULL, NULL, NULL};
+const rf_op_info rf_info_permute = {"permute", 0, NULL, NULL, NULL};
+const rf_op_info rf_info_concat = {"concat", 0, NULL, NULL, NULL};
+const rf_op_info rf_info_slice = {"slice", 0, NULL, NULL, NULL};
+const rf_op_info rf_info_pad = {"pad", 0, NULL, NULL, NULL};
 
 rf_id rf_reshape(rf_graph *g, rf_id x, rf_shape shape)
 {

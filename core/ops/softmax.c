@@ -45,5 +45,5 @@ rf_id rf_log_softmax(rf_graph *g, rf_id x)
 }
 
 /* Both backward passes need only the output (the mask's zeros are in it). */
-const rf_op_info rf_info_softmax = {"softmax", RF_BWD_READS_OUTPUT, NULL, NULL};
-const rf_op_info rf_info_log_softmax = {"log_softmax", RF_BWD_READS_OUTPUT, NULL, NULL};
+const rf_op_info rf_info_softmax = {"softmax", RF_BWD_READS_OUTPUT, NULL, NULL, NULL};
+const rf_op_info rf_info_log_softmax = {"log_softmax", RF_BWD_READS_OUTPUT, NULL, NULL, NULL};

@@ -22,7 +22,7 @@ static size_t talk_scratch(const rf_graph *g, const rf_node *n, int threads)
     return (size_t)(threads * N * n->ia[3] * R);
 }
 
-const rf_op_info rf_info_talk = {"talk", 0, talk_aux, talk_scratch};
+const rf_op_info rf_info_talk = {"talk", 0, talk_aux, talk_scratch, NULL};
 
 int64_t rf_talk_bounds_offset(const rf_graph *g, rf_id talk)
 {
