@@ -9,6 +9,7 @@
 #include "../core/exec.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
+#include "bench_inference.h"
 #include "cli.h"
 #include "data_open.h"
 #include "commands.h"
@@ -161,12 +162,21 @@ static void print_table(const rf_config *cfg, const bench_result *r, double toke
     printf("process peak RSS   %s\n", rss);
 }
 
+static void print_inference(const rf_inference_bench *inf, double train_samples)
+{
+    g_autofree char *planned = rf_cli_format_bytes(inf->planned), *engine = rf_cli_format_bytes(inf->peak_engine);
+    printf("training samples/s %.1f\n", train_samples);
+    printf("inference samples/s %.1f (%.2fx training's; a batch in %.4f s, forward only)\n", inf->samples_per_s,
+           train_samples > 0 ? inf->samples_per_s / train_samples : 0, inf->batch_median);
+    printf("inference memory   %s planned, engine peak %s\n", planned, engine);
+}
+
 int rf_cmd_bench(int argc, char **argv)
 {
     g_autofree char *config = NULL;
     g_auto(GStrv) sets = NULL;
     int steps = 10, warmup = 2;
-    gboolean json = FALSE, profile = FALSE;
+    gboolean json = FALSE, profile = FALSE, inference = FALSE;
     const GOptionEntry entries[] = {
         {"config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "Config file (INI)", "FILE"},
         {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override one key (repeatable)", "SECTION.KEY=VALUE"},
@@ -174,6 +184,9 @@ int rf_cmd_bench(int argc, char **argv)
         {"warmup", 'w', 0, G_OPTION_ARG_INT, &warmup, "Untimed steps first (default 2)", "N"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL},
         {"profile", 0, 0, G_OPTION_ARG_NONE, &profile, "Also print the time per op kind (to stderr)", NULL},
+        {"inference", 0, 0, G_OPTION_ARG_NONE, &inference,
+         "Also time forward-only batched inference (the build `predict` uses): samples/s against training's",
+         NULL},
         G_OPTION_ENTRY_NULL,
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
@@ -181,6 +194,9 @@ int rf_cmd_bench(int argc, char **argv)
     g_option_context_set_summary(ctx,
         "Time training steps of a config: median step time, tokens/s, the share of time spent\n"
         "waiting for data, planned memory against the engine's measured peak, and peak RSS.\n"
+        "With --inference, also forward-only batched inference at data.batch on predict's build\n"
+        "(the median time of a test batch, batch assembly included) and its samples/s against the\n"
+        "training step's.\n"
         "Nothing is written to disk.");
     g_option_context_set_description(ctx,
         "Example:\n  rangefinder bench --config data/configs/listops-full.ini --set train.threads=1 --json\n");
@@ -199,13 +215,18 @@ int rf_cmd_bench(int argc, char **argv)
 
     rf_config cfg;
     bench_result r = {0};
+    rf_inference_bench inf = {0};
     if (!rf_config_load_ini(config, (const char *const *)sets, &cfg, &error) ||
-        !bench(&cfg, steps, warmup, profile, &r, &error))
+        !bench(&cfg, steps, warmup, profile, &r, &error) ||
+        (inference && !rf_bench_inference(&cfg, steps, warmup, &inf, &error)))
         return rf_cli_report(error);
     double tokens = r.step_median > 0 ? (double)cfg.data.batch * r.seq / r.step_median : 0;
+    double train_samples = r.step_median > 0 ? cfg.data.batch / r.step_median : 0;
     int threads = rf_cli_threads(cfg.train.threads);
     if (!json) {
         print_table(&cfg, &r, tokens, threads);
+        if (inference)
+            print_inference(&inf, train_samples);
         return RF_EXIT_OK;
     }
     rf_json_line j;
@@ -227,6 +248,14 @@ int rf_cmd_bench(int argc, char **argv)
     rf_json_str(&j, "blas_kernels", rf_blas_kernels());
     rf_json_int(&j, "steps", steps);
     rf_json_int(&j, "warmup", warmup);
+    if (inference) {
+        rf_json_num(&j, "train_samples_per_s", train_samples);
+        rf_json_num(&j, "inference_samples_per_s", inf.samples_per_s);
+        rf_json_num(&j, "inference_batch_s_median", inf.batch_median);
+        rf_json_num(&j, "inference_speedup", train_samples > 0 ? inf.samples_per_s / train_samples : 0);
+        rf_json_int(&j, "inference_planned_bytes", (int64_t)inf.planned);
+        rf_json_int(&j, "inference_peak_engine_bytes", (int64_t)inf.peak_engine);
+    }
     rf_json_print(&j);
     return RF_EXIT_OK;
 }

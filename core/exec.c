@@ -326,7 +326,7 @@ bool rf_graph_prepare(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *
         if (node->op == RF_OP_PARAM) {
             size_t off = p->entries[node->param_index].offset;
             node->value = p->value + off;
-            node->grad = p->grad + off;
+            node->grad = p->grad != NULL ? p->grad + off : NULL;   /* NULL: values only */
         }
     }
     for (int b = 0; b < nb; b++) {

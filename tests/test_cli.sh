@@ -264,6 +264,23 @@ planned=$(sed -n 's/.*"planned_bytes":\([0-9]*\).*/\1/p' "$tmp/out" | tr '\n' ' 
 read -r p1 p2 p3 <<<"$planned"
 [ -n "${p3:-}" ] && [ "$p1" -lt "$p2" ] && [ "$p2" -lt "$p3" ]
 ok $? "planned bytes grow with the length ($planned)"
+run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 128 --json
+train_total=$(sed -n 's/.*"planned_bytes":\([0-9]*\).*/\1/p' "$tmp/out")
+run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 128 --json --inference
+expect_rc 0 "memory --inference exits 0"
+check "memory --inference plans no gradients or AdamW moments" \
+    sh -c "grep -q '\"grads\":0,\"optimizer\":0,' '$tmp/out' && grep -q '\"job\":\"inference\"' '$tmp/out'"
+infer_total=$(sed -n 's/.*"planned_bytes":\([0-9]*\).*/\1/p' "$tmp/out")
+[ -n "$infer_total" ] && [ -n "$train_total" ] && [ "$infer_total" -lt "$train_total" ]
+ok $? "memory --inference plans less than training ($infer_total < $train_total bytes)"
+run memory --config "$tmp/tiny.ini" --seq 512,1024 --inference
+expect_rc 0 "memory --inference without --json exits 0"
+check "memory --inference says it plans inference" grep -q ': inference, forward only$' "$tmp/out"
+run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 2 --warmup 1 --inference --json
+expect_rc 0 "bench --inference --json exits 0"
+check "bench --inference --json has the inference keys" json_has step_s_median train_samples_per_s \
+    inference_samples_per_s inference_batch_s_median inference_speedup inference_planned_bytes \
+    inference_peak_engine_bytes
 run memory --config "$tmp/tiny.ini" --seq 512,1024
 expect_rc 0 "memory without --json exits 0"
 check "memory prints a table" grep -q '^ *1024 ' "$tmp/out"
