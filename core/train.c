@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "checkpoint.h"
+#include "gemm.h"
 #include "optim.h"
 #include "pool.h"
 
@@ -89,6 +90,7 @@ static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool 
     t->ds = ds;
     t->forward_only = forward_only;
     int threads = thread_count(cfg);
+    rf_gemm_set_mode(cfg->train.gemm, NULL);   /* validated with the config */
     t->pool = rf_pool_new(threads);
     t->params = rf_params_new(cfg->train.seed);
     if (forward_only) {

@@ -58,9 +58,11 @@ void rf_cpu_linear_attention_forward(rf_exec *x, rf_node *n);
 void rf_cpu_linear_attention_backward(rf_exec *x, rf_node *n);
 void rf_cpu_talk_forward(rf_exec *x, rf_node *n);
 void rf_cpu_talk_backward(rf_exec *x, rf_node *n);
+void rf_cpu_linalg_products(rf_graph *g, const rf_node *n, bool backward, struct rf_gemm_list *out);
 
 const rf_backend rf_cpu_backend = {
     .name = "cpu",
+    .products = rf_cpu_linalg_products,
     .forward = {
         [RF_OP_MATMUL] = rf_cpu_matmul_forward,
         [RF_OP_LINEAR] = rf_cpu_linear_forward,
