@@ -120,10 +120,11 @@ bool rf_gemm_set_mode(const char *mode, rf_status *st)
     int m;
     if (!parse_mode(mode, &m))
         return rf_fail(st, "train.gemm = '%s': not auto, openblas or onednn", mode);
+    const char *env = getenv("RF_GEMM");
+    int forced;
     pthread_mutex_lock(&S.lock);
-    mode_from_env();
-    if (getenv("RF_GEMM") == NULL)
-        S.mode = m;
+    S.mode_set = true;
+    S.mode = env != NULL && parse_mode(env, &forced) ? forced : m;
     pthread_mutex_unlock(&S.lock);
     return true;
 }
