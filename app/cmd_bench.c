@@ -7,6 +7,7 @@
 #include "../core/blas_kernels.h"
 #include "../core/device.h"
 #include "../core/exec.h"
+#include "../core/gemm.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
 #include "bench_inference.h"
@@ -108,8 +109,10 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
     rf_metrics m;
     rf_op_profile prof = {0};
     for (int i = 0; ok && i < warmup + steps; i++) {
-        if (profile && i == warmup)
+        if (profile && i == warmup) {
             rf_graph_set_profile(rf_trainer_model(t)->graph, &prof);
+            rf_gemm_reset_calls();
+        }
         ok = rf_trainer_step(t, &m, &st);
         if (ok && i >= warmup) {
             seconds[i - warmup] = m.step_seconds;
@@ -117,8 +120,10 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
             total += m.step_seconds;
         }
     }
-    if (ok && profile)
+    if (ok && profile) {
         print_profile(&prof, steps);
+        rf_gemm_report(stderr, steps);
+    }
     if (ok) {
         const rf_memory_plan *plan = rf_trainer_plan(t);
         *r = (bench_result){
@@ -146,6 +151,7 @@ static void print_table(const rf_config *cfg, const bench_result *r, double toke
     printf("batch x length     %d x %d\n", cfg->data.batch, r->seq);
     printf("threads            %d\n", threads);
     printf("BLAS kernels       %s\n", rf_blas_kernels());
+    printf("matrix products    train.gemm = %s\n", rf_gemm_mode());
     printf("parameters         %lld\n", (long long)r->params);
     printf("step (median)      %.4f s\n", r->step_median);
     printf("tokens/s           %.0f\n", tokens);
@@ -246,6 +252,7 @@ int rf_cmd_bench(int argc, char **argv)
     rf_json_int(&j, "batch", cfg.data.batch);
     rf_json_int(&j, "threads", threads);
     rf_json_str(&j, "blas_kernels", rf_blas_kernels());
+    rf_json_str(&j, "gemm", rf_gemm_mode());
     rf_json_int(&j, "steps", steps);
     rf_json_int(&j, "warmup", warmup);
     if (inference) {

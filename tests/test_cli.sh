@@ -256,6 +256,11 @@ run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 2 --warmup 1 --profile
 expect_rc 0 "bench --profile exits 0"
 check "bench --profile times the ops (attention, linear) and the total" \
     sh -c "grep -q '^attention ' '$tmp/err' && grep -q '^linear ' '$tmp/err' && grep -q '^total ' '$tmp/err'"
+check "bench --profile names the library of each product shape" \
+    grep -q '^[0-9]* x [0-9]* x [0-9]* ([NT][NT]), [0-9]*  *\(openblas\|onednn\) ' "$tmp/err"
+RF_GEMM=onednn run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 1 --warmup 0 --profile --json
+check "bench with RF_GEMM=onednn runs every product on oneDNN" \
+    sh -c "grep -q '\"gemm\":\"onednn\"' '$tmp/out' && ! grep -q '^[0-9].* openblas ' '$tmp/err' && grep -q '^[0-9].* onednn  *[0-9.]*  *-  *-  *forced' '$tmp/err'"
 
 run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 64,128,256 --json
 expect_rc 0 "memory --json exits 0"
