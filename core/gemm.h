@@ -61,7 +61,8 @@ void rf_gemm_list_add(rf_gemm_list *l, bool ta, bool tb, int64_t m, int64_t n, i
 void rf_gemm_list_free(rf_gemm_list *l);
 
 /* "auto", "openblas" or "onednn" (train.gemm); RF_GEMM in the environment,
- * when set, takes precedence. Fails on any other value, naming it. */
+ * when set, takes precedence. Fails on any other value, naming it. The
+ * mode is the process's: each trainer sets its config's when it is made. */
 bool rf_gemm_set_mode(const char *mode, rf_status *st);
 /* The mode in force ("auto", "openblas", "onednn"). */
 const char *rf_gemm_mode(void);

@@ -547,6 +547,10 @@ run config --list
 expect_rc 0 "config --list exits 0"
 check "config --list lists data.task with its default and choices" \
     grep -q '^data.task  *listops  *listops|random' "$tmp/out"
+check "config --list lists train.gemm with its default and choices" \
+    grep -q '^train.gemm  *auto  *auto|openblas|onednn ' "$tmp/out"
+expect_error 1 "train.gemm refuses a library it does not have" "gemm|mkl" \
+    config --show --config "$tmp/tiny.ini" --set train.gemm=mkl
 for shipped in default listops-full; do
     run config --show --config "$configs/$shipped.ini"
     expect_rc 0 "the shipped $shipped.ini is valid"
