@@ -30,18 +30,21 @@ const char *rf_gemm_lib_name(rf_gemm_lib lib)
 void rf_gemm1(rf_gemm_lib lib, bool ta, bool tb, int m, int n, int k, float alpha, const float *A, int lda,
               const float *B, int ldb, float beta, float *C, int ldc)
 {
-    if (lib == RF_GEMM_OPENBLAS) {
-        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha,
-                    A, lda, B, ldb, beta, C, ldc);
-        return;
+    /* oneDNN leaves C unscaled by beta when k = 0, and refuses leading
+     * dimensions that BLAS accepts for empty matrices (lda = 0 when m = 0):
+     * those products run on OpenBLAS */
+    if (lib == RF_GEMM_ONEDNN && k > 0) {
+        /* one OpenMP thread per calling thread: the engine's pool is the parallelism */
+        static _Thread_local bool single;
+        if (!single) {
+            omp_set_num_threads(1);
+            single = true;
+        }
+        if (dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) == dnnl_success)
+            return;
     }
-    /* one OpenMP thread per calling thread: the engine's pool is the parallelism */
-    static _Thread_local bool single;
-    if (!single) {
-        omp_set_num_threads(1);
-        single = true;
-    }
-    dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, A,
+                lda, B, ldb, beta, C, ldc);
 }
 
 static bool same_shape(const rf_gemm_shape *a, const rf_gemm_shape *b)

@@ -84,6 +84,19 @@ static void test_against_reference(void)
     rf_pool_free(pool);
 }
 
+/* BLAS's edge cases: k = 0 still scales C by beta; empty matrices with a
+ * leading dimension of 0 are accepted. */
+static void test_edges(void)
+{
+    for (int lib = 0; lib < RF_GEMM_LIBS; lib++) {
+        float A[4] = {1, 2, 3, 4}, B[4] = {1, 1, 1, 1}, C[4] = {4, 6, 8, 10};
+        rf_gemm1(lib, false, false, 2, 2, 0, 1.0f, A, 1, B, 2, 0.5f, C, 2);
+        rf_gemm1(lib, true, false, 0, 2, 2, 1.0f, A, 0, B, 2, 0.5f, C, 2);
+        tap_ok(C[0] == 2 && C[1] == 3 && C[2] == 4 && C[3] == 5,
+               "%s: k = 0 scales C by beta, an empty product changes nothing", rf_gemm_lib_name(lib));
+    }
+}
+
 /* ---- the thread count changes nothing, with either library ---- */
 
 /* The shapes of issue 14's table (a dense layer of the ListOps models, a
@@ -369,6 +382,7 @@ int main(void)
 {
     unsetenv("RF_GEMM");
     test_against_reference();
+    test_edges();
     test_thread_independence();
     test_modes();
     test_cache();
