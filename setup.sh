@@ -18,7 +18,7 @@ cd "$(dirname "$0")"
 # webp-pixbuf-loader and librsvg2-common are gdk-pixbuf's WebP and SVG
 # loaders, which image_folder reads through (docs/data-formats.md); Open MPI
 # runs training across processes (parallel/, docs/scaling.md).
-build_packages=(build-essential meson ninja-build pkg-config libglib2.0-dev libopenblas-dev
+build_packages=(build-essential meson ninja-build pkg-config libglib2.0-dev libopenblas-dev libdnnl-dev
                 libjansson-dev zlib1g-dev libgdk-pixbuf-2.0-dev libwebp-dev libsndfile1-dev libsamplerate0-dev
                 libfftw3-dev libcairo2-dev libgtk-4-dev espeak-ng dataset-fashion-mnist
                 webp-pixbuf-loader librsvg2-common libopenmpi-dev openmpi-bin)

@@ -9,8 +9,10 @@
 #include "../core/exec.h"
 #include "../core/flops.h"
 #include "../core/peak.h"
+#include "../core/gemm.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
+#include "bench_inference.h"
 #include "cli.h"
 #include "data_open.h"
 #include "commands.h"
@@ -120,8 +122,10 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
     rf_metrics m;
     rf_op_profile prof = {0};
     for (int i = 0; ok && i < warmup + steps; i++) {
-        if (profile && i == warmup)
+        if (profile && i == warmup) {
             rf_graph_set_profile(rf_trainer_model(t)->graph, &prof);
+            rf_gemm_reset_calls();
+        }
         ok = rf_trainer_step(t, &m, &st);
         if (ok && i >= warmup) {
             seconds[i - warmup] = m.step_seconds;
@@ -132,8 +136,10 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
     rf_step_flops flops;
     if (ok)
         rf_model_step_flops(rf_trainer_model(t), &flops);
-    if (ok && profile && rf_ranks_writer())
+    if (ok && profile && rf_ranks_writer()) {
         print_profile(&prof, &flops, steps);
+        rf_gemm_report(stderr, steps);
+    }
     const rf_grad_sync *sync = ok ? rf_trainer_grad_sync(t) : NULL;
     if (sync != NULL) {
         rf_grad_sync_stats before = rf_grad_sync_stats_get(sync);
@@ -204,6 +210,7 @@ static void print_table(const rf_config *cfg, const bench_result *r, double toke
     printf("batch x length     %d x %d\n", cfg->data.batch, r->seq);
     printf("threads            %d\n", threads);
     printf("BLAS kernels       %s\n", rf_blas_kernels());
+    printf("matrix products    train.gemm = %s\n", rf_gemm_mode());
     printf("parameters         %lld\n", (long long)r->params);
     printf("step (median)      %.4f s\n", r->step_median);
     printf("tokens/s           %.0f\n", tokens);
@@ -230,12 +237,21 @@ static void print_table(const rf_config *cfg, const bench_result *r, double toke
     }
 }
 
+static void print_inference(const rf_inference_bench *inf, double train_samples)
+{
+    g_autofree char *planned = rf_cli_format_bytes(inf->planned), *engine = rf_cli_format_bytes(inf->peak_engine);
+    printf("training samples/s %.1f\n", train_samples);
+    printf("inference samples/s %.1f (%.2fx training's; a batch in %.4f s, forward only)\n", inf->samples_per_s,
+           train_samples > 0 ? inf->samples_per_s / train_samples : 0, inf->batch_median);
+    printf("inference memory   %s planned, engine peak %s\n", planned, engine);
+}
+
 int rf_cmd_bench(int argc, char **argv)
 {
     g_autofree char *config = NULL;
     g_auto(GStrv) sets = NULL;
     int steps = 10, warmup = 2;
-    gboolean json = FALSE, profile = FALSE;
+    gboolean json = FALSE, profile = FALSE, inference = FALSE;
     const GOptionEntry entries[] = {
         {"config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "Config file (INI)", "FILE"},
         {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override one key (repeatable)", "SECTION.KEY=VALUE"},
@@ -244,6 +260,9 @@ int rf_cmd_bench(int argc, char **argv)
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL},
         {"profile", 0, 0, G_OPTION_ARG_NONE, &profile,
          "Also print the time and FLOPs per op kind (to stderr)", NULL},
+        {"inference", 0, 0, G_OPTION_ARG_NONE, &inference,
+         "Also time forward-only batched inference (the build `predict` uses): samples/s against training's",
+         NULL},
         G_OPTION_ENTRY_NULL,
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
@@ -253,7 +272,9 @@ int rf_cmd_bench(int argc, char **argv)
         "waiting for data, planned memory against the engine's measured peak, and peak RSS; the\n"
         "FLOPs of a step (forward, backward and optimizer, counted by the planner), their rate and\n"
         "its fraction of this CPU's matrix-product peak (measured once, then cached in\n"
-        "$XDG_CACHE_HOME/rangefinder/). Nothing else is written to disk.");
+        "$XDG_CACHE_HOME/rangefinder/). With --inference, also forward-only batched inference at\n"
+        "data.batch on predict's build (the median time of a test batch, batch assembly included)\n"
+        "and its samples/s against the training step's. Nothing else is written to disk.");
     g_option_context_set_description(ctx,
         "Example:\n  rangefinder bench --config data/configs/listops-full.ini --set train.threads=1 --json\n");
 
@@ -271,9 +292,11 @@ int rf_cmd_bench(int argc, char **argv)
 
     rf_config cfg;
     bench_result r = {0};
+    rf_inference_bench inf = {0};
     if (!rf_ranks_agree(rf_config_load_ini(config, (const char *const *)sets, &cfg, &error), error))
         return rf_cli_exit_code(error);
-    if (!bench(&cfg, steps, warmup, profile, &r, &error)) {
+    if (!bench(&cfg, steps, warmup, profile, &r, &error) ||
+        (inference && !rf_bench_inference(&cfg, steps, warmup, &inf, &error))) {
         if (rf_ranks_count() > 1)
             rf_ranks_fail_alone(error->message, RF_EXIT_FAILED);
         return rf_cli_report(error);
@@ -281,10 +304,13 @@ int rf_cmd_bench(int argc, char **argv)
     if (!rf_ranks_writer())
         return RF_EXIT_OK;
     double tokens = r.step_median > 0 ? (double)cfg.data.batch * r.seq / r.step_median : 0;
+    double train_samples = r.step_median > 0 ? cfg.data.batch / r.step_median : 0;
     int threads = rf_cli_threads(cfg.train.threads);
     bench_rate rate = rate_of(&r, threads);
     if (!json) {
         print_table(&cfg, &r, tokens, threads, &rate);
+        if (inference)
+            print_inference(&inf, train_samples);
         return RF_EXIT_OK;
     }
     rf_json_line j;
@@ -310,6 +336,7 @@ int rf_cmd_bench(int argc, char **argv)
     rf_json_int(&j, "batch", cfg.data.batch);
     rf_json_int(&j, "threads", threads);
     rf_json_str(&j, "blas_kernels", rf_blas_kernels());
+    rf_json_str(&j, "gemm", rf_gemm_mode());
     rf_json_int(&j, "steps", steps);
     rf_json_int(&j, "warmup", warmup);
     if (rf_ranks_count() > 1) {
@@ -318,6 +345,14 @@ int rf_cmd_bench(int argc, char **argv)
         rf_json_num(&j, "allreduce_s_alone", r.sync_alone);
         rf_json_num(&j, "allreduce_s_waited", r.sync_waited);
         rf_json_num(&j, "allreduce_hidden_fraction", hidden_fraction(&r));
+    }
+    if (inference) {
+        rf_json_num(&j, "train_samples_per_s", train_samples);
+        rf_json_num(&j, "inference_samples_per_s", inf.samples_per_s);
+        rf_json_num(&j, "inference_batch_s_median", inf.batch_median);
+        rf_json_num(&j, "inference_speedup", train_samples > 0 ? inf.samples_per_s / train_samples : 0);
+        rf_json_int(&j, "inference_planned_bytes", (int64_t)inf.planned);
+        rf_json_int(&j, "inference_peak_engine_bytes", (int64_t)inf.peak_engine);
     }
     rf_json_print(&j);
     return RF_EXIT_OK;

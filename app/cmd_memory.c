@@ -119,7 +119,7 @@ static gboolean plan_on_grid(const rf_config *cfg, int seq, const input_shape *i
 }
 
 static gboolean plan_one(const rf_config *cfg, const char *encoder, int seq, const input_shape *in,
-                         rf_memory_plan *out, GError **error)
+                         gboolean inference, rf_memory_plan *out, GError **error)
 {
     rf_config at = *cfg;
     rf_status st = {0};
@@ -130,9 +130,11 @@ static gboolean plan_one(const rf_config *cfg, const char *encoder, int seq, con
     g_autofree char *source = g_strdup_printf("model.encoder=%s", encoder);
     if (!rf_config_check(&at, source, error))
         return FALSE;
-    gboolean ok = in->grid_h > 0 && (int64_t)in->grid_h * in->grid_w == seq
-                      ? plan_on_grid(&at, seq, in, out, &st)
-                      : rf_memory_plan_compute(&at, seq, in->feat_dim, in->vocab, in->classes, out, &st);
+    gboolean on_grid = in->grid_h > 0 && (int64_t)in->grid_h * in->grid_w == seq;
+    gboolean ok = inference ? rf_memory_plan_inference(&at, seq, in->feat_dim, in->vocab, in->classes,
+                                                       on_grid ? in->grid_h : 0, on_grid ? in->grid_w : 0, out, &st)
+                  : on_grid ? plan_on_grid(&at, seq, in, out, &st)
+                            : rf_memory_plan_compute(&at, seq, in->feat_dim, in->vocab, in->classes, out, &st);
     if (!ok) {
         g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "%s at seq %d: %s", encoder, seq,
                     st.failed ? st.msg : "unknown failure");
@@ -149,7 +151,7 @@ static void print_row(int seq, const rf_memory_plan *p)
     printf("%8d  %11s  %11s  %11s  %11s  %11s  %11s\n", seq, total, params, grads, optimizer, act, work);
 }
 
-static void print_json(const rf_config *cfg, const char *encoder, int seq, const rf_memory_plan *p)
+static void print_json(const rf_config *cfg, const char *encoder, int seq, const char *job, const rf_memory_plan *p)
 {
     rf_json_line j;
     rf_json_begin(&j);
@@ -164,6 +166,7 @@ static void print_json(const rf_config *cfg, const char *encoder, int seq, const
     rf_json_int(&j, "activations", (int64_t)p->activations);
     rf_json_int(&j, "workspace", (int64_t)p->workspace);
     rf_json_int(&j, "param_count", p->param_count);
+    rf_json_str(&j, "job", job);
     rf_json_print(&j);
 }
 
@@ -180,12 +183,12 @@ static void print_inputs(const rf_config *cfg, const input_shape *in)
 }
 
 /* One encoder: the planner's parts per length. */
-static void print_detail(const rf_config *cfg, const char *encoder, const int *seq, guint n,
+static void print_detail(const rf_config *cfg, const char *encoder, const char *job, const int *seq, guint n,
                          const rf_memory_plan *plans)
 {
-    printf("%s encoder, %d layers, dim %d, %d heads, batch %d, %lld parameters, on %s\n", encoder,
+    printf("%s encoder, %d layers, dim %d, %d heads, batch %d, %lld parameters, on %s: %s\n", encoder,
            cfg->model.layers, cfg->model.dim, cfg->model.heads, cfg->data.batch, (long long)plans[0].param_count,
-           cfg->train.device);
+           cfg->train.device, job);
     printf("%8s  %11s  %11s  %11s  %11s  %11s  %11s\n", "seq", "planned", "params", "grads", "optimizer",
            "activations", "workspace");
     for (guint i = 0; i < n; i++)
@@ -193,11 +196,11 @@ static void print_detail(const rf_config *cfg, const char *encoder, const int *s
 }
 
 /* Several encoders: planned totals, one column each. */
-static void print_matrix(const rf_config *cfg, GPtrArray *encoders, const int *seq, guint n,
+static void print_matrix(const rf_config *cfg, GPtrArray *encoders, const char *job, const int *seq, guint n,
                          const rf_memory_plan *plans)
 {
-    printf("%d layers, dim %d, %d heads, batch %d: planned bytes of a training step on %s\n", cfg->model.layers,
-           cfg->model.dim, cfg->model.heads, cfg->data.batch, cfg->train.device);
+    printf("%d layers, dim %d, %d heads, batch %d: planned bytes of %s on %s\n", cfg->model.layers,
+           cfg->model.dim, cfg->model.heads, cfg->data.batch, job, cfg->train.device);
     printf("%8s", "seq");
     for (guint e = 0; e < encoders->len; e++)
         printf("  %11s", (const char *)encoders->pdata[e]);
@@ -249,7 +252,7 @@ int rf_cmd_memory(int argc, char **argv)
 {
     g_autofree char *config = NULL, *seq = NULL, *encoder_list = NULL;
     g_auto(GStrv) sets = NULL;
-    gboolean json = FALSE;
+    gboolean json = FALSE, inference = FALSE;
     const GOptionEntry entries[] = {
         {"config", 'c', 0, G_OPTION_ARG_FILENAME, &config, "Config file (INI)", "FILE"},
         {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override one key (repeatable)", "SECTION.KEY=VALUE"},
@@ -257,6 +260,8 @@ int rf_cmd_memory(int argc, char **argv)
         {"encoders", 'e', 0, G_OPTION_ARG_STRING, &encoder_list,
          "Encoders to compare, comma-separated (default: the config's model.encoder)", "full,ls,..."},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object per encoder and length", NULL},
+        {"inference", 0, 0, G_OPTION_ARG_NONE, &inference,
+         "Plan forward-only inference instead (no gradients, saved tensors or AdamW moments)", NULL},
         G_OPTION_ENTRY_NULL,
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
@@ -266,6 +271,9 @@ int rf_cmd_memory(int argc, char **argv)
         "gradients, AdamW moments, activations and workspace. With --encoders, each encoder is planned\n"
         "with the config's other keys. The growth from the first length to the last is shown, with a\n"
         "note where it is quadratic (above 1.25x the length ratio: 20x for 16x the length).\n"
+        "With --inference, the forward-only build of `predict` instead: parameters, the activations\n"
+        "of a forward pass (freed after their last reader) and workspace; no gradients, no tensors\n"
+        "saved for backward, no AdamW moments.\n"
         "Nothing is allocated or trained. The input shape comes from the data set: ListOps and the\n"
         "random task need nothing; other tasks are opened once to read it (as slow as their load).");
     g_option_context_set_description(ctx,
@@ -300,19 +308,21 @@ int rf_cmd_memory(int argc, char **argv)
     g_autofree rf_memory_plan *plans = g_new(rf_memory_plan, (gsize)encoders->len * n);
     for (guint e = 0; e < encoders->len; e++)
         for (guint i = 0; i < n; i++)
-            if (!plan_one(&cfg, encoders->pdata[e], at[i], &in, &plans[e * n + i], &error))
+            if (!plan_one(&cfg, encoders->pdata[e], at[i], &in, inference, &plans[e * n + i], &error))
                 return rf_cli_report(error);
+    const char *job = inference ? "inference" : "training";
     if (json) {
         for (guint e = 0; e < encoders->len; e++)
             for (guint i = 0; i < n; i++)
-                print_json(&cfg, encoders->pdata[e], at[i], &plans[e * n + i]);
+                print_json(&cfg, encoders->pdata[e], at[i], job, &plans[e * n + i]);
         return RF_EXIT_OK;
     }
     print_inputs(&cfg, &in);
     if (encoders->len == 1)
-        print_detail(&cfg, encoders->pdata[0], at, n, plans);
+        print_detail(&cfg, encoders->pdata[0], inference ? "inference, forward only" : "a training step", at, n,
+                     plans);
     else
-        print_matrix(&cfg, encoders, at, n, plans);
+        print_matrix(&cfg, encoders, inference ? "forward-only inference" : "a training step", at, n, plans);
     print_growth(encoders, at, n, plans);
     return RF_EXIT_OK;
 }

@@ -10,7 +10,7 @@
  * what is trained or on which data. */
 static const char *const resumable[] = {
     "train.steps", "train.lr", "train.warmup", "train.schedule", "train.weight_decay",
-    "train.beta1", "train.beta2", "train.eps", "train.clip", "train.threads",
+    "train.beta1", "train.beta2", "train.eps", "train.clip", "train.threads", "train.gemm",
     "train.device", "train.eval_every", "train.eval_batches", "train.checkpoint_every", "train.log_every", NULL,
 };
 

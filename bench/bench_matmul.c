@@ -1,7 +1,9 @@
 /* The engine's matmul and linear ops against raw cblas_sgemm on the same
  * shapes (the model's projections and attention products). Prints one row
  * per shape: GFLOP/s of sgemm (OpenBLAS threads), of the op (the engine's
- * pool, rf_sgemm), and their ratio.
+ * pool, rf_sgemm), and their ratio. Then issue 14's shapes on each
+ * matrix-product library under the engine's pool (rf_sgemm_on), and the
+ * library train.gemm = auto chooses for each (core/gemm.h).
  *
  *   ./build/bench/bench_matmul [threads]
  */
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "../core/blas.h"
 #include "../core/blas_kernels.h"
 #include "../core/exec.h"
 #include "../core/params.h"
@@ -71,6 +74,57 @@ static double time_op(const shape *s, rf_pool *pool, int reps)
     return best;
 }
 
+/* Best of `reps` of one product on `lib`, under the engine's pool. */
+static double time_lib(rf_pool *pool, rf_gemm_lib lib, const rf_gemm_shape *s, const float *a, const float *b,
+                       float *c, int reps)
+{
+    double best = 1e30;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_s();
+        rf_sgemm_on(pool, lib, s->ta, s->tb, s->m, s->n, s->k, 1.0f, a, s->ta ? s->m : s->k, b, s->tb ? s->k : s->n,
+                    0.0f, c, s->n);
+        double t = now_s() - t0;
+        if (t < best)
+            best = t;
+    }
+    return best;
+}
+
+static void compare_libraries(rf_pool *pool)
+{
+    static const struct {
+        const char *what;
+        rf_gemm_shape s;
+    } shapes[] = {
+        {"dense layer 64000 x 128 x 64", {false, false, 64000, 128, 64, 1}},
+        {"square 1024 x 1024 x 1024", {false, false, 1024, 1024, 1024, 1}},
+        {"projection 8000 x 64 x 128", {false, false, 8000, 64, 128, 1}},
+        {"one head's scores 2000 x 2000 x 8", {false, true, 2000, 2000, 8, 1}},
+        {"weight gradient 64 x 128 x 64000", {true, false, 64, 128, 64000, 1}},
+    };
+    printf("\n%-36s %12s %12s %9s  (%d threads, train.gemm = %s)\n", "product m x n x k", "openblas", "onednn",
+           "auto", rf_pool_threads(pool), rf_gemm_mode());
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const rf_gemm_shape *s = &shapes[i].s;
+        size_t na = (size_t)s->m * s->k, nb = (size_t)s->k * s->n, nc = (size_t)s->m * s->n;
+        float *a = calloc(na, 4), *b = calloc(nb, 4), *c = calloc(nc, 4);
+        for (size_t j = 0; j < na; j++)
+            a[j] = (float)(j % 7) * 0.1f;
+        for (size_t j = 0; j < nb; j++)
+            b[j] = (float)(j % 5) * 0.1f;
+        double flop = 2.0 * s->m * s->n * s->k;
+        double t[RF_GEMM_LIBS];
+        for (int lib = 0; lib < RF_GEMM_LIBS; lib++)
+            t[lib] = time_lib(pool, lib, s, a, b, c, 5);
+        rf_gemm_plan(s, 1);
+        printf("%-36s %9.1f GF %9.1f GF %9s\n", shapes[i].what, flop / t[RF_GEMM_OPENBLAS] * 1e-9,
+               flop / t[RF_GEMM_ONEDNN] * 1e-9, rf_gemm_lib_name(rf_gemm_choice(s)));
+        free(a);
+        free(b);
+        free(c);
+    }
+}
+
 int main(int argc, char **argv)
 {
     rf_blas_pick_kernels(argv);
@@ -106,6 +160,7 @@ int main(int argc, char **argv)
         free(b);
         free(c);
     }
+    compare_libraries(pool);
     rf_pool_free(pool);
     return 0;
 }

@@ -36,6 +36,9 @@ bool rf_checkpoint_save(const char *path, const rf_config *cfg, const rf_params 
 {
     if (!rf_params_allocated(p))
         return rf_fail(st, "%s: cannot save a checkpoint of an unallocated parameter store", path);
+    if (p->m == NULL)
+        return rf_fail(st, "%s: cannot save a checkpoint of a forward-only model (it holds no AdamW moments)",
+                       path);
     if (step < 0)
         return rf_fail(st, "%s: cannot save a checkpoint at negative step %" PRId64, path, step);
     rf_st_tensor *tensors = calloc((size_t)p->count * KINDS + 1, sizeof *tensors);
@@ -253,9 +256,10 @@ bool rf_checkpoint_load(const char *path, rf_params *p, int64_t *step, rf_status
         ok = check_finite(path, found[i], p->entries[i / KINDS].numel, st);
     for (int i = 0; ok && i < p->count; i++) {
         const rf_param_entry *e = &p->entries[i];
-        for (int kind = 0; kind < KINDS; kind++)
-            memcpy(kind_block(p, kind) + e->offset, found[i * KINDS + kind]->data,
-                   (size_t)e->numel * sizeof(float));
+        for (int kind = 0; kind < KINDS; kind++)   /* a values-only store takes the values */
+            if (kind_block(p, kind) != NULL)
+                memcpy(kind_block(p, kind) + e->offset, found[i * KINDS + kind]->data,
+                       (size_t)e->numel * sizeof(float));
     }
     if (ok)
         *step = file_step;

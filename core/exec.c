@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "alloc.h"
+#include "gemm.h"
 #include "graph_private.h"
 #include "params.h"
 
@@ -321,6 +322,25 @@ bool rf_graph_plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out
     return plan(g, loss, threads, out, NULL, NULL, st);
 }
 
+/* Choose the library for every matrix product the kernels will run
+ * (core/gemm.h), now rather than in the first step. */
+static void plan_products(rf_graph *g)
+{
+    if (g->backend->products == NULL)
+        return;
+    rf_gemm_list products = {0};
+    for (int i = 0; i < g->count; i++) {
+        const rf_node *node = &g->nodes[i];
+        if (node->op == RF_OP_INPUT || node->op == RF_OP_PARAM)
+            continue;
+        g->backend->products(g, node, false, &products);
+        if (g->on_backward[i])
+            g->backend->products(g, node, true, &products);
+    }
+    rf_gemm_plan(products.items, products.count);
+    rf_gemm_list_free(&products);
+}
+
 bool rf_graph_prepare(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, rf_status *st)
 {
     rf_graph_release(g);
@@ -351,7 +371,7 @@ bool rf_graph_prepare(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *
         if (node->op == RF_OP_PARAM) {
             size_t off = p->entries[node->param_index].offset;
             node->value = p->value + off;
-            node->grad = p->grad + off;
+            node->grad = p->grad != NULL ? p->grad + off : NULL;   /* NULL: values only */
         }
     }
     for (int b = 0; b < nb; b++) {
@@ -365,6 +385,7 @@ bool rf_graph_prepare(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *
             node->aux = ptr;
     }
     free(buf);
+    plan_products(g);
     g->prepared = true;
     if (out != NULL)
         *out = info;

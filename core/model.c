@@ -90,8 +90,9 @@ static void fill_constants(rf_model *m)
     }
 }
 
-/* What a model is built for: a memory plan only, training, or forward passes only. */
-typedef enum model_mode { MODEL_PLAN, MODEL_TRAIN, MODEL_FORWARD } model_mode;
+/* What a model is built for: a memory plan only (of training or of forward
+ * passes), training, or forward passes only. */
+typedef enum model_mode { MODEL_PLAN, MODEL_PLAN_FORWARD, MODEL_TRAIN, MODEL_FORWARD } model_mode;
 
 static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
                        int grid_h, int grid_w, rf_params *params, model_mode mode, rf_status *st);
@@ -115,9 +116,17 @@ rf_model *rf_model_new_forward(const rf_config *cfg, int batch, int seq_len, int
     return build(cfg, batch, seq_len, feat_dim, vocab, classes, grid_h, grid_w, params, MODEL_FORWARD, st);
 }
 
+rf_model *rf_model_plan_forward(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
+                                int grid_h, int grid_w, rf_params *params, rf_status *st)
+{
+    return build(cfg, batch, seq_len, feat_dim, vocab, classes, grid_h, grid_w, params, MODEL_PLAN_FORWARD, st);
+}
+
 static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
                        int grid_h, int grid_w, rf_params *params, model_mode mode, rf_status *st)
 {
+    bool plan_only = mode == MODEL_PLAN || mode == MODEL_PLAN_FORWARD;
+    bool forward_only = mode == MODEL_PLAN_FORWARD || mode == MODEL_FORWARD;
     if (grid_h * grid_w != 0 && grid_h * grid_w != seq_len) {
         rf_fail(st, "a %d x %d grid does not hold %d positions", grid_h, grid_w, seq_len);
         return NULL;
@@ -185,8 +194,8 @@ static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_di
     int threads = cfg->train.threads > 0 ? cfg->train.threads : rf_cpu_count();
     /* A plan needs only the backend's kernels (what they keep differs by
      * device); memory needs the device itself, and the one asked for. */
-    const rf_backend *b = mode != MODEL_PLAN ? rf_device_open(cfg->train.device, st)
-                                             : rf_device_plan_backend(cfg->train.device, st);
+    const rf_backend *b = !plan_only ? rf_device_open(cfg->train.device, st)
+                                     : rf_device_plan_backend(cfg->train.device, st);
     rf_op missing = b != NULL ? rf_backend_missing_op(b, g) : RF_OP_COUNT;
     if (missing != RF_OP_COUNT) {
         rf_fail(st, "train.device = %s: the %s backend has no kernel for %s yet, which this %s model needs "
@@ -202,20 +211,21 @@ static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_di
     if (b != NULL)
         rf_graph_set_backend(g, b);
     bool ok = b != NULL;
-    if (ok && mode != MODEL_PLAN) {
+    /* planned without a loss, the graph has no backward: no gradients,
+     * nothing kept for them, activations freed after their last reader */
+    rf_id loss = forward_only ? RF_NONE : m->loss;
+    if (ok && !plan_only) {
         if (!rf_params_allocated(params))
             rf_params_set_backend(params, b);
-        /* planned without a loss, the graph has no backward: no gradients,
-         * nothing kept for them, activations freed after their last reader */
-        ok = rf_graph_prepare(g, mode == MODEL_FORWARD ? RF_NONE : m->loss, threads, &m->plan, st);
+        ok = rf_graph_prepare(g, loss, threads, &m->plan, st);
     } else if (ok) {
-        ok = rf_graph_plan(g, m->loss, threads, &m->plan, st);
+        ok = rf_graph_plan(g, loss, threads, &m->plan, st);
     }
     if (!ok) {
         rf_model_free(m);
         return NULL;
     }
-    if (mode != MODEL_PLAN)
+    if (!plan_only)
         fill_constants(m);
     return m;
 }

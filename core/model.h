@@ -43,6 +43,10 @@ rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int fe
  * store still holds gradients and AdamW moments: a checkpoint fills them.) */
 rf_model *rf_model_new_forward(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
                                int grid_h, int grid_w, rf_params *params, rf_status *st);
+/* rf_model_new_forward's plan without allocating anything (m->plan: the
+ * forward-only arena and scratch), for the memory planner. */
+rf_model *rf_model_plan_forward(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
+                                int grid_h, int grid_w, rf_params *params, rf_status *st);
 void rf_model_free(rf_model *m);
 
 /* Number of trainable floats. */

@@ -73,6 +73,7 @@ typedef struct rf_step_report {
 } rf_step_report;
 
 struct rf_collective;   /* core/collective.h */
+struct rf_gemm_list;   /* core/gemm.h */
 
 typedef struct rf_backend {
     const char *name;
@@ -96,6 +97,10 @@ typedef struct rf_backend {
      * The planner plans with these, so a device's plan is its memory. */
     size_t (*aux_floats)(const rf_graph *g, const rf_node *n);
     size_t (*scratch_floats)(const rf_graph *g, const rf_node *n, int threads);
+    /* The matrix products node n's forward (or backward) kernel will run,
+     * added to `out` when the graph is prepared, so the library for each
+     * shape is chosen before the first step (core/gemm.h). NULL: none. */
+    void (*products)(rf_graph *g, const rf_node *n, bool backward, struct rf_gemm_list *out);
     /* The most device memory the engine held at once (NULL: host memory,
      * core/alloc.h's rf_alloc_peak_bytes). */
     size_t (*peak_bytes)(void);

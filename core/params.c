@@ -23,6 +23,12 @@ void rf_params_set_backend(rf_params *p, const rf_backend *b)
     p->backend = b != NULL && b->alloc != NULL ? b : NULL;
 }
 
+void rf_params_set_values_only(rf_params *p)
+{
+    assert(p->value == NULL && "the store is already allocated");
+    p->values_only = true;
+}
+
 static void *block_alloc(const rf_params *p, size_t bytes)
 {
     return p->backend != NULL ? p->backend->alloc(bytes) : rf_alloc(bytes);
@@ -141,13 +147,16 @@ bool rf_params_allocate(rf_params *p, rf_status *st)
     if (p->value != NULL)
         return true;
     size_t bytes = (p->total ? p->total : 16) * sizeof(float);
+    int blocks = p->values_only ? 1 : 4;
     p->value = block_alloc(p, bytes);
-    p->grad = block_alloc(p, bytes);
-    p->m = block_alloc(p, bytes);
-    p->v = block_alloc(p, bytes);
-    if (!p->value || !p->grad || !p->m || !p->v) {
+    if (!p->values_only) {
+        p->grad = block_alloc(p, bytes);
+        p->m = block_alloc(p, bytes);
+        p->v = block_alloc(p, bytes);
+    }
+    if (!p->value || (!p->values_only && (!p->grad || !p->m || !p->v))) {
         free_blocks(p);
-        return rf_fail(st, "out of memory allocating %zu parameter bytes", 4 * bytes);
+        return rf_fail(st, "out of memory allocating %zu parameter bytes", blocks * bytes);
     }
     for (int i = 0; i < p->count; i++)
         init_entry(p, &p->entries[i]);

@@ -37,6 +37,8 @@ struct rf_params {
     /* Where the four blocks live and the optimiser runs (core/op.h); NULL
      * is the CPU. Set with rf_params_set_backend before allocating. */
     const struct rf_backend *backend;
+    /* Values only (rf_params_set_values_only): grad, m and v stay NULL. */
+    bool values_only;
 };
 
 rf_params *rf_params_new(uint64_t seed);
@@ -50,6 +52,10 @@ int rf_params_register(rf_params *p, const char *name, rf_shape shape, rf_init i
 int rf_params_find(const rf_params *p, const char *name);
 
 void rf_params_set_backend(rf_params *p, const struct rf_backend *b);
+/* For a store that only ever runs forward (inference): rf_params_allocate
+ * then makes the values block alone, no gradients and no AdamW moments.
+ * Call before allocating. */
+void rf_params_set_values_only(rf_params *p);
 bool rf_params_allocate(rf_params *p, rf_status *st);
 bool rf_params_allocated(const rf_params *p);
 size_t rf_params_bytes(const rf_params *p);      /* one block */

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "checkpoint.h"
+#include "gemm.h"
 #include "optim.h"
 #include "pool.h"
 
@@ -52,13 +53,14 @@ static int thread_count(const rf_config *cfg)
     return cfg->train.threads > 0 ? cfg->train.threads : rf_cpu_count();
 }
 
-static void fill_plan(rf_memory_plan *out, const rf_model *m, const rf_params *p)
+/* A forward-only model has no gradients and no AdamW moments. */
+static void fill_plan(rf_memory_plan *out, const rf_model *m, const rf_params *p, bool forward_only)
 {
     size_t block = rf_params_bytes(p);
     *out = (rf_memory_plan){
         .params = block,
-        .grads = block,
-        .optimizer = 2 * block,
+        .grads = forward_only ? 0 : block,
+        .optimizer = forward_only ? 0 : 2 * block,
         .activations = m->plan.arena_bytes,
         .workspace = m->plan.scratch_bytes + rf_batcher_bytes(m->batch, m->seq_len, m->feat_dim),
         .param_count = rf_model_param_count(m),
@@ -72,7 +74,20 @@ bool rf_memory_plan_compute(const rf_config *cfg, int seq_len, int feat_dim, int
     rf_params *p = rf_params_new(cfg->train.seed);
     rf_model *m = rf_model_new(cfg, cfg->data.batch, seq_len, feat_dim, vocab, classes, p, false, st);
     if (m != NULL)
-        fill_plan(out, m, p);
+        fill_plan(out, m, p, false);
+    rf_model_free(m);
+    rf_params_free(p);
+    return m != NULL;
+}
+
+bool rf_memory_plan_inference(const rf_config *cfg, int seq_len, int feat_dim, int vocab, int classes, int grid_h,
+                              int grid_w, rf_memory_plan *out, rf_status *st)
+{
+    rf_params *p = rf_params_new(cfg->train.seed);
+    rf_model *m = rf_model_plan_forward(cfg, cfg->data.batch, seq_len, feat_dim, vocab, classes, grid_h, grid_w, p,
+                                        st);
+    if (m != NULL)
+        fill_plan(out, m, p, true);
     rf_model_free(m);
     rf_params_free(p);
     return m != NULL;
@@ -95,6 +110,7 @@ static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool 
     t->forward_only = forward_only;
     t->coll = ranks > 1 ? coll : NULL;
     int threads = thread_count(cfg);
+    rf_gemm_set_mode(cfg->train.gemm, NULL);   /* validated with the config */
     t->pool = rf_pool_new(threads);
     t->params = rf_params_new(cfg->train.seed);
     /* On several ranks, train.device = cuda means this machine's GPU for
@@ -102,12 +118,14 @@ static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool 
     rf_config on = *cfg;
     if (t->coll != NULL && strcmp(on.train.device, "cuda") == 0)
         snprintf(on.train.device, sizeof on.train.device, "cuda:%d", coll->local_rank);
-    if (forward_only)
+    if (forward_only) {
+        rf_params_set_values_only(t->params);
         t->model = rf_model_new_forward(&on, batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes, ds->grid_h,
                                         ds->grid_w, t->params, st);
-    else
+    } else {
         t->model = rf_model_new_grid(&on, batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes, ds->grid_h,
                                      ds->grid_w, t->params, true, st);
+    }
     if (t->model == NULL) {
         rf_trainer_free(t);
         return NULL;
@@ -134,7 +152,7 @@ static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool 
         if (!forward_only && b == NULL)
             t->sync = rf_grad_sync_new(t->model->graph, t->params, coll, GRAD_BUCKET_FLOATS);
     }
-    fill_plan(&t->plan, t->model, t->params);
+    fill_plan(&t->plan, t->model, t->params, forward_only);
     const rf_backend *b = t->params->backend;
     if (b != NULL && b->queue_step != NULL) {
         t->report = b->alloc(sizeof *t->report);

@@ -30,6 +30,12 @@ typedef struct rf_memory_plan {
 bool rf_memory_plan_compute(const rf_config *cfg, int seq_len, int feat_dim, int vocab, int classes,
                             rf_memory_plan *out, rf_status *st);
 
+/* The same for inference (rf_trainer_new_forward's build): parameters,
+ * the forward-only activation arena and workspace; grads and optimizer are
+ * 0. A grid (grid_h x grid_w == seq_len) or 0, 0. */
+bool rf_memory_plan_inference(const rf_config *cfg, int seq_len, int feat_dim, int vocab, int classes, int grid_h,
+                              int grid_w, rf_memory_plan *out, rf_status *st);
+
 typedef struct rf_metrics {
     int64_t step;          /* steps finished */
     rf_split split;        /* train: last step's batch; val/test: a full evaluation */
@@ -56,7 +62,9 @@ rf_trainer *rf_trainer_new(const rf_config *cfg, const rf_dataset *ds, rf_status
  * saving is the caller's job (on one rank). */
 rf_trainer *rf_trainer_new_parallel(const rf_config *cfg, const rf_dataset *ds, rf_collective *c, rf_status *st);
 /* The same for inference only (rf_model_new_forward: no backward planned,
- * a smaller activation arena, rf_trainer_plan says how much): evaluation,
+ * a smaller activation arena, and a parameter store of values only: no
+ * gradients, no AdamW moments; rf_trainer_plan says how much, and it
+ * cannot be saved): evaluation,
  * value probes and prediction work, a step and gradient probes fail. */
 rf_trainer *rf_trainer_new_forward(const rf_config *cfg, const rf_dataset *ds, rf_status *st);
 void rf_trainer_free(rf_trainer *t);

@@ -314,6 +314,11 @@ check "bench --profile times the ops (attention, linear) and the total" \
     sh -c "grep -q '^attention ' '$tmp/err' && grep -q '^linear ' '$tmp/err' && grep -q '^total ' '$tmp/err'"
 check "bench --profile gives each op kind's share of the FLOPs" \
     sh -c "grep -q '^op .* share .* flops\$' '$tmp/err' && grep -q '^(optimizer) ' '$tmp/err'"
+check "bench --profile names the library of each product shape" \
+    grep -q '^[0-9]* x [0-9]* x [0-9]* ([NT][NT]), [0-9]*  *\(openblas\|onednn\) ' "$tmp/err"
+RF_GEMM=onednn run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 1 --warmup 0 --profile --json
+check "bench with RF_GEMM=onednn runs every product on oneDNN" \
+    sh -c "grep -q '\"gemm\":\"onednn\"' '$tmp/out' && ! grep -q '^[0-9].* openblas ' '$tmp/err' && grep -q '^[0-9].* onednn  *[0-9.]*  *-  *-  *forced' '$tmp/err'"
 
 run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 64,128,256 --json
 expect_rc 0 "memory --json exits 0"
@@ -322,6 +327,23 @@ planned=$(sed -n 's/.*"planned_bytes":\([0-9]*\).*/\1/p' "$tmp/out" | tr '\n' ' 
 read -r p1 p2 p3 <<<"$planned"
 [ -n "${p3:-}" ] && [ "$p1" -lt "$p2" ] && [ "$p2" -lt "$p3" ]
 ok $? "planned bytes grow with the length ($planned)"
+run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 128 --json
+train_total=$(sed -n 's/.*"planned_bytes":\([0-9]*\).*/\1/p' "$tmp/out")
+run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 128 --json --inference
+expect_rc 0 "memory --inference exits 0"
+check "memory --inference plans no gradients or AdamW moments" \
+    sh -c "grep -q '\"grads\":0,\"optimizer\":0,' '$tmp/out' && grep -q '\"job\":\"inference\"' '$tmp/out'"
+infer_total=$(sed -n 's/.*"planned_bytes":\([0-9]*\).*/\1/p' "$tmp/out")
+[ -n "$infer_total" ] && [ -n "$train_total" ] && [ "$infer_total" -lt "$train_total" ]
+ok $? "memory --inference plans less than training ($infer_total < $train_total bytes)"
+run memory --config "$tmp/tiny.ini" --seq 512,1024 --inference
+expect_rc 0 "memory --inference without --json exits 0"
+check "memory --inference says it plans inference" grep -q ': inference, forward only$' "$tmp/out"
+run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 2 --warmup 1 --inference --json
+expect_rc 0 "bench --inference --json exits 0"
+check "bench --inference --json has the inference keys" json_has step_s_median train_samples_per_s \
+    inference_samples_per_s inference_batch_s_median inference_speedup inference_planned_bytes \
+    inference_peak_engine_bytes
 run memory --config "$tmp/tiny.ini" --seq 512,1024
 expect_rc 0 "memory without --json exits 0"
 check "memory prints a table" grep -q '^ *1024 ' "$tmp/out"
@@ -637,6 +659,10 @@ expect_rc 0 "config --list exits 0"
 check "config --list lists data.task with its default and choices" \
     grep -q '^data.task  *listops  *listops|random' "$tmp/out"
 check "config --list lists data.concat with its default and range" grep -q '^data.concat  *1  *1\.\.4 ' "$tmp/out"
+check "config --list lists train.gemm with its default and choices" \
+    grep -q '^train.gemm  *auto  *auto|openblas|onednn ' "$tmp/out"
+expect_error 1 "train.gemm refuses a library it does not have" "gemm|mkl" \
+    config --show --config "$tmp/tiny.ini" --set train.gemm=mkl
 for shipped in default listops-full; do
     run config --show --config "$configs/$shipped.ini"
     expect_rc 0 "the shipped $shipped.ini is valid"

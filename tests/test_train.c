@@ -456,6 +456,41 @@ static void test_forward_only_encoders(void)
     rf_dataset_free(ds);
 }
 
+/* The inference plan (`memory --inference`) of every encoder: strictly
+ * smaller than the training plan, no gradient or optimizer bytes, and
+ * exactly what rf_trainer_new_forward allocates, evaluation included. */
+static void test_inference_plan(void)
+{
+    static const char *const encoders[] = {"full", "ls", "linear", "talk", "blrp", "maelre"};
+    rf_config cfg = tiny_config("random");
+    rf_status st = {0};
+    rf_dataset *ds = rf_dataset_open(&cfg, &st);
+    for (size_t e = 0; e < sizeof encoders / sizeof encoders[0]; e++) {
+        rf_config c = cfg;
+        strcpy(c.model.encoder, encoders[e]);
+        rf_status_clear(&st);
+        rf_memory_plan train = {0}, infer = {0};
+        bool planned = rf_memory_plan_compute(&c, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes, &train, &st) &&
+                       rf_memory_plan_inference(&c, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes, 0, 0, &infer,
+                                                &st);
+        tap_ok(planned && infer.grads == 0 && infer.optimizer == 0 && infer.params == train.params &&
+                   infer.activations < train.activations && infer.total < train.total,
+               "%s: the inference plan holds no grads or moments and is smaller (%zu of %zu bytes)%s%s", encoders[e],
+               infer.total, train.total, st.failed ? ": " : "", st.msg);
+        size_t before = rf_alloc_live_bytes();
+        rf_alloc_reset_peak();
+        rf_trainer *f = planned ? rf_trainer_new_forward(&c, ds, &st) : NULL;
+        rf_metrics m;
+        bool ran = f != NULL && rf_trainer_evaluate(f, RF_SPLIT_TEST, 0, &m, &st);
+        size_t peak = rf_alloc_peak_bytes() - before;
+        tap_ok(ran && peak == infer.total && rf_trainer_plan(f)->total == infer.total,
+               "%s: rf_trainer_new_forward allocates exactly the inference plan, %zu bytes (peak %zu)%s%s",
+               encoders[e], infer.total, peak, st.failed ? ": " : "", st.msg);
+        rf_trainer_free(f);
+    }
+    rf_dataset_free(ds);
+}
+
 int main(void)
 {
     test_schedules();
@@ -467,6 +502,7 @@ int main(void)
     test_non_finite_stops();
     test_inspect_outside_input();
     test_forward_only_encoders();
+    test_inference_plan();
     test_inspect_leaves_training_unchanged();
     return tap_done();
 }

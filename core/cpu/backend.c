@@ -58,9 +58,19 @@ void rf_cpu_linear_attention_forward(rf_exec *x, rf_node *n);
 void rf_cpu_linear_attention_backward(rf_exec *x, rf_node *n);
 void rf_cpu_talk_forward(rf_exec *x, rf_node *n);
 void rf_cpu_talk_backward(rf_exec *x, rf_node *n);
+void rf_cpu_linalg_products(rf_graph *g, const rf_node *n, bool backward, struct rf_gemm_list *out);
+void rf_cpu_conv_products(rf_graph *g, const rf_node *n, bool backward, struct rf_gemm_list *out);
+
+/* The matrix products of every kernel that runs them through core/blas.h. */
+static void products(rf_graph *g, const rf_node *n, bool backward, struct rf_gemm_list *out)
+{
+    rf_cpu_linalg_products(g, n, backward, out);
+    rf_cpu_conv_products(g, n, backward, out);
+}
 
 const rf_backend rf_cpu_backend = {
     .name = "cpu",
+    .products = products,
     .forward = {
         [RF_OP_MATMUL] = rf_cpu_matmul_forward,
         [RF_OP_LINEAR] = rf_cpu_linear_forward,

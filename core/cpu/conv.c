@@ -10,6 +10,7 @@
 #include "../blas.h"
 #include <string.h>
 
+#include "../gemm.h"
 #include "../op.h"
 
 #define TASK_FLOATS 16384   /* about this many floats per pool task */
@@ -21,9 +22,9 @@ typedef struct {
     int64_t sh, sw, ph, pw;
 } conv_geom;
 
-static conv_geom conv_geometry(rf_exec *x, const rf_node *n)
+static conv_geom conv_geometry(rf_graph *gr, const rf_node *n)
 {
-    rf_shape sx = rf_in(x, n, 0)->shape, sw = rf_in(x, n, 1)->shape;
+    rf_shape sx = rf_graph_node(gr, n->in[0])->shape, sw = rf_graph_node(gr, n->in[1])->shape;
     conv_geom c = {.B = sx.dim[0], .Cin = sx.dim[1], .Cout = sw.dim[0]};
     if (n->op == RF_OP_CONV1D) {
         c.H = c.KH = c.OH = c.sh = 1;
@@ -155,7 +156,7 @@ static void fill_bias_rows(void *p, int64_t begin, int64_t end, int thread)
  * (conv1d: x [B, Cin, L], w [Cout, Cin, K] -> out [B, Cout, L']) */
 static void conv_forward(rf_exec *x, rf_node *n)
 {
-    conv_geom g = conv_geometry(x, n);
+    conv_geom g = conv_geometry(x->g, n);
     const float *xv = rf_in(x, n, 0)->value, *w = rf_in(x, n, 1)->value;
     int64_t K = col_rows(&g), P = col_cols(&g);
     float beta = 0.0f;
@@ -200,7 +201,7 @@ static void sum_bias_grad(void *p, int64_t begin, int64_t end, int thread)
 
 static void conv_backward(rf_exec *x, rf_node *n)
 {
-    conv_geom g = conv_geometry(x, n);
+    conv_geom g = conv_geometry(x->g, n);
     rf_node *in = rf_in(x, n, 0), *wn = rf_in(x, n, 1);
     int64_t K = col_rows(&g), P = col_cols(&g);
     if (n->n_in == 3 && rf_in(x, n, 2)->grad != NULL) {
@@ -237,3 +238,18 @@ void rf_cpu_conv1d_forward(rf_exec *x, rf_node *n) { conv_forward(x, n); }
 void rf_cpu_conv1d_backward(rf_exec *x, rf_node *n) { conv_backward(x, n); }
 void rf_cpu_conv2d_forward(rf_exec *x, rf_node *n) { conv_forward(x, n); }
 void rf_cpu_conv2d_backward(rf_exec *x, rf_node *n) { conv_backward(x, n); }
+
+/* The products above, as they run them (core/gemm.h). */
+void rf_cpu_conv_products(rf_graph *gr, const rf_node *n, bool backward, rf_gemm_list *out)
+{
+    if (n->op != RF_OP_CONV1D && n->op != RF_OP_CONV2D)
+        return;
+    conv_geom g = conv_geometry(gr, n);
+    int64_t K = col_rows(&g), P = col_cols(&g);
+    if (!backward)
+        rf_gemm_list_add(out, false, false, g.Cout, P, K, 1);
+    if (backward && rf_graph_node(gr, n->in[1])->grad != NULL)
+        rf_gemm_list_add(out, false, true, g.Cout, K, P, 1);
+    if (backward && rf_graph_node(gr, n->in[0])->grad != NULL)
+        rf_gemm_list_add(out, true, false, K, P, g.Cout, 1);
+}

@@ -1,9 +1,10 @@
 /* CPU kernels for matmul and linear. A product is one rf_sgemm call from
  * the calling thread, split across the pool (blas.h), except where many
  * small products split better as one pool task each (batched matmuls: one
- * single-threaded cblas_sgemm per group) and in the linear backward (chunks
+ * single-threaded rf_gemm1 per group) and in the linear backward (chunks
  * of rows, below). Every choice depends on the shapes only, so results are
- * the same for every thread count. */
+ * the same for every thread count. rf_cpu_linalg_products lists the
+ * products these kernels run, for the library choice (core/gemm.h). */
 #include "../blas.h"
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +30,9 @@ typedef struct {
     int64_t b_step;   /* floats between consecutive groups' b (0 when shared) */
 } mm_plan;
 
-static mm_plan mm_plan_of(rf_exec *x, const rf_node *node)
+static mm_plan mm_plan_of(rf_graph *g, const rf_node *node)
 {
-    rf_shape sa = rf_in(x, node, 0)->shape, sb = rf_in(x, node, 1)->shape;
+    rf_shape sa = rf_graph_node(g, node->in[0])->shape, sb = rf_graph_node(g, node->in[1])->shape;
     mm_plan p = {.ta = node->ia[0] != 0, .tb = node->ia[1] != 0};
     int64_t m = node->shape.dim[node->shape.ndim - 2];
     int64_t batch = rf_shape_numel(node->shape) / (m * node->shape.dim[node->shape.ndim - 1]);
@@ -50,7 +51,7 @@ static mm_plan mm_plan_of(rf_exec *x, const rf_node *node)
 }
 
 /* Many groups of modest products (per-head products: 256 groups of
- * [32, 2000] x [2000, 8]) go one task per group, each a single cblas call;
+ * [32, 2000] x [2000, 8]) go one task per group, each a single rf_gemm1 call;
  * rf_sgemm would wake the pool for every group and cut each one thin. */
 #define GROUP_MIN 8
 #define GROUP_MAX_MACS (1 << 24)
@@ -60,29 +61,34 @@ static bool by_groups(const mm_plan *p)
     return p->groups >= GROUP_MIN && (double)p->rows * p->n * p->k <= GROUP_MAX_MACS;
 }
 
-/* Direct cblas for one group (from a pool task): same argument order as gemm(). */
-static void gemm1(bool tx, bool ty, int64_t m, int64_t n, int64_t k, const float *X, const float *Y, float beta,
-                  float *C)
+/* One group's product on the calling thread (from a pool task): the
+ * argument order of gemm(). */
+static void gemm1(rf_gemm_lib lib, bool tx, bool ty, int64_t m, int64_t n, int64_t k, const float *X, const float *Y,
+                  float beta, float *C)
 {
-    cblas_sgemm(CblasRowMajor, tx ? CblasTrans : CblasNoTrans, ty ? CblasTrans : CblasNoTrans, (int)m, (int)n,
-                (int)k, 1.0f, X, (int)(tx ? m : k), Y, (int)(ty ? k : n), beta, C, (int)n);
+    rf_gemm1(lib, tx, ty, (int)m, (int)n, (int)k, 1.0f, X, (int)(tx ? m : k), Y, (int)(ty ? k : n), beta, C, (int)n);
+}
+
+/* The groups' products of the backward: d op(A) and, b not shared, d op(B)
+ * (each as gemm1 is called below). */
+static rf_gemm_shape mm_da_shape(const mm_plan *p)
+{
+    return p->ta ? (rf_gemm_shape){p->tb, true, (int)p->k, (int)p->rows, (int)p->n, (int)p->groups}
+                 : (rf_gemm_shape){false, !p->tb, (int)p->rows, (int)p->k, (int)p->n, (int)p->groups};
+}
+
+static rf_gemm_shape mm_db_shape(const mm_plan *p)
+{
+    return p->tb ? (rf_gemm_shape){true, p->ta, (int)p->n, (int)p->k, (int)p->rows, (int)p->groups}
+                 : (rf_gemm_shape){!p->ta, false, (int)p->k, (int)p->n, (int)p->rows, (int)p->groups};
 }
 
 typedef struct {
     mm_plan p;
     const float *A, *B, *G;
-    float *C, *dA, *dB;      /* forward: C; backward: dA and (unshared) dB, either NULL */
+    float *dA, *dB;          /* either NULL */
+    rf_gemm_lib lib_da, lib_db;
 } mm_ctx;
-
-static void mm_fwd_groups(void *ctx, int64_t begin, int64_t end, int thread)
-{
-    (void)thread;
-    const mm_ctx *c = ctx;
-    const mm_plan *p = &c->p;
-    for (int64_t i = begin; i < end; i++)
-        gemm1(p->ta, p->tb, p->rows, p->n, p->k, c->A + i * p->rows * p->k, c->B + i * p->b_step, 0.0f,
-              c->C + i * p->rows * p->n);
-}
 
 /* dA_i and (b not shared) dB_i of group i, as in rf_cpu_matmul_backward */
 static void mm_bwd_groups(void *ctx, int64_t begin, int64_t end, int thread)
@@ -95,15 +101,15 @@ static void mm_bwd_groups(void *ctx, int64_t begin, int64_t end, int thread)
         const float *Ai = c->A + i * a_step, *Bi = c->B + i * p->b_step, *Gi = c->G + i * g_step;
         if (c->dA != NULL) {
             if (p->ta)
-                gemm1(p->tb, true, p->k, p->rows, p->n, Bi, Gi, 1.0f, c->dA + i * a_step);
+                gemm1(c->lib_da, p->tb, true, p->k, p->rows, p->n, Bi, Gi, 1.0f, c->dA + i * a_step);
             else
-                gemm1(false, !p->tb, p->rows, p->k, p->n, Gi, Bi, 1.0f, c->dA + i * a_step);
+                gemm1(c->lib_da, false, !p->tb, p->rows, p->k, p->n, Gi, Bi, 1.0f, c->dA + i * a_step);
         }
         if (c->dB != NULL) {
             if (p->tb)
-                gemm1(true, p->ta, p->n, p->k, p->rows, Gi, Ai, 1.0f, c->dB + i * p->b_step);
+                gemm1(c->lib_db, true, p->ta, p->n, p->k, p->rows, Gi, Ai, 1.0f, c->dB + i * p->b_step);
             else
-                gemm1(!p->ta, false, p->k, p->n, p->rows, Ai, Gi, 1.0f, c->dB + i * p->b_step);
+                gemm1(c->lib_db, !p->ta, false, p->k, p->n, p->rows, Ai, Gi, 1.0f, c->dB + i * p->b_step);
         }
     }
 }
@@ -111,11 +117,13 @@ static void mm_bwd_groups(void *ctx, int64_t begin, int64_t end, int thread)
 /* a [..., M, K] or [..., K, M], b [..., K, N] or [..., N, K] -> out [..., M, N] */
 void rf_cpu_matmul_forward(rf_exec *x, rf_node *n)
 {
-    mm_plan p = mm_plan_of(x, n);
+    mm_plan p = mm_plan_of(x->g, n);
     const float *A = rf_in(x, n, 0)->value, *B = rf_in(x, n, 1)->value;
     if (by_groups(&p)) {
-        mm_ctx c = {p, A, B, NULL, n->value, NULL, NULL};
-        rf_pool_run(x->pool, p.groups, 1, mm_fwd_groups, &c);
+        rf_gemm_shape s = {p.ta, p.tb, (int)p.rows, (int)p.n, (int)p.k, (int)p.groups};
+        rf_sgemm_batched_on(x->pool, rf_gemm_choice(&s), p.ta, p.tb, (int)p.rows,
+                            (int)p.n, (int)p.k, (int)p.groups, A, p.rows * p.k, B, p.b_step, 0.0f, n->value,
+                            p.rows * p.n);
         return;
     }
     for (int64_t i = 0; i < p.groups; i++)
@@ -127,14 +135,19 @@ void rf_cpu_matmul_forward(rf_exec *x, rf_node *n)
  * A stored transposed gets (d op(A))^T = op(B) G^T; likewise B gets G^T op(A). */
 void rf_cpu_matmul_backward(rf_exec *x, rf_node *n)
 {
-    mm_plan p = mm_plan_of(x, n);
+    mm_plan p = mm_plan_of(x->g, n);
     rf_node *an = rf_in(x, n, 0), *bn = rf_in(x, n, 1);
     const float *A = an->value, *B = bn->value, *G = n->grad;
     int64_t a_step = p.rows * p.k, g_step = p.rows * p.n;
     bool groups = by_groups(&p);
     if (groups) {
         /* a shared b's gradient is summed over the groups below, in order */
-        mm_ctx c = {p, A, B, G, NULL, an->grad, p.b_step != 0 ? bn->grad : NULL};
+        rf_gemm_shape da = mm_da_shape(&p), db = mm_db_shape(&p);
+        mm_ctx c = {p, A, B, G, an->grad, p.b_step != 0 ? bn->grad : NULL, RF_GEMM_OPENBLAS, RF_GEMM_OPENBLAS};
+        if (c.dA != NULL)
+            c.lib_da = rf_gemm_choice(&da);
+        if (c.dB != NULL)
+            c.lib_db = rf_gemm_choice(&db);
         if (c.dA != NULL || c.dB != NULL)
             rf_pool_run(x->pool, p.groups, 1, mm_bwd_groups, &c);
     }
@@ -242,7 +255,25 @@ typedef struct {
     float *dx, *dw, *dbias;
     float *part;             /* [chunks][k * n + n]: partial dW, then partial dbias */
     int64_t rows, k, n, chunks;
+    rf_gemm_lib lib_dx, lib_dw;
 } lin_bwd_ctx;
+
+/* Whether the chunked backward applies: on the shapes only, never on the thread count. */
+static bool chunked(bool dw, bool dbias, int64_t rows, int64_t k, int64_t n)
+{
+    return (dw || dbias) && rows >= 2 * ROW_CHUNK && k * n <= CHUNK_MAX_WEIGHT;
+}
+
+/* A chunk's products (the last chunk's rows are fewer, on the same library). */
+static rf_gemm_shape chunk_dx_shape(int64_t chunks, int64_t k, int64_t n)
+{
+    return (rf_gemm_shape){false, true, ROW_CHUNK, (int)k, (int)n, (int)chunks};
+}
+
+static rf_gemm_shape chunk_dw_shape(int64_t chunks, int64_t k, int64_t n)
+{
+    return (rf_gemm_shape){true, false, (int)k, (int)n, ROW_CHUNK, (int)chunks};
+}
 
 static RF_VEC_CLONES void lin_bwd_chunk_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
@@ -255,11 +286,9 @@ static RF_VEC_CLONES void lin_bwd_chunk_task(void *ctx, int64_t begin, int64_t e
         const float *g = c->g + lo * c->n;
         float *part = c->part + ch * (c->k * c->n + c->n);
         if (c->dx != NULL)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, k, n, 1.0f, g, n, c->w, n, 1.0f,
-                        c->dx + lo * c->k, k);
+            rf_gemm1(c->lib_dx, false, true, m, k, n, 1.0f, g, n, c->w, n, 1.0f, c->dx + lo * c->k, k);
         if (c->dw != NULL)
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, n, m, 1.0f, c->x + lo * c->k, k, g, n, 0.0f,
-                        part, n);
+            rf_gemm1(c->lib_dw, true, false, k, n, m, 1.0f, c->x + lo * c->k, k, g, n, 0.0f, part, n);
         if (c->dbias != NULL) {
             /* column sums of the chunk, in double, COL_BLOCK columns at a time */
             float *pb = part + c->k * c->n;
@@ -303,10 +332,13 @@ static void lin_bwd_sum_task(void *ctx, int64_t begin, int64_t end, int thread)
 static bool linear_backward_chunked(rf_exec *x, const float *xv, const float *w, const float *g, float *dx,
                                     float *dw, float *dbias, int64_t rows, int64_t k, int64_t n)
 {
-    /* the choice depends on the shapes only, never on the thread count */
-    if ((dw == NULL && dbias == NULL) || rows < 2 * ROW_CHUNK || k * n > CHUNK_MAX_WEIGHT)
+    if (!chunked(dw != NULL, dbias != NULL, rows, k, n))
         return false;
-    lin_bwd_ctx c = {xv, g, w, dx, dw, dbias, NULL, rows, k, n, (rows + ROW_CHUNK - 1) / ROW_CHUNK};
+    int64_t chunks = (rows + ROW_CHUNK - 1) / ROW_CHUNK;
+    rf_gemm_shape sx = chunk_dx_shape(chunks, k, n), sw = chunk_dw_shape(chunks, k, n);
+    lin_bwd_ctx c = {xv, g, w, dx, dw, dbias, NULL, rows, k, n, chunks,
+                     dx != NULL ? rf_gemm_choice(&sx) : RF_GEMM_OPENBLAS,
+                     dw != NULL ? rf_gemm_choice(&sw) : RF_GEMM_OPENBLAS};
     c.part = malloc((size_t)(c.chunks * (k * n + n)) * sizeof *c.part);
     if (c.part == NULL)
         return false;
@@ -334,4 +366,69 @@ void rf_cpu_linear_backward(rf_exec *x, rf_node *n)
         int64_t blocks = (cols + COL_BLOCK - 1) / COL_BLOCK;
         rf_pool_run(x->pool, blocks, 16384 / (rows * COL_BLOCK) + 1, colsum_task, &c);
     }
+}
+
+/* ---- the products these kernels run, as they run them ---- */
+
+static void matmul_products(rf_graph *g, const rf_node *n, bool backward, rf_gemm_list *out)
+{
+    mm_plan p = mm_plan_of(g, n);
+    const rf_node *an = rf_graph_node(g, n->in[0]), *bn = rf_graph_node(g, n->in[1]);
+    if (by_groups(&p)) {
+        rf_gemm_shape da = mm_da_shape(&p), db = mm_db_shape(&p);
+        if (!backward)
+            rf_gemm_list_add(out, p.ta, p.tb, p.rows, p.n, p.k, p.groups);
+        if (backward && an->grad != NULL)
+            rf_gemm_list_add(out, da.ta, da.tb, da.m, da.n, da.k, da.batch);
+        if (backward && bn->grad != NULL && p.b_step != 0)
+            rf_gemm_list_add(out, db.ta, db.tb, db.m, db.n, db.k, db.batch);
+        if (!backward || bn->grad == NULL || p.b_step != 0)
+            return;
+    }
+    /* one rf_sgemm per group (a shared b's gradient too, when by groups) */
+    if (!backward)
+        rf_gemm_list_add(out, p.ta, p.tb, p.rows, p.n, p.k, 1);
+    if (backward && an->grad != NULL && !by_groups(&p)) {
+        if (p.ta)
+            rf_gemm_list_add(out, p.tb, true, p.k, p.rows, p.n, 1);
+        else
+            rf_gemm_list_add(out, false, !p.tb, p.rows, p.k, p.n, 1);
+    }
+    if (backward && bn->grad != NULL) {
+        if (p.tb)
+            rf_gemm_list_add(out, true, p.ta, p.n, p.k, p.rows, 1);
+        else
+            rf_gemm_list_add(out, !p.ta, false, p.k, p.n, p.rows, 1);
+    }
+}
+
+static void linear_products(rf_graph *g, const rf_node *n, bool backward, rf_gemm_list *out)
+{
+    const rf_node *xn = rf_graph_node(g, n->in[0]), *wn = rf_graph_node(g, n->in[1]);
+    int64_t k = wn->shape.dim[0], cols = wn->shape.dim[1];
+    int64_t rows = rf_shape_numel(xn->shape) / k;
+    bool dbias = n->n_in == 3 && rf_graph_node(g, n->in[2])->grad != NULL;
+    if (!backward) {
+        rf_gemm_list_add(out, false, false, rows, cols, k, 1);
+    } else if (chunked(wn->grad != NULL, dbias, rows, k, cols)) {
+        int64_t chunks = (rows + ROW_CHUNK - 1) / ROW_CHUNK;
+        rf_gemm_shape sx = chunk_dx_shape(chunks, k, cols), sw = chunk_dw_shape(chunks, k, cols);
+        if (xn->grad != NULL)
+            rf_gemm_list_add(out, sx.ta, sx.tb, sx.m, sx.n, sx.k, sx.batch);
+        if (wn->grad != NULL)
+            rf_gemm_list_add(out, sw.ta, sw.tb, sw.m, sw.n, sw.k, sw.batch);
+    } else {
+        if (xn->grad != NULL)
+            rf_gemm_list_add(out, false, true, rows, k, cols, 1);
+        if (wn->grad != NULL)
+            rf_gemm_list_add(out, true, false, k, cols, rows, 1);
+    }
+}
+
+void rf_cpu_linalg_products(rf_graph *g, const rf_node *n, bool backward, rf_gemm_list *out)
+{
+    if (n->op == RF_OP_MATMUL)
+        matmul_products(g, n, backward, out);
+    else if (n->op == RF_OP_LINEAR)
+        linear_products(g, n, backward, out);
 }
