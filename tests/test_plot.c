@@ -376,17 +376,18 @@ static void test_memory_figure(const char *tmp)
     for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
         all = all && isfinite(mf.curves[e].bytes[0]) && isfinite(mf.curves[e].bytes[3]);
     tap_ok(all, "every encoder is planned at lengths 256 to 2048");
-    /* 16x the length (256 -> 4096): full's attention maps grow with N^2. */
+    /* 16x the length (256 -> 4096): every plan grows about linearly, full
+     * attention's too since it keeps each row's log-sum-exp, not its N x N
+     * probabilities (flash-style, issue 14); N^2 would be 40x and more. */
     double growth[RF_MEMORY_ENCODERS];
     for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
         growth[e] = mf.curves[e].bytes[4] / mf.curves[e].bytes[0];
-    tap_ok(growth[0] > 40, "full grows %.0fx for 16x the length (quadratic)", growth[0]);
     bool linear = true;
-    for (int e = 1; e < RF_MEMORY_ENCODERS; e++)
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
         if (strcmp(mf.curves[e].encoder, "blrp") != 0)
             linear = linear && growth[e] < 20;
-    tap_ok(linear, "ls, linear, talk, maelre grow at most ~linearly (%.1fx %.1fx %.1fx %.1fx)", growth[1], growth[2],
-           growth[3], growth[5]);
+    tap_ok(linear, "full, ls, linear, talk, maelre grow at most ~linearly (%.1fx %.1fx %.1fx %.1fx %.1fx)", growth[0],
+           growth[1], growth[2], growth[3], growth[5]);
     tap_ok(isfinite(mf.current_bytes) && mf.current_seq == cfg.data.max_len && mf.ram_bytes > 0,
            "the current config is planned at N=%d and the RAM is known", mf.current_seq);
 
