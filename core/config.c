@@ -329,6 +329,10 @@ bool rf_config_from_json(rf_config *cfg, const char *json, rf_status *st)
      * squashed every picture to its square: such a checkpoint keeps that. */
     if (json_object_get(obj, "data.resize") == NULL)
         strcpy(cfg->data.resize, "squash");
+    /* Written before train.gemm existed (2026-11-27), when every product
+     * ran on OpenBLAS: a resumed run keeps its rounding (resume is exact). */
+    if (json_object_get(obj, "train.gemm") == NULL)
+        strcpy(cfg->train.gemm, "openblas");
     const char *name;
     json_t *value;
     bool ok = true;

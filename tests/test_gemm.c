@@ -378,6 +378,27 @@ static void test_declared(void)
     g_free(dir);
 }
 
+/* train.gemm defaults to auto; a checkpoint's config written before the
+ * key existed (every product on OpenBLAS) loads as openblas, so resuming
+ * such a run keeps its rounding; one that names the key keeps it. */
+static void test_old_checkpoints(void)
+{
+    rf_config cfg;
+    rf_status st = {0};
+    rf_config_defaults(&cfg);
+    tap_ok(strcmp(cfg.train.gemm, "auto") == 0, "train.gemm defaults to auto: %s", cfg.train.gemm);
+    bool ok = rf_config_from_json(&cfg, "{\"model.encoder\": \"talk\"}", &st);
+    tap_ok(ok && strcmp(cfg.train.gemm, "openblas") == 0,
+           "a checkpoint config without train.gemm (older) loads as openblas: %s", cfg.train.gemm);
+    rf_config_defaults(&cfg);
+    char *json = rf_config_to_json(&cfg);
+    rf_config back;
+    rf_config_defaults(&back);
+    ok = json != NULL && rf_config_from_json(&back, json, &st) && strcmp(back.train.gemm, "auto") == 0;
+    free(json);
+    tap_ok(ok, "a checkpoint config that names train.gemm = auto keeps it");
+}
+
 int main(void)
 {
     unsetenv("RF_GEMM");
@@ -387,5 +408,6 @@ int main(void)
     test_modes();
     test_cache();
     test_declared();
+    test_old_checkpoints();
     return tap_done();
 }
