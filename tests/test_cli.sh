@@ -327,6 +327,16 @@ planned=$(sed -n 's/.*"planned_bytes":\([0-9]*\).*/\1/p' "$tmp/out" | tr '\n' ' 
 read -r p1 p2 p3 <<<"$planned"
 [ -n "${p3:-}" ] && [ "$p1" -lt "$p2" ] && [ "$p2" -lt "$p3" ]
 ok $? "planned bytes grow with the length ($planned)"
+# Issue 14 item 5: the linear-memory encoders at their ListOps configs plan
+# a 65,536-token training step of batch 1 within 24 GiB (the run itself is a
+# benchmark: bench/RESULTS.md).
+long_ok=0
+for enc in ls linear talk maelre; do
+    run memory --config "$configs/listops-$enc.ini" --set data.task=random --set data.batch=1 --seq 65536 --json
+    bytes=$(sed -n 's/.*"planned_bytes":\([0-9]*\).*/\1/p' "$tmp/out")
+    [ "$rc" -eq 0 ] && [ -n "$bytes" ] && [ "$bytes" -lt $((24 * 1024 * 1024 * 1024)) ] || long_ok=1
+done
+ok $long_ok "ls, linear, talk and maelre plan N = 65,536, batch 1 within 24 GiB"
 run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 128 --json
 train_total=$(sed -n 's/.*"planned_bytes":\([0-9]*\).*/\1/p' "$tmp/out")
 run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 128 --json --inference
