@@ -302,11 +302,11 @@ void rf_gemm_plan(const rf_gemm_shape *shapes, int count)
     pthread_mutex_lock(&S.lock);
     mode_from_env();
     bool rewrite = S.mode == MODE_AUTO && read_cache(path);
-    rf_gemm_shape *todo = malloc((size_t)(count + 1) * sizeof *todo);
+    rf_gemm_shape *untimed = malloc((size_t)(count + 1) * sizeof *untimed);
     int n = 0;
-    for (int i = 0; S.mode == MODE_AUTO && todo != NULL && i < count; i++)
+    for (int i = 0; S.mode == MODE_AUTO && untimed != NULL && i < count; i++)
         if (!chosen(&shapes[i]))
-            todo[n++] = shapes[i];
+            untimed[n++] = shapes[i];
     pthread_mutex_unlock(&S.lock);
 
     /* time outside the lock: products may run meanwhile */
@@ -316,8 +316,8 @@ void rf_gemm_plan(const rf_gemm_shape *shapes, int count)
     for (int i = 0; fresh != NULL && i < n; i++) {
         rf_gemm_cached *c = &fresh[timed];
         snprintf(c->cpu, sizeof c->cpu, "%s", rf_gemm_cpu_model());
-        c->shape = todo[i];
-        if (!time_shape(pool, &todo[i], c->seconds))
+        c->shape = untimed[i];
+        if (!time_shape(pool, &untimed[i], c->seconds))
             continue;
         c->lib = c->seconds[RF_GEMM_ONEDNN] < c->seconds[RF_GEMM_OPENBLAS] ? RF_GEMM_ONEDNN : RF_GEMM_OPENBLAS;
         timed++;
@@ -331,7 +331,7 @@ void rf_gemm_plan(const rf_gemm_shape *shapes, int count)
         save_cache(path, fresh, timed);
     pthread_mutex_unlock(&S.lock);
     free(fresh);
-    free(todo);
+    free(untimed);
     free(path);
 }
 
