@@ -1,0 +1,130 @@
+#!/bin/bash
+# Rangefinder on a real GPU, in one command on the GPU machine, from the
+# repository's root with .gpu/bundle.tar.xz beside it (bench/gpu/pack.sh):
+# benches of every ListOps encoder, the *_gpu tests, compute-sanitizer, an
+# mpirun -np 1 run over NCCL against the same run without mpirun, and the
+# ListOps reproduction runs of RUNS (at most 6 at once, in that order; one
+# committed part way in bench/runs/listops-NAME continues from there), stopped
+# and saved at FINAL seconds from the start (each then continues with
+# `train --resume`). Logs and run folders go to $OUT as four files.
+#   OUT=DIR [FINAL=420] [RUNS="full blrp ..."] bash bench/gpu/run.sh
+set -u
+T0=$(date +%s)
+el() { echo $(( $(date +%s) - T0 )); }
+# a limit of at most $1 seconds that ends by FINAL + 20
+lim() { local l=$(( FINAL + 20 - $(el) )); [ $l -lt 1 ] && l=1; [ $l -lt $1 ] && echo $l || echo $1; }
+FINAL=${FINAL:-420}
+RUNS=${RUNS:-full blrp linear maelre blrp-phi-shared blrp-phi-siamese blrp-forward-phi-residual \
+blrp-backward-phi-residual blrp-forward-phi-init blrp-backward-phi-init blrp-forward-posemb blrp-backward-posemb}
+W=/tmp/rf
+mkdir -p $W/out $W/runs
+exec > >(tee $OUT/log.txt) 2>&1
+tar -C $W -xJf .gpu/bundle.tar.xz || { echo "bundle did not unpack"; exit 2; }
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv
+cat /etc/os-release | head -2; nproc
+
+# Our Debian libraries only where the machine lacks one (its newer ones are compatible).
+for f in $W/lib/*; do
+    n=$(basename $f)
+    if ldconfig -p | grep -q " $n "; then rm -f $f; fi
+done
+LP=$W/lib
+for l in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libnccl.so.2; do
+    if [ -e /usr/local/cuda/lib64/$l ] || ldconfig -p | grep -q " $l "; then continue; fi
+    d=$(find /usr/local /opt /usr/lib -name "$l" 2>/dev/null | head -1)
+    if [ -n "$d" ]; then LP=$LP:$(dirname $d)
+    elif [ $l = libcudart.so.13 ]; then LP=$LP:$W/cudart
+    else echo "MISSING $l"; fi
+done
+export LD_LIBRARY_PATH=$LP:/usr/local/cuda/lib64
+echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+if ldd $W/bin/rangefinder | grep 'not found'; then echo "libraries missing: stop"; exit 3; fi
+RF=$W/bin/rangefinder
+export OPENBLAS_NUM_THREADS=2 XDG_CACHE_HOME=$W/cache UBSAN_OPTIONS=halt_on_error=1
+nvidia-smi -L
+
+echo "== benches t=$(el)"
+for e in full ls linear talk maelre blrp; do
+    timeout 60 $RF bench --config data/configs/listops-$e.ini --set train.device=cuda --steps 20 --warmup 3 --json \
+        > $W/out/bench-$e.json 2> $W/out/bench-$e.err
+    echo "bench $e rc=$? $(cat $W/out/bench-$e.json | head -c 900)"; tail -2 $W/out/bench-$e.err
+done
+timeout 60 $RF bench --config data/configs/listops-ls.ini --set train.device=cuda --steps 10 --inference --profile \
+    > $W/out/bench-ls-profile.txt 2>&1; echo "profile rc=$?"
+
+# Reproduction runs: at most 6 at once, the four main configs first, stopped (and saved) at FINAL.
+run_one() {
+    local c=$1 d=$W/runs/listops-$1
+    local left=$(( FINAL - $(el) ))
+    [ $left -gt 20 ] || return
+    # a run committed part way in bench/runs continues; a finished one is left alone
+    local committed=bench/runs/listops-$c how
+    if grep -q '^5000,test' $committed/metrics.csv 2>/dev/null; then echo "run $c: finished already"; return; fi
+    if [ -f $committed/checkpoint.safetensors ]; then
+        cp -r $committed $d
+        how="--resume $d"
+    else
+        how="--config data/configs/listops-$c.ini --out $d --set train.eval_every=250 --set train.checkpoint_every=250"
+    fi
+    XDG_CACHE_HOME=$W/cache-$c timeout -s INT -k 30 $left $RF train $how --set train.device=cuda --set train.threads=2 \
+        > $W/runs/train-$c.log 2>&1
+    echo "run $c rc=$? t=$(el): $(tail -1 $W/runs/train-$c.log)"
+    if [ $c = blrp ] && grep -q "^5000,test" $d/metrics.csv 2>/dev/null; then
+        for k in 1 2 3 4; do
+            XDG_CACHE_HOME=$W/cache-$c timeout $(lim 60) $RF eval --checkpoint $d/checkpoint.safetensors --set train.device=cuda \
+                --set data.concat=$k --set data.batch=8 --json > $d/eval-concat$k.json 2>&1
+            echo "eval blrp concat $k: $(cat $d/eval-concat$k.json)"
+        done
+    fi
+}
+(
+    for c in $RUNS; do
+        while [ $(jobs -rp | wc -l) -ge 6 ]; do sleep 2; done
+        [ $(el) -lt $(( FINAL - 60 )) ] || break
+        run_one $c &
+        sleep 1
+    done
+    wait
+) &
+SCHED=$!
+
+echo "== tests t=$(el)"
+for t in kernels linalg mechanisms backend; do
+    timeout $(lim 150) $W/bin/test_cuda_${t}_gpu > $W/out/test_$t.txt 2>&1
+    rc=$?
+    echo "test_cuda_${t}_gpu rc=$rc t=$(el): $(grep -c '^ok' $W/out/test_$t.txt) ok, $(grep -c '^not ok' $W/out/test_$t.txt) not ok"
+    grep -E '^not ok|skip' $W/out/test_$t.txt | head -20; tail -2 $W/out/test_$t.txt
+done
+
+echo "== mpirun -np 1 over NCCL t=$(el)"
+O=$W/ompi
+export OPAL_PREFIX=$O/usr PMIX_INSTALL_PREFIX=$O/usr
+MPIR="$O/usr/bin/orterun --allow-run-as-root -np 1"
+for mode in plain mpi; do
+    pre=""; [ $mode = mpi ] && pre="$MPIR"
+    LD_LIBRARY_PATH=$O/usr/lib/x86_64-linux-gnu:$O/usr/lib/x86_64-linux-gnu/openmpi/lib:$LD_LIBRARY_PATH \
+        timeout $(lim 90) $pre $RF train --config data/configs/listops-ls.ini --out $W/out/np1-$mode \
+        --set train.device=cuda --set train.steps=40 --set train.warmup=10 --set train.log_every=10 --set train.eval_every=40 \
+        > $W/out/np1-$mode.log 2>&1
+    echo "np1 $mode rc=$?"; tail -4 $W/out/np1-$mode.log
+done
+paste -d'|' $W/out/np1-plain/metrics.csv $W/out/np1-mpi/metrics.csv 2>/dev/null | head -8
+
+echo "== compute-sanitizer t=$(el)"
+for t in kernels mechanisms; do
+    [ $(el) -lt $(( FINAL - 40 )) ] || break
+    timeout $(( FINAL - $(el) - 10 )) compute-sanitizer --tool memcheck --print-limit 20 $W/bin/test_cuda_${t}_gpu \
+        > $W/out/memcheck-$t.txt 2>&1
+    echo "memcheck $t rc=$? t=$(el)"; grep -E 'ERROR SUMMARY|Invalid|not supported|Error' $W/out/memcheck-$t.txt | head -8
+done
+
+wait $SCHED
+echo "== done t=$(el)"
+nvidia-smi --query-gpu=memory.used --format=csv
+tar -C $W -czf $OUT/out.tar.gz out
+# two archives, each under the 16 MB a returned file may have
+main=$(cd $W/runs && ls -d train-*.log $(ls -d listops-* 2>/dev/null | grep -v '^listops-blrp-') 2>/dev/null)
+ablations=$(cd $W/runs && ls -d listops-blrp-* 2>/dev/null)
+[ -z "$main" ] || tar -C $W/runs -czf $OUT/runs-main.tar.gz $main
+[ -z "$ablations" ] || tar -C $W/runs -czf $OUT/runs-ablations.tar.gz $ablations
+ls -la $OUT
