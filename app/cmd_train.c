@@ -27,6 +27,7 @@
 #include "json_line.h"
 #include "metrics_csv.h"
 #include "progress.h"
+#include "rank_watch.h"
 #include "ranks.h"
 #include "run_folder.h"
 #include "../parallel/launch.h"
@@ -41,44 +42,6 @@ static void on_sigint(int sig)
     interrupted = 1;
 }
 
-/* In a job of several ranks, the launcher ends the others with SIGTERM
- * when one rank dies (or mpirun is interrupted): say where this rank was
- * (the launcher's own message names the rank that ended). Only
- * async-signal-safe calls here. */
-static volatile sig_atomic_t current_step;
-
-static void put_number(char *buf, size_t *len, long v)
-{
-    char digits[24];
-    int n = 0;
-    do {
-        digits[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v > 0 && n < (int)sizeof digits);
-    while (n > 0)
-        buf[(*len)++] = digits[--n];
-}
-
-static void on_sigterm(int sig)
-{
-    (void)sig;
-    static const char a[] = "rangefinder: rank ", b[] = ": ended by the MPI launcher during step ",
-                      c[] = ": a rank ended or the job was interrupted (mpirun's message names which); the last "
-                            "checkpoint is kept (to stop a job and save, send mpirun SIGUSR1)\n";
-    char buf[320];
-    size_t len = 0;
-    memcpy(buf, a, sizeof a - 1);
-    len += sizeof a - 1;
-    put_number(buf, &len, rf_ranks_rank());
-    memcpy(buf + len, b, sizeof b - 1);
-    len += sizeof b - 1;
-    put_number(buf, &len, (long)current_step + 1);
-    memcpy(buf + len, c, sizeof c - 1);
-    len += sizeof c - 1;
-    ssize_t w = write(STDERR_FILENO, buf, len);
-    (void)w;
-    _exit(RF_EXIT_FAILED);
-}
 
 typedef struct train_job {
     rf_config cfg;
@@ -145,7 +108,7 @@ static void on_checkpoint(void *ctx, const char *path, int64_t step)
 static bool should_stop(void *ctx)
 {
     run_state *s = ctx;
-    current_step = (sig_atomic_t)rf_trainer_step_count(s->trainer);
+    rf_rank_watch_step(rf_trainer_step_count(s->trainer));
     if (interrupted && !s->stop_announced && s->progress != NULL) {
         rf_progress_note(s->progress, rf_ranks_count() > 1
                                           ? "asked to stop (SIGUSR1): every rank stops, saving the checkpoint"
@@ -332,20 +295,18 @@ static int run(train_job *job)
 
     /* A first Ctrl-C asks for a clean stop; SA_RESETHAND lets a second one
      * kill. A SIGINT ignored from the start (a background job) stays ignored. */
-    struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old, old_term;
+    struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, NULL, &old);
     if (old.sa_handler != SIG_IGN)
         sigaction(SIGINT, &sa, NULL);
     /* Under mpirun, Ctrl-C ends the job (mpirun sends SIGTERM); SIGUSR1,
-     * which mpirun passes on to every rank, asks for the clean stop. */
-    struct sigaction term = {.sa_handler = on_sigterm}, usr1 = {.sa_handler = on_sigint}, old_usr1;
-    sigemptyset(&term.sa_mask);
+     * which mpirun passes on to every rank, asks for the clean stop. A
+     * rank killed otherwise is named by its watcher (rank_watch.h). */
+    struct sigaction usr1 = {.sa_handler = on_sigint}, old_usr1;
     sigemptyset(&usr1.sa_mask);
-    if (rf_ranks_count() > 1) {
-        sigaction(SIGTERM, &term, &old_term);
+    if (rf_ranks_count() > 1)
         sigaction(SIGUSR1, &usr1, &old_usr1);
-    }
     gint64 t0 = g_get_monotonic_time();
     rf_status st = {0};
     gboolean ok = rf_train_run(job->trainer, writer ? job->checkpoint : NULL, &cb, &st);
@@ -361,10 +322,8 @@ static int run(train_job *job)
     }
     if (progress != NULL)
         rf_progress_end(progress);
-    if (rf_ranks_count() > 1) {
-        sigaction(SIGTERM, &old_term, NULL);
+    if (rf_ranks_count() > 1)
         sigaction(SIGUSR1, &old_usr1, NULL);
-    }
     double seconds = (g_get_monotonic_time() - t0) * 1e-6;
 
     g_autoptr(GError) error = NULL;

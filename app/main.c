@@ -15,7 +15,9 @@
 #endif
 #include "cli.h"
 #include "commands.h"
+#include "rank_watch.h"
 #include "ranks.h"
+#include "../parallel/launch.h"
 #include "run_folder.h"
 
 typedef struct verb {
@@ -123,6 +125,10 @@ int main(int argc, char **argv)
     /* UTF-8 help texts, but '.' as the decimal point everywhere. */
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");
+    /* One rank of an MPI job: fork before MPI and CUDA start, so that the
+     * parent can name this rank if it is killed (rank_watch.h). */
+    if (rf_launched_by_mpi())
+        rf_rank_watch_start();
     if (!rf_ranks_start(&argc, &argv))
         return RF_EXIT_FAILED;
     return rf_ranks_finish(dispatch(argc, argv));
