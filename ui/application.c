@@ -2,6 +2,7 @@
 #include "application.h"
 
 #include "dialogs.h"
+#include "start_folders.h"
 #include "window.h"
 
 struct _RfApplication {
@@ -98,6 +99,8 @@ static void rf_application_activate(GApplication *application)
                                 : g_build_filename(RF_DATADIR, "configs", "default.ini", NULL);
     g_autoptr(GError) error = NULL;
     gboolean loaded = rf_session_load_config_file(app->session, path, &error);
+    if (loaded)
+        rf_start_folder_note(RF_FOLDER_CONFIGS, path);
 
     RfWindow *win = rf_window_new(GTK_APPLICATION(app), app->session);
     gtk_window_present(GTK_WINDOW(win));

@@ -116,6 +116,7 @@ void rf_dialog_ask_close(GtkWindow *parent, RfCloseCallback done, gpointer user_
 typedef struct {
     RfPathCallback done;
     gpointer user_data;
+    RfFolderKind folder;
     char *path;
 } PathRequest;
 
@@ -136,13 +137,15 @@ static void chooser_response(GtkNativeDialog *native, int response, gpointer use
         g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(native));
         if (file != NULL)
             req->path = g_file_get_path(file);
+        rf_start_folder_note(req->folder, req->path);
     }
     gtk_native_dialog_destroy(native);
     g_object_unref(native);
     g_idle_add(chooser_answer, req);
 }
 
-void rf_dialog_choose_path(GtkWindow *parent, RfChooseMode mode, const char *title, const char *accept_label,
+void rf_dialog_choose_path(GtkWindow *parent, RfChooseMode mode, RfFolderKind folder, const char *title,
+                           const char *accept_label,
                            const char *pattern_name, const char *pattern, const char *suggested_name,
                            RfPathCallback done, gpointer user_data)
 {
@@ -164,12 +167,18 @@ void rf_dialog_choose_path(GtkWindow *parent, RfChooseMode mode, const char *tit
         gtk_file_chooser_add_filter(chooser, all);
         g_object_unref(all);
     }
+    g_autofree char *start = rf_start_folder(folder);
+    if (start != NULL) {
+        g_autoptr(GFile) dir = g_file_new_for_path(start);
+        gtk_file_chooser_set_current_folder(chooser, dir, NULL);
+    }
     if (mode == RF_CHOOSE_SAVE_FILE && suggested_name != NULL)
         gtk_file_chooser_set_current_name(chooser, suggested_name);
 
     PathRequest *req = g_new0(PathRequest, 1);
     req->done = done;
     req->user_data = user_data;
+    req->folder = folder;
     g_signal_connect(native, "response", G_CALLBACK(chooser_response), req);
     gtk_native_dialog_show(GTK_NATIVE_DIALOG(native));
 }
@@ -246,7 +255,7 @@ static void export_accept(GtkButton *button, gpointer user_data)
     g_signal_handlers_disconnect_by_func(req->dialog, export_close_request, req);
     gtk_window_destroy(req->dialog);
     g_autofree char *name = g_strconcat(req->base_name, export_formats[req->chosen_format].extension, NULL);
-    rf_dialog_choose_path(req->parent, RF_CHOOSE_SAVE_FILE, "Export Plot", "_Export", NULL, NULL, name,
+    rf_dialog_choose_path(req->parent, RF_CHOOSE_SAVE_FILE, RF_FOLDER_RUN, "Export Plot", "_Export", NULL, NULL, name,
                           export_path_chosen, req);
 }
 

@@ -8,6 +8,8 @@
 
 #include <gtk/gtk.h>
 
+#include "start_folders.h"
+
 G_BEGIN_DECLS
 
 /* A modal error message over `parent`: `what` is the headline ("Could not
@@ -43,10 +45,12 @@ typedef enum {
 
 /* Called with the chosen path, or NULL when the user cancelled. */
 typedef void (*RfPathCallback)(const char *path, gpointer user_data);
-/* A file chooser. `pattern` ("*.safetensors", may be NULL) with its
- * `pattern_name` filters the list; `suggested_name` (may be NULL) fills the
- * name field of a save chooser. */
-void rf_dialog_choose_path(GtkWindow *parent, RfChooseMode mode, const char *title, const char *accept_label,
+/* A file chooser, starting in the folder `folder` says (start_folders.h),
+ * which remembers the path chosen. `pattern` ("*.safetensors", may be NULL)
+ * with its `pattern_name` filters the list; `suggested_name` (may be NULL)
+ * fills the name field of a save chooser. */
+void rf_dialog_choose_path(GtkWindow *parent, RfChooseMode mode, RfFolderKind folder, const char *title,
+                           const char *accept_label,
                            const char *pattern_name, const char *pattern, const char *suggested_name,
                            RfPathCallback done, gpointer user_data);
 

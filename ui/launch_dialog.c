@@ -108,7 +108,7 @@ static void on_save(GtkButton *b, gpointer user_data)
     (void)b;
     launch_dialog *d = user_data;
     gboolean slurm = chosen_kind(d) == RF_LAUNCH_SLURM;
-    rf_dialog_choose_path(d->window, RF_CHOOSE_SAVE_FILE, "Save Launch Script", "_Save", "Shell scripts", "*.sh",
+    rf_dialog_choose_path(d->window, RF_CHOOSE_SAVE_FILE, RF_FOLDER_RUN, "Save Launch Script", "_Save", "Shell scripts", "*.sh",
                           slurm ? "job.sbatch.sh" : "launch.sh", script_to_save, g_object_ref(d->window));
 }
 

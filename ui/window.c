@@ -422,8 +422,12 @@ static void action_open_data(GSimpleAction *a, GVariant *p, gpointer user_data)
         rf_dialog_error(GTK_WINDOW(win), "Nothing to open for this data set", detail);
         return;
     }
+    /* start in the data folder the sidebar names, if it is one */
+    const char *current = rf_session_get_config(win->session)->data.path;
+    if (g_file_test(current, G_FILE_TEST_IS_DIR))
+        rf_start_folder_note(RF_FOLDER_DATA, current);
     g_autofree char *title = g_strdup_printf("Open %s Data", rf_choice_label("data.task", task));
-    rf_dialog_choose_path(GTK_WINDOW(win), RF_CHOOSE_OPEN_FOLDER, title, "_Open", NULL, NULL, NULL,
+    rf_dialog_choose_path(GTK_WINDOW(win), RF_CHOOSE_OPEN_FOLDER, RF_FOLDER_DATA, title, "_Open", NULL, NULL, NULL,
                           data_path_chosen, g_object_ref(win));
 }
 
@@ -441,7 +445,7 @@ static void action_open_checkpoint(GSimpleAction *a, GVariant *p, gpointer user_
 {
     (void)a;
     (void)p;
-    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_OPEN_FILE, "Open Checkpoint", "_Open",
+    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_OPEN_FILE, RF_FOLDER_RUN, "Open Checkpoint", "_Open",
                           "Checkpoints (safetensors)", "*.safetensors", NULL, checkpoint_to_open,
                           g_object_ref(user_data));
 }
@@ -462,7 +466,8 @@ static void action_open_checkpoint_on_data(GSimpleAction *a, GVariant *p, gpoint
 {
     (void)a;
     (void)p;
-    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_OPEN_FILE, "Open Checkpoint on the Current Data",
+    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_OPEN_FILE, RF_FOLDER_RUN,
+                          "Open Checkpoint on the Current Data",
                           "_Open", "Checkpoints (safetensors)", "*.safetensors", NULL, checkpoint_to_open_on_data,
                           g_object_ref(user_data));
 }
@@ -479,8 +484,8 @@ static void action_inspect_file(GSimpleAction *a, GVariant *p, gpointer user_dat
 {
     (void)a;
     (void)p;
-    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_OPEN_FILE, "Inspect File", "_Inspect", NULL, NULL,
-                          NULL, file_to_inspect, g_object_ref(user_data));
+    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_OPEN_FILE, RF_FOLDER_DATA, "Inspect File", "_Inspect",
+                          NULL, NULL, NULL, file_to_inspect, g_object_ref(user_data));
 }
 
 static gboolean on_drop(GtkDropTarget *target, const GValue *value, double x, double y, gpointer user_data)
@@ -516,7 +521,7 @@ static void action_save_checkpoint(GSimpleAction *a, GVariant *p, gpointer user_
 {
     (void)a;
     (void)p;
-    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_SAVE_FILE, "Save Checkpoint", "_Save",
+    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_SAVE_FILE, RF_FOLDER_RUN, "Save Checkpoint", "_Save",
                           "Checkpoints (safetensors)", "*.safetensors", "checkpoint.safetensors",
                           checkpoint_to_save, g_object_ref(user_data));
 }
@@ -538,8 +543,8 @@ static void action_open_config(GSimpleAction *a, GVariant *p, gpointer user_data
 {
     (void)a;
     (void)p;
-    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_OPEN_FILE, "Open Configuration", "_Open",
-                          "Configurations (INI)", "*.ini", NULL, config_to_open, g_object_ref(user_data));
+    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_OPEN_FILE, RF_FOLDER_CONFIGS, "Open Configuration",
+                          "_Open", "Configurations (INI)", "*.ini", NULL, config_to_open, g_object_ref(user_data));
 }
 
 static void metrics_to_save(const char *path, gpointer user_data)
@@ -556,8 +561,8 @@ static void action_export_metrics(GSimpleAction *a, GVariant *p, gpointer user_d
 {
     (void)a;
     (void)p;
-    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_SAVE_FILE, "Export Metrics", "_Export", "CSV files",
-                          "*.csv", "metrics.csv", metrics_to_save, g_object_ref(user_data));
+    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_SAVE_FILE, RF_FOLDER_RUN, "Export Metrics", "_Export",
+                          "CSV files", "*.csv", "metrics.csv", metrics_to_save, g_object_ref(user_data));
 }
 
 /* The session's config on several ranks (mpirun or Slurm). */
@@ -669,7 +674,7 @@ static void close_answered(RfCloseAnswer answer, gpointer user_data)
     RfWindow *win = user_data;
     switch (answer) {
     case RF_CLOSE_SAVE:
-        rf_dialog_choose_path(GTK_WINDOW(win), RF_CHOOSE_SAVE_FILE, "Save Checkpoint", "_Save",
+        rf_dialog_choose_path(GTK_WINDOW(win), RF_CHOOSE_SAVE_FILE, RF_FOLDER_RUN, "Save Checkpoint", "_Save",
                               "Checkpoints (safetensors)", "*.safetensors", "checkpoint.safetensors",
                               checkpoint_before_close, g_object_ref(win));
         break;

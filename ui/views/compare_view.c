@@ -192,7 +192,7 @@ static void on_export_table(GtkButton *button, compare_view *v)
         set_status(v, "no runs to export yet");
         return;
     }
-    rf_dialog_choose_path(GTK_WINDOW(gtk_widget_get_root(v->root)), RF_CHOOSE_SAVE_FILE, "Export Results Table",
+    rf_dialog_choose_path(GTK_WINDOW(gtk_widget_get_root(v->root)), RF_CHOOSE_SAVE_FILE, RF_FOLDER_RUN, "Export Results Table",
                           "_Export", "CSV files", "*.csv", "results.csv", on_table_path, v);
 }
 

@@ -16,6 +16,7 @@
 
 #include "../figures/prediction_figure.h"
 #include "../inspect_input.h"
+#include "../start_folders.h"
 #include "../view.h"
 #include "data_index_list.h"
 #include "data_sample.h"
@@ -454,6 +455,7 @@ static void on_folder_chosen(GtkNativeDialog *dialog, int response, gpointer dat
     if (response == GTK_RESPONSE_ACCEPT) {
         GFile *file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
         char *path = file != NULL ? g_file_get_path(file) : NULL;
+        rf_start_folder_note(RF_FOLDER_DATA, path);
         if (path != NULL && set_key(v, "data.path", path))
             open_data(v);
         g_free(path);
@@ -478,6 +480,13 @@ static void choose_folder(RfDataView *v)
     GtkFileChooserNative *dialog = gtk_file_chooser_native_new(
         title, native != NULL ? GTK_WINDOW(native) : NULL, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Open", "_Cancel");
     gtk_native_dialog_set_modal(GTK_NATIVE_DIALOG(dialog), TRUE);
+    char *start = rf_start_folder(RF_FOLDER_DATA);
+    if (start != NULL) {
+        GFile *dir = g_file_new_for_path(start);
+        gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(dialog), dir, NULL);
+        g_object_unref(dir);
+        g_free(start);
+    }
     g_signal_connect(dialog, "response", G_CALLBACK(on_folder_chosen), g_object_ref(v));
     gtk_native_dialog_show(GTK_NATIVE_DIALOG(dialog));
     g_free(title);

@@ -1,0 +1,179 @@
+/* Where the workbench's file choosers start (issue 12 item 10), under Xvfb
+ * with the real application and its menu actions:
+ *   1. Open Configuration starts in the folder of the config the window
+ *      was opened with.
+ *   2. A checkpoint saved through Save Checkpoint… lands where it was
+ *      chosen, and then Export Metrics… and Open Checkpoint… start in that
+ *      run folder.
+ *   3. Open Data on a file-backed data set starts in the data folder the
+ *      sidebar names; after another folder is chosen there, in that one.
+ *   4. Without anything chosen, a run chooser starts in the runs folder
+ *      ($XDG_DATA_HOME/rangefinder/runs) when it exists.
+ */
+#include <glib/gstdio.h>
+#include <locale.h>
+#include <string.h>
+
+#include "../ui/application.h"
+#include "../ui/session.h"
+#include "../ui/start_folders.h"
+#include "../ui/window.h"
+#include "main_loop.h"
+#include "tap.h"
+
+static const char small_config[] = "[data]\n"
+                                   "task = listops\n"
+                                   "max_len = 32\n"
+                                   "min_len = 8\n"
+                                   "train_size = 64\n"
+                                   "val_size = 16\n"
+                                   "test_size = 16\n"
+                                   "batch = 8\n"
+                                   "[model]\n"
+                                   "encoder = full\n"
+                                   "layers = 1\n"
+                                   "dim = 16\n"
+                                   "heads = 2\n"
+                                   "ff = 32\n"
+                                   "[train]\n"
+                                   "steps = 2\n";
+
+/* The open file chooser (GTK's own dialog: no portal under Xvfb), or NULL. */
+static GtkWindow *find_chooser(void)
+{
+    GListModel *toplevels = gtk_window_get_toplevels();
+    for (guint i = 0; i < g_list_model_get_n_items(toplevels); i++) {
+        g_autoptr(GtkWindow) w = g_list_model_get_item(toplevels, i);
+        if (GTK_IS_FILE_CHOOSER(w) && gtk_widget_get_visible(GTK_WIDGET(w)))
+            return w;
+    }
+    return NULL;
+}
+
+static gboolean chooser_open(gpointer data)
+{
+    (void)data;
+    return find_chooser() != NULL;
+}
+
+static gboolean chooser_gone(gpointer data)
+{
+    (void)data;
+    return find_chooser() == NULL;
+}
+
+/* Run `action` on the window; the folder its chooser starts in ("" when it
+ * opened none). The chooser is left open. */
+static char *chooser_folder(RfWindow *win, const char *action)
+{
+    g_action_group_activate_action(G_ACTION_GROUP(win), action, NULL);
+    if (!spin_until(chooser_open, NULL, 5.0))
+        return g_strdup("");
+    spin_for(0.5);   /* the chooser loads its folder asynchronously */
+    g_autoptr(GFile) folder = gtk_file_chooser_get_current_folder(GTK_FILE_CHOOSER(find_chooser()));
+    return folder != NULL ? g_file_get_path(folder) : g_strdup("(none)");
+}
+
+/* Answer the open chooser: `path` chosen (accept), or NULL (cancel). */
+static void answer_chooser(const char *path)
+{
+    GtkWindow *chooser = find_chooser();
+    if (chooser == NULL)
+        return;
+    if (path != NULL) {
+        /* a folder chooser answers with the folder it shows */
+        g_autoptr(GFile) file = g_file_new_for_path(path);
+        if (gtk_file_chooser_get_action(GTK_FILE_CHOOSER(chooser)) == GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER)
+            gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(chooser), file, NULL);
+        else
+            gtk_file_chooser_set_file(GTK_FILE_CHOOSER(chooser), file, NULL);
+        spin_for(0.5);
+        gtk_dialog_response(GTK_DIALOG(chooser), GTK_RESPONSE_ACCEPT);
+    } else {
+        gtk_window_close(chooser);
+    }
+    spin_until(chooser_gone, NULL, 5.0);
+    spin_for(0.2);   /* the answer is delivered from an idle */
+}
+
+static gboolean run_settled(gpointer s)
+{
+    RfRunState st = rf_session_get_state(s);
+    return st == RF_RUN_FINISHED || st == RF_RUN_FAILED || st == RF_RUN_STOPPED;
+}
+
+static void check_folder(RfWindow *win, const char *action, const char *want, const char *what)
+{
+    g_autofree char *got = chooser_folder(win, action);
+    tap_ok(g_strcmp0(got, want) == 0, "%s: starts in %s (%s)", what, want, got);
+    answer_chooser(NULL);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    setlocale(LC_ALL, "");
+    setlocale(LC_NUMERIC, "C");
+    gtk_disable_setlocale();
+    g_autofree char *dir = g_dir_make_tmp("rf-folders-XXXXXX", NULL);
+    /* the runs folder under a data home of our own (read by GLib on first use) */
+    g_autofree char *data_home = g_build_filename(dir, "data-home", NULL);
+    g_autofree char *runs = g_build_filename(data_home, "rangefinder", "runs", NULL);
+    g_mkdir_with_parents(runs, 0700);
+    g_setenv("XDG_DATA_HOME", data_home, TRUE);
+    if (!tap_ok(gtk_init_check(), "GTK opens the display"))
+        return tap_done();
+
+    g_autofree char *configs = g_build_filename(dir, "my-configs", NULL);
+    g_autofree char *config = g_build_filename(configs, "small.ini", NULL);
+    g_mkdir_with_parents(configs, 0700);
+    g_file_set_contents(config, small_config, -1, NULL);
+    RfApplication *app = rf_application_new(config);
+    g_application_set_flags(G_APPLICATION(app), G_APPLICATION_NON_UNIQUE);
+    g_autoptr(GError) error = NULL;
+    tap_ok(g_application_register(G_APPLICATION(app), NULL, &error), "the application registers");
+    g_application_activate(G_APPLICATION(app));
+    RfWindow *win = RF_WINDOW(gtk_application_get_active_window(GTK_APPLICATION(app)));
+    if (!tap_ok(win != NULL, "activation opens the main window"))
+        return tap_done();
+    RfSession *s = rf_window_get_session(win);
+    tap_ok(spin_until(data_loaded, s, 60.0), "the data loads");
+
+    /* 1 */
+    check_folder(win, "open-config", configs, "Open Configuration");
+
+    /* 4, before any run folder was chosen */
+    check_folder(win, "open-checkpoint", runs, "Open Checkpoint with nothing chosen yet");
+
+    /* 2: a model to save first */
+    g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);
+    tap_ok(spin_until(run_settled, s, 120.0) && rf_session_get_state(s) == RF_RUN_FINISHED, "a two-step run finishes");
+    g_autofree char *run = g_build_filename(dir, "run-7", NULL);
+    g_autofree char *saved = g_build_filename(run, "checkpoint.safetensors", NULL);
+    g_mkdir_with_parents(run, 0700);
+    g_free(chooser_folder(win, "save-checkpoint"));
+    answer_chooser(saved);
+    tap_ok(g_file_test(saved, G_FILE_TEST_IS_REGULAR), "Save Checkpoint… writes the chosen file %s", saved);
+    check_folder(win, "export-metrics", run, "Export Metrics after a checkpoint was saved");
+    check_folder(win, "open-checkpoint", run, "Open Checkpoint after a checkpoint was saved");
+
+    /* 3 */
+    g_autofree char *images = g_build_filename(dir, "images", NULL), *more = g_build_filename(dir, "more-images", NULL);
+    g_mkdir_with_parents(images, 0700);
+    g_mkdir_with_parents(more, 0700);
+    g_autoptr(GError) key_error = NULL;
+    tap_ok(rf_session_set_key(s, "data.task", "image_folder", NULL, &key_error) &&
+               rf_session_set_key(s, "data.path", images, NULL, &key_error),
+           "the sidebar names an image folder (%s)", key_error != NULL ? key_error->message : "ok");
+    check_folder(win, "open-data", images, "Open Data");
+    g_free(chooser_folder(win, "open-data"));
+    answer_chooser(more);
+    rf_session_set_key(s, "data.path", "", NULL, NULL);
+    check_folder(win, "open-data", more, "Open Data after another folder was chosen");
+
+    gtk_window_destroy(GTK_WINDOW(win));
+    spin_for(0.2);
+    g_object_unref(app);
+    return tap_done();
+}

@@ -1,0 +1,39 @@
+#include "start_folders.h"
+
+static char *noted[RF_FOLDER_RUN + 1];
+
+static char *existing(char *folder)
+{
+    if (folder != NULL && g_file_test(folder, G_FILE_TEST_IS_DIR))
+        return folder;
+    g_free(folder);
+    return NULL;
+}
+
+static char *first_folder(RfFolderKind kind)
+{
+    switch (kind) {
+    case RF_FOLDER_CONFIGS:
+        return g_build_filename(RF_DATADIR, "configs", NULL);
+    case RF_FOLDER_DATA:
+        return g_strdup("/usr/share/datasets");
+    case RF_FOLDER_RUN:
+        return g_build_filename(g_get_user_data_dir(), "rangefinder", "runs", NULL);
+    }
+    return NULL;
+}
+
+char *rf_start_folder(RfFolderKind kind)
+{
+    char *folder = existing(g_strdup(noted[kind]));
+    return folder != NULL ? folder : existing(first_folder(kind));
+}
+
+void rf_start_folder_note(RfFolderKind kind, const char *path)
+{
+    if (path == NULL || path[0] == '\0')
+        return;
+    g_free(noted[kind]);
+    noted[kind] = kind == RF_FOLDER_DATA && g_file_test(path, G_FILE_TEST_IS_DIR) ? g_strdup(path)
+                                                                                  : g_path_get_dirname(path);
+}
