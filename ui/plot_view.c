@@ -18,6 +18,7 @@ struct _RfPlotView {
     rf_figure figure;
     gboolean zoomable;
     rf_zoom zoom;
+    char *map_key;   /* what the figure shows (rf_plot_view_show_map) */
     rf_zoom drag_start;
     gboolean pointer_inside;
     double pointer_x, pointer_y;
@@ -239,7 +240,12 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode, Gd
 {
     (void)c;
     (void)keycode;
-    RfPlotView *v = user_data;
+    return rf_plot_view_key(user_data, keyval, state);
+}
+
+gboolean rf_plot_view_key(RfPlotView *v, guint keyval, GdkModifierType state)
+{
+    g_return_val_if_fail(RF_IS_PLOT_VIEW(v), FALSE);
     if (!v->zoomable || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
         return FALSE;
     switch (keyval) {
@@ -264,8 +270,15 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode, Gd
 
 /* --- type --- */
 
+static void rf_plot_view_finalize(GObject *object)
+{
+    g_free(RF_PLOT_VIEW(object)->map_key);
+    G_OBJECT_CLASS(rf_plot_view_parent_class)->finalize(object);
+}
+
 static void rf_plot_view_class_init(RfPlotViewClass *klass)
 {
+    G_OBJECT_CLASS(klass)->finalize = rf_plot_view_finalize;
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
     widget_class->snapshot = rf_plot_view_snapshot;
     widget_class->measure = rf_plot_view_measure;
@@ -335,6 +348,16 @@ rf_zoom rf_plot_view_get_zoom(RfPlotView *v)
 void rf_plot_view_reset_zoom(RfPlotView *v)
 {
     g_return_if_fail(RF_IS_PLOT_VIEW(v));
+    set_zoom(v, RF_ZOOM_ALL);
+}
+
+void rf_plot_view_show_map(RfPlotView *v, const char *key)
+{
+    g_return_if_fail(RF_IS_PLOT_VIEW(v));
+    if (g_strcmp0(v->map_key, key) == 0)
+        return;
+    g_free(v->map_key);
+    v->map_key = g_strdup(key);
     set_zoom(v, RF_ZOOM_ALL);
 }
 

@@ -23,6 +23,14 @@ void rf_plot_view_queue_draw(RfPlotView *v);
 const rf_figure *rf_plot_view_get_figure(RfPlotView *v);
 rf_zoom rf_plot_view_get_zoom(RfPlotView *v);
 void rf_plot_view_reset_zoom(RfPlotView *v);
+/* The figure now shows the map named `key` (the probe views name the
+ * encoder, map, layer, head and segment, not the sample): another map than
+ * before starts unzoomed. */
+void rf_plot_view_show_map(RfPlotView *v, const char *key);
+/* The zoom keys (+ or =, -, 0 or Home), as when the plot has the focus;
+ * whether the key was one. The window passes them on from anywhere but a
+ * text field. */
+gboolean rf_plot_view_key(RfPlotView *v, guint keyval, GdkModifierType state);
 /* The read-out text currently shown ("" when the pointer is outside). */
 const char *rf_plot_view_get_readout(RfPlotView *v);
 /* Whether new figure data is being prepared in another thread (it replaces

@@ -753,9 +753,28 @@ static void rf_window_class_init(RfWindowClass *klass)
     gtk_widget_class_bind_template_child(widget_class, RfWindow, view_stack);
 }
 
+/* The zoom keys reach the plot on screen wherever the focus is, but in a
+ * text field (where they are typed). A focused plot takes them itself. */
+static gboolean on_window_key(GtkEventControllerKey *c, guint keyval, guint keycode, GdkModifierType state,
+                              gpointer user_data)
+{
+    (void)c;
+    (void)keycode;
+    RfWindow *win = user_data;
+    GtkWidget *focus = gtk_root_get_focus(GTK_ROOT(win));
+    if (focus != NULL && GTK_IS_EDITABLE(focus))
+        return FALSE;
+    GtkWidget *page = gtk_stack_get_visible_child(win->view_stack);
+    RfPlotView *plot = page != NULL ? rf_view_get_plot(page) : NULL;
+    return plot != NULL && rf_plot_view_key(plot, keyval, state);
+}
+
 static void rf_window_init(RfWindow *win)
 {
     gtk_widget_init_template(GTK_WIDGET(win));
+    GtkEventController *zoom_keys = gtk_event_controller_key_new();
+    g_signal_connect(zoom_keys, "key-pressed", G_CALLBACK(on_window_key), win);
+    gtk_widget_add_controller(GTK_WIDGET(win), zoom_keys);
     g_action_map_add_action_entries(G_ACTION_MAP(win), win_actions, G_N_ELEMENTS(win_actions), win);
     g_signal_connect(win, "close-request", G_CALLBACK(on_close_request), NULL);
 

@@ -315,6 +315,12 @@ static void refresh(gpointer data)
     }
     size_t plane = (size_t)sh.dim[1] * sh.dim[2];
     int rows = (int)sh.dim[1], cols = (int)sh.dim[2];
+    if (m->kind == MAP_BLRP_SELF)
+        seg = MIN(seg, (int)sh.dim[0] / heads);
+    char map[160];
+    g_snprintf(map, sizeof map, "%s · %s · head %d · segment %d", cfg->model.encoder, m->label, head,
+               m->kind >= MAP_BLRP_SELF ? seg : 0);
+    rf_plot_view_show_map(v->plot, map);
     switch (m->kind) {
     case MAP_PROBS:
         show_matrix(v, a->data + head * plane, rows, cols, "query", "key");
@@ -336,8 +342,6 @@ static void refresh(gpointer data)
         break;
     }
     case MAP_BLRP_SELF: {
-        int segments = (int)sh.dim[0] / heads;
-        seg = MIN(seg, segments);
         show_matrix(v, a->data + ((size_t)(seg - 1) * heads + head) * plane, rows, cols, "segment query",
                     "segment key");
         break;

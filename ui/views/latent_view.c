@@ -108,6 +108,9 @@ static void refresh(gpointer data)
     if (!sized)
         g_strlcpy(f->message, "Waiting for the next inspection pass of the running model", sizeof f->message);
     rf_latent_figure_select(f, (int)gtk_range_get_value(v->segment), chosen_pass(v));
+    char map[64];
+    g_snprintf(map, sizeof map, "segment %d · pass %d", (int)gtk_range_get_value(v->segment), (int)chosen_pass(v));
+    rf_plot_view_show_map(v->plot, map);
     char sample[64], title[128];
     rf_probe_picker_describe(&v->picker, sample, sizeof sample);
     g_snprintf(title, sizeof title, "BLRP latent states · %s", sample);

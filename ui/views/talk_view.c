@@ -101,6 +101,9 @@ static void refresh(gpointer data)
     int heads = (int)p->shape.dim[1] / 2;
     rf_probe_picker_set_heads(&v->picker, heads);
     int head = MIN(rf_probe_picker_get_head(&v->picker), heads - 1);
+    char map[64];
+    g_snprintf(map, sizeof map, "%s · head %d", v->tap, head);
+    rf_plot_view_show_map(v->plot, map);
     rf_talk_figure_set_bounds(f, p->data, (int)p->shape.dim[0], heads, head);
     rf_talk_figure_show_picture(f, gtk_toggle_button_get_active(v->picture) && picture_possible(v));
     char sample[64];

@@ -1,0 +1,169 @@
+/* Zoom per map and the zoom keys (issue 12 item 5), under Xvfb with the
+ * real application: a small full-attention model (2 layers, 2 heads)
+ * trains two steps, and on the Attention view
+ *   1. a zoomed map switched to another head, or to another layer's map,
+ *      starts unzoomed;
+ *   2. another sample of the same map keeps the zoom (to compare samples);
+ *   3. the zoom keys (+, -, 0) reach the plot from any focused widget but a
+ *      text field: from the Map drop-down they zoom, in the Head field they
+ *      are typed, not taken.
+ */
+#include <locale.h>
+#include <string.h>
+
+#include "../ui/application.h"
+#include "../ui/session.h"
+#include "../ui/view.h"
+#include "../ui/window.h"
+#include "main_loop.h"
+#include "tap.h"
+
+static const char small_config[] = "[data]\n"
+                                   "task = listops\n"
+                                   "max_len = 32\n"
+                                   "min_len = 8\n"
+                                   "train_size = 64\n"
+                                   "val_size = 16\n"
+                                   "test_size = 16\n"
+                                   "batch = 8\n"
+                                   "[model]\n"
+                                   "encoder = full\n"
+                                   "layers = 2\n"
+                                   "dim = 16\n"
+                                   "heads = 2\n"
+                                   "ff = 32\n"
+                                   "[train]\n"
+                                   "steps = 2\n";
+
+static gboolean run_settled(gpointer s)
+{
+    RfRunState st = rf_session_get_state(s);
+    return st == RF_RUN_FINISHED || st == RF_RUN_FAILED || st == RF_RUN_STOPPED;
+}
+
+static gboolean has_map(gpointer s)
+{
+    const rf_probe_value *p = rf_session_find_probe(s, "layer0.attn.probs");
+    return p != NULL && p->filled;
+}
+
+/* The widget under `root` whose tooltip starts with `tip`. */
+static GtkWidget *find_by_tooltip(GtkWidget *root, const char *tip)
+{
+    const char *t = gtk_widget_get_tooltip_text(root);
+    if (t != NULL && g_str_has_prefix(t, tip))
+        return root;
+    for (GtkWidget *c = gtk_widget_get_first_child(root); c != NULL; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *found = find_by_tooltip(c, tip);
+        if (found != NULL)
+            return found;
+    }
+    return NULL;
+}
+
+/* The drop-down that the mnemonic label "_Map" names, under `root`. */
+static GtkWidget *find_labelled(GtkWidget *root, const char *text)
+{
+    if (GTK_IS_LABEL(root) && g_strcmp0(gtk_label_get_text(GTK_LABEL(root)), text) == 0)
+        return gtk_label_get_mnemonic_widget(GTK_LABEL(root));
+    for (GtkWidget *c = gtk_widget_get_first_child(root); c != NULL; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *found = find_labelled(c, text);
+        if (found != NULL)
+            return found;
+    }
+    return NULL;
+}
+
+static gboolean zoomed(RfPlotView *plot)
+{
+    rf_zoom z = rf_plot_view_get_zoom(plot);
+    return z.x1 - z.x0 < 1.0 || z.y1 - z.y0 < 1.0;
+}
+
+/* A key pressed with the window's focus where it is: every key controller
+ * of the window sees it, as GTK's bubbling would deliver it there. */
+static gboolean press_on_window(RfWindow *win, guint keyval)
+{
+    gboolean taken = FALSE;
+    GListModel *controllers = gtk_widget_observe_controllers(GTK_WIDGET(win));
+    for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
+        g_autoptr(GObject) c = g_list_model_get_item(controllers, i);
+        gboolean handled = FALSE;
+        if (GTK_IS_EVENT_CONTROLLER_KEY(c))
+            g_signal_emit_by_name(c, "key-pressed", keyval, 0, (GdkModifierType)0, &handled);
+        taken = taken || handled;
+    }
+    g_object_unref(controllers);
+    return taken;
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    setlocale(LC_ALL, "");
+    setlocale(LC_NUMERIC, "C");
+    gtk_disable_setlocale();
+    if (!tap_ok(gtk_init_check(), "GTK opens the display"))
+        return tap_done();
+    g_autofree char *dir = g_dir_make_tmp("rf-zoom-XXXXXX", NULL);
+    g_autofree char *config = g_build_filename(dir, "small.ini", NULL);
+    g_file_set_contents(config, small_config, -1, NULL);
+    RfApplication *app = rf_application_new(config);
+    g_application_set_flags(G_APPLICATION(app), G_APPLICATION_NON_UNIQUE);
+    g_autoptr(GError) error = NULL;
+    tap_ok(g_application_register(G_APPLICATION(app), NULL, &error), "the application registers");
+    g_application_activate(G_APPLICATION(app));
+    RfWindow *win = RF_WINDOW(gtk_application_get_active_window(GTK_APPLICATION(app)));
+    if (!tap_ok(win != NULL, "activation opens the main window"))
+        return tap_done();
+    RfSession *s = rf_window_get_session(win);
+    tap_ok(spin_until(data_loaded, s, 60.0), "the data loads");
+    gtk_stack_set_visible_child_name(rf_window_get_stack(win), "attention");
+    g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);
+    tap_ok(spin_until(run_settled, s, 120.0) && rf_session_get_state(s) == RF_RUN_FINISHED, "a two-step run finishes");
+    tap_ok(spin_until(has_map, s, 30.0), "the Attention view has a map");
+    spin_for(0.5);
+
+    GtkWidget *page = gtk_stack_get_visible_child(rf_window_get_stack(win));
+    RfPlotView *plot = rf_view_get_plot(page);
+    GtkSpinButton *head = GTK_SPIN_BUTTON(find_by_tooltip(page, "Attention head"));
+    GtkSpinButton *sample = GTK_SPIN_BUTTON(find_by_tooltip(page, "Which sample"));
+    GtkDropDown *map = GTK_DROP_DOWN(find_labelled(page, "Map"));
+    if (!tap_ok(plot != NULL && head != NULL && sample != NULL && map != NULL,
+                "the Attention view has its plot, Map, Head and Sample choosers"))
+        return tap_done();
+
+    /* 1 */
+    rf_plot_view_key(plot, GDK_KEY_plus, 0);
+    tap_ok(zoomed(plot), "+ zooms the map in");
+    gtk_spin_button_set_value(head, 1);
+    spin_for(0.3);
+    tap_ok(!zoomed(plot), "head 1 starts unzoomed");
+    rf_plot_view_key(plot, GDK_KEY_plus, 0);
+    gtk_drop_down_set_selected(map, 1);
+    spin_for(0.3);
+    tap_ok(gtk_drop_down_get_selected(map) == 1 && !zoomed(plot), "layer 1's map starts unzoomed");
+
+    /* 2 */
+    rf_plot_view_key(plot, GDK_KEY_plus, 0);
+    gtk_spin_button_set_value(sample, 1);
+    spin_for(0.5);
+    tap_ok(gtk_spin_button_get_value_as_int(sample) == 1 && zoomed(plot), "another sample of the map keeps the zoom");
+
+    /* 3 */
+    rf_plot_view_key(plot, GDK_KEY_0, 0);
+    tap_ok(!zoomed(plot), "0 resets the zoom");
+    gtk_widget_grab_focus(GTK_WIDGET(map));
+    tap_ok(press_on_window(win, GDK_KEY_plus) && zoomed(plot), "+ with the focus on the Map drop-down zooms the plot");
+    tap_ok(press_on_window(win, GDK_KEY_0) && !zoomed(plot), "0 there resets it");
+    gtk_widget_grab_focus(GTK_WIDGET(head));
+    GtkWidget *focus = gtk_root_get_focus(GTK_ROOT(win));
+    tap_ok(focus != NULL && GTK_IS_EDITABLE(focus), "the Head field takes the focus as a text field");
+    tap_ok(!press_on_window(win, GDK_KEY_plus) && !zoomed(plot), "+ typed in the Head field leaves the plot alone");
+
+    gtk_window_destroy(GTK_WINDOW(win));
+    spin_for(0.2);
+    g_object_unref(app);
+    return tap_done();
+}
