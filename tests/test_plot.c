@@ -11,6 +11,7 @@
 #include "../ui/figures/memory_figure.h"
 #include "../ui/figures/training_figure.h"
 #include "../ui/plot/plot.h"
+#include "figure_pixels.h"
 #include "tap.h"
 
 /* ---- heatmap pooling ---- */
@@ -360,6 +361,81 @@ static void test_training_figure(void)
     rf_run_data_free(runs[1]);
 }
 
+static bool same_color(cairo_surface_t *s, int x, int y, rf_rgb c)
+{
+    int r, g, b;
+    pixel(s, x, y, &r, &g, &b);
+    return fabs(r / 255.0 - c.r) < 0.03 && fabs(g / 255.0 - c.g) < 0.03 && fabs(b / 255.0 - c.b) < 0.03;
+}
+
+/* The frame of a plot drawn into `s`: the rows and columns where its
+ * border (the muted grey of rf_plot_end) runs across most of the picture. */
+static box find_frame(cairo_surface_t *s, rf_rgb border)
+{
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    box b = {w, h, 0, 0};
+    for (int y = 0; y < h; y++) {
+        int n = 0;
+        for (int x = 0; x < w; x++)
+            n += same_color(s, x, y, border);
+        if (n > w / 2) {
+            b.y0 = fmin(b.y0, y);
+            b.y1 = fmax(b.y1, y);
+        }
+    }
+    for (int x = 0; x < w; x++) {
+        int n = 0;
+        for (int y = (int)b.y0; y <= (int)b.y1; y++)
+            n += same_color(s, x, y, border);
+        if (n > (b.y1 - b.y0) * 0.9) {
+            b.x0 = fmin(b.x0, x);
+            b.x1 = fmax(b.x1, x);
+        }
+    }
+    return b;
+}
+
+/* The Memory view's notes (issue 12 item 6): the key names only the marks
+ * drawn, and the key and notes sit under the plot, never over its data. */
+static void check_memory_notes(rf_memory_figure *mf, cairo_surface_t *drawn)
+{
+    const rf_rgb note_grey = {0.40, 0.40, 0.44};   /* the notes' and the frame's grey */
+    box frame = find_frame(drawn, note_grey);
+    int inside = 0, below = 0;
+    int w = cairo_image_surface_get_width(drawn), h = cairo_image_surface_get_height(drawn);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            if (!same_color(drawn, x, y, note_grey))
+                continue;
+            /* the bottom strip of the data area, where notes were once written over the curves,
+             * short of the legend in its bottom-right corner (its dark text antialiases through
+             * this grey too) */
+            inside += x > frame.x0 + 1 && x < frame.x1 - 150 && y > frame.y1 - 3 * (RF_PLOT_TEXT + 6) &&
+                      y < frame.y1 - 1;
+            below += y > frame.y1 + 2 * RF_PLOT_TEXT;
+        }
+    tap_ok(frame.x1 - frame.x0 > 500 && frame.y1 - frame.y0 > 300 && inside == 0 && below > 50,
+           "the Memory view's notes are drawn under the plot (%d grey pixels there), none in the bottom of its data area "
+           "(%d; frame %.0f,%.0f to %.0f,%.0f)", below, inside, frame.x0, frame.y0, frame.x1, frame.y1);
+
+    char key[256];
+    rf_memory_figure_key(mf, key, sizeof key);
+    tap_ok(strstr(key, "squares: measured peaks") != NULL && strstr(key, "large dot") != NULL,
+           "with a measured peak and a planned config, the key names squares and the large dot (%s)", key);
+    GArray *measured = mf->measured;
+    mf->measured = g_array_new(FALSE, FALSE, sizeof(rf_memory_point));
+    rf_memory_point nowhere = {.seq_len = 2000, .peak_bytes = NAN};
+    g_array_append_val(mf->measured, nowhere);
+    double current = mf->current_bytes;
+    mf->current_bytes = NAN;
+    rf_memory_figure_key(mf, key, sizeof key);
+    tap_ok(strstr(key, "squares") == NULL && strstr(key, "large dot") == NULL,
+           "without a peak to draw or a planned config, the key names neither (%s)", key);
+    g_array_unref(mf->measured);
+    mf->measured = measured;
+    mf->current_bytes = current;
+}
+
 static void test_memory_figure(const char *tmp)
 {
     rf_config cfg;
@@ -411,6 +487,7 @@ static void test_memory_figure(const char *tmp)
             }
     tap_ok(readable, "hover reads a planned point ('%s')", readable ? text : "");
     tap_ok(!f.hover(f.data, 1000, 700, &RF_ZOOM_ALL, 1, 1, text, sizeof text), "hover outside the frame reads nothing");
+    check_memory_notes(&mf, s);
     cairo_surface_destroy(s);
 
     /* Export in every format, then a failed export. */

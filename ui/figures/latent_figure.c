@@ -220,7 +220,7 @@ static void draw_strip(const rf_latent_figure *f, cairo_t *cr, const layout *l)
         char label[48];
         snprintf(label, sizeof label, "segment %d", f->segment);
         rf_plot_vline(&p, f->segment, (rf_rgb){0.85, 0.2, 0.1}, label);
-        rf_plot_legend(&p, shown, shown_colors, n, false);
+        rf_plot_legend(&p, shown, shown_colors, n, RF_LEGEND_TOP_RIGHT);
         free(xs);
     }
     rf_plot_end(&p);

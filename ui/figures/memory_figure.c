@@ -127,7 +127,57 @@ static bool has_curves(const rf_memory_figure *f)
     return false;
 }
 
-static void layout(const rf_memory_figure *f, cairo_t *cr, double w, double h, rf_plot *p)
+/* A measured peak the plot can show (its axes include every such point). */
+static bool measured_drawable(const rf_memory_point *pt)
+{
+    return pt->seq_len > 0 && isfinite(pt->peak_bytes) && pt->peak_bytes > 0;
+}
+
+static int drawable_measured(const rf_memory_figure *f)
+{
+    int n = 0;
+    for (guint i = 0; i < f->measured->len; i++)
+        n += measured_drawable(&g_array_index(f->measured, rf_memory_point, i));
+    return n;
+}
+
+void rf_memory_figure_key(const rf_memory_figure *f, char *buf, size_t size)
+{
+    snprintf(buf, size, "dots: planned%s%s", isfinite(f->current_bytes) ? " · large dot: current config" : "",
+             drawable_measured(f) > 0 ? " · squares: measured peaks" : "");
+}
+
+/* The notes under the plot, outside its data area so they never cover a
+ * line: the key, the curves left unplanned, why the current config has no
+ * plan. Returns how many. */
+enum { MAX_NOTES = 3, NOTE_SIZE = 512 };
+
+static int notes(const rf_memory_figure *f, char lines[MAX_NOTES][NOTE_SIZE])
+{
+    int n = 0;
+    rf_memory_figure_key(f, lines[n++], NOTE_SIZE);
+    char *unplanned = lines[n];
+    unplanned[0] = '\0';
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++) {
+        const rf_memory_curve *c = &f->curves[e];
+        size_t used = strlen(unplanned);
+        if (c->planned > 0 && c->planned < RF_MEMORY_LENGTHS)
+            snprintf(unplanned + used, NOTE_SIZE - used, "%s%s above N=%d", used > 0 ? ", " : "", c->encoder,
+                     f->lengths[c->planned - 1]);
+    }
+    if (unplanned[0] != '\0') {
+        size_t used = strlen(unplanned);
+        snprintf(unplanned + used, NOTE_SIZE - used, ": not planned (planning takes too long there)");
+        n++;
+    }
+    if (isnan(f->current_bytes))
+        snprintf(lines[n++], NOTE_SIZE, "The current config cannot be planned: %s", f->current_problem);
+    return n;
+}
+
+#define NOTE_LINE (RF_PLOT_TEXT + 6)
+
+static void layout(const rf_memory_figure *f, cairo_t *cr, double w, double h, int n_notes, rf_plot *p)
 {
     rf_axis x = {.min = NAN, .max = NAN, .scale = RF_AXIS_LOG, .format = RF_FORMAT_NUMBER,
                  .label = "sequence length (tokens)"};
@@ -148,15 +198,16 @@ static void layout(const rf_memory_figure *f, cairo_t *cr, double w, double h, r
     }
     rf_axis_finish(&x, false);
     rf_axis_finish(&y, false);
-    rf_plot_begin(p, cr, (rf_rect){0, 0, w, h}, &x, &y, "Planned training memory against sequence length");
+    rf_plot_begin(p, cr, (rf_rect){0, 0, w, fmax(20, h - n_notes * NOTE_LINE - 4)}, &x, &y,
+                  "Planned training memory against sequence length");
 }
 
 /* A hollow square: a measured point, told apart from the planned dots. */
 static void draw_measured(rf_plot *p, const rf_memory_point *pt)
 {
-    double px = rf_plot_px(p, pt->seq_len), py = rf_plot_py(p, pt->peak_bytes);
-    if (!rf_plot_contains(p, px, py))
+    if (!measured_drawable(pt))
         return;
+    double px = rf_plot_px(p, pt->seq_len), py = rf_plot_py(p, pt->peak_bytes);
     cairo_t *cr = p->cr;
     cairo_save(cr);
     cairo_rectangle(cr, px - 5, py - 5, 10, 10);
@@ -173,15 +224,9 @@ static void draw_measured(rf_plot *p, const rf_memory_point *pt)
 static void draw_current(rf_plot *p, const rf_memory_figure *f)
 {
     cairo_t *cr = p->cr;
+    if (isnan(f->current_bytes))
+        return;   /* the notes say why */
     cairo_save(cr);
-    if (isnan(f->current_bytes)) {
-        cairo_set_source_rgb(cr, 0.70, 0.10, 0.10);
-        char text[320];
-        snprintf(text, sizeof text, "The current config cannot be planned: %s", f->current_problem);
-        rf_draw_text(cr, p->frame.x + 8, p->frame.y + p->frame.h - 8, 0, 1, RF_PLOT_TEXT, false, text);
-        cairo_restore(cr);
-        return;
-    }
     double px = rf_plot_px(p, f->current_seq), py = rf_plot_py(p, f->current_bytes);
     cairo_arc(cr, px, py, 8, 0, 2 * M_PI);
     cairo_set_source_rgb(cr, 1, 1, 1);
@@ -206,27 +251,6 @@ static void draw_current(rf_plot *p, const rf_memory_figure *f)
     cairo_restore(cr);
 }
 
-/* Which curves stop early because planning them further would take too long. */
-static void draw_unplanned_note(rf_plot *p, const rf_memory_figure *f)
-{
-    g_autoptr(GString) note = g_string_new(NULL);
-    for (int e = 0; e < RF_MEMORY_ENCODERS; e++) {
-        const rf_memory_curve *c = &f->curves[e];
-        if (c->planned <= 0 || c->planned >= RF_MEMORY_LENGTHS)
-            continue;
-        g_string_append_printf(note, "%s%s above N=%d", note->len > 0 ? ", " : "", c->encoder,
-                               f->lengths[c->planned - 1]);
-    }
-    if (note->len == 0)
-        return;
-    g_string_append(note, ": not planned (planning takes too long there)");
-    cairo_save(p->cr);
-    rf_set_color(p->cr, KEY_GREY, 1);
-    rf_draw_text(p->cr, p->frame.x + p->frame.w - 8, p->frame.y + p->frame.h - 8 - RF_PLOT_TEXT - 6, 1, 1,
-                 RF_PLOT_TEXT, false, note->str);
-    cairo_restore(p->cr);
-}
-
 static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoom)
 {
     (void)zoom;
@@ -241,8 +265,10 @@ static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoo
         cairo_restore(cr);
         return;
     }
+    char lines[MAX_NOTES][NOTE_SIZE];
+    int n_notes = notes(f, lines);
     rf_plot p;
-    layout(f, cr, w, h, &p);
+    layout(f, cr, w, h, n_notes, &p);
     double xs[RF_MEMORY_LENGTHS];
     for (int i = 0; i < RF_MEMORY_LENGTHS; i++)
         xs[i] = f->lengths[i];
@@ -266,13 +292,13 @@ static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoo
     for (guint i = 0; i < f->measured->len; i++)
         draw_measured(&p, &g_array_index(f->measured, rf_memory_point, i));
     draw_current(&p, f);
-    rf_plot_legend(&p, labels, colors, n_labels, true);
-    draw_unplanned_note(&p, f);
-    rf_set_color(cr, KEY_GREY, 1);
-    rf_draw_text(cr, p.frame.x + p.frame.w - 8, p.frame.y + p.frame.h - 8, 1, 1, RF_PLOT_TEXT, false,
-                 f->measured->len > 0 ? "dots: planned · large dot: current config · squares: measured peaks"
-                                      : "dots: planned · large dot: current config");
+    rf_plot_legend(&p, labels, colors, n_labels, RF_LEGEND_BOTTOM_RIGHT);
     rf_plot_end(&p);
+    for (int i = 0; i < n_notes; i++) {
+        rf_set_color(cr, i == n_notes - 1 && isnan(f->current_bytes) ? RAM_COLOR : KEY_GREY, 1);
+        rf_draw_text(cr, p.frame.x + p.frame.w, h - (n_notes - i) * NOTE_LINE + 2, 1, 0, RF_PLOT_TEXT, false,
+                     lines[i]);
+    }
     cairo_restore(cr);
 }
 
@@ -293,8 +319,10 @@ static bool hover(void *data, double w, double h, const rf_zoom *zoom, double px
         return false;
     cairo_surface_t *scratch = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
     cairo_t *cr = cairo_create(scratch);
+    char lines[MAX_NOTES][NOTE_SIZE];
+    int n_notes = notes(f, lines);
     rf_plot p;
-    layout(f, cr, w, h, &p);
+    layout(f, cr, w, h, n_notes, &p);
     cairo_destroy(cr);
     cairo_surface_destroy(scratch);
     if (!rf_plot_contains(&p, px, py))

@@ -67,6 +67,12 @@ void rf_memory_figure_set_runs(rf_memory_figure *f, rf_run_data *const *runs, gu
  * false for tasks whose data must be opened to know it. */
 bool rf_memory_figure_input_shape(const rf_config *cfg, int *feat_dim, int *vocab, int *classes);
 
+/* The key under the plot: what its marks mean, naming only the marks it
+ * draws (the large dot only when the current config has a plan, squares
+ * only when a measured peak is on the plot). The key and the other notes
+ * sit below the data area, never over a line. */
+void rf_memory_figure_key(const rf_memory_figure *f, char *buf, size_t size);
+
 rf_figure rf_memory_figure_figure(rf_memory_figure *f);
 
 #endif

@@ -376,7 +376,7 @@ static void draw_legend(rf_training_figure *f, rf_plot *p)
         labels[i] = g_array_index(f->series, run_series, i).run->name;
         colors[i] = rf_series_color((int)i);
     }
-    rf_plot_legend(p, labels, colors, (int)n, false);
+    rf_plot_legend(p, labels, colors, (int)n, RF_LEGEND_TOP_RIGHT);
 }
 
 static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoom)

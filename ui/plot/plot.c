@@ -296,7 +296,7 @@ void rf_plot_vline(rf_plot *p, double x, rf_rgb color, const char *label)
     cairo_restore(cr);
 }
 
-void rf_plot_legend(rf_plot *p, const char *const *labels, const rf_rgb *colors, int n, bool left)
+void rf_plot_legend(rf_plot *p, const char *const *labels, const rf_rgb *colors, int n, rf_legend_corner corner)
 {
     if (n <= 0)
         return;
@@ -305,7 +305,8 @@ void rf_plot_legend(rf_plot *p, const char *const *labels, const rf_rgb *colors,
     for (int i = 0; i < n; i++)
         w = fmax(w, text_width(cr, RF_PLOT_TEXT, false, labels[i]));
     double bw = w + swatch + 22, bh = n * line_h + 8;
-    double x = left ? p->frame.x + 8 : p->frame.x + p->frame.w - bw - 8, y = p->frame.y + 8;
+    double x = corner == RF_LEGEND_TOP_LEFT ? p->frame.x + 8 : p->frame.x + p->frame.w - bw - 8;
+    double y = corner == RF_LEGEND_BOTTOM_RIGHT ? p->frame.y + p->frame.h - bh - 8 : p->frame.y + 8;
     cairo_save(cr);
     cairo_set_source_rgba(cr, 1, 1, 1, 0.88);
     cairo_rectangle(cr, x, y, bw, bh);

@@ -93,8 +93,10 @@ void rf_plot_points(rf_plot *p, const double *x, const double *y, int n, rf_rgb 
 /* A horizontal/vertical reference line across the frame with an optional label. */
 void rf_plot_hline(rf_plot *p, double y, rf_rgb color, const char *label);
 void rf_plot_vline(rf_plot *p, double x, rf_rgb color, const char *label);
-/* A legend box in the frame's top-right corner (top-left with `left`). */
-void rf_plot_legend(rf_plot *p, const char *const *labels, const rf_rgb *colors, int n, bool left);
+/* Where a legend box sits in the frame: the corner the figure's data leave
+ * empty (a memory plot's curves rise from bottom left to top right). */
+typedef enum { RF_LEGEND_TOP_RIGHT, RF_LEGEND_TOP_LEFT, RF_LEGEND_BOTTOM_RIGHT } rf_legend_corner;
+void rf_plot_legend(rf_plot *p, const char *const *labels, const rf_rgb *colors, int n, rf_legend_corner corner);
 
 /* Text with its anchor: ax, ay in {0, 0.5, 1} (left/centre/right, top/middle/bottom). */
 void rf_draw_text(cairo_t *cr, double x, double y, double ax, double ay, double size, bool bold, const char *text);
