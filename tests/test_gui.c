@@ -39,6 +39,7 @@
 #include "main_loop.h"
 #include "same_tensors.h"
 #include "tap.h"
+#include "widget_render.h"
 
 static const char small_config[] =
     "[data]\n"
@@ -111,21 +112,6 @@ typedef struct {
     double drawn;    /* fraction of pixels unlike the most common colour */
     guint colours;   /* distinct colours */
 } Ink;
-
-static GdkTexture *render(GtkWidget *widget)
-{
-    int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
-    if (w <= 0 || h <= 0)
-        return NULL;
-    g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new(widget);
-    GtkSnapshot *snapshot = gtk_snapshot_new();
-    gdk_paintable_snapshot(paintable, snapshot, w, h);
-    g_autoptr(GskRenderNode) node = gtk_snapshot_free_to_node(snapshot);
-    if (node == NULL)
-        return NULL;
-    GskRenderer *renderer = gtk_native_get_renderer(gtk_widget_get_native(widget));
-    return gsk_renderer_render_texture(renderer, node, &GRAPHENE_RECT_INIT(0, 0, (float)w, (float)h));
-}
 
 static Ink measure_ink(GdkTexture *texture)
 {
@@ -423,7 +409,7 @@ static void load_checkpoint(RfWindow *win, const char *dir, const char *path)
     /* An architecture change during a run offers to restart it. */
     RfConfigPanel *panel = rf_window_get_config_panel(win);
     type_into(rf_config_panel_get_editor(panel, "model.layers"), "3");
-    tap_ok(rf_config_panel_restart_shown(panel), "changing the layers of a paused run offers a restart");
+    tap_ok(rf_window_restart_offered(win), "changing the layers of a paused run offers a restart");
 
     g_autofree char *corrupt = g_build_filename(dir, "corrupt.safetensors", NULL);
     g_file_set_contents(corrupt, "not a checkpoint", -1, NULL);

@@ -9,6 +9,8 @@
  *      sidebar names; after another folder is chosen there, in that one.
  *   4. Without anything chosen, a run chooser starts in the runs folder
  *      ($XDG_DATA_HOME/rangefinder/runs) when it exists.
+ * And a save or an export confirms itself in a toast over the views that
+ * offers the folder (issue 12 item 4).
  */
 #include <glib/gstdio.h>
 #include <locale.h>
@@ -20,6 +22,7 @@
 #include "../ui/window.h"
 #include "main_loop.h"
 #include "tap.h"
+#include "widget_render.h"
 
 static const char small_config[] = "[data]\n"
                                    "task = listops\n"
@@ -155,6 +158,24 @@ int main(int argc, char **argv)
     g_free(chooser_folder(win, "save-checkpoint"));
     answer_chooser(saved);
     tap_ok(g_file_test(saved, G_FILE_TEST_IS_REGULAR), "Save Checkpoint… writes the chosen file %s", saved);
+    const char *toast = rf_window_get_toast(win);
+    tap_ok(toast != NULL && strstr(toast, "Saved checkpoint.safetensors") != NULL &&
+               g_strcmp0(rf_window_get_toast_folder(win), run) == 0,
+           "a toast confirms the save and offers its folder (\"%s\")", toast != NULL ? toast : "none");
+    const char *shots = g_getenv("RF_SCREENSHOT_DIR");
+    if (shots != NULL) {
+        gtk_stack_set_visible_child_name(rf_window_get_stack(win), "training");
+        spin_for(1.0);   /* the toast slides in */
+        g_autoptr(GdkTexture) shot = render(GTK_WIDGET(win));
+        g_autofree char *path = g_build_filename(shots, "screenshot-toast.png", NULL);
+        tap_ok(shot != NULL && gdk_texture_save_to_png(shot, path), "screenshot %s", path);
+    }
+    g_autofree char *metrics = g_build_filename(run, "metrics.csv", NULL);
+    g_free(chooser_folder(win, "export-metrics"));
+    answer_chooser(metrics);
+    toast = rf_window_get_toast(win);
+    tap_ok(g_file_test(metrics, G_FILE_TEST_IS_REGULAR) && toast != NULL && strstr(toast, "metrics.csv") != NULL,
+           "Export Metrics… writes the file and a toast says so (\"%s\")", toast != NULL ? toast : "none");
     check_folder(win, "export-metrics", run, "Export Metrics after a checkpoint was saved");
     check_folder(win, "open-checkpoint", run, "Open Checkpoint after a checkpoint was saved");
 

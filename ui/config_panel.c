@@ -120,10 +120,11 @@ struct _RfConfigPanel {
     RfSession *session;
     GPtrArray *rows;        /* of KeyRow * */
     GtkLabel *summary;
-    GtkRevealer *restart;
 };
 
 G_DEFINE_TYPE(RfConfigPanel, rf_config_panel, GTK_TYPE_BOX)
+
+static guint restart_needed_signal;
 
 const char *rf_choice_label(const char *key, const char *value)
 {
@@ -306,7 +307,7 @@ static void apply_text(KeyRow *r, const char *text)
     if (rf_session_set_key(p->session, r->dotted, text, &needs_restart, &error)) {
         set_message(r, NULL);
         if (needs_restart && run_active(p))
-            gtk_revealer_set_reveal_child(p->restart, TRUE);
+            g_signal_emit(p, restart_needed_signal, 0);
         update_visibility(p);
     } else {
         set_message(r, error->message);
@@ -520,25 +521,6 @@ static Section key_section(const rf_config_key *k)
     return SECTION_RUN;
 }
 
-static GtkWidget *make_restart_bar(RfConfigPanel *p)
-{
-    GtkWidget *label = gtk_label_new("Architecture changes apply when the run restarts.");
-    gtk_label_set_wrap(GTK_LABEL(label), TRUE);
-    gtk_label_set_xalign(GTK_LABEL(label), 0.0f);
-    gtk_widget_set_hexpand(label, TRUE);
-    GtkWidget *button = gtk_button_new_with_mnemonic("_Restart Run");
-    gtk_actionable_set_action_name(GTK_ACTIONABLE(button), "win.restart");
-    gtk_widget_set_valign(button, GTK_ALIGN_CENTER);
-    gtk_widget_add_css_class(button, "suggested-action");
-    GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
-    gtk_widget_add_css_class(bar, "restart-bar");
-    gtk_box_append(GTK_BOX(bar), label);
-    gtk_box_append(GTK_BOX(bar), button);
-    p->restart = GTK_REVEALER(gtk_revealer_new());
-    gtk_revealer_set_child(p->restart, bar);
-    return GTK_WIDGET(p->restart);
-}
-
 /* --- session signals --- */
 
 static void on_config_changed(RfSession *s, const char *key, gpointer user_data)
@@ -561,14 +543,6 @@ static void on_data_changed(RfSession *s, gpointer user_data)
 {
     (void)s;
     update_summary(user_data);
-}
-
-static void on_state_changed(RfSession *s, gpointer user_data)
-{
-    (void)s;
-    RfConfigPanel *p = user_data;
-    if (!run_active(p))
-        gtk_revealer_set_reveal_child(p->restart, FALSE);
 }
 
 /* --- type --- */
@@ -594,6 +568,8 @@ static void rf_config_panel_class_init(RfConfigPanelClass *klass)
     G_OBJECT_CLASS(klass)->dispose = rf_config_panel_dispose;
     G_OBJECT_CLASS(klass)->finalize = rf_config_panel_finalize;
     gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "configpanel");
+    restart_needed_signal = g_signal_new("restart-needed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                         NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void rf_config_panel_init(RfConfigPanel *p)
@@ -611,7 +587,6 @@ GtkWidget *rf_config_panel_new(RfSession *session)
 {
     RfConfigPanel *p = g_object_new(RF_TYPE_CONFIG_PANEL, NULL);
     p->session = g_object_ref(session);
-    gtk_box_append(GTK_BOX(p), make_restart_bar(p));
 
     g_autoptr(GtkSizeGroup) labels = gtk_size_group_new(GTK_SIZE_GROUP_HORIZONTAL);
     g_autoptr(GtkSizeGroup) editors = gtk_size_group_new(GTK_SIZE_GROUP_HORIZONTAL);
@@ -640,7 +615,6 @@ GtkWidget *rf_config_panel_new(RfSession *session)
 
     g_signal_connect_object(session, "config-changed", G_CALLBACK(on_config_changed), p, 0);
     g_signal_connect_object(session, "data-changed", G_CALLBACK(on_data_changed), p, 0);
-    g_signal_connect_object(session, "state-changed", G_CALLBACK(on_state_changed), p, 0);
     on_config_changed(session, NULL, p);
     return GTK_WIDGET(p);
 }
@@ -665,8 +639,3 @@ const char *rf_config_panel_get_summary(RfConfigPanel *panel)
     return gtk_label_get_text(panel->summary);
 }
 
-gboolean rf_config_panel_restart_shown(RfConfigPanel *panel)
-{
-    g_return_val_if_fail(RF_IS_CONFIG_PANEL(panel), FALSE);
-    return gtk_revealer_get_reveal_child(panel->restart);
-}

@@ -29,8 +29,9 @@ const char *rf_config_panel_get_message(RfConfigPanel *panel, const char *key);
 /* The planner line ("258k params · 1.2 GFLOPs/sample · 3.1 GiB planned",
  * or the planner's explanation of why the config is impossible). */
 const char *rf_config_panel_get_summary(RfConfigPanel *panel);
-/* Whether the "restart the run" bar is showing. */
-gboolean rf_config_panel_restart_shown(RfConfigPanel *panel);
+/* Signal "restart-needed" (no arguments): an edit of a running or paused
+ * run's architecture takes effect only when the run restarts (the window
+ * offers the restart where the user is looking). */
 
 /* How a value of choice key `key` reads in the UI (model.encoder "blrp" ->
  * "BLRP", data.task "fashion_mnist" -> "Fashion-MNIST"); values without a

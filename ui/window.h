@@ -30,6 +30,16 @@ const char *rf_window_get_status_text(RfWindow *win);
 /* The header's step counter ("step 1,240 / 5,000", "last run: step 6 / 6"). */
 const char *rf_window_get_step_text(RfWindow *win);
 
+/* A toast over the views for TOAST_SECONDS: `text`, and an Open Folder
+ * button for `folder` (may be NULL). Saves and exports confirm this way. */
+void rf_window_toast(RfWindow *win, const char *text, const char *folder);
+/* The toast's text and folder while it shows, else NULL. */
+const char *rf_window_get_toast(RfWindow *win);
+const char *rf_window_get_toast_folder(RfWindow *win);
+/* Whether the banner above the views offers to restart the run (an
+ * architecture edit of a running or paused run waits for it). */
+gboolean rf_window_restart_offered(RfWindow *win);
+
 /* Export the plot of view `page` (a stack page name; NULL: the visible one)
  * to `path` (.png, .svg or .pdf) at width x height, with the zoom shown on
  * screen. A failure leaves any old file at `path` as it was. */
