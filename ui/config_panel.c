@@ -476,7 +476,9 @@ static KeyRow *make_row(RfConfigPanel *p, const rf_config_key *k, GtkSizeGroup *
     g_autofree char *tooltip = key_tooltip(k, r->dotted);
     GtkWidget *label = gtk_label_new(label_text);
     gtk_label_set_xalign(GTK_LABEL(label), 0.0f);
-    gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_END);
+    /* wrapped, never cut: "Training samples", not "Training sampl…" */
+    gtk_label_set_wrap(GTK_LABEL(label), TRUE);
+    gtk_label_set_natural_wrap_mode(GTK_LABEL(label), GTK_NATURAL_WRAP_WORD);
     gtk_widget_set_hexpand(label, TRUE);
     gtk_size_group_add_widget(labels, label);
     r->editor = make_editor(r);
