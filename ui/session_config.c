@@ -1,6 +1,8 @@
 /* The session's configuration: editing keys (optimiser keys reach a running
  * run at its next step), replacing the whole config, and the planner's
  * numbers for it. */
+#include <string.h>
+
 #include "../config/config_file.h"
 #include "session_private.h"
 
@@ -30,10 +32,15 @@ static void send_optimiser(RfSession *s)
 {
     if (!run_exists(s) || !s->current_follows_cfg)
         return;
-    rf_worker_set_optim(s->worker, &s->cfg);
+    guint64 serial = rf_worker_set_optim(s->worker, &s->cfg);
     for (const char *const *key = optimiser_keys; *key != NULL; key++) {
-        char value[RF_STR_LEN + 32];
+        char value[RF_STR_LEN + 32], before[RF_STR_LEN + 32];
         rf_config_get(&s->cfg, *key, value, sizeof value);
+        rf_config_get(&s->current->cfg, *key, before, sizeof before);
+        if (strcmp(before, value) == 0)
+            continue;
+        /* The Training view marks the step that took it (RF_MSG_OPTIM). */
+        rf_run_data_add_change(s->current, serial, *key, before, value);
         rf_config_set(&s->current->cfg, *key, value, NULL);
     }
 }
