@@ -177,10 +177,11 @@ static ink loss_ink(cairo_surface_t *s, rf_rgb c, double tolerance)
 }
 
 /* The step time panel: the middle third of the bottom row (which starts at
- * 56 % of the height), below its title, above its tick labels. */
+ * 56 % of the height), below its title, above its tick labels. Its lines
+ * are not pixel-aligned: their colour is matched loosely. */
 static ink step_time_ink(cairo_surface_t *s, rf_rgb c)
 {
-    return find_ink(s, c, 0.06, W / 3 + 2, 2 * W / 3 - 10, (int)(H * 0.56) + 30, H - 45);
+    return find_ink(s, c, 0.15, W / 3 + 2, 2 * W / 3 - 10, (int)(H * 0.56) + 30, H - 45);
 }
 
 /* The middle of a legend swatch of colour c in [x0, x1) x [y0, y1): a
