@@ -8,6 +8,7 @@
 #include "../datasets/datasets.h"
 #include "../ui/figures/memory_figure.h"
 #include "../ui/figures/training_figure.h"
+#include "../ui/plot/smooth.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -66,11 +67,44 @@ static void fill_plan(rf_run_data *r)
     }
 }
 
-static gboolean export_training(GPtrArray *runs, const char *out, int width, int height, GError **error)
+/* --smooth W, --x step|time and --log PANEL,... onto the figure. */
+static gboolean set_curves(rf_training_figure *figure, const char *smooth, const char *x, const char *log,
+                           GError **error)
+{
+    if (smooth != NULL) {
+        char *end = NULL;
+        double w = g_ascii_strtod(smooth, &end);
+        if (end == smooth || *end != '\0' || !(w >= 0 && w <= RF_SMOOTH_MAX)) {
+            g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
+                        "--smooth '%s': give a weight from 0 (raw) to %g (e.g. 0.6)", smooth, RF_SMOOTH_MAX);
+            return FALSE;
+        }
+        rf_training_figure_set_smoothing(figure, w);
+    }
+    if (x != NULL) {
+        if (strcmp(x, "step") != 0 && strcmp(x, "time") != 0) {
+            g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "--x '%s': allowed values are step|time", x);
+            return FALSE;
+        }
+        rf_training_figure_set_x(figure, strcmp(x, "time") == 0 ? RF_TRAINING_X_TIME : RF_TRAINING_X_STEP);
+    }
+    g_auto(GStrv) panels = log != NULL ? g_strsplit(log, ",", -1) : NULL;
+    for (char **name = panels; name != NULL && *name != NULL; name++) {
+        int panel = rf_training_panel_from_name(g_strstrip(*name));
+        if (panel < 0 || !rf_training_figure_set_log(figure, (rf_training_panel)panel, true)) {
+            g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
+                        "--log '%s': give panels from loss,lr,step_time separated by commas", log);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+static gboolean export_training(GPtrArray *runs, rf_training_figure *figure, const char *out, int width, int height,
+                                GError **error)
 {
     for (guint i = 0; i < runs->len; i++)
         fill_plan(runs->pdata[i]);
-    g_autoptr(rf_training_figure) figure = rf_training_figure_new();
     rf_training_figure_set_runs(figure, (rf_run_data *const *)runs->pdata, runs->len);
     rf_figure f = rf_training_figure_figure(figure);
     char err[1024];
@@ -102,13 +136,18 @@ static gboolean export_memory(GPtrArray *runs, const char *out, int width, int h
 
 int rf_cmd_plot(int argc, char **argv)
 {
-    g_autofree char *out = NULL, *size = NULL, *figure = NULL;
+    g_autofree char *out = NULL, *size = NULL, *figure = NULL, *smooth = NULL, *x = NULL, *log = NULL;
     g_auto(GStrv) dirs = NULL;
     const GOptionEntry entries[] = {
         {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "The file to write: .png, .svg or .pdf", "FILE"},
         {"size", 0, 0, G_OPTION_ARG_STRING, &size, "Size in pixels (PNG) or points (SVG, PDF); default 1600x1000",
          "WxH"},
         {"figure", 'f', 0, G_OPTION_ARG_STRING, &figure, "training (default) or memory", "NAME"},
+        {"smooth", 0, 0, G_OPTION_ARG_STRING, &smooth,
+         "training: smoothing of the train loss and accuracy, 0 (raw) to 0.999; default 0.6", "W"},
+        {"x", 0, 0, G_OPTION_ARG_STRING, &x, "training: the x axis, step (default) or time (wall time)", "AXIS"},
+        {"log", 0, 0, G_OPTION_ARG_STRING, &log, "training: panels on a log scale, from loss,lr,step_time",
+         "PANELS"},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &dirs, NULL, "RUN_DIR…"},
         G_OPTION_ENTRY_NULL,
     };
@@ -117,14 +156,15 @@ int rf_cmd_plot(int argc, char **argv)
     g_option_context_set_summary(ctx,
         "Draw the workbench's figures of runs written by `rangefinder train` (RUN_DIR/metrics.csv and\n"
         "config.ini) into a PNG, SVG or PDF file, without a display.\n"
-        "  training: loss, accuracy, learning rate, step time and planned memory against the step,\n"
-        "            one colour per run (the Training view).\n"
+        "  training: loss, accuracy, learning rate, step time and planned memory against the step\n"
+        "            (or the wall time), one colour per run, the train curves smoothed (the Training view).\n"
         "  memory:   planned memory against sequence length for every encoder at the first run's\n"
         "            widths and batch, its config marked (the Memory view).");
     g_option_context_set_description(ctx,
         "Examples:\n"
         "  rangefinder plot runs/default --out training.png\n"
         "  rangefinder plot runs/lr1e-3 runs/lr3e-4 --out compare.pdf --size 1200x800\n"
+        "  rangefinder plot runs/default --smooth 0.9 --x time --log loss,lr --out curves.png\n"
         "  rangefinder plot runs/default --figure memory --out memory.svg\n");
 
     g_autoptr(GError) error = NULL;
@@ -149,6 +189,9 @@ int rf_cmd_plot(int argc, char **argv)
     }
     if (size != NULL && !parse_size(size, &width, &height, &error))
         return rf_cli_report(error);
+    g_autoptr(rf_training_figure) training = rf_training_figure_new();
+    if (!set_curves(training, smooth, x, log, &error))
+        return rf_cli_report(error);
 
     g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func((GDestroyNotify)rf_run_data_free);
     for (char **d = dirs; *d != NULL; d++) {
@@ -158,7 +201,7 @@ int rf_cmd_plot(int argc, char **argv)
         g_ptr_array_add(runs, r);
     }
     gboolean ok = memory ? export_memory(runs, out, width, height, &error)
-                         : export_training(runs, out, width, height, &error);
+                         : export_training(runs, training, out, width, height, &error);
     if (!ok)
         return rf_cli_report(error);
     printf("wrote %s (%s figure, %dx%d, %u run%s)\n", out, memory ? "memory" : "training", width, height,

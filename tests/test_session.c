@@ -136,6 +136,26 @@ static guint train_rows(RfSession *s)
     return rf_run_data_count(rf_session_get_current_run(s), RF_SPLIT_TRAIN);
 }
 
+/* The run records the live edit for the Training view's marker: the key,
+ * both values, and the first step trained with it (the first train row
+ * whose learning rate is the new one). */
+static void check_lr_change_recorded(const rf_run_data *run, double lr)
+{
+    int64_t first_new = -1;
+    for (guint i = 0; i < run->rows->len && first_new < 0; i++) {
+        const rf_metrics *m = &g_array_index(run->rows, rf_metrics, i);
+        if (m->split == RF_SPLIT_TRAIN && fabs(m->lr - lr) < 1e-9)
+            first_new = m->step;
+    }
+    guint n = run->changes->len;
+    const rf_run_change *c = n > 0 ? &g_array_index(run->changes, rf_run_change, n - 1) : NULL;
+    tap_ok(c != NULL && strcmp(c->key, "train.lr") == 0 && strcmp(c->before, "0.003") == 0 &&
+               strcmp(c->after, "0.001") == 0 && c->step == first_new,
+           "the run records train.lr 0.003 → 0.001 at step %" G_GINT64_FORMAT ", the first row with it "
+           "(%s %s → %s at step %" G_GINT64_FORMAT ")", first_new, c != NULL ? c->key : "nothing",
+           c != NULL ? c->before : "", c != NULL ? c->after : "", c != NULL ? c->step : -1);
+}
+
 /* A whole run: every row arrives, signals stay at <= 10 a second. */
 static void test_full_run(RfSession *s, watcher *w)
 {
@@ -204,6 +224,7 @@ static void test_pause_step_and_edits(RfSession *s, watcher *w)
     tap_ok(rf_session_set_key(s, "train.lr", "0.001", &restart, &error) && !restart,
            "train.lr during the run needs no restart");
     tap_ok(wait_for(s, lr_row_seen, &lr, 30), "train rows show the new learning rate");
+    check_lr_change_recorded(rf_session_get_current_run(s), lr);
 
     /* architecture: applies to the next run */
     tap_ok(rf_session_set_key(s, "model.dim", "32", &restart, &error) && restart,

@@ -24,6 +24,7 @@ struct _RfPlotView {
     double pointer_x, pointer_y;
     char readout[256];
     gboolean pending;
+    double press_x, press_y;
 };
 
 G_DEFINE_TYPE(RfPlotView, rf_plot_view, GTK_TYPE_WIDGET)
@@ -227,12 +228,21 @@ static void on_drag_update(GtkGestureDrag *g, double ox, double oy, gpointer use
 static void on_pressed(GtkGestureClick *g, int n_press, double x, double y, gpointer user_data)
 {
     (void)g;
-    (void)x;
-    (void)y;
     RfPlotView *v = user_data;
     gtk_widget_grab_focus(GTK_WIDGET(v));
+    v->press_x = x;
+    v->press_y = y;
     if (n_press == 2 && v->zoomable)
         rf_plot_view_reset_zoom(v);
+}
+
+/* A single click (not the end of a pan) goes to the figure. */
+static void on_released(GtkGestureClick *g, int n_press, double x, double y, gpointer user_data)
+{
+    (void)g;
+    RfPlotView *v = user_data;
+    if (n_press == 1 && hypot(x - v->press_x, y - v->press_y) < 4.0)
+        rf_plot_view_click(v, x, y);
 }
 
 static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode, GdkModifierType state,
@@ -311,6 +321,7 @@ static void rf_plot_view_init(RfPlotView *v)
 
     GtkGesture *click = gtk_gesture_click_new();
     g_signal_connect(click, "pressed", G_CALLBACK(on_pressed), v);
+    g_signal_connect(click, "released", G_CALLBACK(on_released), v);
     gtk_widget_add_controller(GTK_WIDGET(v), GTK_EVENT_CONTROLLER(click));
 
     GtkEventController *keys = gtk_event_controller_key_new();
@@ -331,6 +342,16 @@ void rf_plot_view_queue_draw(RfPlotView *v)
     g_return_if_fail(RF_IS_PLOT_VIEW(v));
     update_readout(v);
     gtk_widget_queue_draw(GTK_WIDGET(v));
+}
+
+gboolean rf_plot_view_click(RfPlotView *v, double x, double y)
+{
+    g_return_val_if_fail(RF_IS_PLOT_VIEW(v), FALSE);
+    double w = gtk_widget_get_width(GTK_WIDGET(v)), h = gtk_widget_get_height(GTK_WIDGET(v));
+    if (v->figure.click == NULL || w <= 0 || h <= 0 || !v->figure.click(v->figure.data, w, h, &v->zoom, x, y))
+        return FALSE;
+    rf_plot_view_queue_draw(v);
+    return TRUE;
 }
 
 const rf_figure *rf_plot_view_get_figure(RfPlotView *v)

@@ -1,7 +1,8 @@
 /* RfPlotView: a GtkDrawingArea that shows an rf_figure, with a read-out of
  * the value under the pointer, zoom (scroll wheel, or +/-; around the
- * pointer), pan (drag), double-click to reset, and export of exactly what
- * is shown. Views own their figure data and call rf_plot_view_queue_draw
+ * pointer), pan (drag), double-click to reset, a single click handed to
+ * the figure (legend entries, buttons drawn in it), and export of exactly
+ * what is shown. Views own their figure data and call rf_plot_view_queue_draw
  * when it changed.
  */
 #ifndef RF_PLOT_VIEW_H
@@ -21,6 +22,9 @@ G_DECLARE_FINAL_TYPE(RfPlotView, rf_plot_view, RF, PLOT_VIEW, GtkWidget)
 GtkWidget *rf_plot_view_new(const rf_figure *figure, gboolean zoomable);
 void rf_plot_view_queue_draw(RfPlotView *v);
 const rf_figure *rf_plot_view_get_figure(RfPlotView *v);
+/* A click at widget point (x, y), as a single click of the pointer: the
+ * figure's click, then a redraw when it changed something. */
+gboolean rf_plot_view_click(RfPlotView *v, double x, double y);
 rf_zoom rf_plot_view_get_zoom(RfPlotView *v);
 void rf_plot_view_reset_zoom(RfPlotView *v);
 /* The figure now shows the map named `key` (the probe views name the

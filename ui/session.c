@@ -197,6 +197,10 @@ static void take_message(RfSession *s, rf_msg *m, drained *d)
         d->failure = g_steal_pointer(&m->text);
         rf_probe_request_clear(&s->wanted);
         break;
+    case RF_MSG_OPTIM:
+        rf_run_data_changes_taken(run, m->optim_serial, m->step);
+        d->metrics = TRUE;
+        break;
     }
 }
 

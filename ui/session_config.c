@@ -1,6 +1,8 @@
 /* The session's configuration: editing keys (optimiser keys reach a running
  * run at its next step), replacing the whole config, and the planner's
  * numbers for it. */
+#include <string.h>
+
 #include "../config/config_file.h"
 #include "session_private.h"
 
@@ -25,15 +27,35 @@ static gboolean run_exists(RfSession *s)
     return s->worker != NULL && s->current != NULL;
 }
 
+/* A value as the Training view's marker shows it: numbers at 6 significant
+ * digits (the config keeps floats exactly: 0.00100000005), text as is. */
+static void readable_value(const char *value, char *out, size_t size)
+{
+    char *end = NULL;
+    double v = g_ascii_strtod(value, &end);
+    if (end != value && *end == '\0')
+        g_ascii_formatd(out, (gint)size, "%.6g", v);
+    else
+        g_strlcpy(out, value, size);
+}
+
 /* The current run's record follows the optimiser settings it trains with. */
 static void send_optimiser(RfSession *s)
 {
     if (!run_exists(s) || !s->current_follows_cfg)
         return;
-    rf_worker_set_optim(s->worker, &s->cfg);
+    guint64 serial = rf_worker_set_optim(s->worker, &s->cfg);
     for (const char *const *key = optimiser_keys; *key != NULL; key++) {
-        char value[RF_STR_LEN + 32];
+        char value[RF_STR_LEN + 32], before[RF_STR_LEN + 32];
         rf_config_get(&s->cfg, *key, value, sizeof value);
+        rf_config_get(&s->current->cfg, *key, before, sizeof before);
+        if (strcmp(before, value) == 0)
+            continue;
+        /* The Training view marks the step that took it (RF_MSG_OPTIM). */
+        char shown_before[64], shown_after[64];
+        readable_value(before, shown_before, sizeof shown_before);
+        readable_value(value, shown_after, sizeof shown_after);
+        rf_run_data_add_change(s->current, serial, *key, shown_before, shown_after);
         rf_config_set(&s->current->cfg, *key, value, NULL);
     }
 }

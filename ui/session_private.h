@@ -53,6 +53,7 @@ typedef enum rf_msg_kind {
     RF_MSG_STATE,        /* the worker's state changed: state, step */
     RF_MSG_ERROR,        /* the run failed: text */
     RF_MSG_PROBE_ERROR,  /* an inspection failed (the run goes on): text */
+    RF_MSG_OPTIM,        /* the trainer took the optimiser settings of edit optim_serial before `step` */
 } rf_msg_kind;
 
 typedef struct rf_msg {
@@ -67,6 +68,7 @@ typedef struct rf_msg {
     rf_probe_request_target target;  /* RF_MSG_PROBES: the sample they are of */
     rf_data_ref *data;
     char *text;
+    guint64 optim_serial;
 } rf_msg;
 
 void rf_msg_free(rf_msg *m);
@@ -86,7 +88,9 @@ void rf_worker_step_once(rf_worker *w);
 /* Stop stepping for good; returns once the worker is idle (its last
  * messages are queued). The model stays for saving and inspection. */
 void rf_worker_end(rf_worker *w);
-void rf_worker_set_optim(rf_worker *w, const rf_config *cfg);
+/* Hand the optimiser keys of cfg to the trainer before its next step;
+ * returns the edit's number, which RF_MSG_OPTIM reports once it is taken. */
+guint64 rf_worker_set_optim(rf_worker *w, const rf_config *cfg);
 void rf_worker_watch(rf_worker *w, const rf_probe_request *probes);
 /* Save a checkpoint while the worker waits between steps. */
 gboolean rf_worker_save(rf_worker *w, const char *path, GError **error);

@@ -38,6 +38,7 @@ struct rf_worker {
     int step_budget;          /* single steps asked for while paused */
     gboolean optim_dirty;
     rf_config optim;
+    guint64 optim_serial;     /* rf_worker_set_optim calls so far: the number of the latest */
     gboolean probes_dirty;
     rf_probe_request probes;
     /* Requests for an answer from the thread, and how many it had read
@@ -282,6 +283,11 @@ static void take_commands(rf_worker *w, worker_run *run)
     if (w->optim_dirty && w->trainer != NULL) {
         rf_trainer_set_optim(w->trainer, &w->optim);
         w->optim_dirty = FALSE;
+        /* The step after those made is the first with the new settings. */
+        rf_msg *m = msg_new(RF_MSG_OPTIM);
+        m->step = rf_trainer_step_count(w->trainer) + 1;
+        m->optim_serial = w->optim_serial;
+        rf_queue_push(w->out, m);
     }
     if (w->probes_dirty) {
         rf_probe_request_copy(&run->probes, &w->probes);
@@ -435,13 +441,15 @@ void rf_worker_end(rf_worker *w)
     rf_mutex_unlock(&w->lock);
 }
 
-void rf_worker_set_optim(rf_worker *w, const rf_config *cfg)
+guint64 rf_worker_set_optim(rf_worker *w, const rf_config *cfg)
 {
     rf_mutex_lock(&w->lock);
     w->optim = *cfg;
     w->optim_dirty = TRUE;
+    guint64 serial = ++w->optim_serial;
     g_cond_signal(&w->wake);
     rf_mutex_unlock(&w->lock);
+    return serial;
 }
 
 void rf_worker_watch(rf_worker *w, const rf_probe_request *probes)

@@ -377,5 +377,5 @@ static bool hover(void *data, double w, double h, const rf_zoom *zoom, double px
 
 rf_figure rf_memory_figure_figure(rf_memory_figure *f)
 {
-    return (rf_figure){draw, hover, f};
+    return (rf_figure){.draw = draw, .hover = hover, .data = f};
 }

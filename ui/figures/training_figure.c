@@ -1,39 +1,22 @@
-#include "training_figure.h"
-
+/* The training figure's series (each run's rows as columns, smoothed), axes,
+ * layout and drawing; hover and clicks are in training_figure_hover.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../plot/plot.h"
+#include "../plot/smooth.h"
+#include "training_figure_private.h"
 
-enum { PANEL_LOSS, PANEL_ACCURACY, PANEL_LR, PANEL_STEP_TIME, PANEL_MEMORY, N_PANELS };
-enum { SERIES_TRAIN, SERIES_VAL, N_SERIES };
+static const char *const panel_titles[RF_TRAINING_N_PANELS] = {"Loss", "Accuracy", "Learning rate",
+                                                               "Step time (s/step)", "Memory"};
+static const char *const panel_names[RF_TRAINING_N_PANELS] = {"loss", "accuracy", "lr", "step_time", "memory"};
 
-static const char *const panel_titles[N_PANELS] = {"Loss", "Accuracy", "Learning rate", "Step time (s/step)",
-                                                   "Memory"};
-
-#define HOVER_RADIUS 20.0   /* device units: farther than this from every point reads nothing */
 #define KEY_GREY ((rf_rgb){0.40, 0.40, 0.44})
-
-/* One split's rows as columns (doubles), in step order. */
-typedef struct columns {
-    GArray *step, *loss, *accuracy, *lr, *step_seconds;
-} columns;
-
-/* A run's rows split into columns, rebuilt when its row count changes. */
-typedef struct run_series {
-    const rf_run_data *run;
-    guint rows_seen;
-    columns split[N_SERIES];
-    double first_step, last_step;   /* NaN when the run has no rows */
-} run_series;
-
-struct rf_training_figure {
-    GArray *series;                 /* run_series */
-    GArray *scratch_x, *scratch_y;  /* the points one line draws */
-    GArray *scratch_times;          /* visible step times, sorted for their median */
-};
+#define RAW_ALPHA 0.25       /* the raw train rows behind their smoothed line */
+#define MARKER_ALPHA 0.55    /* the dotted line through a panel where a key changed */
+#define LOG_BUTTON_W 30.0
+#define LOG_BUTTON_H 17.0
 
 static GArray *double_array(void)
 {
@@ -42,12 +25,13 @@ static GArray *double_array(void)
 
 static void columns_init(columns *c)
 {
-    *c = (columns){double_array(), double_array(), double_array(), double_array(), double_array()};
+    *c = (columns){double_array(), double_array(), double_array(), double_array(), double_array(), double_array()};
 }
 
 static void columns_clear(columns *c)
 {
     g_array_unref(c->step);
+    g_array_unref(c->time);
     g_array_unref(c->loss);
     g_array_unref(c->accuracy);
     g_array_unref(c->lr);
@@ -59,6 +43,8 @@ static void series_clear(void *p)
     run_series *s = p;
     for (int k = 0; k < N_SERIES; k++)
         columns_clear(&s->split[k]);
+    g_array_unref(s->smooth_loss);
+    g_array_unref(s->smooth_accuracy);
 }
 
 rf_training_figure *rf_training_figure_new(void)
@@ -66,6 +52,8 @@ rf_training_figure *rf_training_figure_new(void)
     rf_training_figure *f = g_new0(rf_training_figure, 1);
     f->series = g_array_new(FALSE, TRUE, sizeof(run_series));
     g_array_set_clear_func(f->series, series_clear);
+    f->smoothing = RF_TRAINING_SMOOTHING_DEFAULT;
+    f->x = RF_TRAINING_X_STEP;
     f->scratch_x = double_array();
     f->scratch_y = double_array();
     f->scratch_times = double_array();
@@ -89,7 +77,7 @@ void rf_training_figure_set_runs(rf_training_figure *f, rf_run_data *const *runs
         g_array_set_size(f->series, n);
     for (guint i = 0; i < n; i++) {
         if (i == f->series->len) {
-            run_series fresh = {0};
+            run_series fresh = {.smooth_loss = double_array(), .smooth_accuracy = double_array()};
             for (int k = 0; k < N_SERIES; k++)
                 columns_init(&fresh.split[k]);
             g_array_append_val(f->series, fresh);
@@ -98,69 +86,187 @@ void rf_training_figure_set_runs(rf_training_figure *f, rf_run_data *const *runs
         if (s->run != runs[i]) {
             s->run = runs[i];
             s->rows_seen = G_MAXUINT;   /* rebuild at the next draw */
+            s->hidden = false;
         }
     }
 }
 
+void rf_training_figure_set_smoothing(rf_training_figure *f, double weight)
+{
+    f->smoothing = isfinite(weight) ? fmin(fmax(weight, 0), RF_SMOOTH_MAX) : 0;
+}
+
+double rf_training_figure_get_smoothing(const rf_training_figure *f)
+{
+    return f->smoothing;
+}
+
+void rf_training_figure_set_x(rf_training_figure *f, rf_training_x x)
+{
+    f->x = x == RF_TRAINING_X_TIME ? RF_TRAINING_X_TIME : RF_TRAINING_X_STEP;
+}
+
+rf_training_x rf_training_figure_get_x(const rf_training_figure *f)
+{
+    return f->x;
+}
+
+bool rf_training_panel_can_log(int panel)
+{
+    return panel == RF_TRAINING_LOSS || panel == RF_TRAINING_LR || panel == RF_TRAINING_STEP_TIME;
+}
+
+bool rf_training_figure_set_log(rf_training_figure *f, rf_training_panel panel, bool log)
+{
+    if (!rf_training_panel_can_log((int)panel))
+        return false;
+    f->log[panel] = log;
+    return true;
+}
+
+bool rf_training_figure_get_log(const rf_training_figure *f, rf_training_panel panel)
+{
+    return panel < RF_TRAINING_N_PANELS && f->log[panel];
+}
+
+int rf_training_panel_from_name(const char *name)
+{
+    for (int p = 0; p < RF_TRAINING_N_PANELS; p++)
+        if (strcmp(name, panel_names[p]) == 0)
+            return p;
+    return -1;
+}
+
+void rf_training_figure_set_hidden(rf_training_figure *f, guint run, bool hidden)
+{
+    if (run < f->series->len)
+        g_array_index(f->series, run_series, run).hidden = hidden;
+}
+
+bool rf_training_figure_get_hidden(const rf_training_figure *f, guint run)
+{
+    return run < f->series->len && g_array_index(f->series, run_series, run).hidden;
+}
+
+run_series *rf_training_series(rf_training_figure *f, guint i)
+{
+    return &g_array_index(f->series, run_series, i);
+}
+
+bool rf_training_smoothing_on(const rf_training_figure *f)
+{
+    return f->smoothing > 0;
+}
+
+/* ---- columns ---- */
+
 static void rebuild(run_series *s)
 {
     for (int k = 0; k < N_SERIES; k++) {
-        g_array_set_size(s->split[k].step, 0);
-        g_array_set_size(s->split[k].loss, 0);
-        g_array_set_size(s->split[k].accuracy, 0);
-        g_array_set_size(s->split[k].lr, 0);
-        g_array_set_size(s->split[k].step_seconds, 0);
+        columns *c = &s->split[k];
+        GArray *all[] = {c->step, c->time, c->loss, c->accuracy, c->lr, c->step_seconds};
+        for (size_t j = 0; j < G_N_ELEMENTS(all); j++)
+            g_array_set_size(all[j], 0);
     }
-    s->first_step = s->last_step = NAN;
+    for (int x = 0; x < 2; x++)
+        s->first[x] = s->last[x] = NAN;
+    /* `seconds` starts again from 0 when a run resumes: the segments are
+     * laid end to end so wall time keeps growing. */
+    double offset = 0, previous = 0;
     const GArray *rows = s->run->rows;
     for (guint i = 0; i < rows->len; i++) {
         const rf_metrics *m = &g_array_index(rows, rf_metrics, i);
-        double step = (double)m->step;
-        s->first_step = isnan(s->first_step) ? step : fmin(s->first_step, step);
-        s->last_step = isnan(s->last_step) ? step : fmax(s->last_step, step);
+        if (m->seconds < previous)
+            offset += previous;
+        if (isfinite(m->seconds))
+            previous = m->seconds;
+        double at[2] = {(double)m->step, m->seconds + offset};
+        for (int x = 0; x < 2; x++) {
+            s->first[x] = isnan(s->first[x]) ? at[x] : fmin(s->first[x], at[x]);
+            s->last[x] = isnan(s->last[x]) ? at[x] : fmax(s->last[x], at[x]);
+        }
         if (m->split == RF_SPLIT_TEST)
             continue;
         columns *c = &s->split[m->split == RF_SPLIT_TRAIN ? SERIES_TRAIN : SERIES_VAL];
-        g_array_append_val(c->step, step);
+        g_array_append_val(c->step, at[RF_TRAINING_X_STEP]);
+        g_array_append_val(c->time, at[RF_TRAINING_X_TIME]);
         g_array_append_val(c->loss, m->loss);
         g_array_append_val(c->accuracy, m->accuracy);
         g_array_append_val(c->lr, m->lr);
         g_array_append_val(c->step_seconds, m->step_seconds);
     }
     s->rows_seen = rows->len;
+    s->smoothed_with = NAN;
 }
 
-/* Rebuild the runs whose rows changed; true when any run has a row. */
-static bool refresh(rf_training_figure *f)
+static void smooth_column(const GArray *raw, GArray *out, double weight)
+{
+    g_array_set_size(out, raw->len);
+    rf_smooth_ema((const double *)(void *)raw->data, raw->len, weight, (double *)(void *)out->data);
+}
+
+bool rf_training_refresh(rf_training_figure *f)
 {
     bool any = false;
     for (guint i = 0; i < f->series->len; i++) {
-        run_series *s = &g_array_index(f->series, run_series, i);
+        run_series *s = rf_training_series(f, i);
         if (s->rows_seen != s->run->rows->len)
             rebuild(s);
+        if (s->smoothed_with != f->smoothing) {
+            smooth_column(s->split[SERIES_TRAIN].loss, s->smooth_loss, f->smoothing);
+            smooth_column(s->split[SERIES_TRAIN].accuracy, s->smooth_accuracy, f->smoothing);
+            s->smoothed_with = f->smoothing;
+        }
         any = any || s->run->rows->len > 0;
     }
     return any;
 }
 
-/* The column a panel plots for a split, or NULL (val rows carry no learning
- * rate or step time worth a line). */
-static GArray *panel_column(run_series *s, int panel, int split)
+GArray *rf_training_x_column(const rf_training_figure *f, run_series *s, int split)
+{
+    return f->x == RF_TRAINING_X_TIME ? s->split[split].time : s->split[split].step;
+}
+
+/* Val rows carry no learning rate or step time worth a line. */
+GArray *rf_training_panel_column(run_series *s, int panel, int split, bool smoothed)
 {
     columns *c = &s->split[split];
+    bool train = split == SERIES_TRAIN;
     switch (panel) {
-    case PANEL_LOSS:
-        return c->loss;
-    case PANEL_ACCURACY:
-        return c->accuracy;
-    case PANEL_LR:
-        return split == SERIES_TRAIN ? c->lr : NULL;
-    case PANEL_STEP_TIME:
-        return split == SERIES_TRAIN ? c->step_seconds : NULL;
+    case RF_TRAINING_LOSS:
+        return smoothed ? (train ? s->smooth_loss : NULL) : c->loss;
+    case RF_TRAINING_ACCURACY:
+        return smoothed ? (train ? s->smooth_accuracy : NULL) : c->accuracy;
+    case RF_TRAINING_LR:
+        return train && !smoothed ? c->lr : NULL;
+    case RF_TRAINING_STEP_TIME:
+        return train && !smoothed ? c->step_seconds : NULL;
     default:
         return NULL;
     }
 }
+
+double rf_training_change_x(const rf_training_figure *f, run_series *s, const rf_run_change *c)
+{
+    if (c->step < 0)
+        return NAN;
+    if (f->x == RF_TRAINING_X_STEP)
+        return (double)c->step;
+    /* The time of the first train row at or after the step. */
+    const GArray *steps = s->split[SERIES_TRAIN].step;
+    const double *st = (const double *)(void *)steps->data;
+    guint lo = 0, hi = steps->len;
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (st[mid] < (double)c->step)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < steps->len ? g_array_index(s->split[SERIES_TRAIN].time, double, lo) : NAN;
+}
+
+/* ---- axes ---- */
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -181,100 +287,133 @@ static void include_step_times(rf_axis *y, GArray *times)
     rf_axis_include(y, fmin(t[times->len - 1], 4 * t[times->len / 2]));
 }
 
-/* Value axes fitted to the rows inside the visible steps. */
-static void fit_value_axes(rf_training_figure *f, const rf_axis *x, rf_axis y[N_PANELS])
+/* Value axes fitted to the rows of the shown runs inside the visible part
+ * of the x axis. */
+static void fit_value_axes(rf_training_figure *f, const rf_axis *x, rf_axis y[RF_TRAINING_N_PANELS])
 {
-    static const rf_axis_format formats[N_PANELS] = {RF_FORMAT_NUMBER, RF_FORMAT_PERCENT, RF_FORMAT_NUMBER,
-                                                     RF_FORMAT_NUMBER, RF_FORMAT_BYTES};
-    for (int p = 0; p < N_PANELS; p++)
-        y[p] = (rf_axis){.min = NAN, .max = NAN, .scale = RF_AXIS_LINEAR, .format = formats[p]};
+    static const rf_axis_format formats[RF_TRAINING_N_PANELS] = {
+        RF_FORMAT_NUMBER, RF_FORMAT_PERCENT, RF_FORMAT_NUMBER, RF_FORMAT_NUMBER, RF_FORMAT_BYTES};
+    for (int p = 0; p < RF_TRAINING_N_PANELS; p++)
+        y[p] = (rf_axis){.min = NAN, .max = NAN, .scale = f->log[p] ? RF_AXIS_LOG : RF_AXIS_LINEAR,
+                         .format = formats[p]};
     GArray *times = f->scratch_times;
     for (guint i = 0; i < f->series->len; i++) {
-        run_series *s = &g_array_index(f->series, run_series, i);
+        run_series *s = rf_training_series(f, i);
+        if (s->hidden)
+            continue;
         g_array_set_size(times, 0);
-        for (int p = PANEL_LOSS; p <= PANEL_STEP_TIME; p++)
+        for (int p = RF_TRAINING_LOSS; p <= RF_TRAINING_STEP_TIME; p++)
             for (int k = 0; k < N_SERIES; k++) {
-                GArray *col = panel_column(s, p, k);
+                GArray *col = rf_training_panel_column(s, p, k, false);
                 if (col == NULL)
                     continue;
-                const double *st = (const double *)(void *)s->split[k].step->data;
+                const double *xs = (const double *)(void *)rf_training_x_column(f, s, k)->data;
                 const double *v = (const double *)(void *)col->data;
                 for (guint j = 0; j < col->len; j++) {
-                    if (st[j] < x->min || st[j] > x->max)
+                    if (xs[j] < x->min || xs[j] > x->max)
                         continue;
-                    if (p == PANEL_STEP_TIME) {
-                        if (isfinite(v[j]))
+                    if (p == RF_TRAINING_STEP_TIME) {
+                        if (isfinite(v[j]) && (!f->log[p] || v[j] > 0))
                             g_array_append_val(times, v[j]);
                     } else {
                         rf_axis_include(&y[p], v[j]);
                     }
                 }
             }
-        include_step_times(&y[PANEL_STEP_TIME], times);
-        bool visible = !(s->last_step < x->min || s->first_step > x->max);
+        include_step_times(&y[RF_TRAINING_STEP_TIME], times);
+        bool visible = !(s->last[f->x] < x->min || s->first[f->x] > x->max);
         if (visible) {
-            rf_axis_include(&y[PANEL_MEMORY], s->run->peak_bytes > 0 ? s->run->peak_bytes : NAN);
-            rf_axis_include(&y[PANEL_MEMORY], s->run->planned_bytes > 0 ? s->run->planned_bytes : NAN);
+            rf_axis_include(&y[RF_TRAINING_MEMORY], s->run->peak_bytes > 0 ? s->run->peak_bytes : NAN);
+            rf_axis_include(&y[RF_TRAINING_MEMORY], s->run->planned_bytes > 0 ? s->run->planned_bytes : NAN);
         }
     }
-    rf_axis_include(&y[PANEL_LR], 0);
-    rf_axis_include(&y[PANEL_STEP_TIME], 0);
-    rf_axis_include(&y[PANEL_MEMORY], 0);
-    for (int p = 0; p < N_PANELS; p++)
+    /* Linear axes of positive quantities start at 0 (log axes skip it). */
+    rf_axis_include(&y[RF_TRAINING_LR], 0);
+    rf_axis_include(&y[RF_TRAINING_STEP_TIME], 0);
+    rf_axis_include(&y[RF_TRAINING_MEMORY], 0);
+    for (int p = 0; p < RF_TRAINING_N_PANELS; p++)
         rf_axis_finish(&y[p], false);
-    y[PANEL_ACCURACY].min = fmax(y[PANEL_ACCURACY].min, 0);
-    y[PANEL_ACCURACY].max = fmin(y[PANEL_ACCURACY].max, 1);
-    if (y[PANEL_ACCURACY].max <= y[PANEL_ACCURACY].min) {
-        y[PANEL_ACCURACY].min = 0;
-        y[PANEL_ACCURACY].max = 1;
+    rf_axis *acc = &y[RF_TRAINING_ACCURACY];
+    acc->min = fmax(acc->min, 0);
+    acc->max = fmin(acc->max, 1);
+    if (acc->max <= acc->min) {
+        acc->min = 0;
+        acc->max = 1;
     }
-    for (int p = PANEL_LR; p <= PANEL_MEMORY; p++)
-        y[p].min = fmax(y[p].min, 0);
+    for (int p = RF_TRAINING_LR; p <= RF_TRAINING_MEMORY; p++)
+        if (!f->log[p])
+            y[p].min = fmax(y[p].min, 0);
 }
 
-/* The step axis over every run, zoomed. */
-static rf_axis step_axis(rf_training_figure *f, const rf_zoom *zoom)
+/* The shared axis (step or wall time) over every shown run, zoomed. */
+static rf_axis x_axis(rf_training_figure *f, const rf_zoom *zoom)
 {
-    rf_axis x = {.min = NAN, .max = NAN, .scale = RF_AXIS_LINEAR, .format = RF_FORMAT_NUMBER, .label = "step"};
+    bool time = f->x == RF_TRAINING_X_TIME;
+    rf_axis x = {.min = NAN, .max = NAN, .scale = RF_AXIS_LINEAR,
+                 .format = time ? RF_FORMAT_DURATION : RF_FORMAT_NUMBER, .label = time ? "wall time" : "step"};
     for (guint i = 0; i < f->series->len; i++) {
-        run_series *s = &g_array_index(f->series, run_series, i);
-        rf_axis_include(&x, s->first_step);
-        rf_axis_include(&x, s->last_step);
+        run_series *s = rf_training_series(f, i);
+        if (s->hidden)
+            continue;
+        rf_axis_include(&x, s->first[f->x]);
+        rf_axis_include(&x, s->last[f->x]);
     }
     rf_axis_finish(&x, true);
     if (x.min > 0 && x.min <= 0.2 * x.max)
-        x.min = 0;   /* runs start at step 1: show the axis from 0 */
+        x.min = 0;   /* runs start at step 1 (and a step's time in): show the axis from 0 */
     return rf_axis_zoom(&x, zoom->x0, zoom->x1);
 }
 
 /* Two panels on top (loss, accuracy), three below. Each begins its panel
  * (background, grid, ticks), so hover can lay out without drawing data. */
 static void layout(rf_training_figure *f, cairo_t *cr, double w, double h, const rf_zoom *zoom,
-                   rf_plot plots[N_PANELS])
+                   rf_plot plots[RF_TRAINING_N_PANELS])
 {
-    rf_axis x = step_axis(f, zoom);
-    rf_axis y[N_PANELS];
+    rf_axis x = x_axis(f, zoom);
+    rf_axis y[RF_TRAINING_N_PANELS];
     fit_value_axes(f, &x, y);
     rf_axis top_x = x;
     top_x.label = NULL;   /* the bottom row names the shared axis */
     double top_h = floor(h * 0.56);
-    rf_rect rects[N_PANELS] = {
+    rf_rect rects[RF_TRAINING_N_PANELS] = {
         {0, 0, floor(w / 2), top_h},
         {floor(w / 2), 0, w - floor(w / 2), top_h},
         {0, top_h, floor(w / 3), h - top_h},
         {floor(w / 3), top_h, floor(2 * w / 3) - floor(w / 3), h - top_h},
         {floor(2 * w / 3), top_h, w - floor(2 * w / 3), h - top_h},
     };
-    for (int p = 0; p < N_PANELS; p++)
-        rf_plot_begin(&plots[p], cr, rects[p], p <= PANEL_ACCURACY ? &top_x : &x, &y[p], panel_titles[p]);
+    for (int p = 0; p < RF_TRAINING_N_PANELS; p++)
+        rf_plot_begin(&plots[p], cr, rects[p], p <= RF_TRAINING_ACCURACY ? &top_x : &x, &y[p], panel_titles[p]);
 }
+
+void rf_training_lay_out(rf_training_figure *f, double w, double h, const rf_zoom *zoom, laid_out *out)
+{
+    out->scratch = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+    out->cr = cairo_create(out->scratch);
+    layout(f, out->cr, w, h, zoom, out->plots);
+}
+
+void rf_training_laid_out_clear(laid_out *l)
+{
+    cairo_destroy(l->cr);
+    cairo_surface_destroy(l->scratch);
+}
+
+rf_rect rf_training_log_button(const rf_plot *p, int panel)
+{
+    if (!rf_training_panel_can_log(panel))
+        return (rf_rect){0, 0, 0, 0};
+    return (rf_rect){p->outer.x + p->outer.w - 16 - LOG_BUTTON_W, p->outer.y + 4, LOG_BUTTON_W, LOG_BUTTON_H};
+}
+
+/* ---- drawing ---- */
 
 static rf_rgb lighter(rf_rgb c)
 {
     return (rf_rgb){0.45 * c.r + 0.55, 0.45 * c.g + 0.55, 0.45 * c.b + 0.55};
 }
 
-/* The points of (xs, ys) that a line over the visible steps needs: the
+/* The points of (xs, ys) that a line over the visible x range needs: the
  * visible ones and one on each side, reduced to the lowest and highest per
  * pixel column when there are more than two per column, so a run of 100k
  * steps draws as fast as a short one and keeps its noise band. */
@@ -318,29 +457,86 @@ static int visible_points(rf_training_figure *f, const rf_plot *p, const GArray 
             g_array_append_val(f->scratch_x, x[second]);
             g_array_append_val(f->scratch_y, y[second]);
         }
-        i = j;
+        i = j > i ? j : i + 1;   /* a NaN x is a column of its own */
     }
     return (int)f->scratch_x->len;
 }
 
-static void draw_column(rf_training_figure *f, rf_plot *p, const GArray *steps, const GArray *values, rf_rgb color,
-                        double width, double point_radius)
+static void draw_column(rf_training_figure *f, rf_plot *p, const GArray *xs, const GArray *values, rf_rgb color,
+                        double alpha, double width, double point_radius)
 {
-    int n = visible_points(f, p, steps, values);
+    int n = visible_points(f, p, xs, values);
     const double *x = (const double *)(void *)f->scratch_x->data, *y = (const double *)(void *)f->scratch_y->data;
-    rf_plot_line(p, x, y, n, color, width, 0);
+    rf_plot_line_alpha(p, x, y, n, color, alpha, width, 0);
     if (point_radius > 0)
         rf_plot_points(p, x, y, n, color, point_radius);
 }
 
+/* One run in the loss to step time panels. Train loss and accuracy:
+ * smoothed in the run's colour over the raw rows drawn faint, or (no
+ * smoothing) thin and light; validation thick with points. */
+static void draw_run(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s, rf_rgb c)
+{
+    bool smoothing = rf_training_smoothing_on(f);
+    GArray *train_x = rf_training_x_column(f, s, SERIES_TRAIN), *val_x = rf_training_x_column(f, s, SERIES_VAL);
+    for (int p = RF_TRAINING_LOSS; p <= RF_TRAINING_STEP_TIME; p++) {
+        GArray *raw = rf_training_panel_column(s, p, SERIES_TRAIN, false);
+        GArray *smooth = rf_training_panel_column(s, p, SERIES_TRAIN, true);
+        GArray *val = rf_training_panel_column(s, p, SERIES_VAL, false);
+        if (smooth == NULL) {
+            draw_column(f, &plots[p], train_x, raw, c, 1, 1.5, 0);
+        } else if (smoothing) {
+            draw_column(f, &plots[p], train_x, raw, c, RAW_ALPHA, 1.0, 0);
+            draw_column(f, &plots[p], train_x, smooth, c, 1, 1.5, 0);
+        } else {
+            draw_column(f, &plots[p], train_x, raw, lighter(c), 1, 1.0, 0);
+        }
+        if (val != NULL)
+            draw_column(f, &plots[p], val_x, val, c, 1, 2.5, 3.0);
+    }
+}
+
+/* Where an optimiser key changed live: a dotted line through each panel
+ * but memory and a small triangle on its x axis (hover names the change). */
+static void draw_changes(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s, rf_rgb c)
+{
+    for (guint j = 0; j < s->run->changes->len; j++) {
+        double x = rf_training_change_x(f, s, &g_array_index(s->run->changes, rf_run_change, j));
+        for (int p = RF_TRAINING_LOSS; p <= RF_TRAINING_STEP_TIME && isfinite(x); p++) {
+            rf_plot *pl = &plots[p];
+            if (x < pl->x.min || x > pl->x.max)
+                continue;
+            cairo_t *cr = pl->cr;
+            double px = round(rf_plot_px(pl, x)) + 0.5, bottom = pl->frame.y + pl->frame.h;
+            cairo_save(cr);
+            rf_set_color(cr, c, MARKER_ALPHA);
+            cairo_set_line_width(cr, 1);
+            double dash[2] = {2, 3};
+            cairo_set_dash(cr, dash, 2, 0);
+            cairo_move_to(cr, px, pl->frame.y);
+            cairo_line_to(cr, px, bottom - 7);
+            cairo_stroke(cr);
+            rf_set_color(cr, c, 1);
+            cairo_move_to(cr, px, bottom - 8);
+            cairo_line_to(cr, px + 5, bottom);
+            cairo_line_to(cr, px - 5, bottom);
+            cairo_close_path(cr);
+            cairo_fill(cr);
+            cairo_restore(cr);
+        }
+    }
+}
+
 /* Memory: each run's measured peak (solid) and planned bytes (dashed)
- * across the steps it ran. */
+ * across the x range it ran. */
 static void draw_memory(rf_training_figure *f, rf_plot *p)
 {
     bool any_peak = false, any_planned = false;
     for (guint i = 0; i < f->series->len; i++) {
-        run_series *s = &g_array_index(f->series, run_series, i);
-        double xs[2] = {s->first_step, s->last_step};
+        run_series *s = rf_training_series(f, i);
+        if (s->hidden)
+            continue;
+        double xs[2] = {s->first[f->x], s->last[f->x]};
         rf_rgb c = rf_series_color((int)i);
         if (s->run->planned_bytes > 0) {
             double ys[2] = {s->run->planned_bytes, s->run->planned_bytes};
@@ -367,16 +563,61 @@ static void draw_memory(rf_training_figure *f, rf_plot *p)
     cairo_restore(cr);
 }
 
+const char **rf_training_legend_labels(rf_training_figure *f)
+{
+    const char **labels = g_new(const char *, f->series->len + 1);
+    for (guint i = 0; i < f->series->len; i++)
+        labels[i] = rf_training_series(f, i)->run->name;
+    return labels;
+}
+
 static void draw_legend(rf_training_figure *f, rf_plot *p)
 {
     guint n = f->series->len;
-    g_autofree const char **labels = g_new(const char *, n);
-    g_autofree rf_rgb *colors = g_new(rf_rgb, n);
+    g_autofree const char **labels = rf_training_legend_labels(f);
+    g_autofree rf_rgb *colors = g_new(rf_rgb, n + 1);
+    g_autofree bool *hidden = g_new(bool, n + 1);
     for (guint i = 0; i < n; i++) {
-        labels[i] = g_array_index(f->series, run_series, i).run->name;
         colors[i] = rf_series_color((int)i);
+        hidden[i] = rf_training_series(f, i)->hidden;
     }
-    rf_plot_legend(p, labels, colors, (int)n, RF_LEGEND_TOP_RIGHT);
+    rf_plot_legend_dimmed(p, labels, colors, hidden, (int)n, RF_LEGEND_TOP_RIGHT);
+}
+
+/* "log" in the title row: filled when the panel's axis is logarithmic. */
+static void draw_log_button(rf_training_figure *f, rf_plot *p, int panel)
+{
+    rf_rect r = rf_training_log_button(p, panel);
+    if (r.w <= 0)
+        return;
+    cairo_t *cr = p->cr;
+    bool on = f->log[panel];
+    cairo_save(cr);
+    cairo_rectangle(cr, round(r.x) + 0.5, round(r.y) + 0.5, r.w, r.h);
+    if (on) {
+        rf_set_color(cr, KEY_GREY, 1);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 1, 1, 1);
+    } else {
+        rf_set_color(cr, KEY_GREY, 0.6);
+        cairo_set_line_width(cr, 1);
+        cairo_stroke(cr);
+        rf_set_color(cr, KEY_GREY, 1);
+    }
+    rf_draw_text(cr, r.x + r.w / 2 + 0.5, r.y + r.h / 2 + 0.5, 0.5, 0.5, RF_PLOT_TEXT, on, "log");
+    cairo_restore(cr);
+}
+
+static void draw_key(rf_training_figure *f, rf_plot *acc)
+{
+    char key[128];
+    if (rf_training_smoothing_on(f))
+        snprintf(key, sizeof key, "train: smoothed %.3g, faint: raw · thick with points: validation", f->smoothing);
+    else
+        snprintf(key, sizeof key, "thin: train · thick with points: validation");
+    rf_set_color(acc->cr, KEY_GREY, 1);
+    rf_draw_text(acc->cr, acc->frame.x + acc->frame.w - 6, acc->frame.y + acc->frame.h - 6, 1, 1, RF_PLOT_TEXT,
+                 false, key);
 }
 
 static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoom)
@@ -386,154 +627,34 @@ static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoo
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_rectangle(cr, 0, 0, w, h);
     cairo_fill(cr);
-    if (!refresh(f)) {
+    if (!rf_training_refresh(f)) {
         rf_draw_message(cr, (rf_rect){0, 0, w, h}, "No runs yet — press Train");
         cairo_restore(cr);
         return;
     }
-    rf_plot plots[N_PANELS];
+    rf_plot plots[RF_TRAINING_N_PANELS];
     layout(f, cr, w, h, zoom, plots);
     for (guint i = 0; i < f->series->len; i++) {
-        run_series *s = &g_array_index(f->series, run_series, i);
-        rf_rgb c = rf_series_color((int)i);
-        for (int p = PANEL_LOSS; p <= PANEL_STEP_TIME; p++) {
-            GArray *train = panel_column(s, p, SERIES_TRAIN), *val = panel_column(s, p, SERIES_VAL);
-            draw_column(f, &plots[p], s->split[SERIES_TRAIN].step, train, p <= PANEL_ACCURACY ? lighter(c) : c,
-                        p <= PANEL_ACCURACY ? 1.0 : 1.5, 0);
-            if (val != NULL)
-                draw_column(f, &plots[p], s->split[SERIES_VAL].step, val, c, 2.5, 3.0);
-        }
+        run_series *s = rf_training_series(f, i);
+        if (!s->hidden)
+            draw_run(f, plots, s, rf_series_color((int)i));
     }
-    draw_memory(f, &plots[PANEL_MEMORY]);
-    draw_legend(f, &plots[PANEL_LOSS]);
-    rf_plot *acc = &plots[PANEL_ACCURACY];
-    rf_set_color(cr, KEY_GREY, 1);
-    rf_draw_text(cr, acc->frame.x + acc->frame.w - 6, acc->frame.y + acc->frame.h - 6, 1, 1, RF_PLOT_TEXT, false,
-                 "thin: train · thick with points: validation");
-    for (int p = 0; p < N_PANELS; p++)
+    for (guint i = 0; i < f->series->len; i++) {
+        run_series *s = rf_training_series(f, i);
+        if (!s->hidden)
+            draw_changes(f, plots, s, rf_series_color((int)i));
+    }
+    draw_memory(f, &plots[RF_TRAINING_MEMORY]);
+    draw_legend(f, &plots[RF_TRAINING_LOSS]);
+    draw_key(f, &plots[RF_TRAINING_ACCURACY]);
+    for (int p = 0; p < RF_TRAINING_N_PANELS; p++) {
+        draw_log_button(f, &plots[p], p);
         rf_plot_end(&plots[p]);
+    }
     cairo_restore(cr);
-}
-
-/* ---- hover ---- */
-
-/* A step as "1,240". */
-static void format_step(double step, char *buf, size_t size)
-{
-    char digits[32];
-    int n = snprintf(digits, sizeof digits, "%lld", (long long)llround(step));
-    size_t o = 0;
-    for (int i = 0; i < n && o + 2 < size; i++) {
-        if (i > 0 && (n - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
-}
-
-typedef struct nearest {
-    double distance;
-    guint run;
-    int split;         /* SERIES_*, or -1 for a memory line */
-    double step, value;
-    bool peak;         /* memory: the peak line (else planned) */
-} nearest;
-
-static void consider(nearest *best, const rf_plot *p, double px, double py, double x, double y, guint run,
-                     int split)
-{
-    if (!isfinite(x) || !isfinite(y) || x < p->x.min || x > p->x.max)
-        return;
-    double d = hypot(rf_plot_px(p, x) - px, rf_plot_py(p, y) - py);
-    if (d < best->distance)
-        *best = (nearest){d, run, split, x, y, false};
-}
-
-static void nearest_memory(rf_training_figure *f, const rf_plot *p, double px, double py, nearest *best)
-{
-    for (guint i = 0; i < f->series->len; i++) {
-        run_series *s = &g_array_index(f->series, run_series, i);
-        double x0 = rf_plot_px(p, fmax(s->first_step, p->x.min)), x1 = rf_plot_px(p, fmin(s->last_step, p->x.max));
-        if (px < x0 - HOVER_RADIUS || px > x1 + HOVER_RADIUS)
-            continue;
-        double values[2] = {s->run->peak_bytes, s->run->planned_bytes};
-        for (int k = 0; k < 2; k++) {
-            if (!(values[k] > 0))
-                continue;
-            double d = fabs(rf_plot_py(p, values[k]) - py);
-            if (d < best->distance)
-                *best = (nearest){d, i, -1, rf_plot_x_at(p, px), values[k], k == 0};
-        }
-    }
-}
-
-static bool hover(void *data, double w, double h, const rf_zoom *zoom, double px, double py, char *text,
-                  size_t size)
-{
-    rf_training_figure *f = data;
-    if (!refresh(f))
-        return false;
-    /* Lay the panels out as draw() did, on a scratch surface. */
-    cairo_surface_t *scratch = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
-    cairo_t *cr = cairo_create(scratch);
-    rf_plot plots[N_PANELS];
-    layout(f, cr, w, h, zoom, plots);
-    cairo_destroy(cr);
-    cairo_surface_destroy(scratch);
-
-    int panel = -1;
-    for (int p = 0; p < N_PANELS; p++)
-        if (rf_plot_contains(&plots[p], px, py))
-            panel = p;
-    if (panel < 0)
-        return false;
-    const rf_plot *p = &plots[panel];
-    nearest best = {.distance = HOVER_RADIUS};
-    if (panel == PANEL_MEMORY) {
-        nearest_memory(f, p, px, py, &best);
-    } else {
-        for (guint i = 0; i < f->series->len; i++) {
-            run_series *s = &g_array_index(f->series, run_series, i);
-            for (int k = 0; k < N_SERIES; k++) {
-                GArray *col = panel_column(s, panel, k);
-                if (col == NULL)
-                    continue;
-                const double *st = (const double *)(void *)s->split[k].step->data;
-                const double *v = (const double *)(void *)col->data;
-                for (guint j = 0; j < col->len; j++)
-                    consider(&best, p, px, py, st[j], v[j], i, k);
-            }
-        }
-    }
-    if (best.distance >= HOVER_RADIUS)
-        return false;
-
-    const char *name = g_array_index(f->series, run_series, best.run).run->name;
-    const char *split = best.split == SERIES_VAL ? "val" : "train";
-    char step[32], value[48];
-    format_step(best.step, step, sizeof step);
-    switch (panel) {
-    case PANEL_LOSS:
-        snprintf(text, size, "step %s · %s loss %.4g (%s)", step, split, best.value, name);
-        break;
-    case PANEL_ACCURACY:
-        snprintf(text, size, "step %s · %s acc %.1f %% (%s)", step, split, 100 * best.value, name);
-        break;
-    case PANEL_LR:
-        snprintf(text, size, "step %s · learning rate %.3g (%s)", step, best.value, name);
-        break;
-    case PANEL_STEP_TIME:
-        snprintf(text, size, "step %s · %.3g s/step (%s)", step, best.value, name);
-        break;
-    default:
-        rf_format_bytes(best.value, value, sizeof value);
-        snprintf(text, size, "%s %s (%s)", best.peak ? "measured peak" : "planned", value, name);
-        break;
-    }
-    return true;
 }
 
 rf_figure rf_training_figure_figure(rf_training_figure *f)
 {
-    return (rf_figure){draw, hover, f};
+    return (rf_figure){.draw = draw, .hover = rf_training_hover, .data = f, .click = rf_training_click};
 }

@@ -1,5 +1,6 @@
 /* Axis ranges, "nice" ticks and tick labels. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "plot.h"
@@ -74,6 +75,22 @@ static double nice_step(double span, int target)
     return nice * mag;
 }
 
+/* The round time step (1, 2, 5, 10, 15, 30 s; 1, 2, 5, 10, 15, 30 min;
+ * 1, 2, 3, 6, 12 h; then whole days) giving about `target` intervals; 1-2-5
+ * below a second. */
+static double time_step(double span, int target)
+{
+    static const double steps[] = {1,   2,   5,    10,   15,   30,   60,    120,   300,   600,
+                                   900, 1800, 3600, 7200, 10800, 21600, 43200, 86400};
+    double raw = span / target;
+    if (raw < 1)
+        return nice_step(span, target);
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (raw <= steps[i] * 1.5)
+            return steps[i];
+    return 86400 * nice_step(raw / 86400, 1);
+}
+
 int rf_axis_ticks(const rf_axis *a, double *ticks, int max)
 {
     int n = 0;
@@ -113,7 +130,8 @@ int rf_axis_ticks(const rf_axis *a, double *ticks, int max)
         return rf_axis_ticks(&lin, ticks, max);
     }
     int target = max - 1 < 5 ? max - 1 : 5;
-    double step = nice_step(a->max - a->min, target > 1 ? target : 1);
+    double step = a->format == RF_FORMAT_DURATION ? time_step(a->max - a->min, target > 1 ? target : 1)
+                                                  : nice_step(a->max - a->min, target > 1 ? target : 1);
     if (a->format == RF_FORMAT_BYTES && a->max - a->min >= 1024) {
         /* Steps of round numbers in the unit of the span: 1 MiB, not 1000 KiB. */
         double unit = pow(1024, floor(log(a->max - a->min) / log(1024)));
@@ -159,6 +177,29 @@ void rf_format_bytes(double v, char *buf, size_t size)
         snprintf(buf, size, "%.3g %s", v, unit[k]);
 }
 
+void rf_format_duration(double seconds, char *buf, size_t size)
+{
+    if (!isfinite(seconds)) {
+        rf_format_number(seconds, buf, size);
+        return;
+    }
+    const char *sign = seconds < 0 ? "-" : "";
+    double t = fabs(seconds);
+    /* Tenths below a whole second, so ticks 0.5 s apart differ. */
+    bool tenths = fabs(t - round(t)) > 0.05;
+    long long whole = tenths ? (long long)floor(t) : llround(t);
+    long long h = whole / 3600, m = whole / 60 % 60, s = whole % 60;
+    char secs[16];
+    if (tenths)
+        snprintf(secs, sizeof secs, "%04.1f", s + (t - floor(t)));
+    else
+        snprintf(secs, sizeof secs, "%02lld", s);
+    if (h > 0)
+        snprintf(buf, size, "%s%lld:%02lld:%s", sign, h, m, secs);
+    else
+        snprintf(buf, size, "%s%lld:%s", sign, m, secs);
+}
+
 void rf_axis_format_value(const rf_axis *a, double v, char *buf, size_t size)
 {
     switch (a->format) {
@@ -167,6 +208,9 @@ void rf_axis_format_value(const rf_axis *a, double v, char *buf, size_t size)
         break;
     case RF_FORMAT_PERCENT:
         snprintf(buf, size, "%.4g %%", v * 100);
+        break;
+    case RF_FORMAT_DURATION:
+        rf_format_duration(v, buf, size);
         break;
     default:
         rf_format_number(v, buf, size);

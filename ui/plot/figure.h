@@ -26,6 +26,9 @@ typedef struct rf_figure {
     bool (*hover)(void *data, double width, double height, const rf_zoom *zoom, double x, double y, char *text,
                   size_t size);
     void *data;
+    /* A click at device point (x, y) of the same drawing: true when it
+     * changed what the figure draws. May be NULL (clicks do nothing). */
+    bool (*click)(void *data, double width, double height, const rf_zoom *zoom, double x, double y);
 } rf_figure;
 
 /* Render to FILE.png, FILE.svg or FILE.pdf (by extension, case-insensitive)

@@ -208,6 +208,12 @@ static bool drawable(const rf_plot *p, double x, double y)
 
 void rf_plot_line(rf_plot *p, const double *x, const double *y, int n, rf_rgb color, double width, double dash)
 {
+    rf_plot_line_alpha(p, x, y, n, color, 1, width, dash);
+}
+
+void rf_plot_line_alpha(rf_plot *p, const double *x, const double *y, int n, rf_rgb color, double alpha,
+                        double width, double dash)
+{
     cairo_t *cr = p->cr;
     cairo_save(cr);
     clip_frame(p);
@@ -224,7 +230,7 @@ void rf_plot_line(rf_plot *p, const double *x, const double *y, int n, rf_rgb co
             cairo_move_to(cr, px, py);
         pen_down = true;
     }
-    rf_set_color(cr, color, 1);
+    rf_set_color(cr, color, alpha);
     cairo_set_line_width(cr, width);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     if (dash > 0)
@@ -296,35 +302,65 @@ void rf_plot_vline(rf_plot *p, double x, rf_rgb color, const char *label)
     cairo_restore(cr);
 }
 
+/* Where rf_plot_legend puts its box and the height of one entry. */
+typedef struct legend_box {
+    double x, y, w, h, line_h;
+} legend_box;
+
+static legend_box legend_layout(const rf_plot *p, const char *const *labels, int n, rf_legend_corner corner)
+{
+    double w = 0, line_h = RF_PLOT_TEXT + 6, swatch = 18;
+    for (int i = 0; i < n; i++)
+        w = fmax(w, text_width(p->cr, RF_PLOT_TEXT, false, labels[i]));
+    double bw = w + swatch + 22, bh = n * line_h + 8;
+    double x = corner == RF_LEGEND_TOP_LEFT ? p->frame.x + 8 : p->frame.x + p->frame.w - bw - 8;
+    double y = corner == RF_LEGEND_BOTTOM_RIGHT ? p->frame.y + p->frame.h - bh - 8 : p->frame.y + 8;
+    return (legend_box){x, y, bw, bh, line_h};
+}
+
 void rf_plot_legend(rf_plot *p, const char *const *labels, const rf_rgb *colors, int n, rf_legend_corner corner)
+{
+    rf_plot_legend_dimmed(p, labels, colors, NULL, n, corner);
+}
+
+void rf_plot_legend_dimmed(rf_plot *p, const char *const *labels, const rf_rgb *colors, const bool *dimmed, int n,
+                           rf_legend_corner corner)
 {
     if (n <= 0)
         return;
     cairo_t *cr = p->cr;
-    double w = 0, line_h = RF_PLOT_TEXT + 6, swatch = 18;
-    for (int i = 0; i < n; i++)
-        w = fmax(w, text_width(cr, RF_PLOT_TEXT, false, labels[i]));
-    double bw = w + swatch + 22, bh = n * line_h + 8;
-    double x = corner == RF_LEGEND_TOP_LEFT ? p->frame.x + 8 : p->frame.x + p->frame.w - bw - 8;
-    double y = corner == RF_LEGEND_BOTTOM_RIGHT ? p->frame.y + p->frame.h - bh - 8 : p->frame.y + 8;
+    legend_box b = legend_layout(p, labels, n, corner);
+    double swatch = 18;
     cairo_save(cr);
     cairo_set_source_rgba(cr, 1, 1, 1, 0.88);
-    cairo_rectangle(cr, x, y, bw, bh);
+    cairo_rectangle(cr, b.x, b.y, b.w, b.h);
     cairo_fill_preserve(cr);
     rf_set_color(cr, grid, 1);
     cairo_set_line_width(cr, 1);
     cairo_stroke(cr);
     for (int i = 0; i < n; i++) {
-        double cy = y + 4 + line_h * (i + 0.5);
-        rf_set_color(cr, colors[i], 1);
+        bool dim = dimmed != NULL && dimmed[i];
+        double cy = b.y + 4 + b.line_h * (i + 0.5);
+        rf_set_color(cr, dim ? grid : colors[i], 1);
         cairo_set_line_width(cr, 2.5);
-        cairo_move_to(cr, x + 8, cy);
-        cairo_line_to(cr, x + 8 + swatch, cy);
+        cairo_move_to(cr, b.x + 8, cy);
+        cairo_line_to(cr, b.x + 8 + swatch, cy);
         cairo_stroke(cr);
-        rf_set_color(cr, ink, 1);
-        rf_draw_text(cr, x + 14 + swatch, cy, 0, 0.5, RF_PLOT_TEXT, false, labels[i]);
+        rf_set_color(cr, dim ? muted : ink, dim ? 0.6 : 1);
+        rf_draw_text(cr, b.x + 14 + swatch, cy, 0, 0.5, RF_PLOT_TEXT, false, labels[i]);
     }
     cairo_restore(cr);
+}
+
+int rf_plot_legend_entry_at(const rf_plot *p, const char *const *labels, int n, rf_legend_corner corner, double px,
+                            double py)
+{
+    if (n <= 0)
+        return -1;
+    legend_box b = legend_layout(p, labels, n, corner);
+    if (px < b.x || px > b.x + b.w || py < b.y + 4 || py >= b.y + 4 + n * b.line_h)
+        return -1;
+    return (int)((py - b.y - 4) / b.line_h);
 }
 
 void rf_colorbar(cairo_t *cr, rf_rect r, double vmin, double vmax, const char *label)

@@ -35,12 +35,17 @@ void rf_set_color(cairo_t *cr, rf_rgb c, double alpha);
 #define RF_PLOT_TITLE 13.0
 
 typedef enum rf_axis_scale { RF_AXIS_LINEAR, RF_AXIS_LOG } rf_axis_scale;
-typedef enum rf_axis_format { RF_FORMAT_NUMBER, RF_FORMAT_BYTES, RF_FORMAT_PERCENT } rf_axis_format;
+typedef enum rf_axis_format {
+    RF_FORMAT_NUMBER,
+    RF_FORMAT_BYTES,
+    RF_FORMAT_PERCENT,
+    RF_FORMAT_DURATION,          /* seconds as 0:30, 5:00, 1:02:00 (linear axes, ticks on round times) */
+} rf_axis_format;
 
 typedef struct rf_axis {
     double min, max;             /* data range shown (log: both > 0) */
     rf_axis_scale scale;
-    rf_axis_format format;       /* tick labels: 1.5k / 3 GiB / 40 % */
+    rf_axis_format format;       /* tick labels: 1.5k / 3 GiB / 40 % / 5:00 */
     const char *label;           /* may be NULL */
 } rf_axis;
 
@@ -62,6 +67,8 @@ void rf_axis_format_value(const rf_axis *a, double v, char *buf, size_t size);
 void rf_format_number(double v, char *buf, size_t size);
 /* Bytes as "512 B", "1.5 KiB", "3.1 GiB". */
 void rf_format_bytes(double v, char *buf, size_t size);
+/* Seconds as "0:30", "5:00", "1:02:00" ("0:02.5" below a whole second). */
+void rf_format_duration(double seconds, char *buf, size_t size);
 
 /* One panel: frame (the data area), both axes. */
 typedef struct rf_plot {
@@ -88,6 +95,9 @@ bool rf_plot_contains(const rf_plot *p, double px, double py);
 /* A polyline through (x[i], y[i]), clipped to the frame; non-finite points
  * (and non-positive ones on log axes) break the line. `dash` > 0 dashes it. */
 void rf_plot_line(rf_plot *p, const double *x, const double *y, int n, rf_rgb color, double width, double dash);
+/* The same at opacity `alpha` (a faint line behind another). */
+void rf_plot_line_alpha(rf_plot *p, const double *x, const double *y, int n, rf_rgb color, double alpha,
+                        double width, double dash);
 /* Filled circles. */
 void rf_plot_points(rf_plot *p, const double *x, const double *y, int n, rf_rgb color, double radius);
 /* A horizontal/vertical reference line across the frame with an optional label. */
@@ -97,6 +107,13 @@ void rf_plot_vline(rf_plot *p, double x, rf_rgb color, const char *label);
  * empty (a memory plot's curves rise from bottom left to top right). */
 typedef enum { RF_LEGEND_TOP_RIGHT, RF_LEGEND_TOP_LEFT, RF_LEGEND_BOTTOM_RIGHT } rf_legend_corner;
 void rf_plot_legend(rf_plot *p, const char *const *labels, const rf_rgb *colors, int n, rf_legend_corner corner);
+/* The same with the entries where dimmed[i] greyed out (dimmed may be NULL). */
+void rf_plot_legend_dimmed(rf_plot *p, const char *const *labels, const rf_rgb *colors, const bool *dimmed, int n,
+                           rf_legend_corner corner);
+/* The legend entry (as rf_plot_legend lays it out in p with cr's font) under
+ * device point (px, py), or -1. */
+int rf_plot_legend_entry_at(const rf_plot *p, const char *const *labels, int n, rf_legend_corner corner, double px,
+                            double py);
 
 /* Text with its anchor: ax, ay in {0, 0.5, 1} (left/centre/right, top/middle/bottom). */
 void rf_draw_text(cairo_t *cr, double x, double y, double ax, double ay, double size, bool bold, const char *text);

@@ -22,6 +22,7 @@ rf_run_data *rf_run_data_new(const char *name, const rf_config *cfg)
     else
         rf_config_defaults(&r->cfg);
     r->rows = g_array_new(FALSE, FALSE, sizeof(rf_metrics));
+    r->changes = g_array_new(FALSE, FALSE, sizeof(rf_run_change));
     return r;
 }
 
@@ -30,6 +31,7 @@ void rf_run_data_free(rf_run_data *r)
     if (r == NULL)
         return;
     g_array_unref(r->rows);
+    g_array_unref(r->changes);
     g_free(r->name);
     g_free(r);
 }
@@ -37,6 +39,24 @@ void rf_run_data_free(rf_run_data *r)
 void rf_run_data_append(rf_run_data *r, const rf_metrics *m)
 {
     g_array_append_val(r->rows, *m);
+}
+
+void rf_run_data_add_change(rf_run_data *r, guint64 serial, const char *key, const char *before, const char *after)
+{
+    rf_run_change c = {.step = -1, .serial = serial};
+    g_strlcpy(c.key, key, sizeof c.key);
+    g_strlcpy(c.before, before, sizeof c.before);
+    g_strlcpy(c.after, after, sizeof c.after);
+    g_array_append_val(r->changes, c);
+}
+
+void rf_run_data_changes_taken(rf_run_data *r, guint64 serial, int64_t step)
+{
+    for (guint i = 0; i < r->changes->len; i++) {
+        rf_run_change *c = &g_array_index(r->changes, rf_run_change, i);
+        if (c->step < 0 && c->serial <= serial)
+            c->step = step;
+    }
 }
 
 guint rf_run_data_count(const rf_run_data *r, rf_split split)

@@ -10,10 +10,20 @@
 
 #include "../../core/train.h"
 
+/* An optimiser key changed while the run trained (the workbench's live
+ * edits of train.lr, train.clip, ...). */
+typedef struct rf_run_change {
+    int64_t step;               /* the first step trained with the new value; -1 until the trainer took it */
+    guint64 serial;             /* the edit's number, which the trainer reports back when it takes it */
+    char key[32];
+    char before[64], after[64];
+} rf_run_change;
+
 typedef struct rf_run_data {
     char *name;                 /* "ListOps · blrp", shown in legends */
     rf_config cfg;
     GArray *rows;               /* rf_metrics, in the order reported (all splits) */
+    GArray *changes;            /* rf_run_change, in the order made */
     int64_t params;             /* trainable floats; 0 unknown */
     double planned_bytes;       /* the memory planner's total; 0 unknown */
     double peak_bytes;          /* measured engine peak; 0 unknown */
@@ -25,6 +35,11 @@ void rf_run_data_free(rf_run_data *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rf_run_data, rf_run_data_free)
 
 void rf_run_data_append(rf_run_data *r, const rf_metrics *m);
+/* Record that `key` went from `before` to `after` in edit number `serial`
+ * (step -1: not yet taken), and that every edit up to `serial` was taken
+ * before step `step`. */
+void rf_run_data_add_change(rf_run_data *r, guint64 serial, const char *key, const char *before, const char *after);
+void rf_run_data_changes_taken(rf_run_data *r, guint64 serial, int64_t step);
 /* Rows of one split: count, and the i-th (NULL past the end). */
 guint rf_run_data_count(const rf_run_data *r, rf_split split);
 /* The last row of a split, or NULL. */

@@ -1,22 +1,88 @@
 /* The Training view: every run of the session overlaid in the training
  * figure (loss, accuracy, learning rate, step time, memory against the
- * step), redrawn when the session reports new rows or a new run. */
+ * step or the wall time), redrawn when the session reports new rows or a
+ * new run. Above it: the smoothing of the train curves and the x axis. */
 #include "../figures/training_figure.h"
+#include "../plot/smooth.h"
 #include "../view.h"
 
 #define FIGURE_KEY "rf-training-figure"
 
+static rf_training_figure *figure_of(RfPlotView *plot)
+{
+    return g_object_get_data(G_OBJECT(plot), FIGURE_KEY);
+}
+
 static void update_runs(RfPlotView *plot, RfSession *s)
 {
-    rf_training_figure *figure = g_object_get_data(G_OBJECT(plot), FIGURE_KEY);
     GPtrArray *runs = rf_session_get_runs(s);
-    rf_training_figure_set_runs(figure, (rf_run_data *const *)runs->pdata, runs->len);
+    rf_training_figure_set_runs(figure_of(plot), (rf_run_data *const *)runs->pdata, runs->len);
     rf_plot_view_queue_draw(plot);
 }
 
 static void on_session_changed(RfPlotView *plot, RfSession *s)
 {
     update_runs(plot, s);
+}
+
+static void on_smoothing(GtkRange *range, RfPlotView *plot)
+{
+    rf_training_figure_set_smoothing(figure_of(plot), gtk_range_get_value(range));
+    rf_plot_view_queue_draw(plot);
+}
+
+static void on_x_axis(GtkDropDown *d, GParamSpec *pspec, RfPlotView *plot)
+{
+    (void)pspec;
+    rf_training_x x = gtk_drop_down_get_selected(d) == 1 ? RF_TRAINING_X_TIME : RF_TRAINING_X_STEP;
+    rf_training_figure_set_x(figure_of(plot), x);
+    /* A zoom into steps means nothing in seconds. */
+    rf_plot_view_reset_zoom(plot);
+}
+
+static GtkWidget *controls(RfPlotView *plot, rf_training_figure *figure)
+{
+    GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+    gtk_widget_set_margin_start(bar, 12);
+    gtk_widget_set_margin_end(bar, 12);
+    gtk_widget_set_margin_top(bar, 6);
+    gtk_widget_set_margin_bottom(bar, 2);
+
+    GtkWidget *smoothing = gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, RF_SMOOTH_MAX, 0.001);
+    gtk_widget_set_name(smoothing, "smoothing");
+    gtk_scale_set_digits(GTK_SCALE(smoothing), 3);
+    gtk_scale_set_draw_value(GTK_SCALE(smoothing), TRUE);
+    gtk_scale_set_value_pos(GTK_SCALE(smoothing), GTK_POS_RIGHT);
+    gtk_range_set_value(GTK_RANGE(smoothing), rf_training_figure_get_smoothing(figure));
+    gtk_widget_set_size_request(smoothing, 220, -1);
+    gtk_widget_set_tooltip_text(smoothing, "Exponential moving average of the train loss and accuracy, debiased "
+                                           "at the start as TensorBoard does (0: raw); the raw rows stay faint "
+                                           "behind");
+    g_signal_connect_object(smoothing, "value-changed", G_CALLBACK(on_smoothing), plot, 0);
+    GtkWidget *smoothing_label = gtk_label_new_with_mnemonic("_Smoothing");
+    gtk_label_set_mnemonic_widget(GTK_LABEL(smoothing_label), smoothing);
+
+    static const char *const axes[] = {"Step", "Wall time", NULL};
+    GtkWidget *x_axis = gtk_drop_down_new_from_strings(axes);
+    gtk_widget_set_name(x_axis, "x-axis");
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(x_axis), rf_training_figure_get_x(figure) == RF_TRAINING_X_TIME);
+    gtk_widget_set_tooltip_text(x_axis, "Plot against the step or the wall time since the run started");
+    g_signal_connect_object(x_axis, "notify::selected", G_CALLBACK(on_x_axis), plot, 0);
+    GtkWidget *x_label = gtk_label_new_with_mnemonic("_X axis");
+    gtk_label_set_mnemonic_widget(GTK_LABEL(x_label), x_axis);
+
+    GtkWidget *hint = gtk_label_new("Click a run in the legend to hide it · “log” switches a panel's scale");
+    gtk_widget_add_css_class(hint, "dim-label");
+    gtk_widget_set_hexpand(hint, TRUE);
+    gtk_widget_set_halign(hint, GTK_ALIGN_END);
+    gtk_label_set_ellipsize(GTK_LABEL(hint), PANGO_ELLIPSIZE_END);
+
+    gtk_box_append(GTK_BOX(bar), smoothing_label);
+    gtk_box_append(GTK_BOX(bar), smoothing);
+    gtk_box_append(GTK_BOX(bar), x_label);
+    gtk_box_append(GTK_BOX(bar), x_axis);
+    gtk_box_append(GTK_BOX(bar), hint);
+    return bar;
 }
 
 GtkWidget *rf_training_view_new(RfSession *s)
@@ -30,6 +96,7 @@ GtkWidget *rf_training_view_new(RfSession *s)
     gtk_widget_set_vexpand(plot, TRUE);
 
     GtkWidget *view = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    gtk_box_append(GTK_BOX(view), controls(RF_PLOT_VIEW(plot), figure));
     gtk_box_append(GTK_BOX(view), plot);
     rf_view_set_plot(view, RF_PLOT_VIEW(plot));
 

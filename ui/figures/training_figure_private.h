@@ -1,0 +1,75 @@
+/* The training figure's state, shared by training_figure.c (series, axes,
+ * drawing) and training_figure_hover.c (read-outs and clicks). Not for use
+ * outside ui/figures/. */
+#ifndef RF_TRAINING_FIGURE_PRIVATE_H
+#define RF_TRAINING_FIGURE_PRIVATE_H
+
+#include "../plot/plot.h"
+#include "training_figure.h"
+
+enum { SERIES_TRAIN, SERIES_VAL, N_SERIES };
+
+/* One split's rows as columns (doubles), in step order. */
+typedef struct columns {
+    GArray *step, *time, *loss, *accuracy, *lr, *step_seconds;
+} columns;
+
+/* A run's rows split into columns, rebuilt when its row count changes. */
+typedef struct run_series {
+    const rf_run_data *run;
+    guint rows_seen;
+    columns split[N_SERIES];
+    double first[2], last[2];        /* by rf_training_x: the extent of the run's rows; NaN when it has none */
+    GArray *smooth_loss, *smooth_accuracy;   /* the train columns smoothed */
+    double smoothed_with;            /* the weight they were smoothed with; NaN: not yet */
+    bool hidden;
+} run_series;
+
+struct rf_training_figure {
+    GArray *series;                  /* run_series */
+    double smoothing;
+    rf_training_x x;
+    bool log[RF_TRAINING_N_PANELS];
+    GArray *scratch_x, *scratch_y;   /* the points one line draws */
+    GArray *scratch_times;           /* visible step times, sorted for their median */
+};
+
+/* The panels laid out as drawn; they draw into a scratch surface when there
+ * is nothing to draw on (hover, click). */
+typedef struct laid_out {
+    rf_plot plots[RF_TRAINING_N_PANELS];
+    cairo_surface_t *scratch;
+    cairo_t *cr;
+} laid_out;
+
+/* Rebuild the runs whose rows (or the smoothing) changed; true when any
+ * run has a row. */
+bool rf_training_refresh(rf_training_figure *f);
+/* Lay out every panel (background, grid, ticks) at w x h for zoom, on a
+ * scratch surface; free with rf_training_laid_out_clear. */
+void rf_training_lay_out(rf_training_figure *f, double w, double h, const rf_zoom *zoom, laid_out *out);
+void rf_training_laid_out_clear(laid_out *l);
+
+run_series *rf_training_series(rf_training_figure *f, guint i);
+/* A split's x column (step or time, as the figure's axis). */
+GArray *rf_training_x_column(const rf_training_figure *f, run_series *s, int split);
+/* The column a panel plots for a split, or NULL; `smoothed` gives the
+ * smoothed train loss and accuracy (NULL for the other columns). */
+GArray *rf_training_panel_column(run_series *s, int panel, int split, bool smoothed);
+bool rf_training_smoothing_on(const rf_training_figure *f);
+
+/* The legend's labels (the runs' names; g_free the array). */
+const char **rf_training_legend_labels(rf_training_figure *f);
+/* The log button in a panel's title row (zero size for linear-only panels). */
+rf_rect rf_training_log_button(const rf_plot *p, int panel);
+bool rf_training_panel_can_log(int panel);
+/* Where on the axis a change marks, or NaN when that is not known (time
+ * mode, a step after the run's last row). */
+double rf_training_change_x(const rf_training_figure *f, run_series *s, const rf_run_change *c);
+
+/* The figure's hover and click (training_figure_hover.c). */
+bool rf_training_hover(void *data, double w, double h, const rf_zoom *zoom, double px, double py, char *text,
+                       size_t size);
+bool rf_training_click(void *data, double w, double h, const rf_zoom *zoom, double px, double py);
+
+#endif
