@@ -305,6 +305,49 @@ static void test_log_scale(void)
     rf_run_data_free(run);
 }
 
+/* The memory panel (issue 12 item 6): logarithmic by itself once the shown
+ * runs' memory spans more than 10x, linear below, and the user's choice
+ * wins over both. Judged in the drawing too, with runs planned at 1, 10
+ * and 100 MiB: the 10 MiB run's line sits halfway up on a log axis, near
+ * the floor on a linear one. */
+static int memory_line_y(const rf_figure *f, rf_rgb c)
+{
+    cairo_surface_t *s = render(f);
+    /* the memory panel: the right third of the lower row */
+    ink k = find_ink(s, c, 0.05, 2 * W / 3 + 60, W - 20, (int)(H * 0.56) + 30, H - 20);
+    cairo_surface_destroy(s);
+    return k.n > 0 ? k.y0 : -1;
+}
+
+static void test_memory_log(void)
+{
+    g_autoptr(rf_training_figure) tf = rf_training_figure_new();
+    rf_figure f = rf_training_figure_figure(tf);
+    rf_run_data *runs[3] = {run_of("1 MiB", 50, 0.1, gentle), run_of("10 MiB", 50, 0.1, gentle),
+                            run_of("100 MiB", 50, 0.1, gentle)};
+    for (int i = 0; i < 3; i++)
+        runs[i]->planned_bytes = (i == 0 ? 1 : i == 1 ? 10 : 100) * (double)(1 << 20);
+    rf_training_figure_set_runs(tf, runs, 3);
+    int middle_log = memory_line_y(&f, rf_series_color(1));
+    bool auto_log = rf_training_figure_get_log(tf, RF_TRAINING_MEMORY);
+    rf_training_figure_set_runs(tf, runs, 2);   /* 1 and 10 MiB: 10x, not more */
+    memory_line_y(&f, rf_series_color(1));
+    bool auto_linear = !rf_training_figure_get_log(tf, RF_TRAINING_MEMORY);
+    rf_training_figure_set_runs(tf, runs, 3);
+    rf_training_figure_set_log(tf, RF_TRAINING_MEMORY, false);
+    int middle_linear = memory_line_y(&f, rf_series_color(1));
+    tap_ok(auto_log, "runs planned at 1, 10 and 100 MiB: the memory panel is logarithmic by itself");
+    tap_ok(auto_linear, "runs 10x apart, not more: the memory panel stays linear");
+    /* the panel is about 0.4 H tall: halfway up on the log axis, a tenth of the way on the linear one */
+    tap_ok(!rf_training_figure_get_log(tf, RF_TRAINING_MEMORY) && middle_log > 0 &&
+               middle_linear - middle_log > 0.25 * 0.4 * H,
+           "the linear axis the user chose wins: the 10 MiB line drops from y %d (log) to y %d (linear)", middle_log,
+           middle_linear);
+    rf_run_data_free(runs[0]);
+    rf_run_data_free(runs[1]);
+    rf_run_data_free(runs[2]);
+}
+
 static void test_time_axis(void)
 {
     g_autoptr(rf_training_figure) tf = rf_training_figure_new();
@@ -416,6 +459,7 @@ int main(void)
     test_duration_ticks();
     test_smoothing_drawn();
     test_log_scale();
+    test_memory_log();
     test_time_axis();
     test_hide_runs();
     test_change_markers();

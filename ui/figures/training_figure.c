@@ -113,7 +113,8 @@ rf_training_x rf_training_figure_get_x(const rf_training_figure *f)
 
 bool rf_training_panel_can_log(int panel)
 {
-    return panel == RF_TRAINING_LOSS || panel == RF_TRAINING_LR || panel == RF_TRAINING_STEP_TIME;
+    return panel == RF_TRAINING_LOSS || panel == RF_TRAINING_LR || panel == RF_TRAINING_STEP_TIME ||
+           panel == RF_TRAINING_MEMORY;
 }
 
 bool rf_training_figure_set_log(rf_training_figure *f, rf_training_panel panel, bool log)
@@ -121,6 +122,7 @@ bool rf_training_figure_set_log(rf_training_figure *f, rf_training_panel panel, 
     if (!rf_training_panel_can_log((int)panel))
         return false;
     f->log[panel] = log;
+    f->log_chosen[panel] = true;
     return true;
 }
 
@@ -287,10 +289,29 @@ static void include_step_times(rf_axis *y, GArray *times)
     rf_axis_include(y, fmin(t[times->len - 1], 4 * t[times->len / 2]));
 }
 
+/* Whether the shown runs' memory (planned and measured) spans more than
+ * 10x: then the memory panel is logarithmic until the user chooses. */
+static bool memory_spans_decades(const rf_training_figure *f)
+{
+    double lo = INFINITY, hi = 0;
+    for (guint i = 0; i < f->series->len; i++) {
+        const run_series *s = &g_array_index(f->series, run_series, i);
+        const double bytes[2] = {s->run->peak_bytes, s->run->planned_bytes};
+        for (int k = 0; k < 2 && !s->hidden; k++)
+            if (bytes[k] > 0) {
+                lo = fmin(lo, bytes[k]);
+                hi = fmax(hi, bytes[k]);
+            }
+    }
+    return hi > 10 * lo;
+}
+
 /* Value axes fitted to the rows of the shown runs inside the visible part
  * of the x axis. */
 static void fit_value_axes(rf_training_figure *f, const rf_axis *x, rf_axis y[RF_TRAINING_N_PANELS])
 {
+    if (!f->log_chosen[RF_TRAINING_MEMORY])
+        f->log[RF_TRAINING_MEMORY] = memory_spans_decades(f);
     static const rf_axis_format formats[RF_TRAINING_N_PANELS] = {
         RF_FORMAT_NUMBER, RF_FORMAT_PERCENT, RF_FORMAT_NUMBER, RF_FORMAT_NUMBER, RF_FORMAT_BYTES};
     for (int p = 0; p < RF_TRAINING_N_PANELS; p++)
@@ -407,6 +428,16 @@ rf_rect rf_training_log_button(const rf_plot *p, int panel)
 }
 
 /* ---- drawing ---- */
+
+/* A panel's key, right-aligned in its title row (left of its log button):
+ * above the data, so it never covers a line (the colour is the caller's). */
+static void draw_title_key(rf_plot *p, int panel, const char *key)
+{
+    rf_rect button = rf_training_log_button(p, panel);
+    double right = button.w > 0 ? button.x - 8 : p->frame.x + p->frame.w;
+    rf_draw_text(p->cr, right, p->outer.y + 4, 1, 0, RF_PLOT_TEXT, false, key);
+}
+
 
 static rf_rgb lighter(rf_rgb c)
 {
@@ -557,7 +588,7 @@ static void draw_memory(rf_training_figure *f, rf_plot *p)
                       : any_peak              ? "measured peak"
                                               : "dashed: planned";
     if (any_peak || any_planned)
-        rf_draw_text(cr, p->frame.x + p->frame.w - 6, p->frame.y + p->frame.h - 6, 1, 1, RF_PLOT_TEXT, false, key);
+        draw_title_key(p, RF_TRAINING_MEMORY, key);
     else
         rf_draw_message(cr, p->frame, "Measured during a run");
     cairo_restore(cr);
@@ -616,8 +647,7 @@ static void draw_key(rf_training_figure *f, rf_plot *acc)
     else
         snprintf(key, sizeof key, "thin: train · thick with points: validation");
     rf_set_color(acc->cr, KEY_GREY, 1);
-    rf_draw_text(acc->cr, acc->frame.x + acc->frame.w - 6, acc->frame.y + acc->frame.h - 6, 1, 1, RF_PLOT_TEXT,
-                 false, key);
+    draw_title_key(acc, RF_TRAINING_ACCURACY, key);
 }
 
 static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoom)

@@ -280,7 +280,7 @@ bool rf_training_click(void *data, double w, double h, const rf_zoom *zoom, doub
         return true;
     }
     if (button >= 0) {
-        f->log[button] = !f->log[button];
+        rf_training_figure_set_log(f, (rf_training_panel)button, !f->log[button]);
         return true;
     }
     return false;

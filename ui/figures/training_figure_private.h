@@ -30,6 +30,7 @@ struct rf_training_figure {
     double smoothing;
     rf_training_x x;
     bool log[RF_TRAINING_N_PANELS];
+    bool log_chosen[RF_TRAINING_N_PANELS];   /* by the user; else memory's follows its span */
     GArray *scratch_x, *scratch_y;   /* the points one line draws */
     GArray *scratch_times;           /* visible step times, sorted for their median */
 };
