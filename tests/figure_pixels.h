@@ -36,21 +36,40 @@ typedef struct box {
     double x0, y0, x1, y1;
 } box;
 
-/* A heatmap's plot area: the run of cell pixels (all colourful) through a
- * point inside it, across and down. */
-static inline box cell_area(cairo_surface_t *s, int x, int y)
+/* Pixels a diverging colour map paints: anything but the white background
+ * and the dark greys of frames and text (its middle is a light grey). */
+static inline bool painted(cairo_surface_t *s, int x, int y)
+{
+    int r, g, b;
+    pixel(s, x, y, &r, &g, &b);
+    int hi = r > g ? (r > b ? r : b) : (g > b ? g : b), lo = r < g ? (r < b ? r : b) : (g < b ? g : b);
+    bool background = lo >= 253, dark_grey = hi - lo < 8 && hi < 200;
+    return !background && !dark_grey;
+}
+
+typedef bool (*cell_pixel)(cairo_surface_t *s, int x, int y);
+
+/* A heatmap's plot area: the run of cell pixels (`is_cell`: colourful for
+ * the sequential map, painted for the diverging one) through a point
+ * inside it, across and down. */
+static inline box cell_area_of(cairo_surface_t *s, int x, int y, cell_pixel is_cell)
 {
     int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
     int x0 = x, x1 = x, y0 = y, y1 = y;
-    while (x0 > 0 && colourful(s, x0 - 1, y))
+    while (x0 > 0 && is_cell(s, x0 - 1, y))
         x0--;
-    while (x1 < w - 1 && colourful(s, x1 + 1, y))
+    while (x1 < w - 1 && is_cell(s, x1 + 1, y))
         x1++;
-    while (y0 > 0 && colourful(s, x, y0 - 1))
+    while (y0 > 0 && is_cell(s, x, y0 - 1))
         y0--;
-    while (y1 < h - 1 && colourful(s, x, y1 + 1))
+    while (y1 < h - 1 && is_cell(s, x, y1 + 1))
         y1++;
     return (box){x0, y0, x1 + 1, y1 + 1};
+}
+
+static inline box cell_area(cairo_surface_t *s, int x, int y)
+{
+    return cell_area_of(s, x, y, colourful);
 }
 
 /* Where cell (row, col) of a rows x cols matrix lands in plot area `a` at

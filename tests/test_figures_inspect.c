@@ -45,7 +45,9 @@ static long count_colourful(cairo_surface_t *s)
 
 /* Viridis' ends, as the heatmaps draw their largest and smallest values. */
 static bool yellow(int r, int g, int b) { return r > 200 && g > 200 && b < 80; }
-static bool purple(int r, int g, int b) { return r < 100 && g < 40 && b > 50; }
+/* The diverging map's ends (the Latent view's signed states) */
+static bool deep_red(int r, int g, int b) { return r > 80 && r < 140 && g < 30 && b < 60; }
+static bool deep_blue(int r, int g, int b) { return r < 30 && g > 30 && g < 70 && b > 70 && b < 120; }
 /* The TaLK self line (0.85, 0.2, 0.1), not its antialiased edge. */
 static bool red(int r, int g, int b) { return r > 180 && g < 110 && b < 110; }
 /* rf_plot's frame border (muted grey): dark and colourless, unlike grid lines. */
@@ -379,9 +381,10 @@ static void test_latent(void)
     free(state);
 }
 
-/* A latent block with a high cell (+1, yellow) and a low one (-1, purple)
- * off the diagonal lands as documented (latent rows down, model dimensions
- * across), in full and in a zoom window that differs across and down. */
+/* A latent block with a high cell (+1, deep red) and a low one (-1, deep
+ * blue: the diverging map, white at 0) off the diagonal lands as documented
+ * (latent rows down, model dimensions across), in full and in a zoom window
+ * that differs across and down. */
 static void test_latent_geometry(void)
 {
     enum { L = 8, D = 32 };
@@ -395,22 +398,22 @@ static void test_latent_geometry(void)
     rf_latent_figure_select(&f, 1, RF_LATENT_FORWARD);
     rf_figure fig = rf_latent_figure_get(&f);
     cairo_surface_t *s = render(&fig, W, H, &RF_ZOOM_ALL, "latent_hot.png");
-    box area = cell_area(s, W / 4, H / 4);
-    box want = matrix_cell(area, L, D, &RF_ZOOM_ALL, 2, 21), got = find_shade(s, area, yellow);
-    tap_ok(near(got, want), "latent L[2][21] = +1 at x %.0f..%.0f, y %.0f..%.0f (expected %.1f..%.1f, %.1f..%.1f)",
+    box area = cell_area_of(s, W / 4, H / 4, painted);
+    box want = matrix_cell(area, L, D, &RF_ZOOM_ALL, 2, 21), got = find_shade(s, area, deep_red);
+    tap_ok(near(got, want), "latent L[2][21] = +1 (deep red) at x %.0f..%.0f, y %.0f..%.0f (expected %.1f..%.1f, %.1f..%.1f)",
            BOX(got), BOX(want));
     want = matrix_cell(area, L, D, &RF_ZOOM_ALL, 6, 3);
-    got = find_shade(s, area, purple);
-    tap_ok(near(got, want), "latent L[6][3] = -1 at x %.0f..%.0f, y %.0f..%.0f (expected %.1f..%.1f, %.1f..%.1f)",
+    got = find_shade(s, area, deep_blue);
+    tap_ok(near(got, want), "latent L[6][3] = -1 (deep blue) at x %.0f..%.0f, y %.0f..%.0f (expected %.1f..%.1f, %.1f..%.1f)",
            BOX(got), BOX(want));
     cairo_surface_destroy(s);
 
     const rf_zoom window = {0.5, 1, 0, 0.5};    /* dimensions 16..31, latent rows 0..3 */
     s = render(&fig, W, H, &window, "latent_hot_zoomed.png");
-    area = cell_area(s, W / 4, H / 4);
+    area = cell_area_of(s, W / 4, H / 4, painted);
     want = matrix_cell(area, L, D, &window, 2, 21);
-    got = find_shade(s, area, yellow);
-    box low = find_shade(s, area, purple);
+    got = find_shade(s, area, deep_red);
+    box low = find_shade(s, area, deep_blue);
     tap_ok(near(got, want) && low.x1 <= low.x0, "zoomed to dimensions 16..31 of rows 0..3: L[2][21] at x "
            "%.0f..%.0f, y %.0f..%.0f (expected %.1f..%.1f, %.1f..%.1f), L[6][3] outside", BOX(got), BOX(want));
     cairo_surface_destroy(s);

@@ -204,14 +204,15 @@ static cairo_surface_t *draw_plot(RfPlotView *plot)
  * their value's (viridis over [lo, hi], within 3/255 a channel) at the
  * centre of the place the documented layout gives them: row 0 at the top,
  * columns across, in the plot area through (x, y). */
-static int cells_off(cairo_surface_t *s, int x, int y, const float *m, int rows, int cols, double lo, double hi)
+static int cells_off(cairo_surface_t *s, int x, int y, const float *m, int rows, int cols, double lo, double hi,
+                     rf_colormap_kind map)
 {
-    box area = cell_area(s, x, y);
+    box area = cell_area_of(s, x, y, map == RF_COLORMAP_DIVERGING ? painted : colourful);
     int off = 0;
     for (int r = 0; r < rows; r++)
         for (int c = 0; c < cols; c++) {
             box cell = matrix_cell(area, rows, cols, &RF_ZOOM_ALL, r, c);
-            rf_rgb want = rf_colormap((m[(size_t)r * cols + c] - lo) / (hi - lo));
+            rf_rgb want = rf_colormap_of(map, (m[(size_t)r * cols + c] - lo) / (hi - lo));
             int pr, pg, pb;
             pixel(s, (int)((cell.x0 + cell.x1) / 2), (int)((cell.y0 + cell.y1) / 2), &pr, &pg, &pb);
             off += abs(pr - (int)lround(255 * want.r)) > 3 || abs(pg - (int)lround(255 * want.g)) > 3 ||
@@ -235,7 +236,7 @@ static void check_attention_cells(RfWindow *win)
     RfPlotView *plot = plot_of(win, "attention");
     cairo_surface_t *s = draw_plot(plot);
     int off = cells_off(s, gtk_widget_get_width(GTK_WIDGET(plot)) / 4, gtk_widget_get_height(GTK_WIDGET(plot)) / 2,
-                        p->data, n, n, 0, hi);
+                        p->data, n, n, 0, hi, RF_COLORMAP_SEQUENTIAL);
     tap_ok(off == 0, "the Attention view puts every cell of head 0's %d x %d map in its place (%d of %d differ)", n,
            n, off, n * n);
     cairo_surface_destroy(s);
@@ -263,7 +264,7 @@ static void check_latent_cells(RfWindow *win)
     int rows = (int)shown->shape.dim[0], cols = (int)shown->shape.dim[1];
     cairo_surface_t *c = draw_plot(plot);
     int off = cells_off(c, gtk_widget_get_width(GTK_WIDGET(plot)) / 4, gtk_widget_get_height(GTK_WIDGET(plot)) / 4,
-                        shown->data, rows, cols, -top, top);
+                        shown->data, rows, cols, -top, top, RF_COLORMAP_DIVERGING);
     tap_ok(off == 0, "the Latent view puts every cell of segment %d's %d x %d %s block in its place (%d differ)",
            f->segment, rows, cols, pass, off);
     cairo_surface_destroy(c);

@@ -134,6 +134,10 @@ int main(int argc, char **argv)
                 "the Attention view has its plot, Map, Head and Sample choosers"))
         return tap_done();
 
+    GtkWidget *picture = find_by_tooltip(page, "Image data: show the attention");
+    tap_ok(picture != NULL && !gtk_widget_get_visible(picture),
+           "token data: no inert \"Over the picture\" toggle in the toolbar (issue 12 item 9)");
+
     /* 1 */
     rf_plot_view_key(plot, GDK_KEY_plus, 0);
     tap_ok(zoomed(plot), "+ zooms the map in");

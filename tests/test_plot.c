@@ -78,6 +78,35 @@ static void test_heatmap_pooling(void)
 /* A heatmap prepared ahead (as the Attention view does in a worker thread)
  * draws the same pixels as one pooled at draw time, without pooling again;
  * a view that does not fit the data is left to the draw. */
+/* The diverging map (issue 12 item 9): white at 0 of a symmetric range,
+ * blue below, red above, darker with |v|; and a heatmap drawn with it
+ * paints a cell of 0 white and a negative cell blue. */
+static void test_diverging_colormap(void)
+{
+    rf_rgb lo = rf_colormap_of(RF_COLORMAP_DIVERGING, 0), mid = rf_colormap_of(RF_COLORMAP_DIVERGING, 0.5),
+           hi = rf_colormap_of(RF_COLORMAP_DIVERGING, 1), near = rf_colormap_of(RF_COLORMAP_DIVERGING, 0.6);
+    tap_ok(mid.r > 0.95 && mid.g > 0.95 && mid.b > 0.95 && lo.b > lo.r + 0.3 && hi.r > hi.b + 0.2 &&
+               near.r > near.b && near.g > hi.g,
+           "the diverging map is white at the middle (%.2f %.2f %.2f), blue at the bottom, red at the top, lighter "
+           "near the middle", mid.r, mid.g, mid.b);
+    static const float cells[2] = {0.0f, -3.0f};
+    rf_heatmap h = {0};
+    rf_heatmap_set(&h, cells, 1, 2, -3, 3);
+    h.colormap = RF_COLORMAP_DIVERGING;
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 20, 10);
+    cairo_t *cr = cairo_create(s);
+    rf_heatmap_draw(&h, cr, (rf_rect){0, 0, 20, 10}, 0, 1, 0, 2);
+    cairo_surface_flush(s);
+    int r0, g0, b0, r1, g1, b1;
+    pixel(s, 5, 5, &r0, &g0, &b0);
+    pixel(s, 15, 5, &r1, &g1, &b1);
+    tap_ok(r0 > 240 && g0 > 240 && b0 > 240 && b1 > r1 + 80, "a heatmap on it paints 0 white (%d %d %d) and -3 "
+           "blue (%d %d %d)", r0, g0, b0, r1, g1, b1);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+    rf_heatmap_clear(&h);
+}
+
 static void test_heatmap_prepare(void)
 {
     enum { ROWS = 300, COLS = 200, W = 64, H = 48 };
@@ -530,6 +559,7 @@ int main(void)
     test_primitives();
     test_heatmap_pooling();
     test_heatmap_prepare();
+    test_diverging_colormap();
     test_run_data(tmp);
     test_training_figure();
     test_memory_figure(tmp);

@@ -125,6 +125,7 @@ static void refresh_heat(rf_latent_figure *f)
     for (int s = 0; s < f->segments; s++)
         m = fmax(m, f->absmax[f->pass][s]);
     rf_heatmap_set(&f->heat, all + (size_t)(f->segment - 1) * block, f->l, f->d, -m, m);
+    f->heat.colormap = RF_COLORMAP_DIVERGING;   /* signed states: white is 0 */
     rf_heatmap_changed(&f->heat);
 }
 
@@ -244,7 +245,7 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     if (f->filled[f->pass][f->segment - 1]) {
         snprintf(title, sizeof title, "Latent block of segment %d, %s pass", f->segment, pass_name[f->pass]);
         rf_matrix_panel_draw(&l.heat, cr, &f->heat, title, "latent row", "model dimension", 0, 0);
-        rf_colorbar(cr, l.bar, f->heat.vmin, f->heat.vmax, "value");
+        rf_colorbar_of(cr, l.bar, f->heat.vmin, f->heat.vmax, "value", RF_COLORMAP_DIVERGING);
     } else {
         snprintf(title, sizeof title, "The %s pass has no latent state for segment %d", pass_name[f->pass],
                  f->segment);

@@ -289,9 +289,11 @@ static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoo
         snprintf(ram, sizeof ram, "RAM of this machine: %s", bytes);
         rf_plot_hline(&p, f->ram_bytes, RAM_COLOR, ram);
     }
+    /* measured squares over the current dot: a run of the current config
+     * measures at the dot's very place */
+    draw_current(&p, f);
     for (guint i = 0; i < f->measured->len; i++)
         draw_measured(&p, &g_array_index(f->measured, rf_memory_point, i));
-    draw_current(&p, f);
     rf_plot_legend(&p, labels, colors, n_labels, RF_LEGEND_BOTTOM_RIGHT);
     rf_plot_end(&p);
     for (int i = 0; i < n_notes; i++) {

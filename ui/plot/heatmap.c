@@ -123,8 +123,8 @@ static void render_image(rf_heatmap *h, int iw, int ih, double r0, double r1, do
     enum { LEVELS = 1024 };
     uint32_t lut[LEVELS + 1];
     for (int i = 0; i < LEVELS; i++)
-        lut[i] = pack(rf_colormap((i + 0.5) / LEVELS));
-    lut[LEVELS] = pack(rf_colormap(NAN));
+        lut[i] = pack(rf_colormap_of(h->colormap, (i + 0.5) / LEVELS));
+    lut[LEVELS] = pack(rf_colormap_of(h->colormap, NAN));
     float to_level = (float)(LEVELS / span), lo = (float)h->vmin;
     for (int y = 0; y < ih; y++) {
         uint32_t *out = (uint32_t *)(pixels + (size_t)y * stride);

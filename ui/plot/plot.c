@@ -29,6 +29,25 @@ rf_rgb rf_colormap(double t)
     return (rf_rgb){v[0], v[1], v[2]};
 }
 
+rf_rgb rf_colormap_of(rf_colormap_kind kind, double t)
+{
+    if (kind != RF_COLORMAP_DIVERGING)
+        return rf_colormap(t);
+    if (isnan(t))
+        return (rf_rgb){0.6, 0.6, 0.6};
+    /* RdBu's five anchor colours, blue (negative) to red (positive) */
+    static const rf_rgb stops[5] = {{0.020, 0.188, 0.380},
+                                    {0.263, 0.576, 0.765},
+                                    {0.969, 0.969, 0.969},
+                                    {0.839, 0.376, 0.302},
+                                    {0.404, 0.000, 0.122}};
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    int i = t >= 1 ? 3 : (int)(t * 4);
+    double u = t * 4 - i;
+    return (rf_rgb){stops[i].r + u * (stops[i + 1].r - stops[i].r), stops[i].g + u * (stops[i + 1].g - stops[i].g),
+                    stops[i].b + u * (stops[i + 1].b - stops[i].b)};
+}
+
 rf_rgb rf_series_color(int i)
 {
     /* Okabe-Ito, reordered so neighbours contrast; yellow left out (unreadable on white). */
@@ -365,11 +384,16 @@ int rf_plot_legend_entry_at(const rf_plot *p, const char *const *labels, int n, 
 
 void rf_colorbar(cairo_t *cr, rf_rect r, double vmin, double vmax, const char *label)
 {
+    rf_colorbar_of(cr, r, vmin, vmax, label, RF_COLORMAP_SEQUENTIAL);
+}
+
+void rf_colorbar_of(cairo_t *cr, rf_rect r, double vmin, double vmax, const char *label, rf_colormap_kind kind)
+{
     double bar_w = fmin(16, r.w);
     cairo_save(cr);
     cairo_pattern_t *g = cairo_pattern_create_linear(0, r.y + r.h, 0, r.y);
     for (int i = 0; i <= 16; i++) {
-        rf_rgb c = rf_colormap(i / 16.0);
+        rf_rgb c = rf_colormap_of(kind, i / 16.0);
         cairo_pattern_add_color_stop_rgb(g, i / 16.0, c.r, c.g, c.b);
     }
     cairo_rectangle(cr, r.x, r.y, bar_w, r.h);

@@ -25,6 +25,11 @@ typedef struct rf_rect {
 
 /* Viridis (perceptually uniform), t in [0, 1] (clamped; NaN gives grey). */
 rf_rgb rf_colormap(double t);
+/* Colour maps: sequential (viridis) for values from a floor up; diverging
+ * (blue, white at t = 0.5, red; ColorBrewer's RdBu) for signed values on a
+ * range centred on 0, so the sign reads at a glance. */
+typedef enum { RF_COLORMAP_SEQUENTIAL, RF_COLORMAP_DIVERGING } rf_colormap_kind;
+rf_rgb rf_colormap_of(rf_colormap_kind kind, double t);
 /* A categorical colour for series i (colour-blind safe, cycles after 8). */
 rf_rgb rf_series_color(int i);
 void rf_set_color(cairo_t *cr, rf_rgb c, double alpha);
@@ -129,6 +134,7 @@ typedef struct rf_heatmap {
     const float *data;
     int rows, cols;
     double vmin, vmax;           /* colour range */
+    rf_colormap_kind colormap;   /* sequential unless set after rf_heatmap_set */
     /* private: the cached image */
     cairo_surface_t *image;
     uint64_t version, image_version;
@@ -153,6 +159,8 @@ bool rf_heatmap_cell_at(const rf_heatmap *h, rf_rect r, double r0, double r1, do
 
 /* A vertical colour bar in r for [vmin, vmax] with ticks and a label. */
 void rf_colorbar(cairo_t *cr, rf_rect r, double vmin, double vmax, const char *label);
+/* The same for a colour map of `kind`. */
+void rf_colorbar_of(cairo_t *cr, rf_rect r, double vmin, double vmax, const char *label, rf_colormap_kind kind);
 /* Finite min and max of n floats (0, 1 when none are finite). */
 void rf_data_range(const float *v, size_t n, double *lo, double *hi);
 

@@ -371,7 +371,7 @@ static void load_picture(attention_view *v)
 {
     const map_entry *m = chosen_map(v);
     gboolean possible = picture_possible(v, m);
-    gtk_widget_set_sensitive(GTK_WIDGET(v->picture), possible);
+    gtk_widget_set_visible(GTK_WIDGET(v->picture), possible);   /* no inert toggle for token data */
     if (!possible) {
         rf_picture_clear(&v->figure.picture);
         return;

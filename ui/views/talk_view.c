@@ -54,7 +54,7 @@ static gboolean picture_possible(talk_view *v)
 static void load_picture(talk_view *v)
 {
     gboolean possible = picture_possible(v);
-    gtk_widget_set_sensitive(GTK_WIDGET(v->picture), possible);
+    gtk_widget_set_visible(GTK_WIDGET(v->picture), possible);   /* no inert toggle for token data */
     if (!possible) {
         rf_picture_clear(&v->figure.picture);
         return;
