@@ -38,4 +38,11 @@ static inline gboolean data_loaded(gpointer session)
     return rf_session_get_dataset(session) != NULL;
 }
 
+/* The session's run has ended: finished, failed or stopped. */
+static inline gboolean run_settled(gpointer session)
+{
+    RfRunState st = rf_session_get_state(session);
+    return st == RF_RUN_FINISHED || st == RF_RUN_FAILED || st == RF_RUN_STOPPED;
+}
+
 #endif

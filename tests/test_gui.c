@@ -72,12 +72,6 @@ static const char small_config[] =
 
 /* --- main loop helpers --- */
 
-static gboolean run_settled(gpointer s)
-{
-    RfRunState st = rf_session_get_state(s);
-    return st == RF_RUN_FINISHED || st == RF_RUN_FAILED || st == RF_RUN_STOPPED;
-}
-
 static gboolean run_running(gpointer s)
 {
     return rf_session_get_state(s) == RF_RUN_RUNNING;

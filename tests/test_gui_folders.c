@@ -13,16 +13,11 @@
  * offers the folder (issue 12 item 4).
  */
 #include <glib/gstdio.h>
-#include <locale.h>
 #include <string.h>
 
-#include "../ui/application.h"
-#include "../ui/session.h"
 #include "../ui/start_folders.h"
-#include "../ui/window.h"
-#include "main_loop.h"
-#include "tap.h"
 #include "widget_render.h"
+#include "workbench_app.h"
 
 static const char small_config[] = "[data]\n"
                                    "task = listops\n"
@@ -99,12 +94,6 @@ static void answer_chooser(const char *path)
     spin_for(0.2);   /* the answer is delivered from an idle */
 }
 
-static gboolean run_settled(gpointer s)
-{
-    RfRunState st = rf_session_get_state(s);
-    return st == RF_RUN_FINISHED || st == RF_RUN_FAILED || st == RF_RUN_STOPPED;
-}
-
 static void check_folder(RfWindow *win, const char *action, const char *want, const char *what)
 {
     g_autofree char *got = chooser_folder(win, action);
@@ -116,32 +105,18 @@ int main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    setlocale(LC_ALL, "");
-    setlocale(LC_NUMERIC, "C");
-    gtk_disable_setlocale();
     g_autofree char *dir = g_dir_make_tmp("rf-folders-XXXXXX", NULL);
     /* the runs folder under a data home of our own (read by GLib on first use) */
     g_autofree char *data_home = g_build_filename(dir, "data-home", NULL);
     g_autofree char *runs = g_build_filename(data_home, "rangefinder", "runs", NULL);
     g_mkdir_with_parents(runs, 0700);
     g_setenv("XDG_DATA_HOME", data_home, TRUE);
-    if (!tap_ok(gtk_init_check(), "GTK opens the display"))
-        return tap_done();
-
     g_autofree char *configs = g_build_filename(dir, "my-configs", NULL);
-    g_autofree char *config = g_build_filename(configs, "small.ini", NULL);
-    g_mkdir_with_parents(configs, 0700);
-    g_file_set_contents(config, small_config, -1, NULL);
-    RfApplication *app = rf_application_new(config);
-    g_application_set_flags(G_APPLICATION(app), G_APPLICATION_NON_UNIQUE);
-    g_autoptr(GError) error = NULL;
-    tap_ok(g_application_register(G_APPLICATION(app), NULL, &error), "the application registers");
-    g_application_activate(G_APPLICATION(app));
-    RfWindow *win = RF_WINDOW(gtk_application_get_active_window(GTK_APPLICATION(app)));
-    if (!tap_ok(win != NULL, "activation opens the main window"))
+    RfApplication *app = NULL;
+    RfWindow *win = open_workbench(configs, small_config, &app);
+    if (win == NULL)
         return tap_done();
     RfSession *s = rf_window_get_session(win);
-    tap_ok(spin_until(data_loaded, s, 60.0), "the data loads");
 
     /* 1 */
     check_folder(win, "open-config", configs, "Open Configuration");
@@ -193,8 +168,6 @@ int main(int argc, char **argv)
     rf_session_set_key(s, "data.path", "", NULL, NULL);
     check_folder(win, "open-data", more, "Open Data after another folder was chosen");
 
-    gtk_window_destroy(GTK_WINDOW(win));
-    spin_for(0.2);
-    g_object_unref(app);
+    close_workbench(win, app);
     return tap_done();
 }

@@ -4,14 +4,9 @@
  * planner line) is cut short with an ellipsis, at the default size or in a
  * narrow window.
  */
-#include <locale.h>
 #include <string.h>
 
-#include "../ui/application.h"
-#include "../ui/session.h"
-#include "../ui/window.h"
-#include "main_loop.h"
-#include "tap.h"
+#include "workbench_app.h"
 
 static const char small_config[] = "[data]\n"
                                    "task = listops\n"
@@ -68,23 +63,11 @@ int main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    setlocale(LC_ALL, "");
-    setlocale(LC_NUMERIC, "C");
-    gtk_disable_setlocale();
-    if (!tap_ok(gtk_init_check(), "GTK opens the display"))
-        return tap_done();
     g_autofree char *dir = g_dir_make_tmp("rf-layout-XXXXXX", NULL);
-    g_autofree char *config = g_build_filename(dir, "small.ini", NULL);
-    g_file_set_contents(config, small_config, -1, NULL);
-    RfApplication *app = rf_application_new(config);
-    g_application_set_flags(G_APPLICATION(app), G_APPLICATION_NON_UNIQUE);
-    g_autoptr(GError) error = NULL;
-    tap_ok(g_application_register(G_APPLICATION(app), NULL, &error), "the application registers");
-    g_application_activate(G_APPLICATION(app));
-    RfWindow *win = RF_WINDOW(gtk_application_get_active_window(GTK_APPLICATION(app)));
-    if (!tap_ok(win != NULL, "activation opens the main window"))
+    RfApplication *app = NULL;
+    RfWindow *win = open_workbench(dir, small_config, &app);
+    if (win == NULL)
         return tap_done();
-    tap_ok(spin_until(data_loaded, rf_window_get_session(win), 60.0), "the data loads");
     resize(win, 1400, 900);
 
     int width = 0;
@@ -102,8 +85,6 @@ int main(int argc, char **argv)
     spin_for(0.4);
     check_sidebar(win, "in a 900 x 700 window with the data view", &width);
 
-    gtk_window_destroy(GTK_WINDOW(win));
-    spin_for(0.2);
-    g_object_unref(app);
+    close_workbench(win, app);
     return tap_done();
 }

@@ -8,15 +8,10 @@
  *      text field: from the Map drop-down they zoom, in the Head field they
  *      are typed, not taken.
  */
-#include <locale.h>
 #include <string.h>
 
-#include "../ui/application.h"
-#include "../ui/session.h"
 #include "../ui/view.h"
-#include "../ui/window.h"
-#include "main_loop.h"
-#include "tap.h"
+#include "workbench_app.h"
 
 static const char small_config[] = "[data]\n"
                                    "task = listops\n"
@@ -34,12 +29,6 @@ static const char small_config[] = "[data]\n"
                                    "ff = 32\n"
                                    "[train]\n"
                                    "steps = 2\n";
-
-static gboolean run_settled(gpointer s)
-{
-    RfRunState st = rf_session_get_state(s);
-    return st == RF_RUN_FINISHED || st == RF_RUN_FAILED || st == RF_RUN_STOPPED;
-}
 
 static gboolean has_map(gpointer s)
 {
@@ -101,24 +90,12 @@ int main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    setlocale(LC_ALL, "");
-    setlocale(LC_NUMERIC, "C");
-    gtk_disable_setlocale();
-    if (!tap_ok(gtk_init_check(), "GTK opens the display"))
-        return tap_done();
     g_autofree char *dir = g_dir_make_tmp("rf-zoom-XXXXXX", NULL);
-    g_autofree char *config = g_build_filename(dir, "small.ini", NULL);
-    g_file_set_contents(config, small_config, -1, NULL);
-    RfApplication *app = rf_application_new(config);
-    g_application_set_flags(G_APPLICATION(app), G_APPLICATION_NON_UNIQUE);
-    g_autoptr(GError) error = NULL;
-    tap_ok(g_application_register(G_APPLICATION(app), NULL, &error), "the application registers");
-    g_application_activate(G_APPLICATION(app));
-    RfWindow *win = RF_WINDOW(gtk_application_get_active_window(GTK_APPLICATION(app)));
-    if (!tap_ok(win != NULL, "activation opens the main window"))
+    RfApplication *app = NULL;
+    RfWindow *win = open_workbench(dir, small_config, &app);
+    if (win == NULL)
         return tap_done();
     RfSession *s = rf_window_get_session(win);
-    tap_ok(spin_until(data_loaded, s, 60.0), "the data loads");
     gtk_stack_set_visible_child_name(rf_window_get_stack(win), "attention");
     g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);
     tap_ok(spin_until(run_settled, s, 120.0) && rf_session_get_state(s) == RF_RUN_FINISHED, "a two-step run finishes");
@@ -166,8 +143,6 @@ int main(int argc, char **argv)
     tap_ok(focus != NULL && GTK_IS_EDITABLE(focus), "the Head field takes the focus as a text field");
     tap_ok(!press_on_window(win, GDK_KEY_plus) && !zoomed(plot), "+ typed in the Head field leaves the plot alone");
 
-    gtk_window_destroy(GTK_WINDOW(win));
-    spin_for(0.2);
-    g_object_unref(app);
+    close_workbench(win, app);
     return tap_done();
 }

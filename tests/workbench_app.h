@@ -1,0 +1,46 @@
+/* The real workbench for the small GUI tests (tests/test_gui_*.c): GTK
+ * opened on the test's display, `config` written to `dir`/small.ini, the
+ * application registered (non-unique: tests may run beside a workbench the
+ * user has open) and activated, its window open and its data loaded, each
+ * step a TAP check. */
+#ifndef RF_TESTS_WORKBENCH_APP_H
+#define RF_TESTS_WORKBENCH_APP_H
+
+#include <locale.h>
+
+#include "../ui/application.h"
+#include "../ui/window.h"
+#include "main_loop.h"
+#include "tap.h"
+
+/* The window, or NULL (the failed check says why). */
+static inline RfWindow *open_workbench(const char *dir, const char *config, RfApplication **app)
+{
+    setlocale(LC_ALL, "");
+    setlocale(LC_NUMERIC, "C");
+    gtk_disable_setlocale();
+    if (!tap_ok(gtk_init_check(), "GTK opens the display"))
+        return NULL;
+    g_autofree char *path = g_build_filename(dir, "small.ini", NULL);
+    g_mkdir_with_parents(dir, 0700);
+    g_file_set_contents(path, config, -1, NULL);
+    *app = rf_application_new(path);
+    g_application_set_flags(G_APPLICATION(*app), G_APPLICATION_NON_UNIQUE);
+    g_autoptr(GError) error = NULL;
+    tap_ok(g_application_register(G_APPLICATION(*app), NULL, &error), "the application registers");
+    g_application_activate(G_APPLICATION(*app));
+    RfWindow *win = RF_WINDOW(gtk_application_get_active_window(GTK_APPLICATION(*app)));
+    if (!tap_ok(win != NULL, "activation opens the main window"))
+        return NULL;
+    tap_ok(spin_until(data_loaded, rf_window_get_session(win), 60.0), "the data loads");
+    return win;
+}
+
+static inline void close_workbench(RfWindow *win, RfApplication *app)
+{
+    gtk_window_destroy(GTK_WINDOW(win));
+    spin_for(0.2);
+    g_object_unref(app);
+}
+
+#endif
