@@ -2,6 +2,7 @@
  * bounds), headless: each is drawn into a cairo image surface and checked
  * pixel by pixel and through its hover read-out against the data it was
  * given. Set RF_INSPECT_PNG_DIR to keep the drawings as PNG files. */
+#include <glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +193,52 @@ static void test_matrix_geometry(void)
         rf_attention_figure_free(&f);
         free(hot);
     }
+}
+
+/* How far left of the cells the text beside row `row` reaches (pixels). */
+static int row_text_reach(cairo_surface_t *s, box area, int rows, const rf_zoom *zoom, int row)
+{
+    box cell = matrix_cell(area, rows, rows, zoom, row, 0);
+    int y = (int)((cell.y0 + cell.y1) / 2), reach = 0;
+    for (int dx = 2; dx < 58 && area.x0 - dx >= 0; dx++) {
+        int r, g, b;
+        pixel(s, (int)area.x0 - dx, y, &r, &g, &b);
+        if (r < 120 && g < 120 && b < 120)
+            reach = dx;
+    }
+    return reach;
+}
+
+/* Token names on an attention map's axes (issue 12 item 9): drawn beside
+ * each row (and under each column) once a cell is at least
+ * RF_MATRIX_NAME_PITCH pixels, index ticks otherwise. "[MAX" reaches some
+ * 30 pixels left of the cells, an index 2 digits some 15. */
+static void test_token_names(void)
+{
+    enum { N = 200 };
+    float *map = malloc(sizeof(float) * N * N);
+    for (int i = 0; i < N * N; i++)
+        map[i] = 0.2f + 0.8f * (float)((i * 7919) % 101) / 100.0f;
+    char **names = g_new0(char *, N + 1);
+    for (int i = 0; i < N; i++)
+        names[i] = g_strdup("[MAX");
+    rf_attention_figure f;
+    rf_attention_figure_init(&f);
+    rf_attention_figure_set_matrix(&f, map, N, N, "query", "key");
+    rf_attention_figure_take_names(&f, names, N);
+    rf_figure fig = rf_attention_figure_get(&f);
+    const rf_zoom near = {0, 0.05, 0, 0.05};   /* 10 x 10 cells */
+    cairo_surface_t *s = render(&fig, W, H, &RF_ZOOM_ALL, "attention_names_far.png");
+    int far = row_text_reach(s, cell_area(s, W / 4, H / 2), N, &RF_ZOOM_ALL, 0);
+    cairo_surface_destroy(s);
+    s = render(&fig, W, H, &near, "attention_names_near.png");
+    int close = row_text_reach(s, cell_area(s, W / 4, H / 2), N, &near, 3);
+    cairo_surface_destroy(s);
+    tap_ok(far > 0 && far < 22 && close > 24,
+           "a 200-token map names its rows only zoomed in: text reaches %d px left of the cells at full view "
+           "(index ticks), %d px at 10 x 10 cells (\"[MAX\")", far, close);
+    rf_attention_figure_free(&f);
+    free(map);
 }
 
 static void test_band(void)
@@ -664,6 +711,7 @@ int main(void)
 {
     test_matrix();
     test_matrix_geometry();
+    test_token_names();
     test_band();
     test_picture();
     test_large();

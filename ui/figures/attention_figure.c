@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "../../core/ops/ls_attention.h"
 #include "matrix_panel.h"
 
@@ -25,7 +27,15 @@ void rf_attention_figure_free(rf_attention_figure *f)
     rf_heatmap_clear(&f->heat_globals);
     rf_picture_clear(&f->picture);
     free(f->overlay);
+    g_strfreev(f->names);
     rf_attention_figure_init(f);
+}
+
+void rf_attention_figure_take_names(rf_attention_figure *f, char **names, int n)
+{
+    g_strfreev(f->names);
+    f->names = names;
+    f->n_names = names != NULL ? n : 0;
 }
 
 void rf_attention_figure_set_message(rf_attention_figure *f, const char *text)
@@ -254,7 +264,8 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     if (picture_on(f)) {
         draw_picture(f, cr, &l);
     } else if (f->layout == RF_ATTENTION_MATRIX) {
-        rf_matrix_panel_draw(&l.main, cr, &f->heat, NULL, f->row_label, f->col_label, 0, 0);
+        rf_matrix_panel_draw_named(&l.main, cr, &f->heat, NULL, f->row_label, f->col_label,
+                                   (const char *const *)f->names, f->n_names);
         rf_colorbar(cr, l.bar, f->heat.vmin, f->heat.vmax, "attention weight");
     } else {
         char title[96];

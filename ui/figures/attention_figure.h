@@ -44,6 +44,8 @@ typedef struct rf_attention_figure {
     bool show_picture;
     int query;                   /* the chosen query row */
     float *overlay;              /* grid_h x grid_w, rebuilt for each query */
+    char **names;                /* MATRIX: the tokens' texts, cell by cell (NULL: none) */
+    int n_names;
 } rf_attention_figure;
 
 void rf_attention_figure_init(rf_attention_figure *f);
@@ -67,6 +69,10 @@ void rf_attention_range(const float *p, size_t n, double *lo, double *hi);
 bool rf_attention_figure_set_band(rf_attention_figure *f, const float *local, int rows, int window,
                                   const float *globals, int n_globals);
 void rf_attention_figure_set_title(rf_attention_figure *f, const char *title);
+/* Name a square map's rows and columns by the tokens' texts (taken over:
+ * freed by the figure; NULL: index ticks only); drawn once zoomed in far
+ * enough to read them (RF_MATRIX_NAME_PITCH pixels a cell). */
+void rf_attention_figure_take_names(rf_attention_figure *f, char **names, int n);
 
 /* BAND: the key position of local column `col` for query `row` (it may lie
  * outside [0, rows): such keys are masked). */

@@ -71,8 +71,33 @@ static void draw_ticks(const rf_matrix_panel *p, cairo_t *cr, double lo, double 
     }
 }
 
-void rf_matrix_panel_draw(const rf_matrix_panel *p, cairo_t *cr, rf_heatmap *h, const char *title,
-                          const char *row_label, const char *col_label, int row_origin, int col_origin)
+/* Each visible cell's name beside its row (left) or under its column
+ * (turned upright), when the cells are far enough apart to read them. */
+static bool draw_names(const rf_matrix_panel *p, cairo_t *cr, const char *const *names, int n, bool along_x)
+{
+    double lo = along_x ? p->c0 : p->r0, hi = along_x ? p->c1 : p->r1;
+    double pitch = (along_x ? p->frame.w : p->frame.h) / (hi - lo);
+    if (names == NULL || pitch < RF_MATRIX_NAME_PITCH)
+        return false;
+    rf_set_color(cr, (rf_rgb){0.25, 0.25, 0.25}, 1);
+    for (int i = (int)ceil(lo - 0.5); i <= (int)floor(hi - 0.5); i++) {
+        if (i < 0 || i >= n || names[i] == NULL)
+            continue;
+        if (along_x) {
+            cairo_save(cr);
+            cairo_translate(cr, rf_matrix_panel_x(p, i + 0.5), p->frame.y + p->frame.h + 4);
+            cairo_rotate(cr, -M_PI / 2);
+            rf_draw_text(cr, 0, 0, 1, 0.5, RF_PLOT_TEXT, false, names[i]);
+            cairo_restore(cr);
+        } else {
+            rf_draw_text(cr, p->frame.x - 6, rf_matrix_panel_y(p, i + 0.5), 1, 0.5, RF_PLOT_TEXT, false, names[i]);
+        }
+    }
+    return true;
+}
+
+static void draw_panel(const rf_matrix_panel *p, cairo_t *cr, rf_heatmap *h, const char *title, const char *row_label,
+                       const char *col_label, int row_origin, int col_origin, const char *const *names, int n_names)
 {
     const rf_rect f = p->frame;
     rf_heatmap_draw(h, cr, f, p->r0, p->r1, p->c0, p->c1);
@@ -80,21 +105,38 @@ void rf_matrix_panel_draw(const rf_matrix_panel *p, cairo_t *cr, rf_heatmap *h, 
     cairo_set_line_width(cr, 1);
     cairo_rectangle(cr, f.x - 0.5, f.y - 0.5, f.w + 1, f.h + 1);
     cairo_stroke(cr);
-    /* Tick range: the cells whose centres are visible. */
-    draw_ticks(p, cr, ceil(p->c0 - 0.5), floor(p->c1 - 0.5), col_origin, true);
-    draw_ticks(p, cr, ceil(p->r0 - 0.5), floor(p->r1 - 0.5), row_origin, false);
+    /* Names where they fit, else ticks over the cells whose centres are visible. */
+    bool cols_named = draw_names(p, cr, names, n_names, true);
+    bool rows_named = draw_names(p, cr, names, n_names, false);
+    if (!cols_named)
+        draw_ticks(p, cr, ceil(p->c0 - 0.5), floor(p->c1 - 0.5), col_origin, true);
+    if (!rows_named)
+        draw_ticks(p, cr, ceil(p->r0 - 0.5), floor(p->r1 - 0.5), row_origin, false);
     rf_set_color(cr, (rf_rgb){0.1, 0.1, 0.1}, 1);
     if (title != NULL)
         rf_draw_text(cr, f.x + f.w / 2, f.y - 6, 0.5, 1, RF_PLOT_TITLE, true, title);
-    if (col_label != NULL)
+    if (col_label != NULL && !cols_named)
         rf_draw_text(cr, f.x + f.w / 2, f.y + f.h + 22, 0.5, 0, RF_PLOT_TEXT, false, col_label);
-    if (row_label != NULL) {
+    if (row_label != NULL && !rows_named) {
         cairo_save(cr);
         cairo_translate(cr, f.x - 46, f.y + f.h / 2);
         cairo_rotate(cr, -M_PI / 2);
         rf_draw_text(cr, 0, 0, 0.5, 0.5, RF_PLOT_TEXT, false, row_label);
         cairo_restore(cr);
     }
+}
+
+void rf_matrix_panel_draw(const rf_matrix_panel *p, cairo_t *cr, rf_heatmap *h, const char *title,
+                          const char *row_label, const char *col_label, int row_origin, int col_origin)
+{
+    draw_panel(p, cr, h, title, row_label, col_label, row_origin, col_origin, NULL, 0);
+}
+
+void rf_matrix_panel_draw_named(const rf_matrix_panel *p, cairo_t *cr, rf_heatmap *h, const char *title,
+                                const char *row_label, const char *col_label, const char *const *names,
+                                int n_names)
+{
+    draw_panel(p, cr, h, title, row_label, col_label, 0, 0, names, n_names);
 }
 
 bool rf_matrix_panel_cell_at(const rf_matrix_panel *p, const rf_heatmap *h, double x, double y, int *row,

@@ -24,6 +24,14 @@ void rf_matrix_panel_layout(rf_matrix_panel *p, rf_rect outer, int rows, int col
  * the title. */
 void rf_matrix_panel_draw(const rf_matrix_panel *p, cairo_t *cr, rf_heatmap *h, const char *title,
                           const char *row_label, const char *col_label, int row_origin, int col_origin);
+/* The same, and where cells are at least RF_MATRIX_NAME_PITCH pixels apart
+ * (zoomed in far enough to read), each visible row and column named by
+ * names[index] (a token's text; n_names entries, NULL: none) in place of the
+ * index ticks and the axis label. */
+#define RF_MATRIX_NAME_PITCH 14.0
+void rf_matrix_panel_draw_named(const rf_matrix_panel *p, cairo_t *cr, rf_heatmap *h, const char *title,
+                                const char *row_label, const char *col_label, const char *const *names,
+                                int n_names);
 
 /* The cell under (x, y), false outside the frame. */
 bool rf_matrix_panel_cell_at(const rf_matrix_panel *p, const rf_heatmap *h, double x, double y, int *row,

@@ -321,6 +321,13 @@ static void refresh(gpointer data)
     g_snprintf(map, sizeof map, "%s · %s · head %d · segment %d", cfg->model.encoder, m->label, head,
                m->kind >= MAP_BLRP_SELF ? seg : 0);
     rf_plot_view_show_map(v->plot, map);
+    /* a token map names its rows and columns once zoomed in to read them */
+    int n_names = 0;
+    char **names =
+        m->kind == MAP_PROBS ? rf_probe_picker_token_names(&v->picker, token_offset(cfg, m), &n_names) : NULL;
+    rf_attention_figure_take_names(&v->figure, n_names <= rows && rows == cols ? names : NULL, n_names);
+    if (n_names > rows || rows != cols)
+        g_strfreev(names);
     switch (m->kind) {
     case MAP_PROBS:
         show_matrix(v, a->data + head * plane, rows, cols, "query", "key");

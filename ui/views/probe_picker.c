@@ -1,6 +1,9 @@
 /* The inspection views' shared toolbar (see probe_picker.h). */
 #include "probe_picker.h"
 
+#include "../../datasets/listops.h"
+#include "data_sample.h"
+
 /* On the session: the picker whose taps are being watched. */
 #define WATCHER_KEY "rf-probe-watcher"
 
@@ -191,4 +194,26 @@ void rf_probe_picker_load_picture(const rf_probe_picker *p, rf_picture *picture,
     else
         rf_picture_from_sample(picture, ds, rf_probe_picker_get_split(p), rf_probe_picker_get_sample(p),
                                token_offset);
+}
+
+char **rf_probe_picker_token_names(const rf_probe_picker *p, int token_offset, int *n)
+{
+    *n = 0;
+    const rf_dataset *ds = rf_session_get_dataset(p->session);
+    if (ds == NULL || rf_data_kind_of(ds) != RF_DATA_LISTOPS || rf_session_get_watched_inspected(p->session) != NULL)
+        return NULL;
+    float *x = g_new0(float, (size_t)ds->seq_len);
+    int len = 0, label = 0;
+    rf_status st = {0};
+    char **names = NULL;
+    if (ds->get(ds, rf_probe_picker_get_split(p), rf_probe_picker_get_sample(p), x, &len, &label, &st)) {
+        names = g_new0(char *, (size_t)(token_offset + len + 1));
+        for (int i = 0; i < token_offset; i++)
+            names[i] = g_strdup("CLS");
+        for (int i = 0; i < len; i++)
+            names[token_offset + i] = g_strdup(rf_listops_token_text((int)x[i]));
+        *n = token_offset + len;
+    }
+    g_free(x);
+    return names;
 }
