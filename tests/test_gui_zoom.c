@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "../ui/figures/attention_figure.h"
 #include "../ui/view.h"
 #include "workbench_app.h"
 
@@ -110,6 +111,15 @@ int main(int argc, char **argv)
     if (!tap_ok(plot != NULL && head != NULL && sample != NULL && map != NULL,
                 "the Attention view has its plot, Map, Head and Sample choosers"))
         return tap_done();
+
+    /* the map's rows and columns can be named by the sample's tokens (drawn once zoomed in) */
+    const rf_attention_figure *fig = rf_plot_view_get_figure(plot)->data;
+    bool tokens = fig->names != NULL && fig->n_names > 2;
+    for (int i = 0; tokens && i < fig->n_names; i++)
+        tokens = fig->names[i] != NULL && (g_str_has_prefix(fig->names[i], "[") || strcmp(fig->names[i], "]") == 0 ||
+                                           g_ascii_isdigit(fig->names[i][0]));
+    tap_ok(tokens, "the Attention view names the map's %d cells by the sample's ListOps tokens (%s %s ...)",
+           fig->n_names, tokens ? fig->names[0] : "-", tokens ? fig->names[1] : "-");
 
     GtkWidget *picture = find_by_tooltip(page, "Image data: show the attention");
     tap_ok(picture != NULL && !gtk_widget_get_visible(picture),
