@@ -800,8 +800,9 @@ static void check_launch_dialog(RfWindow *win, const char *dir)
     const rf_config *cfg = rf_session_get_config(rf_window_get_session(win));
     rf_launch_dialog_set(d, RF_LAUNCH_MPIRUN, 2, out);
     const char *text = rf_launch_dialog_text(d);
+    g_autofree char *line = g_strstrip(g_strdup(text != NULL ? text : ""));   /* one TAP line */
     tap_ok(text != NULL && g_str_has_prefix(text, "mpirun -np 2 ") && strstr(text, out) != NULL,
-           "it shows the mpirun line into the chosen run folder (\"%s\")", text ? text : "");
+           "it shows the mpirun line into the chosen run folder (\"%s\")", line);
     rf_launch_dialog_set(d, RF_LAUNCH_SLURM, 4, out);
     text = rf_launch_dialog_text(d);
     tap_ok(text != NULL && strstr(text, "#SBATCH --ntasks=4") != NULL, "and the sbatch script for 4 ranks");
