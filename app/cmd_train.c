@@ -300,13 +300,13 @@ static int run(train_job *job)
     sigaction(SIGINT, NULL, &old);
     if (old.sa_handler != SIG_IGN)
         sigaction(SIGINT, &sa, NULL);
-    /* Under mpirun, Ctrl-C ends the job (mpirun sends SIGTERM); SIGUSR1,
-     * which mpirun passes on to every rank, asks for the clean stop. A
+    /* SIGUSR1 asks for the same clean stop: under mpirun, which passes it
+     * on to every rank (Ctrl-C there ends the job: mpirun sends SIGTERM),
+     * and for a run started in the background, whose SIGINT is ignored. A
      * rank killed otherwise is named by its watcher (rank_watch.h). */
     struct sigaction usr1 = {.sa_handler = on_sigint}, old_usr1;
     sigemptyset(&usr1.sa_mask);
-    if (rf_ranks_count() > 1)
-        sigaction(SIGUSR1, &usr1, &old_usr1);
+    sigaction(SIGUSR1, &usr1, &old_usr1);
     gint64 t0 = g_get_monotonic_time();
     rf_status st = {0};
     gboolean ok = rf_train_run(job->trainer, writer ? job->checkpoint : NULL, &cb, &st);
@@ -322,8 +322,7 @@ static int run(train_job *job)
     }
     if (progress != NULL)
         rf_progress_end(progress);
-    if (rf_ranks_count() > 1)
-        sigaction(SIGUSR1, &old_usr1, NULL);
+    sigaction(SIGUSR1, &old_usr1, NULL);
     double seconds = (g_get_monotonic_time() - t0) * 1e-6;
 
     g_autoptr(GError) error = NULL;

@@ -727,6 +727,33 @@ run train --resume "$long" --set train.steps=1 --set train.warmup=0
 failed_cleanly 1 "train.steps"
 ok $? "an interrupted run resumes only to a later step"
 
+# --- SIGUSR1: the clean stop of a run in the background (SIGINT ignored) ------
+usr1=$tmp/usr1
+last_cmd="rangefinder train (SIGUSR1)"
+(cd "$cwd" && exec env --ignore-signal=INT "$rf" train --config "$tmp/tiny.ini" "${tiny[@]}" \
+    --set train.steps=100000 --set train.eval_every=0 --set train.checkpoint_every=0 --out "$usr1") \
+    >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 300); do
+    [ "$(cat "$usr1/metrics.csv" 2>/dev/null | wc -l)" -ge 3 ] && break
+    sleep 0.1
+done
+kill -INT "$pid" 2>/dev/null   # ignored, as in a nohup job
+sleep 0.3
+kill -0 "$pid" 2>/dev/null
+ok $? "a background run ignores SIGINT"
+kill -USR1 "$pid" 2>/dev/null
+for _ in $(seq 300); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
+kill -KILL "$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+ok $((rc != 130)) "SIGUSR1 stops it with exit code 130 (was $rc)"
+check "SIGUSR1 saves the checkpoint" test -s "$usr1/checkpoint.safetensors"
+check "SIGUSR1 reports status stopped" grep -q '"status":"stopped"' "$tmp/out"
+
 # --- plot: the workbench's figures of run directories, headless --------------
 magic() {   # magic FILE TEXT: the file starts with TEXT
     [ "$(head -c ${#2} "$1")" = "$2" ]
