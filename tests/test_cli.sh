@@ -700,26 +700,37 @@ expect_error 1 "an INI syntax error names the file" "syntax.ini" \
     train --config "$tmp/syntax.ini" --out "$tmp/bad-run"
 check "failed starts create no run directory" test ! -e "$tmp/bad-run"
 
-# --- Ctrl-C ------------------------------------------------------------------
-# env --default-signal: a background job of a script starts with SIGINT ignored.
+# --- stopping a run: Ctrl-C, and SIGUSR1 for a run in the background ---------
+# start_long SIGINT_MODE DIR: a long run into DIR in the background with
+# SIGINT as `env --SIGINT_MODE=INT` leaves it (a background job of a script
+# starts with SIGINT ignored, as under nohup); returns once it logged rows.
+start_long() {
+    (cd "$cwd" && exec env --"$1"=INT "$rf" train --config "$tmp/tiny.ini" "${tiny[@]}" \
+        --set train.steps=100000 --set train.eval_every=0 --set train.checkpoint_every=0 --out "$2") \
+        >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    for _ in $(seq 300); do
+        [ "$(cat "$2/metrics.csv" 2>/dev/null | wc -l)" -ge 3 ] && break
+        sleep 0.1
+    done
+}
+# stop_long SIGNAL: send it, wait up to 30 s for the run to end (then kill
+# it); its exit code in rc.
+stop_long() {
+    kill -"$1" "$pid" 2>/dev/null
+    for _ in $(seq 300); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid"
+    rc=$?
+}
+
 long=$tmp/long
 last_cmd="rangefinder train (interrupted)"
-(cd "$cwd" && exec env --default-signal=INT "$rf" train --config "$tmp/tiny.ini" "${tiny[@]}" \
-    --set train.steps=100000 --set train.eval_every=0 --set train.checkpoint_every=0 --out "$long") \
-    >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-for _ in $(seq 300); do
-    [ "$(cat "$long/metrics.csv" 2>/dev/null | wc -l)" -ge 3 ] && break
-    sleep 0.1
-done
-kill -INT "$pid" 2>/dev/null
-for _ in $(seq 300); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-done
-kill -KILL "$pid" 2>/dev/null
-wait "$pid"
-rc=$?
+start_long default-signal "$long"
+stop_long INT
 ok $((rc != 130)) "Ctrl-C stops the run with exit code 130"
 check "Ctrl-C saves the checkpoint" test -s "$long/checkpoint.safetensors"
 check "Ctrl-C reports status stopped" grep -q '"status":"stopped"' "$tmp/out"
@@ -727,29 +738,14 @@ run train --resume "$long" --set train.steps=1 --set train.warmup=0
 failed_cleanly 1 "train.steps"
 ok $? "an interrupted run resumes only to a later step"
 
-# --- SIGUSR1: the clean stop of a run in the background (SIGINT ignored) ------
 usr1=$tmp/usr1
 last_cmd="rangefinder train (SIGUSR1)"
-(cd "$cwd" && exec env --ignore-signal=INT "$rf" train --config "$tmp/tiny.ini" "${tiny[@]}" \
-    --set train.steps=100000 --set train.eval_every=0 --set train.checkpoint_every=0 --out "$usr1") \
-    >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-for _ in $(seq 300); do
-    [ "$(cat "$usr1/metrics.csv" 2>/dev/null | wc -l)" -ge 3 ] && break
-    sleep 0.1
-done
+start_long ignore-signal "$usr1"
 kill -INT "$pid" 2>/dev/null   # ignored, as in a nohup job
 sleep 0.3
 kill -0 "$pid" 2>/dev/null
 ok $? "a background run ignores SIGINT"
-kill -USR1 "$pid" 2>/dev/null
-for _ in $(seq 300); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-done
-kill -KILL "$pid" 2>/dev/null
-wait "$pid"
-rc=$?
+stop_long USR1
 ok $((rc != 130)) "SIGUSR1 stops it with exit code 130 (was $rc)"
 check "SIGUSR1 saves the checkpoint" test -s "$usr1/checkpoint.safetensors"
 check "SIGUSR1 reports status stopped" grep -q '"status":"stopped"' "$tmp/out"
