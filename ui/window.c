@@ -10,6 +10,7 @@
 #include "inspect_input.h"
 #include "plot/plot.h"
 #include "rfui-resources.h"
+#include "toast.h"
 #include "view.h"
 
 struct _RfWindow {
@@ -26,11 +27,10 @@ struct _RfWindow {
     GtkScrolledWindow *sidebar;
     GtkStack *view_stack;
     GtkRevealer *restart_banner;   /* an architecture edit waits for a restart */
-    GtkRevealer *toast;            /* what a save or an export wrote */
+    GtkRevealer *toast_revealer;   /* what a save or an export wrote */
     GtkLabel *toast_label;
     GtkWidget *toast_open, *toast_close;
-    char *toast_folder;
-    guint toast_timeout;
+    rf_toast toast;
 };
 
 G_DEFINE_TYPE(RfWindow, rf_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -510,73 +510,28 @@ static gboolean on_drop(GtkDropTarget *target, const GValue *value, double x, do
 
 /* --- feedback where the user is --- */
 
-#define TOAST_SECONDS 8
-
-static gboolean toast_expired(gpointer data)
-{
-    RfWindow *win = data;
-    win->toast_timeout = 0;
-    gtk_revealer_set_reveal_child(win->toast, FALSE);
-    return G_SOURCE_REMOVE;
-}
-
 void rf_window_toast(RfWindow *win, const char *text, const char *folder)
 {
     g_return_if_fail(RF_IS_WINDOW(win));
-    gtk_label_set_text(win->toast_label, text);
-    g_free(win->toast_folder);
-    win->toast_folder = g_strdup(folder);
-    gtk_widget_set_visible(win->toast_open, folder != NULL);
-    gtk_revealer_set_reveal_child(win->toast, TRUE);
-    g_clear_handle_id(&win->toast_timeout, g_source_remove);
-    win->toast_timeout = g_timeout_add_seconds(TOAST_SECONDS, toast_expired, win);
+    rf_toast_show(&win->toast, text, folder);
 }
 
 const char *rf_window_get_toast(RfWindow *win)
 {
     g_return_val_if_fail(RF_IS_WINDOW(win), NULL);
-    return gtk_revealer_get_reveal_child(win->toast) ? gtk_label_get_text(win->toast_label) : NULL;
+    return rf_toast_text(&win->toast);
 }
 
 const char *rf_window_get_toast_folder(RfWindow *win)
 {
     g_return_val_if_fail(RF_IS_WINDOW(win), NULL);
-    return rf_window_get_toast(win) != NULL ? win->toast_folder : NULL;
+    return rf_toast_folder(&win->toast);
 }
 
 gboolean rf_window_restart_offered(RfWindow *win)
 {
     g_return_val_if_fail(RF_IS_WINDOW(win), FALSE);
     return gtk_revealer_get_reveal_child(win->restart_banner);
-}
-
-/* "Saved checkpoint.safetensors in runs/x", with the way to runs/x. */
-static void toast_written(RfWindow *win, const char *what, const char *path)
-{
-    g_autofree char *name = g_path_get_basename(path), *folder = g_path_get_dirname(path);
-    g_autofree char *text = g_strdup_printf("%s %s in %s", what, name, folder);
-    rf_window_toast(win, text, folder);
-}
-
-static void on_toast_open(GtkButton *b, gpointer user_data)
-{
-    (void)b;
-    RfWindow *win = user_data;
-    if (win->toast_folder == NULL)
-        return;
-    g_autoptr(GFile) folder = g_file_new_for_path(win->toast_folder);
-    g_autofree char *uri = g_file_get_uri(folder);
-    gtk_show_uri(GTK_WINDOW(win), uri, GDK_CURRENT_TIME);
-    toast_expired(win);
-    g_clear_handle_id(&win->toast_timeout, g_source_remove);
-}
-
-static void on_toast_close(GtkButton *b, gpointer user_data)
-{
-    (void)b;
-    RfWindow *win = user_data;
-    g_clear_handle_id(&win->toast_timeout, g_source_remove);
-    gtk_revealer_set_reveal_child(win->toast, FALSE);
 }
 
 static void on_restart_needed(RfConfigPanel *panel, gpointer user_data)
@@ -590,7 +545,7 @@ static gboolean save_checkpoint(RfWindow *win, const char *path)
 {
     g_autoptr(GError) error = NULL;
     if (rf_session_save_checkpoint(win->session, path, &error)) {
-        toast_written(win, "Saved", path);
+        rf_toast_written(&win->toast, "Saved", path);
         return TRUE;
     }
     rf_dialog_error(GTK_WINDOW(win), "Could not save the checkpoint", error->message);
@@ -642,7 +597,7 @@ static void metrics_to_save(const char *path, gpointer user_data)
     g_autoptr(GError) error = NULL;
     if (path != NULL && run != NULL) {
         if (rf_run_data_write_metrics_csv(run, path, &error))
-            toast_written(win, "Exported the metrics to", path);
+            rf_toast_written(&win->toast, "Exported the metrics to", path);
         else
             rf_dialog_error(GTK_WINDOW(win), "Could not export the metrics", error->message);
     }
@@ -708,7 +663,7 @@ gboolean rf_window_export_plot_or_explain(RfWindow *win, const char *page, const
 {
     g_autoptr(GError) error = NULL;
     if (rf_window_export_plot(win, page, path, width, height, &error)) {
-        toast_written(win, "Exported the plot to", path);
+        rf_toast_written(&win->toast, "Exported the plot to", path);
         return TRUE;
     }
     rf_dialog_error(GTK_WINDOW(win), "Could not export the plot", error->message);
@@ -822,8 +777,7 @@ static void rf_window_dispose(GObject *object)
 {
     RfWindow *win = RF_WINDOW(object);
     g_clear_handle_id(&win->loading_tick, g_source_remove);
-    g_clear_handle_id(&win->toast_timeout, g_source_remove);
-    g_clear_pointer(&win->toast_folder, g_free);
+    rf_toast_clear(&win->toast);
     gtk_widget_dispose_template(GTK_WIDGET(win), RF_TYPE_WINDOW);
     G_OBJECT_CLASS(rf_window_parent_class)->dispose(object);
     g_clear_object(&win->session);
@@ -848,7 +802,7 @@ static void rf_window_class_init(RfWindowClass *klass)
     gtk_widget_class_bind_template_child(widget_class, RfWindow, sidebar);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, view_stack);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, restart_banner);
-    gtk_widget_class_bind_template_child(widget_class, RfWindow, toast);
+    gtk_widget_class_bind_template_child(widget_class, RfWindow, toast_revealer);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, toast_label);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, toast_open);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, toast_close);
@@ -873,8 +827,7 @@ static gboolean on_window_key(GtkEventControllerKey *c, guint keyval, guint keyc
 static void rf_window_init(RfWindow *win)
 {
     gtk_widget_init_template(GTK_WIDGET(win));
-    g_signal_connect(win->toast_open, "clicked", G_CALLBACK(on_toast_open), win);
-    g_signal_connect(win->toast_close, "clicked", G_CALLBACK(on_toast_close), win);
+    rf_toast_init(&win->toast, win->toast_revealer, win->toast_label, win->toast_open, win->toast_close);
     GtkEventController *zoom_keys = gtk_event_controller_key_new();
     g_signal_connect(zoom_keys, "key-pressed", G_CALLBACK(on_window_key), win);
     gtk_widget_add_controller(GTK_WIDGET(win), zoom_keys);

@@ -30,7 +30,7 @@ const char *rf_window_get_status_text(RfWindow *win);
 /* The header's step counter ("step 1,240 / 5,000", "last run: step 6 / 6"). */
 const char *rf_window_get_step_text(RfWindow *win);
 
-/* A toast over the views for TOAST_SECONDS: `text`, and an Open Folder
+/* A toast over the views for RF_TOAST_SECONDS (ui/toast.h): `text`, and an Open Folder
  * button for `folder` (may be NULL). Saves and exports confirm this way. */
 void rf_window_toast(RfWindow *win, const char *text, const char *folder);
 /* The toast's text and folder while it shows, else NULL. */
