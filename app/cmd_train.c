@@ -12,7 +12,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../core/alloc.h"
 #include "../core/atomic_file.h"
@@ -41,7 +40,6 @@ static void on_sigint(int sig)
     (void)sig;
     interrupted = 1;
 }
-
 
 typedef struct train_job {
     rf_config cfg;
