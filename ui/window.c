@@ -27,9 +27,7 @@ struct _RfWindow {
     GtkScrolledWindow *sidebar;
     GtkStack *view_stack;
     GtkRevealer *restart_banner;   /* an architecture edit waits for a restart */
-    GtkRevealer *toast_revealer;   /* what a save or an export wrote */
-    GtkLabel *toast_label;
-    GtkWidget *toast_open, *toast_close;
+    AdwToastOverlay *toast_overlay;   /* what a save or an export wrote */
     rf_toast toast;
 };
 
@@ -777,7 +775,7 @@ static void rf_window_dispose(GObject *object)
 {
     RfWindow *win = RF_WINDOW(object);
     g_clear_handle_id(&win->loading_tick, g_source_remove);
-    rf_toast_clear(&win->toast);
+    rf_toast_hide(&win->toast);
     gtk_widget_dispose_template(GTK_WIDGET(win), RF_TYPE_WINDOW);
     G_OBJECT_CLASS(rf_window_parent_class)->dispose(object);
     g_clear_object(&win->session);
@@ -792,6 +790,7 @@ static void rf_window_class_init(RfWindowClass *klass)
     if (rf_ui_get_resource() == NULL)
         g_critical("the workbench's compiled resources are missing");
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+    g_type_ensure(ADW_TYPE_TOAST_OVERLAY);
     gtk_widget_class_set_template_from_resource(widget_class, "/org/rangefinder/Workbench/window.ui");
     gtk_widget_class_bind_template_child(widget_class, RfWindow, train_button);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, train_label);
@@ -802,10 +801,7 @@ static void rf_window_class_init(RfWindowClass *klass)
     gtk_widget_class_bind_template_child(widget_class, RfWindow, sidebar);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, view_stack);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, restart_banner);
-    gtk_widget_class_bind_template_child(widget_class, RfWindow, toast_revealer);
-    gtk_widget_class_bind_template_child(widget_class, RfWindow, toast_label);
-    gtk_widget_class_bind_template_child(widget_class, RfWindow, toast_open);
-    gtk_widget_class_bind_template_child(widget_class, RfWindow, toast_close);
+    gtk_widget_class_bind_template_child(widget_class, RfWindow, toast_overlay);
 }
 
 /* The zoom keys reach the plot on screen wherever the focus is, but in a
@@ -827,7 +823,7 @@ static gboolean on_window_key(GtkEventControllerKey *c, guint keyval, guint keyc
 static void rf_window_init(RfWindow *win)
 {
     gtk_widget_init_template(GTK_WIDGET(win));
-    rf_toast_init(&win->toast, win->toast_revealer, win->toast_label, win->toast_open, win->toast_close);
+    rf_toast_init(&win->toast, win->toast_overlay);
     GtkEventController *zoom_keys = gtk_event_controller_key_new();
     g_signal_connect(zoom_keys, "key-pressed", G_CALLBACK(on_window_key), win);
     gtk_widget_add_controller(GTK_WIDGET(win), zoom_keys);
