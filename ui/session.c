@@ -27,6 +27,7 @@ static void rf_session_dispose(GObject *object)
     g_clear_pointer(&s->probe_target.input, rf_inspected_release);
     g_clear_pointer(&s->probe_data, rf_data_ref_release);
     g_clear_pointer(&s->inspected, g_ptr_array_unref);
+    g_clear_pointer(&s->history, rf_probe_history_free);
     if (s->queue != NULL) {
         g_queue_free_full(s->queue, (GDestroyNotify)rf_queued_run_free);
         s->queue = NULL;
@@ -79,6 +80,7 @@ static void rf_session_init(RfSession *s)
     s->queue = g_queue_new();
     s->inspected = g_ptr_array_new_with_free_func((GDestroyNotify)rf_inspected_release);
     s->wanted.split = RF_SPLIT_VAL;
+    s->history = rf_probe_history_new(RF_PROBE_HISTORY_BYTES);
 }
 
 RfSession *rf_session_new(void)
@@ -104,33 +106,14 @@ void rf_session_replace_data(RfSession *s, rf_data_ref *data)
         g_signal_emit(s, rf_session_signals[RF_SESSION_INSPECTED_CHANGED], 0);
 }
 
-/* --- probe snapshots, shared by reference --- */
-
-struct _RfProbeHold {
-    rf_probe_set *set;
-};
-
-static RfProbeHold *probe_hold_new(rf_probe_set *set)
-{
-    RfProbeHold *h = g_atomic_rc_box_new0(RfProbeHold);
-    h->set = set;
-    return h;
-}
-
-static void probe_hold_clear(gpointer data)
-{
-    rf_probe_set_free(((RfProbeHold *)data)->set);
-}
-
-void rf_probe_hold_release(RfProbeHold *h)
-{
-    if (h != NULL)
-        g_atomic_rc_box_release_full(h, probe_hold_clear);
-}
-
 RfProbeHold *rf_session_hold_probes(RfSession *s)
 {
-    return s->probes_hold != NULL ? g_atomic_rc_box_acquire(s->probes_hold) : NULL;
+    return rf_probe_hold_acquire(s->probes_hold);
+}
+
+const rf_probe_history *rf_session_get_history(RfSession *s)
+{
+    return s->history;
 }
 
 /* --- the worker's messages --- */
@@ -171,7 +154,9 @@ static void take_message(RfSession *s, rf_msg *m, drained *d)
     case RF_MSG_PROBES:
         g_clear_pointer(&s->probes_hold, rf_probe_hold_release);
         s->probes = g_steal_pointer(&m->probes);
-        s->probes_hold = probe_hold_new(s->probes);
+        s->probes_hold = rf_probe_hold_new(s->probes);
+        if (m->history != NULL)
+            rf_probe_history_add(s->history, m->history);
         if (s->probe_target.input != NULL)
             rf_inspected_release(s->probe_target.input);
         s->probe_target = m->target;
@@ -291,6 +276,7 @@ void rf_session_adopt_worker(RfSession *s, rf_worker *w, const rf_config *cfg, c
     g_ptr_array_add(s->runs, s->current);
     /* The last snapshot is of the replaced run's model. */
     g_clear_pointer(&s->probe_data, rf_data_ref_release);
+    rf_probe_history_clear(s->history);
     s->worker = w;
     s->step = step;
     if (s->drain_source == 0)
@@ -488,12 +474,7 @@ const rf_probe_set *rf_session_get_probes(RfSession *s)
 
 const rf_probe_value *rf_session_find_probe(RfSession *s, const char *name)
 {
-    if (s->probes == NULL)
-        return NULL;
-    for (int i = 0; i < s->probes->count; i++)
-        if (strcmp(s->probes->values[i].name, name) == 0)
-            return &s->probes->values[i];
-    return NULL;
+    return rf_probe_set_find(s->probes, name);
 }
 
 const char *const *rf_session_list_taps(RfSession *s)

@@ -27,6 +27,7 @@
 #include "../core/probe.h"
 #include "../core/train.h"
 #include "plot/run_data.h"
+#include "probe_history.h"
 
 G_BEGIN_DECLS
 
@@ -106,10 +107,13 @@ void rf_session_watch_probes(RfSession *s, const char *const *names, int n, rf_s
 const rf_probe_set *rf_session_get_probes(RfSession *s);
 /* A reference that keeps the latest snapshot alive past the next one (for a
  * view that draws from it, or reads it in another thread); NULL before any.
- * Any thread may release it. */
-typedef struct _RfProbeHold RfProbeHold;
+ * Any thread may release it (rf_probe_hold_release). */
 RfProbeHold *rf_session_hold_probes(RfSession *s);
-void rf_probe_hold_release(RfProbeHold *h);
+/* The probe history of the run on screen (probe_history.h): the first
+ * snapshot of a data set sample taken at or after each evaluation (none for
+ * an evaluation no view watched after), reduced; a new run clears it. It
+ * grows with "probes-changed"; hold an entry's snapshot to keep it. */
+const rf_probe_history *rf_session_get_history(RfSession *s);
 const rf_probe_value *rf_session_find_probe(RfSession *s, const char *name);
 /* What the latest snapshot shows: its split and sample, and what the model
  * made of that sample (label, predicted class, loss). FALSE before any. */

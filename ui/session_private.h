@@ -65,6 +65,7 @@ typedef struct rf_msg {
     rf_memory_plan plan;
     char **taps;
     rf_probe_set *probes;
+    rf_probe_history_entry *history;   /* RF_MSG_PROBES: the first snapshot since an evaluation, reduced, or NULL */
     rf_probe_request_target target;  /* RF_MSG_PROBES: the sample they are of */
     rf_data_ref *data;
     char *text;
@@ -127,6 +128,7 @@ struct _RfSession {
     rf_probe_set *probes;
     RfProbeHold *probes_hold;      /* the session's own reference to `probes` */
     rf_probe_request_target probe_target;   /* what `probes` is of */
+    rf_probe_history *history;     /* of the current run */
     rf_data_ref *probe_data;       /* the data set of the run `probes` came from; NULL once that run is replaced */
     char **taps;
 
