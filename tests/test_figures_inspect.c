@@ -363,6 +363,54 @@ static void test_large(void)
     free(map);
 }
 
+/* Pixels of colour c (within a small tolerance) inside [x0, x1) x [y0, y1). */
+static long count_colour(cairo_surface_t *s, int x0, int x1, int y0, int y1, rf_rgb c)
+{
+    long n = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            int r, g, b;
+            pixel(s, x, y, &r, &g, &b);
+            n += abs(r - (int)lround(c.r * 255)) <= 6 && abs(g - (int)lround(c.g * 255)) <= 6 &&
+                 abs(b - (int)lround(c.b * 255)) <= 6;
+        }
+    return n;
+}
+
+/* The norms strip's plot area, found through its hover (it answers inside
+ * the frame only), and its legend and marker label: outside that area,
+ * right of it, so they never cover a curve. */
+static void check_latent_legend(const rf_figure *fig, cairo_surface_t *s)
+{
+    char text[256];
+    int y_mid = -1, x0 = W, x1 = -1, y0 = H, y1 = -1;
+    for (int y = H - 1; y > H / 2 && y_mid < 0; y -= 4)
+        if (fig->hover(fig->data, W, H, &RF_ZOOM_ALL, W / 2, y, text, sizeof text) && strstr(text, "‖L‖") != NULL)
+            y_mid = y - 30;
+    for (int x = 0; x < W && y_mid >= 0; x++)
+        if (fig->hover(fig->data, W, H, &RF_ZOOM_ALL, x, y_mid, text, sizeof text) && strstr(text, "‖L‖") != NULL) {
+            x0 = MIN(x0, x);
+            x1 = MAX(x1, x);
+        }
+    for (int y = H / 2; y < H && x1 >= 0; y++)
+        if (fig->hover(fig->data, W, H, &RF_ZOOM_ALL, (x0 + x1) / 2, y, text, sizeof text) &&
+            strstr(text, "‖L‖") != NULL) {
+            y0 = MIN(y0, y);
+            y1 = MAX(y1, y);
+        }
+    if (!tap_ok(x1 > x0 && y1 > y0, "the strip's plot area found by hover: x %d..%d, y %d..%d", x0, x1, y0, y1))
+        return;
+    long outside = 0;
+    for (int k = 0; k < 4; k++)
+        outside += count_colour(s, x1 + 2, W, y0, y1, rf_series_color(k)) > 0;
+    /* the marker's red: its dashed line inside, its label's swatch outside */
+    long label_outside = count_colour(s, x1 + 2, W, y0, y1, (rf_rgb){0.85, 0.2, 0.1});
+    tap_ok(outside == 4 && label_outside > 0,
+           "the strip's legend (%ld of 4 series) and the chosen segment's label (%ld red pixels) sit right of the "
+           "plot area, over no curve",
+           outside, label_outside);
+}
+
 static void test_latent(void)
 {
     enum { SEGMENTS = 6, L = 8, D = 32 };
@@ -398,6 +446,7 @@ static void test_latent(void)
     cairo_surface_t *s = render(&fig, W, H, &RF_ZOOM_ALL, "latent.png");
     long n = count_colourful(s);
     tap_ok(n > 200000L, "heatmap and norm strip are drawn (%ld colourful pixels)", n);
+    check_latent_legend(&fig, s);
     cairo_surface_destroy(s);
 
     char text[256], expect[256];

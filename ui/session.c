@@ -401,6 +401,7 @@ static void open_data_done(GObject *source, GAsyncResult *result, gpointer user_
         rf_data_ref_release(d);
         return;
     }
+    s->data_answered = number;
     if (d == NULL)
         rf_session_report_failure(s, error->message);
     else
@@ -416,6 +417,7 @@ void rf_session_open_data(RfSession *s)
     data_request *req = g_new0(data_request, 1);
     g_weak_ref_init(&req->session, s);
     req->number = ++s->data_request;
+    g_signal_emit(s, rf_session_signals[RF_SESSION_STATE_CHANGED], 0);   /* rf_session_data_loading */
     g_autoptr(GTask) task = g_task_new(NULL, NULL, open_data_done, req);
     g_task_set_task_data(task, g_memdup2(&s->cfg, sizeof s->cfg), g_free);
     RF_TSAN_RELEASE(task);
@@ -425,6 +427,16 @@ void rf_session_open_data(RfSession *s)
 const rf_dataset *rf_session_get_dataset(RfSession *s)
 {
     return s->data != NULL ? s->data->ds : NULL;
+}
+
+gboolean rf_session_data_loading(RfSession *s)
+{
+    return s->data_answered != s->data_request;
+}
+
+const rf_config *rf_session_get_data_config(RfSession *s)
+{
+    return s->data != NULL ? &s->data->cfg : NULL;
 }
 
 const char *rf_session_get_data_warnings(RfSession *s, long long *count)

@@ -10,7 +10,7 @@
  * which probes to watch) are read by the worker before each step.
  *
  * Signals (all emitted in the UI thread):
- *   "state-changed"   ()                    the run state changed
+ *   "state-changed"   ()                    the run state changed, or a data set began opening
  *   "metrics-changed" ()                    new rows in the current run
  *   "probes-changed"  ()                    a new probe snapshot
  *   "config-changed"  (const char *key)     a key changed (NULL: all of them)
@@ -76,6 +76,10 @@ gboolean rf_session_plan(RfSession *s, int seq_len, rf_memory_plan *plan, double
 /* --- data (opened in a GTask; "data-changed" when done, "run-failed" on error) --- */
 void rf_session_open_data(RfSession *s);            /* for data.task / data.path of the config */
 const rf_dataset *rf_session_get_dataset(RfSession *s);   /* NULL until loaded */
+/* The config the loaded data set was opened with (its data.* keys), or NULL. */
+const rf_config *rf_session_get_data_config(RfSession *s);
+/* An rf_session_open_data has not answered yet. */
+gboolean rf_session_data_loading(RfSession *s);
 /* What opening the current data set warned about (*count warnings; the
  * first of them, one per line): files skipped, splits capped. */
 const char *rf_session_get_data_warnings(RfSession *s, long long *count);

@@ -113,6 +113,7 @@ struct _RfSession {
     rf_config cfg;                 /* being edited */
     rf_data_ref *data;             /* the loaded data set, or NULL */
     guint data_request;            /* counts rf_session_open_data calls: only the latest lands */
+    guint data_answered;           /* the latest request answered (loaded or failed) */
 
     rf_worker *worker;             /* the current run's, or NULL */
     guint drain_source;

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "data_tasks.h"
 #include "dialogs.h"
 #include "launch_dialog.h"
 #include "inspect_input.h"
@@ -45,11 +46,6 @@ static const struct {
     {"data", "Data", rf_data_view_new},
     {"compare", "Compare", rf_compare_view_new},
 };
-
-/* Data sets read from disk; the others are generated. */
-/* NULL-terminated for g_strv_contains */
-static const char *const file_tasks[] = {"fashion_mnist", "image_folder", "audio_folder", "ucr", "lra_tsv",
-                                          "text_folder", "npy", NULL};
 
 /* --- formatting --- */
 
@@ -419,12 +415,15 @@ static void action_open_data(GSimpleAction *a, GVariant *p, gpointer user_data)
     (void)p;
     RfWindow *win = user_data;
     const char *task = rf_session_get_config(win->session)->data.task;
-    if (!g_strv_contains(file_tasks, task)) {
-        g_autofree char *detail = g_strdup_printf(
-            "%s is generated, not read from disk. Choose a data set that reads files (Fashion-MNIST, image "
-            "folder, audio folder, time series (UCR), LRA TSV, text folder or NumPy arrays) under Data → Task "
-            "first.",
-            rf_choice_label("data.task", task));
+    const rf_data_task *t = rf_data_task_find(task);
+    if (t == NULL || !t->takes_path) {
+        g_autoptr(GString) readers = g_string_new(NULL);
+        for (size_t i = 0; i < rf_data_task_count; i++)
+            if (rf_data_tasks[i].takes_path)
+                g_string_append_printf(readers, "%s%s", readers->len > 0 ? ", " : "", rf_data_tasks[i].title);
+        g_autofree char *detail = g_strdup_printf("%s is generated, not read from disk. Choose a data set that "
+                                                  "reads files (%s) under Data → Task first.",
+                                                  rf_choice_label("data.task", task), readers->str);
         rf_dialog_error(GTK_WINDOW(win), "Nothing to open for this data set", detail);
         return;
     }
