@@ -444,53 +444,16 @@ static rf_rgb lighter(rf_rgb c)
     return (rf_rgb){0.45 * c.r + 0.55, 0.45 * c.g + 0.55, 0.45 * c.b + 0.55};
 }
 
-/* The points of (xs, ys) that a line over the visible x range needs: the
- * visible ones and one on each side, reduced to the lowest and highest per
- * pixel column when there are more than two per column, so a run of 100k
- * steps draws as fast as a short one and keeps its noise band. */
+/* The points of (xs, ys) a line over the visible x range needs, reduced
+ * per pixel column (rf_plot_line_points), in the scratch arrays: a run of
+ * 100k steps draws as fast as a short one and keeps its noise band. */
 static int visible_points(rf_training_figure *f, const rf_plot *p, const GArray *xs, const GArray *ys)
 {
-    const double *x = (const double *)(void *)xs->data, *y = (const double *)(void *)ys->data;
-    guint n = xs->len, lo = 0, hi = n;
-    while (lo < n && x[lo] < p->x.min)
-        lo++;
-    while (hi > lo && x[hi - 1] > p->x.max)
-        hi--;
-    lo = lo > 0 ? lo - 1 : 0;
-    hi = hi < n ? hi + 1 : n;
-    g_array_set_size(f->scratch_x, 0);
-    g_array_set_size(f->scratch_y, 0);
-    if (hi <= lo)
-        return 0;
-    bool reduce = hi - lo > 2 * (guint)fmax(p->frame.w, 1);
-    for (guint i = lo; i < hi;) {
-        if (!reduce) {
-            g_array_append_val(f->scratch_x, x[i]);
-            g_array_append_val(f->scratch_y, y[i]);
-            i++;
-            continue;
-        }
-        double column = floor(rf_plot_px(p, x[i]));
-        guint lowest = i, highest = i;
-        guint j = i;
-        for (; j < hi && floor(rf_plot_px(p, x[j])) == column; j++) {
-            if (!isfinite(y[j]))
-                continue;
-            if (!(y[j] >= y[lowest]))
-                lowest = j;
-            if (!(y[j] <= y[highest]))
-                highest = j;
-        }
-        guint first = MIN(lowest, highest), second = MAX(lowest, highest);
-        g_array_append_val(f->scratch_x, x[first]);
-        g_array_append_val(f->scratch_y, y[first]);
-        if (second != first) {
-            g_array_append_val(f->scratch_x, x[second]);
-            g_array_append_val(f->scratch_y, y[second]);
-        }
-        i = j > i ? j : i + 1;   /* a NaN x is a column of its own */
-    }
-    return (int)f->scratch_x->len;
+    g_array_set_size(f->scratch_x, xs->len);
+    g_array_set_size(f->scratch_y, xs->len);
+    size_t n = rf_plot_line_points(p, (const double *)(void *)xs->data, (const double *)(void *)ys->data, xs->len,
+                                   (double *)(void *)f->scratch_x->data, (double *)(void *)f->scratch_y->data);
+    return (int)n;
 }
 
 static void draw_column(rf_training_figure *f, rf_plot *p, const GArray *xs, const GArray *values, rf_rgb color,

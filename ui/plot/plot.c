@@ -220,7 +220,7 @@ static void clip_frame(rf_plot *p)
     cairo_clip(p->cr);
 }
 
-static bool drawable(const rf_plot *p, double x, double y)
+bool rf_plot_drawable(const rf_plot *p, double x, double y)
 {
     return isfinite(x) && isfinite(y) && (p->x.scale != RF_AXIS_LOG || x > 0) && (p->y.scale != RF_AXIS_LOG || y > 0);
 }
@@ -254,7 +254,7 @@ void rf_plot_line_alpha(rf_plot *p, const double *x, const double *y, int n, rf_
     bool pen_down = false;
     int segments = 0;
     for (int i = 0; i < n; i++) {
-        if (!drawable(p, x[i], y[i])) {
+        if (!rf_plot_drawable(p, x[i], y[i])) {
             pen_down = false;
             continue;
         }
@@ -290,7 +290,7 @@ void rf_plot_points(rf_plot *p, const double *x, const double *y, int n, rf_rgb 
      * (thousands of arcs cost ~15 ms a frame). */
     bool boxes = radius <= 1;
     for (int i = 0; i < n; i++) {
-        if (!drawable(p, x[i], y[i]))
+        if (!rf_plot_drawable(p, x[i], y[i]))
             continue;
         double px = rf_plot_px(p, x[i]), py = rf_plot_py(p, y[i]);
         if (boxes) {
@@ -306,7 +306,7 @@ void rf_plot_points(rf_plot *p, const double *x, const double *y, int n, rf_rgb 
 
 void rf_plot_hline(rf_plot *p, double y, rf_rgb color, const char *label)
 {
-    if (!drawable(p, p->x.min, y) || y < fmin(p->y.min, p->y.max) || y > fmax(p->y.min, p->y.max))
+    if (!rf_plot_drawable(p, p->x.min, y) || y < fmin(p->y.min, p->y.max) || y > fmax(p->y.min, p->y.max))
         return;
     cairo_t *cr = p->cr;
     double py = round(rf_plot_py(p, y)) + 0.5;
@@ -325,7 +325,7 @@ void rf_plot_hline(rf_plot *p, double y, rf_rgb color, const char *label)
 
 void rf_plot_vline(rf_plot *p, double x, rf_rgb color, const char *label)
 {
-    if (!drawable(p, x, p->y.min) || x < fmin(p->x.min, p->x.max) || x > fmax(p->x.min, p->x.max))
+    if (!rf_plot_drawable(p, x, p->y.min) || x < fmin(p->x.min, p->x.max) || x > fmax(p->x.min, p->x.max))
         return;
     cairo_t *cr = p->cr;
     double px = round(rf_plot_px(p, x)) + 0.5;
