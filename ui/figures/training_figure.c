@@ -45,6 +45,7 @@ static void series_clear(void *p)
         columns_clear(&s->split[k]);
     g_array_unref(s->smooth_loss);
     g_array_unref(s->smooth_accuracy);
+    rf_training_layer_clear(s);
 }
 
 rf_training_figure *rf_training_figure_new(void)
@@ -218,6 +219,7 @@ bool rf_training_refresh(rf_training_figure *f)
             smooth_column(s->split[SERIES_TRAIN].loss, s->smooth_loss, f->smoothing);
             smooth_column(s->split[SERIES_TRAIN].accuracy, s->smooth_accuracy, f->smoothing);
             s->smoothed_with = f->smoothing;
+            s->version++;   /* every rebuild smooths again */
         }
         any = any || s->run->rows->len > 0;
     }
@@ -469,7 +471,7 @@ static void draw_column(rf_training_figure *f, rf_plot *p, const GArray *xs, con
 /* One run in the loss to step time panels. Train loss and accuracy:
  * smoothed in the run's colour over the raw rows drawn faint, or (no
  * smoothing) thin and light; validation thick with points. */
-static void draw_run(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s, rf_rgb c)
+void rf_training_draw_run(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s, rf_rgb c)
 {
     bool smoothing = rf_training_smoothing_on(f);
     GArray *train_x = rf_training_x_column(f, s, SERIES_TRAIN), *val_x = rf_training_x_column(f, s, SERIES_VAL);
@@ -630,7 +632,7 @@ static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoo
     for (guint i = 0; i < f->series->len; i++) {
         run_series *s = rf_training_series(f, i);
         if (!s->hidden)
-            draw_run(f, plots, s, rf_series_color((int)i));
+            rf_training_draw_run_layer(f, plots, s, (int)i);
     }
     for (guint i = 0; i < f->series->len; i++) {
         run_series *s = rf_training_series(f, i);

@@ -1,6 +1,7 @@
 /* Colours, text and the axes panel. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "plot.h"
 
@@ -218,6 +219,34 @@ static void clip_frame(rf_plot *p)
 {
     cairo_rectangle(p->cr, p->frame.x, p->frame.y, p->frame.w, p->frame.h);
     cairo_clip(p->cr);
+}
+
+static const cairo_user_data_key_t replay_scale_key;
+
+void rf_plot_set_replay_scale(cairo_t *cr, double scale)
+{
+    double *kept = malloc(sizeof *kept);
+    if (kept == NULL)
+        return;
+    *kept = scale;
+    if (cairo_surface_set_user_data(cairo_get_target(cr), &replay_scale_key, kept, free) != CAIRO_STATUS_SUCCESS)
+        free(kept);
+}
+
+double rf_plot_raster_scale(cairo_t *cr)
+{
+    cairo_surface_t *target = cairo_get_target(cr);
+    cairo_surface_type_t type = cairo_surface_get_type(target);
+    if (type != CAIRO_SURFACE_TYPE_IMAGE && type != CAIRO_SURFACE_TYPE_RECORDING)
+        return 0;
+    cairo_matrix_t m;
+    cairo_get_matrix(cr, &m);
+    double sx = 1, sy = 1;
+    cairo_surface_get_device_scale(target, &sx, &sy);
+    if (m.xy != 0 || m.yx != 0 || m.xx <= 0 || m.xx != m.yy || sx != sy)
+        return 0;
+    const double *replay = cairo_surface_get_user_data(target, &replay_scale_key);
+    return m.xx * sx * (replay != NULL ? *replay : 1);
 }
 
 bool rf_plot_drawable(const rf_plot *p, double x, double y)
