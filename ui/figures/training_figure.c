@@ -441,7 +441,7 @@ static void draw_title_key(rf_plot *p, int panel, const char *key)
 }
 
 
-static rf_rgb lighter(rf_rgb c)
+rf_rgb rf_training_lighter(rf_rgb c)
 {
     return (rf_rgb){0.45 * c.r + 0.55, 0.45 * c.g + 0.55, 0.45 * c.b + 0.55};
 }
@@ -470,24 +470,29 @@ static void draw_column(rf_training_figure *f, rf_plot *p, const GArray *xs, con
 
 /* One run in the loss to step time panels. Train loss and accuracy:
  * smoothed in the run's colour over the raw rows drawn faint, or (no
- * smoothing) thin and light; validation thick with points. */
-void rf_training_draw_run(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s, rf_rgb c)
+ * smoothing) thin and light; validation thick with points. `ink` picks
+ * the lines in the run's colour, the light ones, or both. */
+void rf_training_draw_run(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s, rf_rgb c,
+                          line_ink ink)
 {
-    bool smoothing = rf_training_smoothing_on(f);
+    bool smoothing = rf_training_smoothing_on(f), dark = ink != INK_LIGHT, light = ink != INK_RUN_COLOR;
     GArray *train_x = rf_training_x_column(f, s, SERIES_TRAIN), *val_x = rf_training_x_column(f, s, SERIES_VAL);
     for (int p = RF_TRAINING_LOSS; p <= RF_TRAINING_STEP_TIME; p++) {
         GArray *raw = rf_training_panel_column(s, p, SERIES_TRAIN, false);
         GArray *smooth = rf_training_panel_column(s, p, SERIES_TRAIN, true);
         GArray *val = rf_training_panel_column(s, p, SERIES_VAL, false);
         if (smooth == NULL) {
-            draw_column(f, &plots[p], train_x, raw, c, 1, 1.5, 0);
+            if (dark)
+                draw_column(f, &plots[p], train_x, raw, c, 1, 1.5, 0);
         } else if (smoothing) {
-            draw_column(f, &plots[p], train_x, raw, c, RAW_ALPHA, 1.0, 0);
-            draw_column(f, &plots[p], train_x, smooth, c, 1, 1.5, 0);
-        } else {
-            draw_column(f, &plots[p], train_x, raw, lighter(c), 1, 1.0, 0);
+            if (dark) {
+                draw_column(f, &plots[p], train_x, raw, c, RAW_ALPHA, 1.0, 0);
+                draw_column(f, &plots[p], train_x, smooth, c, 1, 1.5, 0);
+            }
+        } else if (light) {
+            draw_column(f, &plots[p], train_x, raw, rf_training_lighter(c), 1, 1.0, 0);
         }
-        if (val != NULL)
+        if (val != NULL && dark)
             draw_column(f, &plots[p], val_x, val, c, 1, 2.5, 3.0);
     }
 }

@@ -1,20 +1,28 @@
-/* Each run's lines cached as an image (issue 12 item 11): stroking ten
- * noisy runs took 50-70 ms, compositing their images takes a few. A layer
- * is drawn again only when what it shows changed (layer_key: the run's rows
- * or smoothing, its colour, step or wall time, a panel's frame or ranges,
- * the size or the device scale), so a redraw composites, and a run that got
- * rows is the only one stroked again while the axes stay. Hover reads the
- * data, never these images. SVG and PDF exports stroke vectors. */
+/* Each run's lines cached as images (issue 12 item 11): stroking ten noisy
+ * runs took 50-70 ms, painting their images takes a few. A run's lines are
+ * all in its colour (the faint raw rows are that colour at a quarter
+ * opacity) except the light raw rows drawn without smoothing: so a run
+ * keeps one coverage mask (A8) per colour, and a redraw paints the colour
+ * through it, as the strokes would have. The masks are drawn again only
+ * when what they show changed (layer_key: the run's rows or smoothing, step
+ * or wall time, a panel's frame or ranges, the size or the device scale),
+ * so a redraw paints masks and a run that got rows is the only one stroked
+ * again while the axes stay. Hover reads the data, never these images; SVG
+ * and PDF exports stroke vectors. */
 #include <math.h>
 #include <string.h>
 
 #include "training_figure_private.h"
 
+enum { LAYER_RUN_COLOR, LAYER_LIGHT };
+
 void rf_training_layer_clear(run_series *s)
 {
-    if (s->layer != NULL)
-        cairo_surface_destroy(s->layer);
-    s->layer = NULL;
+    for (int l = 0; l < 2; l++) {
+        if (s->layers[l] != NULL)
+            cairo_surface_destroy(s->layers[l]);
+        s->layers[l] = NULL;
+    }
 }
 
 /* The panels' frames together, in whole units. */
@@ -35,12 +43,11 @@ static void frames_box(const rf_plot plots[RF_TRAINING_N_PANELS], double box[4])
 }
 
 static layer_key key_for(const rf_training_figure *f, const rf_plot plots[RF_TRAINING_N_PANELS],
-                         const run_series *s, int color, double scale)
+                         const run_series *s, double scale)
 {
     layer_key k;
     memset(&k, 0, sizeof k);   /* padding too: keys compare with memcmp */
     k.version = s->version;
-    k.color = color;
     k.x = f->x;
     for (int p = 0; p < N_LINE_PANELS; p++) {
         const rf_plot *pl = &plots[p];
@@ -53,41 +60,55 @@ static layer_key key_for(const rf_training_figure *f, const rf_plot plots[RF_TRA
     return k;
 }
 
-static void draw_layer(rf_training_figure *f, const rf_plot plots[RF_TRAINING_N_PANELS], run_series *s,
-                       const layer_key *k)
+static cairo_surface_t *draw_mask(rf_training_figure *f, const rf_plot plots[RF_TRAINING_N_PANELS], run_series *s,
+                                  const layer_key *k, line_ink ink)
 {
-    rf_training_layer_clear(s);
     int iw = (int)ceil(k->box[2] * k->scale), ih = (int)ceil(k->box[3] * k->scale);
-    s->layer = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, MAX(iw, 1), MAX(ih, 1));
-    /* the image's units are the figure's: draw and paint at the same coordinates */
-    cairo_surface_set_device_scale(s->layer, k->scale, k->scale);
-    cairo_surface_set_device_offset(s->layer, -k->box[0] * k->scale, -k->box[1] * k->scale);
-    cairo_t *cr = cairo_create(s->layer);
-    rf_plot on_layer[RF_TRAINING_N_PANELS];
+    cairo_surface_t *mask = cairo_image_surface_create(CAIRO_FORMAT_A8, MAX(iw, 1), MAX(ih, 1));
+    /* the mask's units are the figure's: draw and paint at the same coordinates */
+    cairo_surface_set_device_scale(mask, k->scale, k->scale);
+    cairo_surface_set_device_offset(mask, -k->box[0] * k->scale, -k->box[1] * k->scale);
+    cairo_t *cr = cairo_create(mask);
+    rf_plot on_mask[RF_TRAINING_N_PANELS];
     for (int p = 0; p < RF_TRAINING_N_PANELS; p++) {
-        on_layer[p] = plots[p];
-        on_layer[p].cr = cr;
+        on_mask[p] = plots[p];
+        on_mask[p].cr = cr;
     }
-    rf_training_draw_run(f, on_layer, s, rf_series_color(k->color));
+    rf_training_draw_run(f, on_mask, s, (rf_rgb){0, 0, 0}, ink);
     cairo_destroy(cr);
-    cairo_surface_flush(s->layer);
-    s->layer_key = *k;
+    cairo_surface_flush(mask);
+    return mask;
+}
+
+static void paint_mask(cairo_t *cr, cairo_surface_t *mask, rf_rgb c)
+{
+    if (mask == NULL)
+        return;
+    cairo_save(cr);
+    rf_set_color(cr, c, 1);
+    cairo_mask_surface(cr, mask, 0, 0);
+    cairo_restore(cr);
 }
 
 void rf_training_draw_run_layer(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s,
                                 int color)
 {
     cairo_t *cr = plots[0].cr;
+    rf_rgb c = rf_series_color(color);
     double scale = rf_plot_raster_scale(cr);
     if (scale <= 0) {
-        rf_training_draw_run(f, plots, s, rf_series_color(color));
+        rf_training_draw_run(f, plots, s, c, INK_ALL);
         return;
     }
-    layer_key k = key_for(f, plots, s, color, scale);
-    if (s->layer == NULL || memcmp(&k, &s->layer_key, sizeof k) != 0)
-        draw_layer(f, plots, s, &k);
-    cairo_save(cr);
-    cairo_set_source_surface(cr, s->layer, 0, 0);
-    cairo_paint(cr);
-    cairo_restore(cr);
+    layer_key k = key_for(f, plots, s, scale);
+    if (s->layers[LAYER_RUN_COLOR] == NULL || memcmp(&k, &s->layer_key, sizeof k) != 0) {
+        rf_training_layer_clear(s);
+        s->layers[LAYER_RUN_COLOR] = draw_mask(f, plots, s, &k, INK_RUN_COLOR);
+        if (!rf_training_smoothing_on(f))
+            s->layers[LAYER_LIGHT] = draw_mask(f, plots, s, &k, INK_LIGHT);
+        s->layer_key = k;
+    }
+    /* the light raw rows lie under the lines in the run's colour */
+    paint_mask(cr, s->layers[LAYER_LIGHT], rf_training_lighter(c));
+    paint_mask(cr, s->layers[LAYER_RUN_COLOR], c);
 }

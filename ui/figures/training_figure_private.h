@@ -17,10 +17,9 @@ typedef struct columns {
 /* The panels whose lines a run's layer holds: loss to step time. */
 #define N_LINE_PANELS RF_TRAINING_MEMORY
 
-/* What a run's layer was drawn for: any difference draws it again. */
+/* What a run's layers were drawn for: any difference draws them again. */
 typedef struct layer_key {
     guint version;                   /* the series' (rows, smoothing) */
-    int color;
     rf_training_x x;
     rf_rect frames[N_LINE_PANELS];
     double ranges[N_LINE_PANELS][6]; /* x and y: min, max, scale */
@@ -38,7 +37,8 @@ typedef struct run_series {
     double smoothed_with;            /* the weight they were smoothed with; NaN: not yet */
     bool hidden;
     guint version;                   /* counts rebuilds and smoothings */
-    cairo_surface_t *layer;          /* its lines as last drawn (training_figure_layers.c), or NULL */
+    cairo_surface_t *layers[2];      /* coverage of its lines in its colour and of the light ones, as last
+                                        drawn (training_figure_layers.c), or NULL */
     layer_key layer_key;
 } run_series;
 
@@ -85,8 +85,13 @@ bool rf_training_panel_can_log(int panel);
  * mode, a step after the run's last row). */
 double rf_training_change_x(const rf_training_figure *f, run_series *s, const rf_run_change *c);
 
-/* One run's lines in the loss to step time panels (training_figure.c). */
-void rf_training_draw_run(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s, rf_rgb c);
+/* One run's lines in the loss to step time panels (training_figure.c):
+ * all of them, or only those in the run's colour, or only the light ones
+ * (raw train rows without smoothing, in rf_training_lighter of it). */
+typedef enum { INK_ALL, INK_RUN_COLOR, INK_LIGHT } line_ink;
+void rf_training_draw_run(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s, rf_rgb c,
+                          line_ink ink);
+rf_rgb rf_training_lighter(rf_rgb c);
 /* The same through the run's cached layer on a raster target
  * (training_figure_layers.c); vector targets get the strokes. */
 void rf_training_draw_run_layer(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s,
