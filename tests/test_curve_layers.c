@@ -130,13 +130,21 @@ static cairo_surface_t *draw_on(rf_training_figure *tf, const setting *st, bool 
     rf_training_figure_set_hidden(tf, 1, st->hide_second);
     rf_figure f = rf_training_figure_figure(tf);
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, st->w, st->h);
-    /* a sub-surface is no image to the figure: it strokes straight onto it */
-    cairo_surface_t *target = straight ? cairo_surface_create_for_rectangle(s, 0, 0, st->w, st->h)
-                                       : cairo_surface_reference(s);
-    cairo_t *cr = cairo_create(target);
-    f.draw(f.data, cr, st->w, st->h, &st->zoom);
+    cairo_t *cr = cairo_create(s);
+    if (straight) {
+        /* a recording for vector output gets the strokes; replayed here */
+        cairo_surface_t *recording = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
+        cairo_t *rc = cairo_create(recording);
+        rf_plot_set_replay_scale(rc, 0);
+        f.draw(f.data, rc, st->w, st->h, &st->zoom);
+        cairo_destroy(rc);
+        cairo_set_source_surface(cr, recording, 0, 0);
+        cairo_paint(cr);
+        cairo_surface_destroy(recording);
+    } else {
+        f.draw(f.data, cr, st->w, st->h, &st->zoom);
+    }
     cairo_destroy(cr);
-    cairo_surface_destroy(target);
     cairo_surface_flush(s);
     return s;
 }
@@ -167,30 +175,34 @@ static int differing(cairo_surface_t *a, cairo_surface_t *b, int tolerance)
     return n;
 }
 
-/* The premise of the checks below: the figure caches on images (and
- * GTK's recordings), not on other targets such as a sub-surface or a PDF. */
+/* The premise of the checks below: the figure caches on images and on
+ * recordings replayed at a scale (GTK's), and strokes on a PDF or on a
+ * recording marked for vector output (replay scale 0). */
 static void test_raster_targets(void)
 {
     cairo_surface_t *image = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 10, 10);
-    cairo_surface_t *sub = cairo_surface_create_for_rectangle(image, 0, 0, 10, 10);
     cairo_surface_t *pdf = cairo_pdf_surface_create(NULL, 10, 10);
-    cairo_surface_t *recording = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
-    cairo_t *on_image = cairo_create(image), *on_sub = cairo_create(sub), *on_pdf = cairo_create(pdf);
-    cairo_t *on_recording = cairo_create(recording);
-    rf_plot_set_replay_scale(on_recording, 2);
+    cairo_surface_t *scaled = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
+    cairo_surface_t *vector = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
+    cairo_t *on_image = cairo_create(image), *on_pdf = cairo_create(pdf), *on_scaled = cairo_create(scaled);
+    cairo_t *on_vector = cairo_create(vector);
+    rf_plot_set_replay_scale(on_scaled, 2);
+    rf_plot_set_replay_scale(on_vector, 0);
     cairo_scale(on_image, 1.5, 1.5);
-    tap_ok(rf_plot_raster_scale(on_image) == 1.5 && rf_plot_raster_scale(on_sub) == 0 &&
-               rf_plot_raster_scale(on_pdf) == 0 && rf_plot_raster_scale(on_recording) == 2,
-           "layers on an image (at its scale) and on a recording (at its replay scale), strokes on a sub-surface "
-           "or a PDF");
+    double i = rf_plot_raster_scale(on_image), p = rf_plot_raster_scale(on_pdf);
+    double s = rf_plot_raster_scale(on_scaled), v = rf_plot_raster_scale(on_vector);
+    tap_ok(i == 1.5 && p == 0 && s == 2 && v == 0,
+           "layers on an image (at its scale: %g) and on a recording replayed at 2x (%g); strokes on a PDF (%g) and "
+           "on a recording for vector output (%g)",
+           i, s, p, v);
     cairo_destroy(on_image);
-    cairo_destroy(on_sub);
     cairo_destroy(on_pdf);
-    cairo_destroy(on_recording);
-    cairo_surface_destroy(sub);
+    cairo_destroy(on_scaled);
+    cairo_destroy(on_vector);
     cairo_surface_destroy(image);
     cairo_surface_destroy(pdf);
-    cairo_surface_destroy(recording);
+    cairo_surface_destroy(scaled);
+    cairo_surface_destroy(vector);
 }
 
 static void test_layers(void)

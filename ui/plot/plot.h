@@ -101,7 +101,8 @@ bool rf_plot_contains(const rf_plot *p, double px, double py);
  * cr ends up with, or 0 where a cache would not fit (a vector target such
  * as an SVG or PDF export, a rotated or skewed transform). A recording
  * surface (GTK's) counts with the scale it is replayed at, which its drawer
- * sets with rf_plot_set_replay_scale (1 unless set). */
+ * sets with rf_plot_set_replay_scale (1 unless set; 0 for a recording
+ * meant for vector output). */
 double rf_plot_raster_scale(cairo_t *cr);
 void rf_plot_set_replay_scale(cairo_t *cr, double scale);
 
