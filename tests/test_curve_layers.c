@@ -121,6 +121,7 @@ typedef struct setting {
     double smoothing;
     rf_training_x x;
     bool hide_second;
+    int scale;   /* device pixels per unit (a HiDPI window's 2); 0 means 1 */
 } setting;
 
 static cairo_surface_t *draw_on(rf_training_figure *tf, const setting *st, bool straight)
@@ -129,8 +130,10 @@ static cairo_surface_t *draw_on(rf_training_figure *tf, const setting *st, bool 
     rf_training_figure_set_x(tf, st->x);
     rf_training_figure_set_hidden(tf, 1, st->hide_second);
     rf_figure f = rf_training_figure_figure(tf);
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, st->w, st->h);
+    int scale = st->scale > 0 ? st->scale : 1;
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, st->w * scale, st->h * scale);
     cairo_t *cr = cairo_create(s);
+    cairo_scale(cr, scale, scale);
     if (straight) {
         /* a recording for vector output gets the strokes; replayed here */
         cairo_surface_t *recording = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
@@ -233,12 +236,14 @@ static void test_layers(void)
     cairo_surface_destroy(draw_on(tf, &st, false));   /* back to the first setting's layers */
 
     static const char *const changes[] = {"new rows of the shorter run", "another x range", "other smoothing",
-                                          "another size", "the wall-time axis", "a hidden run"};
+                                          "another size", "the wall-time axis", "a hidden run",
+                                          "twice the device pixels"};
     for (size_t c = 0; c < G_N_ELEMENTS(changes); c++) {
         setting next = st;
         if (c == 0)
             for (int i = 501; i <= 560; i++) {
-                rf_metrics m = {.step = i, .split = RF_SPLIT_TRAIN, .loss = 3.5, .accuracy = 0.05, .lr = 1e-3,
+                /* inside the axes' ranges: only the run's own layers can tell */
+                rf_metrics m = {.step = i, .split = RF_SPLIT_TRAIN, .loss = 1.2, .accuracy = 0.5, .lr = 1e-3,
                                 .seconds = 0.1 * i, .step_seconds = 0.1};
                 rf_run_data_append(runs[1], &m);
             }
@@ -250,8 +255,10 @@ static void test_layers(void)
             next.w = 820;
         else if (c == 4)
             next.x = RF_TRAINING_X_TIME;
-        else
+        else if (c == 5)
             next.hide_second = true;
+        else
+            next.scale = 2;
         cairo_surface_t *after = draw_on(tf, &next, false), *fresh = draw_fresh(runs, &next);
         int changed = differing(before, after, 0), stale = differing(after, fresh, 0);
         tap_ok(changed > 0 && stale == 0,
