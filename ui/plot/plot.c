@@ -273,8 +273,10 @@ void rf_plot_line_alpha(rf_plot *p, const double *x, const double *y, int n, rf_
     cairo_save(cr);
     clip_frame(p);
     bool translucent = alpha < 1;
-    if (translucent)
-        cairo_push_group(cr);
+    if (translucent) {   /* an alpha-only target (a coverage mask) gets an alpha-only group */
+        bool alpha_only = cairo_surface_get_content(cairo_get_group_target(cr)) == CAIRO_CONTENT_ALPHA;
+        cairo_push_group_with_content(cr, alpha_only ? CAIRO_CONTENT_ALPHA : CAIRO_CONTENT_COLOR_ALPHA);
+    }
     rf_set_color(cr, color, 1);
     cairo_set_line_width(cr, width);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
