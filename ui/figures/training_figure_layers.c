@@ -60,15 +60,27 @@ static layer_key key_for(const rf_training_figure *f, const rf_plot plots[RF_TRA
     return k;
 }
 
+/* Draw the `ink` lines into a mask for k: `reuse` (cleared) when it has
+ * the size and place k needs (no fresh pages to fault in), else a new one. */
 static cairo_surface_t *draw_mask(rf_training_figure *f, const rf_plot plots[RF_TRAINING_N_PANELS], run_series *s,
-                                  const layer_key *k, line_ink ink)
+                                  const layer_key *k, line_ink ink, cairo_surface_t *reuse)
 {
-    int iw = (int)ceil(k->box[2] * k->scale), ih = (int)ceil(k->box[3] * k->scale);
-    cairo_surface_t *mask = cairo_image_surface_create(CAIRO_FORMAT_A8, MAX(iw, 1), MAX(ih, 1));
+    int iw = MAX((int)ceil(k->box[2] * k->scale), 1), ih = MAX((int)ceil(k->box[3] * k->scale), 1);
+    cairo_surface_t *mask = reuse;
+    if (mask == NULL || cairo_image_surface_get_width(mask) != iw || cairo_image_surface_get_height(mask) != ih) {
+        if (mask != NULL)
+            cairo_surface_destroy(mask);
+        mask = cairo_image_surface_create(CAIRO_FORMAT_A8, iw, ih);
+    }
     /* the mask's units are the figure's: draw and paint at the same coordinates */
     cairo_surface_set_device_scale(mask, k->scale, k->scale);
     cairo_surface_set_device_offset(mask, -k->box[0] * k->scale, -k->box[1] * k->scale);
     cairo_t *cr = cairo_create(mask);
+    if (mask == reuse) {
+        cairo_set_operator(cr, CAIRO_OPERATOR_CLEAR);
+        cairo_paint(cr);
+        cairo_set_operator(cr, CAIRO_OPERATOR_OVER);
+    }
     rf_plot on_mask[RF_TRAINING_N_PANELS];
     for (int p = 0; p < RF_TRAINING_N_PANELS; p++) {
         on_mask[p] = plots[p];
@@ -102,10 +114,13 @@ void rf_training_draw_run_layer(rf_training_figure *f, rf_plot plots[RF_TRAINING
     }
     layer_key k = key_for(f, plots, s, scale);
     if (s->layers[LAYER_RUN_COLOR] == NULL || memcmp(&k, &s->layer_key, sizeof k) != 0) {
-        rf_training_layer_clear(s);
-        s->layers[LAYER_RUN_COLOR] = draw_mask(f, plots, s, &k, INK_RUN_COLOR);
-        if (!rf_training_smoothing_on(f))
-            s->layers[LAYER_LIGHT] = draw_mask(f, plots, s, &k, INK_LIGHT);
+        s->layers[LAYER_RUN_COLOR] = draw_mask(f, plots, s, &k, INK_RUN_COLOR, s->layers[LAYER_RUN_COLOR]);
+        if (!rf_training_smoothing_on(f)) {
+            s->layers[LAYER_LIGHT] = draw_mask(f, plots, s, &k, INK_LIGHT, s->layers[LAYER_LIGHT]);
+        } else if (s->layers[LAYER_LIGHT] != NULL) {
+            cairo_surface_destroy(s->layers[LAYER_LIGHT]);
+            s->layers[LAYER_LIGHT] = NULL;
+        }
         s->layer_key = k;
     }
     /* the light raw rows lie under the lines in the run's colour */
