@@ -4,9 +4,10 @@
  *      same pixels as the plain stroke through every point, to 1 px;
  *   2. the figure drawn through its cached run layers matches the strokes
  *      drawn straight onto the target;
- *   3. a redraw after new rows, another x range, other smoothing, another
- *      size, the wall-time axis or a hidden run differs from the one
- *      before and is exactly what a fresh figure draws: no stale layer.
+ *   3. after new rows, another x range, other smoothing, another size, the
+ *      wall-time axis, a hidden run or another device scale, the first
+ *      redraw (straight strokes) and the next (new layers) differ from the
+ *      picture before and are what a fresh figure draws: no stale layer.
  */
 #include <glib.h>
 #include <cairo-pdf.h>
@@ -152,12 +153,20 @@ static cairo_surface_t *draw_on(rf_training_figure *tf, const setting *st, bool 
     return s;
 }
 
-/* A fresh figure of the same runs in the same setting. */
+/* Drawn twice (the first draw of a new setting strokes straight, the
+ * second draws the run layers): the second, through the layers. */
+static cairo_surface_t *draw_layered(rf_training_figure *tf, const setting *st)
+{
+    cairo_surface_destroy(draw_on(tf, st, false));
+    return draw_on(tf, st, false);
+}
+
+/* A fresh figure of the same runs in the same setting, through its layers. */
 static cairo_surface_t *draw_fresh(rf_run_data **runs, const setting *st)
 {
     rf_training_figure *tf = rf_training_figure_new();
     rf_training_figure_set_runs(tf, runs, 2);
-    cairo_surface_t *s = draw_on(tf, st, false);
+    cairo_surface_t *s = draw_layered(tf, st);
     rf_training_figure_free(tf);
     return s;
 }
@@ -215,7 +224,7 @@ static void test_layers(void)
     rf_training_figure_set_runs(tf, runs, 2);
     setting st = {.w = 800, .h = 600, .zoom = RF_ZOOM_ALL, .smoothing = 0.6, .x = RF_TRAINING_X_STEP};
 
-    cairo_surface_t *straight = draw_on(tf, &st, true), *before = draw_on(tf, &st, false);
+    cairo_surface_t *straight = draw_on(tf, &st, true), *before = draw_layered(tf, &st);
     cairo_surface_t *again = draw_on(tf, &st, false);
     int off = differing(straight, before, 2);
     tap_ok(off == 0, "drawn through its layers the figure is the strokes drawn straight (%d pixels off by more "
@@ -228,12 +237,12 @@ static void test_layers(void)
     setting without = st;
     without.smoothing = 0;
     straight = draw_on(tf, &without, true);
-    cairo_surface_t *layered = draw_on(tf, &without, false);
+    cairo_surface_t *layered = draw_layered(tf, &without);
     off = differing(straight, layered, 2);
     tap_ok(off == 0, "so it is without smoothing (light raw rows under the validation line: %d pixels off)", off);
     cairo_surface_destroy(straight);
     cairo_surface_destroy(layered);
-    cairo_surface_destroy(draw_on(tf, &st, false));   /* back to the first setting's layers */
+    cairo_surface_destroy(draw_layered(tf, &st));   /* back to the first setting's layers */
 
     static const char *const changes[] = {"new rows of the shorter run", "another x range", "other smoothing",
                                           "another size", "the wall-time axis", "a hidden run",
@@ -259,11 +268,19 @@ static void test_layers(void)
             next.hide_second = true;
         else
             next.scale = 2;
-        cairo_surface_t *after = draw_on(tf, &next, false), *fresh = draw_fresh(runs, &next);
+        cairo_surface_t *first = draw_on(tf, &next, false), *after = draw_on(tf, &next, false);
+        cairo_surface_t *fresh = draw_fresh(runs, &next);
         int changed = differing(before, after, 0), stale = differing(after, fresh, 0);
-        tap_ok(changed > 0 && stale == 0,
-               "after %s the redraw differs (%d pixels) and is what a fresh figure draws (%d pixels off)",
-               changes[c], changed, stale);
+        /* antialiased edges may round apart, most at twice the pixels (a few of
+         * them by up to 48/255): few pixels and none far */
+        int moved = differing(first, after, 2), far = differing(first, after, 64);
+        int area = cairo_image_surface_get_width(after) * cairo_image_surface_get_height(after);
+        tap_ok(changed > 0 && stale == 0 && moved <= area / 2000 && far == 0,
+               "after %s the redraws differ from before (%d pixels), the first stroked straight and the next "
+               "through new layers alike (%d pixels off by more than 2/255, %d by more than 64/255), as a fresh "
+               "figure draws (%d pixels off)",
+               changes[c], changed, moved, far, stale);
+        cairo_surface_destroy(first);
         cairo_surface_destroy(fresh);
         cairo_surface_destroy(before);
         before = after;

@@ -7,7 +7,8 @@
  * when what they show changed (layer_key: the run's rows or smoothing, step
  * or wall time, a panel's frame or ranges, the size or the device scale),
  * so a redraw paints masks and a run that got rows is the only one stroked
- * again while the axes stay. Hover reads the data, never these images; SVG
+ * again while the axes stay. The first draw of a new key strokes
+ * straight; the second in a row draws the masks. Hover reads the data, never these images; SVG
  * and PDF exports stroke vectors. */
 #include <math.h>
 #include <string.h>
@@ -113,7 +114,16 @@ void rf_training_draw_run_layer(rf_training_figure *f, rf_plot plots[RF_TRAINING
         return;
     }
     layer_key k = key_for(f, plots, s, scale);
-    if (s->layers[LAYER_RUN_COLOR] == NULL || memcmp(&k, &s->layer_key, sizeof k) != 0) {
+    bool valid = s->layers[LAYER_RUN_COLOR] != NULL && memcmp(&k, &s->layer_key, sizeof k) == 0;
+    if (!valid && memcmp(&k, &s->seen_key, sizeof k) != 0) {
+        /* Drawing a mask costs a third more than stroking straight: while
+         * the view moves (a pan, a zoom, a run growing the axes) every
+         * draw is new, so a mask is drawn only for a key seen twice. */
+        s->seen_key = k;
+        rf_training_draw_run(f, plots, s, c, INK_ALL);
+        return;
+    }
+    if (!valid) {
         s->layers[LAYER_RUN_COLOR] = draw_mask(f, plots, s, &k, INK_RUN_COLOR, s->layers[LAYER_RUN_COLOR]);
         if (!rf_training_smoothing_on(f)) {
             s->layers[LAYER_LIGHT] = draw_mask(f, plots, s, &k, INK_LIGHT, s->layers[LAYER_LIGHT]);

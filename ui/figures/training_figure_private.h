@@ -40,6 +40,7 @@ typedef struct run_series {
     cairo_surface_t *layers[2];      /* coverage of its lines in its colour and of the light ones, as last
                                         drawn (training_figure_layers.c), or NULL */
     layer_key layer_key;
+    layer_key seen_key;              /* of the last draw that stroked straight */
 } run_series;
 
 struct rf_training_figure {
