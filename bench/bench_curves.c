@@ -2,10 +2,11 @@
  * smoothing on (issue 12 item 11's bar: every redraw under 16 ms at
  * 1920x1080). Loads the run folders given, smooths at 0.6, and times the
  * figure's draw into a 1920x1080 image surface: the first draw (smoothing
- * and each run's layers built) and the median and worst of REPS redraws,
- * in step and in wall-time mode; then REPS redraws each after the shortest
- * run got one more train row (as a run training beside finished ones: its
- * layers are drawn again, the others' are reused while the axes stay).
+ * built, lines stroked straight), the second (each run's layers drawn) and
+ * the median and worst of REPS redraws after those, in step and in
+ * wall-time mode; then REPS redraws each after the shortest run got one
+ * more train row (as a run training beside finished ones: that run is
+ * stroked, the others' layers are reused while the axes stay).
  * The widget and frame overhead on top is bench_gui's.
  *
  *   bench_curves RUN_DIR...     (e.g. bench/runs/listops-*)
@@ -37,11 +38,11 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void report(const char *what, double first, double *t)
+static void report(const char *what, double first, double second, double *t)
 {
     qsort(t, REPS, sizeof t[0], by_value);
-    printf("%-22s first draw %6.2f ms, redraw median %6.2f ms, worst %6.2f ms\n", what, first, t[REPS / 2],
-           t[REPS - 1]);
+    printf("%-22s first draw %6.2f ms, second %6.2f ms, then redraw median %6.2f ms, worst %6.2f ms\n", what,
+           first, second, t[REPS / 2], t[REPS - 1]);
 }
 
 /* One more train row for r, a step after its last. */
@@ -83,10 +84,10 @@ int main(int argc, char **argv)
     double t[REPS];
     for (int mode = 0; mode < 2; mode++) {
         rf_training_figure_set_x(tf, mode == 0 ? RF_TRAINING_X_STEP : RF_TRAINING_X_TIME);
-        double first = draw_ms(&f, s);
+        double first = draw_ms(&f, s), second = draw_ms(&f, s);
         for (int i = 0; i < REPS; i++)
             t[i] = draw_ms(&f, s);
-        report(mode == 0 ? "x = step" : "x = time", first, t);
+        report(mode == 0 ? "x = step" : "x = time", first, second, t);
     }
     rf_training_figure_set_x(tf, RF_TRAINING_X_STEP);
     rf_run_data *shortest = runs->pdata[0];
@@ -95,12 +96,12 @@ int main(int argc, char **argv)
         if (rf_run_data_count(r, RF_SPLIT_TRAIN) < rf_run_data_count(shortest, RF_SPLIT_TRAIN))
             shortest = r;
     }
-    double first = draw_ms(&f, s);
+    double first = draw_ms(&f, s), second = draw_ms(&f, s);
     for (int i = 0; i < REPS; i++) {
         append_row(shortest);
         t[i] = draw_ms(&f, s);
     }
-    report("x = step, a row added", first, t);
+    report("x = step, a row added", first, second, t);
     cairo_surface_destroy(s);
     rf_training_figure_free(tf);
     g_ptr_array_unref(runs);
