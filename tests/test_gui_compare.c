@@ -1,8 +1,8 @@
 /* The Compare view (issue 12 item 12), under Xvfb with the real
  * application:
  *   1. the pending runs are listed with the keys each changes against the
- *      edited config, without an ETA before any run measured its steps
- *      and with one (and its basis) after;
+ *      edited config (and follow its edits), without an ETA before any run
+ *      measured its steps and with one (and its basis) after;
  *   2. the results table keeps its header in view when its rows scroll,
  *      each header over its column;
  *   3. Export Table… starts in the runs folder and writes the CSV there.
@@ -134,6 +134,13 @@ static void check_pending(GtkWidget *view, RfSession *s, RfWindow *win)
            cell_text(pending, 1, full), cell_text(pending, 1, blrp));
     tap_ok(strstr(cell_text(pending, 3, full), "ETA after") != NULL,
            "no ETA before a run has measured its steps (\"%s\")", cell_text(pending, 3, full));
+    rf_session_set_key(s, "model.encoder", "full", NULL, NULL);
+    spin_for(0.2);
+    tap_ok(strcmp(cell_text(pending, 1, full), "as edited") == 0 &&
+               strcmp(cell_text(pending, 1, blrp), "model.encoder=blrp") == 0,
+           "an edit of the config changes them (\"%s\", \"%s\")", cell_text(pending, 1, full),
+           cell_text(pending, 1, blrp));
+    rf_session_set_key(s, "model.encoder", "blrp", NULL, NULL);
     click(view, "C_lear Queue");
     tap_ok(!gtk_widget_is_drawable(pending), "a cleared queue hides the list");
 

@@ -196,6 +196,14 @@ static void on_session_changed(GtkWidget *root, RfSession *s)
     set_status(v, NULL);
 }
 
+/* The pending runs' changes are against the edited config. */
+static void on_config_changed(GtkWidget *root, const char *key, RfSession *s)
+{
+    (void)key;
+    (void)s;
+    fill_pending(view_of(root));
+}
+
 /* ---- the toolbar ---- */
 
 static char *run_name(const rf_config *cfg)
@@ -411,6 +419,7 @@ GtkWidget *rf_compare_view_new(RfSession *s)
     g_signal_connect_object(s, "queue-changed", G_CALLBACK(on_session_changed), v->root, G_CONNECT_SWAPPED);
     g_signal_connect_object(s, "metrics-changed", G_CALLBACK(on_session_changed), v->root, G_CONNECT_SWAPPED);
     g_signal_connect_object(s, "state-changed", G_CALLBACK(on_session_changed), v->root, G_CONNECT_SWAPPED);
+    g_signal_connect_object(s, "config-changed", G_CALLBACK(on_config_changed), v->root, G_CONNECT_SWAPPED);
     refresh(v);
     set_status(v, NULL);
     return v->root;
