@@ -2,8 +2,12 @@
  * smoothing on (issue 12 item 11's bar: every redraw under 16 ms at
  * 1920x1080). Loads the run folders given, smooths at 0.6, and times the
  * figure's draw into a 1920x1080 image surface: the first draw (smoothing
- * caches built) and the median and worst of REPS redraws, in step and in
- * wall-time mode. The widget and frame overhead on top is bench_gui's.
+ * built, lines stroked straight), the second (each run's layers drawn) and
+ * the median and worst of REPS redraws after those, in step and in
+ * wall-time mode; then REPS redraws each after the shortest run got one
+ * more train row (as a run training beside finished ones: that run is
+ * stroked, the others' layers are reused while the axes stay).
+ * The widget and frame overhead on top is bench_gui's.
  *
  *   bench_curves RUN_DIR...     (e.g. bench/runs/listops-*)
  */
@@ -34,6 +38,24 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static void report(const char *what, double first, double second, double *t)
+{
+    qsort(t, REPS, sizeof t[0], by_value);
+    printf("%-22s first draw %6.2f ms, second %6.2f ms, then redraw median %6.2f ms, worst %6.2f ms\n", what,
+           first, second, t[REPS / 2], t[REPS - 1]);
+}
+
+/* One more train row for r, a step after its last. */
+static void append_row(rf_run_data *r)
+{
+    const rf_metrics *last = rf_run_data_last(r, RF_SPLIT_TRAIN);
+    if (last == NULL)
+        return;
+    rf_metrics m = *last;
+    m.step++;
+    rf_run_data_append(r, &m);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -59,15 +81,27 @@ int main(int argc, char **argv)
     rf_figure f = rf_training_figure_figure(tf);
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, WIDTH, HEIGHT);
     printf("%u runs, %u metrics rows, smoothing 0.6, %dx%d\n", runs->len, rows, WIDTH, HEIGHT);
+    double t[REPS];
     for (int mode = 0; mode < 2; mode++) {
         rf_training_figure_set_x(tf, mode == 0 ? RF_TRAINING_X_STEP : RF_TRAINING_X_TIME);
-        double first = draw_ms(&f, s), t[REPS];
+        double first = draw_ms(&f, s), second = draw_ms(&f, s);
         for (int i = 0; i < REPS; i++)
             t[i] = draw_ms(&f, s);
-        qsort(t, REPS, sizeof t[0], by_value);
-        printf("x = %-5s first draw %6.2f ms, redraw median %6.2f ms, worst %6.2f ms\n", mode == 0 ? "step" : "time",
-               first, t[REPS / 2], t[REPS - 1]);
+        report(mode == 0 ? "x = step" : "x = time", first, second, t);
     }
+    rf_training_figure_set_x(tf, RF_TRAINING_X_STEP);
+    rf_run_data *shortest = runs->pdata[0];
+    for (guint i = 1; i < runs->len; i++) {
+        rf_run_data *r = runs->pdata[i];
+        if (rf_run_data_count(r, RF_SPLIT_TRAIN) < rf_run_data_count(shortest, RF_SPLIT_TRAIN))
+            shortest = r;
+    }
+    double first = draw_ms(&f, s), second = draw_ms(&f, s);
+    for (int i = 0; i < REPS; i++) {
+        append_row(shortest);
+        t[i] = draw_ms(&f, s);
+    }
+    report("x = step, a row added", first, second, t);
     cairo_surface_destroy(s);
     rf_training_figure_free(tf);
     g_ptr_array_unref(runs);

@@ -1,5 +1,5 @@
-/* The workbench's file choosers in the GUI tests: GTK's own dialog (no
- * portal under Xvfb), found among the toplevels and answered. */
+/* GTK's own file chooser (no portal under Xvfb), found and answered by the
+ * GUI tests (test_gui_folders.c, test_gui_data.c, test_gui_compare.c). */
 #ifndef RF_TESTS_FILE_CHOOSER_H
 #define RF_TESTS_FILE_CHOOSER_H
 
@@ -7,7 +7,7 @@
 
 #include "main_loop.h"
 
-/* The open file chooser (GTK's own dialog: no portal under Xvfb), or NULL. */
+/* The open file chooser, or NULL. */
 static inline GtkWindow *find_chooser(void)
 {
     GListModel *toplevels = gtk_window_get_toplevels();
@@ -29,6 +29,16 @@ static inline gboolean chooser_gone(gpointer data)
 {
     (void)data;
     return find_chooser() == NULL;
+}
+
+/* Once a chooser opened: the folder it starts in ("" when none opened). */
+static inline char *opened_chooser_folder(void)
+{
+    if (!spin_until(chooser_open, NULL, 5.0))
+        return g_strdup("");
+    spin_for(0.5);   /* the chooser loads its folder asynchronously */
+    g_autoptr(GFile) folder = gtk_file_chooser_get_current_folder(GTK_FILE_CHOOSER(find_chooser()));
+    return folder != NULL ? g_file_get_path(folder) : g_strdup("(none)");
 }
 
 /* Answer the open chooser: `path` chosen (accept), or NULL (cancel). */

@@ -42,11 +42,7 @@ static const char small_config[] = "[data]\n"
 static char *chooser_folder(RfWindow *win, const char *action)
 {
     g_action_group_activate_action(G_ACTION_GROUP(win), action, NULL);
-    if (!spin_until(chooser_open, NULL, 5.0))
-        return g_strdup("");
-    spin_for(0.5);   /* the chooser loads its folder asynchronously */
-    g_autoptr(GFile) folder = gtk_file_chooser_get_current_folder(GTK_FILE_CHOOSER(find_chooser()));
-    return folder != NULL ? g_file_get_path(folder) : g_strdup("(none)");
+    return opened_chooser_folder();
 }
 
 static void check_folder(RfWindow *win, const char *action, const char *want, const char *what)

@@ -527,6 +527,78 @@ static void test_compare_queue(RfSession *s, watcher *w)
     tap_ok(w->queue_changed >= 4, "queue-changed as runs start and finish (%d)", w->queue_changed);
 }
 
+static gboolean has_change(const rf_queue_item *q, const char *change)
+{
+    return g_strv_contains((const char *const *)q->changes, change);
+}
+
+/* Before any run has measured a step there is no ETA. */
+static void test_queue_without_basis(RfSession *s)
+{
+    rf_config cfg = tiny_config();
+    rf_session_queue_add(s, &cfg, "unmeasured");
+    g_autoptr(GPtrArray) items = rf_session_queue_list(s);
+    const rf_queue_item *q = items->len == 1 ? items->pdata[0] : NULL;
+    tap_ok(q != NULL && rf_session_queue_basis(s) == NULL && q->seconds == 0 && q->steps == 30 &&
+               rf_session_queue_seconds_left(s) == 0,
+           "before any measured step a queued run is listed without an ETA");
+    rf_session_queue_clear(s);
+}
+
+/* The pending runs, their changes against the edited config, and ETAs that
+ * scale the last run's measured s/step by the planner's FLOPs. */
+static void test_queue_list(RfSession *s)
+{
+    rf_config a = tiny_config(), b = tiny_config();
+    strcpy(b.model.encoder, "linear");
+    b.train.steps = 16;
+    rf_session_set_config(s, &a, NULL);
+    double flops_a = 0, flops_b = 0;
+    rf_memory_plan plan;
+    rf_session_plan(s, 0, &plan, &flops_a, NULL);
+    rf_session_set_config(s, &b, NULL);
+    rf_session_plan(s, 0, &plan, &flops_b, NULL);
+    rf_session_set_config(s, &a, NULL);
+    rf_session_queue_add(s, &a, "as edited");
+    rf_session_queue_add(s, &b, "linear, longer");
+
+    const rf_run_data *basis = rf_session_queue_basis(s);
+    GPtrArray *runs = rf_session_get_runs(s);
+    tap_ok(basis != NULL && basis == runs->pdata[runs->len - 1] && basis->median_step_seconds > 0 &&
+               strcmp(basis->cfg.model.encoder, "linear") == 0,
+           "the ETA's basis is the last run that measured its steps (%s, %.3g s/step)",
+           basis != NULL ? basis->name : "none", basis != NULL ? basis->median_step_seconds : 0);
+    if (basis == NULL)
+        return;
+    GPtrArray *items = rf_session_queue_list(s);
+    const rf_queue_item *qa = items->len == 2 ? items->pdata[0] : NULL, *qb = items->len == 2 ? items->pdata[1] : NULL;
+    tap_ok(qa != NULL && strcmp(qa->name, "as edited") == 0 && g_strv_length(qa->changes) == 0 &&
+               strcmp(qb->name, "linear, longer") == 0 && g_strv_length(qb->changes) == 2 &&
+               has_change(qb, "model.encoder=linear") && has_change(qb, "train.steps=16"),
+           "the pending runs in order, with the keys each changes against the edited config");
+    if (qa == NULL)
+        return;
+    double m = basis->median_step_seconds;
+    tap_ok(fabs(qb->seconds_per_step - m) < 1e-9 * m && fabs(qb->seconds - 16 * m) < 1e-9 * m && qb->steps == 16,
+           "the basis run's config: its measured s/step times train.steps (%.3g s)", qb->seconds);
+    tap_ok(flops_a != flops_b && fabs(qa->seconds_per_step / qb->seconds_per_step - flops_a / flops_b) < 1e-6 &&
+               fabs(qa->seconds - 30 * qa->seconds_per_step) < 1e-9,
+           "another encoder: the s/step scaled by the planner's FLOPs (%.3gx)", flops_a / flops_b);
+    tap_ok(fabs(rf_session_queue_seconds_left(s) - (qa->seconds + qb->seconds)) < 1e-9,
+           "the whole queue: the sum of its ETAs (%.3g s)", rf_session_queue_seconds_left(s));
+    g_ptr_array_unref(items);
+
+    rf_session_set_key(s, "model.encoder", "linear", NULL, NULL);
+    items = rf_session_queue_list(s);
+    qa = items->pdata[0];
+    qb = items->pdata[1];
+    tap_ok(g_strv_length(qa->changes) == 1 && has_change(qa, "model.encoder=full") &&
+               g_strv_length(qb->changes) == 1 && has_change(qb, "train.steps=16"),
+           "after an edit the changes follow the edited config");
+    g_ptr_array_unref(items);
+    rf_session_queue_clear(s);
+}
+
 static void test_plan(RfSession *s)
 {
     rf_config cfg = tiny_config();
@@ -653,6 +725,7 @@ int main(void)
     RfSession *s = rf_session_new();
     watcher w = {0};
     watch(s, &w);
+    test_queue_without_basis(s);
     test_full_run(s, &w);
     test_pause_step_and_edits(s, &w);
     test_probes(s, &w);
@@ -660,6 +733,7 @@ int main(void)
     test_checkpoints(s, dir);
     test_checkpoint_on_data(s, dir);
     test_compare_queue(s, &w);
+    test_queue_list(s);
     test_plan(s);
     test_bad_data(s, &w);
     test_inspected_forgotten(s, &w);

@@ -135,6 +135,8 @@ static void rf_plot_view_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
     if (w <= 0 || h <= 0 || v->figure.draw == NULL)
         return;
     cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, (float)w, (float)h));
+    /* GTK replays the recording at the window's scale: images a figure caches match it */
+    rf_plot_set_replay_scale(cr, gtk_widget_get_scale_factor(widget));
     cairo_save(cr);
     v->figure.draw(v->figure.data, cr, w, h, &v->zoom);
     cairo_restore(cr);

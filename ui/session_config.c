@@ -70,17 +70,26 @@ const rf_config *rf_session_get_run_config(RfSession *s)
     return s->current != NULL ? &s->current->cfg : &s->cfg;
 }
 
-char **rf_session_get_pending_keys(RfSession *s)
+char **rf_session_config_differences(const rf_config *base, const rf_config *other, gboolean with_values)
 {
     g_autoptr(GStrvBuilder) keys = g_strv_builder_new();
-    for (const rf_config_key *k = rf_config_keys; s->current != NULL && k->section != NULL; k++) {
-        char dotted[160], now[RF_STR_LEN + 32], then[RF_STR_LEN + 32];
+    for (const rf_config_key *k = rf_config_keys; k->section != NULL; k++) {
+        char dotted[160], was[RF_STR_LEN + 32], is[RF_STR_LEN + 32];
         g_snprintf(dotted, sizeof dotted, "%s.%s", k->section, k->key);
-        if (g_strcmp0(rf_config_get(&s->cfg, dotted, now, sizeof now),
-                      rf_config_get(&s->current->cfg, dotted, then, sizeof then)) != 0)
-            g_strv_builder_add(keys, dotted);
+        const char *value = rf_config_get(other, dotted, is, sizeof is);
+        if (g_strcmp0(rf_config_get(base, dotted, was, sizeof was), value) == 0)
+            continue;
+        g_autofree char *item = with_values ? g_strdup_printf("%s=%s", dotted, value) : g_strdup(dotted);
+        g_strv_builder_add(keys, item);
     }
     return g_strv_builder_end(keys);
+}
+
+char **rf_session_get_pending_keys(RfSession *s)
+{
+    if (s->current == NULL)
+        return g_new0(char *, 1);
+    return rf_session_config_differences(&s->current->cfg, &s->cfg, FALSE);
 }
 
 gboolean rf_session_set_key(RfSession *s, const char *key, const char *value, gboolean *needs_restart,
@@ -125,22 +134,36 @@ gboolean rf_session_load_config_file(RfSession *s, const char *ini_path, GError 
     return rf_session_set_config(s, &cfg, error);
 }
 
-/* The data shape the planner should assume: the loaded data set's when it
- * is the one the config names, else what the config says. */
-static void planned_data(RfSession *s, int *seq_len, int *feat_dim, int *vocab, int *classes)
+/* The data shape the planner should assume for cfg: the loaded data set's
+ * when it is the one cfg names, else what cfg says. */
+static void planned_data(RfSession *s, const rf_config *cfg, int *seq_len, int *feat_dim, int *vocab, int *classes)
 {
     const rf_dataset *ds = s->data != NULL ? s->data->ds : NULL;
-    if (ds != NULL && rf_data_config_equal(&s->data->cfg, &s->cfg)) {
+    if (ds != NULL && rf_data_config_equal(&s->data->cfg, cfg)) {
         *seq_len = ds->seq_len;
         *feat_dim = ds->feat_dim;
         *vocab = ds->vocab;
         *classes = ds->classes;
     } else {
-        *seq_len = s->cfg.data.max_len;
+        *seq_len = cfg->data.max_len;
         *feat_dim = 0;
-        *vocab = s->cfg.data.vocab;
-        *classes = s->cfg.data.classes;
+        *vocab = cfg->data.vocab;
+        *classes = cfg->data.classes;
     }
+}
+
+/* The forward FLOPs per sample of cfg's graph, built again unallocated to
+ * walk its products; FALSE (st says why) when it cannot be built. */
+static gboolean forward_flops(const rf_config *cfg, int seq_len, int feat_dim, int vocab, int classes,
+                              double *flops, rf_status *st)
+{
+    rf_params *p = rf_params_new(cfg->train.seed);
+    rf_model *m = rf_model_new(cfg, cfg->data.batch, seq_len, feat_dim, vocab, classes, p, false, st);
+    gboolean built = m != NULL;
+    *flops = built ? rf_model_flops_per_sample(m) : 0;
+    rf_model_free(m);
+    rf_params_free(p);
+    return built;
 }
 
 gboolean rf_session_plan(RfSession *s, int seq_len, rf_memory_plan *plan, double *flops_per_sample,
@@ -150,20 +173,27 @@ gboolean rf_session_plan(RfSession *s, int seq_len, rf_memory_plan *plan, double
     if (!rf_config_validate(&s->cfg, &st))
         return fail_status(error, &st);
     int data_len, feat_dim, vocab, classes;
-    planned_data(s, &data_len, &feat_dim, &vocab, &classes);
+    planned_data(s, &s->cfg, &data_len, &feat_dim, &vocab, &classes);
     if (seq_len <= 0)
         seq_len = data_len;
     if (!rf_memory_plan_compute(&s->cfg, seq_len, feat_dim, vocab, classes, plan, &st))
         return fail_status(error, &st);
     if (flops_per_sample != NULL) {
-        /* the same graph again, unallocated, to walk its products */
-        rf_params *p = rf_params_new(s->cfg.train.seed);
-        rf_model *m = rf_model_new(&s->cfg, s->cfg.data.batch, seq_len, feat_dim, vocab, classes, p, false, &st);
-        *flops_per_sample = m != NULL ? rf_model_flops_per_sample(m) : 0;
-        rf_model_free(m);
-        rf_params_free(p);
-        if (m == NULL)
+        if (!forward_flops(&s->cfg, seq_len, feat_dim, vocab, classes, flops_per_sample, &st))
             return fail_status(error, &st);
     }
     return TRUE;
+}
+
+/* Forward only: backward costs about twice as much again for every config,
+ * and the ETAs use only ratios of these. */
+double rf_session_step_flops(RfSession *s, const rf_config *cfg)
+{
+    rf_status st = {0};
+    if (!rf_config_validate(cfg, &st))
+        return 0;
+    int seq_len, feat_dim, vocab, classes;
+    planned_data(s, cfg, &seq_len, &feat_dim, &vocab, &classes);
+    double flops;
+    return forward_flops(cfg, seq_len, feat_dim, vocab, classes, &flops, &st) ? flops * cfg->data.batch : 0;
 }

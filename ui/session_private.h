@@ -105,6 +105,7 @@ void rf_worker_free(rf_worker *w);
 typedef struct rf_queued_run {
     rf_config cfg;
     char *name;
+    double step_flops;             /* the planner's, for its ETA; 0: not known */
 } rf_queued_run;
 
 struct _RfSession {
@@ -137,12 +138,23 @@ struct _RfSession {
 
     GQueue *queue;                 /* of rf_queued_run * */
     gboolean queue_running;
+    const rf_run_data *flops_run;  /* the run whose FLOPs per step flops_run_flops caches */
+    double flops_run_flops;
 };
 
 enum { RF_SESSION_STATE_CHANGED, RF_SESSION_METRICS_CHANGED, RF_SESSION_PROBES_CHANGED,
        RF_SESSION_CONFIG_CHANGED, RF_SESSION_DATA_CHANGED, RF_SESSION_RUN_FAILED,
        RF_SESSION_QUEUE_CHANGED, RF_SESSION_INSPECTED_CHANGED, RF_SESSION_N_SIGNALS };
 extern guint rf_session_signals[RF_SESSION_N_SIGNALS];
+
+/* The keys ("model.encoder") whose value in `other` differs from `base`'s,
+ * in the key table's order, or with `with_values` "model.encoder=blrp"
+ * (other's value); NULL-terminated (g_strfreev). */
+char **rf_session_config_differences(const rf_config *base, const rf_config *other, gboolean with_values);
+
+/* The planner's FLOPs of one training step of cfg on the data the session
+ * would give it (session_config.c); 0 for an impossible config. */
+double rf_session_step_flops(RfSession *s, const rf_config *cfg);
 
 /* Start a run of cfg named `name` (NULL: "<task> · <encoder>" with " #n"
  * for repeats), replacing the current one. */

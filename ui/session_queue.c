@@ -19,6 +19,7 @@ void rf_session_queue_add(RfSession *s, const rf_config *cfg, const char *name)
     rf_queued_run *q = g_new0(rf_queued_run, 1);
     q->cfg = *cfg;
     q->name = g_strdup(name);
+    q->step_flops = rf_session_step_flops(s, cfg);
     g_queue_push_tail(s->queue, q);
     queue_changed(s);
 }
@@ -63,4 +64,69 @@ void rf_session_queue_run(RfSession *s)
 {
     s->queue_running = TRUE;
     rf_session_queue_advance(s);
+}
+
+/* ---- what the Compare view lists: the pending runs and their ETAs ---- */
+
+void rf_queue_item_free(rf_queue_item *q)
+{
+    g_free(q->name);
+    g_strfreev(q->changes);
+    g_free(q);
+}
+
+const rf_run_data *rf_session_queue_basis(RfSession *s)
+{
+    if (s->current != NULL && s->current->median_step_seconds > 0)
+        return s->current;
+    for (guint i = s->runs->len; i-- > 0;) {
+        const rf_run_data *r = g_ptr_array_index(s->runs, i);
+        if (r->median_step_seconds > 0)
+            return r;
+    }
+    return NULL;
+}
+
+/* The seconds per step a config of `step_flops` should take: the basis
+ * run's, scaled by the FLOPs (as measured when either count is unknown). */
+static double seconds_per_step(RfSession *s, double step_flops)
+{
+    const rf_run_data *basis = rf_session_queue_basis(s);
+    if (basis == NULL)
+        return 0;
+    if (s->flops_run != basis) {
+        s->flops_run = basis;
+        s->flops_run_flops = rf_session_step_flops(s, &basis->cfg);
+    }
+    double scale = step_flops > 0 && s->flops_run_flops > 0 ? step_flops / s->flops_run_flops : 1;
+    return basis->median_step_seconds * scale;
+}
+
+GPtrArray *rf_session_queue_list(RfSession *s)
+{
+    GPtrArray *items = g_ptr_array_new_with_free_func((GDestroyNotify)rf_queue_item_free);
+    for (GList *l = s->queue->head; l != NULL; l = l->next) {
+        const rf_queued_run *q = l->data;
+        rf_queue_item *item = g_new0(rf_queue_item, 1);
+        item->name = g_strdup(q->name);
+        item->changes = rf_session_config_differences(&s->cfg, &q->cfg, TRUE);
+        item->steps = q->cfg.train.steps;
+        item->seconds_per_step = seconds_per_step(s, q->step_flops);
+        item->seconds = item->seconds_per_step * (double)item->steps;
+        g_ptr_array_add(items, item);
+    }
+    return items;
+}
+
+double rf_session_queue_seconds_left(RfSession *s)
+{
+    g_autoptr(GPtrArray) items = rf_session_queue_list(s);
+    double total = 0;
+    for (guint i = 0; i < items->len; i++)
+        total += ((rf_queue_item *)items->pdata[i])->seconds;
+    /* the queue waits for the run in progress */
+    const rf_run_data *r = s->current;
+    if (busy(s) && r != NULL && r->median_step_seconds > 0)
+        total += r->median_step_seconds * (double)MAX(rf_session_get_run_config(s)->train.steps - s->step, 0);
+    return total;
 }

@@ -45,6 +45,7 @@ static void series_clear(void *p)
         columns_clear(&s->split[k]);
     g_array_unref(s->smooth_loss);
     g_array_unref(s->smooth_accuracy);
+    rf_training_layer_clear(s);
 }
 
 rf_training_figure *rf_training_figure_new(void)
@@ -218,6 +219,7 @@ bool rf_training_refresh(rf_training_figure *f)
             smooth_column(s->split[SERIES_TRAIN].loss, s->smooth_loss, f->smoothing);
             smooth_column(s->split[SERIES_TRAIN].accuracy, s->smooth_accuracy, f->smoothing);
             s->smoothed_with = f->smoothing;
+            s->version++;   /* every rebuild smooths again */
         }
         any = any || s->run->rows->len > 0;
     }
@@ -439,58 +441,21 @@ static void draw_title_key(rf_plot *p, int panel, const char *key)
 }
 
 
-static rf_rgb lighter(rf_rgb c)
+rf_rgb rf_training_lighter(rf_rgb c)
 {
     return (rf_rgb){0.45 * c.r + 0.55, 0.45 * c.g + 0.55, 0.45 * c.b + 0.55};
 }
 
-/* The points of (xs, ys) that a line over the visible x range needs: the
- * visible ones and one on each side, reduced to the lowest and highest per
- * pixel column when there are more than two per column, so a run of 100k
- * steps draws as fast as a short one and keeps its noise band. */
+/* The points of (xs, ys) a line over the visible x range needs, reduced
+ * per pixel column (rf_plot_line_points), in the scratch arrays: a run of
+ * 100k steps draws as fast as a short one and keeps its noise band. */
 static int visible_points(rf_training_figure *f, const rf_plot *p, const GArray *xs, const GArray *ys)
 {
-    const double *x = (const double *)(void *)xs->data, *y = (const double *)(void *)ys->data;
-    guint n = xs->len, lo = 0, hi = n;
-    while (lo < n && x[lo] < p->x.min)
-        lo++;
-    while (hi > lo && x[hi - 1] > p->x.max)
-        hi--;
-    lo = lo > 0 ? lo - 1 : 0;
-    hi = hi < n ? hi + 1 : n;
-    g_array_set_size(f->scratch_x, 0);
-    g_array_set_size(f->scratch_y, 0);
-    if (hi <= lo)
-        return 0;
-    bool reduce = hi - lo > 2 * (guint)fmax(p->frame.w, 1);
-    for (guint i = lo; i < hi;) {
-        if (!reduce) {
-            g_array_append_val(f->scratch_x, x[i]);
-            g_array_append_val(f->scratch_y, y[i]);
-            i++;
-            continue;
-        }
-        double column = floor(rf_plot_px(p, x[i]));
-        guint lowest = i, highest = i;
-        guint j = i;
-        for (; j < hi && floor(rf_plot_px(p, x[j])) == column; j++) {
-            if (!isfinite(y[j]))
-                continue;
-            if (!(y[j] >= y[lowest]))
-                lowest = j;
-            if (!(y[j] <= y[highest]))
-                highest = j;
-        }
-        guint first = MIN(lowest, highest), second = MAX(lowest, highest);
-        g_array_append_val(f->scratch_x, x[first]);
-        g_array_append_val(f->scratch_y, y[first]);
-        if (second != first) {
-            g_array_append_val(f->scratch_x, x[second]);
-            g_array_append_val(f->scratch_y, y[second]);
-        }
-        i = j > i ? j : i + 1;   /* a NaN x is a column of its own */
-    }
-    return (int)f->scratch_x->len;
+    g_array_set_size(f->scratch_x, xs->len);
+    g_array_set_size(f->scratch_y, xs->len);
+    size_t n = rf_plot_line_points(p, (const double *)(void *)xs->data, (const double *)(void *)ys->data, xs->len,
+                                   (double *)(void *)f->scratch_x->data, (double *)(void *)f->scratch_y->data);
+    return (int)n;
 }
 
 static void draw_column(rf_training_figure *f, rf_plot *p, const GArray *xs, const GArray *values, rf_rgb color,
@@ -505,24 +470,29 @@ static void draw_column(rf_training_figure *f, rf_plot *p, const GArray *xs, con
 
 /* One run in the loss to step time panels. Train loss and accuracy:
  * smoothed in the run's colour over the raw rows drawn faint, or (no
- * smoothing) thin and light; validation thick with points. */
-static void draw_run(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s, rf_rgb c)
+ * smoothing) thin and light; validation thick with points. `ink` picks
+ * the lines in the run's colour, the light ones, or both. */
+void rf_training_draw_run(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s, rf_rgb c,
+                          line_ink ink)
 {
-    bool smoothing = rf_training_smoothing_on(f);
+    bool smoothing = rf_training_smoothing_on(f), dark = ink != INK_LIGHT, light = ink != INK_RUN_COLOR;
     GArray *train_x = rf_training_x_column(f, s, SERIES_TRAIN), *val_x = rf_training_x_column(f, s, SERIES_VAL);
     for (int p = RF_TRAINING_LOSS; p <= RF_TRAINING_STEP_TIME; p++) {
         GArray *raw = rf_training_panel_column(s, p, SERIES_TRAIN, false);
         GArray *smooth = rf_training_panel_column(s, p, SERIES_TRAIN, true);
         GArray *val = rf_training_panel_column(s, p, SERIES_VAL, false);
         if (smooth == NULL) {
-            draw_column(f, &plots[p], train_x, raw, c, 1, 1.5, 0);
+            if (dark)
+                draw_column(f, &plots[p], train_x, raw, c, 1, 1.5, 0);
         } else if (smoothing) {
-            draw_column(f, &plots[p], train_x, raw, c, RAW_ALPHA, 1.0, 0);
-            draw_column(f, &plots[p], train_x, smooth, c, 1, 1.5, 0);
-        } else {
-            draw_column(f, &plots[p], train_x, raw, lighter(c), 1, 1.0, 0);
+            if (dark) {
+                draw_column(f, &plots[p], train_x, raw, c, RAW_ALPHA, 1.0, 0);
+                draw_column(f, &plots[p], train_x, smooth, c, 1, 1.5, 0);
+            }
+        } else if (light) {
+            draw_column(f, &plots[p], train_x, raw, rf_training_lighter(c), 1, 1.0, 0);
         }
-        if (val != NULL)
+        if (val != NULL && dark)
             draw_column(f, &plots[p], val_x, val, c, 1, 2.5, 3.0);
     }
 }
@@ -667,7 +637,7 @@ static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoo
     for (guint i = 0; i < f->series->len; i++) {
         run_series *s = rf_training_series(f, i);
         if (!s->hidden)
-            draw_run(f, plots, s, rf_series_color((int)i));
+            rf_training_draw_run_layer(f, plots, s, (int)i);
     }
     for (guint i = 0; i < f->series->len; i++) {
         run_series *s = rf_training_series(f, i);

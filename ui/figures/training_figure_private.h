@@ -14,6 +14,19 @@ typedef struct columns {
     GArray *step, *time, *loss, *accuracy, *lr, *step_seconds;
 } columns;
 
+/* The panels whose lines a run's layer holds: loss to step time. */
+#define N_LINE_PANELS RF_TRAINING_MEMORY
+
+/* What a run's layers were drawn for: any difference draws them again. */
+typedef struct layer_key {
+    guint version;                   /* the series' (rows, smoothing) */
+    rf_training_x x;
+    rf_rect frames[N_LINE_PANELS];
+    double ranges[N_LINE_PANELS][6]; /* x and y: min, max, scale */
+    double scale;                    /* image pixels per unit */
+    double box[4];                   /* the image's place, in units */
+} layer_key;
+
 /* A run's rows split into columns, rebuilt when its row count changes. */
 typedef struct run_series {
     const rf_run_data *run;
@@ -23,6 +36,11 @@ typedef struct run_series {
     GArray *smooth_loss, *smooth_accuracy;   /* the train columns smoothed */
     double smoothed_with;            /* the weight they were smoothed with; NaN: not yet */
     bool hidden;
+    guint version;                   /* counts rebuilds and smoothings */
+    cairo_surface_t *layers[2];      /* coverage of its lines in its colour and of the light ones, as last
+                                        drawn (training_figure_layers.c), or NULL */
+    layer_key layer_key;
+    layer_key seen_key;              /* of the last draw that stroked straight */
 } run_series;
 
 struct rf_training_figure {
@@ -67,6 +85,19 @@ bool rf_training_panel_can_log(int panel);
 /* Where on the axis a change marks, or NaN when that is not known (time
  * mode, a step after the run's last row). */
 double rf_training_change_x(const rf_training_figure *f, run_series *s, const rf_run_change *c);
+
+/* One run's lines in the loss to step time panels (training_figure.c):
+ * all of them, or only those in the run's colour, or only the light ones
+ * (raw train rows without smoothing, in rf_training_lighter of it). */
+typedef enum { INK_ALL, INK_RUN_COLOR, INK_LIGHT } line_ink;
+void rf_training_draw_run(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s, rf_rgb c,
+                          line_ink ink);
+rf_rgb rf_training_lighter(rf_rgb c);
+/* The same through the run's cached layer on a raster target
+ * (training_figure_layers.c); vector targets get the strokes. */
+void rf_training_draw_run_layer(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s,
+                                int color);
+void rf_training_layer_clear(run_series *s);
 
 /* The figure's hover and click (training_figure_hover.c). */
 bool rf_training_hover(void *data, double w, double h, const rf_zoom *zoom, double px, double py, char *text,

@@ -1,6 +1,7 @@
 /* Colours, text and the axes panel. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "plot.h"
 
@@ -220,7 +221,35 @@ static void clip_frame(rf_plot *p)
     cairo_clip(p->cr);
 }
 
-static bool drawable(const rf_plot *p, double x, double y)
+static const cairo_user_data_key_t replay_scale_key;
+
+void rf_plot_set_replay_scale(cairo_t *cr, double scale)
+{
+    double *kept = malloc(sizeof *kept);
+    if (kept == NULL)
+        return;
+    *kept = scale;
+    if (cairo_surface_set_user_data(cairo_get_target(cr), &replay_scale_key, kept, free) != CAIRO_STATUS_SUCCESS)
+        free(kept);
+}
+
+double rf_plot_raster_scale(cairo_t *cr)
+{
+    cairo_surface_t *target = cairo_get_target(cr);
+    cairo_surface_type_t type = cairo_surface_get_type(target);
+    if (type != CAIRO_SURFACE_TYPE_IMAGE && type != CAIRO_SURFACE_TYPE_RECORDING)
+        return 0;
+    cairo_matrix_t m;
+    cairo_get_matrix(cr, &m);
+    double sx = 1, sy = 1;
+    cairo_surface_get_device_scale(target, &sx, &sy);
+    if (m.xy != 0 || m.yx != 0 || m.xx <= 0 || m.xx != m.yy || sx != sy)
+        return 0;
+    const double *replay = cairo_surface_get_user_data(target, &replay_scale_key);
+    return m.xx * sx * (replay != NULL ? *replay : 1);
+}
+
+bool rf_plot_drawable(const rf_plot *p, double x, double y)
 {
     return isfinite(x) && isfinite(y) && (p->x.scale != RF_AXIS_LOG || x > 0) && (p->y.scale != RF_AXIS_LOG || y > 0);
 }
@@ -244,8 +273,10 @@ void rf_plot_line_alpha(rf_plot *p, const double *x, const double *y, int n, rf_
     cairo_save(cr);
     clip_frame(p);
     bool translucent = alpha < 1;
-    if (translucent)
-        cairo_push_group(cr);
+    if (translucent) {   /* an alpha-only target (a coverage mask) gets an alpha-only group */
+        bool alpha_only = cairo_surface_get_content(cairo_get_group_target(cr)) == CAIRO_CONTENT_ALPHA;
+        cairo_push_group_with_content(cr, alpha_only ? CAIRO_CONTENT_ALPHA : CAIRO_CONTENT_COLOR_ALPHA);
+    }
     rf_set_color(cr, color, 1);
     cairo_set_line_width(cr, width);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
@@ -254,7 +285,7 @@ void rf_plot_line_alpha(rf_plot *p, const double *x, const double *y, int n, rf_
     bool pen_down = false;
     int segments = 0;
     for (int i = 0; i < n; i++) {
-        if (!drawable(p, x[i], y[i])) {
+        if (!rf_plot_drawable(p, x[i], y[i])) {
             pen_down = false;
             continue;
         }
@@ -290,7 +321,7 @@ void rf_plot_points(rf_plot *p, const double *x, const double *y, int n, rf_rgb 
      * (thousands of arcs cost ~15 ms a frame). */
     bool boxes = radius <= 1;
     for (int i = 0; i < n; i++) {
-        if (!drawable(p, x[i], y[i]))
+        if (!rf_plot_drawable(p, x[i], y[i]))
             continue;
         double px = rf_plot_px(p, x[i]), py = rf_plot_py(p, y[i]);
         if (boxes) {
@@ -306,7 +337,7 @@ void rf_plot_points(rf_plot *p, const double *x, const double *y, int n, rf_rgb 
 
 void rf_plot_hline(rf_plot *p, double y, rf_rgb color, const char *label)
 {
-    if (!drawable(p, p->x.min, y) || y < fmin(p->y.min, p->y.max) || y > fmax(p->y.min, p->y.max))
+    if (!rf_plot_drawable(p, p->x.min, y) || y < fmin(p->y.min, p->y.max) || y > fmax(p->y.min, p->y.max))
         return;
     cairo_t *cr = p->cr;
     double py = round(rf_plot_py(p, y)) + 0.5;
@@ -325,7 +356,7 @@ void rf_plot_hline(rf_plot *p, double y, rf_rgb color, const char *label)
 
 void rf_plot_vline(rf_plot *p, double x, rf_rgb color, const char *label)
 {
-    if (!drawable(p, x, p->y.min) || x < fmin(p->x.min, p->x.max) || x > fmax(p->x.min, p->x.max))
+    if (!rf_plot_drawable(p, x, p->y.min) || x < fmin(p->x.min, p->x.max) || x > fmax(p->x.min, p->x.max))
         return;
     cairo_t *cr = p->cr;
     double px = round(rf_plot_px(p, x)) + 0.5;

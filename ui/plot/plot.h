@@ -97,6 +97,25 @@ double rf_plot_x_at(const rf_plot *p, double px);
 double rf_plot_y_at(const rf_plot *p, double py);
 bool rf_plot_contains(const rf_plot *p, double px, double py);
 
+/* For images cached by a figure: the device pixels per unit a drawing on
+ * cr ends up with, or 0 where a cache would not fit (a vector target such
+ * as an SVG or PDF export, a rotated or skewed transform). A recording
+ * surface (GTK's) counts with the scale it is replayed at, which its drawer
+ * sets with rf_plot_set_replay_scale (1 unless set; 0 for a recording
+ * meant for vector output). */
+double rf_plot_raster_scale(cairo_t *cr);
+void rf_plot_set_replay_scale(cairo_t *cr, double scale);
+
+/* Whether (x, y) can be drawn: finite, and positive on a log axis. */
+bool rf_plot_drawable(const rf_plot *p, double x, double y);
+/* The points of the line (x, y)[0, n) that p needs to stroke it over its
+ * visible x range (x ascending): those inside and one on each side, and
+ * where a pixel column holds more than four, only its first, lowest,
+ * highest and last, in their order (line_points.c: the stroke inks the same
+ * pixels). Writes at most n points to out_x, out_y; returns how many. */
+size_t rf_plot_line_points(const rf_plot *p, const double *x, const double *y, size_t n, double *out_x,
+                           double *out_y);
+
 /* A polyline through (x[i], y[i]), clipped to the frame; non-finite points
  * (and non-positive ones on log axes) break the line. `dash` > 0 dashes it. */
 void rf_plot_line(rf_plot *p, const double *x, const double *y, int n, rf_rgb color, double width, double dash);

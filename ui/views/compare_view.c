@@ -1,7 +1,8 @@
 /* The Compare view: a queue of runs trained one after another in the
- * background, their curves overlaid (the training figure) and a results
- * table (the paper's comparison table on the user's data) that exports to
- * CSV. */
+ * background (its pending runs listed with the keys they change and an
+ * ETA), their curves overlaid (the training figure) and a results table
+ * (the paper's comparison table on the user's data) whose header stays in
+ * view and that exports to CSV. */
 #include <math.h>
 
 #include "../dialogs.h"
@@ -18,7 +19,12 @@ typedef struct compare_view {
     RfSession *session;           /* outlives the view */
     GtkWidget *root;
     RfPlotView *plot;
-    GtkWidget *table;             /* GtkGrid: a header row, then one row per run */
+    GtkWidget *pending;           /* the pending runs: a summary over their list; hidden when none */
+    GtkWidget *pending_summary;
+    GtkWidget *pending_grid;      /* name, changes, steps, ETA per run */
+    GtkWidget *header;            /* GtkGrid: the results table's header row, outside its scroller */
+    GtkWidget *table;             /* GtkGrid: one row per run, its columns as wide as the header's */
+    GtkSizeGroup *widths[G_N_ELEMENTS(columns)];    /* per column: the header's label and the rows' cells */
     GtkWidget *status;            /* queue length and the last notice */
     rf_training_figure *figure;
 } compare_view;
@@ -26,6 +32,8 @@ typedef struct compare_view {
 static void compare_view_free(compare_view *v)
 {
     rf_training_figure_free(v->figure);
+    for (guint c = 0; c < G_N_ELEMENTS(v->widths); c++)
+        g_object_unref(v->widths[c]);
     g_free(v);
 }
 
@@ -60,8 +68,9 @@ static char *bytes_or_dash(double v)
     return v > 0 ? g_format_size_full((guint64)v, G_FORMAT_SIZE_IEC_UNITS) : g_strdup("–");
 }
 
-static void add_cell(GtkGrid *grid, int col, int row, const char *text, gboolean header)
+static void add_cell(compare_view *v, GtkWidget *grid, int col, int row, const char *text)
 {
+    gboolean header = grid == v->header;
     GtkWidget *label = gtk_label_new(text);
     gtk_label_set_xalign(GTK_LABEL(label), col == 0 ? 0.0f : 1.0f);
     gtk_label_set_selectable(GTK_LABEL(label), !header);
@@ -69,17 +78,20 @@ static void add_cell(GtkGrid *grid, int col, int row, const char *text, gboolean
         gtk_widget_add_css_class(label, "heading");
     else if (col > 0)
         gtk_widget_add_css_class(label, "numeric");
-    gtk_grid_attach(grid, label, col, row, 1, 1);
+    gtk_size_group_add_widget(v->widths[col], label);
+    gtk_grid_attach(GTK_GRID(grid), label, col, row, 1, 1);
+}
+
+static void clear_grid(GtkWidget *grid)
+{
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child(grid)) != NULL)
+        gtk_grid_remove(GTK_GRID(grid), child);
 }
 
 static void fill_table(compare_view *v)
 {
-    GtkGrid *grid = GTK_GRID(v->table);
-    GtkWidget *child;
-    while ((child = gtk_widget_get_first_child(v->table)) != NULL)
-        gtk_grid_remove(grid, child);
-    for (guint c = 0; c < G_N_ELEMENTS(columns); c++)
-        add_cell(grid, (int)c, 0, columns[c], TRUE);
+    clear_grid(v->table);
     GPtrArray *runs = rf_session_get_runs(v->session);
     for (guint i = 0; i < runs->len; i++) {
         const rf_run_data *r = runs->pdata[i];
@@ -95,9 +107,75 @@ static void fill_table(compare_view *v)
             r->params > 0 ? g_strdup_printf("%'" G_GINT64_FORMAT, r->params) : g_strdup("–"),
         };
         for (guint c = 0; c < G_N_ELEMENTS(columns); c++) {
-            add_cell(grid, (int)c, (int)i + 1, cells[c], FALSE);
+            add_cell(v, v->table, (int)c, (int)i, cells[c]);
             g_free(cells[c]);
         }
+    }
+}
+
+/* ---- the pending runs ---- */
+
+/* "~0.25 s", "~40 s", "~12 min", "~2.5 h" */
+static char *duration(double seconds)
+{
+    if (seconds < 10)
+        return g_strdup_printf("~%.2g s", seconds);
+    if (seconds < 90)
+        return g_strdup_printf("~%.0f s", seconds);
+    if (seconds < 90 * 60)
+        return g_strdup_printf("~%.0f min", seconds / 60);
+    return g_strdup_printf("~%.1f h", seconds / 3600);
+}
+
+static void add_pending_cell(compare_view *v, int col, int row, const char *text, gboolean dim)
+{
+    GtkWidget *label = gtk_label_new(text);
+    gtk_label_set_xalign(GTK_LABEL(label), col >= 2 ? 1.0f : 0.0f);
+    gtk_label_set_wrap(GTK_LABEL(label), col == 1);
+    gtk_label_set_wrap_mode(GTK_LABEL(label), PANGO_WRAP_WORD_CHAR);
+    gtk_widget_set_hexpand(label, col == 1);
+    if (dim)
+        gtk_widget_add_css_class(label, "dim-label");
+    if (col >= 2)
+        gtk_widget_add_css_class(label, "numeric");
+    gtk_grid_attach(GTK_GRID(v->pending_grid), label, col, row, 1, 1);
+}
+
+static char *pending_summary(compare_view *v, guint n)
+{
+    const rf_run_data *basis = rf_session_queue_basis(v->session);
+    if (basis == NULL)
+        return g_strdup_printf("%u pending %s · no ETA until a run has measured its step time", n,
+                               n == 1 ? "run" : "runs");
+    g_autofree char *left = duration(rf_session_queue_seconds_left(v->session));
+    return g_strdup_printf("%u pending %s · queue done in %s · ETAs from %s's %.3g s/step, scaled by each "
+                           "config's planned FLOPs",
+                           n, n == 1 ? "run" : "runs", left, basis->name, basis->median_step_seconds);
+}
+
+static void fill_pending(compare_view *v)
+{
+    g_autoptr(GPtrArray) items = rf_session_queue_list(v->session);
+    gtk_widget_set_visible(v->pending, items->len > 0);
+    clear_grid(v->pending_grid);
+    if (items->len == 0)
+        return;
+    g_autofree char *summary = pending_summary(v, items->len);
+    gtk_label_set_text(GTK_LABEL(v->pending_summary), summary);
+    for (guint i = 0; i < items->len; i++) {
+        const rf_queue_item *q = items->pdata[i];
+        gboolean as_edited = q->changes[0] == NULL;
+        g_autofree char *changes = as_edited ? g_strdup("as edited") : g_strjoinv("  ", q->changes);
+        g_autofree char *steps = g_strdup_printf("%" G_GINT64_FORMAT " steps", (gint64)q->steps);
+        g_autofree char *eta = NULL;
+        if (q->seconds > 0) {
+            g_autofree char *d = duration(q->seconds);
+            eta = g_strdup_printf("%s (from %.3g s/step)", d, q->seconds_per_step);
+        }
+        add_pending_cell(v, 0, (int)i, q->name, FALSE);
+        add_pending_cell(v, 1, (int)i, changes, as_edited);
+        add_pending_cell(v, 2, (int)i, steps, FALSE);
+        add_pending_cell(v, 3, (int)i, eta != NULL ? eta : "ETA after a measured run", eta == NULL);
     }
 }
 
@@ -107,6 +185,7 @@ static void refresh(compare_view *v)
     rf_training_figure_set_runs(v->figure, (rf_run_data *const *)runs->pdata, runs->len);
     rf_plot_view_queue_draw(v->plot);
     fill_table(v);
+    fill_pending(v);
 }
 
 static void on_session_changed(GtkWidget *root, RfSession *s)
@@ -115,6 +194,14 @@ static void on_session_changed(GtkWidget *root, RfSession *s)
     compare_view *v = view_of(root);
     refresh(v);
     set_status(v, NULL);
+}
+
+/* The pending runs' changes are against the edited config. */
+static void on_config_changed(GtkWidget *root, const char *key, RfSession *s)
+{
+    (void)key;
+    (void)s;
+    fill_pending(view_of(root));
 }
 
 /* ---- the toolbar ---- */
@@ -233,6 +320,76 @@ static GtkWidget *toolbar(compare_view *v)
     return bar;
 }
 
+/* The pending runs under the toolbar: a summary line (count, ETA of the
+ * whole queue, the estimate's basis) over a short list that scrolls. */
+static GtkWidget *pending_list(compare_view *v)
+{
+    v->pending_summary = gtk_label_new(NULL);
+    gtk_widget_set_name(v->pending_summary, "pending-summary");
+    gtk_label_set_xalign(GTK_LABEL(v->pending_summary), 0.0f);
+    gtk_label_set_wrap(GTK_LABEL(v->pending_summary), TRUE);
+    gtk_widget_add_css_class(v->pending_summary, "heading");
+    v->pending_grid = gtk_grid_new();
+    gtk_widget_set_name(v->pending_grid, "pending-runs");
+    gtk_grid_set_column_spacing(GTK_GRID(v->pending_grid), 18);
+    gtk_grid_set_row_spacing(GTK_GRID(v->pending_grid), 2);
+    GtkWidget *scroller = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+    gtk_scrolled_window_set_propagate_natural_height(GTK_SCROLLED_WINDOW(scroller), TRUE);
+    gtk_scrolled_window_set_max_content_height(GTK_SCROLLED_WINDOW(scroller), 110);
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroller), v->pending_grid);
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+    gtk_widget_set_margin_start(box, 12);
+    gtk_widget_set_margin_end(box, 12);
+    gtk_widget_set_margin_top(box, 6);
+    gtk_widget_set_margin_bottom(box, 6);
+    gtk_box_append(GTK_BOX(box), v->pending_summary);
+    gtk_box_append(GTK_BOX(box), scroller);
+    v->pending = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    gtk_box_append(GTK_BOX(v->pending), box);
+    gtk_box_append(GTK_BOX(v->pending), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL));
+    return v->pending;
+}
+
+static GtkWidget *table_grid(const char *name)
+{
+    GtkWidget *grid = gtk_grid_new();
+    gtk_widget_set_name(grid, name);
+    gtk_grid_set_column_spacing(GTK_GRID(grid), 18);
+    gtk_grid_set_row_spacing(GTK_GRID(grid), 4);
+    gtk_widget_set_margin_start(grid, 12);
+    gtk_widget_set_margin_end(grid, 12);
+    gtk_widget_set_margin_top(grid, 6);
+    gtk_widget_set_margin_bottom(grid, 6);
+    return grid;
+}
+
+/* The header row stays in view: it sits above the scroller of the rows,
+ * each column as wide in both (a size group per column). The two scroll
+ * sideways together inside an outer scroller. */
+static GtkWidget *results_table(compare_view *v)
+{
+    v->header = table_grid("results-header");
+    v->table = table_grid("results-rows");
+    for (guint c = 0; c < G_N_ELEMENTS(columns); c++) {
+        v->widths[c] = gtk_size_group_new(GTK_SIZE_GROUP_HORIZONTAL);
+        add_cell(v, v->header, (int)c, 0, columns[c]);
+    }
+    GtkWidget *rows = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(rows), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(rows), v->table);
+    gtk_widget_set_vexpand(rows, TRUE);
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    gtk_box_append(GTK_BOX(box), v->header);
+    gtk_box_append(GTK_BOX(box), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL));
+    gtk_box_append(GTK_BOX(box), rows);
+    GtkWidget *sideways = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(sideways), GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER);
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sideways), box);
+    gtk_widget_set_size_request(sideways, -1, 120);
+    return sideways;
+}
+
 GtkWidget *rf_compare_view_new(RfSession *s)
 {
     compare_view *v = g_new0(compare_view, 1);
@@ -243,26 +400,16 @@ GtkWidget *rf_compare_view_new(RfSession *s)
     v->plot = RF_PLOT_VIEW(plot);
     gtk_widget_set_vexpand(plot, TRUE);
 
-    v->table = gtk_grid_new();
-    gtk_grid_set_column_spacing(GTK_GRID(v->table), 18);
-    gtk_grid_set_row_spacing(GTK_GRID(v->table), 4);
-    gtk_widget_set_margin_start(v->table, 12);
-    gtk_widget_set_margin_end(v->table, 12);
-    gtk_widget_set_margin_top(v->table, 8);
-    gtk_widget_set_margin_bottom(v->table, 8);
-    GtkWidget *scroller = gtk_scrolled_window_new();
-    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroller), v->table);
-    gtk_widget_set_size_request(scroller, -1, 120);
-
     GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
     gtk_paned_set_start_child(GTK_PANED(paned), plot);
-    gtk_paned_set_end_child(GTK_PANED(paned), scroller);
+    gtk_paned_set_end_child(GTK_PANED(paned), results_table(v));
     gtk_paned_set_resize_end_child(GTK_PANED(paned), FALSE);
     gtk_widget_set_vexpand(paned, TRUE);
 
     v->root = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
     gtk_box_append(GTK_BOX(v->root), toolbar(v));
     gtk_box_append(GTK_BOX(v->root), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL));
+    gtk_box_append(GTK_BOX(v->root), pending_list(v));
     gtk_box_append(GTK_BOX(v->root), paned);
     /* The state (and the figure the plot draws) lives as long as the plot. */
     g_object_set_data_full(G_OBJECT(plot), STATE_KEY, v, (GDestroyNotify)compare_view_free);
@@ -272,6 +419,7 @@ GtkWidget *rf_compare_view_new(RfSession *s)
     g_signal_connect_object(s, "queue-changed", G_CALLBACK(on_session_changed), v->root, G_CONNECT_SWAPPED);
     g_signal_connect_object(s, "metrics-changed", G_CALLBACK(on_session_changed), v->root, G_CONNECT_SWAPPED);
     g_signal_connect_object(s, "state-changed", G_CALLBACK(on_session_changed), v->root, G_CONNECT_SWAPPED);
+    g_signal_connect_object(s, "config-changed", G_CALLBACK(on_config_changed), v->root, G_CONNECT_SWAPPED);
     refresh(v);
     set_status(v, NULL);
     return v->root;
