@@ -93,6 +93,26 @@ static gboolean has_matrix(gpointer data)
     return f->overview == NULL && f->layout == RF_ATTENTION_MATRIX && f->map != NULL;
 }
 
+/* The slider moved to `index`, once the figure's title names `want` (NULL:
+ * names no step, the live end); FALSE after 10 s. */
+typedef struct slider_wait {
+    const rf_attention_figure *fig;
+    const char *want;
+} slider_wait;
+
+static gboolean title_shows(gpointer data)
+{
+    const slider_wait *w = data;
+    return w->want != NULL ? strstr(w->fig->title, w->want) != NULL : strstr(w->fig->title, "step") == NULL;
+}
+
+static gboolean move_slider(GtkRange *slider, double index, const rf_attention_figure *fig, const char *want)
+{
+    gtk_range_set_value(slider, index);
+    slider_wait w = {fig, want};
+    return spin_until(title_shows, &w, 10.0);
+}
+
 /* The runs of thumbnail pixels along row y of s. */
 static int runs_along_row(cairo_surface_t *s, int y, double *centres, int max)
 {
@@ -159,8 +179,13 @@ int main(int argc, char **argv)
     spin_for(0.5);
     gtk_toggle_button_set_active(overview, TRUE);
     gboolean kept = step_and_keep(s, 3, 1) && step_and_keep(s, 6, 2) && step_and_keep(s, 9, 3);
-    tap_ok(kept, "stepping through evaluations at 3, 6 and 9 keeps %d steps",
-           rf_probe_history_count(rf_session_get_history(s)));
+    g_autoptr(GString) stored = g_string_new(NULL);
+    for (int i = 0; i < rf_probe_history_count(rf_session_get_history(s)); i++) {
+        const rf_probe_history_entry *e = rf_probe_history_get(rf_session_get_history(s), i);
+        g_string_append_printf(stored, " %lld@%lld", (long long)e->eval_step, (long long)e->step);
+    }
+    tap_ok(kept, "stepping through evaluations at 3, 6 and 9 keeps 3 steps (eval@taken:%s; now at step %lld)",
+           stored->str, (long long)rf_session_get_step(s));
     tap_ok(rf_probe_history_get(rf_session_get_history(s), 0)->eval_step == 3, "the first stored step is 3");
 
     /* 1 */
@@ -204,19 +229,14 @@ int main(int argc, char **argv)
     spin_for(0.3);
     g_autofree float *live = copy_map(fig);
     int live_cells = fig->rows * fig->cols;
-    gtk_range_set_value(slider, 0);
-    spin_for(0.3);
-    gboolean changed = fig->rows * fig->cols == live_cells && memcmp(fig->map, live, live_cells * sizeof(float)) != 0;
-    tap_ok(strstr(fig->title, "step 3") != NULL && changed,
+    gboolean moved = move_slider(slider, 0, fig, "step 3");
+    gboolean changed = moved && fig->rows * fig->cols == live_cells && memcmp(fig->map, live, live_cells * sizeof(float)) != 0;
+    tap_ok(changed,
            "moving the slider to step 3 shows that step's map, not the latest (%s)", fig->title);
     g_autofree float *at3 = copy_map(fig);
-    gtk_range_set_value(slider, 1);
-    spin_for(0.3);
-    tap_ok(strstr(fig->title, "step 6") != NULL && memcmp(fig->map, at3, live_cells * sizeof(float)) != 0,
+    tap_ok(move_slider(slider, 1, fig, "step 6") && memcmp(fig->map, at3, live_cells * sizeof(float)) != 0,
            "step 6 shows another map again (%s)", fig->title);
-    gtk_range_set_value(slider, n);
-    spin_for(0.3);
-    tap_ok(strstr(fig->title, "step") == NULL && memcmp(fig->map, live, live_cells * sizeof(float)) == 0,
+    tap_ok(move_slider(slider, n, fig, NULL) && memcmp(fig->map, live, live_cells * sizeof(float)) == 0,
            "the right end shows the latest snapshot again");
 
     rf_session_stop(s);

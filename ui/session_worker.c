@@ -244,8 +244,12 @@ static gboolean evaluate(rf_worker *w, worker_run *run, rf_split split)
     }
     run->train_seconds += now_s() - t0;
     post_metrics(w, &m);
-    if (split == RF_SPLIT_VAL)
+    if (split == RF_SPLIT_VAL) {
+        /* The probe history keeps a snapshot per evaluation: take it now,
+         * whatever the rate limit (one pass per evaluation costs little). */
         run->last_eval = m.step;
+        run->inspect_now = TRUE;
+    }
     return TRUE;
 }
 
