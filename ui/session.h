@@ -105,7 +105,8 @@ const char *rf_session_get_error(RfSession *s); /* the last failure's message, o
 /* --- probes: the worker runs an inspection pass (forward, and backward
  * for gradient taps; no update) on sample `sample` of `split` with these
  * taps after a step, at most 10 times a second and never more than 5 % of
- * the training time. Unknown names are ignored. --- */
+ * the training time, and once after each evaluation (for the probe
+ * history). Unknown names are ignored. --- */
 void rf_session_watch_probes(RfSession *s, const char *const *names, int n, rf_split split, int64_t sample);
 /* The latest snapshot (NULL before any); valid until the next "probes-changed". */
 const rf_probe_set *rf_session_get_probes(RfSession *s);
