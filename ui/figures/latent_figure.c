@@ -237,11 +237,13 @@ bool rf_latent_figure_set_layer(rf_latent_figure *f, rf_latent_layer layer, int 
 {
     bool same = layer.kind == f->layer.kind && layer.self == f->layer.self;
     f->layer = layer;
-    bool ok = true;
-    if (layer.kind == RF_LATENT_LAYER_LATENT)
+    bool ok = layer.kind == RF_LATENT_LAYER_LATENT;
+    if (ok || rows < 1)
         blocks_release(&f->tokens);
     else if (!same || rows != f->tokens.rows || f->tokens.data[0] == NULL)
-        ok = f->segments > 0 && rows > 0 && blocks_alloc(&f->tokens, f->segments, rows, f->d);
+        ok = f->segments > 0 && blocks_alloc(&f->tokens, f->segments, rows, f->d);
+    else
+        ok = true;
     refresh_heat(f);
     return ok;
 }

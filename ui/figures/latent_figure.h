@@ -66,8 +66,9 @@ void rf_latent_figure_set_grad(rf_latent_figure *f, rf_latent_pass pass, int seg
 /* Choose what the heatmap shows. */
 void rf_latent_figure_select(rf_latent_figure *f, int segment, rf_latent_pass pass);
 /* Choose the layer shown; a Θ_SELF or Θ_X layer has `rows` token rows per
- * segment (the segment length t). The token blocks are forgotten when the
- * layer or its size changes. False when sized badly or out of memory. */
+ * segment (the segment length t; 0: none arrived, the figure says so). The
+ * token blocks are forgotten when the layer or its size changes. False when
+ * a token layer has no blocks (rows 0, out of memory). */
 bool rf_latent_figure_set_layer(rf_latent_figure *f, rf_latent_layer layer, int rows);
 /* Copy the rows x d token block of `segment` (1-based) of a pass, for the
  * chosen Θ_SELF or Θ_X layer. */
