@@ -119,9 +119,9 @@ static void collect_taps(gpointer data)
 
 static void watch(latent_view *v)
 {
+    collect_layer_taps(v);
     if (!gtk_widget_get_mapped(GTK_WIDGET(v->plot)))
         return;
-    collect_layer_taps(v);
     g_autoptr(GPtrArray) all = g_ptr_array_new();
     g_ptr_array_extend(all, v->taps, NULL, NULL);
     g_ptr_array_extend(all, v->layer_taps, NULL, NULL);
@@ -141,8 +141,9 @@ static void show_layer(latent_view *v)
     gboolean sized = FALSE;
     for (guint i = 0; i < v->layer_taps->len; i++) {
         const char *name = g_ptr_array_index(v->layer_taps, i);
-        const rf_probe_value *p = rf_probe_picker_find(&v->picker, name, NULL);
-        if (p == NULL || !p->filled || p->shape.ndim != 2 || p->shape.dim[1] != f->d)
+        gboolean pooled = FALSE;
+        const rf_probe_value *p = rf_probe_picker_find(&v->picker, name, &pooled);
+        if (p == NULL || !p->filled || pooled || p->shape.ndim != 2 || p->shape.dim[1] != f->d)
             continue;
         char pass[4];
         int seg;
