@@ -516,6 +516,79 @@ static void test_latent_geometry(void)
     rf_latent_figure_free(&f);
 }
 
+/* The layer selector: with Θ_SELF 2 or Θ_X chosen the heatmap is the
+ * chosen segment's t x d token block (a +1 cell deep red and a -1 cell deep
+ * blue where the data has them, hover reading the array), titled with the
+ * layer; the norms strip and the latent block stay behind Θ_L. */
+static void test_latent_layers(void)
+{
+    enum { SEGMENTS = 4, L = 8, D = 32, T = 5 };
+    rf_latent_figure f;
+    rf_latent_figure_init(&f);
+    rf_latent_figure_resize(&f, SEGMENTS, L, D);
+    float latent[L * D], tokens[SEGMENTS][T * D];
+    for (int i = 0; i < L * D; i++)
+        latent[i] = 0.2f * (float)cos(0.3 * i);
+    for (int s = 0; s < SEGMENTS; s++)
+        for (int i = 0; i < T * D; i++)
+            tokens[s][i] = 0.1f * (float)sin(0.7 * i + s);
+    tokens[2][1 * D + 21] = 1;
+    tokens[2][4 * D + 3] = -1;
+    for (int s = 1; s <= SEGMENTS; s++)
+        rf_latent_figure_set_state(&f, RF_LATENT_FORWARD, s, latent);
+    bool sized = rf_latent_figure_set_layer(&f, (rf_latent_layer){RF_LATENT_LAYER_SELF, 2}, T);
+    for (int s = 1; s <= SEGMENTS; s++)
+        rf_latent_figure_set_tokens(&f, RF_LATENT_FORWARD, s, tokens[s - 1]);
+    rf_latent_figure_select(&f, 3, RF_LATENT_FORWARD);
+    char title[160];
+    rf_latent_figure_block_title(&f, title, sizeof title);
+    tap_ok(sized && strcmp(title, "segment 3 · forward · Θ_SELF 2: token states, 5 × 32") == 0,
+           "the heatmap's title names the layer: '%s'", title);
+    rf_figure fig = rf_latent_figure_get(&f);
+    cairo_surface_t *s = render(&fig, W, H, &RF_ZOOM_ALL, "latent_self2.png");
+    box area = cell_area_of(s, W / 4, H / 4, painted);
+    box want = matrix_cell(area, T, D, &RF_ZOOM_ALL, 1, 21), got = find_shade(s, area, deep_red);
+    tap_ok(near(got, want), "Θ_SELF 2: token 1, dimension 21 = +1 (deep red) at x %.0f..%.0f, y %.0f..%.0f "
+           "(expected %.1f..%.1f, %.1f..%.1f)", BOX(got), BOX(want));
+    want = matrix_cell(area, T, D, &RF_ZOOM_ALL, 4, 3);
+    got = find_shade(s, area, deep_blue);
+    tap_ok(near(got, want), "Θ_SELF 2: token 4, dimension 3 = -1 (deep blue) at x %.0f..%.0f, y %.0f..%.0f "
+           "(expected %.1f..%.1f, %.1f..%.1f)", BOX(got), BOX(want));
+    cairo_surface_destroy(s);
+    char text[256], expect[256];
+    double x, y;
+    bool found = find_hover(&fig, &RF_ZOOM_ALL, "segment 3 forward, Θ_SELF 2, token 2, dimension 9:", &x, &y, text,
+                            sizeof text);
+    snprintf(expect, sizeof expect, "segment 3 forward, Θ_SELF 2, token 2, dimension 9: %.4g", tokens[2][2 * D + 9]);
+    tap_ok(found && strcmp(text, expect) == 0, "hover on the Θ_SELF block reads S_3[2][9]: '%s'", found ? text : "");
+    found = find_hover(&fig, &RF_ZOOM_ALL, "segment 2: ", &x, &y, text, sizeof text);
+    tap_ok(found && strstr(text, "‖L‖ forward") != NULL, "the norms strip stays the latent's: '%s'",
+           found ? text : "");
+
+    /* Θ_X: a new layer forgets the blocks until they arrive */
+    rf_latent_figure_set_layer(&f, (rf_latent_layer){RF_LATENT_LAYER_CROSS, 0}, T);
+    rf_latent_figure_block_title(&f, title, sizeof title);
+    bool empty = title[0] == '\0';
+    rf_latent_figure_set_tokens(&f, RF_LATENT_FORWARD, 3, tokens[0]);
+    rf_latent_figure_block_title(&f, title, sizeof title);
+    found = find_hover(&fig, &RF_ZOOM_ALL, "segment 3 forward, Θ_X, token 4, dimension 30:", &x, &y, text,
+                       sizeof text);
+    snprintf(expect, sizeof expect, "segment 3 forward, Θ_X, token 4, dimension 30: %.4g", tokens[0][4 * D + 30]);
+    tap_ok(empty && found && strcmp(text, expect) == 0 &&
+               strcmp(title, "segment 3 · forward · Θ_X: segment after reading the latent, 5 × 32") == 0,
+           "Θ_X shows its own block, absent until it arrives: '%s', '%s'", title, found ? text : "");
+
+    rf_latent_figure_set_layer(&f, (rf_latent_layer){RF_LATENT_LAYER_LATENT, 0}, 0);
+    rf_latent_figure_block_title(&f, title, sizeof title);
+    found = find_hover(&fig, &RF_ZOOM_ALL, "segment 3 forward, latent row 7, dimension 1:", &x, &y, text,
+                       sizeof text);
+    snprintf(expect, sizeof expect, "segment 3 forward, latent row 7, dimension 1: %.4g", latent[7 * D + 1]);
+    tap_ok(found && strcmp(text, expect) == 0 &&
+               strcmp(title, "segment 3 · forward · Θ_L (latent): latent block, 8 × 32") == 0,
+           "Θ_L shows the latent block again: '%s', '%s'", title, found ? text : "");
+    rf_latent_figure_free(&f);
+}
+
 /* The length in pixels of the band drawn in the column at x. */
 static int band_run(cairo_surface_t *s, int x)
 {
@@ -905,6 +978,7 @@ int main(void)
     test_large();
     test_latent();
     test_latent_geometry();
+    test_latent_layers();
     test_talk();
     test_talk_geometry();
     test_messages();

@@ -241,6 +241,21 @@ static void keys_free(keyset *k)
     *k = (keyset){0};
 }
 
+/* Where ref_sample leaves its intermediates when set (the state taps'
+ * check): S after each Θ_SELF layer and X̃ of each pass (0 forward, 1
+ * backward), [T·t, d] each with segment i at rows (i-1)·t, valid rows only. */
+typedef struct ref_trace {
+    double *self[2];
+    double *seg[2];
+} ref_trace;
+static ref_trace *ref_record;
+
+static void record_rows(double *dst, int segment, const double *rows, int n, const ref_dims *m)
+{
+    if (dst != NULL)
+        memcpy(dst + (size_t)segment * m->t * m->d, rows, (size_t)n * m->d * sizeof(double));
+}
+
 /* One sample's BLRP output L_FINAL [l, d] from its len valid tokens x [len, d]. */
 static void ref_sample(const rf_config *cfg, const double *x, int len, double *out)
 {
@@ -298,6 +313,8 @@ static void ref_sample(const rf_config *cfg, const double *x, int len, double *o
             snprintf(pre, sizeof pre, "layer%d.blrp.self", layer);
             ref_block(&m, pre, true, S[i], rows[i], S[i], rows[i], all_valid, tmp);
             memcpy(S[i], tmp, td);
+            if (ref_record != NULL)
+                record_rows(ref_record->self[layer], i, S[i], rows[i], &m);
         }
     }
     free(pos);
@@ -311,6 +328,8 @@ static void ref_sample(const rf_config *cfg, const double *x, int len, double *o
         for (int i = 0; i < T; i++) {   /* i = 0 is the paper's i = 1 */
             xf[i] = malloc(td);
             ref_block(&m, px, false, S[i], rows[i], L, l, all_valid, xf[i]);
+            if (ref_record != NULL)
+                record_rows(ref_record->seg[0], i, xf[i], rows[i], &m);
             keyset k = {0};
             keys_add(&k, xf[i], rows[i], d);
             if (residual && i > 0)
@@ -328,6 +347,8 @@ static void ref_sample(const rf_config *cfg, const double *x, int len, double *o
             bool first = i == T - 1;
             /* X̃_i^B reads L_{i+1}^B, L_INIT_B at i = T */
             ref_block(&m, px, false, S[i], rows[i], first ? init_b : L, l, all_valid, xb);
+            if (ref_record != NULL)
+                record_rows(ref_record->seg[1], i, xb, rows[i], &m);
             keyset k = {0};
             if (fwd)
                 keys_add(&k, xf[i], rows[i], d);
@@ -703,6 +724,8 @@ static void check_probes(void)
             snprintf(store[n], RF_NAME_LEN, "blrp.latent.%s.%d.grad", pass[k], i);
             all &= tap_is(g, store[n], RF_TAP_GRAD, rf_shape3(B, l, d));
             names[n] = store[n], n++;
+            snprintf(store[n], RF_NAME_LEN, "blrp.segment.%s.%d", pass[k], i);
+            all &= tap_is(g, store[n], RF_TAP_VALUE, rf_shape3(B, t, d));
             snprintf(store[n], RF_NAME_LEN, "blrp.segment.%s.%d.reads_latent", pass[k], i);
             all &= tap_is(g, store[n], RF_TAP_AUX, rf_shape4(B, H, t, l));
             names[n] = store[n], n++;
@@ -712,9 +735,11 @@ static void check_probes(void)
         }
     }
     all &= tap_is(g, "blrp.self.0.probs", RF_TAP_AUX, rf_shape4(B, T * H, t, t));
+    all &= tap_is(g, "blrp.self.1.out", RF_TAP_VALUE, rf_shape3(B, T * t, d));
     all &= tap_is(g, "blrp.latent.init.fwd", RF_TAP_VALUE, rf_shape3(B, l, d));
     all &= tap_is(g, "blrp.latent.init.bwd", RF_TAP_VALUE, rf_shape3(B, l, d));
-    tap_ok(all, "latent states, their gradients and the cross-attention maps are tapped with the right shapes");
+    tap_ok(all, "latent and segment states, the latent's gradients and the attention maps are tapped with the right "
+                "shapes");
 
     rf_status st = {0};
     rf_probe_set *ps = rf_probe_set_new(g, names, n, 1, &st);
@@ -737,6 +762,91 @@ static void check_probes(void)
     rf_probe_set_free(ps);
     rf_model_free(m);
     rf_params_free(p);
+}
+
+/* The value taps of BLRP's depth, blrp.self.<k>.out (S after Θ_SELF layer k)
+ * and blrp.segment.<pass>.<i> (X̃_i), against the reference's intermediates
+ * on each sample's valid rows (sample 1 ends inside segment 2). */
+static void check_state_taps(const char *direction)
+{
+    rf_config cfg = tiny_config(direction, "phi_residual", "separate", "off");
+    const int B = 2, N = 8, len[2] = {8, 5}, T = 3, t = 3, d = 8, layers = 2;
+    enc_graph eg;
+    if (!tap_ok(enc_build(&eg, &cfg, B, N, len, 13), "%s: state tap encoder builds", direction))
+        return;
+    const char *passes[2] = {"fwd", "bwd"};
+    bool run[2] = {strcmp(direction, "backward") != 0, strcmp(direction, "forward") != 0};
+    char store[2 + 2 * 3][RF_NAME_LEN];
+    const char *names[2 + 2 * 3];
+    int n = 0;
+    for (int k = 0; k < layers; k++)
+        snprintf(store[n], RF_NAME_LEN, "blrp.self.%d.out", k), names[n] = store[n], n++;
+    for (int p = 0; p < 2; p++)
+        for (int i = 1; run[p] && i <= T; i++)
+            snprintf(store[n], RF_NAME_LEN, "blrp.segment.%s.%d", passes[p], i), names[n] = store[n], n++;
+    int64_t n_x = (int64_t)B * N * d, rows = (int64_t)T * t * d;
+    double *x = malloc((size_t)n_x * sizeof *x), *out = malloc((size_t)cfg.model.latent * d * sizeof *out);
+    const float *xv = rf_value(eg.g, eg.x);
+    for (int64_t i = 0; i < n_x; i++)
+        x[i] = xv[i];
+    ref_trace trace = {0};
+    for (int k = 0; k < layers; k++)
+        trace.self[k] = calloc((size_t)rows, sizeof(double));
+    for (int p = 0; p < 2; p++)
+        trace.seg[p] = calloc((size_t)rows, sizeof(double));
+    for (int b = 0; b < B; b++) {
+        rf_status st = {0};
+        rf_probe_set *ps = rf_probe_set_new(eg.g, names, n, b, &st);
+        if (ps == NULL) {
+            tap_ok(false, "%s: probe set over the state taps (%s)", direction, st.msg);
+            break;
+        }
+        rf_probe_attach(eg.g, ps);
+        rf_exec ex;
+        rf_exec_init(&ex, eg.g, NULL, 1, 0, false);
+        rf_graph_forward(eg.g, &ex);
+        rf_probe_attach(eg.g, NULL);
+        ref_store = eg.p;
+        ref_record = &trace;
+        ref_sample(&cfg, x + (size_t)b * N * d, len[b], out);
+        ref_record = NULL;
+        int bad = 0, checked = 0;
+        for (int j = 0; j < ps->count; j++) {
+            const rf_probe_value *v = &ps->values[j];
+            int layer, seg = 0, end = 0;
+            char pass[4];
+            const double *want;
+            if (sscanf(v->name, "blrp.self.%d.out", &layer) == 1)
+                want = trace.self[layer];
+            else if (sscanf(v->name, "blrp.segment.%3[a-z].%d%n", pass, &seg, &end) == 2)
+                want = trace.seg[strcmp(pass, "bwd") == 0] + (size_t)(seg - 1) * t * d;
+            else
+                continue;
+            /* the tokens this tap's rows hold: from token (seg-1)·t on */
+            int64_t first = seg > 0 ? (int64_t)(seg - 1) * t : 0, valid = len[b] - first;
+            int64_t numel = rf_shape_numel(v->shape), n_valid = valid < 0 ? 0 : valid * d;
+            n_valid = n_valid < numel ? n_valid : numel;
+            int64_t at = 0;
+            double r = v->filled ? worst_ratio(v->data, want, n_valid, encoder_bound(&cfg, N, 1, want, n_valid), &at)
+                                 : INFINITY;
+            checked += n_valid > 0;
+            if (r > 1) {
+                bad++;
+                tap_diag("%s sample %d element %lld: got %.8g want %.8g", v->name, b, (long long)at,
+                         v->filled ? v->data[at] : NAN, want[at]);
+            }
+        }
+        tap_ok(bad == 0 && checked == n - (b == 1 ? (run[0] + run[1]) : 0),
+               "%s: sample %d's tapped S after each Θ_SELF layer and X̃ of each segment match the reference",
+               direction, b);
+        rf_probe_set_free(ps);
+    }
+    for (int k = 0; k < layers; k++)
+        free(trace.self[k]);
+    for (int p = 0; p < 2; p++)
+        free(trace.seg[p]);
+    free(x), free(out);
+    enc_free(&eg);
 }
 
 /* ---- SPEC §3's parameter count ---- */
@@ -880,6 +990,8 @@ int main(void)
     check_padding_invariance("backward", "phi_residual");
     check_all_options();
     check_probes();
+    check_state_taps("bidirectional");
+    check_state_taps("backward");
     check_shape_errors();
     check_memory_linear();
     check_param_counts();

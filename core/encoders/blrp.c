@@ -61,6 +61,13 @@
  * first step; padding steps pass it through unchanged). A padded sample thus
  * gives exactly the result of the unpadded one.
  *
+ * Taps (core/probe.h), per sample: blrp.self.<k>.out, S after Θ_SELF layer k
+ * (k 0-based, all segments [T·t, D]); blrp.segment.<pass>.<i>, X̃_i [t, D];
+ * blrp.latent.<pass>.<i>, L_i [l, D] (and its .grad); the attention maps
+ * (blrp.self.<k>.probs, ...reads_latent, ...reads_segment). A tap only names
+ * a node that is computed anyway: it copies nothing unless a probe set asks
+ * for it.
+ *
  * Output: L_FINAL [B, l, D] as the token states, *out_mask = RF_NONE (every
  * latent row valid); the classifier mean-pools it, then LayerNorm and head.
  */
@@ -203,8 +210,12 @@ static rf_id segments(blrp *m, rf_id x, int layers)
     rf_id h = rf_add(g, rf_reshape(g, xp, rf_shape4(m->B, m->T, m->t, m->d)), pos);
     h = rf_reshape(g, h, rf_shape3((int64_t)m->B * m->T, m->t, m->d));
     rf_id mask = rf_reshape(g, m->mask, rf_shape2((int64_t)m->B * m->T, m->t));
-    for (int layer = 0; layer < layers; layer++)
+    for (int layer = 0; layer < layers; layer++) {
+        char tap[RF_NAME_LEN];
         h = self_block(m, h, mask, layer);
+        snprintf(tap, sizeof tap, "blrp.self.%d.out", layer);
+        rf_tap_add(g, tap, h, RF_TAP_VALUE, rf_shape3(m->B, (int64_t)m->T * m->t, m->d), 0);
+    }
     rf_id all = rf_reshape(g, h, rf_shape4(m->B, m->T, m->t, m->d));
     for (int s = 0; s < m->T; s++) {
         m->self[s] = segment(m, all, s);
@@ -294,12 +305,16 @@ static void tap_latent(const blrp *m, rf_id node, const char *pass, int i)
     rf_tap_add(m->g, name, node, RF_TAP_GRAD, s, 0);
 }
 
-/* X̃_i = Θ_X(S_i, latent) for segment s (i = s + 1). */
+/* X̃_i = Θ_X(S_i, latent) for segment s (i = s + 1), tapped as
+ * blrp.segment.<pass>.<i>. */
 static rf_id theta_x(const blrp *m, const cross_set *c, int s, rf_id latent, const char *pass)
 {
     char tap[RF_NAME_LEN];
     snprintf(tap, sizeof tap, "blrp.segment.%s.%d.reads_latent", pass, s + 1);
-    return attend(m, m->self[s], c->query[s], project_kv(m, latent, c->x), RF_NONE, c->x, tap);
+    rf_id x = attend(m, m->self[s], c->query[s], project_kv(m, latent, c->x), RF_NONE, c->x, tap);
+    snprintf(tap, sizeof tap, "blrp.segment.%s.%d", pass, s + 1);
+    rf_tap_add(m->g, tap, x, RF_TAP_VALUE, rf_shape3(m->B, m->t, m->d), 0);
+    return x;
 }
 
 /* Θ_L(query, keys) for segment s, keys masked by key_mask [B, keys]. */

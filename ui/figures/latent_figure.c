@@ -17,21 +17,106 @@ static const char *const pass_name[2] = {"forward", "backward"};
 
 void rf_latent_figure_init(rf_latent_figure *f)
 {
-    *f = (rf_latent_figure){.segment = 1};
+    *f = (rf_latent_figure){.segment = 1, .layer = {RF_LATENT_LAYER_LATENT, 0}};
     snprintf(f->message, sizeof f->message, "No latent states yet: start training");
 }
 
-static void release(rf_latent_figure *f)
+void rf_latent_layer_name(rf_latent_layer layer, char *buf, size_t size)
+{
+    if (layer.kind == RF_LATENT_LAYER_SELF)
+        snprintf(buf, size, "Θ_SELF %d", layer.self);
+    else
+        snprintf(buf, size, "%s", layer.kind == RF_LATENT_LAYER_CROSS ? "Θ_X" : "Θ_L (latent)");
+}
+
+/* What a layer's block holds, for titles. */
+static const char *layer_content(rf_latent_layer layer)
+{
+    return layer.kind == RF_LATENT_LAYER_SELF    ? "token states"
+           : layer.kind == RF_LATENT_LAYER_CROSS ? "segment after reading the latent"
+                                                 : "latent block";
+}
+
+/* ---- blocks: rows x d per pass and segment ---- */
+
+static void blocks_release(rf_latent_blocks *b)
 {
     for (int p = 0; p < 2; p++) {
-        free(f->states[p]);
-        free(f->filled[p]);
+        free(b->data[p]);
+        free(b->filled[p]);
+        free(b->absmax[p]);
+    }
+    *b = (rf_latent_blocks){0};
+}
+
+static void blocks_forget(rf_latent_blocks *b, int segments)
+{
+    for (int p = 0; p < 2 && b->data[p] != NULL; p++)
+        for (int s = 0; s < segments; s++) {
+            b->filled[p][s] = false;
+            b->absmax[p][s] = 0;
+        }
+}
+
+static bool blocks_alloc(rf_latent_blocks *b, int segments, int rows, int d)
+{
+    blocks_release(b);
+    b->rows = rows;
+    for (int p = 0; p < 2; p++) {
+        b->data[p] = calloc((size_t)segments * rows * d, sizeof(float));
+        b->filled[p] = calloc((size_t)segments, sizeof(bool));
+        b->absmax[p] = calloc((size_t)segments, sizeof(double));
+        if (b->data[p] == NULL || b->filled[p] == NULL || b->absmax[p] == NULL) {
+            blocks_release(b);
+            return false;
+        }
+    }
+    return true;
+}
+
+static double max_abs(const float *v, size_t n)
+{
+    float m = 0;
+    for (size_t i = 0; i < n; i++) {
+        float a = fabsf(v[i]);
+        m = a > m ? a : m;    /* NaN compares false: skipped */
+    }
+    return m;
+}
+
+/* Copy one block in; returns where it went. */
+static const float *blocks_set(rf_latent_blocks *b, int d, rf_latent_pass pass, int segment, const float *src)
+{
+    size_t block = (size_t)b->rows * d;
+    float *dst = b->data[pass] + (size_t)(segment - 1) * block;
+    memcpy(dst, src, block * sizeof *dst);
+    b->filled[pass][segment - 1] = true;
+    b->absmax[pass][segment - 1] = max_abs(dst, block);
+    return dst;
+}
+
+/* The blocks the chosen layer shows. */
+static const rf_latent_blocks *shown(const rf_latent_figure *f)
+{
+    return f->layer.kind == RF_LATENT_LAYER_LATENT ? &f->latent : &f->tokens;
+}
+
+static bool shown_filled(const rf_latent_figure *f)
+{
+    const rf_latent_blocks *b = shown(f);
+    return b->filled[f->pass] != NULL && b->filled[f->pass][f->segment - 1];
+}
+
+/* ---- the figure's data ---- */
+
+static void release(rf_latent_figure *f)
+{
+    blocks_release(&f->latent);
+    blocks_release(&f->tokens);
+    for (int p = 0; p < 2; p++) {
         free(f->norms[p]);
-        free(f->absmax[p]);
         free(f->grad_norms[p]);
-        f->states[p] = NULL;
-        f->filled[p] = NULL;
-        f->norms[p] = f->absmax[p] = f->grad_norms[p] = NULL;
+        f->norms[p] = f->grad_norms[p] = NULL;
     }
     f->segments = f->l = f->d = 0;
 }
@@ -57,12 +142,11 @@ void rf_latent_figure_set_title(rf_latent_figure *f, const char *title)
 
 void rf_latent_figure_forget(rf_latent_figure *f)
 {
+    blocks_forget(&f->latent, f->segments);
+    blocks_forget(&f->tokens, f->segments);
     for (int p = 0; p < 2 && f->segments > 0; p++)
-        for (int s = 0; s < f->segments; s++) {
-            f->filled[p][s] = false;
+        for (int s = 0; s < f->segments; s++)
             f->norms[p][s] = f->grad_norms[p][s] = NAN;
-            f->absmax[p][s] = 0;
-        }
 }
 
 bool rf_latent_figure_resize(rf_latent_figure *f, int segments, int l, int d)
@@ -71,17 +155,12 @@ bool rf_latent_figure_resize(rf_latent_figure *f, int segments, int l, int d)
         return true;
     release(f);
     rf_heatmap_clear(&f->heat);
-    if (segments < 1 || l < 1 || d < 1)
+    if (segments < 1 || l < 1 || d < 1 || !blocks_alloc(&f->latent, segments, l, d))
         return false;
-    size_t block = (size_t)l * d;
     for (int p = 0; p < 2; p++) {
-        f->states[p] = calloc((size_t)segments * block, sizeof(float));
-        f->filled[p] = calloc((size_t)segments, sizeof(bool));
         f->norms[p] = malloc((size_t)segments * sizeof(double));
-        f->absmax[p] = malloc((size_t)segments * sizeof(double));
         f->grad_norms[p] = malloc((size_t)segments * sizeof(double));
-        if (f->states[p] == NULL || f->filled[p] == NULL || f->norms[p] == NULL || f->absmax[p] == NULL ||
-            f->grad_norms[p] == NULL) {
+        if (f->norms[p] == NULL || f->grad_norms[p] == NULL) {
             release(f);
             return false;
         }
@@ -103,29 +182,22 @@ static double frobenius(const float *v, size_t n)
     return sqrt(s);
 }
 
-static double max_abs(const float *v, size_t n)
-{
-    float m = 0;
-    for (size_t i = 0; i < n; i++) {
-        float a = fabsf(v[i]);
-        m = a > m ? a : m;    /* NaN compares false: skipped */
-    }
-    return m;
-}
-
 /* The heatmap follows the chosen block; its colour range is symmetric
- * around 0 over every block of the pass, so scrubbing keeps one scale.
- * Each block's max |v| is kept from set_state, so this costs O(segments). */
+ * around 0 over every block of the pass and layer, so scrubbing keeps one
+ * scale. Each block's max |v| is kept when it is set, so this costs
+ * O(segments). */
 static void refresh_heat(rf_latent_figure *f)
 {
-    if (f->segments == 0)
+    const rf_latent_blocks *b = shown(f);
+    if (f->segments == 0 || b->data[f->pass] == NULL) {
+        rf_heatmap_clear(&f->heat);
         return;
-    size_t block = (size_t)f->l * f->d;
-    const float *all = f->states[f->pass];
+    }
+    size_t block = (size_t)b->rows * f->d;
     double m = 1e-12;
     for (int s = 0; s < f->segments; s++)
-        m = fmax(m, f->absmax[f->pass][s]);
-    rf_heatmap_set(&f->heat, all + (size_t)(f->segment - 1) * block, f->l, f->d, -m, m);
+        m = fmax(m, b->absmax[f->pass][s]);
+    rf_heatmap_set(&f->heat, b->data[f->pass] + (size_t)(f->segment - 1) * block, b->rows, f->d, -m, m);
     f->heat.colormap = RF_COLORMAP_DIVERGING;   /* signed states: white is 0 */
     rf_heatmap_changed(&f->heat);
 }
@@ -134,12 +206,8 @@ void rf_latent_figure_set_state(rf_latent_figure *f, rf_latent_pass pass, int se
 {
     if (segment < 1 || segment > f->segments || state == NULL)
         return;
-    size_t block = (size_t)f->l * f->d;
-    float *dst = f->states[pass] + (size_t)(segment - 1) * block;
-    memcpy(dst, state, block * sizeof *dst);
-    f->filled[pass][segment - 1] = true;
-    f->norms[pass][segment - 1] = frobenius(dst, block);
-    f->absmax[pass][segment - 1] = max_abs(dst, block);
+    const float *dst = blocks_set(&f->latent, f->d, pass, segment, state);
+    f->norms[pass][segment - 1] = frobenius(dst, (size_t)f->l * f->d);
     refresh_heat(f);
 }
 
@@ -150,11 +218,34 @@ void rf_latent_figure_set_grad(rf_latent_figure *f, rf_latent_pass pass, int seg
     f->grad_norms[pass][segment - 1] = frobenius(grad, (size_t)f->l * f->d);
 }
 
+void rf_latent_figure_set_tokens(rf_latent_figure *f, rf_latent_pass pass, int segment, const float *block)
+{
+    if (segment < 1 || segment > f->segments || block == NULL || f->tokens.data[pass] == NULL)
+        return;
+    blocks_set(&f->tokens, f->d, pass, segment, block);
+    refresh_heat(f);
+}
+
 void rf_latent_figure_select(rf_latent_figure *f, int segment, rf_latent_pass pass)
 {
     f->segment = segment < 1 ? 1 : segment > f->segments && f->segments > 0 ? f->segments : segment;
     f->pass = pass;
     refresh_heat(f);
+}
+
+bool rf_latent_figure_set_layer(rf_latent_figure *f, rf_latent_layer layer, int rows)
+{
+    bool same = layer.kind == f->layer.kind && layer.self == f->layer.self;
+    f->layer = layer;
+    bool ok = layer.kind == RF_LATENT_LAYER_LATENT;
+    if (ok || rows < 1)
+        blocks_release(&f->tokens);
+    else if (!same || rows != f->tokens.rows || f->tokens.data[0] == NULL)
+        ok = f->segments > 0 && blocks_alloc(&f->tokens, f->segments, rows, f->d);
+    else
+        ok = true;
+    refresh_heat(f);
+    return ok;
 }
 
 /* ---- layout ---- */
@@ -169,9 +260,15 @@ static bool has_any(const rf_latent_figure *f)
 {
     for (int p = 0; p < 2; p++)
         for (int s = 0; s < f->segments; s++)
-            if (f->filled[p][s] || isfinite(f->grad_norms[p][s]))
+            if (f->latent.filled[p][s] || isfinite(f->grad_norms[p][s]) ||
+                (f->tokens.filled[p] != NULL && f->tokens.filled[p][s]))
                 return true;
     return false;
+}
+
+static const char *row_name(const rf_latent_figure *f)
+{
+    return f->layer.kind == RF_LATENT_LAYER_LATENT ? "latent row" : "token";
 }
 
 static layout lay_out(const rf_latent_figure *f, double width, double height, const rf_zoom *zoom)
@@ -179,7 +276,7 @@ static layout lay_out(const rf_latent_figure *f, double width, double height, co
     layout l = {0};
     double strip_h = fmax(120, STRIP_SHARE * height);
     rf_rect top = {8, TITLE_H, fmax(1, width - BAR_W - 16), fmax(1, height - TITLE_H - strip_h - 8)};
-    rf_matrix_panel_layout(&l.heat, top, f->l, f->d, zoom, false);
+    rf_matrix_panel_layout(&l.heat, top, shown(f)->rows, f->d, zoom, false);
     l.bar = (rf_rect){width - BAR_W + 4, l.heat.frame.y, 14, l.heat.frame.h};
     l.strip = (rf_rect){0, height - strip_h, fmax(1, width - LEGEND_W), strip_h};
     l.legend = (rf_rect){l.strip.w, l.strip.y, width - l.strip.w, strip_h};
@@ -235,6 +332,17 @@ static void draw_strip(const rf_latent_figure *f, cairo_t *cr, const layout *l)
     rf_plot_end(&p);
 }
 
+void rf_latent_figure_block_title(const rf_latent_figure *f, char *buf, size_t size)
+{
+    char layer[32];
+    rf_latent_layer_name(f->layer, layer, sizeof layer);
+    if (f->segments == 0 || !shown_filled(f))
+        snprintf(buf, size, "%s", "");
+    else
+        snprintf(buf, size, "segment %d · %s · %s: %s, %d × %d", f->segment, pass_name[f->pass], layer,
+                 layer_content(f->layer), shown(f)->rows, f->d);
+}
+
 static void draw(void *data, cairo_t *cr, double width, double height, const rf_zoom *zoom)
 {
     rf_latent_figure *f = data;
@@ -249,14 +357,15 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     rf_set_color(cr, (rf_rgb){0.1, 0.1, 0.1}, 1);
     rf_draw_text(cr, 12, 6, 0, 0, RF_PLOT_TITLE, true, f->title);
     layout l = lay_out(f, width, height, zoom);
-    char title[96];
-    if (f->filled[f->pass][f->segment - 1]) {
-        snprintf(title, sizeof title, "Latent block of segment %d, %s pass", f->segment, pass_name[f->pass]);
-        rf_matrix_panel_draw(&l.heat, cr, &f->heat, title, "latent row", "model dimension", 0, 0);
+    char title[160], layer[32];
+    rf_latent_layer_name(f->layer, layer, sizeof layer);
+    if (shown_filled(f)) {
+        rf_latent_figure_block_title(f, title, sizeof title);
+        rf_matrix_panel_draw(&l.heat, cr, &f->heat, title, row_name(f), "model dimension", 0, 0);
         rf_colorbar_of(cr, l.bar, f->heat.vmin, f->heat.vmax, "value", RF_COLORMAP_DIVERGING);
     } else {
-        snprintf(title, sizeof title, "The %s pass has no latent state for segment %d", pass_name[f->pass],
-                 f->segment);
+        snprintf(title, sizeof title, "The %s pass has no %s (%s) for segment %d", pass_name[f->pass],
+                 layer_content(f->layer), layer, f->segment);
         rf_draw_message(cr, l.heat.frame, title);
     }
     draw_strip(f, cr, &l);
@@ -271,10 +380,15 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
         return false;
     layout l = lay_out(f, width, height, zoom);
     int row, col;
-    if (f->filled[f->pass][f->segment - 1] && rf_matrix_panel_cell_at(&l.heat, &f->heat, x, y, &row, &col)) {
+    if (shown_filled(f) && rf_matrix_panel_cell_at(&l.heat, &f->heat, x, y, &row, &col)) {
         float v = f->heat.data[(size_t)row * f->d + col];
-        snprintf(text, size, "segment %d %s, latent row %d, dimension %d: %.4g", f->segment, pass_name[f->pass],
-                 row, col, v);
+        char layer[32] = "";
+        if (f->layer.kind != RF_LATENT_LAYER_LATENT) {
+            rf_latent_layer_name(f->layer, layer + 2, sizeof layer - 2);
+            memcpy(layer, ", ", 2);
+        }
+        snprintf(text, size, "segment %d %s%s, %s %d, dimension %d: %.4g", f->segment, pass_name[f->pass], layer,
+                 row_name(f), row, col, v);
         return true;
     }
     if (y < l.strip.y || y > l.strip.y + l.strip.h)

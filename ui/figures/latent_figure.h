@@ -1,8 +1,10 @@
-/* The BLRP latent-state figure: the latent block L_i (l rows x d columns)
- * of one segment and pass as a heatmap, and underneath a strip of the
- * per-segment norms ||L_i|| of both passes and the norms of their gradients
- * (from the ".grad" taps of the last inspection pass) against the segment
- * index, the chosen segment marked.
+/* The BLRP latent-state figure: one block of a chosen segment, pass and
+ * layer of BLRP's depth as a heatmap (rows down, model dimensions across):
+ * the latent block L_i (l rows, Θ_L, the default), segment i's token states
+ * S_i after a Θ_SELF layer or X̃_i after Θ_X (t rows each). Underneath, a
+ * strip of the per-segment latent norms ||L_i|| of both passes and the norms
+ * of their gradients (from the ".grad" taps of the last inspection pass)
+ * against the segment index, the chosen segment marked.
  */
 #ifndef RF_LATENT_FIGURE_H
 #define RF_LATENT_FIGURE_H
@@ -12,17 +14,39 @@
 
 typedef enum rf_latent_pass { RF_LATENT_FORWARD, RF_LATENT_BACKWARD } rf_latent_pass;
 
+typedef enum rf_latent_layer_kind {
+    RF_LATENT_LAYER_LATENT,      /* Θ_L: the latent block L_i */
+    RF_LATENT_LAYER_SELF,        /* Θ_SELF k: segment i's token states S_i after layer k */
+    RF_LATENT_LAYER_CROSS,       /* Θ_X: X̃_i, the segment after reading the latent */
+} rf_latent_layer_kind;
+
+typedef struct rf_latent_layer {
+    rf_latent_layer_kind kind;
+    int self;                    /* RF_LATENT_LAYER_SELF: k, 1..model.layers */
+} rf_latent_layer;
+
+/* The layer's short name ("Θ_SELF 2", "Θ_X", "Θ_L (latent)"). */
+void rf_latent_layer_name(rf_latent_layer layer, char *buf, size_t size);
+
+/* One rows x d block per pass and segment. */
+typedef struct rf_latent_blocks {
+    int rows;
+    float *data[2];              /* per pass: segments x rows x d; NULL until sized */
+    bool *filled[2];             /* per pass and segment: a block arrived */
+    double *absmax[2];           /* max |v| per pass and segment, 0 when absent */
+} rf_latent_blocks;
+
 typedef struct rf_latent_figure {
     char message[200];           /* shown while there is nothing to draw */
     char title[160];
     int segments, l, d;          /* segments are numbered 1..segments */
-    float *states[2];            /* per pass: segments x l x d; NULL until sized */
-    bool *filled[2];             /* per pass and segment: a state arrived */
+    rf_latent_blocks latent;     /* L_i, l rows */
+    rf_latent_blocks tokens;     /* the chosen layer's S_i or X̃_i when it is not the latent */
     double *norms[2];            /* ||L_i|| per pass and segment, NaN when absent */
-    double *absmax[2];           /* max |L_i| per pass and segment, 0 when absent */
     double *grad_norms[2];       /* ||dLoss/dL_i||, NaN when absent */
     int segment;                 /* the chosen segment (1-based) */
     rf_latent_pass pass;
+    rf_latent_layer layer;       /* the layer the heatmap shows */
     rf_heatmap heat;
 } rf_latent_figure;
 
@@ -41,6 +65,19 @@ void rf_latent_figure_set_state(rf_latent_figure *f, rf_latent_pass pass, int se
 void rf_latent_figure_set_grad(rf_latent_figure *f, rf_latent_pass pass, int segment, const float *grad);
 /* Choose what the heatmap shows. */
 void rf_latent_figure_select(rf_latent_figure *f, int segment, rf_latent_pass pass);
+/* Choose the layer shown; a Θ_SELF or Θ_X layer has `rows` token rows per
+ * segment (the segment length t; 0: none arrived, the figure says so). The
+ * token blocks are forgotten when the layer or its size changes. False when
+ * a token layer has no blocks (rows 0, out of memory). */
+bool rf_latent_figure_set_layer(rf_latent_figure *f, rf_latent_layer layer, int rows);
+/* Copy the rows x d token block of `segment` (1-based) of a pass, for the
+ * chosen Θ_SELF or Θ_X layer. */
+void rf_latent_figure_set_tokens(rf_latent_figure *f, rf_latent_pass pass, int segment, const float *block);
+
+/* The heatmap's title, naming segment, pass and layer ("segment 3 ·
+ * forward · Θ_SELF 2: token states, 100 × 64"); empty when the chosen block
+ * has not arrived. */
+void rf_latent_figure_block_title(const rf_latent_figure *f, char *buf, size_t size);
 
 rf_figure rf_latent_figure_get(rf_latent_figure *f);
 

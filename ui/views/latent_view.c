@@ -1,8 +1,12 @@
-/* The Latent view (BLRP): the latent block of a chosen segment and pass
- * with per-segment norms and gradient norms underneath
- * (ui/figures/latent_figure.h). It watches every "blrp.latent.<pass>.<i>"
- * tap and its ".grad" (l x d floats each: small) while visible; a segment
- * slider and a forward/backward toggle choose the block shown. */
+/* The Latent view (BLRP): a block of a chosen segment, pass and layer of
+ * BLRP's depth (the latent block L_i by default; segment i's token states
+ * after a Θ_SELF layer, or X̃_i after Θ_X) with the per-segment latent norms
+ * and gradient norms underneath (ui/figures/latent_figure.h). While visible
+ * it watches every "blrp.latent.<pass>.<i>" tap and its ".grad" (l x d
+ * floats each: small) for the norms, and the chosen layer's taps only:
+ * "blrp.self.<k>.out" for Θ_SELF k+1, every "blrp.segment.<pass>.<i>" for
+ * Θ_X. A segment slider and a forward/backward toggle choose the block
+ * shown among those; the Layer drop-down chooses what is watched. */
 #include <stdio.h>
 #include <string.h>
 
@@ -19,7 +23,10 @@ typedef struct latent_view {
     GtkToggleButton *forward, *backward;
     int segments;
     gboolean has[2];                /* the model has a forward / backward pass */
-    GPtrArray *taps;                /* the names watched (char *) */
+    int self_layers;                /* Θ_SELF layers with a blrp.self.<k>.out tap */
+    gboolean has_cross;             /* blrp.segment.<pass>.<i> taps exist */
+    GPtrArray *taps;                /* the latent taps, watched for the norms (char *) */
+    GPtrArray *layer_taps;          /* the chosen layer's taps, watched too (char *) */
 } latent_view;
 
 static void latent_view_free(gpointer data)
@@ -27,6 +34,7 @@ static void latent_view_free(gpointer data)
     latent_view *v = data;
     rf_latent_figure_free(&v->figure);
     g_ptr_array_unref(v->taps);
+    g_ptr_array_unref(v->layer_taps);
     g_free(v);
 }
 
@@ -35,18 +43,64 @@ static rf_latent_pass chosen_pass(latent_view *v)
     return gtk_toggle_button_get_active(v->backward) ? RF_LATENT_BACKWARD : RF_LATENT_FORWARD;
 }
 
-/* The latent taps of the model: states and gradients of every segment. */
+/* The Layer drop-down's entries from the top of BLRP's depth down: Θ_L
+ * (latent), Θ_X, Θ_SELF K .. 1. */
+static rf_latent_layer layer_at(const latent_view *v, guint i)
+{
+    if (i == 0 || (int)i > v->self_layers + (v->has_cross ? 1 : 0))
+        return (rf_latent_layer){RF_LATENT_LAYER_LATENT, 0};
+    if (v->has_cross && i == 1)
+        return (rf_latent_layer){RF_LATENT_LAYER_CROSS, 0};
+    return (rf_latent_layer){RF_LATENT_LAYER_SELF, v->self_layers + 1 - (int)i + (v->has_cross ? 1 : 0)};
+}
+
+static rf_latent_layer chosen_layer(const latent_view *v)
+{
+    return layer_at(v, rf_probe_picker_get_layer(&v->picker));
+}
+
+static void list_layers(latent_view *v)
+{
+    guint n = 1 + (v->has_cross ? 1 : 0) + (guint)v->self_layers;
+    g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < n; i++) {
+        char name[32];
+        rf_latent_layer_name(layer_at(v, i), name, sizeof name);
+        g_ptr_array_add(labels, g_strdup(name));
+    }
+    rf_probe_picker_set_layers(&v->picker, (const char *const *)labels->pdata, n);
+}
+
+/* The chosen layer's taps: S after Θ_SELF layer k, or X̃ of every segment
+ * of both passes (so the pass toggle needs no new watch). */
+static void collect_layer_taps(latent_view *v)
+{
+    g_ptr_array_set_size(v->layer_taps, 0);
+    rf_latent_layer layer = chosen_layer(v);
+    if (layer.kind == RF_LATENT_LAYER_SELF)
+        g_ptr_array_add(v->layer_taps, g_strdup_printf("blrp.self.%d.out", layer.self - 1));
+    for (int p = 0; layer.kind == RF_LATENT_LAYER_CROSS && p < 2; p++)
+        for (int seg = 1; v->has[p] && seg <= v->segments; seg++)
+            g_ptr_array_add(v->layer_taps, g_strdup_printf("blrp.segment.%s.%d", p == 0 ? "fwd" : "bwd", seg));
+}
+
+/* The latent taps of the model (states and gradients of every segment) and
+ * the layers it has. */
 static void collect_taps(gpointer data)
 {
     latent_view *v = data;
     g_ptr_array_set_size(v->taps, 0);
-    v->segments = 0;
-    v->has[0] = v->has[1] = FALSE;
+    v->segments = v->self_layers = 0;
+    v->has[0] = v->has[1] = v->has_cross = FALSE;
     const char *const *taps = rf_session_list_taps(v->session);
     for (int i = 0; taps != NULL && taps[i] != NULL; i++) {
         char pass[4];
         int seg, end = 0;
         const char *t = taps[i];
+        if (sscanf(t, "blrp.self.%d.out%n", &seg, &end) == 1 && t[end] == '\0')
+            v->self_layers = MAX(v->self_layers, seg + 1);
+        else if (sscanf(t, "blrp.segment.%3[a-z].%d%n", pass, &seg, &end) == 2 && t[end] == '\0')
+            v->has_cross = TRUE;
         if (sscanf(t, "blrp.latent.%3[a-z].%d%n", pass, &seg, &end) != 2 ||
             (t[end] != '\0' && strcmp(t + end, ".grad") != 0))
             continue;
@@ -60,12 +114,57 @@ static void collect_taps(gpointer data)
     gtk_widget_set_sensitive(GTK_WIDGET(v->backward), v->has[1]);
     if (!v->has[0] && v->has[1])
         gtk_toggle_button_set_active(v->backward, TRUE);
+    list_layers(v);
 }
 
 static void watch(latent_view *v)
 {
-    if (gtk_widget_get_mapped(GTK_WIDGET(v->plot)))
-        rf_probe_picker_watch(&v->picker, (const char *const *)v->taps->pdata, (int)v->taps->len);
+    collect_layer_taps(v);
+    if (!gtk_widget_get_mapped(GTK_WIDGET(v->plot)))
+        return;
+    g_autoptr(GPtrArray) all = g_ptr_array_new();
+    g_ptr_array_extend(all, v->taps, NULL, NULL);
+    g_ptr_array_extend(all, v->layer_taps, NULL, NULL);
+    rf_probe_picker_watch(&v->picker, (const char *const *)all->pdata, (int)all->len);
+}
+
+/* The chosen layer's blocks from the snapshot shown: S [T·t, d] cut into
+ * segments (the same for both passes), X̃_i [t, d] per pass and segment. */
+static void show_layer(latent_view *v)
+{
+    rf_latent_figure *f = &v->figure;
+    rf_latent_layer layer = chosen_layer(v);
+    if (layer.kind == RF_LATENT_LAYER_LATENT || f->segments == 0) {
+        rf_latent_figure_set_layer(f, layer, 0);
+        return;
+    }
+    gboolean sized = FALSE;
+    for (guint i = 0; i < v->layer_taps->len; i++) {
+        const char *name = g_ptr_array_index(v->layer_taps, i);
+        gboolean pooled = FALSE;
+        const rf_probe_value *p = rf_probe_picker_find(&v->picker, name, &pooled);
+        if (p == NULL || !p->filled || pooled || p->shape.ndim != 2 || p->shape.dim[1] != f->d)
+            continue;
+        char pass[4];
+        int seg;
+        if (layer.kind == RF_LATENT_LAYER_SELF) {
+            int rows = (int)(p->shape.dim[0] / f->segments);
+            if (rows < 1 || !rf_latent_figure_set_layer(f, layer, rows))
+                break;
+            sized = TRUE;
+            for (int s = 1; s <= f->segments; s++)
+                for (int k = 0; k < 2; k++)
+                    rf_latent_figure_set_tokens(f, (rf_latent_pass)k, s, p->data + (size_t)(s - 1) * rows * f->d);
+        } else if (sscanf(name, "blrp.segment.%3[a-z].%d", pass, &seg) == 2) {
+            if (!sized)
+                sized = rf_latent_figure_set_layer(f, layer, (int)p->shape.dim[0]);
+            if (sized && p->shape.dim[0] == f->tokens.rows)
+                rf_latent_figure_set_tokens(f, strcmp(pass, "bwd") == 0 ? RF_LATENT_BACKWARD : RF_LATENT_FORWARD,
+                                            seg, p->data);
+        }
+    }
+    if (!sized)   /* nothing of this layer in the snapshot: the figure says so */
+        rf_latent_figure_set_layer(f, layer, 0);
 }
 
 static void refresh(gpointer data)
@@ -107,9 +206,12 @@ static void refresh(gpointer data)
     }
     if (!sized)
         g_strlcpy(f->message, "Waiting for the next inspection pass of the running model", sizeof f->message);
+    show_layer(v);
     rf_latent_figure_select(f, (int)gtk_range_get_value(v->segment), chosen_pass(v));
-    char map[64];
-    g_snprintf(map, sizeof map, "segment %d · pass %d", (int)gtk_range_get_value(v->segment), (int)chosen_pass(v));
+    char map[96], layer[32];
+    rf_latent_layer_name(f->layer, layer, sizeof layer);
+    g_snprintf(map, sizeof map, "segment %d · pass %d · %s", (int)gtk_range_get_value(v->segment),
+               (int)chosen_pass(v), layer);
     rf_plot_view_show_map(v->plot, map);
     char sample[64], title[128];
     rf_probe_picker_describe(&v->picker, sample, sizeof sample);
@@ -118,7 +220,7 @@ static void refresh(gpointer data)
     rf_plot_view_queue_draw(v->plot);
 }
 
-/* The sample changed: watch it. */
+/* The sample or the layer changed: watch it. */
 static void on_choice(gpointer data)
 {
     latent_view *v = data;
@@ -150,17 +252,22 @@ GtkWidget *rf_latent_view_new(RfSession *s)
     latent_view *v = g_new0(latent_view, 1);
     v->session = s;
     v->taps = g_ptr_array_new_with_free_func(g_free);
+    v->layer_taps = g_ptr_array_new_with_free_func(g_free);
     rf_latent_figure_init(&v->figure);
     rf_figure f = rf_latent_figure_get(&v->figure);
     GtkWidget *plot = rf_plot_view_new(&f, TRUE);
     v->plot = RF_PLOT_VIEW(plot);
 
-    rf_probe_picker_init(&v->picker, s, NULL, on_choice, v);
+    rf_probe_picker_init(&v->picker, s, "_Layer", on_choice, v);
+    gtk_widget_set_tooltip_text(GTK_WIDGET(v->picker.layer),
+                                "BLRP's depth at the chosen segment: the latent block (Θ_L), the segment after "
+                                "reading the latent (Θ_X) or its token states after a self-attention layer (Θ_SELF)");
     GtkWidget *label = gtk_label_new_with_mnemonic("S_egment");
     v->segment = GTK_RANGE(gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 1, 2, 1));
     gtk_scale_set_digits(GTK_SCALE(v->segment), 0);
     gtk_scale_set_draw_value(GTK_SCALE(v->segment), TRUE);
     gtk_widget_set_size_request(GTK_WIDGET(v->segment), 240, -1);
+    gtk_widget_set_tooltip_text(GTK_WIDGET(v->segment), "Which segment to show (1-based, as in the tap names)");
     gtk_label_set_mnemonic_widget(GTK_LABEL(label), GTK_WIDGET(v->segment));
     gtk_box_append(GTK_BOX(v->picker.box), label);
     gtk_box_append(GTK_BOX(v->picker.box), GTK_WIDGET(v->segment));
