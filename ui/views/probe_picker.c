@@ -95,7 +95,8 @@ void rf_probe_picker_update_steps(rf_probe_picker *p)
     gtk_scale_clear_marks(p->step);
     for (int i = 0; i < n; i++)
         gtk_scale_add_mark(p->step, i, GTK_POS_BOTTOM, NULL);
-    gtk_scale_add_mark(p->step, n, GTK_POS_BOTTOM, "live");
+    if (n > 0)   /* with nothing stored the value label alone says "live", where this mark would sit */
+        gtk_scale_add_mark(p->step, n, GTK_POS_BOTTOM, "live");
     gtk_range_set_range(GTK_RANGE(p->step), 0, MAX(n, 1));
     gtk_range_set_value(GTK_RANGE(p->step), at >= 0 ? at : n);
     gtk_widget_set_sensitive(GTK_WIDGET(p->step), n > 0);
