@@ -31,6 +31,7 @@ static void rf_session_dispose(GObject *object)
         g_queue_free_full(s->queue, (GDestroyNotify)rf_queued_run_free);
         s->queue = NULL;
     }
+    rf_session_runs_clear(s);
     s->current = NULL;
     g_clear_pointer(&s->runs, g_ptr_array_unref);
     G_OBJECT_CLASS(rf_session_parent_class)->dispose(object);
@@ -69,6 +70,7 @@ static void rf_session_class_init(RfSessionClass *klass)
     sig[RF_SESSION_RUN_FAILED] = new_signal("run-failed", 1, G_TYPE_STRING);
     sig[RF_SESSION_QUEUE_CHANGED] = new_signal("queue-changed", 0);
     sig[RF_SESSION_INSPECTED_CHANGED] = new_signal("inspected-changed", 0);
+    sig[RF_SESSION_OVERLAYS_CHANGED] = new_signal("overlays-changed", 0);
 }
 
 static void rf_session_init(RfSession *s)
@@ -78,6 +80,7 @@ static void rf_session_init(RfSession *s)
     s->runs = g_ptr_array_new_with_free_func((GDestroyNotify)rf_run_data_free);
     s->queue = g_queue_new();
     s->inspected = g_ptr_array_new_with_free_func((GDestroyNotify)rf_inspected_release);
+    s->overlays = g_ptr_array_new_with_free_func((GDestroyNotify)rf_run_data_free);
     s->wanted.split = RF_SPLIT_VAL;
 }
 
@@ -164,6 +167,7 @@ static void take_message(RfSession *s, rf_msg *m, drained *d)
         break;
     case RF_MSG_METRICS:
         rf_run_data_append(run, &m->metrics);
+        rf_session_record_metrics(s, &m->metrics);
         run->peak_bytes = MAX(run->peak_bytes, (double)m->peak_bytes);
         s->step = m->step;
         d->metrics = TRUE;
@@ -224,6 +228,8 @@ static gboolean drain(RfSession *s)
         rf_run_data_update_summary(s->current);
         s->last_summary = now;
     }
+    if (d.run_ended)
+        rf_session_record_finish(s);
     if (d.data)
         g_signal_emit(s, rf_session_signals[RF_SESSION_DATA_CHANGED], 0);
     if (d.inspected)
@@ -258,6 +264,7 @@ void rf_session_retire_worker(RfSession *s)
     rf_worker_end(s->worker);
     rf_worker_join(s->worker);
     drain(s);
+    rf_session_record_finish(s);
     g_clear_pointer(&s->worker, rf_worker_free);
     g_clear_pointer(&s->taps, g_strfreev);
 }
@@ -284,7 +291,7 @@ static char *run_name(RfSession *s, const rf_config *cfg)
 }
 
 void rf_session_adopt_worker(RfSession *s, rf_worker *w, const rf_config *cfg, const char *name,
-                             RfRunState state, int64_t step)
+                             RfRunState state, int64_t step, gboolean record)
 {
     g_autofree char *default_name = name == NULL ? run_name(s, cfg) : NULL;
     s->current = rf_run_data_new(name != NULL ? name : default_name, cfg);
@@ -295,6 +302,8 @@ void rf_session_adopt_worker(RfSession *s, rf_worker *w, const rf_config *cfg, c
     s->step = step;
     if (s->drain_source == 0)
         s->drain_source = g_timeout_add(DRAIN_INTERVAL_MS, on_drain_tick, s);
+    if (record)
+        rf_session_record_start(s);
     set_state(s, state);
 }
 
@@ -314,7 +323,7 @@ gboolean rf_session_start_run(RfSession *s, const rf_config *cfg, const char *na
                                                                                     : NULL;
     s->current_follows_cfg = follows_cfg;
     rf_worker *w = rf_worker_new(cfg, data, NULL, FALSE, &s->wanted);
-    rf_session_adopt_worker(s, w, cfg, name, RF_RUN_LOADING, 0);
+    rf_session_adopt_worker(s, w, cfg, name, RF_RUN_LOADING, 0, TRUE);
     return TRUE;
 }
 
@@ -354,6 +363,7 @@ void rf_session_stop(RfSession *s)
         return;
     rf_worker_end(s->worker);
     drain(s);
+    rf_session_record_finish(s);
 }
 
 rf_run_data *rf_session_get_current_run(RfSession *s)

@@ -134,20 +134,27 @@ struct _RfSession {
 
     GQueue *queue;                 /* of rf_queued_run * */
     gboolean queue_running;
+
+    char *runs_dir;                /* where runs are recorded (session_runs.c), or NULL: nowhere */
+    struct rf_run_record *record;  /* the current run's folder being written, or NULL */
+    GPtrArray *overlays;           /* of rf_run_data *: runs of the runs folder drawn beside the session's */
 };
 
 enum { RF_SESSION_STATE_CHANGED, RF_SESSION_METRICS_CHANGED, RF_SESSION_PROBES_CHANGED,
        RF_SESSION_CONFIG_CHANGED, RF_SESSION_DATA_CHANGED, RF_SESSION_RUN_FAILED,
-       RF_SESSION_QUEUE_CHANGED, RF_SESSION_INSPECTED_CHANGED, RF_SESSION_N_SIGNALS };
+       RF_SESSION_QUEUE_CHANGED, RF_SESSION_INSPECTED_CHANGED, RF_SESSION_OVERLAYS_CHANGED,
+       RF_SESSION_N_SIGNALS };
 extern guint rf_session_signals[RF_SESSION_N_SIGNALS];
 
 /* Start a run of cfg named `name` (NULL: "<task> · <encoder>" with " #n"
  * for repeats), replacing the current one. */
 gboolean rf_session_start_run(RfSession *s, const rf_config *cfg, const char *name, gboolean follows_cfg,
                               GError **error);
-/* Hand a worker with a ready trainer to the session as its current run. */
+/* Hand a worker with a ready trainer to the session as its current run;
+ * `record`: write it to a new folder of the runs folder (a new run, not a
+ * checkpoint's continuation). */
 void rf_session_adopt_worker(RfSession *s, rf_worker *w, const rf_config *cfg, const char *name,
-                             RfRunState state, int64_t step);
+                             RfRunState state, int64_t step, gboolean record);
 /* Stop and free the current run's worker after reading its last messages
  * (without starting queued runs). */
 void rf_session_retire_worker(RfSession *s);
@@ -158,6 +165,14 @@ void rf_session_replace_data(RfSession *s, rf_data_ref *data);
 gboolean rf_session_forget_inspected(RfSession *s);
 /* Record a failure and emit "run-failed". */
 void rf_session_report_failure(RfSession *s, const char *message);
+/* The current run's folder in the runs folder (session_runs.c): made with
+ * its config.ini when the run starts, a metrics row appended as each
+ * arrives, and at the end the checkpoint (not for a failed run). A folder
+ * that cannot be written reports a failure; the run goes on unrecorded. */
+void rf_session_record_start(RfSession *s);
+void rf_session_record_metrics(RfSession *s, const rf_metrics *m);
+void rf_session_record_finish(RfSession *s);
+void rf_session_runs_clear(RfSession *s);
 /* The queue: start its next run when it is running and nothing else is. */
 void rf_session_queue_advance(RfSession *s);
 void rf_queued_run_free(rf_queued_run *q);
