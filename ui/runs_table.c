@@ -7,6 +7,7 @@
 
 #include "../config/config_file.h"
 #include "../core/train.h"
+#include "plot/plot.h"
 
 #define METRICS_HEADER "step,split,loss,accuracy,lr,seconds"
 /* A run whose metrics.csv changed this recently is taken to be training. */
@@ -16,15 +17,6 @@ const char *rf_run_status_name(rf_run_status status)
 {
     static const char *const names[] = {"running", "finished", "stopped", "failed"};
     return names[status];
-}
-
-void rf_format_duration(double seconds, char *buf, size_t size)
-{
-    long s = isfinite(seconds) ? lround(seconds) : 0;
-    if (s >= 3600)
-        g_snprintf(buf, size, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
-    else
-        g_snprintf(buf, size, "%ld:%02ld", s / 60, s % 60);
 }
 
 /* ---- one run folder ---- */
@@ -175,9 +167,11 @@ static guint64 folder_stamp(const char *dir, gint64 *metrics_mtime, gboolean *ha
     return stamp;
 }
 
-static void derive_status(rf_run_entry *e)
+static void derive_status(rf_run_entry *e, const rf_runs_table *t)
 {
-    if (e->has_test)
+    if (t != NULL && t->live_dir != NULL && strcmp(t->live_dir, e->dir) == 0)
+        e->status = t->live_status;
+    else if (e->has_test)
         e->status = RF_RUN_STATUS_FINISHED;
     else if (g_get_real_time() - e->metrics_mtime < (gint64)ACTIVE_SECONDS * G_USEC_PER_SEC)
         e->status = RF_RUN_STATUS_RUNNING;
@@ -210,7 +204,7 @@ rf_run_entry *rf_run_entry_load(const char *dir, GError **error)
         rf_run_entry_unref(e);
         return NULL;
     }
-    derive_status(e);
+    derive_status(e, NULL);
     return e;
 }
 
@@ -271,7 +265,7 @@ char *rf_run_entry_cell(const rf_run_entry *e, const char *column)
     if (strcmp(column, "tags") == 0)
         return g_strdup(e->tags);
     if (strcmp(column, "duration") == 0) {
-        rf_format_duration(e->seconds, buf, sizeof buf);
+        rf_format_duration(round(e->seconds), buf, sizeof buf);
         return g_strdup(buf);
     }
     if (number_of(e, column, &v)) {
@@ -322,6 +316,7 @@ void rf_runs_table_free(rf_runs_table *t)
         return;
     g_ptr_array_unref(t->entries);
     g_ptr_array_unref(t->warnings);
+    g_free(t->live_dir);
     g_free(t->root);
     g_free(t);
 }
@@ -334,6 +329,14 @@ rf_run_entry *rf_runs_table_find(const rf_runs_table *t, const char *dir)
             return e;
     }
     return NULL;
+}
+
+void rf_runs_table_set_live(rf_runs_table *t, const char *dir, rf_run_status status)
+{
+    char *copy = g_strdup(dir);
+    g_free(t->live_dir);
+    t->live_dir = copy;
+    t->live_status = status;
 }
 
 static int by_folder(gconstpointer a, gconstpointer b)
@@ -363,7 +366,7 @@ gboolean rf_runs_table_refresh(rf_runs_table *t)
         gboolean checkpoint = FALSE;
         if (old != NULL && folder_stamp(dir, &mtime, &checkpoint) == old->stamp) {
             rf_run_status was = old->status;
-            derive_status(old);
+            derive_status(old, t);
             changed |= old->status != was;
             g_ptr_array_add(fresh, rf_run_entry_ref(old));
             continue;
@@ -372,6 +375,7 @@ gboolean rf_runs_table_refresh(rf_runs_table *t)
         rf_run_entry *e = rf_run_entry_load(dir, &error);
         changed = TRUE;
         if (e != NULL) {
+            derive_status(e, t);
             g_ptr_array_add(fresh, e);
         } else {
             char *warning = g_strdup_printf("left out %s", error->message);

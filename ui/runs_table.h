@@ -68,12 +68,17 @@ typedef struct rf_runs_table {
     char *root;
     GPtrArray *entries;       /* of rf_run_entry *, by folder name */
     GPtrArray *warnings;      /* of char *: the folders left out at the last refresh, and why */
+    char *live_dir;           /* the folder of the run this process trains, or NULL */
+    rf_run_status live_status;
 } rf_runs_table;
 
 rf_runs_table *rf_runs_table_new(const char *root);
 void rf_runs_table_free(rf_runs_table *t);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rf_runs_table, rf_runs_table_free)
 
+/* The run this process trains (dir NULL: none) has the status its trainer
+ * reports, not the one its files suggest; takes effect at the next refresh. */
+void rf_runs_table_set_live(rf_runs_table *t, const char *dir, rf_run_status status);
 /* Read the runs folder again: new folders are added, gone ones dropped,
  * changed ones reread (a missing runs folder is an empty table). Returns
  * whether the entries changed. */
@@ -82,8 +87,5 @@ gboolean rf_runs_table_refresh(rf_runs_table *t);
 rf_run_entry *rf_runs_table_find(const rf_runs_table *t, const char *dir);
 /* The config keys whose values differ between the entries (g_strfreev). */
 char **rf_runs_table_differing_keys(const rf_runs_table *t);
-
-/* 192 s -> "3:12", 4000 s -> "1:06:40" */
-void rf_format_duration(double seconds, char *buf, size_t size);
 
 #endif

@@ -127,7 +127,8 @@ void rf_session_remove_overlay(RfSession *s, const char *dir)
     guint i = find_overlay(s, dir);
     if (i == G_MAXUINT)
         return;
-    g_ptr_array_remove_index(s->overlays, i);
+    /* freed after the views have let go of it */
+    g_autoptr(rf_run_data) gone = g_ptr_array_steal_index(s->overlays, i);
     g_signal_emit(s, rf_session_signals[RF_SESSION_OVERLAYS_CHANGED], 0);
 }
 
