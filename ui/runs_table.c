@@ -307,6 +307,7 @@ rf_runs_table *rf_runs_table_new(const char *root)
     t->root = g_strdup(root);
     t->entries = g_ptr_array_new_with_free_func((GDestroyNotify)rf_run_entry_unref);
     t->warnings = g_ptr_array_new_with_free_func(g_free);
+    t->left_out = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     return t;
 }
 
@@ -316,6 +317,7 @@ void rf_runs_table_free(rf_runs_table *t)
         return;
     g_ptr_array_unref(t->entries);
     g_ptr_array_unref(t->warnings);
+    g_hash_table_unref(t->left_out);
     g_free(t->live_dir);
     g_free(t->root);
     g_free(t);
@@ -337,6 +339,15 @@ void rf_runs_table_set_live(rf_runs_table *t, const char *dir, rf_run_status sta
     g_free(t->live_dir);
     t->live_dir = copy;
     t->live_status = status;
+}
+
+/* The warning about `dir` of the refresh before, kept. */
+static void keep_warning(rf_runs_table *t, GPtrArray *warned, const char *dir)
+{
+    g_autofree char *prefix = g_strdup_printf("left out %s", dir);
+    for (guint i = 0; i < warned->len; i++)
+        if (g_str_has_prefix(g_ptr_array_index(warned, i), prefix))
+            g_ptr_array_add(t->warnings, g_strdup(g_ptr_array_index(warned, i)));
 }
 
 static int by_folder(gconstpointer a, gconstpointer b)
@@ -364,25 +375,31 @@ gboolean rf_runs_table_refresh(rf_runs_table *t)
         rf_run_entry *old = rf_runs_table_find(t, dir);
         gint64 mtime = 0;
         gboolean checkpoint = FALSE;
-        if (old != NULL && folder_stamp(dir, &mtime, &checkpoint) == old->stamp) {
+        guint64 stamp = folder_stamp(dir, &mtime, &checkpoint);
+        if (old != NULL && stamp == old->stamp) {
             rf_run_status was = old->status;
             derive_status(old, t);
             changed |= old->status != was;
             g_ptr_array_add(fresh, rf_run_entry_ref(old));
             continue;
         }
+        const char *bad = g_hash_table_lookup(t->left_out, dir);
+        if (bad != NULL && g_ascii_strtoull(bad, NULL, 10) == stamp) {   /* still the same malformed folder */
+            keep_warning(t, warned, dir);
+            continue;
+        }
         g_autoptr(GError) error = NULL;
         rf_run_entry *e = rf_run_entry_load(dir, &error);
         changed = TRUE;
         if (e != NULL) {
+            g_hash_table_remove(t->left_out, dir);
             derive_status(e, t);
             g_ptr_array_add(fresh, e);
         } else {
-            char *warning = g_strdup_printf("left out %s", error->message);
-            /* once per problem, not at every refresh */
-            if (!g_ptr_array_find_with_equal_func(warned, warning, g_str_equal, NULL))
-                g_message("runs folder: %s", warning);
-            g_ptr_array_add(t->warnings, warning);
+            g_hash_table_insert(t->left_out, g_strdup(dir), g_strdup_printf("%" G_GUINT64_FORMAT, stamp));
+            g_autofree char *warning = g_strdup_printf("left out %s", error->message);
+            g_message("runs folder: %s", warning);
+            g_ptr_array_add(t->warnings, g_steal_pointer(&warning));
         }
     }
     changed |= fresh->len != t->entries->len;

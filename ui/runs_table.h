@@ -68,6 +68,7 @@ typedef struct rf_runs_table {
     char *root;
     GPtrArray *entries;       /* of rf_run_entry *, by folder name */
     GPtrArray *warnings;      /* of char *: the folders left out at the last refresh, and why */
+    GHashTable *left_out;     /* folder -> its stamp when it was left out: not read again until it changes */
     char *live_dir;           /* the folder of the run this process trains, or NULL */
     rf_run_status live_status;
 } rf_runs_table;

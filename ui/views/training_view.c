@@ -28,7 +28,8 @@ static gboolean has_dir(GPtrArray *runs, const char *dir)
 static void update_runs(RfPlotView *plot, RfSession *s)
 {
     GPtrArray *runs = rf_session_get_runs(s), *overlays = rf_session_get_overlays(s);
-    g_autoptr(GPtrArray) drawn = g_ptr_array_copy(runs, NULL, NULL);
+    g_autoptr(GPtrArray) drawn = g_ptr_array_new();   /* borrowed runs */
+    g_ptr_array_extend(drawn, runs, NULL, NULL);
     for (guint i = 0; i < overlays->len; i++) {
         rf_run_data *r = g_ptr_array_index(overlays, i);
         if (!has_dir(runs, r->dir))
