@@ -89,9 +89,8 @@ static void setup_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer
 {
     (void)f;
     GtkWidget *label = gtk_label_new(NULL);
+    /* never cut: the columns take their widest cell, and the list scrolls */
     gtk_label_set_xalign(GTK_LABEL(label), numeric != NULL ? 1.0f : 0.0f);
-    gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_END);
-    gtk_label_set_width_chars(GTK_LABEL(label), 4);
     gtk_list_item_set_child(item, label);
 }
 
@@ -102,9 +101,9 @@ static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer 
     g_autofree char *text = rf_run_entry_cell(e, column);
     GtkWidget *label = gtk_list_item_get_child(item);
     gtk_label_set_text(GTK_LABEL(label), text);
-    /* the whole text where it may be cut, and where the run lives */
-    g_autofree char *tip = strcmp(column, "name") == 0 ? g_strdup_printf("%s\n%s", text, e->dir) : NULL;
-    gtk_widget_set_tooltip_text(label, tip != NULL ? tip : text);
+    /* where the run lives */
+    g_autofree char *tip = strcmp(column, "name") == 0 ? g_strdup(e->dir) : NULL;
+    gtk_widget_set_tooltip_text(label, tip);
 }
 
 static int compare_rows(gconstpointer a, gconstpointer b, gpointer column)
@@ -572,8 +571,6 @@ static GtkColumnView *build_list(runs_view *v)
     g_object_unref(draw);
     for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++) {
         GtkColumnViewColumn *c = text_column(fixed[i].title, fixed[i].column, fixed[i].numeric);
-        if (i == 0)
-            gtk_column_view_column_set_fixed_width(c, 260);
         gtk_column_view_append_column(list, c);
         g_object_unref(c);
     }
@@ -597,6 +594,7 @@ GtkWidget *rf_runs_view_new(RfSession *s)
 
     v->list = build_list(v);
     v->warnings = GTK_LABEL(gtk_label_new(NULL));
+    gtk_widget_set_name(GTK_WIDGET(v->warnings), "runs-warnings");
     gtk_widget_add_css_class(GTK_WIDGET(v->warnings), "dim-label");
     gtk_label_set_wrap(v->warnings, TRUE);
     gtk_label_set_selectable(v->warnings, TRUE);
