@@ -177,7 +177,9 @@ static void check_training_recorded(RfWindow *win, GtkColumnView *list, const ch
                g_str_has_prefix(text, "step,split,loss,accuracy,lr,seconds\n") && strstr(text, "\n30,test,") != NULL,
            "with config.ini and metrics.csv up to the test row, as `train` writes them");
     tap_ok(g_file_test(checkpoint, G_FILE_TEST_EXISTS), "and the checkpoint of its end");
-    spin_for(1.0);   /* the view hears of the ended run */
+    /* the view heard of the ended run, and shows it when it comes on screen */
+    gtk_stack_set_visible_child_name(rf_window_get_stack(win), "runs");
+    spin_for(1.0);
     int i = row_of(list, folder);
     const rf_run_entry *e = entry_at(list, i);
     tap_ok(e != NULL && e->status == RF_RUN_STATUS_FINISHED && e->steps == 30,

@@ -6,7 +6,8 @@
  * tagged and moved to the trash; the check column picks the runs the
  * Training view draws beside the session's.
  *
- * The list follows the folder: it is read when the view is made, when a
+ * The list follows the folder: it is read when the view is made (its rows
+ * are built when it is first shown), when a
  * folder appears or goes (a GFileMonitor), when a run of the session
  * starts or ends, every few seconds while the view is on screen (so a CLI
  * run's steps move on), and on Reload. A refresh rereads only the folders
@@ -26,6 +27,12 @@
 /* Folder events come in bursts (a run folder's three files): wait them out. */
 #define SETTLE_MS 300
 
+/* The columns every list has (ui/runs_table.h's names), and their titles. */
+static const char *const fixed_columns[] = {"name", "encoder", "data", "status", "steps",
+                                            "best_val", "test", "duration", "tags"};
+static const char *const fixed_titles[] = {"Name", "Encoder", "Data set", "Status", "Steps",
+                                           "Best val", "Test", "Time", "Tags"};
+
 typedef struct runs_view {
     GtkWidget *widget;
     RfSession *session;
@@ -34,8 +41,9 @@ typedef struct runs_view {
     GtkColumnView *list;
     GtkSelectionModel *selection;   /* over the sorted rows */
     GPtrArray *key_columns;         /* of GtkColumnViewColumn: the differing config keys */
+    GHashTable *widths;             /* column -> its width in characters */
     char **keys;
-    gboolean shown;                 /* rows were built at least once */
+    gboolean stale;                 /* the rows are not those of the table (built only while on screen) */
     GtkLabel *summary, *warnings;
     GtkWidget *rename_entry, *tags_entry;
     GSimpleActionGroup *actions;
@@ -52,6 +60,7 @@ static void runs_view_free(runs_view *v)
     g_clear_object(&v->monitor);
     g_clear_object(&v->actions);
     g_clear_pointer(&v->key_columns, g_ptr_array_unref);
+    g_clear_pointer(&v->widths, g_hash_table_unref);
     g_strfreev(v->keys);
     rf_runs_table_free(v->table);
     g_free(v);
@@ -85,25 +94,43 @@ static gboolean is_overlay(RfSession *s, const char *dir)
 
 /* ---- cells ---- */
 
-static void setup_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer numeric)
+/* GtkInscription, not GtkLabel: GTK makes cells for up to 200 rows, and an
+ * inscription is sized from a character count instead of measuring its
+ * text; each column's count is its longest text, so none is cut. */
+typedef struct column_info {
+    runs_view *v;
+    char *column;
+} column_info;
+
+static void column_info_free(gpointer data, GClosure *closure)
 {
-    (void)f;
-    GtkWidget *label = gtk_label_new(NULL);
-    /* never cut: the columns take their widest cell, and the list scrolls */
-    gtk_label_set_xalign(GTK_LABEL(label), numeric != NULL ? 1.0f : 0.0f);
-    gtk_list_item_set_child(item, label);
+    (void)closure;
+    column_info *c = data;
+    g_free(c->column);
+    g_free(c);
 }
 
-static void bind_label(GtkSignalListItemFactory *f, GtkListItem *item, gpointer column)
+static void setup_cell(GtkSignalListItemFactory *f, GtkListItem *item, gpointer numeric)
+{
+    (void)f;
+    GtkWidget *cell = gtk_inscription_new(NULL);
+    gtk_inscription_set_xalign(GTK_INSCRIPTION(cell), numeric != NULL ? 1.0f : 0.0f);
+    gtk_inscription_set_text_overflow(GTK_INSCRIPTION(cell), GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END);
+    gtk_list_item_set_child(item, cell);
+}
+
+static void bind_cell(GtkSignalListItemFactory *f, GtkListItem *item, column_info *c)
 {
     (void)f;
     const rf_run_entry *e = entry_of(gtk_list_item_get_item(item));
-    g_autofree char *text = rf_run_entry_cell(e, column);
-    GtkWidget *label = gtk_list_item_get_child(item);
-    gtk_label_set_text(GTK_LABEL(label), text);
+    g_autofree char *text = rf_run_entry_cell(e, c->column);
+    GtkInscription *cell = GTK_INSCRIPTION(gtk_list_item_get_child(item));
+    guint chars = GPOINTER_TO_UINT(g_hash_table_lookup(c->v->widths, c->column));
+    gtk_inscription_set_min_chars(cell, chars);
+    gtk_inscription_set_nat_chars(cell, chars);
+    gtk_inscription_set_text(cell, text);
     /* where the run lives */
-    g_autofree char *tip = strcmp(column, "name") == 0 ? g_strdup(e->dir) : NULL;
-    gtk_widget_set_tooltip_text(label, tip);
+    gtk_widget_set_tooltip_text(GTK_WIDGET(cell), strcmp(c->column, "name") == 0 ? e->dir : NULL);
 }
 
 static int compare_rows(gconstpointer a, gconstpointer b, gpointer column)
@@ -111,17 +138,14 @@ static int compare_rows(gconstpointer a, gconstpointer b, gpointer column)
     return rf_run_entry_compare(entry_of((gpointer)a), entry_of((gpointer)b), column);
 }
 
-static void free_column_name(gpointer data, GClosure *closure)
-{
-    (void)closure;
-    g_free(data);
-}
-
-static GtkColumnViewColumn *text_column(const char *title, const char *column, gboolean numeric)
+static GtkColumnViewColumn *text_column(runs_view *v, const char *title, const char *column, gboolean numeric)
 {
     GtkListItemFactory *factory = gtk_signal_list_item_factory_new();
-    g_signal_connect(factory, "setup", G_CALLBACK(setup_label), numeric ? factory : NULL);
-    g_signal_connect_data(factory, "bind", G_CALLBACK(bind_label), g_strdup(column), free_column_name, 0);
+    column_info *info = g_new0(column_info, 1);
+    info->v = v;
+    info->column = g_strdup(column);
+    g_signal_connect(factory, "setup", G_CALLBACK(setup_cell), numeric ? factory : NULL);
+    g_signal_connect_data(factory, "bind", G_CALLBACK(bind_cell), info, column_info_free, 0);
     GtkColumnViewColumn *c = gtk_column_view_column_new(title, factory);
     GtkSorter *sorter = GTK_SORTER(gtk_custom_sorter_new(compare_rows, g_strdup(column), g_free));
     gtk_column_view_column_set_sorter(c, sorter);
@@ -129,6 +153,20 @@ static GtkColumnViewColumn *text_column(const char *title, const char *column, g
     gtk_column_view_column_set_resizable(c, TRUE);
     g_object_set_data_full(G_OBJECT(c), COLUMN_KEY, g_strdup(column), g_free);
     return c;
+}
+
+/* Each column's longest text, in characters (a little more: the average
+ * character is narrower than some). */
+static void measure_columns(runs_view *v, const char *const *columns, guint n)
+{
+    for (guint k = 0; k < n; k++) {
+        guint longest = 4;
+        for (guint i = 0; i < v->table->entries->len; i++) {
+            g_autofree char *text = rf_run_entry_cell(g_ptr_array_index(v->table->entries, i), columns[k]);
+            longest = MAX(longest, (guint)g_utf8_strlen(text, -1));
+        }
+        g_hash_table_insert(v->widths, g_strdup(columns[k]), GUINT_TO_POINTER(longest + 2));
+    }
 }
 
 /* ---- the overlay check ---- */
@@ -201,21 +239,20 @@ static GHashTable *selected_dirs(runs_view *v)
     return dirs;
 }
 
-static void update_key_columns(runs_view *v)
+static void update_key_columns(runs_view *v, char **keys)
 {
-    g_auto(GStrv) keys = rf_runs_table_differing_keys(v->table);
     if (v->keys != NULL && g_strv_equal((const char *const *)keys, (const char *const *)v->keys))
         return;
     for (guint i = 0; i < v->key_columns->len; i++)
         gtk_column_view_remove_column(v->list, g_ptr_array_index(v->key_columns, i));
     g_ptr_array_set_size(v->key_columns, 0);
     for (guint i = 0; keys[i] != NULL; i++) {
-        GtkColumnViewColumn *c = text_column(keys[i], keys[i], FALSE);
+        GtkColumnViewColumn *c = text_column(v, keys[i], keys[i], FALSE);
         gtk_column_view_append_column(v->list, c);
         g_ptr_array_add(v->key_columns, c);
     }
     g_strfreev(v->keys);
-    v->keys = g_steal_pointer(&keys);
+    v->keys = g_strdupv(keys);
 }
 
 static void update_summary(runs_view *v)
@@ -268,15 +305,20 @@ static void update_live(runs_view *v)
 static void update_actions(runs_view *v);
 
 /* Read the folder again; `force`: rebuild the rows even when nothing
- * changed (a rename, Reload). */
+ * changed (a rename, Reload). The rows are built only while the view is on
+ * screen: GTK makes widgets for up to 200 rows of a list, which for a full
+ * runs folder costs more than reading it (docs/bench-gui.md). */
 static void refresh(runs_view *v, gboolean force)
 {
     update_live(v);
-    gboolean changed = rf_runs_table_refresh(v->table);
-    if (changed || force || !v->shown) {
-        v->shown = TRUE;
+    v->stale |= rf_runs_table_refresh(v->table) || force;
+    if (v->stale && gtk_widget_get_mapped(v->widget)) {
+        v->stale = FALSE;
+        g_auto(GStrv) keys = rf_runs_table_differing_keys(v->table);
+        measure_columns(v, fixed_columns, G_N_ELEMENTS(fixed_columns));
+        measure_columns(v, (const char *const *)keys, g_strv_length(keys));
         rebuild_rows(v);
-        update_key_columns(v);
+        update_key_columns(v, keys);
     }
     update_summary(v);
     update_actions(v);
@@ -558,23 +600,17 @@ static GtkColumnView *build_list(runs_view *v)
     gtk_widget_set_name(GTK_WIDGET(list), "runs-list");
     gtk_column_view_set_show_column_separators(list, TRUE);
     gtk_column_view_set_reorderable(list, TRUE);
-    static const struct {
-        const char *title, *column;
-        gboolean numeric;
-    } fixed[] = {
-        {"Name", "name", FALSE},     {"Encoder", "encoder", FALSE}, {"Data set", "data", FALSE},
-        {"Status", "status", FALSE}, {"Steps", "steps", TRUE},      {"Best val", "best_val", TRUE},
-        {"Test", "test", TRUE},      {"Time", "duration", TRUE},    {"Tags", "tags", FALSE},
-    };
     GtkColumnViewColumn *draw = check_column(v);
     gtk_column_view_append_column(list, draw);
     g_object_unref(draw);
-    for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++) {
-        GtkColumnViewColumn *c = text_column(fixed[i].title, fixed[i].column, fixed[i].numeric);
+    for (size_t i = 0; i < G_N_ELEMENTS(fixed_columns); i++) {
+        gboolean numeric = i >= 4 && i <= 7;
+        GtkColumnViewColumn *c = text_column(v, fixed_titles[i], fixed_columns[i], numeric);
         gtk_column_view_append_column(list, c);
         g_object_unref(c);
     }
     v->key_columns = g_ptr_array_new_with_free_func(g_object_unref);
+    v->widths = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     g_signal_connect(v->selection, "selection-changed", G_CALLBACK(on_selection_changed), v);
     return list;
 }
@@ -616,6 +652,6 @@ GtkWidget *rf_runs_view_new(RfSession *s)
     g_signal_connect(v->widget, "map", G_CALLBACK(on_map), v);
     g_signal_connect(v->widget, "unmap", G_CALLBACK(on_unmap), v);
     g_signal_connect_object(s, "state-changed", G_CALLBACK(on_state_changed), v->widget, 0);
-    refresh(v, FALSE);
+    refresh(v, TRUE);
     return v->widget;
 }
