@@ -5,7 +5,9 @@
  * (XDG_DATA_HOME is a folder of the test, so the trash is too), a run
  * picked for the Training view's overlay, and a run trained in the
  * workbench written to a new folder of the runs folder and listed.
- * RF_SCREENSHOT_DIR set: also writes screenshot-runs.png there.
+ * RF_SCREENSHOT_DIR set: also writes screenshot-runs.png there, with the
+ * runs of the folder RF_SCREENSHOT_RUNS (e.g. bench/runs: their config.ini
+ * and metrics.csv are copied) listed beside the test's.
  */
 #include <string.h>
 
@@ -156,6 +158,34 @@ static char *new_folder(const char *runs, const char *const *before)
     return NULL;
 }
 
+/* For the screenshot: real runs beside the test's, two of them tagged.
+ * The copies keep their files' times (which tell a run still training from
+ * a stopped one), and a checkpoint is an empty stand-in. */
+static void copy_screenshot_runs(const char *runs)
+{
+    const char *from = g_getenv("RF_SCREENSHOT_RUNS");
+    g_autoptr(GDir) d = from != NULL ? g_dir_open(from, 0, NULL) : NULL;
+    for (const char *name; d != NULL && (name = g_dir_read_name(d)) != NULL;) {
+        static const char *const files[] = {"config.ini", "metrics.csv", "checkpoint.safetensors"};
+        g_autofree char *to = g_build_filename(runs, name, NULL);
+        g_mkdir_with_parents(to, 0700);
+        for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+            g_autofree char *src = g_build_filename(from, name, files[i], NULL), *dst = file_in(runs, name, files[i]);
+            g_autofree char *text = NULL;
+            gsize len = 0;
+            GStatBuf st;
+            if (g_stat(src, &st) != 0 || (i < 2 && !g_file_get_contents(src, &text, &len, NULL)))
+                continue;
+            g_file_set_contents(dst, i < 2 ? text : "", (gssize)len, NULL);
+            struct utimbuf times = {.actime = st.st_atime, .modtime = st.st_mtime};
+            g_utime(dst, &times);
+        }
+        g_autofree char *meta = file_in(runs, name, "run.ini");
+        if (g_str_has_suffix(name, "-full") || g_str_has_suffix(name, "-blrp"))
+            g_file_set_contents(meta, "[run]\ntags=baseline\n", -1, NULL);
+    }
+}
+
 static void check_training_recorded(RfWindow *win, GtkColumnView *list, const char *runs)
 {
     static const char *const before[] = {"2026-11-20_100000-blrp", "2026-11-21_100000-full", "not-a-run", NULL};
@@ -269,7 +299,9 @@ int main(int argc, char **argv)
 
     const char *shots = g_getenv("RF_SCREENSHOT_DIR");
     if (shots != NULL) {
+        copy_screenshot_runs(runs);
         gtk_stack_set_visible_child_name(rf_window_get_stack(win), "runs");
+        gtk_widget_activate_action(view, "runs.reload", NULL);
         spin_for(0.5);
         g_autoptr(GdkTexture) texture = render(GTK_WIDGET(win));
         g_autofree char *path = g_build_filename(shots, "screenshot-runs.png", NULL);

@@ -186,6 +186,18 @@ static void test_refresh(rf_runs_table *t)
     g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", gone);
     tap_ok(system(cmd) == 0 && rf_runs_table_refresh(t) && find(t, "c-failed") == NULL && t->entries->len == 3,
            "a folder that went is dropped");
+    /* a slow run: ten minutes between rows, the last written five minutes ago */
+    write_text("i-slow", "config.ini", "", -1);
+    write_text("i-slow", "metrics.csv", "step,split,loss,accuracy,lr,seconds\n10,train,2,0.1,0.001,600\n"
+                                        "20,train,2,0.1,0.001,1200\n", -1);
+    g_autofree char *slow_csv = g_build_filename(root, "i-slow", "metrics.csv", NULL);
+    struct utimbuf five_minutes = {.actime = time(NULL) - 300, .modtime = time(NULL) - 300};
+    g_utime(slow_csv, &five_minutes);
+    rf_runs_table_refresh(t);
+    const rf_run_entry *slow = find(t, "i-slow");
+    tap_ok(slow != NULL && slow->status == RF_RUN_STATUS_RUNNING,
+           "a run that logs every ten minutes is still running five minutes after its last row");
+
     g_autoptr(rf_runs_table) none = rf_runs_table_new("/nonexistent/rangefinder-runs");
     rf_runs_table_refresh(none);
     tap_ok(none->entries->len == 0 && none->warnings->len == 0, "a runs folder not made yet is an empty table");

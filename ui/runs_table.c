@@ -10,8 +10,10 @@
 #include "plot/plot.h"
 
 #define METRICS_HEADER "step,split,loss,accuracy,lr,seconds"
-/* A run whose metrics.csv changed this recently is taken to be training. */
+/* A run whose metrics.csv changed this recently is taken to be training,
+ * or within three of its last gaps between rows (a slow run logs rarely). */
 #define ACTIVE_SECONDS 60
+#define ACTIVE_GAPS 3
 
 const char *rf_run_status_name(rf_run_status status)
 {
@@ -81,6 +83,15 @@ static const char *skip_fields(const char *p, const char *stop, int skip)
     return p;
 }
 
+/* The `seconds` field of the row at `row` (0 for none). */
+static double row_seconds(const char *row, const char *end)
+{
+    if (row == NULL)
+        return 0;
+    const char *field = skip_fields(row, memchr(row, '\n', (size_t)(end - row)), 5);
+    return field != NULL ? g_ascii_strtod(field, NULL) : 0;
+}
+
 /* The summary of metrics.csv, read in one pass without keeping the rows (a
  * 5,000-step run has ~5,000 of them). A last line without its newline is
  * a row being written, and is left for the next read. */
@@ -93,7 +104,7 @@ static gboolean scan_metrics(rf_run_entry *e, const char *path, GError **error)
     if (len < sizeof METRICS_HEADER || strncmp(text, METRICS_HEADER, sizeof METRICS_HEADER - 1) != 0)
         return fail(error, path, 1, "not a metrics file (the first line should be '" METRICS_HEADER "')");
     const char *end = text + len, *line = memchr(text, '\n', len);
-    const char *last_row = NULL;
+    const char *last_row = NULL, *row_before = NULL;
     line = line != NULL ? line + 1 : end;
     for (guint number = 2; line < end; number++) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
@@ -119,14 +130,12 @@ static gboolean scan_metrics(rf_run_entry *e, const char *path, GError **error)
                 e->best_val = accuracy;
             }
         }
+        row_before = last_row;
         last_row = line;
         line = nl + 1;
     }
-    if (last_row != NULL) {
-        const char *nl = memchr(last_row, '\n', (size_t)(end - last_row));
-        const char *field = skip_fields(last_row, nl, 5);
-        e->seconds = field != NULL ? g_ascii_strtod(field, NULL) : 0;
-    }
+    e->seconds = row_seconds(last_row, end);
+    e->last_gap = row_before != NULL ? MAX(0.0, e->seconds - row_seconds(row_before, end)) : 0;
     return TRUE;
 }
 
@@ -173,7 +182,8 @@ static void derive_status(rf_run_entry *e, const rf_runs_table *t)
         e->status = t->live_status;
     else if (e->has_test)
         e->status = RF_RUN_STATUS_FINISHED;
-    else if (g_get_real_time() - e->metrics_mtime < (gint64)ACTIVE_SECONDS * G_USEC_PER_SEC)
+    else if ((double)(g_get_real_time() - e->metrics_mtime) / G_USEC_PER_SEC <
+             MAX(ACTIVE_SECONDS, ACTIVE_GAPS * e->last_gap))
         e->status = RF_RUN_STATUS_RUNNING;
     else
         e->status = e->has_checkpoint ? RF_RUN_STATUS_STOPPED : RF_RUN_STATUS_FAILED;

@@ -19,7 +19,8 @@
 #define RF_RUN_META_FILE "run.ini"
 
 typedef enum rf_run_status {
-    RF_RUN_STATUS_RUNNING,    /* no test row yet, and metrics.csv changed within the last minute */
+    RF_RUN_STATUS_RUNNING,    /* no test row yet, and metrics.csv changed within the last minute
+                                 (or three of its last gaps between rows, for a slow run) */
     RF_RUN_STATUS_FINISHED,   /* it has a test row (the trainer's last act) */
     RF_RUN_STATUS_STOPPED,    /* no test row, quiet, with a checkpoint to resume from */
     RF_RUN_STATUS_FAILED,     /* no test row, quiet, no checkpoint */
@@ -40,6 +41,7 @@ typedef struct rf_run_entry {
     double best_val;          /* best validation accuracy; NaN when none */
     double test_accuracy;     /* NaN when none */
     double seconds;           /* training time: the last row's `seconds` */
+    double last_gap;          /* seconds between its last two rows */
     /* what the status is derived from, and what the folder looked like when read */
     gboolean has_test, has_checkpoint;
     gint64 metrics_mtime;     /* µs since the epoch */
