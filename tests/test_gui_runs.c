@@ -300,6 +300,8 @@ int main(int argc, char **argv)
     const char *shots = g_getenv("RF_SCREENSHOT_DIR");
     if (shots != NULL) {
         copy_screenshot_runs(runs);
+        /* wider than the other screenshots: a few differing keys show */
+        gtk_window_set_default_size(GTK_WINDOW(win), 1900, 1000);
         gtk_stack_set_visible_child_name(rf_window_get_stack(win), "runs");
         gtk_widget_activate_action(view, "runs.reload", NULL);
         spin_for(0.5);

@@ -3,6 +3,7 @@
 struct _RfRunRow {
     GObject parent_instance;
     rf_run_entry *entry;
+    rf_run_status status;
 };
 
 G_DEFINE_FINAL_TYPE(RfRunRow, rf_run_row, G_TYPE_OBJECT)
@@ -27,10 +28,16 @@ RfRunRow *rf_run_row_new(rf_run_entry *entry)
 {
     RfRunRow *row = g_object_new(RF_TYPE_RUN_ROW, NULL);
     row->entry = rf_run_entry_ref(entry);
+    row->status = entry->status;
     return row;
 }
 
 rf_run_entry *rf_run_row_get_entry(RfRunRow *row)
 {
     return row->entry;
+}
+
+gboolean rf_run_row_shows(RfRunRow *row, const rf_run_entry *entry)
+{
+    return row->entry == entry && row->status == entry->status;
 }

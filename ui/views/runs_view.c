@@ -272,15 +272,33 @@ static void update_summary(runs_view *v)
     gtk_widget_set_visible(GTK_WIDGET(v->warnings), left_out > 0);
 }
 
-/* The rows anew from the table, keeping the selection. */
+/* The rows of the runs that changed, in place when the same folders are
+ * listed (GTK makes a row's widgets again only for those), else all of
+ * them anew; the selection is kept. */
 static void rebuild_rows(runs_view *v)
 {
     g_autoptr(GHashTable) selected = selected_dirs(v);
     GPtrArray *entries = v->table->entries;
-    g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_object_unref);
-    for (guint i = 0; i < entries->len; i++)
-        g_ptr_array_add(rows, rf_run_row_new(g_ptr_array_index(entries, i)));
-    g_list_store_splice(v->store, 0, g_list_model_get_n_items(G_LIST_MODEL(v->store)), rows->pdata, rows->len);
+    GListModel *store = G_LIST_MODEL(v->store);
+    guint n_old = g_list_model_get_n_items(store);
+    gboolean same_folders = n_old == entries->len;
+    for (guint i = 0; i < n_old && same_folders; i++) {
+        g_autoptr(RfRunRow) row = g_list_model_get_item(store, i);
+        same_folders = strcmp(rf_run_row_get_entry(row)->dir, ((rf_run_entry *)g_ptr_array_index(entries, i))->dir) == 0;
+    }
+    for (guint i = 0; i < entries->len && same_folders; i++) {
+        g_autoptr(RfRunRow) row = g_list_model_get_item(store, i);
+        if (!rf_run_row_shows(row, g_ptr_array_index(entries, i))) {
+            g_autoptr(RfRunRow) fresh = rf_run_row_new(g_ptr_array_index(entries, i));
+            g_list_store_splice(v->store, i, 1, (gpointer *)&fresh, 1);
+        }
+    }
+    if (!same_folders) {
+        g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_object_unref);
+        for (guint i = 0; i < entries->len; i++)
+            g_ptr_array_add(rows, rf_run_row_new(g_ptr_array_index(entries, i)));
+        g_list_store_splice(v->store, 0, n_old, rows->pdata, rows->len);
+    }
     GListModel *model = G_LIST_MODEL(v->selection);
     for (guint i = 0, n = g_list_model_get_n_items(model); i < n; i++) {
         g_autoptr(GObject) row = g_list_model_get_item(model, i);
