@@ -217,6 +217,17 @@ static void check_training_recorded(RfWindow *win, GtkColumnView *list, const ch
            e != NULL ? (long long)e->steps : -1LL);
     tap_ok(training_run_count(win) == 2, "the Training view draws the session's run and the picked one (%u)",
            training_run_count(win));
+
+    /* continued past its end: the same folder goes on */
+    tap_ok(rf_session_set_key(s, "train.steps", "40", NULL, NULL), "train.steps raised to 40");
+    g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);
+    spin_for(0.3);
+    tap_ok(spin_until(run_settled, s, 120.0) && rf_session_get_step(s) == 40, "the finished run continues to step 40");
+    g_autofree char *more = NULL;
+    g_file_get_contents(csv, &more, NULL, NULL);
+    g_autofree char *again = new_folder(runs, (const char *const[]){before[0], before[1], before[2], folder, NULL});
+    tap_ok(more != NULL && strstr(more, "\n40,test,") != NULL && again == NULL,
+           "its rows go on in the same metrics.csv, no new folder (%s)", again != NULL ? again : "none");
 }
 
 int main(int argc, char **argv)

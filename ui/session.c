@@ -229,7 +229,7 @@ static gboolean drain(RfSession *s)
         s->last_summary = now;
     }
     if (d.run_ended)
-        rf_session_record_finish(s);
+        rf_session_record_checkpoint(s);
     if (d.data)
         g_signal_emit(s, rf_session_signals[RF_SESSION_DATA_CHANGED], 0);
     if (d.inspected)
@@ -363,7 +363,7 @@ void rf_session_stop(RfSession *s)
         return;
     rf_worker_end(s->worker);
     drain(s);
-    rf_session_record_finish(s);
+    rf_session_record_checkpoint(s);
 }
 
 rf_run_data *rf_session_get_current_run(RfSession *s)

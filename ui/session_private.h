@@ -167,10 +167,13 @@ gboolean rf_session_forget_inspected(RfSession *s);
 void rf_session_report_failure(RfSession *s, const char *message);
 /* The current run's folder in the runs folder (session_runs.c): made with
  * its config.ini when the run starts, a metrics row appended as each
- * arrives, and at the end the checkpoint (not for a failed run). A folder
- * that cannot be written reports a failure; the run goes on unrecorded. */
+ * arrives, the checkpoint when the run ends or stops (not for a failed
+ * run; again if a finished run is continued), and closed with a last
+ * checkpoint when the run is replaced. A folder that cannot be written
+ * reports a failure; the run goes on unrecorded. */
 void rf_session_record_start(RfSession *s);
 void rf_session_record_metrics(RfSession *s, const rf_metrics *m);
+void rf_session_record_checkpoint(RfSession *s);
 void rf_session_record_finish(RfSession *s);
 void rf_session_runs_clear(RfSession *s);
 /* The queue: start its next run when it is running and nothing else is. */

@@ -16,6 +16,7 @@
 typedef struct rf_run_record {
     char *dir;
     rf_metrics_csv *csv;
+    int64_t saved_step;   /* the step of the last checkpoint written; -1: none */
 } rf_run_record;
 
 static void record_free(rf_run_record *r)
@@ -60,6 +61,7 @@ void rf_session_record_start(RfSession *s)
     }
     s->record = g_new0(rf_run_record, 1);
     s->record->dir = dir;
+    s->record->saved_step = -1;
     s->current->dir = g_strdup(dir);
     g_autofree char *ini = g_build_filename(dir, "config.ini", NULL);
     g_autofree char *csv = g_build_filename(dir, "metrics.csv", NULL);
@@ -75,19 +77,23 @@ void rf_session_record_metrics(RfSession *s, const rf_metrics *m)
         record_failed(s, error);
 }
 
-void rf_session_record_finish(RfSession *s)
+void rf_session_record_checkpoint(RfSession *s)
 {
-    if (s->record == NULL)
+    rf_run_record *r = s->record;
+    if (r == NULL || s->worker == NULL || s->state == RF_RUN_FAILED || s->step == 0 || s->step == r->saved_step)
         return;
     g_autoptr(GError) error = NULL;
+    g_autofree char *path = g_build_filename(r->dir, "checkpoint.safetensors", NULL);
     /* every row on disk before the checkpoint that covers them, as train does */
-    gboolean ok = rf_metrics_csv_sync(s->record->csv, &error);
-    if (ok && s->worker != NULL && s->state != RF_RUN_FAILED && s->step > 0) {
-        g_autofree char *path = g_build_filename(s->record->dir, "checkpoint.safetensors", NULL);
-        ok = rf_worker_save(s->worker, path, &error);
-    }
-    if (!ok)
+    if (rf_metrics_csv_sync(r->csv, &error) && rf_worker_save(s->worker, path, &error))
+        r->saved_step = s->step;
+    else
         record_failed(s, error);
+}
+
+void rf_session_record_finish(RfSession *s)
+{
+    rf_session_record_checkpoint(s);
     g_clear_pointer(&s->record, record_free);
 }
 
