@@ -167,7 +167,6 @@ static void take_message(RfSession *s, rf_msg *m, drained *d)
         break;
     case RF_MSG_METRICS:
         rf_run_data_append(run, &m->metrics);
-        rf_session_record_metrics(s, &m->metrics);
         run->peak_bytes = MAX(run->peak_bytes, (double)m->peak_bytes);
         s->step = m->step;
         d->metrics = TRUE;
@@ -193,6 +192,10 @@ static void take_message(RfSession *s, rf_msg *m, drained *d)
         d->run_ended = d->run_ended || m->state == RF_RUN_FINISHED || m->state == RF_RUN_FAILED;
         break;
     case RF_MSG_ERROR:
+        g_free(d->failure);
+        d->failure = g_steal_pointer(&m->text);
+        break;
+    case RF_MSG_RECORD_ERROR:
         g_free(d->failure);
         d->failure = g_steal_pointer(&m->text);
         break;
@@ -228,8 +231,6 @@ static gboolean drain(RfSession *s)
         rf_run_data_update_summary(s->current);
         s->last_summary = now;
     }
-    if (d.run_ended)
-        rf_session_record_checkpoint(s);
     if (d.data)
         g_signal_emit(s, rf_session_signals[RF_SESSION_DATA_CHANGED], 0);
     if (d.inspected)
@@ -264,7 +265,6 @@ void rf_session_retire_worker(RfSession *s)
     rf_worker_end(s->worker);
     rf_worker_join(s->worker);
     drain(s);
-    rf_session_record_finish(s);
     g_clear_pointer(&s->worker, rf_worker_free);
     g_clear_pointer(&s->taps, g_strfreev);
 }
@@ -291,10 +291,11 @@ static char *run_name(RfSession *s, const rf_config *cfg)
 }
 
 void rf_session_adopt_worker(RfSession *s, rf_worker *w, const rf_config *cfg, const char *name,
-                             RfRunState state, int64_t step, gboolean record)
+                             RfRunState state, int64_t step, const char *dir)
 {
     g_autofree char *default_name = name == NULL ? run_name(s, cfg) : NULL;
     s->current = rf_run_data_new(name != NULL ? name : default_name, cfg);
+    s->current->dir = g_strdup(dir);
     g_ptr_array_add(s->runs, s->current);
     /* The last snapshot is of the replaced run's model. */
     g_clear_pointer(&s->probe_data, rf_data_ref_release);
@@ -302,8 +303,6 @@ void rf_session_adopt_worker(RfSession *s, rf_worker *w, const rf_config *cfg, c
     s->step = step;
     if (s->drain_source == 0)
         s->drain_source = g_timeout_add(DRAIN_INTERVAL_MS, on_drain_tick, s);
-    if (record)
-        rf_session_record_start(s);
     set_state(s, state);
 }
 
@@ -322,8 +321,10 @@ gboolean rf_session_start_run(RfSession *s, const rf_config *cfg, const char *na
     rf_data_ref *data = s->data != NULL && rf_data_config_equal(&s->data->cfg, cfg) ? rf_data_ref_acquire(s->data)
                                                                                     : NULL;
     s->current_follows_cfg = follows_cfg;
-    rf_worker *w = rf_worker_new(cfg, data, NULL, FALSE, &s->wanted);
-    rf_session_adopt_worker(s, w, cfg, name, RF_RUN_LOADING, 0, TRUE);
+    g_autofree char *dir = NULL;
+    rf_run_record *record = rf_session_new_record(s, cfg, &dir);
+    rf_worker *w = rf_worker_new(cfg, data, NULL, FALSE, &s->wanted, record);
+    rf_session_adopt_worker(s, w, cfg, name, RF_RUN_LOADING, 0, dir);
     return TRUE;
 }
 
@@ -363,7 +364,6 @@ void rf_session_stop(RfSession *s)
         return;
     rf_worker_end(s->worker);
     drain(s);
-    rf_session_record_checkpoint(s);
 }
 
 rf_run_data *rf_session_get_current_run(RfSession *s)

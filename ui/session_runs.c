@@ -1,8 +1,8 @@
-/* The session and the runs folder: each new run recorded in its own folder
- * as `rangefinder train --runs DIR` lays it out (config/run_folder.h), and
- * the folder's runs picked to be drawn beside the session's. The writes are
- * cheap enough for the UI thread: config.ini once, one flushed line per
- * metrics row (at most a few hundred a second), the checkpoint once. */
+/* The session and the runs folder: each new run gets its own folder as
+ * `rangefinder train --runs DIR` lays it out (config/run_folder.h), made
+ * here with its config.ini (small, written once); the worker thread writes
+ * the rows and the checkpoint (session_worker.c). And the folder's runs
+ * picked to be drawn beside the session's. */
 #include <string.h>
 
 #include "../config/config_file.h"
@@ -13,16 +13,12 @@
 
 #define CONFIG_COMMENT " The full effective configuration of this run, written by the Rangefinder workbench."
 
-typedef struct rf_run_record {
-    char *dir;
-    rf_metrics_csv *csv;
-    int64_t saved_step;   /* the step of the last checkpoint written; -1: none */
-} rf_run_record;
-
-static void record_free(rf_run_record *r)
+void rf_run_record_free(rf_run_record *r)
 {
+    if (r == NULL)
+        return;
     rf_metrics_csv_close(r->csv);
-    g_free(r->dir);
+    g_free(r->checkpoint);
     g_free(r);
 }
 
@@ -37,64 +33,30 @@ const char *rf_session_get_runs_dir(RfSession *s)
     return s->runs_dir;
 }
 
-/* A recording that failed: the run goes on, unrecorded, and says so. */
-static void record_failed(RfSession *s, const GError *error)
+rf_run_record *rf_session_new_record(RfSession *s, const rf_config *cfg, char **dir)
 {
-    g_autofree char *message = g_strdup_printf("%s; the run goes on but is not recorded in the runs folder",
-                                               error->message);
-    g_clear_pointer(&s->record, record_free);
-    rf_session_report_failure(s, message);
-}
-
-void rf_session_record_start(RfSession *s)
-{
-    g_clear_pointer(&s->record, record_free);
-    if (s->runs_dir == NULL || s->current == NULL)
-        return;
-    const rf_config *cfg = &s->current->cfg;
+    *dir = NULL;
+    if (s->runs_dir == NULL)
+        return NULL;
     g_autofree char *label = g_strdup_printf("%s-%s", cfg->data.task, cfg->model.encoder);
     g_autoptr(GError) error = NULL;
-    char *dir = rf_run_folder_create(s->runs_dir, label, &error);
-    if (dir == NULL) {
-        record_failed(s, error);
-        return;
+    g_autofree char *made = rf_run_folder_create(s->runs_dir, label, &error);
+    g_autofree char *ini = made != NULL ? g_build_filename(made, "config.ini", NULL) : NULL;
+    g_autofree char *csv_path = made != NULL ? g_build_filename(made, "metrics.csv", NULL) : NULL;
+    rf_metrics_csv *csv = NULL;
+    if (made == NULL || !rf_config_write_ini(cfg, ini, CONFIG_COMMENT, &error) ||
+        (csv = rf_metrics_csv_create(csv_path, &error)) == NULL) {
+        g_autofree char *message = g_strdup_printf("%s; the run goes on but is not recorded in the runs folder",
+                                                   error->message);
+        rf_session_report_failure(s, message);
+        return NULL;
     }
-    s->record = g_new0(rf_run_record, 1);
-    s->record->dir = dir;
-    s->record->saved_step = -1;
-    s->current->dir = g_strdup(dir);
-    g_autofree char *ini = g_build_filename(dir, "config.ini", NULL);
-    g_autofree char *csv = g_build_filename(dir, "metrics.csv", NULL);
-    if (!rf_config_write_ini(cfg, ini, CONFIG_COMMENT, &error) ||
-        (s->record->csv = rf_metrics_csv_create(csv, &error)) == NULL)
-        record_failed(s, error);
-}
-
-void rf_session_record_metrics(RfSession *s, const rf_metrics *m)
-{
-    g_autoptr(GError) error = NULL;
-    if (s->record != NULL && !rf_metrics_csv_write(s->record->csv, m, &error))
-        record_failed(s, error);
-}
-
-void rf_session_record_checkpoint(RfSession *s)
-{
-    rf_run_record *r = s->record;
-    if (r == NULL || s->worker == NULL || s->state == RF_RUN_FAILED || s->step == 0 || s->step == r->saved_step)
-        return;
-    g_autoptr(GError) error = NULL;
-    g_autofree char *path = g_build_filename(r->dir, "checkpoint.safetensors", NULL);
-    /* every row on disk before the checkpoint that covers them, as train does */
-    if (rf_metrics_csv_sync(r->csv, &error) && rf_worker_save(s->worker, path, &error))
-        r->saved_step = s->step;
-    else
-        record_failed(s, error);
-}
-
-void rf_session_record_finish(RfSession *s)
-{
-    rf_session_record_checkpoint(s);
-    g_clear_pointer(&s->record, record_free);
+    rf_run_record *r = g_new0(rf_run_record, 1);
+    r->csv = csv;
+    r->checkpoint = g_build_filename(made, "checkpoint.safetensors", NULL);
+    r->saved_step = -1;
+    *dir = g_steal_pointer(&made);
+    return r;
 }
 
 /* --- overlays --- */
@@ -145,7 +107,6 @@ GPtrArray *rf_session_get_overlays(RfSession *s)
 
 void rf_session_runs_clear(RfSession *s)
 {
-    g_clear_pointer(&s->record, record_free);
     g_clear_pointer(&s->overlays, g_ptr_array_unref);
     g_clear_pointer(&s->runs_dir, g_free);
 }
