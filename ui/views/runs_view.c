@@ -21,7 +21,6 @@
 #include "run_row.h"
 
 #define VIEW_KEY "rf-runs-view"
-#define COLUMN_KEY "rf-column"
 /* While on screen, look for changes in the run folders this often. */
 #define POLL_SECONDS 5
 /* Folder events come in bursts (a run folder's three files): wait them out. */
@@ -51,13 +50,19 @@ typedef struct runs_view {
     guint settle_source, poll_source;
 } runs_view;
 
-static void runs_view_free(runs_view *v)
+/* The widget goes: nothing may refresh it any more. */
+static void on_destroy(GtkWidget *widget, runs_view *v)
 {
+    (void)widget;
     g_clear_handle_id(&v->settle_source, g_source_remove);
     g_clear_handle_id(&v->poll_source, g_source_remove);
     if (v->monitor != NULL)
         g_file_monitor_cancel(v->monitor);
     g_clear_object(&v->monitor);
+}
+
+static void runs_view_free(runs_view *v)
+{
     g_clear_object(&v->actions);
     g_clear_pointer(&v->key_columns, g_ptr_array_unref);
     g_clear_pointer(&v->widths, g_hash_table_unref);
@@ -151,7 +156,6 @@ static GtkColumnViewColumn *text_column(runs_view *v, const char *title, const c
     gtk_column_view_column_set_sorter(c, sorter);
     g_object_unref(sorter);
     gtk_column_view_column_set_resizable(c, TRUE);
-    g_object_set_data_full(G_OBJECT(c), COLUMN_KEY, g_strdup(column), g_free);
     return c;
 }
 
@@ -218,24 +222,32 @@ static GtkColumnViewColumn *check_column(runs_view *v)
     GtkListItemFactory *factory = gtk_signal_list_item_factory_new();
     g_signal_connect(factory, "setup", G_CALLBACK(setup_check), v);
     g_signal_connect(factory, "bind", G_CALLBACK(bind_check), v);
-    GtkColumnViewColumn *c = gtk_column_view_column_new("Draw", factory);
-    g_object_set_data_full(G_OBJECT(c), COLUMN_KEY, g_strdup("overlay"), g_free);
-    return c;
+    return gtk_column_view_column_new("Draw", factory);
 }
 
 /* ---- reading the folder ---- */
 
-static GHashTable *selected_dirs(runs_view *v)
+/* The selected rows' entries (references). */
+static GPtrArray *selected_entries(runs_view *v)
 {
-    GHashTable *dirs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify)rf_run_entry_unref);
     GListModel *model = G_LIST_MODEL(v->selection);
     g_autoptr(GtkBitset) set = gtk_selection_model_get_selection(v->selection);
     GtkBitsetIter it;
     guint i;
     for (gboolean ok = gtk_bitset_iter_init_first(&it, set, &i); ok; ok = gtk_bitset_iter_next(&it, &i)) {
         g_autoptr(GObject) row = g_list_model_get_item(model, i);
-        g_hash_table_add(dirs, g_strdup(entry_of(row)->dir));
+        g_ptr_array_add(out, rf_run_entry_ref(entry_of(row)));
     }
+    return out;
+}
+
+static GHashTable *selected_dirs(runs_view *v)
+{
+    GHashTable *dirs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_autoptr(GPtrArray) picked = selected_entries(v);
+    for (guint i = 0; i < picked->len; i++)
+        g_hash_table_add(dirs, g_strdup(((rf_run_entry *)g_ptr_array_index(picked, i))->dir));
     return dirs;
 }
 
@@ -393,20 +405,6 @@ static void on_state_changed(RfSession *s, GtkWidget *widget)
 
 /* ---- actions on the selected runs ---- */
 
-static GPtrArray *selected_entries(runs_view *v)
-{
-    GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify)rf_run_entry_unref);
-    GListModel *model = G_LIST_MODEL(v->selection);
-    g_autoptr(GtkBitset) set = gtk_selection_model_get_selection(v->selection);
-    GtkBitsetIter it;
-    guint i;
-    for (gboolean ok = gtk_bitset_iter_init_first(&it, set, &i); ok; ok = gtk_bitset_iter_next(&it, &i)) {
-        g_autoptr(GObject) row = g_list_model_get_item(model, i);
-        g_ptr_array_add(out, rf_run_entry_ref(entry_of(row)));
-    }
-    return out;
-}
-
 static void enable(runs_view *v, const char *name, gboolean on)
 {
     g_simple_action_set_enabled(G_SIMPLE_ACTION(g_action_map_lookup_action(G_ACTION_MAP(v->actions), name)), on);
@@ -414,12 +412,10 @@ static void enable(runs_view *v, const char *name, gboolean on)
 
 static void update_actions(runs_view *v)
 {
-    g_autoptr(GtkBitset) set = gtk_selection_model_get_selection(v->selection);
-    guint64 n = gtk_bitset_get_size(set);
-    enable(v, "rename", n == 1);
-    enable(v, "tag", n > 0);
-    enable(v, "delete", n > 0);
     g_autoptr(GPtrArray) picked = selected_entries(v);
+    enable(v, "rename", picked->len == 1);
+    enable(v, "tag", picked->len > 0);
+    enable(v, "delete", picked->len > 0);
     if (picked->len > 0) {
         const rf_run_entry *first = g_ptr_array_index(picked, 0);
         gtk_editable_set_text(GTK_EDITABLE(v->rename_entry), first->name);
@@ -440,36 +436,31 @@ static void show_error(runs_view *v, const char *what, const GError *error)
     rf_dialog_error(GTK_WINDOW(gtk_widget_get_root(v->widget)), what, error->message);
 }
 
-static void action_rename(GSimpleAction *a, GVariant *p, gpointer data)
+/* A new name (name != NULL) or new tags for every selected run. */
+static void set_meta_of_selected(runs_view *v, const char *name, const char *tags)
 {
-    (void)a;
-    runs_view *v = data;
     g_autoptr(GPtrArray) picked = selected_entries(v);
     g_autoptr(GError) error = NULL;
     for (guint i = 0; i < picked->len; i++) {
         rf_run_entry *e = g_ptr_array_index(picked, i);
-        if (!rf_run_entry_set_meta(e, g_variant_get_string(p, NULL), e->tags, &error)) {
-            show_error(v, "Could not rename the run", error);
+        if (!rf_run_entry_set_meta(e, name != NULL ? name : e->name, tags != NULL ? tags : e->tags, &error)) {
+            show_error(v, name != NULL ? "Could not rename the run" : "Could not tag the run", error);
             break;
         }
     }
     refresh(v, TRUE);
 }
 
+static void action_rename(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    set_meta_of_selected(data, g_variant_get_string(p, NULL), NULL);
+}
+
 static void action_tag(GSimpleAction *a, GVariant *p, gpointer data)
 {
     (void)a;
-    runs_view *v = data;
-    g_autoptr(GPtrArray) picked = selected_entries(v);
-    g_autoptr(GError) error = NULL;
-    for (guint i = 0; i < picked->len; i++) {
-        rf_run_entry *e = g_ptr_array_index(picked, i);
-        if (!rf_run_entry_set_meta(e, e->name, g_variant_get_string(p, NULL), &error)) {
-            show_error(v, "Could not tag the run", error);
-            break;
-        }
-    }
-    refresh(v, TRUE);
+    set_meta_of_selected(data, NULL, g_variant_get_string(p, NULL));
 }
 
 typedef struct trash_request {
@@ -667,6 +658,7 @@ GtkWidget *rf_runs_view_new(RfSession *s)
     v->monitor = g_file_monitor_directory(folder, G_FILE_MONITOR_WATCH_MOVES, NULL, NULL);
     if (v->monitor != NULL)
         g_signal_connect(v->monitor, "changed", G_CALLBACK(on_folder_changed), v);
+    g_signal_connect(v->widget, "destroy", G_CALLBACK(on_destroy), v);
     g_signal_connect(v->widget, "map", G_CALLBACK(on_map), v);
     g_signal_connect(v->widget, "unmap", G_CALLBACK(on_unmap), v);
     g_signal_connect_object(s, "state-changed", G_CALLBACK(on_state_changed), v->widget, 0);
