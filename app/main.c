@@ -87,7 +87,7 @@ static int run_gui(int argc, char **argv)
             return RF_EXIT_OK;
         }
         if (!take_option(argv, argc, &i, "--config", &config) && !take_option(argv, argc, &i, "--runs", &runs)) {
-            fprintf(stderr, "rangefinder gui: unexpected argument '%s' (see `rangefinder gui --help`)\n", argv[i]);
+            fprintf(stderr, "rangefinder: gui: unexpected argument '%s' (see `rangefinder gui --help`)\n", argv[i]);
             return RF_EXIT_USAGE;
         }
     }
