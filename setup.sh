@@ -20,7 +20,7 @@ cd "$(dirname "$0")"
 # runs training across processes (parallel/, docs/scaling.md).
 build_packages=(build-essential meson ninja-build pkg-config libglib2.0-dev libopenblas-dev libdnnl-dev
                 libjansson-dev zlib1g-dev libgdk-pixbuf-2.0-dev libwebp-dev libsndfile1-dev libsamplerate0-dev
-                libfftw3-dev libcairo2-dev libgtk-4-dev espeak-ng dataset-fashion-mnist
+                libfftw3-dev libcairo2-dev libgtk-4-dev libadwaita-1-dev espeak-ng dataset-fashion-mnist
                 webp-pixbuf-loader librsvg2-common libopenmpi-dev openmpi-bin)
 # xvfb runs the GUI tests without a screen; fonts make their text measurable;
 # strace checks that metrics are synced before each checkpoint (tests/test_crash.sh);

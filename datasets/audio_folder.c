@@ -9,6 +9,7 @@
 
 #include "../core/rng.h"
 #include "audio_decode.h"
+#include "class_order.h"
 #include "feature_cache.h"
 #include "featurise.h"
 #include "folder_report.h"
@@ -48,11 +49,6 @@ typedef struct audio_folder {
 } audio_folder;
 
 /* ---- finding the files ---- */
-
-static int compare_names(gconstpointer a, gconstpointer b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 static bool has_subdir(const char *dir)
 {
@@ -117,7 +113,7 @@ static bool collect_classes(scan *sc, const char *dir, rf_status *st)
         g_free(path);
     }
     g_ptr_array_unref(names);
-    g_ptr_array_sort(sc->classes, compare_names);
+    rf_class_names_sort(sc->classes);
     for (guint i = 1; i < sc->classes->len;)   /* train/ and test/ share names */
         if (strcmp(sc->classes->pdata[i - 1], sc->classes->pdata[i]) == 0)
             g_ptr_array_remove_index(sc->classes, i);

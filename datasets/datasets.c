@@ -74,3 +74,17 @@ bool rf_dataset_summary(const rf_dataset *ds, char *buf, size_t size)
         snprintf(buf + n, size - n, ", %lld file%s skipped", (long long)skipped, skipped == 1 ? "" : "s");
     return true;
 }
+
+bool rf_dataset_shortfall(const rf_dataset *ds, const rf_config *cfg, char *buf, size_t size)
+{
+    static const char *const words[RF_SPLIT_COUNT] = {"training", "validation", "test"};
+    const int64_t asked[RF_SPLIT_COUNT] = {cfg->data.train_size, cfg->data.val_size, cfg->data.test_size};
+    size_t n = 0;
+    if (size > 0)
+        buf[0] = '\0';
+    for (int s = 0; s < RF_SPLIT_COUNT; s++)
+        if (ds->size[s] < asked[s] && n < size)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s: %lld of %lld asked", n > 0 ? " · " : "", words[s],
+                                  (long long)ds->size[s], (long long)asked[s]);
+    return n > 0;
+}

@@ -14,4 +14,9 @@ rf_dataset *rf_dataset_open(const rf_config *cfg, rf_status *st);
  * flac)". False (buf untouched) for the other tasks. */
 bool rf_dataset_summary(const rf_dataset *ds, char *buf, size_t size);
 
+/* The splits the data made shorter than `cfg` (the config it was opened
+ * with) asked: "validation: 9 of 2000 asked · test: 0 of 2000 asked".
+ * False (buf "") when every split has what was asked. */
+bool rf_dataset_shortfall(const rf_dataset *ds, const rf_config *cfg, char *buf, size_t size);
+
 #endif

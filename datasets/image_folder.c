@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/rng.h"
+#include "class_order.h"
 #include "folder_report.h"
 #include "folder_walk.h"
 #include "image_decode.h"
@@ -36,7 +37,7 @@ typedef struct loader {
     gint done;            /* files decoded, for the progress */
 } loader;
 
-/* The class folders under the root, sorted, each marked as visited so that
+/* The class folders under the root in class order (class_order.h), each marked as visited so that
  * no walk enters another class; other entries are bad files. */
 static GPtrArray *find_classes(loader *ld, GHashTable *visited)
 {
@@ -64,6 +65,7 @@ static GPtrArray *find_classes(loader *ld, GHashTable *visited)
         g_free(path);
     }
     g_ptr_array_unref(entries);
+    rf_class_names_sort(classes);
     if (ok && classes->len < 2)
         ok = rf_fail(ld->st, "%s: %u class folder%s; a classifier needs at least two (data.path/<class>/<image>)",
                      ld->root, classes->len, classes->len == 1 ? "" : "s");

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "class_order.h"
 #include "holdout.h"
 
 #define TEXT_FOLDER_STREAM 0x54657874466f6c64ull   /* "TextFold": this task's shuffle stream */
@@ -190,7 +191,7 @@ static bool collect_classes(scan *sc, const char *dir)
         g_free(path);
     }
     g_ptr_array_unref(names);
-    g_ptr_array_sort(sc->classes, compare_names);
+    rf_class_names_sort(sc->classes);
     for (guint i = 1; i < sc->classes->len;)   /* train/ and test/ share names */
         if (strcmp(sc->classes->pdata[i - 1], sc->classes->pdata[i]) == 0)
             g_ptr_array_remove_index(sc->classes, i);

@@ -722,6 +722,56 @@ static int count_wavs(const char *root, const char *split)
     return n;
 }
 
+/* Class folders named by digit words keep the digits' order (class 0 is
+ * "zero", not "eight" as by name); any other name among them sorts all by
+ * name. The labels follow the folders either way. */
+static void test_digit_word_classes(const char *dir)
+{
+    static const char *const folders[] = {"eight", "nine", "One", "zero", "two"};
+    static const char *const numeric[] = {"zero", "One", "two", "eight", "nine"};
+    char *root = g_build_filename(dir, "digit-words", NULL);
+    for (int c = 0; c < 5; c++)
+        for (int k = 0; k < 2; k++) {
+            char *sub = g_build_filename(root, folders[c], NULL), name[16];
+            g_mkdir_with_parents(sub, 0755);
+            snprintf(name, sizeof name, "%d.wav", k);
+            char *path = g_build_filename(sub, name, NULL);
+            write_tone(path, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 16000, 1, (tone){500.0 + 300 * c, 0.4, 0.3});
+            g_free(path);
+            g_free(sub);
+        }
+    rf_config cfg = audio_config(root);
+    strcpy(cfg.data.cache, "off");
+    cfg.data.val_size = cfg.data.test_size = 0;
+    rf_status st = {0};
+    rf_dataset *ds = rf_dataset_open(&cfg, &st);
+    bool in_order = ds != NULL && ds->classes == 5;
+    for (int c = 0; in_order && c < 5; c++)
+        in_order = strcmp(ds->class_names[c], numeric[c]) == 0;
+    snapshot snap = {0};
+    bool labelled = in_order && take_snapshot(ds, &snap);
+    for (int64_t i = 0; labelled && i < snap.size[RF_SPLIT_TRAIN]; i++)
+        labelled = g_str_has_prefix(snap.name[i], ds->class_names[snap.label[i]]);
+    tap_ok(in_order && labelled, "digit-word classes in the digits' order: zero One two eight nine, labels follow (%s)",
+           st.msg);
+    free(snap.x);
+    rf_dataset_free(ds);
+
+    char *other = g_build_filename(root, "cat", NULL);
+    g_mkdir_with_parents(other, 0755);
+    char *path = g_build_filename(other, "0.wav", NULL);
+    write_tone(path, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 16000, 1, (tone){200.0, 0.4, 0.3});
+    rf_status_clear(&st);
+    ds = rf_dataset_open(&cfg, &st);
+    tap_ok(ds != NULL && ds->classes == 6 && strcmp(ds->class_names[0], "One") == 0 &&
+               strcmp(ds->class_names[1], "cat") == 0 && strcmp(ds->class_names[5], "zero") == 0,
+           "with a class \"cat\" among them the classes sort by name (%s)", st.msg);
+    rf_dataset_free(ds);
+    g_free(path);
+    g_free(other);
+    g_free(root);
+}
+
 static void test_spoken_digits(const char *dir)
 {
     char *program = g_find_program_in_path("espeak-ng");
@@ -761,9 +811,10 @@ static void test_spoken_digits(const char *dir)
     rf_config cfg = audio_config(root);
     cfg.data.max_frames = 128;
     rf_dataset *ds = rf_dataset_open(&cfg, &st);
-    tap_ok(ds != NULL && ds->classes == 10 && strcmp(ds->class_names[0], "eight") == 0 &&
+    tap_ok(ds != NULL && ds->classes == 10 && strcmp(ds->class_names[0], "zero") == 0 &&
+               strcmp(ds->class_names[9], "nine") == 0 &&
                ds->size[RF_SPLIT_TRAIN] == 8 && ds->size[RF_SPLIT_VAL] == 2 && ds->size[RF_SPLIT_TEST] == 10,
-           "it opens as an audio folder: 10 classes, train 8 / val 2 from one voice, test 10 from the other (%s)",
+           "it opens as an audio folder: 10 classes zero .. nine, train 8 / val 2 from one voice, test 10 from the other (%s)",
            st.msg);
     rf_dataset_free(ds);
 
@@ -800,6 +851,7 @@ int main(void)
     test_cache(animals_root);
     test_bad_files(dir);
     test_fixed_split(dir);
+    test_digit_word_classes(dir);
     test_spoken_digits(dir);
     remove_tree(dir);
     g_free(animals_root);

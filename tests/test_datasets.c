@@ -471,6 +471,30 @@ static void test_unknown_task(void)
            "an unknown task fails naming it and the allowed ones: %s", st.msg);
 }
 
+/* The splits a data set made shorter than its config asked, for the
+ * workbench to show (issue 12 item 8). */
+static void test_shortfall(void)
+{
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    strcpy(cfg.data.task, "random");
+    cfg.data.max_len = 16;
+    cfg.data.train_size = 20;
+    cfg.data.val_size = 9;
+    cfg.data.test_size = 5;
+    rf_status st = {0};
+    rf_dataset *ds = rf_dataset_open(&cfg, &st);
+    char text[160] = "unchanged";
+    tap_ok(ds != NULL && !rf_dataset_shortfall(ds, &cfg, text, sizeof text) && text[0] == '\0',
+           "every split as asked: no shortfall");
+    cfg.data.val_size = 2000;
+    cfg.data.test_size = 6;
+    tap_ok(ds != NULL && rf_dataset_shortfall(ds, &cfg, text, sizeof text) &&
+               strcmp(text, "validation: 9 of 2000 asked · test: 5 of 6 asked") == 0,
+           "shorter splits named with what was asked: \"%s\"", text);
+    rf_dataset_free(ds);
+}
+
 int main(void)
 {
     test_listops_samples();
@@ -482,5 +506,6 @@ int main(void)
     test_too_few_expressions();
     test_random_task();
     test_unknown_task();
+    test_shortfall();
     return tap_done();
 }

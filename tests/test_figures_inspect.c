@@ -363,6 +363,54 @@ static void test_large(void)
     free(map);
 }
 
+/* Pixels of colour c (within a small tolerance) inside [x0, x1) x [y0, y1). */
+static long count_colour(cairo_surface_t *s, int x0, int x1, int y0, int y1, rf_rgb c)
+{
+    long n = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            int r, g, b;
+            pixel(s, x, y, &r, &g, &b);
+            n += abs(r - (int)lround(c.r * 255)) <= 6 && abs(g - (int)lround(c.g * 255)) <= 6 &&
+                 abs(b - (int)lround(c.b * 255)) <= 6;
+        }
+    return n;
+}
+
+/* The norms strip's plot area, found through its hover (it answers inside
+ * the frame only), and its legend and marker label: outside that area,
+ * right of it, so they never cover a curve. */
+static void check_latent_legend(const rf_figure *fig, cairo_surface_t *s)
+{
+    char text[256];
+    int y_mid = -1, x0 = W, x1 = -1, y0 = H, y1 = -1;
+    for (int y = H - 1; y > H / 2 && y_mid < 0; y -= 4)
+        if (fig->hover(fig->data, W, H, &RF_ZOOM_ALL, W / 2, y, text, sizeof text) && strstr(text, "‖L‖") != NULL)
+            y_mid = y - 30;
+    for (int x = 0; x < W && y_mid >= 0; x++)
+        if (fig->hover(fig->data, W, H, &RF_ZOOM_ALL, x, y_mid, text, sizeof text) && strstr(text, "‖L‖") != NULL) {
+            x0 = MIN(x0, x);
+            x1 = MAX(x1, x);
+        }
+    for (int y = H / 2; y < H && x1 >= 0; y++)
+        if (fig->hover(fig->data, W, H, &RF_ZOOM_ALL, (x0 + x1) / 2, y, text, sizeof text) &&
+            strstr(text, "‖L‖") != NULL) {
+            y0 = MIN(y0, y);
+            y1 = MAX(y1, y);
+        }
+    if (!tap_ok(x1 > x0 && y1 > y0, "the strip's plot area found by hover: x %d..%d, y %d..%d", x0, x1, y0, y1))
+        return;
+    long outside = 0;
+    for (int k = 0; k < 4; k++)
+        outside += count_colour(s, x1 + 2, W, y0, y1, rf_series_color(k)) > 0;
+    /* the marker's red: its dashed line inside, its label's swatch outside */
+    long label_outside = count_colour(s, x1 + 2, W, y0, y1, (rf_rgb){0.85, 0.2, 0.1});
+    tap_ok(outside == 4 && label_outside > 0,
+           "the strip's legend (%ld of 4 series) and the chosen segment's label (%ld red pixels) sit right of the "
+           "plot area, over no curve",
+           outside, label_outside);
+}
+
 static void test_latent(void)
 {
     enum { SEGMENTS = 6, L = 8, D = 32 };
@@ -398,6 +446,7 @@ static void test_latent(void)
     cairo_surface_t *s = render(&fig, W, H, &RF_ZOOM_ALL, "latent.png");
     long n = count_colourful(s);
     tap_ok(n > 200000L, "heatmap and norm strip are drawn (%ld colourful pixels)", n);
+    check_latent_legend(&fig, s);
     cairo_surface_destroy(s);
 
     char text[256], expect[256];
@@ -707,8 +756,147 @@ static void test_messages(void)
     rf_attention_figure_free(&a);
 }
 
+/* --- the attention overview: layers x heads thumbnails --- */
+
+typedef struct picked {
+    int layer, head, calls;
+} picked;
+
+static void on_pick(void *user, int layer, int head)
+{
+    picked *p = user;
+    *p = (picked){layer, head, p->calls + 1};
+}
+
+/* The runs of colourful pixels along row y (or column x): thumbnails. */
+static int runs_across(cairo_surface_t *s, int y, box *found, int max)
+{
+    int n = 0;
+    for (int x = 0; x < cairo_image_surface_get_width(s); x++)
+        if (colourful(s, x, y) && (x == 0 || !colourful(s, x - 1, y))) {
+            if (n < max)
+                found[n] = cell_area(s, x + 2, y);
+            n++;
+        }
+    return n;
+}
+
+static void test_overview(void)
+{
+    enum { LAYERS = 2, HEADS = 3, N = 4 };
+    const int layer_ids[LAYERS] = {0, 3};   /* the model's taps: layers 0 and 3 */
+    rf_attention_overview o;
+    rf_attention_overview_init(&o);
+    rf_attention_overview_resize(&o, LAYERS, HEADS);
+    float maps[LAYERS][HEADS][N][N] = {{{{0}}}};
+    for (int l = 0; l < LAYERS; l++)
+        for (int h = 0; h < HEADS; h++)
+            maps[l][h][h][l] = 1.0f;   /* map (l, h): its only weight at query h, key l */
+    for (int l = 0; l < LAYERS; l++)
+        rf_attention_overview_set_layer(&o, l, layer_ids[l], &maps[l][0][0][0], HEADS, N, N);
+    rf_attention_overview_set_title(&o, "Attention overview · val sample 0");
+    picked p = {-1, -1, 0};
+    o.pick = on_pick;
+    o.user = &p;
+    rf_figure fig = rf_attention_overview_get(&o);
+    cairo_surface_t *s = render(&fig, 900, 560, &RF_ZOOM_ALL, "overview.png");
+
+    /* find the thumbnails in the drawing: a row of HEADS through each layer's */
+    box cells[LAYERS][HEADS];
+    box first[HEADS + 2];
+    int across = 0;
+    for (int y = 0; y < 560 && across == 0; y++)
+        across = runs_across(s, y, first, HEADS + 2) == HEADS ? HEADS : 0;
+    int rows_found = 0;
+    for (int y = 0; y < 560 && rows_found < LAYERS + 1; y++) {
+        box row[HEADS + 2];
+        if (runs_across(s, y, row, HEADS + 2) == HEADS && (rows_found == 0 || row[0].y0 >= cells[rows_found - 1][0].y1)) {
+            if (rows_found < LAYERS)
+                memcpy(cells[rows_found], row, sizeof cells[0]);
+            rows_found++;
+        }
+    }
+    if (!tap_ok(across == HEADS && rows_found == LAYERS, "the overview draws %d x %d thumbnails (found %d rows of %d)",
+                LAYERS, HEADS, rows_found, across)) {
+        cairo_surface_destroy(s);
+        rf_attention_overview_free(&o);
+        return;
+    }
+    bool square = true, placed = true, hover_ok = true, at_ok = true;
+    char text[160];
+    for (int l = 0; l < LAYERS; l++)
+        for (int h = 0; h < HEADS; h++) {
+            box c = cells[l][h];
+            double cw = (c.x1 - c.x0) / N, ch = (c.y1 - c.y0) / N;
+            square = square && fabs((c.x1 - c.x0) - (c.y1 - c.y0)) <= 1.5 && c.x1 - c.x0 > 60;
+            /* every map cell's pixels: yellow at (h, l), the dark end elsewhere */
+            for (int r = 0; r < N; r++)
+                for (int k = 0; k < N; k++) {
+                    int px = (int)(c.x0 + (k + 0.5) * cw), py = (int)(c.y0 + (r + 0.5) * ch);
+                    placed = placed && is(s, px, py, yellow) == (r == h && k == l);
+                }
+            double mx = (c.x0 + c.x1) / 2, my = (c.y0 + c.y1) / 2;
+            char want[64];
+            g_snprintf(want, sizeof want, "Layer %d · head %d", layer_ids[l], h);
+            hover_ok = hover_ok && fig.hover(fig.data, 900, 560, &RF_ZOOM_ALL, mx, my, text, sizeof text) &&
+                       g_str_has_prefix(text, want);
+            int got_l = -1, got_h = -1;
+            at_ok = at_ok && rf_attention_overview_cell_at(&o, 900, 560, mx, my, &got_l, &got_h) &&
+                    got_l == layer_ids[l] && got_h == h;
+        }
+    tap_ok(square, "each thumbnail is a square of %.0f px", cells[0][0].x1 - cells[0][0].x0);
+    tap_ok(placed, "each thumbnail shows its own map: the weight of map (layer, head) at query head, key layer");
+    tap_ok(hover_ok, "hovering a thumbnail names its layer and head (%s)", text);
+    tap_ok(at_ok, "the cell under a point maps to the model's layer number (0 and 3) and head");
+    int gl, gh;
+    double gap_x = (cells[0][0].x1 + cells[0][1].x0) / 2, mid_y = (cells[0][0].y0 + cells[0][0].y1) / 2;
+    tap_ok(!rf_attention_overview_cell_at(&o, 900, 560, gap_x, mid_y, &gl, &gh) &&
+               !fig.hover(fig.data, 900, 560, &RF_ZOOM_ALL, gap_x, mid_y, text, sizeof text),
+           "between thumbnails there is no cell");
+    double cx = (cells[1][2].x0 + cells[1][2].x1) / 2, cy = (cells[1][2].y0 + cells[1][2].y1) / 2;
+    bool clicked = fig.click(fig.data, 900, 560, &RF_ZOOM_ALL, cx, cy);
+    tap_ok(clicked && p.calls == 1 && p.layer == 3 && p.head == 2,
+           "a click on L3 H2 picks layer 3, head 2 (picked %d, %d)", p.layer, p.head);
+    /* labels: dark text just above each thumbnail */
+    bool labelled = true;
+    for (int h = 0; h < HEADS; h++) {
+        box above = {cells[1][h].x0, cells[1][h].y0 - 15, cells[1][h].x1, cells[1][h].y0 - 2};
+        labelled = labelled && isfinite(find_shade(s, above, border).x0);
+    }
+    tap_ok(labelled, "each thumbnail has its label above it");
+
+    /* the attention figure draws the overview in place of its map, and exports it */
+    rf_attention_figure f;
+    rf_attention_figure_init(&f);
+    rf_attention_figure_show_overview(&f, &o);
+    rf_figure via = rf_attention_figure_get(&f);
+    cairo_surface_t *s2 = render(&via, 900, 560, &RF_ZOOM_ALL, NULL);
+    tap_ok(memcmp(cairo_image_surface_get_data(s), cairo_image_surface_get_data(s2),
+                  (size_t)cairo_image_surface_get_stride(s) * 560) == 0 &&
+               via.hover(via.data, 900, 560, &RF_ZOOM_ALL, cx, cy, text, sizeof text) &&
+               g_str_has_prefix(text, "Layer 3 · head 2"),
+           "the Attention figure shows the overview in place of its map, hover included");
+    cairo_surface_destroy(s2);
+    rf_attention_figure_free(&f);
+    cairo_surface_destroy(s);
+
+    /* many small cells: headers in place of per-cell labels, still one cell per map */
+    rf_attention_overview_resize(&o, 12, 12);
+    for (int l = 0; l < 12; l++)
+        rf_attention_overview_set_layer(&o, l, l, NULL, 0, 0, 0);
+    rf_attention_overview_set_layer(&o, 11, 11, &maps[0][0][0][0], 1, N, N);
+    int ll, hh;
+    bool found = false;
+    for (int y = 0; y < 500 && !found; y += 2)
+        for (int x = 0; x < 600 && !found; x += 2)
+            found = rf_attention_overview_cell_at(&o, 600, 500, x, y, &ll, &hh) && ll == 11 && hh == 11;
+    tap_ok(found, "a 12 x 12 grid in 600 x 500 still has a cell for layer 11, head 11");
+    rf_attention_overview_free(&o);
+}
+
 int main(void)
 {
+    test_overview();
     test_matrix();
     test_matrix_geometry();
     test_token_names();

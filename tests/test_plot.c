@@ -187,6 +187,21 @@ static void test_primitives(void)
     rf_format_bytes(3.0 * 1024 * 1024 * 1024, buf, sizeof buf);
     ok = ok && strcmp(buf, "3 GiB") == 0;
     tap_ok(ok, "bytes format as 512 B, 1.5 KiB, 3 GiB (last: %s)", buf);
+
+    /* A memory axis up to 1.15 GiB ticks in GiB (0.2, 0.4 ...), not at 205, 410, 614 MiB. */
+    rf_axis mem = {.min = 0, .max = 1.15 * 1024 * 1024 * 1024, .format = RF_FORMAT_BYTES};
+    n = rf_axis_ticks(&mem, t, 16);
+    g_autoptr(GString) labels = g_string_new(NULL);
+    for (int i = 0; i < n; i++) {
+        rf_axis_format_value(&mem, t[i], buf, sizeof buf);
+        g_string_append_printf(labels, "%s%s", i > 0 ? ", " : "", buf);
+    }
+    tap_ok(strcmp(labels->str, "0.0 GiB, 0.2 GiB, 0.4 GiB, 0.6 GiB, 0.8 GiB, 1.0 GiB") == 0,
+           "a byte axis labels its ticks in one unit with round values (%s)", labels->str);
+    rf_axis kib = {.min = 0, .max = 730 * 1024, .format = RF_FORMAT_BYTES};
+    n = rf_axis_ticks(&kib, t, 16);
+    rf_axis_format_value(&kib, t[n - 1], buf, sizeof buf);
+    tap_ok(n == 8 && strcmp(buf, "700 KiB") == 0, "0..730 KiB ticks every 100 KiB up to %s", buf);
 }
 
 /* ---- run records ---- */

@@ -6,7 +6,9 @@
  * data paths fail with messages that name them, the compare queue runs
  * every config, inputs from outside the data set are featurised,
  * inspected while paused, refused by name and dropped with their data set,
- * and runs are recorded in the runs folder. */
+ * the probe history keeps the first snapshot at or after each evaluation
+ * of the run, none for one nobody watched, and starts anew with a run, and
+ * runs are recorded in the runs folder. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -657,6 +659,79 @@ static void test_runs_folder(RfSession *s, watcher *w, const char *dir)
         tap_ok(FALSE, "remove the runs folders");
 }
 
+/* --- the probe history: one snapshot per evaluation --- */
+
+static void step_to(RfSession *s, int64_t target)
+{
+    while (rf_session_get_step(s) < target) {
+        int64_t next = rf_session_get_step(s) + 1;
+        rf_session_step_once(s);
+        wait_for(s, step_reached, &next, 30);
+    }
+}
+
+/* Watch layer 0's maps (or nothing) and wait for the snapshot it brings. */
+static void watch_now(RfSession *s, watcher *w, gboolean on)
+{
+    const char *names[] = {"layer0.attn.probs"};
+    w->probes_changed = 0;
+    rf_session_watch_probes(s, names, on ? 1 : 0, RF_SPLIT_VAL, 2);
+    if (on)
+        wait_for(s, counter_reached, &w->probes_changed, 30);
+}
+
+/* "eval_step@step eval_step@step ..." */
+static char *history_text(RfSession *s)
+{
+    const rf_probe_history *h = rf_session_get_history(s);
+    GString *t = g_string_new("");
+    for (int i = 0; i < rf_probe_history_count(h); i++) {
+        const rf_probe_history_entry *e = rf_probe_history_get(h, i);
+        g_string_append_printf(t, "%s%" G_GINT64_FORMAT "@%" G_GINT64_FORMAT, i ? " " : "", e->eval_step, e->step);
+    }
+    return g_string_free(t, FALSE);
+}
+
+static void test_history(RfSession *s, watcher *w)
+{
+    g_autoptr(GError) error = NULL;
+    rf_config cfg = tiny_config();
+    cfg.train.steps = 1000;
+    cfg.train.eval_every = 2;
+    cfg.train.eval_batches = 1;
+    rf_session_watch_inspected(s, NULL);
+    watch_now(s, w, FALSE);
+    tap_ok(rf_session_set_config(s, &cfg, &error) && rf_session_start(s, &error), "a run evaluating every 2 steps");
+    rf_session_pause(s);
+    wait_for(s, in_state, GINT_TO_POINTER(RF_RUN_PAUSED), 60);
+    int64_t at = rf_session_get_step(s);
+    tap_ok(at < 2 && rf_probe_history_count(rf_session_get_history(s)) == 0, "no history before the first evaluation");
+    watch_now(s, w, TRUE);
+    step_to(s, 2);
+    watch_now(s, w, TRUE);
+    step_to(s, 3);
+    watch_now(s, w, TRUE);
+    step_to(s, 4);
+    watch_now(s, w, TRUE);
+    /* nobody watches through the evaluations at 6 and 8; a view comes back at 9 */
+    watch_now(s, w, FALSE);
+    step_to(s, 9);
+    watch_now(s, w, TRUE);
+    g_autofree char *kept = history_text(s);
+    tap_ok(strcmp(kept, "2@2 4@4 8@9") == 0,
+           "one snapshot per evaluation, the first at or after it, none for the unwatched one (%s)", kept);
+    const rf_probe_history_entry *e = rf_probe_history_get(rf_session_get_history(s), 0);
+    const rf_probe_value *v = e != NULL ? rf_probe_set_find(rf_probe_hold_get(e->hold), "layer0.attn.probs") : NULL;
+    tap_ok(v != NULL && v->filled && v->shape.ndim == 3 && v->shape.dim[0] == 2 && e->split == RF_SPLIT_VAL &&
+               e->sample == 2,
+           "a stored step holds the watched map of the watched sample");
+
+    tap_ok(rf_session_start(s, &error), "a new run");
+    tap_ok(rf_probe_history_count(rf_session_get_history(s)) == 0, "a new run clears the history");
+    rf_session_stop(s);
+    watch_now(s, w, FALSE);
+}
+
 int main(void)
 {
     g_autofree char *dir = g_dir_make_tmp("rf-session-XXXXXX", NULL);
@@ -674,6 +749,7 @@ int main(void)
     test_bad_data(s, &w);
     test_inspected_forgotten(s, &w);
     test_runs_folder(s, &w, dir);
+    test_history(s, &w);
     g_object_unref(s);
     g_free(w.last_failure);
     g_rmdir(dir);

@@ -1,8 +1,8 @@
 /* The real workbench for the small GUI tests (tests/test_gui_*.c): GTK
  * opened on the test's display, `config` written to `dir`/small.ini, the
  * application registered (non-unique: tests may run beside a workbench the
- * user has open, its runs folder `dir`/runs) and activated, its window open and its data loaded, each
- * step a TAP check. */
+ * user has open) with the runs folder `dir`/runs (not the user's) and
+ * activated, its window open and its data loaded, each step a TAP check. */
 #ifndef RF_TESTS_WORKBENCH_APP_H
 #define RF_TESTS_WORKBENCH_APP_H
 

@@ -1,4 +1,4 @@
-/* The workbench's GtkApplication: start-up, accelerators, app actions. */
+/* The workbench's AdwApplication: start-up, accelerators, app actions. */
 #include "application.h"
 
 #include "../config/run_folder.h"
@@ -7,13 +7,13 @@
 #include "window.h"
 
 struct _RfApplication {
-    GtkApplication parent_instance;
+    AdwApplication parent_instance;
     char *config_path;
     char *runs_dir;
     RfSession *session;
 };
 
-G_DEFINE_TYPE(RfApplication, rf_application, GTK_TYPE_APPLICATION)
+G_DEFINE_TYPE(RfApplication, rf_application, ADW_TYPE_APPLICATION)
 
 static const struct {
     const char *action;
@@ -49,16 +49,36 @@ static void action_about(GSimpleAction *a, GVariant *p, gpointer user_data)
 {
     (void)a;
     (void)p;
-    static const char *const authors[] = {"The Rangefinder authors", NULL};
-    gtk_show_about_dialog(gtk_application_get_active_window(GTK_APPLICATION(user_data)),
-                          "program-name", "Rangefinder",
-                          "version", RF_VERSION,
-                          "comments", "A workbench for long-range sequence models: train small models and watch "
-                                      "attention maps, BLRP latent states, TaLK bounds and memory curves live.",
-                          "license-type", GTK_LICENSE_MIT_X11,
-                          "logo-icon-name", "utilities-system-monitor-symbolic",
-                          "authors", authors,
-                          NULL);
+    static const char *const developers[] = {"The Rangefinder authors", NULL};
+    GtkWidget *about = adw_about_window_new();
+    g_object_set(about, "transient-for", gtk_application_get_active_window(GTK_APPLICATION(user_data)),
+                 "application-name", "Rangefinder",
+                 "application-icon", "utilities-system-monitor-symbolic",
+                 "version", RF_VERSION,
+                 "developer-name", "The Rangefinder authors",
+                 "developers", developers,
+                 "comments", "A workbench for long-range sequence models: train small models and watch "
+                             "attention maps, BLRP latent states, TaLK bounds and memory curves live.",
+                 "license-type", GTK_LICENSE_MIT_X11,
+                 NULL);
+    gtk_window_present(GTK_WINDOW(about));
+}
+
+/* app.style: "system" follows the desktop's light or dark preference
+ * (libadwaita's style manager reads it), "light" and "dark" force one. */
+static AdwColorScheme scheme_of(const char *style)
+{
+    return g_strcmp0(style, "light") == 0  ? ADW_COLOR_SCHEME_FORCE_LIGHT
+           : g_strcmp0(style, "dark") == 0 ? ADW_COLOR_SCHEME_FORCE_DARK
+                                           : ADW_COLOR_SCHEME_DEFAULT;
+}
+
+static void action_style(GSimpleAction *a, GVariant *state, gpointer user_data)
+{
+    (void)user_data;
+    adw_style_manager_set_color_scheme(adw_style_manager_get_default(),
+                                       scheme_of(g_variant_get_string(state, NULL)));
+    g_simple_action_set_state(a, state);
 }
 
 static void action_shortcuts(GSimpleAction *a, GVariant *p, gpointer user_data)
@@ -75,6 +95,7 @@ static const GActionEntry app_actions[] = {
     {"quit", action_quit, NULL, NULL, NULL, {0}},
     {"about", action_about, NULL, NULL, NULL, {0}},
     {"shortcuts", action_shortcuts, NULL, NULL, NULL, {0}},
+    {"style", NULL, "s", "'system'", action_style, {0}},
 };
 
 static void rf_application_startup(GApplication *application)

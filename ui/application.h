@@ -1,13 +1,14 @@
-/* RfApplication: the workbench's GtkApplication (id org.rangefinder.Workbench,
+/* RfApplication: the workbench's AdwApplication (id org.rangefinder.Workbench,
  * unique: launching it again raises the open window). It owns the session,
  * loads the starting configuration into it, opens the data and shows the
- * main window; app.quit, app.about and app.shortcuts live here, and the
- * keyboard accelerators of every action.
+ * main window; app.quit, app.about, app.shortcuts and app.style (follow the
+ * system's light or dark style, or force one) live here, and the keyboard
+ * accelerators of every action.
  */
 #ifndef RF_APPLICATION_H
 #define RF_APPLICATION_H
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
 
 #include "session.h"
 
@@ -16,7 +17,7 @@ G_BEGIN_DECLS
 #define RF_APPLICATION_ID "org.rangefinder.Workbench"
 
 #define RF_TYPE_APPLICATION (rf_application_get_type())
-G_DECLARE_FINAL_TYPE(RfApplication, rf_application, RF, APPLICATION, GtkApplication)
+G_DECLARE_FINAL_TYPE(RfApplication, rf_application, RF, APPLICATION, AdwApplication)
 
 /* config_path: the INI to start from (NULL: data/configs/default.ini). */
 RfApplication *rf_application_new(const char *config_path);

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "choose_data_task.h"
+#include "data_tasks.h"
 #include "device_choices.h"
 #include "plot/plot.h"
 
@@ -78,15 +80,6 @@ static const struct {
 static const struct {
     const char *key, *value, *label;
 } choice_labels[] = {
-    {"data.task", "listops", "ListOps"},
-    {"data.task", "random", "Random tokens"},
-    {"data.task", "fashion_mnist", "Fashion-MNIST"},
-    {"data.task", "image_folder", "Image folder"},
-    {"data.task", "audio_folder", "Audio folder"},
-    {"data.task", "ucr", "Time series (UCR)"},
-    {"data.task", "lra_tsv", "LRA TSV"},
-    {"data.task", "text_folder", "Text folder"},
-    {"data.task", "npy", "NumPy arrays"},
     {"model.encoder", "full", "Full attention"},
     {"model.encoder", "ls", "Transformer-LS"},
     {"model.encoder", "linear", "Linear attention"},
@@ -128,6 +121,9 @@ static guint restart_needed_signal;
 
 const char *rf_choice_label(const char *key, const char *value)
 {
+    const rf_data_task *task = strcmp(key, "data.task") == 0 ? rf_data_task_find(value) : NULL;
+    if (task != NULL)
+        return task->title;
     for (size_t i = 0; i < G_N_ELEMENTS(choice_labels); i++)
         if (strcmp(choice_labels[i].key, key) == 0 && strcmp(choice_labels[i].value, value) == 0)
             return choice_labels[i].label;
@@ -299,21 +295,40 @@ static gboolean run_active(RfConfigPanel *p)
 
 /* --- editing --- */
 
-static void apply_text(KeyRow *r, const char *text)
+/* After an edit: its message, the restart offer, the rows that follow. */
+static void edited(KeyRow *r, gboolean applied, gboolean needs_restart, const GError *error)
 {
     RfConfigPanel *p = r->panel;
-    gboolean needs_restart = FALSE;
-    g_autoptr(GError) error = NULL;
-    if (rf_session_set_key(p->session, r->dotted, text, &needs_restart, &error)) {
-        set_message(r, NULL);
-        if (needs_restart && run_active(p))
-            g_signal_emit(p, restart_needed_signal, 0);
-        update_visibility(p);
-    } else {
-        set_message(r, error->message);
-    }
+    set_message(r, applied || error == NULL ? NULL : error->message);
+    if (applied && needs_restart && run_active(p))
+        g_signal_emit(p, restart_needed_signal, 0);
+    update_visibility(p);
     show_value(r);
     update_summary(p);
+}
+
+static void apply_text(KeyRow *r, const char *text)
+{
+    gboolean needs_restart = FALSE;
+    g_autoptr(GError) error = NULL;
+    gboolean applied = rf_session_set_key(r->panel->session, r->dotted, text, &needs_restart, &error);
+    edited(r, applied, needs_restart, error);
+}
+
+/* data.task: a folder first where the task needs one; a cancel shows the
+ * task as it was. */
+static void task_chosen(gboolean switched, gboolean needs_restart, const GError *error, gpointer user_data)
+{
+    KeyRow *r = user_data;
+    edited(r, switched, needs_restart, error);
+    g_object_unref(r->panel);
+}
+
+static void choose_task(KeyRow *r, const char *task)
+{
+    GtkRoot *root = gtk_widget_get_root(GTK_WIDGET(r->panel));
+    g_object_ref(r->panel);
+    rf_choose_data_task(GTK_IS_WINDOW(root) ? GTK_WINDOW(root) : NULL, r->panel->session, task, task_chosen, r);
 }
 
 static void on_spin_changed(GtkSpinButton *spin, gpointer user_data)
@@ -365,7 +380,11 @@ static void on_choice_changed(GtkDropDown *drop_down, GParamSpec *pspec, gpointe
     (void)pspec;
     KeyRow *r = user_data;
     guint i = gtk_drop_down_get_selected(drop_down);
-    if (i < g_strv_length(r->choices))
+    if (i >= g_strv_length(r->choices))
+        return;
+    if (strcmp(r->dotted, "data.task") == 0)
+        choose_task(r, r->choices[i]);
+    else
         apply_text(r, r->choices[i]);
 }
 

@@ -27,6 +27,7 @@ static void rf_session_dispose(GObject *object)
     g_clear_pointer(&s->probe_target.input, rf_inspected_release);
     g_clear_pointer(&s->probe_data, rf_data_ref_release);
     g_clear_pointer(&s->inspected, g_ptr_array_unref);
+    g_clear_pointer(&s->history, rf_probe_history_free);
     if (s->queue != NULL) {
         g_queue_free_full(s->queue, (GDestroyNotify)rf_queued_run_free);
         s->queue = NULL;
@@ -82,6 +83,7 @@ static void rf_session_init(RfSession *s)
     s->inspected = g_ptr_array_new_with_free_func((GDestroyNotify)rf_inspected_release);
     s->overlays = g_ptr_array_new_with_free_func((GDestroyNotify)rf_run_data_free);
     s->wanted.split = RF_SPLIT_VAL;
+    s->history = rf_probe_history_new(RF_PROBE_HISTORY_BYTES);
 }
 
 RfSession *rf_session_new(void)
@@ -107,33 +109,14 @@ void rf_session_replace_data(RfSession *s, rf_data_ref *data)
         g_signal_emit(s, rf_session_signals[RF_SESSION_INSPECTED_CHANGED], 0);
 }
 
-/* --- probe snapshots, shared by reference --- */
-
-struct _RfProbeHold {
-    rf_probe_set *set;
-};
-
-static RfProbeHold *probe_hold_new(rf_probe_set *set)
-{
-    RfProbeHold *h = g_atomic_rc_box_new0(RfProbeHold);
-    h->set = set;
-    return h;
-}
-
-static void probe_hold_clear(gpointer data)
-{
-    rf_probe_set_free(((RfProbeHold *)data)->set);
-}
-
-void rf_probe_hold_release(RfProbeHold *h)
-{
-    if (h != NULL)
-        g_atomic_rc_box_release_full(h, probe_hold_clear);
-}
-
 RfProbeHold *rf_session_hold_probes(RfSession *s)
 {
-    return s->probes_hold != NULL ? g_atomic_rc_box_acquire(s->probes_hold) : NULL;
+    return rf_probe_hold_acquire(s->probes_hold);
+}
+
+const rf_probe_history *rf_session_get_history(RfSession *s)
+{
+    return s->history;
 }
 
 /* --- the worker's messages --- */
@@ -174,7 +157,9 @@ static void take_message(RfSession *s, rf_msg *m, drained *d)
     case RF_MSG_PROBES:
         g_clear_pointer(&s->probes_hold, rf_probe_hold_release);
         s->probes = g_steal_pointer(&m->probes);
-        s->probes_hold = probe_hold_new(s->probes);
+        s->probes_hold = rf_probe_hold_new(s->probes);
+        if (m->history != NULL)
+            rf_probe_history_add(s->history, m->history);
         if (s->probe_target.input != NULL)
             rf_inspected_release(s->probe_target.input);
         s->probe_target = m->target;
@@ -299,6 +284,7 @@ void rf_session_adopt_worker(RfSession *s, rf_worker *w, const rf_config *cfg, c
     g_ptr_array_add(s->runs, s->current);
     /* The last snapshot is of the replaced run's model. */
     g_clear_pointer(&s->probe_data, rf_data_ref_release);
+    rf_probe_history_clear(s->history);
     s->worker = w;
     s->step = step;
     if (s->drain_source == 0)
@@ -425,6 +411,7 @@ static void open_data_done(GObject *source, GAsyncResult *result, gpointer user_
         rf_data_ref_release(d);
         return;
     }
+    s->data_answered = number;
     if (d == NULL)
         rf_session_report_failure(s, error->message);
     else
@@ -440,6 +427,7 @@ void rf_session_open_data(RfSession *s)
     data_request *req = g_new0(data_request, 1);
     g_weak_ref_init(&req->session, s);
     req->number = ++s->data_request;
+    g_signal_emit(s, rf_session_signals[RF_SESSION_STATE_CHANGED], 0);   /* rf_session_data_loading */
     g_autoptr(GTask) task = g_task_new(NULL, NULL, open_data_done, req);
     g_task_set_task_data(task, g_memdup2(&s->cfg, sizeof s->cfg), g_free);
     RF_TSAN_RELEASE(task);
@@ -449,6 +437,16 @@ void rf_session_open_data(RfSession *s)
 const rf_dataset *rf_session_get_dataset(RfSession *s)
 {
     return s->data != NULL ? s->data->ds : NULL;
+}
+
+gboolean rf_session_data_loading(RfSession *s)
+{
+    return s->data_answered != s->data_request;
+}
+
+const rf_config *rf_session_get_data_config(RfSession *s)
+{
+    return s->data != NULL ? &s->data->cfg : NULL;
 }
 
 const char *rf_session_get_data_warnings(RfSession *s, long long *count)
@@ -498,12 +496,7 @@ const rf_probe_set *rf_session_get_probes(RfSession *s)
 
 const rf_probe_value *rf_session_find_probe(RfSession *s, const char *name)
 {
-    if (s->probes == NULL)
-        return NULL;
-    for (int i = 0; i < s->probes->count; i++)
-        if (strcmp(s->probes->values[i].name, name) == 0)
-            return &s->probes->values[i];
-    return NULL;
+    return rf_probe_set_find(s->probes, name);
 }
 
 const char *const *rf_session_list_taps(RfSession *s)

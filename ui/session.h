@@ -10,7 +10,7 @@
  * which probes to watch) are read by the worker before each step.
  *
  * Signals (all emitted in the UI thread):
- *   "state-changed"   ()                    the run state changed
+ *   "state-changed"   ()                    the run state changed, or a data set began opening
  *   "metrics-changed" ()                    new rows in the current run
  *   "probes-changed"  ()                    a new probe snapshot
  *   "config-changed"  (const char *key)     a key changed (NULL: all of them)
@@ -28,6 +28,7 @@
 #include "../core/probe.h"
 #include "../core/train.h"
 #include "plot/run_data.h"
+#include "probe_history.h"
 
 G_BEGIN_DECLS
 
@@ -76,6 +77,10 @@ gboolean rf_session_plan(RfSession *s, int seq_len, rf_memory_plan *plan, double
 /* --- data (opened in a GTask; "data-changed" when done, "run-failed" on error) --- */
 void rf_session_open_data(RfSession *s);            /* for data.task / data.path of the config */
 const rf_dataset *rf_session_get_dataset(RfSession *s);   /* NULL until loaded */
+/* The config the loaded data set was opened with (its data.* keys), or NULL. */
+const rf_config *rf_session_get_data_config(RfSession *s);
+/* An rf_session_open_data has not answered yet. */
+gboolean rf_session_data_loading(RfSession *s);
 /* What opening the current data set warned about (*count warnings; the
  * first of them, one per line): files skipped, splits capped. */
 const char *rf_session_get_data_warnings(RfSession *s, long long *count);
@@ -107,10 +112,13 @@ void rf_session_watch_probes(RfSession *s, const char *const *names, int n, rf_s
 const rf_probe_set *rf_session_get_probes(RfSession *s);
 /* A reference that keeps the latest snapshot alive past the next one (for a
  * view that draws from it, or reads it in another thread); NULL before any.
- * Any thread may release it. */
-typedef struct _RfProbeHold RfProbeHold;
+ * Any thread may release it (rf_probe_hold_release). */
 RfProbeHold *rf_session_hold_probes(RfSession *s);
-void rf_probe_hold_release(RfProbeHold *h);
+/* The probe history of the run on screen (probe_history.h): the first
+ * snapshot of a data set sample taken at or after each evaluation (none for
+ * an evaluation no view watched after), reduced; a new run clears it. It
+ * grows with "probes-changed"; hold an entry's snapshot to keep it. */
+const rf_probe_history *rf_session_get_history(RfSession *s);
 const rf_probe_value *rf_session_find_probe(RfSession *s, const char *name);
 /* What the latest snapshot shows: its split and sample, and what the model
  * made of that sample (label, predicted class, loss). FALSE before any. */

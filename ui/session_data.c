@@ -119,6 +119,9 @@ void rf_msg_free(rf_msg *m)
         return;
     g_strfreev(m->taps);
     rf_probe_set_free(m->probes);
+    if (m->history != NULL)
+        rf_probe_history_entry_clear(m->history);
+    g_free(m->history);
     if (m->target.input != NULL)
         rf_inspected_release(m->target.input);
     rf_data_ref_release(m->data);

@@ -67,6 +67,7 @@ typedef struct rf_msg {
     rf_memory_plan plan;
     char **taps;
     rf_probe_set *probes;
+    rf_probe_history_entry *history;   /* RF_MSG_PROBES: the first snapshot since an evaluation, reduced, or NULL */
     rf_probe_request_target target;  /* RF_MSG_PROBES: the sample they are of */
     rf_data_ref *data;
     char *text;
@@ -131,6 +132,7 @@ struct _RfSession {
     rf_config cfg;                 /* being edited */
     rf_data_ref *data;             /* the loaded data set, or NULL */
     guint data_request;            /* counts rf_session_open_data calls: only the latest lands */
+    guint data_answered;           /* the latest request answered (loaded or failed) */
 
     rf_worker *worker;             /* the current run's, or NULL */
     guint drain_source;
@@ -146,6 +148,7 @@ struct _RfSession {
     rf_probe_set *probes;
     RfProbeHold *probes_hold;      /* the session's own reference to `probes` */
     rf_probe_request_target probe_target;   /* what `probes` is of */
+    rf_probe_history *history;     /* of the current run */
     rf_data_ref *probe_data;       /* the data set of the run `probes` came from; NULL once that run is replaced */
     char **taps;
 

@@ -57,6 +57,8 @@ typedef struct worker_run {
     double train_seconds;     /* steps and evaluations */
     double probe_seconds;
     double last_probe;        /* monotonic seconds */
+    int64_t last_eval;        /* the step of the latest validation, or -1 */
+    int64_t kept_eval;        /* the validation whose snapshot went to the history, or -1 */
 } worker_run;
 
 static double now_s(void)
@@ -230,14 +232,23 @@ static void inspect(rf_worker *w, worker_run *run)
     }
     if (ps == NULL)
         return;
+    rf_msg *m = msg_new(RF_MSG_PROBES);
+    m->step = rf_trainer_step_count(w->trainer);
+    if (run->last_eval > run->kept_eval && run->probes.input == NULL) {
+        /* the first snapshot since that evaluation: the history's, reduced here */
+        m->history = g_new0(rf_probe_history_entry, 1);
+        if (rf_probe_history_entry_make(m->history, run->last_eval, m->step, run->probes.split, run->probes.sample,
+                                        ps))
+            run->kept_eval = run->last_eval;
+        else
+            g_clear_pointer(&m->history, g_free);
+    }
     run->last_probe = now_s();
     run->probe_seconds += run->last_probe - t0;
-    rf_msg *m = msg_new(RF_MSG_PROBES);
     m->probes = ps;
     m->target = (rf_probe_request_target){run->probes.split, run->probes.sample, NULL, info};
     if (run->probes.input != NULL)
         m->target.input = rf_inspected_acquire(run->probes.input);
-    m->step = rf_trainer_step_count(w->trainer);
     m->data = rf_data_ref_acquire(w->data);
     rf_queue_push(w->out, m);
 }
@@ -265,6 +276,8 @@ static gboolean evaluate(rf_worker *w, worker_run *run, rf_split split)
     }
     run->train_seconds += now_s() - t0;
     post_metrics(w, &m);
+    if (split == RF_SPLIT_VAL)
+        run->last_eval = m.step;
     return TRUE;
 }
 
@@ -389,7 +402,7 @@ static work next_work(rf_worker *w, worker_run *run)
 static gpointer worker_main(gpointer data)
 {
     rf_worker *w = data;
-    worker_run run = {.mode = RF_RUN_LOADING, .inspect_now = TRUE};
+    worker_run run = {.mode = RF_RUN_LOADING, .inspect_now = TRUE, .last_eval = -1, .kept_eval = -1};
     rf_mutex_lock(&w->lock);
     rf_probe_request_copy(&run.probes, &w->probes);
     w->probes_dirty = FALSE;

@@ -1,52 +1,57 @@
 #include "toast.h"
 
-static gboolean expired(gpointer data)
+/* A dismissed toast (timed out, closed, or replaced) is no longer shown. */
+static void on_dismissed(AdwToast *toast, gpointer data)
 {
     rf_toast *t = data;
-    t->timeout = 0;
-    gtk_revealer_set_reveal_child(t->revealer, FALSE);
-    return G_SOURCE_REMOVE;
+    g_signal_handlers_disconnect_by_data(toast, t);
+    if (t->shown == toast) {
+        t->shown = NULL;
+        g_clear_pointer(&t->text, g_free);
+        g_clear_pointer(&t->folder, g_free);
+    }
+    g_object_unref(toast);
 }
 
-void rf_toast_hide(rf_toast *t)
+void rf_toast_open_folder(rf_toast *t)
 {
-    g_clear_handle_id(&t->timeout, g_source_remove);
-    gtk_revealer_set_reveal_child(t->revealer, FALSE);
-}
-
-static void on_open(GtkButton *b, gpointer data)
-{
-    rf_toast *t = data;
+    if (t->shown == NULL)
+        return;
     if (t->folder != NULL) {
         g_autoptr(GFile) folder = g_file_new_for_path(t->folder);
         g_autofree char *uri = g_file_get_uri(folder);
-        gtk_show_uri(GTK_WINDOW(gtk_widget_get_root(GTK_WIDGET(b))), uri, GDK_CURRENT_TIME);
+        gtk_show_uri(GTK_WINDOW(gtk_widget_get_root(GTK_WIDGET(t->overlay))), uri, GDK_CURRENT_TIME);
     }
     rf_toast_hide(t);
 }
 
-static void on_close(GtkButton *b, gpointer data)
+static void on_button(AdwToast *toast, gpointer data)
 {
-    (void)b;
-    rf_toast_hide(data);
+    (void)toast;
+    rf_toast_open_folder(data);
 }
 
-void rf_toast_init(rf_toast *t, GtkRevealer *revealer, GtkLabel *label, GtkWidget *open, GtkWidget *close)
+void rf_toast_init(rf_toast *t, AdwToastOverlay *overlay)
 {
-    *t = (rf_toast){.revealer = revealer, .label = label, .open = open};
-    g_signal_connect(open, "clicked", G_CALLBACK(on_open), t);
-    g_signal_connect(close, "clicked", G_CALLBACK(on_close), t);
+    *t = (rf_toast){.overlay = overlay};
 }
 
 void rf_toast_show(rf_toast *t, const char *text, const char *folder)
 {
-    gtk_label_set_text(t->label, text);
-    g_free(t->folder);
+    rf_toast_hide(t);
+    /* libadwaita 1.2 reads a toast's title as Pango markup. */
+    g_autofree char *markup = g_markup_escape_text(text, -1);
+    AdwToast *toast = adw_toast_new(markup);
+    adw_toast_set_timeout(toast, RF_TOAST_SECONDS);
+    if (folder != NULL)
+        adw_toast_set_button_label(toast, "_Open Folder");
+    g_signal_connect(toast, "button-clicked", G_CALLBACK(on_button), t);
+    g_signal_connect(toast, "dismissed", G_CALLBACK(on_dismissed), t);
+    t->shown = toast;
+    t->text = g_strdup(text);
     t->folder = g_strdup(folder);
-    gtk_widget_set_visible(t->open, folder != NULL);
-    gtk_revealer_set_reveal_child(t->revealer, TRUE);
-    g_clear_handle_id(&t->timeout, g_source_remove);
-    t->timeout = g_timeout_add_seconds(RF_TOAST_SECONDS, expired, t);
+    /* The overlay takes its own reference; ours lasts until "dismissed". */
+    adw_toast_overlay_add_toast(t->overlay, g_object_ref(toast));
 }
 
 void rf_toast_written(rf_toast *t, const char *what, const char *path)
@@ -58,16 +63,16 @@ void rf_toast_written(rf_toast *t, const char *what, const char *path)
 
 const char *rf_toast_text(const rf_toast *t)
 {
-    return gtk_revealer_get_reveal_child(t->revealer) ? gtk_label_get_text(t->label) : NULL;
+    return t->shown != NULL ? t->text : NULL;
 }
 
 const char *rf_toast_folder(const rf_toast *t)
 {
-    return rf_toast_text(t) != NULL ? t->folder : NULL;
+    return t->shown != NULL ? t->folder : NULL;
 }
 
-void rf_toast_clear(rf_toast *t)
+void rf_toast_hide(rf_toast *t)
 {
-    g_clear_handle_id(&t->timeout, g_source_remove);
-    g_clear_pointer(&t->folder, g_free);
+    if (t->shown != NULL)
+        adw_toast_dismiss(t->shown);   /* emits "dismissed", which forgets it */
 }

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "data_tasks.h"
 #include "dialogs.h"
 #include "launch_dialog.h"
 #include "inspect_input.h"
@@ -27,9 +28,7 @@ struct _RfWindow {
     GtkScrolledWindow *sidebar;
     GtkStack *view_stack;
     GtkRevealer *restart_banner;   /* an architecture edit waits for a restart */
-    GtkRevealer *toast_revealer;   /* what a save or an export wrote */
-    GtkLabel *toast_label;
-    GtkWidget *toast_open, *toast_close;
+    AdwToastOverlay *toast_overlay;   /* what a save or an export wrote */
     rf_toast toast;
 };
 
@@ -48,11 +47,6 @@ static const struct {
     {"compare", "Compare", rf_compare_view_new},
     {"runs", "Runs", rf_runs_view_new},
 };
-
-/* Data sets read from disk; the others are generated. */
-/* NULL-terminated for g_strv_contains */
-static const char *const file_tasks[] = {"fashion_mnist", "image_folder", "audio_folder", "ucr", "lra_tsv",
-                                          "text_folder", "npy", NULL};
 
 /* --- formatting --- */
 
@@ -422,12 +416,15 @@ static void action_open_data(GSimpleAction *a, GVariant *p, gpointer user_data)
     (void)p;
     RfWindow *win = user_data;
     const char *task = rf_session_get_config(win->session)->data.task;
-    if (!g_strv_contains(file_tasks, task)) {
-        g_autofree char *detail = g_strdup_printf(
-            "%s is generated, not read from disk. Choose a data set that reads files (Fashion-MNIST, image "
-            "folder, audio folder, time series (UCR), LRA TSV, text folder or NumPy arrays) under Data → Task "
-            "first.",
-            rf_choice_label("data.task", task));
+    const rf_data_task *t = rf_data_task_find(task);
+    if (t == NULL || !t->takes_path) {
+        g_autoptr(GString) readers = g_string_new(NULL);
+        for (size_t i = 0; i < rf_data_task_count; i++)
+            if (rf_data_tasks[i].takes_path)
+                g_string_append_printf(readers, "%s%s", readers->len > 0 ? ", " : "", rf_data_tasks[i].title);
+        g_autofree char *detail = g_strdup_printf("%s is generated, not read from disk. Choose a data set that "
+                                                  "reads files (%s) under Data → Task first.",
+                                                  rf_choice_label("data.task", task), readers->str);
         rf_dialog_error(GTK_WINDOW(win), "Nothing to open for this data set", detail);
         return;
     }
@@ -778,7 +775,7 @@ static void rf_window_dispose(GObject *object)
 {
     RfWindow *win = RF_WINDOW(object);
     g_clear_handle_id(&win->loading_tick, g_source_remove);
-    rf_toast_clear(&win->toast);
+    rf_toast_hide(&win->toast);
     gtk_widget_dispose_template(GTK_WIDGET(win), RF_TYPE_WINDOW);
     G_OBJECT_CLASS(rf_window_parent_class)->dispose(object);
     g_clear_object(&win->session);
@@ -793,6 +790,7 @@ static void rf_window_class_init(RfWindowClass *klass)
     if (rf_ui_get_resource() == NULL)
         g_critical("the workbench's compiled resources are missing");
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+    g_type_ensure(ADW_TYPE_TOAST_OVERLAY);
     gtk_widget_class_set_template_from_resource(widget_class, "/org/rangefinder/Workbench/window.ui");
     gtk_widget_class_bind_template_child(widget_class, RfWindow, train_button);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, train_label);
@@ -803,10 +801,7 @@ static void rf_window_class_init(RfWindowClass *klass)
     gtk_widget_class_bind_template_child(widget_class, RfWindow, sidebar);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, view_stack);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, restart_banner);
-    gtk_widget_class_bind_template_child(widget_class, RfWindow, toast_revealer);
-    gtk_widget_class_bind_template_child(widget_class, RfWindow, toast_label);
-    gtk_widget_class_bind_template_child(widget_class, RfWindow, toast_open);
-    gtk_widget_class_bind_template_child(widget_class, RfWindow, toast_close);
+    gtk_widget_class_bind_template_child(widget_class, RfWindow, toast_overlay);
 }
 
 /* The zoom keys reach the plot on screen wherever the focus is, but in a
@@ -828,7 +823,7 @@ static gboolean on_window_key(GtkEventControllerKey *c, guint keyval, guint keyc
 static void rf_window_init(RfWindow *win)
 {
     gtk_widget_init_template(GTK_WIDGET(win));
-    rf_toast_init(&win->toast, win->toast_revealer, win->toast_label, win->toast_open, win->toast_close);
+    rf_toast_init(&win->toast, win->toast_overlay);
     GtkEventController *zoom_keys = gtk_event_controller_key_new();
     g_signal_connect(zoom_keys, "key-pressed", G_CALLBACK(on_window_key), win);
     gtk_widget_add_controller(GTK_WIDGET(win), zoom_keys);

@@ -250,6 +250,11 @@ static void draw_picture(rf_attention_figure *f, cairo_t *cr, const layout *l)
 static void draw(void *data, cairo_t *cr, double width, double height, const rf_zoom *zoom)
 {
     rf_attention_figure *f = data;
+    if (f->overview != NULL) {
+        rf_figure o = rf_attention_overview_get(f->overview);
+        o.draw(o.data, cr, width, height, zoom);
+        return;
+    }
     cairo_save(cr);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
@@ -287,6 +292,10 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
                   size_t size)
 {
     rf_attention_figure *f = data;
+    if (f->overview != NULL) {
+        rf_figure o = rf_attention_overview_get(f->overview);
+        return o.hover(o.data, width, height, zoom, x, y, text, size);
+    }
     if (f->layout == RF_ATTENTION_MESSAGE)
         return false;
     layout l = lay_out(f, width, height, zoom);
@@ -339,7 +348,21 @@ bool rf_attention_figure_query_at(const rf_attention_figure *f, double width, do
     return *query < f->rows;
 }
 
+static bool click(void *data, double width, double height, const rf_zoom *zoom, double x, double y)
+{
+    rf_attention_figure *f = data;
+    if (f->overview == NULL)
+        return false;
+    rf_figure o = rf_attention_overview_get(f->overview);
+    return o.click(o.data, width, height, zoom, x, y);
+}
+
+void rf_attention_figure_show_overview(rf_attention_figure *f, rf_attention_overview *o)
+{
+    f->overview = o;
+}
+
 rf_figure rf_attention_figure_get(rf_attention_figure *f)
 {
-    return (rf_figure){.draw = draw, .hover = hover, .data = f};
+    return (rf_figure){.draw = draw, .hover = hover, .data = f, .click = click};
 }

@@ -14,12 +14,16 @@
  * 4096 x 4096 map redraws quickly at any size; for such maps the view builds
  * the heatmap's range and image in another thread and hands it over with
  * rf_attention_figure_adopt_matrix.
+ *
+ * An overview (attention_overview.h) set with rf_attention_figure_show_overview
+ * is drawn instead of all of these, and takes the hover and the clicks.
  */
 #ifndef RF_ATTENTION_FIGURE_H
 #define RF_ATTENTION_FIGURE_H
 
 #include "../plot/figure.h"
 #include "../plot/plot.h"
+#include "attention_overview.h"
 #include "picture.h"
 
 typedef enum rf_attention_layout {
@@ -46,6 +50,7 @@ typedef struct rf_attention_figure {
     float *overlay;              /* grid_h x grid_w, rebuilt for each query */
     char **names;                /* MATRIX: the tokens' texts, cell by cell (NULL: none) */
     int n_names;
+    rf_attention_overview *overview;   /* borrowed: drawn instead when set */
 } rf_attention_figure;
 
 void rf_attention_figure_init(rf_attention_figure *f);
@@ -85,6 +90,9 @@ void rf_attention_figure_set_query(rf_attention_figure *f, int query);
 /* Picture mode: the query row of the patch under (x, y); false elsewhere. */
 bool rf_attention_figure_query_at(const rf_attention_figure *f, double width, double height, double x, double y,
                                   int *query);
+
+/* Draw `o` (borrowed; NULL: back to the map) in place of the map. */
+void rf_attention_figure_show_overview(rf_attention_figure *f, rf_attention_overview *o);
 
 rf_figure rf_attention_figure_get(rf_attention_figure *f);
 

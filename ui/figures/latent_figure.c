@@ -11,6 +11,7 @@
 #define TITLE_H 28.0
 #define BAR_W 86.0
 #define STRIP_SHARE 0.34     /* of the height, for the norms strip */
+#define LEGEND_W 170.0       /* the strip's legend, right of its plot: never over a curve */
 
 static const char *const pass_name[2] = {"forward", "backward"};
 
@@ -160,7 +161,7 @@ void rf_latent_figure_select(rf_latent_figure *f, int segment, rf_latent_pass pa
 
 typedef struct layout {
     rf_matrix_panel heat;
-    rf_rect bar, strip;
+    rf_rect bar, strip, legend;   /* strip: the norms plot; legend: the band right of it */
     rf_axis x, y;            /* the strip's axes */
 } layout;
 
@@ -180,7 +181,8 @@ static layout lay_out(const rf_latent_figure *f, double width, double height, co
     rf_rect top = {8, TITLE_H, fmax(1, width - BAR_W - 16), fmax(1, height - TITLE_H - strip_h - 8)};
     rf_matrix_panel_layout(&l.heat, top, f->l, f->d, zoom, false);
     l.bar = (rf_rect){width - BAR_W + 4, l.heat.frame.y, 14, l.heat.frame.h};
-    l.strip = (rf_rect){0, height - strip_h, width, strip_h};
+    l.strip = (rf_rect){0, height - strip_h, fmax(1, width - LEGEND_W), strip_h};
+    l.legend = (rf_rect){l.strip.w, l.strip.y, width - l.strip.w, strip_h};
     l.x = (rf_axis){.min = 0.5, .max = f->segments + 0.5, .label = "segment"};
     l.y = (rf_axis){.min = NAN, .max = NAN, .scale = RF_AXIS_LOG, .label = "norm"};
     for (int p = 0; p < 2; p++)
@@ -203,8 +205,8 @@ static void draw_strip(const rf_latent_figure *f, cairo_t *cr, const layout *l)
             xs[s] = s + 1;
         const char *labels[4] = {"‖L‖ forward", "‖L‖ backward", "‖∇L‖ forward", "‖∇L‖ backward"};
         rf_rgb colors[4] = {rf_series_color(0), rf_series_color(1), rf_series_color(2), rf_series_color(3)};
-        const char *shown[4];
-        rf_rgb shown_colors[4];
+        const char *shown[5];
+        rf_rgb shown_colors[5];
         int n = 0;
         for (int k = 0; k < 4; k++) {
             const double *v = k < 2 ? f->norms[k] : f->grad_norms[k - 2];
@@ -218,10 +220,16 @@ static void draw_strip(const rf_latent_figure *f, cairo_t *cr, const layout *l)
             shown[n] = labels[k];
             shown_colors[n++] = colors[k];
         }
+        /* The chosen segment's marker is named in the legend, not beside the line. */
         char label[48];
         snprintf(label, sizeof label, "segment %d", f->segment);
-        rf_plot_vline(&p, f->segment, (rf_rgb){0.85, 0.2, 0.1}, label);
-        rf_plot_legend(&p, shown, shown_colors, n, RF_LEGEND_TOP_RIGHT);
+        rf_rgb marker = {0.85, 0.2, 0.1};
+        rf_plot_vline(&p, f->segment, marker, NULL);
+        shown[n] = label;
+        shown_colors[n++] = marker;
+        rf_plot band = p;
+        band.frame = (rf_rect){l->legend.x, p.frame.y, l->legend.w, p.frame.h};
+        rf_plot_legend(&band, shown, shown_colors, n, RF_LEGEND_TOP_LEFT);
         free(xs);
     }
     rf_plot_end(&p);

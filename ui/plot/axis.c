@@ -91,6 +91,22 @@ static double time_step(double span, int target)
     return 86400 * nice_step(raw / 86400, 1);
 }
 
+/* A linear byte axis counts in one unit, the largest value's (0.2, 0.4 ...
+ * 1.2 GiB; never 205, 410, 614 MiB), unless zoomed in below half of it:
+ * then in the span's. Returns the unit in bytes. */
+static double byte_unit(const rf_axis *a)
+{
+    double span = a->max - a->min, top = fmax(fabs(a->min), fabs(a->max));
+    double unit = pow(1024, floor(log(fmax(top, 1)) / log(1024)));
+    return span >= unit / 2 ? unit : pow(1024, floor(log(fmax(span, 1)) / log(1024)));
+}
+
+/* Round steps in that unit. */
+static double byte_step(const rf_axis *a, double unit)
+{
+    return nice_step((a->max - a->min) / unit, 5) * unit;
+}
+
 int rf_axis_ticks(const rf_axis *a, double *ticks, int max)
 {
     int n = 0;
@@ -132,11 +148,8 @@ int rf_axis_ticks(const rf_axis *a, double *ticks, int max)
     int target = max - 1 < 5 ? max - 1 : 5;
     double step = a->format == RF_FORMAT_DURATION ? time_step(a->max - a->min, target > 1 ? target : 1)
                                                   : nice_step(a->max - a->min, target > 1 ? target : 1);
-    if (a->format == RF_FORMAT_BYTES && a->max - a->min >= 1024) {
-        /* Steps of round numbers in the unit of the span: 1 MiB, not 1000 KiB. */
-        double unit = pow(1024, floor(log(a->max - a->min) / log(1024)));
-        step = nice_step((a->max - a->min) / unit, 5) * unit;
-    }
+    if (a->format == RF_FORMAT_BYTES && a->max - a->min >= 1024)
+        step = byte_step(a, byte_unit(a));
     for (double v = ceil(a->min / step - 1e-9) * step; v <= a->max + step * 1e-9 && n < max; v += step)
         ticks[n++] = fabs(v) < step * 1e-9 ? 0 : v;
     return n;
@@ -204,7 +217,15 @@ void rf_axis_format_value(const rf_axis *a, double v, char *buf, size_t size)
 {
     switch (a->format) {
     case RF_FORMAT_BYTES:
-        rf_format_bytes(v, buf, size);
+        if (a->scale == RF_AXIS_LINEAR && a->max - a->min >= 1024) {
+            static const char *const unit_name[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+            double unit = byte_unit(a), step = byte_step(a, unit) / unit;
+            int k = (int)fmin(4, round(log(unit) / log(1024)));
+            int decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+            snprintf(buf, size, "%.*f %s", decimals, fabs(v) < unit * 1e-9 ? 0.0 : v / unit, unit_name[k]);
+        } else {
+            rf_format_bytes(v, buf, size);
+        }
         break;
     case RF_FORMAT_PERCENT:
         snprintf(buf, size, "%.4g %%", v * 100);

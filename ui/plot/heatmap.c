@@ -107,6 +107,12 @@ static void pool_cells(const rf_heatmap *h, int iw, int ih, double r0, double r1
     free(row_px);
 }
 
+void rf_heatmap_pool(const float *src, int rows, int cols, float *dst, int out_rows, int out_cols)
+{
+    rf_heatmap h = {.data = src, .rows = rows, .cols = cols};
+    pool_cells(&h, out_cols, out_rows, 0, rows, 0, cols, dst);
+}
+
 static void render_image(rf_heatmap *h, int iw, int ih, double r0, double r1, double c0, double c1)
 {
     rf_heatmap_clear(h);

@@ -157,6 +157,12 @@ void rf_heatmap_prepare(rf_heatmap *h, int iw, int ih, const double view[4]);
 bool rf_heatmap_cell_at(const rf_heatmap *h, rf_rect r, double r0, double r1, double c0, double c1, double px,
                         double py, int *row, int *col);
 
+/* Pool a rows x cols matrix into out_rows x out_cols (each at most the
+ * source's) as a heatmap draws it: every value is the one of largest
+ * magnitude among the cells it covers (NaN skipped). Thread-safe; it keeps
+ * thumbnails and stored snapshots small. */
+void rf_heatmap_pool(const float *src, int rows, int cols, float *dst, int out_rows, int out_cols);
+
 /* A vertical colour bar in r for [vmin, vmax] with ticks and a label. */
 void rf_colorbar(cairo_t *cr, rf_rect r, double vmin, double vmax, const char *label);
 /* The same for a colour map of `kind`. */

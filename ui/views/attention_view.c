@@ -11,7 +11,13 @@
  * the snapshot it shows. A map of a million cells or more (full attention
  * at N = 4096 is 16.7 million) gets its colour range and pooled image built
  * in a worker thread, so a new snapshot costs the UI thread a paint; the
- * previous map stays on screen meanwhile. */
+ * previous map stays on screen meanwhile.
+ *
+ * The Overview toggle shows every layer and head of the sample at once
+ * (ui/figures/attention_overview.h, for full attention's maps, or linear
+ * attention's key-value states); a click on one opens it here. The step
+ * slider under the toolbar shows a stored step instead of the latest
+ * snapshot (probe_picker.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -47,11 +53,14 @@ typedef struct attention_view {
     GtkWidget *segment_label;
     GtkSpinButton *segment;     /* BLRP maps: the segment (1-based) */
     GtkToggleButton *picture;   /* image data: over the picture */
+    GtkToggleButton *overview_toggle;
+    rf_attention_overview overview;   /* shown by the figure while the toggle is on */
     GArray *maps;               /* of map_entry */
     int segments;               /* BLRP segments T */
     char taps[2][RF_NAME_LEN];  /* what is watched */
     int n_taps;
     RfProbeHold *shown;         /* the snapshot the figure borrows from */
+    gboolean pooled;            /* the map shown is a stored step's, pooled: its axes say so */
     guint generation;           /* of refreshes: a map prepared for an older one is dropped */
     GCancellable *preparing;    /* the job in flight, cancelled when superseded */
 } attention_view;
@@ -60,6 +69,7 @@ static void attention_view_free(gpointer data)
 {
     attention_view *v = data;
     rf_attention_figure_free(&v->figure);
+    rf_attention_overview_free(&v->overview);
     rf_probe_hold_release(v->shown);
     g_clear_object(&v->preparing);   /* its task held the plot: it is over */
     g_array_unref(v->maps);
@@ -77,6 +87,29 @@ static void add_map(attention_view *v, map_kind kind, int layer, const char *pas
     map_entry e = {.kind = kind, .layer = layer, .pass = pass};
     g_strlcpy(e.label, label, sizeof e.label);
     g_array_append_val(v->maps, e);
+}
+
+/* The kind of map the overview lays out by layer and head: full attention's
+ * maps, else linear attention's states; -1 when the model has neither. */
+static int overview_kind(attention_view *v)
+{
+    int kind = -1;
+    for (guint i = 0; i < v->maps->len; i++) {
+        map_kind k = g_array_index(v->maps, map_entry, i).kind;
+        if (k == MAP_PROBS || (k == MAP_KV && kind < 0))
+            kind = (int)k;
+    }
+    return kind;
+}
+
+static gboolean overview_on(attention_view *v)
+{
+    return gtk_toggle_button_get_active(v->overview_toggle) && overview_kind(v) >= 0;
+}
+
+static void tap_of(const map_entry *m, char *name)
+{
+    g_snprintf(name, RF_NAME_LEN, m->kind == MAP_PROBS ? "layer%d.attn.probs" : "layer%d.attn.kv", m->layer);
 }
 
 /* Rebuild the list of maps from the taps the model offers. */
@@ -128,6 +161,7 @@ static void collect_maps(gpointer data)
         labels[i] = g_array_index(v->maps, map_entry, i).label;
     rf_probe_picker_set_layers(&v->picker, labels, v->maps->len);
     g_free(labels);
+    gtk_widget_set_sensitive(GTK_WIDGET(v->overview_toggle), overview_kind(v) >= 0);
 }
 
 /* Tokens before the first data position: the CLS token, except in the last
@@ -179,6 +213,21 @@ static void watch(attention_view *v)
     }
     if (!gtk_widget_get_mapped(GTK_WIDGET(v->plot)))
         return;
+    if (overview_on(v)) {   /* every layer's maps */
+        int kind = overview_kind(v);
+        GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+        for (guint i = 0; i < v->maps->len; i++) {
+            const map_entry *e = &g_array_index(v->maps, map_entry, i);
+            if ((int)e->kind == kind) {
+                char *name = g_malloc(RF_NAME_LEN);
+                tap_of(e, name);
+                g_ptr_array_add(names, name);
+            }
+        }
+        rf_probe_picker_watch(&v->picker, (const char *const *)names->pdata, (int)names->len);
+        g_ptr_array_unref(names);
+        return;
+    }
     const char *names[2] = {v->taps[0], v->taps[1]};
     rf_probe_picker_watch(&v->picker, names, v->n_taps);
 }
@@ -267,7 +316,14 @@ static void on_prepared(GObject *plot, GAsyncResult *result, gpointer data)
 static void show_matrix(attention_view *v, const float *map, int rows, int cols, const char *row_label,
                         const char *col_label)
 {
-    RfProbeHold *hold = rf_session_hold_probes(v->session);
+    char pooled_rows[32], pooled_cols[32];
+    if (v->pooled) {
+        g_snprintf(pooled_rows, sizeof pooled_rows, "%s (pooled)", row_label);
+        g_snprintf(pooled_cols, sizeof pooled_cols, "%s (pooled)", col_label);
+        row_label = pooled_rows;
+        col_label = pooled_cols;
+    }
+    RfProbeHold *hold = rf_probe_picker_hold(&v->picker);
     if ((size_t)rows * cols < OFF_THREAD_CELLS) {
         rf_attention_figure_set_matrix(&v->figure, map, rows, cols, row_label, col_label);
         keep_shown(v, hold);
@@ -288,19 +344,175 @@ static void show_matrix(attention_view *v, const float *map, int rows, int cols,
     rf_plot_view_set_pending(v->plot, TRUE);
 }
 
+/* The snapshot shown lacks the map. */
+static void show_missing(attention_view *v)
+{
+    char text[200];
+    int64_t step = rf_probe_picker_get_step(&v->picker);
+    if (step >= 0)
+        g_snprintf(text, sizeof text, "Step %" G_GINT64_FORMAT " has no stored copy of this map: no view showed it "
+                   "then", step);
+    else
+        g_snprintf(text, sizeof text, "Waiting for the next inspection pass of the running model");
+    show_message(v, text);
+}
+
+/* --- the overview --- */
+
+/* A large overview, pooled in a worker thread. */
+typedef struct overview_job {
+    RfProbeHold *hold;
+    rf_attention_overview built;
+    GArray *layers;             /* of map_entry: the grid's rows */
+    int heads;
+    guint generation;
+} overview_job;
+
+static void overview_job_free(gpointer data)
+{
+    overview_job *job = data;
+    rf_attention_overview_free(&job->built);
+    rf_probe_hold_release(job->hold);
+    g_array_unref(job->layers);
+    g_free(job);
+}
+
+/* Pool each row's maps into the overview (any thread: o is nobody's yet). */
+static void fill_overview(rf_attention_overview *o, const rf_probe_set *ps, const GArray *layers, int heads)
+{
+    rf_attention_overview_resize(o, (int)layers->len, heads);
+    for (guint r = 0; r < layers->len; r++) {
+        const map_entry *m = &g_array_index(layers, map_entry, r);
+        char name[RF_NAME_LEN];
+        tap_of(m, name);
+        const rf_probe_value *a = rf_probe_set_find(ps, name);
+        gboolean ok = a != NULL && a->filled && a->shape.ndim == 3;
+        rf_attention_overview_set_layer(o, (int)r, m->layer, ok ? a->data : NULL, ok ? (int)a->shape.dim[0] : 0,
+                                        ok ? (int)a->shape.dim[1] : 0, ok ? (int)a->shape.dim[2] : 0);
+    }
+}
+
+static void overview_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
+{
+    (void)source;
+    (void)cancel;
+    overview_job *job = data;
+    fill_overview(&job->built, rf_probe_hold_get(job->hold), job->layers, job->heads);
+    g_task_return_boolean(task, TRUE);
+}
+
+static void on_overview_built(GObject *plot, GAsyncResult *result, gpointer data)
+{
+    (void)data;
+    attention_view *v = rf_probe_view_get_data(RF_PLOT_VIEW(plot));
+    overview_job *job = g_task_get_task_data(G_TASK(result));
+    if (v == NULL || job->generation != v->generation)
+        return;
+    char title[160];
+    g_strlcpy(title, v->overview.title, sizeof title);
+    rf_attention_overview_move(&v->overview, &job->built);
+    rf_attention_overview_set_title(&v->overview, title);
+    g_clear_object(&v->preparing);
+    rf_plot_view_set_pending(v->plot, FALSE);
+    rf_plot_view_queue_draw(v->plot);
+}
+
+static void refresh_overview(attention_view *v)
+{
+    int kind = overview_kind(v);
+    g_autoptr(GArray) layers = g_array_new(FALSE, TRUE, sizeof(map_entry));
+    int heads = 0;
+    size_t cells = 0;
+    g_autoptr(GString) layer_names = g_string_new("");
+    for (guint i = 0; i < v->maps->len; i++) {
+        const map_entry *m = &g_array_index(v->maps, map_entry, i);
+        if ((int)m->kind != kind)
+            continue;
+        g_array_append_val(layers, *m);
+        char name[RF_NAME_LEN];
+        tap_of(m, name);
+        const rf_probe_value *a = rf_probe_picker_find(&v->picker, name, NULL);
+        if (a != NULL && a->filled && a->shape.ndim == 3) {
+            heads = MAX(heads, (int)a->shape.dim[0]);
+            cells += (size_t)rf_shape_numel(a->shape);
+        }
+    }
+    rf_attention_figure_show_overview(&v->figure, &v->overview);
+    rf_plot_view_show_map(v->plot, "overview");
+    if (heads == 0) {
+        rf_attention_overview_resize(&v->overview, 0, 0);
+        int64_t step = rf_probe_picker_get_step(&v->picker);
+        char text[200];
+        if (step >= 0)
+            g_snprintf(text, sizeof text, "Step %" G_GINT64_FORMAT " has no stored maps of every layer: the overview "
+                       "was not on then", step);
+        else
+            g_snprintf(text, sizeof text, "Waiting for the next inspection pass of the running model");
+        rf_attention_overview_set_message(&v->overview, text);
+        rf_plot_view_queue_draw(v->plot);
+        return;
+    }
+    rf_probe_picker_set_heads(&v->picker, heads);
+    char sample[64], title[160];
+    rf_probe_picker_describe(&v->picker, sample, sizeof sample);
+    g_snprintf(title, sizeof title, "%s overview · layers down, heads across · %s",
+               kind == MAP_PROBS ? "Attention" : "Key-value state", sample);
+    RfProbeHold *hold = rf_probe_picker_hold(&v->picker);
+    if (cells < OFF_THREAD_CELLS) {
+        fill_overview(&v->overview, rf_probe_hold_get(hold), layers, heads);
+        rf_probe_hold_release(hold);
+        rf_attention_overview_set_title(&v->overview, title);
+        rf_plot_view_queue_draw(v->plot);
+        return;
+    }
+    rf_attention_overview_set_title(&v->overview, title);
+    overview_job *job = g_new0(overview_job, 1);
+    job->hold = hold;
+    job->layers = g_array_ref(layers);
+    job->heads = heads;
+    job->generation = v->generation;
+    v->preparing = g_cancellable_new();
+    GTask *task = g_task_new(v->plot, v->preparing, on_overview_built, NULL);
+    g_task_set_task_data(task, job, overview_job_free);
+    g_task_run_in_thread(task, overview_in_thread);
+    g_object_unref(task);
+    rf_plot_view_set_pending(v->plot, TRUE);
+}
+
+/* A click on a thumbnail: leave the overview for that layer and head. */
+static void on_pick(void *data, int layer, int head)
+{
+    attention_view *v = data;
+    int kind = overview_kind(v);
+    v->picker.updating = TRUE;
+    for (guint i = 0; i < v->maps->len; i++) {
+        const map_entry *m = &g_array_index(v->maps, map_entry, i);
+        if ((int)m->kind == kind && m->layer == layer)
+            gtk_drop_down_set_selected(v->picker.layer, i);
+    }
+    gtk_spin_button_set_value(v->picker.head, head);
+    v->picker.updating = FALSE;
+    gtk_toggle_button_set_active(v->overview_toggle, FALSE);   /* watches that map and shows it */
+}
+
 /* Show the chosen head of the snapshot. */
 static void refresh(gpointer data)
 {
     attention_view *v = data;
     forget_preparing(v);
+    if (overview_on(v)) {
+        refresh_overview(v);
+        return;
+    }
+    rf_attention_figure_show_overview(&v->figure, NULL);
     const map_entry *m = chosen_map(v);
     if (m == NULL) {
         explain_absence(v);
         return;
     }
-    const rf_probe_value *a = v->n_taps > 0 ? rf_session_find_probe(v->session, v->taps[0]) : NULL;
+    const rf_probe_value *a = v->n_taps > 0 ? rf_probe_picker_find(&v->picker, v->taps[0], &v->pooled) : NULL;
     if (a == NULL || !a->filled) {
-        show_message(v, "Waiting for the next inspection pass of the running model");
+        show_missing(v);
         return;
     }
     const rf_config *cfg = rf_session_get_run_config(v->session);
@@ -336,7 +548,7 @@ static void refresh(gpointer data)
         show_matrix(v, a->data + head * plane, rows, cols, "key feature", "value feature");
         break;
     case MAP_LS: {
-        const rf_probe_value *g = rf_session_find_probe(v->session, v->taps[1]);
+        const rf_probe_value *g = rf_probe_picker_find(&v->picker, v->taps[1], NULL);
         gboolean globals = g != NULL && g->filled && g->shape.ndim == 3 && g->shape.dim[1] == rows;
         int n_globals = globals ? (int)g->shape.dim[2] : 0;
         if (cols != rf_ls_band(cfg->model.window)) {
@@ -345,7 +557,7 @@ static void refresh(gpointer data)
         }
         rf_attention_figure_set_band(&v->figure, a->data + head * plane, rows, cfg->model.window,
                                      globals ? g->data + (size_t)head * rows * n_globals : NULL, n_globals);
-        keep_shown(v, rf_session_hold_probes(v->session));
+        keep_shown(v, rf_probe_picker_hold(&v->picker));
         break;
     }
     case MAP_BLRP_SELF: {
@@ -446,6 +658,9 @@ GtkWidget *rf_attention_view_new(RfSession *s)
     v->session = s;
     v->maps = g_array_new(FALSE, TRUE, sizeof(map_entry));
     rf_attention_figure_init(&v->figure);
+    rf_attention_overview_init(&v->overview);
+    v->overview.pick = on_pick;
+    v->overview.user = v;
     rf_figure f = rf_attention_figure_get(&v->figure);
     GtkWidget *plot = rf_plot_view_new(&f, TRUE);
     v->plot = RF_PLOT_VIEW(plot);
@@ -462,6 +677,11 @@ GtkWidget *rf_attention_view_new(RfSession *s)
                                 "Image data: show the attention of one patch over the picture; click a patch to "
                                 "choose it");
     gtk_box_append(GTK_BOX(v->picker.box), GTK_WIDGET(v->picture));
+    v->overview_toggle = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_mnemonic("_Overview"));
+    gtk_widget_set_tooltip_text(GTK_WIDGET(v->overview_toggle),
+                                "Every layer and head of the sample at once; click one to open it");
+    gtk_box_append(GTK_BOX(v->picker.box), GTK_WIDGET(v->overview_toggle));
+    g_signal_connect_swapped(v->overview_toggle, "toggled", G_CALLBACK(on_choice), v);
     g_signal_connect(v->segment, "value-changed", G_CALLBACK(on_segment), v);
     g_signal_connect(v->picture, "toggled", G_CALLBACK(on_picture), v);
 

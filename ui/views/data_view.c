@@ -3,10 +3,13 @@
  * expression, a text's bytes, series) in an RfPlotView that zooms, reads
  * out and exports.
  *
- * Choosing a data set sets data.task (and data.path through a folder
- * chooser for the file-backed tasks) and asks the session to open it; the
- * session answers with "data-changed", or "run-failed" whose message the
- * window shows as a dialog and this view repeats in its status line.
+ * Choosing a data set switches data.task (and data.path, through a folder
+ * chooser for the file-backed tasks: choose_data_task.h, as the sidebar
+ * does) and the session opens it; it answers with "data-changed", or
+ * "run-failed" whose message the window shows as a dialog. Samples show only
+ * while the loaded data set is the one the config names: loading, failed or
+ * not yet opened, the view is empty and its status line says why. Splits the
+ * data made shorter than asked are named in a line under the toolbar.
  *
  * Beside the splits, "Inspected" lists the inputs from outside the data set
  * (File → Inspect File…, drops, the text entry or Ctrl+V here), marked as
@@ -14,6 +17,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "../../datasets/datasets.h"
+#include "../choose_data_task.h"
+#include "../data_tasks.h"
 #include "../figures/prediction_figure.h"
 #include "../inspect_input.h"
 #include "../start_folders.h"
@@ -21,26 +27,6 @@
 #include "data_index_list.h"
 #include "data_sample.h"
 
-typedef struct task_choice {
-    const char *key;      /* data.task */
-    const char *title;
-    bool needs_path;      /* no data without a folder */
-    bool takes_path;      /* a folder may be chosen */
-} task_choice;
-
-static const task_choice tasks[] = {
-    {"listops", "ListOps (generated)", false, false},
-    {"lra_tsv", "ListOps (LRA TSV files)", true, true},
-    {"fashion_mnist", "Fashion-MNIST", false, true},
-    {"image_folder", "Image folder", true, true},
-    {"audio_folder", "Audio folder", true, true},
-    {"ucr", "Time series (UCR)", true, true},
-    {"text_folder", "Text folder", true, true},
-    {"npy", "NumPy arrays", true, true},
-    {"random", "Random tokens", false, false},
-};
-
-#define TASK_COUNT G_N_ELEMENTS(tasks)
 /* The split menu's entry after the three splits. */
 #define INSPECTED_ENTRY RF_SPLIT_COUNT
 #define BAR_ROW_PX 20
@@ -52,25 +38,25 @@ G_DECLARE_FINAL_TYPE(RfDataView, rf_data_view, RF, DATA_VIEW, GtkWidget)
 struct _RfDataView {
     GtkWidget parent;
     RfSession *session;
-    const rf_dataset *ds;          /* the session's, as last shown */
+    const rf_dataset *ds;          /* the session's, as last shown; NULL while it is another task's */
+    char *failure;                 /* why the data set the config names did not open, or NULL */
     float *scratch;                /* one sample, for labels in the list */
     rf_sample_figure *figure;
     rf_prediction_figure *prediction;
 
-    GtkWidget *task_menu, *path_button, *status;
+    GtkWidget *task_menu, *path_button, *status, *shortfall;
     GtkWidget *split_menu, *count, *list;
     GtkSingleSelection *selection;
     GtkWidget *plot, *media, *bars, *entry;
     bool syncing;                  /* widgets are being set from the config: not a user's choice */
-    bool opening;                  /* an open_data is under way */
 };
 
 G_DEFINE_FINAL_TYPE(RfDataView, rf_data_view, GTK_TYPE_WIDGET)
 
-static const task_choice *current_task(RfDataView *v)
+static const rf_data_task *current_task(RfDataView *v)
 {
     guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(v->task_menu));
-    return i < TASK_COUNT ? &tasks[i] : NULL;
+    return i < rf_data_task_count ? &rf_data_tasks[i] : NULL;
 }
 
 static rf_split current_split(RfDataView *v)
@@ -199,10 +185,15 @@ static void on_probes_changed(RfSession *s, gpointer data)
 }
 
 /* A new run (or a loaded checkpoint) replaces the model that predicted. */
+static void show_data(RfDataView *v);
+
 static void on_state_changed(RfSession *s, gpointer data)
 {
+    RfDataView *v = data;
     if (!rf_session_probes_fit_data(s))
-        clear_prediction(data);
+        clear_prediction(v);
+    if (v->ds == NULL)
+        show_data(v);   /* "Loading …" */
 }
 
 static void on_plot_map(GtkWidget *plot, gpointer data)
@@ -227,7 +218,7 @@ static void show_selected(RfDataView *v)
         rf_sample_figure_set_caption(v->figure, NULL, NULL);
         const char *message = "This split has no samples";
         if (v->ds == NULL)
-            message = "Choose a data set to browse its samples";
+            message = gtk_label_get_text(GTK_LABEL(v->status));   /* why there is no data set */
         else if (showing_inspected(v))
             message = "Nothing inspected yet: File → Inspect File…, drop a file here or type text below";
         rf_sample_figure_set_message(v->figure, message);
@@ -387,10 +378,7 @@ static void paste(GtkWidget *widget, const char *action, GVariant *args)
 static void describe_dataset(RfDataView *v)
 {
     const rf_dataset *ds = v->ds;
-    const task_choice *t = NULL;
-    for (guint i = 0; i < TASK_COUNT; i++)
-        if (strcmp(tasks[i].key, ds->name) == 0)
-            t = &tasks[i];
+    const rf_data_task *t = rf_data_task_find(ds->name);
     GString *s = g_string_new(t != NULL ? t->title : ds->name);
     g_string_append_printf(s, " · %d classes · up to %d positions", ds->classes, ds->seq_len);
     if (ds->grid_h > 0)
@@ -405,36 +393,87 @@ static void describe_dataset(RfDataView *v)
     g_string_free(s, TRUE);
 }
 
+/* The loaded data set if it is the one the config names (task and folder):
+ * never another task's samples under this one's name. */
+static const rf_dataset *named_dataset(RfDataView *v)
+{
+    const rf_config *now = rf_session_get_config(v->session), *loaded = rf_session_get_data_config(v->session);
+    if (loaded == NULL || strcmp(loaded->data.task, now->data.task) != 0 ||
+        strcmp(loaded->data.path, now->data.path) != 0)
+        return NULL;
+    return rf_session_get_dataset(v->session);
+}
+
+/* Why the config's data set is not shown: loading, failed, no folder yet. */
+static void say_why_empty(RfDataView *v)
+{
+    const rf_config *cfg = rf_session_get_config(v->session);
+    const rf_data_task *t = rf_data_task_find(cfg->data.task);
+    const char *title = t != NULL ? t->title : cfg->data.task;
+    g_autofree char *text = NULL;
+    if (rf_session_data_loading(v->session))
+        text = g_strdup_printf("Loading %s…", title);
+    else if (v->failure != NULL)
+        text = g_strdup_printf("Could not open %s: %s", title, v->failure);
+    else if (t != NULL && t->needs_path && cfg->data.path[0] == '\0')
+        text = g_strdup_printf("Choose a folder to load %s data", title);
+    else
+        text = g_strdup_printf("%s is not loaded yet", title);
+    set_status(v, text);
+}
+
+/* The splits the data made shorter than asked, in a line of their own. */
+static void show_shortfall(RfDataView *v)
+{
+    char text[256];
+    gboolean short_ = v->ds != NULL && rf_dataset_shortfall(v->ds, rf_session_get_data_config(v->session), text,
+                                                            sizeof text);
+    if (short_) {
+        g_autofree char *line = g_strdup_printf("Fewer samples than asked: %s", text);
+        gtk_label_set_text(GTK_LABEL(v->shortfall), line);
+    }
+    gtk_widget_set_visible(v->shortfall, short_);
+}
+
+static void show_data(RfDataView *v)
+{
+    const rf_dataset *ds = named_dataset(v);
+    if (ds != v->ds || ds == NULL) {
+        v->ds = ds;
+        g_clear_pointer(&v->scratch, g_free);
+        if (ds != NULL)
+            v->scratch = g_new0(float, (size_t)ds->seq_len * (ds->feat_dim > 0 ? ds->feat_dim : 1));
+    }
+    if (ds != NULL)
+        describe_dataset(v);
+    else
+        say_why_empty(v);
+    show_shortfall(v);
+    fill_list(v);
+}
+
 static void on_data_changed(RfSession *s, gpointer data)
 {
+    (void)s;
     RfDataView *v = data;
-    v->opening = false;
-    v->ds = rf_session_get_dataset(s);
-    g_clear_pointer(&v->scratch, g_free);
-    if (v->ds != NULL) {
-        v->scratch = g_new0(float, (size_t)v->ds->seq_len * (v->ds->feat_dim > 0 ? v->ds->feat_dim : 1));
-        describe_dataset(v);
-    }
-    fill_list(v);
+    g_clear_pointer(&v->failure, g_free);
+    show_data(v);
 }
 
 static void on_run_failed(RfSession *s, const char *message, gpointer data)
 {
-    (void)s;
     RfDataView *v = data;
-    if (!v->opening)
-        return;
-    v->opening = false;
-    char *text = g_strdup_printf("Could not open the data: %s", message);
-    set_status(v, text);
-    g_free(text);
+    if (named_dataset(v) != NULL || rf_session_data_loading(s))
+        return;   /* a run failed, not the data set */
+    g_free(v->failure);
+    v->failure = g_strdup(message);
+    show_data(v);
 }
 
 static void open_data(RfDataView *v)
 {
-    v->opening = true;
-    set_status(v, "Loading…");
     rf_session_open_data(v->session);
+    show_data(v);
 }
 
 static bool set_key(RfDataView *v, const char *key, const char *value)
@@ -461,11 +500,6 @@ static void on_folder_chosen(GtkNativeDialog *dialog, int response, gpointer dat
         g_free(path);
         if (file != NULL)
             g_object_unref(file);
-    } else if (current_task(v) != NULL && current_task(v)->needs_path &&
-               rf_session_get_config(v->session)->data.path[0] == '\0') {
-        char *text = g_strdup_printf("Choose a folder to load %s data", current_task(v)->title);
-        set_status(v, text);
-        g_free(text);
     }
     gtk_native_dialog_destroy(dialog);
     g_object_unref(dialog);
@@ -474,7 +508,7 @@ static void on_folder_chosen(GtkNativeDialog *dialog, int response, gpointer dat
 
 static void choose_folder(RfDataView *v)
 {
-    const task_choice *t = current_task(v);
+    const rf_data_task *t = current_task(v);
     char *title = g_strdup_printf("Choose the %s Folder", t != NULL ? t->title : "Data");
     GtkNative *native = gtk_widget_get_native(GTK_WIDGET(v));
     GtkFileChooserNative *dialog = gtk_file_chooser_native_new(
@@ -498,21 +532,31 @@ static void on_path_clicked(GtkButton *button, gpointer data)
     choose_folder(data);
 }
 
+static void sync_from_config(RfDataView *v);
+
+/* A cancel or a refusal shows the task as it was. */
+static void task_chosen(gboolean switched, gboolean needs_restart, const GError *error, gpointer data)
+{
+    (void)needs_restart;
+    RfDataView *v = data;
+    if (!switched)
+        sync_from_config(v);
+    if (error != NULL)
+        set_status(v, error->message);
+    g_object_unref(v);
+}
+
 static void on_task(GObject *menu, GParamSpec *pspec, gpointer data)
 {
     (void)menu;
     (void)pspec;
     RfDataView *v = data;
-    const task_choice *t = current_task(v);
+    const rf_data_task *t = current_task(v);
     if (v->syncing || t == NULL)
         return;
-    /* A folder belongs to the task it was chosen for. */
-    if (!set_key(v, "data.task", t->key) || !set_key(v, "data.path", ""))
-        return;
-    if (t->needs_path)
-        choose_folder(v);
-    else
-        open_data(v);
+    GtkNative *native = gtk_widget_get_native(GTK_WIDGET(v));
+    rf_choose_data_task(native != NULL ? GTK_WINDOW(native) : NULL, v->session, t->key, task_chosen,
+                        g_object_ref(v));
 }
 
 /* Widgets follow the config, whoever changed it. */
@@ -520,11 +564,11 @@ static void sync_from_config(RfDataView *v)
 {
     const rf_config *cfg = rf_session_get_config(v->session);
     v->syncing = true;
-    for (guint i = 0; i < TASK_COUNT; i++)
-        if (strcmp(tasks[i].key, cfg->data.task) == 0)
-            gtk_drop_down_set_selected(GTK_DROP_DOWN(v->task_menu), i);
+    const rf_data_task *t = rf_data_task_find(cfg->data.task);
+    if (t != NULL)
+        gtk_drop_down_set_selected(GTK_DROP_DOWN(v->task_menu), (guint)(t - rf_data_tasks));
     v->syncing = false;
-    const task_choice *t = current_task(v);
+    t = current_task(v);
     char *base = cfg->data.path[0] != '\0' ? g_path_get_basename(cfg->data.path) : NULL;
     gtk_button_set_label(GTK_BUTTON(v->path_button), base != NULL ? base : "Choose Folder…");
     gtk_widget_set_tooltip_text(v->path_button, cfg->data.path[0] != '\0' ? cfg->data.path
@@ -536,8 +580,12 @@ static void sync_from_config(RfDataView *v)
 static void on_config_changed(RfSession *s, const char *key, gpointer data)
 {
     (void)s;
-    if (key == NULL || strcmp(key, "data.task") == 0 || strcmp(key, "data.path") == 0)
-        sync_from_config(data);
+    RfDataView *v = data;
+    if (key == NULL || strcmp(key, "data.task") == 0 || strcmp(key, "data.path") == 0) {
+        g_clear_pointer(&v->failure, g_free);
+        sync_from_config(v);
+        show_data(v);
+    }
 }
 
 /* ---- building ---- */
@@ -546,8 +594,8 @@ static GtkWidget *build_toolbar(RfDataView *v)
 {
     GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
     GtkStringList *names = gtk_string_list_new(NULL);
-    for (guint i = 0; i < TASK_COUNT; i++)
-        gtk_string_list_append(names, tasks[i].title);
+    for (size_t i = 0; i < rf_data_task_count; i++)
+        gtk_string_list_append(names, rf_data_tasks[i].title);
     v->task_menu = gtk_drop_down_new(G_LIST_MODEL(names), NULL);
     gtk_widget_set_tooltip_text(v->task_menu, "The data set to browse and train on");
     v->path_button = gtk_button_new_with_label("Choose Folder…");
@@ -637,7 +685,15 @@ static void rf_data_view_init(RfDataView *v)
     gtk_paned_set_position(GTK_PANED(paned), 340);
     gtk_widget_set_vexpand(paned, TRUE);
 
+    v->shortfall = gtk_label_new(NULL);
+    gtk_widget_set_name(v->shortfall, "data-shortfall");
+    gtk_label_set_xalign(GTK_LABEL(v->shortfall), 0);
+    gtk_label_set_wrap(GTK_LABEL(v->shortfall), TRUE);
+    gtk_widget_add_css_class(v->shortfall, "warning");
+    gtk_widget_set_visible(v->shortfall, FALSE);
+
     gtk_widget_set_parent(build_toolbar(v), GTK_WIDGET(v));
+    gtk_widget_set_parent(v->shortfall, GTK_WIDGET(v));
     gtk_widget_set_parent(paned, GTK_WIDGET(v));
 }
 
@@ -663,6 +719,7 @@ static void rf_data_view_finalize(GObject *object)
     rf_sample_figure_free(v->figure);
     rf_prediction_figure_free(v->prediction);
     g_free(v->scratch);
+    g_free(v->failure);
     G_OBJECT_CLASS(rf_data_view_parent_class)->finalize(object);
 }
 
@@ -689,6 +746,6 @@ GtkWidget *rf_data_view_new(RfSession *s)
     g_signal_connect(v->plot, "unmap", G_CALLBACK(on_plot_unmap), v);
     rf_view_set_plot(GTK_WIDGET(v), RF_PLOT_VIEW(v->plot));
     sync_from_config(v);
-    on_data_changed(s, v);
+    show_data(v);
     return GTK_WIDGET(v);
 }

@@ -87,7 +87,7 @@ static void refresh(gpointer data)
     gboolean sized = FALSE;
     for (guint i = 0; i < v->taps->len; i++) {
         const char *name = g_ptr_array_index(v->taps, i);
-        const rf_probe_value *p = rf_session_find_probe(v->session, name);
+        const rf_probe_value *p = rf_probe_picker_find(&v->picker, name, NULL);
         if (p == NULL || !p->filled || p->shape.ndim != 2)
             continue;
         if (!sized) {

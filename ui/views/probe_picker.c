@@ -1,6 +1,8 @@
 /* The inspection views' shared toolbar (see probe_picker.h). */
 #include "probe_picker.h"
 
+#include <math.h>
+
 #include "../../datasets/listops.h"
 #include "data_sample.h"
 
@@ -50,6 +52,119 @@ static void on_sample(GtkSpinButton *b, gpointer data)
     notify_changed(data);
 }
 
+/* --- the step slider --- */
+
+static const rf_probe_history_entry *shown_entry(const rf_probe_picker *p)
+{
+    if (p->shown_step < 0)
+        return NULL;
+    const rf_probe_history *h = rf_session_get_history(p->session);
+    return rf_probe_history_get(h, rf_probe_history_nearest(h, p->shown_step));
+}
+
+static char *format_step(GtkScale *scale, double value, gpointer data)
+{
+    (void)scale;
+    const rf_probe_history *h = rf_session_get_history(((rf_probe_picker *)data)->session);
+    const rf_probe_history_entry *e = rf_probe_history_get(h, (int)lround(value));
+    return e != NULL ? g_strdup_printf("step %" G_GINT64_FORMAT, e->eval_step) : g_strdup("live");
+}
+
+static void on_step(GtkRange *r, gpointer data)
+{
+    rf_probe_picker *p = data;
+    if (p->updating)
+        return;
+    const rf_probe_history *h = rf_session_get_history(p->session);
+    const rf_probe_history_entry *e = rf_probe_history_get(h, (int)lround(gtk_range_get_value(r)));
+    int64_t step = e != NULL ? e->eval_step : -1;
+    if (step == p->shown_step)
+        return;
+    p->shown_step = step;
+    if (p->step_changed != NULL)
+        p->step_changed(p->data);
+}
+
+void rf_probe_picker_update_steps(rf_probe_picker *p)
+{
+    const rf_probe_history *h = rf_session_get_history(p->session);
+    int n = rf_probe_history_count(h);
+    int at = p->shown_step >= 0 ? rf_probe_history_nearest(h, p->shown_step) : -1;
+    p->shown_step = at >= 0 ? rf_probe_history_get(h, at)->eval_step : -1;
+    p->updating = TRUE;
+    gtk_scale_clear_marks(p->step);
+    for (int i = 0; i < n; i++)
+        gtk_scale_add_mark(p->step, i, GTK_POS_BOTTOM, NULL);
+    gtk_scale_add_mark(p->step, n, GTK_POS_BOTTOM, "live");
+    gtk_range_set_range(GTK_RANGE(p->step), 0, MAX(n, 1));
+    gtk_range_set_value(GTK_RANGE(p->step), at >= 0 ? at : n);
+    gtk_widget_set_sensitive(GTK_WIDGET(p->step), n > 0);
+    p->updating = FALSE;
+}
+
+int64_t rf_probe_picker_get_step(const rf_probe_picker *p)
+{
+    return p->shown_step;
+}
+
+void rf_probe_picker_set_step(rf_probe_picker *p, int64_t step)
+{
+    const rf_probe_history *h = rf_session_get_history(p->session);
+    int at = step >= 0 ? rf_probe_history_nearest(h, step) : -1;
+    gtk_range_set_value(GTK_RANGE(p->step), at >= 0 ? at : rf_probe_history_count(h));
+}
+
+const rf_probe_value *rf_probe_picker_find(const rf_probe_picker *p, const char *name, gboolean *pooled)
+{
+    const rf_probe_history_entry *e = shown_entry(p);
+    if (pooled != NULL)
+        *pooled = FALSE;
+    if (e == NULL)
+        return rf_session_find_probe(p->session, name);
+    const rf_probe_set *ps = rf_probe_hold_get(e->hold);
+    const rf_probe_value *v = rf_probe_set_find(ps, name);
+    if (v != NULL && pooled != NULL)
+        *pooled = rf_probe_history_entry_pooled(e, (int)(v - ps->values));
+    return v;
+}
+
+RfProbeHold *rf_probe_picker_hold(const rf_probe_picker *p)
+{
+    const rf_probe_history_entry *e = shown_entry(p);
+    return e != NULL ? rf_probe_hold_acquire(e->hold) : rf_session_hold_probes(p->session);
+}
+
+/* The sample of what is shown: the stored step's, or the chosen one. */
+static void shown_sample(const rf_probe_picker *p, rf_split *split, int64_t *sample)
+{
+    const rf_probe_history_entry *e = shown_entry(p);
+    *split = e != NULL ? e->split : rf_probe_picker_get_split(p);
+    *sample = e != NULL ? e->sample : rf_probe_picker_get_sample(p);
+}
+
+static GtkWidget *build_history_row(rf_probe_picker *p)
+{
+    GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    gtk_widget_add_css_class(row, "toolbar");
+    gtk_widget_set_margin_start(row, 6);
+    gtk_widget_set_margin_end(row, 6);
+    p->step = GTK_SCALE(gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, 1, 1));
+    gtk_range_set_round_digits(GTK_RANGE(p->step), 0);
+    gtk_scale_set_draw_value(p->step, TRUE);
+    gtk_scale_set_value_pos(p->step, GTK_POS_LEFT);
+    gtk_scale_set_format_value_func(p->step, format_step, p, NULL);
+    gtk_widget_set_hexpand(GTK_WIDGET(p->step), TRUE);
+    gtk_widget_set_tooltip_text(GTK_WIDGET(p->step),
+                                "Which step to show: one snapshot is kept per evaluation while a view watches; "
+                                "the right end shows the latest");
+    GtkWidget *label = gtk_label_new_with_mnemonic("S_tep");
+    gtk_label_set_mnemonic_widget(GTK_LABEL(label), GTK_WIDGET(p->step));
+    gtk_box_append(GTK_BOX(row), label);
+    gtk_box_append(GTK_BOX(row), GTK_WIDGET(p->step));
+    g_signal_connect(p->step, "value-changed", G_CALLBACK(on_step), p);
+    return row;
+}
+
 static GtkWidget *labelled(rf_probe_picker *p, const char *text, GtkWidget *w)
 {
     GtkWidget *label = gtk_label_new_with_mnemonic(text);
@@ -62,7 +177,7 @@ static GtkWidget *labelled(rf_probe_picker *p, const char *text, GtkWidget *w)
 void rf_probe_picker_init(rf_probe_picker *p, RfSession *s, const char *layer_title, void (*changed)(gpointer),
                           gpointer data)
 {
-    *p = (rf_probe_picker){.session = s, .changed = changed, .data = data};
+    *p = (rf_probe_picker){.session = s, .changed = changed, .data = data, .shown_step = -1};
     p->box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
     gtk_widget_add_css_class(p->box, "toolbar");
     gtk_widget_set_margin_start(p->box, 6);
@@ -94,6 +209,8 @@ void rf_probe_picker_init(rf_probe_picker *p, RfSession *s, const char *layer_ti
     g_signal_connect(p->sample, "value-changed", G_CALLBACK(on_sample), p);
     g_signal_connect(p->head, "value-changed", G_CALLBACK(on_spin), p);
     rf_probe_picker_update_samples(p);
+    p->history_box = build_history_row(p);
+    rf_probe_picker_update_steps(p);
 }
 
 rf_split rf_probe_picker_get_split(const rf_probe_picker *p)
@@ -178,7 +295,11 @@ void rf_probe_picker_unwatch(rf_probe_picker *p)
 void rf_probe_picker_describe(const rf_probe_picker *p, char *buf, size_t size)
 {
     const rf_inspected *in = rf_session_get_probe_inspected(p->session);
-    if (in != NULL)
+    const rf_probe_history_entry *e = shown_entry(p);
+    if (e != NULL)
+        g_snprintf(buf, size, "%s sample %" G_GINT64_FORMAT " · step %" G_GINT64_FORMAT, rf_split_name(e->split),
+                   e->sample, e->eval_step);
+    else if (in != NULL)
         g_snprintf(buf, size, "inspected (not from the data set): %s", in->name);
     else
         g_snprintf(buf, size, "%s sample %" G_GINT64_FORMAT, rf_split_name(rf_probe_picker_get_split(p)),
@@ -200,13 +321,17 @@ char **rf_probe_picker_token_names(const rf_probe_picker *p, int token_offset, i
 {
     *n = 0;
     const rf_dataset *ds = rf_session_get_dataset(p->session);
-    if (ds == NULL || rf_data_kind_of(ds) != RF_DATA_LISTOPS || rf_session_get_watched_inspected(p->session) != NULL)
+    if (ds == NULL || rf_data_kind_of(ds) != RF_DATA_LISTOPS ||
+        (shown_entry(p) == NULL && rf_session_get_watched_inspected(p->session) != NULL))
         return NULL;
+    rf_split split;
+    int64_t sample;
+    shown_sample(p, &split, &sample);
     float *x = g_new0(float, (size_t)ds->seq_len);
     int len = 0, label = 0;
     rf_status st = {0};
     char **names = NULL;
-    if (ds->get(ds, rf_probe_picker_get_split(p), rf_probe_picker_get_sample(p), x, &len, &label, &st)) {
+    if (ds->get(ds, split, sample, x, &len, &label, &st)) {
         names = g_new0(char *, (size_t)(token_offset + len + 1));
         for (int i = 0; i < token_offset; i++)
             names[i] = g_strdup("CLS");

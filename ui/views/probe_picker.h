@@ -1,5 +1,8 @@
 /* The toolbar the inspection views share: which sample (split and index),
- * which map or layer, which head. It also arbitrates the session's single
+ * which map or layer, which head, and below them which step: a slider over
+ * the steps the session's probe history keeps (one per evaluation) with
+ * "live" (the latest snapshot) at its right end. The views read what they
+ * show through rf_probe_picker_find / _hold, so each shows the chosen step. It also arbitrates the session's single
  * probe watch between the views: the visible view watches its taps, and a
  * view that is hidden stops the watch only if it is still its own, so the
  * worker copies nothing nobody sees whatever order pages map and unmap in.
@@ -22,7 +25,11 @@ typedef struct rf_probe_picker {
     GtkWidget *head_label;
     GtkSpinButton *head;
     RfSession *session;
+    GtkWidget *history_box;      /* the step row; the view packs it under `box` */
+    GtkScale *step;              /* 0..n-1: the stored steps, n: live */
+    int64_t shown_step;          /* the evaluation step shown, or -1: live */
     void (*changed)(gpointer data);   /* any choice changed */
+    void (*step_changed)(gpointer data);   /* the step changed: redraw, watch nothing new */
     gpointer data;
     gboolean updating;           /* suppress `changed` while the choices are refilled */
 } rf_probe_picker;
@@ -45,19 +52,34 @@ void rf_probe_picker_set_heads(rf_probe_picker *p, int heads);
 /* The sample range for the data set's split (call on "data-changed"). */
 void rf_probe_picker_update_samples(rf_probe_picker *p);
 
+/* The step slider's marks: the session's stored steps (call when the
+ * history may have changed: a snapshot, a new run). A chosen step that was
+ * dropped moves to the nearest kept one. */
+void rf_probe_picker_update_steps(rf_probe_picker *p);
+/* The evaluation step shown, or -1 for the latest snapshot. */
+int64_t rf_probe_picker_get_step(const rf_probe_picker *p);
+/* Show the stored step nearest to `step`, or the latest snapshot (-1). */
+void rf_probe_picker_set_step(rf_probe_picker *p, int64_t step);
+/* The value `name` of the snapshot shown (the stored step's, or the
+ * session's latest); *pooled (may be NULL): the stored map was pooled. */
+const rf_probe_value *rf_probe_picker_find(const rf_probe_picker *p, const char *name, gboolean *pooled);
+/* A reference to the snapshot shown (NULL before any). */
+RfProbeHold *rf_probe_picker_hold(const rf_probe_picker *p);
+
 /* Watch these taps for the chosen sample, as the session's one watcher. */
 void rf_probe_picker_watch(rf_probe_picker *p, const char *const *names, int n);
 /* Stop watching, unless another view has taken the watch since. */
 void rf_probe_picker_unwatch(rf_probe_picker *p);
 
 /* "train sample 12" (or "inspected (not from the data set): cat.png" when
- * the probes shown are of an inspected input) for titles. */
+ * the probes shown are of an inspected input; "val sample 3 · step 40" for
+ * a stored step, of the sample it was taken of) for titles. */
 void rf_probe_picker_describe(const rf_probe_picker *p, char *buf, size_t size);
 /* The picture of what is inspected: the watched inspected input, or the
  * chosen sample (none when the data are not images). */
 void rf_probe_picker_load_picture(const rf_probe_picker *p, rf_picture *picture, int token_offset);
 
-/* The texts of the chosen sample's tokens, cell by cell of a map whose
+/* The texts of the shown sample's tokens, cell by cell of a map whose
  * first `token_offset` cells are the model's own (named "CLS"), for
  * ListOps-style token data; NULL for other data or an inspected input.
  * *n: the cells named. Free with g_strfreev. */

@@ -27,6 +27,7 @@ static void on_probes_changed(RfPlotView *plot, RfSession *s)
 {
     (void)s;
     glue *g = glue_of(plot);
+    rf_probe_picker_update_steps(g->picker);
     if (gtk_widget_get_mapped(GTK_WIDGET(plot)))
         g->hooks->refresh(g->data);
 }
@@ -37,6 +38,7 @@ static void on_model_changed(RfPlotView *plot, RfSession *s)
     (void)s;
     glue *g = glue_of(plot);
     rf_probe_picker_update_samples(g->picker);
+    rf_probe_picker_update_steps(g->picker);
     g->hooks->collect(g->data);
     g->hooks->choose(g->data);
 }
@@ -69,6 +71,7 @@ GtkWidget *rf_probe_view_new(RfSession *s, rf_probe_picker *picker, RfPlotView *
     glue *g = g_new0(glue, 1);
     *g = (glue){hooks, picker, data};
     g_object_set_data_full(G_OBJECT(plot), GLUE_KEY, g, (GDestroyNotify)glue_free);
+    picker->step_changed = hooks->refresh;
     g_signal_connect(plot, "map", G_CALLBACK(on_map), NULL);
     g_signal_connect(plot, "unmap", G_CALLBACK(on_unmap), NULL);
     static const char *const model_signals[] = {"state-changed", "data-changed", "inspected-changed"};
@@ -78,6 +81,7 @@ GtkWidget *rf_probe_view_new(RfSession *s, rf_probe_picker *picker, RfPlotView *
 
     GtkWidget *view = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
     gtk_box_append(GTK_BOX(view), picker->box);
+    gtk_box_append(GTK_BOX(view), picker->history_box);
     gtk_box_append(GTK_BOX(view), GTK_WIDGET(plot));
     rf_view_set_plot(view, plot);
     hooks->collect(data);

@@ -5,7 +5,8 @@
  *   a new run, data set or inspected input   collect (the model's taps), then choose
  *   the view comes on screen                 choose (watch the taps, refresh)
  *   the view leaves the screen               stop the watch if it is this view's, then hidden
- *   a new probe snapshot, while on screen    refresh
+ *   a new probe snapshot, while on screen    refresh (the step slider follows the history)
+ *   another step on the slider               refresh
  *   the plot is destroyed                    stop the watch, then free
  *
  * so a fourth mechanism view is a figure, its hooks and a few lines. */

@@ -92,7 +92,7 @@ static void refresh(gpointer data)
         rf_plot_view_queue_draw(v->plot);
         return;
     }
-    const rf_probe_value *p = rf_session_find_probe(v->session, v->tap);
+    const rf_probe_value *p = rf_probe_picker_find(&v->picker, v->tap, NULL);
     if (p == NULL || !p->filled || p->shape.ndim != 2 || p->shape.dim[1] % 2 != 0) {
         rf_talk_figure_set_message(f, "Waiting for the next inspection pass of the running model");
         rf_plot_view_queue_draw(v->plot);

@@ -1,0 +1,225 @@
+/* The attention overview and the step history (issue 12 item 13), under
+ * Xvfb with the real application: a small full-attention ListOps model
+ * (2 layers, 3 heads) evaluating every 3 steps is stepped by hand with the
+ * Attention view in its Overview mode, and
+ *   1. the overview draws 2 x 3 thumbnails, and a click on one opens that
+ *      layer and head in the single-map mode;
+ *   2. the step slider under the toolbar keeps one step per evaluation;
+ *      moving it to an earlier step shows that step's map (another than the
+ *      latest) and the title names the step; its right end is live again.
+ * RF_SCREENSHOT_DIR set: also writes screenshot-attention-overview.png of
+ * the window there. */
+#include <string.h>
+
+#include "../ui/figures/attention_figure.h"
+#include "../ui/view.h"
+#include "figure_pixels.h"
+#include "widget_render.h"
+#include "workbench_app.h"
+
+static const char small_config[] = "[data]\n"
+                                   "task = listops\n"
+                                   "max_len = 32\n"
+                                   "min_len = 8\n"
+                                   "train_size = 64\n"
+                                   "val_size = 16\n"
+                                   "test_size = 16\n"
+                                   "batch = 8\n"
+                                   "[model]\n"
+                                   "encoder = full\n"
+                                   "layers = 2\n"
+                                   "dim = 24\n"
+                                   "heads = 3\n"
+                                   "ff = 32\n"
+                                   "[train]\n"
+                                   "steps = 1000\n"
+                                   "lr = 0.01\n"
+                                   "warmup = 0\n"
+                                   "eval_every = 3\n"
+                                   "eval_batches = 1\n";
+
+static GtkWidget *find_by_tooltip(GtkWidget *root, const char *tip)
+{
+    const char *t = gtk_widget_get_tooltip_text(root);
+    if (t != NULL && g_str_has_prefix(t, tip))
+        return root;
+    for (GtkWidget *c = gtk_widget_get_first_child(root); c != NULL; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *found = find_by_tooltip(c, tip);
+        if (found != NULL)
+            return found;
+    }
+    return NULL;
+}
+
+static gboolean step_at_least(gpointer data)
+{
+    RfSession *s = ((gpointer *)data)[0];
+    return rf_session_get_step(s) >= *(int64_t *)((gpointer *)data)[1];
+}
+
+static gboolean history_has(gpointer data)
+{
+    RfSession *s = ((gpointer *)data)[0];
+    return rf_probe_history_count(rf_session_get_history(s)) >= *(int *)((gpointer *)data)[1];
+}
+
+/* Step to `step`, then have the view's taps read (as the view asks) and
+ * wait until the history holds `count` steps. */
+static gboolean step_and_keep(RfSession *s, int64_t step, int count)
+{
+    while (rf_session_get_step(s) < step) {
+        int64_t next = rf_session_get_step(s) + 1;
+        gpointer args[2] = {s, &next};
+        rf_session_step_once(s);
+        if (!spin_until(step_at_least, args, 30.0))
+            return FALSE;
+    }
+    const char *names[] = {"layer0.attn.probs", "layer1.attn.probs"};
+    rf_session_watch_probes(s, names, 2, RF_SPLIT_TRAIN, 0);
+    gpointer args[2] = {s, &count};
+    return spin_until(history_has, args, 30.0);
+}
+
+static gboolean has_overview(gpointer data)
+{
+    const rf_attention_figure *f = data;
+    return f->overview != NULL && f->overview->layers == 2 && f->overview->heads == 3 &&
+           f->overview->cells[5].thumb != NULL;
+}
+
+static gboolean has_matrix(gpointer data)
+{
+    const rf_attention_figure *f = data;
+    return f->overview == NULL && f->layout == RF_ATTENTION_MATRIX && f->map != NULL;
+}
+
+/* The runs of thumbnail pixels along row y of s. */
+static int runs_along_row(cairo_surface_t *s, int y, double *centres, int max)
+{
+    int n = 0, start = 0;
+    for (int x = 0; x < cairo_image_surface_get_width(s); x++) {
+        bool in = colourful(s, x, y), before = x > 0 && colourful(s, x - 1, y);
+        if (in && !before)
+            start = x;
+        if (!in && before) {
+            if (x - start > 20 && n < max)
+                centres[n] = (start + x) / 2.0;
+            n += x - start > 20;
+        }
+    }
+    return n;
+}
+
+static int runs_along_column(cairo_surface_t *s, int x, double *centres, int max)
+{
+    int n = 0, start = 0;
+    for (int y = 0; y < cairo_image_surface_get_height(s); y++) {
+        bool in = colourful(s, x, y), before = y > 0 && colourful(s, x, y - 1);
+        if (in && !before)
+            start = y;
+        if (!in && before) {
+            if (y - start > 20 && n < max)
+                centres[n] = (start + y) / 2.0;
+            n += y - start > 20;
+        }
+    }
+    return n;
+}
+
+static float *copy_map(const rf_attention_figure *f)
+{
+    return g_memdup2(f->map, (gsize)f->rows * f->cols * sizeof(float));
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    g_autofree char *dir = g_dir_make_tmp("rf-history-XXXXXX", NULL);
+    RfApplication *app = NULL;
+    RfWindow *win = open_workbench(dir, small_config, &app);
+    if (win == NULL)
+        return tap_done();
+    gtk_window_set_default_size(GTK_WINDOW(win), 1600, 1000);
+    RfSession *s = rf_window_get_session(win);
+    gtk_stack_set_visible_child_name(rf_window_get_stack(win), "attention");
+    spin_for(0.3);
+    GtkWidget *page = gtk_stack_get_visible_child(rf_window_get_stack(win));
+    RfPlotView *plot = rf_view_get_plot(page);
+    GtkToggleButton *overview = GTK_TOGGLE_BUTTON(find_by_tooltip(page, "Every layer and head"));
+    GtkRange *slider = GTK_RANGE(find_by_tooltip(page, "Which step to show"));
+    GtkSpinButton *head = GTK_SPIN_BUTTON(find_by_tooltip(page, "Attention head"));
+    if (!tap_ok(plot != NULL && overview != NULL && slider != NULL && head != NULL,
+                "the Attention view has its plot, an Overview toggle, a step slider and the Head chooser"))
+        return tap_done();
+    const rf_attention_figure *fig = rf_plot_view_get_figure(plot)->data;
+
+    g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);
+    rf_session_pause(s);
+    spin_for(0.5);
+    gtk_toggle_button_set_active(overview, TRUE);
+    gboolean kept = step_and_keep(s, 3, 1) && step_and_keep(s, 6, 2) && step_and_keep(s, 9, 3);
+    tap_ok(kept, "stepping through evaluations at 3, 6 and 9 keeps %d steps",
+           rf_probe_history_count(rf_session_get_history(s)));
+    tap_ok(rf_probe_history_get(rf_session_get_history(s), 0)->eval_step == 3, "the first stored step is 3");
+
+    /* 1 */
+    tap_ok(spin_until(has_overview, (gpointer)fig, 30.0), "the overview holds 2 x 3 thumbnails");
+    spin_for(0.3);
+    int w = gtk_widget_get_width(GTK_WIDGET(plot)), h = gtk_widget_get_height(GTK_WIDGET(plot));
+    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+    cairo_t *cr = cairo_create(surface);
+    const rf_figure *f = rf_plot_view_get_figure(plot);
+    f->draw(f->data, cr, w, h, &RF_ZOOM_ALL);
+    cairo_destroy(cr);
+    cairo_surface_flush(surface);
+    double xs[8] = {0}, ys[8] = {0};
+    int across = 0, down = 0;
+    for (int y = 0; y < h && across != 3; y += 4)
+        across = runs_along_row(surface, y, xs, 8);
+    for (int x = 0; x < w && down != 2; x += 4)
+        down = runs_along_column(surface, x, ys, 8);
+    cairo_surface_destroy(surface);
+    tap_ok(across == 3 && down == 2, "the overview draws 2 layers x 3 heads of thumbnails (%d across, %d down, %dx%d)",
+           across, down, w, h);
+    char text[200] = "";
+    gboolean named = across == 3 && down == 2 && f->hover(f->data, w, h, &RF_ZOOM_ALL, xs[2], ys[1], text, sizeof text);
+    tap_ok(named && g_str_has_prefix(text, "Layer 1 · head 2"), "hover names the cell (%s)", text);
+    const char *shots = g_getenv("RF_SCREENSHOT_DIR");
+    if (shots != NULL) {
+        g_autoptr(GdkTexture) texture = render(GTK_WIDGET(win));
+        g_autofree char *path = g_build_filename(shots, "screenshot-attention-overview.png", NULL);
+        tap_ok(texture != NULL && gdk_texture_save_to_png(texture, path), "screenshot %s", path);
+    }
+    if (across == 3 && down == 2)
+        rf_plot_view_click(plot, xs[2], ys[1]);
+    tap_ok(!gtk_toggle_button_get_active(overview) && gtk_spin_button_get_value_as_int(head) == 2 &&
+               spin_until(has_matrix, (gpointer)fig, 30.0) && strstr(fig->title, "Layer 1 · head 2") != NULL,
+           "a click on L1 H2 opens layer 1, head 2 (%s)", fig->title);
+
+    /* 2 */
+    int n = rf_probe_history_count(rf_session_get_history(s));
+    tap_ok(gtk_range_get_value(slider) == n && strstr(fig->title, "step") == NULL,
+           "the slider starts at its live end (%g of %d)", gtk_range_get_value(slider), n);
+    spin_for(0.3);
+    g_autofree float *live = copy_map(fig);
+    int live_cells = fig->rows * fig->cols;
+    gtk_range_set_value(slider, 0);
+    spin_for(0.3);
+    gboolean changed = fig->rows * fig->cols == live_cells && memcmp(fig->map, live, live_cells * sizeof(float)) != 0;
+    tap_ok(strstr(fig->title, "step 3") != NULL && changed,
+           "moving the slider to step 3 shows that step's map, not the latest (%s)", fig->title);
+    g_autofree float *at3 = copy_map(fig);
+    gtk_range_set_value(slider, 1);
+    spin_for(0.3);
+    tap_ok(strstr(fig->title, "step 6") != NULL && memcmp(fig->map, at3, live_cells * sizeof(float)) != 0,
+           "step 6 shows another map again (%s)", fig->title);
+    gtk_range_set_value(slider, n);
+    spin_for(0.3);
+    tap_ok(strstr(fig->title, "step") == NULL && memcmp(fig->map, live, live_cells * sizeof(float)) == 0,
+           "the right end shows the latest snapshot again");
+
+    rf_session_stop(s);
+    close_workbench(win, app);
+    return tap_done();
+}
