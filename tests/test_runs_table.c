@@ -102,7 +102,9 @@ static void test_load(rf_runs_table *t)
            b != NULL ? b->seconds : NAN);
     g_autofree char *cell = a != NULL ? rf_run_entry_cell(a, "encoder") : NULL;
     g_autofree char *dim = a != NULL ? rf_run_entry_cell(a, "model.dim") : NULL;
-    tap_ok(g_strcmp0(cell, "blrp") == 0 && g_strcmp0(dim, "16") == 0, "cells: encoder %s, model.dim %s", cell, dim);
+    g_autofree char *data = a != NULL ? rf_run_entry_cell(a, "data") : NULL;
+    tap_ok(g_strcmp0(cell, "blrp") == 0 && g_strcmp0(dim, "16") == 0 && g_strcmp0(data, "ListOps (generated)") == 0,
+           "cells: encoder %s, model.dim %s, data set %s (as the workbench names it)", cell, dim, data);
 }
 
 static const char *sort_column;

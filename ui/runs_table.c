@@ -7,6 +7,7 @@
 
 #include "../config/config_file.h"
 #include "../core/train.h"
+#include "data_tasks.h"
 #include "plot/plot.h"
 
 #define METRICS_HEADER "step,split,loss,accuracy,lr,seconds"
@@ -235,12 +236,15 @@ gboolean rf_run_entry_set_meta(rf_run_entry *e, const char *name, const char *ta
 
 /* ---- cells and their order ---- */
 
+/* The data set as the workbench names it elsewhere, with its folder's name. */
 static const char *data_set_of(const rf_config *cfg, char *buf, size_t size)
 {
+    const rf_data_task *t = rf_data_task_find(cfg->data.task);
+    const char *title = t != NULL ? t->title : cfg->data.task;
     if (cfg->data.path[0] == '\0')
-        return cfg->data.task;
+        return title;
     g_autofree char *base = g_path_get_basename(cfg->data.path);
-    g_snprintf(buf, size, "%s: %s", cfg->data.task, base);
+    g_snprintf(buf, size, "%s: %s", title, base);
     return buf;
 }
 
