@@ -7,6 +7,9 @@
  * waits on `wake`, first saying how many requests it has read (`handled`),
  * which is how the UI thread knows the trainer is safe to touch (a
  * checkpoint save holds `lock` while the worker sleeps). Everything it produces goes into `out` as rf_msg.
+ * A run recorded in the runs folder is written here, as `rangefinder train`
+ * writes it: each metrics row as it is made, and when the run finishes or
+ * stops, the rows synced and then the checkpoint.
  */
 #include "../core/alloc.h"
 #include "session_private.h"
