@@ -5,6 +5,7 @@
  * (XDG_DATA_HOME is a folder of the test, so the trash is too), a run
  * picked for the Training view's overlay, and a run trained in the
  * workbench written to a new folder of the runs folder and listed.
+ * A run folder written while the view is shown appears by itself.
  * RF_SCREENSHOT_DIR set: also writes screenshot-runs.png there, with the
  * runs of the folder RF_SCREENSHOT_RUNS (e.g. bench/runs: their config.ini
  * and metrics.csv are copied) listed beside the test's.
@@ -148,6 +149,17 @@ static void make_runs(const char *runs)
     g_mkdir_with_parents(bad, 0700);
 }
 
+typedef struct listed {
+    GtkColumnView *list;
+    const char *folder;
+} listed;
+
+static gboolean is_listed(gpointer data)
+{
+    const listed *l = data;
+    return row_of(l->list, l->folder) >= 0;
+}
+
 /* The new folder a run of the workbench made: the one not among `before`. */
 static char *new_folder(const char *runs, const char *const *before)
 {
@@ -188,7 +200,8 @@ static void copy_screenshot_runs(const char *runs)
 
 static void check_training_recorded(RfWindow *win, GtkColumnView *list, const char *runs)
 {
-    static const char *const before[] = {"2026-11-20_100000-blrp", "2026-11-21_100000-full", "not-a-run", NULL};
+    static const char *const before[] = {"2026-11-20_100000-blrp", "2026-11-21_100000-full", "2026-11-23_100000-cli",
+                                         "not-a-run", NULL};
     RfSession *s = rf_window_get_session(win);
     g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);
     tap_ok(spin_until(run_settled, s, 120.0) && rf_session_get_state(s) == RF_RUN_FINISHED,
@@ -225,7 +238,8 @@ static void check_training_recorded(RfWindow *win, GtkColumnView *list, const ch
     tap_ok(spin_until(run_settled, s, 120.0) && rf_session_get_step(s) == 40, "the finished run continues to step 40");
     g_autofree char *more = NULL;
     g_file_get_contents(csv, &more, NULL, NULL);
-    g_autofree char *again = new_folder(runs, (const char *const[]){before[0], before[1], before[2], folder, NULL});
+    g_autofree char *again =
+        new_folder(runs, (const char *const[]){before[0], before[1], before[2], before[3], folder, NULL});
     tap_ok(more != NULL && strstr(more, "\n40,test,") != NULL && again == NULL,
            "its rows go on in the same metrics.csv, no new folder (%s)", again != NULL ? again : "none");
 }
@@ -265,6 +279,15 @@ int main(int argc, char **argv)
                strstr(gtk_label_get_text(GTK_LABEL(warnings)), "not-a-run") != NULL,
            "the malformed folder is left out with a warning naming it");
 
+    /* a run folder the command line writes meanwhile (its layout) */
+    static const char *const cli_sets[] = {"model.encoder=full", "model.dim=32", "data.task=listops", NULL};
+    g_free(write_fake_run(runs, &(fake_run){"2026-11-23_100000-cli", cli_sets, 100, 10, FALSE, FALSE, 0}));
+    const rf_run_entry *cli = spin_until(is_listed, &(listed){list, "2026-11-23_100000-cli"}, 5.0)
+                                  ? entry_at(list, row_of(list, "2026-11-23_100000-cli"))
+                                  : NULL;
+    tap_ok(cli != NULL && cli->status == RF_RUN_STATUS_RUNNING,
+           "a run folder written meanwhile appears without a reload, running");
+
     select_folder(list, "2026-11-21_100000-full");
     gtk_widget_activate_action(view, "runs.rename", "s", "wide baseline");
     gtk_widget_activate_action(view, "runs.tag", "s", "baseline, dim-sweep");
@@ -301,7 +324,7 @@ int main(int argc, char **argv)
     g_autofree char *trashed = g_build_filename(data_home, "Trash", "files", "2026-11-22_100000-small", NULL);
     tap_ok(!g_file_test(gone, G_FILE_TEST_EXISTS) && g_file_test(trashed, G_FILE_TEST_IS_DIR),
            "the run's folder went to the trash");
-    tap_ok(row_of(list, "2026-11-22_100000-small") < 0 && g_list_model_get_n_items(rows_of(list)) == 2,
+    tap_ok(row_of(list, "2026-11-22_100000-small") < 0 && g_list_model_get_n_items(rows_of(list)) == 3,
            "and its row is gone");
 
     if (g_getenv("RF_SCREENSHOT_DIR") == NULL)
