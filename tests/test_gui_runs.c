@@ -198,6 +198,16 @@ static void copy_screenshot_runs(const char *runs)
     }
 }
 
+static gboolean folder_gone(gpointer path)
+{
+    return !g_file_test(path, G_FILE_TEST_EXISTS);
+}
+
+static gboolean finished_at_40(gpointer session)
+{
+    return rf_session_get_state(session) == RF_RUN_FINISHED && rf_session_get_step(session) == 40;
+}
+
 static void check_training_recorded(RfWindow *win, GtkColumnView *list, const char *runs)
 {
     static const char *const before[] = {"2026-11-20_100000-blrp", "2026-11-21_100000-full", "2026-11-23_100000-cli",
@@ -234,8 +244,7 @@ static void check_training_recorded(RfWindow *win, GtkColumnView *list, const ch
     /* continued past its end: the same folder goes on */
     tap_ok(rf_session_set_key(s, "train.steps", "40", NULL, NULL), "train.steps raised to 40");
     g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);
-    spin_for(0.3);
-    tap_ok(spin_until(run_settled, s, 120.0) && rf_session_get_step(s) == 40, "the finished run continues to step 40");
+    tap_ok(spin_until(finished_at_40, s, 120.0), "the finished run continues to step 40");
     g_autofree char *more = NULL;
     g_file_get_contents(csv, &more, NULL, NULL);
     g_autofree char *again =
@@ -319,8 +328,9 @@ int main(int argc, char **argv)
     tap_ok(confirm != NULL, "Delete asks first");
     if (confirm != NULL)
         gtk_dialog_response(confirm, GTK_RESPONSE_ACCEPT);
-    spin_for(0.5);
     g_autofree char *gone = g_build_filename(runs, "2026-11-22_100000-small", NULL);
+    spin_until(folder_gone, gone, 10.0);
+    spin_for(0.1);
     g_autofree char *trashed = g_build_filename(data_home, "Trash", "files", "2026-11-22_100000-small", NULL);
     tap_ok(!g_file_test(gone, G_FILE_TEST_EXISTS) && g_file_test(trashed, G_FILE_TEST_IS_DIR),
            "the run's folder went to the trash");
