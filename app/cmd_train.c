@@ -167,7 +167,8 @@ static gboolean prepare_new(train_job *job, const char *config_path, const char 
     if (!rf_ranks_writer())   /* rank 0 writes the run folder */
         return TRUE;
     if (runs != NULL) {
-        job->dir = rf_run_folder_create(runs, config_path, error);
+        g_autofree char *label = rf_run_config_name(config_path);
+        job->dir = rf_run_folder_create(runs, label, error);
         if (job->dir == NULL)
             return FALSE;
         job->checkpoint = g_build_filename(job->dir, "checkpoint.safetensors", NULL);

@@ -58,30 +58,45 @@ static void print_usage(FILE *out)
             RF_DATADIR, runs);
 }
 
-/* `rangefinder gui [--config FILE]` */
+/* `--NAME VALUE` or `--NAME=VALUE` at argv[*i] into *value. */
+static gboolean take_option(char **argv, int argc, int *i, const char *name, const char **value)
+{
+    size_t n = strlen(name);
+    if (strcmp(argv[*i], name) == 0 && *i + 1 < argc) {
+        *value = argv[++*i];
+        return TRUE;
+    }
+    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=') {
+        *value = argv[*i] + n + 1;
+        return TRUE;
+    }
+    return FALSE;
+}
+
+/* `rangefinder gui [--config FILE] [--runs DIR]` */
 static int run_gui(int argc, char **argv)
 {
-    const char *config = NULL;
+    const char *config = NULL, *runs = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("Usage:\n  rangefinder gui [--config FILE]\n\n"
-                   "Open the workbench, starting from FILE (default %s/configs/default.ini).\n", RF_DATADIR);
+            g_autofree char *default_runs = rf_runs_default_dir();
+            printf("Usage:\n  rangefinder gui [--config FILE] [--runs DIR]\n\n"
+                   "Open the workbench, starting from FILE (default %s/configs/default.ini). Its runs\n"
+                   "are recorded in, and the Runs view lists, the runs folder DIR (default %s).\n",
+                   RF_DATADIR, default_runs);
             return RF_EXIT_OK;
         }
-        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
-            config = argv[++i];
-        } else if (strncmp(argv[i], "--config=", 9) == 0) {
-            config = argv[i] + 9;
-        } else {
-            fprintf(stderr, "rangefinder gui: unexpected argument '%s' (see `rangefinder gui --help`)\n", argv[i]);
+        if (!take_option(argv, argc, &i, "--config", &config) && !take_option(argv, argc, &i, "--runs", &runs)) {
+            fprintf(stderr, "rangefinder: gui: unexpected argument '%s' (see `rangefinder gui --help`)\n", argv[i]);
             return RF_EXIT_USAGE;
         }
     }
 #if RF_HAVE_GUI
     char *gtk_argv[] = {"rangefinder", NULL};
-    return rf_workbench_run(config, 1, gtk_argv);
+    return rf_workbench_run(config, runs, 1, gtk_argv);
 #else
     (void)config;
+    (void)runs;
     fprintf(stderr, "rangefinder: this build has no workbench (GTK 4 was not found or -Dgui=disabled; rebuild with "
                     "meson setup -Dgui=enabled); every other verb works, e.g. rangefinder train --config FILE\n");
     return RF_EXIT_FAILED;
@@ -105,7 +120,7 @@ static int run_default(int argc, char **argv)
 #if RF_HAVE_GUI
         if (rf_workbench_open_display()) {
             char *gtk_argv[] = {"rangefinder", NULL};
-            return rf_workbench_run(NULL, 1, gtk_argv);
+            return rf_workbench_run(NULL, NULL, 1, gtk_argv);
         }
         why = "no display";
 #else

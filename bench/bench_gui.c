@@ -561,6 +561,9 @@ int main(int argc, char **argv)
         return 1;
     }
     RfApplication *app = rf_application_new(argv[1]);
+    /* its runs are recorded in a folder of its own, not the user's */
+    g_autofree char *runs = g_dir_make_tmp("rf-bench-gui-runs-XXXXXX", NULL);
+    rf_application_set_runs_dir(app, runs);
     g_application_set_flags(G_APPLICATION(app), G_APPLICATION_NON_UNIQUE);
     g_autoptr(GError) error = NULL;
     if (!g_application_register(G_APPLICATION(app), NULL, &error)) {

@@ -117,3 +117,21 @@ gboolean rf_config_write_ini(const rf_config *cfg, const char *path, const char 
         return fail(error, "%s", st.msg);
     return TRUE;
 }
+
+char **rf_config_differing_keys(const rf_config *const *cfgs, guint n)
+{
+    GPtrArray *keys = g_ptr_array_new();
+    char first[RF_STR_LEN + 32], other[RF_STR_LEN + 32];
+    for (const rf_config_key *k = rf_config_keys; k->section != NULL && n > 1; k++) {
+        rf_config_format_value(cfgs[0], k, first, sizeof first);
+        for (guint i = 1; i < n; i++) {
+            rf_config_format_value(cfgs[i], k, other, sizeof other);
+            if (strcmp(first, other) != 0) {
+                g_ptr_array_add(keys, g_strdup_printf("%s.%s", k->section, k->key));
+                break;
+            }
+        }
+    }
+    g_ptr_array_add(keys, NULL);
+    return (char **)g_ptr_array_free(keys, FALSE);
+}

@@ -44,6 +44,10 @@ gboolean rf_config_check(const rf_config *cfg, const char *source, GError **erro
  * same value (4e-4 stays "0.0004"). */
 void rf_config_format_value(const rf_config *cfg, const rf_config_key *k, char *buf, size_t size);
 
+/* The keys ("section.key", in the key table's order) whose values are not
+ * the same in all `n` configs; empty when n < 2. g_strfreev. */
+char **rf_config_differing_keys(const rf_config *const *cfgs, guint n);
+
 /* Every key, grouped by section, as INI text with `comment` (may be NULL)
  * at the top. */
 char *rf_config_to_ini(const rf_config *cfg, const char *comment);

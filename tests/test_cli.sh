@@ -154,6 +154,10 @@ ok $missing "--help lists train, eval, bench, memory, config, inspect, predict, 
 run train --help
 expect_rc 0 "train --help exits 0"
 check "train --help describes --resume" grep -q -- '--resume' "$tmp/out"
+run gui --help
+expect_rc 0 "gui --help exits 0"
+check "gui --help describes --runs and the default runs folder" grep -q -- '--runs DIR.*rangefinder/runs' <(tr '\n' ' ' <"$tmp/out")
+expect_error 2 "gui with an unknown argument is a usage error" "unexpected argument '--frobnicate'" gui --runs "$tmp" --frobnicate
 expect_error 2 "an unknown verb is a usage error" "unknown verb 'frobnicate'" frobnicate
 # The exit checks can fail. In a subshell (its TAP line captured, not
 # counted) expect_rc 0 after this exit-2 command must say "not ok" and show

@@ -1812,6 +1812,8 @@ int main(int argc, char **argv)
 
     rf_device_register(&stand_in_gpu);
     RfApplication *app = rf_application_new(config);
+    g_autofree char *runs = g_build_filename(dir, "runs", NULL);
+    rf_application_set_runs_dir(app, runs);   /* not the user's runs folder */
     /* Tests may run beside a workbench the user has open: stay out of its way. */
     g_application_set_flags(G_APPLICATION(app), G_APPLICATION_NON_UNIQUE);
     g_autoptr(GError) error = NULL;

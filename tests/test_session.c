@@ -4,16 +4,18 @@
  * optimiser edits reach the running trainer, probes arrive filled,
  * checkpoints round-trip (every tensor, bit for bit), bad files and bad
  * data paths fail with messages that name them, the compare queue runs
- * every config, and inputs from outside the data set are featurised,
+ * every config, inputs from outside the data set are featurised,
  * inspected while paused, refused by name and dropped with their data set,
- * and the probe history keeps the first snapshot at or after each
- * evaluation of the run, none for one nobody watched, and starts anew with
- * a run. */
+ * the probe history keeps the first snapshot at or after each evaluation
+ * of the run, none for one nobody watched, and starts anew with a run, and
+ * runs are recorded in the runs folder. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
 
+#include "../config/config_file.h"
 #include "../core/config.h"
 #include "../ui/session.h"
 #include "same_tensors.h"
@@ -646,6 +648,89 @@ static void test_bad_data(RfSession *s, watcher *w)
     tap_ok(rf_session_get_dataset(s) == before && w->data_changed == 0, "the old data set stays");
 }
 
+static guint lines_of(const char *path, const char *split)
+{
+    g_autofree char *text = NULL;
+    if (!g_file_get_contents(path, &text, NULL, NULL))
+        return 0;
+    g_autofree char *needle = g_strdup_printf(",%s,", split);
+    guint n = 0;
+    for (const char *p = text; (p = strstr(p, needle)) != NULL; p++)
+        n++;
+    return n;
+}
+
+/* The only folder in `runs`, or NULL. */
+static char *only_folder(const char *runs)
+{
+    g_autoptr(GDir) d = g_dir_open(runs, 0, NULL);
+    const char *name = d != NULL ? g_dir_read_name(d) : NULL;
+    return name != NULL && g_dir_read_name(d) == NULL ? g_build_filename(runs, name, NULL) : NULL;
+}
+
+/* Runs recorded in the runs folder as `train --runs` writes them, by the
+ * worker thread: every row the session saw, the checkpoint at the end and
+ * at a stop; a runs folder that cannot be made is named, and the run goes on. */
+static void test_runs_folder(RfSession *s, watcher *w, const char *dir)
+{
+    g_autofree char *runs = g_build_filename(dir, "runs", NULL);
+    rf_session_set_runs_dir(s, runs);
+    rf_config cfg = tiny_config();
+    rf_session_set_config(s, &cfg, NULL);
+    rf_session_start(s, NULL);
+    gboolean finished = wait_for(s, in_state, GINT_TO_POINTER(RF_RUN_FINISHED), 60);
+    g_autofree char *folder = only_folder(runs);
+    const rf_run_data *run = rf_session_get_current_run(s);
+    tap_ok(finished && folder != NULL && g_strcmp0(run->dir, folder) == 0 && g_str_has_suffix(folder, "-random-full"),
+           "a run started in the session gets a folder of the runs folder (%s)", folder != NULL ? folder : "none");
+    g_autofree char *csv = folder != NULL ? g_build_filename(folder, "metrics.csv", NULL) : g_strdup("");
+    g_autofree char *ini = folder != NULL ? g_build_filename(folder, "config.ini", NULL) : g_strdup("");
+    g_autofree char *checkpoint = folder != NULL ? g_build_filename(folder, "checkpoint.safetensors", NULL)
+                                                 : g_strdup("");
+    rf_config read;
+    rf_config_defaults(&read);
+    tap_ok(rf_config_apply_ini(&read, ini, NULL) && read.train.steps == 30 && strcmp(read.data.task, "random") == 0,
+           "with its config.ini, the run's config");
+    tap_ok(lines_of(csv, "train") == rf_run_data_count(run, RF_SPLIT_TRAIN) &&
+               lines_of(csv, "val") == rf_run_data_count(run, RF_SPLIT_VAL) && lines_of(csv, "test") == 1,
+           "metrics.csv has every row the session saw (%u train, %u val, %u test)", lines_of(csv, "train"),
+           lines_of(csv, "val"), lines_of(csv, "test"));
+    tap_ok(g_file_test(checkpoint, G_FILE_TEST_EXISTS), "and the checkpoint of its end");
+
+    /* stopped: the checkpoint of the step it stopped at */
+    g_autofree char *stop_runs = g_build_filename(dir, "runs-stop", NULL);
+    rf_session_set_runs_dir(s, stop_runs);
+    cfg.train.steps = 100000;
+    rf_session_set_config(s, &cfg, NULL);
+    rf_session_start(s, NULL);
+    int64_t five = 5;
+    wait_for(s, step_reached, &five, 60);
+    rf_session_stop(s);
+    g_autofree char *stopped = only_folder(stop_runs);
+    g_autofree char *stop_checkpoint = stopped != NULL ? g_build_filename(stopped, "checkpoint.safetensors", NULL)
+                                                       : g_strdup("");
+    tap_ok(rf_session_get_state(s) == RF_RUN_STOPPED && g_file_test(stop_checkpoint, G_FILE_TEST_EXISTS),
+           "a stopped run's folder has the checkpoint of its stop");
+
+    /* a file where the runs folder should be */
+    g_autofree char *blocked = g_build_filename(dir, "not-a-folder", NULL);
+    g_file_set_contents(blocked, "", 0, NULL);
+    rf_session_set_runs_dir(s, blocked);
+    cfg.train.steps = 10;
+    rf_session_set_config(s, &cfg, NULL);
+    w->run_failed = 0;
+    rf_session_start(s, NULL);
+    finished = wait_for(s, in_state, GINT_TO_POINTER(RF_RUN_FINISHED), 60);
+    tap_ok(w->run_failed == 1 && w->last_failure != NULL && strstr(w->last_failure, blocked) != NULL &&
+               strstr(w->last_failure, "not recorded") != NULL,
+           "a runs folder that cannot be made is named: %s", w->last_failure != NULL ? w->last_failure : "(none)");
+    tap_ok(finished && rf_session_get_current_run(s)->dir == NULL, "and the run trains on, unrecorded");
+    rf_session_set_runs_dir(s, NULL);
+    g_autofree char *cmd = g_strdup_printf("rm -rf '%s' '%s' '%s'", runs, stop_runs, blocked);
+    if (system(cmd) != 0)
+        tap_ok(FALSE, "remove the runs folders");
+}
+
 /* --- the probe history: one snapshot per evaluation --- */
 
 static void step_to(RfSession *s, int64_t target)
@@ -737,6 +822,7 @@ int main(void)
     test_plan(s);
     test_bad_data(s, &w);
     test_inspected_forgotten(s, &w);
+    test_runs_folder(s, &w, dir);
     test_history(s, &w);
     g_object_unref(s);
     g_free(w.last_failure);

@@ -1,8 +1,8 @@
 /* The real workbench for the small GUI tests (tests/test_gui_*.c): GTK
  * opened on the test's display, `config` written to `dir`/small.ini, the
  * application registered (non-unique: tests may run beside a workbench the
- * user has open) and activated, its window open and its data loaded, each
- * step a TAP check. */
+ * user has open) with the runs folder `dir`/runs (not the user's) and
+ * activated, its window open and its data loaded, each step a TAP check. */
 #ifndef RF_TESTS_WORKBENCH_APP_H
 #define RF_TESTS_WORKBENCH_APP_H
 
@@ -25,6 +25,8 @@ static inline RfWindow *open_workbench(const char *dir, const char *config, RfAp
     g_mkdir_with_parents(dir, 0700);
     g_file_set_contents(path, config, -1, NULL);
     *app = rf_application_new(path);
+    g_autofree char *runs = g_build_filename(dir, "runs", NULL);
+    rf_application_set_runs_dir(*app, runs);
     g_application_set_flags(G_APPLICATION(*app), G_APPLICATION_NON_UNIQUE);
     g_autoptr(GError) error = NULL;
     tap_ok(g_application_register(G_APPLICATION(*app), NULL, &error), "the application registers");

@@ -1,6 +1,7 @@
 /* The workbench's AdwApplication: start-up, accelerators, app actions. */
 #include "application.h"
 
+#include "../config/run_folder.h"
 #include "dialogs.h"
 #include "start_folders.h"
 #include "window.h"
@@ -8,6 +9,7 @@
 struct _RfApplication {
     AdwApplication parent_instance;
     char *config_path;
+    char *runs_dir;
     RfSession *session;
 };
 
@@ -113,8 +115,11 @@ static void rf_application_activate(GApplication *application)
         gtk_window_present(open);
         return;
     }
-    if (app->session == NULL)
+    if (app->session == NULL) {
         app->session = rf_session_new();
+        g_autofree char *runs = app->runs_dir != NULL ? g_strdup(app->runs_dir) : rf_runs_default_dir();
+        rf_session_set_runs_dir(app->session, runs);
+    }
     g_autofree char *path = app->config_path != NULL
                                 ? g_strdup(app->config_path)
                                 : g_build_filename(RF_DATADIR, "configs", "default.ini", NULL);
@@ -143,6 +148,7 @@ static void rf_application_finalize(GObject *object)
     RfApplication *app = RF_APPLICATION(object);
     g_clear_object(&app->session);
     g_free(app->config_path);
+    g_free(app->runs_dir);
     G_OBJECT_CLASS(rf_application_parent_class)->finalize(object);
 }
 
@@ -165,6 +171,12 @@ RfApplication *rf_application_new(const char *config_path)
                                       "flags", G_APPLICATION_DEFAULT_FLAGS, NULL);
     app->config_path = g_strdup(config_path);
     return app;
+}
+
+void rf_application_set_runs_dir(RfApplication *app, const char *dir)
+{
+    g_free(app->runs_dir);
+    app->runs_dir = g_strdup(dir);
 }
 
 RfSession *rf_application_get_session(RfApplication *app)

@@ -21,6 +21,9 @@ G_DECLARE_FINAL_TYPE(RfApplication, rf_application, RF, APPLICATION, AdwApplicat
 
 /* config_path: the INI to start from (NULL: data/configs/default.ini). */
 RfApplication *rf_application_new(const char *config_path);
+/* The runs folder the workbench records its runs in and lists in the Runs
+ * view (NULL: $XDG_DATA_HOME/rangefinder/runs); before activation. */
+void rf_application_set_runs_dir(RfApplication *app, const char *dir);
 /* The session (created on the first activation; NULL before). */
 RfSession *rf_application_get_session(RfApplication *app);
 

@@ -1,6 +1,6 @@
 /* The data sets the workbench offers, one table for every place that names
  * them (the sidebar's Task, the Data view's menu, the status line, Open
- * Data): the key table's order (core/config.c, data.task) and one label
+ * Data, the Runs view): the key table's order (core/config.c, data.task) and one label
  * each, and whether the task reads a folder. */
 #ifndef RF_DATA_TASKS_H
 #define RF_DATA_TASKS_H

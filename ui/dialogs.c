@@ -111,6 +111,48 @@ void rf_dialog_ask_close(GtkWindow *parent, RfCloseCallback done, gpointer user_
     gtk_widget_show(dialog);
 }
 
+/* --- yes or no --- */
+
+typedef struct {
+    RfConfirmCallback done;
+    gpointer user_data;
+    gboolean yes;
+} ConfirmQuestion;
+
+static gboolean confirm_answer(gpointer data)
+{
+    ConfirmQuestion *q = data;
+    q->done(q->yes, q->user_data);
+    g_free(q);
+    return G_SOURCE_REMOVE;
+}
+
+static void confirm_response(GtkDialog *dialog, int response, gpointer user_data)
+{
+    ConfirmQuestion *q = user_data;
+    q->yes = response == GTK_RESPONSE_ACCEPT;
+    gtk_window_destroy(GTK_WINDOW(dialog));
+    g_idle_add(confirm_answer, q);
+}
+
+void rf_dialog_confirm(GtkWindow *parent, const char *what, const char *detail, const char *action,
+                       RfConfirmCallback done, gpointer user_data)
+{
+    GtkWidget *dialog = gtk_message_dialog_new(parent, GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                               GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE, "%s", what);
+    gtk_widget_set_name(dialog, "confirm");
+    gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(dialog), "%s", detail);
+    gtk_dialog_add_button(GTK_DIALOG(dialog), "_Cancel", GTK_RESPONSE_CANCEL);
+    GtkWidget *yes = gtk_dialog_add_button(GTK_DIALOG(dialog), action, GTK_RESPONSE_ACCEPT);
+    gtk_widget_add_css_class(yes, "destructive-action");
+    gtk_dialog_set_default_response(GTK_DIALOG(dialog), GTK_RESPONSE_CANCEL);
+    ConfirmQuestion *q = g_new0(ConfirmQuestion, 1);
+    q->done = done;
+    q->user_data = user_data;
+    g_signal_connect(dialog, "response", G_CALLBACK(confirm_response), q);
+    gtk_widget_show(dialog);
+}
+
 /* --- file choosers --- */
 
 typedef struct {

@@ -37,6 +37,13 @@ typedef void (*RfCloseCallback)(RfCloseAnswer answer, gpointer user_data);
 /* "Save a checkpoint before closing?" with Save… / Close without saving / Cancel. */
 void rf_dialog_ask_close(GtkWindow *parent, RfCloseCallback done, gpointer user_data);
 
+typedef void (*RfConfirmCallback)(gboolean yes, gpointer user_data);
+/* A question `what` (detail below it) with Cancel and `action` (a
+ * destructive button, e.g. "_Delete"); `done` hears the answer once the
+ * dialog is gone. The dialog is named "confirm" (tests answer it). */
+void rf_dialog_confirm(GtkWindow *parent, const char *what, const char *detail, const char *action,
+                       RfConfirmCallback done, gpointer user_data);
+
 typedef enum {
     RF_CHOOSE_OPEN_FILE,
     RF_CHOOSE_OPEN_FOLDER,

@@ -32,6 +32,7 @@ static void rf_session_dispose(GObject *object)
         g_queue_free_full(s->queue, (GDestroyNotify)rf_queued_run_free);
         s->queue = NULL;
     }
+    rf_session_runs_clear(s);
     s->current = NULL;
     g_clear_pointer(&s->runs, g_ptr_array_unref);
     G_OBJECT_CLASS(rf_session_parent_class)->dispose(object);
@@ -70,6 +71,7 @@ static void rf_session_class_init(RfSessionClass *klass)
     sig[RF_SESSION_RUN_FAILED] = new_signal("run-failed", 1, G_TYPE_STRING);
     sig[RF_SESSION_QUEUE_CHANGED] = new_signal("queue-changed", 0);
     sig[RF_SESSION_INSPECTED_CHANGED] = new_signal("inspected-changed", 0);
+    sig[RF_SESSION_OVERLAYS_CHANGED] = new_signal("overlays-changed", 0);
 }
 
 static void rf_session_init(RfSession *s)
@@ -79,6 +81,7 @@ static void rf_session_init(RfSession *s)
     s->runs = g_ptr_array_new_with_free_func((GDestroyNotify)rf_run_data_free);
     s->queue = g_queue_new();
     s->inspected = g_ptr_array_new_with_free_func((GDestroyNotify)rf_inspected_release);
+    s->overlays = g_ptr_array_new_with_free_func((GDestroyNotify)rf_run_data_free);
     s->wanted.split = RF_SPLIT_VAL;
     s->history = rf_probe_history_new(RF_PROBE_HISTORY_BYTES);
 }
@@ -177,6 +180,10 @@ static void take_message(RfSession *s, rf_msg *m, drained *d)
         g_free(d->failure);
         d->failure = g_steal_pointer(&m->text);
         break;
+    case RF_MSG_RECORD_ERROR:
+        g_free(d->failure);
+        d->failure = g_steal_pointer(&m->text);
+        break;
     case RF_MSG_PROBE_ERROR:
         g_free(d->failure);
         d->failure = g_steal_pointer(&m->text);
@@ -269,10 +276,11 @@ static char *run_name(RfSession *s, const rf_config *cfg)
 }
 
 void rf_session_adopt_worker(RfSession *s, rf_worker *w, const rf_config *cfg, const char *name,
-                             RfRunState state, int64_t step)
+                             RfRunState state, int64_t step, const char *dir)
 {
     g_autofree char *default_name = name == NULL ? run_name(s, cfg) : NULL;
     s->current = rf_run_data_new(name != NULL ? name : default_name, cfg);
+    s->current->dir = g_strdup(dir);
     g_ptr_array_add(s->runs, s->current);
     /* The last snapshot is of the replaced run's model. */
     g_clear_pointer(&s->probe_data, rf_data_ref_release);
@@ -299,8 +307,10 @@ gboolean rf_session_start_run(RfSession *s, const rf_config *cfg, const char *na
     rf_data_ref *data = s->data != NULL && rf_data_config_equal(&s->data->cfg, cfg) ? rf_data_ref_acquire(s->data)
                                                                                     : NULL;
     s->current_follows_cfg = follows_cfg;
-    rf_worker *w = rf_worker_new(cfg, data, NULL, FALSE, &s->wanted);
-    rf_session_adopt_worker(s, w, cfg, name, RF_RUN_LOADING, 0);
+    g_autofree char *dir = NULL;
+    rf_run_record *record = rf_session_new_record(s, cfg, &dir);
+    rf_worker *w = rf_worker_new(cfg, data, NULL, FALSE, &s->wanted, record);
+    rf_session_adopt_worker(s, w, cfg, name, RF_RUN_LOADING, 0, dir);
     return TRUE;
 }
 

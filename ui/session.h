@@ -18,6 +18,7 @@
  *   "run-failed"      (const char *message) the run stopped with an error
  *   "queue-changed"   ()                    the compare queue or its results changed
  *   "inspected-changed" ()                  the inspected inputs or the watched one changed
+ *   "overlays-changed" ()                   runs of the runs folder were picked or dropped for the overlay
  */
 #ifndef RF_SESSION_H
 #define RF_SESSION_H
@@ -174,6 +175,19 @@ gboolean rf_session_load_checkpoint(RfSession *s, const char *path, GError **err
  * when its input and classes fit the model (core/model_input.h); otherwise
  * an error naming both, and the session is left as it was. */
 gboolean rf_session_load_checkpoint_on_data(RfSession *s, const char *path, GError **error);
+
+/* --- the runs folder (config/run_folder.h): each run started with a
+ * config is written there as `rangefinder train --runs DIR` would write it
+ * (config.ini at the start, metrics.csv row by row, the checkpoint when it
+ * ends or is stopped or replaced; the run's rf_run_data names the folder).
+ * NULL (the default): runs are not recorded. --- */
+void rf_session_set_runs_dir(RfSession *s, const char *dir);
+const char *rf_session_get_runs_dir(RfSession *s);
+/* Runs of the runs folder drawn in the Training view beside the session's
+ * own: add one (loaded from its folder; an error names it) or drop it. */
+gboolean rf_session_add_overlay(RfSession *s, const char *dir, GError **error);
+void rf_session_remove_overlay(RfSession *s, const char *dir);
+GPtrArray *rf_session_get_overlays(RfSession *s);   /* of rf_run_data *, owned by the session */
 
 /* --- compare: a queue of configs run one after another --- */
 void rf_session_queue_add(RfSession *s, const rf_config *cfg, const char *name);

@@ -97,8 +97,8 @@ static gboolean load_checkpoint(RfSession *s, const char *path, const rf_config 
     s->current_follows_cfg = TRUE;
     g_autofree char *base = g_path_get_basename(path);
     g_autofree char *name = g_strdup_printf("%s · %s · %s", cfg.data.task, cfg.model.encoder, base);
-    rf_worker *w = rf_worker_new(&cfg, data, t, TRUE, &s->wanted);
-    rf_session_adopt_worker(s, w, &cfg, name, RF_RUN_PAUSED, step);
+    rf_worker *w = rf_worker_new(&cfg, data, t, TRUE, &s->wanted, NULL);
+    rf_session_adopt_worker(s, w, &cfg, name, RF_RUN_PAUSED, step, NULL);
     return TRUE;
 }
 

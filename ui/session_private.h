@@ -4,6 +4,7 @@
 #ifndef RF_SESSION_PRIVATE_H
 #define RF_SESSION_PRIVATE_H
 
+#include "../config/metrics_csv.h"
 #include "session.h"
 
 /* --- a data set shared by the session and the worker training on it
@@ -54,6 +55,7 @@ typedef enum rf_msg_kind {
     RF_MSG_ERROR,        /* the run failed: text */
     RF_MSG_PROBE_ERROR,  /* an inspection failed (the run goes on): text */
     RF_MSG_OPTIM,        /* the trainer took the optimiser settings of edit optim_serial before `step` */
+    RF_MSG_RECORD_ERROR, /* the run's folder could not be written (the run goes on, unrecorded): text */
 } rf_msg_kind;
 
 typedef struct rf_msg {
@@ -74,15 +76,32 @@ typedef struct rf_msg {
 
 void rf_msg_free(rf_msg *m);
 
+/* --- where a run is recorded in the runs folder (session_runs.c makes
+ * it, the worker writes it as `rangefinder train` does: each metrics row
+ * as it is made, and when the run ends or stops, the rows synced and then
+ * the checkpoint; not for a failed run) --- */
+typedef struct rf_run_record {
+    rf_metrics_csv *csv;
+    char *checkpoint;
+    int64_t saved_step;   /* the step of the last checkpoint written; -1: none */
+} rf_run_record;
+
+void rf_run_record_free(rf_run_record *r);
+/* A new folder of the runs folder for a run of cfg, with its config.ini
+ * and an empty metrics.csv; *dir is the folder. NULL without a runs folder,
+ * or (with the failure reported) when it cannot be written. */
+rf_run_record *rf_session_new_record(RfSession *s, const rf_config *cfg, char **dir);
+
 /* --- the training thread: one per run, alive until the run is replaced --- */
 typedef struct rf_worker rf_worker;
 
 /* Start a worker for cfg. `data` (a reference the worker takes over) may be
  * NULL: the worker opens the data set itself and posts RF_MSG_DATA.
  * `trainer` (taken over) may be NULL: the worker builds it. `paused`: wait
- * for a resume before the first step. */
+ * for a resume before the first step. `record` (taken over) may be NULL:
+ * the run is not recorded. */
 rf_worker *rf_worker_new(const rf_config *cfg, rf_data_ref *data, rf_trainer *trainer, gboolean paused,
-                         const rf_probe_request *probes);
+                         const rf_probe_request *probes, rf_run_record *record);
 GAsyncQueue *rf_worker_messages(rf_worker *w);   /* of rf_msg *, for the UI thread */
 void rf_worker_set_paused(rf_worker *w, gboolean paused);
 void rf_worker_step_once(rf_worker *w);
@@ -140,11 +159,15 @@ struct _RfSession {
     gboolean queue_running;
     const rf_run_data *flops_run;  /* the run whose FLOPs per step flops_run_flops caches */
     double flops_run_flops;
+
+    char *runs_dir;                /* where runs are recorded (session_runs.c), or NULL: nowhere */
+    GPtrArray *overlays;           /* of rf_run_data *: runs of the runs folder drawn beside the session's */
 };
 
 enum { RF_SESSION_STATE_CHANGED, RF_SESSION_METRICS_CHANGED, RF_SESSION_PROBES_CHANGED,
        RF_SESSION_CONFIG_CHANGED, RF_SESSION_DATA_CHANGED, RF_SESSION_RUN_FAILED,
-       RF_SESSION_QUEUE_CHANGED, RF_SESSION_INSPECTED_CHANGED, RF_SESSION_N_SIGNALS };
+       RF_SESSION_QUEUE_CHANGED, RF_SESSION_INSPECTED_CHANGED, RF_SESSION_OVERLAYS_CHANGED,
+       RF_SESSION_N_SIGNALS };
 extern guint rf_session_signals[RF_SESSION_N_SIGNALS];
 
 /* The keys ("model.encoder") whose value in `other` differs from `base`'s,
@@ -160,9 +183,10 @@ double rf_session_step_flops(RfSession *s, const rf_config *cfg);
  * for repeats), replacing the current one. */
 gboolean rf_session_start_run(RfSession *s, const rf_config *cfg, const char *name, gboolean follows_cfg,
                               GError **error);
-/* Hand a worker with a ready trainer to the session as its current run. */
+/* Hand a worker with a ready trainer to the session as its current run;
+ * `dir`: the run folder it records into, or NULL. */
 void rf_session_adopt_worker(RfSession *s, rf_worker *w, const rf_config *cfg, const char *name,
-                             RfRunState state, int64_t step);
+                             RfRunState state, int64_t step, const char *dir);
 /* Stop and free the current run's worker after reading its last messages
  * (without starting queued runs). */
 void rf_session_retire_worker(RfSession *s);
@@ -173,6 +197,8 @@ void rf_session_replace_data(RfSession *s, rf_data_ref *data);
 gboolean rf_session_forget_inspected(RfSession *s);
 /* Record a failure and emit "run-failed". */
 void rf_session_report_failure(RfSession *s, const char *message);
+/* Drop the runs folder's overlays (session_runs.c), at dispose. */
+void rf_session_runs_clear(RfSession *s);
 /* The queue: start its next run when it is running and nothing else is. */
 void rf_session_queue_advance(RfSession *s);
 void rf_queued_run_free(rf_queued_run *q);

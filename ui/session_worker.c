@@ -7,6 +7,9 @@
  * waits on `wake`, first saying how many requests it has read (`handled`),
  * which is how the UI thread knows the trainer is safe to touch (a
  * checkpoint save holds `lock` while the worker sleeps). Everything it produces goes into `out` as rf_msg.
+ * A run recorded in the runs folder is written here, as `rangefinder train`
+ * writes it: each metrics row as it is made, and when the run finishes or
+ * stops, the rows synced and then the checkpoint.
  */
 #include "../core/alloc.h"
 #include "session_private.h"
@@ -26,6 +29,7 @@ struct rf_worker {
     rf_config cfg;
     rf_data_ref *data;
     rf_trainer *trainer;
+    rf_run_record *record;    /* where the run is written, or NULL */
 
     GMutex lock;
     GCond wake;      /* new commands */
@@ -96,8 +100,39 @@ static void fail_run(rf_worker *w, worker_run *run, const char *text)
     post_state(w, run, RF_RUN_FAILED);
 }
 
+/* The run's folder could not be written: say so, and stop writing it. */
+static void record_failed(rf_worker *w, const GError *error)
+{
+    g_autofree char *text = g_strdup_printf("%s; the run goes on but is not recorded in the runs folder",
+                                            error->message);
+    post_text(w, RF_MSG_RECORD_ERROR, text);
+    g_clear_pointer(&w->record, rf_run_record_free);
+}
+
+/* As `rangefinder train`: the rows on disk, then the checkpoint that covers them. */
+static void record_checkpoint(rf_worker *w)
+{
+    rf_run_record *r = w->record;
+    int64_t step = w->trainer != NULL ? rf_trainer_step_count(w->trainer) : 0;
+    if (r == NULL || step == 0 || step == r->saved_step)
+        return;
+    g_autoptr(GError) error = NULL;
+    rf_status st = {0};
+    if (!rf_metrics_csv_sync(r->csv, &error)) {
+        record_failed(w, error);
+    } else if (!rf_trainer_save(w->trainer, r->checkpoint, &st)) {
+        g_set_error_literal(&error, G_IO_ERROR, G_IO_ERROR_FAILED, st.msg);
+        record_failed(w, error);
+    } else {
+        r->saved_step = step;
+    }
+}
+
 static void post_metrics(rf_worker *w, const rf_metrics *metrics)
 {
+    g_autoptr(GError) error = NULL;
+    if (w->record != NULL && !rf_metrics_csv_write(w->record->csv, metrics, &error))
+        record_failed(w, error);
     rf_msg *m = msg_new(RF_MSG_METRICS);
     m->metrics = *metrics;
     m->step = metrics->step;
@@ -261,6 +296,7 @@ static void finish(rf_worker *w, worker_run *run)
     rf_mutex_lock(&w->lock);
     w->paused = TRUE;   /* raising train.steps later needs a resume */
     rf_mutex_unlock(&w->lock);
+    record_checkpoint(w);
     post_state(w, run, RF_RUN_FINISHED);
     run->inspect_now = TRUE;   /* show the final model */
 }
@@ -313,8 +349,10 @@ static void take_commands(rf_worker *w, worker_run *run)
     }
     gboolean live = run->mode == RF_RUN_RUNNING || run->mode == RF_RUN_PAUSED;
     if (w->ended) {
-        if (live)
+        if (live) {
+            record_checkpoint(w);   /* the UI thread waits for the stop anyway */
             post_state(w, run, RF_RUN_STOPPED);
+        }
         return;
     }
     if (w->paused && run->mode == RF_RUN_RUNNING) {
@@ -401,13 +439,14 @@ static gpointer worker_main(gpointer data)
 }
 
 rf_worker *rf_worker_new(const rf_config *cfg, rf_data_ref *data, rf_trainer *trainer, gboolean paused,
-                         const rf_probe_request *probes)
+                         const rf_probe_request *probes, rf_run_record *record)
 {
     rf_worker *w = g_new0(rf_worker, 1);
     w->out = g_async_queue_new_full((GDestroyNotify)rf_msg_free);
     w->cfg = *cfg;
     w->data = data;
     w->trainer = trainer;
+    w->record = record;
     w->paused = paused;
     g_mutex_init(&w->lock);
     g_cond_init(&w->wake);
@@ -516,6 +555,7 @@ void rf_worker_free(rf_worker *w)
     if (w == NULL)
         return;
     rf_worker_join(w);
+    rf_run_record_free(w->record);
     rf_trainer_free(w->trainer);
     rf_data_ref_release(w->data);
     rf_probe_request_clear(&w->probes);

@@ -9,6 +9,7 @@
  *   GtkWidget *rf_latent_view_new(RfSession *s);     ui/views/latent_view.c
  *   GtkWidget *rf_talk_view_new(RfSession *s);       ui/views/talk_view.c
  *   GtkWidget *rf_data_view_new(RfSession *s);       ui/views/data_view.c
+ *   GtkWidget *rf_runs_view_new(RfSession *s);       ui/views/runs_view.c
  *
  * and register their export plot with rf_view_set_plot (the window reads it
  * with rf_view_get_plot). A view updates itself from the session's signals
@@ -31,5 +32,6 @@ GtkWidget *rf_attention_view_new(RfSession *s);
 GtkWidget *rf_latent_view_new(RfSession *s);
 GtkWidget *rf_talk_view_new(RfSession *s);
 GtkWidget *rf_data_view_new(RfSession *s);
+GtkWidget *rf_runs_view_new(RfSession *s);
 
 #endif

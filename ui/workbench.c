@@ -26,7 +26,7 @@ gboolean rf_workbench_open_display(void)
     return opened;
 }
 
-int rf_workbench_run(const char *config_path, int argc, char **argv)
+int rf_workbench_run(const char *config_path, const char *runs_dir, int argc, char **argv)
 {
     if (!rf_workbench_open_display()) {
         fprintf(stderr, "rangefinder: no display; to train from the command line run `rangefinder` without "
@@ -35,5 +35,6 @@ int rf_workbench_run(const char *config_path, int argc, char **argv)
     }
     g_set_application_name("Rangefinder");
     g_autoptr(RfApplication) app = rf_application_new(config_path);
+    rf_application_set_runs_dir(app, runs_dir);
     return g_application_run(G_APPLICATION(app), argc, argv);
 }

@@ -11,8 +11,9 @@ gboolean rf_workbench_open_display(void);
 
 /* Run the application (GtkApplication, id org.rangefinder.Workbench) with
  * `config_path` (may be NULL: data/configs/default.ini) as the starting
- * configuration. Without a display, prints how to train from the command
+ * configuration and `runs_dir` (may be NULL: the default runs folder) as
+ * its runs folder. Without a display, prints how to train from the command
  * line instead and returns 1. Returns the exit status. */
-int rf_workbench_run(const char *config_path, int argc, char **argv);
+int rf_workbench_run(const char *config_path, const char *runs_dir, int argc, char **argv);
 
 #endif

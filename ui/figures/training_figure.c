@@ -92,6 +92,11 @@ void rf_training_figure_set_runs(rf_training_figure *f, rf_run_data *const *runs
     }
 }
 
+guint rf_training_figure_get_run_count(const rf_training_figure *f)
+{
+    return f->series->len;
+}
+
 void rf_training_figure_set_smoothing(rf_training_figure *f, double weight)
 {
     f->smoothing = isfinite(weight) ? fmin(fmax(weight, 0), RF_SMOOTH_MAX) : 0;

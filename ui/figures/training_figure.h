@@ -42,6 +42,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(rf_training_figure, rf_training_figure_free)
  * next call). Rows appended to these runs later are picked up at the next
  * draw; run i is drawn in rf_series_color(i). */
 void rf_training_figure_set_runs(rf_training_figure *f, rf_run_data *const *runs, guint n);
+/* How many runs it draws (the last set_runs's n). */
+guint rf_training_figure_get_run_count(const rf_training_figure *f);
 
 /* The smoothing weight of the train loss and accuracy, 0 (raw) to
  * RF_SMOOTH_MAX (clamped). */

@@ -33,6 +33,7 @@ void rf_run_data_free(rf_run_data *r)
     g_array_unref(r->rows);
     g_array_unref(r->changes);
     g_free(r->name);
+    g_free(r->dir);
     g_free(r);
 }
 
@@ -237,6 +238,7 @@ rf_run_data *rf_run_data_load_dir(const char *dir, GError **error)
     }
     g_autofree char *base = g_path_get_basename(dir);
     g_autoptr(rf_run_data) r = rf_run_data_new(base, NULL);
+    r->dir = g_strdup(dir);
     g_autofree char *ini = g_build_filename(dir, "config.ini", NULL);
     if (g_file_test(ini, G_FILE_TEST_EXISTS) && !rf_config_apply_ini(&r->cfg, ini, error))
         return NULL;
@@ -308,32 +310,22 @@ static double accuracy_of(const rf_metrics *m)
 }
 
 /* The config keys whose values are not the same in every run. */
-static GPtrArray *differing_keys(rf_run_data *const *runs, guint n)
+static char **differing_keys(rf_run_data *const *runs, guint n)
 {
-    GPtrArray *keys = g_ptr_array_new_with_free_func(g_free);
-    char first[RF_STR_LEN + 32], other[RF_STR_LEN + 32];
-    for (const rf_config_key *k = rf_config_keys; k->section != NULL; k++) {
-        g_autofree char *dotted = g_strdup_printf("%s.%s", k->section, k->key);
-        rf_config_get(&runs[0]->cfg, dotted, first, sizeof first);
-        for (guint i = 1; i < n; i++) {
-            rf_config_get(&runs[i]->cfg, dotted, other, sizeof other);
-            if (strcmp(first, other) != 0) {
-                g_ptr_array_add(keys, g_steal_pointer(&dotted));
-                break;
-            }
-        }
-    }
-    return keys;
+    g_autofree const rf_config **cfgs = g_new(const rf_config *, n + 1);
+    for (guint i = 0; i < n; i++)
+        cfgs[i] = &runs[i]->cfg;
+    return rf_config_differing_keys(cfgs, n);
 }
 
 gboolean rf_run_data_write_table_csv(rf_run_data *const *runs, guint n, const char *path, GError **error)
 {
-    g_autoptr(GPtrArray) keys = n > 1 ? differing_keys(runs, n) : g_ptr_array_new_with_free_func(g_free);
+    g_auto(GStrv) keys = differing_keys(runs, n);
     g_autoptr(GString) s = g_string_new("run,steps,final_train_accuracy,final_val_accuracy,best_val_accuracy,"
                                         "test_accuracy,step_seconds,planned_bytes,peak_bytes,params");
-    for (guint k = 0; k < keys->len; k++) {
+    for (guint k = 0; keys[k] != NULL; k++) {
         g_string_append_c(s, ',');
-        append_field(s, g_ptr_array_index(keys, k));
+        append_field(s, keys[k]);
     }
     g_string_append_c(s, '\n');
 
@@ -363,9 +355,9 @@ gboolean rf_run_data_write_table_csv(rf_run_data *const *runs, guint n, const ch
         g_string_append_c(s, ',');
         if (r->params > 0)
             g_string_append_printf(s, "%lld", (long long)r->params);
-        for (guint k = 0; k < keys->len; k++) {
+        for (guint k = 0; keys[k] != NULL; k++) {
             g_string_append_c(s, ',');
-            rf_config_get(&r->cfg, g_ptr_array_index(keys, k), value, sizeof value);
+            rf_config_get(&r->cfg, keys[k], value, sizeof value);
             append_field(s, value);
         }
         g_string_append_c(s, '\n');

@@ -21,6 +21,7 @@ typedef struct rf_run_change {
 
 typedef struct rf_run_data {
     char *name;                 /* "ListOps · blrp", shown in legends */
+    char *dir;                  /* the run folder it was loaded from or is written to, or NULL */
     rf_config cfg;
     GArray *rows;               /* rf_metrics, in the order reported (all splits) */
     GArray *changes;            /* rf_run_change, in the order made */
@@ -52,7 +53,7 @@ void rf_run_data_update_summary(rf_run_data *r);
 /* Load DIR/metrics.csv (and DIR/config.ini when present; a missing config
  * keeps defaults) as written by `rangefinder train`. Every malformed line is
  * an error naming the file and the line. The name is the directory's base
- * name. */
+ * name; `dir` is the directory. */
 rf_run_data *rf_run_data_load_dir(const char *dir, GError **error);
 
 /* The comparison table (final accuracy, best val accuracy, test accuracy,

@@ -1,7 +1,8 @@
-/* The Training view: every run of the session overlaid in the training
- * figure (loss, accuracy, learning rate, step time, memory against the
- * step or the wall time), redrawn when the session reports new rows or a
- * new run. Above it: the smoothing of the train curves and the x axis. */
+/* The Training view: every run of the session, and the runs of the runs
+ * folder picked in the Runs view, overlaid in the training figure (loss,
+ * accuracy, learning rate, step time, memory against the step or the wall
+ * time), redrawn when the session reports new rows, a new run or another
+ * pick. Above it: the smoothing of the train curves and the x axis. */
 #include "../figures/training_figure.h"
 #include "../plot/smooth.h"
 #include "../view.h"
@@ -13,10 +14,29 @@ static rf_training_figure *figure_of(RfPlotView *plot)
     return g_object_get_data(G_OBJECT(plot), FIGURE_KEY);
 }
 
+static gboolean has_dir(GPtrArray *runs, const char *dir)
+{
+    for (guint i = 0; i < runs->len && dir != NULL; i++)
+        if (g_strcmp0(((rf_run_data *)g_ptr_array_index(runs, i))->dir, dir) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+/* The session's runs, then the picked runs of the runs folder (after
+ * them, so that picking keeps the session's colours); a picked run that is
+ * one of the session's is drawn once. */
 static void update_runs(RfPlotView *plot, RfSession *s)
 {
-    GPtrArray *runs = rf_session_get_runs(s);
-    rf_training_figure_set_runs(figure_of(plot), (rf_run_data *const *)runs->pdata, runs->len);
+    GPtrArray *runs = rf_session_get_runs(s), *overlays = rf_session_get_overlays(s);
+    g_autoptr(GPtrArray) drawn = g_ptr_array_new();   /* borrowed runs */
+    g_ptr_array_extend(drawn, runs, NULL, NULL);
+    for (guint i = 0; i < overlays->len; i++) {
+        rf_run_data *r = g_ptr_array_index(overlays, i);
+        if (!has_dir(runs, r->dir))
+            g_ptr_array_add(drawn, r);
+    }
+    /* the figure borrows the runs, not the array */
+    rf_training_figure_set_runs(figure_of(plot), (rf_run_data *const *)drawn->pdata, drawn->len);
     rf_plot_view_queue_draw(plot);
 }
 
@@ -102,6 +122,7 @@ GtkWidget *rf_training_view_new(RfSession *s)
 
     g_signal_connect_object(s, "metrics-changed", G_CALLBACK(on_session_changed), plot, G_CONNECT_SWAPPED);
     g_signal_connect_object(s, "state-changed", G_CALLBACK(on_session_changed), plot, G_CONNECT_SWAPPED);
+    g_signal_connect_object(s, "overlays-changed", G_CALLBACK(on_session_changed), plot, G_CONNECT_SWAPPED);
     update_runs(RF_PLOT_VIEW(plot), s);
     return view;
 }

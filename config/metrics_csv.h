@@ -4,8 +4,8 @@
  * not even a power cut loses a row the checkpoint covers). `seconds` is
  * training time summed over every invocation of the run (a resumed run
  * continues from the last kept row). */
-#ifndef RF_APP_METRICS_CSV_H
-#define RF_APP_METRICS_CSV_H
+#ifndef RF_CONFIG_METRICS_CSV_H
+#define RF_CONFIG_METRICS_CSV_H
 
 #include <glib.h>
 

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
 
 #define HEADER "step,split,loss,accuracy,lr,seconds"
 
@@ -18,7 +17,7 @@ struct rf_metrics_csv {
 
 static gboolean fail_errno(GError **error, const char *path)
 {
-    g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "%s: %s", path, g_strerror(errno));
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: %s", path, g_strerror(errno));
     return FALSE;
 }
 
@@ -72,11 +71,11 @@ rf_metrics_csv *rf_metrics_csv_resume(const char *path, int64_t step, GError **e
     if (!g_file_get_contents(path, &old, &len, &local)) {
         if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
             return rf_metrics_csv_create(path, error);
-        g_set_error_literal(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, local->message);
+        g_set_error_literal(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, local->message);
         return NULL;
     }
     if (!g_str_has_prefix(old, HEADER "\n")) {
-        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
                     "%s: not a metrics file of this program (the first line is not '" HEADER "')", path);
         return NULL;
     }

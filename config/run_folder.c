@@ -4,7 +4,6 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "cli.h"
 
 /* More runs than this started in one second under one name is a bug. */
 #define MAX_SAME_NAME 1000
@@ -22,31 +21,30 @@ char *rf_run_config_name(const char *config_path)
     return base;
 }
 
-char *rf_run_folder_create(const char *runs, const char *config_path, GError **error)
+char *rf_run_folder_create(const char *runs, const char *label, GError **error)
 {
     if (g_mkdir_with_parents(runs, 0777) != 0) {
-        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "cannot create the runs folder %s: %s", runs,
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "cannot create the runs folder %s: %s", runs,
                     g_strerror(errno));
         return NULL;
     }
     g_autoptr(GDateTime) now = g_date_time_new_now_local();
     g_autofree char *stamp = g_date_time_format(now, "%Y-%m-%d_%H%M%S");
-    g_autofree char *config = rf_run_config_name(config_path);
     for (int n = 1; n <= MAX_SAME_NAME; n++) {
-        g_autofree char *name = n == 1 ? g_strdup_printf("%s-%s", stamp, config)
-                                       : g_strdup_printf("%s-%s-%d", stamp, config, n);
+        g_autofree char *name = n == 1 ? g_strdup_printf("%s-%s", stamp, label)
+                                       : g_strdup_printf("%s-%s-%d", stamp, label, n);
         char *dir = g_build_filename(runs, name, NULL);
         if (g_mkdir(dir, 0777) == 0)
             return dir;
         int err = errno;
         if (err != EEXIST) {
-            g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "cannot create %s: %s", dir, g_strerror(err));
+            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "cannot create %s: %s", dir, g_strerror(err));
             g_free(dir);
             return NULL;
         }
         g_free(dir);
     }
-    g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "%s: %d runs named %s-%s already exist", runs,
-                MAX_SAME_NAME, stamp, config);
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: %d runs named %s-%s already exist", runs,
+                MAX_SAME_NAME, stamp, label);
     return NULL;
 }
