@@ -22,8 +22,11 @@
  *       frame   a whole on-screen frame of the window after queue_draw on
  *               the plot (frame clock before-paint to after-paint).
  *
- * Usage: bench_gui [--redraw-only] CONFIG.ini RESULTS.txt. --redraw-only
- * skips the throughput phase (for profiling the views). CONFIG is the full-attention
+ * Usage: bench_gui [--redraw-only] CONFIG.ini RESULTS.txt [RUN_DIR...].
+ * --redraw-only skips the throughput phase (for profiling the views). Each
+ * RUN_DIR (a run folder, e.g. bench/runs/listops-*) is drawn beside the
+ * training run in the Training figure, with the default
+ * smoothing (issue 12: ten runs overlaid). CONFIG is the full-attention
  * config (gui.sh writes it; the BLRP and TaLK runs change model keys of
  * it); RESULTS receives "key = value" lines for gui.sh's throughput table.
  * The tables go to stdout.
@@ -551,9 +554,9 @@ int main(int argc, char **argv)
         argv++;
         argc--;
     }
-    if (argc != 3) {
-        fprintf(stderr, "usage: bench_gui [--redraw-only] CONFIG.ini RESULTS.txt (under a display: see "
-                        "bench/gui.sh)\n");
+    if (argc < 3) {
+        fprintf(stderr, "usage: bench_gui [--redraw-only] CONFIG.ini RESULTS.txt [RUN_DIR...] (under a display: "
+                        "see bench/gui.sh)\n");
         return 2;
     }
     if (!gtk_init_check()) {
@@ -583,6 +586,14 @@ int main(int argc, char **argv)
                 rf_session_get_error(s) != NULL ? rf_session_get_error(s) : "no error");
         return 1;
     }
+
+    for (int i = 3; i < argc; i++)
+        if (!rf_session_add_overlay(s, argv[i], &error)) {
+            fprintf(stderr, "bench_gui: %s\n", error->message);
+            return 1;
+        }
+    if (argc > 3)
+        printf("%d runs overlaid in the Training view\n", argc - 3);
 
     redraw_row redraws[7];
     latency_row lats[4];

@@ -53,7 +53,9 @@ threads = 1
 EOF
 
 echo "machine: $(nproc) cores; $(uptime)"
-GTK_A11Y=none xvfb-run -a -s "-screen 0 1920x1200x24" "$bench_gui" "$dir/full.ini" "$dir/results.txt"
+# The Training view also overlays the ten committed ListOps runs (issue 12's "ten runs overlaid").
+GTK_A11Y=none xvfb-run -a -s "-screen 0 1920x1200x24" "$bench_gui" "$dir/full.ini" "$dir/results.txt" \
+    "$(dirname "$0")"/runs/listops-*
 
 json=$("$rangefinder" bench --config "$dir/full.ini" --set train.threads=1 --steps 30 --warmup 3 --json)
 cli=$(printf '%s\n' "$json" | sed -n 's/.*"step_s_median": *\([0-9.eE+-]*\).*/\1/p')
