@@ -1,7 +1,7 @@
 /* `rangefinder` without a verb where no workbench can open (no display, or
  * a build without GTK), and `rangefinder --runs DIR | --set K=V | --config
  * FILE` anywhere: the first run's job from the command line. It trains the
- * default config into a new folder of the runs folder (app/run_folder.h)
+ * default config into a new folder of the runs folder (config/run_folder.h)
  * with `train`'s progress and summary, then says where the run is and how
  * to plot it or open it in the workbench. */
 #include <stdio.h>

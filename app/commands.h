@@ -19,7 +19,7 @@ int rf_cmd_plot(int argc, char **argv);
 int rf_cmd_first_run(int argc, char **argv, const char *default_config, const char *why);
 
 /* A new run of `config` (with --set `sets`) into `out`, or a new folder in
- * `runs` (app/run_folder.h), or runs/<config name>; progress, summary and
+ * `runs` (config/run_folder.h), or runs/<config name>; progress, summary and
  * errors as `rangefinder train` prints them. `dir` (may be NULL) receives
  * the run's folder, NULL when none was chosen. Returns the exit status. */
 int rf_train_new_run(const char *config, const char *const *sets, const char *out, const char *runs, char **dir);
