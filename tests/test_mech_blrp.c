@@ -271,6 +271,7 @@ static void ref_sample(const rf_config *cfg, const double *x, int len, double *o
     bool fwd = strcmp(cfg->model.direction, "backward") != 0, bwd = strcmp(cfg->model.direction, "forward") != 0;
     bool share = strcmp(cfg->model.share_directions, "on") == 0;
     bool residual = strcmp(cfg->model.latent_init, "phi_residual") == 0;
+    bool latent_norm = strcmp(cfg->model.latent_norm, "on") == 0;
     const char *set_f = share ? "blrp.cross" : "blrp.fwd", *set_b = share ? "blrp.cross" : "blrp.bwd";
     char px[64], pl[64];
     size_t ld = (size_t)l * d * sizeof(double), td = (size_t)t * d * sizeof(double);
@@ -335,6 +336,8 @@ static void ref_sample(const rf_config *cfg, const double *x, int len, double *o
             if (residual && i > 0)
                 keys_add(&k, init_f, l, d);
             ref_block(&m, pl, false, L, l, k.y, k.n, k.valid, next);
+            if (latent_norm)
+                ref_ln(&m, next, l, pl, "latent_norm", next);
             memcpy(L, next, ld);
             keys_free(&k);
         }
@@ -358,6 +361,8 @@ static void ref_sample(const rf_config *cfg, const double *x, int len, double *o
             /* query: L_{i+1}^B; at i = T, L_T^F (bidirectional) or L_INIT_B */
             const double *query = !first ? L : fwd ? Lf : init_b;
             ref_block(&m, pl, false, query, l, k.y, k.n, k.valid, next);
+            if (latent_norm)
+                ref_ln(&m, next, l, pl, "latent_norm", next);
             memcpy(L, next, ld);
             keys_free(&k);
         }
@@ -473,15 +478,17 @@ static double worst_ratio(const float *got, const double *want, int64_t n, bound
 /* Forward vs the reference, input gradient and a sample of every parameter's
  * gradient vs central differences of the reference (step 1e-6, in double). */
 static void check_encoder(const char *direction, const char *init, const char *phi, const char *share,
-                          const char *scale, bool gradients)
+                          const char *scale, const char *latent_norm, bool gradients)
 {
     rf_config cfg = tiny_config(direction, init, phi, share);
     strcpy(cfg.model.blrp_scale, scale);
+    strcpy(cfg.model.latent_norm, latent_norm);
     /* N = 8, t = 3: three segments, the last partial; sample 1 ends inside
      * segment 2, so its segment 3 is all padding */
     const int B = 2, N = 8, len[2] = {8, 5};
     char label[128];
-    snprintf(label, sizeof label, "%s/%s/%s/share %s/scale %s", direction, init, phi, share, scale);
+    snprintf(label, sizeof label, "%s/%s/%s/share %s/scale %s/latent_norm %s", direction, init, phi, share, scale,
+             latent_norm);
     enc_graph eg;
     if (!tap_ok(enc_build(&eg, &cfg, B, N, len, 11), "%s: encoder builds", label))
         return;
@@ -620,12 +627,13 @@ static void check_model_gradients(const char *pool, const char *share)
 }
 
 /* 7 valid tokens padded to 7 and to 13 (two extra all-padding segments). */
-static void check_padding_invariance(const char *direction, const char *init)
+static void check_padding_invariance(const char *direction, const char *init, const char *latent_norm)
 {
     rf_config cfg = tiny_config(direction, init, "separate", "off");
+    strcpy(cfg.model.latent_norm, latent_norm);
     const float tokens[7] = {3, 1, 4, 1, 5, 9, 2};
     char what[64];
-    snprintf(what, sizeof what, "%s/%s", direction, init);
+    snprintf(what, sizeof what, "%s/%s/latent_norm %s", direction, init, latent_norm);
     modelcheck_padding(what, &cfg, tokens, 7, 13);
 }
 
@@ -973,21 +981,24 @@ int main(void)
 {
     /* the reference, each latent_init bidirectional with gradients; the other
      * directions and options forward only */
-    check_encoder("bidirectional", "phi_residual", "separate", "on", "head", true);
-    check_encoder("bidirectional", "phi_init", "separate", "off", "head", true);
-    check_encoder("bidirectional", "posemb", "separate", "on", "head", true);
-    check_encoder("bidirectional", "phi_residual", "siamese", "off", "head", false);
-    check_encoder("bidirectional", "phi_residual", "shared", "on", "head", false);
-    check_encoder("forward", "phi_residual", "separate", "on", "head", true);
-    check_encoder("backward", "phi_residual", "separate", "off", "head", true);
-    check_encoder("backward", "posemb", "separate", "on", "head", false);
-    check_encoder("bidirectional", "phi_residual", "separate", "off", "model", false);
+    check_encoder("bidirectional", "phi_residual", "separate", "on", "head", "off", true);
+    check_encoder("bidirectional", "phi_init", "separate", "off", "head", "off", true);
+    check_encoder("bidirectional", "posemb", "separate", "on", "head", "off", true);
+    check_encoder("bidirectional", "phi_residual", "siamese", "off", "head", "off", false);
+    check_encoder("bidirectional", "phi_residual", "shared", "on", "head", "off", false);
+    check_encoder("forward", "phi_residual", "separate", "on", "head", "off", true);
+    check_encoder("backward", "phi_residual", "separate", "off", "head", "off", true);
+    check_encoder("backward", "posemb", "separate", "on", "head", "off", false);
+    check_encoder("bidirectional", "phi_residual", "separate", "off", "model", "off", false);
+    check_encoder("bidirectional", "phi_residual", "separate", "off", "head", "on", true);
+    check_encoder("forward", "posemb", "separate", "on", "head", "on", true);
     check_model_gradients("mean", "on");
     check_model_gradients("cls", "off");
-    check_padding_invariance("bidirectional", "phi_residual");
-    check_padding_invariance("bidirectional", "posemb");
-    check_padding_invariance("forward", "phi_init");
-    check_padding_invariance("backward", "phi_residual");
+    check_padding_invariance("bidirectional", "phi_residual", "off");
+    check_padding_invariance("bidirectional", "posemb", "off");
+    check_padding_invariance("forward", "phi_init", "off");
+    check_padding_invariance("backward", "phi_residual", "off");
+    check_padding_invariance("bidirectional", "phi_residual", "on");
     check_all_options();
     check_probes();
     check_state_taps("bidirectional");

@@ -41,6 +41,10 @@
  *                equations over the segments in reverse order.
  *   share_directions  on: one Θ_X/Θ_L pair for both passes; off: one each.
  *   blrp_scale   head: 1/sqrt(d/h) per head (default); model: 1/sqrt(d).
+ *   latent_norm  off (default, SPEC): the latent is a residual stream whose
+ *                norm grows with every segment it reads; on: Θ_L's output
+ *                passes a LayerNorm before the gate (not in SPEC or the
+ *                paper: for the length test, docs/reproduction.md).
  *
  * Positions. The only position embedding BLRP itself adds is the learned
  * in-segment table above; SPEC §3 wants none over the whole sequence
@@ -87,6 +91,7 @@ typedef struct blrp {
     int B, N, T, t, l, d, heads, ff;
     float dropout, scale;
     bool residual;          /* latent_init = phi_residual: L_INIT joins Θ_L's keys */
+    bool latent_norm;       /* model.latent_norm: LayerNorm on each Θ_L update */
     rf_id mask;             /* [B, T*t], segment padding masked */
     rf_id zeros;            /* [B, 1, 1] zeros, for broadcasting [l, D] params to [B, l, D] */
     rf_id zeros_l;          /* [B, l] zeros, for broadcasting [B, 1] key masks */
@@ -317,13 +322,16 @@ static rf_id theta_x(const blrp *m, const cross_set *c, int s, rf_id latent, con
     return x;
 }
 
-/* Θ_L(query, keys) for segment s, keys masked by key_mask [B, keys]. */
+/* Θ_L(query, keys) for segment s, keys masked by key_mask [B, keys]; with
+ * model.latent_norm a LayerNorm (Θ_L's own "latent_norm") bounds the update,
+ * which then no longer grows with the number of segments read. */
 static rf_id theta_l(const blrp *m, const cross_set *c, int s, rf_id query, kv keys, rf_id key_mask,
                      const char *pass)
 {
     char tap[RF_NAME_LEN];
     snprintf(tap, sizeof tap, "blrp.latent.%s.%d.reads_segment", pass, s + 1);
-    return attend(m, query, project_q(m, query, c->lat), keys, key_mask, c->lat, tap);
+    rf_id update = attend(m, query, project_q(m, query, c->lat), keys, key_mask, c->lat, tap);
+    return m->latent_norm ? norm(m, update, c->lat, "latent_norm") : update;
 }
 
 /* The forward pass, i = 1..T. xf[s] gets X̃_i^F and kf[s] its keys/values
@@ -475,6 +483,7 @@ rf_id rf_encoder_blrp(const rf_encoder_ctx *e, rf_id x, rf_id *out_mask)
                                   ? (float)cfg->model.dim
                                   : (float)(cfg->model.dim / cfg->model.heads)),
         .residual = strcmp(cfg->model.latent_init, "phi_residual") == 0,
+        .latent_norm = strcmp(cfg->model.latent_norm, "on") == 0,
     };
     m.T = (m.N + m.t - 1) / m.t;
     m.self = calloc((size_t)m.T, sizeof *m.self);
