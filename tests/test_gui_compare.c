@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "file_chooser.h"
+#include "widget_find.h"
 #include "widget_render.h"
 #include "workbench_app.h"
 
@@ -33,18 +34,6 @@ static const char small_config[] = "[data]\n"
                                    "[train]\n"
                                    "steps = 4\n"
                                    "log_every = 1\n";
-
-static GtkWidget *find_named(GtkWidget *root, const char *name)
-{
-    if (g_strcmp0(gtk_widget_get_name(root), name) == 0)
-        return root;
-    for (GtkWidget *c = gtk_widget_get_first_child(root); c != NULL; c = gtk_widget_get_next_sibling(c)) {
-        GtkWidget *found = find_named(c, name);
-        if (found != NULL)
-            return found;
-    }
-    return NULL;
-}
 
 static GtkWidget *find_button(GtkWidget *root, const char *label)
 {

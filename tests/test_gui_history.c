@@ -14,6 +14,7 @@
 #include "../ui/figures/attention_figure.h"
 #include "../ui/view.h"
 #include "figure_pixels.h"
+#include "widget_find.h"
 #include "widget_render.h"
 #include "workbench_app.h"
 
@@ -37,19 +38,6 @@ static const char small_config[] = "[data]\n"
                                    "warmup = 0\n"
                                    "eval_every = 3\n"
                                    "eval_batches = 1\n";
-
-static GtkWidget *find_by_tooltip(GtkWidget *root, const char *tip)
-{
-    const char *t = gtk_widget_get_tooltip_text(root);
-    if (t != NULL && g_str_has_prefix(t, tip))
-        return root;
-    for (GtkWidget *c = gtk_widget_get_first_child(root); c != NULL; c = gtk_widget_get_next_sibling(c)) {
-        GtkWidget *found = find_by_tooltip(c, tip);
-        if (found != NULL)
-            return found;
-    }
-    return NULL;
-}
 
 static gboolean step_at_least(gpointer data)
 {

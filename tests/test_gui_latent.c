@@ -14,6 +14,7 @@
 
 #include "../ui/figures/latent_figure.h"
 #include "../ui/view.h"
+#include "widget_find.h"
 #include "widget_render.h"
 #include "workbench_app.h"
 
@@ -41,19 +42,6 @@ static const char small_config[] = "[data]\n"
                                    "lr = 0.01\n"
                                    "warmup = 0\n"
                                    "eval_every = 1000\n";
-
-static GtkWidget *find_by_tooltip(GtkWidget *root, const char *tip)
-{
-    const char *t = gtk_widget_get_tooltip_text(root);
-    if (t != NULL && g_str_has_prefix(t, tip))
-        return root;
-    for (GtkWidget *c = gtk_widget_get_first_child(root); c != NULL; c = gtk_widget_get_next_sibling(c)) {
-        GtkWidget *found = find_by_tooltip(c, tip);
-        if (found != NULL)
-            return found;
-    }
-    return NULL;
-}
 
 /* The latest snapshot holds `name`, filled. */
 static gboolean probe_filled(gpointer data)

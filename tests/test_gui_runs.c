@@ -16,6 +16,7 @@
 #include "../ui/view.h"
 #include "../ui/views/run_row.h"
 #include "run_folders.h"
+#include "widget_find.h"
 #include "widget_render.h"
 #include "workbench_app.h"
 
@@ -39,18 +40,6 @@ static const char small_config[] = "[data]\n"
                                    "steps = 30\n"
                                    "eval_every = 10\n"
                                    "log_every = 5\n";
-
-static GtkWidget *find_named(GtkWidget *root, const char *name)
-{
-    if (g_strcmp0(gtk_widget_get_name(root), name) == 0)
-        return root;
-    for (GtkWidget *c = gtk_widget_get_first_child(root); c != NULL; c = gtk_widget_get_next_sibling(c)) {
-        GtkWidget *found = find_named(c, name);
-        if (found != NULL)
-            return found;
-    }
-    return NULL;
-}
 
 /* Check buttons under `root` that can be toggled and are off. */
 static GtkCheckButton *find_free_check(GtkWidget *root)

@@ -12,6 +12,7 @@
 
 #include "../ui/figures/attention_figure.h"
 #include "../ui/view.h"
+#include "widget_find.h"
 #include "workbench_app.h"
 
 static const char small_config[] = "[data]\n"
@@ -35,20 +36,6 @@ static gboolean has_map(gpointer s)
 {
     const rf_probe_value *p = rf_session_find_probe(s, "layer0.attn.probs");
     return p != NULL && p->filled;
-}
-
-/* The widget under `root` whose tooltip starts with `tip`. */
-static GtkWidget *find_by_tooltip(GtkWidget *root, const char *tip)
-{
-    const char *t = gtk_widget_get_tooltip_text(root);
-    if (t != NULL && g_str_has_prefix(t, tip))
-        return root;
-    for (GtkWidget *c = gtk_widget_get_first_child(root); c != NULL; c = gtk_widget_get_next_sibling(c)) {
-        GtkWidget *found = find_by_tooltip(c, tip);
-        if (found != NULL)
-            return found;
-    }
-    return NULL;
 }
 
 /* The drop-down that the mnemonic label "_Map" names, under `root`. */
