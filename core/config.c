@@ -89,6 +89,7 @@ const rf_config_key rf_config_keys[] = {
     {"train", "seed", RF_KEY_U64, OFF(train.seed), 0, "1", 0, 0, NULL, "seed for data, initialisation, dropout"},
     INT("train", "threads", train.threads, "0", 0, 1024, "worker threads (0: all cores)"),
     CHO("train", "gemm", train.gemm, "auto", "auto|openblas|onednn", "matrix-product library: auto (the faster per shape, timed once and cached), openblas or onednn (RF_GEMM overrides)"),
+    CHO("train", "precision", train.precision, "f32", "f32|bf16", "matrix products' operands: f32, or bf16 with f32 accumulation and f32 weights (CPUs with AVX512-BF16 or AMX)"),
     STR("train", "device", train.device, "cpu", "where the model runs: cpu, cuda or cuda:N"),
     INT("train", "eval_every", train.eval_every, "500", 0, 100000000, "validate every K steps (0: at the end)"),
     INT("train", "eval_batches", train.eval_batches, "0", 0, 100000000, "batches per validation (0: whole split)"),

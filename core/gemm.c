@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "blas.h"
+#include "gemm_bf16.h"
 #include "gemm_cache.h"
 #include "pool.h"
 
@@ -24,7 +25,7 @@ void omp_set_num_threads(int n);
 
 const char *rf_gemm_lib_name(rf_gemm_lib lib)
 {
-    return lib == RF_GEMM_ONEDNN ? "onednn" : "openblas";
+    return lib == RF_GEMM_BF16 ? "onednn-bf16" : lib == RF_GEMM_ONEDNN ? "onednn" : "openblas";
 }
 
 void rf_gemm1(rf_gemm_lib lib, bool ta, bool tb, int m, int n, int k, float alpha, const float *A, int lda,
@@ -33,14 +34,17 @@ void rf_gemm1(rf_gemm_lib lib, bool ta, bool tb, int m, int n, int k, float alph
     /* oneDNN leaves C unscaled by beta when k = 0, and refuses leading
      * dimensions that BLAS accepts for empty matrices (lda = 0 when m = 0):
      * those products run on OpenBLAS */
-    if (lib == RF_GEMM_ONEDNN && k > 0) {
+    if (lib != RF_GEMM_OPENBLAS && k > 0) {
         /* one OpenMP thread per calling thread: the engine's pool is the parallelism */
         static _Thread_local bool single;
         if (!single) {
             omp_set_num_threads(1);
             single = true;
         }
-        if (dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) == dnnl_success)
+        if (lib == RF_GEMM_BF16 && m > 0 && n > 0 && rf_gemm_bf16(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
+            return;
+        if (lib == RF_GEMM_ONEDNN &&
+            dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) == dnnl_success)
             return;
     }
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, A,
@@ -83,6 +87,7 @@ static struct {
     pthread_mutex_t lock;
     bool mode_set;
     int mode;                  /* MODE_AUTO or the forced rf_gemm_lib */
+    bool bf16;                 /* train.precision = bf16: every product on RF_GEMM_BF16 */
     rf_gemm_entry *entries;    /* this CPU's */
     int count, capacity;
     bool file_read;
@@ -132,6 +137,34 @@ bool rf_gemm_set_mode(const char *mode, rf_status *st)
     return true;
 }
 
+bool rf_gemm_set_precision(const char *precision, rf_status *st)
+{
+    bool bf16 = strcmp(precision, "bf16") == 0;
+    if (!bf16 && strcmp(precision, "f32") != 0)
+        return rf_fail(st, "train.precision = '%s': not f32 or bf16", precision);
+    if (bf16 && !rf_bf16_supported())
+        return rf_fail(st, "train.precision = bf16: this CPU (%s) has neither AVX512-BF16 nor AMX-BF16; use f32",
+                       rf_gemm_cpu_model());
+    pthread_mutex_lock(&S.lock);
+    S.bf16 = bf16;
+    pthread_mutex_unlock(&S.lock);
+    return true;
+}
+
+const char *rf_gemm_precision(void)
+{
+    pthread_mutex_lock(&S.lock);
+    bool bf16 = S.bf16;
+    pthread_mutex_unlock(&S.lock);
+    return bf16 ? "bf16" : "f32";
+}
+
+/* The library every product is forced onto, or MODE_AUTO (under the lock). */
+static int forced_lib(void)
+{
+    return S.bf16 ? RF_GEMM_BF16 : S.mode;
+}
+
 const char *rf_gemm_mode(void)
 {
     pthread_mutex_lock(&S.lock);
@@ -149,7 +182,7 @@ static rf_gemm_entry *find(const rf_gemm_shape *s)
         rf_gemm_entry *e = &S.entries[i];
         bool forced = e->origin == RF_GEMM_FORCED;
         if (same_shape(&e->shape, s) &&
-            (S.mode == MODE_AUTO ? !forced : forced && (int)e->lib == S.mode))
+            (forced_lib() == MODE_AUTO ? !forced : forced && (int)e->lib == forced_lib()))
             return e;
     }
     return NULL;
@@ -175,8 +208,9 @@ rf_gemm_lib rf_gemm_choice(const rf_gemm_shape *s)
     mode_from_env();
     rf_gemm_entry *e = find(s);
     if (e == NULL) {
-        rf_gemm_entry fresh = {*s, S.mode == MODE_AUTO ? RF_GEMM_OPENBLAS : (rf_gemm_lib)S.mode, {0, 0},
-                               S.mode == MODE_AUTO ? RF_GEMM_UNPLANNED : RF_GEMM_FORCED, 0};
+        int lib = forced_lib();
+        rf_gemm_entry fresh = {*s, lib == MODE_AUTO ? RF_GEMM_OPENBLAS : (rf_gemm_lib)lib, {0, 0},
+                               lib == MODE_AUTO ? RF_GEMM_UNPLANNED : RF_GEMM_FORCED, 0};
         e = add(&fresh);
     }
     rf_gemm_lib lib = e != NULL ? e->lib : RF_GEMM_OPENBLAS;
@@ -301,10 +335,11 @@ void rf_gemm_plan(const rf_gemm_shape *shapes, int count)
     char *path = rf_gemm_cache_path();
     pthread_mutex_lock(&S.lock);
     mode_from_env();
-    bool rewrite = S.mode == MODE_AUTO && read_cache(path);
+    bool timing = forced_lib() == MODE_AUTO;
+    bool rewrite = timing && read_cache(path);
     rf_gemm_shape *untimed = malloc((size_t)(count + 1) * sizeof *untimed);
     int n = 0;
-    for (int i = 0; S.mode == MODE_AUTO && untimed != NULL && i < count; i++)
+    for (int i = 0; timing && untimed != NULL && i < count; i++)
         if (!chosen(&shapes[i]))
             untimed[n++] = shapes[i];
     pthread_mutex_unlock(&S.lock);
@@ -369,7 +404,7 @@ void rf_gemm_report(FILE *f, int steps)
 {
     static const char *const origin[] = {"timed now", "from the cache", "forced", "not declared: default"};
     pthread_mutex_lock(&S.lock);
-    fprintf(f, "%-38s %9s %10s %11s %11s  %s\n", "product m x n x k (op), batch", "library", "calls/step", "openblas ms",
+    fprintf(f, "%-38s %11s %10s %11s %11s  %s\n", "product m x n x k (op), batch", "library", "calls/step", "openblas ms",
             "onednn ms", "choice");
     for (int i = 0; i < S.count; i++) {
         const rf_gemm_entry *e = &S.entries[i];
@@ -384,8 +419,9 @@ void rf_gemm_report(FILE *f, int steps)
             snprintf(ob, sizeof ob, "%.3f", 1e3 * e->seconds[RF_GEMM_OPENBLAS]);
             snprintf(od, sizeof od, "%.3f", 1e3 * e->seconds[RF_GEMM_ONEDNN]);
         }
-        fprintf(f, "%-38s %9s %10.1f %11s %11s  %s\n", shape, rf_gemm_lib_name(e->lib),
-                (double)e->calls / (steps > 0 ? steps : 1), ob, od, origin[e->origin]);
+        fprintf(f, "%-38s %11s %10.1f %11s %11s  %s\n", shape, rf_gemm_lib_name(e->lib),
+                (double)e->calls / (steps > 0 ? steps : 1), ob, od,
+                e->lib == RF_GEMM_BF16 ? "train.precision = bf16" : origin[e->origin]);
     }
     pthread_mutex_unlock(&S.lock);
 }

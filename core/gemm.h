@@ -34,9 +34,12 @@
 
 #include "status.h"
 
-typedef enum rf_gemm_lib { RF_GEMM_OPENBLAS, RF_GEMM_ONEDNN, RF_GEMM_LIBS } rf_gemm_lib;
+/* The f32 libraries (the first RF_GEMM_LIBS, which auto chooses between)
+ * and oneDNN's bf16 products (train.precision = bf16, core/gemm_bf16.h). */
+typedef enum rf_gemm_lib { RF_GEMM_OPENBLAS, RF_GEMM_ONEDNN, RF_GEMM_BF16 } rf_gemm_lib;
+enum { RF_GEMM_LIBS = 2 };
 
-const char *rf_gemm_lib_name(rf_gemm_lib lib);      /* "openblas", "onednn" */
+const char *rf_gemm_lib_name(rf_gemm_lib lib);      /* "openblas", "onednn", "onednn-bf16" */
 
 /* Row-major C [m, n] = alpha op(A) op(B) + beta C on the calling thread
  * alone, with `lib` (cblas_sgemm's arguments, transposes as flags). */
@@ -66,6 +69,14 @@ void rf_gemm_list_free(rf_gemm_list *l);
 bool rf_gemm_set_mode(const char *mode, rf_status *st);
 /* The mode in force ("auto", "openblas", "onednn"). */
 const char *rf_gemm_mode(void);
+
+/* "f32" or "bf16" (train.precision): in bf16 every product rf_gemm_choice
+ * is asked about runs on RF_GEMM_BF16, whatever the mode (products with an
+ * empty side excepted). Fails on any other value, and on bf16 where the CPU
+ * has neither AVX512-BF16 nor AMX-BF16, naming the CPU. Like the mode, it
+ * is the process's. */
+bool rf_gemm_set_precision(const char *precision, rf_status *st);
+const char *rf_gemm_precision(void);
 
 /* The library for a product of this shape (counted as one call for
  * rf_gemm_report). */

@@ -9,6 +9,7 @@
 
 #include "checkpoint.h"
 #include "gemm.h"
+#include "gemm_bf16.h"
 #include "optim.h"
 #include "pool.h"
 
@@ -104,6 +105,18 @@ static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool 
         return NULL;
     }
     int batch = cfg->data.batch / ranks;
+    /* bf16 products are the CPU's. A bf16 run's checkpoint is evaluated in
+     * f32 on a GPU or on a CPU without bf16: only training refuses. */
+    const char *precision = cfg->train.precision;
+    bool on_cpu = strcmp(cfg->train.device, "cpu") == 0;
+    if (strcmp(precision, "bf16") == 0 && !on_cpu && !forward_only) {
+        rf_fail(st, "train.precision = bf16 is for train.device = cpu: the CUDA backend computes in f32");
+        return NULL;
+    }
+    if (strcmp(precision, "bf16") == 0 && (!on_cpu || (forward_only && !rf_bf16_supported())))
+        precision = "f32";
+    if (!rf_gemm_set_precision(precision, st))
+        return NULL;
     rf_trainer *t = calloc(1, sizeof *t);
     t->cfg = *cfg;
     t->ds = ds;
