@@ -7,8 +7,15 @@
 # w 8 r 32 (DualLN), talk lmax = rmax = 31 (GLU), maelre blocks 1,1, blrp
 # segment = latent = 100. The PyTorch models are bench/torch_models.py.
 #
+# PyTorch runs with its best CPU settings (issue 14 item 4):
+# OMP_WAIT_POLICY=PASSIVE and jemalloc (LD_PRELOAD of Debian's
+# libjemalloc2, when installed: `apt-get install libjemalloc2`); TORCH_ENV
+# replaces them (TORCH_ENV= for none).
+#
 # Prints two markdown tables:
-#   1. per encoder at N = 2000: ours s/step, torch s/step, speed-up (torch / ours);
+#   1. per encoder at N = 2000: ours s/step and FLOP efficiency (of this
+#      CPU's cached f32 matrix-product peak, `bench --json`), torch s/step,
+#      speed-up (torch / ours) and issue 14's target for it;
 #   2. ours only at N = 8192, batch 4: ls, talk, blrp against full attention
 #      (full plans about 16 GiB there: `rangefinder memory --seq 8192`).
 #
@@ -37,6 +44,24 @@ RF=${RF:-./build/rangefinder}
 PY=${PY:-/usr/bin/python3}
 LOGDIR=${LOGDIR:-$(mktemp -d /tmp/rf-compare.XXXXXX)}
 mkdir -p "$LOGDIR" || exit 1
+JEMALLOC=${JEMALLOC:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2}
+if [ -z "${TORCH_ENV+set}" ]; then
+    TORCH_ENV="OMP_WAIT_POLICY=PASSIVE"
+    if [ -f "$JEMALLOC" ]; then
+        TORCH_ENV="$TORCH_ENV LD_PRELOAD=$JEMALLOC"
+    else
+        echo "note: $JEMALLOC not found (apt-get install libjemalloc2): PyTorch runs on glibc's malloc" >&2
+    fi
+fi
+
+# Issue 14's speed-up targets against PyTorch's best CPU settings.
+target() {
+    case $1 in
+        ls | full) echo "5x" ;;
+        blrp) echo "10x" ;;
+        *) echo "3x" ;;
+    esac
+}
 
 # The --set options that select an encoder's benchmark settings.
 encoder_sets() {
@@ -72,7 +97,8 @@ ours() {
 # torch ENCODER BATCH SEQ: torch_reference.py's JSON line (log in $LOGDIR).
 torch_ref() {
     local log="$LOGDIR/torch-$1-b$2-n$3.log"
-    "$PY" bench/torch_reference.py --encoder "$1" --batch "$2" --seq "$3" \
+    # shellcheck disable=SC2086  # TORCH_ENV is a list of NAME=VALUE words
+    env $TORCH_ENV "$PY" bench/torch_reference.py --encoder "$1" --batch "$2" --seq "$3" \
         --threads "$THREADS" --steps "$STEPS" >"$log" 2>&1
     cat "$log"
 }
@@ -93,16 +119,23 @@ gib() {     # bytes to GiB, two decimals, or "-"
     if [ -n "$1" ]; then "$PY" -c 'import sys; print(f"{int(sys.argv[1]) / 2**30:.2f}")' "$1"; else echo "-"; fi
 }
 
+pct() {      # a fraction as a percentage, or "-"
+    if [ -n "$1" ]; then "$PY" -c 'import sys; print(f"{100 * float(sys.argv[1]):.1f}%")' "$1"; else echo "-"; fi
+}
+
 echo "Training step, N = $SEQ, $THREADS threads, median of $STEPS steps after 1 warm-up (logs: $LOGDIR)"
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'); PyTorch environment: ${TORCH_ENV:-none}"
 echo
-echo "| encoder | batch | ours s/step | torch s/step | speed-up |"
-echo "|---|---|---|---|---|"
+echo "| encoder | batch | ours s/step | efficiency | torch s/step | speed-up | target |"
+echo "|---|---|---|---|---|---|---|"
 for enc in $ENCODERS; do
     batch=$BATCH
     [ "$enc" = full ] && batch=$FULL_BATCH
-    a=$(ours "$enc" "$batch" "$SEQ" | field step_s_median)
+    out=$(ours "$enc" "$batch" "$SEQ")
+    a=$(echo "$out" | field step_s_median)
+    eff=$(echo "$out" | field efficiency)
     b=$(torch_ref "$enc" "$batch" "$SEQ" | field step_s_median)
-    echo "| $enc | $batch | $(secs "$a") | $(secs "$b") | $(ratio "$b" "$a") |"
+    echo "| $enc | $batch | $(secs "$a") | $(pct "$eff") | $(secs "$b") | $(ratio "$b" "$a") | $(target "$enc") |"
 done
 
 [ "$LONG" = 0 ] && exit 0
