@@ -6,7 +6,8 @@
  * in blocks of QB = RF_ATTN_QBLOCK rows, keys in blocks of KB =
  * RF_ATTN_KBLOCK, and a block's scores S = scale Q_i K_j^T [QB, KB] live in
  * per-thread scratch between the products (OpenBLAS, single-threaded inside
- * a pool task) and the row loops.
+ * a pool task; the two with k = dk, S and dP, on the short-head kernel of
+ * small_head.h when dk <= 16) and the row loops.
  *
  * Forward, one pool task per (b, h, query block): the online softmax keeps
  * each row's running max m and sum l of exp(s - m), rescaling the output
@@ -36,6 +37,7 @@
 
 #include "../op.h"
 #include "../probe.h"
+#include "small_head.h"
 #include "vecmath.h"
 
 enum { QB = RF_ATTN_QBLOCK, KB = RF_ATTN_KBLOCK };
@@ -99,8 +101,10 @@ static bool scores(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, in
     }
     if (valid == 0)
         return false;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, (int)a->dk, a->scale,
-                a->q + at(a, b, a->N, h, i0), (int)a->D, a->k + at(a, b, a->M, h, j0), (int)a->D, 0.0f, s, ld);
+    const float *q = a->q + at(a, b, a->N, h, i0), *k = a->k + at(a, b, a->M, h, j0);
+    if (!rf_small_head_nt(rows, cols, (int)a->dk, a->scale, q, (int)a->D, k, (int)a->D, s, ld))
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, (int)a->dk, a->scale, q, (int)a->D, k,
+                    (int)a->D, 0.0f, s, ld);
     if (valid < cols)
         add_bias(s, rows, ld, bias, cols);
     return true;
@@ -329,8 +333,9 @@ static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t 
     }
     if (c->gq != NULL || c->gk != NULL) {
         /* dP [rows, cols] = dO_i V_j^T (times Z), then dS = P (dP - D) */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv,
-                    D, 0.0f, ds, KB);
+        if (!rf_small_head_nt(rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv, D, ds, KB))
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv,
+                        D, 0.0f, ds, KB);
         for (int r = 0; r < rows; r++) {
             float *dr = ds + (int64_t)r * KB;
             const float *pr = p + (int64_t)r * KB;

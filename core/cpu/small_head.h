@@ -1,0 +1,25 @@
+/* Products with a short inner dimension: one attention head's scores.
+ *
+ * With heads of dk = 8 floats (the ListOps models: dim 64, 8 heads), the
+ * score block S = scale Q K^T is a product with k = 8, where a BLAS spends
+ * more time packing its operands than multiplying them (OpenBLAS: about a
+ * third of its rate on the same block with k = 256). This kernel
+ * transposes the key block once into a local buffer and keeps 4 query rows
+ * x 16 keys in registers across the whole inner dimension.
+ */
+#ifndef RF_CPU_SMALL_HEAD_H
+#define RF_CPU_SMALL_HEAD_H
+
+#include <stdbool.h>
+
+/* The longest inner dimension and key block the kernel takes. */
+enum { RF_SMALL_HEAD_K = 16, RF_SMALL_HEAD_COLS = 256 };
+
+/* Row-major S [rows, cols] (leading dimension lds) = scale A B^T, A [rows,
+ * k] (lda), B [cols, k] (ldb), writing only S's rows x cols. Returns false,
+ * writing nothing, when k > RF_SMALL_HEAD_K, cols > RF_SMALL_HEAD_COLS or
+ * the CPU has no AVX-512: the caller then runs the product on a BLAS. */
+bool rf_small_head_nt(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
+                      float *S, int lds);
+
+#endif

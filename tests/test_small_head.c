@@ -1,0 +1,76 @@
+/* The short-inner-dimension score kernel (core/cpu/small_head.h) against a
+ * double reference: every row and column tail, inner dimensions 1 to 16,
+ * padded leading dimensions; nothing written outside rows x cols; and the
+ * shapes it declines (left to the BLAS) untouched. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../core/cpu/small_head.h"
+#include "tap.h"
+#include "tolerance.h"
+
+static bool have_avx512(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+}
+
+int main(void)
+{
+    if (!have_avx512()) {
+        float s = 0;
+        tap_ok(!rf_small_head_nt(1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1),
+               "without AVX-512 every product is left to the BLAS");
+        return tap_done();
+    }
+    static const int rows_list[] = {1, 3, 4, 5, 9, 64}, cols_list[] = {1, 15, 16, 17, 40, 256};
+    enum { LD_PAD = 3, GUARD = -7 };
+    int cases = 0, bad = 0;
+    double worst = 0;
+    for (int k = 1; k <= RF_SMALL_HEAD_K; k++)
+        for (size_t ri = 0; ri < sizeof rows_list / sizeof *rows_list; ri++)
+            for (size_t ci = 0; ci < sizeof cols_list / sizeof *cols_list; ci++) {
+                int rows = rows_list[ri], cols = cols_list[ci];
+                int lda = k + LD_PAD, ldb = k + 2 * LD_PAD, lds = cols + LD_PAD;
+                float *A = malloc(sizeof(float) * rows * lda), *B = malloc(sizeof(float) * cols * ldb);
+                float *S = malloc(sizeof(float) * rows * lds);
+                for (int i = 0; i < rows * lda; i++)
+                    A[i] = sinf(0.37f * i + k);
+                for (int i = 0; i < cols * ldb; i++)
+                    B[i] = cosf(0.23f * i - k);
+                for (int i = 0; i < rows * lds; i++)
+                    S[i] = GUARD;
+                bool ran = rf_small_head_nt(rows, cols, k, 0.5f, A, lda, B, ldb, S, lds);
+                for (int r = 0; r < rows; r++)
+                    for (int c = 0; c < lds; c++) {
+                        float got = S[r * lds + c];
+                        if (c >= cols) {
+                            bad += got != GUARD;   /* the leading dimension's padding is not written */
+                            continue;
+                        }
+                        double want = 0, mag = 0;
+                        for (int d = 0; d < k; d++) {
+                            double p = 0.5 * (double)A[r * lda + d] * B[c * ldb + d];
+                            want += p;
+                            mag += fabs(p);
+                        }
+                        double e = fabs(got - want) / tol_sum(k + 1, mag + 1e-30);
+                        worst = e > worst ? e : worst;
+                        bad += !(e <= 1.0);
+                    }
+                bad += !ran;
+                cases++;
+                free(A);
+                free(B);
+                free(S);
+            }
+    tap_ok(bad == 0, "%d shapes (k 1..16, row and column tails, padded leading dimensions) match the double "
+           "reference within the f32 bound (worst %.3g of it) and write nothing past their columns", cases, worst);
+    float x[17 * 300] = {0}, s[2] = {GUARD, GUARD};
+    tap_ok(!rf_small_head_nt(1, 1, 17, 1.0f, x, 17, x, 17, s, 1) && s[0] == GUARD,
+           "k = 17 is declined, writing nothing");
+    tap_ok(!rf_small_head_nt(1, 257, 8, 1.0f, x, 8, x, 8, x, 257),
+           "a key block of 257 is declined");
+    return tap_done();
+}
