@@ -298,6 +298,7 @@ json_num() { sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p" "$tmp/out" | tail -n 1; }
 awk -v f="$(json_num flops_per_step)" -v r="$(json_num gflops_per_s)" -v p="$(json_num peak_gflops)" \
     -v e="$(json_num efficiency)" 'BEGIN { exit !(f > 0 && r > 0 && p > 0 && e > 0 && e < 1.5) }'
 ok $? "bench --json: FLOPs per step, GFLOP/s and the peak are positive, efficiency in (0, 1.5) ($(json_num efficiency))"
+check "bench --json names the products' library mode and precision" json_has gemm precision
 check "bench cached the matrix-product peak under \$XDG_CACHE_HOME/rangefinder" \
     sh -c "ls '$tmp'/cache/rangefinder/peak-gflops-*.txt >/dev/null"
 # OpenBLAS 0.3.21 falls back to SSE3 "Prescott" kernels on CPUs it does not
@@ -309,6 +310,11 @@ if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx2 /proc/cpuinfo; then
 else
     skip "bench runs on AVX2-or-better BLAS kernels on an AVX2 CPU" "no AVX2, or OPENBLAS_CORETYPE set by the caller"
 fi
+export RF_BF16=off   # the CPU counts as one without bf16
+expect_error 1 "train.precision = bf16 on a CPU without bf16 is refused, naming the CPU" \
+    "train.precision = bf16: this CPU|has neither AVX512-BF16 nor AMX-BF16" \
+    train --config "$tmp/tiny.ini" --set train.precision=bf16 --out "$tmp/run-bf16"
+unset RF_BF16
 OPENBLAS_CORETYPE=Prescott run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 1 --warmup 0 --json
 expect_rc 0 "bench with OPENBLAS_CORETYPE=Prescott exits 0"
 check "a user's OPENBLAS_CORETYPE is kept" grep -q '"blas_kernels":"Prescott"' "$tmp/out"
