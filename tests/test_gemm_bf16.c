@@ -206,6 +206,25 @@ static void test_switch(void)
            "an unknown precision is refused, naming it: %s", st.msg);
 }
 
+/* A model of width `dim` (2 heads) on random tokens: `batch` samples of
+ * up to `len`, twice the batch to train on. */
+static rf_config small_model(int batch, int len, int dim, int threads)
+{
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    strcpy(cfg.data.task, "random");
+    cfg.data.batch = batch;
+    cfg.data.max_len = len;
+    cfg.data.min_len = len / 8;
+    cfg.data.train_size = 2 * batch;
+    cfg.data.val_size = cfg.data.test_size = batch;
+    cfg.model.dim = dim;
+    cfg.model.heads = 2;
+    cfg.model.ff = 2 * dim;
+    cfg.train.threads = threads;
+    return cfg;
+}
+
 /* RF_BF16=off: the CPU counts as one without bf16. */
 static void test_refusals(void)
 {
@@ -216,18 +235,7 @@ static void test_refusals(void)
                strstr(st.msg, rf_gemm_cpu_model()) && strcmp(rf_gemm_precision(), "f32") == 0,
            "a CPU without bf16 refuses it in one sentence naming the CPU: %s", st.msg);
 
-    rf_config cfg;
-    rf_config_defaults(&cfg);
-    strcpy(cfg.data.task, "random");
-    cfg.data.batch = 2;
-    cfg.data.max_len = 16;
-    cfg.data.min_len = 4;
-    cfg.data.train_size = 4;
-    cfg.data.val_size = cfg.data.test_size = 2;
-    cfg.model.dim = 8;
-    cfg.model.heads = 2;
-    cfg.model.ff = 16;
-    cfg.train.threads = 1;
+    rf_config cfg = small_model(2, 16, 8, 1);
     strcpy(cfg.train.precision, "bf16");
     rf_dataset *ds = rf_dataset_open(&cfg, &st);
     rf_status_clear(&st);
@@ -256,22 +264,11 @@ static void test_refusals(void)
 static void test_steps(void)
 {
     static const char *const encoders[] = {"full", "ls", "linear", "talk", "blrp", "maelre"};
-    rf_config cfg;
-    rf_config_defaults(&cfg);
-    strcpy(cfg.data.task, "random");
-    cfg.data.batch = 4;
-    cfg.data.max_len = 64;
-    cfg.data.min_len = 8;
-    cfg.data.train_size = 8;
-    cfg.data.val_size = cfg.data.test_size = 4;
-    cfg.model.dim = 32;
-    cfg.model.heads = 2;
-    cfg.model.ff = 64;
+    rf_config cfg = small_model(4, 64, 32, 2);
     cfg.model.segment = 16;
     cfg.model.latent = 8;
     cfg.model.dropout = 0;
     cfg.train.lr = 3e-3f;
-    cfg.train.threads = 2;
     rf_status st = {0};
     rf_dataset *ds = rf_dataset_open(&cfg, &st);
     for (size_t i = 0; i < sizeof encoders / sizeof *encoders; i++) {

@@ -110,46 +110,6 @@ static bool scores(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, in
     return true;
 }
 
-/* The largest of p[0..n) in 16 lanes (-inf for a row of masked keys). */
-static RF_VEC_CLONES float row_max(const float *p, int n)
-{
-    float lanes[16];
-    for (int l = 0; l < 16; l++)
-        lanes[l] = -INFINITY;
-    int j = 0;
-    for (; j + 16 <= n; j += 16)
-        for (int l = 0; l < 16; l++)
-            lanes[l] = p[j + l] > lanes[l] ? p[j + l] : lanes[l];
-    float mx = -INFINITY;
-    for (; j < n; j++)
-        mx = p[j] > mx ? p[j] : mx;
-    for (int l = 0; l < 16; l++)
-        mx = lanes[l] > mx ? lanes[l] : mx;
-    return mx;
-}
-
-/* p[j] = e^(p[j] - shift) for a finite shift (-inf entries become 0);
- * returns their sum, in 16 lanes. */
-static RF_VEC_CLONES float exp_row(float *p, int n, float shift)
-{
-    float lanes[16] = {0};
-    int j = 0;
-    for (; j + 16 <= n; j += 16)
-        for (int l = 0; l < 16; l++) {
-            float e = rf_expf(p[j + l] - shift);
-            p[j + l] = e;
-            lanes[l] += e;
-        }
-    float sum = 0.0f;
-    for (; j < n; j++) {
-        p[j] = rf_expf(p[j] - shift);
-        sum += p[j];
-    }
-    for (int l = 0; l < 16; l++)
-        sum += lanes[l];
-    return sum;
-}
-
 /* Dropout's keep decision for probability (b, h, i, j). */
 static bool kept(const attn *a, int64_t b, int64_t h, int64_t i, int64_t j)
 {
@@ -194,13 +154,13 @@ static void forward_block(const forward_ctx *c, int64_t b, int64_t h, int64_t i0
             continue;
         for (int r = 0; r < rows; r++) {
             float *p = s + (int64_t)r * KB;
-            float next = fmaxf(mx[r], row_max(p, cols));
+            float next = fmaxf(mx[r], rf_row_max(p, cols));
             if (next == -INFINITY) {   /* no valid key yet: nothing to add */
                 memset(p, 0, (size_t)cols * sizeof *p);
                 continue;
             }
             float rescale = rf_expf(mx[r] - next);   /* 0 for the first valid block */
-            sum[r] = sum[r] * rescale + exp_row(p, cols, next);
+            sum[r] = sum[r] * rescale + rf_exp_row(p, cols, next);
             mx[r] = next;
             if (rescale != 1.0f)
                 scale_row(o + (int64_t)r * D, dk, rescale);
@@ -263,7 +223,7 @@ static void probs_task(void *ctx, int64_t begin, int64_t end, int thread)
             if (l == -INFINITY)
                 memset(pr, 0, (size_t)a->M * sizeof *pr);
             else
-                exp_row(pr, (int)a->M, l);
+                rf_exp_row(pr, (int)a->M, l);
         }
     }
 }
@@ -329,7 +289,7 @@ static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t 
         if (lse[r] == -INFINITY)
             memset(pr, 0, (size_t)cols * sizeof *pr);
         else
-            exp_row(pr, cols, lse[r]);
+            rf_exp_row(pr, cols, lse[r]);
     }
     if (c->gq != NULL || c->gk != NULL) {
         /* dP [rows, cols] = dO_i V_j^T (times Z), then dS = P (dP - D) */

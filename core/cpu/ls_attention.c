@@ -103,50 +103,6 @@ static void gemm_tn(int m, int n, int k, float alpha, const float *A, int lda, c
 
 /* ---- forward ---- */
 
-/* The largest of p[0..n) (-inf for none), in 16 lanes: GCC 12 leaves a
- * lane-wise `a > b ? a : b` scalar, a generic-vector select it vectorises. */
-static RF_VEC_CLONES float lanes_max(const float *p, int64_t n)
-{
-    rf_v16f m;
-    for (int l = 0; l < 16; l++)
-        m[l] = -INFINITY;
-    int64_t j = 0;
-    for (; j + 16 <= n; j += 16) {
-        rf_v16f v;
-        memcpy(&v, p + j, sizeof v);
-        rf_v16i gt = v > m;
-        m = (rf_v16f)((gt & (rf_v16i)v) | (~gt & (rf_v16i)m));
-    }
-    float mx = -INFINITY;
-    for (; j < n; j++)
-        mx = p[j] > mx ? p[j] : mx;
-    for (int l = 0; l < 16; l++)
-        mx = m[l] > mx ? m[l] : mx;
-    return mx;
-}
-
-/* p[j] = e^(p[j] - shift) for a finite shift (-inf entries become 0);
- * returns their sum, added in 16 lanes. */
-static RF_VEC_CLONES float lanes_exp(float *p, int64_t n, float shift)
-{
-    float lanes[16] = {0};
-    int64_t j = 0;
-    for (; j + 16 <= n; j += 16)
-        for (int l = 0; l < 16; l++) {
-            float e = rf_expf(p[j + l] - shift);
-            p[j + l] = e;
-            lanes[l] += e;
-        }
-    float sum = 0.0f;
-    for (; j < n; j++) {
-        p[j] = rf_expf(p[j] - shift);
-        sum += p[j];
-    }
-    for (int l = 0; l < 16; l++)
-        sum += lanes[l];
-    return sum;
-}
-
 /* One query row t: a padded query, or a row without any valid key, gets all
  * zeros; otherwise one softmax over the valid band columns and the globals. */
 static void softmax_row(const ls_geom *a, float *pl, float *pg, const float *mask, int64_t t)
@@ -160,14 +116,14 @@ static void softmax_row(const ls_geom *a, float *pl, float *pg, const float *mas
             for (int64_t j = 0; j < nb; j++)
                 if (mask[bd.p0 + bd.jlo + j] == 0.0f)
                     band[j] = -INFINITY;
-        mx = fmaxf(lanes_max(band, nb), lanes_max(pg, a->G));
+        mx = fmaxf(rf_row_max(band, nb), rf_row_max(pg, a->G));
     }
     if (mx == -INFINITY) {
         memset(pl, 0, (size_t)a->L * sizeof *pl);
         memset(pg, 0, (size_t)a->G * sizeof *pg);
         return;
     }
-    float inv = 1.0f / (lanes_exp(band, nb, mx) + lanes_exp(pg, a->G, mx));
+    float inv = 1.0f / (rf_exp_row(band, nb, mx) + rf_exp_row(pg, a->G, mx));
     for (int64_t j = 0; j < a->L; j++)
         pl[j] = j >= bd.jlo && j < bd.jhi ? pl[j] * inv : 0.0f;
     for (int64_t i = 0; i < a->G; i++)
@@ -238,22 +194,6 @@ void rf_cpu_ls_attention_forward(rf_exec *x, rf_node *n)
 
 /* ---- backward ---- */
 
-/* sum x[j] y[j], added in 16 lanes. */
-static RF_VEC_CLONES float lanes_dot(const float *x, const float *y, int64_t n)
-{
-    float lanes[16] = {0};
-    int64_t j = 0;
-    for (; j + 16 <= n; j += 16)
-        for (int l = 0; l < 16; l++)
-            lanes[l] += x[j + l] * y[j + l];
-    float sum = 0.0f;
-    for (; j < n; j++)
-        sum += x[j] * y[j];
-    for (int l = 0; l < 16; l++)
-        sum += lanes[l];
-    return sum;
-}
-
 /* d[j] = p[j] (d[j] - dot) */
 static RF_VEC_CLONES void softmax_grad_in_place(float *d, const float *p, float dot, int64_t n)
 {
@@ -263,15 +203,15 @@ static RF_VEC_CLONES void softmax_grad_in_place(float *d, const float *p, float 
 
 /* dS = P * (dP - sum(dP * P)) over the valid columns of each joint row (the
  * band columns outside [0, N) hold no dP and are never read). */
-static void softmax_grad_rows(const ls_geom *a, const float *pl_all, const float *pg_all, float *dl_all,
-                              float *dg_all)
+static RF_VEC_CLONES void softmax_grad_rows(const ls_geom *a, const float *pl_all, const float *pg_all,
+                                            float *dl_all, float *dg_all)
 {
     for (int64_t t = 0; t < a->N; t++) {
         ls_band bd = band_of(a, t / a->w);
         int64_t nb = bd.jhi - bd.jlo;
         const float *pl = pl_all + t * a->L + bd.jlo, *pg = pg_all + t * a->G;
         float *dl = dl_all + t * a->L + bd.jlo, *dg = dg_all + t * a->G;
-        float dot = lanes_dot(dl, pl, nb) + lanes_dot(dg, pg, a->G);
+        float dot = rf_dot(dl, pl, nb) + rf_dot(dg, pg, a->G);
         softmax_grad_in_place(dl, pl, dot, nb);
         softmax_grad_in_place(dg, pg, dot, a->G);
     }

@@ -192,6 +192,51 @@ static inline RF_VEC_CLONES void rf_softmax_row_inplace(float *p, int64_t m)
         p[body + l] = tail[l] * inv;
 }
 
+/* The largest of p[0..n) (-inf for none), in 16 lanes: GCC 12 leaves a
+ * lane-wise `a > b ? a : b` scalar, a generic-vector select it vectorises.
+ * NaNs are passed over. */
+static inline RF_VEC_CLONES float rf_row_max(const float *p, int64_t n)
+{
+    rf_v16f m;
+    for (int l = 0; l < 16; l++)
+        m[l] = -INFINITY;
+    int64_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+        rf_v16f v;
+        memcpy(&v, p + j, sizeof v);
+        rf_v16i gt = v > m;
+        m = (rf_v16f)((gt & (rf_v16i)v) | (~gt & (rf_v16i)m));
+    }
+    float mx = -INFINITY;
+    for (; j < n; j++)
+        mx = p[j] > mx ? p[j] : mx;
+    for (int l = 0; l < 16; l++)
+        mx = m[l] > mx ? m[l] : mx;
+    return mx;
+}
+
+/* p[j] = e^(p[j] - shift) for a finite shift (-inf entries become 0);
+ * returns their sum, added in 16 lanes. */
+static inline RF_VEC_CLONES float rf_exp_row(float *p, int64_t n, float shift)
+{
+    float lanes[16] = {0};
+    int64_t j = 0;
+    for (; j + 16 <= n; j += 16)
+        for (int l = 0; l < 16; l++) {
+            float e = rf_expf(p[j + l] - shift);
+            p[j + l] = e;
+            lanes[l] += e;
+        }
+    float sum = 0.0f;
+    for (; j < n; j++) {
+        p[j] = rf_expf(p[j] - shift);
+        sum += p[j];
+    }
+    for (int l = 0; l < 16; l++)
+        sum += lanes[l];
+    return sum;
+}
+
 /* sum_j a[j] * b[j] in 16 lanes (vectorisable, fixed order). */
 static inline float rf_dot(const float *a, const float *b, int64_t m)
 {
