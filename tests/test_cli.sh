@@ -204,6 +204,17 @@ check "resume appends rows up to step 9" grep -q '^9,test,' "$dir/metrics.csv"
 check "rows before the resume are kept" grep -q '^6,test,' "$dir/metrics.csv"
 check "the summary says 9 steps" grep -q '"steps":9,' "$tmp/out"
 check "config.ini records the new train.steps" grep -qx 'steps=9' "$dir/config.ini"
+# a resumed run may switch its products to bf16 (on a CPU that has it)
+cp -r "$dir" "$tmp/run-to-bf16"
+if grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo; then
+    run train --resume "$tmp/run-to-bf16" --set train.steps=10 --set train.precision=bf16
+    expect_rc 0 "resume may switch train.precision to bf16"
+    check "config.ini records train.precision = bf16" grep -qx 'precision=bf16' "$tmp/run-to-bf16/config.ini"
+else
+    expect_error 1 "resume to bf16 on a CPU without it is refused" "train.precision = bf16" \
+        train --resume "$tmp/run-to-bf16" --set train.steps=10 --set train.precision=bf16
+    skip "config.ini records train.precision = bf16" "this CPU has no bf16"
+fi
 
 # AdamW with beta2 = eps = 0 divides by a zero second moment wherever a
 # gradient is 0: non-finite weights at step 10, a NaN loss at step 11.
