@@ -6,14 +6,19 @@
 # ListOps reproduction runs of RUNS (at most 6 at once, in that order; one
 # committed part way in bench/runs/listops-NAME continues from there), stopped
 # and saved at FINAL seconds from the start (each then continues with
-# `train --resume`). Logs and run folders go to $OUT as four files.
-#   OUT=DIR [FINAL=420] [RUNS="full blrp ..."] bash bench/gpu/run.sh
+# `train --resume`). A run named NAME=BASE:KEY=VALUE,... is a variant: the
+# config listops-BASE.ini with those --set, in bench/runs/listops-NAME. PARTS
+# picks the rest (bench tests mpi memcheck racecheck; default all but
+# racecheck). Logs and run folders go to $OUT as four files.
+#   OUT=DIR [FINAL=420] [RUNS="full blrp ..."] [PARTS="tests memcheck"] bash bench/gpu/run.sh
 set -u
 T0=$(date +%s)
 el() { echo $(( $(date +%s) - T0 )); }
 # a limit of at most $1 seconds that ends by FINAL + 20
 lim() { local l=$(( FINAL + 20 - $(el) )); [ $l -lt 1 ] && l=1; [ $l -lt $1 ] && echo $l || echo $1; }
 FINAL=${FINAL:-420}
+PARTS=" ${PARTS:-bench tests mpi memcheck} "
+part() { [[ "$PARTS" == *" $1 "* ]]; }
 RUNS=${RUNS:-full blrp linear maelre blrp-phi-shared blrp-phi-siamese blrp-forward-phi-residual \
 blrp-backward-phi-residual blrp-forward-phi-init blrp-backward-phi-init blrp-forward-posemb blrp-backward-posemb}
 W=/tmp/rf
@@ -44,17 +49,24 @@ export OPENBLAS_NUM_THREADS=2 XDG_CACHE_HOME=$W/cache UBSAN_OPTIONS=halt_on_erro
 nvidia-smi -L
 
 echo "== benches t=$(el)"
-for e in full ls linear talk maelre blrp; do
+part bench && for e in full ls linear talk maelre blrp; do
     timeout 60 $RF bench --config data/configs/listops-$e.ini --set train.device=cuda --steps 20 --warmup 3 --json \
         > $W/out/bench-$e.json 2> $W/out/bench-$e.err
     echo "bench $e rc=$? $(cat $W/out/bench-$e.json | head -c 900)"; tail -2 $W/out/bench-$e.err
 done
-timeout 60 $RF bench --config data/configs/listops-ls.ini --set train.device=cuda --steps 10 --inference --profile \
-    > $W/out/bench-ls-profile.txt 2>&1; echo "profile rc=$?"
+part bench && { timeout 60 $RF bench --config data/configs/listops-ls.ini --set train.device=cuda --steps 10 --inference \
+    --profile > $W/out/bench-ls-profile.txt 2>&1; echo "profile rc=$?"; }
 
 # Reproduction runs: at most 6 at once, the four main configs first, stopped (and saved) at FINAL.
 run_one() {
-    local c=$1 d=$W/runs/listops-$1
+    local c=${1%%=*} base=${1%%=*} sets=() kv
+    if [[ "$1" == *=* ]]; then   # NAME=BASE:KEY=VALUE,...
+        base=${1#*=}; base=${base%%:*}
+        local IFS=,
+        for kv in ${1#*:}; do sets+=(--set "$kv"); done
+        unset IFS
+    fi
+    local d=$W/runs/listops-$c
     local left=$(( FINAL - $(el) ))
     [ $left -gt 20 ] || return
     # a run committed part way in bench/runs continues; a finished one is left alone
@@ -64,9 +76,10 @@ run_one() {
         cp -r $committed $d
         how="--resume $d"
     else
-        how="--config data/configs/listops-$c.ini --out $d --set train.eval_every=250 --set train.checkpoint_every=250"
+        how="--config data/configs/listops-$base.ini --out $d --set train.eval_every=250 --set train.checkpoint_every=250"
     fi
-    XDG_CACHE_HOME=$W/cache-$c timeout -s INT -k 30 $left $RF train $how --set train.device=cuda --set train.threads=2 \
+    echo "run $c: $how ${sets[*]}"
+    XDG_CACHE_HOME=$W/cache-$c timeout -s INT -k 30 $left $RF train $how "${sets[@]}" --set train.device=cuda --set train.threads=2 \
         > $W/runs/train-$c.log 2>&1
     echo "run $c rc=$? t=$(el): $(tail -1 $W/runs/train-$c.log)"
     if [ $c = blrp ] && grep -q "^5000,test" $d/metrics.csv 2>/dev/null; then
@@ -89,7 +102,7 @@ run_one() {
 SCHED=$!
 
 echo "== tests t=$(el)"
-for t in kernels linalg mechanisms backend; do
+part tests && for t in kernels linalg mechanisms backend; do
     timeout $(lim 150) $W/bin/test_cuda_${t}_gpu > $W/out/test_$t.txt 2>&1
     rc=$?
     echo "test_cuda_${t}_gpu rc=$rc t=$(el): $(grep -c '^ok' $W/out/test_$t.txt) ok, $(grep -c '^not ok' $W/out/test_$t.txt) not ok"
@@ -100,7 +113,7 @@ echo "== mpirun -np 1 over NCCL t=$(el)"
 O=$W/ompi
 export OPAL_PREFIX=$O/usr PMIX_INSTALL_PREFIX=$O/usr
 MPIR="$O/usr/bin/orterun --allow-run-as-root -np 1"
-for mode in plain mpi; do
+part mpi && for mode in plain mpi; do
     pre=""; [ $mode = mpi ] && pre="$MPIR"
     LD_LIBRARY_PATH=$O/usr/lib/x86_64-linux-gnu:$O/usr/lib/x86_64-linux-gnu/openmpi/lib:$LD_LIBRARY_PATH \
         timeout $(lim 90) $pre $RF train --config data/configs/listops-ls.ini --out $W/out/np1-$mode \
@@ -109,7 +122,8 @@ for mode in plain mpi; do
     echo "np1 $mode rc=$?"; tail -4 $W/out/np1-$mode.log
 done
 # issue 15 item 4: mpirun -np 1 over NCCL must give the plain run's metrics (all but the seconds column)
-if cmp -s <(cut -d, -f1-5 $W/out/np1-plain/metrics.csv 2>/dev/null) <(cut -d, -f1-5 $W/out/np1-mpi/metrics.csv 2>/dev/null) &&
+if ! part mpi; then :
+elif cmp -s <(cut -d, -f1-5 $W/out/np1-plain/metrics.csv 2>/dev/null) <(cut -d, -f1-5 $W/out/np1-mpi/metrics.csv 2>/dev/null) &&
     [ -s $W/out/np1-mpi/metrics.csv ]; then
     echo "np1: mpirun -np 1 gives the plain run's metrics: SAME"
 else
@@ -118,11 +132,14 @@ else
 fi
 
 echo "== compute-sanitizer t=$(el)"
-for t in kernels mechanisms; do
-    [ $(el) -lt $(( FINAL - 40 )) ] || break
-    timeout $(( FINAL - $(el) - 10 )) compute-sanitizer --tool memcheck --print-limit 20 $W/bin/test_cuda_${t}_gpu \
-        > $W/out/memcheck-$t.txt 2>&1
-    echo "memcheck $t rc=$? t=$(el)"; grep -E 'ERROR SUMMARY|Invalid|not supported|Error' $W/out/memcheck-$t.txt | head -8
+for tool in memcheck racecheck; do
+    part $tool || continue
+    for t in kernels mechanisms; do
+        [ $(el) -lt $(( FINAL - 40 )) ] || break
+        timeout $(( FINAL - $(el) - 10 )) compute-sanitizer --tool $tool --print-limit 20 $W/bin/test_cuda_${t}_gpu \
+            > $W/out/$tool-$t.txt 2>&1
+        echo "$tool $t rc=$? t=$(el)"; grep -E 'ERROR SUMMARY|Invalid|hazard|not supported|Error' $W/out/$tool-$t.txt | head -8
+    done
 done
 
 wait $SCHED
