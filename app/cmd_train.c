@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "../core/alloc.h"
 #include "../core/atomic_file.h"
@@ -34,11 +35,26 @@
 #define CONFIG_COMMENT " The full effective configuration of this run, written by `rangefinder train`."
 
 static volatile sig_atomic_t interrupted;
+static struct timespec first_stop_request;
 
+/* SIGINT or SIGUSR1 asks for a clean stop. A later SIGINT quits without
+ * saving, but not one within a second of the first request: `timeout -s INT`
+ * signals the run and then its process group, one request sent twice. */
 static void on_sigint(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!interrupted) {
+        first_stop_request = now;
+        interrupted = 1;
+        return;
+    }
+    double since = (double)(now.tv_sec - first_stop_request.tv_sec) +
+                   (double)(now.tv_nsec - first_stop_request.tv_nsec) * 1e-9;
+    if (sig == SIGINT && since >= 1.0) {
+        signal(SIGINT, SIG_DFL);
+        raise(SIGINT);
+    }
 }
 
 typedef struct train_job {
@@ -292,9 +308,9 @@ static int run(train_job *job)
     rf_train_callbacks cb = writer ? (rf_train_callbacks){on_metrics, before_checkpoint, on_checkpoint, should_stop, &s}
                                    : (rf_train_callbacks){.should_stop = should_stop, .ctx = &s};
 
-    /* A first Ctrl-C asks for a clean stop; SA_RESETHAND lets a second one
-     * kill. A SIGINT ignored from the start (a background job) stays ignored. */
-    struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old;
+    /* A first Ctrl-C asks for a clean stop, a second one kills (on_sigint).
+     * A SIGINT ignored from the start (a background job) stays ignored. */
+    struct sigaction sa = {.sa_handler = on_sigint}, old;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, NULL, &old);
     if (old.sa_handler != SIG_IGN)

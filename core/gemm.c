@@ -4,6 +4,7 @@
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -41,10 +42,20 @@ void rf_gemm1(rf_gemm_lib lib, bool ta, bool tb, int m, int n, int k, float alph
             omp_set_num_threads(1);
             single = true;
         }
-        if (lib == RF_GEMM_BF16 && m > 0 && n > 0 && rf_gemm_bf16(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))
-            return;
-        if (lib == RF_GEMM_ONEDNN &&
-            dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) == dnnl_success)
+        /* oneDNN 2.6's JIT sgemm kernels point the stack pointer into a heap
+         * workspace (oneDNN issue 4845, fixed in 3.12): a signal handler run
+         * on this thread meanwhile would write its frame over the heap. So
+         * signals wait until the call returns (about 0.5 us a call). */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        bool done = (lib == RF_GEMM_BF16 && m > 0 && n > 0 &&
+                     rf_gemm_bf16(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)) ||
+                    (lib == RF_GEMM_ONEDNN &&
+                     dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) ==
+                         dnnl_success);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (done)
             return;
     }
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, A,

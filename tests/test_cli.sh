@@ -725,9 +725,10 @@ check "failed starts create no run directory" test ! -e "$tmp/bad-run"
 # start_long SIGINT_MODE DIR: a long run into DIR in the background with
 # SIGINT as `env --SIGINT_MODE=INT` leaves it (a background job of a script
 # starts with SIGINT ignored, as under nohup); returns once it logged rows.
+# Settings after DIR go last (slower steps, say).
 start_long() {
     (cd "$cwd" && exec env --"$1"=INT "$rf" train --config "$tmp/tiny.ini" "${tiny[@]}" \
-        --set train.steps=100000 --set train.eval_every=0 --set train.checkpoint_every=0 --out "$2") \
+        --set train.steps=100000 --set train.eval_every=0 --set train.checkpoint_every=0 --out "$2" "${@:3}") \
         >"$tmp/out" 2>"$tmp/err" &
     pid=$!
     for _ in $(seq 300); do
@@ -758,6 +759,19 @@ check "Ctrl-C reports status stopped" grep -q '"status":"stopped"' "$tmp/out"
 run train --resume "$long" --set train.steps=1 --set train.warmup=0
 failed_cleanly 1 "train.steps"
 ok $? "an interrupted run resumes only to a later step"
+
+# `timeout -s INT` signals the run and then its process group: one request
+# sent twice. A second SIGINT within a second still saves (steps of about
+# 0.3 s here, so the second comes mid-step).
+twice=$tmp/twice
+last_cmd="rangefinder train (SIGINT twice in 0.05 s)"
+start_long default-signal "$twice" --set model.dim=192 --set model.ff=768 --set data.max_len=400 \
+    --set data.min_len=300 --set data.batch=8
+kill -INT "$pid" 2>/dev/null
+sleep 0.05
+stop_long INT
+ok $((rc != 130)) "a SIGINT twice within a second stops the run with exit code 130 (was $rc)"
+check "a SIGINT twice within a second still saves the checkpoint" test -s "$twice/checkpoint.safetensors"
 
 usr1=$tmp/usr1
 last_cmd="rangefinder train (SIGUSR1)"

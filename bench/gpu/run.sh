@@ -79,7 +79,8 @@ run_one() {
         how="--config data/configs/listops-$base.ini --out $d --set train.eval_every=250 --set train.checkpoint_every=250"
     fi
     echo "run $c: $how ${sets[*]}"
-    XDG_CACHE_HOME=$W/cache-$c timeout -s INT -k 30 $left $RF train $how "${sets[@]}" --set train.device=cuda --set train.threads=2 \
+    # USR1, not INT: timeout signals twice, and a second SIGINT quits without saving
+    XDG_CACHE_HOME=$W/cache-$c timeout -s USR1 -k 30 $left $RF train $how "${sets[@]}" --set train.device=cuda --set train.threads=2 \
         > $W/runs/train-$c.log 2>&1
     echo "run $c rc=$? t=$(el): $(tail -1 $W/runs/train-$c.log)"
     if [ $c = blrp ] && grep -q "^5000,test" $d/metrics.csv 2>/dev/null; then
