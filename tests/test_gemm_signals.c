@@ -52,9 +52,9 @@ static int products_under_signals(void)
     float *c = malloc(sizeof(float) * M * N), *ref = malloc(sizeof(float) * M * N);
     srand(7);
     for (int i = 0; i < K * M; i++)
-        a[i] = (float)rand() / RAND_MAX - 0.5f;
+        a[i] = (float)((double)rand() / RAND_MAX) - 0.5f;
     for (int i = 0; i < K * N; i++)
-        b[i] = (float)rand() / RAND_MAX - 0.5f;
+        b[i] = (float)((double)rand() / RAND_MAX) - 0.5f;
     /* C = Aᵀ B, A stored K × M: dW = Xᵀ G of a linear layer */
     rf_gemm1(RF_GEMM_OPENBLAS, true, false, M, N, K, 1.0f, a, M, b, N, 0.0f, ref, N);
     computing = pthread_self();
