@@ -1,7 +1,9 @@
-/* The short-inner-dimension score kernel (core/cpu/small_head.h) against a
- * double reference: every row and column tail, inner dimensions 1 to 16,
+/* The short-head kernels (core/cpu/small_head.h) against a double
+ * reference. Scores: every row and column tail, inner dimensions 1 to 16,
  * padded leading dimensions; nothing written outside rows x cols; and the
- * shapes it declines (left to the BLAS) untouched. */
+ * shapes it declines (left to the BLAS) untouched. The narrow products
+ * C += alpha op(A) B: both transposes, widths 1 to 8, row tails around the
+ * eight-row block, C accumulated onto, nothing written past n. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,19 +15,68 @@
 static bool have_avx512(void)
 {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f");
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+}
+
+enum { LD_PAD = 3, GUARD = -7 };
+
+/* rf_small_head_acc over a grid of shapes; returns the number of bad
+ * entries, the worst error in units of the f32 bound in *worst. */
+static int check_acc(bool ta, int *cases, double *worst)
+{
+    static const int m_list[] = {1, 7, 8, 9, 17, 100}, inner_list[] = {1, 5, 16, 100, 256};
+    int bad = 0;
+    for (int n = 1; n <= RF_SMALL_HEAD_N; n++)
+        for (size_t mi = 0; mi < sizeof m_list / sizeof *m_list; mi++)
+            for (size_t ki = 0; ki < sizeof inner_list / sizeof *inner_list; ki++) {
+                int m = m_list[mi], k = inner_list[ki];
+                int lda = (ta ? m : k) + LD_PAD, ldb = n + 2 * LD_PAD, ldc = n + LD_PAD;
+                float *A = malloc(sizeof(float) * (ta ? k : m) * lda), *B = malloc(sizeof(float) * k * ldb);
+                float *C = malloc(sizeof(float) * m * ldc), *C0 = malloc(sizeof(float) * m * ldc);
+                for (int i = 0; i < (ta ? k : m) * lda; i++)
+                    A[i] = sinf(0.37f * i + n);
+                for (int i = 0; i < k * ldb; i++)
+                    B[i] = cosf(0.23f * i - n);
+                for (int i = 0; i < m * ldc; i++)
+                    C[i] = C0[i] = i % ldc < n ? 0.1f * (i % 7) : GUARD;
+                bool ran = rf_small_head_acc(ta, m, n, k, -0.75f, A, lda, B, ldb, C, ldc);
+                for (int r = 0; r < m; r++)
+                    for (int c = 0; c < ldc; c++) {
+                        float got = C[r * ldc + c];
+                        if (c >= n) {
+                            bad += got != GUARD;
+                            continue;
+                        }
+                        double want = C0[r * ldc + c], mag = fabs(want);
+                        for (int j = 0; j < k; j++) {
+                            double p = -0.75 * (double)(ta ? A[j * lda + r] : A[r * lda + j]) * B[j * ldb + c];
+                            want += p;
+                            mag += fabs(p);
+                        }
+                        double e = fabs(got - want) / tol_sum(k + 2, mag + 1e-30);
+                        *worst = e > *worst ? e : *worst;
+                        bad += !(e <= 1.0);
+                    }
+                bad += !ran;
+                ++*cases;
+                free(A);
+                free(B);
+                free(C);
+                free(C0);
+            }
+    return bad;
 }
 
 int main(void)
 {
     if (!have_avx512()) {
         float s = 0;
-        tap_ok(!rf_small_head_nt(1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1),
+        tap_ok(!rf_small_head_nt(1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1) &&
+                   !rf_small_head_acc(false, 1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1),
                "without AVX-512 every product is left to the BLAS");
         return tap_done();
     }
     static const int rows_list[] = {1, 3, 4, 5, 9, 64}, cols_list[] = {1, 15, 16, 17, 40, 256};
-    enum { LD_PAD = 3, GUARD = -7 };
     int cases = 0, bad = 0;
     double worst = 0;
     for (int k = 1; k <= RF_SMALL_HEAD_K; k++)
@@ -72,5 +123,16 @@ int main(void)
            "k = 17 is declined, writing nothing");
     tap_ok(!rf_small_head_nt(1, 257, 8, 1.0f, x, 8, x, 8, x, 257),
            "a key block of 257 is declined");
+    for (int ta = 0; ta <= 1; ta++) {
+        int acc_cases = 0;
+        double acc_worst = 0;
+        int acc_bad = check_acc(ta, &acc_cases, &acc_worst);
+        tap_ok(acc_bad == 0, "C += alpha %s B: %d shapes (widths 1..8, row tails, inner 1..256) match the double "
+               "reference within the f32 bound (worst %.3g of it) and write nothing past n", ta ? "A^T" : "A",
+               acc_cases, acc_worst);
+    }
+    float c9[9] = {GUARD, GUARD};
+    tap_ok(!rf_small_head_acc(false, 1, 9, 1, 1.0f, x, 1, x, 9, c9, 9) && c9[0] == GUARD,
+           "an output 9 wide is declined, writing nothing");
     return tap_done();
 }

@@ -167,8 +167,9 @@ static void forward_block(const forward_ctx *c, int64_t b, int64_t h, int64_t i0
             if (a->drop > 0.0f)
                 drop_row(a, b, h, i0 + r, j0, p, cols);
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, 1.0f, s, KB,
-                    a->v + at(a, b, a->M, h, j0), D, 1.0f, o, D);
+        const float *v = a->v + at(a, b, a->M, h, j0);
+        if (!rf_small_head_acc(false, rows, dk, cols, 1.0f, s, KB, v, D, o, D))
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, 1.0f, s, KB, v, D, 1.0f, o, D);
     }
     float *lse = c->lse + (b * a->H + h) * a->N + i0;
     for (int r = 0; r < rows; r++) {
@@ -303,10 +304,10 @@ static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t 
                 drop_row(a, b, h, i0 + r, j0, dr, cols);
             ds_row(dr, pr, Dr[r], cols);
         }
-        if (c->gq != NULL)
+        if (c->gq != NULL && !rf_small_head_acc(false, rows, dk, cols, a->scale, ds, KB, a->k + okv, D, c->gq + oq, D))
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, a->scale, ds, KB, a->k + okv,
                         D, 1.0f, c->gq + oq, D);
-        if (c->gk != NULL)
+        if (c->gk != NULL && !rf_small_head_acc(true, cols, dk, rows, a->scale, ds, KB, a->q + oq, D, c->gk + okv, D))
             cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cols, dk, rows, a->scale, ds, KB, a->q + oq, D,
                         1.0f, c->gk + okv, D);
     }
@@ -314,8 +315,9 @@ static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t 
         if (a->drop > 0.0f)
             for (int r = 0; r < rows; r++)
                 drop_row(a, b, h, i0 + r, j0, p + (int64_t)r * KB, cols);
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cols, dk, rows, 1.0f, p, KB, c->dout + oq, D, 1.0f,
-                    c->gv + okv, D);
+        if (!rf_small_head_acc(true, cols, dk, rows, 1.0f, p, KB, c->dout + oq, D, c->gv + okv, D))
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cols, dk, rows, 1.0f, p, KB, c->dout + oq, D,
+                        1.0f, c->gv + okv, D);
     }
 }
 

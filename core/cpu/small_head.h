@@ -5,7 +5,10 @@
  * more time packing its operands than multiplying them (OpenBLAS: about a
  * third of its rate on the same block with k = 256). This kernel
  * transposes the key block once into a local buffer and keeps 4 query rows
- * x 16 keys in registers across the whole inner dimension.
+ * x 16 keys in registers across the whole inner dimension. The products
+ * that follow (P V, dS K, dS^T Q, P^T dO) have outputs dk floats wide; their
+ * kernel keeps eight output rows in registers and reads each row of the
+ * right operand once for all eight.
  */
 #ifndef RF_CPU_SMALL_HEAD_H
 #define RF_CPU_SMALL_HEAD_H
@@ -14,6 +17,8 @@
 
 /* The longest inner dimension and key block the kernel takes. */
 enum { RF_SMALL_HEAD_K = 16, RF_SMALL_HEAD_COLS = 256 };
+/* The widest output rf_small_head_acc takes. */
+enum { RF_SMALL_HEAD_N = 8 };
 
 /* Row-major S [rows, cols] (leading dimension lds) = scale A B^T, A [rows,
  * k] (lda), B [cols, k] (ldb), writing only S's rows x cols. Returns false,
@@ -21,5 +26,13 @@ enum { RF_SMALL_HEAD_K = 16, RF_SMALL_HEAD_COLS = 256 };
  * the CPU has no AVX-512: the caller then runs the product on a BLAS. */
 bool rf_small_head_nt(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
                       float *S, int lds);
+
+/* Row-major C [m, n] += alpha op(A) B with n <= RF_SMALL_HEAD_N: op(A) = A
+ * [m, inner] (lda) or, with ta, A^T for A [inner, m]; B [inner, n] (ldb).
+ * The other products of a head with dk = 8 (P V and the three gradients),
+ * where a BLAS's output is only dk floats wide. Returns false, writing
+ * nothing, when n > RF_SMALL_HEAD_N or the CPU has no AVX-512 (F and VL). */
+bool rf_small_head_acc(bool ta, int m, int n, int inner, float alpha, const float *A, int lda, const float *B,
+                       int ldb, float *C, int ldc);
 
 #endif
