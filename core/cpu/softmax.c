@@ -125,24 +125,6 @@ void rf_cpu_softmax_backward(rf_exec *x, rf_node *n)
     rf_pool_run(x->pool, rf_shape_numel(n->shape) / c.M, row_grain(c.M), softmax_bwd_task, &c);
 }
 
-/* max of a row in 16 lanes (vectorisable; the max is exact in any order) */
-static inline float row_max(const float *x, int64_t M)
-{
-    float lanes[16];
-    for (int l = 0; l < 16; l++)
-        lanes[l] = -INFINITY;
-    int64_t j = 0;
-    for (; j + 16 <= M; j += 16)
-        for (int l = 0; l < 16; l++)
-            lanes[l] = x[j + l] > lanes[l] ? x[j + l] : lanes[l];
-    float mx = -INFINITY;
-    for (; j < M; j++)
-        mx = x[j] > mx ? x[j] : mx;
-    for (int l = 0; l < 16; l++)
-        mx = lanes[l] > mx ? lanes[l] : mx;
-    return mx;
-}
-
 /* y = (x - max) - log(sum(exp(x - max))) */
 static RF_VEC_CLONES void log_softmax_fwd_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
@@ -152,7 +134,7 @@ static RF_VEC_CLONES void log_softmax_fwd_task(void *ctx, int64_t begin, int64_t
     for (int64_t r = begin; r < end; r++) {
         const float *restrict xr = c->x + r * M;
         float *restrict y = c->y + r * M;
-        float mx = row_max(xr, M);
+        float mx = rf_row_max(xr, M);
         float lanes[16] = {0}, sum = 0.0f;
         int64_t j = 0;
         for (; j + 16 <= M; j += 16)
