@@ -9,7 +9,7 @@
 /* Keys a resumed run may change: they steer how training continues, not
  * what is trained or on which data. */
 static const char *const resumable[] = {
-    "train.steps", "train.lr", "train.warmup", "train.schedule", "train.weight_decay",
+    "train.steps", "train.lr", "train.warmup", "train.schedule", "train.gamma", "train.decay_every", "train.weight_decay",
     "train.beta1", "train.beta2", "train.eps", "train.clip", "train.threads", "train.gemm",
     "train.precision", "train.device", "train.eval_every", "train.eval_batches", "train.checkpoint_every", "train.log_every", NULL,
 };

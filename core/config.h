@@ -86,7 +86,9 @@ typedef struct rf_config {
         int steps;
         float lr;
         int warmup;
-        char schedule[16];      /* linear | cosine | constant */
+        char schedule[16];      /* linear | cosine | constant | step */
+        float gamma;            /* step: the lr's factor every decay_every steps */
+        int decay_every;
         float weight_decay;
         float beta1;
         float beta2;

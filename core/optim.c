@@ -11,7 +11,11 @@ double rf_schedule_lr(const rf_config *cfg, int64_t step)
     int64_t warmup = cfg->train.warmup, total = cfg->train.steps;
     if (step < warmup)
         return peak * (double)(step + 1) / (double)warmup;
-    if (strcmp(cfg->train.schedule, "constant") == 0 || total <= warmup)
+    if (strcmp(cfg->train.schedule, "constant") == 0)
+        return peak;
+    if (strcmp(cfg->train.schedule, "step") == 0)   /* PyTorch's StepLR after the warm-up */
+        return peak * pow(cfg->train.gamma, (double)((step - warmup) / cfg->train.decay_every));
+    if (total <= warmup)
         return peak;
     double progress = (double)(step - warmup) / (double)(total - warmup);
     if (progress > 1.0)

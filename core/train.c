@@ -231,6 +231,8 @@ void rf_trainer_set_optim(rf_trainer *t, const rf_config *cfg)
     t->cfg.train.warmup = cfg->train.warmup;
     t->cfg.train.steps = cfg->train.steps;
     memcpy(t->cfg.train.schedule, cfg->train.schedule, sizeof t->cfg.train.schedule);
+    t->cfg.train.gamma = cfg->train.gamma;
+    t->cfg.train.decay_every = cfg->train.decay_every;
 }
 
 /* The batch into the model's inputs: on a device that uploads, in stream

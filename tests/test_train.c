@@ -57,6 +57,18 @@ static void test_schedules(void)
            "cosine decay: half at the middle, zero at the end");
     strcpy(cfg.train.schedule, "constant");
     tap_ok(rf_schedule_lr(&cfg, 100) == 1.0, "constant schedule holds lr");
+    strcpy(cfg.train.schedule, "step");
+    tap_ok(cfg.train.gamma == 0.8f && cfg.train.decay_every == 3000,
+           "the step schedule's defaults: gamma 0.8 every 3000 steps (one ListOps epoch)");
+    cfg.train.gamma = 0.5f;
+    cfg.train.decay_every = 20;
+    tap_ok(fabs(rf_schedule_lr(&cfg, 5) - 0.6) < 1e-12 && rf_schedule_lr(&cfg, 10) == 1.0 &&
+               rf_schedule_lr(&cfg, 29) == 1.0 && rf_schedule_lr(&cfg, 30) == 0.5 &&
+               rf_schedule_lr(&cfg, 69) == 0.25 && rf_schedule_lr(&cfg, 70) == 0.125,
+           "step schedule: warm-up, then lr times gamma every decay_every steps after it");
+    cfg.train.steps = 50;
+    tap_ok(rf_schedule_lr(&cfg, 1000) == pow(0.5, 49),
+           "step schedule: keeps decaying past train.steps, unlike linear and cosine (which stop at 0)");
 }
 
 /* Parameters the decay rule (README, Configuration) sorts, each with the

@@ -90,8 +90,8 @@ static const struct {
 };
 
 /* The optimiser's keys; the rest of [train] is about the run. */
-static const char *const optimiser_keys[] = {"steps", "lr", "warmup", "schedule", "weight_decay",
-                                              "beta1", "beta2", "eps", "clip"};
+static const char *const optimiser_keys[] = {"steps", "lr", "warmup", "schedule", "gamma", "decay_every",
+                                              "weight_decay", "beta1", "beta2", "eps", "clip"};
 
 typedef enum { SECTION_DATA, SECTION_MODEL, SECTION_OPTIMISER, SECTION_RUN, SECTION_COUNT } Section;
 static const char *const section_titles[SECTION_COUNT] = {"Data", "Model", "Optimiser", "Run"};

@@ -8,7 +8,8 @@
 
 /* The keys rf_trainer_set_optim changes between steps. */
 static const char *const optimiser_keys[] = {
-    "train.lr", "train.clip", "train.weight_decay", "train.warmup", "train.schedule", "train.steps", NULL,
+    "train.lr", "train.clip", "train.weight_decay", "train.warmup", "train.schedule", "train.gamma",
+    "train.decay_every", "train.steps", NULL,
 };
 
 static gboolean is_optimiser_key(const char *key)
