@@ -241,8 +241,13 @@ static void print_inference(const rf_inference_bench *inf, double train_samples)
 {
     g_autofree char *planned = rf_cli_format_bytes(inf->planned), *engine = rf_cli_format_bytes(inf->peak_engine);
     printf("training samples/s %.1f\n", train_samples);
-    printf("inference samples/s %.1f (%.2fx training's; a batch in %.4f s, forward only)\n", inf->samples_per_s,
-           train_samples > 0 ? inf->samples_per_s / train_samples : 0, inf->batch_median);
+    double x = train_samples > 0 ? 1 / train_samples : 0;
+    printf("inference samples/s %.1f (%.2fx training's; %d test batches from short to long, each on %s, "
+           "forward only)\n", inf->samples_per_s, inf->samples_per_s * x, inf->batches,
+           inf->buckets > 0 ? "the shortest length bucket that holds it" : "the full length");
+    if (inf->buckets > 0)
+        printf("  padded to the full length: %.1f samples/s (%.2fx training's); %d of %d length buckets used\n",
+               inf->padded_samples_per_s, inf->padded_samples_per_s * x, inf->buckets_used, inf->buckets);
     printf("inference memory   %s planned, engine peak %s\n", planned, engine);
 }
 
@@ -352,6 +357,11 @@ int rf_cmd_bench(int argc, char **argv)
         rf_json_num(&j, "inference_samples_per_s", inf.samples_per_s);
         rf_json_num(&j, "inference_batch_s_median", inf.batch_median);
         rf_json_num(&j, "inference_speedup", train_samples > 0 ? inf.samples_per_s / train_samples : 0);
+        rf_json_num(&j, "inference_padded_samples_per_s", inf.padded_samples_per_s);
+        rf_json_num(&j, "inference_padded_speedup", train_samples > 0 ? inf.padded_samples_per_s / train_samples : 0);
+        rf_json_int(&j, "inference_batches", inf.batches);
+        rf_json_int(&j, "inference_length_buckets", inf.buckets);
+        rf_json_int(&j, "inference_length_buckets_used", inf.buckets_used);
         rf_json_int(&j, "inference_planned_bytes", (int64_t)inf.planned);
         rf_json_int(&j, "inference_peak_engine_bytes", (int64_t)inf.peak_engine);
     }

@@ -8,13 +8,17 @@
  * in order (the INPUT arguments, then the --text strings):
  *   {"input":"cat.png","label":3,"class":"Dress","probabilities":[...]}
  * or, for an input the model cannot take, {"input":..., "error":"..."}
- * with the same sentence on stderr. Exit status: 0 when every input was
+ * with the same sentence on stderr. Inputs are batched shortest first
+ * within windows of RF_LENGTH_BUCKETS batches, so that a batch runs only
+ * as long as its longest input. Exit status: 0 when every input was
  * classified, 1 when any was refused (the others are still printed), 2 on
  * a usage error. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../datasets/featurise.h"
+#include "../core/train.h"
 #include "cli.h"
 #include "commands.h"
 #include "json_line.h"
@@ -61,23 +65,61 @@ static void print_prediction(const rf_dataset *ds, const input *in, const float 
     rf_json_print(&j);
 }
 
-/* Featurise and classify inputs [0, n) in batches; refused inputs are
- * reported where they stand. Returns how many were refused, or -1 when the
- * model itself failed (error set). */
+/* A featurised input's place in its window, and its length. */
+typedef struct slot {
+    int index, len;
+} slot;
+
+static int shorter_first(const void *pa, const void *pb)
+{
+    const slot *a = pa, *b = pb;
+    return a->len != b->len ? (a->len > b->len) - (a->len < b->len) : (a->index > b->index) - (a->index < b->index);
+}
+
+/* Classify the featurised inputs in[0, rows) shortest first, data.batch at
+ * a time (the engine runs a batch only as long as its longest input: the
+ * length buckets of core/train.c), probabilities into probs in their own
+ * order. */
+static bool classify(rf_trainer *t, const rf_outside_input *in, int rows, int batch, int classes, float *probs,
+                     rf_status *st)
+{
+    g_autofree slot *order = g_new(slot, rows);
+    for (int r = 0; r < rows; r++)
+        order[r] = (slot){r, in[r].len};
+    qsort(order, (size_t)rows, sizeof *order, shorter_first);
+    g_autofree rf_outside_input *group = g_new(rf_outside_input, batch);
+    g_autofree float *out = g_new(float, (size_t)batch * classes);
+    for (int first = 0; first < rows; first += batch) {
+        int count = MIN(batch, rows - first);
+        for (int j = 0; j < count; j++)
+            group[j] = in[order[first + j].index];
+        if (!rf_trainer_predict(t, group, count, out, st))
+            return false;
+        for (int j = 0; j < count; j++)
+            memcpy(probs + (size_t)order[first + j].index * classes, out + (size_t)j * classes,
+                   (size_t)classes * sizeof *out);
+    }
+    return true;
+}
+
+/* Featurise and classify inputs [0, n), RF_LENGTH_BUCKETS batches' worth
+ * at a time (batched by length within that window, so memory stays
+ * bounded); refused inputs are reported where they stand, everything in
+ * the order given. Returns how many were refused, or -1 when the model
+ * itself failed (error set). */
 static int predict_all(rf_saved_model *sm, const input *inputs, int n, GError **error)
 {
     const rf_dataset *ds = sm->ds;
-    int batch = rf_trainer_model(sm->trainer)->batch;
+    int batch = rf_trainer_model(sm->trainer)->batch, window = batch * RF_LENGTH_BUCKETS;
     size_t row = (size_t)ds->seq_len * (size_t)MAX(1, ds->feat_dim);
-    g_autofree float *x = g_new(float, (size_t)batch * row);
-    g_autofree float *probs = g_new(float, (size_t)batch * (size_t)ds->classes);
-    g_autofree rf_outside_input *in = g_new(rf_outside_input, batch);
+    g_autofree float *x = g_new(float, (size_t)window * row);
+    g_autofree float *probs = g_new(float, (size_t)window * (size_t)ds->classes);
+    g_autofree rf_outside_input *in = g_new(rf_outside_input, window);
+    g_autofree char **errors = g_new0(char *, window);
     int refused = 0;
     for (int next = 0; next < n;) {
-        /* featurise until a batch is full; refusals wait to be printed in order */
         int rows = 0, first = next;
-        g_autofree char **errors = g_new0(char *, n - first);
-        for (; next < n && rows < batch; next++) {
+        for (; next < n && next - first < window; next++) {
             rf_status st = {0};
             float *xr = x + (size_t)rows * row;
             if (rf_dataset_featurise(ds, inputs[next].path, inputs[next].text, xr, &in[rows].len, &st)) {
@@ -88,19 +130,17 @@ static int predict_all(rf_saved_model *sm, const input *inputs, int n, GError **
             }
         }
         rf_status st = {0};
-        if (rows > 0 && !rf_trainer_predict(sm->trainer, in, rows, probs, &st)) {
-            for (int i = 0; i < next - first; i++)
-                g_free(errors[i]);
+        bool ok = rows == 0 || classify(sm->trainer, in, rows, batch, ds->classes, probs, &st);
+        for (int i = first, r = 0; i < next; i++) {
+            if (ok && errors[i - first] != NULL)
+                print_error(&inputs[i], errors[i - first]);
+            else if (ok)
+                print_prediction(ds, &inputs[i], probs + (size_t)r++ * ds->classes);
+            g_clear_pointer(&errors[i - first], g_free);
+        }
+        if (!ok) {
             rf_cli_fail_status(error, &st);
             return -1;
-        }
-        for (int i = first, r = 0; i < next; i++) {
-            if (errors[i - first] != NULL) {
-                print_error(&inputs[i], errors[i - first]);
-                g_free(errors[i - first]);
-            } else {
-                print_prediction(ds, &inputs[i], probs + (size_t)r++ * ds->classes);
-            }
         }
     }
     return refused;

@@ -31,6 +31,7 @@ struct rf_batcher {
     int64_t perm_epoch;
     slot train[2];
     rf_batch eval;
+    int64_t *by_length[RF_SPLIT_COUNT];   /* eval order per split, or NULL: in order */
 
     pthread_t worker;
     pthread_mutex_t lock;
@@ -90,6 +91,7 @@ static bool fill(const rf_dataset *ds, rf_batch *b, rf_split split, const int64_
     memset(b->x, 0, (size_t)b->batch * row * sizeof(float));
     memset(b->mask, 0, (size_t)b->batch * b->seq_len * sizeof(float));
     memset(b->labels, 0, (size_t)b->batch * sizeof(float));
+    b->longest = 0;
     for (int i = 0; i < count; i++) {
         int len = 0, label = 0;
         bool ok = keys != NULL ? ds->get_augmented(ds, index[i], keys[i], b->x + i * row, &len, &label, st)
@@ -105,6 +107,7 @@ static bool fill(const rf_dataset *ds, rf_batch *b, rf_split split, const int64_
         for (int t = 0; t < len; t++)
             b->mask[(size_t)i * b->seq_len + t] = 1.0f;
         b->labels[i] = (float)label;
+        b->longest = len > b->longest ? len : b->longest;
     }
     b->count = count;
     return true;
@@ -218,6 +221,8 @@ void rf_batcher_free(rf_batcher *b)
     for (int i = 0; i < 2; i++)
         batch_free(&b->train[i].batch);
     batch_free(&b->eval);
+    for (int s = 0; s < RF_SPLIT_COUNT; s++)
+        free(b->by_length[s]);
     free(b->perm);
     free(b);
 }
@@ -259,16 +264,79 @@ int64_t rf_batcher_eval_batches(const rf_batcher *b, rf_split split)
     return (b->ds->size[split] + b->batch_size - 1) / b->batch_size;
 }
 
-const rf_batch *rf_batcher_eval(rf_batcher *b, rf_split split, int64_t index, rf_status *st)
+typedef struct {
+    int64_t index;
+    int len;
+} sized;
+
+static int by_len_then_index(const void *pa, const void *pb)
+{
+    const sized *a = pa, *b = pb;
+    if (a->len != b->len)
+        return a->len < b->len ? -1 : 1;
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+static bool sort_by_length(rf_batcher *b, rf_split split, rf_status *st)
+{
+    if (b->by_length[split] != NULL)
+        return true;
+    const rf_dataset *ds = b->ds;
+    int64_t n = ds->size[split];
+    size_t row = (size_t)ds->seq_len * (size_t)(ds->feat_dim > 0 ? ds->feat_dim : 1);
+    sized *s = malloc((size_t)(n > 0 ? n : 1) * sizeof *s);
+    float *x = malloc(row * sizeof *x);
+    int64_t *order = malloc((size_t)(n > 0 ? n : 1) * sizeof *order);
+    if (s == NULL || x == NULL || order == NULL) {
+        free(s);
+        free(x);
+        free(order);
+        return rf_fail(st, "out of memory sorting the %s split of %lld samples by length", rf_split_name(split),
+                       (long long)n);
+    }
+    bool ok = true;
+    for (int64_t i = 0; ok && i < n; i++) {
+        int label = 0;
+        s[i].index = i;
+        ok = ds->get(ds, split, i, x, &s[i].len, &label, st);
+    }
+    if (ok) {
+        qsort(s, (size_t)n, sizeof *s, by_len_then_index);
+        for (int64_t i = 0; i < n; i++)
+            order[i] = s[i].index;
+        b->by_length[split] = order;
+    } else {
+        free(order);
+    }
+    free(s);
+    free(x);
+    return ok;
+}
+
+/* Batch `index` of `split` in the given order (NULL: the split's own). */
+static const rf_batch *eval_batch(rf_batcher *b, rf_split split, const int64_t *order, int64_t index,
+                                  rf_status *st)
 {
     int64_t first = index * b->batch_size, n = b->ds->size[split];
     int count = (int)(n - first < b->batch_size ? n - first : b->batch_size);
-    if (count <= 0) {
+    if (count <= 0 || index < 0) {
         rf_fail(st, "%s split has no batch %lld", rf_split_name(split), (long long)index);
         return NULL;
     }
     int64_t ids[b->batch_size];
     for (int i = 0; i < count; i++)
-        ids[i] = first + i;
+        ids[i] = order != NULL ? order[first + i] : first + i;
     return fill(b->ds, &b->eval, split, ids, NULL, count, st) ? &b->eval : NULL;
+}
+
+const rf_batch *rf_batcher_eval(rf_batcher *b, rf_split split, int64_t index, rf_status *st)
+{
+    return eval_batch(b, split, NULL, index, st);
+}
+
+const rf_batch *rf_batcher_eval_by_length(rf_batcher *b, rf_split split, int64_t index, rf_status *st)
+{
+    if (!sort_by_length(b, split, st))
+        return NULL;
+    return eval_batch(b, split, b->by_length[split], index, st);
 }

@@ -33,4 +33,12 @@ const rf_batch *rf_batcher_train(rf_batcher *b, int64_t step, double *wait_s, rf
 const rf_batch *rf_batcher_eval(rf_batcher *b, rf_split split, int64_t index, rf_status *st);
 int64_t rf_batcher_eval_batches(const rf_batcher *b, rf_split split);
 
+/* Evaluation batch `index` of `split` walked from its shortest sample to
+ * its longest (ties in index order), so that a batch's samples have
+ * similar lengths and inference can skip the padding past the longest
+ * (length buckets, core/train.c). Together the batches hold the split's
+ * samples, each once. The first call for a split reads all its samples
+ * once to learn their lengths. */
+const rf_batch *rf_batcher_eval_by_length(rf_batcher *b, rf_split split, int64_t index, rf_status *st);
+
 #endif

@@ -75,6 +75,7 @@ typedef struct rf_batch {
     float *labels;   /* [batch] */
     int count;       /* samples actually present (the last eval batch may be short;
                         missing rows are all padding with label 0 and are not counted) */
+    int longest;     /* the longest sample's length in positions */
 } rf_batch;
 
 #endif

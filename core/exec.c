@@ -118,8 +118,12 @@ const rf_backend *rf_graph_backend(const rf_graph *g)
 
 void rf_graph_release(rf_graph *g)
 {
-    arena_free(g, g->arena);
-    arena_free(g, g->scratch);
+    if (!g->borrowed) {
+        arena_free(g, g->arena);
+        arena_free(g, g->scratch);
+    }
+    g->borrowed = false;
+    g->arena_bytes = 0;
     free(g->on_backward);
     free(g->first_writer);
     free(g->probe_space);
@@ -341,7 +345,9 @@ static void plan_products(rf_graph *g)
     rf_gemm_list_free(&products);
 }
 
-bool rf_graph_prepare(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, rf_status *st)
+/* Plan g and place its arena and scratch: allocated, or inside host's. */
+static bool prepare(rf_graph *g, const rf_graph *host, rf_id loss, int threads, rf_graph_plan_info *out,
+                    rf_status *st)
 {
     rf_graph_release(g);
     buffer *buf;
@@ -349,14 +355,30 @@ bool rf_graph_prepare(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *
     rf_graph_plan_info info;
     if (!plan(g, loss, threads, &info, &buf, &nb, st))
         return false;
+    size_t arena_bytes = info.arena_bytes ? info.arena_bytes : 64;
+    size_t scratch_n = info.scratch_bytes / sizeof(float);
+    if (host != NULL && (!host->prepared || host->backend != g->backend || arena_bytes > host->arena_bytes ||
+                         scratch_n > host->scratch_floats)) {
+        free(buf);
+        return rf_fail(st, "the graph needs %zu arena and %zu scratch bytes; the graph it would share holds %zu "
+                       "and %zu", arena_bytes, info.scratch_bytes, host->arena_bytes,
+                       host->scratch_floats * sizeof(float));
+    }
     rf_params *p = g->params;
     if (p != NULL && !rf_params_allocate(p, st)) {
         free(buf);
         return false;
     }
-    g->arena = arena_alloc(g, info.arena_bytes ? info.arena_bytes : 64);
-    g->scratch_floats = info.scratch_bytes / sizeof(float);
-    g->scratch = arena_alloc(g, info.scratch_bytes ? info.scratch_bytes : 64);
+    if (host != NULL) {
+        g->arena = host->arena;
+        g->scratch = host->scratch;
+        g->borrowed = true;
+    } else {
+        g->arena = arena_alloc(g, arena_bytes);
+        g->scratch = arena_alloc(g, info.scratch_bytes ? info.scratch_bytes : 64);
+    }
+    g->arena_bytes = arena_bytes;
+    g->scratch_floats = scratch_n;
     if (g->arena == NULL || g->scratch == NULL) {
         free(buf);
         rf_graph_release(g);
@@ -390,6 +412,17 @@ bool rf_graph_prepare(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *
     if (out != NULL)
         *out = info;
     return true;
+}
+
+bool rf_graph_prepare(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, rf_status *st)
+{
+    return prepare(g, NULL, loss, threads, out, st);
+}
+
+bool rf_graph_prepare_inside(rf_graph *g, const rf_graph *host, rf_id loss, int threads, rf_graph_plan_info *out,
+                             rf_status *st)
+{
+    return prepare(g, host, loss, threads, out, st);
 }
 
 void rf_exec_init(rf_exec *x, rf_graph *g, rf_pool *pool, uint64_t seed, uint64_t step, bool training)

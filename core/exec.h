@@ -21,6 +21,14 @@ typedef struct rf_graph_plan_info {
  * RF_NONE for an inference-only graph. `threads`: for scratch sizing. */
 bool rf_graph_plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, rf_status *st);
 bool rf_graph_prepare(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, rf_status *st);
+/* Prepare g inside `host`'s arena and scratch instead of allocating its
+ * own: for graphs that run one at a time over the same parameters (the
+ * same model built for shorter inputs). Fails, allocating nothing, when g
+ * needs more than host holds. The graphs overwrite each other's buffers,
+ * constants included: whoever runs next refills what it keeps. g must be
+ * released before host. */
+bool rf_graph_prepare_inside(rf_graph *g, const rf_graph *host, rf_id loss, int threads, rf_graph_plan_info *out,
+                             rf_status *st);
 
 /* After rf_graph_plan or rf_graph_prepare: whether node `id`'s backward runs
  * (it needs a gradient and leads to the loss); false before. */

@@ -19,8 +19,10 @@ struct rf_graph {
     bool *on_backward;          /* node's backward runs (ancestor of loss, needs grad) */
     rf_id *first_writer;        /* the consumer whose backward first writes a node's grad */
     float *arena;
+    size_t arena_bytes;
     float *scratch;
     size_t scratch_floats;
+    bool borrowed;              /* arena and scratch belong to another graph */
     int planned_threads;        /* scratch is sized for at most this many pool threads */
 
     struct rf_tap *taps;        /* see probe.h */

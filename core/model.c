@@ -6,6 +6,7 @@
 
 #include "device.h"
 #include "encoders/encoder.h"
+#include "encoders/maelre.h"
 #include "pool.h"
 #include "probe.h"
 
@@ -22,12 +23,16 @@ static rf_id embed(rf_model *m, rf_graph *g, int vocab)
     return rf_dense(g, m->x, m->feat_dim, d, "embed.features", true);
 }
 
-static rf_id add_positions(rf_model *m, rf_graph *g, rf_id h)
+/* table_len: the learned table's rows (the host's length when built for
+ * shorter inputs, which read its first seq_len rows). */
+static rf_id add_positions(rf_model *m, rf_graph *g, rf_id h, int table_len)
 {
     const rf_config *cfg = &m->cfg;
     rf_shape s = rf_shape2(m->seq_len, cfg->model.dim);
-    if (strcmp(cfg->model.pos, "learned") == 0)
-        return rf_add(g, h, rf_param(g, "embed.positions", s, RF_INIT_NORMAL, 0.02f));
+    if (strcmp(cfg->model.pos, "learned") == 0) {
+        rf_id table = rf_param(g, "embed.positions", rf_shape2(table_len, cfg->model.dim), RF_INIT_NORMAL, 0.02f);
+        return rf_add(g, h, table_len > m->seq_len ? rf_slice(g, table, 0, 0, m->seq_len) : table);
+    }
     if (strcmp(cfg->model.pos, "sinusoidal") == 0) {
         m->pos_table = rf_input(g, "const.positions", s, false);
         rf_graph_keep(g, m->pos_table);
@@ -65,7 +70,7 @@ static rf_id pool_tokens(rf_model *m, rf_graph *g, rf_id h, rf_id mask)
     return rf_masked_mean(g, h, mask);
 }
 
-static void fill_constants(rf_model *m)
+void rf_model_refill_constants(rf_model *m)
 {
     rf_graph *g = m->graph;
     int d = m->cfg.model.dim;
@@ -95,7 +100,8 @@ static void fill_constants(rf_model *m)
 typedef enum model_mode { MODEL_PLAN, MODEL_PLAN_FORWARD, MODEL_TRAIN, MODEL_FORWARD } model_mode;
 
 static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
-                       int grid_h, int grid_w, rf_params *params, model_mode mode, rf_status *st);
+                       int grid_h, int grid_w, rf_params *params, model_mode mode, const rf_model *host,
+                       rf_status *st);
 
 rf_model *rf_model_new(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
                        rf_params *params, bool allocate, rf_status *st)
@@ -107,23 +113,51 @@ rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int fe
                             int grid_h, int grid_w, rf_params *params, bool allocate, rf_status *st)
 {
     return build(cfg, batch, seq_len, feat_dim, vocab, classes, grid_h, grid_w, params,
-                 allocate ? MODEL_TRAIN : MODEL_PLAN, st);
+                 allocate ? MODEL_TRAIN : MODEL_PLAN, NULL, st);
 }
 
 rf_model *rf_model_new_forward(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
                                int grid_h, int grid_w, rf_params *params, rf_status *st)
 {
-    return build(cfg, batch, seq_len, feat_dim, vocab, classes, grid_h, grid_w, params, MODEL_FORWARD, st);
+    return build(cfg, batch, seq_len, feat_dim, vocab, classes, grid_h, grid_w, params, MODEL_FORWARD, NULL, st);
+}
+
+rf_model *rf_model_new_forward_inside(const rf_model *host, int seq_len, int vocab, int classes, rf_status *st)
+{
+    if (host->grid_h != 0 || seq_len < 1 || seq_len > host->seq_len) {
+        rf_fail(st, "a model for %d positions cannot share the arena of one for %d%s", seq_len, host->seq_len,
+                host->grid_h != 0 ? " on a grid" : "");
+        return NULL;
+    }
+    return build(&host->cfg, host->batch, seq_len, host->feat_dim, vocab, classes, 0, 0, host->params, MODEL_FORWARD,
+                 host, st);
+}
+
+bool rf_model_length_invariant(const rf_config *cfg, int seq_len, int full_len)
+{
+    if (strcmp(cfg->model.encoder, "maelre") != 0)
+        return true;
+    rf_maelre_block a[RF_MAELRE_MAX_BLOCKS], b[RF_MAELRE_MAX_BLOCKS];
+    int na = rf_maelre_blocks(cfg, seq_len, 0, 0, a, RF_MAELRE_MAX_BLOCKS);
+    int nb = rf_maelre_blocks(cfg, full_len, 0, 0, b, RF_MAELRE_MAX_BLOCKS);
+    if (na != nb || na < 1)
+        return false;
+    for (int i = 0; i < na; i++)
+        if (a[i].linear != b[i].linear)
+            return false;
+    return true;
 }
 
 rf_model *rf_model_plan_forward(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
                                 int grid_h, int grid_w, rf_params *params, rf_status *st)
 {
-    return build(cfg, batch, seq_len, feat_dim, vocab, classes, grid_h, grid_w, params, MODEL_PLAN_FORWARD, st);
+    return build(cfg, batch, seq_len, feat_dim, vocab, classes, grid_h, grid_w, params, MODEL_PLAN_FORWARD, NULL,
+                 st);
 }
 
 static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
-                       int grid_h, int grid_w, rf_params *params, model_mode mode, rf_status *st)
+                       int grid_h, int grid_w, rf_params *params, model_mode mode, const rf_model *host,
+                       rf_status *st)
 {
     bool plan_only = mode == MODEL_PLAN || mode == MODEL_PLAN_FORWARD;
     bool forward_only = mode == MODEL_PLAN_FORWARD || mode == MODEL_FORWARD;
@@ -152,7 +186,7 @@ static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_di
     rf_id h = embed(m, g, vocab);
     m->mask = rf_input(g, "mask", rf_shape2(batch, seq_len), false);
     m->labels = rf_input(g, "labels", rf_shape1(batch), false);
-    h = add_positions(m, g, h);
+    h = add_positions(m, g, h, host != NULL ? host->seq_len : seq_len);
     if (cfg->model.dropout > 0)
         h = rf_dropout(g, h, cfg->model.dropout);
     rf_id mask = m->mask;
@@ -217,7 +251,8 @@ static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_di
     if (ok && !plan_only) {
         if (!rf_params_allocated(params))
             rf_params_set_backend(params, b);
-        ok = rf_graph_prepare(g, loss, threads, &m->plan, st);
+        ok = host != NULL ? rf_graph_prepare_inside(g, host->graph, loss, threads, &m->plan, st)
+                          : rf_graph_prepare(g, loss, threads, &m->plan, st);
     } else if (ok) {
         ok = rf_graph_plan(g, loss, threads, &m->plan, st);
     }
@@ -226,7 +261,7 @@ static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_di
         return NULL;
     }
     if (!plan_only)
-        fill_constants(m);
+        rf_model_refill_constants(m);
     return m;
 }
 

@@ -47,6 +47,22 @@ rf_model *rf_model_new_forward(const rf_config *cfg, int batch, int seq_len, int
  * forward-only arena and scratch), for the memory planner. */
 rf_model *rf_model_plan_forward(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
                                 int grid_h, int grid_w, rf_params *params, rf_status *st);
+/* The same model forward-only for inputs of at most seq_len positions
+ * (<= host's, 1-D inputs only), on host's parameters and inside host's
+ * arena (rf_graph_prepare_inside): length buckets for inference, which
+ * compute no padding beyond a batch's longest input for the price of the
+ * graph's tables. It and host overwrite each other's buffers: call
+ * rf_model_refill_constants on the one about to run after the other ran.
+ * Free it before host. */
+rf_model *rf_model_new_forward_inside(const rf_model *host, int seq_len, int vocab, int classes, rf_status *st);
+/* Rewrite the constants a model keeps in its arena (sinusoidal positions,
+ * the CLS broadcast). Done when the model is built. */
+void rf_model_refill_constants(rf_model *m);
+/* Whether a graph for seq_len positions gives every input that fits it the
+ * same outputs as one for full_len: true wherever padding is masked out,
+ * false where the encoder's structure follows the padded length (MAELRE
+ * picks linear or dot-product attention per block from it). */
+bool rf_model_length_invariant(const rf_config *cfg, int seq_len, int full_len);
 void rf_model_free(rf_model *m);
 
 /* Number of trainable floats. */

@@ -32,6 +32,18 @@ struct rf_trainer {
      * same parameters (built at the first inspection), so an input costs one
      * sample's pass, not a whole batch's. */
     rf_model *single;
+    /* Length buckets of a forward-only build of token sequences on the CPU:
+     * the model again for inputs of at most bucket_len[i] positions
+     * (ascending, all shorter than the model's), inside the model's arena,
+     * each built when a batch first needs it (NULL until then). A batch
+     * runs on the shortest that holds its longest input, so inference does
+     * not compute on padding past it. in_arena: the model whose constants
+     * the shared arena holds now. */
+    rf_model *bucket[RF_LENGTH_BUCKETS];
+    int bucket_len[RF_LENGTH_BUCKETS];
+    int buckets;
+    bool bucketable;          /* a forward-only build of token sequences on the CPU */
+    rf_model *in_arena;
     /* A data-parallel run: the ranks (NULL alone) and the gradient
      * averaging of a CPU run. */
     rf_collective *coll;
@@ -92,6 +104,51 @@ bool rf_memory_plan_inference(const rf_config *cfg, int seq_len, int feat_dim, i
     rf_model_free(m);
     rf_params_free(p);
     return m != NULL;
+}
+
+/* Bucket lengths for a forward-only model of seq_len positions: eighths of
+ * it rounded up to 16 positions, those whose graph gives the same outputs
+ * as the full one (rf_model_length_invariant). Returns how many. */
+static int bucket_lengths(const rf_config *cfg, int seq_len, int *len)
+{
+    int n = 0;
+    for (int k = 1; k < RF_LENGTH_BUCKETS + 1; k++) {
+        int l = (int)(((int64_t)seq_len * k + RF_LENGTH_BUCKETS - 1) / RF_LENGTH_BUCKETS);
+        l = (l + 15) / 16 * 16;
+        if (l < seq_len && (n == 0 || l > len[n - 1]) && rf_model_length_invariant(cfg, l, seq_len))
+            len[n++] = l;
+    }
+    return n;
+}
+
+/* The model to run inputs of at most `longest` positions on: the
+ * shortest bucket that holds them (built now if need be), else the model
+ * itself; its constants are put back in the shared arena if another model
+ * ran there since. A bucket that cannot be built is dropped, and the next
+ * longer one or the model itself serves. */
+static rf_model *model_for(rf_trainer *t, int longest)
+{
+    rf_model *m = t->model;
+    for (int i = 0; i < t->buckets; i++) {
+        if (longest > t->bucket_len[i])
+            continue;
+        if (t->bucket[i] == NULL) {
+            rf_status why = {0};
+            t->bucket[i] = rf_model_new_forward_inside(t->model, t->bucket_len[i], t->ds->vocab, t->ds->classes,
+                                                       &why);
+            if (t->bucket[i] == NULL) {
+                t->bucket_len[i] = 0;
+                continue;
+            }
+        }
+        m = t->bucket[i];
+        break;
+    }
+    if (t->in_arena != m) {
+        rf_model_refill_constants(m);
+        t->in_arena = m;
+    }
+    return m;
 }
 
 static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool forward_only, rf_collective *coll,
@@ -166,6 +223,9 @@ static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool 
             t->sync = rf_grad_sync_new(t->model->graph, t->params, coll, GRAD_BUCKET_FLOATS);
     }
     fill_plan(&t->plan, t->model, t->params, forward_only);
+    t->in_arena = t->model;
+    t->bucketable = forward_only && on_cpu && t->coll == NULL && ds->feat_dim == 0 && ds->grid_h == 0;
+    rf_trainer_use_length_buckets(t, true);
     const rf_backend *b = t->params->backend;
     if (b != NULL && b->queue_step != NULL) {
         t->report = b->alloc(sizeof *t->report);
@@ -205,6 +265,8 @@ void rf_trainer_free(rf_trainer *t)
     }
     rf_grad_sync_free(t->sync);
     rf_batcher_free(t->batcher);
+    for (int i = 0; i < t->buckets; i++)
+        rf_model_free(t->bucket[i]);
     rf_model_free(t->single);
     rf_model_free(t->model);
     rf_params_free(t->params);
@@ -248,6 +310,14 @@ static bool load_batch(rf_model *m, const rf_batch *b, rf_status *st)
     const rf_backend *dev = rf_graph_backend(g);
     if (dev->upload != NULL)
         return dev->upload(3, dst, src, bytes) || rf_fail(st, "the %s device could not take the batch", dev->name);
+    if (m->seq_len < b->seq_len) {   /* a length bucket: the first m->seq_len positions of each row */
+        for (int r = 0; r < m->batch; r++) {
+            memcpy(dst[0] + r * m->seq_len * fd, src[0] + r * b->seq_len * fd, m->seq_len * fd * sizeof(float));
+            memcpy(dst[1] + (size_t)r * m->seq_len, src[1] + (size_t)r * b->seq_len, m->seq_len * sizeof(float));
+        }
+        memcpy(dst[2], src[2], bytes[2]);
+        return true;
+    }
     for (int i = 0; i < 3; i++)
         memcpy(dst[i], src[i], bytes[i]);
     return true;
@@ -470,28 +540,31 @@ bool rf_trainer_step(rf_trainer *t, rf_metrics *out, rf_status *st)
     return true;
 }
 
-bool rf_trainer_evaluate(rf_trainer *t, rf_split split, int64_t max_batches, rf_metrics *out, rf_status *st)
+/* Loss and accuracy over `count` batches of `split`: batch first + i *
+ * stride for i < count, taken by length (rf_batcher_eval_by_length) or in
+ * the split's order; each runs on the model that holds its longest input
+ * (model_for). The ranks share the batches out and add up what they saw. */
+static bool evaluate(rf_trainer *t, rf_split split, int64_t first, int64_t stride, int64_t count, bool by_length,
+                     rf_metrics *out, rf_status *st)
 {
     if (!settle_ranks(t, true, st))
         return false;
-    rf_model *m = t->model;
-    int64_t n = rf_batcher_eval_batches(t->batcher, split);
-    if (max_batches > 0 && max_batches < n)
-        n = max_batches;
-    if (n == 0)
+    if (count <= 0)
         return rf_fail(st, "the %s split is empty", rf_split_name(split));
     double loss_sum = 0;
     int64_t correct = 0, seen = 0;
     rf_exec x;
-    rf_exec_init(&x, m->graph, t->pool, t->cfg.train.seed, 0, false);
-    /* ranks share the batches out and add up what they saw */
     int rank = t->coll != NULL ? t->coll->rank : 0, ranks = t->coll != NULL ? t->coll->ranks : 1;
-    for (int64_t i = rank; i < n; i += ranks) {
-        const rf_batch *b = rf_batcher_eval(t->batcher, split, i, st);
+    for (int64_t i = rank; i < count; i += ranks) {
+        int64_t index = first + i * stride;
+        const rf_batch *b = by_length ? rf_batcher_eval_by_length(t->batcher, split, index, st)
+                                      : rf_batcher_eval(t->batcher, split, index, st);
         if (b == NULL)
             return false;
+        rf_model *m = model_for(t, b->longest);
         if (!load_batch(m, b, st))
             return false;
+        rf_exec_init(&x, m->graph, t->pool, t->cfg.train.seed, 0, false);
         rf_graph_forward(m->graph, &x);
         score(m, b->count, &loss_sum, &correct);
         seen += b->count;
@@ -506,10 +579,56 @@ bool rf_trainer_evaluate(rf_trainer *t, rf_split split, int64_t max_batches, rf_
         .accuracy = sums[1] / sums[2],
         .lr = rf_schedule_lr(&t->cfg, t->step > 0 ? t->step - 1 : 0),
         .seconds = now_s() - t->started,
+        .samples = (int64_t)sums[2],
     };
     if (!isfinite(out->loss))
         return fail_agreed(st, "step %lld: the %s loss is not finite", (long long)t->step, rf_split_name(split));
     return true;
+}
+
+bool rf_trainer_evaluate(rf_trainer *t, rf_split split, int64_t max_batches, rf_metrics *out, rf_status *st)
+{
+    int64_t n = rf_batcher_eval_batches(t->batcher, split);
+    bool whole = max_batches <= 0 || max_batches >= n;
+    /* a whole pass goes by length where there are buckets to use; a part
+     * keeps the split's order, so it stays a fair sample of it */
+    return evaluate(t, split, 0, 1, whole ? n : max_batches, whole && t->buckets > 0, out, st);
+}
+
+void rf_trainer_use_length_buckets(rf_trainer *t, bool on)
+{
+    for (int i = 0; i < t->buckets; i++) {
+        rf_model_free(t->bucket[i]);
+        t->bucket[i] = NULL;
+    }
+    t->buckets = on && t->bucketable ? bucket_lengths(&t->cfg, t->model->seq_len, t->bucket_len) : 0;
+    t->in_arena = NULL;   /* refill the model's constants before it runs again */
+}
+
+int rf_trainer_length_buckets(const rf_trainer *t, int *len, int *built)
+{
+    int n = 0, made = 0;
+    for (int i = 0; i < t->buckets; i++) {
+        if (t->bucket_len[i] == 0)   /* dropped: could not be built */
+            continue;
+        if (len != NULL)
+            len[n] = t->bucket_len[i];
+        n++;
+        made += t->bucket[i] != NULL;
+    }
+    if (built != NULL)
+        *built = made;
+    return n;
+}
+
+bool rf_trainer_evaluate_spread(rf_trainer *t, rf_split split, int64_t batches, rf_metrics *out, rf_status *st)
+{
+    int64_t n = rf_batcher_eval_batches(t->batcher, split);
+    if (batches <= 0 || batches > n)
+        batches = n;
+    /* every (n / batches)-th batch, centred in its stretch of the order */
+    int64_t stride = n / (batches > 0 ? batches : 1);
+    return evaluate(t, split, stride / 2, stride, batches, t->buckets > 0, out, st);
 }
 
 static void score_row(const rf_model *m, int row, rf_inspection *r)
@@ -565,7 +684,7 @@ static bool run_inspection(rf_trainer *t, rf_model *m, int row, rf_probe_set *ps
 bool rf_trainer_inspect(rf_trainer *t, rf_split split, int64_t sample, rf_probe_set *ps, rf_inspection *out,
                         rf_status *st)
 {
-    rf_model *m = t->model;
+    rf_model *m = model_for(t, t->model->seq_len);   /* probes read the model's own graph */
     if (!settle(t, st))
         return false;
     if (sample < 0 || sample >= t->ds->size[split])
@@ -648,7 +767,10 @@ bool rf_trainer_inspect_input(rf_trainer *t, const rf_outside_input *in, rf_prob
 
 bool rf_trainer_predict(rf_trainer *t, const rf_outside_input *in, int count, float *probs, rf_status *st)
 {
-    rf_model *m = t->model;
+    int longest = 0;
+    for (int b = 0; b < count && b < t->model->batch; b++)
+        longest = in[b].len > longest ? in[b].len : longest;
+    rf_model *m = model_for(t, longest);
     if (!settle(t, st) || !load_inputs(m, in, count, st))
         return false;
     rf_exec x;

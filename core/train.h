@@ -48,6 +48,7 @@ typedef struct rf_metrics {
     double data_wait;      /* train only: seconds the step waited for data */
     bool unread;           /* train only: a device step whose loss, accuracy and norm were not read
                               (the host waits for the device only every train.log_every steps) */
+    int64_t samples;       /* val/test: samples evaluated */
 } rf_metrics;
 
 typedef struct rf_trainer rf_trainer;
@@ -82,8 +83,28 @@ void rf_trainer_set_optim(rf_trainer *t, const rf_config *cfg);
  * gradient, with a message naming the step. */
 bool rf_trainer_step(rf_trainer *t, rf_metrics *out, rf_status *st);
 
-/* Loss and accuracy over a split (max_batches 0 = all of it). */
+/* Loss and accuracy over a split (max_batches 0 = all of it, otherwise
+ * its first max_batches batches). A forward-only build of token sequences
+ * on the CPU (rf_trainer_new_forward) runs each batch on a graph only as
+ * long as the batch's longest sample, in up to RF_LENGTH_BUCKETS lengths
+ * sharing one arena, and walks a whole split from its shortest samples to
+ * its longest so that a batch's lengths are alike. The results equal a
+ * padded pass's within rounding. */
+#define RF_LENGTH_BUCKETS 8
 bool rf_trainer_evaluate(rf_trainer *t, rf_split split, int64_t max_batches, rf_metrics *out, rf_status *st);
+
+/* The same over `batches` batches spread evenly over the split (taken by
+ * length where rf_trainer_evaluate would walk it so), for timing inference
+ * on a fair sample of the lengths: `rangefinder bench --inference`. */
+bool rf_trainer_evaluate_spread(rf_trainer *t, rf_split split, int64_t batches, rf_metrics *out, rf_status *st);
+
+/* The length buckets a trainer may use (their lengths into len[], up to
+ * RF_LENGTH_BUCKETS; 0 for a training build or inputs that do not bucket)
+ * and how many of them a batch has used so far. */
+int rf_trainer_length_buckets(const rf_trainer *t, int *len, int *built);
+/* Turn length buckets off (every batch padded to the full length, as a
+ * training build runs it) or back on, where the build has them. */
+void rf_trainer_use_length_buckets(rf_trainer *t, bool on);
 
 /* What the model made of one sample. */
 typedef struct rf_inspection {

@@ -374,7 +374,12 @@ run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 2 --warmup 1 --inference
 expect_rc 0 "bench --inference --json exits 0"
 check "bench --inference --json has the inference keys" json_has step_s_median train_samples_per_s \
     inference_samples_per_s inference_batch_s_median inference_speedup inference_planned_bytes \
-    inference_peak_engine_bytes
+    inference_peak_engine_bytes inference_padded_samples_per_s inference_padded_speedup inference_batches \
+    inference_length_buckets inference_length_buckets_used
+check "bench --inference uses length buckets inside the planned memory (ListOps lengths 10 to 60)" python3 -c '
+import json, sys; j = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+assert j["inference_length_buckets"] > 0 and j["inference_length_buckets_used"] > 0, j
+assert j["inference_peak_engine_bytes"] == j["inference_planned_bytes"], j' "$tmp/out"
 run memory --config "$tmp/tiny.ini" --seq 512,1024
 expect_rc 0 "memory without --json exits 0"
 check "memory prints a table" grep -q '^ *1024 ' "$tmp/out"
@@ -526,6 +531,12 @@ run_json predict --checkpoint "$ckpt" "text:[MAX 2 9 [MIN 4 7 ] 0 ]" --text "[SM
 expect_rc 0 "predict classifies six ListOps expressions (more than a batch of 4) and exits 0"
 json_check "six lines in order (INPUTs, then --text), ten probabilities each summing to 1, label their argmax" \
     'assert [l["input"] for l in lines] == ["text:[MAX 2 9 [MIN 4 7 ] 0 ]", "text:( ( [MED 1 5 ) 3 ) ] )", "text:[MIN 3 ]", "text:[MAX 0 1 ]", "text:[SM 9 9 9 ]", "[SM 1 2 ]"], lines; assert all(len(l["probabilities"]) == 10 and l["class"] == str(l["label"]) for l in lines); assert '"$probs_ok"
+cp "$tmp/json" "$tmp/six.json"
+run_json predict --checkpoint "$ckpt" "text:[SM 9 9 9 ]" "text:[MAX 0 1 ]" "text:[MIN 3 ]" \
+    "text:( ( [MED 1 5 ) 3 ) ] )" "text:[SM 1 2 ]" "text:[MAX 2 9 [MIN 4 7 ] 0 ]"
+expect_rc 0 "predict classifies the six in reverse order"
+json_check "each expression gets the same probabilities in either order (batched shortest first, printed as given)" \
+    'a = {l["input"].removeprefix("text:"): l["probabilities"] for l in lines}; b = {l["input"].removeprefix("text:"): l["probabilities"] for l in map(json.loads, open("'"$tmp"'/six.json"))}; assert a.keys() == b.keys() and all(abs(x - y) < 1e-5 for k in a for x, y in zip(a[k], b[k])), (a, b); assert len(set(map(tuple, a.values()))) > 1, a'
 run_json predict --checkpoint "$ckpt" "text:[MAX 2 9 ]" "$tmp/pics/dark/1.png" "text:[MAX 2"
 expect_rc 1 "predict with an image for a ListOps model exits 1"
 json_check "the image and the unclosed expression are refused by name, the good input still classified" \
