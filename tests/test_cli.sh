@@ -309,6 +309,8 @@ json_num() { sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p" "$tmp/out" | tail -n 1; }
 awk -v f="$(json_num flops_per_step)" -v r="$(json_num gflops_per_s)" -v p="$(json_num peak_gflops)" \
     -v e="$(json_num efficiency)" 'BEGIN { exit !(f > 0 && r > 0 && p > 0 && e > 0 && e < 1.5) }'
 ok $? "bench --json: FLOPs per step, GFLOP/s and the peak are positive, efficiency in (0, 1.5) ($(json_num efficiency))"
+awk -v m="$(json_num step_s_median)" -v f="$(json_num step_s_min)" 'BEGIN { exit !(f > 0 && f <= m) }'
+ok $? "bench --json: the fastest step ($(json_num step_s_min) s) is positive and no slower than the median"
 check "bench --json names the products' library mode and precision" json_has gemm precision
 check "bench cached the matrix-product peak under \$XDG_CACHE_HOME/rangefinder" \
     sh -c "ls '$tmp'/cache/rangefinder/peak-gflops-*.txt >/dev/null"
