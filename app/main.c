@@ -10,9 +10,7 @@
 #if RF_HAVE_GUI
 #include "../ui/workbench.h"
 #endif
-#if RF_HAVE_CUDA
-#include "../kernels/cuda_device.h"
-#endif
+#include "../core/device.h"
 #include "cli.h"
 #include "commands.h"
 #include "rank_watch.h"
@@ -130,12 +128,25 @@ static int run_default(int argc, char **argv)
     return rf_cmd_first_run(argc, argv, RF_DATADIR "/configs/default.ini", why);
 }
 
+#if RF_HAVE_CUDA
+/* The CUDA backend is a module, loaded when a CUDA device is first asked
+ * for (core/device.h): kernels/librfcuda.so beside the program in a build
+ * tree or a bundle, otherwise where meson installed it. */
+static void use_cuda_module(void)
+{
+    g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+    g_autofree char *dir = exe != NULL ? g_path_get_dirname(exe) : NULL;
+    g_autofree char *beside = dir != NULL ? g_build_filename(dir, "kernels", "librfcuda.so", NULL) : NULL;
+    rf_device_set_cuda_module(beside != NULL && g_file_test(beside, G_FILE_TEST_EXISTS) ? beside : RF_CUDA_MODULE);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     /* Before anything else: this may execute the program again. */
     rf_blas_pick_kernels(argv);
 #if RF_HAVE_CUDA
-    rf_cuda_register();
+    use_cuda_module();
 #endif
     /* UTF-8 help texts, but '.' as the decimal point everywhere. */
     setlocale(LC_ALL, "");

@@ -2,10 +2,44 @@
 
 #include "op.h"
 
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const rf_device_backend *registered[2];   /* by rf_device_kind; [RF_DEVICE_CPU] unused */
+
+/* The CUDA module: its file, and why loading it failed (empty: it loaded,
+ * or was never tried). Loaded once, by whichever thread asks first. */
+static char cuda_module[4096];
+static char cuda_module_error[512];
+static pthread_once_t cuda_module_once = PTHREAD_ONCE_INIT;
+
+void rf_device_set_cuda_module(const char *path)
+{
+    snprintf(cuda_module, sizeof cuda_module, "%s", path != NULL ? path : "");
+}
+
+static void load_cuda_module(void)
+{
+    if (cuda_module[0] == '\0' || registered[RF_DEVICE_CUDA] != NULL)
+        return;
+    /* RTLD_LOCAL: its CUDA libraries stay out of the program's namespace;
+     * it finds core's functions in the program (linked with -rdynamic) */
+    void *m = dlopen(cuda_module, RTLD_NOW | RTLD_LOCAL);
+    void (*entry)(void) = NULL;
+    if (m != NULL)
+        *(void **)&entry = dlsym(m, "rf_cuda_register");
+    if (entry == NULL) {
+        const char *why = dlerror();
+        snprintf(cuda_module_error, sizeof cuda_module_error, "%s", why != NULL ? why : "no rf_cuda_register in it");
+        if (m != NULL)
+            dlclose(m);
+        return;
+    }
+    entry();   /* the module stays loaded: its kernels are the backend */
+}
 
 bool rf_device_parse(const char *text, rf_device *out, rf_status *st)
 {
@@ -36,6 +70,8 @@ void rf_device_register(const rf_device_backend *b)
 
 const rf_device_backend *rf_device_backend_of(rf_device_kind kind)
 {
+    if (kind == RF_DEVICE_CUDA)
+        pthread_once(&cuda_module_once, load_cuda_module);
     return kind == RF_DEVICE_CPU ? NULL : registered[kind];
 }
 
@@ -49,6 +85,9 @@ static bool backend_for(const char *text, rf_device *d, const rf_device_backend 
     if (d->kind == RF_DEVICE_CPU)
         return true;
     *b = rf_device_backend_of(d->kind);
+    if (*b == NULL && cuda_module[0] != '\0' && cuda_module_error[0] != '\0')
+        return rf_fail(st, "train.device = %s: the CUDA backend (%s) could not be loaded: %s", text, cuda_module,
+                       cuda_module_error);
     if (*b == NULL)
         return rf_fail(st, "train.device = %s: this build has no CUDA backend (meson setup -Dcuda=enabled on a "
                            "machine with nvcc)", text);

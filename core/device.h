@@ -42,8 +42,16 @@ typedef struct rf_device_backend {
     bool (*use)(int i, rf_status *st);
 } rf_device_backend;
 
-/* Called by a backend's library at start-up (a constructor). */
+/* Called by a backend's library at start-up (a constructor), or by its
+ * module's entry when the module is loaded. */
 void rf_device_register(const rf_device_backend *b);
+
+/* The CUDA backend as a module (a shared object with an entry
+ * `void rf_cuda_register(void)`), loaded the first time a CUDA device is
+ * asked for: a CPU run then never maps the CUDA libraries, whose loading
+ * alone costs about 150 MB of resident memory. Call before any device is
+ * asked for; NULL forgets it. */
+void rf_device_set_cuda_module(const char *path);
 
 /* The registered backend of a kind, or NULL if this build has none. */
 const rf_device_backend *rf_device_backend_of(rf_device_kind kind);

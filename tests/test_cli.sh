@@ -421,6 +421,17 @@ else
                                   END { exit !(n == 2 && b[1] <= 4.2 * b[0]) }' "$tmp/out"
 fi
 
+# A CUDA build loads its backend module only when a CUDA device is asked
+# for: a CPU run maps none of the CUDA libraries (core/device.h).
+if [ -e "$(dirname "$rf")/kernels/librfcuda.so" ]; then
+    LD_DEBUG=libs "$rf" memory --config "$tmp/tiny.ini" --seq 512 >/dev/null 2>"$tmp/ld"
+    ! grep -q 'libcublas\|libcudart\|libnccl\|librfcuda' "$tmp/ld"
+    ok $? "a CPU plan loads no CUDA library"
+    LD_DEBUG=libs "$rf" memory --config "$tmp/tiny.ini" --set train.device=cuda --seq 512 >/dev/null 2>"$tmp/ld"
+    grep -q 'calling init: .*librfcuda.so' "$tmp/ld" && grep -q 'calling init: .*libcublas' "$tmp/ld"
+    ok $? "a CUDA plan loads the backend module and cuBLAS"
+fi
+
 # --- inspect -----------------------------------------------------------------
 ckpt=$dir/checkpoint.safetensors
 run inspect --checkpoint "$ckpt" --list

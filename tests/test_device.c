@@ -56,6 +56,23 @@ static bool stand_in_count(int *n, rf_status *st)
     return gpu_count_ok || rf_fail(st, "CUDA: no driver (stand-in)");
 }
 
+/* A CUDA module that cannot be loaded is named with the loader's reason;
+ * forgetting it gives the plain answer again. Must run before anything
+ * asks for a CUDA device: the module is tried once per process. */
+static void test_module_missing(void)
+{
+    rf_status st = {0};
+    rf_device_set_cuda_module("/nonexistent/librfcuda.so");
+    tap_ok(!rf_device_open("cuda", &st) && strstr(st.msg, "the CUDA backend (/nonexistent/librfcuda.so) could not "
+                                                          "be loaded: ") != NULL &&
+               strstr(st.msg, "No such file") != NULL,
+           "a CUDA module that is not there is named, with the loader's reason (%s)", st.msg);
+    rf_device_set_cuda_module(NULL);
+    st = (rf_status){0};
+    tap_ok(!rf_device_open("cuda", &st) && strstr(st.msg, "could not be loaded") == NULL,
+           "without a module, the build's own answer (%s)", st.msg);
+}
+
 static void test_open(void)
 {
     rf_status st = {0};
@@ -145,6 +162,7 @@ static void test_open(void)
 int main(void)
 {
     test_parse();
+    test_module_missing();
     test_open();
     return tap_done();
 }

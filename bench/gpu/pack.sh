@@ -10,15 +10,18 @@ B=${1:-build-gpu}
 if [ ! -d "$B" ]; then
     meson setup "$B" -Dcuda=enabled -Dgui=disabled -Dmpi=enabled --buildtype=release
 fi
-ninja -C "$B" rangefinder tests/test_cuda_backend_gpu tests/test_cuda_kernels_gpu tests/test_cuda_linalg_gpu \
+ninja -C "$B" rangefinder kernels/librfcuda.so tests/test_cuda_backend_gpu tests/test_cuda_kernels_gpu tests/test_cuda_linalg_gpu \
     tests/test_cuda_mechanisms_gpu
 S=$(mktemp -d)
 trap 'rm -rf "$S"' EXIT
 mkdir -p "$S/bin" "$S/lib" "$S/cudart" "$S/ompi" "$S/debs"
 bins="$B/rangefinder $(ls "$B"/tests/test_cuda_*_gpu)"
 cp $bins "$S/bin/"
+# the CUDA backend module, where the program looks for it: kernels/ beside it
+mkdir -p "$S/bin/kernels"
+cp "$B/kernels/librfcuda.so" "$S/bin/kernels/"
 # glibc's libraries and CUDA's (the machine has its own, matching its driver) stay behind
-ldd $bins | awk '/=>/ {print $3}' | sort -u |
+ldd $bins "$B/kernels/librfcuda.so" | awk '/=>/ {print $3}' | sort -u |
     grep -v -E '/(libc|libm|libdl|libpthread|librt|ld-linux-x86-64|libcuda|libcublas|libcublasLt|libnccl|libcudart)\.so' |
     xargs -I{} cp -L {} "$S/lib/"
 cp -L /usr/local/cuda/lib64/libcudart.so.13 "$S/cudart/"

@@ -43,7 +43,7 @@ for l in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libnccl.so.2; do
 done
 export LD_LIBRARY_PATH=$LP:/usr/local/cuda/lib64
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
-if ldd $W/bin/rangefinder | grep 'not found'; then echo "libraries missing: stop"; exit 3; fi
+if ldd $W/bin/rangefinder $W/bin/kernels/librfcuda.so | grep 'not found'; then echo "libraries missing: stop"; exit 3; fi
 RF=$W/bin/rangefinder
 export OPENBLAS_NUM_THREADS=2 XDG_CACHE_HOME=$W/cache UBSAN_OPTIONS=halt_on_error=1
 nvidia-smi -L
