@@ -69,6 +69,7 @@ const rf_config_key rf_config_keys[] = {
     CHO("model", "share_directions", model.share_directions, "on", "on|off", "blrp: one cross-attention pair for both passes"),
     CHO("model", "blrp_scale", model.blrp_scale, "head", "head|model", "blrp: attention scale, head 1/sqrt(dim/heads) or model 1/sqrt(dim)"),
     CHO("model", "latent_norm", model.latent_norm, "off", "off|on", "blrp: LayerNorm on each latent update, so the latent stays bounded over any number of segments (not in the paper)"),
+    CHO("model", "latent_pos", model.latent_pos, "off", "off|sinusoidal", "blrp: add the latent's own positions (a table initialised sinusoidal) to it before every segment's cross-attentions, as the TLB code base does with its state (not in SPEC's BLRP)"),
     STR("model", "blocks", model.blocks, "", "maelre: layers per block, e.g. 1,2,11,2 (empty: `layers` blocks of one layer)"),
     INT("model", "reduce", model.reduce, "4", 1, 64, "maelre: token-merge stride nu (kernel 2nu+1)"),
     CHO("model", "kernel_map", model.kernel_map, "elu", "elu|relu|softplus", "maelre/linear: feature map phi"),

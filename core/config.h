@@ -71,6 +71,7 @@ typedef struct rf_config {
         char share_directions[8]; /* on | off */
         char blrp_scale[8];     /* head: 1/sqrt(dim/heads) per head (SPEC); model: 1/sqrt(dim) */
         char latent_norm[4];    /* off (SPEC) | on: LayerNorm on each Θ_L update before the gate */
+        char latent_pos[12];    /* off (SPEC) | sinusoidal: TLB's latent positions re-added at every segment */
         /* maelre and linear attention (SPEC 4) */
         char blocks[64];        /* layers per block, e.g. "1,2,11,2"; empty: `layers` blocks of 1 */
         int reduce;             /* nu: merge stride */

@@ -105,6 +105,8 @@ typedef enum rf_init {
     RF_INIT_ONES,
     RF_INIT_NORMAL,     /* N(0, scale^2) */
     RF_INIT_UNIFORM,    /* U(-scale, scale) */
+    RF_INIT_SINUSOIDAL, /* [rows, cols]: row r is position r, Vaswani et al.'s sin on even and cos on odd
+                           channels (scale unused) */
 } rf_init;
 
 typedef struct rf_node {

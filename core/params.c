@@ -128,6 +128,15 @@ static uint64_t name_hash(const char *s)
     return h;
 }
 
+/* Element i of a sinusoidal [rows, cols] table (the classifier's
+ * model.pos = sinusoidal uses the same formula). */
+static float sinusoid(const rf_param_entry *e, int64_t i)
+{
+    int64_t cols = e->shape.ndim > 1 ? e->shape.dim[e->shape.ndim - 1] : 1, r = i / cols, c = i % cols;
+    double freq = pow(10000.0, -(double)(c / 2 * 2) / (double)cols);
+    return (float)(c % 2 == 0 ? sin((double)r * freq) : cos((double)r * freq));
+}
+
 static void init_entry(const rf_params *p, const rf_param_entry *e)
 {
     float *w = p->value + e->offset;
@@ -138,6 +147,7 @@ static void init_entry(const rf_params *p, const rf_param_entry *e)
         case RF_INIT_ONES: w[i] = 1.0f; break;
         case RF_INIT_NORMAL: w[i] = (float)(e->scale * rf_rng_normal(&rng)); break;
         case RF_INIT_UNIFORM: w[i] = (float)(e->scale * (2.0 * rf_rng_uniform(&rng) - 1.0)); break;
+        case RF_INIT_SINUSOIDAL: w[i] = sinusoid(e, i); break;
         }
     }
 }

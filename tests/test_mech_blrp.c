@@ -272,6 +272,10 @@ static void ref_sample(const rf_config *cfg, const double *x, int len, double *o
     bool share = strcmp(cfg->model.share_directions, "on") == 0;
     bool residual = strcmp(cfg->model.latent_init, "phi_residual") == 0;
     bool latent_norm = strcmp(cfg->model.latent_norm, "on") == 0;
+    /* model.latent_pos: P added to the latent wherever a segment reads it */
+    double *P = strcmp(cfg->model.latent_pos, "sinusoidal") == 0 ? param("blrp.latent_pos", NULL, (int64_t)l * d)
+                                                                  : calloc((size_t)l * d, sizeof(double));
+    double *Lp = malloc((size_t)l * d * sizeof(double));
     const char *set_f = share ? "blrp.cross" : "blrp.fwd", *set_b = share ? "blrp.cross" : "blrp.bwd";
     char px[64], pl[64];
     size_t ld = (size_t)l * d * sizeof(double), td = (size_t)t * d * sizeof(double);
@@ -328,14 +332,16 @@ static void ref_sample(const rf_config *cfg, const double *x, int len, double *o
         memcpy(L, init_f, ld);
         for (int i = 0; i < T; i++) {   /* i = 0 is the paper's i = 1 */
             xf[i] = malloc(td);
-            ref_block(&m, px, false, S[i], rows[i], L, l, all_valid, xf[i]);
+            for (int e = 0; e < l * d; e++)
+                Lp[e] = L[e] + P[e];
+            ref_block(&m, px, false, S[i], rows[i], Lp, l, all_valid, xf[i]);
             if (ref_record != NULL)
                 record_rows(ref_record->seg[0], i, xf[i], rows[i], &m);
             keyset k = {0};
             keys_add(&k, xf[i], rows[i], d);
             if (residual && i > 0)
                 keys_add(&k, init_f, l, d);
-            ref_block(&m, pl, false, L, l, k.y, k.n, k.valid, next);
+            ref_block(&m, pl, false, Lp, l, k.y, k.n, k.valid, next);
             if (latent_norm)
                 ref_ln(&m, next, l, pl, "latent_norm", next);
             memcpy(L, next, ld);
@@ -349,7 +355,10 @@ static void ref_sample(const rf_config *cfg, const double *x, int len, double *o
         for (int i = T - 1; i >= 0; i--) {
             bool first = i == T - 1;
             /* X̃_i^B reads L_{i+1}^B, L_INIT_B at i = T */
-            ref_block(&m, px, false, S[i], rows[i], first ? init_b : L, l, all_valid, xb);
+            const double *read = first ? init_b : L;
+            for (int e = 0; e < l * d; e++)
+                Lp[e] = read[e] + P[e];
+            ref_block(&m, px, false, S[i], rows[i], Lp, l, all_valid, xb);
             if (ref_record != NULL)
                 record_rows(ref_record->seg[1], i, xb, rows[i], &m);
             keyset k = {0};
@@ -360,7 +369,9 @@ static void ref_sample(const rf_config *cfg, const double *x, int len, double *o
                 keys_add(&k, init_b, l, d);
             /* query: L_{i+1}^B; at i = T, L_T^F (bidirectional) or L_INIT_B */
             const double *query = !first ? L : fwd ? Lf : init_b;
-            ref_block(&m, pl, false, query, l, k.y, k.n, k.valid, next);
+            for (int e = 0; e < l * d; e++)
+                Lp[e] = query[e] + P[e];
+            ref_block(&m, pl, false, Lp, l, k.y, k.n, k.valid, next);
             if (latent_norm)
                 ref_ln(&m, next, l, pl, "latent_norm", next);
             memcpy(L, next, ld);
@@ -371,6 +382,7 @@ static void ref_sample(const rf_config *cfg, const double *x, int len, double *o
     for (int i = 0; i < T; i++)
         free(S[i]), free(xf[i]);
     free(S), free(xf), free(rows), free(tmp), free(L), free(Lf), free(next), free(xb), free(init_f), free(init_b);
+    free(P), free(Lp);
 }
 
 /* ---- the encoder alone: forward and gradients against the reference ---- */
@@ -478,17 +490,18 @@ static double worst_ratio(const float *got, const double *want, int64_t n, bound
 /* Forward vs the reference, input gradient and a sample of every parameter's
  * gradient vs central differences of the reference (step 1e-6, in double). */
 static void check_encoder(const char *direction, const char *init, const char *phi, const char *share,
-                          const char *scale, const char *latent_norm, bool gradients)
+                          const char *scale, const char *latent_norm, const char *latent_pos, bool gradients)
 {
     rf_config cfg = tiny_config(direction, init, phi, share);
     strcpy(cfg.model.blrp_scale, scale);
     strcpy(cfg.model.latent_norm, latent_norm);
+    strcpy(cfg.model.latent_pos, latent_pos);
     /* N = 8, t = 3: three segments, the last partial; sample 1 ends inside
      * segment 2, so its segment 3 is all padding */
     const int B = 2, N = 8, len[2] = {8, 5};
-    char label[128];
-    snprintf(label, sizeof label, "%s/%s/%s/share %s/scale %s/latent_norm %s", direction, init, phi, share, scale,
-             latent_norm);
+    char label[160];
+    snprintf(label, sizeof label, "%s/%s/%s/share %s/scale %s/latent_norm %s/latent_pos %s", direction, init, phi,
+             share, scale, latent_norm, latent_pos);
     enc_graph eg;
     if (!tap_ok(enc_build(&eg, &cfg, B, N, len, 11), "%s: encoder builds", label))
         return;
@@ -627,13 +640,15 @@ static void check_model_gradients(const char *pool, const char *share)
 }
 
 /* 7 valid tokens padded to 7 and to 13 (two extra all-padding segments). */
-static void check_padding_invariance(const char *direction, const char *init, const char *latent_norm)
+static void check_padding_invariance(const char *direction, const char *init, const char *latent_norm,
+                                     const char *latent_pos)
 {
     rf_config cfg = tiny_config(direction, init, "separate", "off");
     strcpy(cfg.model.latent_norm, latent_norm);
+    strcpy(cfg.model.latent_pos, latent_pos);
     const float tokens[7] = {3, 1, 4, 1, 5, 9, 2};
-    char what[64];
-    snprintf(what, sizeof what, "%s/%s/latent_norm %s", direction, init, latent_norm);
+    char what[96];
+    snprintf(what, sizeof what, "%s/%s/latent_norm %s/latent_pos %s", direction, init, latent_norm, latent_pos);
     modelcheck_padding(what, &cfg, tokens, 7, 13);
 }
 
@@ -689,6 +704,30 @@ static void check_all_options(void)
         good = isfinite(loss_of(m, &x));
     }
     tap_ok(good, "CLS pooling with dropout builds and runs");
+    rf_model_free(m);
+    rf_params_free(p);
+}
+
+/* model.latent_pos starts as the sinusoidal table: row r is position r,
+ * sin on even and cos on odd channels, frequencies 10000^(-2k/D). */
+static void check_latent_pos_init(void)
+{
+    rf_config cfg = tiny_config("bidirectional", "phi_residual", "separate", "on");
+    strcpy(cfg.model.latent_pos, "sinusoidal");
+    rf_params *p = rf_params_new(9);
+    rf_model *m = model_new(&cfg, 2, 8, p);
+    int e = m != NULL ? rf_params_find(p, "blrp.latent_pos") : -1;
+    double worst = e >= 0 ? 0 : INFINITY;
+    int l = cfg.model.latent, d = cfg.model.dim;
+    for (int r = 0; e >= 0 && r < l; r++)
+        for (int c = 0; c < d; c++) {
+            double angle = r * pow(10000.0, -(double)(c - c % 2) / d);
+            double want = c % 2 == 0 ? sin(angle) : cos(angle);
+            worst = fmax(worst, fabs(p->value[p->entries[e].offset + (size_t)r * d + c] - want));
+        }
+    tap_ok(e >= 0 && p->entries[e].numel == (int64_t)l * d && worst < 1e-6,
+           "latent_pos = sinusoidal: blrp.latent_pos [%d, %d] starts as the sinusoidal table (max diff %.2g)", l, d,
+           worst);
     rf_model_free(m);
     rf_params_free(p);
 }
@@ -981,25 +1020,30 @@ int main(void)
 {
     /* the reference, each latent_init bidirectional with gradients; the other
      * directions and options forward only */
-    check_encoder("bidirectional", "phi_residual", "separate", "on", "head", "off", true);
-    check_encoder("bidirectional", "phi_init", "separate", "off", "head", "off", true);
-    check_encoder("bidirectional", "posemb", "separate", "on", "head", "off", true);
-    check_encoder("bidirectional", "phi_residual", "siamese", "off", "head", "off", false);
-    check_encoder("bidirectional", "phi_residual", "shared", "on", "head", "off", false);
-    check_encoder("forward", "phi_residual", "separate", "on", "head", "off", true);
-    check_encoder("backward", "phi_residual", "separate", "off", "head", "off", true);
-    check_encoder("backward", "posemb", "separate", "on", "head", "off", false);
-    check_encoder("bidirectional", "phi_residual", "separate", "off", "model", "off", false);
-    check_encoder("bidirectional", "phi_residual", "separate", "off", "head", "on", true);
-    check_encoder("forward", "posemb", "separate", "on", "head", "on", true);
+    check_encoder("bidirectional", "phi_residual", "separate", "on", "head", "off", "off", true);
+    check_encoder("bidirectional", "phi_init", "separate", "off", "head", "off", "off", true);
+    check_encoder("bidirectional", "posemb", "separate", "on", "head", "off", "off", true);
+    check_encoder("bidirectional", "phi_residual", "siamese", "off", "head", "off", "off", false);
+    check_encoder("bidirectional", "phi_residual", "shared", "on", "head", "off", "off", false);
+    check_encoder("forward", "phi_residual", "separate", "on", "head", "off", "off", true);
+    check_encoder("backward", "phi_residual", "separate", "off", "head", "off", "off", true);
+    check_encoder("backward", "posemb", "separate", "on", "head", "off", "off", false);
+    check_encoder("bidirectional", "phi_residual", "separate", "off", "model", "off", "off", false);
+    check_encoder("bidirectional", "phi_residual", "separate", "off", "head", "on", "off", true);
+    check_encoder("forward", "posemb", "separate", "on", "head", "on", "off", true);
+    check_encoder("bidirectional", "phi_residual", "separate", "on", "head", "off", "sinusoidal", true);
+    check_encoder("backward", "phi_init", "separate", "off", "head", "on", "sinusoidal", true);
     check_model_gradients("mean", "on");
     check_model_gradients("cls", "off");
-    check_padding_invariance("bidirectional", "phi_residual", "off");
-    check_padding_invariance("bidirectional", "posemb", "off");
-    check_padding_invariance("forward", "phi_init", "off");
-    check_padding_invariance("backward", "phi_residual", "off");
-    check_padding_invariance("bidirectional", "phi_residual", "on");
+    check_padding_invariance("bidirectional", "phi_residual", "off", "off");
+    check_padding_invariance("bidirectional", "posemb", "off", "off");
+    check_padding_invariance("forward", "phi_init", "off", "off");
+    check_padding_invariance("backward", "phi_residual", "off", "off");
+    check_padding_invariance("bidirectional", "phi_residual", "on", "off");
+    check_padding_invariance("bidirectional", "phi_residual", "off", "sinusoidal");
+    check_padding_invariance("forward", "posemb", "off", "sinusoidal");
     check_all_options();
+    check_latent_pos_init();
     check_probes();
     check_state_taps("bidirectional");
     check_state_taps("backward");

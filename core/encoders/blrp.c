@@ -45,6 +45,13 @@
  *                norm grows with every segment it reads; on: Θ_L's output
  *                passes a LayerNorm before the gate (not in SPEC or the
  *                paper: for the length test, docs/reproduction.md).
+ *   latent_pos   off (default, SPEC): the l latent rows carry no position;
+ *                sinusoidal: a table P [l, D] (initialised sinusoidal,
+ *                trained) is added to the latent wherever a segment reads it,
+ *                L_i = Θ_L(L_{i-1} + P, ...) and X̃_i = Θ_X(S_i, L_{i-1} + P),
+ *                as the TLB code base re-adds its state's positions at every
+ *                chunk. Without it the rows become one vector within a few
+ *                segments (docs/reproduction.md, "The latent collapses").
  *
  * Positions. The only position embedding BLRP itself adds is the learned
  * in-segment table above; SPEC §3 wants none over the whole sequence
@@ -92,6 +99,7 @@ typedef struct blrp {
     float dropout, scale;
     bool residual;          /* latent_init = phi_residual: L_INIT joins Θ_L's keys */
     bool latent_norm;       /* model.latent_norm: LayerNorm on each Θ_L update */
+    rf_id latent_pos;       /* model.latent_pos: the latent's positions [l, D], or RF_NONE */
     rf_id mask;             /* [B, T*t], segment padding masked */
     rf_id zeros;            /* [B, 1, 1] zeros, for broadcasting [l, D] params to [B, l, D] */
     rf_id zeros_l;          /* [B, l] zeros, for broadcasting [B, 1] key masks */
@@ -294,6 +302,14 @@ static void latent_init(const blrp *m, const rf_config *cfg, rf_id x, rf_id mask
 
 /* ---- the passes ---- */
 
+/* The latent as a segment's two cross-attentions read it: with
+ * model.latent_pos, plus its positions (every segment adds them afresh,
+ * and Θ_L's residual carries them on). */
+static rf_id with_pos(const blrp *m, rf_id latent)
+{
+    return m->latent_pos != RF_NONE ? rf_add(m->g, latent, m->latent_pos) : latent;
+}
+
 /* prev + valid·(next − prev): next where the segment has a valid token. */
 static rf_id gate(const blrp *m, rf_id prev, rf_id next, rf_id valid)
 {
@@ -342,15 +358,16 @@ static rf_id forward_pass(const blrp *m, const cross_set *c, rf_id init, rf_id *
     kv init_kv = m->residual ? project_kv(m, init, c->lat) : (kv){RF_NONE, RF_NONE};
     rf_id latent = init;
     for (int s = 0; s < m->T; s++) {
-        xf[s] = theta_x(m, c, s, latent, "fwd");
+        rf_id read = with_pos(m, latent);
+        xf[s] = theta_x(m, c, s, read, "fwd");
         kf[s] = project_kv(m, xf[s], c->lat);
         rf_id next;
         if (s > 0 && m->residual) {
             kv parts[2] = {kf[s], init_kv};
             rf_id mask = rf_pad(m->g, m->seg_mask[s], 1, 0, m->l, 1.0f);
-            next = theta_l(m, c, s, latent, join(m, parts, 2), mask, "fwd");
+            next = theta_l(m, c, s, read, join(m, parts, 2), mask, "fwd");
         } else {
-            next = theta_l(m, c, s, latent, kf[s], m->seg_mask[s], "fwd");
+            next = theta_l(m, c, s, read, kf[s], m->seg_mask[s], "fwd");
         }
         latent = gate(m, latent, next, m->valid[s]);
         tap_latent(m, latent, "fwd", s + 1);
@@ -375,7 +392,7 @@ static rf_id backward_pass(const blrp *m, const cross_set *c, rf_id init, const 
         rf_id read = carry;
         if (xf != NULL)
             read = first ? init : rf_add(g, init, rf_mul(g, next, rf_sub(g, carry, init)));
-        rf_id xb = theta_x(m, c, s, read, "bwd");
+        rf_id xb = theta_x(m, c, s, with_pos(m, read), "bwd");
         kv parts[3];
         rf_id masks[3];
         int n = 0;
@@ -390,7 +407,7 @@ static rf_id backward_pass(const blrp *m, const cross_set *c, rf_id init, const 
             masks[n++] = rf_add(g, m->zeros_l, rf_reshape(g, next, rf_shape2(m->B, 1)));
         }
         rf_id mask = n == 1 ? masks[0] : rf_concat(g, masks, n, 1);
-        rf_id upd = theta_l(m, c, s, carry, join(m, parts, n), mask, "bwd");
+        rf_id upd = theta_l(m, c, s, with_pos(m, carry), join(m, parts, n), mask, "bwd");
         carry = gate(m, carry, upd, m->valid[s]);
         tap_latent(m, carry, "bwd", s + 1);
     }
@@ -434,6 +451,8 @@ static rf_id build(blrp *m, const rf_config *cfg, rf_id x, rf_id mask)
     m->zeros = rf_reshape(g, zero_b, rf_shape3(m->B, 1, 1));
     m->zeros_l = m->l > 1 ? rf_pad(g, zero_b, 1, 0, m->l - 1, 0.0f) : zero_b;
 
+    if (strcmp(cfg->model.latent_pos, "sinusoidal") == 0)
+        m->latent_pos = rf_param(g, "blrp.latent_pos", rf_shape2(m->l, m->d), RF_INIT_SINUSOIDAL, 0.0f);
     rf_id init[2];
     latent_init(m, cfg, x, mask, fwd, bwd, init);
     rf_id all = segments(m, x, cfg->model.layers);
@@ -484,6 +503,7 @@ rf_id rf_encoder_blrp(const rf_encoder_ctx *e, rf_id x, rf_id *out_mask)
                                   : (float)(cfg->model.dim / cfg->model.heads)),
         .residual = strcmp(cfg->model.latent_init, "phi_residual") == 0,
         .latent_norm = strcmp(cfg->model.latent_norm, "on") == 0,
+        .latent_pos = RF_NONE,
     };
     m.T = (m.N + m.t - 1) / m.t;
     m.self = calloc((size_t)m.T, sizeof *m.self);
