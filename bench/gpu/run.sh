@@ -83,11 +83,12 @@ run_one() {
     XDG_CACHE_HOME=$W/cache-$c timeout -s USR1 -k 30 $left $RF train $how "${sets[@]}" --set train.device=cuda --set train.threads=2 \
         > $W/runs/train-$c.log 2>&1
     echo "run $c rc=$? t=$(el): $(tail -1 $W/runs/train-$c.log)"
-    if [ $c = blrp ] && grep -q "^5000,test" $d/metrics.csv 2>/dev/null; then
+    # the length test (data.concat = 1..4) of every BLRP run that finishes here
+    if [[ $c == blrp* ]] && grep -q "^5000,test" $d/metrics.csv 2>/dev/null; then
         for k in 1 2 3 4; do
             XDG_CACHE_HOME=$W/cache-$c timeout $(lim 60) $RF eval --checkpoint $d/checkpoint.safetensors --set train.device=cuda \
                 --set data.concat=$k --set data.batch=8 --json > $d/eval-concat$k.json 2>&1
-            echo "eval blrp concat $k: $(cat $d/eval-concat$k.json)"
+            echo "eval $c concat $k: $(cat $d/eval-concat$k.json)"
         done
     fi
 }
