@@ -12,6 +12,36 @@
 #include "../ui/window.h"
 #include "tap.h"
 
+/* The small ListOps config the workbench tests open (small enough to
+ * train full attention, BLRP and TaLK for a few steps in seconds). */
+static const char small_config[] =
+    "[data]\n"
+    "task = listops\n"
+    "max_len = 64\n"
+    "min_len = 16\n"
+    "train_size = 256\n"
+    "val_size = 32\n"
+    "test_size = 32\n"
+    "batch = 16\n"
+    "[model]\n"
+    "encoder = full\n"
+    "layers = 2\n"
+    "dim = 32\n"
+    "heads = 4\n"
+    "ff = 64\n"
+    "segment = 16\n"
+    "latent = 8\n"
+    "lmax = 3\n"
+    "rmax = 3\n"
+    "[train]\n"
+    "steps = 6\n"
+    "lr = 1e-3\n"
+    "warmup = 1\n"
+    "eval_every = 3\n"
+    "checkpoint_every = 0\n"
+    "log_every = 1\n"
+    "threads = 1\n";
+
 /* An error dialog whose message contains `data`. */
 static inline gboolean error_shown(gpointer data)
 {

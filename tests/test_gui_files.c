@@ -10,25 +10,6 @@
 #include "gui_fixtures.h"
 #include "workbench_app.h"
 
-static const char small_config[] =
-    "[data]\n"
-    "task = listops\n"
-    "max_len = 64\n"
-    "min_len = 16\n"
-    "train_size = 256\n"
-    "val_size = 32\n"
-    "test_size = 32\n"
-    "batch = 16\n"
-    "[model]\n"
-    "encoder = full\n"
-    "layers = 2\n"
-    "dim = 32\n"
-    "heads = 4\n"
-    "ff = 64\n"
-    "[train]\n"
-    "steps = 6\n"
-    "threads = 1\n";
-
 static void check_bad_data_folder(RfWindow *win)
 {
     RfSession *s = rf_window_get_session(win);
