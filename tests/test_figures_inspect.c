@@ -586,6 +586,29 @@ static void test_latent_layers(void)
     tap_ok(found && strcmp(text, expect) == 0 &&
                strcmp(title, "segment 3 · forward · Θ_L (latent): latent block, 8 × 32") == 0,
            "Θ_L shows the latent block again: '%s', '%s'", title, found ? text : "");
+
+    /* the heatmap's title says how far apart the latent rows are */
+    rf_latent_figure g;
+    rf_latent_figure_init(&g);
+    rf_latent_figure_resize(&g, 1, 4, 2);
+    static const float same[8] = {1, 0, 1, 0, 1, 0, 1, 0}, opposite[8] = {1, 0, -1, 0, 1, 0, -1, 0};
+    static const float halves[8] = {1, 0, 1, 0, 0, 1, 0, 1};
+    double spread[3];
+    const float *blocks[3] = {same, opposite, halves};
+    for (int k = 0; k < 3; k++) {
+        rf_latent_figure_set_state(&g, RF_LATENT_FORWARD, 1, blocks[k]);
+        rf_latent_figure_select(&g, 1, RF_LATENT_FORWARD);
+        spread[k] = rf_latent_figure_row_spread(&g);
+    }
+    rf_latent_figure_heat_title(&g, title, sizeof title);
+    tap_ok(spread[0] == 0 && spread[1] == 1 && fabs(spread[2] - 0.5) < 1e-12 &&
+               strcmp(title, "segment 1 · forward · Θ_L (latent): latent block, 4 × 2 · rows differ: 50%") == 0,
+           "the row spread: 0 for equal rows, 1 for rows that cancel, 0.5 for two halves (%g, %g, %g); title '%s'",
+           spread[0], spread[1], spread[2], title);
+    rf_latent_figure_set_state(&g, RF_LATENT_FORWARD, 1, same);
+    rf_latent_figure_heat_title(&g, title, sizeof title);
+    tap_ok(strstr(title, "rows differ: < 0.01%") != NULL, "a collapsed latent reads '< 0.01%%': '%s'", title);
+    rf_latent_figure_free(&g);
     rf_latent_figure_free(&f);
 }
 

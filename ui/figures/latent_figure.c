@@ -343,6 +343,36 @@ void rf_latent_figure_block_title(const rf_latent_figure *f, char *buf, size_t s
                  layer_content(f->layer), shown(f)->rows, f->d);
 }
 
+double rf_latent_figure_row_spread(const rf_latent_figure *f)
+{
+    if (f->segments == 0 || !shown_filled(f))
+        return NAN;
+    const rf_latent_blocks *b = shown(f);
+    const float *v = b->data[f->pass] + (size_t)(f->segment - 1) * b->rows * f->d;
+    double total = 0, apart = 0;
+    for (int c = 0; c < f->d; c++) {
+        double mean = 0;
+        for (int r = 0; r < b->rows; r++)
+            mean += v[(size_t)r * f->d + c];
+        mean /= b->rows;
+        for (int r = 0; r < b->rows; r++) {
+            double x = v[(size_t)r * f->d + c];
+            total += x * x;
+            apart += (x - mean) * (x - mean);
+        }
+    }
+    return total > 0 ? apart / total : NAN;
+}
+
+void rf_latent_figure_heat_title(const rf_latent_figure *f, char *buf, size_t size)
+{
+    rf_latent_figure_block_title(f, buf, size);
+    double spread = 100 * rf_latent_figure_row_spread(f);
+    size_t n = strlen(buf);
+    if (isfinite(spread) && n > 0)
+        snprintf(buf + n, size - n, spread < 0.01 ? " · rows differ: < 0.01%%" : " · rows differ: %.2g%%", spread);
+}
+
 static void draw(void *data, cairo_t *cr, double width, double height, const rf_zoom *zoom)
 {
     rf_latent_figure *f = data;
@@ -360,7 +390,7 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     char title[160], layer[32];
     rf_latent_layer_name(f->layer, layer, sizeof layer);
     if (shown_filled(f)) {
-        rf_latent_figure_block_title(f, title, sizeof title);
+        rf_latent_figure_heat_title(f, title, sizeof title);
         rf_matrix_panel_draw(&l.heat, cr, &f->heat, title, row_name(f), "model dimension", 0, 0);
         rf_colorbar_of(cr, l.bar, f->heat.vmin, f->heat.vmax, "value", RF_COLORMAP_DIVERGING);
     } else {

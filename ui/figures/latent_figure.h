@@ -79,6 +79,16 @@ void rf_latent_figure_set_tokens(rf_latent_figure *f, rf_latent_pass pass, int s
  * has not arrived. */
 void rf_latent_figure_block_title(const rf_latent_figure *f, char *buf, size_t size);
 
+/* How far apart the shown block's rows are: Σ_r ‖row_r − mean row‖² over
+ * Σ_r ‖row_r‖². 0 when every row is the same vector (a latent whose l slots
+ * have collapsed into one), 1 when the rows average to zero. NaN when no
+ * block is shown or it is all zero. */
+double rf_latent_figure_row_spread(const rf_latent_figure *f);
+/* The title drawn over the heatmap: the block title and the row spread in
+ * percent ("... latent block, 100 × 64 · rows differ: 0.12%"), so a latent
+ * that has collapsed to one row shows as such. */
+void rf_latent_figure_heat_title(const rf_latent_figure *f, char *buf, size_t size);
+
 rf_figure rf_latent_figure_get(rf_latent_figure *f);
 
 #endif
