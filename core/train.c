@@ -32,8 +32,8 @@ struct rf_trainer {
      * same parameters (built at the first inspection), so an input costs one
      * sample's pass, not a whole batch's. */
     rf_model *single;
-    /* Length buckets of a forward-only build of token sequences on the CPU:
-     * the model again for inputs of at most bucket_len[i] positions
+    /* Length buckets of a build of token sequences on the CPU: the model
+     * again, forward-only, for inputs of at most bucket_len[i] positions
      * (ascending, all shorter than the model's), inside the model's arena,
      * each built when a batch first needs it (NULL until then). A batch
      * runs on the shortest that holds its longest input, so inference does
@@ -42,7 +42,7 @@ struct rf_trainer {
     rf_model *bucket[RF_LENGTH_BUCKETS];
     int bucket_len[RF_LENGTH_BUCKETS];
     int buckets;
-    bool bucketable;          /* a forward-only build of token sequences on the CPU */
+    bool bucketable;          /* token sequences on the CPU, one process */
     rf_model *in_arena;
     /* A data-parallel run: the ranks (NULL alone) and the gradient
      * averaging of a CPU run. */
@@ -224,7 +224,7 @@ static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool 
     }
     fill_plan(&t->plan, t->model, t->params, forward_only);
     t->in_arena = t->model;
-    t->bucketable = forward_only && on_cpu && t->coll == NULL && ds->feat_dim == 0 && ds->grid_h == 0;
+    t->bucketable = on_cpu && t->coll == NULL && ds->feat_dim == 0 && ds->grid_h == 0;
     rf_trainer_use_length_buckets(t, true);
     const rf_backend *b = t->params->backend;
     if (b != NULL && b->queue_step != NULL) {
@@ -486,7 +486,7 @@ bool rf_trainer_step(rf_trainer *t, rf_metrics *out, rf_status *st)
     const rf_batch *b = rf_batcher_train(t->batcher, t->step, &wait, st);
     if (b == NULL)
         return false;
-    rf_model *m = t->model;
+    rf_model *m = model_for(t, t->model->seq_len);   /* its constants back after a bucketed evaluation */
     if (!load_batch(m, b, st))
         return false;
     rf_exec x;

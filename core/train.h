@@ -84,12 +84,13 @@ void rf_trainer_set_optim(rf_trainer *t, const rf_config *cfg);
 bool rf_trainer_step(rf_trainer *t, rf_metrics *out, rf_status *st);
 
 /* Loss and accuracy over a split (max_batches 0 = all of it, otherwise
- * its first max_batches batches). A forward-only build of token sequences
- * on the CPU (rf_trainer_new_forward) runs each batch on a graph only as
- * long as the batch's longest sample, in up to RF_LENGTH_BUCKETS lengths
- * sharing one arena, and walks a whole split from its shortest samples to
- * its longest so that a batch's lengths are alike. The results equal a
- * padded pass's within rounding. */
+ * its first max_batches batches). On token sequences on the CPU (one
+ * process; training and forward-only builds alike) each batch runs on a
+ * forward-only graph only as long as the batch's longest sample, in up to
+ * RF_LENGTH_BUCKETS lengths inside the model's own arena, and a whole split
+ * is walked from its shortest samples to its longest so that a batch's
+ * lengths are alike. The results equal a padded pass's within rounding;
+ * the next training step puts the model's constants back. */
 #define RF_LENGTH_BUCKETS 8
 bool rf_trainer_evaluate(rf_trainer *t, rf_split split, int64_t max_batches, rf_metrics *out, rf_status *st);
 
@@ -99,11 +100,11 @@ bool rf_trainer_evaluate(rf_trainer *t, rf_split split, int64_t max_batches, rf_
 bool rf_trainer_evaluate_spread(rf_trainer *t, rf_split split, int64_t batches, rf_metrics *out, rf_status *st);
 
 /* The length buckets a trainer may use (their lengths into len[], up to
- * RF_LENGTH_BUCKETS; 0 for a training build or inputs that do not bucket)
+ * RF_LENGTH_BUCKETS; 0 for inputs that do not bucket, a GPU or MPI ranks)
  * and how many of them a batch has used so far. */
 int rf_trainer_length_buckets(const rf_trainer *t, int *len, int *built);
 /* Turn length buckets off (every batch padded to the full length, as a
- * training build runs it) or back on, where the build has them. */
+ * training step runs it) or back on, where the build has them. */
 void rf_trainer_use_length_buckets(rf_trainer *t, bool on);
 
 /* What the model made of one sample. */
