@@ -107,6 +107,26 @@ static void test_diverging_colormap(void)
     rf_heatmap_clear(&h);
 }
 
+/* Up to 12 runs get 12 colours, each at least 0.15 from every other in RGB
+ * (a distance the eye separates in a 2-pixel line) and none paler than
+ * the grid; the 13th takes the first again. */
+static void test_series_colors(void)
+{
+    double closest = INFINITY, palest = 0;
+    for (int i = 0; i < RF_SERIES_COLORS; i++) {
+        rf_rgb a = rf_series_color(i);
+        palest = fmax(palest, fmin(a.r, fmin(a.g, a.b)));
+        for (int j = 0; j < i; j++) {
+            rf_rgb b = rf_series_color(j);
+            closest = fmin(closest, sqrt((a.r - b.r) * (a.r - b.r) + (a.g - b.g) * (a.g - b.g) + (a.b - b.b) * (a.b - b.b)));
+        }
+    }
+    rf_rgb first = rf_series_color(0), again = rf_series_color(RF_SERIES_COLORS);
+    tap_ok(closest >= 0.15 && palest < 0.7 && first.r == again.r && first.g == again.g && first.b == again.b,
+           "%d series colours, at least %.2f apart (need 0.15), none paler than %.2f, then they cycle",
+           RF_SERIES_COLORS, closest, palest);
+}
+
 static void test_heatmap_prepare(void)
 {
     enum { ROWS = 300, COLS = 200, W = 64, H = 48 };
@@ -575,6 +595,7 @@ int main(void)
     test_heatmap_pooling();
     test_heatmap_prepare();
     test_diverging_colormap();
+    test_series_colors();
     test_run_data(tmp);
     test_training_figure();
     test_memory_figure(tmp);

@@ -51,12 +51,15 @@ rf_rgb rf_colormap_of(rf_colormap_kind kind, double t)
 
 rf_rgb rf_series_color(int i)
 {
-    /* Okabe-Ito, reordered so neighbours contrast; yellow left out (unreadable on white). */
-    static const rf_rgb palette[8] = {
+    /* Okabe-Ito, reordered so neighbours contrast; yellow left out (unreadable
+     * on white). Then four darker hues, so that a plot of up to 12 runs (a
+     * paper config beside its ablations) gives each its own colour. */
+    static const rf_rgb palette[RF_SERIES_COLORS] = {
         {0.000, 0.447, 0.698}, {0.835, 0.369, 0.000}, {0.000, 0.620, 0.451}, {0.800, 0.475, 0.655},
         {0.902, 0.624, 0.000}, {0.337, 0.706, 0.914}, {0.200, 0.200, 0.200}, {0.600, 0.600, 0.600},
+        {0.600, 0.080, 0.150}, {0.400, 0.200, 0.600}, {0.450, 0.500, 0.100}, {0.550, 0.340, 0.160},
     };
-    return palette[((i % 8) + 8) % 8];
+    return palette[((i % RF_SERIES_COLORS) + RF_SERIES_COLORS) % RF_SERIES_COLORS];
 }
 
 void rf_set_color(cairo_t *cr, rf_rgb c, double alpha)

@@ -30,7 +30,9 @@ rf_rgb rf_colormap(double t);
  * range centred on 0, so the sign reads at a glance. */
 typedef enum { RF_COLORMAP_SEQUENTIAL, RF_COLORMAP_DIVERGING } rf_colormap_kind;
 rf_rgb rf_colormap_of(rf_colormap_kind kind, double t);
-/* A categorical colour for series i (colour-blind safe, cycles after 8). */
+/* A categorical colour for series i: the first 8 colour-blind safe, 12 in
+ * all, then they cycle. */
+#define RF_SERIES_COLORS 12
 rf_rgb rf_series_color(int i);
 void rf_set_color(cairo_t *cr, rf_rgb c, double alpha);
 
