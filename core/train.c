@@ -597,12 +597,15 @@ bool rf_trainer_evaluate(rf_trainer *t, rf_split split, int64_t max_batches, rf_
 
 void rf_trainer_use_length_buckets(rf_trainer *t, bool on)
 {
+    bool ran = false;
     for (int i = 0; i < t->buckets; i++) {
+        ran |= t->bucket[i] != NULL;
         rf_model_free(t->bucket[i]);
         t->bucket[i] = NULL;
     }
     t->buckets = on && t->bucketable ? bucket_lengths(&t->cfg, t->model->seq_len, t->bucket_len) : 0;
-    t->in_arena = NULL;   /* refill the model's constants before it runs again */
+    if (ran)
+        t->in_arena = NULL;   /* a bucket wrote over the model's constants: refill them before it runs */
 }
 
 int rf_trainer_length_buckets(const rf_trainer *t, int *len, int *built)
