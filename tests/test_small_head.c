@@ -1,7 +1,9 @@
 /* The short-head kernels (core/cpu/small_head.h) against a double
  * reference. Scores: every row and column tail, inner dimensions 1 to 16,
  * padded leading dimensions; nothing written outside rows x cols; and the
- * shapes it declines (left to the BLAS) untouched. The narrow products
+ * shapes it declines (left to the BLAS) untouched; the filling variant's
+ * columns past cols (up to a multiple of 16) set, the rest as the plain
+ * one writes them. The narrow products
  * C += alpha op(A) B: both transposes, widths 1 to 8, row tails around the
  * eight-row block, C accumulated onto, nothing written past n. */
 #include <math.h>
@@ -67,11 +69,51 @@ static int check_acc(bool ta, int *cases, double *worst)
     return bad;
 }
 
+/* rf_small_head_nt_fill: the same scores as rf_small_head_nt bit for bit,
+ * columns [cols, width) = fill with width = cols rounded up to 16, nothing
+ * past width. Returns the number of bad cases. */
+static int check_fill(const int *rows_list, int n_rows, const int *cols_list, int n_cols, int *cases)
+{
+    int bad = 0;
+    for (int ri = 0; ri < n_rows; ri++)
+        for (int ci = 0; ci < n_cols; ci++) {
+            int rows = rows_list[ri], cols = cols_list[ci], k = 8, width = (cols + 15) & ~15;
+            int lds = width + LD_PAD;
+            float *A = malloc(sizeof(float) * rows * k), *B = malloc(sizeof(float) * cols * k);
+            float *S = malloc(sizeof(float) * rows * lds), *plain = malloc(sizeof(float) * rows * lds);
+            for (int i = 0; i < rows * k; i++)
+                A[i] = sinf(0.41f * i);
+            for (int i = 0; i < cols * k; i++)
+                B[i] = cosf(0.19f * i);
+            for (int i = 0; i < rows * lds; i++)
+                S[i] = plain[i] = GUARD;
+            bad += rf_small_head_nt_fill(rows, cols, k, 0.5f, A, k, B, k, S, lds, -INFINITY) != width;
+            bad += !rf_small_head_nt(rows, cols, k, 0.5f, A, k, B, k, plain, lds);
+            for (int r = 0; r < rows; r++)
+                for (int c = 0; c < lds; c++) {
+                    float got = S[r * lds + c];
+                    if (c < cols)
+                        bad += got != plain[r * lds + c];
+                    else if (c < width)
+                        bad += got != -INFINITY;
+                    else
+                        bad += got != GUARD;
+                }
+            ++*cases;
+            free(A);
+            free(B);
+            free(S);
+            free(plain);
+        }
+    return bad;
+}
+
 int main(void)
 {
     if (!have_avx512()) {
         float s = 0;
         tap_ok(!rf_small_head_nt(1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1) &&
+                   rf_small_head_nt_fill(1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1, 0.0f) == 0 &&
                    !rf_small_head_acc(false, 1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1),
                "without AVX-512 every product is left to the BLAS");
         return tap_done();
@@ -123,6 +165,13 @@ int main(void)
            "k = 17 is declined, writing nothing");
     tap_ok(!rf_small_head_nt(1, 257, 8, 1.0f, x, 8, x, 8, x, 257),
            "a key block of 257 is declined");
+    int fill_cases = 0;
+    int fill_bad = check_fill(rows_list, sizeof rows_list / sizeof *rows_list, cols_list,
+                              sizeof cols_list / sizeof *cols_list, &fill_cases);
+    tap_ok(fill_bad == 0, "the filling variant: %d shapes give the plain kernel's scores bit for bit, -inf up to "
+           "the next multiple of 16 columns and nothing past it", fill_cases);
+    tap_ok(rf_small_head_nt_fill(1, 1, 17, 1.0f, x, 17, x, 17, s, 1, 0.0f) == 0 && s[0] == GUARD,
+           "the filling variant declines k = 17, writing nothing");
     for (int ta = 0; ta <= 1; ta++) {
         int acc_cases = 0;
         double acc_worst = 0;

@@ -83,11 +83,14 @@ static RF_VEC_CLONES void add_bias(float *s, int rows, int ld, const float *bias
 }
 
 /* s [rows, cols <= KB] (leading dimension ld) = scale Q K^T for queries
- * i0.. and keys j0.. of head (b, h), masked keys -inf. False, computing
- * nothing, when every key of the block is masked (the padding at the end
- * of a shorter sequence): the block then adds nothing anywhere. */
-static bool scores(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols, float *s,
-                   int ld)
+ * i0.. and keys j0.. of head (b, h), masked keys -inf. Returns the width of
+ * the rows written: cols, or with `pad` on the short-head kernel cols
+ * rounded up to 16, the extra columns -inf (so the row loops that follow
+ * run whole vectors, no scalar tail: BLRP's rows are 100 to 300 keys);
+ * 0, computing nothing, when every key of the block is masked (the padding
+ * at the end of a shorter sequence): the block then adds nothing anywhere. */
+static int scores(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols, float *s,
+                  int ld, bool pad)
 {
     float bias[KB];
     int valid = cols;
@@ -100,14 +103,20 @@ static bool scores(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, in
         }
     }
     if (valid == 0)
-        return false;
+        return 0;
     const float *q = a->q + at(a, b, a->N, h, i0), *k = a->k + at(a, b, a->M, h, j0);
-    if (!rf_small_head_nt(rows, cols, (int)a->dk, a->scale, q, (int)a->D, k, (int)a->D, s, ld))
+    int width = pad ? rf_small_head_nt_fill(rows, cols, (int)a->dk, a->scale, q, (int)a->D, k, (int)a->D, s, ld,
+                                            -INFINITY)
+                    : rf_small_head_nt(rows, cols, (int)a->dk, a->scale, q, (int)a->D, k, (int)a->D, s, ld) ? cols
+                                                                                                            : 0;
+    if (width == 0) {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, (int)a->dk, a->scale, q, (int)a->D, k,
                     (int)a->D, 0.0f, s, ld);
+        width = cols;
+    }
     if (valid < cols)
         add_bias(s, rows, ld, bias, cols);
-    return true;
+    return width;
 }
 
 /* Dropout's keep decision for probability (b, h, i, j). */
@@ -150,17 +159,18 @@ static void forward_block(const forward_ctx *c, int64_t b, int64_t h, int64_t i0
     }
     for (int64_t j0 = 0; j0 < a->M; j0 += KB) {
         int cols = (int)min64(KB, a->M - j0);
-        if (!scores(a, b, h, i0, rows, j0, cols, s, KB))
+        int width = scores(a, b, h, i0, rows, j0, cols, s, KB, true);
+        if (width == 0)
             continue;
         for (int r = 0; r < rows; r++) {
             float *p = s + (int64_t)r * KB;
-            float next = fmaxf(mx[r], rf_row_max(p, cols));
+            float next = fmaxf(mx[r], rf_row_max(p, width));
             if (next == -INFINITY) {   /* no valid key yet: nothing to add */
                 memset(p, 0, (size_t)cols * sizeof *p);
                 continue;
             }
             float rescale = rf_expf(mx[r] - next);   /* 0 for the first valid block */
-            sum[r] = sum[r] * rescale + rf_exp_row(p, cols, next);
+            sum[r] = sum[r] * rescale + rf_exp_row(p, width, next);
             mx[r] = next;
             if (rescale != 1.0f)
                 scale_row(o + (int64_t)r * D, dk, rescale);
@@ -213,7 +223,7 @@ static void probs_task(void *ctx, int64_t begin, int64_t end, int thread)
         float *p = c->probs + (bh * a->N + i0) * a->M;
         for (int64_t j0 = 0; j0 < a->M; j0 += KB) {
             int cols = (int)min64(KB, a->M - j0);
-            if (!scores(a, b, h, i0, rows, j0, cols, p + j0, (int)a->M))   /* masked: e^-inf below */
+            if (!scores(a, b, h, i0, rows, j0, cols, p + j0, (int)a->M, false))   /* masked: e^-inf below */
                 for (int r = 0; r < rows; r++)
                     for (int c2 = 0; c2 < cols; c2++)
                         p[r * a->M + j0 + c2] = -INFINITY;
@@ -283,26 +293,32 @@ static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t 
     int cols = (int)min64(KB, a->M - j0), D = (int)a->D, dk = (int)a->dk;
     size_t oq = at(a, b, a->N, h, i0), okv = at(a, b, a->M, h, j0);
     const float *lse = c->lse + (b * a->H + h) * a->N + i0;
-    if (!scores(a, b, h, i0, rows, j0, cols, p, KB))
+    int width = scores(a, b, h, i0, rows, j0, cols, p, KB, true);
+    if (width == 0)
         return;
     for (int r = 0; r < rows; r++) {
         float *pr = p + (int64_t)r * KB;
         if (lse[r] == -INFINITY)
-            memset(pr, 0, (size_t)cols * sizeof *pr);
+            memset(pr, 0, (size_t)width * sizeof *pr);
         else
-            rf_exp_row(pr, cols, lse[r]);
+            rf_exp_row(pr, width, lse[r]);
     }
     if (c->gq != NULL || c->gk != NULL) {
-        /* dP [rows, cols] = dO_i V_j^T (times Z), then dS = P (dP - D) */
-        if (!rf_small_head_nt(rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv, D, ds, KB))
+        /* dP [rows, cols] = dO_i V_j^T (times Z), then dS = P (dP - D); P's
+         * extra columns are 0, so are dP's and then dS's */
+        int dp_width = rf_small_head_nt_fill(rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv, D, ds, KB, 0.0f);
+        if (dp_width == 0) {
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv,
                         D, 0.0f, ds, KB);
+            dp_width = cols;
+        }
+        int ds_width = dp_width < width ? dp_width : width;
         for (int r = 0; r < rows; r++) {
             float *dr = ds + (int64_t)r * KB;
             const float *pr = p + (int64_t)r * KB;
             if (a->drop > 0.0f)
                 drop_row(a, b, h, i0 + r, j0, dr, cols);
-            ds_row(dr, pr, Dr[r], cols);
+            ds_row(dr, pr, Dr[r], ds_width);
         }
         if (c->gq != NULL && !rf_small_head_acc(false, rows, dk, cols, a->scale, ds, KB, a->k + okv, D, c->gq + oq, D))
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, a->scale, ds, KB, a->k + okv,

@@ -13,8 +13,12 @@ static bool have_avx512(void)
     return known;
 }
 
+/* With `pad`, each row's columns [cols, cols rounded up to 16) are written
+ * too, as `fill`, in the same full-width stores (the caller's rows are that
+ * long). */
 __attribute__((target("avx512f"))) static void nt_avx512(int rows, int cols, int k, float scale, const float *A,
-                                                          int lda, const float *B, int ldb, float *S, int lds)
+                                                          int lda, const float *B, int ldb, float *S, int lds,
+                                                          bool pad, float fill)
 {
     /* B^T [k, cols rounded up to 16], the padding zero */
     enum { W = RF_SMALL_HEAD_COLS };
@@ -28,7 +32,7 @@ __attribute__((target("avx512f"))) static void nt_avx512(int rows, int cols, int
     for (int d = 0; d < k; d++)
         for (int c = cols; c < padded; c++)
             bt[d * W + c] = 0.0f;
-    __m512 sc = _mm512_set1_ps(scale);
+    __m512 sc = _mm512_set1_ps(scale), fv = _mm512_set1_ps(fill);
     int r = 0;
     for (; r + 4 <= rows; r += 4) {
         const float *a0 = A + (long)r * lda, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;
@@ -43,10 +47,11 @@ __attribute__((target("avx512f"))) static void nt_avx512(int rows, int cols, int
                 x3 = _mm512_fmadd_ps(_mm512_set1_ps(a3[d]), b, x3);
             }
             __mmask16 m = cols - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (cols - c)) - 1);
-            _mm512_mask_storeu_ps(s0 + c, m, _mm512_mul_ps(x0, sc));
-            _mm512_mask_storeu_ps(s0 + lds + c, m, _mm512_mul_ps(x1, sc));
-            _mm512_mask_storeu_ps(s0 + 2L * lds + c, m, _mm512_mul_ps(x2, sc));
-            _mm512_mask_storeu_ps(s0 + 3L * lds + c, m, _mm512_mul_ps(x3, sc));
+            __mmask16 w = pad ? (__mmask16)0xffff : m;
+            _mm512_mask_storeu_ps(s0 + c, w, _mm512_mask_mul_ps(fv, m, x0, sc));
+            _mm512_mask_storeu_ps(s0 + lds + c, w, _mm512_mask_mul_ps(fv, m, x1, sc));
+            _mm512_mask_storeu_ps(s0 + 2L * lds + c, w, _mm512_mask_mul_ps(fv, m, x2, sc));
+            _mm512_mask_storeu_ps(s0 + 3L * lds + c, w, _mm512_mask_mul_ps(fv, m, x3, sc));
         }
     }
     for (; r < rows; r++) {
@@ -56,7 +61,8 @@ __attribute__((target("avx512f"))) static void nt_avx512(int rows, int cols, int
             for (int d = 0; d < k; d++)
                 x0 = _mm512_fmadd_ps(_mm512_set1_ps(a0[d]), _mm512_load_ps(bt + d * W + c), x0);
             __mmask16 m = cols - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (cols - c)) - 1);
-            _mm512_mask_storeu_ps(S + (long)r * lds + c, m, _mm512_mul_ps(x0, sc));
+            _mm512_mask_storeu_ps(S + (long)r * lds + c, pad ? (__mmask16)0xffff : m,
+                                  _mm512_mask_mul_ps(fv, m, x0, sc));
         }
     }
 }
@@ -123,6 +129,17 @@ bool rf_small_head_nt(int rows, int cols, int k, float scale, const float *A, in
     if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !have_avx512())
         return false;
     if (rows > 0 && cols > 0)
-        nt_avx512(rows, cols, k, scale, A, lda, B, ldb, S, lds);
+        nt_avx512(rows, cols, k, scale, A, lda, B, ldb, S, lds, false, 0.0f);
     return true;
+}
+
+int rf_small_head_nt_fill(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
+                          float *S, int lds, float fill)
+{
+    if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !have_avx512())
+        return 0;
+    int width = (cols + 15) & ~15;
+    if (rows > 0 && cols > 0)
+        nt_avx512(rows, cols, k, scale, A, lda, B, ldb, S, lds, true, fill);
+    return width;
 }

@@ -27,6 +27,14 @@ enum { RF_SMALL_HEAD_N = 8 };
 bool rf_small_head_nt(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
                       float *S, int lds);
 
+/* rf_small_head_nt that also writes each row's columns [cols, width) as
+ * `fill`, width = cols rounded up to 16 (lds >= width): a row loop after
+ * it then runs whole 16-float vectors, no scalar tail (fill -inf for
+ * scores, whose e^ is 0). Returns width, or 0 when declined (writing
+ * nothing). */
+int rf_small_head_nt_fill(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
+                          float *S, int lds, float fill);
+
 /* Row-major C [m, n] += alpha op(A) B with n <= RF_SMALL_HEAD_N: op(A) = A
  * [m, inner] (lda) or, with ta, A^T for A [inner, m]; B [inner, n] (ldb).
  * The other products of a head with dk = 8 (P V and the three gradients),
