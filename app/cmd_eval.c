@@ -1,6 +1,8 @@
-/* `rangefinder eval`: loss and accuracy of a checkpoint on a whole split. */
+/* `rangefinder eval`: loss and accuracy of a checkpoint on a whole split,
+ * beside what the labels allow without a model (token data). */
 #include <stdio.h>
 
+#include "../datasets/baselines.h"
 #include "cli.h"
 #include "commands.h"
 #include "json_line.h"
@@ -22,7 +24,9 @@ int rf_cmd_eval(int argc, char **argv)
     g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_option_context_set_summary(ctx,
-        "Evaluate a checkpoint on the whole test (or val) split, with the config saved in it.\n"
+        "Evaluate a checkpoint on the whole test (or val) split, with the config saved in it. For token\n"
+        "data it also prints what two rules fitted on the training split score without a model: the\n"
+        "majority class, and each first token's majority class (ListOps: the outermost operator's).\n"
         "--set may change any key but model.* (those need a new run): another data set whose input and\n"
         "classes fit the model, data.concat for the length test, data.batch, train.threads.");
     g_option_context_set_description(ctx,
@@ -50,6 +54,8 @@ int rf_cmd_eval(int argc, char **argv)
     gboolean ok = rf_saved_model_open(&sm, checkpoint, (const char *const *)sets, FALSE, &error);
     if (ok && !rf_trainer_evaluate(sm.trainer, split, 0, &m, &st))
         ok = rf_cli_fail_status(&error, &st);
+    rf_baselines base;
+    bool have_base = ok && sm.ds->feat_dim == 0 && rf_baselines_measure(sm.ds, split, &base, NULL);
     if (ok) {
         int64_t samples = sm.ds->size[split];
         if (json) {
@@ -60,10 +66,18 @@ int rf_cmd_eval(int argc, char **argv)
             rf_json_num(&j, "accuracy", m.accuracy);
             rf_json_int(&j, "samples", samples);
             rf_json_int(&j, "step", m.step);
+            if (have_base) {
+                rf_json_num(&j, "baseline_majority", base.majority);
+                rf_json_num(&j, "baseline_first_token", base.first_token);
+            }
             rf_json_print(&j);
         } else {
             printf("%s loss %.3f accuracy %.3f (%lld samples)\n", rf_split_name(split), m.loss, m.accuracy,
                    (long long)samples);
+            if (have_base)
+                printf("without the model: %.3f answering the majority class, %.3f answering each first token's\n"
+                       "majority class (for ListOps: the outermost operator's)\n",
+                       base.majority, base.first_token);
         }
     } else {
         code = rf_cli_report(error);

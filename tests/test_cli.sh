@@ -606,6 +606,14 @@ done
 run eval --checkpoint "$ckpt" --set data.task=lra_tsv --set "data.path=$lra" --json
 expect_rc 0 "a listops model evaluates on LRA-format files"
 check "eval on the files counts their 3 test rows" grep -q '"samples":3,"step":9' "$tmp/out"
+# each row's operator is its class's only one; the classes 3, 0, 5 tie, so the majority rule answers 0
+check "eval adds the baselines of token data: the first token's class rule right on all 3 rows" \
+    grep -q '"baseline_first_token":1[,}]' "$tmp/out"
+check "eval adds the baselines of token data: the majority class (ties: the lowest, 0) right on 1 of 3" \
+    grep -q '"baseline_majority":0.3333' "$tmp/out"
+run eval --checkpoint "$ckpt" --set data.task=lra_tsv --set "data.path=$lra"
+check "eval's text says what the labels give without the model" \
+    grep -q '^without the model: 0.333 answering the majority class, 1.000 answering' "$tmp/out"
 run train --config "$tmp/tiny.ini" "${tiny[@]}" --set data.task=lra_tsv --set "data.path=$lra" --set train.steps=2 \
     --out "$tmp/lra-run"
 expect_rc 0 "a tiny run on LRA-format files exits 0"
