@@ -1,6 +1,7 @@
 /* `rangefinder train`: a new run from a config file, or `--resume DIR` to
  * continue one. A run directory holds config.ini (the full effective
- * config), metrics.csv and checkpoint.safetensors.
+ * config), metrics.csv, checkpoint.safetensors and, for token data,
+ * baselines.ini (config/baselines_file.h).
  *
  * Crash consistency: the metrics rows a checkpoint covers are fsync'd
  * before it is renamed into place, and --resume cuts the rows logged after
@@ -18,7 +19,9 @@
 #include "../core/atomic_file.h"
 #include "../core/checkpoint.h"
 #include "../core/train.h"
+#include "../datasets/baselines.h"
 #include "../datasets/datasets.h"
+#include "baselines_file.h"
 #include "cli.h"
 #include "data_open.h"
 #include "commands.h"
@@ -160,6 +163,20 @@ static char *default_out_dir(const char *config_path)
     return g_build_filename("runs", base, NULL);
 }
 
+/* baselines.ini (config/baselines_file.h) for token data, measured on the
+ * validation split; a resumed run without one gets it too. */
+static gboolean write_baselines(const train_job *job, GError **error)
+{
+    g_autofree char *path = g_build_filename(job->dir, RF_BASELINES_FILE, NULL);
+    if (job->ds->feat_dim > 0 || job->ds->size[RF_SPLIT_VAL] < 1 || g_file_test(path, G_FILE_TEST_EXISTS))
+        return TRUE;
+    rf_baselines b;
+    rf_status st = {0};
+    if (!rf_baselines_measure(job->ds, RF_SPLIT_VAL, &b, &st))
+        return rf_cli_fail_status(error, &st);
+    return rf_baselines_file_write(job->dir, b.majority, b.first_token, error);
+}
+
 /* The run goes into `out`, or a new folder in `runs`, or runs/<config name>. */
 static gboolean prepare_new(train_job *job, const char *config_path, const char *const *sets, const char *out,
                             const char *runs, GError **error)
@@ -195,7 +212,7 @@ static gboolean prepare_new(train_job *job, const char *config_path, const char 
     remove_stale_temps(job->dir);
     g_autofree char *ini = g_build_filename(job->dir, "config.ini", NULL);
     g_autofree char *csv = g_build_filename(job->dir, "metrics.csv", NULL);
-    if (!rf_config_write_ini(&job->cfg, ini, CONFIG_COMMENT, error))
+    if (!rf_config_write_ini(&job->cfg, ini, CONFIG_COMMENT, error) || !write_baselines(job, error))
         return FALSE;
     job->csv = rf_metrics_csv_create(csv, error);
     return job->csv != NULL;
@@ -238,7 +255,7 @@ static gboolean prepare_resume(train_job *job, const char *dir, const char *cons
         return TRUE;
     g_autofree char *ini = g_build_filename(dir, "config.ini", NULL);
     g_autofree char *csv = g_build_filename(dir, "metrics.csv", NULL);
-    if (!rf_config_write_ini(&job->cfg, ini, CONFIG_COMMENT, error))
+    if (!rf_config_write_ini(&job->cfg, ini, CONFIG_COMMENT, error) || !write_baselines(job, error))
         return FALSE;
     job->csv = rf_metrics_csv_resume(csv, job->resumed_from, error);
     return job->csv != NULL;

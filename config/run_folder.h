@@ -4,8 +4,9 @@
  * date, the time and a label (the config's name, or the task and encoder),
  * e.g. runs/2026-11-27_130405-default; an existing folder is never reused.
  * A run folder holds config.ini, metrics.csv (metrics_csv.h), the
- * checkpoint once there is one, and run.ini when the workbench named or
- * tagged the run. */
+ * checkpoint once there is one, baselines.ini for token data
+ * (baselines_file.h), and run.ini when the workbench named or tagged the
+ * run. */
 #ifndef RF_CONFIG_RUN_FOLDER_H
 #define RF_CONFIG_RUN_FOLDER_H
 

@@ -180,6 +180,8 @@ keys=$("$rf" config --list | wc -l)
 check "config.ini holds every key" test "$(grep -c '^[a-z_0-9]*=' "$dir/config.ini")" -eq "$keys"
 check "config.ini holds the overrides" grep -qx 'dim=16' "$dir/config.ini"
 check "checkpoint.safetensors is written" test -s "$dir/checkpoint.safetensors"
+check "baselines.ini holds the validation split's two baselines (token data)" \
+    grep -Eq '^first_token=(0(\.[0-9]+)?|1)$' "$dir/baselines.ini"
 check "the last line is the JSON summary" json_has status steps train_loss val_accuracy test_accuracy \
     test_loss seconds checkpoint planned_bytes peak_engine_bytes peak_rss_bytes
 check "the summary says finished after 6 steps" grep -q '"status":"finished","steps":6,' "$tmp/out"
@@ -530,6 +532,7 @@ run train --config "$tmp/tiny.ini" --set data.task=image_folder --set "data.path
     --set data.patch=2 --set data.val_size=2 --set data.test_size=2 --set data.batch=4 --set model.dim=16 \
     --set model.heads=2 --set model.ff=32 --set train.steps=3 --set train.threads=1 --out "$pics"
 expect_rc 0 "a tiny image_folder run exits 0"
+check "an image run gets no baselines.ini (token data only)" test ! -e "$pics/baselines.ini"
 run_json predict --checkpoint "$pics/checkpoint.safetensors" "$tmp/pics/light/3.png" "text:[MAX 2 9 ]" \
     "$tmp/pics/dark/0.png"
 expect_rc 1 "predict exits 1 when one of its inputs is refused"

@@ -10,8 +10,10 @@
  * runs of the folder RF_SCREENSHOT_RUNS (e.g. bench/runs: their config.ini
  * and metrics.csv are copied) listed beside the test's.
  */
+#include <math.h>
 #include <string.h>
 
+#include "../config/baselines_file.h"
 #include "../ui/figures/training_figure.h"
 #include "../ui/view.h"
 #include "../ui/views/run_row.h"
@@ -219,6 +221,14 @@ static void check_training_recorded(RfWindow *win, GtkColumnView *list, const ch
                g_str_has_prefix(text, "step,split,loss,accuracy,lr,seconds\n") && strstr(text, "\n30,test,") != NULL,
            "with config.ini and metrics.csv up to the test row, as `train` writes them");
     tap_ok(g_file_test(checkpoint, G_FILE_TEST_EXISTS), "and the checkpoint of its end");
+    g_autofree char *run_dir = g_build_filename(runs, folder, NULL);
+    rf_run_data *run = rf_session_get_current_run(s);
+    double majority = NAN, first = NAN;
+    gboolean read = rf_baselines_file_read(run_dir, &majority, &first, NULL);
+    tap_ok(read && isfinite(first) && run != NULL && run->baseline_first_token == first &&
+               run->baseline_majority == majority,
+           "and baselines.ini, whose values the Training view's run has too (first token %.3f, majority %.3f)", first,
+           majority);
     /* the view heard of the ended run, and shows it when it comes on screen */
     gtk_stack_set_visible_child_name(rf_window_get_stack(win), "runs");
     spin_for(1.0);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../config/baselines_file.h"
 #include "../ui/figures/memory_figure.h"
 #include "../ui/figures/training_figure.h"
 #include "../ui/plot/plot.h"
@@ -256,6 +257,8 @@ static void test_run_data(const char *tmp)
            "rows split into 3 train, 2 val, 1 test");
     tap_ok(fabs(rf_run_data_best_val(r) - 0.35) < 1e-12 && rf_run_data_last(r, RF_SPLIT_TEST)->accuracy == 0.33,
            "best val accuracy %.2f and the test row are read", rf_run_data_best_val(r));
+    tap_ok(isnan(r->baseline_majority) && isnan(r->baseline_first_token),
+           "a run folder without baselines.ini has no baselines");
     tap_ok(strcmp(r->cfg.model.encoder, "talk") == 0 && r->cfg.model.dim == 32 && r->cfg.data.batch == 8 &&
                strcmp(r->name, "run-a") == 0,
            "config.ini applies (encoder %s, dim %d) and the name is the directory's", r->cfg.model.encoder,
@@ -307,6 +310,23 @@ static void test_run_data(const char *tmp)
     g_autoptr(rf_run_data) none2 = rf_run_data_load_dir(bad_dir, &error);
     tap_ok(none2 == NULL && error != NULL && strstr(error->message, ":2:") != NULL,
            "a short row is an error at its line (%s)", error != NULL ? error->message : "none");
+    /* baselines.ini, as `rangefinder train` writes it, and refused when malformed */
+    g_autofree char *base_dir = g_build_filename(tmp, "run-baselines", NULL);
+    g_mkdir(base_dir, 0755);
+    g_autofree char *base_csv = write_file(base_dir, "metrics.csv", "step,split,loss,accuracy,lr,seconds\n"
+                                                                     "1,train,2,0.1,0.001,0.1\n");
+    g_clear_error(&error);
+    gboolean wrote = rf_baselines_file_write(base_dir, 0.1625, 0.366, &error);
+    g_autoptr(rf_run_data) with_base = wrote ? rf_run_data_load_dir(base_dir, &error) : NULL;
+    tap_ok(with_base != NULL && with_base->baseline_majority == 0.1625 && with_base->baseline_first_token == 0.366,
+           "baselines.ini written and loaded back with the run (%s)", error != NULL ? error->message : "no error");
+    g_autofree char *bad_base = write_file(base_dir, "baselines.ini", "[baselines]\nmajority=0.2\nfirst_token=1.5\n");
+    g_clear_error(&error);
+    g_autoptr(rf_run_data) none4 = rf_run_data_load_dir(base_dir, &error);
+    tap_ok(none4 == NULL && error != NULL && strstr(error->message, bad_base) != NULL &&
+               strstr(error->message, "first_token") != NULL,
+           "a baseline outside [0, 1] is an error naming the file and the key (%s)",
+           error != NULL ? error->message : "none");
     g_autofree char *bad_ini = write_file(bad_dir, "config.ini", "[model]\nencoder=transformerz\n");
     g_clear_error(&error);
     g_autoptr(rf_run_data) none3 = rf_run_data_load_dir(bad_dir, &error);
@@ -379,6 +399,64 @@ static bool find_color(cairo_surface_t *s, rf_rgb c, rf_rect r, int *px, int *py
             }
         }
     return false;
+}
+
+/* Rows of the accuracy panel (top right) holding over 100 pixels of the
+ * baselines' grey, as their centres, top first; returns how many (at most 4). */
+static int baseline_rows(cairo_surface_t *s, int w, int h, int *rows)
+{
+    int stride = cairo_image_surface_get_stride(s), n = 0, last = -10;
+    const unsigned char *data = cairo_image_surface_get_data(s);
+    for (int y = 0; y < h * 56 / 100 && n < 4; y++) {
+        int count = 0;
+        for (int x = w / 2; x < w; x++) {
+            uint32_t p = *(const uint32_t *)(const void *)(data + y * stride + 4 * x);
+            count += ((p >> 16) & 255) == 89 && ((p >> 8) & 255) == 89 && (p & 255) == 97;   /* (0.35, 0.35, 0.38) */
+        }
+        if (count > 100) {
+            if (y > last + 1)
+                rows[n++] = y;
+            last = y;
+        }
+    }
+    return n;
+}
+
+/* baselines.ini's values as dashed grey lines across the accuracy panel:
+ * none without them, the first-token line above the majority line, moving
+ * with its value, gone when the run is hidden. */
+static void test_training_baselines(void)
+{
+    g_autoptr(rf_training_figure) tf = rf_training_figure_new();
+    rf_figure f = rf_training_figure_figure(tf);
+    rf_run_data *run = synthetic_run("ListOps · ls", 400, 0.01);
+    rf_training_figure_set_runs(tf, &run, 1);
+    int rows[4], rows2[4];
+    cairo_surface_t *s = render(&f, 800, 600);
+    int none = baseline_rows(s, 800, 600, rows);
+    cairo_surface_destroy(s);
+    tap_ok(none == 0, "no baselines: no grey line in the accuracy panel (%d)", none);
+
+    run->baseline_majority = 0.2;
+    run->baseline_first_token = 0.5;
+    s = render(&f, 800, 600);
+    int two = baseline_rows(s, 800, 600, rows);
+    cairo_surface_destroy(s);
+    tap_ok(two == 2, "two baselines: two grey lines (%d)", two);
+    run->baseline_first_token = 0.6;
+    s = render(&f, 800, 600);
+    int moved = baseline_rows(s, 800, 600, rows2);
+    cairo_surface_destroy(s);
+    /* the accuracy axis spans about 0 to 0.9 over ~280 px: 0.1 is ~30 px */
+    tap_ok(moved == 2 && rows2[1] == rows[1] && rows[0] - rows2[0] > 20 && rows[0] - rows2[0] < 45,
+           "the first-token line (y %d) sits above the majority line (y %d) and rises to y %d with its value",
+           two == 2 ? rows[0] : -1, two == 2 ? rows[1] : -1, moved == 2 ? rows2[0] : -1);
+    rf_training_figure_set_hidden(tf, 0, true);
+    s = render(&f, 800, 600);
+    int hidden = baseline_rows(s, 800, 600, rows);
+    cairo_surface_destroy(s);
+    tap_ok(hidden == 0, "a hidden run's baselines are not drawn (%d)", hidden);
+    rf_run_data_free(run);
 }
 
 static void test_training_figure(void)
@@ -598,6 +676,7 @@ int main(void)
     test_series_colors();
     test_run_data(tmp);
     test_training_figure();
+    test_training_baselines();
     test_memory_figure(tmp);
     g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", tmp);
     if (system(cmd) != 0)

@@ -147,6 +147,8 @@ static void take_message(RfSession *s, rf_msg *m, drained *d)
         run->params = m->plan.param_count;
         run->planned_bytes = (double)m->plan.total;
         run->peak_bytes = MAX(run->peak_bytes, (double)m->peak_bytes);
+        run->baseline_majority = m->baseline_majority;
+        run->baseline_first_token = m->baseline_first_token;
         break;
     case RF_MSG_METRICS:
         rf_run_data_append(run, &m->metrics);

@@ -48,7 +48,7 @@ void rf_probe_request_clear(rf_probe_request *r);
 /* --- messages from the worker to the UI thread --- */
 typedef enum rf_msg_kind {
     RF_MSG_DATA,         /* the worker opened the run's data set: data */
-    RF_MSG_BUILT,        /* the model exists: taps, plan, step */
+    RF_MSG_BUILT,        /* the model exists: taps, plan, step, baselines */
     RF_MSG_METRICS,      /* one metrics row: metrics, peak_bytes */
     RF_MSG_PROBES,       /* a filled probe set: probes (handed over), data (the run's) */
     RF_MSG_STATE,        /* the worker's state changed: state, step */
@@ -72,6 +72,7 @@ typedef struct rf_msg {
     rf_data_ref *data;
     char *text;
     guint64 optim_serial;
+    double baseline_majority, baseline_first_token;   /* RF_MSG_BUILT: datasets/baselines.h on val, or NaN */
 } rf_msg;
 
 void rf_msg_free(rf_msg *m);

@@ -11,7 +11,11 @@
  * writes it: each metrics row as it is made, and when the run finishes or
  * stops, the rows synced and then the checkpoint.
  */
+#include <math.h>
+
+#include "../config/baselines_file.h"
 #include "../core/alloc.h"
+#include "../datasets/baselines.h"
 #include "session_private.h"
 #include "../datasets/tsan_sync.h"
 
@@ -140,6 +144,27 @@ static void post_metrics(rf_worker *w, const rf_metrics *metrics)
     rf_queue_push(w->out, m);
 }
 
+/* What the run's token data give without a model (datasets/baselines.h),
+ * on the validation split, into the message and the run's folder as
+ * baselines.ini; NaN for other data. */
+static void measure_baselines(rf_worker *w, rf_msg *m)
+{
+    m->baseline_majority = m->baseline_first_token = NAN;
+    const rf_dataset *ds = w->data != NULL ? w->data->ds : NULL;
+    rf_baselines b;
+    if (ds == NULL || ds->feat_dim > 0 || ds->size[RF_SPLIT_VAL] < 1 ||
+        !rf_baselines_measure(ds, RF_SPLIT_VAL, &b, NULL))
+        return;
+    m->baseline_majority = b.majority;
+    m->baseline_first_token = b.first_token;
+    if (w->record == NULL)
+        return;
+    g_autofree char *dir = g_path_get_dirname(w->record->checkpoint);
+    g_autoptr(GError) error = NULL;
+    if (!rf_baselines_file_write(dir, b.majority, b.first_token, &error))
+        record_failed(w, error);
+}
+
 static void post_built(rf_worker *w)
 {
     rf_graph *g = rf_trainer_model(w->trainer)->graph;
@@ -151,6 +176,7 @@ static void post_built(rf_worker *w)
     m->plan = *rf_trainer_plan(w->trainer);
     m->step = rf_trainer_step_count(w->trainer);
     m->peak_bytes = rf_alloc_peak_bytes();
+    measure_baselines(w, m);
     rf_queue_push(w->out, m);
 }
 

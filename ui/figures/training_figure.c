@@ -13,6 +13,7 @@ static const char *const panel_titles[RF_TRAINING_N_PANELS] = {"Loss", "Accuracy
 static const char *const panel_names[RF_TRAINING_N_PANELS] = {"loss", "accuracy", "lr", "step_time", "memory"};
 
 #define KEY_GREY ((rf_rgb){0.40, 0.40, 0.44})
+#define BASELINE_GREY ((rf_rgb){0.35, 0.35, 0.38})
 #define RAW_ALPHA 0.25       /* the raw train rows behind their smoothed line */
 #define MARKER_ALPHA 0.55    /* the dotted line through a panel where a key changed */
 #define LOG_BUTTON_W 30.0
@@ -353,6 +354,8 @@ static void fit_value_axes(rf_training_figure *f, const rf_axis *x, rf_axis y[RF
         if (visible) {
             rf_axis_include(&y[RF_TRAINING_MEMORY], s->run->peak_bytes > 0 ? s->run->peak_bytes : NAN);
             rf_axis_include(&y[RF_TRAINING_MEMORY], s->run->planned_bytes > 0 ? s->run->planned_bytes : NAN);
+            rf_axis_include(&y[RF_TRAINING_ACCURACY], s->run->baseline_majority);   /* NaN: nothing */
+            rf_axis_include(&y[RF_TRAINING_ACCURACY], s->run->baseline_first_token);
         }
     }
     /* Linear axes of positive quantities start at 0 (log axes skip it). */
@@ -614,6 +617,38 @@ static void draw_log_button(rf_training_figure *f, rf_plot *p, int panel)
     cairo_restore(cr);
 }
 
+/* The shown runs' baselines (baselines.ini: validation accuracy without a
+ * model) as dashed grey lines across the accuracy panel, each value once:
+ * runs on the same data share them. The lines go under the runs, the
+ * labels (`labels`) over them. */
+static void draw_baselines(rf_training_figure *f, rf_plot *acc, bool labels)
+{
+    enum { MAX_LINES = 8 };
+    double drawn[MAX_LINES];
+    int n = 0;
+    for (guint i = 0; i < f->series->len; i++) {
+        run_series *s = rf_training_series(f, i);
+        if (s->hidden)
+            continue;
+        const double values[2] = {s->run->baseline_first_token, s->run->baseline_majority};
+        const char *names[2] = {"first token alone", "majority class"};
+        for (int k = 0; k < 2; k++) {
+            bool seen = !isfinite(values[k]);
+            for (int j = 0; j < n && !seen; j++)
+                seen = fabs(drawn[j] - values[k]) < 5e-4;
+            if (seen || n == MAX_LINES)
+                continue;
+            char label[64];
+            snprintf(label, sizeof label, "%s: %.1f%%", names[k], 100 * values[k]);
+            if (labels)
+                rf_plot_hline_label(acc, values[k], KEY_GREY, label);
+            else
+                rf_plot_hline(acc, values[k], BASELINE_GREY, NULL);
+            drawn[n++] = values[k];
+        }
+    }
+}
+
 static void draw_key(rf_training_figure *f, rf_plot *acc)
 {
     char key[128];
@@ -639,6 +674,7 @@ static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoo
     }
     rf_plot plots[RF_TRAINING_N_PANELS];
     layout(f, cr, w, h, zoom, plots);
+    draw_baselines(f, &plots[RF_TRAINING_ACCURACY], false);
     for (guint i = 0; i < f->series->len; i++) {
         run_series *s = rf_training_series(f, i);
         if (!s->hidden)
@@ -649,6 +685,7 @@ static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoo
         if (!s->hidden)
             draw_changes(f, plots, s, rf_series_color((int)i));
     }
+    draw_baselines(f, &plots[RF_TRAINING_ACCURACY], true);
     draw_memory(f, &plots[RF_TRAINING_MEMORY]);
     draw_legend(f, &plots[RF_TRAINING_LOSS]);
     draw_key(f, &plots[RF_TRAINING_ACCURACY]);

@@ -5,7 +5,9 @@
  * with points. Loss, learning rate and step time can each be drawn on a log
  * scale (the "log" button in the panel's title row); a click on a legend
  * entry hides or shows that run; a marker on the axis shows where an
- * optimiser key was changed live. Zoom applies to the shared axis; the
+ * optimiser key was changed live; dashed grey lines across the accuracy
+ * panel mark what the runs' data give without a model (their baselines.ini:
+ * the majority class, each first token's class). Zoom applies to the shared axis; the
  * value axes fit the visible part of the shown runs. Drawn the same on
  * screen, in exports and by `rangefinder plot`.
  */

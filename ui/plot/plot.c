@@ -357,6 +357,22 @@ void rf_plot_hline(rf_plot *p, double y, rf_rgb color, const char *label)
     cairo_restore(cr);
 }
 
+void rf_plot_hline_label(rf_plot *p, double y, rf_rgb color, const char *label)
+{
+    if (!rf_plot_drawable(p, p->x.min, y) || y < fmin(p->y.min, p->y.max) || y > fmax(p->y.min, p->y.max))
+        return;
+    cairo_t *cr = p->cr;
+    double py = round(rf_plot_py(p, y)) + 0.5, right = p->frame.x + p->frame.w - 6;
+    double w = text_width(cr, RF_PLOT_TEXT, false, label), h = RF_PLOT_TEXT + 4;
+    cairo_save(cr);
+    cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+    cairo_rectangle(cr, right - w - 3, py - 3 - h, w + 6, h);
+    cairo_fill(cr);
+    rf_set_color(cr, color, 1);
+    rf_draw_text(cr, right, py - 5, 1, 1, RF_PLOT_TEXT, false, label);
+    cairo_restore(cr);
+}
+
 void rf_plot_vline(rf_plot *p, double x, rf_rgb color, const char *label)
 {
     if (!rf_plot_drawable(p, x, p->y.min) || x < fmin(p->x.min, p->x.max) || x > fmax(p->x.min, p->x.max))

@@ -128,6 +128,10 @@ void rf_plot_line_alpha(rf_plot *p, const double *x, const double *y, int n, rf_
 void rf_plot_points(rf_plot *p, const double *x, const double *y, int n, rf_rgb color, double radius);
 /* A horizontal/vertical reference line across the frame with an optional label. */
 void rf_plot_hline(rf_plot *p, double y, rf_rgb color, const char *label);
+/* A reference line's label, right-aligned at the frame's right edge just
+ * above y, on a white box: drawn after the data, it stays readable over
+ * noisy lines. Nothing when y is outside the value axis. */
+void rf_plot_hline_label(rf_plot *p, double y, rf_rgb color, const char *label);
 void rf_plot_vline(rf_plot *p, double x, rf_rgb color, const char *label);
 /* Where a legend box sits in the frame: the corner the figure's data leave
  * empty (a memory plot's curves rise from bottom left to top right). */

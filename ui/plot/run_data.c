@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../config/baselines_file.h"
 #include "../../config/config_file.h"
 #include "../../datasets/text_input.h"
 
@@ -23,6 +24,7 @@ rf_run_data *rf_run_data_new(const char *name, const rf_config *cfg)
         rf_config_defaults(&r->cfg);
     r->rows = g_array_new(FALSE, FALSE, sizeof(rf_metrics));
     r->changes = g_array_new(FALSE, FALSE, sizeof(rf_run_change));
+    r->baseline_majority = r->baseline_first_token = NAN;
     return r;
 }
 
@@ -241,6 +243,8 @@ rf_run_data *rf_run_data_load_dir(const char *dir, GError **error)
     r->dir = g_strdup(dir);
     g_autofree char *ini = g_build_filename(dir, "config.ini", NULL);
     if (g_file_test(ini, G_FILE_TEST_EXISTS) && !rf_config_apply_ini(&r->cfg, ini, error))
+        return NULL;
+    if (!rf_baselines_file_read(dir, &r->baseline_majority, &r->baseline_first_token, error))
         return NULL;
     g_autofree char *csv = g_build_filename(dir, "metrics.csv", NULL);
     if (!load_metrics(r, csv, error))

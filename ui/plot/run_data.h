@@ -29,6 +29,8 @@ typedef struct rf_run_data {
     double planned_bytes;       /* the memory planner's total; 0 unknown */
     double peak_bytes;          /* measured engine peak; 0 unknown */
     double median_step_seconds; /* over train rows; 0 unknown */
+    double baseline_majority;   /* validation accuracy without a model (baselines.ini); NaN unknown */
+    double baseline_first_token;
 } rf_run_data;
 
 rf_run_data *rf_run_data_new(const char *name, const rf_config *cfg);
@@ -50,9 +52,9 @@ double rf_run_data_best_val(const rf_run_data *r);
 /* Recompute median_step_seconds from the train rows. */
 void rf_run_data_update_summary(rf_run_data *r);
 
-/* Load DIR/metrics.csv (and DIR/config.ini when present; a missing config
- * keeps defaults) as written by `rangefinder train`. Every malformed line is
- * an error naming the file and the line. The name is the directory's base
+/* Load DIR/metrics.csv (and DIR/config.ini and DIR/baselines.ini when
+ * present; a missing config keeps defaults) as written by `rangefinder
+ * train`. Every malformed line is an error naming the file and the line. The name is the directory's base
  * name; `dir` is the directory. */
 rf_run_data *rf_run_data_load_dir(const char *dir, GError **error);
 
