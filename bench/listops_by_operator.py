@@ -13,7 +13,7 @@ expression is wrapped: docs/reproduction.md, "What 36% means".
 CHECKPOINT: any ListOps model; the TSV: LRA's format (Source<TAB>Target, a
 header line); N: the first N rows (default 1000). RANGEFINDER names the
 binary (default build/rangefinder); each call of `rangefinder predict`
-classifies 50 expressions on one thread. Rows whose wrapped form no longer
+classifies 50 expressions on one thread of the CPU. Rows whose wrapped form no longer
 fits the model's length are left out of both columns.
 """
 import collections
@@ -30,7 +30,7 @@ def outer(source):
 def predict(binary, checkpoint, texts):
     labels = []
     for i in range(0, len(texts), 50):
-        args = [binary, 'predict', '--checkpoint', checkpoint, '--set', 'train.threads=1']
+        args = [binary, 'predict', '--checkpoint', checkpoint, '--set', 'train.threads=1', '--set', 'train.device=cpu']
         for t in texts[i:i + 50]:
             args += ['--text', t]
         done = subprocess.run(args, capture_output=True, text=True)
@@ -61,6 +61,8 @@ def main():
         g['answers'][p] += 1
         g['answers_wrapped'][w] += 1
     total = {k: sum(g[k] for g in groups.values()) for k in ('n', 'plain', 'wrapped')}
+    if total['n'] == 0:
+        sys.exit('no row was classified: run `rangefinder predict` on one of them to see why')
     print(f"| outermost operator | rows | accuracy | its answers | wrapped in [MAX ... ] | its answers |")
     print(f"|---|---|---|---|---|---|")
     for op in sorted(groups):
