@@ -5,6 +5,7 @@
 #include "../datasets/baselines.h"
 #include "cli.h"
 #include "commands.h"
+#include "eval_first_token.h"
 #include "json_line.h"
 #include "saved_model.h"
 
@@ -12,13 +13,16 @@ int rf_cmd_eval(int argc, char **argv)
 {
     g_autofree char *checkpoint = NULL, *split_name = NULL;
     g_auto(GStrv) sets = NULL;
-    gboolean json = FALSE;
+    gboolean json = FALSE, by_first_token = FALSE;
     const GOptionEntry entries[] = {
         {"checkpoint", 'k', 0, G_OPTION_ARG_FILENAME, &checkpoint, "Checkpoint to evaluate", "FILE"},
         {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override one key (repeatable; not the model's)",
          "SECTION.KEY=VALUE"},
         {"split", 0, 0, G_OPTION_ARG_STRING, &split_name, "Split to evaluate: test (default) or val", "SPLIT"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL},
+        {"by-first-token", 0, 0, G_OPTION_ARG_NONE, &by_first_token,
+         "Also group the accuracy and the model's answers by each sample's first token (token data; ListOps: "
+         "the outermost operator)", NULL},
         G_OPTION_ENTRY_NULL,
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
@@ -33,7 +37,8 @@ int rf_cmd_eval(int argc, char **argv)
         "Examples:\n  rangefinder eval --checkpoint runs/default/checkpoint.safetensors --json\n"
         "  rangefinder eval --checkpoint runs/default/checkpoint.safetensors --set data.task=lra_tsv \\\n"
         "      --set data.path=lra_release/listops-1000\n"
-        "  rangefinder eval --checkpoint runs/default/checkpoint.safetensors --set data.concat=2\n");
+        "  rangefinder eval --checkpoint runs/default/checkpoint.safetensors --set data.concat=2\n"
+        "  rangefinder eval --checkpoint runs/default/checkpoint.safetensors --by-first-token\n");
 
     g_autoptr(GError) error = NULL;
     if (!rf_cli_parse(ctx, "eval", &argc, &argv, &error))
@@ -56,6 +61,9 @@ int rf_cmd_eval(int argc, char **argv)
         ok = rf_cli_fail_status(&error, &st);
     rf_baselines base;
     bool have_base = ok && sm.ds->feat_dim == 0 && rf_baselines_measure(sm.ds, split, &base, NULL);
+    rf_first_token_table table = {0};
+    if (ok && by_first_token)
+        ok = rf_first_token_table_measure(&sm, split, &table, &error);
     if (ok) {
         int64_t samples = sm.ds->size[split];
         if (json) {
@@ -70,6 +78,8 @@ int rf_cmd_eval(int argc, char **argv)
                 rf_json_num(&j, "baseline_majority", base.majority);
                 rf_json_num(&j, "baseline_first_token", base.first_token);
             }
+            if (by_first_token)
+                rf_first_token_table_json(&table, &j);
             rf_json_print(&j);
         } else {
             printf("%s loss %.3f accuracy %.3f (%lld samples)\n", rf_split_name(split), m.loss, m.accuracy,
@@ -78,10 +88,13 @@ int rf_cmd_eval(int argc, char **argv)
                 printf("without the model: %.3f answering the majority class, %.3f answering each first token's\n"
                        "majority class (for ListOps: the outermost operator's)\n",
                        base.majority, base.first_token);
+            if (by_first_token)
+                rf_first_token_table_print(&table);
         }
     } else {
         code = rf_cli_report(error);
     }
+    rf_first_token_table_clear(&table);
     rf_saved_model_clear(&sm);
     return code;
 }

@@ -65,43 +65,6 @@ static void print_prediction(const rf_dataset *ds, const input *in, const float 
     rf_json_print(&j);
 }
 
-/* A featurised input's place in its window, and its length. */
-typedef struct slot {
-    int index, len;
-} slot;
-
-static int shorter_first(const void *pa, const void *pb)
-{
-    const slot *a = pa, *b = pb;
-    return a->len != b->len ? (a->len > b->len) - (a->len < b->len) : (a->index > b->index) - (a->index < b->index);
-}
-
-/* Classify the featurised inputs in[0, rows) shortest first, data.batch at
- * a time (the engine runs a batch only as long as its longest input: the
- * length buckets of core/train.c), probabilities into probs in their own
- * order. */
-static bool classify(rf_trainer *t, const rf_outside_input *in, int rows, int batch, int classes, float *probs,
-                     rf_status *st)
-{
-    g_autofree slot *order = g_new(slot, rows);
-    for (int r = 0; r < rows; r++)
-        order[r] = (slot){r, in[r].len};
-    qsort(order, (size_t)rows, sizeof *order, shorter_first);
-    g_autofree rf_outside_input *group = g_new(rf_outside_input, batch);
-    g_autofree float *out = g_new(float, (size_t)batch * classes);
-    for (int first = 0; first < rows; first += batch) {
-        int count = MIN(batch, rows - first);
-        for (int j = 0; j < count; j++)
-            group[j] = in[order[first + j].index];
-        if (!rf_trainer_predict(t, group, count, out, st))
-            return false;
-        for (int j = 0; j < count; j++)
-            memcpy(probs + (size_t)order[first + j].index * classes, out + (size_t)j * classes,
-                   (size_t)classes * sizeof *out);
-    }
-    return true;
-}
-
 /* Featurise and classify inputs [0, n), RF_LENGTH_BUCKETS batches' worth
  * at a time (batched by length within that window, so memory stays
  * bounded); refused inputs are reported where they stand, everything in
@@ -130,7 +93,7 @@ static int predict_all(rf_saved_model *sm, const input *inputs, int n, GError **
             }
         }
         rf_status st = {0};
-        bool ok = rows == 0 || classify(sm->trainer, in, rows, batch, ds->classes, probs, &st);
+        bool ok = rows == 0 || rf_saved_model_classify(sm, in, rows, probs, &st);
         for (int i = first, r = 0; i < next; i++) {
             if (ok && errors[i - first] != NULL)
                 print_error(&inputs[i], errors[i - first]);

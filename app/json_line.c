@@ -79,6 +79,12 @@ void rf_json_num_array(rf_json_line *j, const char *key, const float *values, in
     g_string_append_c(j->text, ']');
 }
 
+void rf_json_raw(rf_json_line *j, const char *key, const char *json)
+{
+    append_key(j, key);
+    g_string_append(j->text, json);
+}
+
 char *rf_json_end(rf_json_line *j)
 {
     g_string_append_c(j->text, '}');

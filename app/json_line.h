@@ -15,6 +15,8 @@ void rf_json_str(rf_json_line *j, const char *key, const char *value);   /* NULL
 void rf_json_int(rf_json_line *j, const char *key, int64_t value);
 void rf_json_num(rf_json_line *j, const char *key, double value);        /* NaN/Inf write null */
 void rf_json_num_array(rf_json_line *j, const char *key, const float *values, int n);   /* [a,b,...] */
+/* `json`, already JSON (an array of finished objects), as the value of key. */
+void rf_json_raw(rf_json_line *j, const char *key, const char *json);
 /* The finished object, without a newline; the builder is reset. */
 char *rf_json_end(rf_json_line *j);
 

@@ -24,4 +24,10 @@ gboolean rf_saved_model_open(rf_saved_model *sm, const char *checkpoint, const c
                              gboolean forward_only, GError **error);
 void rf_saved_model_clear(rf_saved_model *sm);
 
+/* Class probabilities of inputs in[0, rows) into probs (rows x classes, in
+ * their own order), forward only, shortest first, data.batch at a time: the
+ * engine runs a batch only as long as its longest input (the length
+ * buckets of core/train.c), so callers pass a window of several batches. */
+bool rf_saved_model_classify(rf_saved_model *sm, const rf_outside_input *in, int rows, float *probs, rf_status *st);
+
 #endif

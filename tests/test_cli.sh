@@ -533,6 +533,8 @@ run train --config "$tmp/tiny.ini" --set data.task=image_folder --set "data.path
     --set model.heads=2 --set model.ff=32 --set train.steps=3 --set train.threads=1 --out "$pics"
 expect_rc 0 "a tiny image_folder run exits 0"
 check "an image run gets no baselines.ini (token data only)" test ! -e "$pics/baselines.ini"
+expect_error 1 "eval --by-first-token refuses image data, saying why" "needs token data" \
+    eval --checkpoint "$pics/checkpoint.safetensors" --by-first-token
 run_json predict --checkpoint "$pics/checkpoint.safetensors" "$tmp/pics/light/3.png" "text:[MAX 2 9 ]" \
     "$tmp/pics/dark/0.png"
 expect_rc 1 "predict exits 1 when one of its inputs is refused"
@@ -617,6 +619,12 @@ check "eval adds the baselines of token data: the majority class (ties: the lowe
 run eval --checkpoint "$ckpt" --set data.task=lra_tsv --set "data.path=$lra"
 check "eval's text says what the labels give without the model" \
     grep -q '^without the model: 0.333 answering the majority class, 1.000 answering' "$tmp/out"
+run_json eval --checkpoint "$ckpt" --set data.task=lra_tsv --set "data.path=$lra" --by-first-token --json
+expect_rc 0 "eval --by-first-token exits 0"
+json_check "eval --by-first-token: one group per outermost operator, each of one row answered once" \
+    'g = lines[0]["by_first_token"]; assert sorted(x["token"] for x in g) == ["[MAX", "[MIN", "[SM"], g; assert all(x["samples"] == 1 and sum(x["answers"]) == 1 for x in g), g'
+json_check "eval --by-first-token: its groups (the predict path) agree with eval's accuracy (the evaluation path)" \
+    'l = lines[0]; assert abs(sum(x["accuracy"] * x["samples"] for x in l["by_first_token"]) / 3 - l["accuracy"]) < 1e-9, l'
 run train --config "$tmp/tiny.ini" "${tiny[@]}" --set data.task=lra_tsv --set "data.path=$lra" --set train.steps=2 \
     --out "$tmp/lra-run"
 expect_rc 0 "a tiny run on LRA-format files exits 0"
