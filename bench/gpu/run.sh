@@ -91,6 +91,13 @@ run_one() {
             echo "eval $c concat $k: $(cat $d/eval-concat$k.json)"
         done
     fi
+    # whatever step it reached: its answers per outermost operator (docs/reproduction.md,
+    # "What 36% means"), on 4 CPU threads beside the other runs' GPU work
+    if [[ $c == blrp* ]] && [ -f $d/checkpoint.safetensors ]; then
+        timeout $(lim 120) $RF eval --checkpoint $d/checkpoint.safetensors --set train.device=cpu --set train.threads=4 \
+            --by-first-token --json > $d/eval-by-first-token.json 2>&1
+        echo "eval $c by first token: $(cat $d/eval-by-first-token.json)"
+    fi
 }
 (
     for c in $RUNS; do
