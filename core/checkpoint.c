@@ -93,10 +93,11 @@ static bool parse_step(const char *text, int64_t *step)
     return true;
 }
 
-/* Read the file and check that it is a checkpoint this build understands. */
+/* Open the file (its header: the tensors are read one at a time later) and
+ * check that it is a checkpoint this build understands. */
 static rf_safetensors *open_checkpoint(const char *path, int64_t *step, rf_status *st)
 {
-    rf_safetensors *f = rf_safetensors_read(path, st);
+    rf_safetensors *f = rf_safetensors_open(path, st);
     if (f == NULL)
         return NULL;
     const char *format = rf_safetensors_meta(f, "format");
@@ -190,23 +191,29 @@ static bool verify_checksum(const char *path, const rf_safetensors *f, rf_status
         rf_warn("%s: no \"" RF_CKPT_CRC "\" in the metadata, so its tensor data cannot be verified", path);
         return true;
     }
-    size_t size = 0;
-    const void *data = rf_safetensors_data(f, &size);
+    unsigned long crc;
+    if (!rf_safetensors_data_crc32(f, &crc, st))
+        return false;
     char have[16];
-    snprintf(have, sizeof have, "%08lx", crc32_z(crc32_z(0, Z_NULL, 0), data, size));
+    snprintf(have, sizeof have, "%08lx", crc);
     if (strcmp(have, want) != 0)
         return rf_fail(st, "%s: checksum mismatch: the tensor data's crc32 is %s, the metadata says '%s' "
                            "(the file is damaged)", path, have, want);
     return true;
 }
 
-/* Weights or moments that are NaN or infinite are refused, naming the tensor. */
-static bool check_finite(const char *path, const rf_st_tensor *t, int64_t numel, rf_status *st)
+/* Weights or moments that are NaN or infinite are refused, naming the
+ * tensor: each is read into `scratch` (room for the largest) and checked,
+ * before anything is copied into the model. */
+static bool check_finite(const char *path, const rf_safetensors *f, const rf_st_tensor *t, int64_t numel,
+                         float *scratch, rf_status *st)
 {
+    if (!rf_safetensors_read_tensor(f, t, scratch, st))
+        return false;
     for (int64_t i = 0; i < numel; i++)
-        if (!isfinite(t->data[i]))
+        if (!isfinite(scratch[i]))
             return rf_fail(st, "%s: tensor '%s' holds a non-finite value (%g at element %" PRId64 ")", path,
-                           t->name, t->data[i], i);
+                           t->name, scratch[i], i);
     return true;
 }
 
@@ -252,14 +259,25 @@ bool rf_checkpoint_load(const char *path, rf_params *p, int64_t *step, rf_status
      * tensors exactly when it holds more than that */
     if (ok && rf_safetensors_count(f) > p->count * KINDS)
         ok = report_unknown(path, f, found, p->count * KINDS, st);
+    /* Two passes, so a refused file leaves the model as it was while only
+     * the largest tensor is held (malloc'd: a file buffer, not the
+     * engine's): check every tensor, then read each into its place (the
+     * open file cannot change under us: checkpoints are replaced by a
+     * rename, never rewritten in place). */
+    int64_t largest = 1;
+    for (int i = 0; i < p->count; i++)
+        largest = p->entries[i].numel > largest ? p->entries[i].numel : largest;
+    float *scratch = ok ? malloc((size_t)largest * sizeof *scratch) : NULL;
+    if (ok && scratch == NULL)
+        ok = rf_fail(st, "%s: out of memory", path);
     for (int i = 0; ok && i < p->count * KINDS; i++)
-        ok = check_finite(path, found[i], p->entries[i / KINDS].numel, st);
+        ok = check_finite(path, f, found[i], p->entries[i / KINDS].numel, scratch, st);
+    free(scratch);
     for (int i = 0; ok && i < p->count; i++) {
         const rf_param_entry *e = &p->entries[i];
-        for (int kind = 0; kind < KINDS; kind++)   /* a values-only store takes the values */
+        for (int kind = 0; ok && kind < KINDS; kind++)   /* a values-only store takes the values */
             if (kind_block(p, kind) != NULL)
-                memcpy(kind_block(p, kind) + e->offset, found[i * KINDS + kind]->data,
-                       (size_t)e->numel * sizeof(float));
+                ok = rf_safetensors_read_tensor(f, found[i * KINDS + kind], kind_block(p, kind) + e->offset, st);
     }
     if (ok)
         *step = file_step;

@@ -14,7 +14,7 @@ static int dim_of(const rf_safetensors *f, const char *name, int axis)
 
 bool rf_model_input_read(const char *checkpoint, rf_model_input *in, rf_status *st)
 {
-    rf_safetensors *f = rf_safetensors_read(checkpoint, st);
+    rf_safetensors *f = rf_safetensors_open(checkpoint, st);   /* the shapes only: no tensor data is read */
     if (f == NULL)
         return false;
     int vocab = dim_of(f, "embed.tokens", 0), features = dim_of(f, "embed.features.weight", 0);

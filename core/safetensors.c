@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "alloc.h"
 #include "atomic_file.h"
@@ -23,9 +24,13 @@ struct rf_safetensors {
     json_t *meta;           /* borrowed from header; NULL if absent */
     int count;
     rf_st_tensor *tensors;
+    int64_t *offsets;       /* [count]: each tensor's first byte in the data section */
     const rf_st_tensor **by_name;   /* the tensors sorted by name, for rf_safetensors_find */
-    float *data;            /* the data section, rf_alloc'd (64-byte aligned) */
+    float *data;            /* the data section, rf_alloc'd (64-byte aligned); NULL when opened */
     size_t data_size;
+    char *path;             /* for messages */
+    int fd;                 /* opened (rf_safetensors_open): the file, else -1 */
+    int64_t data_start;     /* the data section's first byte in the file */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -372,16 +377,23 @@ static bool parse_header(const char *path, rf_safetensors *f, int64_t data_size,
     }
     ok = ok && check_layout(path, f, spans, data_size, st);
     /* every begin is a sum of F32 sizes, so the pointers are float-aligned */
-    for (int i = 0; ok && i < f->count; i++)
-        f->tensors[spans[i].index].data = (const float *)((const char *)f->data + spans[i].begin);
+    f->offsets = ok ? malloc(((size_t)f->count + 1) * sizeof *f->offsets) : NULL;
+    if (ok && f->offsets == NULL)
+        ok = rf_fail(st, "%s: out of memory reading the header", path);
+    for (int i = 0; ok && i < f->count; i++) {
+        f->offsets[spans[i].index] = spans[i].begin;
+        f->tensors[spans[i].index].data =
+            f->data != NULL ? (const float *)((const char *)f->data + spans[i].begin) : NULL;
+    }
     free(spans);
     if (ok && !index_names(f))
         ok = rf_fail(st, "%s: out of memory reading the header", path);
     return ok;
 }
 
-/* Read the length field, header text and data section; parse the JSON. */
-static bool load_file(const char *path, int fd, rf_safetensors *f, int64_t *data_size, rf_status *st)
+/* Read the length field, header text and (`whole`) the data section;
+ * parse the JSON. */
+static bool load_file(const char *path, int fd, rf_safetensors *f, int64_t *data_size, bool whole, rf_status *st)
 {
     struct stat sb;
     if (fstat(fd, &sb) != 0)
@@ -410,12 +422,13 @@ static bool load_file(const char *path, int fd, rf_safetensors *f, int64_t *data
 
     char *header = malloc(n ? n : 1);
     *data_size = size - 8 - (int64_t)n;
-    f->data = rf_alloc((size_t)*data_size);
-    if (header == NULL || f->data == NULL) {
+    f->data_start = 8 + (int64_t)n;
+    f->data = whole ? rf_alloc((size_t)*data_size) : NULL;
+    if (header == NULL || (whole && f->data == NULL)) {
         free(header);
         return rf_fail(st, "%s: out of memory reading %" PRId64 " bytes", path, size);
     }
-    if (!read_all(fd, header, n) || !read_all(fd, f->data, (size_t)*data_size)) {
+    if (!read_all(fd, header, n) || (whole && !read_all(fd, f->data, (size_t)*data_size))) {
         free(header);
         return rf_fail(st, "%s: read failed: %s", path, errno ? strerror(errno) : "unexpected end of file");
     }
@@ -427,22 +440,29 @@ static bool load_file(const char *path, int fd, rf_safetensors *f, int64_t *data
     return true;
 }
 
-rf_safetensors *rf_safetensors_read(const char *path, rf_status *st)
+static rf_safetensors *read_file(const char *path, bool whole, rf_status *st)
 {
     rf_safetensors *f = calloc(1, sizeof *f);
-    if (f == NULL) {
+    char *name = strdup(path);
+    if (f == NULL || name == NULL) {
+        free(f);
+        free(name);
         rf_fail(st, "%s: out of memory", path);
         return NULL;
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    f->path = name;
+    f->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (f->fd < 0) {
         rf_fail(st, "%s: cannot open: %s", path, strerror(errno));
-        free(f);
+        rf_safetensors_free(f);
         return NULL;
     }
     int64_t data_size = 0;
-    bool ok = load_file(path, fd, f, &data_size, st);
-    close(fd);
+    bool ok = load_file(path, f->fd, f, &data_size, whole, st);
+    if (whole) {
+        close(f->fd);
+        f->fd = -1;
+    }
     f->data_size = (size_t)data_size;
     ok = ok && parse_header(path, f, data_size, st);
     if (!ok) {
@@ -452,15 +472,76 @@ rf_safetensors *rf_safetensors_read(const char *path, rf_status *st)
     return f;
 }
 
+rf_safetensors *rf_safetensors_read(const char *path, rf_status *st) { return read_file(path, true, st); }
+
+rf_safetensors *rf_safetensors_open(const char *path, rf_status *st) { return read_file(path, false, st); }
+
 void rf_safetensors_free(rf_safetensors *f)
 {
     if (f == NULL)
         return;
+    if (f->fd >= 0)
+        close(f->fd);
     json_decref(f->header);
     free(f->tensors);
+    free(f->offsets);
     free(f->by_name);
     rf_free(f->data);
+    free(f->path);
     free(f);
+}
+
+/* size bytes at `offset` of the data section into buf. */
+static bool read_data(const rf_safetensors *f, int64_t offset, void *buf, size_t size, const char *what,
+                      rf_status *st)
+{
+    if (f->data != NULL) {
+        memcpy(buf, (const char *)f->data + offset, size);
+        return true;
+    }
+    char *p = buf;
+    off_t at = (off_t)(f->data_start + offset);
+    while (size > 0) {
+        ssize_t n = pread(f->fd, p, size < (1u << 30) ? size : (1u << 30), at);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return rf_fail(st, "%s: reading %s failed: %s", f->path, what,
+                           n < 0 ? strerror(errno) : "the file ends early (was it truncated?)");
+        p += n;
+        at += n;
+        size -= (size_t)n;
+    }
+    return true;
+}
+
+bool rf_safetensors_read_tensor(const rf_safetensors *f, const rf_st_tensor *t, float *dst, rf_status *st)
+{
+    char what[RF_NAME_LEN + 16];
+    snprintf(what, sizeof what, "tensor '%s'", t->name);
+    return read_data(f, f->offsets[t - f->tensors], dst, (size_t)shape_bytes(t), what, st);
+}
+
+bool rf_safetensors_data_crc32(const rf_safetensors *f, unsigned long *crc, rf_status *st)
+{
+    enum { PIECE = 1 << 20 };
+    *crc = crc32_z(0, Z_NULL, 0);
+    if (f->data != NULL) {
+        *crc = crc32_z(*crc, (const Bytef *)f->data, f->data_size);
+        return true;
+    }
+    unsigned char *buf = malloc(PIECE);
+    if (buf == NULL)
+        return rf_fail(st, "%s: out of memory", f->path);
+    bool ok = true;
+    for (size_t at = 0; ok && at < f->data_size; at += PIECE) {
+        size_t n = f->data_size - at < PIECE ? f->data_size - at : PIECE;
+        ok = read_data(f, (int64_t)at, buf, n, "the tensor data", st);
+        if (ok)
+            *crc = crc32_z(*crc, buf, n);
+    }
+    free(buf);
+    return ok;
 }
 
 int rf_safetensors_count(const rf_safetensors *f) { return f->count; }

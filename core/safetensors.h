@@ -22,7 +22,8 @@
 /* Limits on what a read accepts, checked before allocating: the header
  * (JSON) at most 4 MiB (our checkpoints' are a few KiB plus ~110 bytes a
  * tensor: 38,000 tensors, 12,700 parameters with their moments), at most
- * 65536 tensors, and at most 16 GiB of tensor data, which is read whole.
+ * 65536 tensors, and at most 16 GiB of tensor data, which
+ * rf_safetensors_read reads whole (rf_safetensors_open a tensor at a time).
  * Jansson takes up to ~80 bytes per header byte (measured: 77 for a header
  * of empty objects, 45 for empty arrays), so reading a file allocates at
  * most its data section plus 320 MiB. */
@@ -34,7 +35,7 @@ typedef struct rf_st_tensor {
     char name[RF_NAME_LEN];
     int ndim;                       /* 0..4 */
     int64_t shape[RF_MAX_DIMS];
-    const float *data;              /* numel floats */
+    const float *data;              /* numel floats; NULL in a file from rf_safetensors_open */
 } rf_st_tensor;
 
 typedef struct rf_st_meta {
@@ -52,13 +53,28 @@ typedef struct rf_safetensors rf_safetensors;
  * data_offsets in bounds, matching the shape's byte size, not overlapping,
  * covering the data section exactly; metadata values are strings. */
 rf_safetensors *rf_safetensors_read(const char *path, rf_status *st);
+/* rf_safetensors_read without reading the data section: the header is
+ * read and validated the same way, every tensor's `data` is NULL, and the
+ * file stays open until rf_safetensors_free for rf_safetensors_read_tensor
+ * and rf_safetensors_data_crc32. Loading a checkpoint this way holds one
+ * tensor at a time, not the whole file. */
+rf_safetensors *rf_safetensors_open(const char *path, rf_status *st);
 void rf_safetensors_free(rf_safetensors *f);
+
+/* Copy tensor t (one of f's) numel floats into dst (from memory, or read from the
+ * file); false with a message naming the file and the tensor when the read
+ * fails or comes up short (the file was truncated under us). */
+bool rf_safetensors_read_tensor(const rf_safetensors *f, const rf_st_tensor *t, float *dst, rf_status *st);
+/* zlib's crc32 of the whole data section (read in 1 MiB pieces when it is
+ * not in memory). */
+bool rf_safetensors_data_crc32(const rf_safetensors *f, unsigned long *crc, rf_status *st);
 
 int rf_safetensors_count(const rf_safetensors *f);
 const rf_st_tensor *rf_safetensors_tensor(const rf_safetensors *f, int i);
 const rf_st_tensor *rf_safetensors_find(const rf_safetensors *f, const char *name);
 const char *rf_safetensors_meta(const rf_safetensors *f, const char *key);  /* NULL if absent */
-/* The data section: every byte after the header, which the tensors cover exactly. */
+/* The data section: every byte after the header, which the tensors cover
+ * exactly (NULL, with its size, in a file from rf_safetensors_open). */
 const void *rf_safetensors_data(const rf_safetensors *f, size_t *size);
 
 #endif

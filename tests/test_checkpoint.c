@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "alloc.h"
 #include "checkpoint.h"
 #include "config.h"
 #include "params.h"
@@ -188,6 +189,61 @@ static void test_round_trip(void)
            "metadata round-trips");
     tap_ok(rf_safetensors_meta(f, "absent") == NULL, "absent metadata key gives NULL");
     rf_safetensors_free(f);
+}
+
+/* rf_safetensors_open: the header alone; each tensor read on request equals
+ * what the whole-file reader holds; the data section's crc32 read in 1 MiB
+ * pieces (a 1.2 MB tensor spans two) equals zlib's over the bytes in
+ * memory; a file cut short after opening fails the read, naming the file
+ * and the tensor. */
+static void test_open_lazily(void)
+{
+    enum { BIG = 300000 };
+    float *big = malloc(BIG * sizeof *big);
+    for (int i = 0; i < BIG; i++)
+        big[i] = (float)i * 0.25f - 7.0f;
+    rf_st_tensor t[N_FIXTURE + 1];
+    rf_st_meta meta[2];
+    fixture(t, meta);
+    t[N_FIXTURE] = (rf_st_tensor){"big", 1, {BIG, 1, 1, 1}, big};
+    char path[PATH_SIZE];
+    make_path(path, "lazy.safetensors");
+    rf_status st = {0};
+    tap_ok(rf_safetensors_write(path, t, N_FIXTURE + 1, meta, 2, &st), "write a file with a 1.2 MB tensor (%s)",
+           st.msg);
+    rf_safetensors *whole = rf_safetensors_read(path, &st), *lazy = rf_safetensors_open(path, &st);
+    tap_ok(whole != NULL && lazy != NULL, "it reads whole and opens (%s)", st.msg);
+    if (whole == NULL || lazy == NULL) {
+        rf_safetensors_free(whole);
+        rf_safetensors_free(lazy);
+        free(big);
+        return;
+    }
+    size_t size = 0;
+    bool same = rf_safetensors_count(lazy) == N_FIXTURE + 1 && rf_safetensors_data(lazy, &size) == NULL;
+    float *got = malloc(BIG * sizeof *got);
+    for (int i = 0; same && i < N_FIXTURE + 1; i++) {
+        const rf_st_tensor *a = rf_safetensors_tensor(whole, i), *b = rf_safetensors_find(lazy, a->name);
+        same = b != NULL && b->data == NULL && rf_safetensors_read_tensor(lazy, b, got, &st) &&
+               memcmp(got, a->data, (size_t)numel_of(a) * sizeof(float)) == 0;
+    }
+    tap_ok(same, "each tensor read from the opened file equals the whole read's (no data held: %s)", st.msg);
+    unsigned long lazy_crc = 0, whole_crc = 0;
+    const void *data = rf_safetensors_data(whole, &size);
+    bool crc_read = rf_safetensors_data_crc32(lazy, &lazy_crc, &st) && rf_safetensors_data_crc32(whole, &whole_crc, &st);
+    unsigned long want = crc32_z(crc32_z(0, Z_NULL, 0), data, size);
+    tap_ok(crc_read && lazy_crc == want && whole_crc == want && size > (1u << 20),
+           "the crc32 read in pieces equals zlib's over %zu bytes in memory (%08lx, %08lx)", size, lazy_crc, want);
+    tap_ok(truncate(path, 4096) == 0, "the file is cut to 4 KiB after opening");
+    rf_status cut = {0};
+    const rf_st_tensor *b = rf_safetensors_find(lazy, "big");
+    tap_ok(b != NULL && !rf_safetensors_read_tensor(lazy, b, got, &cut) && strstr(cut.msg, path) != NULL &&
+               strstr(cut.msg, "'big'") != NULL && strstr(cut.msg, "ends early") != NULL,
+           "then reading a tensor fails, naming the file and the tensor: %s", cut.msg);
+    rf_safetensors_free(whole);
+    rf_safetensors_free(lazy);
+    free(got);
+    free(big);
 }
 
 /* Parse the bytes with Jansson here, independently of the reader. */
@@ -493,7 +549,11 @@ static void test_checkpoint_round_trip(void)
     rf_params *q = make_store(base_specs, N_BASE, 99);
     tap_ok(!same_store(p, q), "a fresh store starts different");
     int64_t step = -1;
+    rf_alloc_reset_peak();
+    size_t live = rf_alloc_live_bytes();
     tap_ok(rf_checkpoint_load(path, q, &step, &st), "checkpoint load (%s)", st.msg);
+    tap_ok(rf_alloc_peak_bytes() == live, "loading takes nothing from the engine's allocator (peak %zu, live %zu "
+           "bytes): the file is read a tensor at a time", rf_alloc_peak_bytes(), live);
     tap_ok(same_store(p, q), "values and both moments are byte-identical after load");
     tap_ok(step == 1234, "step restored (%lld)", (long long)step);
 
@@ -802,6 +862,7 @@ int main(int argc, char **argv)
         return 2;
     }
     test_round_trip();
+    test_open_lazily();
     test_file_format();
     test_atomic();
     test_corrupt_files();

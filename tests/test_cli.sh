@@ -206,6 +206,8 @@ check "resume appends rows up to step 9" grep -q '^9,test,' "$dir/metrics.csv"
 check "rows before the resume are kept" grep -q '^6,test,' "$dir/metrics.csv"
 check "the summary says 9 steps" grep -q '"steps":9,' "$tmp/out"
 check "config.ini records the new train.steps" grep -qx 'steps=9' "$dir/config.ini"
+check "a resumed run's engine peak is within its plan (the checkpoint is read a tensor at a time, outside it)" \
+    python3 -c 'import json, sys; s = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); assert s["peak_engine_bytes"] <= s["planned_bytes"], s' "$tmp/out"
 # a resumed run may switch its products to bf16 (on a CPU that has it)
 cp -r "$dir" "$tmp/run-to-bf16"
 if grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo; then

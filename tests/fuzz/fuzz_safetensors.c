@@ -1,7 +1,8 @@
 /* The safetensors reader (core/safetensors.c): any file is read or refused
  * with a message; every tensor of a file that reads lies inside the data
- * section (ASan checks each float); a file that reads writes back and reads
- * again to the same tensors. */
+ * section (ASan checks each float); the same file opened without its data
+ * (rf_safetensors_open) gives each tensor the same bytes and the same crc32;
+ * a file that reads writes back and reads again to the same tensors. */
 #include <math.h>
 
 #include "fuzz_common.h"
@@ -45,6 +46,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     (void)sink;
     FUZZ_CHECK(covered == data_size, "tensors cover %zu of %zu data bytes", covered, data_size);
+    rf_safetensors *lazy = rf_safetensors_open(path, &st);
+    FUZZ_CHECK(lazy != NULL && rf_safetensors_count(lazy) == n, "a file that reads does not open: %s", st.msg);
+    for (int i = 0; i < n; i++) {
+        const rf_st_tensor *t = rf_safetensors_tensor(f, i), *u = rf_safetensors_find(lazy, t->name);
+        size_t bytes = 1;
+        for (int d = 0; d < t->ndim; d++)
+            bytes *= (size_t)t->shape[d];
+        bytes *= sizeof(float);
+        float *got = malloc(bytes + 1);
+        FUZZ_CHECK(got != NULL && u != NULL && rf_safetensors_read_tensor(lazy, u, got, &st) &&
+                       (bytes == 0 || memcmp(got, t->data, bytes) == 0),
+                   "tensor '%s' read from the opened file differs", t->name);
+        free(got);
+    }
+    unsigned long crc_whole = 0, crc_lazy = 0;
+    FUZZ_CHECK(rf_safetensors_data_crc32(f, &crc_whole, &st) && rf_safetensors_data_crc32(lazy, &crc_lazy, &st) &&
+                   crc_whole == crc_lazy, "the crc32 of the data differs between whole and opened reads");
+    rf_safetensors_free(lazy);
     const char *config = rf_safetensors_meta(f, "config");
     rf_st_meta meta[1] = {{"config", config}};
     bool wrote = rf_safetensors_write(again, copy, n, meta, config != NULL, &st);
