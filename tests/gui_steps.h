@@ -18,6 +18,17 @@ static inline gboolean has_probes(gpointer s)
 }
 
 
+/* The screenshots' size, 1600x1000, inside the window's frame, and views
+ * switched without a transition. */
+static inline void size_for_screenshots(RfWindow *win)
+{
+    gtk_window_set_default_size(GTK_WINDOW(win), 1600, 1000);
+    spin_for(0.3);
+    gtk_window_set_default_size(GTK_WINDOW(win), 3200 - gtk_widget_get_width(GTK_WIDGET(win)),
+                                2000 - gtk_widget_get_height(GTK_WIDGET(win)));
+    gtk_stack_set_transition_type(rf_window_get_stack(win), GTK_STACK_TRANSITION_TYPE_NONE);
+}
+
 static inline void show_page(RfWindow *win, const char *page)
 {
     gtk_stack_set_visible_child_name(rf_window_get_stack(win), page);

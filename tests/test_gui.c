@@ -743,12 +743,7 @@ int main(int argc, char **argv)
     RfWindow *win = RF_WINDOW(gtk_application_get_active_window(GTK_APPLICATION(app)));
     if (!tap_ok(win != NULL, "activation opens the main window"))
         return tap_done();
-    /* The screenshots' size, 1600x1000, inside the window's frame. */
-    gtk_window_set_default_size(GTK_WINDOW(win), 1600, 1000);
-    spin_for(0.3);
-    gtk_window_set_default_size(GTK_WINDOW(win), 3200 - gtk_widget_get_width(GTK_WIDGET(win)),
-                                2000 - gtk_widget_get_height(GTK_WIDGET(win)));
-    gtk_stack_set_transition_type(rf_window_get_stack(win), GTK_STACK_TRANSITION_TYPE_NONE);
+    size_for_screenshots(win);
     RfSession *s = rf_window_get_session(win);
 
     tap_ok(rf_session_get_config(s)->model.dim == 32, "the window starts from the given config");

@@ -420,12 +420,7 @@ int main(void)
     RfWindow *win = open_workbench(dir, small_config, &app);
     if (win == NULL)
         return tap_done();
-    /* The screenshots' size, 1600x1000, inside the window's frame (as test_gui.c). */
-    gtk_window_set_default_size(GTK_WINDOW(win), 1600, 1000);
-    spin_for(0.3);
-    gtk_window_set_default_size(GTK_WINDOW(win), 3200 - gtk_widget_get_width(GTK_WIDGET(win)),
-                                2000 - gtk_widget_get_height(GTK_WIDGET(win)));
-    gtk_stack_set_transition_type(rf_window_get_stack(win), GTK_STACK_TRANSITION_TYPE_NONE);
+    size_for_screenshots(win);
     show_page(win, "attention");
     if (train_to_the_end(win, "full attention")) {
         check_inspect_input(win, dir);
