@@ -4,11 +4,29 @@
 #include <string.h>
 
 #include "../core/checkpoint.h"
+#include "../core/device.h"
 #include "../core/model_input.h"
 #include "../datasets/datasets.h"
 #include "cli.h"
 #include "config_diff.h"
 #include "config_file.h"
+
+/* A checkpoint trained on a GPU, read where none is usable: it runs on the
+ * CPU, with a warning, unless --set names the device (then its error
+ * stands). The results are the CPU's (the same model, its own rounding). */
+static void fall_back_to_cpu(rf_config *cfg, const char *const *sets, const char *checkpoint)
+{
+    if (strcmp(cfg->train.device, "cpu") == 0)
+        return;
+    for (int i = 0; sets != NULL && sets[i] != NULL; i++)
+        if (g_str_has_prefix(sets[i], "train.device"))
+            return;
+    rf_status why = {0};
+    if (rf_device_open(cfg->train.device, &why) != NULL)
+        return;
+    rf_warn("%s: %s; running it on the CPU instead", checkpoint, why.msg);
+    g_strlcpy(cfg->train.device, "cpu", sizeof cfg->train.device);
+}
 
 gboolean rf_saved_model_open(rf_saved_model *sm, const char *checkpoint, const char *const *sets,
                              gboolean forward_only, GError **error)
@@ -28,6 +46,7 @@ gboolean rf_saved_model_open(rf_saved_model *sm, const char *checkpoint, const c
         !rf_config_check_changes(&saved, &sm->cfg, RF_CHANGE_KEEP_MODEL, error) ||
         !rf_config_check(&sm->cfg, checkpoint, error))
         return FALSE;
+    fall_back_to_cpu(&sm->cfg, sets, checkpoint);
     sm->ds = rf_dataset_open(&sm->cfg, &st);
     if (sm->ds == NULL)
         return rf_cli_fail_status(error, &st);

@@ -16,7 +16,9 @@ typedef struct rf_saved_model {
     rf_trainer *trainer;
 } rf_saved_model;
 
-/* rf_checkpoint_read_config, --set (RF_CHANGE_KEEP_MODEL), rf_dataset_open,
+/* rf_checkpoint_read_config, --set (RF_CHANGE_KEEP_MODEL; a checkpoint
+ * trained on a GPU runs on the CPU, with a warning, where no GPU is usable
+ * and --set does not name train.device), rf_dataset_open,
  * rf_model_input_fits, rf_trainer_new (rf_trainer_new_forward with
  * forward_only: for verbs that need no gradient), rf_trainer_load. On
  * failure what was built stays in `sm` for rf_saved_model_clear. */

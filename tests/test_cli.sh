@@ -233,6 +233,30 @@ run eval --checkpoint "$dir/checkpoint.safetensors" --json
 expect_rc 0 "eval --json exits 0"
 check "eval --json prints split, loss, accuracy, samples, step" json_has split loss accuracy samples step
 check "eval counts the whole test split" grep -q '"samples":16,"step":9' "$tmp/out"
+# the same checkpoint as if trained on a GPU (its saved config says cuda)
+python3 - "$dir/checkpoint.safetensors" "$tmp/gpu-trained.safetensors" <<'PY'
+import json, struct, sys
+b = open(sys.argv[1], 'rb').read()
+n = struct.unpack('<Q', b[:8])[0]
+h = json.loads(b[8:8 + n])
+cfg = json.loads(h['__metadata__']['config'])
+cfg['train.device'] = 'cuda'
+h['__metadata__']['config'] = json.dumps(cfg)
+t = json.dumps(h).encode()
+t += b' ' * (-len(t) % 8)
+open(sys.argv[2], 'wb').write(struct.pack('<Q', len(t)) + t + b[8 + n:])
+PY
+cpu_accuracy=$(grep -o '"accuracy":[0-9.e-]*' "$tmp/out")
+if nvidia-smi -L >/dev/null 2>&1; then
+    skip "a GPU-trained checkpoint evaluates on the CPU where no GPU is usable" "this machine has a GPU"
+    skip "an explicit --set train.device=cuda still fails where no GPU is usable" "this machine has a GPU"
+else
+    run eval --checkpoint "$tmp/gpu-trained.safetensors" --json
+    check "a GPU-trained checkpoint evaluates on the CPU where no GPU is usable, saying so, to the same accuracy" \
+        eval '[ "$rc" -eq 0 ] && [ -n "$cpu_accuracy" ] && grep -q "running it on the CPU instead" "$tmp/err" && grep -qF "$cpu_accuracy" "$tmp/out"'
+    expect_error 1 "an explicit --set train.device=cuda still fails where no GPU is usable" "train.device = cuda" \
+        eval --checkpoint "$tmp/gpu-trained.safetensors" --set train.device=cuda
+fi
 run eval --checkpoint "$dir/checkpoint.safetensors" --split val
 expect_rc 0 "eval --split val exits 0"
 check "eval prints one readable line" grep -q '^val loss [0-9.]* accuracy [0-9.]* (16 samples)$' "$tmp/out"
