@@ -14,9 +14,11 @@
 #include <string.h>
 
 #include <glib/gstdio.h>
+#include <jansson.h>
 
 #include "../config/config_file.h"
 #include "../core/config.h"
+#include "../core/device.h"
 #include "../ui/session.h"
 #include "same_tensors.h"
 #include "tap.h"
@@ -465,6 +467,70 @@ static void test_checkpoints(RfSession *s, const char *dir)
     g_remove(path);
 }
 
+/* A copy of checkpoint `from` whose saved config says train.device = cuda,
+ * as if trained on a GPU (the header rewritten; the tensor data, and so its
+ * crc32, unchanged). */
+static gboolean as_gpu_trained(const char *from, const char *to)
+{
+    g_autofree char *bytes = NULL;
+    gsize size = 0;
+    if (!g_file_get_contents(from, &bytes, &size, NULL) || size < 8)
+        return FALSE;
+    guint64 n = 0;
+    for (int i = 7; i >= 0; i--)
+        n = n << 8 | (guint8)bytes[i];
+    json_t *header = json_loadb(bytes + 8, n, 0, NULL);
+    json_t *meta = json_object_get(header, "__metadata__");
+    json_t *cfg = json_loads(json_string_value(json_object_get(meta, "config")), 0, NULL);
+    gboolean ok = cfg != NULL && json_object_set_new(cfg, "train.device", json_string("cuda")) == 0;
+    char *cfg_text = ok ? json_dumps(cfg, JSON_COMPACT) : NULL;
+    ok = ok && cfg_text != NULL && json_object_set_new(meta, "config", json_string(cfg_text)) == 0;
+    char *text = ok ? json_dumps(header, JSON_COMPACT) : NULL;
+    if (text != NULL) {
+        GString *out = g_string_new(NULL);
+        gsize len = strlen(text), padded = (len + 7) / 8 * 8;
+        for (int i = 0; i < 8; i++)
+            g_string_append_c(out, (char)(padded >> (8 * i) & 0xff));
+        g_string_append(out, text);
+        for (gsize i = len; i < padded; i++)
+            g_string_append_c(out, ' ');
+        g_string_append_len(out, bytes + 8 + n, (gssize)(size - 8 - n));
+        ok = g_file_set_contents(to, out->str, (gssize)out->len, NULL);
+        g_string_free(out, TRUE);
+    }
+    free(text);
+    free(cfg_text);
+    json_decref(cfg);
+    json_decref(header);
+    return ok && text != NULL;
+}
+
+/* A checkpoint trained on a GPU opens where none is usable, on the CPU,
+ * and the session says so. */
+static void test_gpu_checkpoint_on_cpu(RfSession *s, const char *dir)
+{
+    rf_status st = {0};
+    if (rf_device_open("cuda", &st) != NULL) {
+        tap_skip("a GPU-trained checkpoint opens on the CPU where no GPU is usable", "this machine has a GPU");
+        return;
+    }
+    g_autoptr(GError) error = NULL;
+    rf_session_stop(s);
+    g_autofree char *path = g_build_filename(dir, "cpu.safetensors", NULL);
+    g_autofree char *gpu = g_build_filename(dir, "gpu.safetensors", NULL);
+    gboolean made = rf_session_save_checkpoint(s, path, &error) && as_gpu_trained(path, gpu);
+    gboolean loaded = made && rf_session_load_checkpoint(s, gpu, &error);
+    const char *note = rf_session_get_load_note(s);
+    tap_ok(loaded && strcmp(rf_session_get_config(s)->train.device, "cpu") == 0 && note != NULL &&
+               strstr(note, "gpu.safetensors") != NULL && strstr(note, "runs on the CPU") != NULL,
+           "a GPU-trained checkpoint opens on the CPU where no GPU is usable, and the session says so (%s)",
+           note != NULL ? note : error != NULL ? error->message : "no note");
+    loaded = rf_session_load_checkpoint(s, path, &error);
+    tap_ok(loaded && rf_session_get_load_note(s) == NULL, "a CPU-trained one opens with no note");
+    g_remove(path);
+    g_remove(gpu);
+}
+
 /* A checkpoint opened on the data set the config names: taken when its
  * input and classes fit the model (here longer sequences of the same
  * tokens), refused naming both sides when they do not. */
@@ -816,6 +882,7 @@ int main(void)
     test_probes(s, &w);
     test_inspected(s);
     test_checkpoints(s, dir);
+    test_gpu_checkpoint_on_cpu(s, dir);
     test_checkpoint_on_data(s, dir);
     test_compare_queue(s, &w);
     test_queue_list(s);

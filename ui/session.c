@@ -42,6 +42,7 @@ static void rf_session_finalize(GObject *object)
 {
     RfSession *s = RF_SESSION(object);
     g_free(s->error);
+    g_free(s->load_note);
     g_strfreev(s->taps);
     rf_probe_request_clear(&s->wanted);
     G_OBJECT_CLASS(rf_session_parent_class)->finalize(object);
@@ -367,6 +368,11 @@ GPtrArray *rf_session_get_runs(RfSession *s)
 int64_t rf_session_get_step(RfSession *s)
 {
     return s->step;
+}
+
+const char *rf_session_get_load_note(RfSession *s)
+{
+    return s->load_note;
 }
 
 const char *rf_session_get_error(RfSession *s)

@@ -102,6 +102,10 @@ rf_run_data *rf_session_get_current_run(RfSession *s);
 GPtrArray *rf_session_get_runs(RfSession *s);   /* of rf_run_data *, owned by the session */
 int64_t rf_session_get_step(RfSession *s);
 const char *rf_session_get_error(RfSession *s); /* the last failure's message, or NULL */
+/* What the last checkpoint load changed so the model runs here ("...
+ * trained on cuda, which is not usable here: it runs on the CPU"), or
+ * NULL. */
+const char *rf_session_get_load_note(RfSession *s);
 
 /* --- probes: the worker runs an inspection pass (forward, and backward
  * for gradient taps; no update) on sample `sample` of `split` with these

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/checkpoint.h"
+#include "../core/device.h"
 #include "../core/model_input.h"
 #include "session_private.h"
 
@@ -61,6 +62,15 @@ static gboolean load_checkpoint(RfSession *s, const char *path, const rf_config 
     g_autofree char *changed = data_from != NULL ? take_data_keys(&cfg, data_from) : NULL;
     if (changed != NULL && !rf_config_validate(&cfg, &st))
         return fail_in(error, path, st.msg);
+    /* a model trained on a GPU runs on the CPU where none is usable */
+    g_autofree char *note = NULL;
+    rf_status no_device = {0};
+    if (strcmp(cfg.train.device, "cpu") != 0 && rf_device_open(cfg.train.device, &no_device) == NULL) {
+        g_autofree char *base = g_path_get_basename(path);
+        note = g_strdup_printf("%s was trained with train.device = %s, which is not usable here: it runs on the CPU",
+                               base, cfg.train.device);
+        g_strlcpy(cfg.train.device, "cpu", sizeof cfg.train.device);
+    }
     rf_data_ref *data = NULL;
     if (s->data != NULL && rf_data_config_equal(&s->data->cfg, &cfg)) {
         data = rf_data_ref_acquire(s->data);
@@ -87,6 +97,8 @@ static gboolean load_checkpoint(RfSession *s, const char *path, const rf_config 
     }
 
     /* The checkpoint is good: it becomes the current run. */
+    g_free(s->load_note);
+    s->load_note = g_steal_pointer(&note);
     s->queue_running = FALSE;
     rf_session_retire_worker(s);
     g_clear_pointer(&s->error, g_free);

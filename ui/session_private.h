@@ -141,6 +141,7 @@ struct _RfSession {
     RfRunState state;
     int64_t step;
     char *error;
+    char *load_note;               /* what the last checkpoint load changed to run here, or NULL */
     GPtrArray *runs;               /* of rf_run_data *, oldest first */
     rf_run_data *current;          /* in runs, or NULL */
     gboolean current_follows_cfg;  /* optimiser edits reach the current run (not a queued one) */

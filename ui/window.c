@@ -443,6 +443,8 @@ static void checkpoint_to_open(const char *path, gpointer user_data)
     g_autoptr(GError) error = NULL;
     if (path != NULL && !rf_session_load_checkpoint(win->session, path, &error))
         rf_dialog_error(GTK_WINDOW(win), "Could not open the checkpoint", error->message);
+    else if (path != NULL && rf_session_get_load_note(win->session) != NULL)
+        rf_window_toast(win, rf_session_get_load_note(win->session), NULL);
     refresh(win);
     g_object_unref(win);
 }
@@ -464,6 +466,8 @@ static void checkpoint_to_open_on_data(const char *path, gpointer user_data)
     g_autoptr(GError) error = NULL;
     if (path != NULL && !rf_session_load_checkpoint_on_data(win->session, path, &error))
         rf_dialog_error(GTK_WINDOW(win), "Could not open the checkpoint on this data set", error->message);
+    else if (path != NULL && rf_session_get_load_note(win->session) != NULL)
+        rf_window_toast(win, rf_session_get_load_note(win->session), NULL);
     refresh(win);
     g_object_unref(win);
 }
