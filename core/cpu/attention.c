@@ -7,7 +7,8 @@
  * RF_ATTN_KBLOCK, and a block's scores S = scale Q_i K_j^T [QB, KB] live in
  * per-thread scratch between the products (OpenBLAS, single-threaded inside
  * a pool task; the two with k = dk, S and dP, on the short-head kernel of
- * small_head.h when dk <= 16) and the row loops.
+ * small_head.h when dk <= 16) and the row loops (their exponentials on
+ * exp_row.h's FMA version).
  *
  * Forward, one pool task per (b, h, query block): the online softmax keeps
  * each row's running max m and sum l of exp(s - m), rescaling the output
@@ -37,6 +38,7 @@
 
 #include "../op.h"
 #include "../probe.h"
+#include "exp_row.h"
 #include "small_head.h"
 #include "vecmath.h"
 
@@ -170,7 +172,7 @@ static void forward_block(const forward_ctx *c, int64_t b, int64_t h, int64_t i0
                 continue;
             }
             float rescale = rf_expf(mx[r] - next);   /* 0 for the first valid block */
-            sum[r] = sum[r] * rescale + rf_exp_row(p, width, next);
+            sum[r] = sum[r] * rescale + rf_attn_exp_row(p, width, next);
             mx[r] = next;
             if (rescale != 1.0f)
                 scale_row(o + (int64_t)r * D, dk, rescale);
@@ -234,7 +236,7 @@ static void probs_task(void *ctx, int64_t begin, int64_t end, int thread)
             if (l == -INFINITY)
                 memset(pr, 0, (size_t)a->M * sizeof *pr);
             else
-                rf_exp_row(pr, (int)a->M, l);
+                rf_attn_exp_row(pr, (int)a->M, l);
         }
     }
 }
@@ -301,7 +303,7 @@ static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t 
         if (lse[r] == -INFINITY)
             memset(pr, 0, (size_t)width * sizeof *pr);
         else
-            rf_exp_row(pr, width, lse[r]);
+            rf_attn_exp_row(pr, width, lse[r]);
     }
     if (c->gq != NULL || c->gk != NULL) {
         /* dP [rows, cols] = dO_i V_j^T (times Z), then dS = P (dP - D); P's
