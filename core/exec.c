@@ -439,6 +439,7 @@ void rf_exec_init(rf_exec *x, rf_graph *g, rf_pool *pool, uint64_t seed, uint64_
     x->probe_sample = 0;
     x->queued = false;
     x->shard = 0;
+    memset(x->fresh, 0, sizeof x->fresh);
 }
 
 void rf_graph_set_profile(rf_graph *g, rf_op_profile *p)
@@ -501,19 +502,28 @@ static void zero_task(void *ctx, int64_t begin, int64_t end, int thread)
 }
 
 /* Zero each activation gradient that `node`'s backward is the first to
- * write (in parallel: these are whole activations, megabytes each). */
+ * write (in parallel: these are whole activations, megabytes each), or,
+ * where the backend's kernel for this op can write instead of adding, mark
+ * it fresh (x->fresh) and leave it. */
 static void zero_first_written(rf_graph *g, rf_exec *x, const rf_node *node, int i)
 {
     double t0 = g->profile != NULL ? now_s() : 0;
     for (int k = 0; k < node->n_in; k++) {
+        x->fresh[k] = false;
         rf_node *in = &g->nodes[node->in[k]];
         if (in->op == RF_OP_PARAM || in->grad == NULL || g->first_writer[node->in[k]] != i)
             continue;
-        bool seen = false;   /* the same input twice: zero once */
-        for (int j = 0; j < k; j++)
-            seen |= node->in[j] == node->in[k];
+        bool seen = false, twice = false;   /* the same input twice: zero once, never fresh */
+        for (int j = 0; j < node->n_in; j++) {
+            seen |= j < k && node->in[j] == node->in[k];
+            twice |= j != k && node->in[j] == node->in[k];
+        }
         if (seen)
             continue;
+        if (!twice && (g->backend->fresh_grads[node->op] >> k & 1u)) {
+            x->fresh[k] = true;
+            continue;
+        }
         if (g->backend->zero != NULL) {
             g->backend->zero(in->grad, rf_shape_numel(in->shape));
         } else {

@@ -183,8 +183,14 @@ bool opcheck_run(const opcheck_case *c)
         all = false;
     }
 
-    /* backward; parameter grads start at a known offset, so a kernel that
-     * overwrites (=) instead of accumulating (+=) is caught */
+    /* backward, twice: the first leaves its gradients (or, where the
+     * arena reuses their memory, the next forward's values) in the input
+     * grads, which the executor must zero before the second or the kernel
+     * overwrite (rf_exec.fresh); so a kernel that adds to a gradient it was
+     * told is fresh is caught. Parameter grads start at a known offset, so a
+     * kernel that overwrites (=) instead of accumulating (+=) is caught. */
+    rf_graph_backward(g, &x, fseed);
+    rf_graph_forward(g, &x);
     for (size_t i = 0; i < params->total; i++)
         params->grad[i] = grad_offset;
     rf_graph_backward(g, &x, fseed);

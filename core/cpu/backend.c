@@ -71,6 +71,8 @@ static void products(rf_graph *g, const rf_node *n, bool backward, struct rf_gem
 const rf_backend rf_cpu_backend = {
     .name = "cpu",
     .products = products,
+    .fresh_grads = {[RF_OP_LINEAR] = 1, [RF_OP_ADD] = 3, [RF_OP_SUB] = 3, [RF_OP_UNARY] = 1, [RF_OP_RESHAPE] = 1,
+                    [RF_OP_PERMUTE] = 1, [RF_OP_CONCAT] = 15},
     .forward = {
         [RF_OP_MATMUL] = rf_cpu_matmul_forward,
         [RF_OP_LINEAR] = rf_cpu_linear_forward,

@@ -8,6 +8,7 @@
  * results do not depend on the thread count.
  */
 #include <math.h>
+#include <string.h>
 
 #include "../op.h"
 #include "vecmath.h"
@@ -167,6 +168,7 @@ typedef struct {
     float *dx;
     const float *t;
     float sign;
+    bool fresh;              /* dx not written yet: write, do not add (same shape only) */
     dim_group kept, red;     /* the operand's dims and the summed dims, both without the innermost */
     int64_t inner;           /* innermost dim, contiguous in t */
     int64_t blocks;          /* column blocks of the innermost dim (kept innermost only) */
@@ -215,16 +217,21 @@ static void add_scaled_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
     const reduce_ctx *c = ctx;
-    for (int64_t i = begin; i < end; i++)
-        c->dx[i] += c->sign * c->t[i];
+    if (c->fresh)
+        for (int64_t i = begin; i < end; i++)
+            c->dx[i] = c->sign * c->t[i];
+    else
+        for (int64_t i = begin; i < end; i++)
+            c->dx[i] += c->sign * c->t[i];
 }
 
-/* dx [xs] += sign * t [shape] summed over the dims where xs is broadcast */
-static void reduce_into(rf_exec *x, float *dx, const float *t, rf_shape shape, rf_shape xs, float sign)
+/* dx [xs] += sign * t [shape] summed over the dims where xs is broadcast;
+ * with `fresh`, dx holds nothing yet: written, not added to. */
+static void reduce_into(rf_exec *x, float *dx, const float *t, rf_shape shape, rf_shape xs, float sign, bool fresh)
 {
     bcast bc = bcast_make(shape, &xs, 1);
     int last = bc.nd - 1;
-    reduce_ctx c = {.dx = dx, .t = t, .sign = sign, .inner = bc.dim[last]};
+    reduce_ctx c = {.dx = dx, .t = t, .sign = sign, .fresh = fresh, .inner = bc.dim[last]};
     c.kept.count = c.red.count = 1;
     int64_t ostride = bc.dim[last];
     for (int d = last - 1; d >= 0; d--)
@@ -237,6 +244,10 @@ static void reduce_into(rf_exec *x, float *dx, const float *t, rf_shape shape, r
         gr->count *= bc.dim[d];
     }
     bool inner_kept = bc.st[0][last] != 0 || bc.dim[last] == 1;
+    if (fresh && !(inner_kept && c.red.count == 1)) {   /* the reductions add: start them from 0 */
+        memset(dx, 0, (size_t)rf_shape_numel(xs) * sizeof *dx);
+        c.fresh = false;
+    }
     if (inner_kept && c.red.count == 1) {
         rf_pool_run(x->pool, rf_shape_numel(shape), GRAIN, add_scaled_task, &c);
     } else if (inner_kept) {
@@ -261,13 +272,13 @@ void rf_cpu_add_forward(rf_exec *x, rf_node *n) { binary_forward(x, n, OP_ADD); 
 void rf_cpu_sub_forward(rf_exec *x, rf_node *n) { binary_forward(x, n, OP_SUB); }
 void rf_cpu_mul_forward(rf_exec *x, rf_node *n) { binary_forward(x, n, OP_MUL); }
 
-/* da += g, db += ±g, each summed over its broadcast dims */
+/* da += g, db += ±g, each summed over its broadcast dims (= when fresh) */
 static void add_sub_backward(rf_exec *x, rf_node *n, float b_sign)
 {
     for (int k = 0; k < 2; k++) {
         rf_node *in = rf_in(x, n, k);
         if (in->grad != NULL)
-            reduce_into(x, in->grad, n->grad, n->shape, in->shape, k == 0 ? 1.0f : b_sign);
+            reduce_into(x, in->grad, n->grad, n->shape, in->shape, k == 0 ? 1.0f : b_sign, x->fresh[k]);
     }
 }
 
@@ -286,7 +297,7 @@ void rf_cpu_mul_backward(rf_exec *x, rf_node *n)
             binary_run(x, OP_MUL_ACC, n->shape, n->grad, n->shape, other->value, other->shape, in->grad);
         } else {
             binary_run(x, OP_MUL, n->shape, n->grad, n->shape, other->value, other->shape, x->scratch);
-            reduce_into(x, in->grad, x->scratch, n->shape, in->shape, 1.0f);
+            reduce_into(x, in->grad, x->scratch, n->shape, in->shape, 1.0f, false);
         }
     }
 }
@@ -365,6 +376,7 @@ typedef struct {
     int kind;
     const float *x, *g;
     float *out;     /* forward: the output; backward: dx */
+    bool fresh;     /* backward: dx not written yet, so written, not added to */
 } unary_ctx;
 
 static RF_VEC_CLONES void unary_forward_task(void *ctx, int64_t begin, int64_t end, int thread)
@@ -398,6 +410,23 @@ static RF_VEC_CLONES void unary_forward_task(void *ctx, int64_t begin, int64_t e
     }
 }
 
+RF_VEC_INLINE float sigmoid_derivative(float v)
+{
+    float s = sigmoid_fast(v);
+    return s * (1.0f - s);
+}
+
+/* dx[i] += expr over the task's range, or dx[i] = expr when dx is fresh */
+#define UNARY_GRAD(expr)                         \
+    do {                                         \
+        if (c->fresh)                            \
+            for (int64_t i = 0; i < n; i++)      \
+                dx[i] = (expr);                  \
+        else                                     \
+            for (int64_t i = 0; i < n; i++)      \
+                dx[i] += (expr);                 \
+    } while (0)
+
 /* dx += g * f'(x) */
 static RF_VEC_CLONES void unary_backward_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
@@ -407,37 +436,19 @@ static RF_VEC_CLONES void unary_backward_task(void *ctx, int64_t begin, int64_t 
     float *restrict dx = c->out + begin;
     int64_t n = end - begin;
     switch (c->kind) {
-    case RF_UNARY_GELU:
-        for (int64_t i = 0; i < n; i++)
-            dx[i] += g[i] * gelu_derivative(x[i]);
-        break;
-    case RF_UNARY_RELU:
-        for (int64_t i = 0; i < n; i++) {
-            float gi = g[i];
-            dx[i] += x[i] > 0.0f ? gi : 0.0f;
-        }
-        break;
-    case RF_UNARY_ELU:
-        for (int64_t i = 0; i < n; i++)
-            dx[i] += g[i] * (x[i] > 0.0f ? 1.0f : expf(x[i]));
-        break;
-    case RF_UNARY_SOFTPLUS:
-        for (int64_t i = 0; i < n; i++)
-            dx[i] += g[i] * sigmoid_fast(x[i]);
-        break;
-    default:
-        for (int64_t i = 0; i < n; i++) {
-            float s = sigmoid_fast(x[i]);
-            dx[i] += g[i] * (s * (1.0f - s));
-        }
-        break;
+    case RF_UNARY_GELU: UNARY_GRAD(g[i] * gelu_derivative(x[i])); break;
+    case RF_UNARY_RELU: UNARY_GRAD(x[i] > 0.0f ? g[i] : 0.0f); break;
+    case RF_UNARY_ELU: UNARY_GRAD(g[i] * (x[i] > 0.0f ? 1.0f : expf(x[i]))); break;
+    case RF_UNARY_SOFTPLUS: UNARY_GRAD(g[i] * sigmoid_fast(x[i])); break;
+    default: UNARY_GRAD(g[i] * sigmoid_derivative(x[i])); break;
     }
 }
+#undef UNARY_GRAD
 
 /* x [...] -> out [...] = f(x); transcendental, so smaller tasks than plain copies */
 void rf_cpu_unary_forward(rf_exec *x, rf_node *n)
 {
-    unary_ctx c = {(int)n->ia[0], rf_in(x, n, 0)->value, NULL, n->value};
+    unary_ctx c = {(int)n->ia[0], rf_in(x, n, 0)->value, NULL, n->value, false};
     rf_pool_run(x->pool, rf_shape_numel(n->shape), GRAIN / 4, unary_forward_task, &c);
 }
 
@@ -446,6 +457,6 @@ void rf_cpu_unary_backward(rf_exec *x, rf_node *n)
     rf_node *in = rf_in(x, n, 0);
     if (in->grad == NULL)
         return;
-    unary_ctx c = {(int)n->ia[0], in->value, n->grad, in->grad};
+    unary_ctx c = {(int)n->ia[0], in->value, n->grad, in->grad, x->fresh[0]};
     rf_pool_run(x->pool, rf_shape_numel(n->shape), GRAIN / 4, unary_backward_task, &c);
 }

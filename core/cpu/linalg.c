@@ -246,14 +246,15 @@ static RF_VEC_CLONES void colsum_task(void *ctx, int64_t begin, int64_t end, int
  * column sums of G_c, while G_c is in cache; then the partials are added to
  * dW and dbias in chunk order. The cut depends only on the row count, so
  * the result is the same for every thread count. */
-#define ROW_CHUNK 2048
+#define ROW_CHUNK RF_LINEAR_ROW_CHUNK
 /* weights up to this many floats take the chunked path */
-#define CHUNK_MAX_WEIGHT 65536
+#define CHUNK_MAX_WEIGHT RF_LINEAR_CHUNK_MAX_WEIGHT
 
 typedef struct {
     const float *x, *g, *w;
     float *dx, *dw, *dbias;
     float *part;             /* [chunks][k * n + n]: partial dW, then partial dbias */
+    float dx_beta;           /* 0 to write dx (fresh), 1 to add to it */
     int64_t rows, k, n, chunks;
     rf_gemm_lib lib_dx, lib_dw;
 } lin_bwd_ctx;
@@ -286,7 +287,7 @@ static RF_VEC_CLONES void lin_bwd_chunk_task(void *ctx, int64_t begin, int64_t e
         const float *g = c->g + lo * c->n;
         float *part = c->part + ch * (c->k * c->n + c->n);
         if (c->dx != NULL)
-            rf_gemm1(c->lib_dx, false, true, m, k, n, 1.0f, g, n, c->w, n, 1.0f, c->dx + lo * c->k, k);
+            rf_gemm1(c->lib_dx, false, true, m, k, n, 1.0f, g, n, c->w, n, c->dx_beta, c->dx + lo * c->k, k);
         if (c->dw != NULL)
             rf_gemm1(c->lib_dw, true, false, k, n, m, 1.0f, c->x + lo * c->k, k, g, n, 0.0f, part, n);
         if (c->dbias != NULL) {
@@ -336,19 +337,19 @@ static bool linear_backward_chunked(rf_exec *x, const float *xv, const float *w,
         return false;
     int64_t chunks = (rows + ROW_CHUNK - 1) / ROW_CHUNK;
     rf_gemm_shape sx = chunk_dx_shape(chunks, k, n), sw = chunk_dw_shape(chunks, k, n);
-    lin_bwd_ctx c = {xv, g, w, dx, dw, dbias, NULL, rows, k, n, chunks,
+    lin_bwd_ctx c = {xv, g, w, dx, dw, dbias, NULL, x->fresh[0] ? 0.0f : 1.0f, rows, k, n, chunks,
                      dx != NULL ? rf_gemm_choice(&sx) : RF_GEMM_OPENBLAS,
                      dw != NULL ? rf_gemm_choice(&sw) : RF_GEMM_OPENBLAS};
-    c.part = malloc((size_t)(c.chunks * (k * n + n)) * sizeof *c.part);
-    if (c.part == NULL)
+    c.part = x->scratch;   /* planned by the op's scratch_floats; without it, the plain products */
+    if (c.part == NULL || (size_t)(c.chunks * (k * n + n)) > x->scratch_floats)
         return false;
     rf_pool_run(x->pool, c.chunks, 1, lin_bwd_chunk_task, &c);
     rf_pool_run(x->pool, k * n + n, 4096 / c.chunks + 1, lin_bwd_sum_task, &c);
-    free(c.part);
     return true;
 }
 
-/* dx [rows, K] += G W^T,  dw [K, N] += X^T G,  dbias [N] += column sums of G */
+/* dx [rows, K] += G W^T (= when fresh),  dw [K, N] += X^T G,  dbias [N] +=
+ * column sums of G */
 void rf_cpu_linear_backward(rf_exec *x, rf_node *n)
 {
     rf_node *xn = rf_in(x, n, 0), *wn = rf_in(x, n, 1);
@@ -358,7 +359,7 @@ void rf_cpu_linear_backward(rf_exec *x, rf_node *n)
     if (linear_backward_chunked(x, xn->value, wn->value, n->grad, xn->grad, wn->grad, dbias, rows, k, cols))
         return;
     if (xn->grad != NULL)
-        gemm(x->pool, false, true, rows, k, cols, n->grad, wn->value, 1.0f, xn->grad);
+        gemm(x->pool, false, true, rows, k, cols, n->grad, wn->value, x->fresh[0] ? 0.0f : 1.0f, xn->grad);
     if (wn->grad != NULL)
         gemm(x->pool, true, false, k, cols, rows, xn->value, n->grad, 1.0f, wn->grad);
     if (dbias != NULL) {

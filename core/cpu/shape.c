@@ -89,7 +89,7 @@ void rf_cpu_reshape_backward(rf_exec *x, rf_node *n)
     rf_node *in = rf_in(x, n, 0);
     int64_t numel = rf_shape_numel(n->shape);
     if (in->grad != NULL)
-        copy_rows(x, in->grad, numel, n->grad, numel, 1, numel, true);
+        copy_rows(x, in->grad, numel, n->grad, numel, 1, numel, !x->fresh[0]);
 }
 
 /* ---- permute ---- */
@@ -269,7 +269,7 @@ void rf_cpu_permute_backward(rf_exec *x, rf_node *n)
     int inverse[RF_MAX_DIMS];
     for (int i = 0; i < n->shape.ndim; i++)
         inverse[n->ia[i]] = i;
-    gather_run(x, in->grad, in->shape, n->grad, n->shape, inverse, true);
+    gather_run(x, in->grad, in->shape, n->grad, n->shape, inverse, !x->fresh[0]);
 }
 
 /* ---- concat ---- */
@@ -298,7 +298,7 @@ void rf_cpu_concat_backward(rf_exec *x, rf_node *n)
         rf_node *in = rf_in(x, n, k);
         int64_t width = in->shape.dim[axis] * inner;
         if (in->grad != NULL)
-            copy_rows(x, in->grad, width, n->grad + at, row, outer, width, true);
+            copy_rows(x, in->grad, width, n->grad + at, row, outer, width, !x->fresh[k]);
         at += width;
     }
 }

@@ -4,7 +4,18 @@
 
 /* Backward of both ops reads A and B (x and w) to form dB and dA. */
 const rf_op_info rf_info_matmul = {"matmul", RF_BWD_READS_INPUTS, NULL, NULL, NULL};
-const rf_op_info rf_info_linear = {"linear", RF_BWD_READS_INPUTS, NULL, NULL, NULL};
+/* The chunked backward's partials (op.h, RF_LINEAR_ROW_CHUNK). */
+static size_t linear_scratch(const rf_graph *g, const rf_node *n, int threads)
+{
+    (void)threads;
+    rf_shape w = rf_node_shape(g, n->in[1]);
+    int64_t k = w.dim[0], cols = w.dim[1], rows = rf_shape_numel(rf_node_shape(g, n->in[0])) / k;
+    if (rows < 2 * RF_LINEAR_ROW_CHUNK || k * cols > RF_LINEAR_CHUNK_MAX_WEIGHT)
+        return 0;
+    return (size_t)((rows + RF_LINEAR_ROW_CHUNK - 1) / RF_LINEAR_ROW_CHUNK * (k * cols + cols));
+}
+
+const rf_op_info rf_info_linear = {"linear", RF_BWD_READS_INPUTS, NULL, linear_scratch, NULL};
 
 rf_id rf_matmul(rf_graph *g, rf_id a, rf_id b, bool ta, bool tb)
 {
