@@ -1,36 +1,17 @@
 /* The main window: run controls, sidebar, views, status line, and the
- * window's actions. */
+ * run actions (the file and export actions: window_files.c). */
 #include "window.h"
+#include "window_private.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "data_tasks.h"
 #include "dialogs.h"
-#include "launch_dialog.h"
-#include "inspect_input.h"
 #include "plot/plot.h"
 #include "rfui-resources.h"
 #include "toast.h"
 #include "view.h"
-
-struct _RfWindow {
-    GtkApplicationWindow parent_instance;
-    RfSession *session;
-    RfConfigPanel *panel;
-    gboolean loading_data;      /* an open_data we asked for has not answered yet */
-    guint loading_tick;         /* the status line's refresh while it loads */
-    gboolean resume_on_cancel;  /* the close question paused a running run */
-
-    GtkWidget *train_button;
-    GtkLabel *train_label, *step_label, *eta_label, *status_label;
-    GtkProgressBar *progress;
-    GtkScrolledWindow *sidebar;
-    GtkStack *view_stack;
-    GtkRevealer *restart_banner;   /* an architecture edit waits for a restart */
-    AdwToastOverlay *toast_overlay;   /* what a save or an export wrote */
-    rf_toast toast;
-};
 
 G_DEFINE_TYPE(RfWindow, rf_window, GTK_TYPE_APPLICATION_WINDOW)
 
@@ -244,7 +225,7 @@ static void update_status(RfWindow *win)
     g_string_free(s, TRUE);
 }
 
-static void refresh(RfWindow *win)
+void rf_window_refresh(RfWindow *win)
 {
     update_actions(win);
     update_progress(win);
@@ -254,14 +235,14 @@ static void refresh(RfWindow *win)
 static void on_session_changed(RfSession *s, gpointer user_data)
 {
     (void)s;
-    refresh(RF_WINDOW(user_data));
+    rf_window_refresh(RF_WINDOW(user_data));
 }
 
 static void on_config_changed(RfSession *s, const char *key, gpointer user_data)
 {
     (void)s;
     (void)key;
-    refresh(RF_WINDOW(user_data));
+    rf_window_refresh(RF_WINDOW(user_data));
 }
 
 static void on_data_changed(RfSession *s, gpointer user_data)
@@ -269,7 +250,7 @@ static void on_data_changed(RfSession *s, gpointer user_data)
     RfWindow *win = user_data;
     gboolean asked = win->loading_data;
     win->loading_data = FALSE;
-    refresh(win);
+    rf_window_refresh(win);
     /* Skipped files go to stderr too, which a workbench user never sees. */
     long long count = 0;
     const char *lines = rf_session_get_data_warnings(s, &count);
@@ -292,7 +273,7 @@ static void on_run_failed(RfSession *s, const char *message, gpointer user_data)
     RfWindow *win = user_data;
     const char *what = win->loading_data ? "Could not open the data" : "Training stopped with an error";
     win->loading_data = FALSE;
-    refresh(win);
+    rf_window_refresh(win);
     rf_dialog_error(GTK_WINDOW(win), what, message);
 }
 
@@ -304,17 +285,17 @@ static gboolean tick_loading(gpointer user_data)
         win->loading_tick = 0;
         return G_SOURCE_REMOVE;
     }
-    refresh(win);
+    rf_window_refresh(win);
     return G_SOURCE_CONTINUE;
 }
 
-static void open_data(RfWindow *win)
+void rf_window_open_data(RfWindow *win)
 {
     win->loading_data = TRUE;
     rf_session_open_data(win->session);
     if (win->loading_tick == 0)
         win->loading_tick = g_timeout_add(200, tick_loading, win);
-    refresh(win);
+    rf_window_refresh(win);
 }
 
 /* --- run actions --- */
@@ -324,7 +305,7 @@ static void start_run(RfWindow *win)
     g_autoptr(GError) error = NULL;
     if (!rf_session_start(win->session, &error))
         rf_dialog_error(GTK_WINDOW(win), "Could not start training", error->message);
-    refresh(win);
+    rf_window_refresh(win);
 }
 
 static void action_train(GSimpleAction *a, GVariant *p, gpointer user_data)
@@ -358,7 +339,7 @@ static void action_stop(GSimpleAction *a, GVariant *p, gpointer user_data)
     (void)p;
     RfWindow *win = user_data;
     rf_session_stop(win->session);
-    refresh(win);
+    rf_window_refresh(win);
 }
 
 static void action_restart(GSimpleAction *a, GVariant *p, gpointer user_data)
@@ -386,127 +367,6 @@ static gboolean toggle_pause(GtkWidget *widget, GVariant *args, gpointer user_da
         rf_session_resume(win->session);
     else
         return FALSE;
-    return TRUE;
-}
-
-/* --- files --- */
-
-void rf_window_open_data_path(RfWindow *win, const char *path)
-{
-    g_return_if_fail(RF_IS_WINDOW(win));
-    g_autoptr(GError) error = NULL;
-    if (!rf_session_set_key(win->session, "data.path", path, NULL, &error)) {
-        rf_dialog_error(GTK_WINDOW(win), "Could not open the data", error->message);
-        return;
-    }
-    open_data(win);
-}
-
-static void data_path_chosen(const char *path, gpointer user_data)
-{
-    RfWindow *win = user_data;
-    if (path != NULL)
-        rf_window_open_data_path(win, path);
-    g_object_unref(win);
-}
-
-static void action_open_data(GSimpleAction *a, GVariant *p, gpointer user_data)
-{
-    (void)a;
-    (void)p;
-    RfWindow *win = user_data;
-    const char *task = rf_session_get_config(win->session)->data.task;
-    const rf_data_task *t = rf_data_task_find(task);
-    if (t == NULL || !t->takes_path) {
-        g_autoptr(GString) readers = g_string_new(NULL);
-        for (size_t i = 0; i < rf_data_task_count; i++)
-            if (rf_data_tasks[i].takes_path)
-                g_string_append_printf(readers, "%s%s", readers->len > 0 ? ", " : "", rf_data_tasks[i].title);
-        g_autofree char *detail = g_strdup_printf("%s is generated, not read from disk. Choose a data set that "
-                                                  "reads files (%s) under Data → Task first.",
-                                                  rf_choice_label("data.task", task), readers->str);
-        rf_dialog_error(GTK_WINDOW(win), "Nothing to open for this data set", detail);
-        return;
-    }
-    /* start in the data folder the sidebar names, if it is one */
-    const char *current = rf_session_get_config(win->session)->data.path;
-    if (g_file_test(current, G_FILE_TEST_IS_DIR))
-        rf_start_folder_note(RF_FOLDER_DATA, current);
-    g_autofree char *title = g_strdup_printf("Open %s Data", rf_choice_label("data.task", task));
-    rf_dialog_choose_path(GTK_WINDOW(win), RF_CHOOSE_OPEN_FOLDER, RF_FOLDER_DATA, title, "_Open", NULL, NULL, NULL,
-                          data_path_chosen, g_object_ref(win));
-}
-
-static void checkpoint_to_open(const char *path, gpointer user_data)
-{
-    RfWindow *win = user_data;
-    g_autoptr(GError) error = NULL;
-    if (path != NULL && !rf_session_load_checkpoint(win->session, path, &error))
-        rf_dialog_error(GTK_WINDOW(win), "Could not open the checkpoint", error->message);
-    else if (path != NULL && rf_session_get_load_note(win->session) != NULL)
-        rf_window_toast(win, rf_session_get_load_note(win->session), NULL);
-    refresh(win);
-    g_object_unref(win);
-}
-
-static void action_open_checkpoint(GSimpleAction *a, GVariant *p, gpointer user_data)
-{
-    (void)a;
-    (void)p;
-    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_OPEN_FILE, RF_FOLDER_RUN, "Open Checkpoint", "_Open",
-                          "Checkpoints (safetensors)", "*.safetensors", NULL, checkpoint_to_open,
-                          g_object_ref(user_data));
-}
-
-/* The model of a checkpoint on the data set the sidebar names (LRA's files
- * for a model trained on generated ListOps, data.concat for the length test). */
-static void checkpoint_to_open_on_data(const char *path, gpointer user_data)
-{
-    RfWindow *win = user_data;
-    g_autoptr(GError) error = NULL;
-    if (path != NULL && !rf_session_load_checkpoint_on_data(win->session, path, &error))
-        rf_dialog_error(GTK_WINDOW(win), "Could not open the checkpoint on this data set", error->message);
-    else if (path != NULL && rf_session_get_load_note(win->session) != NULL)
-        rf_window_toast(win, rf_session_get_load_note(win->session), NULL);
-    refresh(win);
-    g_object_unref(win);
-}
-
-static void action_open_checkpoint_on_data(GSimpleAction *a, GVariant *p, gpointer user_data)
-{
-    (void)a;
-    (void)p;
-    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_OPEN_FILE, RF_FOLDER_RUN,
-                          "Open Checkpoint on the Current Data",
-                          "_Open", "Checkpoints (safetensors)", "*.safetensors", NULL, checkpoint_to_open_on_data,
-                          g_object_ref(user_data));
-}
-
-static void file_to_inspect(const char *path, gpointer user_data)
-{
-    RfWindow *win = user_data;
-    if (path != NULL)
-        rf_inspect_input(GTK_WINDOW(win), win->session, path, NULL);
-    g_object_unref(win);
-}
-
-static void action_inspect_file(GSimpleAction *a, GVariant *p, gpointer user_data)
-{
-    (void)a;
-    (void)p;
-    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_OPEN_FILE, RF_FOLDER_DATA, "Inspect File", "_Inspect",
-                          NULL, NULL, NULL, file_to_inspect, g_object_ref(user_data));
-}
-
-static gboolean on_drop(GtkDropTarget *target, const GValue *value, double x, double y, gpointer user_data)
-{
-    (void)target;
-    (void)x;
-    (void)y;
-    RfWindow *win = user_data;
-    if (!G_VALUE_HOLDS(value, GDK_TYPE_FILE_LIST))
-        return FALSE;
-    rf_inspect_files(GTK_WINDOW(win), win->session, gdk_file_list_get_files(g_value_get_boxed(value)));
     return TRUE;
 }
 
@@ -543,167 +403,6 @@ static void on_restart_needed(RfConfigPanel *panel, gpointer user_data)
     gtk_revealer_set_reveal_child(win->restart_banner, TRUE);
 }
 
-static gboolean save_checkpoint(RfWindow *win, const char *path)
-{
-    g_autoptr(GError) error = NULL;
-    if (rf_session_save_checkpoint(win->session, path, &error)) {
-        rf_toast_written(&win->toast, "Saved", path);
-        return TRUE;
-    }
-    rf_dialog_error(GTK_WINDOW(win), "Could not save the checkpoint", error->message);
-    return FALSE;
-}
-
-static void checkpoint_to_save(const char *path, gpointer user_data)
-{
-    RfWindow *win = user_data;
-    if (path != NULL)
-        save_checkpoint(win, path);
-    g_object_unref(win);
-}
-
-static void action_save_checkpoint(GSimpleAction *a, GVariant *p, gpointer user_data)
-{
-    (void)a;
-    (void)p;
-    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_SAVE_FILE, RF_FOLDER_RUN, "Save Checkpoint", "_Save",
-                          "Checkpoints (safetensors)", "*.safetensors", "checkpoint.safetensors",
-                          checkpoint_to_save, g_object_ref(user_data));
-}
-
-static void config_to_open(const char *path, gpointer user_data)
-{
-    RfWindow *win = user_data;
-    g_autoptr(GError) error = NULL;
-    if (path != NULL) {
-        if (rf_session_load_config_file(win->session, path, &error))
-            open_data(win);
-        else
-            rf_dialog_error(GTK_WINDOW(win), "Could not open the configuration", error->message);
-    }
-    g_object_unref(win);
-}
-
-static void action_open_config(GSimpleAction *a, GVariant *p, gpointer user_data)
-{
-    (void)a;
-    (void)p;
-    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_OPEN_FILE, RF_FOLDER_CONFIGS, "Open Configuration",
-                          "_Open", "Configurations (INI)", "*.ini", NULL, config_to_open, g_object_ref(user_data));
-}
-
-static void metrics_to_save(const char *path, gpointer user_data)
-{
-    RfWindow *win = user_data;
-    rf_run_data *run = rf_session_get_current_run(win->session);
-    g_autoptr(GError) error = NULL;
-    if (path != NULL && run != NULL) {
-        if (rf_run_data_write_metrics_csv(run, path, &error))
-            rf_toast_written(&win->toast, "Exported the metrics to", path);
-        else
-            rf_dialog_error(GTK_WINDOW(win), "Could not export the metrics", error->message);
-    }
-    g_object_unref(win);
-}
-
-static void action_export_metrics(GSimpleAction *a, GVariant *p, gpointer user_data)
-{
-    (void)a;
-    (void)p;
-    rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_SAVE_FILE, RF_FOLDER_RUN, "Export Metrics", "_Export",
-                          "CSV files", "*.csv", "metrics.csv", metrics_to_save, g_object_ref(user_data));
-}
-
-/* The session's config on several ranks (mpirun or Slurm). */
-static void action_launch_cluster(GSimpleAction *a, GVariant *p, gpointer user_data)
-{
-    (void)a;
-    (void)p;
-    RfWindow *win = user_data;
-    rf_launch_dialog_show(GTK_WINDOW(win), rf_session_get_config(win->session));
-}
-
-/* --- plot export --- */
-
-static GtkWidget *find_page(RfWindow *win, const char *page)
-{
-    return page != NULL ? gtk_stack_get_child_by_name(win->view_stack, page)
-                        : gtk_stack_get_visible_child(win->view_stack);
-}
-
-gboolean rf_window_export_plot(RfWindow *win, const char *page, const char *path, int width, int height,
-                               GError **error)
-{
-    g_return_val_if_fail(RF_IS_WINDOW(win), FALSE);
-    GtkWidget *view = find_page(win, page);
-    RfPlotView *plot = view != NULL ? rf_view_get_plot(view) : NULL;
-    if (plot == NULL) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "The %s view has no plot to export",
-                    view != NULL ? gtk_stack_page_get_title(gtk_stack_get_page(win->view_stack, view)) : page);
-        return FALSE;
-    }
-    if (!rf_figure_format_known(path)) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                    "%s: unknown format; the file name must end in .png, .svg or .pdf", path);
-        return FALSE;
-    }
-    char message[512];
-    rf_zoom zoom = rf_plot_view_get_zoom(plot);
-    if (!rf_figure_export(rf_plot_view_get_figure(plot), &zoom, path, width, height, message, sizeof message)) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", message);
-        return FALSE;
-    }
-    return TRUE;
-}
-
-typedef struct {
-    RfWindow *win;
-    char *page;
-} ExportTarget;
-
-gboolean rf_window_export_plot_or_explain(RfWindow *win, const char *page, const char *path, int width, int height)
-{
-    g_autoptr(GError) error = NULL;
-    if (rf_window_export_plot(win, page, path, width, height, &error)) {
-        rf_toast_written(&win->toast, "Exported the plot to", path);
-        return TRUE;
-    }
-    rf_dialog_error(GTK_WINDOW(win), "Could not export the plot", error->message);
-    return FALSE;
-}
-
-static void plot_export_chosen(const char *path, int width, int height, gpointer user_data)
-{
-    ExportTarget *t = user_data;
-    if (path != NULL)
-        rf_window_export_plot_or_explain(t->win, t->page, path, width, height);
-    g_object_unref(t->win);
-    g_free(t->page);
-    g_free(t);
-}
-
-static void action_export_plot(GSimpleAction *a, GVariant *p, gpointer user_data)
-{
-    (void)a;
-    (void)p;
-    RfWindow *win = user_data;
-    GtkWidget *view = gtk_stack_get_visible_child(win->view_stack);
-    RfPlotView *plot = view != NULL ? rf_view_get_plot(view) : NULL;
-    const char *page = view != NULL ? gtk_stack_get_visible_child_name(win->view_stack) : "view";
-    if (plot == NULL) {
-        g_autofree char *detail = g_strdup_printf("The %s view has no plot to export.", page);
-        rf_dialog_error(GTK_WINDOW(win), "Nothing to export", detail);
-        return;
-    }
-    /* The size on screen is the default: the file looks like the view. */
-    int width = gtk_widget_get_width(GTK_WIDGET(plot)), height = gtk_widget_get_height(GTK_WIDGET(plot));
-    ExportTarget *t = g_new0(ExportTarget, 1);
-    t->win = g_object_ref(win);
-    t->page = g_strdup(page);
-    rf_dialog_export_plot(GTK_WINDOW(win), page, width > 16 ? width : 1600, height > 16 ? height : 1000,
-                          plot_export_chosen, t);
-}
-
 /* --- closing --- */
 
 static void stop_and_close(RfWindow *win)
@@ -715,7 +414,7 @@ static void stop_and_close(RfWindow *win)
 static void checkpoint_before_close(const char *path, gpointer user_data)
 {
     RfWindow *win = user_data;
-    if (path != NULL && save_checkpoint(win, path))
+    if (path != NULL && rf_window_save_checkpoint(win, path))
         stop_and_close(win);
     g_object_unref(win);
 }
@@ -764,15 +463,6 @@ static const GActionEntry win_actions[] = {
     {"step", action_step, NULL, NULL, NULL, {0}},
     {"stop", action_stop, NULL, NULL, NULL, {0}},
     {"restart", action_restart, NULL, NULL, NULL, {0}},
-    {"open-data", action_open_data, NULL, NULL, NULL, {0}},
-    {"open-config", action_open_config, NULL, NULL, NULL, {0}},
-    {"open-checkpoint", action_open_checkpoint, NULL, NULL, NULL, {0}},
-    {"open-checkpoint-on-data", action_open_checkpoint_on_data, NULL, NULL, NULL, {0}},
-    {"save-checkpoint", action_save_checkpoint, NULL, NULL, NULL, {0}},
-    {"export-plot", action_export_plot, NULL, NULL, NULL, {0}},
-    {"export-metrics", action_export_metrics, NULL, NULL, NULL, {0}},
-    {"launch-cluster", action_launch_cluster, NULL, NULL, NULL, {0}},
-    {"inspect-file", action_inspect_file, NULL, NULL, NULL, {0}},
 };
 
 static void rf_window_dispose(GObject *object)
@@ -832,6 +522,7 @@ static void rf_window_init(RfWindow *win)
     g_signal_connect(zoom_keys, "key-pressed", G_CALLBACK(on_window_key), win);
     gtk_widget_add_controller(GTK_WIDGET(win), zoom_keys);
     g_action_map_add_action_entries(G_ACTION_MAP(win), win_actions, G_N_ELEMENTS(win_actions), win);
+    g_action_map_add_action_entries(G_ACTION_MAP(win), rf_window_file_actions, rf_window_file_action_count, win);
     g_signal_connect(win, "close-request", G_CALLBACK(on_close_request), NULL);
 
     GtkEventController *keys = gtk_shortcut_controller_new();
@@ -842,7 +533,7 @@ static void rf_window_init(RfWindow *win)
 
     /* files dropped anywhere on the window are inspected */
     GtkDropTarget *drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
-    g_signal_connect(drop, "drop", G_CALLBACK(on_drop), win);
+    g_signal_connect(drop, "drop", G_CALLBACK(rf_window_on_drop), win);
     gtk_widget_add_controller(GTK_WIDGET(win), GTK_EVENT_CONTROLLER(drop));
 }
 
@@ -862,14 +553,14 @@ RfWindow *rf_window_new(GtkApplication *app, RfSession *session)
     g_signal_connect_object(session, "config-changed", G_CALLBACK(on_config_changed), win, 0);
     g_signal_connect_object(session, "data-changed", G_CALLBACK(on_data_changed), win, 0);
     g_signal_connect_object(session, "run-failed", G_CALLBACK(on_run_failed), win, 0);
-    refresh(win);
+    rf_window_refresh(win);
     return win;
 }
 
 void rf_window_reload_data(RfWindow *win)
 {
     g_return_if_fail(RF_IS_WINDOW(win));
-    open_data(win);
+    rf_window_open_data(win);
 }
 
 RfSession *rf_window_get_session(RfWindow *win)
