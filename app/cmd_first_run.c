@@ -70,7 +70,7 @@ int rf_cmd_first_run(int argc, char **argv, const char *default_config, const ch
     fflush(stdout);
 
     g_autofree char *dir = NULL;
-    int code = rf_train_new_run(config, (const char *const *)sets, NULL, runs, &dir);
+    int code = rf_train_new_run(config, (const char *const *)sets, NULL, runs, NULL, &dir);
     if ((code == RF_EXIT_OK || code == RF_EXIT_INTERRUPTED) && dir != NULL)
         print_where(program, dir);
     return code;

@@ -179,7 +179,7 @@ static gboolean write_baselines(const train_job *job, GError **error)
 
 /* The run goes into `out`, or a new folder in `runs`, or runs/<config name>. */
 static gboolean prepare_new(train_job *job, const char *config_path, const char *const *sets, const char *out,
-                            const char *runs, GError **error)
+                            const char *runs, const char *init, GError **error)
 {
     if (!rf_config_load_ini(config_path, sets, &job->cfg, error))
         return FALSE;
@@ -197,6 +197,9 @@ static gboolean prepare_new(train_job *job, const char *config_path, const char 
     /* Build everything that can fail on the config before touching the disk. */
     if (!open_data_and_trainer(job, error))
         return FALSE;
+    rf_status st = {0};
+    if (init != NULL && !rf_trainer_init_weights(job->trainer, init, &st))
+        return rf_cli_fail_status(error, &st);
     if (!rf_ranks_writer())   /* rank 0 writes the run folder */
         return TRUE;
     if (runs != NULL) {
@@ -423,11 +426,12 @@ static int run_prepared(train_job *job, gboolean ready, GError *error)
     return code;
 }
 
-int rf_train_new_run(const char *config, const char *const *sets, const char *out, const char *runs, char **dir)
+int rf_train_new_run(const char *config, const char *const *sets, const char *out, const char *runs,
+                     const char *init, char **dir)
 {
     train_job job = {0};
     g_autoptr(GError) error = NULL;
-    gboolean ready = prepare_new(&job, config, sets, out, runs, &error);
+    gboolean ready = prepare_new(&job, config, sets, out, runs, init, &error);
     if (dir != NULL)
         *dir = g_strdup(job.dir);
     return run_prepared(&job, ready, error);
@@ -435,7 +439,7 @@ int rf_train_new_run(const char *config, const char *const *sets, const char *ou
 
 int rf_cmd_train(int argc, char **argv)
 {
-    g_autofree char *config = NULL, *out = NULL, *resume = NULL, *runs = NULL, *launch = NULL;
+    g_autofree char *config = NULL, *out = NULL, *resume = NULL, *runs = NULL, *launch = NULL, *init = NULL;
     g_auto(GStrv) sets = NULL;
     int ranks = 2;
     const GOptionEntry entries[] = {
@@ -445,6 +449,9 @@ int rf_cmd_train(int argc, char **argv)
         {"runs", 0, 0, G_OPTION_ARG_FILENAME, &runs,
          "Train into a new folder in the runs folder DIR, named from the date, time and config", "DIR"},
         {"resume", 'r', 0, G_OPTION_ARG_FILENAME, &resume, "Continue the run in DIR up to train.steps", "DIR"},
+        {"init", 0, 0, G_OPTION_ARG_FILENAME, &init,
+         "Start the new run from the weights of CHECKPOINT (a model of the same architecture; the optimiser "
+         "and the step start afresh)", "CHECKPOINT"},
         {"print-launch", 0, 0, G_OPTION_ARG_STRING, &launch,
          "Print the command (mpirun) or sbatch script (slurm) that runs this training on --ranks processes, "
          "and exit", "mpirun|slurm"},
@@ -464,6 +471,7 @@ int rf_cmd_train(int argc, char **argv)
         "  rangefinder train --config data/configs/listops-full.ini --set train.lr=1e-3 --out runs/lr1e-3\n"
         "  rangefinder train --config data/configs/default.ini --runs ~/.local/share/rangefinder/runs\n"
         "  rangefinder train --resume runs/default --set train.steps=600\n"
+        "  rangefinder train --config data/configs/listops-full.ini --init runs/short/checkpoint.safetensors\n"
         "  mpirun -np 2 rangefinder train --config data/configs/listops-ls.ini --set train.threads=1\n"
         "  rangefinder train --config data/configs/listops-ls.ini --print-launch slurm --ranks 8 > job.sh\n"
         "\nUnder mpirun (or srun) each process is a rank: data.batch is the global batch, split\n"
@@ -472,10 +480,10 @@ int rf_cmd_train(int argc, char **argv)
     g_autoptr(GError) error = NULL;
     if (!rf_cli_parse(ctx, "train", &argc, &argv, &error))
         return rf_cli_report(error);
-    if (resume != NULL && (config != NULL || out != NULL || runs != NULL)) {
+    if (resume != NULL && (config != NULL || out != NULL || runs != NULL || init != NULL)) {
         g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
-                    "train: --resume DIR takes the config and the directory from the run; "
-                    "drop --config, --out and --runs");
+                    "train: --resume DIR takes the config, the weights and the directory from the run; "
+                    "drop --config, --init, --out and --runs");
         return rf_cli_report(error);
     }
     if (out != NULL && runs != NULL) {
@@ -493,7 +501,7 @@ int rf_cmd_train(int argc, char **argv)
     if (launch != NULL)
         return print_launch(launch, ranks, config, overrides, out);
     if (resume == NULL)
-        return rf_train_new_run(config, overrides, out, runs, NULL);
+        return rf_train_new_run(config, overrides, out, runs, init, NULL);
     train_job job = {0};
     gboolean ready = prepare_resume(&job, resume, overrides, &error);
     return run_prepared(&job, ready, error);

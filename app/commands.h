@@ -20,8 +20,10 @@ int rf_cmd_first_run(int argc, char **argv, const char *default_config, const ch
 
 /* A new run of `config` (with --set `sets`) into `out`, or a new folder in
  * `runs` (config/run_folder.h), or runs/<config name>; progress, summary and
- * errors as `rangefinder train` prints them. `dir` (may be NULL) receives
+ * errors as `rangefinder train` prints them; `init` (may be NULL) a checkpoint
+ * whose weights it starts from (train --init). `dir` (may be NULL) receives
  * the run's folder, NULL when none was chosen. Returns the exit status. */
-int rf_train_new_run(const char *config, const char *const *sets, const char *out, const char *runs, char **dir);
+int rf_train_new_run(const char *config, const char *const *sets, const char *out, const char *runs,
+                     const char *init, char **dir);
 
 #endif

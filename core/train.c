@@ -803,6 +803,24 @@ bool rf_trainer_load(rf_trainer *t, const char *path, rf_status *st)
     return true;
 }
 
+bool rf_trainer_init_weights(rf_trainer *t, const char *path, rf_status *st)
+{
+    if (!rf_trainer_load(t, path, st))
+        return false;
+    rf_params *p = t->params;
+    if (p->backend != NULL && p->backend->zero != NULL) {
+        p->backend->zero(p->m, (int64_t)p->total);
+        p->backend->zero(p->v, (int64_t)p->total);
+    } else {
+        memset(p->m, 0, p->total * sizeof *p->m);
+        memset(p->v, 0, p->total * sizeof *p->v);
+    }
+    t->step = 0;
+    return true;
+}
+
+const rf_params *rf_trainer_params(const rf_trainer *t) { return t->params; }
+
 static void report(const rf_train_callbacks *cb, const rf_metrics *m)
 {
     if (cb != NULL && cb->on_metrics != NULL)

@@ -155,6 +155,13 @@ bool rf_trainer_save(rf_trainer *t, const char *path, rf_status *st);
 /* Load parameters, optimizer state and step from a checkpoint made with the
  * same architecture. */
 bool rf_trainer_load(rf_trainer *t, const char *path, rf_status *st);
+/* A new run from a checkpoint's weights (`train --init`): its parameters,
+ * checked as rf_trainer_load checks them (same architecture), with the
+ * AdamW moments zeroed and the step back at 0, so only the weights carry
+ * over (e.g. a curriculum: train on short sequences, then on long ones). */
+bool rf_trainer_init_weights(rf_trainer *t, const char *path, rf_status *st);
+/* The trainer's parameters (values, gradients, moments), for tests. */
+const rf_params *rf_trainer_params(const rf_trainer *t);
 
 typedef struct rf_train_callbacks {
     void (*on_metrics)(void *ctx, const rf_metrics *m);

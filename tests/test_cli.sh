@@ -208,6 +208,18 @@ check "the summary says 9 steps" grep -q '"steps":9,' "$tmp/out"
 check "config.ini records the new train.steps" grep -qx 'steps=9' "$dir/config.ini"
 check "a resumed run's engine peak is within its plan (the checkpoint is read a tensor at a time, outside it)" \
     python3 -c 'import json, sys; s = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); assert s["peak_engine_bytes"] <= s["planned_bytes"], s' "$tmp/out"
+# --- a new run from a checkpoint's weights (--init) ---------------------------
+expect_error 2 "--init with --resume is a usage error" "--init" \
+    train --resume "$dir" --init "$dir/checkpoint.safetensors"
+expect_error 1 "--init from a model of another width names a tensor that differs" "checkpoint.safetensors|shape" \
+    train --config "$tmp/tiny.ini" "${tiny[@]}" --set model.dim=32 --init "$dir/checkpoint.safetensors" \
+    --out "$tmp/init-wide"
+check "a refused --init writes no run folder" test ! -e "$tmp/init-wide/metrics.csv"
+run train --config "$tmp/tiny.ini" "${tiny[@]}" --set train.steps=3 --init "$dir/checkpoint.safetensors" \
+    --out "$tmp/init-run"
+expect_rc 0 "a run started from a checkpoint's weights (--init) exits 0"
+check "--init starts at step 0 (the checkpoint's is 9): its rows run from step 2 to 3" \
+    test "$(sed -n 2p "$tmp/init-run/metrics.csv" | cut -d, -f1)" = 2 -a -n "$(grep '^3,test,' "$tmp/init-run/metrics.csv")"
 # a resumed run may switch its products to bf16 (on a CPU that has it)
 cp -r "$dir" "$tmp/run-to-bf16"
 if grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo; then

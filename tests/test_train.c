@@ -250,6 +250,48 @@ static void test_determinism_and_resume(void)
     unlink(path);
 }
 
+/* train --init: a new trainer from a checkpoint's weights has them bit for
+ * bit, zero AdamW moments and step 0 (rf_trainer_load keeps all three). */
+static void test_init_weights(void)
+{
+    rf_config cfg = tiny_config("random");
+    recorder r;
+    rf_status st = {0};
+    char path[] = "/tmp/rf-test-init-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    bool ok = run(&cfg, NULL, path, 12, &r, &st);
+    rf_dataset *ds = ok ? rf_dataset_open(&cfg, &st) : NULL;
+    rf_trainer *init = ds != NULL ? rf_trainer_new(&cfg, ds, &st) : NULL;
+    rf_trainer *loaded = init != NULL ? rf_trainer_new(&cfg, ds, &st) : NULL;
+    rf_trainer *fresh = loaded != NULL ? rf_trainer_new(&cfg, ds, &st) : NULL;
+    ok = fresh != NULL && rf_trainer_init_weights(init, path, &st) && rf_trainer_load(loaded, path, &st);
+    if (!tap_ok(ok, "a 12-step checkpoint loads into new trainers")) {
+        tap_diag("%s", st.msg);
+    } else {
+        const rf_params *a = rf_trainer_params(init), *b = rf_trainer_params(loaded), *c = rf_trainer_params(fresh);
+        size_t bytes = a->total * sizeof(float), zero_m = 0, zero_v = 0, loaded_m = 0;
+        for (size_t i = 0; i < a->total; i++) {
+            zero_m += a->m[i] == 0.0f;
+            zero_v += a->v[i] == 0.0f;
+            loaded_m += b->m[i] != 0.0f;
+        }
+        tap_ok(memcmp(a->value, b->value, bytes) == 0 && memcmp(a->value, c->value, bytes) != 0,
+               "--init: the checkpoint's weights bit for bit (not the new trainer's own initialisation)");
+        tap_ok(zero_m == a->total && zero_v == a->total && loaded_m > 0,
+               "--init: AdamW moments zero (%zu and %zu of %zu), where --resume keeps them (%zu non-zero)", zero_m,
+               zero_v, a->total, loaded_m);
+        tap_ok(rf_trainer_step_count(init) == 0 && rf_trainer_step_count(loaded) == 12,
+               "--init starts at step 0 (%lld), --resume at the checkpoint's (%lld)",
+               (long long)rf_trainer_step_count(init), (long long)rf_trainer_step_count(loaded));
+    }
+    rf_trainer_free(fresh);
+    rf_trainer_free(loaded);
+    rf_trainer_free(init);
+    rf_dataset_free(ds);
+    unlink(path);
+}
+
 static void test_no_allocation_in_step(void)
 {
     rf_config cfg = tiny_config("random");
@@ -510,6 +552,7 @@ int main(void)
     test_learning("random", 60);
     test_learning("listops", 1000);
     test_determinism_and_resume();
+    test_init_weights();
     test_no_allocation_in_step();
     test_non_finite_stops();
     test_inspect_outside_input();
