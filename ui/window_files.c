@@ -56,16 +56,23 @@ static void action_open_data(GSimpleAction *a, GVariant *p, gpointer user_data)
                           data_path_chosen, g_object_ref(win));
 }
 
-static void checkpoint_to_open(const char *path, gpointer user_data)
+/* Open the chosen checkpoint with `load`: its error in a dialog, or its
+ * note (a GPU model run on the CPU) as a toast. Drops the window's ref. */
+static void open_checkpoint_with(RfWindow *win, const char *path,
+                                 gboolean (*load)(RfSession *, const char *, GError **), const char *failure)
 {
-    RfWindow *win = user_data;
     g_autoptr(GError) error = NULL;
-    if (path != NULL && !rf_session_load_checkpoint(win->session, path, &error))
-        rf_dialog_error(GTK_WINDOW(win), "Could not open the checkpoint", error->message);
+    if (path != NULL && !load(win->session, path, &error))
+        rf_dialog_error(GTK_WINDOW(win), failure, error->message);
     else if (path != NULL && rf_session_get_load_note(win->session) != NULL)
         rf_window_toast(win, rf_session_get_load_note(win->session), NULL);
     rf_window_refresh(win);
     g_object_unref(win);
+}
+
+static void checkpoint_to_open(const char *path, gpointer user_data)
+{
+    open_checkpoint_with(user_data, path, rf_session_load_checkpoint, "Could not open the checkpoint");
 }
 
 static void action_open_checkpoint(GSimpleAction *a, GVariant *p, gpointer user_data)
@@ -81,14 +88,8 @@ static void action_open_checkpoint(GSimpleAction *a, GVariant *p, gpointer user_
  * for a model trained on generated ListOps, data.concat for the length test). */
 static void checkpoint_to_open_on_data(const char *path, gpointer user_data)
 {
-    RfWindow *win = user_data;
-    g_autoptr(GError) error = NULL;
-    if (path != NULL && !rf_session_load_checkpoint_on_data(win->session, path, &error))
-        rf_dialog_error(GTK_WINDOW(win), "Could not open the checkpoint on this data set", error->message);
-    else if (path != NULL && rf_session_get_load_note(win->session) != NULL)
-        rf_window_toast(win, rf_session_get_load_note(win->session), NULL);
-    rf_window_refresh(win);
-    g_object_unref(win);
+    open_checkpoint_with(user_data, path, rf_session_load_checkpoint_on_data,
+                         "Could not open the checkpoint on this data set");
 }
 
 static void action_open_checkpoint_on_data(GSimpleAction *a, GVariant *p, gpointer user_data)
