@@ -1,7 +1,8 @@
 /* `rangefinder train`: a new run from a config file, or `--resume DIR` to
  * continue one. A run directory holds config.ini (the full effective
- * config), metrics.csv, checkpoint.safetensors and, for token data,
- * baselines.ini (config/baselines_file.h).
+ * config), metrics.csv, checkpoint.safetensors, for token data
+ * baselines.ini (config/baselines_file.h) and, for a run started with
+ * --init, init.ini (where its first weights came from).
  *
  * Crash consistency: the metrics rows a checkpoint covers are fsync'd
  * before it is renamed into place, and --resume cuts the rows logged after
@@ -35,6 +36,7 @@
 #include "run_folder.h"
 #include "../parallel/launch.h"
 
+#define INIT_RECORD_FILE "init.ini"
 #define CONFIG_COMMENT " The full effective configuration of this run, written by `rangefinder train`."
 
 static volatile sig_atomic_t interrupted;
@@ -177,6 +179,30 @@ static gboolean write_baselines(const train_job *job, GError **error)
     return rf_baselines_file_write(job->dir, b.majority, b.first_token, error);
 }
 
+/* init.ini: the checkpoint whose weights a --init run started from (its
+ * absolute path and the step it had reached), written once, so the run
+ * folder alone says where a curriculum's stage began. */
+static gboolean write_init_record(const char *dir, const char *init, GError **error)
+{
+    rf_config source;
+    rf_config_defaults(&source);
+    int64_t step = 0;
+    rf_status st = {0};
+    if (!rf_checkpoint_read_config(init, &source, &step, &st))
+        return rf_cli_fail_status(error, &st);
+    g_autofree char *abs = g_canonicalize_filename(init, NULL);
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_key_file_set_string(kf, "init", "checkpoint", abs);
+    g_key_file_set_int64(kf, "init", "step", step);
+    g_key_file_set_comment(kf, NULL, NULL, " This run started from the weights of this checkpoint (train --init).", NULL);
+    gsize size = 0;
+    g_autofree char *text = g_key_file_to_data(kf, &size, NULL);
+    g_autofree char *path = g_build_filename(dir, INIT_RECORD_FILE, NULL);
+    if (!rf_atomic_write_bytes(path, text, size, &st))
+        return rf_cli_fail_status(error, &st);
+    return TRUE;
+}
+
 /* The run goes into `out`, or a new folder in `runs`, or runs/<config name>. */
 static gboolean prepare_new(train_job *job, const char *config_path, const char *const *sets, const char *out,
                             const char *runs, const char *init, GError **error)
@@ -216,6 +242,8 @@ static gboolean prepare_new(train_job *job, const char *config_path, const char 
     g_autofree char *ini = g_build_filename(job->dir, "config.ini", NULL);
     g_autofree char *csv = g_build_filename(job->dir, "metrics.csv", NULL);
     if (!rf_config_write_ini(&job->cfg, ini, CONFIG_COMMENT, error) || !write_baselines(job, error))
+        return FALSE;
+    if (init != NULL && !write_init_record(job->dir, init, error))
         return FALSE;
     job->csv = rf_metrics_csv_create(csv, error);
     return job->csv != NULL;

@@ -1,5 +1,6 @@
 #include "device.h"
 
+#include "backend_layout.h"
 #include "op.h"
 
 #include <dlfcn.h>
@@ -29,16 +30,27 @@ static void load_cuda_module(void)
      * it finds core's functions in the program (linked with -rdynamic) */
     void *m = dlopen(cuda_module, RTLD_NOW | RTLD_LOCAL);
     void (*entry)(void) = NULL;
-    if (m != NULL)
+    uint64_t (*layout)(void) = NULL;
+    if (m != NULL) {
         *(void **)&entry = dlsym(m, "rf_cuda_register");
-    if (entry == NULL) {
+        *(void **)&layout = dlsym(m, "rf_cuda_layout");
+    }
+    if (entry == NULL || layout == NULL) {
         const char *why = dlerror();
-        snprintf(cuda_module_error, sizeof cuda_module_error, "%s", why != NULL ? why : "no rf_cuda_register in it");
-        if (m != NULL)
-            dlclose(m);
+        snprintf(cuda_module_error, sizeof cuda_module_error, "%s",
+                 why != NULL ? why : "no rf_cuda_register or rf_cuda_layout in it");
+    } else if (layout() != rf_backend_layout()) {
+        /* built against other headers: its kernels would misread rf_exec,
+         * rf_backend and the rest (backend_layout.h) */
+        snprintf(cuda_module_error, sizeof cuda_module_error,
+                 "it was compiled against other versions of core/op.h and the structs it shares with this program "
+                 "(a stale build: rebuild it, e.g. `touch kernels/*.cu && ninja`)");
+    } else {
+        entry();   /* the module stays loaded: its kernels are the backend */
         return;
     }
-    entry();   /* the module stays loaded: its kernels are the backend */
+    if (m != NULL)
+        dlclose(m);
 }
 
 bool rf_device_parse(const char *text, rf_device *out, rf_status *st)

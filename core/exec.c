@@ -302,7 +302,8 @@ static bool plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, 
     info.arena_bytes = pack(buf, (size_t)nb) * sizeof(float);
     size_t scratch = 0;
     for (int i = 0; i < n; i++) {
-        size_t s = scratch_floats(g, &g->nodes[i], threads > 0 ? threads : 1);
+        bool bwd_only = rf_op_infos[g->nodes[i].op]->flags & RF_SCRATCH_BWD_ONLY;
+        size_t s = bwd_only && !g->on_backward[i] ? 0 : scratch_floats(g, &g->nodes[i], threads > 0 ? threads : 1);
         if (s > scratch)
             scratch = s;
         info.backward_nodes += g->on_backward[i];

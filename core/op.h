@@ -40,6 +40,8 @@ typedef void (*rf_kernel)(rf_exec *x, rf_node *n);
 enum {
     RF_BWD_READS_INPUTS = 1u << 0,   /* backward reads input values */
     RF_BWD_READS_OUTPUT = 1u << 1,   /* backward reads this node's value */
+    RF_SCRATCH_BWD_ONLY = 1u << 2,   /* only backward uses scratch_floats: a node whose
+                                        backward never runs (inference) plans none */
 };
 
 typedef struct rf_op_info {

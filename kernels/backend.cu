@@ -22,6 +22,7 @@
 #include "nccl_compat.h"
 
 extern "C" {
+#include "../core/backend_layout.h"
 #include "../core/collective.h"
 #include "../core/op.h"
 #include "../core/params.h"
@@ -855,4 +856,9 @@ extern "C" const rf_backend *rf_cuda_backend(void)
     if (table.name == NULL)
         fill_table();
     return &table;
+}
+
+extern "C" uint64_t rf_cuda_layout(void)
+{
+    return rf_backend_layout();
 }

@@ -220,6 +220,10 @@ run train --config "$tmp/tiny.ini" "${tiny[@]}" --set train.steps=3 --init "$dir
 expect_rc 0 "a run started from a checkpoint's weights (--init) exits 0"
 check "--init starts at step 0 (the checkpoint's is 9): its rows run from step 2 to 3" \
     test "$(sed -n 2p "$tmp/init-run/metrics.csv" | cut -d, -f1)" = 2 -a -n "$(grep '^3,test,' "$tmp/init-run/metrics.csv")"
+check "init.ini names the source checkpoint by its absolute path" \
+    grep -qx "checkpoint=$(realpath "$dir/checkpoint.safetensors")" "$tmp/init-run/init.ini"
+check "init.ini records the step the source checkpoint had reached (9)" grep -qx 'step=9' "$tmp/init-run/init.ini"
+check "a run not started with --init has no init.ini" test ! -e "$dir/init.ini"
 # a resumed run may switch its products to bf16 (on a CPU that has it)
 cp -r "$dir" "$tmp/run-to-bf16"
 if grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo; then

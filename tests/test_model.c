@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "../core/alloc.h"
+#include "../core/exec.h"
+#include "../core/graph.h"
+#include "../core/op.h"
 #include "../core/model.h"
 #include "../core/params.h"
 #include "../core/rng.h"
@@ -157,6 +160,27 @@ static void check_plan_matches_peak(void)
     tap_ok(rf_alloc_live_bytes() == before, "freeing the model returns every byte");
 }
 
+/* The linear op's chunked backward keeps its partial dW in scratch: a
+ * training plan reserves it, a forward-only plan (inference) does not. */
+static void check_backward_scratch_only_in_training(void)
+{
+    const int64_t rows = 4 * RF_LINEAR_ROW_CHUNK, k = 64, cols = 32;
+    rf_params *p = rf_params_new(1);
+    rf_graph *g = rf_graph_new(p);
+    rf_id x = rf_input(g, "x", rf_shape2(rows, k), false);
+    rf_id w = rf_param(g, "w", rf_shape2(k, cols), RF_INIT_NORMAL, 0.1f);
+    rf_id loss = rf_mean(g, rf_sum(g, rf_linear(g, x, w, RF_NONE), 1), 0);
+    rf_graph_plan_info train = {0}, infer = {0};
+    rf_status st = {0};
+    bool ok = rf_graph_plan(g, loss, 1, &train, &st) && rf_graph_plan(g, RF_NONE, 1, &infer, &st);
+    size_t partials = (size_t)(rows / RF_LINEAR_ROW_CHUNK) * (size_t)(k * cols + cols) * sizeof(float);
+    tap_ok(ok && train.scratch_bytes >= partials && infer.scratch_bytes == 0,
+           "a linear of %lld rows plans %zu bytes of backward scratch for training (partials %zu), %zu for inference",
+           (long long)rows, train.scratch_bytes, partials, infer.scratch_bytes);
+    rf_graph_free(g);
+    rf_params_free(p);
+}
+
 int main(void)
 {
     check_gradients("mean", "linear", "layer0.attn.q.bias");   /* small: 1.6e-3 to 3.5e-3, one near 0 */
@@ -165,6 +189,7 @@ int main(void)
     check_padding_invariance();
     check_padded_blocks();
     check_plan_matches_peak();
+    check_backward_scratch_only_in_training();
     /* flash-style full attention: memory linear in the length */
     rf_config cfg = small_config("mean");
     modelcheck_memory_growth("full attention", &cfg, 2, 1024, 16384, 20);

@@ -4,17 +4,8 @@
 #include <immintrin.h>
 #include <stdbool.h>
 
+#include "cpu_features.h"
 #include "vecmath.h"
-
-static bool have_avx512(void)
-{
-    static int known = -1;   /* a benign race: every thread computes the same answer */
-    if (known < 0) {
-        __builtin_cpu_init();
-        known = __builtin_cpu_supports("avx512f");
-    }
-    return known;
-}
 
 /* 16 lanes of e^x: n = round(x log2 e), r = x - n ln 2 in two parts
  * (Cephes' split, so r is exact to a few ulp), e^r by Cephes' polynomial,
@@ -57,5 +48,5 @@ __attribute__((target("avx512f"))) static float exp_row_avx512(float *p, int n, 
 
 float rf_attn_exp_row(float *p, int n, float shift)
 {
-    return have_avx512() ? exp_row_avx512(p, n, shift) : rf_exp_row(p, n, shift);
+    return rf_cpu_avx512() ? exp_row_avx512(p, n, shift) : rf_exp_row(p, n, shift);
 }

@@ -3,15 +3,7 @@
 
 #include <immintrin.h>
 
-static bool have_avx512(void)
-{
-    static int known = -1;   /* a benign race: every thread computes the same answer */
-    if (known < 0) {
-        __builtin_cpu_init();
-        known = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
-    }
-    return known;
-}
+#include "cpu_features.h"
 
 /* With `pad`, each row's columns [cols, cols rounded up to 16) are written
  * too, as `fill`, in the same full-width stores (the caller's rows are that
@@ -116,7 +108,7 @@ __attribute__((target("avx512f,avx512vl,fma"))) static void acc_avx512(int m, in
 bool rf_small_head_acc(bool ta, int m, int n, int inner, float alpha, const float *A, int lda, const float *B,
                        int ldb, float *C, int ldc)
 {
-    if (n < 1 || n > RF_SMALL_HEAD_N || !have_avx512())
+    if (n < 1 || n > RF_SMALL_HEAD_N || !rf_cpu_avx512())
         return false;
     if (m > 0)
         acc_avx512(m, n, inner, alpha, A, ta ? 1 : lda, ta ? lda : 1, B, ldb, C, ldc);
@@ -126,7 +118,7 @@ bool rf_small_head_acc(bool ta, int m, int n, int inner, float alpha, const floa
 bool rf_small_head_nt(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
                       float *S, int lds)
 {
-    if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !have_avx512())
+    if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
         return false;
     if (rows > 0 && cols > 0)
         nt_avx512(rows, cols, k, scale, A, lda, B, ldb, S, lds, false, 0.0f);
@@ -136,7 +128,7 @@ bool rf_small_head_nt(int rows, int cols, int k, float scale, const float *A, in
 int rf_small_head_nt_fill(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
                           float *S, int lds, float fill)
 {
-    if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !have_avx512())
+    if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
         return 0;
     int width = (cols + 15) & ~15;
     if (rows > 0 && cols > 0)

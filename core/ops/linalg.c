@@ -15,7 +15,7 @@ static size_t linear_scratch(const rf_graph *g, const rf_node *n, int threads)
     return (size_t)((rows + RF_LINEAR_ROW_CHUNK - 1) / RF_LINEAR_ROW_CHUNK * (k * cols + cols));
 }
 
-const rf_op_info rf_info_linear = {"linear", RF_BWD_READS_INPUTS, NULL, linear_scratch, NULL};
+const rf_op_info rf_info_linear = {"linear", RF_BWD_READS_INPUTS | RF_SCRATCH_BWD_ONLY, NULL, linear_scratch, NULL};
 
 rf_id rf_matmul(rf_graph *g, rf_id a, rf_id b, bool ta, bool tb)
 {
