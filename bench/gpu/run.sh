@@ -7,7 +7,9 @@
 # committed part way in bench/runs/listops-NAME continues from there), stopped
 # and saved at FINAL seconds from the start (each then continues with
 # `train --resume`). A run named NAME=BASE:KEY=VALUE,... is a variant: the
-# config listops-BASE.ini with those --set, in bench/runs/listops-NAME. PARTS
+# config listops-BASE.ini with those --set, in bench/runs/listops-NAME; the
+# key init=RUN starts it from bench/runs/listops-RUN's weights instead (the
+# last stage of a curriculum, docs/reproduction.md). PARTS
 # picks the rest (bench tests mpi memcheck racecheck; default all but
 # racecheck). Logs and run folders go to $OUT as four files.
 #   OUT=DIR [FINAL=420] [RUNS="full blrp ..."] [PARTS="tests memcheck"] bash bench/gpu/run.sh
@@ -19,7 +21,8 @@ lim() { local l=$(( FINAL + 20 - $(el) )); [ $l -lt 1 ] && l=1; [ $l -lt $1 ] &&
 FINAL=${FINAL:-420}
 PARTS=" ${PARTS:-bench tests mpi memcheck} "
 part() { [[ "$PARTS" == *" $1 "* ]]; }
-RUNS=${RUNS:-full blrp linear maelre blrp-phi-shared blrp-phi-siamese blrp-forward-phi-residual \
+RUNS=${RUNS:-full blrp-curriculum=blrp:init=blrp-len100-500-init full-curriculum=full:init=full-len100-500-init \
+blrp linear maelre blrp-phi-shared blrp-phi-siamese blrp-forward-phi-residual \
 blrp-backward-phi-residual blrp-forward-phi-init blrp-backward-phi-init blrp-forward-posemb blrp-backward-posemb}
 W=/tmp/rf
 mkdir -p $W/out $W/runs
@@ -59,11 +62,15 @@ part bench && { timeout 60 $RF bench --config data/configs/listops-ls.ini --set 
 
 # Reproduction runs: at most 6 at once, the four main configs first, stopped (and saved) at FINAL.
 run_one() {
-    local c=${1%%=*} base=${1%%=*} sets=() kv
+    local c=${1%%=*} base=${1%%=*} sets=() init=() kv
     if [[ "$1" == *=* ]]; then   # NAME=BASE:KEY=VALUE,...
         base=${1#*=}; base=${base%%:*}
         local IFS=,
-        for kv in ${1#*:}; do sets+=(--set "$kv"); done
+        for kv in ${1#*:}; do
+            # init=RUN: a curriculum's next stage, from a committed run's weights (train --init)
+            if [[ $kv == init=* ]]; then init=(--init "bench/runs/listops-${kv#init=}/checkpoint.safetensors")
+            else sets+=(--set "$kv"); fi
+        done
         unset IFS
     fi
     local d=$W/runs/listops-$c
@@ -77,6 +84,7 @@ run_one() {
         how="--resume $d"
     else
         how="--config data/configs/listops-$base.ini --out $d --set train.eval_every=250 --set train.checkpoint_every=250"
+        sets+=("${init[@]}")   # a resumed run already has its weights
     fi
     echo "run $c: $how ${sets[*]}"
     # USR1, not INT: timeout signals twice, and a second SIGINT quits without saving
