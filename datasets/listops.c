@@ -216,6 +216,14 @@ int rf_listops_concat_token(const uint8_t *expr, int n, int k, int pos)
     return expr[(pos - 1) % n];
 }
 
+int rf_listops_concat_fill(const uint8_t *expr, int n, int k, float *x)
+{
+    int len = rf_listops_concat_length(n, k);
+    for (int pos = 0; pos < len; pos++)
+        x[pos] = (float)rf_listops_concat_token(expr, n, k, pos);
+    return len;
+}
+
 int rf_listops_concat_room(int seq_len, int k)
 {
     return k > 1 ? (seq_len - 2) / k : seq_len;
@@ -378,9 +386,7 @@ static bool listops_get(const rf_dataset *ds, rf_split split, int64_t index, flo
     int n;
     if (!locate(lo, split, index, &expr, &n, label))
         return rf_fail(st, "listops has no %s sample %lld", rf_split_name(split), (long long)index);
-    *len = rf_listops_concat_length(n, lo->concat);
-    for (int pos = 0; pos < *len; pos++)
-        x[pos] = (float)rf_listops_concat_token(expr, n, lo->concat, pos);
+    *len = rf_listops_concat_fill(expr, n, lo->concat, x);
     return true;
 }
 
@@ -427,11 +433,8 @@ static bool listops_featurise(const rf_dataset *ds, const char *path, const char
                          "or expressions and its closing ])", name);
     else
         ok = true;
-    if (ok) {
-        *len = rf_listops_concat_length(n, lo->concat);
-        for (int pos = 0; pos < *len; pos++)
-            x[pos] = (float)rf_listops_concat_token(ids, n, lo->concat, pos);
-    }
+    if (ok)
+        *len = rf_listops_concat_fill(ids, n, lo->concat, x);
     free(ids);
     g_free(source);
     return ok;

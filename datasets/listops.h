@@ -65,6 +65,9 @@ int rf_listops_eval(const uint8_t *ids, int n);
 int rf_listops_concat_length(int n, int k);
 /* Token `pos` (0 <= pos < rf_listops_concat_length(n, k)) of that sample. */
 int rf_listops_concat_token(const uint8_t *expr, int n, int k, int pos);
+/* Write that sample's tokens to x as floats (the model's input row);
+ * returns its length. */
+int rf_listops_concat_fill(const uint8_t *expr, int n, int k, float *x);
 /* The longest expression a sample of at most seq_len tokens holds. */
 int rf_listops_concat_room(int seq_len, int k);
 /* The sample as text, "[MAX 2 9 [MIN 4 7 ] 0 ]", cut at a token boundary

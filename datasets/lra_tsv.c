@@ -157,9 +157,7 @@ static bool lra_get(const rf_dataset *ds, rf_split split, int64_t index, float *
         return rf_fail(st, "lra_tsv has no %s sample %lld", rf_split_name(split), (long long)index);
     const uint8_t *ids = l->tokens + l->offset[r];
     int n = (int)(l->offset[r + 1] - l->offset[r]);
-    *len = rf_listops_concat_length(n, l->concat);
-    for (int t = 0; t < *len; t++)
-        x[t] = (float)rf_listops_concat_token(ids, n, l->concat, t);
+    *len = rf_listops_concat_fill(ids, n, l->concat, x);
     *label = l->labels[r];
     return true;
 }
@@ -208,11 +206,8 @@ static bool lra_featurise(const rf_dataset *ds, const char *path, const char *te
                      rf_listops_concat_room(ds->seq_len, l->concat));
     else
         ok = true;
-    if (ok) {
-        *len = rf_listops_concat_length(n, l->concat);
-        for (int t = 0; t < *len; t++)
-            x[t] = (float)rf_listops_concat_token(ids, n, l->concat, t);
-    }
+    if (ok)
+        *len = rf_listops_concat_fill(ids, n, l->concat, x);
     free(ids);
     g_free(line);
     return ok;
