@@ -104,19 +104,12 @@ static bool read_file(reader *r, const char *path, int64_t limit, int64_t *rows,
     *rows = 0;
     while (ok && *rows < limit && (n = getline(&text, &cap, f)) != -1) {
         line++;
-        if ((size_t)n > RF_TEXT_MAX_LINE) {
-            ok = rf_fail(st, "%s:%lld: a line of %zd bytes; lines are at most %zu", path, (long long)line, n,
-                         RF_TEXT_MAX_LINE);
-            break;
-        }
-        char *problem = rf_text_problem(text, (size_t)n, line);
+        char *problem = rf_text_table_line(path, text, &n, line);
         if (problem != NULL) {
-            ok = rf_fail(st, "%s:%s", path, problem);
+            ok = rf_fail(st, "%s", problem);
             g_free(problem);
             break;
         }
-        while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
-            text[--n] = '\0';
         if (line == 1) {
             if (strcmp(text, HEADER) != 0)
                 ok = rf_fail(st, "%s:1: expected the header 'Source<TAB>Target', found '%.40s'", path, text);

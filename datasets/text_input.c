@@ -37,6 +37,19 @@ char *rf_text_check_table(FILE *f, const char *path)
     return NULL;
 }
 
+char *rf_text_table_line(const char *path, char *line_text, ssize_t *n, int64_t line)
+{
+    if ((size_t)*n > RF_TEXT_MAX_LINE)
+        return g_strdup_printf("%s:%lld: a line of %zd bytes; lines are at most %zu", path, (long long)line, *n,
+                               RF_TEXT_MAX_LINE);
+    g_autofree char *problem = rf_text_problem(line_text, (size_t)*n, line);
+    if (problem != NULL)
+        return g_strdup_printf("%s:%s", path, problem);
+    while (*n > 0 && (line_text[*n - 1] == '\n' || line_text[*n - 1] == '\r'))
+        line_text[--*n] = '\0';
+    return NULL;
+}
+
 char *rf_text_read_file(const char *path, size_t max, size_t *len, GError **error)
 {
     FILE *f = fopen(path, "rb");

@@ -9,6 +9,7 @@
 #include <glib.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* NULL when the `len` bytes at `text` are UTF-8 without a NUL byte; else a
  * new string saying what is wrong and where, "LINE:COLUMN: byte 0xff is not
@@ -28,6 +29,11 @@ char *rf_text_problem(const char *text, size_t len, int64_t first_line);
 #define RF_TEXT_MAX_TABLE ((int64_t)4 << 30)
 #define RF_TEXT_MAX_LINE ((size_t)64 << 20)
 char *rf_text_check_table(FILE *f, const char *path);
+/* A line of such a table just read by getline (`*n` bytes at `line_text`,
+ * line number `line`): NULL when it is at most RF_TEXT_MAX_LINE bytes of
+ * UTF-8 text, its line end ("\n", "\r\n") then cut off in place (*n
+ * shrinks); else a new string "PATH:LINE:..." saying why not. */
+char *rf_text_table_line(const char *path, char *line_text, ssize_t *n, int64_t line);
 
 /* The whole file (NUL-terminated, g_free) when it holds at most `max` bytes;
  * else NULL with an error starting with `path` that states the limit. Reads

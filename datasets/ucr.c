@@ -135,19 +135,12 @@ static bool parse_file(parse *p, const char *path, int file, rf_status *st)
     bool ok = true;
     while (ok && (n = getline(&text, &cap, f)) != -1) {
         line++;
-        if ((size_t)n > RF_TEXT_MAX_LINE) {
-            ok = rf_fail(st, "%s:%lld: a line of %zd bytes; lines are at most %zu", path, (long long)line, n,
-                         RF_TEXT_MAX_LINE);
-            break;
-        }
-        char *problem = rf_text_problem(text, (size_t)n, line);
+        char *problem = rf_text_table_line(path, text, &n, line);
         if (problem != NULL) {
-            ok = rf_fail(st, "%s:%s", path, problem);
+            ok = rf_fail(st, "%s", problem);
             g_free(problem);
             break;
         }
-        while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
-            text[--n] = '\0';
         if (n == 0)
             blank = blank != 0 ? blank : line;
         else if (blank != 0)

@@ -9,6 +9,7 @@
 
 #include "../config/config_file.h"
 #include "../datasets/datasets.h"
+#include "../datasets/text_input.h"
 #include "../ui/plot/run_data.h"
 #include "tap.h"
 
@@ -148,6 +149,34 @@ static void test_tsv(void)
              "NUL byte");
 }
 
+/* One table line as the LRA and UCR readers take it: line ends cut, a
+ * line past RF_TEXT_MAX_LINE refused by its length before its bytes are
+ * looked at, and a bad byte named by file, line and column. */
+static void test_table_line(void)
+{
+    char crlf[] = "1\t0.5\r\n";
+    ssize_t n = (ssize_t)strlen(crlf);
+    char *why = rf_text_table_line("t.tsv", crlf, &n, 4);
+    tap_ok(why == NULL && n == 5 && strcmp(crlf, "1\t0.5") == 0, "a CRLF line end is cut: '%s', %zd bytes", crlf,
+           n);
+    char latin1[] = "caf\xe9\n";
+    n = (ssize_t)strlen(latin1);
+    why = rf_text_table_line("t.tsv", latin1, &n, 7);
+    tap_ok(why != NULL && g_str_has_prefix(why, "t.tsv:7:4:"), "a Latin-1 byte is named by file:line:column (%s)",
+           why != NULL ? why : "accepted");
+    g_free(why);
+    size_t size = RF_TEXT_MAX_LINE + 1;
+    char *huge = g_malloc(size + 1);
+    memset(huge, 'x', size);
+    huge[size] = '\0';
+    n = (ssize_t)size;
+    why = rf_text_table_line("t.tsv", huge, &n, 2);
+    tap_ok(why != NULL && strstr(why, "t.tsv:2: a line of 67108865 bytes; lines are at most 67108864") != NULL,
+           "a line one byte past 64 MiB is refused by its length (%s)", why != NULL ? why : "accepted");
+    g_free(why);
+    g_free(huge);
+}
+
 /* `rangefinder plot` and the workbench's Compare view read a run's folder. */
 static void test_run_folder(void)
 {
@@ -175,6 +204,7 @@ int main(void)
     test_config();
     test_set();
     test_tsv();
+    test_table_line();
     test_run_folder();
     g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", tmp);
     if (system(cmd) != 0)
