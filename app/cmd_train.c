@@ -36,7 +36,6 @@
 #include "run_folder.h"
 #include "../parallel/launch.h"
 
-#define INIT_RECORD_FILE "init.ini"
 #define CONFIG_COMMENT " The full effective configuration of this run, written by `rangefinder train`."
 
 static volatile sig_atomic_t interrupted;
@@ -197,7 +196,7 @@ static gboolean write_init_record(const char *dir, const char *init, GError **er
     g_key_file_set_comment(kf, NULL, NULL, " This run started from the weights of this checkpoint (train --init).", NULL);
     gsize size = 0;
     g_autofree char *text = g_key_file_to_data(kf, &size, NULL);
-    g_autofree char *path = g_build_filename(dir, INIT_RECORD_FILE, NULL);
+    g_autofree char *path = g_build_filename(dir, RF_RUN_INIT_FILE, NULL);
     if (!rf_atomic_write_bytes(path, text, size, &st))
         return rf_cli_fail_status(error, &st);
     return TRUE;

@@ -5,12 +5,17 @@
  * e.g. runs/2026-11-27_130405-default; an existing folder is never reused.
  * A run folder holds config.ini, metrics.csv (metrics_csv.h), the
  * checkpoint once there is one, baselines.ini for token data
- * (baselines_file.h), and run.ini when the workbench named or tagged the
- * run. */
+ * (baselines_file.h), run.ini when the workbench named or tagged the
+ * run, and init.ini when `train --init` started it from another run's
+ * weights. */
 #ifndef RF_CONFIG_RUN_FOLDER_H
 #define RF_CONFIG_RUN_FOLDER_H
 
 #include <glib.h>
+
+/* A run started from a checkpoint's weights (`train --init`): [init]
+ * checkpoint= (its absolute path), step= (the step it had reached). */
+#define RF_RUN_INIT_FILE "init.ini"
 
 /* $XDG_DATA_HOME/rangefinder/runs (~/.local/share/rangefinder/runs when
  * XDG_DATA_HOME is unset). */

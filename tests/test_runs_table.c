@@ -8,6 +8,7 @@
 
 #include "../ui/runs_table.h"
 #include "run_folders.h"
+#include "../config/run_folder.h"
 #include "tap.h"
 
 #define OLD (2 * 3600.0)
@@ -205,6 +206,37 @@ static void test_refresh(rf_runs_table *t)
     tap_ok(none->entries->len == 0 && none->warnings->len == 0, "a runs folder not made yet is an empty table");
 }
 
+/* init.ini (`train --init`): the From column names the run whose
+ * checkpoint a run started from; an init.ini without one is named. */
+static void test_init(void)
+{
+    static const char *const blrp[] = {"model.encoder=blrp", NULL};
+    g_autofree char *saved = root;
+    root = g_dir_make_tmp("rf-runs-init-XXXXXX", NULL);
+    const fake_run runs[] = {{"stage1", blrp, 300, 10, TRUE, TRUE, OLD},
+                             {"stage2", blrp, 300, 10, TRUE, TRUE, OLD},
+                             {"bad-init", blrp, 300, 10, TRUE, TRUE, OLD}};
+    for (size_t i = 0; i < G_N_ELEMENTS(runs); i++)
+        g_free(write_fake_run(root, &runs[i]));
+    g_autofree char *init = g_strdup_printf("[init]\ncheckpoint=%s/stage1/checkpoint.safetensors\nstep=300\n", root);
+    write_text("stage2", RF_RUN_INIT_FILE, init, -1);
+    write_text("bad-init", RF_RUN_INIT_FILE, "[init]\nstep=300\n", -1);
+    g_autoptr(rf_runs_table) t = rf_runs_table_new(root);
+    rf_runs_table_refresh(t);
+    const rf_run_entry *one = find(t, "stage1"), *two = find(t, "stage2");
+    g_autofree char *from1 = one != NULL ? rf_run_entry_cell(one, "from") : NULL;
+    g_autofree char *from2 = two != NULL ? rf_run_entry_cell(two, "from") : NULL;
+    tap_ok(g_strcmp0(from2, "stage1") == 0 && g_strcmp0(from1, "") == 0,
+           "From: the run a --init run started from (%s), empty for one trained from scratch (%s)", from2, from1);
+    tap_ok(t->entries->len == 2 && warned_about(t, "bad-init", "no [init] checkpoint="),
+           "an init.ini that names no checkpoint is named (%u runs)", t->entries->len);
+    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", root);
+    if (system(cmd) != 0)
+        tap_ok(FALSE, "remove %s", root);
+    g_free(root);
+    root = g_steal_pointer(&saved);
+}
+
 int main(void)
 {
     root = g_dir_make_tmp("rf-runs-table-XXXXXX", NULL);
@@ -214,6 +246,7 @@ int main(void)
     test_keys_and_order(t);
     test_meta(t);
     test_refresh(t);
+    test_init();
     g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", root);
     if (system(cmd) != 0)
         tap_ok(FALSE, "remove %s", root);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../config/config_file.h"
+#include "../config/run_folder.h"
 #include "../core/train.h"
 #include "data_tasks.h"
 #include "plot/plot.h"
@@ -31,6 +32,7 @@ static void entry_clear(gpointer data)
     g_free(e->folder);
     g_free(e->name);
     g_free(e->tags);
+    g_free(e->from);
 }
 
 rf_run_entry *rf_run_entry_ref(rf_run_entry *e)
@@ -158,10 +160,31 @@ static gboolean read_meta(rf_run_entry *e, const char *path, GError **error)
     return TRUE;
 }
 
+/* init.ini (`train --init`): the run whose weights this one started from,
+ * named by its checkpoint's folder. No file: none. */
+static gboolean read_init(rf_run_entry *e, const char *path, GError **error)
+{
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_autoptr(GError) local = NULL;
+    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &local)) {
+        if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+            return TRUE;
+        return fail(error, path, 0, local->message);
+    }
+    g_autofree char *checkpoint = g_key_file_get_string(kf, "init", "checkpoint", NULL);
+    if (checkpoint == NULL || *checkpoint == '\0')
+        return fail(error, path, 0, "no [init] checkpoint= naming the checkpoint the run started from");
+    g_autofree char *folder = g_path_get_dirname(checkpoint);
+    g_autofree char *name = g_path_get_basename(folder);
+    replace_str(&e->from, name);
+    return TRUE;
+}
+
 /* What the folder's files look like now: their change times and sizes. */
 static guint64 folder_stamp(const char *dir, gint64 *metrics_mtime, gboolean *has_checkpoint)
 {
-    static const char *const files[] = {"metrics.csv", "config.ini", RF_RUN_META_FILE, "checkpoint.safetensors"};
+    static const char *const files[] = {"metrics.csv", "config.ini", RF_RUN_META_FILE, "checkpoint.safetensors",
+                                        RF_RUN_INIT_FILE};
     guint64 stamp = 0;
     for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
         g_autofree char *path = g_build_filename(dir, files[i], NULL);
@@ -197,6 +220,7 @@ rf_run_entry *rf_run_entry_load(const char *dir, GError **error)
     e->folder = g_path_get_basename(dir);
     e->name = g_strdup(e->folder);
     e->tags = g_strdup("");
+    e->from = g_strdup("");
     e->best_val = NAN;
     e->test_accuracy = NAN;
     e->stamp = folder_stamp(dir, &e->metrics_mtime, &e->has_checkpoint);
@@ -204,13 +228,15 @@ rf_run_entry *rf_run_entry_load(const char *dir, GError **error)
     g_autofree char *ini = g_build_filename(dir, "config.ini", NULL);
     g_autofree char *csv = g_build_filename(dir, "metrics.csv", NULL);
     g_autofree char *meta = g_build_filename(dir, RF_RUN_META_FILE, NULL);
+    g_autofree char *init = g_build_filename(dir, RF_RUN_INIT_FILE, NULL);
     gboolean ok;
     if (!g_file_test(ini, G_FILE_TEST_EXISTS))
         ok = fail(error, dir, 0, "not a run folder (no config.ini)");
     else if (!g_file_test(csv, G_FILE_TEST_EXISTS))
         ok = fail(error, dir, 0, "not a run folder (no metrics.csv)");
     else
-        ok = rf_config_apply_ini(&e->cfg, ini, error) && scan_metrics(e, csv, error) && read_meta(e, meta, error);
+        ok = rf_config_apply_ini(&e->cfg, ini, error) && scan_metrics(e, csv, error) && read_meta(e, meta, error) &&
+             read_init(e, init, error);
     if (!ok) {
         rf_run_entry_unref(e);
         return NULL;
@@ -278,6 +304,8 @@ char *rf_run_entry_cell(const rf_run_entry *e, const char *column)
         return g_strdup(rf_run_status_name(e->status));
     if (strcmp(column, "tags") == 0)
         return g_strdup(e->tags);
+    if (strcmp(column, "from") == 0)
+        return g_strdup(e->from);
     if (strcmp(column, "duration") == 0) {
         rf_format_duration(round(e->seconds), buf, sizeof buf);
         return g_strdup(buf);

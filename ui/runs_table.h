@@ -1,6 +1,6 @@
 /* The runs folder as a table (the Runs view's model, without GTK): one
  * entry per run folder (config/run_folder.h's layout: config.ini,
- * metrics.csv, the checkpoint, run.ini), read for its summary only: the
+ * metrics.csv, the checkpoint, run.ini, init.ini), read for its summary only: the
  * metrics rows are scanned, not kept, and the checkpoint is never opened.
  * A refresh rereads only the folders whose files changed. A folder that is
  * not a run (no config.ini or metrics.csv, a malformed file) is left out
@@ -35,6 +35,7 @@ typedef struct rf_run_entry {
     char *folder;             /* its base name */
     char *name;               /* run.ini's name, or the folder's name */
     char *tags;               /* run.ini's tags ("" when none) */
+    char *from;               /* init.ini's source run: its checkpoint's folder name ("" when none) */
     rf_config cfg;
     rf_run_status status;
     int64_t steps;            /* the last step of metrics.csv (0 when none) */
@@ -60,7 +61,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(rf_run_entry, rf_run_entry_unref)
 gboolean rf_run_entry_set_meta(rf_run_entry *e, const char *name, const char *tags, GError **error);
 
 /* The columns: "name", "encoder", "data", "status", "steps", "best_val",
- * "test", "duration", "tags", or a config key ("model.dim"). A cell's text
+ * "test", "duration", "tags", "from", or a config key ("model.dim"). A cell's text
  * (g_free), and the order of two entries by a column (numbers as numbers,
  * unknown ones last). */
 char *rf_run_entry_cell(const rf_run_entry *e, const char *column);

@@ -28,9 +28,9 @@
 
 /* The columns every list has (ui/runs_table.h's names), and their titles. */
 static const char *const fixed_columns[] = {"name", "encoder", "data", "status", "steps",
-                                            "best_val", "test", "duration", "tags"};
+                                            "best_val", "test", "duration", "tags", "from"};
 static const char *const fixed_titles[] = {"Name", "Encoder", "Data set", "Status", "Steps",
-                                           "Best val", "Test", "Time", "Tags"};
+                                           "Best val", "Test", "Time", "Tags", "From"};
 
 typedef struct runs_view {
     GtkWidget *widget;
