@@ -474,6 +474,81 @@ static void run_kernel(rf_graph *g, rf_exec *x, rf_node *node, bool backward)
     g->profile->calls[node->op][backward]++;
 }
 
+/* ---- row scopes (graph.h, rf_graph_row_scope) ---- */
+
+/* The rows a scoped node computes this pass: 1 + the last row whose first
+ * element of rows_by is nonzero; every row where scopes are off (a device
+ * backend, which would have to wait for the value; a probe attached). */
+static int64_t active_rows(const rf_graph *g, const rf_exec *x, const rf_node *n)
+{
+    int64_t batch = n->shape.dim[0];
+    if (n->rows_by == RF_NONE || g->backend != &rf_cpu_backend || x->probing)
+        return batch;
+    const rf_node *by = &g->nodes[n->rows_by];
+    int64_t width = rf_shape_numel(by->shape) / by->shape.dim[0];
+    int64_t rows = by->shape.dim[0] < batch ? by->shape.dim[0] : batch;
+    while (rows > 0 && by->value[(rows - 1) * width] == 0.0f)
+        rows--;
+    return rows;
+}
+
+/* Give the node and its inputs other than parameters `rows` batch rows
+ * (they all have the scope's batch, graph.c checked). */
+static void set_rows(rf_graph *g, rf_node *n, int64_t rows)
+{
+    n->shape.dim[0] = rows;
+    for (int k = 0; k < n->n_in; k++) {
+        rf_node *in = &g->nodes[n->in[k]];
+        if (in->op != RF_OP_PARAM)
+            in->shape.dim[0] = rows;
+    }
+}
+
+/* Zero rows [from, batch) of a [batch, ...] buffer. */
+static void zero_rows(float *p, rf_shape s, int64_t from)
+{
+    int64_t width = rf_shape_numel(s) / s.dim[0];
+    memset(p + from * width, 0, (size_t)((s.dim[0] - from) * width) * sizeof(float));
+}
+
+/* A scoped node's forward on its active rows, the others zero. */
+static void forward_rows(rf_graph *g, rf_exec *x, rf_node *node)
+{
+    int64_t batch = node->shape.dim[0], rows = active_rows(g, x, node);
+    node->rows_active = rows;
+    if (rows == batch) {
+        run_kernel(g, x, node, false);
+        return;
+    }
+    if (rows > 0) {
+        set_rows(g, node, rows);
+        run_kernel(g, x, node, false);
+        set_rows(g, node, batch);
+    }
+    zero_rows(node->value, node->shape, rows);
+}
+
+/* Its backward: nothing from rows >= the forward's active rows; an input
+ * gradient the kernel was to write (fresh) gets zeros there. */
+static void backward_rows(rf_graph *g, rf_exec *x, rf_node *node)
+{
+    int64_t batch = node->shape.dim[0], rows = node->rows_active;
+    if (rows == batch) {
+        run_kernel(g, x, node, true);
+        return;
+    }
+    if (rows > 0) {
+        set_rows(g, node, rows);
+        run_kernel(g, x, node, true);
+        set_rows(g, node, batch);
+    }
+    for (int k = 0; k < node->n_in; k++) {
+        rf_node *in = &g->nodes[node->in[k]];
+        if (x->fresh[k] && in->grad != NULL)
+            zero_rows(in->grad, in->shape, rows);
+    }
+}
+
 void rf_graph_forward(rf_graph *g, rf_exec *x)
 {
     x->probing = g->probe != NULL;
@@ -482,7 +557,10 @@ void rf_graph_forward(rf_graph *g, rf_exec *x)
         rf_node *node = &g->nodes[i];
         if (node->op == RF_OP_INPUT || node->op == RF_OP_PARAM)
             continue;
-        run_kernel(g, x, node, false);
+        if (node->rows_by != RF_NONE)
+            forward_rows(g, x, node);
+        else
+            run_kernel(g, x, node, false);
         if (g->probe != NULL && node->name[0] != '\0') {
             sync_device(g);
             g->probe(g->probe_ctx, g, i, false);
@@ -568,7 +646,10 @@ void rf_graph_backward(rf_graph *g, rf_exec *x, const float *seed)
         if (node->op == RF_OP_INPUT || node->op == RF_OP_PARAM)
             continue;
         zero_first_written(g, x, node, i);
-        run_kernel(g, x, node, true);
+        if (node->rows_by != RF_NONE)
+            backward_rows(g, x, node);
+        else
+            run_kernel(g, x, node, true);
     }
     if (!x->queued)
         sync_device(g);

@@ -3,6 +3,7 @@
 
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -213,6 +214,27 @@ static rf_gemm_entry *add(const rf_gemm_entry *e)
     return &S.entries[S.count++];
 }
 
+/* The timed or cached choice for a shape equal to s but for m or batch,
+ * nearest to s in m x batch (ties: the first found); NULL if none. */
+static const rf_gemm_entry *nearest(const rf_gemm_shape *s)
+{
+    const rf_gemm_entry *best = NULL;
+    double size = (double)s->m * s->batch, gap = INFINITY;
+    for (int i = 0; i < S.count; i++) {
+        const rf_gemm_entry *e = &S.entries[i];
+        const rf_gemm_shape *t = &e->shape;
+        if ((e->origin != RF_GEMM_TIMED && e->origin != RF_GEMM_CACHED) || t->ta != s->ta || t->tb != s->tb ||
+            t->n != s->n || t->k != s->k || (t->m != s->m && t->batch != s->batch))
+            continue;
+        double d = fabs((double)t->m * t->batch - size);
+        if (d < gap) {
+            gap = d;
+            best = e;
+        }
+    }
+    return best;
+}
+
 rf_gemm_lib rf_gemm_choice(const rf_gemm_shape *s)
 {
     pthread_mutex_lock(&S.lock);
@@ -222,6 +244,11 @@ rf_gemm_lib rf_gemm_choice(const rf_gemm_shape *s)
         int lib = forced_lib();
         rf_gemm_entry fresh = {*s, lib == MODE_AUTO ? RF_GEMM_OPENBLAS : (rf_gemm_lib)lib, {0, 0},
                                lib == MODE_AUTO ? RF_GEMM_UNPLANNED : RF_GEMM_FORCED, 0};
+        const rf_gemm_entry *near = lib == MODE_AUTO ? nearest(s) : NULL;
+        if (near != NULL) {
+            fresh.lib = near->lib;
+            fresh.origin = RF_GEMM_NEAREST;
+        }
         e = add(&fresh);
     }
     rf_gemm_lib lib = e != NULL ? e->lib : RF_GEMM_OPENBLAS;
@@ -413,7 +440,8 @@ void rf_gemm_forget(void)
 
 void rf_gemm_report(FILE *f, int steps)
 {
-    static const char *const origin[] = {"timed now", "from the cache", "forced", "not declared: default"};
+    static const char *const origin[] = {"timed now", "from the cache", "forced", "not declared: default",
+                                         "fewer rows: nearest"};
     pthread_mutex_lock(&S.lock);
     fprintf(f, "%-38s %11s %10s %11s %11s  %s\n", "product m x n x k (op), batch", "library", "calls/step", "openblas ms",
             "onednn ms", "choice");

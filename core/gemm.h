@@ -89,8 +89,18 @@ rf_gemm_lib rf_gemm_choice(const rf_gemm_shape *s);
  * never the run. Does nothing in a forced mode. */
 void rf_gemm_plan(const rf_gemm_shape *shapes, int count);
 
-/* Where a choice came from. */
-typedef enum rf_gemm_origin { RF_GEMM_TIMED, RF_GEMM_CACHED, RF_GEMM_FORCED, RF_GEMM_UNPLANNED } rf_gemm_origin;
+/* Where a choice came from. RF_GEMM_NEAREST: a shape no graph declared
+ * that differs from a chosen one only in its rows (m) or its batch count,
+ * as a row-scoped op's products do when it runs fewer rows than planned
+ * (core/graph.h, rf_graph_row_scope): it takes the choice of the chosen
+ * shape nearest in m x batch. */
+typedef enum rf_gemm_origin {
+    RF_GEMM_TIMED,
+    RF_GEMM_CACHED,
+    RF_GEMM_FORCED,
+    RF_GEMM_UNPLANNED,
+    RF_GEMM_NEAREST
+} rf_gemm_origin;
 
 typedef struct rf_gemm_entry {
     rf_gemm_shape shape;

@@ -44,6 +44,7 @@ rf_graph *rf_graph_new(rf_params *params)
     if (g != NULL) {
         g->params = params;
         g->backend = &rf_cpu_backend;
+        g->row_scope = RF_NONE;
     }
     return g;
 }
@@ -143,6 +144,7 @@ static rf_id append_node(rf_graph *g, rf_op op, rf_shape shape)
     n->op = op;
     n->shape = shape;
     n->param_index = -1;
+    n->rows_by = RF_NONE;
     g->keep[id] = false;
     return id;
 }
@@ -162,11 +164,69 @@ rf_id rf_graph_add_op(rf_graph *g, rf_op op, const rf_id *in, int n_in, rf_shape
         return RF_NONE;
     rf_node *n = &g->nodes[id];
     n->n_in = n_in;
+    n->rows_by = g->row_scope;
     for (int i = 0; i < n_in; i++) {
         n->in[i] = in[i];
         n->needs_grad |= g->nodes[in[i]].needs_grad;
     }
     return id;
+}
+
+/* Whether node n may run on fewer batch rows (rf_graph_row_scope). */
+static bool row_wise(const rf_graph *g, const rf_node *n, int64_t batch)
+{
+    switch (n->op) {
+    case RF_OP_LINEAR:
+    case RF_OP_ADD:
+    case RF_OP_SUB:
+    case RF_OP_MUL:
+    case RF_OP_SCALE:
+    case RF_OP_UNARY:
+    case RF_OP_RESHAPE:
+    case RF_OP_LAYERNORM:
+    case RF_OP_DROPOUT:
+    case RF_OP_ATTENTION:
+        break;
+    case RF_OP_CONCAT:
+    case RF_OP_SLICE:
+    case RF_OP_PAD:
+        if (n->ia[0] == 0)
+            return false;
+        break;
+    default:
+        return false;
+    }
+    if (n->shape.ndim < 1 || n->shape.dim[0] != batch)
+        return false;
+    for (int k = 0; k < n->n_in; k++) {
+        const rf_node *in = &g->nodes[n->in[k]];
+        if (in->op != RF_OP_PARAM && (in->shape.ndim < 1 || in->shape.dim[0] != batch))
+            return false;
+    }
+    return true;
+}
+
+void rf_graph_row_scope(rf_graph *g, rf_id rows_by)
+{
+    if (g->failed)
+        return;
+    if (g->row_scope != RF_NONE) {   /* closing: check what was added */
+        int64_t batch = g->nodes[g->row_scope].shape.dim[0];
+        for (rf_id i = g->row_scope_start; i < g->count; i++) {
+            rf_node *n = &g->nodes[i];
+            if (n->rows_by != RF_NONE && !row_wise(g, n, batch)) {
+                rf_graph_fail(g, "row scope: %s node %d is not a row-wise op on [%lld, ...] tensors",
+                              rf_op_infos[n->op]->name, i, (long long)batch);
+                return;
+            }
+        }
+    }
+    if (rows_by != RF_NONE && (rows_by < 0 || rows_by >= g->count || g->nodes[rows_by].shape.ndim < 1)) {
+        rf_graph_fail(g, "row scope: rows_by %d is not a [B, ...] node of the graph", rows_by);
+        return;
+    }
+    g->row_scope = rows_by;
+    g->row_scope_start = g->count;
 }
 
 rf_id rf_input(rf_graph *g, const char *name, rf_shape shape, bool needs_grad)

@@ -88,6 +88,7 @@ typedef enum rf_op {
     RF_OP_LS_ATTENTION,       /* core/ops/ls_attention.h */
     RF_OP_LINEAR_ATTENTION,   /* core/ops/linear_attention.h */
     RF_OP_TALK,               /* core/ops/talk.h */
+    RF_OP_SORT_ROWS,
     RF_OP_COUNT
 } rf_op;
 
@@ -130,6 +131,11 @@ typedef struct rf_node {
      * [heads, N, M], computed on demand), which taps of kind RF_TAP_AUX
      * read from instead of aux; NULL: they read aux. */
     const float *probe_aux;
+    /* rf_graph_row_scope: the node computes only the batch rows r < R, R =
+     * 1 + the last row whose first element of rows_by is nonzero (RF_NONE:
+     * every row), and R as found by the last forward pass. */
+    rf_id rows_by;
+    int64_t rows_active;
 } rf_node;
 
 typedef struct rf_params rf_params;   /* see params.h */
@@ -194,6 +200,31 @@ rf_id rf_concat(rf_graph *g, const rf_id *xs, int n, int axis);
 rf_id rf_slice(rf_graph *g, rf_id x, int axis, int64_t start, int64_t len);
 /* ia = {axis, before, after}, fa[0] = fill value. */
 rf_id rf_pad(rf_graph *g, rf_id x, int axis, int64_t before, int64_t after, float value);
+/* Row scopes, for work a batch's padding makes useless (BLRP's segment
+ * steps, core/encoders/blrp.c). Between rf_graph_row_scope(g, rows_by) and
+ * rf_graph_row_scope(g, RF_NONE), every op added runs, on the CPU, only on
+ * the batch rows r < R, R = 1 + the last row b whose first element of
+ * rows_by [B, ...] is nonzero (found at each forward pass): the other rows
+ * of its output are zero, its backward adds nothing from them, and
+ * parameters get gradients from rows < R only. That is the unscoped result
+ * wherever rows >= R do not reach the loss (a gate by rows_by after the
+ * scope), and sorting the batch first (rf_sort_rows) makes R the number of
+ * rows that need the work. Only row-wise ops may be scoped (linear, the
+ * element-wise ops, layernorm, dropout, attention; reshape, concat, slice
+ * and pad not along axis 0), each [B, ...] like every input it takes that
+ * is not a parameter; closing the scope fails the graph otherwise. A probe
+ * attached to the graph turns scopes off for its passes. */
+void rf_graph_row_scope(rf_graph *g, rf_id rows_by);
+
+/* x [B, ...] with its rows reordered by how many valid entries (nonzero)
+ * each row of mask [B, M] has, most first, ties in row order: out[i] =
+ * x[p[i]]. With `inverse` the rows go back, out[p[i]] = x[i], so sorting
+ * and then unsorting with the same mask gives x. The order is found from
+ * the mask in each forward pass (kept in aux for backward; the mask gets no
+ * gradient); while a probe is attached it is the identity, so that taps see
+ * the batch's rows in the batch's order. ia[0] = inverse. For
+ * rf_graph_row_scope: sorted, a segment's valid rows come first. */
+rf_id rf_sort_rows(rf_graph *g, rf_id x, rf_id mask, bool inverse);
 
 /* ---- softmax and normalisation (all over the last axis) ---- */
 /* mask: RF_NONE, or broadcastable to x (right-aligned); entries where

@@ -12,6 +12,8 @@ struct rf_graph {
     int capacity;
     bool failed;
     char error[RF_STATUS_MSG];
+    rf_id row_scope;            /* rf_graph_row_scope's rows_by, or RF_NONE */
+    rf_id row_scope_start;      /* the first node added in it */
 
     /* set by prepare */
     bool prepared;

@@ -635,6 +635,20 @@ static void slice_backward(rf_exec *x, rf_node *n)
         rf_cuda_slice_backward(n->grad, shape_of(in->shape), (int)n->ia[0], n->ia[1], n->ia[2], in->grad, stream);
 }
 
+static void sort_rows_forward(rf_exec *x, rf_node *n)
+{
+    const rf_node *in = rf_in(x, n, 0), *mask = rf_in(x, n, 1);
+    rf_cuda_sort_rows_forward(in->value, mask->value, shape_of(in->shape), mask->shape.dim[1], n->ia[0] != 0,
+                              x->probing, n->aux, x->scratch, n->value, stream);
+}
+
+static void sort_rows_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad != NULL)
+        rf_cuda_sort_rows_backward(n->grad, n->aux, shape_of(in->shape), n->ia[0] != 0, in->grad, stream);
+}
+
 static void pad_forward(rf_exec *x, rf_node *n)
 {
     const rf_node *in = rf_in(x, n, 0);
@@ -831,6 +845,7 @@ static void fill_table(void)
     OP(RF_OP_LS_ATTENTION, ls_attention);
     OP(RF_OP_LINEAR_ATTENTION, linear_attention);
     OP(RF_OP_TALK, talk);
+    OP(RF_OP_SORT_ROWS, sort_rows);
 #undef OP
     table.alloc = dev_alloc;
     table.free = dev_free;

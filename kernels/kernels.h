@@ -257,6 +257,13 @@ void rf_cuda_slice_forward(const float *x, rf_cuda_shape xs, int axis, int64_t s
                            cudaStream_t stream);
 void rf_cuda_slice_backward(const float *dout, rf_cuda_shape xs, int axis, int64_t start, int64_t len, float *dx,
                             cudaStream_t stream);
+/* rf_sort_rows: x [xs] with its rows reordered by mask [rows, mask_cols]'s
+ * valid counts (order and count: rows floats of device memory each; the
+ * order is kept for backward), the identity order while probing */
+void rf_cuda_sort_rows_forward(const float *x, const float *mask, rf_cuda_shape xs, int64_t mask_cols, bool inverse,
+                               bool identity, float *order, float *count, float *out, cudaStream_t stream);
+void rf_cuda_sort_rows_backward(const float *dout, const float *order, rf_cuda_shape xs, bool inverse, float *dx,
+                                cudaStream_t stream);
 /* out = x [xs] with `before` and `after` entries of `value` around `axis` */
 void rf_cuda_pad_forward(const float *x, rf_cuda_shape xs, int axis, int64_t before, int64_t after, float value,
                          float *out, cudaStream_t stream);

@@ -1,5 +1,5 @@
-/* Shape ops (core/cpu/shape.c): reshape, permute, concat, slice and pad,
- * forward and backward. Every one copies (reshape too, as the CPU's: no
+/* Shape ops (core/cpu/shape.c): reshape, permute, concat, slice, pad and
+ * sort_rows, forward and backward. Every one copies (reshape too, as the CPU's: no
  * aliasing), and every backward gathers the gradient back to its source
  * and adds, so each destination element is written by one thread and
  * results are exact.
@@ -175,6 +175,52 @@ template <bool ACC> void gather(float *dst, rf_cuda_shape ds, const float *src, 
     RF_LAUNCH(tile_kernel<ACC>, grid, dim3(TILE, TILE_ROWS), 0, s, dst, src, t);
 }
 
+
+/* sort_rows: each row's valid count, then (one thread: a batch's rows) the
+ * order, most first, ties in row order, as the CPU's insertion sort. */
+__global__ void row_count_kernel(const float *mask, int64_t rows, int64_t m, float *count)
+{
+    RF_FOR_EACH(r, rows) {
+        float c = 0;
+        for (int64_t j = 0; j < m; j++)
+            c += mask[r * m + j] != 0.0f;
+        count[r] = c;
+    }
+}
+
+__global__ void row_order_kernel(const float *count, int64_t rows, bool identity, float *order)
+{
+    if (blockIdx.x != 0 || threadIdx.x != 0)
+        return;
+    for (int64_t r = 0; r < rows; r++)
+        order[r] = (float)r;
+    for (int64_t i = 1; i < rows && !identity; i++) {
+        float r = order[i];
+        int64_t j = i;
+        for (; j > 0 && count[(int64_t)order[j - 1]] < count[(int64_t)r]; j--)
+            order[j] = order[j - 1];
+        order[j] = r;
+    }
+}
+
+/* Row i of the sorted side is row order[i] of the other: forward (ACC
+ * false) out[to] = x[from], backward dx[from] += dout[to], with (to, from)
+ * = (i, order[i]), or (order[i], i) for the inverse. A permutation: each
+ * destination element has one thread. */
+template <bool ACC>
+__global__ void permute_rows_kernel(float *dst, const float *src, const float *order, int64_t width, bool inverse,
+                                    int64_t total)
+{
+    RF_FOR_EACH(e, total) {
+        int64_t i = e / width, j = e - i * width, p = (int64_t)order[i];
+        int64_t to = inverse ? p : i, from = inverse ? i : p;
+        if constexpr (ACC)
+            dst[from * width + j] += src[to * width + j];
+        else
+            dst[to * width + j] = src[from * width + j];
+    }
+}
+
 }   // namespace
 
 extern "C" void rf_cuda_reshape_forward(const float *x, float *out, int64_t n, cudaStream_t s)
@@ -266,4 +312,24 @@ extern "C" void rf_cuda_pad_backward(const float *dout, rf_cuda_shape xs, int ax
     if (dx != nullptr)
         rows<true>(dx, width, dout + before * inner, (before + xs.dim[axis] + after) * inner, outer_of(xs, axis), width,
                    s);
+}
+
+extern "C" void rf_cuda_sort_rows_forward(const float *x, const float *mask, rf_cuda_shape xs, int64_t mask_cols,
+                                          bool inverse, bool identity, float *order, float *count, float *out,
+                                          cudaStream_t s)
+{
+    int64_t rows = xs.dim[0], width = numel(xs) / rows;
+    RF_LAUNCH(row_count_kernel, rf_blocks(rows, THREADS), THREADS, 0, s, mask, rows, mask_cols, count);
+    RF_LAUNCH(row_order_kernel, 1, 1, 0, s, count, rows, identity, order);
+    RF_LAUNCH(permute_rows_kernel<false>, rf_blocks(rows * width, THREADS), THREADS, 0, s, out, x, order, width,
+              inverse, rows * width);
+}
+
+extern "C" void rf_cuda_sort_rows_backward(const float *dout, const float *order, rf_cuda_shape xs, bool inverse,
+                                           float *dx, cudaStream_t s)
+{
+    int64_t rows = xs.dim[0], width = numel(xs) / rows;
+    if (dx != nullptr)
+        RF_LAUNCH(permute_rows_kernel<true>, rf_blocks(rows * width, THREADS), THREADS, 0, s, dx, dout, order,
+                  width, inverse, rows * width);
 }

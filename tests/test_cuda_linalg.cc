@@ -446,6 +446,31 @@ static void test_slice(rf_shape xs, int axis, int64_t start, int64_t len)
     run_case(c);
 }
 
+/* rf_sort_rows by a mask of relu(normal) values (about half zeros, so the
+ * rows' valid counts differ and tie), against the CPU's order exactly */
+static void test_sort_rows(rf_shape xs, int64_t cols, bool inverse)
+{
+    op_case c = exact_case(std::string("sort_rows ") + str(xs) + (inverse ? " inverse" : "") + " by a mask of " +
+                               std::to_string(cols) + " columns",
+                           {xs, rf_shape2(xs.dim[0], cols)});
+    c.grad = {true, false};
+    int64_t rows = xs.dim[0], cells = rows * cols;
+    c.work = cells + 2 * rows;   /* the mask, the order, the counts */
+    c.build = [=](rf_graph *g, const std::vector<rf_id> &i) {
+        return rf_sort_rows(g, i[0], rf_relu(g, i[1]), inverse);
+    };
+    c.forward = [=](const ptrs &i, float *out, float *work) {
+        rf_cuda_unary_forward(RF_UNARY_RELU, i[1], work, cells, 0);
+        rf_cuda_sort_rows_forward(i[0], work, cs(xs), cols, inverse, false, work + cells, work + cells + rows, out, 0);
+        return 0;
+    };
+    c.backward = [=](const ptrs &, const float *dout, const ptrs &d, float *work) {
+        rf_cuda_sort_rows_backward(dout, work + cells, cs(xs), inverse, d[0], 0);
+        return 0;
+    };
+    run_case(c);
+}
+
 static void test_pad(rf_shape xs, int axis, int64_t before, int64_t after, float value)
 {
     op_case c = exact_case("pad " + str(xs) + " axis " + std::to_string(axis) + " by " + std::to_string(before) + ", " +
@@ -564,6 +589,8 @@ int main(void)
     test_concat({rf_shape4(2, 1, 3, 2), rf_shape4(2, 1, 3, 5), rf_shape4(2, 1, 3, 1), rf_shape4(2, 1, 3, 33)},
                 {0, 1, 2, 3}, 3);
 
+    test_sort_rows(rf_shape3(9, 4, 3), 6, false);
+    test_sort_rows(rf_shape2(33, 5), 3, true);
     test_slice(rf_shape3(4, 37, 5), 1, 3, 30);
     test_slice(rf_shape3(4, 37, 5), 0, 0, 1);
     test_slice(rf_shape3(4, 37, 5), 2, 4, 1);   /* the last element */

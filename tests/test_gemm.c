@@ -248,6 +248,24 @@ static void test_cache(void)
         same = again[i].lib == e[i].lib;
     tap_ok(same, "a second run takes every choice from the file and times nothing");
 
+    /* fewer rows than planned (a row scope): the nearest chosen shape's library */
+    rf_gemm_shape fewer_rows = planned[0], fewer_batch = planned[3], other_k = planned[0];
+    fewer_rows.m = 1700;
+    fewer_batch.batch = 10;
+    other_k.k = 32;
+    rf_gemm_lib by_rows = rf_gemm_choice(&fewer_rows), by_batch = rf_gemm_choice(&fewer_batch);
+    rf_gemm_lib by_k = rf_gemm_choice(&other_k);
+    rf_gemm_entry near[16];
+    n = rf_gemm_entries(near, 16);
+    int nearest = 0, unplanned = 0;
+    for (int i = 0; i < n; i++) {
+        nearest += near[i].origin == RF_GEMM_NEAREST;
+        unplanned += near[i].origin == RF_GEMM_UNPLANNED;
+    }
+    tap_ok(by_rows == e[0].lib && by_batch == e[3].lib && by_k == RF_GEMM_OPENBLAS && nearest == 2 && unplanned == 1,
+           "a product of fewer rows, or fewer in the batch, takes the planned shape's library (%s, %s); one of "
+           "another inner size is undeclared (OpenBLAS)", rf_gemm_lib_name(by_rows), rf_gemm_lib_name(by_batch));
+
     /* a file that cannot be trusted is refused whole, naming the line */
     static const struct {
         const char *what, *text, *says;

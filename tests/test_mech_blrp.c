@@ -157,9 +157,11 @@ static void check_encoder(const char *direction, const char *init, const char *p
     strcpy(cfg.model.blrp_scale, scale);
     strcpy(cfg.model.latent_norm, latent_norm);
     strcpy(cfg.model.latent_pos, latent_pos);
-    /* N = 8, t = 3: three segments, the last partial; sample 1 ends inside
-     * segment 2, so its segment 3 is all padding */
-    const int B = 2, N = 8, len[2] = {8, 5};
+    /* N = 8, t = 3: three segments, the last partial; sample 0 ends inside
+     * segment 2, so its segment 3 is all padding. Shorter first: the
+     * encoder sorts the batch (longest first) so that segment 3's step runs
+     * on sample 1's row alone, and sorts its output back. */
+    const int B = 2, N = 8, len[2] = {5, 8};
     char label[160];
     snprintf(label, sizeof label, "%s/%s/%s/share %s/scale %s/latent_norm %s/latent_pos %s", direction, init, phi,
              share, scale, latent_norm, latent_pos);

@@ -23,6 +23,8 @@ void rf_cpu_permute_backward(rf_exec *x, rf_node *n);
 void rf_cpu_concat_forward(rf_exec *x, rf_node *n);
 void rf_cpu_concat_backward(rf_exec *x, rf_node *n);
 void rf_cpu_slice_forward(rf_exec *x, rf_node *n);
+void rf_cpu_sort_rows_forward(rf_exec *x, rf_node *n);
+void rf_cpu_sort_rows_backward(rf_exec *x, rf_node *n);
 void rf_cpu_slice_backward(rf_exec *x, rf_node *n);
 void rf_cpu_pad_forward(rf_exec *x, rf_node *n);
 void rf_cpu_pad_backward(rf_exec *x, rf_node *n);
@@ -102,6 +104,7 @@ const rf_backend rf_cpu_backend = {
         [RF_OP_LS_ATTENTION] = rf_cpu_ls_attention_forward,
         [RF_OP_LINEAR_ATTENTION] = rf_cpu_linear_attention_forward,
         [RF_OP_TALK] = rf_cpu_talk_forward,
+        [RF_OP_SORT_ROWS] = rf_cpu_sort_rows_forward,
     },
     .backward = {
         [RF_OP_MATMUL] = rf_cpu_matmul_backward,
@@ -132,5 +135,6 @@ const rf_backend rf_cpu_backend = {
         [RF_OP_LS_ATTENTION] = rf_cpu_ls_attention_backward,
         [RF_OP_LINEAR_ATTENTION] = rf_cpu_linear_attention_backward,
         [RF_OP_TALK] = rf_cpu_talk_backward,
+        [RF_OP_SORT_ROWS] = rf_cpu_sort_rows_backward,
     },
 };

@@ -353,3 +353,59 @@ void rf_cpu_pad_backward(rf_exec *x, rf_node *n)
     int64_t row = n->shape.dim[axis] * inner, width = in->shape.dim[axis] * inner;
     copy_rows(x, in->grad, width, n->grad + n->ia[1] * inner, row, outer, width, true);
 }
+
+/* ---- sort_rows ---- */
+
+/* The row order p into aux (as floats): rows by their mask's valid count,
+ * most first, ties in row order (an insertion sort: B is a batch). While
+ * probing, the identity. */
+static void row_order(rf_exec *x, const rf_node *n)
+{
+    const rf_node *mask = rf_in(x, n, 1);
+    int64_t rows = mask->shape.dim[0], m = mask->shape.dim[1];
+    float *order = n->aux, *count = x->scratch;
+    for (int64_t r = 0; r < rows; r++) {
+        order[r] = (float)r;
+        float c = 0;
+        for (int64_t j = 0; j < m; j++)
+            c += mask->value[r * m + j] != 0.0f;
+        count[r] = c;
+    }
+    if (x->probing)
+        return;
+    for (int64_t i = 1; i < rows; i++) {
+        float r = order[i];
+        int64_t j = i;
+        for (; j > 0 && count[(int64_t)order[j - 1]] < count[(int64_t)r]; j--)
+            order[j] = order[j - 1];
+        order[j] = r;
+    }
+}
+
+void rf_cpu_sort_rows_forward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    row_order(x, n);
+    int64_t rows = n->shape.dim[0], width = rf_shape_numel(n->shape) / rows;
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t p = (int64_t)n->aux[i];
+        int64_t to = n->ia[0] ? p : i, from = n->ia[0] ? i : p;
+        memcpy(n->value + to * width, in->value + from * width, (size_t)width * sizeof(float));
+    }
+}
+
+void rf_cpu_sort_rows_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad == NULL)
+        return;
+    int64_t rows = n->shape.dim[0], width = rf_shape_numel(n->shape) / rows;
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t p = (int64_t)n->aux[i];
+        int64_t to = n->ia[0] ? p : i, from = n->ia[0] ? i : p;
+        float *dx = in->grad + from * width;
+        const float *dy = n->grad + to * width;
+        for (int64_t e = 0; e < width; e++)
+            dx[e] += dy[e];
+    }
+}

@@ -72,6 +72,16 @@
  * first step; padding steps pass it through unchanged). A padded sample thus
  * gives exactly the result of the unpadded one.
  *
+ * Skipping the padding (CPU). The gates make a padded segment's Θ_X and
+ * Θ_L results unused, so they need not be computed: each segment step's
+ * ops sit in a row scope by valid_i (core/graph.h, rf_graph_row_scope),
+ * which runs them on the first R rows only, R = 1 + the last sample with
+ * a token in segment i. The encoder first sorts the batch longest first
+ * (rf_sort_rows on x and the mask; the output is sorted back), so R is
+ * exactly the count of samples that reach segment i: ListOps batches
+ * (lengths 500-2000 in 20 segments) skip about a third of the recurrence's
+ * rows. On a device the scopes are off (every row runs).
+ *
  * Taps (core/probe.h), per sample: blrp.self.<k>.out, S after Θ_SELF layer k
  * (k 0-based, all segments [T·t, D]); blrp.segment.<pass>.<i>, X̃_i [t, D];
  * blrp.latent.<pass>.<i>, L_i [l, D] (and its .grad); the attention maps
@@ -358,6 +368,7 @@ static rf_id forward_pass(const blrp *m, const cross_set *c, rf_id init, rf_id *
     kv init_kv = m->residual ? project_kv(m, init, c->lat) : (kv){RF_NONE, RF_NONE};
     rf_id latent = init;
     for (int s = 0; s < m->T; s++) {
+        rf_graph_row_scope(m->g, m->valid[s]);   /* the samples with a token in segment s */
         rf_id read = with_pos(m, latent);
         xf[s] = theta_x(m, c, s, read, "fwd");
         kf[s] = project_kv(m, xf[s], c->lat);
@@ -369,6 +380,7 @@ static rf_id forward_pass(const blrp *m, const cross_set *c, rf_id init, rf_id *
         } else {
             next = theta_l(m, c, s, read, kf[s], m->seg_mask[s], "fwd");
         }
+        rf_graph_row_scope(m->g, RF_NONE);
         latent = gate(m, latent, next, m->valid[s]);
         tap_latent(m, latent, "fwd", s + 1);
     }
@@ -389,6 +401,7 @@ static rf_id backward_pass(const blrp *m, const cross_set *c, rf_id init, const 
         bool first = s == m->T - 1;
         /* next: a valid segment follows, so this is not the sample's first step */
         rf_id next = first ? RF_NONE : m->valid[s + 1];
+        rf_graph_row_scope(g, m->valid[s]);
         rf_id read = carry;
         if (xf != NULL)
             read = first ? init : rf_add(g, init, rf_mul(g, next, rf_sub(g, carry, init)));
@@ -408,6 +421,7 @@ static rf_id backward_pass(const blrp *m, const cross_set *c, rf_id init, const 
         }
         rf_id mask = n == 1 ? masks[0] : rf_concat(g, masks, n, 1);
         rf_id upd = theta_l(m, c, s, with_pos(m, carry), join(m, parts, n), mask, "bwd");
+        rf_graph_row_scope(g, RF_NONE);
         carry = gate(m, carry, upd, m->valid[s]);
         tap_latent(m, carry, "bwd", s + 1);
     }
@@ -442,6 +456,14 @@ static bool check_inputs(const rf_encoder_ctx *e, rf_id x)
 static rf_id build(blrp *m, const rf_config *cfg, rf_id x, rf_id mask)
 {
     rf_graph *g = m->g;
+    /* The samples go longest first, so that each segment step's row scope
+     * covers just the samples with a token there ("Skipping the padding"
+     * above). A device runs every row, but sorts too: dropout draws by
+     * position, so the CPU and a GPU then draw the same masks. The output
+     * goes back to the batch's order. */
+    rf_id batch_mask = mask;
+    x = rf_sort_rows(g, x, batch_mask, false);
+    mask = rf_sort_rows(g, batch_mask, batch_mask, false);
     bool fwd = strcmp(cfg->model.direction, "backward") != 0;
     bool bwd = strcmp(cfg->model.direction, "forward") != 0;
     bool shared = strcmp(cfg->model.share_directions, "on") == 0;
@@ -479,7 +501,7 @@ static rf_id build(blrp *m, const rf_config *cfg, rf_id x, rf_id mask)
     free(kf);
     for (int i = 0; i < n_sets; i++)
         free(sets[i].query);
-    return out;
+    return rf_sort_rows(g, out, batch_mask, true);
 }
 
 rf_id rf_encoder_blrp(const rf_encoder_ctx *e, rf_id x, rf_id *out_mask)

@@ -33,6 +33,7 @@ extern const rf_op_info rf_info_attention;
 extern const rf_op_info rf_info_ls_attention;
 extern const rf_op_info rf_info_linear_attention;
 extern const rf_op_info rf_info_talk;
+extern const rf_op_info rf_info_sort_rows;
 
 const rf_op_info *const rf_op_infos[RF_OP_COUNT] = {
     [RF_OP_INPUT] = &info_input,
@@ -65,4 +66,5 @@ const rf_op_info *const rf_op_infos[RF_OP_COUNT] = {
     [RF_OP_LS_ATTENTION] = &rf_info_ls_attention,
     [RF_OP_LINEAR_ATTENTION] = &rf_info_linear_attention,
     [RF_OP_TALK] = &rf_info_talk,
+    [RF_OP_SORT_ROWS] = &rf_info_sort_rows,
 };

@@ -1,6 +1,6 @@
-/* Shape ops: reshape, permute (and transpose), concat, slice, pad. Each
- * copies; none needs its inputs' values in backward. Kernels in
- * core/cpu/shape.c. */
+/* Shape ops: reshape, permute (and transpose), concat, slice, pad and
+ * sort_rows. Each copies; none needs its inputs' values in backward.
+ * Kernels in core/cpu/shape.c. */
 #include "../op.h"
 
 const rf_op_info rf_info_reshape = {"reshape", 0, NULL, NULL, NULL};
@@ -8,6 +8,20 @@ const rf_op_info rf_info_permute = {"permute", 0, NULL, NULL, NULL};
 const rf_op_info rf_info_concat = {"concat", 0, NULL, NULL, NULL};
 const rf_op_info rf_info_slice = {"slice", 0, NULL, NULL, NULL};
 const rf_op_info rf_info_pad = {"pad", 0, NULL, NULL, NULL};
+
+/* aux: the row order p (B floats); scratch: each row's valid count. */
+static size_t sort_rows_rows(const rf_graph *g, const rf_node *n)
+{
+    return (size_t)rf_node_shape(g, n->in[0]).dim[0];
+}
+
+static size_t sort_rows_scratch(const rf_graph *g, const rf_node *n, int threads)
+{
+    (void)threads;
+    return sort_rows_rows(g, n);
+}
+
+const rf_op_info rf_info_sort_rows = {"sort_rows", 0, sort_rows_rows, sort_rows_scratch, NULL};
 
 rf_id rf_reshape(rf_graph *g, rf_id x, rf_shape shape)
 {
@@ -133,5 +147,24 @@ rf_id rf_pad(rf_graph *g, rf_id x, int axis, int64_t before, int64_t after, floa
         node->ia[2] = after;
         node->fa[0] = value;
     }
+    return id;
+}
+
+rf_id rf_sort_rows(rf_graph *g, rf_id x, rf_id mask, bool inverse)
+{
+    rf_id in[2] = {x, mask};
+    if (!rf_graph_inputs_ok(g, in, 2))
+        return RF_NONE;
+    rf_shape sx = rf_node_shape(g, x), sm = rf_node_shape(g, mask);
+    if (sx.ndim < 1 || sm.ndim != 2 || sm.dim[0] != sx.dim[0]) {
+        char bx[64], bm[64];
+        return rf_graph_fail(g, "sort_rows: x %s and mask %s must be [B, ...] and [B, M]",
+                             rf_shape_str(sx, bx, sizeof bx), rf_shape_str(sm, bm, sizeof bm));
+    }
+    if (rf_graph_node(g, mask)->needs_grad)
+        return rf_graph_fail(g, "sort_rows: the mask takes no gradient");
+    rf_id id = rf_graph_add_op(g, RF_OP_SORT_ROWS, in, 2, sx);
+    if (id != RF_NONE)
+        rf_graph_node(g, id)->ia[0] = inverse;
     return id;
 }
