@@ -215,12 +215,14 @@ static void test_init(void)
     root = g_dir_make_tmp("rf-runs-init-XXXXXX", NULL);
     const fake_run runs[] = {{"stage1", blrp, 300, 10, TRUE, TRUE, OLD},
                              {"stage2", blrp, 300, 10, TRUE, TRUE, OLD},
-                             {"bad-init", blrp, 300, 10, TRUE, TRUE, OLD}};
+                             {"bad-init", blrp, 300, 10, TRUE, TRUE, OLD},
+                             {"garbled-init", blrp, 300, 10, TRUE, TRUE, OLD}};
     for (size_t i = 0; i < G_N_ELEMENTS(runs); i++)
         g_free(write_fake_run(root, &runs[i]));
     g_autofree char *init = g_strdup_printf("[init]\ncheckpoint=%s/stage1/checkpoint.safetensors\nstep=300\n", root);
     write_text("stage2", RF_RUN_INIT_FILE, init, -1);
     write_text("bad-init", RF_RUN_INIT_FILE, "[init]\nstep=300\n", -1);
+    write_text("garbled-init", RF_RUN_INIT_FILE, "step 300 without a group\n", -1);
     g_autoptr(rf_runs_table) t = rf_runs_table_new(root);
     rf_runs_table_refresh(t);
     const rf_run_entry *one = find(t, "stage1"), *two = find(t, "stage2");
@@ -230,6 +232,7 @@ static void test_init(void)
            "From: the run a --init run started from (%s), empty for one trained from scratch (%s)", from2, from1);
     tap_ok(t->entries->len == 2 && warned_about(t, "bad-init", "no [init] checkpoint="),
            "an init.ini that names no checkpoint is named (%u runs)", t->entries->len);
+    tap_ok(warned_about(t, "garbled-init/" RF_RUN_INIT_FILE, ""), "an init.ini that is no key file is named");
     g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", root);
     if (system(cmd) != 0)
         tap_ok(FALSE, "remove %s", root);

@@ -142,15 +142,25 @@ static gboolean scan_metrics(rf_run_entry *e, const char *path, GError **error)
     return TRUE;
 }
 
+/* A run folder's optional key file (run.ini, init.ini): *kf is NULL when
+ * there is none; FALSE, naming the file, when it cannot be read. */
+static gboolean load_optional_ini(const char *path, GKeyFile **kf, GError **error)
+{
+    g_autoptr(GKeyFile) loaded = g_key_file_new();
+    g_autoptr(GError) local = NULL;
+    if (!g_key_file_load_from_file(loaded, path, G_KEY_FILE_NONE, &local))
+        return g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT) || fail(error, path, 0, local->message);
+    *kf = g_steal_pointer(&loaded);
+    return TRUE;
+}
+
 static gboolean read_meta(rf_run_entry *e, const char *path, GError **error)
 {
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    g_autoptr(GError) local = NULL;
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &local)) {
-        if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-            return TRUE;
-        return fail(error, path, 0, local->message);
-    }
+    g_autoptr(GKeyFile) kf = NULL;
+    if (!load_optional_ini(path, &kf, error))
+        return FALSE;
+    if (kf == NULL)
+        return TRUE;
     g_autofree char *name = g_key_file_get_string(kf, "run", "name", NULL);
     g_autofree char *tags = g_key_file_get_string(kf, "run", "tags", NULL);
     if (name != NULL && *name != '\0')
@@ -164,13 +174,11 @@ static gboolean read_meta(rf_run_entry *e, const char *path, GError **error)
  * named by its checkpoint's folder. No file: none. */
 static gboolean read_init(rf_run_entry *e, const char *path, GError **error)
 {
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    g_autoptr(GError) local = NULL;
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &local)) {
-        if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-            return TRUE;
-        return fail(error, path, 0, local->message);
-    }
+    g_autoptr(GKeyFile) kf = NULL;
+    if (!load_optional_ini(path, &kf, error))
+        return FALSE;
+    if (kf == NULL)
+        return TRUE;
     g_autofree char *checkpoint = g_key_file_get_string(kf, "init", "checkpoint", NULL);
     if (checkpoint == NULL || *checkpoint == '\0')
         return fail(error, path, 0, "no [init] checkpoint= naming the checkpoint the run started from");
