@@ -28,9 +28,9 @@
 
 /* The columns every list has (ui/runs_table.h's names), and their titles. */
 static const char *const fixed_columns[] = {"name", "encoder", "data", "status", "steps",
-                                            "best_val", "test", "duration", "tags", "from"};
+                                            "best_val", "test", "duration", "from", "tags"};
 static const char *const fixed_titles[] = {"Name", "Encoder", "Data set", "Status", "Steps",
-                                           "Best val", "Test", "Time", "Tags", "From"};
+                                           "Best val", "Test", "Time", "From", "Tags"};
 
 typedef struct runs_view {
     GtkWidget *widget;
