@@ -4,6 +4,11 @@
  * baselines.ini (config/baselines_file.h) and, for a run started with
  * --init, init.ini (where its first weights came from).
  *
+ * A config with a curriculum (core/curriculum.h) trains its stages one
+ * after the other in the same folder, each from the last one's weights;
+ * steps count on across them in metrics.csv and the progress line, and
+ * the checkpoint records its stage, so --resume goes on where it was.
+ *
  * Crash consistency: the metrics rows a checkpoint covers are fsync'd
  * before it is renamed into place, and --resume cuts the rows logged after
  * it, so a run killed at any moment and resumed has every step's rows
@@ -19,6 +24,7 @@
 #include "../core/alloc.h"
 #include "../core/atomic_file.h"
 #include "../core/checkpoint.h"
+#include "../core/curriculum.h"
 #include "../core/train.h"
 #include "../datasets/baselines.h"
 #include "../datasets/datasets.h"
@@ -62,10 +68,13 @@ static void on_sigint(int sig)
 }
 
 typedef struct train_job {
-    rf_config cfg;
+    rf_config cfg;            /* the run's config: with a curriculum, its last stage */
+    rf_config stage_cfg;      /* the stage in training (cfg itself without a curriculum) */
+    int stage, stages;
+    int64_t first_step;       /* where the stage begins among the run's steps */
     char *dir;
     char *checkpoint;
-    int64_t resumed_from;     /* -1: a new run */
+    int64_t resumed_from;     /* the stage's own step; -1: a new run */
     rf_dataset *ds;
     rf_trainer *trainer;
     rf_metrics_csv *csv;
@@ -86,14 +95,19 @@ typedef struct run_state {
     rf_metrics_csv *csv;
     rf_progress *progress;
     GError *write_error;        /* the first metrics.csv failure; it stops the run */
-    int64_t checkpoint_step;    /* the last good checkpoint's step; -1: none */
+    int64_t checkpoint_step;    /* the last good checkpoint's step (the run's count); -1: none */
+    int64_t first_step;         /* the stage's first step among the run's */
+    double seconds_before;      /* time of this invocation's earlier stages */
     double train_loss, val_accuracy, test_accuracy, test_loss;
     gboolean stop_announced;
 } run_state;
 
-static void on_metrics(void *ctx, const rf_metrics *m)
+static void on_metrics(void *ctx, const rf_metrics *stage_metrics)
 {
     run_state *s = ctx;
+    rf_metrics counted = *stage_metrics, *m = &counted;   /* the stage's steps among the run's */
+    counted.step += s->first_step;
+    counted.seconds += s->seconds_before;
     if (m->split == RF_SPLIT_TRAIN) {
         s->train_loss = m->loss;
     } else if (m->split == RF_SPLIT_VAL) {
@@ -120,13 +134,14 @@ static bool before_checkpoint(void *ctx, rf_status *st)
 static void on_checkpoint(void *ctx, const char *path, int64_t step)
 {
     (void)path;
-    ((run_state *)ctx)->checkpoint_step = step;
+    run_state *s = ctx;
+    s->checkpoint_step = s->first_step + step;
 }
 
 static bool should_stop(void *ctx)
 {
     run_state *s = ctx;
-    rf_rank_watch_step(rf_trainer_step_count(s->trainer));
+    rf_rank_watch_step(s->first_step + rf_trainer_step_count(s->trainer));
     if (interrupted && !s->stop_announced && s->progress != NULL) {
         rf_progress_note(s->progress, rf_ranks_count() > 1
                                           ? "asked to stop (SIGUSR1): every rank stops, saving the checkpoint"
@@ -146,16 +161,41 @@ static void remove_stale_temps(const char *dir)
     }
 }
 
+/* The data and the trainer of stage job->stage; with a curriculum its
+ * checkpoints record the run's config at this stage. */
+static bool open_stage(train_job *job, rf_status *st)
+{
+    job->stages = rf_curriculum_count(&job->cfg);
+    if (!rf_curriculum_stage(&job->cfg, job->stage, &job->stage_cfg, st))
+        return false;
+    job->first_step = rf_curriculum_first_step(&job->cfg, job->stage);
+    job->ds = rf_cli_open_data(&job->stage_cfg, st);
+    if (job->ds == NULL)
+        return false;
+    job->trainer = rf_trainer_new_parallel(&job->stage_cfg, job->ds, rf_ranks_collective(), st);
+    if (job->trainer == NULL)
+        return false;
+    if (job->stages > 1) {
+        rf_config record = job->cfg;
+        record.train.stage = job->stage;
+        rf_trainer_record_config(job->trainer, &record);
+    }
+    return true;
+}
+
 static gboolean open_data_and_trainer(train_job *job, GError **error)
 {
     rf_status st = {0};
-    job->ds = rf_cli_open_data(&job->cfg, &st);
-    if (job->ds == NULL)
-        return rf_cli_fail_status(error, &st);
-    job->trainer = rf_trainer_new_parallel(&job->cfg, job->ds, rf_ranks_collective(), &st);
-    if (job->trainer == NULL)
-        return rf_cli_fail_status(error, &st);
-    return TRUE;
+    return open_stage(job, &st) || rf_cli_fail_status(error, &st);
+}
+
+/* config.ini: the run's config, at the stage it is in. */
+static gboolean write_config_ini(const train_job *job, GError **error)
+{
+    rf_config at = job->cfg;
+    at.train.stage = job->stage;
+    g_autofree char *ini = g_build_filename(job->dir, "config.ini", NULL);
+    return rf_config_write_ini(&at, ini, CONFIG_COMMENT, error);
 }
 
 static char *default_out_dir(const char *config_path)
@@ -165,11 +205,13 @@ static char *default_out_dir(const char *config_path)
 }
 
 /* baselines.ini (config/baselines_file.h) for token data, measured on the
- * validation split; a resumed run without one gets it too. */
+ * validation split of the run's own data (a curriculum's last stage); a
+ * resumed run without one gets it too. */
 static gboolean write_baselines(const train_job *job, GError **error)
 {
     g_autofree char *path = g_build_filename(job->dir, RF_BASELINES_FILE, NULL);
-    if (job->ds->feat_dim > 0 || job->ds->size[RF_SPLIT_VAL] < 1 || g_file_test(path, G_FILE_TEST_EXISTS))
+    if (job->stage < job->stages - 1 || job->ds->feat_dim > 0 || job->ds->size[RF_SPLIT_VAL] < 1 ||
+        g_file_test(path, G_FILE_TEST_EXISTS))
         return TRUE;
     rf_baselines b;
     rf_status st = {0};
@@ -209,6 +251,7 @@ static gboolean prepare_new(train_job *job, const char *config_path, const char 
     if (!rf_config_load_ini(config_path, sets, &job->cfg, error))
         return FALSE;
     job->resumed_from = -1;
+    job->stage = job->cfg.train.stage;
     if (runs == NULL) {
         job->dir = out != NULL ? g_strdup(out) : default_out_dir(config_path);
         job->checkpoint = g_build_filename(job->dir, "checkpoint.safetensors", NULL);
@@ -238,9 +281,8 @@ static gboolean prepare_new(train_job *job, const char *config_path, const char 
         return FALSE;
     }
     remove_stale_temps(job->dir);
-    g_autofree char *ini = g_build_filename(job->dir, "config.ini", NULL);
     g_autofree char *csv = g_build_filename(job->dir, "metrics.csv", NULL);
-    if (!rf_config_write_ini(&job->cfg, ini, CONFIG_COMMENT, error) || !write_baselines(job, error))
+    if (!write_config_ini(job, error) || !write_baselines(job, error))
         return FALSE;
     if (init != NULL && !write_init_record(job->dir, init, error))
         return FALSE;
@@ -270,7 +312,9 @@ static gboolean prepare_resume(train_job *job, const char *dir, const char *cons
         !rf_config_check_changes(&saved, &job->cfg, RF_CHANGE_SCHEDULE_ONLY, error) ||
         !rf_config_check(&job->cfg, job->checkpoint, error))
         return FALSE;
-    if (job->resumed_from >= job->cfg.train.steps) {
+    job->stage = job->cfg.train.stage;
+    gboolean last_stage = job->stage == rf_curriculum_count(&job->cfg) - 1;
+    if (last_stage && job->resumed_from >= job->cfg.train.steps) {
         g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
                     "%s has finished %lld of train.steps = %d; to train on, raise it: --set train.steps=N", dir,
                     (long long)job->resumed_from, job->cfg.train.steps);
@@ -283,25 +327,49 @@ static gboolean prepare_resume(train_job *job, const char *dir, const char *cons
     job->resumed_from = rf_trainer_step_count(job->trainer);
     if (!rf_ranks_writer())
         return TRUE;
-    g_autofree char *ini = g_build_filename(dir, "config.ini", NULL);
     g_autofree char *csv = g_build_filename(dir, "metrics.csv", NULL);
-    if (!rf_config_write_ini(&job->cfg, ini, CONFIG_COMMENT, error) || !write_baselines(job, error))
+    if (!write_config_ini(job, error) || !write_baselines(job, error))
         return FALSE;
-    job->csv = rf_metrics_csv_resume(csv, job->resumed_from, error);
+    job->csv = rf_metrics_csv_resume(csv, job->first_step + job->resumed_from, error);
     return job->csv != NULL;
+}
+
+/* "stage 2 of 3 (data.min_len=100 data.max_len=500 ...)": what the stage
+ * changes, shown at its start. */
+static char *stage_label(const train_job *job)
+{
+    if (job->stages < 2)
+        return g_strdup("");
+    rf_config run_keys = job->cfg;
+    run_keys.train.curriculum[0] = '\0';   /* compare only what the stage sets */
+    run_keys.train.stage = 0;
+    g_autoptr(GString) out = g_string_new(NULL);
+    g_string_printf(out, "stage %d of %d", job->stage + 1, job->stages);
+    char value[RF_STR_LEN + 32], run_value[RF_STR_LEN + 32];
+    int shown = 0;
+    for (const rf_config_key *k = rf_config_keys; k->section != NULL; k++) {
+        rf_config_format_value(&job->stage_cfg, k, value, sizeof value);
+        rf_config_format_value(&run_keys, k, run_value, sizeof run_value);
+        if (strcmp(value, run_value) != 0)
+            g_string_append_printf(out, "%s%s.%s=%s", shown++ == 0 ? " (" : " ", k->section, k->key, value);
+    }
+    g_string_append(out, shown > 0 ? "), " : ", ");
+    return g_string_free(g_steal_pointer(&out), FALSE);
 }
 
 static void print_start(const train_job *job)
 {
-    const rf_config *c = &job->cfg;
+    const rf_config *c = &job->stage_cfg;
     const rf_memory_plan *plan = rf_trainer_plan(job->trainer);
     g_autofree char *planned = rf_cli_format_bytes(plan->total);
-    printf("%s %s: %s, encoder %s, %d layers, dim %d, %d heads, batch %d, length %d; %lld parameters; "
-           "planned memory %s; steps %lld -> %d\n",
-           job->resumed_from >= 0 ? "resuming" : "training", job->dir, c->data.task, c->model.encoder,
+    g_autofree char *stage = stage_label(job);
+    printf("%s %s: %s%s, encoder %s, %d layers, dim %d, %d heads, batch %d, length %d; %lld parameters; "
+           "planned memory %s; steps %lld -> %lld\n",
+           job->resumed_from >= 0 ? "resuming" : "training", job->dir, stage, c->data.task, c->model.encoder,
            c->model.layers, c->model.dim, c->model.heads, c->data.batch, rf_trainer_model(job->trainer)->seq_len,
-           (long long)plan->param_count, planned, (long long)(job->resumed_from > 0 ? job->resumed_from : 0),
-           c->train.steps);
+           (long long)plan->param_count, planned,
+           (long long)(job->first_step + (job->resumed_from > 0 ? job->resumed_from : 0)),
+           (long long)(job->first_step + c->train.steps));
     if (rf_ranks_count() > 1)
         printf("on %d ranks (MPI): data.batch %d is the global batch, %d per rank; rank 0 writes %s\n",
                rf_ranks_count(), c->data.batch, c->data.batch / rf_ranks_count(), job->dir);
@@ -313,14 +381,14 @@ static void print_result(const train_job *job, const run_state *s, const char *s
     rf_json_line j;
     rf_json_begin(&j);
     rf_json_str(&j, "status", status);
-    rf_json_int(&j, "steps", rf_trainer_step_count(job->trainer));
+    rf_json_int(&j, "steps", job->first_step + (job->trainer != NULL ? rf_trainer_step_count(job->trainer) : 0));
     rf_json_num(&j, "train_loss", s->train_loss);
     rf_json_num(&j, "val_accuracy", s->val_accuracy);
     rf_json_num(&j, "test_accuracy", s->test_accuracy);
     rf_json_num(&j, "test_loss", s->test_loss);
     rf_json_num(&j, "seconds", seconds);
     rf_json_str(&j, "checkpoint", s->checkpoint_step >= 0 ? job->checkpoint : NULL);
-    rf_json_int(&j, "planned_bytes", (int64_t)rf_trainer_plan(job->trainer)->total);
+    rf_json_int(&j, "planned_bytes", job->trainer != NULL ? (int64_t)rf_trainer_plan(job->trainer)->total : 0);
     rf_json_int(&j, "peak_engine_bytes", (int64_t)rf_alloc_peak_bytes());
     rf_json_int(&j, "peak_rss_bytes", (int64_t)rf_process_peak_rss_bytes());
     rf_json_print(&j);
@@ -336,20 +404,48 @@ static int report_failure(const GError *error, const rf_status *st)
     return rf_ranks_writer() ? rf_cli_report(error) : RF_EXIT_FAILED;
 }
 
+/* Stage k done: the next one's data and trainer, from the weights the
+ * last one ended with. Its first checkpoint comes at its first
+ * checkpoint_every: until then the file on disk is the last stage's end,
+ * from which --resume makes this same step again. */
+static bool next_stage(train_job *job, rf_status *st)
+{
+    rf_params *weights = rf_trainer_copy_weights(job->trainer, st);
+    if (weights == NULL)
+        return false;
+    rf_trainer_free(job->trainer);   /* before the next is built: one stage's memory at a time */
+    rf_dataset_free(job->ds);
+    job->trainer = NULL;
+    job->ds = NULL;
+    job->stage++;
+    job->resumed_from = -1;
+    bool ok = open_stage(job, st) && rf_trainer_init_weights_from(job->trainer, weights, st);
+    rf_params_free(weights);
+    if (!ok || !rf_ranks_writer())
+        return ok;
+    g_autoptr(GError) error = NULL;
+    if (!write_config_ini(job, &error) || !write_baselines(job, &error))
+        return rf_fail(st, "%s", error->message);
+    return true;
+}
+
+/* Train every stage from job->stage on, or stop at a request. */
 static int run(train_job *job)
 {
     gboolean writer = rf_ranks_writer();
     run_state s = {
         .trainer = job->trainer,
         .csv = job->csv,
-        .checkpoint_step = job->resumed_from,
+        .checkpoint_step = job->resumed_from >= 0 ? job->first_step + job->resumed_from : -1,
+        .first_step = job->first_step,
         .train_loss = NAN,
         .val_accuracy = NAN,
         .test_accuracy = NAN,
         .test_loss = NAN,
     };
-    int64_t first = job->resumed_from > 0 ? job->resumed_from : 0;
-    g_autoptr(rf_progress) progress = writer ? rf_progress_new(stdout, first, job->cfg.train.steps) : NULL;
+    int64_t first = job->first_step + (job->resumed_from > 0 ? job->resumed_from : 0);
+    int64_t total = rf_curriculum_first_step(&job->cfg, job->stages);
+    g_autoptr(rf_progress) progress = writer ? rf_progress_new(stdout, first, total) : NULL;
     s.progress = progress;
     /* rank 0 records and saves; every rank takes part in stopping */
     rf_train_callbacks cb = writer ? (rf_train_callbacks){on_metrics, before_checkpoint, on_checkpoint, should_stop, &s}
@@ -371,14 +467,30 @@ static int run(train_job *job)
     sigaction(SIGUSR1, &usr1, &old_usr1);
     gint64 t0 = g_get_monotonic_time();
     rf_status st = {0};
-    gboolean ok = rf_train_run(job->trainer, writer ? job->checkpoint : NULL, &cb, &st);
+    gboolean ok;
+    for (;;) {
+        gint64 stage_t0 = g_get_monotonic_time();
+        ok = rf_train_run(job->trainer, writer ? job->checkpoint : NULL, &cb, &st);
+        if (!ok || rf_trainer_step_count(job->trainer) < job->stage_cfg.train.steps || job->stage == job->stages - 1)
+            break;
+        s.seconds_before += (g_get_monotonic_time() - stage_t0) * 1e-6;
+        ok = next_stage(job, &st);
+        if (!ok)
+            break;
+        s.trainer = job->trainer;
+        s.first_step = job->first_step;
+        if (writer) {
+            rf_progress_end(progress);
+            print_start(job);
+        }
+    }
     sigaction(SIGINT, &old, NULL);
 
-    int64_t step = rf_trainer_step_count(job->trainer);
-    gboolean stopped = ok && step < job->cfg.train.steps;
+    int64_t step = job->trainer != NULL ? rf_trainer_step_count(job->trainer) : 0;
+    gboolean stopped = ok && step < job->stage_cfg.train.steps;
     if (stopped && writer) {
         if (before_checkpoint(&s, &st) && rf_trainer_save(job->trainer, job->checkpoint, &st))
-            s.checkpoint_step = step;
+            s.checkpoint_step = job->first_step + step;
         else
             ok = FALSE;
     }
@@ -397,8 +509,8 @@ static int run(train_job *job)
     }
     g_clear_error(&s.write_error);
     if (stopped && error == NULL && writer)
-        rf_progress_note(progress, "stopped at step %lld of %d; continue with `rangefinder train --resume %s`",
-                         (long long)step, job->cfg.train.steps, job->dir);
+        rf_progress_note(progress, "stopped at step %lld of %lld; continue with `rangefinder train --resume %s`",
+                         (long long)(job->first_step + step), (long long)total, job->dir);
     if (writer)
         print_result(job, &s, error != NULL ? "failed" : stopped ? "stopped" : "finished", seconds);
     if (error != NULL)

@@ -1,4 +1,5 @@
 #include "config.h"
+#include "curriculum.h"
 #include "device.h"
 
 #include <errno.h>
@@ -98,6 +99,11 @@ const rf_config_key rf_config_keys[] = {
     INT("train", "eval_batches", train.eval_batches, "0", 0, 100000000, "batches per validation (0: whole split)"),
     INT("train", "checkpoint_every", train.checkpoint_every, "1000", 0, 100000000, "checkpoint every K steps (0: at the end)"),
     INT("train", "log_every", train.log_every, "10", 1, 100000000, "training metrics every K steps"),
+    STR("train", "curriculum", train.curriculum, "",
+        "stages trained before this config, each from the last one's weights: ';' between stages, each a list of "
+        "section.key=value with its train.steps (core/curriculum.h; empty: none)"),
+    INT("train", "stage", train.stage, "0", 0, RF_CURRICULUM_MAX - 1,
+        "the curriculum stage to begin at (checkpoints record the stage they were saved in; 0: the first)"),
     {NULL, NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -300,7 +306,7 @@ bool rf_config_validate(const rf_config *cfg, rf_status *st)
     if (cfg->train.warmup > cfg->train.steps)
         return rf_fail(st, "train.warmup = %d exceeds train.steps = %d", cfg->train.warmup, cfg->train.steps);
     rf_device device;
-    return rf_device_parse(cfg->train.device, &device, st);
+    return rf_device_parse(cfg->train.device, &device, st) && rf_curriculum_check(cfg, st);
 }
 
 char *rf_config_to_json(const rf_config *cfg)

@@ -104,6 +104,8 @@ typedef struct rf_config {
         int eval_batches;       /* 0: the whole split */
         int checkpoint_every;   /* 0: only at the end */
         int log_every;
+        char curriculum[RF_STR_LEN]; /* stages before this config (core/curriculum.h) */
+        int stage;              /* the curriculum stage a checkpoint is in (0: the first) */
     } train;
 } rf_config;
 

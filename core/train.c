@@ -48,6 +48,9 @@ struct rf_trainer {
      * averaging of a CPU run. */
     rf_collective *coll;
     rf_grad_sync *sync;
+    /* What checkpoints record when it is not cfg (rf_trainer_record_config). */
+    rf_config record;
+    bool has_record;
 };
 
 /* Gradient buckets of about 256 KiB: a ListOps model's backward starts its
@@ -787,7 +790,7 @@ bool rf_trainer_predict(rf_trainer *t, const rf_outside_input *in, int count, fl
 
 bool rf_trainer_save(rf_trainer *t, const char *path, rf_status *st)
 {
-    return settle(t, st) && rf_checkpoint_save(path, &t->cfg, t->params, t->step, st);
+    return settle(t, st) && rf_checkpoint_save(path, t->has_record ? &t->record : &t->cfg, t->params, t->step, st);
 }
 
 bool rf_trainer_load(rf_trainer *t, const char *path, rf_status *st)
@@ -803,10 +806,9 @@ bool rf_trainer_load(rf_trainer *t, const char *path, rf_status *st)
     return true;
 }
 
-bool rf_trainer_init_weights(rf_trainer *t, const char *path, rf_status *st)
+/* Only the weights carry over: the AdamW moments and the step start afresh. */
+static void restart_optimiser(rf_trainer *t)
 {
-    if (!rf_trainer_load(t, path, st))
-        return false;
     rf_params *p = t->params;
     if (p->backend != NULL && p->backend->zero != NULL) {
         p->backend->zero(p->m, (int64_t)p->total);
@@ -816,7 +818,80 @@ bool rf_trainer_init_weights(rf_trainer *t, const char *path, rf_status *st)
         memset(p->v, 0, p->total * sizeof *p->v);
     }
     t->step = 0;
+}
+
+bool rf_trainer_init_weights(rf_trainer *t, const char *path, rf_status *st)
+{
+    if (!rf_trainer_load(t, path, st))
+        return false;
+    restart_optimiser(t);
     return true;
+}
+
+rf_params *rf_trainer_copy_weights(rf_trainer *t, rf_status *st)
+{
+    if (!settle(t, st))
+        return NULL;
+    const rf_params *p = t->params;
+    rf_params *w = rf_params_new(p->seed);
+    if (w == NULL) {
+        rf_fail(st, "out of memory copying the weights");
+        return NULL;
+    }
+    bool ok = true;
+    for (int i = 0; ok && i < p->count; i++)
+        ok = rf_params_register(w, p->entries[i].name, p->entries[i].shape, p->entries[i].init,
+                                p->entries[i].scale, st) >= 0;
+    rf_params_set_values_only(w);
+    if (ok && rf_params_allocate(w, st)) {
+        memcpy(w->value, p->value, p->total * sizeof *p->value);
+        return w;
+    }
+    rf_params_free(w);
+    return NULL;
+}
+
+static bool same_shape(rf_shape a, rf_shape b)
+{
+    if (a.ndim != b.ndim)
+        return false;
+    for (int d = 0; d < a.ndim; d++)
+        if (a.dim[d] != b.dim[d])
+            return false;
+    return true;
+}
+
+bool rf_trainer_init_weights_from(rf_trainer *t, const rf_params *weights, rf_status *st)
+{
+    if (!settle(t, st))
+        return false;
+    rf_params *p = t->params;
+    for (int i = 0; i < p->count; i++) {
+        const rf_param_entry *e = &p->entries[i];
+        int j = rf_params_find(weights, e->name);
+        if (j < 0)
+            return rf_fail(st, "the weights carried over have no parameter %s, which this model has", e->name);
+        if (!same_shape(weights->entries[j].shape, e->shape))
+            return rf_fail(st, "parameter %s has %lld numbers in the weights carried over and %lld in this model",
+                           e->name, (long long)weights->entries[j].numel, (long long)e->numel);
+    }
+    if (weights->count != p->count)
+        return rf_fail(st, "the weights carried over have %d parameters and this model %d", weights->count, p->count);
+    for (int i = 0; i < p->count; i++) {
+        const rf_param_entry *e = &p->entries[i];
+        const rf_param_entry *from = &weights->entries[rf_params_find(weights, e->name)];
+        memcpy(p->value + e->offset, weights->value + from->offset, (size_t)e->numel * sizeof *p->value);
+    }
+    if (t->report != NULL)   /* a fresh start: no step of the old weights is bad */
+        *t->report = (rf_step_report){0};
+    restart_optimiser(t);
+    return true;
+}
+
+void rf_trainer_record_config(rf_trainer *t, const rf_config *cfg)
+{
+    t->record = *cfg;
+    t->has_record = true;
 }
 
 const rf_params *rf_trainer_params(const rf_trainer *t) { return t->params; }

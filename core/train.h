@@ -160,6 +160,18 @@ bool rf_trainer_load(rf_trainer *t, const char *path, rf_status *st);
  * AdamW moments zeroed and the step back at 0, so only the weights carry
  * over (e.g. a curriculum: train on short sequences, then on long ones). */
 bool rf_trainer_init_weights(rf_trainer *t, const char *path, rf_status *st);
+/* A host copy of the trainer's weights (a values-only store that outlives
+ * the trainer; free with rf_params_free), and a new run from such a copy,
+ * as rf_trainer_init_weights from a file: a curriculum's next stage starts
+ * from the weights its last stage ended with. The copy must have every
+ * parameter of `t` with the same shape, and no other; errors name the
+ * first that differs. */
+rf_params *rf_trainer_copy_weights(rf_trainer *t, rf_status *st);
+bool rf_trainer_init_weights_from(rf_trainer *t, const rf_params *weights, rf_status *st);
+/* The config rf_trainer_save writes into checkpoints instead of the
+ * trainer's own: a curriculum stage trains on its stage's config and
+ * records its run's, with train.stage saying which stage it is in. */
+void rf_trainer_record_config(rf_trainer *t, const rf_config *cfg);
 /* The trainer's parameters (values, gradients, moments), for tests. */
 const rf_params *rf_trainer_params(const rf_trainer *t);
 

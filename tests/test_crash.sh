@@ -7,6 +7,8 @@
 #     steps 1..n exactly once (n the checkpoint's step, or one more: the row
 #     of the step being checkpointed); every run, resumed to its end, has the
 #     metrics of an uninterrupted run (step, split, loss, accuracy, lr).
+#     Then the same for a curriculum of three stages, RF_CRASH_CURRICULUM_KILLS
+#     times (default 40).
 #  2. --resume cuts rows past the checkpoint and a row cut short, and
 #     removes the temporary files of killed writes (and nothing else).
 #  3. The metrics are fsync'd before every checkpoint rename, and none is
@@ -128,66 +130,81 @@ check_after_kill() {
     esac
 }
 
-want_kills=${RF_CRASH_KILLS:-100}
-run train --config "$tmp/crash.ini" --out "$tmp/ref"
-ok "$rc" "an uninterrupted run (the reference)"
-rows_of "$tmp/ref/metrics.csv" >"$tmp/ref.rows"
+# kill_runs CONFIG KILLS WHAT: an uninterrupted run of CONFIG, then runs of
+# it killed KILLS times in all at random moments and resumed to the end.
+kill_runs() {
+    local config=$1 want_kills=$2 what=$3 name
+    name=$(basename "$config" .ini)
+    run train --config "$config" --out "$tmp/$name-ref"
+    ok "$rc" "an uninterrupted run of $what (the reference)"
+    rows_of "$tmp/$name-ref/metrics.csv" >"$tmp/$name-ref.rows"
 
-RANDOM=10   # the kill delays: 0-149 ms after each start, the same every time
-kills=0 episodes=0 stale=0 problem=
-while [ "$kills" -lt "$want_kills" ] && [ -z "$problem" ]; do
-    episodes=$((episodes + 1))
-    dir=$tmp/run$episodes
-    episode_kills=0
-    while [ -z "$problem" ]; do
-        if [ -e "$dir/checkpoint.safetensors" ]; then
-            args=(train --resume "$dir")
-        else
-            args=(train --config "$tmp/crash.ini" --out "$dir")
+    RANDOM=10   # the kill delays: 0-149 ms after each start, the same every time
+    local kills=0 episodes=0 stale=0 problem= dir episode_kills args delay pid
+    while [ "$kills" -lt "$want_kills" ] && [ -z "$problem" ]; do
+        episodes=$((episodes + 1))
+        dir=$tmp/$name-run$episodes
+        episode_kills=0
+        while [ -z "$problem" ]; do
+            if [ -e "$dir/checkpoint.safetensors" ]; then
+                args=(train --resume "$dir")
+            else
+                args=(train --config "$config" --out "$dir")
+            fi
+            if [ "$kills" -ge "$want_kills" ]; then   # enough: let this run finish
+                run "${args[@]}"
+                [ "$rc" -eq 0 ] || grep -q "has finished" "$tmp/err" ||
+                    problem="the last resume exited $rc: $(head -c 300 "$tmp/err")"
+                break
+            fi
+            delay=$(printf '0.%03d' $((RANDOM % 150)))
+            {
+                "$rf" "${args[@]}" >"$tmp/out" 2>"$tmp/err" &
+                pid=$!
+                sleep "$delay"
+                kill -KILL "$pid"
+                wait "$pid"
+                rc=$?
+            } 2>/dev/null
+            [ "$rc" -eq 0 ] && break   # it finished before the kill
+            # killed after its last checkpoint but before it exited: the run is
+            # complete, and resuming it says so (exit 1)
+            [ "$rc" -eq 1 ] && grep -q "has finished" "$tmp/err" && break
+            if [ "$rc" -ne 137 ]; then
+                problem="'rangefinder ${args[*]}' exited $rc: $(head -c 300 "$tmp/err")"
+                break
+            fi
+            kills=$((kills + 1))
+            episode_kills=$((episode_kills + 1))
+            [ -n "$(temp_files "$dir")" ] && stale=$((stale + 1))
+            problem=$(check_after_kill "$dir")
+            [ -n "$problem" ] && problem="after kill $kills ($delay s into '${args[*]}'): $problem"
+        done
+        if [ -z "$problem" ]; then
+            if ! rows_of "$dir/metrics.csv" | cmp -s - "$tmp/$name-ref.rows"; then
+                problem="run $episodes: metrics.csv differs from the uninterrupted run's:
+$(rows_of "$dir/metrics.csv" | diff - "$tmp/$name-ref.rows" | head -n 6)"
+            elif [ -n "$(temp_files "$dir")" ]; then
+                problem="run $episodes: temporary files left at the end: $(temp_files "$dir")"
+            fi
         fi
-        if [ "$kills" -ge "$want_kills" ]; then   # enough: let this run finish
-            run "${args[@]}"
-            [ "$rc" -eq 0 ] || grep -q "has finished" "$tmp/err" ||
-                problem="the last resume exited $rc: $(head -c 300 "$tmp/err")"
-            break
-        fi
-        delay=$(printf '0.%03d' $((RANDOM % 150)))
-        {
-            "$rf" "${args[@]}" >"$tmp/out" 2>"$tmp/err" &
-            pid=$!
-            sleep "$delay"
-            kill -KILL "$pid"
-            wait "$pid"
-            rc=$?
-        } 2>/dev/null
-        [ "$rc" -eq 0 ] && break   # it finished before the kill
-        # killed after its last checkpoint but before it exited: the run is
-        # complete, and resuming it says so (exit 1)
-        [ "$rc" -eq 1 ] && grep -q "has finished" "$tmp/err" && break
-        if [ "$rc" -ne 137 ]; then
-            problem="'rangefinder ${args[*]}' exited $rc: $(head -c 300 "$tmp/err")"
-            break
-        fi
-        kills=$((kills + 1))
-        episode_kills=$((episode_kills + 1))
-        [ -n "$(temp_files "$dir")" ] && stale=$((stale + 1))
-        problem=$(check_after_kill "$dir")
-        [ -n "$problem" ] && problem="after kill $kills ($delay s into '${args[*]}'): $problem"
+        [ -z "$problem" ] && echo "# run $episodes: $episode_kills SIGKILLs, then resumed to the end: the uninterrupted run's metrics"
     done
-    if [ -z "$problem" ]; then
-        if ! rows_of "$dir/metrics.csv" | cmp -s - "$tmp/ref.rows"; then
-            problem="run $episodes: metrics.csv differs from the uninterrupted run's:
-$(rows_of "$dir/metrics.csv" | diff - "$tmp/ref.rows" | head -n 6)"
-        elif [ -n "$(temp_files "$dir")" ]; then
-            problem="run $episodes: temporary files left at the end: $(temp_files "$dir")"
-        fi
-    fi
-    [ -z "$problem" ] && echo "# run $episodes: $episode_kills SIGKILLs, then resumed to the end: the uninterrupted run's metrics"
-done
-[ -z "$problem" ]
-ok $? "$kills SIGKILLs at random moments over $episodes runs: every checkpoint loads, no training row lost or \
-repeated, every run's metrics equal the uninterrupted run's" "$problem"
-echo "# $stale kills left a temporary file; each was gone after the next start"
+    [ -z "$problem" ]
+    ok $? "$what: $kills SIGKILLs at random moments over $episodes runs: every checkpoint loads, no training row \
+lost or repeated, every run's metrics equal the uninterrupted run's" "$problem"
+    echo "# $stale kills left a temporary file; each was gone after the next start"
+}
+
+kill_runs "$tmp/crash.ini" "${RF_CRASH_KILLS:-100}" "a tiny ListOps model"
+
+# A curriculum (core/curriculum.h): three stages whose steps count on in
+# metrics.csv, each from the last one's weights; kills also land at the
+# stage boundaries, where the checkpoint on disk is the last stage's end.
+sed 's/^steps = 200$/steps = 60/' "$tmp/crash.ini" >"$tmp/crash-curriculum.ini"
+echo "curriculum = data.min_len=3 data.max_len=15 train.steps=50 train.lr=1e-3; data.min_len=6 data.max_len=25 data.batch=3 train.steps=40" \
+    >>"$tmp/crash-curriculum.ini"
+kill_runs "$tmp/crash-curriculum.ini" "${RF_CRASH_CURRICULUM_KILLS:-40}" "a curriculum of three stages"
 
 # --- 2. --resume cuts rows past the checkpoint, removes stale temporary files -----
 dir=$tmp/cut

@@ -694,6 +694,14 @@ static void test_plan(RfSession *s)
     tap_ok(refused, "an impossible config is explained: %s", error != NULL ? error->message : "(none)");
     g_clear_error(&error);
     tap_ok(!rf_session_start(s, &error) && error != NULL, "and refused at start");
+    g_clear_error(&error);
+    rf_session_set_key(s, "model.heads", "2", NULL, NULL);
+    rf_session_set_key(s, "train.curriculum", "data.min_len=2 data.max_len=12 train.steps=5", NULL, NULL);
+    refused = !rf_session_start(s, &error) && error != NULL && strstr(error->message, "rangefinder train") != NULL;
+    tap_ok(refused, "a curriculum is left to the command line, in one sentence: %s",
+           error != NULL ? error->message : "(started)");
+    g_clear_error(&error);
+    rf_session_set_key(s, "train.curriculum", "", NULL, NULL);
 }
 
 static void test_bad_data(RfSession *s, watcher *w)

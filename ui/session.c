@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "session_private.h"
+#include "../core/curriculum.h"
 #include "../datasets/tsan_sync.h"
 
 /* The UI hears from the worker at most this often. */
@@ -301,6 +302,16 @@ gboolean rf_session_start_run(RfSession *s, const rf_config *cfg, const char *na
     rf_status st = {0};
     if (!rf_config_validate(cfg, &st)) {
         g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, st.msg);
+        return FALSE;
+    }
+    /* The workbench trains one config; a curriculum's stages run from the
+     * command line, whose run folder the Runs view follows. */
+    if (rf_curriculum_count(cfg) > 1) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                    "this config trains a curriculum of %d stages (train.curriculum), which the workbench does not "
+                    "run: start it with `rangefinder train --config FILE --runs FOLDER` and watch it in the Runs "
+                    "view, or clear train.curriculum to train the last stage alone",
+                    rf_curriculum_count(cfg));
         return FALSE;
     }
     rf_session_retire_worker(s);
