@@ -327,6 +327,20 @@ static void test_run_data(const char *tmp)
                strstr(error->message, "first_token") != NULL,
            "a baseline outside [0, 1] is an error naming the file and the key (%s)",
            error != NULL ? error->message : "none");
+    /* a curriculum's stages begin at steps 40 and 100: marked there */
+    g_autofree char *stages_dir = g_build_filename(tmp, "run-stages", NULL);
+    g_mkdir(stages_dir, 0755);
+    g_autofree char *stages_csv = write_file(stages_dir, "metrics.csv", "step,split,loss,accuracy,lr,seconds\n"
+                                                                         "1,train,2,0.1,0.001,0.1\n");
+    g_autofree char *stages_ini = write_file(stages_dir, "config.ini",
+                                             "[train]\nsteps=50\ncurriculum=train.steps=40; data.batch=4 train.steps=60\n");
+    g_clear_error(&error);
+    g_autoptr(rf_run_data) staged = rf_run_data_load_dir(stages_dir, &error);
+    const rf_run_change *mark = staged != NULL && staged->changes->len == 2
+                                    ? &g_array_index(staged->changes, rf_run_change, 0) : NULL;
+    tap_ok(mark != NULL && mark[0].step == 40 && mark[1].step == 100 && strcmp(mark[1].after, "3") == 0,
+           "a curriculum's stage boundaries are marked at steps 40 and 100 (%s)",
+           error != NULL ? error->message : "no error");
     g_autofree char *bad_ini = write_file(bad_dir, "config.ini", "[model]\nencoder=transformerz\n");
     g_clear_error(&error);
     g_autoptr(rf_run_data) none3 = rf_run_data_load_dir(bad_dir, &error);

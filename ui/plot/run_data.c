@@ -7,6 +7,7 @@
 
 #include "../../config/baselines_file.h"
 #include "../../config/config_file.h"
+#include "../../core/curriculum.h"
 #include "../../datasets/text_input.h"
 
 /* metrics.csv as `rangefinder train` writes it, and as
@@ -232,6 +233,21 @@ static gboolean load_metrics(rf_run_data *r, const char *path, GError **error)
     return TRUE;
 }
 
+/* A curriculum's stage boundaries (core/curriculum.h), marked on the
+ * curves as the workbench's live edits are: at the step each stage after
+ * the first begins. */
+static void add_stage_marks(rf_run_data *r)
+{
+    int stages = rf_curriculum_count(&r->cfg);
+    for (int k = 1; k < stages && k < RF_CURRICULUM_MAX; k++) {
+        char before[16], after[16];
+        snprintf(before, sizeof before, "%d", k);
+        snprintf(after, sizeof after, "%d", k + 1);
+        rf_run_data_add_change(r, 0, "curriculum stage", before, after);
+        g_array_index(r->changes, rf_run_change, r->changes->len - 1).step = rf_curriculum_first_step(&r->cfg, k);
+    }
+}
+
 rf_run_data *rf_run_data_load_dir(const char *dir, GError **error)
 {
     if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
@@ -249,6 +265,7 @@ rf_run_data *rf_run_data_load_dir(const char *dir, GError **error)
     g_autofree char *csv = g_build_filename(dir, "metrics.csv", NULL);
     if (!load_metrics(r, csv, error))
         return NULL;
+    add_stage_marks(r);
     rf_run_data_update_summary(r);
     return g_steal_pointer(&r);
 }
