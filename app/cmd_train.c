@@ -611,6 +611,7 @@ int rf_cmd_train(int argc, char **argv)
         "  rangefinder train --config data/configs/default.ini --runs ~/.local/share/rangefinder/runs\n"
         "  rangefinder train --resume runs/default --set train.steps=600\n"
         "  rangefinder train --config data/configs/listops-full.ini --init runs/short/checkpoint.safetensors\n"
+        "  rangefinder train --config data/configs/listops-blrp-curriculum.ini   (stages: train.curriculum)\n"
         "  mpirun -np 2 rangefinder train --config data/configs/listops-ls.ini --set train.threads=1\n"
         "  rangefinder train --config data/configs/listops-ls.ini --print-launch slurm --ranks 8 > job.sh\n"
         "\nUnder mpirun (or srun) each process is a rank: data.batch is the global batch, split\n"
