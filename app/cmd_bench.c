@@ -32,7 +32,8 @@ typedef struct bench_result {
     double sync_alone;    /* one averaging with nothing to hide it (median of 3) */
     double sync_waited;   /* what the steps waited for it after backward */
     size_t sync_bytes;
-    rf_step_flops flops;
+    rf_step_flops flops;  /* planned: whole tensors */
+    double flops_ran;     /* what the measured steps ran, per step (rf_model_step_flops_ran) */
 } bench_result;
 
 static int compare_double(const void *a, const void *b)
@@ -117,7 +118,7 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
         return rf_cli_fail_status(error, &st);
     rf_trainer *t = rf_trainer_new_parallel(cfg, ds, rf_ranks_collective(), &st);
     g_autofree double *seconds = g_new(double, steps);
-    double wait = 0, total = 0;
+    double wait = 0, total = 0, ran = 0;
     gboolean ok = t != NULL;
     rf_metrics m;
     rf_op_profile prof = {0};
@@ -131,6 +132,9 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
             seconds[i - warmup] = m.step_seconds;
             wait += m.data_wait;
             total += m.step_seconds;
+            rf_step_flops step;
+            rf_model_step_flops_ran(rf_trainer_model(t), &step);
+            ran += step.total;
         }
     }
     rf_step_flops flops;
@@ -168,6 +172,7 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
             .sync_waited = sync_part.sync_waited,
             .sync_bytes = sync_part.sync_bytes,
             .flops = flops,
+            .flops_ran = ran / steps,
         };
     }
     rf_trainer_free(t);
@@ -184,7 +189,8 @@ static double hidden_fraction(const bench_result *r)
     return f < 0 ? 0 : f;
 }
 
-/* The FLOP rate of a step and its fraction of this CPU's matrix-product
+/* The FLOP rate of the products a step ran (a row scope's skipped rows left
+ * out) and its fraction of this CPU's matrix-product
  * ceiling (core/peak.h; measured once and cached, after the steps so its
  * buffers stay out of the peak RSS). The ceiling is the CPU's: a GPU run
  * reports its rate only. */
@@ -194,7 +200,7 @@ typedef struct bench_rate {
 
 static bench_rate rate_of(const bench_result *r, int threads)
 {
-    bench_rate b = {r->step_median > 0 ? r->flops.total / r->step_median / 1e9 : 0, 0, 0};
+    bench_rate b = {r->step_median > 0 ? r->flops_ran / r->step_median / 1e9 : 0, 0, 0};
     if (r->peak_device == 0) {
         b.peak_gflops = rf_peak_gflops(threads, NULL);
         b.efficiency = b.peak_gflops > 0 ? b.gflops_per_s / b.peak_gflops : 0;
@@ -216,7 +222,8 @@ static void print_table(const rf_config *cfg, const bench_result *r, double toke
     printf("parameters         %lld\n", (long long)r->params);
     printf("step (median)      %.4f s (fastest %.4f s)\n", r->step_median, r->step_min);
     printf("tokens/s           %.0f\n", tokens);
-    printf("FLOPs per step     %.4g GFLOP (%.1f GFLOP/s)\n", r->flops.total / 1e9, rate->gflops_per_s);
+    printf("FLOPs per step     %.4g GFLOP planned, %.4g run (%.1f GFLOP/s)\n", r->flops.total / 1e9,
+           r->flops_ran / 1e9, rate->gflops_per_s);
     if (rate->peak_gflops > 0)
         printf("efficiency         %.1f%% of %.1f GFLOP/s (this CPU's best matrix product, %d threads)\n",
                100 * rate->efficiency, rate->peak_gflops, threads);
@@ -336,6 +343,7 @@ int rf_cmd_bench(int argc, char **argv)
     rf_json_int(&j, "params", r.params);
     rf_json_num(&j, "data_wait_fraction", r.data_wait_fraction);
     rf_json_num(&j, "flops_per_step", r.flops.total);
+    rf_json_num(&j, "flops_ran_per_step", r.flops_ran);
     rf_json_num(&j, "gflops_per_s", rate.gflops_per_s);
     if (rate.peak_gflops > 0) {
         rf_json_num(&j, "peak_gflops", rate.peak_gflops);

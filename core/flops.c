@@ -90,15 +90,24 @@ static double node_backward_macs(const rf_graph *g, const rf_node *n, double fwd
     }
 }
 
-void rf_graph_step_flops(const rf_graph *g, int64_t params, rf_step_flops *out)
+/* The share of a node's rows the last pass ran: a row scope's active rows
+ * (core/graph.h), else all. */
+static double rows_ran(const rf_node *n)
+{
+    if (n->rows_by == RF_NONE || n->shape.dim[0] < 1)
+        return 1;
+    return (double)n->rows_active / (double)n->shape.dim[0];
+}
+
+static void step_flops(const rf_graph *g, int64_t params, bool ran, rf_step_flops *out)
 {
     memset(out, 0, sizeof *out);
     for (int i = 0; i < rf_graph_size(g); i++) {
         const rf_node *n = rf_graph_cnode(g, i);
-        double fwd = node_macs(g, n);
-        out->forward[n->op] += 2 * fwd;
+        double fwd = node_macs(g, n), share = ran ? rows_ran(n) : 1;
+        out->forward[n->op] += 2 * fwd * share;
         if (rf_graph_runs_backward(g, i))
-            out->backward[n->op] += 2 * node_backward_macs(g, n, fwd);
+            out->backward[n->op] += 2 * node_backward_macs(g, n, fwd) * share;
     }
     bool training = false;
     for (int i = 0; i < rf_graph_size(g) && !training; i++)
@@ -107,6 +116,16 @@ void rf_graph_step_flops(const rf_graph *g, int64_t params, rf_step_flops *out)
     out->total = out->optimizer;
     for (int op = 0; op < RF_OP_COUNT; op++)
         out->total += out->forward[op] + out->backward[op];
+}
+
+void rf_graph_step_flops(const rf_graph *g, int64_t params, rf_step_flops *out)
+{
+    step_flops(g, params, false, out);
+}
+
+void rf_graph_step_flops_ran(const rf_graph *g, int64_t params, rf_step_flops *out)
+{
+    step_flops(g, params, true, out);
 }
 
 double rf_model_flops_per_sample(const rf_model *m)
@@ -120,4 +139,9 @@ double rf_model_flops_per_sample(const rf_model *m)
 void rf_model_step_flops(const rf_model *m, rf_step_flops *out)
 {
     rf_graph_step_flops(m->graph, rf_model_param_count(m), out);
+}
+
+void rf_model_step_flops_ran(const rf_model *m, rf_step_flops *out)
+{
+    rf_graph_step_flops_ran(m->graph, rf_model_param_count(m), out);
 }

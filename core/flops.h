@@ -9,8 +9,11 @@
  * gradient norm. Other element-wise ops, normalisation, softmax and TaLK's
  * prefix sums are left out: they are memory-bound and small next to the
  * products, and a FLOP rate is compared with the matrix-product ceiling
- * (core/peak.h). Products are counted over whole tensors, padding included
- * (full attention's kernel skips blocks of padding, so it does less).
+ * (core/peak.h). Products are counted over whole tensors, padding
+ * included; rf_graph_step_flops_ran counts what the last pass ran instead,
+ * leaving out the rows a row scope skipped (BLRP's padding, core/graph.h).
+ * Neither sees the blocks of padding full attention's kernel skips inside
+ * itself, so it does less than either count.
  */
 #ifndef RF_FLOPS_H
 #define RF_FLOPS_H
@@ -33,6 +36,9 @@ typedef struct rf_step_flops {
  * optimizer updates `params` floats; backward and optimizer are 0 for an
  * inference plan (params = 0). */
 void rf_graph_step_flops(const rf_graph *g, int64_t params, rf_step_flops *out);
+/* The same for the last forward and backward pass: a node in a row scope
+ * counts only the rows it ran (call after a pass). */
+void rf_graph_step_flops_ran(const rf_graph *g, int64_t params, rf_step_flops *out);
 
 /* FLOPs of one op kind in forward and backward together. */
 static inline double rf_step_flops_of(const rf_step_flops *f, rf_op op)

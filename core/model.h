@@ -79,5 +79,7 @@ double rf_model_flops_per_sample(const rf_model *m);
  * op kind, as core/flops.h counts them. */
 struct rf_step_flops;
 void rf_model_step_flops(const rf_model *m, struct rf_step_flops *out);
+/* What its last step ran (rf_graph_step_flops_ran). */
+void rf_model_step_flops_ran(const rf_model *m, struct rf_step_flops *out);
 
 #endif

@@ -397,11 +397,13 @@ run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 3 --warmup 1 --json
 expect_rc 0 "bench --json exits 0"
 check "bench --json has the timing and memory keys" json_has step_s_median tokens_per_s peak_rss_bytes \
     planned_bytes peak_engine_bytes params data_wait_fraction encoder seq batch threads blas_kernels
-check "bench --json has the FLOP keys" json_has flops_per_step gflops_per_s peak_gflops efficiency
+check "bench --json has the FLOP keys" json_has flops_per_step flops_ran_per_step gflops_per_s peak_gflops efficiency
 json_num() { sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p" "$tmp/out" | tail -n 1; }
 awk -v f="$(json_num flops_per_step)" -v r="$(json_num gflops_per_s)" -v p="$(json_num peak_gflops)" \
     -v e="$(json_num efficiency)" 'BEGIN { exit !(f > 0 && r > 0 && p > 0 && e > 0 && e < 1.5) }'
 ok $? "bench --json: FLOPs per step, GFLOP/s and the peak are positive, efficiency in (0, 1.5) ($(json_num efficiency))"
+awk -v f="$(json_num flops_per_step)" -v r="$(json_num flops_ran_per_step)" 'BEGIN { exit !(r > 0 && r <= f) }'
+ok $? "bench --json: the FLOPs a step ran ($(json_num flops_ran_per_step)) are at most those planned"
 awk -v m="$(json_num step_s_median)" -v f="$(json_num step_s_min)" 'BEGIN { exit !(f > 0 && f <= m) }'
 ok $? "bench --json: the fastest step ($(json_num step_s_min) s) is positive and no slower than the median"
 check "bench --json names the products' library mode and precision" json_has gemm precision

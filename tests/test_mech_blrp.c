@@ -189,6 +189,17 @@ static void check_encoder(const char *direction, const char *init, const char *p
     double r = worst_ratio(rf_value(eg.g, eg.out), want, n_out, encoder_bound(&cfg, N, 1, want, n_out), &at);
     if (!tap_ok(r <= 1, "%s: output matches the hand-unrolled reference", label))
         tap_diag("element %lld: got %.8g want %.8g", (long long)at, rf_value(eg.g, eg.out)[at], want[at]);
+    /* Θ_SELF runs on the 5 of 6 segments holding a token (sample 0's third is empty) */
+    int self_nodes = 0, self_on_5 = 0;
+    for (rf_id id = 0; id < rf_graph_size(eg.g); id++) {
+        const rf_node *n = rf_graph_cnode(eg.g, id);
+        if (n->rows_by != RF_NONE && n->shape.dim[0] == (int64_t)B * 3) {
+            self_nodes++;
+            self_on_5 += n->rows_active == 5;
+        }
+    }
+    tap_ok(self_nodes > 0 && self_on_5 == self_nodes, "%s: Θ_SELF's %d ops ran on 5 of 6 segments (%d did)", label,
+           self_nodes, self_on_5);
     if (!gradients)
         goto done;
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/exec.h"
+#include "../core/flops.h"
 #include "../core/params.h"
 #include "../core/rng.h"
 #include "opcheck.h"
@@ -127,6 +128,15 @@ static void test_row_scope(void)
            "those rows alone (errors %.2g, %.2g, %.2g)", err_y, err_dx, err_dw);
     tap_ok(rf_graph_node(g, y)->shape.dim[0] == B && rf_graph_node(g, x)->shape.dim[0] == B,
            "the shapes are whole again after the passes");
+    /* the product's FLOPs: 2 B K N planned forward, 2 R K N run (and as much
+     * again backward for each of x's and W's gradients) */
+    rf_step_flops planned, ran;
+    rf_graph_step_flops(g, 0, &planned);
+    rf_graph_step_flops_ran(g, 0, &ran);
+    tap_ok(planned.forward[RF_OP_LINEAR] == 2.0 * B * K * N && ran.forward[RF_OP_LINEAR] == 2.0 * R * K * N &&
+               ran.backward[RF_OP_LINEAR] == planned.backward[RF_OP_LINEAR] * R / B,
+           "FLOPs: %g planned, %g run forward (%d of %d rows); backward %g of %g", planned.forward[RF_OP_LINEAR],
+           ran.forward[RF_OP_LINEAR], R, B, ran.backward[RF_OP_LINEAR], planned.backward[RF_OP_LINEAR]);
     rf_graph_free(g);
     rf_params_free(p);
 

@@ -80,7 +80,12 @@
  * (rf_sort_rows on x and the mask; the output is sorted back), so R is
  * exactly the count of samples that reach segment i: ListOps batches
  * (lengths 500-2000 in 20 segments) skip about a third of the recurrence's
- * rows. On a device the scopes are off (every row runs).
+ * rows. Θ_SELF skips the empty segments the same way: its B·T segments are
+ * sorted by their token count (rf_sort_rows on the segment mask), so those
+ * holding a token come first, its layers run in a row scope by that mask,
+ * and the result is sorted back; an empty segment's output reaches nothing
+ * (its segment step is gated off, and pooling reads valid tokens only). On
+ * a device the scopes are off (every row runs).
  *
  * Taps (core/probe.h), per sample: blrp.self.<k>.out, S after Θ_SELF layer k
  * (k 0-based, all segments [T·t, D]); blrp.segment.<pass>.<i>, X̃_i [t, D];
@@ -232,13 +237,19 @@ static rf_id segments(blrp *m, rf_id x, int layers)
     rf_id pos = rf_param(g, "blrp.segment_pos", rf_shape2(m->t, m->d), RF_INIT_NORMAL, 0.02f);
     rf_id h = rf_add(g, rf_reshape(g, xp, rf_shape4(m->B, m->T, m->t, m->d)), pos);
     h = rf_reshape(g, h, rf_shape3((int64_t)m->B * m->T, m->t, m->d));
-    rf_id mask = rf_reshape(g, m->mask, rf_shape2((int64_t)m->B * m->T, m->t));
+    rf_id seg_mask = rf_reshape(g, m->mask, rf_shape2((int64_t)m->B * m->T, m->t));
+    /* the segments holding a token first, and only they run ("Skipping the padding") */
+    h = rf_sort_rows(g, h, seg_mask, false);
+    rf_id mask = rf_sort_rows(g, seg_mask, seg_mask, false);
+    rf_graph_row_scope(g, mask);
     for (int layer = 0; layer < layers; layer++) {
         char tap[RF_NAME_LEN];
         h = self_block(m, h, mask, layer);
         snprintf(tap, sizeof tap, "blrp.self.%d.out", layer);
         rf_tap_add(g, tap, h, RF_TAP_VALUE, rf_shape3(m->B, (int64_t)m->T * m->t, m->d), 0);
     }
+    rf_graph_row_scope(g, RF_NONE);
+    h = rf_sort_rows(g, h, seg_mask, true);
     rf_id all = rf_reshape(g, h, rf_shape4(m->B, m->T, m->t, m->d));
     for (int s = 0; s < m->T; s++) {
         m->self[s] = segment(m, all, s);
