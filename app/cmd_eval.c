@@ -2,7 +2,6 @@
  * beside what the labels allow without a model (token data). */
 #include <stdio.h>
 
-#include "../core/curriculum.h"
 #include "../datasets/baselines.h"
 #include "cli.h"
 #include "commands.h"
@@ -74,7 +73,7 @@ int rf_cmd_eval(int argc, char **argv)
             rf_json_num(&j, "loss", m.loss);
             rf_json_num(&j, "accuracy", m.accuracy);
             rf_json_int(&j, "samples", samples);
-            rf_json_int(&j, "step", rf_curriculum_run_step(&sm.cfg, m.step));   /* a curriculum counts on */
+            rf_json_int(&j, "step", sm.step);
             if (have_base) {
                 rf_json_num(&j, "baseline_majority", base.majority);
                 rf_json_num(&j, "baseline_first_token", base.first_token);

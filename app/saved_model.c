@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../core/checkpoint.h"
+#include "../core/curriculum.h"
 #include "../core/device.h"
 #include "../core/model_input.h"
 #include "../datasets/datasets.h"
@@ -41,6 +42,7 @@ gboolean rf_saved_model_open(rf_saved_model *sm, const char *checkpoint, const c
     rf_status st = {0};
     if (!rf_checkpoint_read_config(checkpoint, &saved, &sm->step, &st))
         return rf_cli_fail_status(error, &st);
+    sm->step = rf_curriculum_run_step(&saved, sm->step);
     sm->cfg = saved;
     if (!rf_config_apply_sets(&sm->cfg, sets, error) ||
         !rf_config_check_changes(&saved, &sm->cfg, RF_CHANGE_KEEP_MODEL, error) ||

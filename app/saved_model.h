@@ -11,7 +11,7 @@
 
 typedef struct rf_saved_model {
     rf_config cfg;          /* the effective config */
-    int64_t step;           /* steps the checkpoint had finished */
+    int64_t step;           /* steps the checkpoint had finished (a curriculum's counted on over its stages) */
     rf_dataset *ds;
     rf_trainer *trainer;
 } rf_saved_model;

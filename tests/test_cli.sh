@@ -255,6 +255,9 @@ check "its metrics equal the chain of three --init runs, row for row (step, spli
 run eval --checkpoint "$tmp/curriculum/checkpoint.safetensors" --json
 expect_rc 0 "eval of the curriculum's checkpoint exits 0"
 check "eval gives the checkpoint's step among the run's (14)" grep -q '"step":14' "$tmp/out"
+run inspect --checkpoint "$tmp/curriculum/checkpoint.safetensors" --sample 0 --probe layer0.attn.probs \
+    --out "$tmp/curriculum-probs.npy"
+check "inspect names the same step" grep -q ' at step 14: ' "$tmp/out"
 check "its baselines are measured on the run's own data, the last stage's" \
     cmp -s "$tmp/curriculum/baselines.ini" "$tmp/chain3/baselines.ini"
 run train --config "$tmp/tiny.ini" "${tiny[@]}" --set "train.curriculum=$curriculum" --set train.stage=2 \
