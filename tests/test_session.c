@@ -467,10 +467,9 @@ static void test_checkpoints(RfSession *s, const char *dir)
     g_remove(path);
 }
 
-/* A copy of checkpoint `from` whose saved config says train.device = cuda,
- * as if trained on a GPU (the header rewritten; the tensor data, and so its
- * crc32, unchanged). */
-static gboolean as_gpu_trained(const char *from, const char *to)
+/* A copy of checkpoint `from` whose saved config has `key` = `value`
+ * (the header rewritten; the tensor data, and so its crc32, unchanged). */
+static gboolean with_saved_key(const char *from, const char *to, const char *key, const char *value)
 {
     g_autofree char *bytes = NULL;
     gsize size = 0;
@@ -482,7 +481,7 @@ static gboolean as_gpu_trained(const char *from, const char *to)
     json_t *header = json_loadb(bytes + 8, n, 0, NULL);
     json_t *meta = json_object_get(header, "__metadata__");
     json_t *cfg = json_loads(json_string_value(json_object_get(meta, "config")), 0, NULL);
-    gboolean ok = cfg != NULL && json_object_set_new(cfg, "train.device", json_string("cuda")) == 0;
+    gboolean ok = cfg != NULL && json_object_set_new(cfg, key, json_string(value)) == 0;
     char *cfg_text = ok ? json_dumps(cfg, JSON_COMPACT) : NULL;
     ok = ok && cfg_text != NULL && json_object_set_new(meta, "config", json_string(cfg_text)) == 0;
     char *text = ok ? json_dumps(header, JSON_COMPACT) : NULL;
@@ -518,7 +517,7 @@ static void test_gpu_checkpoint_on_cpu(RfSession *s, const char *dir)
     rf_session_stop(s);
     g_autofree char *path = g_build_filename(dir, "cpu.safetensors", NULL);
     g_autofree char *gpu = g_build_filename(dir, "gpu.safetensors", NULL);
-    gboolean made = rf_session_save_checkpoint(s, path, &error) && as_gpu_trained(path, gpu);
+    gboolean made = rf_session_save_checkpoint(s, path, &error) && with_saved_key(path, gpu, "train.device", "cuda");
     gboolean loaded = made && rf_session_load_checkpoint(s, gpu, &error);
     const char *note = rf_session_get_load_note(s);
     tap_ok(loaded && strcmp(rf_session_get_config(s)->train.device, "cpu") == 0 && note != NULL &&
@@ -527,8 +526,19 @@ static void test_gpu_checkpoint_on_cpu(RfSession *s, const char *dir)
            note != NULL ? note : error != NULL ? error->message : "no note");
     loaded = rf_session_load_checkpoint(s, path, &error);
     tap_ok(loaded && rf_session_get_load_note(s) == NULL, "a CPU-trained one opens with no note");
+    /* saved in the first of two curriculum stages: opens as a plain run of the last, and says so */
+    g_autofree char *staged = g_build_filename(dir, "staged.safetensors", NULL);
+    made = with_saved_key(path, staged, "train.curriculum", "train.steps=5") &&
+           with_saved_key(staged, staged, "train.stage", "0");
+    loaded = made && rf_session_load_checkpoint(s, staged, &error);
+    note = rf_session_get_load_note(s);
+    tap_ok(loaded && note != NULL && strstr(note, "stage 1 of 2") != NULL &&
+               rf_session_get_config(s)->train.curriculum[0] == '\0',
+           "a curriculum's checkpoint from its first stage opens as a plain run, and the session says so (%s)",
+           note != NULL ? note : error != NULL ? error->message : "no note");
     g_remove(path);
     g_remove(gpu);
+    g_remove(staged);
 }
 
 /* A checkpoint opened on the data set the config names: taken when its

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/checkpoint.h"
+#include "../core/curriculum.h"
 #include "../core/device.h"
 #include "../core/model_input.h"
 #include "session_private.h"
@@ -70,6 +71,24 @@ static gboolean load_checkpoint(RfSession *s, const char *path, const rf_config 
         note = g_strdup_printf("%s was trained with train.device = %s, which is not usable here: it runs on the CPU",
                                base, cfg.train.device);
         g_strlcpy(cfg.train.device, "cpu", sizeof cfg.train.device);
+    }
+    /* A curriculum's checkpoint opens as a plain run of the curriculum's
+     * last stage (the workbench trains one config); its stages go on with
+     * `rangefinder train --resume`. */
+    int stages = rf_curriculum_count(&cfg);
+    if (stages > 1) {
+        g_autofree char *base = g_path_get_basename(path);
+        if (cfg.train.stage < stages - 1) {
+            g_autofree char *stage_note = g_strdup_printf(
+                "%s was saved in stage %d of %d of its curriculum (train.curriculum): it opens with the last "
+                "stage's config; `rangefinder train --resume` goes on with the stages",
+                base, cfg.train.stage + 1, stages);
+            char *both = note != NULL ? g_strdup_printf("%s; %s", note, stage_note) : g_strdup(stage_note);
+            g_free(note);
+            note = both;
+        }
+        cfg.train.curriculum[0] = '\0';
+        cfg.train.stage = 0;
     }
     rf_data_ref *data = NULL;
     if (s->data != NULL && rf_data_config_equal(&s->data->cfg, &cfg)) {
