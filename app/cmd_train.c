@@ -316,8 +316,9 @@ static gboolean prepare_resume(train_job *job, const char *dir, const char *cons
     gboolean last_stage = job->stage == rf_curriculum_count(&job->cfg) - 1;
     if (last_stage && job->resumed_from >= job->cfg.train.steps) {
         g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
-                    "%s has finished %lld of train.steps = %d; to train on, raise it: --set train.steps=N", dir,
-                    (long long)job->resumed_from, job->cfg.train.steps);
+                    "%s has finished %lld of train.steps = %d%s; to train on, raise it: --set train.steps=N", dir,
+                    (long long)job->resumed_from, job->cfg.train.steps,
+                    job->stage > 0 ? " in its curriculum's last stage" : "");
         return FALSE;
     }
     if (!open_data_and_trainer(job, error))
