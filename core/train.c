@@ -851,16 +851,6 @@ rf_params *rf_trainer_copy_weights(rf_trainer *t, rf_status *st)
     return NULL;
 }
 
-static bool same_shape(rf_shape a, rf_shape b)
-{
-    if (a.ndim != b.ndim)
-        return false;
-    for (int d = 0; d < a.ndim; d++)
-        if (a.dim[d] != b.dim[d])
-            return false;
-    return true;
-}
-
 bool rf_trainer_init_weights_from(rf_trainer *t, const rf_params *weights, rf_status *st)
 {
     if (!settle(t, st))
@@ -871,7 +861,7 @@ bool rf_trainer_init_weights_from(rf_trainer *t, const rf_params *weights, rf_st
         int j = rf_params_find(weights, e->name);
         if (j < 0)
             return rf_fail(st, "the weights carried over have no parameter %s, which this model has", e->name);
-        if (!same_shape(weights->entries[j].shape, e->shape))
+        if (!rf_shape_equal(weights->entries[j].shape, e->shape))
             return rf_fail(st, "parameter %s has %lld numbers in the weights carried over and %lld in this model",
                            e->name, (long long)weights->entries[j].numel, (long long)e->numel);
     }
