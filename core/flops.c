@@ -90,13 +90,14 @@ static double node_backward_macs(const rf_graph *g, const rf_node *n, double fwd
     }
 }
 
-/* The share of a node's rows the last pass ran: a row scope's active rows
- * (core/graph.h), else all. */
-static double rows_ran(const rf_node *n)
+/* The share of a node's products the last pass ran: a row scope's active
+ * rows (core/graph.h), less what the op skipped as padding. */
+static double share_ran(const rf_node *n)
 {
-    if (n->rows_by == RF_NONE || n->shape.dim[0] < 1)
-        return 1;
-    return (double)n->rows_active / (double)n->shape.dim[0];
+    double rows = n->rows_by == RF_NONE || n->shape.dim[0] < 1
+                      ? 1
+                      : (double)n->rows_active / (double)n->shape.dim[0];
+    return rows * (1 - n->skipped);
 }
 
 static void step_flops(const rf_graph *g, int64_t params, bool ran, rf_step_flops *out)
@@ -104,7 +105,7 @@ static void step_flops(const rf_graph *g, int64_t params, bool ran, rf_step_flop
     memset(out, 0, sizeof *out);
     for (int i = 0; i < rf_graph_size(g); i++) {
         const rf_node *n = rf_graph_cnode(g, i);
-        double fwd = node_macs(g, n), share = ran ? rows_ran(n) : 1;
+        double fwd = node_macs(g, n), share = ran ? share_ran(n) : 1;
         out->forward[n->op] += 2 * fwd * share;
         if (rf_graph_runs_backward(g, i))
             out->backward[n->op] += 2 * node_backward_macs(g, n, fwd) * share;

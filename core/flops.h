@@ -11,9 +11,9 @@
  * products, and a FLOP rate is compared with the matrix-product ceiling
  * (core/peak.h). Products are counted over whole tensors, padding
  * included; rf_graph_step_flops_ran counts what the last pass ran instead,
- * leaving out the rows a row scope skipped (BLRP's padding, core/graph.h).
- * Neither sees the blocks of padding full attention's kernel skips inside
- * itself, so it does less than either count.
+ * leaving out the rows a row scope skipped (BLRP's padding, core/graph.h)
+ * and the key blocks of padding full attention's CPU kernel skips
+ * (rf_node.skipped).
  */
 #ifndef RF_FLOPS_H
 #define RF_FLOPS_H

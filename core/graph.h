@@ -136,6 +136,10 @@ typedef struct rf_node {
      * every row), and R as found by the last forward pass. */
     rf_id rows_by;
     int64_t rows_active;
+    /* The share of its products the op's last forward skipped as all
+     * padding (the CPU's full attention: key blocks whose keys are all
+     * masked, skipped by its backward too); 0 for every other op. */
+    double skipped;
 } rf_node;
 
 typedef struct rf_params rf_params;   /* see params.h */

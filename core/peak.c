@@ -58,12 +58,16 @@ void rf_peak_key(int threads, char *key, size_t size)
     char model[256];
     cpu_model(model, sizeof model);
     const char *lib = openblas_get_config();
-    snprintf(key, size, "cpu=%s;threads=%d;gemm=%s", model, threads, lib != NULL ? lib : "OpenBLAS");
+    snprintf(key, size, "cpu=%s;threads=%d;gemm=%s;f32=openblas,onednn", model, threads,
+             lib != NULL ? lib : "OpenBLAS");
     for (char *c = key; *c; c++)   /* one line */
         *c = *c == '\n' || *c == '\r' ? ' ' : *c;
 }
 
-/* The sweep: square, tall and wide products, each timed three times. */
+/* The sweep: square, tall and wide products, each timed three times with
+ * each f32 library (core/gemm.h): the best either reaches, whatever
+ * train.gemm and train.precision say (a bf16 product is not the f32
+ * ceiling). */
 static const int SHAPES[][3] = {{1024, 1024, 1024}, {8192, 128, 1024}, {2048, 2048, 256}, {512, 2048, 2048}};
 enum { REPEATS = 3 };
 
@@ -85,12 +89,13 @@ double rf_peak_measure(rf_pool *pool)
             B[i] = (float)(i % 13) * 0.01f;
         for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++) {
             int m = SHAPES[s][0], n = SHAPES[s][1], k = SHAPES[s][2];
-            for (int r = 0; r < REPEATS; r++) {
-                double t0 = now_s();
-                rf_sgemm(pool, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, k, B, n, 0.0f, C, n);
-                double dt = now_s() - t0, rate = dt > 0 ? 2.0 * m * n * k / dt / 1e9 : 0;
-                best = rate > best ? rate : best;
-            }
+            for (int lib = 0; lib < RF_GEMM_LIBS; lib++)
+                for (int r = 0; r < REPEATS; r++) {
+                    double t0 = now_s();
+                    rf_sgemm_on(pool, (rf_gemm_lib)lib, false, false, m, n, k, 1.0f, A, k, B, n, 0.0f, C, n);
+                    double dt = now_s() - t0, rate = dt > 0 ? 2.0 * m * n * k / dt / 1e9 : 0;
+                    best = rate > best ? rate : best;
+                }
         }
     }
     free(A);

@@ -1,9 +1,11 @@
 /* The f32 matrix-product ceiling of this build on this CPU (`bench`'s
  * peak_gflops, which its efficiency is a fraction of): the best rate
- * rf_sgemm (core/blas.h, the GEMM every kernel's products go through)
- * reaches over a short sweep of large square and rectangular products with
- * the engine's own thread pool. It is measured once per key (the CPU model,
- * the thread count and the GEMM library with its kernel set) and cached in
+ * rf_sgemm_on (core/blas.h, the GEMM every kernel's products go through)
+ * reaches with either f32 library (OpenBLAS, oneDNN) over a short sweep of
+ * large square and rectangular products with the engine's own thread pool,
+ * whatever train.gemm and train.precision are in force. It is measured once
+ * per key (the CPU model, the thread count, OpenBLAS's configuration with
+ * its kernel set, and the libraries swept) and cached in
  * $XDG_CACHE_HOME/rangefinder/ (~/.cache/rangefinder/ without it), one small
  * text file per key, written atomically (core/atomic_file.h). A read
  * validates the file completely (its format, its key, a checksum of its
@@ -19,7 +21,7 @@
 #include "pool.h"
 #include "status.h"
 
-/* "cpu=<model name>;threads=<n>;gemm=<OpenBLAS's configuration>" */
+/* "cpu=<model name>;threads=<n>;gemm=<OpenBLAS's configuration>;f32=openblas,onednn" */
 void rf_peak_key(int threads, char *key, size_t size);
 
 /* The best GFLOP/s of rf_sgemm on `pool` over the sweep (about a second). */

@@ -1,13 +1,15 @@
 /* The planner's FLOPs of a training step (core/flops.h) against counts by
  * hand: a dense-only classifier (two linear layers and a GELU, written out
  * below with the textbook costs of a product and its two gradients), the
- * same with an input that needs no gradient, forward-only plans, and full
- * attention's flash-style backward. */
+ * same with an input that needs no gradient, forward-only plans, full
+ * attention's flash-style backward, and the FLOPs its CPU kernel runs when
+ * whole blocks of keys are padding. */
 #include <math.h>
 
 #include "../core/exec.h"
 #include "../core/flops.h"
 #include "../core/params.h"
+#include "../core/rng.h"
 #include "tap.h"
 
 enum { B = 6, IN = 10, HID = 7, CLASSES = 3 };
@@ -84,6 +86,46 @@ static void check_attention(bool q_grad)
     rf_graph_free(g);
 }
 
+/* What the CPU's full attention ran with padded keys: the key blocks of a
+ * row whose keys are all masked are skipped, forward and backward, so the
+ * FLOPs run count only the others (whole blocks of RF_ATTN_KBLOCK keys). */
+static void check_attention_padding(void)
+{
+    enum { KB = RF_ATTN_KBLOCK };
+    const int64_t b = 2, n = 3, m = 2 * KB + 10, d = 8;
+    const int64_t valid[2] = {KB + 44, 100};   /* row 0 runs 2 blocks (2 KB keys), row 1 one (KB) */
+    rf_graph *g = rf_graph_new(NULL);
+    rf_id q = rf_input(g, "q", rf_shape3(b, n, d), true), k = rf_input(g, "k", rf_shape3(b, m, d), true);
+    rf_id v = rf_input(g, "v", rf_shape3(b, m, d), true), mask = rf_input(g, "mask", rf_shape2(b, m), false);
+    rf_id a = rf_attention(g, q, k, v, mask, 2, 0.5f, 0.0f);
+    rf_status st = {0};
+    bool planned = rf_graph_prepare(g, a, 1, NULL, &st);
+    rf_step_flops planned_f = {0}, ran = {0};
+    if (planned) {
+        rf_rng rng = {5};
+        for (rf_id in = q; in <= v; in++)
+            for (int64_t i = 0; i < rf_shape_numel(rf_node_shape(g, in)); i++)
+                rf_value(g, in)[i] = (float)rf_rng_normal(&rng);
+        for (int64_t r = 0; r < b; r++)
+            for (int64_t j = 0; j < m; j++)
+                rf_value(g, mask)[r * m + j] = j < valid[r] ? 1.0f : 0.0f;
+        rf_exec ex;
+        rf_exec_init(&ex, g, NULL, 1, 0, true);
+        rf_graph_forward(g, &ex);
+        rf_graph_step_flops(g, 0, &planned_f);
+        rf_graph_step_flops_ran(g, 0, &ran);
+    }
+    double keys_ran = 2 * KB + KB, product = 2.0 * n * keys_ran * d;
+    tap_ok(planned && planned_f.forward[RF_OP_ATTENTION] == 2 * 2.0 * b * n * m * d &&
+               fabs(ran.forward[RF_OP_ATTENTION] - 2 * product) < 1e-6 * product &&
+               fabs(ran.backward[RF_OP_ATTENTION] - 5 * product) < 1e-6 * product,
+           "attention with padded keys: %.0f FLOPs run forward of %.0f planned (by hand %.0f: %g of %lld keys in "
+           "blocks that are not all padding), backward %.0f (by hand %.0f)",
+           ran.forward[RF_OP_ATTENTION], planned_f.forward[RF_OP_ATTENTION], 2 * product, keys_ran,
+           (long long)(b * m), ran.backward[RF_OP_ATTENTION], 5 * product);
+    rf_graph_free(g);
+}
+
 int main(void)
 {
     check_dense(false, true);
@@ -91,5 +133,6 @@ int main(void)
     check_dense(false, false);
     check_attention(true);
     check_attention(false);
+    check_attention_padding();
     return tap_done();
 }

@@ -3,14 +3,19 @@
  * kind of damage (a changed digit, a cut, a changed key, a bad rate with a
  * matching checksum, binary junk) is refused; and rf_peak_gflops measures
  * once, then reads the cache, and re-measures (with a warning) and repairs
- * a corrupt one. No timing is asserted: only that a measurement is a
- * positive rate. */
+ * a corrupt one; the sweep's products are f32 whatever train.precision
+ * says (none asks rf_gemm_choice, which routes bf16 runs' products to
+ * oneDNN's bf16 kernels). No timing is asserted: only that a measurement
+ * is a positive rate. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/gemm.h"
+#include "../core/gemm_bf16.h"
 #include "../core/peak.h"
+#include "../core/pool.h"
 #include "tap.h"
 
 static char dir[256];
@@ -117,6 +122,25 @@ static void check_measure_and_cache(void)
     rmdir(path);
 }
 
+/* A bf16 run's bench measured its "f32 ceiling" with bf16 products (441
+ * GFLOP/s cached for one Zen 4 thread, whose f32 peak is about 120). */
+static void check_measure_is_f32(void)
+{
+    rf_status st = {0};
+    bool bf16 = rf_bf16_supported() && rf_gemm_set_precision("bf16", &st);
+    rf_gemm_reset_calls();
+    rf_pool *pool = rf_pool_new(1);
+    double rate = rf_peak_measure(pool);
+    rf_pool_free(pool);
+    rf_gemm_entry e[256];
+    int64_t calls = 0;
+    for (int i = 0, n = rf_gemm_entries(e, 256); i < n; i++)
+        calls += e[i].calls;
+    tap_ok(rate > 0 && calls == 0, "the sweep runs f32 products with train.precision = %s: %.1f GFLOP/s, %lld "
+           "products through rf_gemm_choice", bf16 ? "bf16" : "f32 (no bf16 on this CPU)", rate, (long long)calls);
+    rf_gemm_set_precision("f32", &st);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "%s/rf-peak.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -124,6 +148,7 @@ int main(void)
         return 1;
     check_round_trip();
     check_measure_and_cache();
+    check_measure_is_f32();
     rmdir(dir);
     return tap_done();
 }

@@ -258,11 +258,30 @@ static void probe_probs(rf_exec *x, rf_node *n, const attn *a)
     n->probe_aux = p;
 }
 
+/* The share of the products that scores() skips: the key blocks of a row
+ * whose keys are all masked, for every head and query. */
+static double skipped_share(const attn *a)
+{
+    if (a->mask == NULL || a->B * a->M == 0)
+        return 0;
+    int64_t ran = 0;
+    for (int64_t b = 0; b < a->B; b++)
+        for (int64_t j0 = 0; j0 < a->M; j0 += KB) {
+            const float *m = a->mask + b * a->M + j0;
+            int64_t cols = min64(KB, a->M - j0), c = 0;
+            while (c < cols && m[c] == 0.0f)
+                c++;
+            ran += c < cols ? cols : 0;
+        }
+    return 1 - (double)ran / (double)(a->B * a->M);
+}
+
 /* q [B, N, D], k, v [B, M, D], key_mask [B, M] -> out [B, N, D];
  * aux: lse [B, H, N] */
 void rf_cpu_attention_forward(rf_exec *x, rf_node *n)
 {
     attn a = attn_of(x, n);
+    n->skipped = skipped_share(&a);
     forward_ctx c = {&a, n->value, n->aux, x->scratch, RF_ATTN_THREAD_FLOATS};
     rf_pool_run(x->pool, a.B * a.H * ((a.N + QB - 1) / QB), 1, forward_task, &c);
     n->probe_aux = NULL;
