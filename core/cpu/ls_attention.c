@@ -15,16 +15,22 @@
  *     dP = dO [V_band; V_g]^T,   dS = P * (dP - rowsum(dP * P)) over the joint row,
  *     dQ += scale * (dS_g K_g + dS_l[s] K_band(s)),
  *     dK_g += scale * dS_g^T Q,   dK_band(s) += scale * dS_l[s]^T Q_s.
- * Every product is an sgemm from the calling thread (the bands of
+ * The products over all N rows (the globals') are sgemms; a segment's
+ * products are far too small for a BLAS call's fixed cost, and run on
+ * rf_band_product (band_product.h) where the CPU has AVX-512, its scores
+ * and dP against K^T and V^T of the head, transposed once per head into
+ * the thread's scratch. All run on the calling thread (the bands of
  * neighbouring segments overlap, so their accumulations run in order); the
- * row-wise softmax work goes to the pool. A band column outside [0, N) is
- * never computed nor read: the softmax gives it probability 0.
+ * pool runs (batch, head) pairs. A band column outside [0, N) is never
+ * computed nor read: the softmax gives it probability 0.
  */
 #include <cblas.h>
 #include <math.h>
 #include <string.h>
 
 #include "../op.h"
+#include "band_product.h"
+#include "cpu_features.h"
 #include "small_head.h"
 #include "vecmath.h"
 #include "../ops/ls_attention.h"
@@ -33,6 +39,7 @@
 typedef struct {
     int64_t B, N, G, D, H, dk, w, e, L;
     float scale;
+    bool band_kernel;   /* segment products on rf_band_product */
 } ls_geom;
 
 static ls_geom ls_geometry(rf_exec *x, const rf_node *n)
@@ -43,6 +50,7 @@ static ls_geom ls_geometry(rf_exec *x, const rf_node *n)
     a.dk = a.D / a.H;
     a.e = rf_ls_extent((int)a.w);
     a.L = rf_ls_band((int)a.w);
+    a.band_kernel = a.L <= RF_BAND_N && a.dk <= RF_BAND_N && rf_cpu_avx512();
     return a;
 }
 
@@ -101,6 +109,41 @@ static void gemm_tn(int m, int n, int k, float alpha, const float *A, int lda, c
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, 1.0f, C, ldc);
 }
 
+/* A segment's C [m, n] = beta C + alpha op(A) B (beta 0 or 1): on the
+ * band kernel when the geometry allows it, else a BLAS. */
+static void segment_product(const ls_geom *a, bool ta, int m, int n, int inner, float alpha, const float *A,
+                            int lda, const float *B, int ldb, float beta, float *C, int ldc)
+{
+    if (a->band_kernel && rf_band_product(ta, m, n, inner, alpha, A, lda, B, ldb, beta, C, ldc))
+        return;
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasNoTrans, m, n, inner, alpha, A, lda, B, ldb,
+                beta, C, ldc);
+}
+
+/* A segment's C [w, nv] = alpha X_s Y_band^T, X_s [w, dk] (ld D): from the
+ * head's Y^T [dk, N] (yt) on the band kernel, or from Y [N, dk] (y, ld D). */
+static void segment_scores(const ls_geom *a, const ls_band *bd, int64_t s, float alpha, const float *x,
+                           const float *y, const float *yt, float *c)
+{
+    int w = (int)a->w, nv = (int)(bd->jhi - bd->jlo), dk = (int)a->dk, D = (int)a->D, L = (int)a->L;
+    const float *xs = x + s * a->w * a->D;
+    float *cs = c + s * a->w * a->L + bd->jlo;
+    if (yt != NULL)
+        segment_product(a, false, w, nv, dk, alpha, xs, D, yt + bd->p0 + bd->jlo, (int)a->N, 0.0f, cs, L);
+    else
+        gemm_nt(w, nv, dk, alpha, xs, D, y + (bd->p0 + bd->jlo) * a->D, D, 0.0f, cs, L);
+}
+
+/* yt [dk, N] = the head's local rows Y [N, dk] (ld D) transposed, for
+ * segment_scores; NULL without the band kernel. */
+static const float *head_transposed(const ls_geom *a, const float *y, float *yt)
+{
+    if (!a->band_kernel)
+        return NULL;
+    cblas_somatcopy(CblasRowMajor, CblasTrans, (int)a->N, (int)a->dk, 1.0f, y, (int)a->D, yt, (int)a->N);
+    return yt;
+}
+
 /* ---- forward ---- */
 
 /* One query row t: a padded query, or a row without any valid key, gets all
@@ -130,18 +173,19 @@ static void softmax_row(const ls_geom *a, float *pl, float *pg, const float *mas
         pg[i] *= inv;
 }
 
-/* Scores of one (b, h) into its two probability blocks. */
-static void head_scores(const ls_geom *a, const float *q, const float *k, float *pl, float *pg)
+/* Scores of one (b, h) into its two probability blocks; kt: scratch for
+ * K^T [dk, N]. */
+static void head_scores(const ls_geom *a, const float *q, const float *k, float *pl, float *pg, float *kt)
 {
-    int D = (int)a->D, dk = (int)a->dk, L = (int)a->L, G = (int)a->G, w = (int)a->w;
+    int D = (int)a->D, dk = (int)a->dk, G = (int)a->G;
     /* P_g [N, G] = scale * Q [N, dk] @ K_g^T [dk, G] */
     if (G > 0)
         gemm_nt((int)a->N, G, dk, a->scale, q, D, k + a->N * a->D, D, 0.0f, pg, G);
     /* P_l[s] [w, nv] = scale * Q_s [w, dk] @ K_band^T [dk, nv] */
+    const float *kt_head = head_transposed(a, k, kt);
     for (int64_t s = 0; s < a->N / a->w; s++) {
         ls_band bd = band_of(a, s);
-        gemm_nt(w, (int)(bd.jhi - bd.jlo), dk, a->scale, q + s * a->w * a->D, D, k + (bd.p0 + bd.jlo) * a->D, D,
-                0.0f, pl + s * a->w * a->L + bd.jlo, L);
+        segment_scores(a, &bd, s, a->scale, q, k, kt_head, pl);
     }
 }
 
@@ -153,29 +197,29 @@ static void head_output(const ls_geom *a, const float *pl, const float *pg, cons
         gemm_nn((int)a->N, dk, G, 1.0f, pg, G, v + a->N * a->D, D, 0.0f, out, D);
     for (int64_t s = 0; s < a->N / a->w; s++) {
         ls_band bd = band_of(a, s);
-        gemm_nn(w, dk, (int)(bd.jhi - bd.jlo), 1.0f, pl + s * a->w * a->L + bd.jlo, L,
-                v + (bd.p0 + bd.jlo) * a->D, D, G > 0 ? 1.0f : 0.0f, out + s * a->w * a->D, D);
+        segment_product(a, false, w, dk, (int)(bd.jhi - bd.jlo), 1.0f, pl + s * a->w * a->L + bd.jlo, L,
+                        v + (bd.p0 + bd.jlo) * a->D, D, G > 0 ? 1.0f : 0.0f, out + s * a->w * a->D, D);
     }
 }
 
 typedef struct {
     const ls_geom *a;
     const float *q, *k, *v, *mask;
-    float *aux, *out;
+    float *aux, *out, *scratch;   /* scratch: dk x N floats per thread */
 } forward_ctx;
 
 /* Items: (b, h) pairs; each is scores, softmax and output of one head, with
  * single-threaded products (the pool supplies the parallelism). */
 static void forward_heads(void *ctx, int64_t begin, int64_t end, int thread)
 {
-    (void)thread;
     const forward_ctx *c = ctx;
     const ls_geom *a = c->a;
+    float *kt = c->scratch + thread * a->dk * a->N;
     for (int64_t bh = begin; bh < end; bh++) {
         int64_t b = bh / a->H, h = bh % a->H;
         float *pl = local_probs(a, c->aux, b, h), *pg = global_probs(a, c->aux, b, h);
         const float *mask = c->mask != NULL ? c->mask + b * a->N : NULL;
-        head_scores(a, c->q + q_offset(a, b, h), c->k + kv_offset(a, b, h), pl, pg);
+        head_scores(a, c->q + q_offset(a, b, h), c->k + kv_offset(a, b, h), pl, pg, kt);
         for (int64_t t = 0; t < a->N; t++)
             softmax_row(a, pl + t * a->L, pg + t * a->G, mask, t);
         head_output(a, pl, pg, c->v + kv_offset(a, b, h), c->out + q_offset(a, b, h));
@@ -188,7 +232,7 @@ void rf_cpu_ls_attention_forward(rf_exec *x, rf_node *n)
 {
     ls_geom a = ls_geometry(x, n);
     forward_ctx c = {&a, rf_in(x, n, 0)->value, rf_in(x, n, 1)->value, rf_in(x, n, 2)->value,
-                     n->n_in == 4 ? rf_in(x, n, 3)->value : NULL, n->aux, n->value};
+                     n->n_in == 4 ? rf_in(x, n, 3)->value : NULL, n->aux, n->value, x->scratch};
     rf_pool_run(x->pool, a.B * a.H, 1, forward_heads, &c);
 }
 
@@ -221,7 +265,7 @@ static RF_VEC_CLONES void softmax_grad_rows(const ls_geom *a, const float *pl_al
  * output grad, the probabilities and the dP/dS scratch. */
 typedef struct {
     const float *q, *k, *v, *dout, *pl, *pg;
-    float *gq, *gk, *gv, *dl, *dg;
+    float *gq, *gk, *gv, *dl, *dg, *vt;   /* vt: scratch for V^T [dk, N] */
 } ls_head;
 
 /* dV_g [G, dk] += P_g^T dO,  dV_band [nv, dk] += P_l[s]^T dO_s */
@@ -232,21 +276,21 @@ static void head_grad_v(const ls_geom *a, const ls_head *p)
         gemm_tn(G, dk, (int)a->N, 1.0f, p->pg, G, p->dout, D, p->gv + a->N * a->D, D);
     for (int64_t s = 0; s < a->N / a->w; s++) {
         ls_band bd = band_of(a, s);
-        gemm_tn((int)(bd.jhi - bd.jlo), dk, w, 1.0f, p->pl + s * a->w * a->L + bd.jlo, L, p->dout + s * a->w * a->D,
-                D, p->gv + (bd.p0 + bd.jlo) * a->D, D);
+        segment_product(a, true, (int)(bd.jhi - bd.jlo), dk, w, 1.0f, p->pl + s * a->w * a->L + bd.jlo, L,
+                        p->dout + s * a->w * a->D, D, 1.0f, p->gv + (bd.p0 + bd.jlo) * a->D, D);
     }
 }
 
 /* dP_g [N, G] = dO V_g^T,  dP_l[s] [w, nv] = dO_s V_band^T, into scratch */
 static void head_grad_p(const ls_geom *a, const ls_head *p)
 {
-    int D = (int)a->D, dk = (int)a->dk, L = (int)a->L, G = (int)a->G, w = (int)a->w;
+    int D = (int)a->D, dk = (int)a->dk, G = (int)a->G;
     if (G > 0)
         gemm_nt((int)a->N, G, dk, 1.0f, p->dout, D, p->v + a->N * a->D, D, 0.0f, p->dg, G);
+    const float *vt = head_transposed(a, p->v, p->vt);
     for (int64_t s = 0; s < a->N / a->w; s++) {
         ls_band bd = band_of(a, s);
-        gemm_nt(w, (int)(bd.jhi - bd.jlo), dk, 1.0f, p->dout + s * a->w * a->D, D, p->v + (bd.p0 + bd.jlo) * a->D, D,
-                0.0f, p->dl + s * a->w * a->L + bd.jlo, L);
+        segment_scores(a, &bd, s, 1.0f, p->dout, p->v, vt, p->dl);
     }
 }
 
@@ -265,9 +309,9 @@ static void head_grad_qk(const ls_geom *a, const ls_head *p)
         const float *ds = p->dl + s * a->w * a->L + bd.jlo;
         size_t rows = (size_t)(s * a->w * a->D), band = (size_t)((bd.p0 + bd.jlo) * a->D);
         if (p->gq != NULL)
-            gemm_nn(w, dk, nv, a->scale, ds, L, p->k + band, D, 1.0f, p->gq + rows, D);
+            segment_product(a, false, w, dk, nv, a->scale, ds, L, p->k + band, D, 1.0f, p->gq + rows, D);
         if (p->gk != NULL)
-            gemm_tn(nv, dk, w, a->scale, ds, L, p->q + rows, D, p->gk + band, D);
+            segment_product(a, true, nv, dk, w, a->scale, ds, L, p->q + rows, D, 1.0f, p->gk + band, D);
     }
 }
 
@@ -295,7 +339,7 @@ static void backward_heads(void *ctx, int64_t begin, int64_t end, int thread)
 {
     const backward_ctx *c = ctx;
     const ls_geom *a = c->a;
-    float *dl = c->scratch + thread * a->N * (a->L + a->G);
+    float *dl = c->scratch + thread * a->N * (a->L + a->G + a->dk);
     for (int64_t bh = begin; bh < end; bh++) {
         int64_t b = bh / a->H, h = bh % a->H;
         size_t oq = q_offset(a, b, h), okv = kv_offset(a, b, h);
@@ -309,7 +353,8 @@ static void backward_heads(void *ctx, int64_t begin, int64_t end, int thread)
                      .gk = c->gk != NULL ? c->gk + okv : NULL,
                      .gv = c->gv != NULL ? c->gv + okv : NULL,
                      .dl = dl,
-                     .dg = dl + a->N * a->L};
+                     .dg = dl + a->N * a->L,
+                     .vt = dl + a->N * (a->L + a->G)};
         head_backward(a, &p);
     }
 }

@@ -17,10 +17,12 @@ static size_t ls_aux(const rf_graph *g, const rf_node *n)
     return (size_t)(rows * (rf_ls_band((int)n->ia[1]) + ls_globals(g, n)));
 }
 
-/* Backward: dP, then dS, of one (batch, head) per thread: [N, L] and [N, G]. */
+/* Per thread, for one (batch, head): backward's dP, then dS, [N, L] and
+ * [N, G], and both passes' transposed head K^T or V^T [dk, N]. */
 static size_t ls_scratch(const rf_graph *g, const rf_node *n, int threads)
 {
-    return (size_t)threads * (size_t)(n->shape.dim[1] * (rf_ls_band((int)n->ia[1]) + ls_globals(g, n)));
+    int64_t dk = n->shape.dim[2] / n->ia[0];
+    return (size_t)threads * (size_t)(n->shape.dim[1] * (rf_ls_band((int)n->ia[1]) + ls_globals(g, n) + dk));
 }
 
 /* Backward reads q, k, v, the mask (and P from aux), never its own output. */

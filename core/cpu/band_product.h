@@ -1,0 +1,25 @@
+/* The products of one segment of long-short attention's band
+ * (core/cpu/ls_attention.c): w queries against their band of at most 2w
+ * keys, in heads of dk floats. At ListOps' settings (w = 16, a band of 32,
+ * dk = 32) each is 16K multiply-adds, where a BLAS call costs about as
+ * much in packing and dispatch as in arithmetic, and a step makes about a
+ * hundred thousand of them. This kernel keeps a block of output rows in
+ * registers across the whole inner dimension and reads each row of the
+ * right operand once per block, with nothing packed.
+ */
+#ifndef RF_CPU_BAND_PRODUCT_H
+#define RF_CPU_BAND_PRODUCT_H
+
+#include <stdbool.h>
+
+/* The widest output the kernel takes (four 16-float vectors). */
+enum { RF_BAND_N = 64 };
+
+/* Row-major C [m, n] = beta C + alpha op(A) B, beta 0 (C only written) or
+ * 1: op(A) = A [m, inner] (lda) or, with ta, A^T for A [inner, m]; B
+ * [inner, n] (ldb). Returns false, writing nothing, when n > RF_BAND_N or
+ * the CPU has no AVX-512: the caller then runs the product on a BLAS. */
+bool rf_band_product(bool ta, int m, int n, int inner, float alpha, const float *A, int lda, const float *B,
+                     int ldb, float beta, float *C, int ldc);
+
+#endif
