@@ -135,9 +135,10 @@ static void test_op(void)
     run_op("ls_attention w=5 odd, one segment wider than N", (op_case){1, 5, 1, 6, 3, 5, 0.6f, true}, 7);
     run_op("ls_attention w=2 G=0 (window only), no mask", (op_case){2, 6, 0, 4, 2, 2, 0.8f, false}, 9);
     run_op("ls_attention w=6 N=18 G=4, three segments", (op_case){1, 18, 4, 4, 2, 6, 0.5f, true}, 11);
-    /* the band kernel's whole blocks of rows and two-vector rows (core/cpu/band_product.c) */
-    run_op("ls_attention ListOps' geometry: w=16 (band 32), dk=32, N=48 G=2, mask",
-           (op_case){1, 48, 2, 64, 2, 16, 0.18f, true}, 13);
+    /* the band kernel's whole blocks of rows and two-vector rows, and a run
+     * of two interior segments in one call (core/cpu/band_product.c) */
+    run_op("ls_attention ListOps' geometry: w=16 (band 32), dk=32, N=64 G=2, mask",
+           (op_case){1, 64, 2, 64, 2, 16, 0.18f, true}, 13);
     /* a band wider than the band kernel takes (80 > RF_BAND_N): the BLAS path */
     run_op("ls_attention w=40 (band 80), dk=8, N=80 G=1, mask", (op_case){1, 80, 1, 8, 1, 40, 0.35f, true}, 15);
 }

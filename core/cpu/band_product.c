@@ -7,7 +7,7 @@
 
 /* The operand layout: op(A)(i, j) = A[i si + j sj]. */
 typedef struct {
-    const float *A, *B;
+    const float *A, *B;   /* the product in hand */
     long si, sj;
     int ldb, inner;
     float alpha, beta;
@@ -50,16 +50,20 @@ rows_block(const band_args *p, int i, int R, int NV, __mmask16 last)
     }
 }
 
-/* Every row of C, R rows at a time with R x NV <= 16 accumulators (plus
- * NV loads of B and a broadcast: within the 32 registers), then one by one. */
-#define BAND_ROWS(NV, R)                                                                                         \
-    __attribute__((target("avx512f"))) static void band_rows_##NV(const band_args *p, int m, __mmask16 last) \
-    {                                                                                                            \
-        int i = 0;                                                                                               \
-        for (; i + (R) <= m; i += (R))                                                                           \
-            rows_block(p, i, (R), (NV), last);                                                                   \
-        for (; i < m; i++)                                                                                       \
-            rows_block(p, i, 1, (NV), last);                                                                     \
+/* Every row of each product's C, R rows at a time with R x NV <= 16
+ * accumulators (plus NV loads of B and a broadcast: within the 32
+ * registers), then one by one. */
+#define BAND_ROWS(NV, R)                                                                                     \
+    __attribute__((target("avx512f"))) static void band_rows_##NV(band_args p, int m, __mmask16 last,    \
+                                                                  const long *step, int count)           \
+    {                                                                                                        \
+        for (int c = 0; c < count; c++, p.A += step[0], p.B += step[1], p.C += step[2]) {                    \
+            int i = 0;                                                                                       \
+            for (; i + (R) <= m; i += (R))                                                                   \
+                rows_block(&p, i, (R), (NV), last);                                                          \
+            for (; i < m; i++)                                                                               \
+                rows_block(&p, i, 1, (NV), last);                                                            \
+        }                                                                                                    \
     }
 BAND_ROWS(1, 8)
 BAND_ROWS(2, 8)
@@ -67,21 +71,28 @@ BAND_ROWS(3, 4)
 BAND_ROWS(4, 4)
 #undef BAND_ROWS
 
-bool rf_band_product(bool ta, int m, int n, int inner, float alpha, const float *A, int lda, const float *B,
-                     int ldb, float beta, float *C, int ldc)
+bool rf_band_products(int count, long a_step, long b_step, long c_step, bool ta, int m, int n, int inner,
+                      float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
 {
     if (n < 1 || n > RF_BAND_N || !rf_cpu_avx512())
         return false;
-    if (m < 1)
+    if (m < 1 || count < 1)
         return true;
     band_args p = {A, B, ta ? 1 : lda, ta ? lda : 1, ldb, inner, alpha, beta, C, ldc};
+    long step[3] = {a_step, b_step, c_step};
     int nv = (n + 15) / 16, tail = n - 16 * (nv - 1);
     __mmask16 last = tail == 16 ? (__mmask16)0xffff : (__mmask16)((1u << tail) - 1);
     switch (nv) {
-    case 1: band_rows_1(&p, m, last); break;
-    case 2: band_rows_2(&p, m, last); break;
-    case 3: band_rows_3(&p, m, last); break;
-    default: band_rows_4(&p, m, last); break;
+    case 1: band_rows_1(p, m, last, step, count); break;
+    case 2: band_rows_2(p, m, last, step, count); break;
+    case 3: band_rows_3(p, m, last, step, count); break;
+    default: band_rows_4(p, m, last, step, count); break;
     }
     return true;
+}
+
+bool rf_band_product(bool ta, int m, int n, int inner, float alpha, const float *A, int lda, const float *B,
+                     int ldb, float beta, float *C, int ldc)
+{
+    return rf_band_products(1, 0, 0, 0, ta, m, n, inner, alpha, A, lda, B, ldb, beta, C, ldc);
 }

@@ -22,4 +22,13 @@ enum { RF_BAND_N = 64 };
 bool rf_band_product(bool ta, int m, int n, int inner, float alpha, const float *A, int lda, const float *B,
                      int ldb, float beta, float *C, int ldc);
 
+/* `count` such products one after the other, the i-th on A + i a_step,
+ * B + i b_step and C + i c_step (floats): the segments of a band whose
+ * keys all lie inside the sequence, in one call (each product's fixed cost
+ * is most of its time at ListOps' sizes). Products whose C overlap
+ * accumulate in order. Returns false, writing nothing, as
+ * rf_band_product does. */
+bool rf_band_products(int count, long a_step, long b_step, long c_step, bool ta, int m, int n, int inner,
+                      float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
+
 #endif

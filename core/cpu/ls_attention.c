@@ -95,43 +95,71 @@ static void gemm_nt(int m, int n, int k, float alpha, const float *A, int lda, c
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-/* C [m, n] += alpha * A B, A [m, k], B [k, n] (beta 1, or 0 to overwrite). */
-static void gemm_nn(int m, int n, int k, float alpha, const float *A, int lda, const float *B, int ldb,
-                    float beta, float *C, int ldc)
+/* The globals' products whose output is one head wide: C [m, dk] = beta C +
+ * alpha op(A) B (beta 0 or 1), op(A) = A [m, k] or, with ta, A^T for A
+ * [k, m]; B [k, dk]. On the band kernel where it runs (a BLAS packs far
+ * more than it multiplies at dk = 8), else a BLAS. */
+static void gemm_head(const ls_geom *a, bool ta, int m, int k, float alpha, const float *A, int lda, const float *B,
+                      int ldb, float beta, float *C, int ldc)
 {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-
-/* C [m, n] += alpha * A^T B, A [k, m], B [k, n]. */
-static void gemm_tn(int m, int n, int k, float alpha, const float *A, int lda, const float *B, int ldb, float *C,
-                    int ldc)
-{
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, 1.0f, C, ldc);
-}
-
-/* A segment's C [m, n] = beta C + alpha op(A) B (beta 0 or 1): on the
- * band kernel when the geometry allows it, else a BLAS. */
-static void segment_product(const ls_geom *a, bool ta, int m, int n, int inner, float alpha, const float *A,
-                            int lda, const float *B, int ldb, float beta, float *C, int ldc)
-{
-    if (a->band_kernel && rf_band_product(ta, m, n, inner, alpha, A, lda, B, ldb, beta, C, ldc))
+    int dk = (int)a->dk;
+    if (a->band_kernel && rf_band_product(ta, m, dk, k, alpha, A, lda, B, ldb, beta, C, ldc))
         return;
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasNoTrans, m, n, inner, alpha, A, lda, B, ldb,
-                beta, C, ldc);
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasNoTrans, m, dk, k, alpha, A, lda, B, ldb, beta,
+                C, ldc);
 }
 
-/* A segment's C [w, nv] = alpha X_s Y_band^T, X_s [w, dk] (ld D): from the
- * head's Y^T [dk, N] (yt) on the band kernel, or from Y [N, dk] (y, ld D). */
-static void segment_scores(const ls_geom *a, const ls_band *bd, int64_t s, float alpha, const float *x,
-                           const float *y, const float *yt, float *c)
+/* A run of segments: s .. s + count - 1, their bands clipped alike (bd:
+ * the first one's), so each product's operands move by fixed steps from one
+ * segment to the next. Every interior segment is one run; the edge ones are
+ * runs of their own. */
+typedef struct {
+    int64_t s, count;
+    ls_band bd;
+} ls_run;
+
+static ls_run run_at(const ls_geom *a, int64_t s)
 {
-    int w = (int)a->w, nv = (int)(bd->jhi - bd->jlo), dk = (int)a->dk, D = (int)a->D, L = (int)a->L;
-    const float *xs = x + s * a->w * a->D;
-    float *cs = c + s * a->w * a->L + bd->jlo;
-    if (yt != NULL)
-        segment_product(a, false, w, nv, dk, alpha, xs, D, yt + bd->p0 + bd->jlo, (int)a->N, 0.0f, cs, L);
-    else
-        gemm_nt(w, nv, dk, alpha, xs, D, y + (bd->p0 + bd->jlo) * a->D, D, 0.0f, cs, L);
+    ls_run r = {s, 0, band_of(a, s)};   /* s = N / w: none left, count 0 */
+    for (int64_t next = s; next < a->N / a->w; next++, r.count++) {
+        ls_band nb = band_of(a, next);
+        if (nb.jlo != r.bd.jlo || nb.jhi != r.bd.jhi)
+            break;
+    }
+    return r;
+}
+
+/* The run's C [m, n] = beta C + alpha op(A) B (beta 0 or 1) per segment, the
+ * operands moving by the steps (floats): on the band kernel when the
+ * geometry allows it, else a BLAS call per segment. */
+static void run_products(const ls_geom *a, const ls_run *r, long a_step, long b_step, long c_step, bool ta, int m,
+                         int n, int inner, float alpha, const float *A, int lda, const float *B, int ldb, float beta,
+                         float *C, int ldc)
+{
+    if (a->band_kernel && rf_band_products((int)r->count, a_step, b_step, c_step, ta, m, n, inner, alpha, A, lda,
+                                           B, ldb, beta, C, ldc))
+        return;
+    for (int64_t i = 0; i < r->count; i++)
+        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasNoTrans, m, n, inner, alpha,
+                    A + i * a_step, lda, B + i * b_step, ldb, beta, C + i * c_step, ldc);
+}
+
+/* The run's C_s [w, nv] = alpha X_s Y_band^T, X_s [w, dk] (ld D): from the
+ * head's Y^T [dk, N] (yt) on the band kernel, or from Y [N, dk] (y, ld D). */
+static void run_scores(const ls_geom *a, const ls_run *r, float alpha, const float *x, const float *y,
+                       const float *yt, float *c)
+{
+    int w = (int)a->w, nv = (int)(r->bd.jhi - r->bd.jlo), dk = (int)a->dk, D = (int)a->D, L = (int)a->L;
+    const float *xs = x + r->s * a->w * a->D;
+    float *cs = c + r->s * a->w * a->L + r->bd.jlo;
+    if (yt != NULL) {
+        run_products(a, r, w * D, w, w * L, false, w, nv, dk, alpha, xs, D, yt + r->bd.p0 + r->bd.jlo, (int)a->N,
+                     0.0f, cs, L);
+        return;
+    }
+    for (int64_t i = 0; i < r->count; i++)
+        gemm_nt(w, nv, dk, alpha, xs + i * w * D, D, y + (r->bd.p0 + r->bd.jlo + i * w) * a->D, D, 0.0f,
+                cs + i * w * L, L);
 }
 
 /* yt [dk, N] = the head's local rows Y [N, dk] (ld D) transposed, for
@@ -183,10 +211,8 @@ static void head_scores(const ls_geom *a, const float *q, const float *k, float 
         gemm_nt((int)a->N, G, dk, a->scale, q, D, k + a->N * a->D, D, 0.0f, pg, G);
     /* P_l[s] [w, nv] = scale * Q_s [w, dk] @ K_band^T [dk, nv] */
     const float *kt_head = head_transposed(a, k, kt);
-    for (int64_t s = 0; s < a->N / a->w; s++) {
-        ls_band bd = band_of(a, s);
-        segment_scores(a, &bd, s, a->scale, q, k, kt_head, pl);
-    }
+    for (ls_run r = run_at(a, 0); r.count > 0; r = run_at(a, r.s + r.count))
+        run_scores(a, &r, a->scale, q, k, kt_head, pl);
 }
 
 /* O [N, dk] = P_g [N, G] @ V_g [G, dk] + P_l[s] [w, nv] @ V_band [nv, dk]. */
@@ -194,12 +220,11 @@ static void head_output(const ls_geom *a, const float *pl, const float *pg, cons
 {
     int D = (int)a->D, dk = (int)a->dk, L = (int)a->L, G = (int)a->G, w = (int)a->w;
     if (G > 0)
-        gemm_nn((int)a->N, dk, G, 1.0f, pg, G, v + a->N * a->D, D, 0.0f, out, D);
-    for (int64_t s = 0; s < a->N / a->w; s++) {
-        ls_band bd = band_of(a, s);
-        segment_product(a, false, w, dk, (int)(bd.jhi - bd.jlo), 1.0f, pl + s * a->w * a->L + bd.jlo, L,
-                        v + (bd.p0 + bd.jlo) * a->D, D, G > 0 ? 1.0f : 0.0f, out + s * a->w * a->D, D);
-    }
+        gemm_head(a, false, (int)a->N, G, 1.0f, pg, G, v + a->N * a->D, D, 0.0f, out, D);
+    for (ls_run r = run_at(a, 0); r.count > 0; r = run_at(a, r.s + r.count))
+        run_products(a, &r, w * L, w * D, w * D, false, w, dk, (int)(r.bd.jhi - r.bd.jlo), 1.0f,
+                     pl + r.s * a->w * a->L + r.bd.jlo, L, v + (r.bd.p0 + r.bd.jlo) * a->D, D, G > 0 ? 1.0f : 0.0f,
+                     out + r.s * a->w * a->D, D);
 }
 
 typedef struct {
@@ -273,12 +298,11 @@ static void head_grad_v(const ls_geom *a, const ls_head *p)
 {
     int D = (int)a->D, dk = (int)a->dk, L = (int)a->L, G = (int)a->G, w = (int)a->w;
     if (G > 0)
-        gemm_tn(G, dk, (int)a->N, 1.0f, p->pg, G, p->dout, D, p->gv + a->N * a->D, D);
-    for (int64_t s = 0; s < a->N / a->w; s++) {
-        ls_band bd = band_of(a, s);
-        segment_product(a, true, (int)(bd.jhi - bd.jlo), dk, w, 1.0f, p->pl + s * a->w * a->L + bd.jlo, L,
-                        p->dout + s * a->w * a->D, D, 1.0f, p->gv + (bd.p0 + bd.jlo) * a->D, D);
-    }
+        gemm_head(a, true, G, (int)a->N, 1.0f, p->pg, G, p->dout, D, 1.0f, p->gv + a->N * a->D, D);
+    for (ls_run r = run_at(a, 0); r.count > 0; r = run_at(a, r.s + r.count))
+        run_products(a, &r, w * L, w * D, w * D, true, (int)(r.bd.jhi - r.bd.jlo), dk, w, 1.0f,
+                     p->pl + r.s * a->w * a->L + r.bd.jlo, L, p->dout + r.s * a->w * a->D, D, 1.0f,
+                     p->gv + (r.bd.p0 + r.bd.jlo) * a->D, D);
 }
 
 /* dP_g [N, G] = dO V_g^T,  dP_l[s] [w, nv] = dO_s V_band^T, into scratch */
@@ -288,10 +312,8 @@ static void head_grad_p(const ls_geom *a, const ls_head *p)
     if (G > 0)
         gemm_nt((int)a->N, G, dk, 1.0f, p->dout, D, p->v + a->N * a->D, D, 0.0f, p->dg, G);
     const float *vt = head_transposed(a, p->v, p->vt);
-    for (int64_t s = 0; s < a->N / a->w; s++) {
-        ls_band bd = band_of(a, s);
-        segment_scores(a, &bd, s, 1.0f, p->dout, p->v, vt, p->dl);
-    }
+    for (ls_run r = run_at(a, 0); r.count > 0; r = run_at(a, r.s + r.count))
+        run_scores(a, &r, 1.0f, p->dout, p->v, vt, p->dl);
 }
 
 /* dQ += scale * (dS_g K_g + dS_l[s] K_band),  dK_g += scale * dS_g^T Q,
@@ -300,18 +322,19 @@ static void head_grad_qk(const ls_geom *a, const ls_head *p)
 {
     int D = (int)a->D, dk = (int)a->dk, L = (int)a->L, G = (int)a->G, w = (int)a->w, N = (int)a->N;
     if (G > 0 && p->gq != NULL)
-        gemm_nn(N, dk, G, a->scale, p->dg, G, p->k + a->N * a->D, D, 1.0f, p->gq, D);
+        gemm_head(a, false, N, G, a->scale, p->dg, G, p->k + a->N * a->D, D, 1.0f, p->gq, D);
     if (G > 0 && p->gk != NULL)
-        gemm_tn(G, dk, N, a->scale, p->dg, G, p->q, D, p->gk + a->N * a->D, D);
-    for (int64_t s = 0; s < a->N / a->w; s++) {
-        ls_band bd = band_of(a, s);
-        int nv = (int)(bd.jhi - bd.jlo);
-        const float *ds = p->dl + s * a->w * a->L + bd.jlo;
-        size_t rows = (size_t)(s * a->w * a->D), band = (size_t)((bd.p0 + bd.jlo) * a->D);
+        gemm_head(a, true, G, N, a->scale, p->dg, G, p->q, D, 1.0f, p->gk + a->N * a->D, D);
+    for (ls_run r = run_at(a, 0); r.count > 0; r = run_at(a, r.s + r.count)) {
+        int nv = (int)(r.bd.jhi - r.bd.jlo);
+        const float *ds = p->dl + r.s * a->w * a->L + r.bd.jlo;
+        size_t rows = (size_t)(r.s * a->w * a->D), band = (size_t)((r.bd.p0 + r.bd.jlo) * a->D);
         if (p->gq != NULL)
-            segment_product(a, false, w, dk, nv, a->scale, ds, L, p->k + band, D, 1.0f, p->gq + rows, D);
+            run_products(a, &r, w * L, w * D, w * D, false, w, dk, nv, a->scale, ds, L, p->k + band, D, 1.0f,
+                         p->gq + rows, D);
         if (p->gk != NULL)
-            segment_product(a, true, nv, dk, w, a->scale, ds, L, p->q + rows, D, 1.0f, p->gk + band, D);
+            run_products(a, &r, w * L, w * D, w * D, true, nv, dk, w, a->scale, ds, L, p->q + rows, D, 1.0f,
+                         p->gk + band, D);
     }
 }
 
