@@ -105,12 +105,87 @@ __attribute__((target("avx512f,avx512vl,fma"))) static void acc_avx512(int m, in
     }
 }
 
+/* z[i] = [row i | row i + 8] of the 16 x 8 transpose of v[0..7] (each 16
+ * floats): the 8 x 8 transposes of the low and the high halves at once. */
+__attribute__((target("avx512f"))) static void transpose_8x16(const __m512 *v, __m512 *z)
+{
+    __m512 t[8], u[8];
+    for (int k = 0; k < 4; k++) {
+        t[2 * k] = _mm512_unpacklo_ps(v[2 * k], v[2 * k + 1]);
+        t[2 * k + 1] = _mm512_unpackhi_ps(v[2 * k], v[2 * k + 1]);
+    }
+    for (int k = 0; k < 2; k++) {
+        u[4 * k] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0x44);
+        u[4 * k + 1] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0xee);
+        u[4 * k + 2] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0x44);
+        u[4 * k + 3] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0xee);
+    }
+    /* within each 256-bit half: the low 128 bits of u[k] and u[k + 4] (rows
+     * 0-3 of the half), then the high ones (rows 4-7) */
+    const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
+    const __m512i hi = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+    for (int k = 0; k < 4; k++) {
+        z[k] = _mm512_permutex2var_ps(u[k], lo, u[k + 4]);
+        z[k + 4] = _mm512_permutex2var_ps(u[k], hi, u[k + 4]);
+    }
+}
+
+/* The upper 8 floats (AVX-512 F alone: no DQ's extractf32x8). */
+__attribute__((target("avx512f"))) static __m256 high_half(__m512 z)
+{
+    return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(z), 1));
+}
+
+/* C [m, 8] += alpha A^T B, A [inner, m] (lda), B [inner, 8] (ldb): the keys'
+ * gradients of a head of 8 (dV = P^T dO, dK = dS^T Q). Sixteen rows of C
+ * at a time, one per lane, from a contiguous row of A, and each of B's 8
+ * columns broadcast: full 512-bit FMAs, where eight rows of 8 floats fill
+ * only 256 bits; then the 8 x 16 block is transposed into C's rows. */
+__attribute__((target("avx512f,avx512vl,fma"))) static void acc_tn8_avx512(int m, int inner, float alpha,
+                                                                        const float *A, int lda, const float *B,
+                                                                        int ldb, float *C, int ldc)
+{
+    __m256 al = _mm256_set1_ps(alpha);
+    for (int j0 = 0; j0 < m; j0 += 16) {
+        int rows = m - j0 < 16 ? m - j0 : 16;
+        __mmask16 valid = rows == 16 ? (__mmask16)0xffff : (__mmask16)((1u << rows) - 1);
+        __m512 x0 = _mm512_setzero_ps(), x1 = x0, x2 = x0, x3 = x0, x4 = x0, x5 = x0, x6 = x0, x7 = x0;
+        for (int i = 0; i < inner; i++) {
+            __m512 a = _mm512_maskz_loadu_ps(valid, A + (long)i * lda + j0);
+            const float *b = B + (long)i * ldb;
+            x0 = _mm512_fmadd_ps(a, _mm512_set1_ps(b[0]), x0);
+            x1 = _mm512_fmadd_ps(a, _mm512_set1_ps(b[1]), x1);
+            x2 = _mm512_fmadd_ps(a, _mm512_set1_ps(b[2]), x2);
+            x3 = _mm512_fmadd_ps(a, _mm512_set1_ps(b[3]), x3);
+            x4 = _mm512_fmadd_ps(a, _mm512_set1_ps(b[4]), x4);
+            x5 = _mm512_fmadd_ps(a, _mm512_set1_ps(b[5]), x5);
+            x6 = _mm512_fmadd_ps(a, _mm512_set1_ps(b[6]), x6);
+            x7 = _mm512_fmadd_ps(a, _mm512_set1_ps(b[7]), x7);
+        }
+        __m512 v[8] = {x0, x1, x2, x3, x4, x5, x6, x7}, z[8];
+        transpose_8x16(v, z);
+        for (int i = 0; i < 8; i++) {
+            int r = j0 + i;
+            if (i < rows) {
+                float *c = C + (long)r * ldc;
+                _mm256_storeu_ps(c, _mm256_fmadd_ps(_mm512_castps512_ps256(z[i]), al, _mm256_loadu_ps(c)));
+            }
+            if (i + 8 < rows) {
+                float *c = C + (long)(r + 8) * ldc;
+                _mm256_storeu_ps(c, _mm256_fmadd_ps(high_half(z[i]), al, _mm256_loadu_ps(c)));
+            }
+        }
+    }
+}
+
 bool rf_small_head_acc(bool ta, int m, int n, int inner, float alpha, const float *A, int lda, const float *B,
                        int ldb, float *C, int ldc)
 {
     if (n < 1 || n > RF_SMALL_HEAD_N || !rf_cpu_avx512())
         return false;
-    if (m > 0)
+    if (m > 0 && ta && n == 8)
+        acc_tn8_avx512(m, inner, alpha, A, lda, B, ldb, C, ldc);
+    else if (m > 0)
         acc_avx512(m, n, inner, alpha, A, ta ? 1 : lda, ta ? lda : 1, B, ldb, C, ldc);
     return true;
 }

@@ -8,7 +8,10 @@
  * x 16 keys in registers across the whole inner dimension. The products
  * that follow (P V, dS K, dS^T Q, P^T dO) have outputs dk floats wide; their
  * kernel keeps eight output rows in registers and reads each row of the
- * right operand once for all eight.
+ * right operand once for all eight, except the two with A transposed at
+ * dk = 8 (dS^T Q, P^T dO), which keep sixteen output rows in the lanes of
+ * eight 512-bit registers (a row of A is contiguous there) and transpose
+ * the block into C at the end.
  */
 #ifndef RF_CPU_SMALL_HEAD_H
 #define RF_CPU_SMALL_HEAD_H
