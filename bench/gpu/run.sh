@@ -21,8 +21,8 @@ lim() { local l=$(( FINAL + 20 - $(el) )); [ $l -lt 1 ] && l=1; [ $l -lt $1 ] &&
 FINAL=${FINAL:-420}
 PARTS=" ${PARTS:-bench tests mpi memcheck} "
 part() { [[ "$PARTS" == *" $1 "* ]]; }
-RUNS=${RUNS:-full blrp-curriculum=blrp:init=blrp-len100-500-init full-curriculum=full:init=full-len100-500-init \
-blrp linear maelre blrp-phi-shared blrp-phi-siamese blrp-forward-phi-residual \
+RUNS=${RUNS:-blrp-curriculum-long full blrp-curriculum=blrp:init=blrp-len100-500-init \
+full-curriculum=full:init=full-len100-500-init blrp linear maelre blrp-phi-shared blrp-phi-siamese blrp-forward-phi-residual \
 blrp-backward-phi-residual blrp-forward-phi-init blrp-backward-phi-init blrp-forward-posemb blrp-backward-posemb}
 W=/tmp/rf
 mkdir -p $W/out $W/runs
@@ -78,7 +78,8 @@ run_one() {
     [ $left -gt 20 ] || return
     # a run committed part way in bench/runs continues; a finished one is left alone
     local committed=bench/runs/listops-$c how
-    if grep -q '^5000,test' $committed/metrics.csv 2>/dev/null; then echo "run $c: finished already"; return; fi
+    # (a run's test row is its last, written when its last step is done)
+    if tail -1 $committed/metrics.csv 2>/dev/null | grep -q ',test,'; then echo "run $c: finished already"; return; fi
     if [ -f $committed/checkpoint.safetensors ]; then
         cp -r $committed $d
         how="--resume $d"
@@ -92,7 +93,7 @@ run_one() {
         > $W/runs/train-$c.log 2>&1
     echo "run $c rc=$? t=$(el): $(tail -1 $W/runs/train-$c.log)"
     # the length test (data.concat = 1..4) of every BLRP run that finishes here
-    if [[ $c == blrp* ]] && grep -q "^5000,test" $d/metrics.csv 2>/dev/null; then
+    if [[ $c == blrp* ]] && tail -1 $d/metrics.csv 2>/dev/null | grep -q ",test,"; then
         for k in 1 2 3 4; do
             XDG_CACHE_HOME=$W/cache-$c timeout $(lim 60) $RF eval --checkpoint $d/checkpoint.safetensors --set train.device=cuda \
                 --set data.concat=$k --set data.batch=8 --json > $d/eval-concat$k.json 2>&1
