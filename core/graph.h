@@ -89,6 +89,7 @@ typedef enum rf_op {
     RF_OP_LINEAR_ATTENTION,   /* core/ops/linear_attention.h */
     RF_OP_TALK,               /* core/ops/talk.h */
     RF_OP_SORT_ROWS,
+    RF_OP_GLU,
     RF_OP_COUNT
 } rf_op;
 
@@ -192,6 +193,10 @@ rf_id rf_relu(rf_graph *g, rf_id x);
 rf_id rf_elu(rf_graph *g, rf_id x);
 rf_id rf_softplus(rf_graph *g, rf_id x);
 rf_id rf_sigmoid(rf_graph *g, rf_id x);
+/* x [..., 2d] -> [..., d]: the first half times the sigmoid of the second
+ * (torch.nn.GLU over the last axis), one pass instead of two slices, a
+ * sigmoid and a product */
+rf_id rf_glu(rf_graph *g, rf_id x);
 
 /* ---- shape ---- */
 rf_id rf_reshape(rf_graph *g, rf_id x, rf_shape shape);  /* same numel */

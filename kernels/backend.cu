@@ -352,6 +352,20 @@ static void unary_backward(rf_exec *x, rf_node *n)
         rf_cuda_unary_backward((int)n->ia[0], in->value, n->grad, in->grad, numel(n), stream);
 }
 
+static int64_t glu_half(const rf_node *n) { return n->shape.dim[n->shape.ndim - 1]; }
+
+static void glu_forward(rf_exec *x, rf_node *n)
+{
+    rf_cuda_glu_forward(rf_in(x, n, 0)->value, n->value, numel(n), glu_half(n), stream);
+}
+
+static void glu_backward(rf_exec *x, rf_node *n)
+{
+    rf_node *in = rf_in(x, n, 0);
+    if (in->grad != NULL)
+        rf_cuda_glu_backward(in->value, n->grad, in->grad, numel(n), glu_half(n), stream);
+}
+
 /* ---- softmax, layernorm ---- */
 
 static void softmax_forward(rf_exec *x, rf_node *n)
@@ -831,6 +845,7 @@ static void fill_table(void)
     OP(RF_OP_MUL, mul);
     OP(RF_OP_SCALE, scale);
     OP(RF_OP_UNARY, unary);
+    OP(RF_OP_GLU, glu);
     OP(RF_OP_SOFTMAX, softmax);
     OP(RF_OP_LOG_SOFTMAX, log_softmax);
     OP(RF_OP_LAYERNORM, layernorm);

@@ -231,6 +231,29 @@ __global__ void unary_bwd_kernel(int kind, const float *x, const float *dy, floa
     RF_FOR_EACH(i, n) dx[i] += unary_df(kind, x[i], dy[i]);
 }
 
+/* GLU: element i of the output [rows, d] reads a = x[r, j], b = x[r, d + j] */
+__global__ void glu_fwd_kernel(const float *x, float *y, int64_t n, int64_t d)
+{
+    RF_FOR_EACH(i, n)
+    {
+        int64_t r = i / d, j = i - r * d;
+        const float *a = x + r * 2 * d + j;
+        y[i] = a[0] * sigmoid(a[d]);
+    }
+}
+
+/* da += dy s, db += (dy a) s (1 - s), as the CPU */
+__global__ void glu_bwd_kernel(const float *x, const float *dy, float *dx, int64_t n, int64_t d)
+{
+    RF_FOR_EACH(i, n)
+    {
+        int64_t r = i / d, j = i - r * d, at = r * 2 * d + j;
+        float a = x[at], s = sigmoid(x[at + d]);
+        dx[at] += dy[i] * s;
+        dx[at + d] += (dy[i] * a) * (s * (1.0f - s));
+    }
+}
+
 }   // namespace
 
 extern "C" void rf_cuda_binary_forward(rf_cuda_binary op, const float *a, rf_cuda_shape as, const float *b,
@@ -293,4 +316,17 @@ extern "C" void rf_cuda_unary_backward(int kind, const float *x, const float *dy
 {
     if (n > 0)
         RF_LAUNCH(unary_bwd_kernel, rf_blocks(n, 256), 256, 0, stream, kind, x, dy, dx, n);
+}
+
+extern "C" void rf_cuda_glu_forward(const float *x, float *y, int64_t n, int64_t d, cudaStream_t stream)
+{
+    if (n > 0)
+        RF_LAUNCH(glu_fwd_kernel, rf_blocks(n, 256), 256, 0, stream, x, y, n, d);
+}
+
+extern "C" void rf_cuda_glu_backward(const float *x, const float *dy, float *dx, int64_t n, int64_t d,
+                                     cudaStream_t stream)
+{
+    if (n > 0)
+        RF_LAUNCH(glu_bwd_kernel, rf_blocks(n, 256), 256, 0, stream, x, dy, dx, n, d);
 }

@@ -55,6 +55,10 @@ void rf_cuda_scale_backward(const float *dy, float *dx, int64_t n, float s, cuda
 void rf_cuda_unary_forward(int kind, const float *x, float *y, int64_t n, cudaStream_t stream);
 /* dx += dy * f'(x) */
 void rf_cuda_unary_backward(int kind, const float *x, const float *dy, float *dx, int64_t n, cudaStream_t stream);
+/* x [rows, 2d] -> y [rows, d] = a * sigmoid(b), n = rows * d */
+void rf_cuda_glu_forward(const float *x, float *y, int64_t n, int64_t d, cudaStream_t stream);
+/* dx [rows, 2d] += (dy s, dy a s (1 - s)) */
+void rf_cuda_glu_backward(const float *x, const float *dy, float *dx, int64_t n, int64_t d, cudaStream_t stream);
 
 /* ---- softmax over the last axis (softmax.cu); one warp per row ---- */
 

@@ -313,6 +313,36 @@ static void test_unary(int kind, int64_t n)
                 [&](int64_t i) { return relu ? 0 : TOL_CHAIN * TOL_U * (fabs(inc[i]) + fabs(seed[i])); });
 }
 
+/* GLU [rows, 2d] -> [rows, d]: a sigmoid and a product per element on each
+ * side, the same formula; bounds as the sigmoid's (TOL_CHAIN u of |y| + |a|
+ * forward, of |inc| + |dy| |a| backward, the product's chain included). */
+static void test_glu(int64_t rows, int64_t d)
+{
+    std::string name = "glu " + std::to_string(rows) + " x " + std::to_string(2 * d);
+    cpu_op c;
+    rf_id x = c.input(rf_shape2(rows, 2 * d), true);
+    if (!c.prepare(rf_glu(c.g, x), name))
+        return;
+    int64_t n = rows * d;
+    vec vx = normal(2 * n, 3.0), seed = normal(n), pre = normal(2 * n);
+    c.set(x, vx);
+    c.forward();
+    c.backward(seed);
+    vec y = c.value(c.out), inc = c.grad(x);
+    dbuf dx(vx), dy(zeros(n)), dseed(seed), g(pre);
+    rf_cuda_glu_forward(dx.p, dy.p, n, d, 0);
+    expect_values(name + ": forward", dy.get(), y, [&](int64_t i) {
+        int64_t a = i / d * 2 * d + i % d;
+        return TOL_CHAIN * TOL_U * (fabs(y[i]) + fabs(vx[a]));
+    });
+    rf_cuda_glu_backward(dx.p, dseed.p, g.p, n, d, 0);
+    expect_grad(name + ": gradient", g.get(), pre, inc, [&](int64_t i) {
+        int64_t r = i / (2 * d), j = i % (2 * d) % d;
+        double a = fabs(vx[r * 2 * d + j]), s = fabs(seed[r * d + j]);
+        return TOL_CHAIN * TOL_U * (fabs(inc[i]) + s * (1.0 + a));
+    });
+}
+
 /* ---- softmax ---- */
 
 /* Softmax: y_j = e_j / S, e_j = exp(x_j - max). On each side e_j and S are
@@ -829,6 +859,7 @@ int main(void)
     test_scale(1000, -0.37f);
     for (int kind = 0; kind < RF_UNARY_COUNT; kind++)
         test_unary(kind, 999);
+    test_glu(37, 19);   /* 703 outputs over 256-thread blocks, odd halves */
 
     const rf_shape sm_x = rf_shape4(2, 3, 5, 37), sm_keys = rf_shape4(2, 1, 1, 37), sm_rows = rf_shape2(5, 1);
     const rf_shape sm_1d = rf_shape1(37), sm_m1 = rf_shape2(7, 1);

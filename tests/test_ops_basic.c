@@ -336,6 +336,36 @@ static void ref_unary(const double *const *in, double *out, const void *ctx)
         out[i] = ref_activation(c->kind, (double)(float)c->pre * in[0][i]);
 }
 
+/* GLU: [a | b] per row of the last axis -> a * sigmoid(b) */
+static rf_id build_glu(rf_graph *g, const rf_id *in, const void *ctx)
+{
+    (void)ctx;
+    return rf_glu(g, in[0]);
+}
+
+static void ref_glu(const double *const *in, double *out, const void *ctx)
+{
+    const int64_t *rd = ctx;   /* rows, d */
+    for (int64_t r = 0; r < rd[0]; r++)
+        for (int64_t j = 0; j < rd[1]; j++) {
+            double a = in[0][r * 2 * rd[1] + j], b = in[0][r * 2 * rd[1] + rd[1] + j];
+            out[r * rd[1] + j] = a / (1.0 + exp(-b));
+        }
+}
+
+static void test_glu(void)
+{
+    const int64_t rd[2] = {3 * 5, 7};
+    opcheck_case oc = {"glu [3, 5, 14] -> [3, 5, 7]", 1, {rf_shape3(3, 5, 14)}, {OPCHECK_NORMAL}, {0},
+                       build_glu, ref_glu, rd, .seed = 81};
+    opcheck_run(&oc);
+    rf_graph *g = rf_graph_new(NULL);
+    rf_glu(g, rf_input(g, "x", rf_shape2(2, 5), true));
+    tap_ok(!rf_graph_ok(g) && strstr(rf_graph_error(g), "even") != NULL, "glu of an odd last axis is refused (%s)",
+           rf_graph_error(g));
+    rf_graph_free(g);
+}
+
 static void test_unary(void)
 {
     static const char *const names[] = {"gelu", "relu", "elu", "softplus", "sigmoid"};
@@ -955,6 +985,7 @@ int main(void)
     test_binary_self();
     test_scale();
     test_unary();
+    test_glu();
     test_reshape();
     test_permute();
     test_concat();

@@ -24,6 +24,8 @@ void rf_cpu_concat_forward(rf_exec *x, rf_node *n);
 void rf_cpu_concat_backward(rf_exec *x, rf_node *n);
 void rf_cpu_slice_forward(rf_exec *x, rf_node *n);
 void rf_cpu_sort_rows_forward(rf_exec *x, rf_node *n);
+void rf_cpu_glu_forward(rf_exec *x, rf_node *n);
+void rf_cpu_glu_backward(rf_exec *x, rf_node *n);
 void rf_cpu_sort_rows_backward(rf_exec *x, rf_node *n);
 void rf_cpu_slice_backward(rf_exec *x, rf_node *n);
 void rf_cpu_pad_forward(rf_exec *x, rf_node *n);
@@ -105,6 +107,7 @@ const rf_backend rf_cpu_backend = {
         [RF_OP_LINEAR_ATTENTION] = rf_cpu_linear_attention_forward,
         [RF_OP_TALK] = rf_cpu_talk_forward,
         [RF_OP_SORT_ROWS] = rf_cpu_sort_rows_forward,
+        [RF_OP_GLU] = rf_cpu_glu_forward,
     },
     .backward = {
         [RF_OP_MATMUL] = rf_cpu_matmul_backward,
@@ -136,5 +139,6 @@ const rf_backend rf_cpu_backend = {
         [RF_OP_LINEAR_ATTENTION] = rf_cpu_linear_attention_backward,
         [RF_OP_TALK] = rf_cpu_talk_backward,
         [RF_OP_SORT_ROWS] = rf_cpu_sort_rows_backward,
+        [RF_OP_GLU] = rf_cpu_glu_backward,
     },
 };

@@ -60,8 +60,7 @@ static rf_id input_projection(const rf_encoder_ctx *e, int layer, rf_id x, int d
     rf_id h = rf_dense(g, x, d, glu ? 2 * d : d, name, true);
     if (!glu)
         return h;
-    /* GLU: first half * sigmoid(second half), as torch.nn.GLU */
-    return rf_mul(g, rf_slice(g, h, 2, 0, d), rf_sigmoid(g, rf_slice(g, h, 2, d, d)));
+    return rf_glu(g, h);   /* first half * sigmoid(second half), as torch.nn.GLU */
 }
 
 /* x [B, N, d] -> [B, N, d] */

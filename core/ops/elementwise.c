@@ -20,6 +20,8 @@ const rf_op_info rf_info_mul = {"mul", RF_BWD_READS_INPUTS, NULL, mul_scratch, N
 const rf_op_info rf_info_scale = {"scale", 0, NULL, NULL, NULL};
 /* every kind's derivative is computed from x (GELU cannot be from its output) */
 const rf_op_info rf_info_unary = {"unary", RF_BWD_READS_INPUTS, NULL, NULL, NULL};
+/* both halves' gradients come from the input: a, and sigmoid(b) again */
+const rf_op_info rf_info_glu = {"glu", RF_BWD_READS_INPUTS, NULL, NULL, NULL};
 
 /* NumPy broadcasting: align right, size-1 dims stretch. */
 static rf_id binary(rf_graph *g, rf_op op, rf_id a, rf_id b)
@@ -73,3 +75,16 @@ rf_id rf_relu(rf_graph *g, rf_id x) { return rf_unary(g, x, RF_UNARY_RELU); }
 rf_id rf_elu(rf_graph *g, rf_id x) { return rf_unary(g, x, RF_UNARY_ELU); }
 rf_id rf_softplus(rf_graph *g, rf_id x) { return rf_unary(g, x, RF_UNARY_SOFTPLUS); }
 rf_id rf_sigmoid(rf_graph *g, rf_id x) { return rf_unary(g, x, RF_UNARY_SIGMOID); }
+
+rf_id rf_glu(rf_graph *g, rf_id x)
+{
+    if (!rf_graph_inputs_ok(g, &x, 1))
+        return RF_NONE;
+    rf_shape s = rf_node_shape(g, x);
+    if (s.ndim < 1 || s.dim[s.ndim - 1] % 2 != 0) {
+        char b[64];
+        return rf_graph_fail(g, "glu: the last axis of %s must have an even size", rf_shape_str(s, b, sizeof b));
+    }
+    s.dim[s.ndim - 1] /= 2;
+    return rf_graph_add_op(g, RF_OP_GLU, &x, 1, s);
+}

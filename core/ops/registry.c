@@ -12,6 +12,7 @@ extern const rf_op_info rf_info_sub;
 extern const rf_op_info rf_info_mul;
 extern const rf_op_info rf_info_scale;
 extern const rf_op_info rf_info_unary;
+extern const rf_op_info rf_info_glu;
 extern const rf_op_info rf_info_reshape;
 extern const rf_op_info rf_info_permute;
 extern const rf_op_info rf_info_concat;
@@ -45,6 +46,7 @@ const rf_op_info *const rf_op_infos[RF_OP_COUNT] = {
     [RF_OP_MUL] = &rf_info_mul,
     [RF_OP_SCALE] = &rf_info_scale,
     [RF_OP_UNARY] = &rf_info_unary,
+    [RF_OP_GLU] = &rf_info_glu,
     [RF_OP_RESHAPE] = &rf_info_reshape,
     [RF_OP_PERMUTE] = &rf_info_permute,
     [RF_OP_CONCAT] = &rf_info_concat,
