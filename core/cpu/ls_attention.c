@@ -163,7 +163,7 @@ static void run_scores(const ls_geom *a, const ls_run *r, float alpha, const flo
 }
 
 /* yt [dk, N] = the head's local rows Y [N, dk] (ld D) transposed, for
- * segment_scores; NULL without the band kernel. */
+ * run_scores; NULL without the band kernel. */
 static const float *head_transposed(const ls_geom *a, const float *y, float *yt)
 {
     if (!a->band_kernel)
