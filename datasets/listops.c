@@ -402,18 +402,9 @@ static bool listops_describe(const rf_dataset *ds, rf_split split, int64_t index
     return true;
 }
 
-/* An outside expression as a sample: tokenised by rf_listops_tokenize,
- * refused unless it is one well-formed expression that fits seq_len (with
- * data.concat, the whole [MAX e e ... e ]). */
-static bool listops_featurise(const rf_dataset *ds, const char *path, const char *text, float *x, int *len,
-                              rf_status *st)
+bool rf_listops_featurise(const char *source, const char *name, const char *task, bool whole, int concat,
+                          int seq_len, float *x, int *len, rf_status *st)
 {
-    const listops *lo = ds->impl;
-    char *source = rf_input_text(ds, path, text, "a ListOps expression", st);
-    if (source == NULL)
-        return false;
-    char name[128];
-    rf_input_name(path, text, name, sizeof name);
     size_t cap = strlen(source) / 2 + 1;   /* a token and a separator take at least two characters */
     uint8_t *ids = malloc(cap);
     rf_status why = {0};
@@ -424,18 +415,33 @@ static bool listops_featurise(const rf_dataset *ds, const char *path, const char
     else if (n < 0)
         ok = rf_fail(st, "%s: %s", name, why.msg);
     else if (n == 0)
-        ok = rf_fail(st, "%s: no ListOps tokens (this listops model takes an expression such as [MAX 2 9 ])", name);
-    else if (rf_listops_concat_length(n, lo->concat) > ds->seq_len)
-        ok = rf_fail(st, "%s: %d tokens; this listops model takes expressions of at most %d", name, n,
-                     rf_listops_concat_room(ds->seq_len, lo->concat));
-    else if (rf_listops_eval(ids, n) < 0)
+        ok = rf_fail(st, "%s: no ListOps tokens (this %s model takes an expression such as [MAX 2 9 ])", name, task);
+    else if (rf_listops_concat_length(n, concat) > seq_len)
+        ok = rf_fail(st, "%s: %d tokens; this %s model takes expressions of at most %d", name, n, task,
+                     rf_listops_concat_room(seq_len, concat));
+    else if (whole && rf_listops_eval(ids, n) < 0)
         ok = rf_fail(st, "%s: not one well-formed ListOps expression (every [MIN, [MAX, [MED, [SM needs digits "
                          "or expressions and its closing ])", name);
     else
         ok = true;
     if (ok)
-        *len = rf_listops_concat_fill(ids, n, lo->concat, x);
+        *len = rf_listops_concat_fill(ids, n, concat, x);
     free(ids);
+    return ok;
+}
+
+/* An outside expression as a sample: refused unless it is one well-formed
+ * expression that fits seq_len (with data.concat, the whole [MAX e e ... e ]). */
+static bool listops_featurise(const rf_dataset *ds, const char *path, const char *text, float *x, int *len,
+                              rf_status *st)
+{
+    const listops *lo = ds->impl;
+    char *source = rf_input_text(ds, path, text, "a ListOps expression", st);
+    if (source == NULL)
+        return false;
+    char name[128];
+    rf_input_name(path, text, name, sizeof name);
+    bool ok = rf_listops_featurise(source, name, "listops", true, lo->concat, ds->seq_len, x, len, st);
     g_free(source);
     return ok;
 }

@@ -74,6 +74,15 @@ int rf_listops_concat_room(int seq_len, int k);
  * and marked " ..." when buf is short. */
 void rf_listops_concat_text(const uint8_t *expr, int n, int k, char *buf, size_t size);
 
+/* An outside source as a model input row (the featurise of listops and
+ * lra_tsv): tokenised by rf_listops_tokenize and filled as
+ * rf_listops_concat_fill does; refused, with a message naming `name`, when
+ * it has no tokens, when the sample would be longer than seq_len, or, with
+ * `whole`, unless it is one well-formed expression. `task` names the
+ * model's data.task in the messages. */
+bool rf_listops_featurise(const char *source, const char *name, const char *task, bool whole, int concat,
+                          int seq_len, float *x, int *len, rf_status *st);
+
 /* The text of a token id ("[MIN", "]", "7"; "<pad>"), or "?" if out of range. */
 const char *rf_listops_token_text(int id);
 

@@ -1,7 +1,6 @@
 /* LRA ListOps TSV files (see lra_tsv.h). */
 #include "lra_tsv.h"
 
-#include <errno.h>
 #include <glib.h>
 #include <limits.h>
 #include <stdio.h>
@@ -83,54 +82,48 @@ static bool parse_row(reader *r, const char *path, int64_t line, char *text, rf_
     return true;
 }
 
+/* One file's reading: the header on its first line, then rows up to the limit. */
+typedef struct file_reader {
+    reader *r;
+    const char *path;
+    int64_t limit, rows;
+    bool header, failed;
+    char found[41];     /* the start of line 1, for the error when it is not the header */
+    rf_status *st;
+} file_reader;
+
+static gboolean read_line(void *ctx, int64_t line, char *text)
+{
+    file_reader *f = ctx;
+    if (line == 1) {
+        f->header = strcmp(text, HEADER) == 0;
+        g_strlcpy(f->found, text, sizeof f->found);
+    }
+    else if (parse_row(f->r, f->path, line, text, f->st))
+        f->rows++;
+    else
+        f->failed = true;
+    return f->header && !f->failed && f->rows < f->limit;
+}
+
 /* The header, then up to `limit` rows; *rows gets how many were read. */
 static bool read_file(reader *r, const char *path, int64_t limit, int64_t *rows, rf_status *st)
 {
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return rf_fail(st, "%s: cannot open (%s)", path, strerror(errno));
-    char *refused = rf_text_check_table(f, path);
-    if (refused != NULL) {
-        rf_fail(st, "%s", refused);
-        g_free(refused);
-        fclose(f);
+    file_reader f = {.r = r, .path = path, .limit = limit, .st = st};
+    int64_t lines = 0;
+    char *problem = rf_text_table_each(path, read_line, &f, &lines);
+    bool ok = problem == NULL || rf_fail(st, "%s", problem);
+    g_free(problem);
+    *rows = f.rows;
+    if (!ok || f.failed)
         return false;
-    }
-    char *text = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    int64_t line = 0, blank = 0;
-    bool ok = true;
-    *rows = 0;
-    while (ok && *rows < limit && (n = getline(&text, &cap, f)) != -1) {
-        line++;
-        char *problem = rf_text_table_line(path, text, &n, line);
-        if (problem != NULL) {
-            ok = rf_fail(st, "%s", problem);
-            g_free(problem);
-            break;
-        }
-        if (line == 1) {
-            if (strcmp(text, HEADER) != 0)
-                ok = rf_fail(st, "%s:1: expected the header 'Source<TAB>Target', found '%.40s'", path, text);
-        } else if (n == 0) {
-            blank = blank != 0 ? blank : line;
-        } else if (blank != 0) {
-            ok = rf_fail(st, "%s:%lld: blank line inside the table", path, (long long)blank);
-        } else {
-            ok = parse_row(r, path, line, text, st);
-            *rows += ok;
-        }
-    }
-    if (ok && ferror(f))
-        ok = rf_fail(st, "%s: read error (%s)", path, strerror(errno));
-    if (ok && line == 0)
-        ok = rf_fail(st, "%s: empty file (expected the header 'Source<TAB>Target')", path);
-    else if (ok && *rows == 0)
-        ok = rf_fail(st, "%s: no rows after the header", path);
-    free(text);
-    fclose(f);
-    return ok;
+    if (lines == 0)
+        return rf_fail(st, "%s: empty file (expected the header 'Source<TAB>Target')", path);
+    if (!f.header)
+        return rf_fail(st, "%s:1: expected the header 'Source<TAB>Target', found '%s'", path, f.found);
+    if (f.rows == 0)
+        return rf_fail(st, "%s: no rows after the header", path);
+    return true;
 }
 
 static bool locate(const lra *l, rf_split split, int64_t index, int64_t *row)
@@ -183,25 +176,7 @@ static bool lra_featurise(const rf_dataset *ds, const char *path, const char *te
     char *tab = strchr(line, '\t');
     if (tab != NULL)
         *tab = '\0';
-    size_t cap = strlen(line) / 2 + 1;
-    uint8_t *ids = malloc(cap);
-    rf_status why = {0};
-    int n = ids != NULL ? rf_listops_tokenize(line, ids, cap > INT_MAX ? INT_MAX : (int)cap, &why) : -1;
-    bool ok;
-    if (ids == NULL)
-        ok = rf_fail(st, "%s: out of memory", name);
-    else if (n < 0)
-        ok = rf_fail(st, "%s: %s", name, why.msg);
-    else if (n == 0)
-        ok = rf_fail(st, "%s: the source has no tokens", name);
-    else if (rf_listops_concat_length(n, l->concat) > ds->seq_len)
-        ok = rf_fail(st, "%s: %d tokens; this lra_tsv model takes sources of at most %d", name, n,
-                     rf_listops_concat_room(ds->seq_len, l->concat));
-    else
-        ok = true;
-    if (ok)
-        *len = rf_listops_concat_fill(ids, n, l->concat, x);
-    free(ids);
+    bool ok = rf_listops_featurise(line, name, "lra_tsv", false, l->concat, ds->seq_len, x, len, st);
     g_free(line);
     return ok;
 }

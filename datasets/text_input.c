@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 char *rf_text_problem(const char *text, size_t len, int64_t first_line)
@@ -48,6 +49,36 @@ char *rf_text_table_line(const char *path, char *line_text, ssize_t *n, int64_t 
     while (*n > 0 && (line_text[*n - 1] == '\n' || line_text[*n - 1] == '\r'))
         line_text[--*n] = '\0';
     return NULL;
+}
+
+char *rf_text_table_each(const char *path, rf_text_row_fn row, void *ctx, int64_t *lines)
+{
+    *lines = 0;
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return g_strdup_printf("%s: cannot open (%s)", path, g_strerror(errno));
+    char *problem = rf_text_check_table(f, path);
+    char *text = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int64_t blank = 0;
+    while (problem == NULL && (n = getline(&text, &cap, f)) != -1) {
+        ++*lines;
+        problem = rf_text_table_line(path, text, &n, *lines);
+        if (problem != NULL)
+            break;
+        if (n == 0)
+            blank = blank != 0 ? blank : *lines;
+        else if (blank != 0)
+            problem = g_strdup_printf("%s:%lld: blank line inside the table", path, (long long)blank);
+        else if (!row(ctx, *lines, text))
+            break;
+    }
+    if (problem == NULL && ferror(f))
+        problem = g_strdup_printf("%s: read error (%s)", path, g_strerror(errno));
+    free(text);
+    fclose(f);
+    return problem;
 }
 
 char *rf_text_read_file(const char *path, size_t max, size_t *len, GError **error)

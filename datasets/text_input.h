@@ -35,6 +35,16 @@ char *rf_text_check_table(FILE *f, const char *path);
  * shrinks); else a new string "PATH:LINE:..." saying why not. */
 char *rf_text_table_line(const char *path, char *line_text, ssize_t *n, int64_t line);
 
+/* Reads the table file `path` a line at a time under the two checks above
+ * and calls row(ctx, line, text) for each line that is not blank (its line
+ * end cut off); blank lines may only end the file. Stops early when `row`
+ * returns false: for the caller's own reason (an error it has recorded, or
+ * rows enough), so that is not an error here. Returns NULL, or a new string
+ * "PATH...: ..." naming what is wrong with the file itself; *lines gets the
+ * number of lines read. */
+typedef gboolean (*rf_text_row_fn)(void *ctx, int64_t line, char *text);
+char *rf_text_table_each(const char *path, rf_text_row_fn row, void *ctx, int64_t *lines);
+
 /* The whole file (NUL-terminated, g_free) when it holds at most `max` bytes;
  * else NULL with an error starting with `path` that states the limit. Reads
  * at most max + 1 bytes, whatever the file (a pipe, a device). */

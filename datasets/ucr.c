@@ -1,7 +1,6 @@
 /* UCR/UEA time-series archives (see ucr.h). */
 #include "ucr.h"
 
-#include <errno.h>
 #include <float.h>
 #include <glib.h>
 #include <math.h>
@@ -115,46 +114,32 @@ static bool parse_line(parse *p, const char *path, int64_t line, const char *tex
     return ok;
 }
 
+/* One file's reading, a row at a time. */
+typedef struct file_parse {
+    parse *p;
+    const char *path;
+    int file, columns;
+    bool failed;
+    rf_status *st;
+} file_parse;
+
+static gboolean parse_row(void *ctx, int64_t line, char *text)
+{
+    file_parse *f = ctx;
+    f->failed = !parse_line(f->p, f->path, line, text, f->file, &f->columns, f->st);
+    return !f->failed;
+}
+
 static bool parse_file(parse *p, const char *path, int file, rf_status *st)
 {
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return rf_fail(st, "%s: cannot open (%s)", path, strerror(errno));
-    char *refused = rf_text_check_table(f, path);
-    if (refused != NULL) {
-        rf_fail(st, "%s", refused);
-        g_free(refused);
-        fclose(f);
-        return false;
-    }
-    char *text = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    int64_t line = 0, blank = 0, before = (int64_t)p->rows->len;
-    int columns = 0;
-    bool ok = true;
-    while (ok && (n = getline(&text, &cap, f)) != -1) {
-        line++;
-        char *problem = rf_text_table_line(path, text, &n, line);
-        if (problem != NULL) {
-            ok = rf_fail(st, "%s", problem);
-            g_free(problem);
-            break;
-        }
-        if (n == 0)
-            blank = blank != 0 ? blank : line;
-        else if (blank != 0)
-            ok = rf_fail(st, "%s:%lld: blank line inside the table", path, (long long)blank);
-        else
-            ok = parse_line(p, path, line, text, file, &columns, st);
-    }
-    if (ok && ferror(f))
-        ok = rf_fail(st, "%s: read error (%s)", path, strerror(errno));
-    if (ok && (int64_t)p->rows->len == before)
-        ok = rf_fail(st, "%s: no series in the file", path);
-    free(text);
-    fclose(f);
-    return ok;
+    file_parse f = {.p = p, .path = path, .file = file, .st = st};
+    int64_t lines = 0, before = (int64_t)p->rows->len;
+    char *problem = rf_text_table_each(path, parse_row, &f, &lines);
+    bool ok = problem == NULL || rf_fail(st, "%s", problem);
+    g_free(problem);
+    if (ok && !f.failed && (int64_t)p->rows->len == before)
+        return rf_fail(st, "%s: no series in the file", path);
+    return ok && !f.failed;
 }
 
 static int compare_doubles(const void *a, const void *b)

@@ -522,6 +522,7 @@ static void test_lra(void)
         g_free(one);
         expect_refusal(ds, NULL, "[MAX 1 2 3 4 5 6 7 ]", "9 tokens", "9 tokens", "at most 5");
         expect_refusal(ds, NULL, "[MAX 1 Q ]", "a word", "unknown ListOps token 'Q'", NULL);
+        expect_refusal(ds, NULL, " ( ) \t3", "a row without tokens", "no ListOps tokens", "lra_tsv model");
         rf_dataset_free(ds);
     }
     remove_tree(dir);

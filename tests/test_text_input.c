@@ -177,6 +177,60 @@ static void test_table_line(void)
     g_free(huge);
 }
 
+/* What the row callback saw: the lines, and a stop after `stop_at` rows. */
+typedef struct {
+    GString *seen;
+    int rows, stop_at;
+} rows_seen;
+
+static gboolean see_row(void *ctx, int64_t line, char *text)
+{
+    rows_seen *r = ctx;
+    g_string_append_printf(r->seen, "%lld=%s;", (long long)line, text);
+    return ++r->rows < r->stop_at;
+}
+
+/* rf_text_table_each (the LRA and UCR readers' loop): one call per line
+ * that is not blank, line ends cut; blank lines only at the end; a stop
+ * asked by the callback is no error; the file's own problems are named. */
+static char *each(const char *name, const char *bytes, int stop_at, GString *seen, int64_t *lines)
+{
+    g_autofree char *path = write_file(name, bytes, strlen(bytes));
+    rows_seen r = {seen, 0, stop_at};
+    g_string_truncate(seen, 0);
+    return rf_text_table_each(path, see_row, &r, lines);
+}
+
+static void test_table_each(void)
+{
+    g_autoptr(GString) seen = g_string_new(NULL);
+    int64_t lines = -1;
+    char *why = each("each1.tsv", "a\tb\r\nc\n\n\n", 100, seen, &lines);
+    tap_ok(why == NULL && lines == 4 && strcmp(seen->str, "1=a\tb;2=c;") == 0,
+           "two rows, then blank lines that end the file: %s (%lld lines)", seen->str, (long long)lines);
+    g_free(why);
+    why = each("each2.tsv", "a\n\nb\n", 100, seen, &lines);
+    tap_ok(message_has(why, "each2.tsv:2: blank line inside the table", NULL) && strcmp(seen->str, "1=a;") == 0,
+           "a blank line inside the table is refused at its line");
+    g_free(why);
+    why = each("each3.tsv", "a\nb\nc\n", 2, seen, &lines);
+    tap_ok(why == NULL && lines == 2 && strcmp(seen->str, "1=a;2=b;") == 0,
+           "the callback's stop ends the reading without an error: %s", seen->str);
+    g_free(why);
+    why = each("each4.tsv", "", 100, seen, &lines);
+    tap_ok(why == NULL && lines == 0 && seen->len == 0, "an empty file: no rows, no lines, no error");
+    g_free(why);
+    why = each("each5.tsv", "a\nb\xff\n", 100, seen, &lines);
+    tap_ok(message_has(why, "each5.tsv:2:2:", "not UTF-8") && strcmp(seen->str, "1=a;") == 0,
+           "a bad byte stops the reading with file:line:column");
+    g_free(why);
+    g_autofree char *missing = g_build_filename(tmp, "no-such.tsv", NULL);
+    rows_seen r = {seen, 0, 100};
+    why = rf_text_table_each(missing, see_row, &r, &lines);
+    tap_ok(message_has(why, "no-such.tsv: cannot open", NULL) && lines == 0, "a missing file is named");
+    g_free(why);
+}
+
 /* `rangefinder plot` and the workbench's Compare view read a run's folder. */
 static void test_run_folder(void)
 {
@@ -205,6 +259,7 @@ int main(void)
     test_set();
     test_tsv();
     test_table_line();
+    test_table_each();
     test_run_folder();
     g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", tmp);
     if (system(cmd) != 0)
