@@ -50,20 +50,6 @@ typedef struct audio_folder {
 
 /* ---- finding the files ---- */
 
-static bool has_subdir(const char *dir)
-{
-    GPtrArray *names = rf_folder_list(dir, NULL);
-    bool found = false;
-    for (guint i = 0; names != NULL && i < names->len && !found; i++) {
-        char *path = g_build_filename(dir, names->pdata[i], NULL);
-        found = g_file_test(path, G_FILE_TEST_IS_DIR);
-        g_free(path);
-    }
-    if (names != NULL)
-        g_ptr_array_unref(names);
-    return found;
-}
-
 typedef struct scan {
     const char *root;
     GArray *clips;           /* of clip */
@@ -127,7 +113,7 @@ static bool collect_classes(scan *sc, const char *dir, rf_status *st)
 static bool scan_root(scan *sc, bool *fixed, rf_status *st)
 {
     char *train = g_build_filename(sc->root, "train", NULL), *test = g_build_filename(sc->root, "test", NULL);
-    *fixed = has_subdir(train) && has_subdir(test);
+    *fixed = rf_folder_has_subdir(train) && rf_folder_has_subdir(test);
     rf_folder_mark(sc->visited, sc->root);
     if (*fixed) {
         rf_folder_mark(sc->visited, train);

@@ -31,6 +31,20 @@ GPtrArray *rf_folder_list(const char *dir, GError **err)
     return names;
 }
 
+bool rf_folder_has_subdir(const char *dir)
+{
+    GPtrArray *names = rf_folder_list(dir, NULL);
+    bool found = false;
+    for (guint i = 0; names != NULL && i < names->len && !found; i++) {
+        char *path = g_build_filename(dir, names->pdata[i], NULL);
+        found = g_file_test(path, G_FILE_TEST_IS_DIR);
+        g_free(path);
+    }
+    if (names != NULL)
+        g_ptr_array_unref(names);
+    return found;
+}
+
 /* Device and inode in one key: two 64-bit words. */
 static guint id_hash(gconstpointer p)
 {

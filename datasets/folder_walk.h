@@ -20,6 +20,9 @@ bool rf_folder_ignored(const char *name);
 /* The entries of dir that are not junk, sorted; NULL with *err if dir cannot be read. */
 GPtrArray *rf_folder_list(const char *dir, GError **err);
 
+/* Whether dir holds a folder (not junk, links followed). */
+bool rf_folder_has_subdir(const char *dir);
+
 /* A set of folders by device and inode (free with g_hash_table_unref). */
 GHashTable *rf_folder_visited_new(void);
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "class_order.h"
+#include "folder_walk.h"
 #include "holdout.h"
 
 #define TEXT_FOLDER_STREAM 0x54657874466f6c64ull   /* "TextFold": this task's shuffle stream */
@@ -46,31 +47,6 @@ typedef struct scan {
 } scan;
 
 /* ---- the folder tree ---- */
-
-static bool is_junk(const char *name)
-{
-    return name[0] == '.' || strcmp(name, "Thumbs.db") == 0 || strcmp(name, "__MACOSX") == 0;
-}
-
-static int compare_names(gconstpointer a, gconstpointer b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The folder's entries less junk, sorted; NULL with err set if it cannot be read. */
-static GPtrArray *list_dir(const char *dir, GError **err)
-{
-    GDir *d = g_dir_open(dir, 0, err);
-    if (d == NULL)
-        return NULL;
-    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-    for (const char *name; (name = g_dir_read_name(d)) != NULL;)
-        if (!is_junk(name))
-            g_ptr_array_add(names, g_strdup(name));
-    g_dir_close(d);
-    g_ptr_array_sort(names, compare_names);
-    return names;
-}
 
 /* A bad file: a warning and a count, or the error under data.strict. */
 static bool bad_file(scan *sc, const char *path, const char *problem)
@@ -128,7 +104,7 @@ static bool read_file(scan *sc, const char *path, int cls, bool test)
 static bool walk(scan *sc, const char *dir, int cls, bool test, int depth)
 {
     GError *err = NULL;
-    GPtrArray *names = list_dir(dir, &err);
+    GPtrArray *names = rf_folder_list(dir, &err);
     if (names == NULL) {
         char *problem = g_strdup_printf("cannot read the folder (%s)", err->message);
         bool ok = bad_file(sc, dir, problem);
@@ -157,25 +133,11 @@ static bool walk(scan *sc, const char *dir, int cls, bool test, int depth)
     return ok;
 }
 
-static bool has_subdir(const char *dir)
-{
-    GPtrArray *names = list_dir(dir, NULL);
-    bool found = false;
-    for (guint i = 0; names != NULL && i < names->len && !found; i++) {
-        char *path = g_build_filename(dir, names->pdata[i], NULL);
-        found = g_file_test(path, G_FILE_TEST_IS_DIR);
-        g_free(path);
-    }
-    if (names != NULL)
-        g_ptr_array_unref(names);
-    return found;
-}
-
 /* The class folders of dir into sc->classes; files there are bad files. */
 static bool collect_classes(scan *sc, const char *dir)
 {
     GError *err = NULL;
-    GPtrArray *names = list_dir(dir, &err);
+    GPtrArray *names = rf_folder_list(dir, &err);
     if (names == NULL) {
         rf_fail(sc->st, "%s: cannot read the folder (%s)", dir, err->message);
         g_error_free(err);
@@ -227,7 +189,7 @@ static bool check_classes(scan *sc, bool fixed)
 static bool scan_root(scan *sc, bool *fixed)
 {
     char *train = g_build_filename(sc->root, "train", NULL), *test = g_build_filename(sc->root, "test", NULL);
-    *fixed = has_subdir(train) && has_subdir(test);
+    *fixed = rf_folder_has_subdir(train) && rf_folder_has_subdir(test);
     bool ok = *fixed ? collect_classes(sc, train) && collect_classes(sc, test) : collect_classes(sc, sc->root);
     for (int part = 0; ok && part < (*fixed ? 2 : 1); part++)
         for (guint c = 0; ok && c < sc->classes->len; c++) {
