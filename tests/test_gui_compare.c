@@ -15,22 +15,8 @@
 #include "widget_render.h"
 #include "workbench_app.h"
 
-static const char small_config[] = "[data]\n"
-                                   "task = listops\n"
-                                   "max_len = 32\n"
-                                   "min_len = 8\n"
-                                   "train_size = 64\n"
-                                   "val_size = 16\n"
-                                   "test_size = 16\n"
-                                   "batch = 8\n"
-                                   "[model]\n"
-                                   "encoder = blrp\n"
-                                   "layers = 1\n"
-                                   "dim = 16\n"
-                                   "heads = 2\n"
-                                   "ff = 32\n"
-                                   "segment = 8\n"
-                                   "latent = 4\n"
+static const char small_config[] = RF_TEST_TINY_DATA
+                                   RF_TEST_TINY_BLRP
                                    "[train]\n"
                                    "steps = 4\n"
                                    "log_every = 1\n";

@@ -20,14 +20,7 @@
 
 enum { SEGMENT = 8, LATENT = 4, DIM = 16, SEGMENTS = 4, SHOWN = 2 };
 
-static const char small_config[] = "[data]\n"
-                                   "task = listops\n"
-                                   "max_len = 32\n"
-                                   "min_len = 8\n"
-                                   "train_size = 64\n"
-                                   "val_size = 16\n"
-                                   "test_size = 16\n"
-                                   "batch = 8\n"
+static const char small_config[] = RF_TEST_TINY_DATA
                                    "[model]\n"
                                    "encoder = blrp\n"
                                    "pos = none\n"

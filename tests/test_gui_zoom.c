@@ -15,14 +15,7 @@
 #include "widget_find.h"
 #include "workbench_app.h"
 
-static const char small_config[] = "[data]\n"
-                                   "task = listops\n"
-                                   "max_len = 32\n"
-                                   "min_len = 8\n"
-                                   "train_size = 64\n"
-                                   "val_size = 16\n"
-                                   "test_size = 16\n"
-                                   "batch = 8\n"
+static const char small_config[] = RF_TEST_TINY_DATA
                                    "[model]\n"
                                    "encoder = full\n"
                                    "layers = 2\n"

@@ -13,6 +13,14 @@
 #include "main_loop.h"
 #include "tap.h"
 
+/* The [data] section of the small GUI tests' configs: 64 ListOps training
+ * samples of 8-32 tokens, in batches of 8. */
+#define RF_TEST_TINY_DATA                                                                                        \
+    "[data]\ntask = listops\nmax_len = 32\nmin_len = 8\ntrain_size = 64\nval_size = 16\ntest_size = 16\n"     \
+    "batch = 8\n"
+/* A one-layer BLRP of width 16 for that data (segments of 8, a latent of 4). */
+#define RF_TEST_TINY_BLRP "[model]\nencoder = blrp\nlayers = 1\ndim = 16\nheads = 2\nff = 32\nsegment = 8\nlatent = 4\n"
+
 /* The window, or NULL (the failed check says why). */
 static inline RfWindow *open_workbench(const char *dir, const char *config, RfApplication **app)
 {
