@@ -24,9 +24,11 @@ build_packages=(build-essential meson ninja-build pkg-config libglib2.0-dev libo
                 webp-pixbuf-loader librsvg2-common libopenmpi-dev openmpi-bin)
 # xvfb runs the GUI tests without a screen; fonts make their text measurable;
 # strace checks that metrics are synced before each checkpoint (tests/test_crash.sh);
-# clang and its runtime (libFuzzer, sanitizers) build the fuzz targets (tests/fuzz).
+# clang and its runtime (libFuzzer, sanitizers) build the fuzz targets (tests/fuzz);
+# qemu-user runs the kernel tests on emulated CPUs without AVX-512 and without AVX
+# (suite `portable`, docs/testing.md).
 test_packages=(python3 python3-numpy python3-torch sox xvfb xauth fonts-dejavu-core strace
-               clang libclang-rt-14-dev)
+               clang libclang-rt-14-dev qemu-user)
 
 install_missing() {
     local missing=()
