@@ -617,10 +617,38 @@ static void draw_log_button(rf_training_figure *f, rf_plot *p, int panel)
     cairo_restore(cr);
 }
 
+/* Whether the shown runs with baselines have different ones (runs on
+ * different data sets). */
+static bool baselines_differ(const rf_training_figure *f)
+{
+    const rf_run_data *first = NULL;
+    for (guint i = 0; i < f->series->len; i++) {
+        const run_series *s = &g_array_index(f->series, run_series, i);
+        if (s->hidden || (!isfinite(s->run->baseline_first_token) && !isfinite(s->run->baseline_majority)))
+            continue;
+        if (first == NULL)
+            first = s->run;
+        else if (strcmp(first->cfg.data.task, s->run->cfg.data.task) != 0 ||
+                 fabs(first->baseline_first_token - s->run->baseline_first_token) >= 5e-4 ||
+                 fabs(first->baseline_majority - s->run->baseline_majority) >= 5e-4)
+            return true;
+    }
+    return false;
+}
+
+void rf_training_baseline_label(const rf_training_figure *f, const rf_run_data *run, int kind, char *buf,
+                                size_t size)
+{
+    bool named = baselines_differ(f);
+    double value = kind == 0 ? run->baseline_first_token : run->baseline_majority;
+    snprintf(buf, size, "%s%s%s: %.1f%%", named ? run->cfg.data.task : "", named ? " · " : "",
+             kind == 0 ? "first token alone" : "majority class", 100 * value);
+}
+
 /* The shown runs' baselines (baselines.ini: validation accuracy without a
  * model) as dashed grey lines across the accuracy panel, each value once:
  * runs on the same data share them. The lines go under the runs, the
- * labels (`labels`) over them. */
+ * labels (`labels`, rf_training_baseline_label) over them. */
 static void draw_baselines(rf_training_figure *f, rf_plot *acc, bool labels)
 {
     enum { MAX_LINES = 8 };
@@ -631,15 +659,14 @@ static void draw_baselines(rf_training_figure *f, rf_plot *acc, bool labels)
         if (s->hidden)
             continue;
         const double values[2] = {s->run->baseline_first_token, s->run->baseline_majority};
-        const char *names[2] = {"first token alone", "majority class"};
         for (int k = 0; k < 2; k++) {
             bool seen = !isfinite(values[k]);
             for (int j = 0; j < n && !seen; j++)
                 seen = fabs(drawn[j] - values[k]) < 5e-4;
             if (seen || n == MAX_LINES)
                 continue;
-            char label[64];
-            snprintf(label, sizeof label, "%s: %.1f%%", names[k], 100 * values[k]);
+            char label[96];
+            rf_training_baseline_label(f, s->run, k, label, sizeof label);
             if (labels)
                 rf_plot_hline_label(acc, values[k], KEY_GREY, label);
             else

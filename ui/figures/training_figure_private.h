@@ -77,6 +77,12 @@ GArray *rf_training_x_column(const rf_training_figure *f, run_series *s, int spl
 GArray *rf_training_panel_column(run_series *s, int panel, int split, bool smoothed);
 bool rf_training_smoothing_on(const rf_training_figure *f);
 
+/* The label of a run's baseline line, kind 0 the first-token rule, 1 the
+ * majority class: "majority class: 16.9%", led by the run's data.task
+ * ("random · majority class: 9.4%") when the shown runs' baselines differ. */
+void rf_training_baseline_label(const rf_training_figure *f, const rf_run_data *run, int kind, char *buf,
+                                size_t size);
+
 /* The legend's labels (the runs' names; g_free the array). */
 const char **rf_training_legend_labels(rf_training_figure *f);
 /* The log button in a panel's title row (zero size for linear-only panels). */
