@@ -100,6 +100,9 @@ int main(int argc, char **argv)
                                            g_ascii_isdigit(fig->names[i][0]));
     tap_ok(tokens, "the Attention view names the map's %d cells by the sample's ListOps tokens (%s %s ...)",
            fig->n_names, tokens ? fig->names[0] : "-", tokens ? fig->names[1] : "-");
+    tap_ok(fig->n_names < 32 && fig->rows == fig->n_names && fig->cols == fig->n_names,
+           "the map is the sample's %d tokens by %d, not the batch's 32 positions (%d x %d shown)", fig->n_names,
+           fig->n_names, fig->rows, fig->cols);
 
     GtkWidget *picture = find_by_tooltip(page, "Image data: show the attention");
     tap_ok(picture != NULL && !gtk_widget_get_visible(picture),

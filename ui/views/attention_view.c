@@ -8,7 +8,8 @@
  * clicked patch over the picture.
  *
  * The figure borrows the snapshot's memory; the view holds a reference to
- * the snapshot it shows. A map of a million cells or more (full attention
+ * the snapshot it shows. Full attention's map of a sample shorter than the
+ * batch is cropped to the sample's own positions, a copy the view owns. A map of a million cells or more (full attention
  * at N = 4096 is 16.7 million) gets its colour range and pooled image built
  * in a worker thread, so a new snapshot costs the UI thread a paint; the
  * previous map stays on screen meanwhile.
@@ -60,6 +61,7 @@ typedef struct attention_view {
     char taps[2][RF_NAME_LEN];  /* what is watched */
     int n_taps;
     RfProbeHold *shown;         /* the snapshot the figure borrows from */
+    float *crop;                /* or the cropped map it borrows (show_matrix's `owned`) */
     gboolean pooled;            /* the map shown is a stored step's, pooled: its axes say so */
     guint generation;           /* of refreshes: a map prepared for an older one is dropped */
     GCancellable *preparing;    /* the job in flight, cancelled when superseded */
@@ -71,6 +73,7 @@ static void attention_view_free(gpointer data)
     rf_attention_figure_free(&v->figure);
     rf_attention_overview_free(&v->overview);
     rf_probe_hold_release(v->shown);
+    g_free(v->crop);
     g_clear_object(&v->preparing);   /* its task held the plot: it is over */
     g_array_unref(v->maps);
     g_free(v);
@@ -262,15 +265,20 @@ static void forget_preparing(attention_view *v)
 }
 
 /* The figure now borrows from `hold`'s snapshot (taken over). */
-static void keep_shown(attention_view *v, RfProbeHold *hold)
+/* The figure now borrows from `hold`'s snapshot, or from `crop` when that
+ * is not NULL (the buffers it borrowed before are released). */
+static void keep_shown(attention_view *v, RfProbeHold *hold, float *crop)
 {
     rf_probe_hold_release(v->shown);
     v->shown = hold;
+    g_free(v->crop);
+    v->crop = crop;
 }
 
 /* A large map, prepared in a worker thread. */
 typedef struct prepare_job {
     RfProbeHold *hold;          /* keeps heat.data alive */
+    float *crop;                /* or owns it: a cropped map */
     rf_heatmap heat;            /* in: the map; out: its colour range and image */
     gboolean sized;             /* build the image at the figure's last size and view: */
     int iw, ih;
@@ -284,6 +292,7 @@ static void prepare_job_free(gpointer data)
     prepare_job *job = data;
     rf_heatmap_clear(&job->heat);
     rf_probe_hold_release(job->hold);
+    g_free(job->crop);
     g_free(job);
 }
 
@@ -305,16 +314,17 @@ static void on_prepared(GObject *plot, GAsyncResult *result, gpointer data)
     if (v == NULL || job->generation != v->generation)
         return;    /* a later refresh replaced it */
     rf_attention_figure_adopt_matrix(&v->figure, &job->heat, job->row_label, job->col_label);
-    keep_shown(v, g_steal_pointer(&job->hold));
+    keep_shown(v, g_steal_pointer(&job->hold), g_steal_pointer(&job->crop));
     g_clear_object(&v->preparing);
     rf_plot_view_set_pending(v->plot, FALSE);
     rf_plot_view_queue_draw(v->plot);
 }
 
-/* Show a rows x cols map of the current snapshot: at once when it is small,
- * else once a worker thread has prepared it. */
+/* Show a rows x cols map of the current snapshot (or `owned`, a buffer
+ * holding it that the view then frees): at once when it is small, else once
+ * a worker thread has prepared it. */
 static void show_matrix(attention_view *v, const float *map, int rows, int cols, const char *row_label,
-                        const char *col_label)
+                        const char *col_label, float *owned)
 {
     char pooled_rows[32], pooled_cols[32];
     if (v->pooled) {
@@ -326,11 +336,12 @@ static void show_matrix(attention_view *v, const float *map, int rows, int cols,
     RfProbeHold *hold = rf_probe_picker_hold(&v->picker);
     if ((size_t)rows * cols < OFF_THREAD_CELLS) {
         rf_attention_figure_set_matrix(&v->figure, map, rows, cols, row_label, col_label);
-        keep_shown(v, hold);
+        keep_shown(v, hold, owned);
         return;
     }
     prepare_job *job = g_new0(prepare_job, 1);
     job->hold = hold;
+    job->crop = owned;
     rf_heatmap_set(&job->heat, map, rows, cols, 0, 1);
     job->sized = rf_heatmap_cached_view(&v->figure.heat, &job->iw, &job->ih, job->view);
     g_strlcpy(job->row_label, row_label, sizeof job->row_label);
@@ -342,6 +353,25 @@ static void show_matrix(attention_view *v, const float *map, int rows, int cols,
     g_task_run_in_thread(task, prepare_in_thread);
     g_object_unref(task);
     rf_plot_view_set_pending(v->plot, TRUE);
+}
+
+/* A full-attention map [rows, rows] of one head: only the shown sample's
+ * own positions (its CLS first, when the model has one), where the batch
+ * padded it; the padded queries' rows and keys' columns carry nothing of
+ * the sample. A stored step's pooled map is shown whole. */
+static void show_probs(attention_view *v, const rf_config *cfg, const map_entry *m, const float *map, int rows,
+                       int cols)
+{
+    int len = rows == cols && !v->pooled ? rf_probe_picker_sample_length(&v->picker) : 0;
+    int valid = len > 0 ? token_offset(cfg, m) + len : rows;
+    if (valid >= rows) {
+        show_matrix(v, map, rows, cols, "query", "key", NULL);
+        return;
+    }
+    float *crop = g_new(float, (size_t)valid * valid);
+    for (int r = 0; r < valid; r++)
+        memcpy(crop + (size_t)r * valid, map + (size_t)r * cols, (size_t)valid * sizeof *crop);
+    show_matrix(v, crop, valid, valid, "query", "key", crop);
 }
 
 /* The snapshot shown lacks the map. */
@@ -542,10 +572,10 @@ static void refresh(gpointer data)
         g_strfreev(names);
     switch (m->kind) {
     case MAP_PROBS:
-        show_matrix(v, a->data + head * plane, rows, cols, "query", "key");
+        show_probs(v, cfg, m, a->data + head * plane, rows, cols);
         break;
     case MAP_KV:
-        show_matrix(v, a->data + head * plane, rows, cols, "key feature", "value feature");
+        show_matrix(v, a->data + head * plane, rows, cols, "key feature", "value feature", NULL);
         break;
     case MAP_LS: {
         const rf_probe_value *g = rf_probe_picker_find(&v->picker, v->taps[1], NULL);
@@ -557,19 +587,19 @@ static void refresh(gpointer data)
         }
         rf_attention_figure_set_band(&v->figure, a->data + head * plane, rows, cfg->model.window,
                                      globals ? g->data + (size_t)head * rows * n_globals : NULL, n_globals);
-        keep_shown(v, rf_probe_picker_hold(&v->picker));
+        keep_shown(v, rf_probe_picker_hold(&v->picker), NULL);
         break;
     }
     case MAP_BLRP_SELF: {
         show_matrix(v, a->data + ((size_t)(seg - 1) * heads + head) * plane, rows, cols, "segment query",
-                    "segment key");
+                    "segment key", NULL);
         break;
     }
     case MAP_BLRP_SEG_READS:
-        show_matrix(v, a->data + head * plane, rows, cols, "segment token", "latent");
+        show_matrix(v, a->data + head * plane, rows, cols, "segment token", "latent", NULL);
         break;
     case MAP_BLRP_LAT_READS:
-        show_matrix(v, a->data + head * plane, rows, cols, "latent", "segment token");
+        show_matrix(v, a->data + head * plane, rows, cols, "latent", "segment token", NULL);
         break;
     }
     char sample[64], title[160];

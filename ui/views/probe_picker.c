@@ -318,21 +318,30 @@ void rf_probe_picker_load_picture(const rf_probe_picker *p, rf_picture *picture,
                                token_offset);
 }
 
+/* The shown sample's input row (x [ds->seq_len]) and length; false when
+ * the probes shown are of an inspected input, not of the data set. */
+static bool shown_input(const rf_probe_picker *p, const rf_dataset *ds, float *x, int *len)
+{
+    if (shown_entry(p) == NULL && rf_session_get_watched_inspected(p->session) != NULL)
+        return false;
+    rf_split split;
+    int64_t sample;
+    shown_sample(p, &split, &sample);
+    int label = 0;
+    rf_status st = {0};
+    return ds->get(ds, split, sample, x, len, &label, &st);
+}
+
 char **rf_probe_picker_token_names(const rf_probe_picker *p, int token_offset, int *n)
 {
     *n = 0;
     const rf_dataset *ds = rf_session_get_dataset(p->session);
-    if (ds == NULL || rf_data_kind_of(ds) != RF_DATA_LISTOPS ||
-        (shown_entry(p) == NULL && rf_session_get_watched_inspected(p->session) != NULL))
+    if (ds == NULL || rf_data_kind_of(ds) != RF_DATA_LISTOPS)
         return NULL;
-    rf_split split;
-    int64_t sample;
-    shown_sample(p, &split, &sample);
     float *x = g_new0(float, (size_t)ds->seq_len);
-    int len = 0, label = 0;
-    rf_status st = {0};
+    int len = 0;
     char **names = NULL;
-    if (ds->get(ds, split, sample, x, &len, &label, &st)) {
+    if (shown_input(p, ds, x, &len)) {
         names = g_new0(char *, (size_t)(token_offset + len + 1));
         for (int i = 0; i < token_offset; i++)
             names[i] = g_strdup("CLS");
@@ -342,4 +351,16 @@ char **rf_probe_picker_token_names(const rf_probe_picker *p, int token_offset, i
     }
     g_free(x);
     return names;
+}
+
+int rf_probe_picker_sample_length(const rf_probe_picker *p)
+{
+    const rf_dataset *ds = rf_session_get_dataset(p->session);
+    if (ds == NULL)
+        return 0;
+    float *x = g_new0(float, (size_t)ds->seq_len * (size_t)(ds->feat_dim > 0 ? ds->feat_dim : 1));
+    int len = 0;
+    bool ok = shown_input(p, ds, x, &len);
+    g_free(x);
+    return ok ? len : 0;
 }

@@ -84,5 +84,9 @@ void rf_probe_picker_load_picture(const rf_probe_picker *p, rf_picture *picture,
  * ListOps-style token data; NULL for other data or an inspected input.
  * *n: the cells named. Free with g_strfreev. */
 char **rf_probe_picker_token_names(const rf_probe_picker *p, int token_offset, int *n);
+/* The shown sample's length in positions of the data (its tokens or
+ * frames, before the batch's padding); 0 when unknown (an inspected
+ * input). */
+int rf_probe_picker_sample_length(const rf_probe_picker *p);
 
 #endif
