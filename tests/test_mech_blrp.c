@@ -8,6 +8,7 @@
  * count at the paper's ListOps sizes. The reference takes its attention
  * scale from SPEC (1/sqrt(d/h) per head; 1/sqrt(d) for blrp_scale = model). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -256,6 +257,69 @@ done:
     rf_pool_free(pool);
     free(x), free(want), free(seed), free(fseed);
     enc_free(&eg);
+}
+
+/* The backward pass is the forward recurrence over the segments in reverse
+ * (SPEC §3): a backward-only encoder on x equals a forward-only one with
+ * the same weights (blrp.bwd.* and blrp.phi_bwd as blrp.fwd.* and
+ * blrp.phi_fwd) on x with its segments in reverse order. Θ_SELF works
+ * inside a segment and Φ(X) does not see the segments' order, so only the
+ * recurrence's direction can make them differ. Independent of the
+ * hand-unrolled reference, which is written from the same reading. */
+static void check_backward_is_reversed_forward(const char *init)
+{
+    enum { B = 2, N = 9 };   /* three full segments of t = 3 */
+    const int len[B] = {N, N};
+    rf_config cb = tiny_config("backward", init, "separate", "off"), cf = tiny_config("forward", init, "separate", "off");
+    enc_graph eb, ef;
+    bool built = enc_build(&eb, &cb, B, N, len, 21), built_f = built && enc_build(&ef, &cf, B, N, len, 22);
+    if (!tap_ok(built && built_f, "backward/%s: both encoders build", init)) {
+        if (built)
+            enc_free(&eb);
+        return;
+    }
+    int copied = 0;
+    for (int e = 0; e < eb.p->count; e++) {
+        const rf_param_entry *pe = &eb.p->entries[e];
+        char name[RF_NAME_LEN];
+        snprintf(name, sizeof name, "%s", pe->name);
+        char *at = strstr(name, "bwd");
+        if (at != NULL)
+            memcpy(at, "fwd", 3);
+        int f = rf_params_find(ef.p, name);
+        if (f < 0 || ef.p->entries[f].numel != pe->numel)
+            continue;
+        memcpy(ef.p->value + ef.p->entries[f].offset, eb.p->value + pe->offset, (size_t)pe->numel * sizeof(float));
+        copied++;
+    }
+    int d = cb.model.dim, t = cb.model.segment, T = N / t;
+    const float *xb = rf_value(eb.g, eb.x);
+    float *xf = rf_value(ef.g, ef.x);
+    for (int b = 0; b < B; b++)
+        for (int s = 0; s < T; s++)
+            memcpy(xf + ((size_t)b * N + (size_t)(T - 1 - s) * t) * d, xb + ((size_t)b * N + (size_t)s * t) * d,
+                   (size_t)t * d * sizeof *xf);
+    rf_pool *pool = rf_pool_new(2);
+    rf_exec x1, x2;
+    rf_exec_init(&x1, eb.g, pool, 1, 0, false);
+    rf_exec_init(&x2, ef.g, pool, 1, 0, false);
+    rf_graph_forward(eb.g, &x1);
+    rf_graph_forward(ef.g, &x2);
+    int64_t n = (int64_t)B * cb.model.latent * d;
+    const float *ob = rf_value(eb.g, eb.out), *of = rf_value(ef.g, ef.out);
+    double worst = 0, scale = 0;
+    for (int64_t i = 0; i < n; i++) {
+        worst = fmax(worst, fabs((double)ob[i] - of[i]));
+        scale = fmax(scale, fabs((double)ob[i]));
+    }
+    /* the same operations in the same order, but for Φ's sums over the
+     * tokens, which now run in another order: rounding only */
+    tap_ok(copied == eb.p->count && worst <= 1e-5 * (1 + scale),
+           "backward/%s: equals forward on the segments reversed, the same %d tensors (largest difference %.3g "
+           "of values up to %.3g)", init, copied, worst, scale);
+    rf_pool_free(pool);
+    enc_free(&eb);
+    enc_free(&ef);
 }
 
 /* ---- the classifier ---- */
@@ -716,6 +780,8 @@ int main(void)
     check_padding_invariance("bidirectional", "phi_residual", "on", "off");
     check_padding_invariance("bidirectional", "phi_residual", "off", "sinusoidal");
     check_padding_invariance("forward", "posemb", "off", "sinusoidal");
+    check_backward_is_reversed_forward("phi_residual");
+    check_backward_is_reversed_forward("phi_init");
     check_all_options();
     check_latent_pos_init();
     check_probes();
