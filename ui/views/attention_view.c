@@ -9,10 +9,11 @@
  *
  * The figure borrows the snapshot's memory; the view holds a reference to
  * the snapshot it shows. Full attention's map of a sample shorter than the
- * batch is cropped to the sample's own positions, a copy the view owns. A map of a million cells or more (full attention
- * at N = 4096 is 16.7 million) gets its colour range and pooled image built
- * in a worker thread, so a new snapshot costs the UI thread a paint; the
- * previous map stays on screen meanwhile.
+ * batch is cropped to the sample's own positions, a copy the view owns. A
+ * map of a million cells or more (full attention at N = 4096 is 16.7
+ * million) gets its colour range and pooled image built in a worker
+ * thread, so a new snapshot costs the UI thread a paint; the previous map
+ * stays on screen meanwhile.
  *
  * The Overview toggle shows every layer and head of the sample at once
  * (ui/figures/attention_overview.h, for full attention's maps, or linear
@@ -264,7 +265,6 @@ static void forget_preparing(attention_view *v)
     rf_plot_view_set_pending(v->plot, FALSE);
 }
 
-/* The figure now borrows from `hold`'s snapshot (taken over). */
 /* The figure now borrows from `hold`'s snapshot, or from `crop` when that
  * is not NULL (the buffers it borrowed before are released). */
 static void keep_shown(attention_view *v, RfProbeHold *hold, float *crop)
