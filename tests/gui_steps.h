@@ -53,7 +53,7 @@ static inline void screenshot(RfWindow *win, const char *shot)
 }
 
 
-static RfPlotView *plot_of(RfWindow *win, const char *page)
+static inline RfPlotView *plot_of(RfWindow *win, const char *page)
 {
     return rf_view_get_plot(gtk_stack_get_child_by_name(rf_window_get_stack(win), page));
 }

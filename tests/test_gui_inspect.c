@@ -90,6 +90,11 @@ static void check_inspect_input(RfWindow *win, const char *dir)
     const rf_attention_figure *fig = rf_plot_view_get_figure(plot_of(win, "attention"))->data;
     tap_ok(strstr(fig->title, "inspected (not from the data set): [MAX 2 9") != NULL, "the Attention view's title names it (\"%s\")",
            fig->title);
+    int cls = fig->n_names - 9;   /* the model's CLS, when it has one */
+    tap_ok((cls == 0 || cls == 1) && fig->rows == fig->n_names && fig->cols == fig->n_names &&
+               strcmp(fig->names[cls], "[MAX") == 0 && strcmp(fig->names[fig->n_names - 1], "]") == 0,
+           "the map is the input's own %d positions of the batch's %d, named by its tokens (%d x %d shown)",
+           fig->n_names, n, fig->rows, fig->cols);
 
     g_autofree char *pictures = make_folder(dir, "inspect-pictures");
     write_pngs(pictures, 1, 90);

@@ -8,17 +8,20 @@
  *   - the figure shows segment 2's block of that layer: its title names
  *     the layer and its rows (8 tokens or 4 latent rows), and the block's
  *     values are the session's probe values of that layer and segment.
+ * Then the Attention view's segment maps are cut to the tokens the chosen
+ * segment holds of a sample shorter than the batch (check_segment_crop).
  * RF_SCREENSHOT_DIR set: also writes screenshot-latent-self.png of the
- * window with Θ_SELF 2 chosen. */
+ * window with Θ_SELF 2 chosen, and screenshot-attention-segment.png. */
 #include <string.h>
 
+#include "../ui/figures/attention_figure.h"
 #include "../ui/figures/latent_figure.h"
 #include "../ui/view.h"
+#include "gui_steps.h"
 #include "widget_find.h"
-#include "widget_render.h"
 #include "workbench_app.h"
 
-enum { SEGMENT = 8, LATENT = 4, DIM = 16, SEGMENTS = 4, SHOWN = 2 };
+enum { SEGMENT = 8, LATENT = 4, DIM = 16, HEADS = 2, SEGMENTS = 4, SHOWN = 2 };
 
 static const char small_config[] = RF_TEST_TINY_DATA
                                    "[model]\n"
@@ -78,6 +81,71 @@ typedef struct layer_case {
     int rows;
     const char *title;       /* the block's title */
 } layer_case;
+
+/* The probes are of `sample` of the training split and hold the segment
+ * self-attention map. */
+static int64_t wanted_sample;
+static gboolean probes_of_sample(gpointer data)
+{
+    rf_split split;
+    int64_t sample;
+    const rf_probe_value *p = rf_session_find_probe(data, "blrp.self.0.probs");
+    rf_inspection info;
+    return rf_session_get_probe_sample(data, &split, &sample, &info) && split == RF_SPLIT_TRAIN &&
+           sample == wanted_sample && p != NULL && p->filled;
+}
+
+/* The Attention view on a training sample of L tokens, 8 < L < 24 and L not
+ * a multiple of 8: its last segment k = ceil(L / 8) is shown as the
+ * L - 8(k - 1) tokens it holds (rows, columns, values and token names),
+ * and segment 4, all padding for this sample, as a sentence saying so. */
+static void check_segment_crop(RfWindow *win, RfSession *s)
+{
+    const rf_dataset *ds = rf_session_get_dataset(s);
+    float x[32];
+    int len = 0, label;
+    rf_status st = {0};
+    wanted_sample = -1;
+    for (int64_t i = 0; i < ds->size[RF_SPLIT_TRAIN] && wanted_sample < 0; i++)
+        if (ds->get(ds, RF_SPLIT_TRAIN, i, x, &len, &label, &st) && len > SEGMENT && len < 3 * SEGMENT &&
+            len % SEGMENT >= 3)
+            wanted_sample = i;
+    if (!tap_ok(wanted_sample >= 0, "the tiny data set has a sample of 9-23 tokens, 3 or more in its last segment"))
+        return;
+    gtk_stack_set_visible_child_name(rf_window_get_stack(win), "attention");
+    GtkWidget *page = gtk_stack_get_visible_child(rf_window_get_stack(win));
+    const rf_attention_figure *fig = rf_plot_view_get_figure(rf_view_get_plot(page))->data;
+    GtkSpinButton *sample = GTK_SPIN_BUTTON(find_by_tooltip(page, "Which sample"));
+    GtkSpinButton *segment = GTK_SPIN_BUTTON(find_by_tooltip(page, "The BLRP segment whose maps are shown"));
+    GtkDropDown *map = GTK_DROP_DOWN(find_labelled(page, "Map"));
+    if (!tap_ok(sample != NULL && segment != NULL && map != NULL, "the Attention view has Map, Sample and Segment"))
+        return;
+    gtk_drop_down_set_selected(map, 0);   /* Segment self-attention, layer 0 */
+    gtk_spin_button_set_value(sample, (double)wanted_sample);
+    spin_for(0.2);
+    gboolean probed = FALSE;
+    for (int tries = 0; tries < 20 && !probed; tries++) {
+        rf_session_step_once(s);
+        probed = spin_until(probes_of_sample, s, 2.0);
+    }
+    int last = (len + SEGMENT - 1) / SEGMENT, held = len - (last - 1) * SEGMENT;
+    gtk_spin_button_set_value(segment, last);
+    spin_for(0.3);
+    const rf_probe_value *p = rf_session_find_probe(s, "blrp.self.0.probs");   /* the sample's [T*heads, t, t] */
+    const float *plane = probed ? p->data + (size_t)(last - 1) * HEADS * SEGMENT * SEGMENT : NULL;
+    int off = plane != NULL && fig->rows == held && fig->cols == held ? 0 : -1;
+    for (int r = 0; off >= 0 && r < held; r++)
+        for (int c = 0; c < held; c++)
+            off += fig->map[r * held + c] != plane[r * SEGMENT + c];
+    tap_ok(probed && off == 0 && fig->n_names == held,
+           "a %d-token sample's segment %d is its %d tokens by %d (%d x %d shown, %d cells differ, %d named)", len, last,
+           held, held, fig->rows, fig->cols, off, fig->n_names);
+    screenshot(win, "attention-segment");
+    gtk_spin_button_set_value(segment, SEGMENTS);
+    spin_for(0.3);
+    tap_ok(strstr(fig->message, "Segment 4 is padding for this sample") != NULL,
+           "its segment 4 is all padding, and the view says so (\"%s\")", fig->message);
+}
 
 int main(int argc, char **argv)
 {
@@ -142,14 +210,11 @@ int main(int argc, char **argv)
                         memcmp(fig->heat.data, p->data + c->offset, (size_t)c->rows * DIM * sizeof(float)) == 0;
         tap_ok(strcmp(title, c->title) == 0 && same, "%s: the figure shows %s's segment %d block ('%s')", c->label,
                c->tap, SHOWN, title);
-        const char *shots = g_getenv("RF_SCREENSHOT_DIR");
-        if (shots != NULL && i == 2) {
-            g_autoptr(GdkTexture) texture = render(GTK_WIDGET(win));
-            g_autofree char *path = g_build_filename(shots, "screenshot-latent-self.png", NULL);
-            tap_ok(texture != NULL && gdk_texture_save_to_png(texture, path), "screenshot %s", path);
-        }
+        if (i == 2)
+            screenshot(win, "latent-self");
     }
 
+    check_segment_crop(win, s);
     rf_session_stop(s);
     close_workbench(win, app);
     return tap_done();

@@ -31,19 +31,6 @@ static gboolean has_map(gpointer s)
     return p != NULL && p->filled;
 }
 
-/* The drop-down that the mnemonic label "_Map" names, under `root`. */
-static GtkWidget *find_labelled(GtkWidget *root, const char *text)
-{
-    if (GTK_IS_LABEL(root) && g_strcmp0(gtk_label_get_text(GTK_LABEL(root)), text) == 0)
-        return gtk_label_get_mnemonic_widget(GTK_LABEL(root));
-    for (GtkWidget *c = gtk_widget_get_first_child(root); c != NULL; c = gtk_widget_get_next_sibling(c)) {
-        GtkWidget *found = find_labelled(c, text);
-        if (found != NULL)
-            return found;
-    }
-    return NULL;
-}
-
 static gboolean zoomed(RfPlotView *plot)
 {
     rf_zoom z = rf_plot_view_get_zoom(plot);

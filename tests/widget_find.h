@@ -1,6 +1,6 @@
 /* Widgets the GUI tests look for: the first under `root` (depth first)
- * whose tooltip starts with `tip`, or whose widget name is `name`; NULL
- * when none. */
+ * whose tooltip starts with `tip`, whose widget name is `name`, or that a
+ * mnemonic label of `text` ("_Map" reads "Map") names; NULL when none. */
 #ifndef RF_TESTS_WIDGET_FIND_H
 #define RF_TESTS_WIDGET_FIND_H
 
@@ -25,6 +25,18 @@ static inline GtkWidget *find_named(GtkWidget *root, const char *name)
         return root;
     for (GtkWidget *c = gtk_widget_get_first_child(root); c != NULL; c = gtk_widget_get_next_sibling(c)) {
         GtkWidget *found = find_named(c, name);
+        if (found != NULL)
+            return found;
+    }
+    return NULL;
+}
+
+static inline GtkWidget *find_labelled(GtkWidget *root, const char *text)
+{
+    if (GTK_IS_LABEL(root) && g_strcmp0(gtk_label_get_text(GTK_LABEL(root)), text) == 0)
+        return gtk_label_get_mnemonic_widget(GTK_LABEL(root));
+    for (GtkWidget *c = gtk_widget_get_first_child(root); c != NULL; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *found = find_labelled(c, text);
         if (found != NULL)
             return found;
     }

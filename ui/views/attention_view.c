@@ -8,8 +8,10 @@
  * clicked patch over the picture.
  *
  * The figure borrows the snapshot's memory; the view holds a reference to
- * the snapshot it shows. Full attention's map of a sample shorter than the
- * batch is cropped to the sample's own positions, a copy the view owns. A
+ * the snapshot it shows. A map of a sample (or inspected input) shorter
+ * than the batch is cropped to the sample's own positions, a copy the view
+ * owns: full attention's whole map, BLRP's maps to the tokens the chosen
+ * segment holds. A
  * map of a million cells or more (full attention at N = 4096 is 16.7
  * million) gets its colour range and pooled image built in a worker
  * thread, so a new snapshot costs the UI thread a paint; the previous map
@@ -355,23 +357,47 @@ static void show_matrix(attention_view *v, const float *map, int rows, int cols,
     rf_plot_view_set_pending(v->plot, TRUE);
 }
 
+/* The shown sample's length in data positions; 0 when unknown or when the
+ * map shown is a stored step's pooled one (its cells are not positions). */
+static int sample_length(attention_view *v)
+{
+    return v->pooled ? 0 : rf_probe_picker_sample_length(&v->picker);
+}
+
+/* Show the top-left keep_rows x keep_cols block of map [rows, cols], or the
+ * whole map when that is all of it. */
+static void show_block(attention_view *v, const float *map, int rows, int cols, int keep_rows, int keep_cols,
+                       const char *row_label, const char *col_label)
+{
+    if (keep_rows >= rows && keep_cols >= cols) {
+        show_matrix(v, map, rows, cols, row_label, col_label, NULL);
+        return;
+    }
+    float *crop = g_new(float, (size_t)keep_rows * keep_cols);
+    for (int r = 0; r < keep_rows; r++)
+        memcpy(crop + (size_t)r * keep_cols, map + (size_t)r * cols, (size_t)keep_cols * sizeof *crop);
+    show_matrix(v, crop, keep_rows, keep_cols, row_label, col_label, crop);
+}
+
 /* A full-attention map [rows, rows] of one head: only the shown sample's
  * own positions (its CLS first, when the model has one), where the batch
  * padded it; the padded queries' rows and keys' columns carry nothing of
- * the sample. A stored step's pooled map is shown whole. */
+ * the sample. */
 static void show_probs(attention_view *v, const rf_config *cfg, const map_entry *m, const float *map, int rows,
                        int cols)
 {
-    int len = rows == cols && !v->pooled ? rf_probe_picker_sample_length(&v->picker) : 0;
-    int valid = len > 0 ? token_offset(cfg, m) + len : rows;
-    if (valid >= rows) {
-        show_matrix(v, map, rows, cols, "query", "key", NULL);
-        return;
-    }
-    float *crop = g_new(float, (size_t)valid * valid);
-    for (int r = 0; r < valid; r++)
-        memcpy(crop + (size_t)r * valid, map + (size_t)r * cols, (size_t)valid * sizeof *crop);
-    show_matrix(v, crop, valid, valid, "query", "key", crop);
+    int len = rows == cols ? sample_length(v) : 0;
+    int valid = len > 0 ? MIN(rows, token_offset(cfg, m) + len) : rows;
+    show_block(v, map, rows, cols, valid, valid, "query", "key");
+}
+
+/* The tokens of the shown sample in BLRP segment seg (1-based) of t: the
+ * batch pads at the end, so the last segments hold fewer or none; t when
+ * the sample's length is unknown. */
+static int segment_tokens(attention_view *v, int seg, int t)
+{
+    int len = sample_length(v);
+    return len > 0 ? CLAMP(len - (seg - 1) * t, 0, t) : t;
 }
 
 /* The snapshot shown lacks the map. */
@@ -563,10 +589,23 @@ static void refresh(gpointer data)
     g_snprintf(map, sizeof map, "%s · %s · head %d · segment %d", cfg->model.encoder, m->label, head,
                m->kind >= MAP_BLRP_SELF ? seg : 0);
     rf_plot_view_show_map(v->plot, map);
+    /* BLRP's maps: the tokens of the chosen segment the sample has */
+    int t = m->kind == MAP_BLRP_SELF || m->kind == MAP_BLRP_SEG_READS ? rows : cols;
+    int seg_tokens = m->kind >= MAP_BLRP_SELF ? segment_tokens(v, seg, t) : 0;
+    if (m->kind >= MAP_BLRP_SELF && seg_tokens == 0) {
+        char text[160];
+        g_snprintf(text, sizeof text, "Segment %d is padding for this sample: its %d tokens fill %d segment%s of %d",
+                   seg, sample_length(v), (sample_length(v) + t - 1) / t, sample_length(v) > t ? "s" : "", t);
+        show_message(v, text);
+        return;
+    }
     /* a token map names its rows and columns once zoomed in to read them */
     int n_names = 0;
-    char **names =
-        m->kind == MAP_PROBS ? rf_probe_picker_token_names(&v->picker, token_offset(cfg, m), &n_names) : NULL;
+    char **names = NULL;
+    if (m->kind == MAP_PROBS)
+        names = rf_probe_picker_token_names(&v->picker, token_offset(cfg, m), 0, rows, &n_names);
+    else if (m->kind == MAP_BLRP_SELF)
+        names = rf_probe_picker_token_names(&v->picker, 0, (seg - 1) * t, seg * t, &n_names);
     rf_attention_figure_take_names(&v->figure, n_names <= rows && rows == cols ? names : NULL, n_names);
     if (n_names > rows || rows != cols)
         g_strfreev(names);
@@ -590,16 +629,15 @@ static void refresh(gpointer data)
         keep_shown(v, rf_probe_picker_hold(&v->picker), NULL);
         break;
     }
-    case MAP_BLRP_SELF: {
-        show_matrix(v, a->data + ((size_t)(seg - 1) * heads + head) * plane, rows, cols, "segment query",
-                    "segment key", NULL);
+    case MAP_BLRP_SELF:
+        show_block(v, a->data + ((size_t)(seg - 1) * heads + head) * plane, rows, cols, seg_tokens, seg_tokens,
+                   "segment query", "segment key");
         break;
-    }
     case MAP_BLRP_SEG_READS:
-        show_matrix(v, a->data + head * plane, rows, cols, "segment token", "latent", NULL);
+        show_block(v, a->data + head * plane, rows, cols, seg_tokens, cols, "segment token", "latent");
         break;
     case MAP_BLRP_LAT_READS:
-        show_matrix(v, a->data + head * plane, rows, cols, "latent", "segment token", NULL);
+        show_block(v, a->data + head * plane, rows, cols, rows, seg_tokens, "latent", "segment token");
         break;
     }
     char sample[64], title[160];

@@ -2,6 +2,7 @@
 #include "probe_picker.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "../../datasets/listops.h"
 #include "data_sample.h"
@@ -318,12 +319,23 @@ void rf_probe_picker_load_picture(const rf_probe_picker *p, rf_picture *picture,
                                token_offset);
 }
 
-/* The shown sample's input row (x [ds->seq_len]) and length; false when
- * the probes shown are of an inspected input, not of the data set. */
+/* The input row (x [ds->seq_len * max(1, feat_dim)]) and length of the
+ * probes shown: a sample of the data set or an inspected input; false
+ * when unknown (an inspected input is watched but not yet probed). */
 static bool shown_input(const rf_probe_picker *p, const rf_dataset *ds, float *x, int *len)
 {
-    if (shown_entry(p) == NULL && rf_session_get_watched_inspected(p->session) != NULL)
-        return false;
+    if (shown_entry(p) == NULL) {
+        const rf_inspected *in = rf_session_get_probe_inspected(p->session);
+        if (in != NULL) {
+            if (in->seq_len != ds->seq_len || in->feat_dim != ds->feat_dim)
+                return false;
+            memcpy(x, in->x, (size_t)in->len * (size_t)MAX(1, ds->feat_dim) * sizeof *x);
+            *len = in->len;
+            return true;
+        }
+        if (rf_session_get_watched_inspected(p->session) != NULL)
+            return false;
+    }
     rf_split split;
     int64_t sample;
     shown_sample(p, &split, &sample);
@@ -332,7 +344,7 @@ static bool shown_input(const rf_probe_picker *p, const rf_dataset *ds, float *x
     return ds->get(ds, split, sample, x, len, &label, &st);
 }
 
-char **rf_probe_picker_token_names(const rf_probe_picker *p, int token_offset, int *n)
+char **rf_probe_picker_token_names(const rf_probe_picker *p, int token_offset, int first, int last, int *n)
 {
     *n = 0;
     const rf_dataset *ds = rf_session_get_dataset(p->session);
@@ -342,12 +354,14 @@ char **rf_probe_picker_token_names(const rf_probe_picker *p, int token_offset, i
     int len = 0;
     char **names = NULL;
     if (shown_input(p, ds, x, &len)) {
-        names = g_new0(char *, (size_t)(token_offset + len + 1));
+        last = MIN(last, len);
+        int tokens = MAX(0, last - first);
+        names = g_new0(char *, (size_t)(token_offset + tokens + 1));
         for (int i = 0; i < token_offset; i++)
             names[i] = g_strdup("CLS");
-        for (int i = 0; i < len; i++)
-            names[token_offset + i] = g_strdup(rf_listops_token_text((int)x[i]));
-        *n = token_offset + len;
+        for (int i = 0; i < tokens; i++)
+            names[token_offset + i] = g_strdup(rf_listops_token_text((int)x[first + i]));
+        *n = token_offset + tokens;
     }
     g_free(x);
     return names;
