@@ -594,17 +594,19 @@ static void refresh(gpointer data)
     int seg_tokens = m->kind >= MAP_BLRP_SELF ? segment_tokens(v, seg, t) : 0;
     if (m->kind >= MAP_BLRP_SELF && seg_tokens == 0) {
         char text[160];
+        int len = sample_length(v);
         g_snprintf(text, sizeof text, "Segment %d is padding for this sample: its %d tokens fill %d segment%s of %d",
-                   seg, sample_length(v), (sample_length(v) + t - 1) / t, sample_length(v) > t ? "s" : "", t);
+                   seg, len, (len + t - 1) / t, len > t ? "s" : "", t);
         show_message(v, text);
         return;
     }
-    /* a token map names its rows and columns once zoomed in to read them */
+    /* a token map names its rows and columns once zoomed in to read them
+     * (a pooled map's cells are not tokens) */
     int n_names = 0;
     char **names = NULL;
-    if (m->kind == MAP_PROBS)
+    if (m->kind == MAP_PROBS && !v->pooled)
         names = rf_probe_picker_token_names(&v->picker, token_offset(cfg, m), 0, rows, &n_names);
-    else if (m->kind == MAP_BLRP_SELF)
+    else if (m->kind == MAP_BLRP_SELF && !v->pooled)
         names = rf_probe_picker_token_names(&v->picker, 0, (seg - 1) * t, seg * t, &n_names);
     rf_attention_figure_take_names(&v->figure, n_names <= rows && rows == cols ? names : NULL, n_names);
     if (n_names > rows || rows != cols)
