@@ -327,7 +327,7 @@ static bool shown_input(const rf_probe_picker *p, const rf_dataset *ds, float *x
     if (shown_entry(p) == NULL) {
         const rf_inspected *in = rf_session_get_probe_inspected(p->session);
         if (in != NULL) {
-            if (in->seq_len != ds->seq_len || in->feat_dim != ds->feat_dim)
+            if (in->seq_len != ds->seq_len || in->feat_dim != ds->feat_dim || in->len > ds->seq_len)
                 return false;
             memcpy(x, in->x, (size_t)in->len * (size_t)MAX(1, ds->feat_dim) * sizeof *x);
             *len = in->len;
