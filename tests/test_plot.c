@@ -194,6 +194,15 @@ static void test_primitives(void)
         nice = nice && is_nice(t[i] - t[i - 1]) && fabs((t[i] - t[i - 1]) - (t[1] - t[0])) < 1e-9;
     tap_ok(inside && nice, "linear ticks over 0.13..9.7: %d inside the range, evenly spaced by 1-2-5 steps", n);
 
+    /* counts tick on whole numbers: a depth-3 tree's levels, two segments */
+    rf_axis level = {.min = 0, .max = 3.5, .whole = true}, segments = {.min = 0.5, .max = 2.5, .whole = true};
+    n = rf_axis_ticks(&level, t, 16);
+    int m = rf_axis_ticks(&segments, t + n, 16 - n);
+    g_autoptr(GString) whole = g_string_new(NULL);
+    for (int i = 0; i < n + m; i++)
+        g_string_append_printf(whole, "%s%g", i == 0 ? "" : i == n ? " | " : ", ", t[i]);
+    tap_ok(strcmp(whole->str, "0, 1, 2, 3 | 1, 2") == 0, "whole axes tick on whole numbers only (%s)", whole->str);
+
     rf_axis l = {.min = 3, .max = 2e6, .scale = RF_AXIS_LOG};
     n = rf_axis_ticks(&l, t, 16);
     bool decades = n >= 5;

@@ -280,7 +280,7 @@ static layout lay_out(const rf_latent_figure *f, double width, double height, co
     l.bar = (rf_rect){width - BAR_W + 4, l.heat.frame.y, 14, l.heat.frame.h};
     l.strip = (rf_rect){0, height - strip_h, fmax(1, width - LEGEND_W), strip_h};
     l.legend = (rf_rect){l.strip.w, l.strip.y, width - l.strip.w, strip_h};
-    l.x = (rf_axis){.min = 0.5, .max = f->segments + 0.5, .label = "segment"};
+    l.x = (rf_axis){.min = 0.5, .max = f->segments + 0.5, .label = "segment", .whole = true};
     l.y = (rf_axis){.min = NAN, .max = NAN, .scale = RF_AXIS_LOG, .label = "norm"};
     for (int p = 0; p < 2; p++)
         for (int s = 0; s < f->segments; s++) {

@@ -55,7 +55,7 @@ static sequence_layout sequence_begin(const rf_sample_figure *f, cairo_t *cr, rf
 {
     sequence_layout l;
     rf_rect outer = {body.x, body.y + 6, body.w, body.h - 6};
-    rf_axis x = {.min = z->x0 * f->len, .max = z->x1 * f->len, .label = "position"};
+    rf_axis x = {.min = z->x0 * f->len, .max = z->x1 * f->len, .label = "position", .whole = true};
     rf_axis y = {.min = NAN, .max = NAN, .label = f->feat_dim == 0 ? "token id" : "value"};
     const char *title = f->feat_dim == 0 ? "Token ids" : "Series";
     if (f->feat_dim > 1) {

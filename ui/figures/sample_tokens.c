@@ -128,8 +128,9 @@ static token_layout tokens_begin(const rf_sample_figure *f, cairo_t *cr, rf_rect
     l.first = (int)floor(z->x0 * f->n_tokens);
     l.first = l.first < 0 ? 0 : l.first >= f->n_tokens ? f->n_tokens - 1 : l.first;
 
-    rf_axis x = {.min = z->x0 * f->n_tokens, .max = z->x1 * f->n_tokens, .label = "token"};
-    rf_axis y = {.min = 0, .max = f->byte_text ? 257 : f->tree_depth + 0.5, .label = f->byte_text ? "id" : "level"};
+    rf_axis x = {.min = z->x0 * f->n_tokens, .max = z->x1 * f->n_tokens, .label = "token", .whole = true};
+    rf_axis y = {.min = 0, .max = f->byte_text ? 257 : f->tree_depth + 0.5, .label = f->byte_text ? "id" : "level",
+                 .whole = true};
     rf_axis_finish(&x, true);
     rf_axis_finish(&y, true);
     char title[96];

@@ -115,7 +115,7 @@ static layout lay_out(const rf_talk_figure *f, double width, double height, cons
         return l;
     }
     l.bands = (rf_rect){0, TITLE_H, width, fmax(1, height - TITLE_H)};
-    rf_axis x = {.min = -0.5, .max = f->tokens - 0.5, .label = "token i"};
+    rf_axis x = {.min = -0.5, .max = f->tokens - 0.5, .label = "token i", .whole = true};
     rf_axis y = {.min = -0.5, .max = 0.5, .label = "position relative to the token"};
     for (int t = 0; t < f->tokens; t++) {
         rf_axis_include(&y, f->left[t] - t - 0.5);

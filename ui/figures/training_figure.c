@@ -381,7 +381,8 @@ static rf_axis x_axis(rf_training_figure *f, const rf_zoom *zoom)
 {
     bool time = f->x == RF_TRAINING_X_TIME;
     rf_axis x = {.min = NAN, .max = NAN, .scale = RF_AXIS_LINEAR,
-                 .format = time ? RF_FORMAT_DURATION : RF_FORMAT_NUMBER, .label = time ? "wall time" : "step"};
+                 .format = time ? RF_FORMAT_DURATION : RF_FORMAT_NUMBER, .label = time ? "wall time" : "step",
+                 .whole = !time};
     for (guint i = 0; i < f->series->len; i++) {
         run_series *s = rf_training_series(f, i);
         if (s->hidden)

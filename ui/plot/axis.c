@@ -150,6 +150,8 @@ int rf_axis_ticks(const rf_axis *a, double *ticks, int max)
                                                   : nice_step(a->max - a->min, target > 1 ? target : 1);
     if (a->format == RF_FORMAT_BYTES && a->max - a->min >= 1024)
         step = byte_step(a, byte_unit(a));
+    if (a->whole && step < 1)
+        step = 1;   /* no "segment 1.5" */
     for (double v = ceil(a->min / step - 1e-9) * step; v <= a->max + step * 1e-9 && n < max; v += step)
         ticks[n++] = fabs(v) < step * 1e-9 ? 0 : v;
     return n;

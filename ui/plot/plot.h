@@ -54,6 +54,7 @@ typedef struct rf_axis {
     rf_axis_scale scale;
     rf_axis_format format;       /* tick labels: 1.5k / 3 GiB / 40 % / 5:00 */
     const char *label;           /* may be NULL */
+    bool whole;                  /* a count (steps, segments, tokens): linear ticks on whole numbers only */
 } rf_axis;
 
 /* Widen [min, max] to include v (finite values only; log axes skip v <= 0). */
@@ -65,8 +66,8 @@ void rf_axis_finish(rf_axis *a, bool tight);
  * for zooming. */
 rf_axis rf_axis_zoom(const rf_axis *a, double f0, double f1);
 
-/* Up to `max` "nice" tick values inside the range (1-2-5 steps; decades on
- * log axes). Returns the count. */
+/* Up to `max` "nice" tick values inside the range (1-2-5 steps, at least 1
+ * on a `whole` axis; decades on log axes). Returns the count. */
 int rf_axis_ticks(const rf_axis *a, double *ticks, int max);
 /* A tick label for v in the axis's format. */
 void rf_axis_format_value(const rf_axis *a, double v, char *buf, size_t size);
