@@ -39,7 +39,7 @@ double rf_matrix_panel_y(const rf_matrix_panel *p, double ry)
 /* Ticks at cell centres for indices in [lo, hi); `along_x` picks the edge. */
 static void draw_ticks(const rf_matrix_panel *p, cairo_t *cr, double lo, double hi, int origin, bool along_x)
 {
-    rf_axis a = {.min = lo + origin, .max = hi + origin, .scale = RF_AXIS_LINEAR};
+    rf_axis a = {.min = lo + origin, .max = hi + origin, .scale = RF_AXIS_LINEAR, .whole = true};
     double ticks[16];
     int n = rf_axis_ticks(&a, ticks, 16);
     char label[32];
@@ -47,8 +47,6 @@ static void draw_ticks(const rf_matrix_panel *p, cairo_t *cr, double lo, double 
     cairo_set_line_width(cr, 1);
     for (int i = 0; i < n; i++) {
         double index = ticks[i] - origin;
-        if (fabs(ticks[i] - round(ticks[i])) > 1e-9)
-            continue;              /* integer cells only */
         snprintf(label, sizeof label, "%.0f", ticks[i]);
         if (along_x) {
             double x = rf_matrix_panel_x(p, index + 0.5);
