@@ -260,10 +260,51 @@ static void test_latent_layers(void)
     rf_latent_figure_free(&f);
 }
 
+/* A sample shorter than the batch: its 13 tokens fill segments of 5 as
+ * 5, 5, 3, 0. The Θ_SELF block of segment 3 is its 3 tokens (title, rows,
+ * the row spread over them), the colour range ignores the padding rows
+ * (a 5 there), and segment 4 shows no block. */
+static void test_latent_padding(void)
+{
+    enum { SEGMENTS = 4, L = 2, D = 4, T = 5 };
+    rf_latent_figure f;
+    rf_latent_figure_init(&f);
+    rf_latent_figure_resize(&f, SEGMENTS, L, D);
+    float latent[L * D] = {0}, tokens[SEGMENTS][T * D];
+    for (int s = 0; s < SEGMENTS; s++)
+        for (int i = 0; i < T * D; i++)
+            tokens[s][i] = (i / D) % 2 ? 0.5f : -0.5f;   /* rows alternate */
+    tokens[2][3 * D] = 5;                                /* segment 3's first padding row */
+    tokens[3][0] = 5;                                    /* segment 4: all padding */
+    rf_latent_figure_set_state(&f, RF_LATENT_FORWARD, 1, latent);
+    rf_latent_figure_set_layer(&f, (rf_latent_layer){RF_LATENT_LAYER_SELF, 1}, T);
+    for (int s = 1; s <= SEGMENTS; s++)
+        rf_latent_figure_set_tokens(&f, RF_LATENT_FORWARD, s, tokens[s - 1]);
+    rf_latent_figure_set_sample_tokens(&f, 13);
+    rf_latent_figure_select(&f, 3, RF_LATENT_FORWARD);
+    char title[160];
+    rf_latent_figure_heat_title(&f, title, sizeof title);
+    tap_ok(strcmp(title, "segment 3 · forward · Θ_SELF 1: token states, 3 × 4 · rows differ: 89%") == 0 &&
+               f.heat.rows == 3 && f.heat.vmax == 0.5,
+           "segment 3 of a 13-token sample shows its 3 tokens, coloured to ±%g: '%s'", f.heat.vmax, title);
+    rf_latent_figure_select(&f, 4, RF_LATENT_FORWARD);
+    rf_figure fig = rf_latent_figure_get(&f);
+    char text[256];
+    double x, y;
+    bool hovered = find_hover(&fig, &RF_ZOOM_ALL, "segment 4 forward, Θ_SELF 1, token", &x, &y, text, sizeof text);
+    tap_ok(isnan(rf_latent_figure_row_spread(&f)) && !hovered, "segment 4, all padding, shows no block");
+    rf_latent_figure_set_sample_tokens(&f, 0);
+    rf_latent_figure_select(&f, 3, RF_LATENT_FORWARD);
+    tap_ok(f.heat.rows == T && f.heat.vmax == 5, "with the length unknown every row shows (%d, to ±%g)", f.heat.rows,
+           f.heat.vmax);
+    rf_latent_figure_free(&f);
+}
+
 int main(void)
 {
     test_latent();
     test_latent_geometry();
     test_latent_layers();
+    test_latent_padding();
     return tap_done();
 }

@@ -8,8 +8,9 @@
  *   - the figure shows segment 2's block of that layer: its title names
  *     the layer and its rows (8 tokens or 4 latent rows), and the block's
  *     values are the session's probe values of that layer and segment.
- * Then the Attention view's segment maps are cut to the tokens the chosen
- * segment holds of a sample shorter than the batch (check_segment_crop).
+ * Then the Attention view's segment maps and the Latent view's token
+ * states are cut to the tokens the chosen segment holds of a sample
+ * shorter than the batch (check_segment_crop).
  * RF_SCREENSHOT_DIR set: also writes screenshot-latent-self.png of the
  * window with Θ_SELF 2 chosen, and screenshot-attention-segment.png. */
 #include <string.h>
@@ -82,17 +83,29 @@ typedef struct layer_case {
     const char *title;       /* the block's title */
 } layer_case;
 
-/* The probes are of `sample` of the training split and hold the segment
- * self-attention map. */
+/* The probes are of training sample wanted_sample and hold wanted_probe. */
 static int64_t wanted_sample;
+static const char *wanted_probe;
 static gboolean probes_of_sample(gpointer data)
 {
     rf_split split;
     int64_t sample;
-    const rf_probe_value *p = rf_session_find_probe(data, "blrp.self.0.probs");
     rf_inspection info;
+    const rf_probe_value *p = rf_session_find_probe(data, wanted_probe);
     return rf_session_get_probe_sample(data, &split, &sample, &info) && split == RF_SPLIT_TRAIN &&
            sample == wanted_sample && p != NULL && p->filled;
+}
+
+/* Step until the probes are of wanted_sample and hold `probe`. */
+static gboolean step_until_sample_probe(RfSession *s, const char *probe)
+{
+    wanted_probe = probe;
+    for (int tries = 0; tries < 20; tries++) {
+        rf_session_step_once(s);
+        if (spin_until(probes_of_sample, s, 2.0))
+            return TRUE;
+    }
+    return FALSE;
 }
 
 /* The Attention view on a training sample of L tokens, 8 < L < 24 and L not
@@ -123,11 +136,7 @@ static void check_segment_crop(RfWindow *win, RfSession *s)
     gtk_drop_down_set_selected(map, 0);   /* Segment self-attention, layer 0 */
     gtk_spin_button_set_value(sample, (double)wanted_sample);
     spin_for(0.2);
-    gboolean probed = FALSE;
-    for (int tries = 0; tries < 20 && !probed; tries++) {
-        rf_session_step_once(s);
-        probed = spin_until(probes_of_sample, s, 2.0);
-    }
+    gboolean probed = step_until_sample_probe(s, "blrp.self.0.probs");
     int last = (len + SEGMENT - 1) / SEGMENT, held = len - (last - 1) * SEGMENT;
     gtk_spin_button_set_value(segment, last);
     spin_for(0.3);
@@ -145,6 +154,29 @@ static void check_segment_crop(RfWindow *win, RfSession *s)
     spin_for(0.3);
     tap_ok(strstr(fig->message, "Segment 4 is padding for this sample") != NULL,
            "its segment 4 is all padding, and the view says so (\"%s\")", fig->message);
+
+    /* the Latent view's token states of that sample: the same rows */
+    gtk_stack_set_visible_child_name(rf_window_get_stack(win), "latent");
+    page = gtk_stack_get_visible_child(rf_window_get_stack(win));
+    const rf_latent_figure *latent = rf_plot_view_get_figure(rf_view_get_plot(page))->data;
+    GtkDropDown *layer = GTK_DROP_DOWN(find_by_tooltip(page, "BLRP's depth"));
+    GtkRange *slider = GTK_RANGE(find_by_tooltip(page, "Which segment to show"));
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(find_by_tooltip(page, "Which sample")), (double)wanted_sample);
+    gtk_drop_down_set_selected(layer, 3);   /* Θ_SELF 1 */
+    gtk_range_set_value(slider, last);
+    gboolean filled = step_until_sample_probe(s, "blrp.self.0.out");
+    spin_for(0.3);
+    char title[160];
+    rf_latent_figure_block_title(latent, title, sizeof title);
+    const rf_probe_value *states = rf_session_find_probe(s, "blrp.self.0.out");   /* [T*t, d] of the sample */
+    gboolean same = filled && latent->heat.rows == held &&
+                    memcmp(latent->heat.data, states->data + (size_t)(last - 1) * SEGMENT * DIM,
+                           (size_t)held * DIM * sizeof(float)) == 0;
+    tap_ok(same, "the Latent view's Θ_SELF 1 block of segment %d is the sample's %d tokens ('%s')", last, held, title);
+    gtk_range_set_value(slider, SEGMENTS);
+    spin_for(0.3);
+    rf_latent_figure_block_title(latent, title, sizeof title);
+    tap_ok(title[0] == '\0' && latent->sample_tokens == len, "and segment 4 shows no block of padding");
 }
 
 int main(int argc, char **argv)

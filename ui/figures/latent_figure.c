@@ -107,6 +107,17 @@ static bool shown_filled(const rf_latent_figure *f)
     return b->filled[f->pass] != NULL && b->filled[f->pass][f->segment - 1];
 }
 
+/* The rows of segment s's block that hold the sample's tokens: all of a
+ * latent block, or when the sample's length is unknown. */
+static int rows_held(const rf_latent_figure *f, int s)
+{
+    const rf_latent_blocks *b = shown(f);
+    if (f->layer.kind == RF_LATENT_LAYER_LATENT || f->sample_tokens <= 0)
+        return b->rows;
+    int held = f->sample_tokens - (s - 1) * b->rows;
+    return held < 0 ? 0 : held > b->rows ? b->rows : held;
+}
+
 /* ---- the figure's data ---- */
 
 static void release(rf_latent_figure *f)
@@ -196,8 +207,16 @@ static void refresh_heat(rf_latent_figure *f)
     size_t block = (size_t)b->rows * f->d;
     double m = 1e-12;
     for (int s = 0; s < f->segments; s++)
-        m = fmax(m, b->absmax[f->pass][s]);
-    rf_heatmap_set(&f->heat, b->data[f->pass] + (size_t)(f->segment - 1) * block, b->rows, f->d, -m, m);
+        if (rows_held(f, s + 1) == b->rows)
+            m = fmax(m, b->absmax[f->pass][s]);
+        else if (b->filled[f->pass][s])
+            m = fmax(m, max_abs(b->data[f->pass] + (size_t)s * block, (size_t)rows_held(f, s + 1) * f->d));
+    int rows = rows_held(f, f->segment);
+    if (rows == 0) {
+        rf_heatmap_clear(&f->heat);
+        return;
+    }
+    rf_heatmap_set(&f->heat, b->data[f->pass] + (size_t)(f->segment - 1) * block, rows, f->d, -m, m);
     f->heat.colormap = RF_COLORMAP_DIVERGING;   /* signed states: white is 0 */
     rf_heatmap_changed(&f->heat);
 }
@@ -223,6 +242,12 @@ void rf_latent_figure_set_tokens(rf_latent_figure *f, rf_latent_pass pass, int s
     if (segment < 1 || segment > f->segments || block == NULL || f->tokens.data[pass] == NULL)
         return;
     blocks_set(&f->tokens, f->d, pass, segment, block);
+    refresh_heat(f);
+}
+
+void rf_latent_figure_set_sample_tokens(rf_latent_figure *f, int tokens)
+{
+    f->sample_tokens = tokens > 0 ? tokens : 0;
     refresh_heat(f);
 }
 
@@ -276,7 +301,8 @@ static layout lay_out(const rf_latent_figure *f, double width, double height, co
     layout l = {0};
     double strip_h = fmax(120, STRIP_SHARE * height);
     rf_rect top = {8, TITLE_H, fmax(1, width - BAR_W - 16), fmax(1, height - TITLE_H - strip_h - 8)};
-    rf_matrix_panel_layout(&l.heat, top, shown(f)->rows, f->d, zoom, false);
+    int rows = rows_held(f, f->segment);
+    rf_matrix_panel_layout(&l.heat, top, rows > 0 ? rows : 1, f->d, zoom, false);
     l.bar = (rf_rect){width - BAR_W + 4, l.heat.frame.y, 14, l.heat.frame.h};
     l.strip = (rf_rect){0, height - strip_h, fmax(1, width - LEGEND_W), strip_h};
     l.legend = (rf_rect){l.strip.w, l.strip.y, width - l.strip.w, strip_h};
@@ -336,26 +362,27 @@ void rf_latent_figure_block_title(const rf_latent_figure *f, char *buf, size_t s
 {
     char layer[32];
     rf_latent_layer_name(f->layer, layer, sizeof layer);
-    if (f->segments == 0 || !shown_filled(f))
+    if (f->segments == 0 || !shown_filled(f) || rows_held(f, f->segment) == 0)
         snprintf(buf, size, "%s", "");
     else
         snprintf(buf, size, "segment %d · %s · %s: %s, %d × %d", f->segment, pass_name[f->pass], layer,
-                 layer_content(f->layer), shown(f)->rows, f->d);
+                 layer_content(f->layer), rows_held(f, f->segment), f->d);
 }
 
 double rf_latent_figure_row_spread(const rf_latent_figure *f)
 {
-    if (f->segments == 0 || !shown_filled(f))
+    int rows = f->segments > 0 ? rows_held(f, f->segment) : 0;
+    if (rows == 0 || !shown_filled(f))
         return NAN;
     const rf_latent_blocks *b = shown(f);
     const float *v = b->data[f->pass] + (size_t)(f->segment - 1) * b->rows * f->d;
     double total = 0, apart = 0;
     for (int c = 0; c < f->d; c++) {
         double mean = 0;
-        for (int r = 0; r < b->rows; r++)
+        for (int r = 0; r < rows; r++)
             mean += v[(size_t)r * f->d + c];
-        mean /= b->rows;
-        for (int r = 0; r < b->rows; r++) {
+        mean /= rows;
+        for (int r = 0; r < rows; r++) {
             double x = v[(size_t)r * f->d + c];
             total += x * x;
             apart += (x - mean) * (x - mean);
@@ -389,10 +416,14 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     layout l = lay_out(f, width, height, zoom);
     char title[160], layer[32];
     rf_latent_layer_name(f->layer, layer, sizeof layer);
-    if (shown_filled(f)) {
+    if (shown_filled(f) && rows_held(f, f->segment) > 0) {
         rf_latent_figure_heat_title(f, title, sizeof title);
         rf_matrix_panel_draw(&l.heat, cr, &f->heat, title, row_name(f), "model dimension", 0, 0);
         rf_colorbar_of(cr, l.bar, f->heat.vmin, f->heat.vmax, "value", RF_COLORMAP_DIVERGING);
+    } else if (shown_filled(f)) {
+        snprintf(title, sizeof title, "Segment %d is padding for this sample: its %d tokens end in segment %d",
+                 f->segment, f->sample_tokens, (f->sample_tokens + shown(f)->rows - 1) / shown(f)->rows);
+        rf_draw_message(cr, l.heat.frame, title);
     } else {
         snprintf(title, sizeof title, "The %s pass has no %s (%s) for segment %d", pass_name[f->pass],
                  layer_content(f->layer), layer, f->segment);
@@ -410,7 +441,7 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
         return false;
     layout l = lay_out(f, width, height, zoom);
     int row, col;
-    if (shown_filled(f) && rf_matrix_panel_cell_at(&l.heat, &f->heat, x, y, &row, &col)) {
+    if (shown_filled(f) && rows_held(f, f->segment) > 0 && rf_matrix_panel_cell_at(&l.heat, &f->heat, x, y, &row, &col)) {
         float v = f->heat.data[(size_t)row * f->d + col];
         char layer[32] = "";
         if (f->layer.kind != RF_LATENT_LAYER_LATENT) {

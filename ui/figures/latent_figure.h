@@ -45,6 +45,7 @@ typedef struct rf_latent_figure {
     double *norms[2];            /* ||L_i|| per pass and segment, NaN when absent */
     double *grad_norms[2];       /* ||dLoss/dL_i||, NaN when absent */
     int segment;                 /* the chosen segment (1-based) */
+    int sample_tokens;           /* the sample's tokens (0: unknown): a token block shows only those it holds */
     rf_latent_pass pass;
     rf_latent_layer layer;       /* the layer the heatmap shows */
     rf_heatmap heat;
@@ -73,10 +74,15 @@ bool rf_latent_figure_set_layer(rf_latent_figure *f, rf_latent_layer layer, int 
 /* Copy the rows x d token block of `segment` (1-based) of a pass, for the
  * chosen Θ_SELF or Θ_X layer. */
 void rf_latent_figure_set_tokens(rf_latent_figure *f, rf_latent_pass pass, int segment, const float *block);
+/* The shown sample's length in tokens (0: unknown, every row shown). The
+ * batch pads at the end, so a token block shows the rows of the sample's
+ * tokens in its segment (fewer in the last, none past it: the figure says
+ * the segment is padding); the colour range spans those rows only. */
+void rf_latent_figure_set_sample_tokens(rf_latent_figure *f, int tokens);
 
 /* The heatmap's title, naming segment, pass and layer ("segment 3 ·
  * forward · Θ_SELF 2: token states, 100 × 64"); empty when the chosen block
- * has not arrived. */
+ * has not arrived or is all padding. */
 void rf_latent_figure_block_title(const rf_latent_figure *f, char *buf, size_t size);
 
 /* How far apart the shown block's rows are: Σ_r ‖row_r − mean row‖² over

@@ -206,6 +206,7 @@ static void refresh(gpointer data)
     }
     if (!sized)
         g_strlcpy(f->message, "Waiting for the next inspection pass of the running model", sizeof f->message);
+    rf_latent_figure_set_sample_tokens(f, rf_probe_picker_sample_length(&v->picker));
     show_layer(v);
     rf_latent_figure_select(f, (int)gtk_range_get_value(v->segment), chosen_pass(v));
     char map[96], layer[32];
