@@ -400,6 +400,34 @@ static int segment_tokens(attention_view *v, int seg, int t)
     return len > 0 ? CLAMP(len - (seg - 1) * t, 0, t) : t;
 }
 
+/* BLRP segment seg (of t tokens) holds none of the sample's tokens. */
+static void show_padding(attention_view *v, int seg, int t)
+{
+    char text[160];
+    int len = sample_length(v);
+    g_snprintf(text, sizeof text, "Segment %d is padding for this sample: its %d tokens fill %d segment%s of %d", seg,
+               len, (len + t - 1) / t, len > t ? "s" : "", t);
+    show_message(v, text);
+}
+
+/* Name a token map's rows and columns by the sample's tokens, read once
+ * zoomed in: full attention's (after the model's CLS) or BLRP segment
+ * seg's self-attention (t tokens a segment). A pooled map's cells are not
+ * tokens. */
+static void name_cells(attention_view *v, const rf_config *cfg, const map_entry *m, int rows, int cols, int seg,
+                       int t)
+{
+    int n = 0;
+    char **names = NULL;
+    if (m->kind == MAP_PROBS && !v->pooled)
+        names = rf_probe_picker_token_names(&v->picker, token_offset(cfg, m), 0, rows, &n);
+    else if (m->kind == MAP_BLRP_SELF && !v->pooled)
+        names = rf_probe_picker_token_names(&v->picker, 0, (seg - 1) * t, seg * t, &n);
+    if (n > rows || rows != cols)
+        g_clear_pointer(&names, g_strfreev);
+    rf_attention_figure_take_names(&v->figure, names, n);
+}
+
 /* The snapshot shown lacks the map. */
 static void show_missing(attention_view *v)
 {
@@ -593,24 +621,10 @@ static void refresh(gpointer data)
     int t = m->kind == MAP_BLRP_SELF || m->kind == MAP_BLRP_SEG_READS ? rows : cols;
     int seg_tokens = m->kind >= MAP_BLRP_SELF ? segment_tokens(v, seg, t) : 0;
     if (m->kind >= MAP_BLRP_SELF && seg_tokens == 0) {
-        char text[160];
-        int len = sample_length(v);
-        g_snprintf(text, sizeof text, "Segment %d is padding for this sample: its %d tokens fill %d segment%s of %d",
-                   seg, len, (len + t - 1) / t, len > t ? "s" : "", t);
-        show_message(v, text);
+        show_padding(v, seg, t);
         return;
     }
-    /* a token map names its rows and columns once zoomed in to read them
-     * (a pooled map's cells are not tokens) */
-    int n_names = 0;
-    char **names = NULL;
-    if (m->kind == MAP_PROBS && !v->pooled)
-        names = rf_probe_picker_token_names(&v->picker, token_offset(cfg, m), 0, rows, &n_names);
-    else if (m->kind == MAP_BLRP_SELF && !v->pooled)
-        names = rf_probe_picker_token_names(&v->picker, 0, (seg - 1) * t, seg * t, &n_names);
-    rf_attention_figure_take_names(&v->figure, n_names <= rows && rows == cols ? names : NULL, n_names);
-    if (n_names > rows || rows != cols)
-        g_strfreev(names);
+    name_cells(v, cfg, m, rows, cols, seg, t);
     switch (m->kind) {
     case MAP_PROBS:
         show_probs(v, cfg, m, a->data + head * plane, rows, cols);
