@@ -10,8 +10,12 @@
 # config listops-BASE.ini with those --set, in bench/runs/listops-NAME; the
 # key init=RUN starts it from bench/runs/listops-RUN's weights instead (the
 # last stage of a curriculum, docs/reproduction.md). PARTS
-# picks the rest (bench tests mpi memcheck racecheck; default all but
-# racecheck). Logs and run folders go to $OUT as four files.
+# picks the rest (bench tests mpi memcheck racecheck cpu; default all but
+# racecheck and cpu). The part cpu records issue 14 item 8's figures on this
+# machine's own CPU, 2 of its cores as on the build machines, with nothing
+# else running: bench/compare.sh against its PyTorch, after everything else
+# (run it alone: RUNS= PARTS=cpu). Logs and run folders go to $OUT as four
+# files.
 #   OUT=DIR [FINAL=420] [RUNS="full blrp ..."] [PARTS="tests memcheck"] bash bench/gpu/run.sh
 set -u
 T0=$(date +%s)
@@ -21,7 +25,7 @@ lim() { local l=$(( FINAL + 20 - $(el) )); [ $l -lt 1 ] && l=1; [ $l -lt $1 ] &&
 FINAL=${FINAL:-420}
 PARTS=" ${PARTS:-bench tests mpi memcheck} "
 part() { [[ "$PARTS" == *" $1 "* ]]; }
-RUNS=${RUNS:-blrp-curriculum-long full blrp-curriculum=blrp:init=blrp-len100-500-init \
+RUNS=${RUNS-blrp-curriculum-long full blrp-curriculum=blrp:init=blrp-len100-500-init \
 full-curriculum=full:init=full-len100-500-init blrp linear maelre blrp-phi-shared blrp-phi-siamese blrp-forward-phi-residual \
 blrp-backward-phi-residual blrp-forward-phi-init blrp-backward-phi-init blrp-forward-posemb blrp-backward-posemb}
 W=/tmp/rf
@@ -161,6 +165,13 @@ for tool in memcheck racecheck; do
 done
 
 wait $SCHED
+echo "== this machine's CPU on 2 cores (issue 14 item 8) t=$(el)"
+if part cpu; then
+    grep -m1 'model name' /proc/cpuinfo; grep -o -w -E 'avx512f|avx512_bf16|amx_bf16|amx_tile' /proc/cpuinfo | sort -u | xargs
+    XDG_CACHE_HOME=$W/cache-cpu timeout $(lim 400) taskset -c 0,1 env RF=$RF PY=python3 LONG=0 STEPS=2 \
+        LOGDIR=$W/out/compare bash bench/compare.sh > $W/out/compare.txt 2>&1
+    echo "compare rc=$?"; cat $W/out/compare.txt
+fi
 echo "== done t=$(el)"
 nvidia-smi --query-gpu=memory.used --format=csv
 tar -C $W -czf $OUT/out.tar.gz out
