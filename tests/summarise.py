@@ -7,7 +7,10 @@ TAP lines in the logged stdout ("ok", "not ok", a "# SKIP" directive, a
 "1..0 # SKIP" plan). A program whose result has no check of its kind (a crash
 after passing checks, a skip without a TAP line) counts as one check more of
 that kind, so the last line's failures are never fewer than the programs'.
-Every skip is listed with its reason. The output ends with the line
+Every skip is listed with its reason, and the five slowest test runs with
+their time limits (from meson's introspection beside each log), so the
+margin is visible; a run that took over half its limit is named as such. The
+output ends with the line
 "N passed, M failed, K skipped" (checks); the exit status is 1 when anything
 failed.
 
@@ -44,6 +47,50 @@ def checks_of(stdout):
 
 def must_run_in_ci(name):
     return name == "gui" or name.endswith("_torch")
+
+
+def limits_of(path):
+    """Each test's time limit in seconds, by name, from the build's
+    meson-info/intro-tests.json beside BUILD/meson-logs/LOG.json ({} when
+    that is missing or unreadable)."""
+    build = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    try:
+        with open(os.path.join(build, "meson-info", "intro-tests.json")) as f:
+            return {t["name"]: t.get("timeout") for t in json.load(f)}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def durations(paths):
+    """(seconds, test, build or run, limit or None) for every logged test run."""
+    runs = []
+    for path in paths:
+        build = os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(path))))
+        stem = os.path.basename(path).removesuffix(".json")
+        if stem != "testlog":
+            build += f" ({stem})"
+        limits = limits_of(path)
+        for line in open(path):
+            r = json.loads(line)
+            name = r["name"].split(" / ")[-1]
+            if "duration" in r:
+                runs.append((float(r["duration"]), name, build, limits.get(name) or None))
+    return runs
+
+
+def print_slowest(runs, n=5):
+    """The n slowest runs with their limits, then every run past half its limit."""
+    def text(seconds, name, build, limit):
+        share = f" of its {limit:g} s limit ({100 * seconds / limit:.0f}%)" if limit else ""
+        return f"{seconds:8.1f} s{share}: {name} in {build}"
+    if not runs:
+        return
+    print(f"the {min(n, len(runs))} slowest test runs:")
+    for run in sorted(runs, reverse=True)[:n]:
+        print(text(*run))
+    for run in sorted(runs, reverse=True):
+        if run[3] and run[0] > run[3] / 2:
+            print(f"over half its time limit: {text(*run).strip()}")
 
 
 def count(paths, ci):
@@ -91,6 +138,7 @@ def main():
     for (name, reason), (builds, n) in ci_failures.items():
         print(f"CI: {name} skipped in {', '.join(builds)} ({n} check{'s' * (n != 1)}): {reason}; "
               "CI installs everything it needs, so this fails")
+    print_slowest(durations(sys.argv[1:]))
     print(f"test programs: {line(programs)}")
     print("checks (TAP lines; a program failed or skipped without one counts as one):")
     print(line(checks))

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 /* shared by every object of a test binary (the harness and the test file) */
 __attribute__((weak)) int tap_count, tap_failed;
@@ -48,6 +49,19 @@ static inline __attribute__((format(printf, 1, 2))) void tap_diag(const char *fm
     vprintf(fmt, ap);
     printf("\n");
     va_end(ap);
+}
+
+/* Whether the program was started with --portable: suite `portable` runs
+ * the kernel tests on emulated CPUs that way, and they then make only the
+ * checks that reach the ISA-dependent code (the RF_VEC_CLONES functions and
+ * the kernels that decline without AVX-512), on small shapes: emulation is
+ * 10-170x slower than native (docs/testing.md, "Emulated CPUs"). */
+static inline bool tap_portable(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--portable") == 0)
+            return true;
+    return false;
 }
 
 static inline int tap_done(void)

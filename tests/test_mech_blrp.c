@@ -754,11 +754,15 @@ static void check_memory_linear(void)
     modelcheck_memory_growth("blrp", &cfg, 2, 1024, 16384, 20);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     /* the reference, each latent_init bidirectional with gradients; the other
      * directions and options forward only */
     check_encoder("bidirectional", "phi_residual", "separate", "on", "head", "off", "off", true);
+    /* --portable (suite `portable`): that one encoder reaches the attention
+     * kernels at BLRP's shapes; the rest is the same code on every CPU */
+    if (tap_portable(argc, argv))
+        return tap_done();
     check_encoder("bidirectional", "phi_init", "separate", "off", "head", "off", "off", true);
     check_encoder("bidirectional", "posemb", "separate", "on", "head", "off", "off", true);
     check_encoder("bidirectional", "phi_residual", "siamese", "off", "head", "off", "off", false);

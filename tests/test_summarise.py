@@ -24,13 +24,21 @@ def ok(cond, what, output=""):
             print(f"# {text}")
 
 
-def testlog(root, build, tests, logbase="testlog"):
-    """BUILD/meson-logs/LOGBASE.json holding (name, result, stdout) rows."""
+def testlog(root, build, tests, logbase="testlog", limits=None):
+    """BUILD/meson-logs/LOGBASE.json holding (name, result, stdout[, duration])
+    rows, and with limits ({name: seconds}) BUILD/meson-info/intro-tests.json."""
     logs = Path(root) / build / "meson-logs"
     logs.mkdir(parents=True, exist_ok=True)
     with open(logs / f"{logbase}.json", "w") as f:
-        for name, result, stdout in tests:
-            f.write(json.dumps({"name": f"rangefinder:suite / {name}", "result": result, "stdout": stdout}) + "\n")
+        for name, result, stdout, *duration in tests:
+            row = {"name": f"rangefinder:suite / {name}", "result": result, "stdout": stdout}
+            if duration:
+                row["duration"] = duration[0]
+            f.write(json.dumps(row) + "\n")
+    if limits is not None:
+        info = Path(root) / build / "meson-info"
+        info.mkdir(parents=True, exist_ok=True)
+        (info / "intro-tests.json").write_text(json.dumps([{"name": n, "timeout": t} for n, t in limits.items()]))
     return str(logs / f"{logbase}.json")
 
 
@@ -88,6 +96,19 @@ def main():
         rc, out = summarise(script, [runs[0], rerun])
         ok(rc == 0 and "skipped: cli in build, build (coretype-Haswell) (2 checks): no espeak-ng" in out,
            "a second run of a build (meson test --logbase) is named by its log", out)
+
+        timed = [(f"t{i}", "OK", "ok 1 - a\n1..1\n", float(i)) for i in range(1, 8)]
+        rc, out = summarise(script, [testlog(tmp, "timed", timed, limits={f"t{i}": 10 for i in range(1, 8)})])
+        lines = out.splitlines()
+        at = lines.index("the 5 slowest test runs:") if "the 5 slowest test runs:" in lines else -1
+        ok(at >= 0 and [l.split(": ")[-1] for l in lines[at + 1:at + 6]] == [f"t{i} in timed" for i in range(7, 2, -1)]
+           and "7.0 s of its 10 s limit (70%): t7 in timed" in lines[at + 1],
+           "the five slowest runs are listed, slowest first, with their limits", out)
+        ok(sum("over half its time limit" in l for l in lines) == 2 and "over half its time limit: 6.0 s" in out,
+           "the runs over half their limit (6 and 7 s of 10) are named, no other", out)
+        rc, out = summarise(script, [testlog(tmp, "untimed", timed[:2])])
+        ok(rc == 0 and "2.0 s: t2 in untimed" in out and "over half" not in out,
+           "without meson's introspection the times are listed without limits", out)
     print(f"1..{count}")
     return 1 if failed else 0
 
