@@ -148,10 +148,12 @@ void rf_run_lock_release(rf_run_lock *lock)
 {
     if (lock == NULL)
         return;
-    /* emptied before the lock goes, so the file never names a past holder
-     * while nobody holds it (a killed holder's pid is left: see nameable) */
+    /* emptied before the lock goes, so the file does not name a holder
+     * that let go (a killed holder's pid stays: see nameable); if it
+     * cannot be, a refusal while a check holds the lock for an instant may
+     * name this process, nothing worse */
     int emptied = ftruncate(lock->fd, 0);
-    (void)emptied;   /* one that cannot be emptied names a holder that is gone, which nameable() sees */
+    (void)emptied;
     close(lock->fd);
     g_free(lock);
 }
