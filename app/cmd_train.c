@@ -12,7 +12,11 @@
  * Crash consistency: the metrics rows a checkpoint covers are fsync'd
  * before it is renamed into place, and --resume cuts the rows logged after
  * it, so a run killed at any moment and resumed has every step's rows
- * exactly once. */
+ * exactly once.
+ *
+ * One trainer per folder: the writer locks the run folder
+ * (config/run_lock.h) before it writes anything there and keeps the lock
+ * to the end, so a second `train` on it is refused. */
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -40,6 +44,7 @@
 #include "rank_watch.h"
 #include "ranks.h"
 #include "run_folder.h"
+#include "run_lock.h"
 #include "../parallel/launch.h"
 
 #define CONFIG_COMMENT " The full effective configuration of this run, written by `rangefinder train`."
@@ -78,6 +83,7 @@ typedef struct train_job {
     rf_dataset *ds;
     rf_trainer *trainer;
     rf_metrics_csv *csv;
+    rf_run_lock *lock;        /* the writer's hold on dir */
 } train_job;
 
 static void train_job_clear(train_job *job)
@@ -87,6 +93,7 @@ static void train_job_clear(train_job *job)
     rf_dataset_free(job->ds);
     g_free(job->checkpoint);
     g_free(job->dir);
+    rf_run_lock_release(job->lock);
 }
 
 /* What the trainer's callbacks collect while the run goes. */
@@ -244,6 +251,25 @@ static gboolean write_init_record(const char *dir, const char *init, GError **er
     return TRUE;
 }
 
+/* The writer's lock on the run folder, taken before anything is written
+ * there (a refusal names the process training it). */
+static gboolean lock_run_folder(train_job *job, GError **error)
+{
+    g_autofree char *holder = rf_ranks_count() > 1
+                                  ? g_strdup_printf("rangefinder train, rank 0 of %d under MPI", rf_ranks_count())
+                                  : g_strdup("rangefinder train");
+    job->lock = rf_run_lock_take(job->dir, holder, error);
+    return job->lock != NULL;
+}
+
+static gboolean refuse_finished_run(const train_job *job, GError **error)
+{
+    g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
+                "%s exists: continue that run with `rangefinder train --resume %s`, or choose another --out",
+                job->checkpoint, job->dir);
+    return FALSE;
+}
+
 /* The run goes into `out`, or a new folder in `runs`, or runs/<config name>. */
 static gboolean prepare_new(train_job *job, const char *config_path, const char *const *sets, const char *out,
                             const char *runs, const char *init, GError **error)
@@ -255,12 +281,8 @@ static gboolean prepare_new(train_job *job, const char *config_path, const char 
     if (runs == NULL) {
         job->dir = out != NULL ? g_strdup(out) : default_out_dir(config_path);
         job->checkpoint = g_build_filename(job->dir, "checkpoint.safetensors", NULL);
-        if (g_file_test(job->checkpoint, G_FILE_TEST_EXISTS)) {
-            g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
-                        "%s exists: continue that run with `rangefinder train --resume %s`, or choose another --out",
-                        job->checkpoint, job->dir);
-            return FALSE;
-        }
+        if (g_file_test(job->checkpoint, G_FILE_TEST_EXISTS))
+            return refuse_finished_run(job, error);
     }
     /* Build everything that can fail on the config before touching the disk. */
     if (!open_data_and_trainer(job, error))
@@ -280,6 +302,11 @@ static gboolean prepare_new(train_job *job, const char *config_path, const char 
         g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "cannot create %s: %s", job->dir, g_strerror(errno));
         return FALSE;
     }
+    if (!lock_run_folder(job, error))
+        return FALSE;
+    /* again under the lock: a trainer that held it may have saved a run there since */
+    if (runs == NULL && g_file_test(job->checkpoint, G_FILE_TEST_EXISTS))
+        return refuse_finished_run(job, error);
     remove_stale_temps(job->dir);
     g_autofree char *csv = g_build_filename(job->dir, "metrics.csv", NULL);
     if (!write_config_ini(job, error) || !write_baselines(job, error))
@@ -300,8 +327,11 @@ static gboolean prepare_resume(train_job *job, const char *dir, const char *cons
         g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "%s: no checkpoint to resume from", job->checkpoint);
         return FALSE;
     }
-    if (rf_ranks_writer())
+    if (rf_ranks_writer()) {
+        if (!lock_run_folder(job, error))
+            return FALSE;
         remove_stale_temps(dir);
+    }
     rf_config saved;
     rf_config_defaults(&saved);
     rf_status st = {0};

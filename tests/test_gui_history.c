@@ -56,7 +56,7 @@ static gboolean step_and_keep(RfSession *s, int64_t step)
     while (rf_session_get_step(s) < step) {
         int64_t next = rf_session_get_step(s) + 1;
         gpointer args[2] = {s, &next};
-        rf_session_step_once(s);
+        rf_session_step_once(s, NULL);
         if (!spin_until(step_at_least, args, 30.0))
             return FALSE;
     }

@@ -56,7 +56,7 @@ static gboolean step_until_probe(RfSession *s, const char *name)
     for (int tries = 0; tries < 20; tries++) {
         if (probe_filled(args))
             return TRUE;
-        rf_session_step_once(s);
+        rf_session_step_once(s, NULL);
         if (spin_until(probe_filled, args, 2.0))
             return TRUE;
     }
@@ -101,7 +101,7 @@ static gboolean step_until_sample_probe(RfSession *s, const char *probe)
 {
     wanted_probe = probe;
     for (int tries = 0; tries < 20; tries++) {
-        rf_session_step_once(s);
+        rf_session_step_once(s, NULL);
         if (spin_until(probes_of_sample, s, 2.0))
             return TRUE;
     }

@@ -22,6 +22,9 @@ CI has two cores):
   7. --print-launch: the mpirun line runs as printed; the sbatch script is
      valid shell with the job's sizes; verbs other than train and bench
      refuse to run on several ranks.
+  8. One trainer per run folder: rank 0 holds the folder's lock, so a
+     train --resume beside a job is refused naming rank 0's process, and
+     a job beside a trainer is refused in one line (section 5c).
 
 Losses are compared with a relative tolerance of 1e-4: one process and K
 ranks sum the same per-sample gradients in another order (a float
@@ -220,6 +223,55 @@ try:
        ev.returncode == 0 and f'"step":{step}' in ev.stdout.replace(" ", ""),
        f"SIGUSR1 to mpirun stops every rank and saves the checkpoint of the last step ({step})",
        out[-400:] + err + ev.stdout + ev.stderr)
+
+    # 5c. one trainer per run folder (config/run_lock.h): rank 0 holds the lock
+    def refused(out, steps, ranks=0):
+        """(exit, stderr) of a --resume expected to be refused at once; a
+        trainer that was not refused is killed after 30 s."""
+        try:
+            r = train(out, [f"train.steps={steps}"], ranks=ranks, resume=True, timeout=30)
+            return r.returncode, r.stderr
+        except subprocess.TimeoutExpired:
+            return None, "still training after 30 s"
+
+    name = "locked"
+    job = subprocess.Popen(["mpirun", "-np", "2", RF, "train", "--config", CONFIG, "--out", name] +
+                           sets(["data.batch=8", "train.steps=100000", "train.warmup=0", "train.eval_every=0"]),
+                           env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not (os.path.exists(os.path.join(name, "checkpoint.safetensors"))
+                                          and len(metrics(name)) >= 8):
+        time.sleep(0.2)
+    rank0 = None
+    for watcher in children(job.pid):
+        env = open(f"/proc/{watcher}/environ", "rb").read().split(b"\0")
+        kids = children(watcher)
+        if b"OMPI_COMM_WORLD_RANK=0" in env and len(kids) == 1:
+            rank0 = kids[0]
+    code, err = refused(name, 200000)
+    want = (f"rangefinder: {name} is being trained by process {rank0} (rangefinder train, rank 0 of 2 under MPI); "
+            "wait for it to finish or stop it")
+    ok(code == 1 and rf_lines(err) == [want], "train --resume on a folder a job trains is refused, naming rank 0's "
+       "process", err)
+    job.send_signal(signal.SIGUSR1)
+    job.communicate(timeout=120)
+    log = open("locked-alone.out", "w")
+    single = subprocess.Popen([RF, "train", "--resume", name, "--set", "train.steps=200000"], env=ENV, stdout=log,
+                              stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and single.poll() is None and "resuming" not in open("locked-alone.out").read():
+        time.sleep(0.1)
+    rows = len(metrics(name))
+    code, err = refused(name, 300000, ranks=2)
+    want = (f"rangefinder: rank 0: {name} is being trained by process {single.pid} (rangefinder train); "
+            "wait for it to finish or stop it")
+    ok(code == 1 and rf_lines(err) == [want], "a job's --resume on a folder being trained is refused in one line, "
+       "by rank 0", err)
+    single.send_signal(signal.SIGUSR1)
+    single.wait(timeout=120)
+    log.close()
+    ok(single.returncode == 130 and len(metrics(name)) > rows, "and the trainer goes on, then stops cleanly",
+       f"exit {single.returncode}")
 
     # 6. one rank's loss not finite: poison one sample at a time
     rng = np.random.default_rng(0)

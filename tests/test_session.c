@@ -205,7 +205,7 @@ static void test_full_run(RfSession *s, watcher *w)
     /* more steps for a finished run: resume trains on to the new end */
     g_autoptr(GError) error2 = NULL;
     rf_session_set_key(s, "train.steps", "35", NULL, &error2);
-    rf_session_resume(s);
+    rf_session_resume(s, NULL);
     int64_t more = 35;
     gboolean resumed = wait_for(s, step_reached, &more, 60) &&
                        wait_for(s, in_state, GINT_TO_POINTER(RF_RUN_FINISHED), 60);
@@ -262,7 +262,7 @@ static void test_pause_step_and_edits(RfSession *s, watcher *w)
     int64_t step = rf_session_get_step(s);
     guint rows = train_rows(s);
     tap_ok(train_rows(s) == (guint)step, "no step after the pause (%" G_GINT64_FORMAT ")", step);
-    rf_session_step_once(s);
+    rf_session_step_once(s, NULL);
     int64_t next = step + 1;
     tap_ok(wait_for(s, step_reached, &next, 30), "step_once makes a step");
     run_loop_for(0.3);
@@ -312,7 +312,7 @@ static void test_probes(RfSession *s, watcher *w)
     /* while running, probes keep coming at most 10 times a second */
     w->probes_changed = 0;
     gint64 t0 = g_get_monotonic_time();
-    rf_session_resume(s);
+    rf_session_resume(s, NULL);
     run_loop_for(1.0);
     rf_session_pause(s);
     double wall = (double)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC;
@@ -446,7 +446,7 @@ static void test_checkpoints(RfSession *s, const char *dir)
            moments, problem[0] ? ": " : "", problem);
     g_clear_error(&error);
     g_remove(again);
-    rf_session_step_once(s);
+    rf_session_step_once(s, NULL);
     int64_t next = step + 1;
     tap_ok(wait_for(s, step_reached, &next, 30) && rf_session_get_state(s) == RF_RUN_PAUSED,
            "it trains on from there");
@@ -821,7 +821,7 @@ static void step_to(RfSession *s, int64_t target)
 {
     while (rf_session_get_step(s) < target) {
         int64_t next = rf_session_get_step(s) + 1;
-        rf_session_step_once(s);
+        rf_session_step_once(s, NULL);
         wait_for(s, step_reached, &next, 30);
     }
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "session_private.h"
+#include "../config/run_lock.h"
 #include "../core/curriculum.h"
 #include "../datasets/tsan_sync.h"
 
@@ -44,6 +45,7 @@ static void rf_session_finalize(GObject *object)
     RfSession *s = RF_SESSION(object);
     g_free(s->error);
     g_free(s->load_note);
+    g_free(s->opened_from);
     g_strfreev(s->taps);
     rf_probe_request_clear(&s->wanted);
     G_OBJECT_CLASS(rf_session_parent_class)->finalize(object);
@@ -285,6 +287,7 @@ void rf_session_adopt_worker(RfSession *s, rf_worker *w, const rf_config *cfg, c
     g_autofree char *default_name = name == NULL ? run_name(s, cfg) : NULL;
     s->current = rf_run_data_new(name != NULL ? name : default_name, cfg);
     s->current->dir = g_strdup(dir);
+    g_clear_pointer(&s->opened_from, g_free);
     g_ptr_array_add(s->runs, s->current);
     /* The last snapshot is of the replaced run's model. */
     g_clear_pointer(&s->probe_data, rf_data_ref_release);
@@ -345,16 +348,32 @@ void rf_session_pause(RfSession *s)
         rf_worker_set_paused(s->worker, TRUE);
 }
 
-void rf_session_resume(RfSession *s)
+/* A run opened from a run folder's checkpoint trains here, unrecorded;
+ * still, while another process trains that folder, training a copy of its
+ * past is refused with that process named, as `train --resume` is. */
+static gboolean may_train(RfSession *s, GError **error)
 {
-    if (s->worker != NULL)
-        rf_worker_set_paused(s->worker, FALSE);
+    return s->opened_from == NULL || rf_run_lock_check(s->opened_from, error);
 }
 
-void rf_session_step_once(RfSession *s)
+gboolean rf_session_resume(RfSession *s, GError **error)
 {
-    if (s->worker != NULL)
-        rf_worker_step_once(s->worker);
+    if (s->worker == NULL)
+        return TRUE;
+    if (!may_train(s, error))
+        return FALSE;
+    rf_worker_set_paused(s->worker, FALSE);
+    return TRUE;
+}
+
+gboolean rf_session_step_once(RfSession *s, GError **error)
+{
+    if (s->worker == NULL)
+        return TRUE;
+    if (!may_train(s, error))
+        return FALSE;
+    rf_worker_step_once(s->worker);
+    return TRUE;
 }
 
 void rf_session_stop(RfSession *s)

@@ -93,8 +93,11 @@ void rf_data_progress(int64_t *done, int64_t *total, const char **what);
 RfRunState rf_session_get_state(RfSession *s);
 gboolean rf_session_start(RfSession *s, GError **error);   /* a new run with the current config */
 void rf_session_pause(RfSession *s);
-void rf_session_resume(RfSession *s);
-void rf_session_step_once(RfSession *s);   /* paused: one step, then paused again */
+/* Resume, or (paused) take one step and pause again. A run opened from a
+ * checkpoint in a run folder that another process is training
+ * (config/run_lock.h) does neither: FALSE with the sentence naming it. */
+gboolean rf_session_resume(RfSession *s, GError **error);
+gboolean rf_session_step_once(RfSession *s, GError **error);
 void rf_session_stop(RfSession *s);        /* returns once the worker has stopped */
 /* The run being trained or last trained (NULL before the first), and every
  * run of this session, oldest first (for overlays). */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../config/run_lock.h"
 #include "../core/checkpoint.h"
 #include "../core/curriculum.h"
 #include "../core/device.h"
@@ -27,6 +28,10 @@ gboolean rf_session_save_checkpoint(RfSession *s, const char *path, GError **err
                     "%s: there is no model to save yet: start a run or load a checkpoint first", path);
         return FALSE;
     }
+    /* not into a run folder another process is training (its own run's folder is fine) */
+    g_autofree char *folder = g_path_get_dirname(path);
+    if (!rf_run_lock_check(folder, error))
+        return FALSE;
     return rf_worker_save(s->worker, path, error);
 }
 
@@ -130,6 +135,7 @@ static gboolean load_checkpoint(RfSession *s, const char *path, const rf_config 
     g_autofree char *name = g_strdup_printf("%s · %s · %s", cfg.data.task, cfg.model.encoder, base);
     rf_worker *w = rf_worker_new(&cfg, data, t, TRUE, &s->wanted, NULL);
     rf_session_adopt_worker(s, w, &cfg, name, RF_RUN_PAUSED, step, NULL);
+    s->opened_from = g_path_get_dirname(path);
     return TRUE;
 }
 

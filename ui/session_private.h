@@ -5,6 +5,7 @@
 #define RF_SESSION_PRIVATE_H
 
 #include "../config/metrics_csv.h"
+#include "../config/run_lock.h"
 #include "session.h"
 
 /* --- a data set shared by the session and the worker training on it
@@ -80,16 +81,20 @@ void rf_msg_free(rf_msg *m);
 /* --- where a run is recorded in the runs folder (session_runs.c makes
  * it, the worker writes it as `rangefinder train` does: each metrics row
  * as it is made, and when the run ends or stops, the rows synced and then
- * the checkpoint; not for a failed run) --- */
+ * the checkpoint; not for a failed run). The folder stays locked
+ * (config/run_lock.h) while the record lives, so `rangefinder train
+ * --resume` keeps out of it even while the run is paused or finished and
+ * may still be resumed here. --- */
 typedef struct rf_run_record {
     rf_metrics_csv *csv;
     char *checkpoint;
     int64_t saved_step;   /* the step of the last checkpoint written; -1: none */
+    rf_run_lock *lock;
 } rf_run_record;
 
 void rf_run_record_free(rf_run_record *r);
-/* A new folder of the runs folder for a run of cfg, with its config.ini
- * and an empty metrics.csv; *dir is the folder. NULL without a runs folder,
+/* A new folder of the runs folder for a run of cfg, locked, with its
+ * config.ini and an empty metrics.csv; *dir is the folder. NULL without a runs folder,
  * or (with the failure reported) when it cannot be written. */
 rf_run_record *rf_session_new_record(RfSession *s, const rf_config *cfg, char **dir);
 
@@ -142,6 +147,7 @@ struct _RfSession {
     int64_t step;
     char *error;
     char *load_note;               /* what the last checkpoint load changed to run here, or NULL */
+    char *opened_from;             /* the folder of the checkpoint the current run was opened from, or NULL */
     GPtrArray *runs;               /* of rf_run_data *, oldest first */
     rf_run_data *current;          /* in runs, or NULL */
     gboolean current_follows_cfg;  /* optimiser edits reach the current run (not a queued one) */

@@ -8,6 +8,7 @@
 #include "../config/config_file.h"
 #include "../config/metrics_csv.h"
 #include "../config/run_folder.h"
+#include "../config/run_lock.h"
 #include "runs_table.h"
 #include "session_private.h"
 
@@ -19,6 +20,7 @@ void rf_run_record_free(rf_run_record *r)
         return;
     rf_metrics_csv_close(r->csv);
     g_free(r->checkpoint);
+    rf_run_lock_release(r->lock);
     g_free(r);
 }
 
@@ -43,8 +45,10 @@ rf_run_record *rf_session_new_record(RfSession *s, const rf_config *cfg, char **
     g_autofree char *made = rf_run_folder_create(s->runs_dir, label, &error);
     g_autofree char *ini = made != NULL ? g_build_filename(made, "config.ini", NULL) : NULL;
     g_autofree char *csv_path = made != NULL ? g_build_filename(made, "metrics.csv", NULL) : NULL;
+    g_autoptr(rf_run_lock) lock = NULL;
     rf_metrics_csv *csv = NULL;
-    if (made == NULL || !rf_config_write_ini(cfg, ini, CONFIG_COMMENT, &error) ||
+    if (made == NULL || (lock = rf_run_lock_take(made, "the workbench", &error)) == NULL ||
+        !rf_config_write_ini(cfg, ini, CONFIG_COMMENT, &error) ||
         (csv = rf_metrics_csv_create(csv_path, &error)) == NULL) {
         g_autofree char *message = g_strdup_printf("%s; the run goes on but is not recorded in the runs folder",
                                                    error->message);
@@ -55,6 +59,7 @@ rf_run_record *rf_session_new_record(RfSession *s, const rf_config *cfg, char **
     r->csv = csv;
     r->checkpoint = g_build_filename(made, "checkpoint.safetensors", NULL);
     r->saved_step = -1;
+    r->lock = g_steal_pointer(&lock);
     *dir = g_steal_pointer(&made);
     return r;
 }

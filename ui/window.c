@@ -308,13 +308,21 @@ static void start_run(RfWindow *win)
     rf_window_refresh(win);
 }
 
+/* Resume, or say why not (another process trains the run's folder). */
+static void resume_run(RfWindow *win)
+{
+    g_autoptr(GError) error = NULL;
+    if (!rf_session_resume(win->session, &error))
+        rf_dialog_error(GTK_WINDOW(win), "Could not resume training", error->message);
+}
+
 static void action_train(GSimpleAction *a, GVariant *p, gpointer user_data)
 {
     (void)a;
     (void)p;
     RfWindow *win = user_data;
     if (can_continue(win))
-        rf_session_resume(win->session);
+        resume_run(win);
     else
         start_run(win);
 }
@@ -330,7 +338,10 @@ static void action_step(GSimpleAction *a, GVariant *p, gpointer user_data)
 {
     (void)a;
     (void)p;
-    rf_session_step_once(RF_WINDOW(user_data)->session);
+    RfWindow *win = user_data;
+    g_autoptr(GError) error = NULL;
+    if (!rf_session_step_once(win->session, &error))
+        rf_dialog_error(GTK_WINDOW(win), "Could not take a step", error->message);
 }
 
 static void action_stop(GSimpleAction *a, GVariant *p, gpointer user_data)
@@ -364,7 +375,7 @@ static gboolean toggle_pause(GtkWidget *widget, GVariant *args, gpointer user_da
     if (state == RF_RUN_RUNNING)
         rf_session_pause(win->session);
     else if (state == RF_RUN_PAUSED)
-        rf_session_resume(win->session);
+        resume_run(win);
     else
         return FALSE;
     return TRUE;
@@ -433,7 +444,7 @@ static void close_answered(RfCloseAnswer answer, gpointer user_data)
         break;
     case RF_CLOSE_CANCEL:
         if (win->resume_on_cancel)
-            rf_session_resume(win->session);
+            resume_run(win);
         break;
     }
     g_object_unref(win);
