@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "figure.h"
+#include "plot.h"
 
 typedef enum { FORMAT_UNKNOWN, FORMAT_PNG, FORMAT_SVG, FORMAT_PDF } format;
 
@@ -38,6 +39,7 @@ static void draw(const rf_figure *f, const rf_zoom *zoom, cairo_surface_t *s, in
     cairo_t *cr = cairo_create(s);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
+    rf_plot_set_figure_only(cr);
     f->draw(f->data, cr, width, height, zoom);
     cairo_destroy(cr);
 }
@@ -76,6 +78,11 @@ bool rf_figure_export(const rf_figure *f, const rf_zoom *zoom, const char *path,
     }
     if (width < 16 || height < 16 || width > 16384 || height > 16384) {
         snprintf(err, err_size, "%s: size %dx%d is outside 16..16384", path, width, height);
+        return false;
+    }
+    char why[256];
+    if (f->empty != NULL && f->empty(f->data, why, sizeof why)) {
+        snprintf(err, err_size, "%s: nothing to export: %s", path, why);
         return false;
     }
     rf_zoom all = RF_ZOOM_ALL;

@@ -78,7 +78,7 @@ static void set_font(cairo_t *cr, double size, bool bold)
     cairo_set_font_size(cr, size);
 }
 
-static double text_width(cairo_t *cr, double size, bool bold, const char *text)
+double rf_text_width(cairo_t *cr, double size, bool bold, const char *text)
 {
     cairo_text_extents_t e;
     set_font(cr, size, bold);
@@ -146,7 +146,7 @@ void rf_plot_begin(rf_plot *p, cairo_t *cr, rf_rect outer, const rf_axis *x, con
     double label_w = 0;
     for (int i = 0; i < ny; i++) {
         rf_axis_format_value(y, yt[i], buf, sizeof buf);
-        label_w = fmax(label_w, text_width(cr, RF_PLOT_TEXT, false, buf));
+        label_w = fmax(label_w, rf_text_width(cr, RF_PLOT_TEXT, false, buf));
     }
     double left = label_w + 10 + (y->label != NULL ? RF_PLOT_TEXT + 8 : 0);
     double bottom = RF_PLOT_TEXT + 10 + (x->label != NULL ? RF_PLOT_TEXT + 8 : 0);
@@ -159,7 +159,7 @@ void rf_plot_begin(rf_plot *p, cairo_t *cr, rf_rect outer, const rf_axis *x, con
     double tick_w = 0;
     for (int i = 0; i < nx; i++) {
         rf_axis_format_value(x, xt[i], buf, sizeof buf);
-        tick_w = fmax(tick_w, text_width(cr, RF_PLOT_TEXT, false, buf));
+        tick_w = fmax(tick_w, rf_text_width(cr, RF_PLOT_TEXT, false, buf));
     }
     for (int fit = (int)(f.w / (tick_w + 14)); nx > fit && nx > 2; fit = (int)(f.w / (tick_w + 14)))
         nx = rf_axis_ticks(x, xt, nx - 1);
@@ -234,6 +234,18 @@ void rf_plot_set_replay_scale(cairo_t *cr, double scale)
     *kept = scale;
     if (cairo_surface_set_user_data(cairo_get_target(cr), &replay_scale_key, kept, free) != CAIRO_STATUS_SUCCESS)
         free(kept);
+}
+
+static const cairo_user_data_key_t figure_only_key;
+
+void rf_plot_set_figure_only(cairo_t *cr)
+{
+    cairo_surface_set_user_data(cairo_get_target(cr), &figure_only_key, (void *)&figure_only_key, NULL);
+}
+
+bool rf_plot_figure_only(cairo_t *cr)
+{
+    return cairo_surface_get_user_data(cairo_get_target(cr), &figure_only_key) != NULL;
 }
 
 double rf_plot_raster_scale(cairo_t *cr)
@@ -363,7 +375,7 @@ void rf_plot_hline_label(rf_plot *p, double y, rf_rgb color, const char *label)
         return;
     cairo_t *cr = p->cr;
     double py = round(rf_plot_py(p, y)) + 0.5, right = p->frame.x + p->frame.w - 6;
-    double w = text_width(cr, RF_PLOT_TEXT, false, label), h = RF_PLOT_TEXT + 4;
+    double w = rf_text_width(cr, RF_PLOT_TEXT, false, label), h = RF_PLOT_TEXT + 4;
     cairo_save(cr);
     cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
     cairo_rectangle(cr, right - w - 3, py - 3 - h, w + 6, h);
@@ -401,7 +413,7 @@ static legend_box legend_layout(const rf_plot *p, const char *const *labels, int
 {
     double w = 0, line_h = RF_PLOT_TEXT + 6, swatch = 18;
     for (int i = 0; i < n; i++)
-        w = fmax(w, text_width(p->cr, RF_PLOT_TEXT, false, labels[i]));
+        w = fmax(w, rf_text_width(p->cr, RF_PLOT_TEXT, false, labels[i]));
     double bw = w + swatch + 22, bh = n * line_h + 8;
     double x = corner == RF_LEGEND_TOP_LEFT ? p->frame.x + 8 : p->frame.x + p->frame.w - bw - 8;
     double y = corner == RF_LEGEND_BOTTOM_RIGHT ? p->frame.y + p->frame.h - bh - 8 : p->frame.y + 8;
