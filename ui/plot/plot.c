@@ -1,4 +1,5 @@
 /* Colours, text and the axes panel. */
+#include <glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,36 @@ double rf_text_width(cairo_t *cr, double size, bool bold, const char *text)
     return e.x_advance;
 }
 
+static const cairo_user_data_key_t svg_text_key;
+
+/* Text as an SVG <text> element (cairo's SVG surface draws glyph outlines,
+ * which no editor or screen reader takes for text): at (x, y) in user
+ * units under cr's current transform, in the current solid colour. */
+static void svg_text_element(GString *out, cairo_t *cr, double x, double y, double size, bool bold, const char *text)
+{
+    cairo_matrix_t m;
+    cairo_get_matrix(cr, &m);
+    double r = 0, g = 0, b = 0, a = 1;
+    cairo_pattern_get_rgba(cairo_get_source(cr), &r, &g, &b, &a);
+    g_autofree char *escaped = g_markup_escape_text(text, -1);
+    char num[6][G_ASCII_DTOSTR_BUF_SIZE], at[2][G_ASCII_DTOSTR_BUF_SIZE], sz[G_ASCII_DTOSTR_BUF_SIZE],
+        op[G_ASCII_DTOSTR_BUF_SIZE];
+    const double mv[6] = {m.xx, m.yx, m.xy, m.yy, m.x0, m.y0};
+    for (int i = 0; i < 6; i++)
+        g_ascii_formatd(num[i], sizeof num[i], "%.4f", mv[i]);
+    g_ascii_formatd(at[0], sizeof at[0], "%.2f", x);
+    g_ascii_formatd(at[1], sizeof at[1], "%.2f", y);
+    g_ascii_formatd(sz, sizeof sz, "%.2f", size);
+    g_ascii_formatd(op, sizeof op, "%.3f", a);
+    g_string_append_printf(out,
+                           "<text transform=\"matrix(%s %s %s %s %s %s)\" x=\"%s\" y=\"%s\" "
+                           "font-family=\"%s, sans-serif\" font-size=\"%s\"%s fill=\"#%02x%02x%02x\" "
+                           "fill-opacity=\"%s\" xml:space=\"preserve\">%s</text>\n",
+                           num[0], num[1], num[2], num[3], num[4], num[5], at[0], at[1], RF_PLOT_FONT, sz,
+                           bold ? " font-weight=\"bold\"" : "", (int)lround(r * 255), (int)lround(g * 255),
+                           (int)lround(b * 255), op, escaped);
+}
+
 void rf_draw_text(cairo_t *cr, double x, double y, double ax, double ay, double size, bool bold, const char *text)
 {
     cairo_text_extents_t e;
@@ -95,9 +126,19 @@ void rf_draw_text(cairo_t *cr, double x, double y, double ax, double ay, double 
     cairo_font_extents(cr, &fe);
     /* Anchor on the advance width and the font's cap height, not the ink,
      * so labels line up whatever glyphs they hold. */
-    double h = fe.ascent * 0.75;
-    cairo_move_to(cr, x - ax * e.x_advance, y - ay * h + h);
+    double h = fe.ascent * 0.75, left = x - ax * e.x_advance, baseline = y - ay * h + h;
+    GString *svg_text = cairo_surface_get_user_data(cairo_get_target(cr), &svg_text_key);
+    if (svg_text != NULL) {
+        svg_text_element(svg_text, cr, left, baseline, size, bold, text);
+        return;
+    }
+    cairo_move_to(cr, left, baseline);
     cairo_show_text(cr, text);
+}
+
+void rf_plot_collect_svg_text(cairo_t *cr, GString *out)
+{
+    cairo_surface_set_user_data(cairo_get_target(cr), &svg_text_key, out, NULL);
 }
 
 void rf_draw_message(cairo_t *cr, rf_rect r, const char *text)

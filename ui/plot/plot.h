@@ -156,6 +156,11 @@ int rf_plot_legend_entry_at(const rf_plot *p, const char *const *labels, int n, 
 double rf_text_width(cairo_t *cr, double size, bool bold, const char *text);
 /* Text with its anchor: ax, ay in {0, 0.5, 1} (left/centre/right, top/middle/bottom). */
 void rf_draw_text(cairo_t *cr, double x, double y, double ax, double ay, double size, bool bold, const char *text);
+/* Text drawn with rf_draw_text on cr's target goes to `out` as SVG <text>
+ * elements (device units) instead of glyph outlines: an SVG export keeps
+ * its text as text. `out` must outlive the drawing. */
+typedef struct _GString GString;
+void rf_plot_collect_svg_text(cairo_t *cr, GString *out);
 /* A centred grey message (e.g. "No data yet: start training") in r. */
 void rf_draw_message(cairo_t *cr, rf_rect r, const char *text);
 
