@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "../config/config_file.h"
+#include "../config/run_folder.h"
 #include "../core/config.h"
 #include "../core/device.h"
 #include "../ui/session.h"
@@ -815,6 +816,53 @@ static void test_runs_folder(RfSession *s, watcher *w, const char *dir)
         tap_ok(FALSE, "remove the runs folders");
 }
 
+/* A run's identity for the life of the runs folder: named after its
+ * folder (two runs of one config never share a name), the folder's colour
+ * (the next run another), and a checkpoint opened from the folder goes on
+ * as that run: its rows, name and colour, the earlier run drawn no more. */
+static void test_run_identity(RfSession *s, const char *dir)
+{
+    g_autofree char *runs = g_build_filename(dir, "runs-identity", NULL);
+    rf_session_set_runs_dir(s, runs);
+    rf_config cfg = tiny_config();
+    rf_session_set_config(s, &cfg, NULL);
+    rf_session_start(s, NULL);
+    gboolean first_done = wait_for(s, in_state, GINT_TO_POINTER(RF_RUN_FINISHED), 60);
+    rf_run_data *a = (rf_run_data *)rf_session_get_current_run(s);
+    g_autofree char *a_folder = a->dir != NULL ? g_path_get_basename(a->dir) : NULL;
+    int a_color = a->color;
+    guint a_rows = a->rows->len;
+    rf_session_start(s, NULL);
+    gboolean second_done = wait_for(s, in_state, GINT_TO_POINTER(RF_RUN_FINISHED), 60);
+    const rf_run_data *b = rf_session_get_current_run(s);
+    tap_ok(first_done && second_done && a_folder != NULL && g_str_has_prefix(a->name, a_folder) && b->dir != NULL &&
+               strcmp(a->name, b->name) != 0,
+           "two runs of one config have different names, their folders' (%s, %s)", a->name, b->name);
+    tap_ok(a_color >= 0 && a_color == rf_run_folder_color(a->dir) && b->color == rf_run_folder_color(b->dir) &&
+               b->color != a_color && a->color == a_color,
+           "each has its folder's colour, the second another (%d, %d), the first's unchanged", a_color, b->color);
+    g_autofree char *checkpoint = g_build_filename(a->dir, "checkpoint.safetensors", NULL);
+    g_autoptr(GError) error = NULL;
+    gboolean loaded = rf_session_load_checkpoint(s, checkpoint, &error);
+    const rf_run_data *c = rf_session_get_current_run(s);
+    GPtrArray *all = rf_session_get_runs(s);
+    guint a_index = G_MAXUINT;
+    for (guint i = 0; i < all->len; i++)
+        if (g_ptr_array_index(all, i) == a)
+            a_index = i;
+    tap_ok(loaded && c != a && g_strcmp0(c->dir, a->dir) == 0 && c->rows->len == a_rows &&
+               strcmp(c->name, a->name) == 0 && c->color == a_color,
+           "its checkpoint opened goes on as that run: %u rows of its metrics.csv, its name and colour (%s)",
+           loaded ? c->rows->len : 0, error != NULL ? error->message : "loaded");
+    tap_ok(rf_session_run_superseded(s, a_index) && !rf_session_run_superseded(s, all->len - 1),
+           "and the views draw it once");
+    rf_session_stop(s);
+    rf_session_set_runs_dir(s, NULL);
+    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", runs);
+    if (system(cmd) != 0)
+        tap_ok(FALSE, "remove the runs folder");
+}
+
 /* --- the probe history: one snapshot per evaluation --- */
 
 static void step_to(RfSession *s, int64_t target)
@@ -908,6 +956,7 @@ int main(void)
     test_bad_data(s, &w);
     test_inspected_forgotten(s, &w);
     test_runs_folder(s, &w, dir);
+    test_run_identity(s, dir);
     test_history(s, &w);
     g_object_unref(s);
     g_free(w.last_failure);

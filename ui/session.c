@@ -296,7 +296,7 @@ void rf_session_name_uniquely(RfSession *s, rf_run_data *r)
     g_autofree char *folder = r->dir != NULL ? g_path_get_basename(r->dir) : NULL;
     for (guint n = 1; name_taken(s->runs, r) || name_taken(s->overlays, r); n++) {
         g_free(r->name);
-        r->name = folder != NULL && n == 1 ? g_strdup_printf("%s · %s", base, folder)
+        r->name = folder != NULL && n == 1 && strcmp(base, folder) != 0 ? g_strdup_printf("%s · %s", base, folder)
                                            : g_strdup_printf("%s #%u", base, n + 1);
     }
 }
@@ -420,6 +420,15 @@ void rf_session_stop(RfSession *s)
 rf_run_data *rf_session_get_current_run(RfSession *s)
 {
     return s->current;
+}
+
+gboolean rf_session_run_superseded(RfSession *s, guint i)
+{
+    const rf_run_data *r = i < s->runs->len ? g_ptr_array_index(s->runs, i) : NULL;
+    for (guint j = i + 1; r != NULL && r->dir != NULL && j < s->runs->len; j++)
+        if (g_strcmp0(((const rf_run_data *)g_ptr_array_index(s->runs, j))->dir, r->dir) == 0)
+            return TRUE;
+    return FALSE;
 }
 
 GPtrArray *rf_session_get_runs(RfSession *s)

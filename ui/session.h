@@ -100,6 +100,9 @@ void rf_session_stop(RfSession *s);        /* returns once the worker has stoppe
  * run of this session, oldest first (for overlays). */
 rf_run_data *rf_session_get_current_run(RfSession *s);
 GPtrArray *rf_session_get_runs(RfSession *s);   /* of rf_run_data *, owned by the session */
+/* Whether a later run of the session goes on in run i's folder (a
+ * checkpoint of it opened): the views draw that later one only. */
+gboolean rf_session_run_superseded(RfSession *s, guint i);
 int64_t rf_session_get_step(RfSession *s);
 const char *rf_session_get_error(RfSession *s); /* the last failure's message, or NULL */
 /* What the last checkpoint load changed so the model runs here ("...

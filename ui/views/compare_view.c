@@ -89,10 +89,20 @@ static void clear_grid(GtkWidget *grid)
         gtk_grid_remove(GTK_GRID(grid), child);
 }
 
+/* The session's runs, each once (a run a later one goes on from left out). */
+static GPtrArray *shown_runs(compare_view *v)
+{
+    GPtrArray *runs = rf_session_get_runs(v->session), *shown = g_ptr_array_new();
+    for (guint i = 0; i < runs->len; i++)
+        if (!rf_session_run_superseded(v->session, i))
+            g_ptr_array_add(shown, g_ptr_array_index(runs, i));
+    return shown;
+}
+
 static void fill_table(compare_view *v)
 {
     clear_grid(v->table);
-    GPtrArray *runs = rf_session_get_runs(v->session);
+    g_autoptr(GPtrArray) runs = shown_runs(v);
     for (guint i = 0; i < runs->len; i++) {
         const rf_run_data *r = runs->pdata[i];
         const rf_metrics *train = rf_run_data_last(r, RF_SPLIT_TRAIN), *test = rf_run_data_last(r, RF_SPLIT_TEST);
@@ -181,7 +191,8 @@ static void fill_pending(compare_view *v)
 
 static void refresh(compare_view *v)
 {
-    GPtrArray *runs = rf_session_get_runs(v->session);
+    g_autoptr(GPtrArray) runs = shown_runs(v);
+    /* the figure borrows the runs, not the array */
     rf_training_figure_set_runs(v->figure, (rf_run_data *const *)runs->pdata, runs->len);
     rf_plot_view_queue_draw(v->plot);
     fill_table(v);
