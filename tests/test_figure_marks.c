@@ -249,6 +249,22 @@ static void test_validation_visible(void)
     rf_run_data_free(last);
 }
 
+/* A finished run's test accuracy in the legend, as percent with one
+ * decimal like every accuracy the workbench shows. */
+static void test_legend_test_accuracy(void)
+{
+    g_autoptr(rf_training_figure) tf = rf_training_figure_new();
+    rf_run_data *runs[2] = {run_of("listops", 100, 50, rising), run_of("listops", 100, 50, flat)};
+    rf_metrics m = {.step = 100, .split = RF_SPLIT_TEST, .loss = 1.2, .accuracy = 0.4052, .seconds = 5};
+    rf_run_data_append(runs[0], &m);
+    rf_training_figure_set_runs(tf, runs, 2);
+    g_auto(GStrv) labels = rf_training_legend_labels(tf);
+    tap_ok(strcmp(labels[0], "listops · test 40.5 %") == 0 && strcmp(labels[1], "listops") == 0,
+           "the legend gives a finished run's test accuracy ('%s', '%s')", labels[0], labels[1]);
+    rf_run_data_free(runs[0]);
+    rf_run_data_free(runs[1]);
+}
+
 /* ---- exports ---- */
 
 static char *read_text(const char *path)
@@ -318,6 +334,17 @@ static void test_exports(const char *tmp)
     tap_ok(mtext != NULL && strstr(mtext, "<text") != NULL && strstr(mtext, "glyph") == NULL,
            "the Memory figure's SVG text is <text> too");
     rf_memory_figure_clear(&mf);
+
+    /* an old run: no memory measured, and the panel says so in words,
+     * its byte axis never ticking "1 B, 1 B, 0 B" */
+    g_autofree char *old_svg = g_build_filename(tmp, "old-run.svg", NULL);
+    exported = rf_figure_export(&f, NULL, old_svg, W, H, err, sizeof err);
+    g_autofree char *old_text = exported ? read_text(old_svg) : NULL;
+    int ones = 0;
+    for (const char *p = old_text; p != NULL && (p = strstr(p, ">1 B</text>")) != NULL; p++)
+        ones++;
+    tap_ok(old_text != NULL && strstr(old_text, ">Not measured for these runs</text>") != NULL && ones <= 1,
+           "a run without memory says so in words, and its byte ticks differ (%d ticks read 1 B)", ones);
     rf_run_data_free(r);
 }
 
@@ -328,6 +355,7 @@ int main(void)
     test_folder_colours(tmp);
     test_baselines_under_their_runs();
     test_validation_visible();
+    test_legend_test_accuracy();
     test_exports(tmp);
     g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", tmp);
     if (system(cmd) != 0)

@@ -324,7 +324,7 @@ static void fit_value_axes(rf_training_figure *f, const rf_axis *x, rf_axis y[RF
         RF_FORMAT_NUMBER, RF_FORMAT_PERCENT, RF_FORMAT_NUMBER, RF_FORMAT_NUMBER, RF_FORMAT_BYTES};
     for (int p = 0; p < RF_TRAINING_N_PANELS; p++)
         y[p] = (rf_axis){.min = NAN, .max = NAN, .scale = f->log[p] ? RF_AXIS_LOG : RF_AXIS_LINEAR,
-                         .format = formats[p]};
+                         .format = formats[p], .whole = p == RF_TRAINING_MEMORY};   /* no "0.2 B" ticks */
     GArray *times = f->scratch_times;
     for (guint i = 0; i < f->series->len; i++) {
         run_series *s = rf_training_series(f, i);
@@ -564,7 +564,8 @@ static void draw_changes(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANE
 }
 
 /* Memory: each run's measured peak (solid) and planned bytes (dashed)
- * across the x range it ran. */
+ * across the x range it ran; runs without either (a run folder keeps
+ * neither) say so in words. */
 static void draw_memory(rf_training_figure *f, rf_plot *p)
 {
     bool any_peak = false, any_planned = false;
@@ -595,29 +596,34 @@ static void draw_memory(rf_training_figure *f, rf_plot *p)
     if (any_peak || any_planned)
         draw_title_key(p, RF_TRAINING_MEMORY, key);
     else
-        rf_draw_message(cr, p->frame, "Measured during a run");
+        rf_draw_message(cr, p->frame, "Not measured for these runs");
     cairo_restore(cr);
 }
 
-const char **rf_training_legend_labels(rf_training_figure *f)
+char **rf_training_legend_labels(rf_training_figure *f)
 {
-    const char **labels = g_new(const char *, f->series->len + 1);
-    for (guint i = 0; i < f->series->len; i++)
-        labels[i] = rf_training_series(f, i)->run->name;
+    char **labels = g_new0(char *, f->series->len + 1);
+    for (guint i = 0; i < f->series->len; i++) {
+        const rf_run_data *run = rf_training_series(f, i)->run;
+        const rf_metrics *test = rf_run_data_last(run, RF_SPLIT_TEST);
+        labels[i] = test != NULL && isfinite(test->accuracy)
+                        ? g_strdup_printf("%s · test %.1f %%", run->name, 100 * test->accuracy)
+                        : g_strdup(run->name);
+    }
     return labels;
 }
 
 static void draw_legend(rf_training_figure *f, rf_plot *p)
 {
     guint n = f->series->len;
-    g_autofree const char **labels = rf_training_legend_labels(f);
+    g_auto(GStrv) labels = rf_training_legend_labels(f);
     g_autofree rf_rgb *colors = g_new(rf_rgb, n + 1);
     g_autofree bool *hidden = g_new(bool, n + 1);
     for (guint i = 0; i < n; i++) {
         colors[i] = rf_training_run_color(rf_training_series(f, i), i);
         hidden[i] = rf_training_series(f, i)->hidden;
     }
-    rf_plot_legend_dimmed(p, labels, colors, hidden, (int)n, RF_LEGEND_TOP_RIGHT);
+    rf_plot_legend_dimmed(p, (const char *const *)labels, colors, hidden, (int)n, RF_LEGEND_TOP_RIGHT);
 }
 
 /* "log" in the title row: filled when the panel's axis is logarithmic. */

@@ -82,8 +82,9 @@ bool rf_training_smoothing_on(const rf_training_figure *f);
  * data set ("listops · majority class: 16.9%"). */
 void rf_training_baseline_label(const rf_run_data *run, int kind, char *buf, size_t size);
 
-/* The legend's labels (the runs' names; g_free the array). */
-const char **rf_training_legend_labels(rf_training_figure *f);
+/* The legend's labels: the runs' names, a finished run's with its test
+ * accuracy ("… · test 40.5 %"); g_strfreev. */
+char **rf_training_legend_labels(rf_training_figure *f);
 /* The log button in a panel's title row (zero size for linear-only panels). */
 rf_rect rf_training_log_button(const rf_plot *p, int panel);
 bool rf_training_panel_can_log(int panel);
