@@ -153,14 +153,14 @@ static void add_pending_cell(compare_view *v, int col, int row, const char *text
 
 static char *pending_summary(compare_view *v, guint n)
 {
-    const rf_run_data *basis = rf_session_queue_basis(v->session);
-    if (basis == NULL)
-        return g_strdup_printf("%u pending %s · no ETA until a run has measured its step time", n,
+    double left_seconds = rf_session_queue_seconds_left(v->session);
+    if (!(left_seconds > 0))
+        return g_strdup_printf("%u pending %s · no ETA until a run on their data has measured its step time", n,
                                n == 1 ? "run" : "runs");
-    g_autofree char *left = duration(rf_session_queue_seconds_left(v->session));
-    return g_strdup_printf("%u pending %s · queue done in %s · ETAs from %s's %.3g s/step, scaled by each "
-                           "config's planned FLOPs",
-                           n, n == 1 ? "run" : "runs", left, basis->name, basis->median_step_seconds);
+    g_autofree char *left = duration(left_seconds);
+    return g_strdup_printf("%u pending %s · queue done in %s · each ETA from a measured run of the same config "
+                           "(else of its data and encoder, else of its data), scaled by the planned FLOPs",
+                           n, n == 1 ? "run" : "runs", left);
 }
 
 static void fill_pending(compare_view *v)
@@ -185,7 +185,7 @@ static void fill_pending(compare_view *v)
         add_pending_cell(v, 0, (int)i, q->name, FALSE);
         add_pending_cell(v, 1, (int)i, changes, as_edited);
         add_pending_cell(v, 2, (int)i, steps, FALSE);
-        add_pending_cell(v, 3, (int)i, eta != NULL ? eta : "ETA after a measured run", eta == NULL);
+        add_pending_cell(v, 3, (int)i, eta != NULL ? eta : "ETA after a measured run on its data", eta == NULL);
     }
 }
 
