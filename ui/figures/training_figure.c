@@ -750,10 +750,21 @@ static double covered(rf_training_figure *f, const rf_plot *acc, const rf_rect *
                                          ? rf_training_panel_column(s, RF_TRAINING_ACCURACY, k, true)
                                          : NULL};
             double x_lo = rf_plot_x_at(acc, box->x), x_hi = rf_plot_x_at(acc, box->x + box->w);
+            /* the rows under the box only (x ascending): a label costs the
+             * same beside a 100k-step run as beside a short one */
+            const double *xv = (const double *)(void *)xs->data;
+            guint lo = 0, hi = xs->len;
+            while (lo < hi) {
+                guint mid = lo + (hi - lo) / 2;
+                if (xv[mid] < x_lo)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
             for (int c = 0; c < 2; c++)
-                for (guint j = 0; cols[c] != NULL && j < cols[c]->len; j++) {
-                    double x = g_array_index(xs, double, j), y = g_array_index(cols[c], double, j);
-                    if (x < x_lo || x > x_hi || !isfinite(y))
+                for (guint j = lo; cols[c] != NULL && j < cols[c]->len && xv[j] <= x_hi; j++) {
+                    double x = xv[j], y = g_array_index(cols[c], double, j);
+                    if (!isfinite(y))
                         continue;
                     if (in_box(box, rf_plot_px(acc, x), rf_plot_py(acc, y)))
                         score += k == SERIES_VAL ? 10 : 1;
