@@ -938,6 +938,12 @@ check "plot's PNG is 800 x 500" test "$(od -An -tu1 -j16 -N8 "$tmp/runs.png" | t
 run plot "$dir" --figure memory --out "$tmp/memory.svg"
 expect_rc 0 "plot writes the memory figure as SVG"
 check "plot's SVG is XML" magic "$tmp/memory.svg" "<?xml"
+run plot "$dir" --out "$tmp/runs.svg"
+expect_rc 0 "plot writes the training figure as SVG"
+check "its text is <text>, without the workbench's log buttons" \
+    sh -c "grep -q '>Loss</text>' '$tmp/runs.svg' && ! grep -q '>log</text>' '$tmp/runs.svg'"
+mkdir -p "$tmp/empty-run" && cp "$dir/config.ini" "$tmp/empty-run/" && head -1 "$dir/metrics.csv" >"$tmp/empty-run/metrics.csv"
+expect_error 1 "plot refuses a run without rows with a sentence" "nothing to export" plot "$tmp/empty-run" --out "$tmp/x.png"
 run plot "$dir" --out "$tmp/runs.pdf"
 expect_rc 0 "plot writes a PDF"
 check "plot's PDF has the PDF signature" magic "$tmp/runs.pdf" "%PDF"

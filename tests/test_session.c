@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "../config/config_file.h"
+#include "../config/run_folder.h"
 #include "../core/config.h"
 #include "../core/device.h"
 #include "../ui/session.h"
@@ -623,28 +624,26 @@ static void test_queue_without_basis(RfSession *s)
     rf_session_queue_clear(s);
 }
 
-/* The pending runs, their changes against the edited config, and ETAs that
- * scale the last run's measured s/step by the planner's FLOPs. */
+/* The pending runs, their changes against the edited config, and ETAs from
+ * a measured run of the same config (or data and encoder), never another
+ * data set's. */
 static void test_queue_list(RfSession *s)
 {
     rf_config a = tiny_config(), b = tiny_config();
     strcpy(b.model.encoder, "linear");
     b.train.steps = 16;
     rf_session_set_config(s, &a, NULL);
-    double flops_a = 0, flops_b = 0;
-    rf_memory_plan plan;
-    rf_session_plan(s, 0, &plan, &flops_a, NULL);
-    rf_session_set_config(s, &b, NULL);
-    rf_session_plan(s, 0, &plan, &flops_b, NULL);
-    rf_session_set_config(s, &a, NULL);
     rf_session_queue_add(s, &a, "as edited");
     rf_session_queue_add(s, &b, "linear, longer");
 
-    const rf_run_data *basis = rf_session_queue_basis(s);
+    /* the last run trained linear attention; full runs of config a were
+     * measured earlier in the session */
     GPtrArray *runs = rf_session_get_runs(s);
-    tap_ok(basis != NULL && basis == runs->pdata[runs->len - 1] && basis->median_step_seconds > 0 &&
-               strcmp(basis->cfg.model.encoder, "linear") == 0,
-           "the ETA's basis is the last run that measured its steps (%s, %.3g s/step)",
+    const rf_run_data *last = runs->pdata[runs->len - 1];
+    const rf_run_data *basis = rf_session_queue_basis_for(s, &a), *basis_b = rf_session_queue_basis_for(s, &b);
+    tap_ok(strcmp(last->cfg.model.encoder, "linear") == 0 && basis != NULL && basis != last &&
+               strcmp(basis->cfg.model.encoder, "full") == 0 && basis->median_step_seconds > 0 && basis_b == last,
+           "a queued config's ETA comes from a measured run of the same config (%s, %.3g s/step), not the last run",
            basis != NULL ? basis->name : "none", basis != NULL ? basis->median_step_seconds : 0);
     if (basis == NULL)
         return;
@@ -657,14 +656,26 @@ static void test_queue_list(RfSession *s)
     if (qa == NULL)
         return;
     double m = basis->median_step_seconds;
-    tap_ok(fabs(qb->seconds_per_step - m) < 1e-9 * m && fabs(qb->seconds - 16 * m) < 1e-9 * m && qb->steps == 16,
-           "the basis run's config: its measured s/step times train.steps (%.3g s)", qb->seconds);
-    tap_ok(flops_a != flops_b && fabs(qa->seconds_per_step / qb->seconds_per_step - flops_a / flops_b) < 1e-6 &&
-               fabs(qa->seconds - 30 * qa->seconds_per_step) < 1e-9,
-           "another encoder: the s/step scaled by the planner's FLOPs (%.3gx)", flops_a / flops_b);
+    tap_ok(fabs(qa->seconds_per_step - m) < 1e-9 * m && fabs(qa->seconds - 30 * m) < 1e-9 * m && qa->steps == 30,
+           "the same config: its measured s/step times train.steps (%.3g s)", qa->seconds);
+    tap_ok(qb->seconds_per_step > 0 && fabs(qb->seconds - 16 * qb->seconds_per_step) < 1e-9,
+           "another encoder: from its own run (%.3g s/step)", qb->seconds_per_step);
     tap_ok(fabs(rf_session_queue_seconds_left(s) - (qa->seconds + qb->seconds)) < 1e-9,
            "the whole queue: the sum of its ETAs (%.3g s)", rf_session_queue_seconds_left(s));
     g_ptr_array_unref(items);
+
+    /* another data set: no run of it measured, so no ETA from another's */
+    rf_config other = tiny_config();
+    other.data.vocab = 6;
+    rf_session_queue_add(s, &other, "other data");
+    items = rf_session_queue_list(s);
+    const rf_queue_item *qc = items->len == 3 ? items->pdata[2] : NULL;
+    tap_ok(qc != NULL && qc->seconds == 0 && rf_session_queue_basis_for(s, &other) == NULL,
+           "a config on data no run has measured gets no ETA from another data set's step time");
+    g_ptr_array_unref(items);
+    rf_session_queue_clear(s);
+    rf_session_queue_add(s, &a, "as edited");
+    rf_session_queue_add(s, &b, "linear, longer");
 
     rf_session_set_key(s, "model.encoder", "linear", NULL, NULL);
     items = rf_session_queue_list(s);
@@ -815,6 +826,53 @@ static void test_runs_folder(RfSession *s, watcher *w, const char *dir)
         tap_ok(FALSE, "remove the runs folders");
 }
 
+/* A run's identity for the life of the runs folder: named after its
+ * folder (two runs of one config never share a name), the folder's colour
+ * (the next run another), and a checkpoint opened from the folder goes on
+ * as that run: its rows, name and colour, the earlier run drawn no more. */
+static void test_run_identity(RfSession *s, const char *dir)
+{
+    g_autofree char *runs = g_build_filename(dir, "runs-identity", NULL);
+    rf_session_set_runs_dir(s, runs);
+    rf_config cfg = tiny_config();
+    rf_session_set_config(s, &cfg, NULL);
+    rf_session_start(s, NULL);
+    gboolean first_done = wait_for(s, in_state, GINT_TO_POINTER(RF_RUN_FINISHED), 60);
+    rf_run_data *a = (rf_run_data *)rf_session_get_current_run(s);
+    g_autofree char *a_folder = a->dir != NULL ? g_path_get_basename(a->dir) : NULL;
+    int a_color = a->color;
+    guint a_rows = a->rows->len;
+    rf_session_start(s, NULL);
+    gboolean second_done = wait_for(s, in_state, GINT_TO_POINTER(RF_RUN_FINISHED), 60);
+    const rf_run_data *b = rf_session_get_current_run(s);
+    tap_ok(first_done && second_done && a_folder != NULL && g_str_has_prefix(a->name, a_folder) && b->dir != NULL &&
+               strcmp(a->name, b->name) != 0,
+           "two runs of one config have different names, their folders' (%s, %s)", a->name, b->name);
+    tap_ok(a_color >= 0 && a_color == rf_run_folder_color(a->dir) && b->color == rf_run_folder_color(b->dir) &&
+               b->color != a_color && a->color == a_color,
+           "each has its folder's colour, the second another (%d, %d), the first's unchanged", a_color, b->color);
+    g_autofree char *checkpoint = g_build_filename(a->dir, "checkpoint.safetensors", NULL);
+    g_autoptr(GError) error = NULL;
+    gboolean loaded = rf_session_load_checkpoint(s, checkpoint, &error);
+    const rf_run_data *c = rf_session_get_current_run(s);
+    GPtrArray *all = rf_session_get_runs(s);
+    guint a_index = G_MAXUINT;
+    for (guint i = 0; i < all->len; i++)
+        if (g_ptr_array_index(all, i) == a)
+            a_index = i;
+    tap_ok(loaded && c != a && g_strcmp0(c->dir, a->dir) == 0 && c->rows->len == a_rows &&
+               strcmp(c->name, a->name) == 0 && c->color == a_color,
+           "its checkpoint opened goes on as that run: %u rows of its metrics.csv, its name and colour (%s)",
+           loaded ? c->rows->len : 0, error != NULL ? error->message : "loaded");
+    tap_ok(rf_session_run_superseded(s, a_index) && !rf_session_run_superseded(s, all->len - 1),
+           "and the views draw it once");
+    rf_session_stop(s);
+    rf_session_set_runs_dir(s, NULL);
+    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", runs);
+    if (system(cmd) != 0)
+        tap_ok(FALSE, "remove the runs folder");
+}
+
 /* --- the probe history: one snapshot per evaluation --- */
 
 static void step_to(RfSession *s, int64_t target)
@@ -908,6 +966,7 @@ int main(void)
     test_bad_data(s, &w);
     test_inspected_forgotten(s, &w);
     test_runs_folder(s, &w, dir);
+    test_run_identity(s, dir);
     test_history(s, &w);
     g_object_unref(s);
     g_free(w.last_failure);

@@ -255,12 +255,16 @@ rf_run_entry *rf_run_entry_load(const char *dir, GError **error)
 
 gboolean rf_run_entry_set_meta(rf_run_entry *e, const char *name, const char *tags, GError **error)
 {
-    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_autofree char *path = g_build_filename(e->dir, RF_RUN_META_FILE, NULL);
+    g_autoptr(GKeyFile) kf = NULL;
+    if (!load_optional_ini(path, &kf, error))
+        return FALSE;
+    if (kf == NULL)
+        kf = g_key_file_new();
     const char *kept = name != NULL && *name != '\0' ? name : e->folder;
     g_key_file_set_string(kf, "run", "name", kept);
     g_key_file_set_string(kf, "run", "tags", tags != NULL ? tags : "");
     g_autofree char *text = g_key_file_to_data(kf, NULL, NULL);
-    g_autofree char *path = g_build_filename(e->dir, RF_RUN_META_FILE, NULL);
     if (!g_file_set_contents(path, text, -1, error))
         return FALSE;
     replace_str(&e->name, kept);

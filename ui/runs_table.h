@@ -11,12 +11,8 @@
 
 #include <glib.h>
 
+#include "../config/run_folder.h"
 #include "../core/config.h"
-
-/* A run folder's name and tags, kept apart from the files the trainer
- * writes (a CLI run may still be writing them): DIR/run.ini, [run] name=,
- * tags=. */
-#define RF_RUN_META_FILE "run.ini"
 
 typedef enum rf_run_status {
     RF_RUN_STATUS_RUNNING,    /* no test row yet, and metrics.csv changed within the last minute
@@ -57,7 +53,7 @@ void rf_run_entry_unref(rf_run_entry *e);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(rf_run_entry, rf_run_entry_unref)
 
 /* Give the run a name (NULL or empty: the folder's) and tags (free text),
- * written to DIR/run.ini atomically. */
+ * written to DIR/run.ini atomically (its colour kept). */
 gboolean rf_run_entry_set_meta(rf_run_entry *e, const char *name, const char *tags, GError **error);
 
 /* The columns: "name", "encoder", "data", "status", "steps", "best_val",

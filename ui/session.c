@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "session_private.h"
+#include "../config/run_folder.h"
 #include "../config/run_lock.h"
 #include "../core/curriculum.h"
 #include "../datasets/tsan_sync.h"
@@ -281,12 +282,62 @@ static char *run_name(RfSession *s, const rf_config *cfg)
     return same == 0 ? g_steal_pointer(&base) : g_strdup_printf("%s%u", numbered, same + 1);
 }
 
-void rf_session_adopt_worker(RfSession *s, rf_worker *w, const rf_config *cfg, const char *name,
-                             RfRunState state, int64_t step, const char *dir)
+static gboolean name_taken(GPtrArray *runs, const rf_run_data *r)
 {
-    g_autofree char *default_name = name == NULL ? run_name(s, cfg) : NULL;
-    s->current = rf_run_data_new(name != NULL ? name : default_name, cfg);
-    s->current->dir = g_strdup(dir);
+    for (guint i = 0; i < runs->len; i++) {
+        const rf_run_data *other = g_ptr_array_index(runs, i);
+        if (other != r && strcmp(other->name, r->name) == 0 && (r->dir == NULL || g_strcmp0(other->dir, r->dir) != 0))
+            return TRUE;
+    }
+    return FALSE;
+}
+
+void rf_session_name_uniquely(RfSession *s, rf_run_data *r)
+{
+    g_autofree char *base = g_strdup(r->name);
+    g_autofree char *folder = r->dir != NULL ? g_path_get_basename(r->dir) : NULL;
+    for (guint n = 1; name_taken(s->runs, r) || name_taken(s->overlays, r); n++) {
+        g_free(r->name);
+        r->name = folder != NULL && n == 1 && strcmp(base, folder) != 0 ? g_strdup_printf("%s · %s", base, folder)
+                                           : g_strdup_printf("%s #%u", base, n + 1);
+    }
+}
+
+/* A run without a folder: the colour fewest of the drawn runs have. */
+static int free_color(RfSession *s)
+{
+    int used[RF_RUN_COLORS] = {0};
+    GPtrArray *lists[2] = {s->runs, s->overlays};
+    for (int l = 0; l < 2; l++)
+        for (guint i = 0; i < lists[l]->len; i++) {
+            const rf_run_data *r = g_ptr_array_index(lists[l], i);
+            if (r->color >= 0 && r->color < RF_RUN_COLORS)
+                used[r->color]++;
+        }
+    int best = 0;
+    for (int c = 1; c < RF_RUN_COLORS; c++)
+        if (used[c] < used[best])
+            best = c;
+    return best;
+}
+
+void rf_session_adopt_worker(RfSession *s, rf_worker *w, const rf_config *cfg, const char *name,
+                             RfRunState state, int64_t step, const char *dir, rf_run_data *rows)
+{
+    if (rows != NULL) {
+        s->current = rows;
+        s->current->cfg = *cfg;
+    } else if (dir != NULL) {
+        g_autofree char *folder = g_path_get_basename(dir);
+        s->current = rf_run_data_new(folder, cfg);
+        s->current->dir = g_strdup(dir);
+        s->current->color = rf_run_folder_color(dir);
+    } else {
+        g_autofree char *default_name = name == NULL ? run_name(s, cfg) : NULL;
+        s->current = rf_run_data_new(name != NULL ? name : default_name, cfg);
+        s->current->color = free_color(s);
+    }
+    rf_session_name_uniquely(s, s->current);
     g_clear_pointer(&s->opened_from, g_free);
     g_ptr_array_add(s->runs, s->current);
     /* The last snapshot is of the replaced run's model. */
@@ -327,7 +378,7 @@ gboolean rf_session_start_run(RfSession *s, const rf_config *cfg, const char *na
     g_autofree char *dir = NULL;
     rf_run_record *record = rf_session_new_record(s, cfg, &dir);
     rf_worker *w = rf_worker_new(cfg, data, NULL, FALSE, &s->wanted, record);
-    rf_session_adopt_worker(s, w, cfg, name, RF_RUN_LOADING, 0, dir);
+    rf_session_adopt_worker(s, w, cfg, name, RF_RUN_LOADING, 0, dir, NULL);
     return TRUE;
 }
 
@@ -388,6 +439,15 @@ void rf_session_stop(RfSession *s)
 rf_run_data *rf_session_get_current_run(RfSession *s)
 {
     return s->current;
+}
+
+gboolean rf_session_run_superseded(RfSession *s, guint i)
+{
+    const rf_run_data *r = i < s->runs->len ? g_ptr_array_index(s->runs, i) : NULL;
+    for (guint j = i + 1; r != NULL && r->dir != NULL && j < s->runs->len; j++)
+        if (g_strcmp0(((const rf_run_data *)g_ptr_array_index(s->runs, j))->dir, r->dir) == 0)
+            return TRUE;
+    return FALSE;
 }
 
 GPtrArray *rf_session_get_runs(RfSession *s)

@@ -103,6 +103,9 @@ void rf_session_stop(RfSession *s);        /* returns once the worker has stoppe
  * run of this session, oldest first (for overlays). */
 rf_run_data *rf_session_get_current_run(RfSession *s);
 GPtrArray *rf_session_get_runs(RfSession *s);   /* of rf_run_data *, owned by the session */
+/* Whether a later run of the session goes on in run i's folder (a
+ * checkpoint of it opened): the views draw that later one only. */
+gboolean rf_session_run_superseded(RfSession *s, guint i);
 int64_t rf_session_get_step(RfSession *s);
 const char *rf_session_get_error(RfSession *s); /* the last failure's message, or NULL */
 /* What the last checkpoint load changed so the model runs here ("...
@@ -203,8 +206,9 @@ guint rf_session_queue_length(RfSession *s);
 void rf_session_queue_run(RfSession *s);    /* start the next queued run when idle */
 
 /* A queued run not started yet, as the Compare view lists it. Its ETA
- * scales the measured s/step of the basis run (rf_session_queue_basis) by
- * the planner's FLOPs per step of the two configs, times its train.steps. */
+ * scales the measured s/step of its basis run (rf_session_queue_basis_for)
+ * by the planner's FLOPs per step of the two configs, times its
+ * train.steps. */
 typedef struct rf_queue_item {
     char *name;
     char **changes;            /* "model.encoder=blrp": its keys that differ from the edited config, in the
@@ -216,9 +220,13 @@ typedef struct rf_queue_item {
 void rf_queue_item_free(rf_queue_item *q);
 /* The pending runs in the order they will run (of rf_queue_item *; g_ptr_array_unref frees them). */
 GPtrArray *rf_session_queue_list(RfSession *s);
-/* The run whose measured s/step the ETAs scale: the current run once it
- * measured one, else the latest run of this session that did; NULL
- * before any (no ETA yet). */
+/* The run whose measured s/step a queued cfg's ETA scales: a run of this
+ * session of the same config (train.steps aside), else of the same data
+ * and encoder, else of the same data, the current run first, then the
+ * latest; never a run on another data set. NULL when there is none (no ETA
+ * yet). */
+const rf_run_data *rf_session_queue_basis_for(RfSession *s, const rf_config *cfg);
+/* The same for the config being edited. */
 const rf_run_data *rf_session_queue_basis(RfSession *s);
 /* Seconds until the queue is done: the pending runs' ETAs plus what the
  * run in progress has left; 0 when there is no estimate yet. */

@@ -55,6 +55,30 @@ static char *take_data_keys(rf_config *cfg, const rf_config *from)
     return g_string_free(changed, changed->len == 0);
 }
 
+/* The run a checkpoint of `step` ends, when its folder holds the run's
+ * metrics.csv (a run folder): its rows up to that step, name and colour;
+ * else NULL (a lone file, or rows that do not load: the checkpoint opens
+ * as a run of its own). */
+static rf_run_data *recorded_rows(const char *path, int64_t step)
+{
+    g_autofree char *dir = g_path_get_dirname(path);
+    g_autofree char *csv = g_build_filename(dir, "metrics.csv", NULL);
+    if (!g_file_test(csv, G_FILE_TEST_IS_REGULAR))
+        return NULL;
+    rf_run_data *r = rf_run_data_load_dir(dir, NULL);
+    guint kept = 0;
+    for (guint i = 0; r != NULL && i < r->rows->len; i++) {
+        const rf_metrics *m = &g_array_index(r->rows, rf_metrics, i);
+        if (m->step <= step)
+            g_array_index(r->rows, rf_metrics, kept++) = *m;
+    }
+    if (r != NULL) {
+        g_array_set_size(r->rows, kept);
+        rf_run_data_update_summary(r);
+    }
+    return r;
+}
+
 /* data_from: NULL for the checkpoint's own data set, else the config whose
  * data keys replace the checkpoint's. */
 static gboolean load_checkpoint(RfSession *s, const char *path, const rf_config *data_from, GError **error)
@@ -134,7 +158,7 @@ static gboolean load_checkpoint(RfSession *s, const char *path, const rf_config 
     g_autofree char *base = g_path_get_basename(path);
     g_autofree char *name = g_strdup_printf("%s · %s · %s", cfg.data.task, cfg.model.encoder, base);
     rf_worker *w = rf_worker_new(&cfg, data, t, TRUE, &s->wanted, NULL);
-    rf_session_adopt_worker(s, w, &cfg, name, RF_RUN_PAUSED, step, NULL);
+    rf_session_adopt_worker(s, w, &cfg, name, RF_RUN_PAUSED, step, NULL, recorded_rows(path, step));
     s->opened_from = g_path_get_dirname(path);
     return TRUE;
 }

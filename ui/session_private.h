@@ -192,9 +192,14 @@ double rf_session_step_flops(RfSession *s, const rf_config *cfg);
 gboolean rf_session_start_run(RfSession *s, const rf_config *cfg, const char *name, gboolean follows_cfg,
                               GError **error);
 /* Hand a worker with a ready trainer to the session as its current run;
- * `dir`: the run folder it records into, or NULL. */
+ * `dir`: the run folder it records into, or NULL (the run is named after
+ * its folder, else `name`). `rows`: the run as recorded so far (taken
+ * over; its folder's rows, name and colour), or NULL for a new one. */
 void rf_session_adopt_worker(RfSession *s, rf_worker *w, const rf_config *cfg, const char *name,
-                             RfRunState state, int64_t step, const char *dir);
+                             RfRunState state, int64_t step, const char *dir, rf_run_data *rows);
+/* Make run r's name differ from every other run the session draws (its
+ * runs and overlays): the folder's name (or " #n") appended on a clash. */
+void rf_session_name_uniquely(RfSession *s, rf_run_data *r);
 /* Stop and free the current run's worker after reading its last messages
  * (without starting queued runs). */
 void rf_session_retire_worker(RfSession *s);

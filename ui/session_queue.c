@@ -1,6 +1,8 @@
 /* The compare queue: configs run one after another in the background, each
  * leaving its rf_run_data in the session's runs for the overlays and the
  * results table. A run that fails is reported and the queue goes on. */
+#include <string.h>
+
 #include "session_private.h"
 
 void rf_queued_run_free(rf_queued_run *q)
@@ -75,23 +77,48 @@ void rf_queue_item_free(rf_queue_item *q)
     g_free(q);
 }
 
-const rf_run_data *rf_session_queue_basis(RfSession *s)
+/* How well run r's measured steps tell those of cfg: 3 the same config
+ * (train.steps aside), 2 the same data and encoder, 1 the same data; 0
+ * never (nothing measured, or another data set: its step time says
+ * nothing of this one's). */
+static int basis_rank(const rf_run_data *r, const rf_config *cfg)
 {
-    if (s->current != NULL && s->current->median_step_seconds > 0)
-        return s->current;
-    for (guint i = s->runs->len; i-- > 0;) {
-        const rf_run_data *r = g_ptr_array_index(s->runs, i);
-        if (r->median_step_seconds > 0)
-            return r;
-    }
-    return NULL;
+    if (r == NULL || !(r->median_step_seconds > 0) || !rf_data_config_equal(&r->cfg, cfg))
+        return 0;
+    rf_config same = *cfg;
+    same.train.steps = r->cfg.train.steps;
+    g_auto(GStrv) differences = rf_session_config_differences(&r->cfg, &same, FALSE);
+    if (differences[0] == NULL)
+        return 3;
+    return strcmp(r->cfg.model.encoder, cfg->model.encoder) == 0 ? 2 : 1;
 }
 
-/* The seconds per step a config of `step_flops` should take: the basis
- * run's, scaled by the FLOPs (as measured when either count is unknown). */
-static double seconds_per_step(RfSession *s, double step_flops)
+const rf_run_data *rf_session_queue_basis_for(RfSession *s, const rf_config *cfg)
 {
-    const rf_run_data *basis = rf_session_queue_basis(s);
+    const rf_run_data *best = s->current;
+    int best_rank = basis_rank(s->current, cfg);
+    for (guint i = s->runs->len; i-- > 0;) {
+        const rf_run_data *r = g_ptr_array_index(s->runs, i);
+        int rank = basis_rank(r, cfg);
+        if (rank > best_rank) {
+            best = r;
+            best_rank = rank;
+        }
+    }
+    return best_rank > 0 ? best : NULL;
+}
+
+const rf_run_data *rf_session_queue_basis(RfSession *s)
+{
+    return rf_session_queue_basis_for(s, &s->cfg);
+}
+
+/* The seconds per step a queued config of `step_flops` should take: its
+ * basis run's, scaled by the FLOPs (as measured when either count is
+ * unknown); 0 without a basis. */
+static double seconds_per_step(RfSession *s, const rf_config *cfg, double step_flops)
+{
+    const rf_run_data *basis = rf_session_queue_basis_for(s, cfg);
     if (basis == NULL)
         return 0;
     if (s->flops_run != basis) {
@@ -111,7 +138,7 @@ GPtrArray *rf_session_queue_list(RfSession *s)
         item->name = g_strdup(q->name);
         item->changes = rf_session_config_differences(&s->cfg, &q->cfg, TRUE);
         item->steps = q->cfg.train.steps;
-        item->seconds_per_step = seconds_per_step(s, q->step_flops);
+        item->seconds_per_step = seconds_per_step(s, &q->cfg, q->step_flops);
         item->seconds = item->seconds_per_step * (double)item->steps;
         g_ptr_array_add(items, item);
     }

@@ -81,15 +81,7 @@ gboolean rf_session_add_overlay(RfSession *s, const char *dir, GError **error)
     rf_run_data *r = rf_run_data_load_dir(dir, error);
     if (r == NULL)
         return FALSE;
-    g_autofree char *meta = g_build_filename(dir, RF_RUN_META_FILE, NULL);
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    g_autofree char *name = g_key_file_load_from_file(kf, meta, G_KEY_FILE_NONE, NULL)
-                                ? g_key_file_get_string(kf, "run", "name", NULL)
-                                : NULL;
-    if (name != NULL && *name != '\0') {
-        g_free(r->name);
-        r->name = g_steal_pointer(&name);
-    }
+    rf_session_name_uniquely(s, r);
     g_ptr_array_add(s->overlays, r);
     g_signal_emit(s, rf_session_signals[RF_SESSION_OVERLAYS_CHANGED], 0);
     return TRUE;

@@ -187,7 +187,8 @@ static void append_pending(RfWindow *win, GString *s)
         g_string_append_printf(s, " and %u more key%s", more, more == 1 ? "" : "s");
 }
 
-/* "loss 1.73 · acc 0.38 · val 0.41 · 0.21 s/step · 2.9 GiB · ListOps · BLRP",
+/* "loss 1.73 · acc 38.0 % · val 41.2 % · test 40.5 % · 0.21 s/step · 2.9 GiB · ListOps · BLRP"
+ * (accuracies as percent with one decimal, as Compare and the figures give them),
  * all of the run on screen, then the edits that wait for the next run. */
 static void update_status(RfWindow *win)
 {
@@ -197,10 +198,13 @@ static void update_status(RfWindow *win)
     GString *s = g_string_new(NULL);
     const rf_metrics *train = run != NULL ? rf_run_data_last(run, RF_SPLIT_TRAIN) : NULL;
     const rf_metrics *val = run != NULL ? rf_run_data_last(run, RF_SPLIT_VAL) : NULL;
+    const rf_metrics *test = run != NULL ? rf_run_data_last(run, RF_SPLIT_TEST) : NULL;
     if (train != NULL)
-        g_string_append_printf(s, "loss %.3g · acc %.2f · ", train->loss, train->accuracy);
+        g_string_append_printf(s, "loss %.3g · acc %.1f %% · ", train->loss, 100 * train->accuracy);
     if (val != NULL)
-        g_string_append_printf(s, "val %.2f · ", val->accuracy);
+        g_string_append_printf(s, "val %.1f %% · ", 100 * val->accuracy);
+    if (test != NULL)
+        g_string_append_printf(s, "test %.1f %% · ", 100 * test->accuracy);
     double per_step = seconds_per_step(run);
     if (per_step > 0.0)
         g_string_append_printf(s, "%.2g s/step · ", per_step);

@@ -324,7 +324,7 @@ static void fit_value_axes(rf_training_figure *f, const rf_axis *x, rf_axis y[RF
         RF_FORMAT_NUMBER, RF_FORMAT_PERCENT, RF_FORMAT_NUMBER, RF_FORMAT_NUMBER, RF_FORMAT_BYTES};
     for (int p = 0; p < RF_TRAINING_N_PANELS; p++)
         y[p] = (rf_axis){.min = NAN, .max = NAN, .scale = f->log[p] ? RF_AXIS_LOG : RF_AXIS_LINEAR,
-                         .format = formats[p]};
+                         .format = formats[p], .whole = p == RF_TRAINING_MEMORY};   /* no "0.2 B" ticks */
     GArray *times = f->scratch_times;
     for (guint i = 0; i < f->series->len; i++) {
         run_series *s = rf_training_series(f, i);
@@ -477,19 +477,23 @@ static void draw_column(rf_training_figure *f, rf_plot *p, const GArray *xs, con
         rf_plot_points(p, x, y, n, color, point_radius);
 }
 
-/* One run in the loss to step time panels. Train loss and accuracy:
- * smoothed in the run's colour over the raw rows drawn faint, or (no
- * smoothing) thin and light; validation thick with points. `ink` picks
- * the lines in the run's colour, the light ones, or both. */
+rf_rgb rf_training_run_color(const run_series *s, guint i)
+{
+    return rf_series_color(s->run->color >= 0 ? s->run->color : (int)i);
+}
+
+/* One run's train rows in the loss to step time panels. Train loss and
+ * accuracy: smoothed in the run's colour over the raw rows drawn faint, or
+ * (no smoothing) thin and light. `ink` picks the lines in the run's
+ * colour, the light ones, or both. */
 void rf_training_draw_run(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s, rf_rgb c,
                           line_ink ink)
 {
     bool smoothing = rf_training_smoothing_on(f), dark = ink != INK_LIGHT, light = ink != INK_RUN_COLOR;
-    GArray *train_x = rf_training_x_column(f, s, SERIES_TRAIN), *val_x = rf_training_x_column(f, s, SERIES_VAL);
+    GArray *train_x = rf_training_x_column(f, s, SERIES_TRAIN);
     for (int p = RF_TRAINING_LOSS; p <= RF_TRAINING_STEP_TIME; p++) {
         GArray *raw = rf_training_panel_column(s, p, SERIES_TRAIN, false);
         GArray *smooth = rf_training_panel_column(s, p, SERIES_TRAIN, true);
-        GArray *val = rf_training_panel_column(s, p, SERIES_VAL, false);
         if (smooth == NULL) {
             if (dark)
                 draw_column(f, &plots[p], train_x, raw, c, 1, 1.5, 0);
@@ -501,8 +505,30 @@ void rf_training_draw_run(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PAN
         } else if (light) {
             draw_column(f, &plots[p], train_x, raw, rf_training_lighter(c), 1, 1.0, 0);
         }
-        if (val != NULL && dark)
-            draw_column(f, &plots[p], val_x, val, c, 1, 2.5, 3.0);
+    }
+}
+
+static rf_rgb darker(rf_rgb c)
+{
+    return (rf_rgb){0.55 * c.r, 0.55 * c.g, 0.55 * c.b};
+}
+
+/* A run's validation rows: its hue darkened, thick, a white-ringed point
+ * at every row (a single evaluation shows as its point), drawn over every
+ * run's train lines so the train rows never hide them. */
+static void draw_validation(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s, rf_rgb c)
+{
+    rf_rgb dark = darker(c), white = {1, 1, 1};
+    GArray *val_x = rf_training_x_column(f, s, SERIES_VAL);
+    for (int p = RF_TRAINING_LOSS; p <= RF_TRAINING_STEP_TIME; p++) {
+        GArray *val = rf_training_panel_column(s, p, SERIES_VAL, false);
+        if (val == NULL || val->len == 0)
+            continue;
+        int n = visible_points(f, &plots[p], val_x, val);
+        const double *x = (const double *)(void *)f->scratch_x->data, *y = (const double *)(void *)f->scratch_y->data;
+        rf_plot_line(&plots[p], x, y, n, dark, 2.0, 0);
+        rf_plot_points(&plots[p], x, y, n, white, 4.5);
+        rf_plot_points(&plots[p], x, y, n, dark, 3.0);
     }
 }
 
@@ -538,7 +564,8 @@ static void draw_changes(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANE
 }
 
 /* Memory: each run's measured peak (solid) and planned bytes (dashed)
- * across the x range it ran. */
+ * across the x range it ran; runs without either (a run folder keeps
+ * neither) say so in words. */
 static void draw_memory(rf_training_figure *f, rf_plot *p)
 {
     bool any_peak = false, any_planned = false;
@@ -547,7 +574,7 @@ static void draw_memory(rf_training_figure *f, rf_plot *p)
         if (s->hidden)
             continue;
         double xs[2] = {s->first[f->x], s->last[f->x]};
-        rf_rgb c = rf_series_color((int)i);
+        rf_rgb c = rf_training_run_color(s, i);
         if (s->run->planned_bytes > 0) {
             double ys[2] = {s->run->planned_bytes, s->run->planned_bytes};
             rf_plot_line(p, xs, ys, 2, c, 1.5, 5);
@@ -569,29 +596,34 @@ static void draw_memory(rf_training_figure *f, rf_plot *p)
     if (any_peak || any_planned)
         draw_title_key(p, RF_TRAINING_MEMORY, key);
     else
-        rf_draw_message(cr, p->frame, "Measured during a run");
+        rf_draw_message(cr, p->frame, "Not measured for these runs");
     cairo_restore(cr);
 }
 
-const char **rf_training_legend_labels(rf_training_figure *f)
+char **rf_training_legend_labels(rf_training_figure *f)
 {
-    const char **labels = g_new(const char *, f->series->len + 1);
-    for (guint i = 0; i < f->series->len; i++)
-        labels[i] = rf_training_series(f, i)->run->name;
+    char **labels = g_new0(char *, f->series->len + 1);
+    for (guint i = 0; i < f->series->len; i++) {
+        const rf_run_data *run = rf_training_series(f, i)->run;
+        const rf_metrics *test = rf_run_data_last(run, RF_SPLIT_TEST);
+        labels[i] = test != NULL && isfinite(test->accuracy)
+                        ? g_strdup_printf("%s · test %.1f %%", run->name, 100 * test->accuracy)
+                        : g_strdup(run->name);
+    }
     return labels;
 }
 
 static void draw_legend(rf_training_figure *f, rf_plot *p)
 {
     guint n = f->series->len;
-    g_autofree const char **labels = rf_training_legend_labels(f);
+    g_auto(GStrv) labels = rf_training_legend_labels(f);
     g_autofree rf_rgb *colors = g_new(rf_rgb, n + 1);
     g_autofree bool *hidden = g_new(bool, n + 1);
     for (guint i = 0; i < n; i++) {
-        colors[i] = rf_series_color((int)i);
+        colors[i] = rf_training_run_color(rf_training_series(f, i), i);
         hidden[i] = rf_training_series(f, i)->hidden;
     }
-    rf_plot_legend_dimmed(p, labels, colors, hidden, (int)n, RF_LEGEND_TOP_RIGHT);
+    rf_plot_legend_dimmed(p, (const char *const *)labels, colors, hidden, (int)n, RF_LEGEND_TOP_RIGHT);
 }
 
 /* "log" in the title row: filled when the panel's axis is logarithmic. */
@@ -618,62 +650,174 @@ static void draw_log_button(rf_training_figure *f, rf_plot *p, int panel)
     cairo_restore(cr);
 }
 
-/* Whether the shown runs with baselines have different ones (runs on
- * different data sets). */
-static bool baselines_differ(const rf_training_figure *f)
+void rf_training_baseline_label(const rf_run_data *run, int kind, char *buf, size_t size)
 {
-    const rf_run_data *first = NULL;
-    for (guint i = 0; i < f->series->len; i++) {
-        const run_series *s = &g_array_index(f->series, run_series, i);
-        if (s->hidden || (!isfinite(s->run->baseline_first_token) && !isfinite(s->run->baseline_majority)))
-            continue;
-        if (first == NULL)
-            first = s->run;
-        else if (strcmp(first->cfg.data.task, s->run->cfg.data.task) != 0 ||
-                 fabs(first->baseline_first_token - s->run->baseline_first_token) >= 5e-4 ||
-                 fabs(first->baseline_majority - s->run->baseline_majority) >= 5e-4)
-            return true;
-    }
-    return false;
-}
-
-void rf_training_baseline_label(const rf_training_figure *f, const rf_run_data *run, int kind, char *buf,
-                                size_t size)
-{
-    bool named = baselines_differ(f);
     double value = kind == 0 ? run->baseline_first_token : run->baseline_majority;
-    snprintf(buf, size, "%s%s%s: %.1f%%", named ? run->cfg.data.task : "", named ? " · " : "",
-             kind == 0 ? "first token alone" : "majority class", 100 * value);
+    snprintf(buf, size, "%s · %s: %.1f%%", run->cfg.data.task, kind == 0 ? "first token alone" : "majority class",
+             100 * value);
 }
 
-/* The shown runs' baselines (baselines.ini: validation accuracy without a
- * model) as dashed grey lines across the accuracy panel, each value once:
- * runs on the same data share them. The lines go under the runs, the
- * labels (`labels`, rf_training_baseline_label) over them. */
-static void draw_baselines(rf_training_figure *f, rf_plot *acc, bool labels)
+/* A baseline as drawn: one per data set, kind and value, across the x
+ * extent of the shown runs on that data (runs on other data never sit on
+ * another's line). */
+typedef struct baseline_mark {
+    double value;
+    int kind;
+    const rf_run_data *run;   /* the first shown run with it: its data set names it */
+    double x0, x1;
+} baseline_mark;
+
+enum { MAX_BASELINES = 8 };
+
+static int collect_baselines(rf_training_figure *f, baseline_mark marks[MAX_BASELINES])
 {
-    enum { MAX_LINES = 8 };
-    double drawn[MAX_LINES];
     int n = 0;
+    for (guint i = 0; i < f->series->len; i++) {
+        run_series *s = rf_training_series(f, i);
+        if (s->hidden || isnan(s->first[f->x]))
+            continue;
+        const double values[2] = {s->run->baseline_first_token, s->run->baseline_majority};
+        for (int k = 0; k < 2; k++) {
+            if (!isfinite(values[k]))
+                continue;
+            int j = 0;
+            while (j < n && !(marks[j].kind == k && fabs(marks[j].value - values[k]) < 5e-4 &&
+                              strcmp(marks[j].run->cfg.data.task, s->run->cfg.data.task) == 0))
+                j++;
+            if (j == n) {
+                if (n == MAX_BASELINES)
+                    continue;
+                marks[n++] = (baseline_mark){values[k], k, s->run, s->first[f->x], s->last[f->x]};
+            }
+            marks[j].x0 = fmin(marks[j].x0, s->first[f->x]);
+            marks[j].x1 = fmax(marks[j].x1, s->last[f->x]);
+        }
+    }
+    return n;
+}
+
+/* Where a baseline line runs in device units (false: outside the panel). */
+static bool baseline_span(const rf_plot *acc, const baseline_mark *m, double *x0, double *x1, double *y)
+{
+    if (m->value < acc->y.min || m->value > acc->y.max || m->x1 < acc->x.min || m->x0 > acc->x.max)
+        return false;
+    double right = acc->frame.x + acc->frame.w;
+    *x0 = m->x1 > m->x0 ? fmax(rf_plot_px(acc, m->x0), acc->frame.x) : acc->frame.x;
+    *x1 = m->x1 > m->x0 ? fmin(rf_plot_px(acc, m->x1), right) : right;
+    *y = round(rf_plot_py(acc, m->value)) + 0.5;
+    return true;
+}
+
+static void draw_baseline_lines(rf_plot *acc, const baseline_mark *marks, int n)
+{
+    cairo_t *cr = acc->cr;
+    cairo_save(cr);
+    cairo_rectangle(cr, acc->frame.x, acc->frame.y, acc->frame.w, acc->frame.h);
+    cairo_clip(cr);
+    rf_set_color(cr, BASELINE_GREY, 1);
+    cairo_set_line_width(cr, 1.5);
+    double dash = 6;
+    cairo_set_dash(cr, &dash, 1, 0);
+    for (int i = 0; i < n; i++) {
+        double x0, x1, y;
+        if (!baseline_span(acc, &marks[i], &x0, &x1, &y))
+            continue;
+        cairo_move_to(cr, x0, y);
+        cairo_line_to(cr, x1, y);
+        cairo_stroke(cr);
+    }
+    cairo_restore(cr);
+}
+
+static bool in_box(const rf_rect *b, double x, double y)
+{
+    return x >= b->x && x <= b->x + b->w && y >= b->y && y <= b->y + b->h;
+}
+
+/* How much of the shown runs' accuracy a label box would cover: every
+ * train row counts, a validation point ten times (they are few). */
+static double covered(rf_training_figure *f, const rf_plot *acc, const rf_rect *box)
+{
+    double score = 0;
     for (guint i = 0; i < f->series->len; i++) {
         run_series *s = rf_training_series(f, i);
         if (s->hidden)
             continue;
-        const double values[2] = {s->run->baseline_first_token, s->run->baseline_majority};
-        for (int k = 0; k < 2; k++) {
-            bool seen = !isfinite(values[k]);
-            for (int j = 0; j < n && !seen; j++)
-                seen = fabs(drawn[j] - values[k]) < 5e-4;
-            if (seen || n == MAX_LINES)
-                continue;
-            char label[96];
-            rf_training_baseline_label(f, s->run, k, label, sizeof label);
-            if (labels)
-                rf_plot_hline_label(acc, values[k], KEY_GREY, label);
-            else
-                rf_plot_hline(acc, values[k], BASELINE_GREY, NULL);
-            drawn[n++] = values[k];
+        for (int k = 0; k < N_SERIES; k++) {
+            const GArray *xs = rf_training_x_column(f, s, k);
+            const GArray *cols[2] = {rf_training_panel_column(s, RF_TRAINING_ACCURACY, k, false),
+                                     rf_training_smoothing_on(f)
+                                         ? rf_training_panel_column(s, RF_TRAINING_ACCURACY, k, true)
+                                         : NULL};
+            double x_lo = rf_plot_x_at(acc, box->x), x_hi = rf_plot_x_at(acc, box->x + box->w);
+            /* the rows under the box only (x ascending): a label costs the
+             * same beside a 100k-step run as beside a short one */
+            const double *xv = (const double *)(void *)xs->data;
+            guint lo = 0, hi = xs->len;
+            while (lo < hi) {
+                guint mid = lo + (hi - lo) / 2;
+                if (xv[mid] < x_lo)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (int c = 0; c < 2; c++)
+                for (guint j = lo; cols[c] != NULL && j < cols[c]->len && xv[j] <= x_hi; j++) {
+                    double x = xv[j], y = g_array_index(cols[c], double, j);
+                    if (!isfinite(y))
+                        continue;
+                    if (in_box(box, rf_plot_px(acc, x), rf_plot_py(acc, y)))
+                        score += k == SERIES_VAL ? 10 : 1;
+                }
         }
+    }
+    return score;
+}
+
+/* Each baseline's label (rf_training_baseline_label) beside its line, at
+ * whichever end (above or below it) covers the fewest of the runs' points
+ * and no other label. */
+static void draw_baseline_labels(rf_training_figure *f, rf_plot *acc, const baseline_mark *marks, int n)
+{
+    cairo_t *cr = acc->cr;
+    rf_rect placed[MAX_BASELINES];
+    int n_placed = 0;
+    const double pad = 4, h = RF_PLOT_TEXT + 4;
+    for (int i = 0; i < n; i++) {
+        double x0, x1, y;
+        if (!baseline_span(acc, &marks[i], &x0, &x1, &y))
+            continue;
+        char label[96];
+        rf_training_baseline_label(marks[i].run, marks[i].kind, label, sizeof label);
+        double w = rf_text_width(cr, RF_PLOT_TEXT, false, label) + 6;
+        const double lefts[3] = {x1 - pad - w, x0 + pad, (x0 + x1 - w) / 2};
+        const double tops[2] = {y - 3 - h, y + 3};
+        rf_rect best = {0};
+        double best_score = INFINITY;
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 2; b++) {
+                rf_rect box = {lefts[a], tops[b], w, h};
+                double score = covered(f, acc, &box);
+                if (box.x < acc->frame.x || box.x + box.w > acc->frame.x + acc->frame.w || box.y < acc->frame.y ||
+                    box.y + box.h > acc->frame.y + acc->frame.h)
+                    score += 1e6;
+                for (int j = 0; j < n_placed; j++)
+                    if (box.x < placed[j].x + placed[j].w && placed[j].x < box.x + box.w &&
+                        box.y < placed[j].y + placed[j].h && placed[j].y < box.y + box.h)
+                        score += 1e4;
+                if (score < best_score) {
+                    best_score = score;
+                    best = box;
+                }
+            }
+        placed[n_placed++] = best;
+        cairo_save(cr);
+        cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+        cairo_rectangle(cr, best.x, best.y, best.w, best.h);
+        cairo_fill(cr);
+        rf_set_color(cr, KEY_GREY, 1);
+        rf_draw_text(cr, best.x + 3, best.y + best.h / 2, 0, 0.5, RF_PLOT_TEXT, false, label);
+        cairo_restore(cr);
     }
 }
 
@@ -681,9 +825,9 @@ static void draw_key(rf_training_figure *f, rf_plot *acc)
 {
     char key[128];
     if (rf_training_smoothing_on(f))
-        snprintf(key, sizeof key, "train: smoothed %.3g, faint: raw · thick with points: validation", f->smoothing);
+        snprintf(key, sizeof key, "train: smoothed %.3g, faint: raw · dark with points: validation", f->smoothing);
     else
-        snprintf(key, sizeof key, "thin: train · thick with points: validation");
+        snprintf(key, sizeof key, "thin: train · dark with points: validation");
     rf_set_color(acc->cr, KEY_GREY, 1);
     draw_title_key(acc, RF_TRAINING_ACCURACY, key);
 }
@@ -702,29 +846,47 @@ static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoo
     }
     rf_plot plots[RF_TRAINING_N_PANELS];
     layout(f, cr, w, h, zoom, plots);
-    draw_baselines(f, &plots[RF_TRAINING_ACCURACY], false);
+    baseline_mark baselines[MAX_BASELINES];
+    int n_baselines = collect_baselines(f, baselines);
+    draw_baseline_lines(&plots[RF_TRAINING_ACCURACY], baselines, n_baselines);
     for (guint i = 0; i < f->series->len; i++) {
         run_series *s = rf_training_series(f, i);
         if (!s->hidden)
-            rf_training_draw_run_layer(f, plots, s, (int)i);
+            rf_training_draw_run_layer(f, plots, s, rf_training_run_color(s, i));
     }
     for (guint i = 0; i < f->series->len; i++) {
         run_series *s = rf_training_series(f, i);
         if (!s->hidden)
-            draw_changes(f, plots, s, rf_series_color((int)i));
+            draw_validation(f, plots, s, rf_training_run_color(s, i));
     }
-    draw_baselines(f, &plots[RF_TRAINING_ACCURACY], true);
+    for (guint i = 0; i < f->series->len; i++) {
+        run_series *s = rf_training_series(f, i);
+        if (!s->hidden)
+            draw_changes(f, plots, s, rf_training_run_color(s, i));
+    }
+    draw_baseline_labels(f, &plots[RF_TRAINING_ACCURACY], baselines, n_baselines);
     draw_memory(f, &plots[RF_TRAINING_MEMORY]);
     draw_legend(f, &plots[RF_TRAINING_LOSS]);
     draw_key(f, &plots[RF_TRAINING_ACCURACY]);
+    bool buttons = !rf_plot_figure_only(cr);
     for (int p = 0; p < RF_TRAINING_N_PANELS; p++) {
-        draw_log_button(f, &plots[p], p);
+        if (buttons)
+            draw_log_button(f, &plots[p], p);
         rf_plot_end(&plots[p]);
     }
     cairo_restore(cr);
 }
 
+static bool empty(void *data, char *why, size_t size)
+{
+    if (rf_training_refresh(data))
+        return false;
+    snprintf(why, size, "there are no runs to plot yet: train one, or pick runs in the Runs view");
+    return true;
+}
+
 rf_figure rf_training_figure_figure(rf_training_figure *f)
 {
-    return (rf_figure){.draw = draw, .hover = rf_training_hover, .data = f, .click = rf_training_click};
+    return (rf_figure){.draw = draw, .hover = rf_training_hover, .data = f, .click = rf_training_click,
+                       .empty = empty};
 }

@@ -193,8 +193,8 @@ static void describe_point(rf_training_figure *f, int panel, const nearest *best
 /* The legend entry under the point (in the loss panel), or -1. */
 static int legend_entry(rf_training_figure *f, const laid_out *l, double px, double py)
 {
-    g_autofree const char **labels = rf_training_legend_labels(f);
-    return rf_plot_legend_entry_at(&l->plots[RF_TRAINING_LOSS], labels, (int)f->series->len, RF_LEGEND_TOP_RIGHT, px,
+    g_auto(GStrv) labels = rf_training_legend_labels(f);
+    return rf_plot_legend_entry_at(&l->plots[RF_TRAINING_LOSS], (const char *const *)labels, (int)f->series->len, RF_LEGEND_TOP_RIGHT, px,
                                    py);
 }
 

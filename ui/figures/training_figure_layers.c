@@ -104,10 +104,9 @@ static void paint_mask(cairo_t *cr, cairo_surface_t *mask, rf_rgb c)
 }
 
 void rf_training_draw_run_layer(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s,
-                                int color)
+                                rf_rgb c)
 {
     cairo_t *cr = plots[0].cr;
-    rf_rgb c = rf_series_color(color);
     double scale = rf_plot_raster_scale(cr);
     if (scale <= 0) {
         rf_training_draw_run(f, plots, s, c, INK_ALL);

@@ -78,13 +78,13 @@ GArray *rf_training_panel_column(run_series *s, int panel, int split, bool smoot
 bool rf_training_smoothing_on(const rf_training_figure *f);
 
 /* The label of a run's baseline line, kind 0 the first-token rule, 1 the
- * majority class: "majority class: 16.9%", led by the run's data.task
- * ("random · majority class: 9.4%") when the shown runs' baselines differ. */
-void rf_training_baseline_label(const rf_training_figure *f, const rf_run_data *run, int kind, char *buf,
-                                size_t size);
+ * majority class, led by the run's data.task: a baseline belongs to one
+ * data set ("listops · majority class: 16.9%"). */
+void rf_training_baseline_label(const rf_run_data *run, int kind, char *buf, size_t size);
 
-/* The legend's labels (the runs' names; g_free the array). */
-const char **rf_training_legend_labels(rf_training_figure *f);
+/* The legend's labels: the runs' names, a finished run's with its test
+ * accuracy ("… · test 40.5 %"); g_strfreev. */
+char **rf_training_legend_labels(rf_training_figure *f);
 /* The log button in a panel's title row (zero size for linear-only panels). */
 rf_rect rf_training_log_button(const rf_plot *p, int panel);
 bool rf_training_panel_can_log(int panel);
@@ -92,9 +92,14 @@ bool rf_training_panel_can_log(int panel);
  * mode, a step after the run's last row). */
 double rf_training_change_x(const rf_training_figure *f, run_series *s, const rf_run_change *c);
 
-/* One run's lines in the loss to step time panels (training_figure.c):
+/* Run i's colour: its own (rf_run_data.color, the same in every figure),
+ * else by its place. */
+rf_rgb rf_training_run_color(const run_series *s, guint i);
+
+/* One run's train lines in the loss to step time panels (training_figure.c):
  * all of them, or only those in the run's colour, or only the light ones
- * (raw train rows without smoothing, in rf_training_lighter of it). */
+ * (raw train rows without smoothing, in rf_training_lighter of it). Its
+ * validation rows are drawn apart, over every run's train lines. */
 typedef enum { INK_ALL, INK_RUN_COLOR, INK_LIGHT } line_ink;
 void rf_training_draw_run(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s, rf_rgb c,
                           line_ink ink);
@@ -102,7 +107,7 @@ rf_rgb rf_training_lighter(rf_rgb c);
 /* The same through the run's cached layer on a raster target
  * (training_figure_layers.c); vector targets get the strokes. */
 void rf_training_draw_run_layer(rf_training_figure *f, rf_plot plots[RF_TRAINING_N_PANELS], run_series *s,
-                                int color);
+                                rf_rgb c);
 void rf_training_layer_clear(run_series *s);
 
 /* The figure's hover and click (training_figure_hover.c). */

@@ -29,10 +29,15 @@ typedef struct rf_figure {
     /* A click at device point (x, y) of the same drawing: true when it
      * changed what the figure draws. May be NULL (clicks do nothing). */
     bool (*click)(void *data, double width, double height, const rf_zoom *zoom, double x, double y);
+    /* Whether there is nothing to draw yet, with the sentence that says
+     * why (an export refuses it). May be NULL (never empty). */
+    bool (*empty)(void *data, char *why, size_t size);
 } rf_figure;
 
 /* Render to FILE.png, FILE.svg or FILE.pdf (by extension, case-insensitive)
- * at width x height (device units; pixels for PNG, points for PDF/SVG). The
+ * at width x height (device units; pixels for PNG, points for PDF/SVG):
+ * the figure alone (rf_plot_set_figure_only: no buttons), and an empty
+ * figure refused with its sentence, no file written. The
  * file is written under a temporary name and renamed, so a failed export
  * leaves any old file intact. On failure writes a message naming the file
  * into err and returns false. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "figure.h"
+#include "plot.h"
 
 typedef enum { FORMAT_UNKNOWN, FORMAT_PNG, FORMAT_SVG, FORMAT_PDF } format;
 
@@ -33,13 +34,38 @@ bool rf_figure_format_known(const char *path)
     return format_of(path) != FORMAT_UNKNOWN;
 }
 
-static void draw(const rf_figure *f, const rf_zoom *zoom, cairo_surface_t *s, int width, int height)
+static void draw(const rf_figure *f, const rf_zoom *zoom, cairo_surface_t *s, int width, int height,
+                 GString *svg_text)
 {
     cairo_t *cr = cairo_create(s);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
+    rf_plot_set_figure_only(cr);
+    if (svg_text != NULL)
+        rf_plot_collect_svg_text(cr, svg_text);
     f->draw(f->data, cr, width, height, zoom);
     cairo_destroy(cr);
+}
+
+/* The figure's text elements into the SVG cairo wrote, before its end tag
+ * (drawn last, over the figure, as its labels are). */
+static bool add_svg_text(const char *tmp, const GString *text, const char **problem)
+{
+    g_autofree char *svg = NULL;
+    gsize len = 0;
+    char *end = NULL;
+    if (!g_file_get_contents(tmp, &svg, &len, NULL) || (end = g_strrstr(svg, "</svg>")) == NULL) {
+        *problem = "cairo wrote no SVG";
+        return false;
+    }
+    g_autoptr(GString) out = g_string_new_len(svg, end - svg);
+    g_string_append_len(out, text->str, (gssize)text->len);
+    g_string_append(out, end);
+    if (!g_file_set_contents(tmp, out->str, (gssize)out->len, NULL)) {
+        *problem = "cannot write the SVG's text";
+        return false;
+    }
+    return true;
 }
 
 static bool write_to(const rf_figure *f, const rf_zoom *zoom, format fmt, const char *tmp, int width, int height,
@@ -53,8 +79,9 @@ static bool write_to(const rf_figure *f, const rf_zoom *zoom, format fmt, const 
     else
         s = cairo_pdf_surface_create(tmp, width, height);
     bool ok = cairo_surface_status(s) == CAIRO_STATUS_SUCCESS;
+    g_autoptr(GString) svg_text = fmt == FORMAT_SVG ? g_string_new(NULL) : NULL;
     if (ok) {
-        draw(f, zoom, s, width, height);
+        draw(f, zoom, s, width, height, svg_text);
         if (fmt == FORMAT_PNG)
             ok = cairo_surface_write_to_png(s, tmp) == CAIRO_STATUS_SUCCESS;
         cairo_surface_finish(s);
@@ -63,6 +90,8 @@ static bool write_to(const rf_figure *f, const rf_zoom *zoom, format fmt, const 
     if (!ok)
         *problem = cairo_status_to_string(cairo_surface_status(s));
     cairo_surface_destroy(s);
+    if (ok && svg_text != NULL)
+        ok = add_svg_text(tmp, svg_text, problem);
     return ok;
 }
 
@@ -76,6 +105,11 @@ bool rf_figure_export(const rf_figure *f, const rf_zoom *zoom, const char *path,
     }
     if (width < 16 || height < 16 || width > 16384 || height > 16384) {
         snprintf(err, err_size, "%s: size %dx%d is outside 16..16384", path, width, height);
+        return false;
+    }
+    char why[256];
+    if (f->empty != NULL && f->empty(f->data, why, sizeof why)) {
+        snprintf(err, err_size, "%s: nothing to export: %s", path, why);
         return false;
     }
     rf_zoom all = RF_ZOOM_ALL;

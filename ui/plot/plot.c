@@ -1,4 +1,5 @@
 /* Colours, text and the axes panel. */
+#include <glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,12 +79,42 @@ static void set_font(cairo_t *cr, double size, bool bold)
     cairo_set_font_size(cr, size);
 }
 
-static double text_width(cairo_t *cr, double size, bool bold, const char *text)
+double rf_text_width(cairo_t *cr, double size, bool bold, const char *text)
 {
     cairo_text_extents_t e;
     set_font(cr, size, bold);
     cairo_text_extents(cr, text, &e);
     return e.x_advance;
+}
+
+static const cairo_user_data_key_t svg_text_key;
+
+/* Text as an SVG <text> element (cairo's SVG surface draws glyph outlines,
+ * which no editor or screen reader takes for text): at (x, y) in user
+ * units under cr's current transform, in the current solid colour. */
+static void svg_text_element(GString *out, cairo_t *cr, double x, double y, double size, bool bold, const char *text)
+{
+    cairo_matrix_t m;
+    cairo_get_matrix(cr, &m);
+    double r = 0, g = 0, b = 0, a = 1;
+    cairo_pattern_get_rgba(cairo_get_source(cr), &r, &g, &b, &a);
+    g_autofree char *escaped = g_markup_escape_text(text, -1);
+    char num[6][G_ASCII_DTOSTR_BUF_SIZE], at[2][G_ASCII_DTOSTR_BUF_SIZE], sz[G_ASCII_DTOSTR_BUF_SIZE],
+        op[G_ASCII_DTOSTR_BUF_SIZE];
+    const double mv[6] = {m.xx, m.yx, m.xy, m.yy, m.x0, m.y0};
+    for (int i = 0; i < 6; i++)
+        g_ascii_formatd(num[i], sizeof num[i], "%.4f", mv[i]);
+    g_ascii_formatd(at[0], sizeof at[0], "%.2f", x);
+    g_ascii_formatd(at[1], sizeof at[1], "%.2f", y);
+    g_ascii_formatd(sz, sizeof sz, "%.2f", size);
+    g_ascii_formatd(op, sizeof op, "%.3f", a);
+    g_string_append_printf(out,
+                           "<text transform=\"matrix(%s %s %s %s %s %s)\" x=\"%s\" y=\"%s\" "
+                           "font-family=\"%s, sans-serif\" font-size=\"%s\"%s fill=\"#%02x%02x%02x\" "
+                           "fill-opacity=\"%s\" xml:space=\"preserve\">%s</text>\n",
+                           num[0], num[1], num[2], num[3], num[4], num[5], at[0], at[1], RF_PLOT_FONT, sz,
+                           bold ? " font-weight=\"bold\"" : "", (int)lround(r * 255), (int)lround(g * 255),
+                           (int)lround(b * 255), op, escaped);
 }
 
 void rf_draw_text(cairo_t *cr, double x, double y, double ax, double ay, double size, bool bold, const char *text)
@@ -95,9 +126,19 @@ void rf_draw_text(cairo_t *cr, double x, double y, double ax, double ay, double 
     cairo_font_extents(cr, &fe);
     /* Anchor on the advance width and the font's cap height, not the ink,
      * so labels line up whatever glyphs they hold. */
-    double h = fe.ascent * 0.75;
-    cairo_move_to(cr, x - ax * e.x_advance, y - ay * h + h);
+    double h = fe.ascent * 0.75, left = x - ax * e.x_advance, baseline = y - ay * h + h;
+    GString *svg_text = cairo_surface_get_user_data(cairo_get_target(cr), &svg_text_key);
+    if (svg_text != NULL) {
+        svg_text_element(svg_text, cr, left, baseline, size, bold, text);
+        return;
+    }
+    cairo_move_to(cr, left, baseline);
     cairo_show_text(cr, text);
+}
+
+void rf_plot_collect_svg_text(cairo_t *cr, GString *out)
+{
+    cairo_surface_set_user_data(cairo_get_target(cr), &svg_text_key, out, NULL);
 }
 
 void rf_draw_message(cairo_t *cr, rf_rect r, const char *text)
@@ -146,7 +187,7 @@ void rf_plot_begin(rf_plot *p, cairo_t *cr, rf_rect outer, const rf_axis *x, con
     double label_w = 0;
     for (int i = 0; i < ny; i++) {
         rf_axis_format_value(y, yt[i], buf, sizeof buf);
-        label_w = fmax(label_w, text_width(cr, RF_PLOT_TEXT, false, buf));
+        label_w = fmax(label_w, rf_text_width(cr, RF_PLOT_TEXT, false, buf));
     }
     double left = label_w + 10 + (y->label != NULL ? RF_PLOT_TEXT + 8 : 0);
     double bottom = RF_PLOT_TEXT + 10 + (x->label != NULL ? RF_PLOT_TEXT + 8 : 0);
@@ -159,7 +200,7 @@ void rf_plot_begin(rf_plot *p, cairo_t *cr, rf_rect outer, const rf_axis *x, con
     double tick_w = 0;
     for (int i = 0; i < nx; i++) {
         rf_axis_format_value(x, xt[i], buf, sizeof buf);
-        tick_w = fmax(tick_w, text_width(cr, RF_PLOT_TEXT, false, buf));
+        tick_w = fmax(tick_w, rf_text_width(cr, RF_PLOT_TEXT, false, buf));
     }
     for (int fit = (int)(f.w / (tick_w + 14)); nx > fit && nx > 2; fit = (int)(f.w / (tick_w + 14)))
         nx = rf_axis_ticks(x, xt, nx - 1);
@@ -234,6 +275,18 @@ void rf_plot_set_replay_scale(cairo_t *cr, double scale)
     *kept = scale;
     if (cairo_surface_set_user_data(cairo_get_target(cr), &replay_scale_key, kept, free) != CAIRO_STATUS_SUCCESS)
         free(kept);
+}
+
+static const cairo_user_data_key_t figure_only_key;
+
+void rf_plot_set_figure_only(cairo_t *cr)
+{
+    cairo_surface_set_user_data(cairo_get_target(cr), &figure_only_key, (void *)&figure_only_key, NULL);
+}
+
+bool rf_plot_figure_only(cairo_t *cr)
+{
+    return cairo_surface_get_user_data(cairo_get_target(cr), &figure_only_key) != NULL;
 }
 
 double rf_plot_raster_scale(cairo_t *cr)
@@ -363,7 +416,7 @@ void rf_plot_hline_label(rf_plot *p, double y, rf_rgb color, const char *label)
         return;
     cairo_t *cr = p->cr;
     double py = round(rf_plot_py(p, y)) + 0.5, right = p->frame.x + p->frame.w - 6;
-    double w = text_width(cr, RF_PLOT_TEXT, false, label), h = RF_PLOT_TEXT + 4;
+    double w = rf_text_width(cr, RF_PLOT_TEXT, false, label), h = RF_PLOT_TEXT + 4;
     cairo_save(cr);
     cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
     cairo_rectangle(cr, right - w - 3, py - 3 - h, w + 6, h);
@@ -401,7 +454,7 @@ static legend_box legend_layout(const rf_plot *p, const char *const *labels, int
 {
     double w = 0, line_h = RF_PLOT_TEXT + 6, swatch = 18;
     for (int i = 0; i < n; i++)
-        w = fmax(w, text_width(p->cr, RF_PLOT_TEXT, false, labels[i]));
+        w = fmax(w, rf_text_width(p->cr, RF_PLOT_TEXT, false, labels[i]));
     double bw = w + swatch + 22, bh = n * line_h + 8;
     double x = corner == RF_LEGEND_TOP_LEFT ? p->frame.x + 8 : p->frame.x + p->frame.w - bw - 8;
     double y = corner == RF_LEGEND_BOTTOM_RIGHT ? p->frame.y + p->frame.h - bh - 8 : p->frame.y + 8;

@@ -109,6 +109,12 @@ bool rf_plot_contains(const rf_plot *p, double px, double py);
 double rf_plot_raster_scale(cairo_t *cr);
 void rf_plot_set_replay_scale(cairo_t *cr, double scale);
 
+/* A drawing for a file (rf_figure_export, `rangefinder plot`), not the
+ * screen: figures leave out what only a pointer uses (their buttons). Set
+ * on cr's target. */
+void rf_plot_set_figure_only(cairo_t *cr);
+bool rf_plot_figure_only(cairo_t *cr);
+
 /* Whether (x, y) can be drawn: finite, and positive on a log axis. */
 bool rf_plot_drawable(const rf_plot *p, double x, double y);
 /* The points of the line (x, y)[0, n) that p needs to stroke it over its
@@ -146,8 +152,15 @@ void rf_plot_legend_dimmed(rf_plot *p, const char *const *labels, const rf_rgb *
 int rf_plot_legend_entry_at(const rf_plot *p, const char *const *labels, int n, rf_legend_corner corner, double px,
                             double py);
 
+/* The advance width of text as rf_draw_text draws it. */
+double rf_text_width(cairo_t *cr, double size, bool bold, const char *text);
 /* Text with its anchor: ax, ay in {0, 0.5, 1} (left/centre/right, top/middle/bottom). */
 void rf_draw_text(cairo_t *cr, double x, double y, double ax, double ay, double size, bool bold, const char *text);
+/* Text drawn with rf_draw_text on cr's target goes to `out` as SVG <text>
+ * elements (device units) instead of glyph outlines: an SVG export keeps
+ * its text as text. `out` must outlive the drawing. */
+typedef struct _GString GString;
+void rf_plot_collect_svg_text(cairo_t *cr, GString *out);
 /* A centred grey message (e.g. "No data yet: start training") in r. */
 void rf_draw_message(cairo_t *cr, rf_rect r, const char *text);
 

@@ -7,8 +7,12 @@
 
 #include "../../config/baselines_file.h"
 #include "../../config/config_file.h"
+#include "../../config/run_folder.h"
 #include "../../core/curriculum.h"
 #include "../../datasets/text_input.h"
+#include "plot.h"
+
+_Static_assert(RF_RUN_COLORS == RF_SERIES_COLORS, "a run folder's colour indexes the series palette");
 
 /* metrics.csv as `rangefinder train` writes it, and as
  * rf_run_data_write_metrics_csv writes it (one more column); both load. */
@@ -26,6 +30,7 @@ rf_run_data *rf_run_data_new(const char *name, const rf_config *cfg)
     r->rows = g_array_new(FALSE, FALSE, sizeof(rf_metrics));
     r->changes = g_array_new(FALSE, FALSE, sizeof(rf_run_change));
     r->baseline_majority = r->baseline_first_token = NAN;
+    r->color = -1;
     return r;
 }
 
@@ -255,8 +260,14 @@ rf_run_data *rf_run_data_load_dir(const char *dir, GError **error)
         return NULL;
     }
     g_autofree char *base = g_path_get_basename(dir);
-    g_autoptr(rf_run_data) r = rf_run_data_new(base, NULL);
+    g_autofree char *meta = g_build_filename(dir, RF_RUN_META_FILE, NULL);
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_autofree char *named = g_key_file_load_from_file(kf, meta, G_KEY_FILE_NONE, NULL)
+                                 ? g_key_file_get_string(kf, "run", "name", NULL)
+                                 : NULL;
+    g_autoptr(rf_run_data) r = rf_run_data_new(named != NULL && *named != '\0' ? named : base, NULL);
     r->dir = g_strdup(dir);
+    r->color = rf_run_folder_color(dir);
     g_autofree char *ini = g_build_filename(dir, "config.ini", NULL);
     if (g_file_test(ini, G_FILE_TEST_EXISTS) && !rf_config_apply_ini(&r->cfg, ini, error))
         return NULL;

@@ -20,8 +20,11 @@ typedef struct rf_run_change {
 } rf_run_change;
 
 typedef struct rf_run_data {
-    char *name;                 /* "ListOps · blrp", shown in legends */
+    char *name;                 /* shown in legends and tables: run.ini's name or the run folder's
+                                   (2026-11-27_130405-listops-blrp), "listops · blrp" without a folder */
     char *dir;                  /* the run folder it was loaded from or is written to, or NULL */
+    int color;                  /* rf_series_color index, the same in every figure: the run folder's
+                                   (rf_run_folder_color) or the session's pick; -1: by position */
     rf_config cfg;
     GArray *rows;               /* rf_metrics, in the order reported (all splits) */
     GArray *changes;            /* rf_run_change, in the order made */
@@ -54,8 +57,8 @@ void rf_run_data_update_summary(rf_run_data *r);
 
 /* Load DIR/metrics.csv (and DIR/config.ini and DIR/baselines.ini when
  * present; a missing config keeps defaults) as written by `rangefinder
- * train`. Every malformed line is an error naming the file and the line. The name is the directory's base
- * name; `dir` is the directory. */
+ * train`. Every malformed line is an error naming the file and the line. The name is run.ini's name, else
+ * the directory's base name; the colour the folder's (rf_run_folder_color); `dir` is the directory. */
 rf_run_data *rf_run_data_load_dir(const char *dir, GError **error);
 
 /* The comparison table (final accuracy, best val accuracy, test accuracy,

@@ -89,10 +89,20 @@ static void clear_grid(GtkWidget *grid)
         gtk_grid_remove(GTK_GRID(grid), child);
 }
 
+/* The session's runs, each once (a run a later one goes on from left out). */
+static GPtrArray *shown_runs(compare_view *v)
+{
+    GPtrArray *runs = rf_session_get_runs(v->session), *shown = g_ptr_array_new();
+    for (guint i = 0; i < runs->len; i++)
+        if (!rf_session_run_superseded(v->session, i))
+            g_ptr_array_add(shown, g_ptr_array_index(runs, i));
+    return shown;
+}
+
 static void fill_table(compare_view *v)
 {
     clear_grid(v->table);
-    GPtrArray *runs = rf_session_get_runs(v->session);
+    g_autoptr(GPtrArray) runs = shown_runs(v);
     for (guint i = 0; i < runs->len; i++) {
         const rf_run_data *r = runs->pdata[i];
         const rf_metrics *train = rf_run_data_last(r, RF_SPLIT_TRAIN), *test = rf_run_data_last(r, RF_SPLIT_TEST);
@@ -143,14 +153,14 @@ static void add_pending_cell(compare_view *v, int col, int row, const char *text
 
 static char *pending_summary(compare_view *v, guint n)
 {
-    const rf_run_data *basis = rf_session_queue_basis(v->session);
-    if (basis == NULL)
-        return g_strdup_printf("%u pending %s · no ETA until a run has measured its step time", n,
+    double left_seconds = rf_session_queue_seconds_left(v->session);
+    if (!(left_seconds > 0))
+        return g_strdup_printf("%u pending %s · no ETA until a run on their data has measured its step time", n,
                                n == 1 ? "run" : "runs");
-    g_autofree char *left = duration(rf_session_queue_seconds_left(v->session));
-    return g_strdup_printf("%u pending %s · queue done in %s · ETAs from %s's %.3g s/step, scaled by each "
-                           "config's planned FLOPs",
-                           n, n == 1 ? "run" : "runs", left, basis->name, basis->median_step_seconds);
+    g_autofree char *left = duration(left_seconds);
+    return g_strdup_printf("%u pending %s · queue done in %s · each ETA from a measured run of the same config "
+                           "(else of its data and encoder, else of its data), scaled by the planned FLOPs",
+                           n, n == 1 ? "run" : "runs", left);
 }
 
 static void fill_pending(compare_view *v)
@@ -175,13 +185,14 @@ static void fill_pending(compare_view *v)
         add_pending_cell(v, 0, (int)i, q->name, FALSE);
         add_pending_cell(v, 1, (int)i, changes, as_edited);
         add_pending_cell(v, 2, (int)i, steps, FALSE);
-        add_pending_cell(v, 3, (int)i, eta != NULL ? eta : "ETA after a measured run", eta == NULL);
+        add_pending_cell(v, 3, (int)i, eta != NULL ? eta : "ETA after a measured run on its data", eta == NULL);
     }
 }
 
 static void refresh(compare_view *v)
 {
-    GPtrArray *runs = rf_session_get_runs(v->session);
+    g_autoptr(GPtrArray) runs = shown_runs(v);
+    /* the figure borrows the runs, not the array */
     rf_training_figure_set_runs(v->figure, (rf_run_data *const *)runs->pdata, runs->len);
     rf_plot_view_queue_draw(v->plot);
     fill_table(v);

@@ -22,14 +22,16 @@ static gboolean has_dir(GPtrArray *runs, const char *dir)
     return FALSE;
 }
 
-/* The session's runs, then the picked runs of the runs folder (after
- * them, so that picking keeps the session's colours); a picked run that is
- * one of the session's is drawn once. */
+/* The session's runs, then the picked runs of the runs folder; a picked
+ * run that is one of the session's, and a run that a later one goes on
+ * from (its checkpoint opened), are drawn once. */
 static void update_runs(RfPlotView *plot, RfSession *s)
 {
     GPtrArray *runs = rf_session_get_runs(s), *overlays = rf_session_get_overlays(s);
     g_autoptr(GPtrArray) drawn = g_ptr_array_new();   /* borrowed runs */
-    g_ptr_array_extend(drawn, runs, NULL, NULL);
+    for (guint i = 0; i < runs->len; i++)
+        if (!rf_session_run_superseded(s, i))
+            g_ptr_array_add(drawn, g_ptr_array_index(runs, i));
     for (guint i = 0; i < overlays->len; i++) {
         rf_run_data *r = g_ptr_array_index(overlays, i);
         if (!has_dir(runs, r->dir))
