@@ -29,9 +29,10 @@ build_packages=(build-essential meson ninja-build pkg-config libglib2.0-dev libo
 # qemu-user runs the kernel tests on emulated CPUs without AVX-512 and without AVX
 # (suite `portable`, docs/testing.md); man-db renders the man pages (tests/test_man.sh);
 # dbus-daemon and x11-utils let tests/test_install.sh see the installed workbench's
-# window and quit it.
+# window and quit it; desktop-file-utils and appstream validate the launcher and
+# the AppStream metadata (tests/test_desktop.sh).
 test_packages=(python3 python3-numpy python3-torch sox xvfb xauth fonts-dejavu-core strace
-               clang libclang-rt-14-dev qemu-user man-db dbus-daemon x11-utils)
+               clang libclang-rt-14-dev qemu-user man-db dbus-daemon x11-utils desktop-file-utils appstream)
 
 install_missing() {
     local missing=()
