@@ -25,6 +25,8 @@ case "$tmp/" in
     ;;
 esac
 
+# The build tree is hidden from the installed program: caches go here.
+export XDG_CACHE_HOME=$tmp/cache
 count=0
 failed=0
 # ok STATUS NAME: one TAP line; on failure the last command's output.
