@@ -17,18 +17,22 @@ cd "$(dirname "$0")"
 
 # webp-pixbuf-loader and librsvg2-common are gdk-pixbuf's WebP and SVG
 # loaders, which image_folder reads through (docs/data-formats.md); Open MPI
-# runs training across processes (parallel/, docs/scaling.md).
+# runs training across processes (parallel/, docs/scaling.md); help2man and
+# groff-base's preconv make the man pages from the program's help (data/man).
 build_packages=(build-essential meson ninja-build pkg-config libglib2.0-dev libopenblas-dev libdnnl-dev
                 libjansson-dev zlib1g-dev libgdk-pixbuf-2.0-dev libwebp-dev libsndfile1-dev libsamplerate0-dev
                 libfftw3-dev libcairo2-dev libgtk-4-dev libadwaita-1-dev espeak-ng dataset-fashion-mnist
-                webp-pixbuf-loader librsvg2-common libopenmpi-dev openmpi-bin)
+                webp-pixbuf-loader librsvg2-common libopenmpi-dev openmpi-bin help2man groff-base)
 # xvfb runs the GUI tests without a screen; fonts make their text measurable;
 # strace checks that metrics are synced before each checkpoint (tests/test_crash.sh);
 # clang and its runtime (libFuzzer, sanitizers) build the fuzz targets (tests/fuzz);
 # qemu-user runs the kernel tests on emulated CPUs without AVX-512 and without AVX
-# (suite `portable`, docs/testing.md).
+# (suite `portable`, docs/testing.md); man-db renders the man pages (tests/test_man.sh);
+# dbus-daemon and x11-utils let tests/test_install.sh see the installed workbench's
+# window and quit it; desktop-file-utils and appstream validate the launcher and
+# the AppStream metadata (tests/test_desktop.sh).
 test_packages=(python3 python3-numpy python3-torch sox xvfb xauth fonts-dejavu-core strace
-               clang libclang-rt-14-dev qemu-user)
+               clang libclang-rt-14-dev qemu-user man-db dbus-daemon x11-utils desktop-file-utils appstream)
 
 install_missing() {
     local missing=()

@@ -16,6 +16,7 @@
 #include "rank_watch.h"
 #include "ranks.h"
 #include "../parallel/launch.h"
+#include "data_dir.h"
 #include "run_folder.h"
 
 typedef struct verb {
@@ -46,14 +47,15 @@ static void print_usage(FILE *out)
     fprintf(out, "Usage:\n  rangefinder VERB [OPTION…]\n\n"
                  "A workbench for long-range sequence models.\n\nVerbs:\n");
     for (size_t i = 0; i < G_N_ELEMENTS(verbs); i++)
-        fprintf(out, "  %-12s %s\n", verbs[i].name, verbs[i].summary);
+        fprintf(out, "  %-13s %s\n", verbs[i].name, verbs[i].summary);
     g_autofree char *runs = rf_runs_default_dir();
+    g_autofree char *data = rf_data_dir();
     fprintf(out, "\n`rangefinder VERB --help` lists a verb's options. With no arguments, rangefinder\n"
                  "opens the workbench with %s/configs/default.ini. Without a display, or\n"
                  "with options but no verb, it trains that config from the command line into a new\n"
                  "folder of the runs folder (default %s):\n"
                  "  rangefinder [--config FILE] [--runs DIR] [--set SECTION.KEY=VALUE ...]\n",
-            RF_DATADIR, runs);
+            data, runs);
 }
 
 /* `--NAME VALUE` or `--NAME=VALUE` at argv[*i] into *value. */
@@ -78,10 +80,11 @@ static int run_gui(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             g_autofree char *default_runs = rf_runs_default_dir();
+            g_autofree char *data = rf_data_dir();
             printf("Usage:\n  rangefinder gui [--config FILE] [--runs DIR]\n\n"
                    "Open the workbench, starting from FILE (default %s/configs/default.ini). Its runs\n"
                    "are recorded in, and the Runs view lists, the runs folder DIR (default %s).\n",
-                   RF_DATADIR, default_runs);
+                   data, default_runs);
             return RF_EXIT_OK;
         }
         if (!take_option(argv, argc, &i, "--config", &config) && !take_option(argv, argc, &i, "--runs", &runs)) {
@@ -125,19 +128,21 @@ static int run_default(int argc, char **argv)
         why = "this build has no workbench (GTK 4 was not found or -Dgui=disabled)";
 #endif
     }
-    return rf_cmd_first_run(argc, argv, RF_DATADIR "/configs/default.ini", why);
+    g_autofree char *data = rf_data_dir();
+    g_autofree char *config = g_build_filename(data, "configs", "default.ini", NULL);
+    return rf_cmd_first_run(argc, argv, config, why);
 }
 
 #if RF_HAVE_CUDA
 /* The CUDA backend is a module, loaded when a CUDA device is first asked
  * for (core/device.h): kernels/librfcuda.so beside the program in a build
- * tree or a bundle, otherwise where meson installed it. */
+ * tree or a bundle, otherwise where meson installed it relative to the
+ * program's folder (so an installed tree can move). */
 static void use_cuda_module(void)
 {
-    g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
-    g_autofree char *dir = exe != NULL ? g_path_get_dirname(exe) : NULL;
-    g_autofree char *beside = dir != NULL ? g_build_filename(dir, "kernels", "librfcuda.so", NULL) : NULL;
-    rf_device_set_cuda_module(beside != NULL && g_file_test(beside, G_FILE_TEST_EXISTS) ? beside : RF_CUDA_MODULE);
+    g_autofree char *beside = rf_path_from_program("kernels/librfcuda.so");
+    g_autofree char *installed = rf_path_from_program(RF_CUDA_MODULE_FROM_BINDIR);
+    rf_device_set_cuda_module(beside != NULL && g_file_test(beside, G_FILE_TEST_EXISTS) ? beside : installed);
 }
 #endif
 

@@ -1,6 +1,7 @@
 /* The workbench's AdwApplication: start-up, accelerators, app actions. */
 #include "application.h"
 
+#include "../config/data_dir.h"
 #include "../config/run_folder.h"
 #include "dialogs.h"
 #include "start_folders.h"
@@ -120,9 +121,9 @@ static void rf_application_activate(GApplication *application)
         g_autofree char *runs = app->runs_dir != NULL ? g_strdup(app->runs_dir) : rf_runs_default_dir();
         rf_session_set_runs_dir(app->session, runs);
     }
-    g_autofree char *path = app->config_path != NULL
-                                ? g_strdup(app->config_path)
-                                : g_build_filename(RF_DATADIR, "configs", "default.ini", NULL);
+    g_autofree char *data = rf_data_dir();
+    g_autofree char *path = app->config_path != NULL ? g_strdup(app->config_path)
+                                                     : g_build_filename(data, "configs", "default.ini", NULL);
     g_autoptr(GError) error = NULL;
     gboolean loaded = rf_session_load_config_file(app->session, path, &error);
     if (loaded)

@@ -1,5 +1,7 @@
 #include "start_folders.h"
 
+#include "../config/data_dir.h"
+
 static char *noted[RF_FOLDER_RUN + 1];
 
 static char *existing(char *folder)
@@ -13,8 +15,10 @@ static char *existing(char *folder)
 static char *first_folder(RfFolderKind kind)
 {
     switch (kind) {
-    case RF_FOLDER_CONFIGS:
-        return g_build_filename(RF_DATADIR, "configs", NULL);
+    case RF_FOLDER_CONFIGS: {
+        g_autofree char *data = rf_data_dir();
+        return g_build_filename(data, "configs", NULL);
+    }
     case RF_FOLDER_DATA:
         return g_strdup("/usr/share/datasets");
     case RF_FOLDER_RUN:
