@@ -3,7 +3,9 @@
  * (2 layers, 3 heads) evaluating every 3 steps is stepped by hand with the
  * Attention view in its Overview mode, and
  *   1. the overview draws 2 x 3 thumbnails, and a click on one opens that
- *      layer and head in the single-map mode;
+ *      layer and head in the single-map mode; a thumbnail is cut like the
+ *      single map, to the sample's own queries and keys (the sample is
+ *      shorter than the batch: no band of padding);
  *   2. the step slider under the toolbar keeps one step per evaluation;
  *      moving it to an earlier step shows that step's map (another than the
  *      latest) and the title names the step; its right end is live again.
@@ -214,11 +216,20 @@ int main(int argc, char **argv)
         g_autofree char *path = g_build_filename(shots, "screenshot-attention-overview.png", NULL);
         tap_ok(texture != NULL && gdk_texture_save_to_png(texture, path), "screenshot %s", path);
     }
+    const rf_overview_cell *cell = &fig->overview->cells[1 * 3 + 2];
+    int thumb_rows = cell->rows, thumb_cols = cell->cols;
+    g_autofree float *thumb = g_memdup2(cell->thumb, (gsize)thumb_rows * thumb_cols * sizeof(float));
     if (across == 3 && down == 2)
         rf_plot_view_click(plot, xs[2], ys[1]);
     tap_ok(!gtk_toggle_button_get_active(overview) && gtk_spin_button_get_value_as_int(head) == 2 &&
                spin_until(has_matrix, (gpointer)fig, 30.0) && strstr(fig->title, "Layer 1 · head 2") != NULL,
            "a click on L1 H2 opens layer 1, head 2 (%s)", fig->title);
+    const rf_probe_value *probs = rf_session_find_probe(s, "layer1.attn.probs");
+    int batch_n = probs != NULL ? (int)probs->shape.dim[2] : 0;
+    tap_ok(fig->cols < batch_n && thumb_rows == fig->rows && thumb_cols == fig->cols &&
+               memcmp(thumb, fig->map, (size_t)fig->rows * fig->cols * sizeof(float)) == 0,
+           "its thumbnail is the single map: the sample's %d x %d queries and keys of the batch's %d, no padding "
+           "(thumbnail %d x %d)", fig->rows, fig->cols, batch_n, thumb_rows, thumb_cols);
 
     /* 2 */
     int n = rf_probe_history_count(history);
