@@ -95,7 +95,13 @@ gboolean rf_session_start(RfSession *s, GError **error);   /* a new run with the
 void rf_session_pause(RfSession *s);
 void rf_session_resume(RfSession *s);
 void rf_session_step_once(RfSession *s);   /* paused: one step, then paused again */
-void rf_session_stop(RfSession *s);        /* returns once the worker has stopped */
+/* Stop the run for good; returns once the worker has stopped. A recorded
+ * run's rows are on disk then, and its checkpoint, as `rangefinder train`
+ * writes it when stopped. */
+void rf_session_stop(RfSession *s);
+/* The same, but no checkpoint is written: the weights since the last one
+ * saved are lost (closing the window without saving). */
+void rf_session_stop_without_saving(RfSession *s);
 /* The run being trained or last trained (NULL before the first), and every
  * run of this session, oldest first (for overlays). */
 rf_run_data *rf_session_get_current_run(RfSession *s);
