@@ -58,8 +58,9 @@ const rf_config *rf_session_get_run_config(RfSession *s);
  * run's: edits waiting for the next run. NULL-terminated, in the key
  * table's order (g_strfreev); empty before any run. */
 char **rf_session_get_pending_keys(RfSession *s);
-/* Set "section.key" from text. Invalid values fail with the core's message
- * and change nothing. Optimiser keys (train.lr, clip, weight_decay, warmup,
+/* Set "section.key" from text. An invalid value, or one that makes the
+ * config invalid with the other keys (rf_config_validate), fails with the
+ * core's message and changes nothing. Optimiser keys (train.lr, clip, weight_decay, warmup,
  * schedule, steps) reach a running run at its next step; other keys apply to
  * the next run, and *needs_restart (may be NULL) says so when a run exists. */
 gboolean rf_session_set_key(RfSession *s, const char *key, const char *value, gboolean *needs_restart,

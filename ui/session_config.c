@@ -112,7 +112,9 @@ gboolean rf_session_set_key(RfSession *s, const char *key, const char *value, gb
         *needs_restart = FALSE;
     rf_config next = s->cfg;
     rf_status st = {0};
-    if (!rf_config_set(&next, key, value, &st))
+    /* the whole config the change makes, as a run would check it: keys
+     * that are only wrong together (model.heads and model.dim) too */
+    if (!rf_config_set(&next, key, value, &st) || !rf_config_validate(&next, &st))
         return fail_status(error, &st);
     s->cfg = next;
     if (is_optimiser_key(key)) {
