@@ -8,7 +8,9 @@
  *      shorter than the batch: no band of padding);
  *   2. the step slider under the toolbar keeps one step per evaluation;
  *      moving it to an earlier step shows that step's map (another than the
- *      latest) and the title names the step; its right end is live again.
+ *      latest) and the title names the step; its right end is live again;
+ *   3. a TaLK run (no attention map: the Map drop-down is empty) offers no
+ *      Head chooser.
  * RF_SCREENSHOT_DIR set: also writes screenshot-attention-overview.png of
  * the window there. */
 #include <string.h>
@@ -47,6 +49,13 @@ static gboolean history_reaches(gpointer data)
     const rf_probe_history *h = rf_session_get_history(s);
     int n = rf_probe_history_count(h);
     return n > 0 && rf_probe_history_get(h, n - 1)->eval_step == *(int64_t *)((gpointer *)data)[1];
+}
+
+static void set_key(RfSession *s, const char *key, const char *value)
+{
+    g_autoptr(GError) error = NULL;
+    tap_ok(rf_session_set_key(s, key, value, NULL, &error), "%s = %s%s%s", key, value, error ? ": " : "",
+           error ? error->message : "");
 }
 
 /* Step to the evaluation at `step` with both layers' maps watched, then
@@ -255,6 +264,21 @@ int main(int argc, char **argv)
     }
     tap_ok(move_slider(slider, n, fig, NULL) && memcmp(fig->map, live, live_cells * sizeof(float)) == 0,
            "the right end shows the latest snapshot again");
+
+    /* 3 */
+    rf_session_stop(s);
+    gboolean chooser = gtk_widget_get_visible(GTK_WIDGET(head)) && gtk_widget_get_sensitive(GTK_WIDGET(head));
+    set_key(s, "model.encoder", "talk");
+    set_key(s, "train.steps", "3");
+    g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);
+    gboolean trained = spin_until(run_settled, s, 120.0) && rf_session_get_state(s) == RF_RUN_FINISHED;
+    spin_for(0.5);
+    GtkDropDown *map = GTK_DROP_DOWN(find_labelled(page, "Map"));
+    guint maps = map != NULL ? g_list_model_get_n_items(gtk_drop_down_get_model(map)) : 99;
+    gboolean offered = gtk_widget_get_visible(GTK_WIDGET(head)) && gtk_widget_get_sensitive(GTK_WIDGET(head));
+    tap_ok(chooser && trained && maps == 0 && !offered,
+           "a TaLK run has no attention map: the Head chooser, offered for full attention's 3 heads, is not (%u maps, "
+           "head %s)", maps, offered ? "offered" : "not offered");
 
     rf_session_stop(s);
     close_workbench(win, app);
