@@ -372,6 +372,8 @@ static int on_spin_input(GtkSpinButton *spin, double *new_value, gpointer user_d
     gboolean whole = r->key->type == RF_KEY_FLOAT || v == floor(v);
     if (end != trimmed && *end == '\0' && isfinite(v) && v >= lo && v <= hi && whole) {
         *new_value = v;
+        if (v == gtk_spin_button_get_value(spin))   /* the value it has: valid, nothing to apply */
+            set_message(r, NULL);
         return TRUE;
     }
     *new_value = gtk_spin_button_get_value(spin);
