@@ -754,7 +754,8 @@ static char *only_folder(const char *runs)
 
 /* Runs recorded in the runs folder as `train --runs` writes them, by the
  * worker thread: the rows the session saw as `train` writes them (training
- * rows every train.log_every steps), the checkpoint at the end and at a stop; a runs folder that cannot be made is named, and the run goes on. */
+ * rows every train.log_every steps), the checkpoint at the end and at a
+ * stop; a runs folder that cannot be made is named, and the run goes on. */
 static void test_runs_folder(RfSession *s, watcher *w, const char *dir)
 {
     g_autofree char *runs = g_build_filename(dir, "runs", NULL);

@@ -60,9 +60,11 @@ const rf_config *rf_session_get_run_config(RfSession *s);
 char **rf_session_get_pending_keys(RfSession *s);
 /* Set "section.key" from text. An invalid value, or one that makes the
  * config invalid with the other keys (rf_config_validate), fails with the
- * core's message and changes nothing. Optimiser keys (train.lr, clip, weight_decay, warmup,
- * schedule, steps) reach a running run at its next step; other keys apply to
- * the next run, and *needs_restart (may be NULL) says so when a run exists. */
+ * core's message and changes nothing. Optimiser keys (train.lr, clip,
+ * weight_decay, warmup, schedule, steps) reach a running run at its next
+ * step (train.steps reaches a run that has ended only when it lets a
+ * finished one go on); other keys apply to the next run, and
+ * *needs_restart (may be NULL) says so when a run exists. */
 gboolean rf_session_set_key(RfSession *s, const char *key, const char *value, gboolean *needs_restart,
                             GError **error);
 /* Replace the whole config (from an INI file), for the next run: the
