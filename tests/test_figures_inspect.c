@@ -558,7 +558,7 @@ static void test_overview(void)
         for (int h = 0; h < HEADS; h++)
             maps[l][h][h][l] = 1.0f;   /* map (l, h): its only weight at query h, key l */
     for (int l = 0; l < LAYERS; l++)
-        rf_attention_overview_set_layer(&o, l, layer_ids[l], &maps[l][0][0][0], HEADS, N, N);
+        rf_attention_overview_set_layer(&o, l, layer_ids[l], &maps[l][0][0][0], HEADS, N, N, 0);
     rf_attention_overview_set_title(&o, "Attention overview · val sample 0");
     picked p = {-1, -1, 0};
     o.pick = on_pick;
@@ -648,8 +648,8 @@ static void test_overview(void)
     /* many small cells: headers in place of per-cell labels, still one cell per map */
     rf_attention_overview_resize(&o, 12, 12);
     for (int l = 0; l < 12; l++)
-        rf_attention_overview_set_layer(&o, l, l, NULL, 0, 0, 0);
-    rf_attention_overview_set_layer(&o, 11, 11, &maps[0][0][0][0], 1, N, N);
+        rf_attention_overview_set_layer(&o, l, l, NULL, 0, 0, 0, 0);
+    rf_attention_overview_set_layer(&o, 11, 11, &maps[0][0][0][0], 1, N, N, 0);
     int ll, hh;
     bool found = false;
     for (int y = 0; y < 500 && !found; y += 2)

@@ -528,9 +528,9 @@ static void check_large_attention_map(RfWindow *win)
     tap_ok(spin_until(map_current, &wait, 30.0),
            "the superseded job's report changes nothing: the view settles on the session's latest map");
     check_view_as(win, "attention", "attention-1024");
-    /* back to the small config */
+    /* back to the small config: its lengths first, which ListOps checks */
     static const char *const restore[][2] = {
-        {"data.task", "listops"}, {"data.min_len", "16"}, {"data.max_len", "64"}, {"data.batch", "16"},
+        {"data.max_len", "64"}, {"data.min_len", "16"}, {"data.task", "listops"}, {"data.batch", "16"},
         {"model.layers", "2"},    {"train.steps", "6"},   {"train.eval_every", "3"},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(restore); i++)

@@ -12,12 +12,18 @@
  *      six images) is named in the Data view.
  *   5. Fashion-MNIST, where Debian's copy is installed, opens from there
  *      without a chooser.
+ *   6. A ListOps expression inspected before the switch to the image folder
+ *      puts the Data view on its Inspected list; once the images load (the
+ *      expression is forgotten) the view is back on the data set's Train
+ *      samples, not on an empty Inspected list.
  */
 #include <string.h>
 
 #include "../ui/config_panel.h"
 #include "../ui/data_tasks.h"
+#include "../ui/inspect_input.h"
 #include "file_chooser.h"
+#include "widget_find.h"
 #include "workbench_app.h"
 
 static const char small_config[] = "[data]\n"
@@ -148,6 +154,11 @@ static void on_state(RfSession *s, gpointer data)
     w->said = w->said || find_tagged(w->data_view, GTK_TYPE_LABEL, "Loading Image folder…") != NULL;
 }
 
+static gboolean inspected_one(gpointer session)
+{
+    return rf_session_get_inspected_count(session) == 1;
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -201,6 +212,16 @@ int main(int argc, char **argv)
            "cancelling keeps ListOps: config, sidebar (%s), Data view (%s) and its %u samples", drop_down_text(sidebar_task),
            drop_down_text(view_task), listops_samples);
 
+    /* 6: an input inspected on ListOps */
+    GtkWidget *split = find_by_tooltip(data_view, "Which split's samples");
+    rf_inspect_input(GTK_WINDOW(win), s, NULL, "[MAX 2 9 ]");
+    gboolean inspected = spin_until(inspected_one, s, 30.0);
+    spin_for(0.3);
+    tap_ok(inspected && split != NULL && strcmp(drop_down_text(split), "Inspected") == 0 &&
+               g_list_model_get_n_items(samples) == 1,
+           "an expression inspected on ListOps is shown in the Inspected list (%s)",
+           split != NULL ? drop_down_text(split) : "no split menu");
+
     /* 3 */
     gtk_drop_down_set_selected(GTK_DROP_DOWN(sidebar_task), task_index("image_folder"));
     tap_ok(spin_until(chooser_open, NULL, 5.0), "choosing Image folder again opens the chooser again");
@@ -223,6 +244,11 @@ int main(int argc, char **argv)
     tap_ok(g_list_model_get_n_items(samples) > 0 &&
                strcmp(drop_down_text(view_task), rf_choice_label("data.task", "image_folder")) == 0,
            "the Data view lists the images (%u) under Image folder", g_list_model_get_n_items(samples));
+    /* 6 */
+    tap_ok(rf_session_get_inspected_count(s) == 0 && split != NULL && strcmp(drop_down_text(split), "Train") == 0 &&
+               g_list_model_get_n_items(samples) == (guint)rf_session_get_dataset(s)->size[RF_SPLIT_TRAIN],
+           "the new data set forgot the expression, and the Data view is back on its Train samples (%s, %u)",
+           split != NULL ? drop_down_text(split) : "no split menu", g_list_model_get_n_items(samples));
 
     /* 4 */
     const char *line = gtk_label_get_text(GTK_LABEL(shortfall));

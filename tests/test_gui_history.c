@@ -3,10 +3,14 @@
  * (2 layers, 3 heads) evaluating every 3 steps is stepped by hand with the
  * Attention view in its Overview mode, and
  *   1. the overview draws 2 x 3 thumbnails, and a click on one opens that
- *      layer and head in the single-map mode;
+ *      layer and head in the single-map mode; a thumbnail is cut like the
+ *      single map, to the sample's own queries and keys (the sample is
+ *      shorter than the batch: no band of padding);
  *   2. the step slider under the toolbar keeps one step per evaluation;
  *      moving it to an earlier step shows that step's map (another than the
- *      latest) and the title names the step; its right end is live again.
+ *      latest) and the title names the step; its right end is live again;
+ *   3. a TaLK run (no attention map: the Map drop-down is empty) offers no
+ *      Head chooser.
  * RF_SCREENSHOT_DIR set: also writes screenshot-attention-overview.png of
  * the window there. */
 #include <string.h>
@@ -45,6 +49,13 @@ static gboolean history_reaches(gpointer data)
     const rf_probe_history *h = rf_session_get_history(s);
     int n = rf_probe_history_count(h);
     return n > 0 && rf_probe_history_get(h, n - 1)->eval_step == *(int64_t *)((gpointer *)data)[1];
+}
+
+static void set_key(RfSession *s, const char *key, const char *value)
+{
+    g_autoptr(GError) error = NULL;
+    tap_ok(rf_session_set_key(s, key, value, NULL, &error), "%s = %s%s%s", key, value, error ? ": " : "",
+           error ? error->message : "");
 }
 
 /* Step to the evaluation at `step` with both layers' maps watched, then
@@ -214,11 +225,20 @@ int main(int argc, char **argv)
         g_autofree char *path = g_build_filename(shots, "screenshot-attention-overview.png", NULL);
         tap_ok(texture != NULL && gdk_texture_save_to_png(texture, path), "screenshot %s", path);
     }
+    const rf_overview_cell *cell = &fig->overview->cells[1 * 3 + 2];
+    int thumb_rows = cell->rows, thumb_cols = cell->cols;
+    g_autofree float *thumb = g_memdup2(cell->thumb, (gsize)thumb_rows * thumb_cols * sizeof(float));
     if (across == 3 && down == 2)
         rf_plot_view_click(plot, xs[2], ys[1]);
     tap_ok(!gtk_toggle_button_get_active(overview) && gtk_spin_button_get_value_as_int(head) == 2 &&
                spin_until(has_matrix, (gpointer)fig, 30.0) && strstr(fig->title, "Layer 1 · head 2") != NULL,
            "a click on L1 H2 opens layer 1, head 2 (%s)", fig->title);
+    const rf_probe_value *probs = rf_session_find_probe(s, "layer1.attn.probs");
+    int batch_n = probs != NULL ? (int)probs->shape.dim[2] : 0;
+    tap_ok(fig->cols < batch_n && thumb_rows == fig->rows && thumb_cols == fig->cols &&
+               memcmp(thumb, fig->map, (size_t)fig->rows * fig->cols * sizeof(float)) == 0,
+           "its thumbnail is the single map: the sample's %d x %d queries and keys of the batch's %d, no padding "
+           "(thumbnail %d x %d)", fig->rows, fig->cols, batch_n, thumb_rows, thumb_cols);
 
     /* 2 */
     int n = rf_probe_history_count(history);
@@ -244,6 +264,21 @@ int main(int argc, char **argv)
     }
     tap_ok(move_slider(slider, n, fig, NULL) && memcmp(fig->map, live, live_cells * sizeof(float)) == 0,
            "the right end shows the latest snapshot again");
+
+    /* 3 */
+    rf_session_stop(s);
+    gboolean chooser = gtk_widget_get_visible(GTK_WIDGET(head)) && gtk_widget_get_sensitive(GTK_WIDGET(head));
+    set_key(s, "model.encoder", "talk");
+    set_key(s, "train.steps", "3");
+    g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);
+    gboolean trained = spin_until(run_settled, s, 120.0) && rf_session_get_state(s) == RF_RUN_FINISHED;
+    spin_for(0.5);
+    GtkDropDown *map = GTK_DROP_DOWN(find_labelled(page, "Map"));
+    guint maps = map != NULL ? g_list_model_get_n_items(gtk_drop_down_get_model(map)) : 99;
+    gboolean offered = gtk_widget_get_visible(GTK_WIDGET(head)) && gtk_widget_get_sensitive(GTK_WIDGET(head));
+    tap_ok(chooser && trained && maps == 0 && !offered,
+           "a TaLK run has no attention map: the Head chooser, offered for full attention's 3 heads, is not (%u maps, "
+           "head %s)", maps, offered ? "offered" : "not offered");
 
     rf_session_stop(s);
     close_workbench(win, app);

@@ -2,7 +2,8 @@
  * real application: a tiny BLRP (2 Θ_SELF layers, segments of 8, a latent
  * of 4, ListOps up to 32 tokens: 4 segments) is stepped by hand with the
  * Latent view on screen, and for every entry of its Layer drop-down
- * (Θ_L (latent), Θ_X, Θ_SELF 2, Θ_SELF 1):
+ * (Θ_L (latent), Θ_SELF 1, Θ_SELF 2, Θ_X: the latent, then a segment's
+ * way to it in BLRP's order, numbered from 1):
  *   - the next inspection pass holds that layer's taps and no other layer's
  *     (the view watches only what it shows, plus the latent norms' taps);
  *   - the figure shows segment 2's block of that layer: its title names
@@ -13,6 +14,7 @@
  * shorter than the batch (check_segment_crop).
  * RF_SCREENSHOT_DIR set: also writes screenshot-latent-self.png of the
  * window with Θ_SELF 2 chosen, and screenshot-attention-segment.png. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "../ui/figures/attention_figure.h"
@@ -73,6 +75,28 @@ static gboolean snapshot_has(RfSession *s, const char *prefix, const char *excep
             strstr(ps->values[i].name, "probs") == NULL)
             return TRUE;
     return FALSE;
+}
+
+/* Hover over the block names its rows and dimensions from 1, as the
+ * segments and Θ_SELF layers are numbered: 1..rows and 1..DIM, no 0. */
+static void check_hover_numbers(RfPlotView *plot, int rows)
+{
+    const rf_figure *f = rf_plot_view_get_figure(plot);
+    int w = gtk_widget_get_width(GTK_WIDGET(plot)), h = gtk_widget_get_height(GTK_WIDGET(plot));
+    int row_lo = G_MAXINT, row_hi = G_MININT, dim_lo = G_MAXINT, dim_hi = G_MININT;
+    char text[256];
+    for (int y = 0; y < h; y += 3)
+        for (int x = 0; x < w; x += 3) {
+            const char *row, *dim;
+            if (!f->hover(f->data, w, h, &RF_ZOOM_ALL, x, y, text, sizeof text) ||
+                (row = strstr(text, ", token ")) == NULL || (dim = strstr(text, ", dimension ")) == NULL)
+                continue;
+            int r = atoi(row + strlen(", token ")), d = atoi(dim + strlen(", dimension "));
+            row_lo = MIN(row_lo, r), row_hi = MAX(row_hi, r), dim_lo = MIN(dim_lo, d), dim_hi = MAX(dim_hi, d);
+        }
+    tap_ok(row_lo == 1 && row_hi == rows && dim_lo == 1 && dim_hi == DIM,
+           "hover counts the block's tokens %d-%d and dimensions %d-%d from 1, as segments and layers are", row_lo,
+           row_hi, dim_lo, dim_hi);
 }
 
 typedef struct layer_case {
@@ -162,7 +186,7 @@ static void check_segment_crop(RfWindow *win, RfSession *s)
     GtkDropDown *layer = GTK_DROP_DOWN(find_by_tooltip(page, "BLRP's depth"));
     GtkRange *slider = GTK_RANGE(find_by_tooltip(page, "Which segment to show"));
     gtk_spin_button_set_value(GTK_SPIN_BUTTON(find_by_tooltip(page, "Which sample")), (double)wanted_sample);
-    gtk_drop_down_set_selected(layer, 3);   /* Θ_SELF 1 */
+    gtk_drop_down_set_selected(layer, 1);   /* Θ_SELF 1 */
     gtk_range_set_value(slider, last);
     gboolean filled = step_until_sample_probe(s, "blrp.self.0.out");
     spin_for(0.3);
@@ -211,7 +235,7 @@ int main(int argc, char **argv)
     for (guint i = 0; i < n; i++)
         g_string_append_printf(listed, "%s%s", i > 0 ? ", " : "",
                                 gtk_string_list_get_string(GTK_STRING_LIST(entries), i));
-    tap_ok(first && strcmp(listed->str, "Θ_L (latent), Θ_X, Θ_SELF 2, Θ_SELF 1") == 0 &&
+    tap_ok(first && strcmp(listed->str, "Θ_L (latent), Θ_SELF 1, Θ_SELF 2, Θ_X") == 0 &&
                gtk_drop_down_get_selected(layer) == 0,
            "the Layer drop-down lists the model's layers, the latent chosen (%s)", listed->str);
     g_string_free(listed, TRUE);
@@ -220,10 +244,10 @@ int main(int argc, char **argv)
     const int64_t token_block = (int64_t)(SHOWN - 1) * SEGMENT * DIM;
     const layer_case cases[] = {
         {"Θ_L (latent)", "blrp.latent.fwd.2", 0, LATENT, "segment 2 · forward · Θ_L (latent): latent block, 4 × 16"},
+        {"Θ_SELF 1", "blrp.self.0.out", token_block, SEGMENT, "segment 2 · forward · Θ_SELF 1: token states, 8 × 16"},
+        {"Θ_SELF 2", "blrp.self.1.out", token_block, SEGMENT, "segment 2 · forward · Θ_SELF 2: token states, 8 × 16"},
         {"Θ_X", "blrp.segment.fwd.2", 0, SEGMENT,
          "segment 2 · forward · Θ_X: segment after reading the latent, 8 × 16"},
-        {"Θ_SELF 2", "blrp.self.1.out", token_block, SEGMENT, "segment 2 · forward · Θ_SELF 2: token states, 8 × 16"},
-        {"Θ_SELF 1", "blrp.self.0.out", token_block, SEGMENT, "segment 2 · forward · Θ_SELF 1: token states, 8 × 16"},
     };
     for (guint i = 0; i < G_N_ELEMENTS(cases) && i < n; i++) {
         const layer_case *c = &cases[i];
@@ -232,8 +256,9 @@ int main(int argc, char **argv)
         gboolean filled = step_until_probe(s, c->tap);
         spin_for(0.3);
         /* only this layer's taps: the others' states are not copied */
-        gboolean own = (i == 1) == snapshot_has(s, "blrp.segment.", NULL) &&
-                       !snapshot_has(s, "blrp.self.", i >= 2 ? c->tap : NULL);
+        gboolean cross = g_str_has_prefix(c->tap, "blrp.segment."), self = g_str_has_prefix(c->tap, "blrp.self.");
+        gboolean own = cross == snapshot_has(s, "blrp.segment.", NULL) &&
+                       !snapshot_has(s, "blrp.self.", self ? c->tap : NULL);
         tap_ok(filled && own, "%s: the inspection pass holds %s and no other layer's states", c->label, c->tap);
         char title[160];
         rf_latent_figure_block_title(fig, title, sizeof title);
@@ -245,6 +270,7 @@ int main(int argc, char **argv)
         if (i == 2)
             screenshot(win, "latent-self");
     }
+    check_hover_numbers(plot, SEGMENT);
 
     check_segment_crop(win, s);
     rf_session_stop(s);

@@ -9,13 +9,14 @@
 #include "device_choices.h"
 #include "plot/plot.h"
 
-/* Keys that only some encoders or tasks read: shown only then. */
+/* Keys that only some encoders, tasks or schedules read: shown only then. */
 static const struct {
     const char *key;
     const char *selector;   /* the choice key deciding it */
     const char *values;     /* "a|b": the selector values that read it */
 } key_scopes[] = {
     {"data.path", "data.task", "fashion_mnist|image_folder|audio_folder|ucr|lra_tsv|text_folder|npy"},
+    {"data.max_len", "data.task", "listops|random|lra_tsv|text_folder|npy"},
     {"data.min_len", "data.task", "listops"},
     {"data.vocab", "data.task", "random"},
     {"data.classes", "data.task", "random"},
@@ -34,6 +35,7 @@ static const struct {
     {"data.mel_bins", "data.task", "audio_folder"},
     {"data.max_frames", "data.task", "audio_folder"},
     {"data.cache", "data.task", "audio_folder"},
+    {"model.attn_dropout", "model.encoder", "full"},
     {"model.window", "model.encoder", "ls"},
     {"model.rank", "model.encoder", "ls"},
     {"model.dual_ln", "model.encoder", "ls"},
@@ -56,6 +58,8 @@ static const struct {
     {"model.rmax", "model.encoder", "talk"},
     {"model.offset_heads", "model.encoder", "talk"},
     {"model.glu", "model.encoder", "talk"},
+    {"train.gamma", "train.schedule", "step"},
+    {"train.decay_every", "train.schedule", "step"},
 };
 
 static const struct {
@@ -338,6 +342,13 @@ static void on_spin_changed(GtkSpinButton *spin, gpointer user_data)
 {
     KeyRow *r = user_data;
     double v = gtk_spin_button_get_value(spin);
+    /* Already the config's value: nothing to apply. A refused value put
+     * back during the adjustment's own emission comes here once more (GTK
+     * restarts that emission), and must not clear the refusal's message. */
+    char current[RF_STR_LEN];
+    if (rf_config_get(rf_session_get_config(r->panel->session), r->dotted, current, sizeof current) != NULL &&
+        g_ascii_strtod(current, NULL) == v)
+        return;
     char text[64];
     if (r->key->type == RF_KEY_FLOAT)
         g_ascii_formatd(text, sizeof text, "%.9g", v);
@@ -361,6 +372,8 @@ static int on_spin_input(GtkSpinButton *spin, double *new_value, gpointer user_d
     gboolean whole = r->key->type == RF_KEY_FLOAT || v == floor(v);
     if (end != trimmed && *end == '\0' && isfinite(v) && v >= lo && v <= hi && whole) {
         *new_value = v;
+        if (v == gtk_spin_button_get_value(spin))   /* the value it has: valid, nothing to apply */
+            set_message(r, NULL);
         return TRUE;
     }
     *new_value = gtk_spin_button_get_value(spin);

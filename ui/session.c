@@ -177,6 +177,10 @@ static void take_message(RfSession *s, rf_msg *m, drained *d)
         break;
     case RF_MSG_STATE:
         s->step = m->step;
+        /* train.steps lowered below the steps made ended the run there:
+         * that is the budget it trained to */
+        if (m->state == RF_RUN_FINISHED && run != NULL && run->cfg.train.steps < m->step)
+            run->cfg.train.steps = (int)m->step;
         if (s->state != m->state) {
             s->state = m->state;
             d->state = TRUE;
@@ -254,7 +258,7 @@ void rf_session_retire_worker(RfSession *s)
 {
     if (s->worker == NULL)
         return;
-    rf_worker_end(s->worker);
+    rf_worker_end(s->worker, TRUE);
     rf_worker_join(s->worker);
     drain(s);
     g_clear_pointer(&s->worker, rf_worker_free);
@@ -427,13 +431,23 @@ gboolean rf_session_step_once(RfSession *s, GError **error)
     return TRUE;
 }
 
-void rf_session_stop(RfSession *s)
+static void stop_run(RfSession *s, gboolean keep_weights)
 {
     s->queue_running = FALSE;
     if (s->worker == NULL)
         return;
-    rf_worker_end(s->worker);
+    rf_worker_end(s->worker, keep_weights);
     drain(s);
+}
+
+void rf_session_stop(RfSession *s)
+{
+    stop_run(s, TRUE);
+}
+
+void rf_session_stop_without_saving(RfSession *s)
+{
+    stop_run(s, FALSE);
 }
 
 rf_run_data *rf_session_get_current_run(RfSession *s)

@@ -58,10 +58,13 @@ const rf_config *rf_session_get_run_config(RfSession *s);
  * run's: edits waiting for the next run. NULL-terminated, in the key
  * table's order (g_strfreev); empty before any run. */
 char **rf_session_get_pending_keys(RfSession *s);
-/* Set "section.key" from text. Invalid values fail with the core's message
- * and change nothing. Optimiser keys (train.lr, clip, weight_decay, warmup,
- * schedule, steps) reach a running run at its next step; other keys apply to
- * the next run, and *needs_restart (may be NULL) says so when a run exists. */
+/* Set "section.key" from text. An invalid value, or one that makes the
+ * config invalid with the other keys (rf_config_validate), fails with the
+ * core's message and changes nothing. Optimiser keys (train.lr, clip,
+ * weight_decay, warmup, schedule, steps) reach a running run at its next
+ * step (train.steps reaches a run that has ended only when it lets a
+ * finished one go on); other keys apply to the next run, and
+ * *needs_restart (may be NULL) says so when a run exists. */
 gboolean rf_session_set_key(RfSession *s, const char *key, const char *value, gboolean *needs_restart,
                             GError **error);
 /* Replace the whole config (from an INI file), for the next run: the
@@ -98,7 +101,13 @@ void rf_session_pause(RfSession *s);
  * (config/run_lock.h) does neither: FALSE with the sentence naming it. */
 gboolean rf_session_resume(RfSession *s, GError **error);
 gboolean rf_session_step_once(RfSession *s, GError **error);
-void rf_session_stop(RfSession *s);        /* returns once the worker has stopped */
+/* Stop the run for good; returns once the worker has stopped. A recorded
+ * run's rows are on disk then, and its checkpoint, as `rangefinder train`
+ * writes it when stopped. */
+void rf_session_stop(RfSession *s);
+/* The same, but no checkpoint is written: the weights since the last one
+ * saved are lost (closing the window without saving). */
+void rf_session_stop_without_saving(RfSession *s);
 /* The run being trained or last trained (NULL before the first), and every
  * run of this session, oldest first (for overlays). */
 rf_run_data *rf_session_get_current_run(RfSession *s);

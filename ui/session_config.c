@@ -40,6 +40,16 @@ static void readable_value(const char *value, char *out, size_t size)
         g_strlcpy(out, value, size);
 }
 
+/* train.steps reaches a run that has ended only to let a finished run go on
+ * past the steps it made; otherwise it is the next run's, and the last run
+ * keeps the step budget it trained to. */
+static gboolean steps_reach_run(RfSession *s)
+{
+    if (s->state == RF_RUN_LOADING || s->state == RF_RUN_RUNNING || s->state == RF_RUN_PAUSED)
+        return TRUE;
+    return s->state == RF_RUN_FINISHED && s->cfg.train.steps > s->step;
+}
+
 /* The current run's record follows the optimiser settings it trains with. */
 static void send_optimiser(RfSession *s)
 {
@@ -47,6 +57,8 @@ static void send_optimiser(RfSession *s)
         return;
     guint64 serial = rf_worker_set_optim(s->worker, &s->cfg);
     for (const char *const *key = optimiser_keys; *key != NULL; key++) {
+        if (strcmp(*key, "train.steps") == 0 && !steps_reach_run(s))
+            continue;
         char value[RF_STR_LEN + 32], before[RF_STR_LEN + 32];
         rf_config_get(&s->cfg, *key, value, sizeof value);
         rf_config_get(&s->current->cfg, *key, before, sizeof before);
@@ -100,7 +112,9 @@ gboolean rf_session_set_key(RfSession *s, const char *key, const char *value, gb
         *needs_restart = FALSE;
     rf_config next = s->cfg;
     rf_status st = {0};
-    if (!rf_config_set(&next, key, value, &st))
+    /* the whole config the change makes, as a run would check it: keys
+     * that are only wrong together (model.heads and model.dim) too */
+    if (!rf_config_set(&next, key, value, &st) || !rf_config_validate(&next, &st))
         return fail_status(error, &st);
     s->cfg = next;
     if (is_optimiser_key(key)) {

@@ -112,8 +112,10 @@ GAsyncQueue *rf_worker_messages(rf_worker *w);   /* of rf_msg *, for the UI thre
 void rf_worker_set_paused(rf_worker *w, gboolean paused);
 void rf_worker_step_once(rf_worker *w);
 /* Stop stepping for good; returns once the worker is idle (its last
- * messages are queued). The model stays for saving and inspection. */
-void rf_worker_end(rf_worker *w);
+ * messages are queued). The model stays for saving and inspection. A
+ * recorded run's rows are synced, and its checkpoint written only when
+ * `keep_weights` (as `rangefinder train` does when stopped). */
+void rf_worker_end(rf_worker *w, gboolean keep_weights);
 /* Hand the optimiser keys of cfg to the trainer before its next step;
  * returns the edit's number, which RF_MSG_OPTIM reports once it is taken. */
 guint64 rf_worker_set_optim(rf_worker *w, const rf_config *cfg);

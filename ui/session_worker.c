@@ -41,6 +41,7 @@ struct rf_worker {
     /* Commands, under `lock`. */
     gboolean quit;
     gboolean ended;           /* stop for good */
+    gboolean discard;         /* ... without writing the run's checkpoint */
     gboolean paused;
     gboolean hold;            /* the UI thread wants the trainer */
     int step_budget;          /* single steps asked for while paused */
@@ -113,29 +114,46 @@ static void record_failed(rf_worker *w, const GError *error)
     g_clear_pointer(&w->record, rf_run_record_free);
 }
 
+/* The rows written so far on disk. */
+static gboolean record_rows(rf_worker *w)
+{
+    g_autoptr(GError) error = NULL;
+    if (w->record == NULL || rf_metrics_csv_sync(w->record->csv, &error))
+        return TRUE;
+    record_failed(w, error);
+    return FALSE;
+}
+
 /* As `rangefinder train`: the rows on disk, then the checkpoint that covers them. */
 static void record_checkpoint(rf_worker *w)
 {
     rf_run_record *r = w->record;
     int64_t step = w->trainer != NULL ? rf_trainer_step_count(w->trainer) : 0;
-    if (r == NULL || step == 0 || step == r->saved_step)
+    if (r == NULL || step == 0 || step == r->saved_step || !record_rows(w))
         return;
-    g_autoptr(GError) error = NULL;
     rf_status st = {0};
-    if (!rf_metrics_csv_sync(r->csv, &error)) {
-        record_failed(w, error);
-    } else if (!rf_trainer_save(w->trainer, r->checkpoint, &st)) {
-        g_set_error_literal(&error, G_IO_ERROR, G_IO_ERROR_FAILED, st.msg);
-        record_failed(w, error);
-    } else {
+    if (rf_trainer_save(w->trainer, r->checkpoint, &st)) {
         r->saved_step = step;
+        return;
     }
+    g_autoptr(GError) error = g_error_new_literal(G_IO_ERROR, G_IO_ERROR_FAILED, st.msg);
+    record_failed(w, error);
 }
 
+static gboolean due(int64_t step, int every, int64_t last)
+{
+    return step == last || (every > 0 && step % every == 0);
+}
+
+/* Every row to the UI thread (the live curve shows each step); to the run's
+ * metrics.csv what `rangefinder train` writes for the config: a training
+ * row every train.log_every steps and at the last, every evaluation. */
 static void post_metrics(rf_worker *w, const rf_metrics *metrics)
 {
     g_autoptr(GError) error = NULL;
-    if (w->record != NULL && !rf_metrics_csv_write(w->record->csv, metrics, &error))
+    const rf_config *cfg = rf_trainer_config(w->trainer);
+    gboolean logged = metrics->split != RF_SPLIT_TRAIN || due(metrics->step, cfg->train.log_every, cfg->train.steps);
+    if (w->record != NULL && logged && !rf_metrics_csv_write(w->record->csv, metrics, &error))
         record_failed(w, error);
     rf_msg *m = msg_new(RF_MSG_METRICS);
     m->metrics = *metrics;
@@ -288,11 +306,6 @@ static gboolean probe_due(const worker_run *run)
            (now_s() - run->last_probe >= PROBE_INTERVAL_S && run->probe_seconds <= PROBE_SHARE * run->train_seconds);
 }
 
-static gboolean due(int64_t step, int every, int64_t last)
-{
-    return step == last || (every > 0 && step % every == 0);
-}
-
 static gboolean evaluate(rf_worker *w, worker_run *run, rf_split split)
 {
     const rf_config *cfg = rf_trainer_config(w->trainer);
@@ -376,7 +389,11 @@ static void take_commands(rf_worker *w, worker_run *run)
     gboolean live = run->mode == RF_RUN_RUNNING || run->mode == RF_RUN_PAUSED;
     if (w->ended) {
         if (live) {
-            record_checkpoint(w);   /* the UI thread waits for the stop anyway */
+            /* the UI thread waits for the stop anyway */
+            if (w->discard)
+                record_rows(w);
+            else
+                record_checkpoint(w);
             post_state(w, run, RF_RUN_STOPPED);
         }
         return;
@@ -515,9 +532,11 @@ static void wait_idle(rf_worker *w)
         rf_cond_wait(&w->idle, &w->lock);
 }
 
-void rf_worker_end(rf_worker *w)
+void rf_worker_end(rf_worker *w, gboolean keep_weights)
 {
     rf_mutex_lock(&w->lock);
+    if (!w->ended)   /* the first end decides */
+        w->discard = !keep_weights;
     w->ended = TRUE;
     wait_idle(w);
     rf_mutex_unlock(&w->lock);

@@ -443,8 +443,9 @@ static void close_answered(RfCloseAnswer answer, gpointer user_data)
                               "Checkpoints (safetensors)", "*.safetensors", "checkpoint.safetensors",
                               checkpoint_before_close, g_object_ref(win));
         break;
-    case RF_CLOSE_DISCARD:
-        stop_and_close(win);
+    case RF_CLOSE_DISCARD:   /* as the dialog says: no checkpoint */
+        rf_session_stop_without_saving(win->session);
+        gtk_window_destroy(GTK_WINDOW(win));
         break;
     case RF_CLOSE_CANCEL:
         if (win->resume_on_cancel)

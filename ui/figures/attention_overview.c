@@ -54,10 +54,11 @@ void rf_attention_overview_resize(rf_attention_overview *o, int layers, int head
 }
 
 void rf_attention_overview_set_layer(rf_attention_overview *o, int row, int layer, const float *maps, int heads,
-                                     int rows, int cols)
+                                     int rows, int cols, int keep)
 {
     if (row < 0 || row >= o->layers)
         return;
+    int keep_rows = keep > 0 && keep < rows ? keep : rows, keep_cols = keep > 0 && keep < cols ? keep : cols;
     o->layer_ids[row] = layer;
     for (int h = 0; h < o->heads; h++) {
         rf_overview_cell *c = &o->cells[row * o->heads + h];
@@ -67,10 +68,10 @@ void rf_attention_overview_set_layer(rf_attention_overview *o, int row, int laye
         if (maps == NULL || h >= heads || rows <= 0 || cols <= 0)
             continue;
         const float *map = maps + (size_t)h * rows * cols;
-        c->rows = rows < RF_OVERVIEW_THUMB ? rows : RF_OVERVIEW_THUMB;
-        c->cols = cols < RF_OVERVIEW_THUMB ? cols : RF_OVERVIEW_THUMB;
+        c->rows = keep_rows < RF_OVERVIEW_THUMB ? keep_rows : RF_OVERVIEW_THUMB;
+        c->cols = keep_cols < RF_OVERVIEW_THUMB ? keep_cols : RF_OVERVIEW_THUMB;
         c->thumb = malloc((size_t)c->rows * c->cols * sizeof *c->thumb);
-        rf_heatmap_pool(map, rows, cols, c->thumb, c->rows, c->cols);
+        rf_heatmap_pool_block(map, rows, cols, keep_rows, keep_cols, c->thumb, c->rows, c->cols);
         double lo, hi;
         rf_attention_range(c->thumb, (size_t)c->rows * c->cols, &lo, &hi);
         c->peak = hi;

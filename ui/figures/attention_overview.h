@@ -40,9 +40,11 @@ void rf_attention_overview_free(rf_attention_overview *o);
 /* An empty grid of `layers` x `heads` cells. */
 void rf_attention_overview_resize(rf_attention_overview *o, int layers, int heads);
 /* Row `row` shows layer `layer`: `heads` maps of rows x cols floats each,
- * one after another (NULL: none stored for this layer). */
+ * one after another (NULL: none stored for this layer), each cut to its
+ * top-left keep x keep block (the sample's own queries and keys of a map
+ * the batch padded, as the single map is cut; keep <= 0: whole). */
 void rf_attention_overview_set_layer(rf_attention_overview *o, int row, int layer, const float *maps, int heads,
-                                     int rows, int cols);
+                                     int rows, int cols, int keep);
 void rf_attention_overview_set_title(rf_attention_overview *o, const char *title);
 void rf_attention_overview_set_message(rf_attention_overview *o, const char *text);
 /* Hand over everything o shows to `to` (which is freed first); o is left empty. */

@@ -418,7 +418,8 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     rf_latent_layer_name(f->layer, layer, sizeof layer);
     if (shown_filled(f) && rows_held(f, f->segment) > 0) {
         rf_latent_figure_heat_title(f, title, sizeof title);
-        rf_matrix_panel_draw(&l.heat, cr, &f->heat, title, row_name(f), "model dimension", 0, 0);
+        /* rows and dimensions counted from 1, as the segments and layers are */
+        rf_matrix_panel_draw(&l.heat, cr, &f->heat, title, row_name(f), "model dimension", 1, 1);
         rf_colorbar_of(cr, l.bar, f->heat.vmin, f->heat.vmax, "value", RF_COLORMAP_DIVERGING);
     } else if (shown_filled(f)) {
         snprintf(title, sizeof title, "Segment %d is padding for this sample: its %d tokens end in segment %d",
@@ -449,7 +450,7 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
             memcpy(layer, ", ", 2);
         }
         snprintf(text, size, "segment %d %s%s, %s %d, dimension %d: %.4g", f->segment, pass_name[f->pass], layer,
-                 row_name(f), row, col, v);
+                 row_name(f), row + 1, col + 1, v);
         return true;
     }
     if (y < l.strip.y || y > l.strip.y + l.strip.h)

@@ -109,8 +109,14 @@ static void pool_cells(const rf_heatmap *h, int iw, int ih, double r0, double r1
 
 void rf_heatmap_pool(const float *src, int rows, int cols, float *dst, int out_rows, int out_cols)
 {
+    rf_heatmap_pool_block(src, rows, cols, rows, cols, dst, out_rows, out_cols);
+}
+
+void rf_heatmap_pool_block(const float *src, int rows, int cols, int keep_rows, int keep_cols, float *dst,
+                           int out_rows, int out_cols)
+{
     rf_heatmap h = {.data = src, .rows = rows, .cols = cols};
-    pool_cells(&h, out_cols, out_rows, 0, rows, 0, cols, dst);
+    pool_cells(&h, out_cols, out_rows, 0, keep_rows, 0, keep_cols, dst);
 }
 
 static void render_image(rf_heatmap *h, int iw, int ih, double r0, double r1, double c0, double c1)

@@ -201,6 +201,10 @@ bool rf_heatmap_cell_at(const rf_heatmap *h, rf_rect r, double r0, double r1, do
  * magnitude among the cells it covers (NaN skipped). Thread-safe; it keeps
  * thumbnails and stored snapshots small. */
 void rf_heatmap_pool(const float *src, int rows, int cols, float *dst, int out_rows, int out_cols);
+/* The same for the top-left keep_rows x keep_cols block of the matrix (out
+ * at most that size): a sample's own positions of a padded map. */
+void rf_heatmap_pool_block(const float *src, int rows, int cols, int keep_rows, int keep_cols, float *dst,
+                           int out_rows, int out_cols);
 
 /* A vertical colour bar in r for [vmin, vmax] with ticks and a label. */
 void rf_colorbar(cairo_t *cr, rf_rect r, double vmin, double vmax, const char *label);

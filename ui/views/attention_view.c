@@ -449,6 +449,7 @@ typedef struct overview_job {
     rf_attention_overview built;
     GArray *layers;             /* of map_entry: the grid's rows */
     int heads;
+    int keep;                   /* the sample's positions kept of each map (0: all) */
     guint generation;
 } overview_job;
 
@@ -461,8 +462,10 @@ static void overview_job_free(gpointer data)
     g_free(job);
 }
 
-/* Pool each row's maps into the overview (any thread: o is nobody's yet). */
-static void fill_overview(rf_attention_overview *o, const rf_probe_set *ps, const GArray *layers, int heads)
+/* Pool each row's maps, cut to their first `keep` queries and keys, into the
+ * overview (any thread: o is nobody's yet). */
+static void fill_overview(rf_attention_overview *o, const rf_probe_set *ps, const GArray *layers, int heads,
+                          int keep)
 {
     rf_attention_overview_resize(o, (int)layers->len, heads);
     for (guint r = 0; r < layers->len; r++) {
@@ -472,7 +475,7 @@ static void fill_overview(rf_attention_overview *o, const rf_probe_set *ps, cons
         const rf_probe_value *a = rf_probe_set_find(ps, name);
         gboolean ok = a != NULL && a->filled && a->shape.ndim == 3;
         rf_attention_overview_set_layer(o, (int)r, m->layer, ok ? a->data : NULL, ok ? (int)a->shape.dim[0] : 0,
-                                        ok ? (int)a->shape.dim[1] : 0, ok ? (int)a->shape.dim[2] : 0);
+                                        ok ? (int)a->shape.dim[1] : 0, ok ? (int)a->shape.dim[2] : 0, keep);
     }
 }
 
@@ -481,7 +484,7 @@ static void overview_in_thread(GTask *task, gpointer source, gpointer data, GCan
     (void)source;
     (void)cancel;
     overview_job *job = data;
-    fill_overview(&job->built, rf_probe_hold_get(job->hold), job->layers, job->heads);
+    fill_overview(&job->built, rf_probe_hold_get(job->hold), job->layers, job->heads, job->keep);
     g_task_return_boolean(task, TRUE);
 }
 
@@ -507,7 +510,7 @@ static void refresh_overview(attention_view *v)
     g_autoptr(GArray) layers = g_array_new(FALSE, TRUE, sizeof(map_entry));
     int heads = 0;
     size_t cells = 0;
-    g_autoptr(GString) layer_names = g_string_new("");
+    gboolean pooled = FALSE;
     for (guint i = 0; i < v->maps->len; i++) {
         const map_entry *m = &g_array_index(v->maps, map_entry, i);
         if ((int)m->kind != kind)
@@ -515,7 +518,9 @@ static void refresh_overview(attention_view *v)
         g_array_append_val(layers, *m);
         char name[RF_NAME_LEN];
         tap_of(m, name);
-        const rf_probe_value *a = rf_probe_picker_find(&v->picker, name, NULL);
+        gboolean tap_pooled = FALSE;
+        const rf_probe_value *a = rf_probe_picker_find(&v->picker, name, &tap_pooled);
+        pooled = pooled || tap_pooled;
         if (a != NULL && a->filled && a->shape.ndim == 3) {
             heads = MAX(heads, (int)a->shape.dim[0]);
             cells += (size_t)rf_shape_numel(a->shape);
@@ -541,9 +546,14 @@ static void refresh_overview(attention_view *v)
     rf_probe_picker_describe(&v->picker, sample, sizeof sample);
     g_snprintf(title, sizeof title, "%s overview · layers down, heads across · %s",
                kind == MAP_PROBS ? "Attention" : "Key-value state", sample);
+    /* full attention's maps cut to the sample's own positions, as show_probs
+     * cuts the single map (a stored step's pooled maps are not positions) */
+    int len = kind == MAP_PROBS && !pooled ? rf_probe_picker_sample_length(&v->picker) : 0;
+    const map_entry *first = &g_array_index(layers, map_entry, 0);
+    int keep = len > 0 ? token_offset(rf_session_get_run_config(v->session), first) + len : 0;
     RfProbeHold *hold = rf_probe_picker_hold(&v->picker);
     if (cells < OFF_THREAD_CELLS) {
-        fill_overview(&v->overview, rf_probe_hold_get(hold), layers, heads);
+        fill_overview(&v->overview, rf_probe_hold_get(hold), layers, heads, keep);
         rf_probe_hold_release(hold);
         rf_attention_overview_set_title(&v->overview, title);
         rf_plot_view_queue_draw(v->plot);
@@ -554,6 +564,7 @@ static void refresh_overview(attention_view *v)
     job->hold = hold;
     job->layers = g_array_ref(layers);
     job->heads = heads;
+    job->keep = keep;
     job->generation = v->generation;
     v->preparing = g_cancellable_new();
     GTask *task = g_task_new(v->plot, v->preparing, on_overview_built, NULL);

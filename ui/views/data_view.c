@@ -443,6 +443,10 @@ static void show_data(RfDataView *v)
         g_clear_pointer(&v->scratch, g_free);
         if (ds != NULL)
             v->scratch = g_new0(float, (size_t)ds->seq_len * (ds->feat_dim > 0 ? ds->feat_dim : 1));
+        /* another data set forgets the inputs inspected on the last one:
+         * show its samples, not an empty Inspected list */
+        if (ds != NULL && showing_inspected(v) && rf_session_get_inspected_count(v->session) == 0)
+            gtk_drop_down_set_selected(GTK_DROP_DOWN(v->split_menu), RF_SPLIT_TRAIN);
     }
     if (ds != NULL)
         describe_dataset(v);

@@ -43,15 +43,15 @@ static rf_latent_pass chosen_pass(latent_view *v)
     return gtk_toggle_button_get_active(v->backward) ? RF_LATENT_BACKWARD : RF_LATENT_FORWARD;
 }
 
-/* The Layer drop-down's entries from the top of BLRP's depth down: Θ_L
- * (latent), Θ_X, Θ_SELF K .. 1. */
+/* The Layer drop-down's entries: the latent Θ_L (the view's subject, chosen
+ * first), then a segment's way to it in BLRP's order: Θ_SELF 1 .. K, Θ_X. */
 static rf_latent_layer layer_at(const latent_view *v, guint i)
 {
-    if (i == 0 || (int)i > v->self_layers + (v->has_cross ? 1 : 0))
-        return (rf_latent_layer){RF_LATENT_LAYER_LATENT, 0};
-    if (v->has_cross && i == 1)
+    if (i >= 1 && (int)i <= v->self_layers)
+        return (rf_latent_layer){RF_LATENT_LAYER_SELF, (int)i};
+    if (v->has_cross && (int)i == v->self_layers + 1)
         return (rf_latent_layer){RF_LATENT_LAYER_CROSS, 0};
-    return (rf_latent_layer){RF_LATENT_LAYER_SELF, v->self_layers + 1 - (int)i + (v->has_cross ? 1 : 0)};
+    return (rf_latent_layer){RF_LATENT_LAYER_LATENT, 0};
 }
 
 static rf_latent_layer chosen_layer(const latent_view *v)

@@ -239,6 +239,8 @@ int rf_probe_picker_get_head(const rf_probe_picker *p)
 
 void rf_probe_picker_set_layers(rf_probe_picker *p, const char *const *labels, guint n)
 {
+    if (n == 0)   /* no map: no head to choose either */
+        rf_probe_picker_set_heads(p, 1);
     guint old_n = g_list_model_get_n_items(G_LIST_MODEL(p->layers));
     gboolean same = old_n == n;
     for (guint i = 0; same && i < n; i++)
@@ -266,7 +268,8 @@ void rf_probe_picker_set_heads(rf_probe_picker *p, int heads)
     p->updating = TRUE;
     gtk_spin_button_set_range(p->head, 0, heads - 1);
     p->updating = FALSE;
-    gboolean shown = heads > 1 && gtk_widget_get_visible(GTK_WIDGET(p->layer));
+    gboolean shown = heads > 1 && gtk_widget_get_visible(GTK_WIDGET(p->layer)) &&
+                     g_list_model_get_n_items(G_LIST_MODEL(p->layers)) > 0;
     gtk_widget_set_visible(p->head_label, shown);
     gtk_widget_set_visible(GTK_WIDGET(p->head), shown);
 }
