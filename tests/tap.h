@@ -51,17 +51,20 @@ static inline __attribute__((format(printf, 1, 2))) void tap_diag(const char *fm
     va_end(ap);
 }
 
-/* Whether the program was started with --portable: suite `portable` runs
- * the kernel tests on emulated CPUs that way, and they then make only the
- * checks that reach the ISA-dependent code (the RF_VEC_CLONES functions and
- * the kernels that decline without AVX-512), on small shapes: emulation is
- * 10-170x slower than native (docs/testing.md, "Emulated CPUs"). */
+/* Whether the program was started with --portable (remembered in
+ * tap_portable_run for the cases): suite `portable` runs the kernel tests
+ * on emulated CPUs that way, and they then make only the checks that reach
+ * the ISA-dependent code (the RF_VEC_CLONES functions and the kernels that
+ * decline without AVX-512), on small shapes: emulation is 10-170x slower
+ * than native (docs/testing.md, "Kernels on CPUs without AVX-512 or AVX"). */
+__attribute__((weak)) bool tap_portable_run;
+
 static inline bool tap_portable(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--portable") == 0)
-            return true;
-    return false;
+            tap_portable_run = true;
+    return tap_portable_run;
 }
 
 static inline int tap_done(void)
