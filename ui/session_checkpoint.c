@@ -143,6 +143,9 @@ static gboolean load_checkpoint(RfSession *s, const char *path, const rf_config 
         rf_data_ref_release(data);
         return fail_in(error, path, st.msg);
     }
+    /* the step of the weights loaded: a trainer still running in the
+     * checkpoint's folder may have replaced the file since its header was read */
+    step = rf_trainer_step_count(t);
 
     /* The checkpoint is good: it becomes the current run. */
     g_free(s->load_note);
