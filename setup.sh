@@ -12,6 +12,9 @@
 #                      each (tests/mutate.sh, arguments go to it; not in test)
 #   ./setup.sh tsan    install, build with ThreadSanitizer (build-tsan), run the
 #                      tests of the threaded code (minutes: not in test)
+#   ./setup.sh package install, build the Debian packages (debian/) in build-deb,
+#                      check them with lintian, install them with apt and run
+#                      the installed program (minutes: not in test)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -31,6 +34,8 @@ build_packages=(build-essential meson ninja-build pkg-config libglib2.0-dev libo
 # dbus-daemon and x11-utils let tests/test_install.sh see the installed workbench's
 # window and quit it; desktop-file-utils and appstream validate the launcher and
 # the AppStream metadata (tests/test_desktop.sh).
+# debhelper and dpkg-dev build the Debian packages, lintian checks them.
+package_packages=(debhelper dpkg-dev lintian)
 test_packages=(python3 python3-numpy python3-torch sox xvfb xauth fonts-dejavu-core strace
                clang libclang-rt-14-dev qemu-user man-db dbus-daemon x11-utils desktop-file-utils appstream)
 
@@ -122,8 +127,44 @@ tsan)
     summarise build-tsan/meson-logs/testlog.json || status=1
     exit $status
     ;;
+package)
+    install_missing "${build_packages[@]}" "${package_packages[@]}"
+    # dpkg-buildpackage writes its packages next to the tree it builds: build
+    # in a copy of this one (what git tracks or would track) below build-deb.
+    rm -rf build-deb
+    mkdir -p build-deb/rangefinder
+    git ls-files -z --cached --others --exclude-standard |
+        tar --null --files-from=- --ignore-failed-read -c | tar -x -C build-deb/rangefinder
+    # Without nvcc there is no CUDA module: leave rangefinder-cuda out.
+    profiles=()
+    if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+        profiles=(-Ppkg.rangefinder.nocuda)
+    fi
+    # nocheck: the whole suite takes far longer than the package's build
+    # (./setup.sh test runs it).
+    (cd build-deb/rangefinder &&
+        DEB_BUILD_OPTIONS="nocheck ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -us -uc -b "${profiles[@]}")
+    # No error and no warning that debian/*.lintian-overrides does not justify.
+    lintian --fail-on error,warning build-deb/rangefinder_*.changes
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    debs=()
+    for deb in build-deb/rangefinder_*.deb build-deb/rangefinder-cuda_*.deb; do
+        if [ -e "$deb" ]; then debs+=("./$deb"); fi
+    done
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --reinstall "${debs[@]}"
+    # The installed program, away from this tree and without a display:
+    # its version and 20 steps of its default config.
+    tmp=$(mktemp -d)
+    (cd "$tmp" && /usr/bin/rangefinder --version &&
+        env -u DISPLAY -u WAYLAND_DISPLAY /usr/bin/rangefinder --runs "$tmp/runs" \
+            --set train.steps=20 --set train.warmup=5 >"$tmp/train.log")
+    tail -n 3 "$tmp/train.log"
+    grep -q '"status":"finished","steps":20,' "$tmp/train.log" || { echo "setup: the installed rangefinder did not finish 20 steps" >&2; exit 1; }
+    rm -rf "$tmp"
+    ;;
 *)
-    echo "usage: $0 run|test|mutate|tsan" >&2
+    echo "usage: $0 run|test|mutate|tsan|package" >&2
     exit 2
     ;;
 esac
