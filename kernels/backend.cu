@@ -15,6 +15,7 @@
 
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "common.cuh"
 #include "cublas_compat.h"
@@ -35,9 +36,8 @@ static cudaStream_t stream;
 static cublasHandle_t blas;     /* default math mode: no TF32 (kernels.h) */
 static double *partials;        /* RF_CUDA_PARTIALS doubles, then the result */
 static rf_cuda_param *adamw_table;
-static int adamw_count;
+static std::vector<rf_cuda_param> adamw_entries;   /* the table's host copy, read while kernels run */
 static int64_t adamw_max_numel;
-static const rf_params *adamw_owner;
 
 static bool ok(cudaError_t e)
 {
@@ -117,26 +117,40 @@ static void dev_scale(float *p, int64_t n, float s)
     rf_cuda_scale_forward(p, p, n, s, stream);
 }
 
-/* The parameter table AdamW walks, rebuilt when the store changes (once per
- * run: a store's entries are fixed once it is allocated). */
+/* The parameter table AdamW walks, rebuilt when the store's entries
+ * change (once per run). Judged by the entries themselves, not by the
+ * store's address: a later run's store may be allocated where an earlier
+ * one was, with as many entries laid out otherwise. */
+static bool adamw_table_matches(const rf_params *p)
+{
+    if (adamw_table == NULL || adamw_entries.size() != (size_t)p->count)
+        return false;
+    for (int i = 0; i < p->count; i++) {
+        const rf_param_entry *e = &p->entries[i];
+        const rf_cuda_param &t = adamw_entries[i];
+        if (t.offset != (int64_t)e->offset || t.numel != e->numel || t.decay != (int)e->decay)
+            return false;
+    }
+    return true;
+}
+
 static bool adamw_table_for(const rf_params *p)
 {
-    if (adamw_owner == p && adamw_count == p->count)
+    if (adamw_table_matches(p))
         return true;
     dev_free(adamw_table);
     adamw_table = NULL;
-    adamw_owner = NULL;
     if (!ok(cudaMallocManaged((void **)&adamw_table, (size_t)(p->count ? p->count : 1) * sizeof *adamw_table,
                               cudaMemAttachGlobal)))
         return false;
+    adamw_entries.clear();
     adamw_max_numel = 0;
     for (int i = 0; i < p->count; i++) {
         const rf_param_entry *e = &p->entries[i];
-        adamw_table[i] = (rf_cuda_param){(int64_t)e->offset, e->numel, e->decay};
+        adamw_entries.push_back((rf_cuda_param){(int64_t)e->offset, e->numel, e->decay});
+        adamw_table[i] = adamw_entries.back();
         adamw_max_numel = e->numel > adamw_max_numel ? e->numel : adamw_max_numel;
     }
-    adamw_owner = p;
-    adamw_count = p->count;
     return true;
 }
 

@@ -28,6 +28,7 @@ extern "C" {
 #include "../core/device.h"
 #include "../core/model.h"
 #include "../core/op.h"
+#include "../core/params.h"
 #include "../core/probe.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
@@ -334,6 +335,58 @@ static void check_queued_steps(void)
            STEPS, gpu.msg, read.msg, cpu.msg, (long long)gpu_step, (long long)read_step, (long long)cpu_step);
 }
 
+/* AdamW of the values 1..total (gradient 0.5, moments 0) over `store`
+ * laid out as `layout` (offset, numel, decay per entry), on the backend. */
+static std::vector<float> adamw_once(rf_params *store, const rf_param_entry *layout, int count)
+{
+    const rf_backend *b = rf_cuda_backend();
+    store->count = count;
+    store->entries = const_cast<rf_param_entry *>(layout);
+    store->total = 8;
+    for (int i = 0; i < 8; i++) {
+        store->value[i] = (float)(i + 1);
+        store->grad[i] = 0.5f;
+        store->m[i] = store->v[i] = 0.0f;
+    }
+    rf_adamw_args a = {1e-2f, 0.9f, 0.999f, 1e-8f, 0.5f, 0.1f, 0.001f};
+    b->adamw(store, &a);
+    b->sync();
+    return std::vector<float>(store->value, store->value + 8);
+}
+
+/* The device keeps the table of parameters AdamW walks between steps. A
+ * store freed and a new one allocated at its address, with as many
+ * entries laid out otherwise (the next run's model), must get its own
+ * table: the same struct relaid stands in for that reuse, against a store
+ * elsewhere with the second layout from the start. */
+static void check_adamw_store_reused(void)
+{
+    const rf_backend *b = rf_cuda_backend();
+    rf_param_entry first[2] = {}, second[2] = {};
+    first[0].offset = 0, first[0].numel = 3, first[0].decay = true;
+    first[1].offset = 3, first[1].numel = 5, first[1].decay = false;
+    second[0].offset = 0, second[0].numel = 5, second[0].decay = false;
+    second[1].offset = 5, second[1].numel = 3, second[1].decay = true;
+    rf_params reused = {}, fresh = {};
+    for (rf_params *p : {&reused, &fresh}) {
+        p->value = (float *)b->alloc(8 * sizeof(float));
+        p->grad = (float *)b->alloc(8 * sizeof(float));
+        p->m = (float *)b->alloc(8 * sizeof(float));
+        p->v = (float *)b->alloc(8 * sizeof(float));
+    }
+    adamw_once(&reused, first, 2);
+    std::vector<float> relaid = adamw_once(&reused, second, 2);
+    std::vector<float> want = adamw_once(&fresh, second, 2);
+    int at = 0;
+    while (at < 7 && relaid[at] == want[at])
+        at++;
+    tap_ok(relaid == want, "AdamW on the device walks a store's own entries when a store of as many entries laid "
+           "out otherwise was at its address before (value %d: %.9g, want %.9g)", at + 1, relaid[at], want[at]);
+    for (rf_params *p : {&reused, &fresh})
+        for (float *f : {p->value, p->grad, p->m, p->v})
+            b->free(f);
+}
+
 /* A head wider than the attention kernels' tiles is refused when the model
  * is built (planned too), in one sentence, not at a launch. */
 static void check_wide_heads(void)
@@ -414,6 +467,7 @@ int main(void)
         return tap_done();
     }
 #endif
+    check_adamw_store_reused();
     for (const char *e : encoders)
         check_encoder(e);
     check_queued_steps();

@@ -1,8 +1,13 @@
 /* The CUDA emulator (tests/cuda_emu) keeps the execution model the kernels
  * rely on: barriers, shared memory per block, warp shuffles and votes at
- * their documented edge cases, atomics among concurrent threads, early
- * returns, and refusing the launches a GPU refuses. The kernel tests
+ * their documented edge cases, atomics among concurrent threads (float
+ * sums in thread order, however the threads' timing goes), early returns,
+ * and refusing the launches a GPU refuses. The kernel tests
  * (test_cuda_kernels.cc) stand on these. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
 #include <vector>
 
 #include "../kernels/cuda_compat.h"
@@ -72,6 +77,27 @@ __global__ void early_return_kernel(int *out, unsigned live)
 }
 
 __global__ void count_kernel(int *runs) { atomicAdd(runs, 1); }
+
+/* Every thread adds its value into one float and one double in global
+ * memory and into the block's shared float, which thread 0 reads after
+ * the barrier; odd threads return first, the rest add once more after it. */
+__global__ void float_sum_kernel(const float *v, float *sum, double *dsum, float *block_sums)
+{
+    __shared__ float acc;
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0)
+        acc = 0.0f;
+    __syncthreads();
+    atomicAdd(sum, v[t]);
+    atomicAdd(dsum, (double)v[t]);
+    atomicAdd(&acc, v[t]);
+    if (threadIdx.x % 2 == 1)
+        return;
+    __syncthreads();
+    if (threadIdx.x == 0)
+        block_sums[blockIdx.x] = acc;
+    atomicAdd(sum, -v[t] / 3);
+}
 
 template <class T> static T *device(const std::vector<T> &h)
 {
@@ -154,6 +180,57 @@ static void test_atomics(void)
     cudaFree(fsum);
 }
 
+/* Float sums depend on their order: the emulator's atomics add in block
+ * order, thread order within a block (emu.h), whatever the timing. Values
+ * of both signs over 40 binary orders of magnitude make almost any other
+ * order round otherwise. */
+static void test_float_atomics_in_order(void)
+{
+    const unsigned T = 256, B = 3;
+    std::vector<float> v(T * B);
+    uint32_t h = 12345;
+    for (float &x : v) {
+        h = h * 1664525u + 1013904223u;
+        x = ldexpf(1.0f + (float)(h >> 22) / 1024.0f, (int)(h >> 8) % 40 - 20) * (h & 1 ? -1.0f : 1.0f);
+    }
+    float want = 0.0f;
+    double dwant = 0.0;
+    std::vector<float> want_blocks(B, 0.0f);
+    for (unsigned b = 0; b < B; b++) {
+        for (unsigned t = 0; t < T; t++) {   /* before the barrier */
+            want += v[b * T + t];
+            dwant += (double)v[b * T + t];
+            want_blocks[b] += v[b * T + t];
+        }
+        for (unsigned t = 0; t < T; t += 2)   /* after it, the even threads */
+            want -= v[b * T + t] / 3;
+    }
+    const float *dv = device(v);
+    bool ok = true;
+    for (unsigned seed : {0u, 1u, 2u, 3u}) {
+        float *sum = device(std::vector<float>{0.0f}), *blocks = device(std::vector<float>(B));
+        double *dsum = device(std::vector<double>{0.0});
+        rf_emu::perturb_timing(seed);
+        RF_LAUNCH(float_sum_kernel, B, T, 0, 0, dv, sum, dsum, blocks);
+        rf_emu::perturb_timing(0);
+        float got = host(sum, 1)[0];
+        double dgot = host(dsum, 1)[0];
+        std::vector<float> got_blocks = host(blocks, B);
+        if (memcmp(&got, &want, sizeof got) != 0 || memcmp(&dgot, &dwant, sizeof dgot) != 0 ||
+            memcmp(got_blocks.data(), want_blocks.data(), B * sizeof(float)) != 0) {
+            tap_diag("timing seed %u: float sum %.9g (want %.9g), double %.17g (want %.17g), block 0 %.9g (want "
+                     "%.9g)", seed, got, want, dgot, dwant, got_blocks[0], want_blocks[0]);
+            ok = false;
+        }
+        cudaFree(sum);
+        cudaFree(dsum);
+        cudaFree(blocks);
+    }
+    tap_ok(ok, "float and double atomicAdd sum in block and thread order, bit for bit, under four thread timings "
+               "(seen in shared memory after __syncthreads, in global memory after the launch)");
+    cudaFree(const_cast<float *>(dv));
+}
+
 static void test_early_return(void)
 {
     const unsigned live = 70;
@@ -198,6 +275,7 @@ int main(void)
     test_shared();
     test_warp();
     test_atomics();
+    test_float_atomics_in_order();
     test_early_return();
     test_refused();
     return tap_done();

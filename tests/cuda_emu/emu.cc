@@ -29,7 +29,12 @@ namespace {
  * took 25 s); this one about 1 ms. */
 class barrier {
 public:
-    explicit barrier(unsigned n) : state_((uint64_t)n << 32) {}
+    /* on_phase(ctx) runs in the last thread to arrive, before any waiter
+     * goes on (NULL: nothing) */
+    explicit barrier(unsigned n, void (*on_phase)(void *) = nullptr, void *ctx = nullptr)
+        : state_((uint64_t)n << 32), on_phase_(on_phase), ctx_(ctx)
+    {
+    }
 
     void arrive_and_wait(void)
     {
@@ -57,6 +62,8 @@ private:
                 next &= ~0xffffffffull;   /* nobody has arrived at the next phase */
         } while (!state_.compare_exchange_weak(s, next, std::memory_order_acq_rel, std::memory_order_relaxed));
         if (last) {
+            if (on_phase_ != nullptr)
+                on_phase_(ctx_);
             phase_.fetch_add(1, std::memory_order_release);
             syscall(SYS_futex, &phase_, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
         }
@@ -65,6 +72,8 @@ private:
 
     std::atomic<uint64_t> state_;         /* threads expected << 32 | threads arrived */
     std::atomic<unsigned> phase_{0};      /* the futex word */
+    void (*on_phase_)(void *);
+    void *ctx_;
 };
 
 /* A warp exchange (shuffle, vote, __syncwarp) is one barrier phase: each
@@ -79,11 +88,22 @@ struct warp {
     unsigned stamp[2][32];        /* the exchange number each lane wrote last */
 };
 
+/* A floating-point atomicAdd waiting for its turn (emu.h's model). */
+struct pending_add {
+    void *p;
+    double v;
+    bool is_double;
+};
+
 struct launch_state {
-    explicit launch_state(unsigned threads) : gate(threads + 1), warps(new warp[(threads + 31) / 32]) {}
+    explicit launch_state(unsigned threads)
+        : gate(threads + 1), warps(new warp[(threads + 31) / 32]), adds(threads)
+    {
+    }
     barrier gate;                       /* the launcher and every thread: a block starts, ends */
-    std::optional<barrier> block_bar;   /* __syncthreads */
+    std::optional<barrier> block_bar;   /* __syncthreads; its last arrival applies `adds` */
     std::unique_ptr<warp[]> warps;
+    std::vector<std::vector<pending_add>> adds;   /* per thread, in program order */
     uint3 block{};
     bool done = false;
     unsigned char *shared = nullptr;
@@ -155,7 +175,7 @@ private:
 
 std::mutex launch_mutex;           /* one launch at a time: `__shared__` statics are the block's */
 thread_local launch_state *t_state;
-thread_local unsigned t_lane, t_warp, t_exchanges;
+thread_local unsigned t_thread, t_lane, t_warp, t_exchanges;
 thread_local cudaError_t t_last_error = cudaSuccess;   /* per host thread, as CUDA's */
 
 [[noreturn]] void fail(const char *what)
@@ -172,11 +192,55 @@ warp &my_warp(void)
     return t_state->warps[t_warp];
 }
 
+/* The block's queued float adds, thread 0's first, each thread's in the
+ * order it made them. Runs while no thread of the block can run. */
+void apply_adds(void *state)
+{
+    for (std::vector<pending_add> &q : static_cast<launch_state *>(state)->adds) {
+        for (const pending_add &a : q)
+            if (a.is_double)
+                *static_cast<double *>(a.p) += a.v;
+            else
+                *static_cast<float *>(a.p) += (float)a.v;
+        q.clear();
+    }
+}
+
 bool valid_config(dim3 grid, dim3 block, size_t shared_bytes)
 {
     unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
     return grid.x >= 1 && grid.y >= 1 && grid.z >= 1 && grid.x <= 0x7fffffffu && grid.y <= 65535 &&
            grid.z <= 65535 && threads >= 1 && threads <= 1024 && block.z <= 64 && shared_bytes <= 48 * 1024;
+}
+
+/* Timing perturbation (emu.h, perturb_timing): the seed, from the
+ * environment until a test sets it. */
+unsigned seed_from_env(void)
+{
+    const char *s = getenv("RF_CUDA_EMU_PERTURB");
+    return s != nullptr ? (unsigned)strtoul(s, nullptr, 10) : 0;
+}
+
+std::atomic<unsigned> perturb_seed{seed_from_env()};
+thread_local uint64_t t_pauses;
+
+/* One pseudo-random pause of the calling thread, where perturbation is on. */
+void perturb_point(void)
+{
+    if (perturb_seed.load(std::memory_order_relaxed) == 0)
+        return;
+    /* splitmix64 of (seed, block, thread, this thread's pause count) */
+    uint64_t h = (uint64_t)perturb_seed.load(std::memory_order_relaxed) << 32 ^
+                 (uint64_t)(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)) << 12 ^
+                 (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) ^ ++t_pauses << 48;
+    h += 0x9e3779b97f4a7c15ull;
+    h = (h ^ h >> 30) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ h >> 27) * 0x94d049bb133111ebull;
+    h ^= h >> 31;
+    if (h % 4 == 0)
+        usleep((useconds_t)(h >> 8) % 200);
+    else
+        std::this_thread::yield();
 }
 
 /* One thread of the launch: runs body() for each block the launcher opens. */
@@ -186,6 +250,7 @@ void worker(launch_state &st, dim3 grid, dim3 block, unsigned t, const std::func
     threadIdx = {t % block.x, t / block.x % block.y, t / (block.x * block.y)};
     blockDim = block;
     gridDim = grid;
+    t_thread = t;
     t_lane = t % 32;
     t_warp = t / 32;
     warp &w = st.warps[t_warp];
@@ -195,6 +260,7 @@ void worker(launch_state &st, dim3 grid, dim3 block, unsigned t, const std::func
             break;
         blockIdx = st.block;
         t_exchanges = 0;
+        perturb_point();
         body();
         /* a returned thread no longer holds up its warp's or block's barriers */
         w.bar->arrive_and_drop();
@@ -205,6 +271,8 @@ void worker(launch_state &st, dim3 grid, dim3 block, unsigned t, const std::func
 }
 
 }   // namespace
+
+void perturb_timing(unsigned seed) { perturb_seed.store(seed); }
 
 void run(dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()> &body)
 {
@@ -225,7 +293,7 @@ void run(dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()>
             for (unsigned x = 0; x < grid.x; x++) {
                 /* every thread waits at the gate: the barriers can be renewed */
                 st.block = {x, y, z};
-                st.block_bar.emplace(threads);
+                st.block_bar.emplace(threads, apply_adds, &st);
                 for (unsigned k = 0; k < (threads + 31) / 32; k++) {
                     unsigned n = threads - 32 * k < 32 ? threads - 32 * k : 32;
                     st.warps[k].bar.emplace(n);
@@ -234,6 +302,7 @@ void run(dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()>
                 memset(st.shared, 0xff, shared_bytes);   /* NaN floats */
                 st.gate.arrive_and_wait();   /* the block starts */
                 st.gate.arrive_and_wait();   /* every thread has returned */
+                apply_adds(&st);
             }
     st.done = true;
     st.gate.arrive_and_wait();
@@ -286,7 +355,28 @@ unsigned warp_ballot(unsigned mask, bool pred)
     return bits;
 }
 
+/* Queues a float atomicAdd of the calling kernel thread. */
+static void queue_add(void *p, double v, bool is_double)
+{
+    if (t_state == nullptr)
+        fail("atomicAdd called outside a kernel");
+    perturb_point();
+    t_state->adds[t_thread].push_back({p, v, is_double});
+}
+
 }   // namespace rf_emu
+
+float atomicAdd(float *p, float v)
+{
+    rf_emu::queue_add(p, v, false);
+    return NAN;
+}
+
+double atomicAdd(double *p, double v)
+{
+    rf_emu::queue_add(p, v, true);
+    return NAN;
+}
 
 void __syncthreads(void)
 {

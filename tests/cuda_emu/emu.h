@@ -20,6 +20,17 @@
  *   returned (the emulator aborts on a returned one; a lane left out that
  *   has not returned leaves the others waiting): partial-warp shuffles are
  *   not emulated.
+ * - Floating-point atomicAdd is deterministic: a thread's adds are queued,
+ *   and the queues are applied in thread order (each in program order)
+ *   when the block's threads meet at __syncthreads and when the block
+ *   ends. A sum of floats depends on its order, and the threads' timing
+ *   would otherwise choose it (a different embedding gradient from one
+ *   run to the next). So the old value is not known: the call returns NaN
+ *   (no kernel uses it), and an add is seen by the block's threads from
+ *   its next __syncthreads, by later blocks and the host once its block
+ *   ends. Integer atomics act at once (their sums do not depend on order).
+ *   Blocks run in order, so a launch's sums have one order in all: a real
+ *   GPU orders them as its threads come.
  * - Memory is host memory (cudaMalloc is malloc), streams are ignored and
  *   every call is synchronous. Launch configurations the hardware refuses
  *   (over 1024 threads, 48 KiB of dynamic shared memory, an empty grid) set
@@ -147,6 +158,14 @@ template <class T> T from_bits(uint64_t b)
     return v;
 }
 
+/* For tests: with seed != 0, every thread of a block sleeps or yields for
+ * a pseudo-random while (drawn from seed, block, thread and a count)
+ * before it starts and before each floating-point atomic, so runs with
+ * different seeds interleave the threads differently; 0 (the default
+ * unless the environment sets RF_CUDA_EMU_PERTURB=seed) runs them as the
+ * scheduler comes to them. */
+void perturb_timing(unsigned seed);
+
 /* Runs body() as every thread of every block of the launch. */
 void run(dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()> &body);
 /* The launch's dynamic shared memory. */
@@ -198,8 +217,9 @@ inline int __all_sync(unsigned mask, int pred) { return rf_emu::warp_ballot(mask
 
 /* ---- atomics (the block's threads really are concurrent) ---- */
 template <class T> T rf_emu_atomic_add(T *p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
-inline float atomicAdd(float *p, float v) { return rf_emu_atomic_add(p, v); }
-inline double atomicAdd(double *p, double v) { return rf_emu_atomic_add(p, v); }
+/* queued, applied in thread order (the model above); returns NaN */
+float atomicAdd(float *p, float v);
+double atomicAdd(double *p, double v);
 inline int atomicAdd(int *p, int v) { return rf_emu_atomic_add(p, v); }
 inline unsigned atomicAdd(unsigned *p, unsigned v) { return rf_emu_atomic_add(p, v); }
 inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) { return rf_emu_atomic_add(p, v); }
