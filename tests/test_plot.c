@@ -624,6 +624,23 @@ static void check_memory_notes(rf_memory_figure *mf, cairo_surface_t *drawn)
     g_array_unref(mf->measured);
     mf->measured = measured;
     mf->current_bytes = current;
+
+    /* curves drawn over each other are named in the key; distinct ones not */
+    rf_memory_curve saved[RF_MEMORY_ENCODERS];
+    memcpy(saved, mf->curves, sizeof saved);
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
+        for (int i = 0; i < RF_MEMORY_LENGTHS; i++)
+            mf->curves[e].bytes[i] *= 1.0 + 0.1 * e;
+    rf_memory_figure_key(mf, key, sizeof key);
+    tap_ok(strstr(key, "coincide") == NULL, "distinct lines are not said to coincide (%s)", key);
+    memcpy(mf->curves[4].bytes, mf->curves[1].bytes, sizeof mf->curves[4].bytes);
+    memcpy(mf->curves[5].bytes, mf->curves[1].bytes, sizeof mf->curves[5].bytes);
+    rf_memory_figure_key(mf, key, sizeof key);
+    char want[96];
+    g_snprintf(want, sizeof want, "lines coincide: %s = %s = %s", mf->curves[1].encoder, mf->curves[4].encoder,
+               mf->curves[5].encoder);
+    tap_ok(strstr(key, want) != NULL, "three encoders planning the same memory: the key says \"%s\" (%s)", want, key);
+    memcpy(mf->curves, saved, sizeof saved);
 }
 
 static void test_memory_figure(const char *tmp)

@@ -141,10 +141,53 @@ static int drawable_measured(const rf_memory_figure *f)
     return n;
 }
 
+/* Curves a and b plan the same memory (within 0.5%) wherever either is
+ * planned: one line hides the other. */
+static bool same_curve(const rf_memory_curve *a, const rf_memory_curve *b)
+{
+    bool any = false;
+    for (int i = 0; i < RF_MEMORY_LENGTHS; i++) {
+        double x = a->bytes[i], y = b->bytes[i];
+        if (isnan(x) != isnan(y))
+            return false;
+        if (isnan(x))
+            continue;
+        if (fabs(x - y) > 0.005 * fmax(fabs(x), fabs(y)))
+            return false;
+        any = true;
+    }
+    return any;
+}
+
+/* "lines coincide: full = talk = maelre" for each group of curves drawn on
+ * top of each other, appended to buf. */
+static void append_coinciding(const rf_memory_figure *f, char *buf, size_t size)
+{
+    bool grouped[RF_MEMORY_ENCODERS] = {false};
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++) {
+        if (grouped[e])
+            continue;
+        size_t start = strlen(buf);
+        int members = 0;
+        for (int o = e + 1; o < RF_MEMORY_ENCODERS; o++)
+            if (!grouped[o] && same_curve(&f->curves[e], &f->curves[o])) {
+                size_t used = strlen(buf);
+                if (members++ == 0)
+                    used += (size_t)snprintf(buf + used, size - used, " · lines coincide: %s", f->curves[e].encoder);
+                if (used < size)
+                    snprintf(buf + used, size - used, " = %s", f->curves[o].encoder);
+                grouped[o] = true;
+            }
+        if (members == 0)
+            buf[start] = '\0';
+    }
+}
+
 void rf_memory_figure_key(const rf_memory_figure *f, char *buf, size_t size)
 {
     snprintf(buf, size, "dots: planned%s%s", isfinite(f->current_bytes) ? " · large dot: current config" : "",
              drawable_measured(f) > 0 ? " · squares: measured peaks" : "");
+    append_coinciding(f, buf, size);
 }
 
 /* The notes under the plot, outside its data area so they never cover a
