@@ -6,6 +6,7 @@
 
 #include "../../datasets/listops.h"
 #include "data_sample.h"
+#include "../drop_down_tooltip.h"
 
 /* On the session: the picker whose taps are being watched. */
 #define WATCHER_KEY "rf-probe-watcher"
@@ -189,6 +190,7 @@ void rf_probe_picker_init(rf_probe_picker *p, RfSession *s, const char *layer_ti
                             rf_split_name(RF_SPLIT_TEST), NULL};
     p->split = GTK_DROP_DOWN(gtk_drop_down_new_from_strings(splits));
     gtk_widget_set_tooltip_text(GTK_WIDGET(p->split), "The split the sample comes from");
+    rf_drop_down_tooltip_when_closed(GTK_WIDGET(p->split));
     labelled(p, "_Sample", GTK_WIDGET(p->split));
     p->sample = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(0, 0, 1));
     gtk_widget_set_tooltip_text(GTK_WIDGET(p->sample), "Which sample of the split to inspect");
