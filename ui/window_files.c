@@ -51,7 +51,7 @@ static void action_open_data(GSimpleAction *a, GVariant *p, gpointer user_data)
     const char *current = rf_session_get_config(win->session)->data.path;
     if (g_file_test(current, G_FILE_TEST_IS_DIR))
         rf_start_folder_note(RF_FOLDER_DATA, current);
-    g_autofree char *title = g_strdup_printf("Open %s Data", rf_choice_label("data.task", task));
+    g_autofree char *title = rf_data_task_chooser_title("Open", rf_data_task_find(task));
     rf_dialog_choose_path(GTK_WINDOW(win), RF_CHOOSE_OPEN_FOLDER, RF_FOLDER_DATA, title, "_Open", NULL, NULL, NULL,
                           data_path_chosen, g_object_ref(win));
 }

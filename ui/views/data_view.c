@@ -514,7 +514,7 @@ static void on_folder_chosen(GtkNativeDialog *dialog, int response, gpointer dat
 static void choose_folder(RfDataView *v)
 {
     const rf_data_task *t = current_task(v);
-    char *title = g_strdup_printf("Choose the %s Folder", t != NULL ? t->title : "Data");
+    char *title = rf_data_task_chooser_title("Choose", t);
     GtkNative *native = gtk_widget_get_native(GTK_WIDGET(v));
     GtkFileChooserNative *dialog = gtk_file_chooser_native_new(
         title, native != NULL ? GTK_WINDOW(native) : NULL, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Open", "_Cancel");
