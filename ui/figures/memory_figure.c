@@ -253,7 +253,7 @@ static void draw_measured(rf_plot *p, const rf_memory_point *pt)
     double px = rf_plot_px(p, pt->seq_len), py = rf_plot_py(p, pt->peak_bytes);
     cairo_t *cr = p->cr;
     cairo_save(cr);
-    cairo_rectangle(cr, px - 5, py - 5, 10, 10);
+    cairo_rectangle(cr, px - 10, py - 10, 20, 20);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_fill_preserve(cr);
     rf_set_color(cr, encoder_color(pt->encoder), 1);
@@ -332,11 +332,12 @@ static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoo
         snprintf(ram, sizeof ram, "RAM of this machine: %s", bytes);
         rf_plot_hline(&p, f->ram_bytes, RAM_COLOR, ram);
     }
-    /* measured squares over the current dot: a run of the current config
-     * measures at the dot's very place */
-    draw_current(&p, f);
+    /* the current dot over the measured squares, and smaller than them: a
+     * run of the current config measures at the dot's very place, and both
+     * stay visible there (the square a frame around the dot) */
     for (guint i = 0; i < f->measured->len; i++)
         draw_measured(&p, &g_array_index(f->measured, rf_memory_point, i));
+    draw_current(&p, f);
     rf_plot_legend(&p, labels, colors, n_labels, RF_LEGEND_BOTTOM_RIGHT);
     rf_plot_end(&p);
     for (int i = 0; i < n_notes; i++) {
