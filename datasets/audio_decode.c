@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "mpeg_frames.h"
+
 #define MAX_CHANNELS 256
 #define CHUNK_FRAMES 4096
 /* Source read past the crop, in output samples, so the sinc filter's last
@@ -153,6 +155,7 @@ bool rf_audio_read(const char *path, int rate, int64_t max_samples, float **wave
     double ratio = 1.0;
     bool ok = check_info(path, &info, rate, &ratio, st);
     int64_t want = 0, got = 0;
+    bool estimated = false;
     if (ok) {
         *duration = llround((double)info.frames * ratio);
         double need = ceil((double)(max_samples + RESAMPLE_TAIL) / ratio) + 1;
@@ -164,13 +167,24 @@ bool rf_audio_read(const char *path, int rate, int64_t max_samples, float **wave
     }
     if (ok) {
         got = read_mono(sf, info.channels, want, &mono, chunk);
+        /* MP3's frame count is exact only with a Xing/Info tag, otherwise an
+         * estimate from the file size that counts encoder padding: what the
+         * codec decodes is the clip, unless the stream is cut mid-frame. */
+        estimated = (info.format & SF_FORMAT_TYPEMASK) == SF_FORMAT_MPEG;
+        if (estimated && got < want)
+            *duration = llround((double)got * ratio);
         if (got < 0)
             ok = rf_fail(st, "%s: out of memory for %lld frames", path, (long long)want);
         else if (sf_error(sf) != SF_ERR_NO_ERROR)
             ok = rf_fail(st, "%s: %s", path, sf_strerror(sf));
-        else if (got < want)
+        else if (got < want && !estimated)
             ok = rf_fail(st, "%s: truncated (decoded %lld of %lld frames)", path, (long long)got,
                          (long long)want);
+        else if (got < want && rf_mpeg_ends_mid_frame(path))
+            ok = rf_fail(st, "%s: truncated (the MPEG stream ends mid-frame after %lld frames)", path,
+                         (long long)got);
+        else if (got < 1)
+            ok = rf_fail(st, "%s: no audio frames decoded", path);
         else if (!all_in_range(mono, got))
             ok = rf_fail(st, "%s: non-finite samples, or louder than %g (audio lies in [-1, 1])", path,
                          (double)RF_AUDIO_MAX_ABS);

@@ -546,6 +546,12 @@ static int runs_across(cairo_surface_t *s, int y, box *found, int max)
     return n;
 }
 
+/* Text drawn in an empty overview cell: a grey darker than its border. */
+static bool text_grey(int r, int g, int b)
+{
+    return r < 140 && abs(r - g) < 8 && abs(g - b) < 8;
+}
+
 static void test_overview(void)
 {
     enum { LAYERS = 2, HEADS = 3, N = 4 };
@@ -644,6 +650,21 @@ static void test_overview(void)
     cairo_surface_destroy(s2);
     rf_attention_figure_free(&f);
     cairo_surface_destroy(s);
+
+    /* a layer without maps at this step: its cells say why, drawn and hovered */
+    rf_attention_overview_set_layer(&o, 1, layer_ids[1], NULL, HEADS, N, N, 0);
+    cairo_surface_t *s3 = render(&fig, 900, 560, &RF_ZOOM_ALL, "overview-missing.png");
+    bool said = true, hover_why = true;
+    for (int h = 0; h < HEADS; h++) {
+        box c = cells[1][h], inner = {c.x0 + 3, c.y0 + 3, c.x1 - 3, c.y1 - 3};
+        said = said && isfinite(find_shade(s3, inner, text_grey).x0);
+        hover_why = hover_why && fig.hover(fig.data, 900, 560, &RF_ZOOM_ALL, (c.x0 + c.x1) / 2, (c.y0 + c.y1) / 2, text,
+                                           sizeof text) &&
+                    strstr(text, "not stored at this step") != NULL;
+    }
+    tap_ok(said, "a cell without a map at this step is not blank: its reason is written in it");
+    tap_ok(hover_why, "and hovering it says why (%s)", text);
+    cairo_surface_destroy(s3);
 
     /* many small cells: headers in place of per-cell labels, still one cell per map */
     rf_attention_overview_resize(&o, 12, 12);

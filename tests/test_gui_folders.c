@@ -15,6 +15,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "../ui/data_tasks.h"
 #include "../ui/start_folders.h"
 #include "file_chooser.h"
 #include "widget_render.h"
@@ -50,6 +51,38 @@ static void check_folder(RfWindow *win, const char *action, const char *want, co
     g_autofree char *got = chooser_folder(win, action);
     tap_ok(g_strcmp0(got, want) == 0, "%s: starts in %s (%s)", what, want, got);
     answer_chooser(NULL);
+}
+
+/* Whether a title says a word twice ("Choose the Image folder Folder"). */
+static gboolean repeats_a_word(const char *title)
+{
+    g_autofree char *lower = g_utf8_strdown(title, -1);
+    g_auto(GStrv) words = g_regex_split_simple("[^[:alnum:]]+", lower, 0, 0);
+    for (int i = 0; words[i] != NULL; i++)
+        for (int j = 0; j < i; j++)
+            if (words[i][0] != '\0' && strcmp(words[i], words[j]) == 0)
+                return TRUE;
+    return FALSE;
+}
+
+/* Open Data's chooser for every data set that reads files names the data
+ * set once. */
+static void check_chooser_titles(RfWindow *win)
+{
+    RfSession *s = rf_window_get_session(win);
+    for (size_t i = 0; i < rf_data_task_count; i++) {
+        const rf_data_task *t = &rf_data_tasks[i];
+        if (!t->takes_path)
+            continue;
+        rf_session_set_key(s, "data.task", t->key, NULL, NULL);
+        g_action_group_activate_action(G_ACTION_GROUP(win), "open-data", NULL);
+        spin_until(chooser_open, NULL, 5.0);
+        GtkWindow *chooser = find_chooser();
+        g_autofree char *title = g_strdup(chooser != NULL ? gtk_window_get_title(chooser) : NULL);
+        tap_ok(title != NULL && strstr(title, t->title) != NULL && !repeats_a_word(title),
+               "Open Data for %s names it once: \"%s\"", t->key, title != NULL ? title : "no chooser");
+        answer_chooser(NULL);
+    }
 }
 
 int main(int argc, char **argv)
@@ -118,6 +151,7 @@ int main(int argc, char **argv)
     answer_chooser(more);
     rf_session_set_key(s, "data.path", "", NULL, NULL);
     check_folder(win, "open-data", more, "Open Data after another folder was chosen");
+    check_chooser_titles(win);
 
     close_workbench(win, app);
     return tap_done();

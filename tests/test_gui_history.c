@@ -240,6 +240,24 @@ int main(int argc, char **argv)
            "its thumbnail is the single map: the sample's %d x %d queries and keys of the batch's %d, no padding "
            "(thumbnail %d x %d)", fig->rows, fig->cols, batch_n, thumb_rows, thumb_cols);
 
+    /* hover names the query and the key by the sample's ListOps tokens */
+    char hovered[200] = "", query_name[64] = "", key_name[64] = "";
+    int query = -1, key = -1;
+    gboolean named_cell = FALSE;
+    for (int y = 0; y < h && !named_cell; y += 3)
+        for (int x = 0; x < w && !named_cell; x += 3)
+            named_cell = f->hover(f->data, w, h, &RF_ZOOM_ALL, x + 0.5, y + 0.5, hovered, sizeof hovered) &&
+                         sscanf(hovered, "query %d \"%63[^\"]\", key %d \"%63[^\"]\"", &query, query_name, &key,
+                                key_name) == 4;
+    gboolean operator = FALSE, digit = FALSE;
+    for (int i = 0; i < fig->n_names; i++) {
+        operator |= fig->names[i][0] == '[';
+        digit |= g_ascii_isdigit(fig->names[i][0]);
+    }
+    tap_ok(named_cell && query < fig->n_names && key < fig->n_names && strcmp(query_name, fig->names[query]) == 0 &&
+               strcmp(key_name, fig->names[key]) == 0 && operator && digit,
+           "hover over the map names the query's and the key's tokens (%s)", hovered);
+
     /* 2 */
     int n = rf_probe_history_count(history);
     tap_ok(gtk_range_get_value(slider) == n && strstr(fig->title, "step") == NULL,

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../config/baselines_file.h"
+#include "../ui/dialogs.h"
 #include "../ui/figures/training_figure.h"
 #include "../ui/view.h"
 #include "../ui/views/run_row.h"
@@ -185,7 +186,9 @@ static gboolean finished_at_40(gpointer session)
     return rf_session_get_state(session) == RF_RUN_FINISHED && rf_session_get_step(session) == 40;
 }
 
-static void check_training_recorded(RfWindow *win, GtkColumnView *list, const char *runs)
+/* Trains a run in the workbench and checks its folder; returns the folder's
+ * name (g_free), or NULL. */
+static char *check_training_recorded(RfWindow *win, GtkColumnView *list, const char *runs)
 {
     static const char *const before[] = {"2026-11-20_100000-blrp", "2026-11-21_100000-full", "2026-11-23_100000-cli",
                                          "not-a-run", NULL};
@@ -197,7 +200,7 @@ static void check_training_recorded(RfWindow *win, GtkColumnView *list, const ch
     tap_ok(folder != NULL && g_str_has_suffix(folder, "-listops-blrp"), "it has a new folder in the runs folder (%s)",
            folder != NULL ? folder : "none");
     if (folder == NULL)
-        return;
+        return NULL;
     g_autofree char *ini = file_in(runs, folder, "config.ini");
     g_autofree char *csv = file_in(runs, folder, "metrics.csv");
     g_autofree char *checkpoint = file_in(runs, folder, "checkpoint.safetensors");
@@ -236,6 +239,51 @@ static void check_training_recorded(RfWindow *win, GtkColumnView *list, const ch
         new_folder(runs, (const char *const[]){before[0], before[1], before[2], before[3], folder, NULL});
     tap_ok(more != NULL && strstr(more, "\n40,test,") != NULL && again == NULL,
            "its rows go on in the same metrics.csv, no new folder (%s)", again != NULL ? again : "none");
+    return g_steal_pointer(&folder);
+}
+
+/* Double-click (the list's activate) on the row of `folder`, the session's
+ * finished run: it opens as Open Checkpoint opens it (its config restored,
+ * at its step, with its curves) in the Training view. A row without a
+ * checkpoint says so. */
+static void check_double_click_opens(RfWindow *win, GtkColumnView *list, const char *folder)
+{
+    RfSession *s = rf_window_get_session(win);
+    GtkStack *stack = rf_window_get_stack(win);
+    gtk_stack_set_visible_child_name(stack, "runs");
+    spin_for(0.5);
+    int i = row_of(list, "2026-11-23_100000-cli");
+    g_signal_emit_by_name(list, "activate", (guint)(i >= 0 ? i : 0));
+    spin_for(0.3);
+    tap_ok(i >= 0 && g_strcmp0(rf_dialog_last_error(), "This run has no checkpoint") == 0 &&
+               rf_session_get_state(s) == RF_RUN_FINISHED,
+           "double-clicking a run without a checkpoint says so and changes nothing (%s)", rf_dialog_last_error());
+    i = row_of(list, folder);
+    tap_ok(i >= 0 && rf_session_get_state(s) == RF_RUN_FINISHED, "the trained run is listed, and finished");
+    if (i < 0)
+        return;
+    /* an edit the checkpoint does not have: opening it restores its config */
+    rf_session_set_key(s, "train.steps", "50", NULL, NULL);
+    gboolean edited = rf_session_get_config(s)->train.steps == 50;
+    g_signal_emit_by_name(list, "activate", (guint)i);
+    spin_for(0.5);
+    const rf_run_data *run = rf_session_get_current_run(s);
+    tap_ok(edited && rf_session_get_config(s)->train.steps == 40 && rf_session_get_step(s) == 40 && run != NULL,
+           "double-clicking it opens its checkpoint: its config (train.steps = %d, not the 50 edited) at step %lld",
+           rf_session_get_config(s)->train.steps, (long long)rf_session_get_step(s));
+    guint train_rows = 0;
+    int64_t last = -1;
+    for (guint k = 0; run != NULL && k < run->rows->len; k++) {
+        const rf_metrics *m = &g_array_index(run->rows, rf_metrics, k);
+        if (m->split == RF_SPLIT_TRAIN) {
+            train_rows++;
+            last = m->step;
+        }
+    }
+    tap_ok(g_strcmp0(gtk_stack_get_visible_child_name(stack), "training") == 0 && train_rows >= 8 && last == 40 &&
+               training_run_count(win) >= 1,
+           "and shows the Training view drawing its recorded curves (%u train rows to step %lld)", train_rows,
+           (long long)last);
 }
 
 int main(int argc, char **argv)
@@ -324,7 +372,9 @@ int main(int argc, char **argv)
 
     if (g_getenv("RF_SCREENSHOT_DIR") == NULL)
         gtk_stack_set_visible_child_name(rf_window_get_stack(win), "training");
-    check_training_recorded(win, list, runs);
+    g_autofree char *trained = check_training_recorded(win, list, runs);
+    if (trained != NULL)
+        check_double_click_opens(win, list, trained);
 
     const char *shots = g_getenv("RF_SCREENSHOT_DIR");
     if (shots != NULL) {

@@ -624,6 +624,71 @@ static void check_memory_notes(rf_memory_figure *mf, cairo_surface_t *drawn)
     g_array_unref(mf->measured);
     mf->measured = measured;
     mf->current_bytes = current;
+
+    /* curves drawn over each other are named in the key; distinct ones not */
+    rf_memory_curve saved[RF_MEMORY_ENCODERS];
+    memcpy(saved, mf->curves, sizeof saved);
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
+        for (int i = 0; i < RF_MEMORY_LENGTHS; i++)
+            mf->curves[e].bytes[i] *= 1.0 + 0.1 * e;
+    rf_memory_figure_key(mf, key, sizeof key);
+    tap_ok(strstr(key, "coincide") == NULL, "distinct lines are not said to coincide (%s)", key);
+    memcpy(mf->curves[4].bytes, mf->curves[1].bytes, sizeof mf->curves[4].bytes);
+    memcpy(mf->curves[5].bytes, mf->curves[1].bytes, sizeof mf->curves[5].bytes);
+    rf_memory_figure_key(mf, key, sizeof key);
+    char want[96];
+    g_snprintf(want, sizeof want, "lines coincide: %s = %s = %s", mf->curves[1].encoder, mf->curves[4].encoder,
+               mf->curves[5].encoder);
+    tap_ok(strstr(key, want) != NULL, "three encoders planning the same memory: the key says \"%s\" (%s)", want, key);
+    memcpy(mf->curves, saved, sizeof saved);
+}
+
+/* The centre of a disc of colour c (radius 4 all that colour: wider than
+ * any line or planned dot), or false. */
+static bool find_disc(cairo_surface_t *s, rf_rgb c, int *cx, int *cy)
+{
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    for (int y = 4; y < h - 4; y++)
+        for (int x = 4; x < w - 4; x++) {
+            bool disc = true;
+            for (int dy = -4; dy <= 4 && disc; dy++)
+                for (int dx = -4; dx <= 4 && disc; dx++)
+                    disc = dx * dx + dy * dy > 16 || same_color(s, x + dx, y + dy, c);
+            if (disc) {
+                *cx = x;
+                *cy = y;
+                return true;
+            }
+        }
+    return false;
+}
+
+/* The large dot of the current config is drawn, and stays visible when a
+ * run of that config measured its peak at the dot's very place. */
+static void check_current_dot(rf_memory_figure *mf, const rf_config *cfg)
+{
+    rf_rgb colour = rf_series_color(7);
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
+        if (strcmp(mf->curves[e].encoder, mf->current_encoder) == 0)
+            colour = rf_series_color(e);
+    rf_memory_figure_set_runs(mf, NULL, 0);
+    rf_figure f = rf_memory_figure_figure(mf);
+    cairo_surface_t *alone = render(&f, 1000, 700);
+    int x = -1, y = -1;
+    bool drawn = find_disc(alone, colour, &x, &y);
+    tap_ok(drawn, "the current config's large dot is drawn (at %d, %d)", x, y);
+    rf_run_data *run = rf_run_data_new("measured here", cfg);
+    run->peak_bytes = mf->current_bytes;
+    rf_memory_figure_set_runs(mf, &run, 1);
+    cairo_surface_t *with_run = render(&f, 1000, 700);
+    int x2 = -1, y2 = -1;
+    bool visible = find_disc(with_run, colour, &x2, &y2);
+    tap_ok(drawn && mf->measured->len == 1 && visible && x2 == x && y2 == y,
+           "and stays visible where a run of the current config measured the same peak (at %d, %d)", x2, y2);
+    rf_memory_figure_set_runs(mf, NULL, 0);
+    rf_run_data_free(run);
+    cairo_surface_destroy(alone);
+    cairo_surface_destroy(with_run);
 }
 
 static void test_memory_figure(const char *tmp)
@@ -679,6 +744,7 @@ static void test_memory_figure(const char *tmp)
     tap_ok(!f.hover(f.data, 1000, 700, &RF_ZOOM_ALL, 1, 1, text, sizeof text), "hover outside the frame reads nothing");
     check_memory_notes(&mf, s);
     cairo_surface_destroy(s);
+    check_current_dot(&mf, &cfg);
 
     /* Export in every format, then a failed export. */
     const char *const names[] = {"memory.png", "memory.svg", "memory.pdf"};

@@ -55,7 +55,7 @@ void rf_choose_data_task(GtkWindow *parent, RfSession *s, const char *task, RfDa
         finish(c, "");
         return;
     }
-    g_autofree char *title = g_strdup_printf("Choose the %s Folder", t->title);
+    g_autofree char *title = rf_data_task_chooser_title("Choose", t);
     rf_dialog_choose_path(parent, RF_CHOOSE_OPEN_FOLDER, RF_FOLDER_DATA, title, "_Open", NULL, NULL, NULL,
                           folder_chosen, c);
 }

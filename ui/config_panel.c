@@ -8,6 +8,7 @@
 #include "data_tasks.h"
 #include "device_choices.h"
 #include "plot/plot.h"
+#include "drop_down_tooltip.h"
 
 /* Keys that only some encoders, tasks or schedules read: shown only then. */
 static const struct {
@@ -526,6 +527,8 @@ static KeyRow *make_row(RfConfigPanel *p, const rf_config_key *k, GtkSizeGroup *
     }
     gtk_widget_set_tooltip_markup(label, tooltip);
     gtk_widget_set_tooltip_markup(r->editor, tooltip);
+    if (GTK_IS_DROP_DOWN(r->editor))
+        rf_drop_down_tooltip_when_closed(r->editor);
     gtk_widget_set_valign(r->editor, GTK_ALIGN_CENTER);
     gtk_size_group_add_widget(editors, r->editor);
     gtk_accessible_update_relation(GTK_ACCESSIBLE(r->editor), GTK_ACCESSIBLE_RELATION_LABELLED_BY, label, NULL, -1);

@@ -34,3 +34,8 @@ bool rf_data_task_asks_folder(const rf_data_task *t)
     return t->needs_path || (t->takes_path && (t->default_path == NULL ||
                                                !g_file_test(t->default_path, G_FILE_TEST_IS_DIR)));
 }
+
+char *rf_data_task_chooser_title(const char *verb, const rf_data_task *t)
+{
+    return t != NULL ? g_strdup_printf("%s Data · %s", verb, t->title) : g_strdup_printf("%s Data", verb);
+}

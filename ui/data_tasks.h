@@ -26,4 +26,8 @@ const rf_data_task *rf_data_task_find(const char *key);
  * it reads one and its default location does not exist here. */
 bool rf_data_task_asks_folder(const rf_data_task *t);
 
+/* The title of a data folder's chooser: "Choose Data · Image folder" (the
+ * task's title once, whether or not it names a folder itself). g_free. */
+char *rf_data_task_chooser_title(const char *verb, const rf_data_task *t);
+
 #endif

@@ -112,6 +112,7 @@ static void update_actions(RfWindow *win)
     set_action_enabled(win, "export-metrics", has_run);
     set_action_enabled(win, "open-checkpoint", !busy);
     set_action_enabled(win, "open-checkpoint-on-data", !busy);
+    set_action_enabled(win, "open-run", !busy);
     set_action_enabled(win, "open-data", !busy && !paused);
     set_action_enabled(win, "open-config", !busy && !paused);
 

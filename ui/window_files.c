@@ -51,23 +51,26 @@ static void action_open_data(GSimpleAction *a, GVariant *p, gpointer user_data)
     const char *current = rf_session_get_config(win->session)->data.path;
     if (g_file_test(current, G_FILE_TEST_IS_DIR))
         rf_start_folder_note(RF_FOLDER_DATA, current);
-    g_autofree char *title = g_strdup_printf("Open %s Data", rf_choice_label("data.task", task));
+    g_autofree char *title = rf_data_task_chooser_title("Open", rf_data_task_find(task));
     rf_dialog_choose_path(GTK_WINDOW(win), RF_CHOOSE_OPEN_FOLDER, RF_FOLDER_DATA, title, "_Open", NULL, NULL, NULL,
                           data_path_chosen, g_object_ref(win));
 }
 
 /* Open the chosen checkpoint with `load`: its error in a dialog, or its
- * note (a GPU model run on the CPU) as a toast. Drops the window's ref. */
-static void open_checkpoint_with(RfWindow *win, const char *path,
-                                 gboolean (*load)(RfSession *, const char *, GError **), const char *failure)
+ * note (a GPU model run on the CPU) as a toast. Drops the window's ref;
+ * returns whether it loaded. */
+static gboolean open_checkpoint_with(RfWindow *win, const char *path,
+                                     gboolean (*load)(RfSession *, const char *, GError **), const char *failure)
 {
     g_autoptr(GError) error = NULL;
-    if (path != NULL && !load(win->session, path, &error))
+    gboolean loaded = path != NULL && load(win->session, path, &error);
+    if (path != NULL && !loaded)
         rf_dialog_error(GTK_WINDOW(win), failure, error->message);
-    else if (path != NULL && rf_session_get_load_note(win->session) != NULL)
+    else if (loaded && rf_session_get_load_note(win->session) != NULL)
         rf_window_toast(win, rf_session_get_load_note(win->session), NULL);
     rf_window_refresh(win);
     g_object_unref(win);
+    return loaded;
 }
 
 static void checkpoint_to_open(const char *path, gpointer user_data)
@@ -82,6 +85,17 @@ static void action_open_checkpoint(GSimpleAction *a, GVariant *p, gpointer user_
     rf_dialog_choose_path(GTK_WINDOW(user_data), RF_CHOOSE_OPEN_FILE, RF_FOLDER_RUN, "Open Checkpoint", "_Open",
                           "Checkpoints (safetensors)", "*.safetensors", NULL, checkpoint_to_open,
                           g_object_ref(user_data));
+}
+
+/* A run of the Runs view (its checkpoint's path): opened as Open Checkpoint
+ * opens it, then shown in the Training view with its curves. */
+static void action_open_run(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    RfWindow *win = user_data;
+    if (open_checkpoint_with(g_object_ref(win), g_variant_get_string(p, NULL), rf_session_load_checkpoint,
+                             "Could not open the run"))
+        gtk_stack_set_visible_child_name(rf_window_get_stack(win), "training");
 }
 
 /* The model of a checkpoint on the data set the sidebar names (LRA's files
@@ -296,6 +310,7 @@ const GActionEntry rf_window_file_actions[] = {
     {"open-config", action_open_config, NULL, NULL, NULL, {0}},
     {"open-checkpoint", action_open_checkpoint, NULL, NULL, NULL, {0}},
     {"open-checkpoint-on-data", action_open_checkpoint_on_data, NULL, NULL, NULL, {0}},
+    {"open-run", action_open_run, "s", NULL, NULL, {0}},
     {"save-checkpoint", action_save_checkpoint, NULL, NULL, NULL, {0}},
     {"export-plot", action_export_plot, NULL, NULL, NULL, {0}},
     {"export-metrics", action_export_metrics, NULL, NULL, NULL, {0}},

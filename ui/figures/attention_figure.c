@@ -288,6 +288,15 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     cairo_restore(cr);
 }
 
+/* ` "[MAX"` for a named cell (the sample's token, pixels or time), else "". */
+static void cell_name(const rf_attention_figure *f, int i, char *buf, size_t size)
+{
+    if (f->names != NULL && i >= 0 && i < f->n_names && f->names[i] != NULL)
+        snprintf(buf, size, " \"%s\"", f->names[i]);
+    else
+        buf[0] = '\0';
+}
+
 static bool hover(void *data, double width, double height, const rf_zoom *zoom, double x, double y, char *text,
                   size_t size)
 {
@@ -317,7 +326,11 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
     if (rf_matrix_panel_cell_at(&l.main, &f->heat, x, y, &row, &col)) {
         float v = f->map[(size_t)row * f->cols + col];
         if (f->layout == RF_ATTENTION_MATRIX) {
-            snprintf(text, size, "%s %d, %s %d: %.4g", f->row_label, row, f->col_label, col, v);
+            char row_name[96], col_name[96];
+            cell_name(f, row, row_name, sizeof row_name);
+            cell_name(f, col, col_name, sizeof col_name);
+            snprintf(text, size, "%s %d%s, %s %d%s: %.4g", f->row_label, row, row_name, f->col_label, col, col_name,
+                     v);
         } else {
             int key = rf_attention_figure_band_key(f, row, col);
             if (key < 0 || key >= f->rows)

@@ -65,8 +65,10 @@ void rf_attention_overview_set_layer(rf_attention_overview *o, int row, int laye
         rf_heatmap_clear(&c->heat);
         free(c->thumb);
         c->thumb = NULL;
+        c->why = maps == NULL ? "not stored at this step" : h >= heads ? "the layer has fewer heads" : "an empty map";
         if (maps == NULL || h >= heads || rows <= 0 || cols <= 0)
             continue;
+        c->why = NULL;
         const float *map = maps + (size_t)h * rows * cols;
         c->rows = keep_rows < RF_OVERVIEW_THUMB ? keep_rows : RF_OVERVIEW_THUMB;
         c->cols = keep_cols < RF_OVERVIEW_THUMB ? keep_cols : RF_OVERVIEW_THUMB;
@@ -137,6 +139,20 @@ static rf_rect cell_rect(const grid *g, int row, int head)
     return (rf_rect){g->x0 + head * g->step_x, g->y0 + row * g->step_y, g->side, g->side};
 }
 
+/* Why a cell has no map, inside it, so no cell is blank without a reason:
+ * the whole reason where it fits, else "no map" (the hover has the rest). */
+static void draw_why(cairo_t *cr, rf_rect c, const char *why)
+{
+    if (why == NULL || rf_text_width(cr, RF_PLOT_TEXT, false, why) > c.w - 4)
+        why = "no map";
+    cairo_save(cr);
+    cairo_rectangle(cr, c.x, c.y, c.w, c.h);
+    cairo_clip(cr);
+    rf_set_color(cr, (rf_rgb){0.35, 0.35, 0.35}, 1);
+    rf_draw_text(cr, c.x + c.w / 2, c.y + c.h / 2, 0.5, 0.5, RF_PLOT_TEXT, false, why);
+    cairo_restore(cr);
+}
+
 static void draw(void *data, cairo_t *cr, double width, double height, const rf_zoom *zoom)
 {
     (void)zoom;   /* the grid always shows every map whole */
@@ -163,6 +179,7 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
                 rf_set_color(cr, (rf_rgb){0.93, 0.93, 0.93}, 1);
                 cairo_rectangle(cr, c.x, c.y, c.w, c.h);
                 cairo_fill(cr);
+                draw_why(cr, c, cell->why);
             }
             rf_set_color(cr, (rf_rgb){0.6, 0.6, 0.6}, 1);
             cairo_set_line_width(cr, 1);
@@ -223,7 +240,8 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
         return false;
     const rf_overview_cell *c = &o->cells[row * o->heads + head];
     if (c->thumb == NULL)
-        snprintf(text, size, "Layer %d · head %d: no map at this step", o->layer_ids[row], head);
+        snprintf(text, size, "Layer %d · head %d: no map (%s)", o->layer_ids[row], head,
+                 c->why != NULL ? c->why : "not stored at this step");
     else
         snprintf(text, size, "Layer %d · head %d · largest weight %.3g (its colour scale's top) · click to open",
                  o->layer_ids[row], head, c->peak);

@@ -20,6 +20,7 @@
 
 typedef struct rf_overview_cell {
     float *thumb;            /* rows x cols, or NULL: no map */
+    const char *why;         /* thumb NULL: why there is none ("not stored at this step") */
     int rows, cols;
     double peak;             /* the largest weight of the full map */
     rf_heatmap heat;

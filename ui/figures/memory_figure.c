@@ -141,10 +141,53 @@ static int drawable_measured(const rf_memory_figure *f)
     return n;
 }
 
+/* Curves a and b plan the same memory (within 0.5%) wherever either is
+ * planned: one line hides the other. */
+static bool same_curve(const rf_memory_curve *a, const rf_memory_curve *b)
+{
+    bool any = false;
+    for (int i = 0; i < RF_MEMORY_LENGTHS; i++) {
+        double x = a->bytes[i], y = b->bytes[i];
+        if (isnan(x) != isnan(y))
+            return false;
+        if (isnan(x))
+            continue;
+        if (fabs(x - y) > 0.005 * fmax(fabs(x), fabs(y)))
+            return false;
+        any = true;
+    }
+    return any;
+}
+
+/* "lines coincide: full = talk = maelre" for each group of curves drawn on
+ * top of each other, appended to buf. */
+static void append_coinciding(const rf_memory_figure *f, char *buf, size_t size)
+{
+    bool grouped[RF_MEMORY_ENCODERS] = {false};
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++) {
+        if (grouped[e])
+            continue;
+        size_t start = strlen(buf);
+        int members = 0;
+        for (int o = e + 1; o < RF_MEMORY_ENCODERS; o++)
+            if (!grouped[o] && same_curve(&f->curves[e], &f->curves[o])) {
+                size_t used = strlen(buf);
+                if (members++ == 0)
+                    used += (size_t)snprintf(buf + used, size - used, " · lines coincide: %s", f->curves[e].encoder);
+                if (used < size)
+                    snprintf(buf + used, size - used, " = %s", f->curves[o].encoder);
+                grouped[o] = true;
+            }
+        if (members == 0)
+            buf[start] = '\0';
+    }
+}
+
 void rf_memory_figure_key(const rf_memory_figure *f, char *buf, size_t size)
 {
     snprintf(buf, size, "dots: planned%s%s", isfinite(f->current_bytes) ? " · large dot: current config" : "",
              drawable_measured(f) > 0 ? " · squares: measured peaks" : "");
+    append_coinciding(f, buf, size);
 }
 
 /* The notes under the plot, outside its data area so they never cover a
@@ -210,7 +253,7 @@ static void draw_measured(rf_plot *p, const rf_memory_point *pt)
     double px = rf_plot_px(p, pt->seq_len), py = rf_plot_py(p, pt->peak_bytes);
     cairo_t *cr = p->cr;
     cairo_save(cr);
-    cairo_rectangle(cr, px - 5, py - 5, 10, 10);
+    cairo_rectangle(cr, px - 10, py - 10, 20, 20);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_fill_preserve(cr);
     rf_set_color(cr, encoder_color(pt->encoder), 1);
@@ -289,11 +332,12 @@ static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoo
         snprintf(ram, sizeof ram, "RAM of this machine: %s", bytes);
         rf_plot_hline(&p, f->ram_bytes, RAM_COLOR, ram);
     }
-    /* measured squares over the current dot: a run of the current config
-     * measures at the dot's very place */
-    draw_current(&p, f);
+    /* the current dot over the measured squares, and smaller than them: a
+     * run of the current config measures at the dot's very place, and both
+     * stay visible there (the square a frame around the dot) */
     for (guint i = 0; i < f->measured->len; i++)
         draw_measured(&p, &g_array_index(f->measured, rf_memory_point, i));
+    draw_current(&p, f);
     rf_plot_legend(&p, labels, colors, n_labels, RF_LEGEND_BOTTOM_RIGHT);
     rf_plot_end(&p);
     for (int i = 0; i < n_notes; i++) {

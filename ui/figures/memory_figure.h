@@ -69,7 +69,9 @@ bool rf_memory_figure_input_shape(const rf_config *cfg, int *feat_dim, int *voca
 
 /* The key under the plot: what its marks mean, naming only the marks it
  * draws (the large dot only when the current config has a plan, squares
- * only when a measured peak is on the plot). The key and the other notes
+ * only when a measured peak is on the plot), and which lines coincide
+ * (encoders planning the same memory: "lines coincide: full = talk"). The
+ * key and the other notes
  * sit below the data area, never over a line. */
 void rf_memory_figure_key(const rf_memory_figure *f, char *buf, size_t size);
 

@@ -26,6 +26,7 @@
 #include "../view.h"
 #include "data_index_list.h"
 #include "data_sample.h"
+#include "../drop_down_tooltip.h"
 
 /* The split menu's entry after the three splits. */
 #define INSPECTED_ENTRY RF_SPLIT_COUNT
@@ -513,7 +514,7 @@ static void on_folder_chosen(GtkNativeDialog *dialog, int response, gpointer dat
 static void choose_folder(RfDataView *v)
 {
     const rf_data_task *t = current_task(v);
-    char *title = g_strdup_printf("Choose the %s Folder", t != NULL ? t->title : "Data");
+    char *title = rf_data_task_chooser_title("Choose", t);
     GtkNative *native = gtk_widget_get_native(GTK_WIDGET(v));
     GtkFileChooserNative *dialog = gtk_file_chooser_native_new(
         title, native != NULL ? GTK_WINDOW(native) : NULL, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Open", "_Cancel");
@@ -602,6 +603,7 @@ static GtkWidget *build_toolbar(RfDataView *v)
         gtk_string_list_append(names, rf_data_tasks[i].title);
     v->task_menu = gtk_drop_down_new(G_LIST_MODEL(names), NULL);
     gtk_widget_set_tooltip_text(v->task_menu, "The data set to browse and train on");
+    rf_drop_down_tooltip_when_closed(v->task_menu);
     v->path_button = gtk_button_new_with_label("Choose Folder…");
     v->status = gtk_label_new(NULL);
     gtk_label_set_xalign(GTK_LABEL(v->status), 0);
@@ -626,6 +628,7 @@ static GtkWidget *build_browser(RfDataView *v)
     v->split_menu = gtk_drop_down_new_from_strings(splits);
     gtk_widget_set_tooltip_text(v->split_menu, "Which split's samples to list, or the inputs you inspected "
                                                "(File → Inspect File…, a drop, the text below)");
+    rf_drop_down_tooltip_when_closed(v->split_menu);
     v->count = gtk_label_new(NULL);
     gtk_widget_add_css_class(v->count, "dim-label");
     gtk_box_append(GTK_BOX(row), v->split_menu);

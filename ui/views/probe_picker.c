@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "../../datasets/listops.h"
+#include "../../datasets/logmel.h"
 #include "data_sample.h"
+#include "../drop_down_tooltip.h"
 
 /* On the session: the picker whose taps are being watched. */
 #define WATCHER_KEY "rf-probe-watcher"
@@ -189,6 +191,7 @@ void rf_probe_picker_init(rf_probe_picker *p, RfSession *s, const char *layer_ti
                             rf_split_name(RF_SPLIT_TEST), NULL};
     p->split = GTK_DROP_DOWN(gtk_drop_down_new_from_strings(splits));
     gtk_widget_set_tooltip_text(GTK_WIDGET(p->split), "The split the sample comes from");
+    rf_drop_down_tooltip_when_closed(GTK_WIDGET(p->split));
     labelled(p, "_Sample", GTK_WIDGET(p->split));
     p->sample = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(0, 0, 1));
     gtk_widget_set_tooltip_text(GTK_WIDGET(p->sample), "Which sample of the split to inspect");
@@ -347,13 +350,43 @@ static bool shown_input(const rf_probe_picker *p, const rf_dataset *ds, float *x
     return ds->get(ds, split, sample, x, len, &label, &st);
 }
 
+/* Position i of input x in the data's own words: the ListOps token, the
+ * text's byte, the pixels of an image patch, the time of an audio frame. */
+static char *position_name(const rf_dataset *ds, rf_data_kind kind, const float *x, int i)
+{
+    int h, w, c, patch;
+    switch (kind) {
+    case RF_DATA_LISTOPS:
+        return g_strdup(rf_listops_token_text((int)x[i]));
+    case RF_DATA_TEXT: {
+        int b = (int)x[i] - 1;
+        return b == ' '                ? g_strdup("␣")
+               : b == '\n'             ? g_strdup("↵")
+               : b > ' ' && b < 0x7f   ? g_strdup_printf("%c", b)
+                                        : g_strdup_printf("\\x%02x", b & 0xff);
+    }
+    case RF_DATA_PICTURE:
+        rf_sample_unpatch(NULL, ds->grid_h, ds->grid_w, ds->feat_dim, NULL, &h, &w, &c, &patch);
+        if (patch == 1)
+            return g_strdup_printf("row %d col %d", i / ds->grid_w, i % ds->grid_w);
+        return g_strdup_printf("rows %d-%d cols %d-%d", i / ds->grid_w * patch, (i / ds->grid_w + 1) * patch - 1,
+                               i % ds->grid_w * patch, (i % ds->grid_w + 1) * patch - 1);
+    case RF_DATA_AUDIO:
+        return g_strdup_printf("%.2f s", i * RF_LOGMEL_HOP_MS / 1000.0);
+    case RF_DATA_SEQUENCE:
+        break;
+    }
+    return NULL;
+}
+
 char **rf_probe_picker_token_names(const rf_probe_picker *p, int token_offset, int first, int last, int *n)
 {
     *n = 0;
     const rf_dataset *ds = rf_session_get_dataset(p->session);
-    if (ds == NULL || rf_data_kind_of(ds) != RF_DATA_LISTOPS)
+    rf_data_kind kind = ds != NULL ? rf_data_kind_of(ds) : RF_DATA_SEQUENCE;
+    if (kind == RF_DATA_SEQUENCE)
         return NULL;
-    float *x = g_new0(float, (size_t)ds->seq_len);
+    float *x = g_new0(float, (size_t)ds->seq_len * (size_t)MAX(1, ds->feat_dim));
     int len = 0;
     char **names = NULL;
     if (shown_input(p, ds, x, &len)) {
@@ -363,7 +396,7 @@ char **rf_probe_picker_token_names(const rf_probe_picker *p, int token_offset, i
         for (int i = 0; i < token_offset; i++)
             names[i] = g_strdup("CLS");
         for (int i = 0; i < tokens; i++)
-            names[token_offset + i] = g_strdup(rf_listops_token_text((int)x[first + i]));
+            names[token_offset + i] = position_name(ds, kind, x, first + i);
         *n = token_offset + tokens;
     }
     g_free(x);

@@ -79,10 +79,11 @@ void rf_probe_picker_describe(const rf_probe_picker *p, char *buf, size_t size);
  * chosen sample (none when the data are not images). */
 void rf_probe_picker_load_picture(const rf_probe_picker *p, rf_picture *picture, int token_offset);
 
-/* The texts of the shown sample's tokens at positions [first, last) (cut
- * to its length), cell by cell of a map whose first `token_offset` cells
- * are the model's own (named "CLS"), for ListOps-style token data; NULL
- * for other data. *n: the cells named. Free with g_strfreev. */
+/* The names of the shown sample's positions [first, last) (cut to its
+ * length), cell by cell of a map whose first `token_offset` cells are the
+ * model's own (named "CLS"): ListOps tokens, a text's bytes, an image
+ * patch's pixel rows and columns, an audio frame's time; NULL for other
+ * data. *n: the cells named. Free with g_strfreev. */
 char **rf_probe_picker_token_names(const rf_probe_picker *p, int token_offset, int first, int last, int *n);
 /* The shown sample's (or inspected input's) length in positions of the
  * data (its tokens or frames, before the batch's padding); 0 when

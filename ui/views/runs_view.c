@@ -519,6 +519,27 @@ static void action_delete(GSimpleAction *a, GVariant *p, gpointer data)
                       "Move to _Trash", trash_answered, req);
 }
 
+/* Double-click or Enter on a row: the run opens as File → Open Checkpoint
+ * opens its checkpoint (the window's win.open-run). */
+static void on_row_activated(GtkColumnView *list, guint position, runs_view *v)
+{
+    (void)list;
+    g_autoptr(RfRunRow) row = g_list_model_get_item(G_LIST_MODEL(v->selection), position);
+    if (row == NULL)
+        return;
+    const rf_run_entry *e = entry_of(row);
+    GtkWindow *window = GTK_WINDOW(gtk_widget_get_root(v->widget));
+    if (!e->has_checkpoint) {
+        rf_dialog_error(window, "This run has no checkpoint",
+                        "Its folder holds no checkpoint.safetensors to open. Its curves can still be drawn in the "
+                        "Training view: tick it in the Draw column.");
+        return;
+    }
+    g_autofree char *path = g_build_filename(e->dir, "checkpoint.safetensors", NULL);
+    if (!gtk_widget_activate_action(v->widget, "win.open-run", "s", path))
+        rf_dialog_error(window, "A run is training", "Pause or stop it before opening another run.");
+}
+
 static void action_reload(GSimpleAction *a, GVariant *p, gpointer data)
 {
     (void)a;
@@ -621,6 +642,7 @@ static GtkColumnView *build_list(runs_view *v)
     v->key_columns = g_ptr_array_new_with_free_func(g_object_unref);
     v->widths = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     g_signal_connect(v->selection, "selection-changed", G_CALLBACK(on_selection_changed), v);
+    g_signal_connect(list, "activate", G_CALLBACK(on_row_activated), v);
     return list;
 }
 

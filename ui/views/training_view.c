@@ -6,6 +6,7 @@
 #include "../figures/training_figure.h"
 #include "../plot/smooth.h"
 #include "../view.h"
+#include "../drop_down_tooltip.h"
 
 #define FIGURE_KEY "rf-training-figure"
 
@@ -89,6 +90,7 @@ static GtkWidget *controls(RfPlotView *plot, rf_training_figure *figure)
     gtk_widget_set_name(x_axis, "x-axis");
     gtk_drop_down_set_selected(GTK_DROP_DOWN(x_axis), rf_training_figure_get_x(figure) == RF_TRAINING_X_TIME);
     gtk_widget_set_tooltip_text(x_axis, "Plot against the step or the wall time since the run started");
+    rf_drop_down_tooltip_when_closed(x_axis);
     g_signal_connect_object(x_axis, "notify::selected", G_CALLBACK(on_x_axis), plot, 0);
     GtkWidget *x_label = gtk_label_new_with_mnemonic("_X axis");
     gtk_label_set_mnemonic_widget(GTK_LABEL(x_label), x_axis);
