@@ -159,6 +159,8 @@ expect_rc 0 "gui --help exits 0"
 check "gui --help describes --runs and the default runs folder" grep -q -- '--runs DIR.*rangefinder/runs' <(tr '\n' ' ' <"$tmp/out")
 expect_error 2 "gui with an unknown argument is a usage error" "unexpected argument '--frobnicate'" gui --runs "$tmp" --frobnicate
 expect_error 2 "an unknown verb is a usage error" "unknown verb 'frobnicate'" frobnicate
+expect_error 2 "gui with a file that is not there names it" "gui: $tmp/missing.safetensors: no such file or folder" \
+    gui "$tmp/missing.safetensors"
 # The exit checks can fail. In a subshell (its TAP line captured, not
 # counted) expect_rc 0 after this exit-2 command must say "not ok" and show
 # the output, expect_rc 2 "ok"; failed_cleanly must refuse exit 1.
