@@ -50,7 +50,8 @@ static void print_usage(FILE *out)
         fprintf(out, "  %-13s %s\n", verbs[i].name, verbs[i].summary);
     g_autofree char *runs = rf_runs_default_dir();
     g_autofree char *data = rf_data_dir();
-    fprintf(out, "\n`rangefinder VERB --help` lists a verb's options. With no arguments, rangefinder\n"
+    fprintf(out, "\n`rangefinder VERB --help` lists a verb's options. `rangefinder CHECKPOINT|RUNDIR`\n"
+                 "opens that checkpoint or run in the workbench. With no arguments, rangefinder\n"
                  "opens the workbench with %s/configs/default.ini. Without a display, or\n"
                  "with options but no verb, it trains that config from the command line into a new\n"
                  "folder of the runs folder (default %s):\n"
@@ -73,28 +74,41 @@ static gboolean take_option(char **argv, int argc, int *i, const char *name, con
     return FALSE;
 }
 
-/* `rangefinder gui [--config FILE] [--runs DIR]` */
+/* `rangefinder gui [--config FILE] [--runs DIR] [FILE|RUNDIR ...]`, and
+ * `rangefinder FILE|RUNDIR ...` */
 static int run_gui(int argc, char **argv)
 {
     const char *config = NULL, *runs = NULL;
+    g_autoptr(GPtrArray) gtk_argv = g_ptr_array_new();
+    g_ptr_array_add(gtk_argv, (char *)"rangefinder");
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             g_autofree char *default_runs = rf_runs_default_dir();
             g_autofree char *data = rf_data_dir();
-            printf("Usage:\n  rangefinder gui [--config FILE] [--runs DIR]\n\n"
+            printf("Usage:\n  rangefinder gui [--config FILE] [--runs DIR] [CHECKPOINT|RUNDIR|FILE ...]\n\n"
                    "Open the workbench, starting from FILE (default %s/configs/default.ini). Its runs\n"
-                   "are recorded in, and the Runs view lists, the runs folder DIR (default %s).\n",
+                   "are recorded in, and the Runs view lists, the runs folder DIR (default %s).\n"
+                   "A checkpoint (.safetensors) named after the options is opened, a run folder drawn\n"
+                   "in the Training view, another file inspected through the model; when the\n"
+                   "workbench is open already, its window opens them.\n",
                    data, default_runs);
             return RF_EXIT_OK;
         }
-        if (!take_option(argv, argc, &i, "--config", &config) && !take_option(argv, argc, &i, "--runs", &runs)) {
+        if (take_option(argv, argc, &i, "--config", &config) || take_option(argv, argc, &i, "--runs", &runs))
+            continue;
+        if (argv[i][0] == '-') {
             fprintf(stderr, "rangefinder: gui: unexpected argument '%s' (see `rangefinder gui --help`)\n", argv[i]);
             return RF_EXIT_USAGE;
         }
+        if (!g_file_test(argv[i], G_FILE_TEST_EXISTS)) {
+            fprintf(stderr, "rangefinder: gui: %s: no such file or folder\n", argv[i]);
+            return RF_EXIT_USAGE;
+        }
+        g_ptr_array_add(gtk_argv, argv[i]);
     }
 #if RF_HAVE_GUI
-    char *gtk_argv[] = {"rangefinder", NULL};
-    return rf_workbench_run(config, runs, 1, gtk_argv);
+    g_ptr_array_add(gtk_argv, NULL);
+    return rf_workbench_run(config, runs, (int)gtk_argv->len - 1, (char **)gtk_argv->pdata);
 #else
     (void)config;
     (void)runs;
@@ -186,6 +200,9 @@ static int dispatch(int argc, char **argv)
             return verbs[i].run(argc - 1, argv + 1);
         }
     }
+    /* `rangefinder FILE.safetensors`, `rangefinder RUNDIR`: the workbench opens them */
+    if (g_file_test(name, G_FILE_TEST_EXISTS))
+        return run_gui(argc, argv);
     fprintf(stderr, "rangefinder: unknown verb '%s' (see `rangefinder --help`)\n", name);
     return RF_EXIT_USAGE;
 }

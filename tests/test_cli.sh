@@ -166,6 +166,8 @@ mismatch=$(expect_rc 0 "self-test")
 [[ $mismatch == "not ok "*"exit 2 (expected 0)"*"unknown verb"* && $(expect_rc 2 "self-test") == "ok "* ]] &&
     ! failed_cleanly 1 "unknown verb"
 ok $? "expect_rc and failed_cleanly report a wrong exit status"
+expect_error 2 "gui with a file that is not there names it" "gui: $tmp/missing.safetensors: no such file or folder" \
+    gui "$tmp/missing.safetensors"
 expect_error 2 "train without --config is a usage error" "--config" train
 expect_error 2 "an unknown option is a usage error" "--frobnicate" train --frobnicate
 

@@ -2,12 +2,14 @@
  * the real application: app.style switches the window between the light
  * and the dark style (and back to following the system), the plots stay
  * readable in both (dark ink on their light canvas, as exported), the
- * About window is libadwaita's, and toasts are AdwToasts whose text is
+ * About window is libadwaita's, Help → User Guide is app.help on F1 and
+ * names the build tree's guide, and toasts are AdwToasts whose text is
  * shown as given (markup characters included) until they time out.
  */
 #include <math.h>
 #include <string.h>
 
+#include "../config/data_dir.h"
 #include "../ui/toast.h"
 #include "../ui/view.h"
 #include "widget_render.h"
@@ -115,6 +117,20 @@ static void check_styles(RfWindow *win, RfApplication *app)
     }
 }
 
+/* The guide itself opens in the desktop's viewer, which Xvfb has not: the
+ * action, its key and the file it opens are checked (the installed guide
+ * in tests/test_install.sh). */
+static void check_help(RfApplication *app)
+{
+    tap_ok(g_action_group_has_action(G_ACTION_GROUP(app), "help"), "the application has app.help (Help → User Guide)");
+    g_auto(GStrv) accels = gtk_application_get_accels_for_action(GTK_APPLICATION(app), "app.help");
+    tap_ok(accels != NULL && accels[0] != NULL && strcmp(accels[0], "F1") == 0 && accels[1] == NULL,
+           "app.help is on F1 (%s)", accels != NULL && accels[0] != NULL ? accels[0] : "no key");
+    g_autofree char *guide = rf_user_guide();
+    tap_ok(g_file_test(guide, G_FILE_TEST_IS_REGULAR) && g_str_has_suffix(guide, "/README.md"),
+           "the user guide it opens exists in the build tree (%s)", guide);
+}
+
 static void check_about(RfApplication *app)
 {
     g_action_group_activate_action(G_ACTION_GROUP(app), "about", NULL);
@@ -175,6 +191,7 @@ int main(void)
         spin_for(0.5);
         check_styles(win, app);
         check_about(app);
+        check_help(app);
         check_toast(win);
         close_workbench(win, app);
     }

@@ -66,6 +66,15 @@ ok $? "every file the build installs is in the moved tree"
 diff -r "$src/data/configs" "$root/$datadir/rangefinder/configs" >"$tmp/out" 2>&1
 ok $? "the shipped configs are installed in $datadir/rangefinder/configs"
 
+# meson compiles the schemas at install, but not into a DESTDIR (a
+# package's trigger does it there): as the trigger would.
+glib-compile-schemas --strict "$root/$datadir/glib-2.0/schemas" >"$tmp/out" 2>&1 &&
+    [ -f "$root/$datadir/glib-2.0/schemas/gschemas.compiled" ]
+ok $? "the preferences schema is installed in $datadir/glib-2.0/schemas and compiles"
+
+[ -f "$root/$datadir/doc/rangefinder/README.md" ] && [ -d "$root/$datadir/doc/rangefinder/docs" ]
+ok $? "the user guide (Help → User Guide) is installed in $datadir/doc/rangefinder"
+
 rf=$root/$bindir/rangefinder
 ! grep -qF "$src/data" "$rf" 2>"$tmp/out"
 ok $? "no path of the source tree's data/ is compiled into the program"
@@ -100,7 +109,7 @@ if ! command -v xvfb-run >/dev/null || ! command -v dbus-run-session >/dev/null 
 else
     # The check itself runs from the scratch folder: tests/ is hidden.
     cp "$here/workbench_opens.sh" "$tmp/"
-    (cd "$tmp" && exec env GTK_A11Y=none ASAN_OPTIONS=detect_leaks=0 "${hidden[@]}" \
+    (cd "$tmp" && exec env GTK_A11Y=none ASAN_OPTIONS=detect_leaks=0 GSETTINGS_BACKEND=memory "${hidden[@]}" \
         xvfb-run -a -s '-screen 0 1600x1000x24' dbus-run-session -- \
         "$tmp/workbench_opens.sh" "$rf" --runs "$tmp/runs-gui") >"$tmp/out" 2>&1
     ok $? "the installed workbench opens its window with the default config and quits"

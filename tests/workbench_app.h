@@ -35,7 +35,7 @@ static inline RfWindow *open_workbench(const char *dir, const char *config, RfAp
     *app = rf_application_new(path);
     g_autofree char *runs = g_build_filename(dir, "runs", NULL);
     rf_application_set_runs_dir(*app, runs);
-    g_application_set_flags(G_APPLICATION(*app), G_APPLICATION_NON_UNIQUE);
+    g_application_set_flags(G_APPLICATION(*app), g_application_get_flags(G_APPLICATION(*app)) | G_APPLICATION_NON_UNIQUE);
     g_autoptr(GError) error = NULL;
     tap_ok(g_application_register(G_APPLICATION(*app), NULL, &error), "the application registers");
     g_application_activate(G_APPLICATION(*app));

@@ -4,6 +4,7 @@
 #include "../config/data_dir.h"
 #include "../config/run_folder.h"
 #include "dialogs.h"
+#include "settings.h"
 #include "start_folders.h"
 #include "window.h"
 
@@ -30,6 +31,7 @@ static const struct {
     {"win.export-plot", {"<Control>e", NULL}},
     {"win.export-metrics", {"<Control><Shift>e", NULL}},
     {"win.inspect-file", {"<Control>i", NULL}},
+    {"app.help", {"F1", NULL}},
     {"app.shortcuts", {"<Control>question", NULL}},
     {"app.quit", {"<Control>q", NULL}},
 };
@@ -66,7 +68,8 @@ static void action_about(GSimpleAction *a, GVariant *p, gpointer user_data)
 }
 
 /* app.style: "system" follows the desktop's light or dark preference
- * (libadwaita's style manager reads it), "light" and "dark" force one. */
+ * (libadwaita's style manager reads it), "light" and "dark" force one. The
+ * choice is a preference (ui/settings.h): the next launch starts with it. */
 static AdwColorScheme scheme_of(const char *style)
 {
     return g_strcmp0(style, "light") == 0  ? ADW_COLOR_SCHEME_FORCE_LIGHT
@@ -77,9 +80,28 @@ static AdwColorScheme scheme_of(const char *style)
 static void action_style(GSimpleAction *a, GVariant *state, gpointer user_data)
 {
     (void)user_data;
-    adw_style_manager_set_color_scheme(adw_style_manager_get_default(),
-                                       scheme_of(g_variant_get_string(state, NULL)));
+    const char *style = g_variant_get_string(state, NULL);
+    adw_style_manager_set_color_scheme(adw_style_manager_get_default(), scheme_of(style));
     g_simple_action_set_state(a, state);
+    GSettings *settings = rf_settings();
+    if (settings != NULL)
+        g_settings_set_string(settings, "style", style);
+}
+
+/* Help → User Guide: the guide's first page in the desktop's viewer. */
+static void action_help(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    GtkWindow *win = gtk_application_get_active_window(GTK_APPLICATION(user_data));
+    g_autofree char *guide = rf_user_guide();
+    if (!g_file_test(guide, G_FILE_TEST_EXISTS)) {
+        g_autofree char *why = g_strdup_printf("%s is missing: reinstall Rangefinder.", guide);
+        rf_dialog_error(win, "Could not open the user guide", why);
+        return;
+    }
+    g_autofree char *uri = g_filename_to_uri(guide, NULL, NULL);
+    gtk_show_uri(win, uri, GDK_CURRENT_TIME);
 }
 
 static void action_shortcuts(GSimpleAction *a, GVariant *p, gpointer user_data)
@@ -96,6 +118,7 @@ static const GActionEntry app_actions[] = {
     {"quit", action_quit, NULL, NULL, NULL, {0}},
     {"about", action_about, NULL, NULL, NULL, {0}},
     {"shortcuts", action_shortcuts, NULL, NULL, NULL, {0}},
+    {"help", action_help, NULL, NULL, NULL, {0}},
     {"style", NULL, "s", "'system'", action_style, {0}},
 };
 
@@ -106,6 +129,21 @@ static void rf_application_startup(GApplication *application)
     for (size_t i = 0; i < G_N_ELEMENTS(accelerators); i++)
         gtk_application_set_accels_for_action(GTK_APPLICATION(application), accelerators[i].action,
                                               accelerators[i].accels);
+    GSettings *settings = rf_settings();
+    if (settings != NULL) {
+        g_autofree char *style = g_settings_get_string(settings, "style");
+        g_action_group_change_action_state(G_ACTION_GROUP(application), "style", g_variant_new_string(style));
+    }
+}
+
+/* --runs, else the runs-folder preference, else the default. */
+static char *runs_folder(RfApplication *app)
+{
+    if (app->runs_dir != NULL)
+        return g_strdup(app->runs_dir);
+    GSettings *settings = rf_settings();
+    g_autofree char *preferred = settings != NULL ? g_settings_get_string(settings, "runs-folder") : NULL;
+    return preferred != NULL && preferred[0] != '\0' ? g_steal_pointer(&preferred) : rf_runs_default_dir();
 }
 
 static void rf_application_activate(GApplication *application)
@@ -118,7 +156,7 @@ static void rf_application_activate(GApplication *application)
     }
     if (app->session == NULL) {
         app->session = rf_session_new();
-        g_autofree char *runs = app->runs_dir != NULL ? g_strdup(app->runs_dir) : rf_runs_default_dir();
+        g_autofree char *runs = runs_folder(app);
         rf_session_set_runs_dir(app->session, runs);
     }
     g_autofree char *data = rf_data_dir();
@@ -134,6 +172,17 @@ static void rf_application_activate(GApplication *application)
     if (!loaded)
         rf_dialog_error(GTK_WINDOW(win), "Could not load the configuration", error->message);
     rf_window_reload_data(win);
+}
+
+/* `rangefinder FILE|RUNDIR`, here or handed over by a second launch: the
+ * window (opened first if need be) opens them. */
+static void rf_application_open(GApplication *application, GFile **files, int n_files, const char *hint)
+{
+    (void)hint;
+    g_application_activate(application);
+    GtkWindow *win = gtk_application_get_active_window(GTK_APPLICATION(application));
+    if (win != NULL)
+        rf_window_open_files(RF_WINDOW(win), files, n_files);
 }
 
 static void rf_application_shutdown(GApplication *application)
@@ -158,6 +207,7 @@ static void rf_application_class_init(RfApplicationClass *klass)
     G_OBJECT_CLASS(klass)->finalize = rf_application_finalize;
     G_APPLICATION_CLASS(klass)->startup = rf_application_startup;
     G_APPLICATION_CLASS(klass)->activate = rf_application_activate;
+    G_APPLICATION_CLASS(klass)->open = rf_application_open;
     G_APPLICATION_CLASS(klass)->shutdown = rf_application_shutdown;
 }
 
@@ -169,7 +219,7 @@ static void rf_application_init(RfApplication *app)
 RfApplication *rf_application_new(const char *config_path)
 {
     RfApplication *app = g_object_new(RF_TYPE_APPLICATION, "application-id", RF_APPLICATION_ID,
-                                      "flags", G_APPLICATION_DEFAULT_FLAGS, NULL);
+                                      "flags", G_APPLICATION_HANDLES_OPEN, NULL);
     app->config_path = g_strdup(config_path);
     return app;
 }

@@ -4,6 +4,7 @@
  * Debian's /usr/share/datasets where it exists), and one for checkpoints and
  * exports in the run's folder: where the last checkpoint was opened or
  * saved, or an export written (at first the runs folder, where it exists).
+ * The folders are preferences (ui/settings.h): the next launch starts there.
  * Main thread only.
  */
 #ifndef RF_UI_START_FOLDERS_H

@@ -10,6 +10,7 @@
 #include "dialogs.h"
 #include "plot/plot.h"
 #include "rfui-resources.h"
+#include "settings.h"
 #include "toast.h"
 #include "view.h"
 
@@ -456,10 +457,55 @@ static void close_answered(RfCloseAnswer answer, gpointer user_data)
     g_object_unref(win);
 }
 
+/* The pane holding the sidebar, or NULL when the layout has none. */
+static GtkPaned *sidebar_pane(RfWindow *win)
+{
+    GtkWidget *pane = gtk_widget_get_ancestor(GTK_WIDGET(win->sidebar), GTK_TYPE_PANED);
+    return pane != NULL ? GTK_PANED(pane) : NULL;
+}
+
+/* The window's size (unmaximised), maximised state and sidebar width are
+ * preferences (ui/settings.h): saved when the window is asked to close,
+ * restored when the next one opens. */
+static void save_window_state(RfWindow *win)
+{
+    GSettings *settings = rf_settings();
+    if (settings == NULL)
+        return;
+    gboolean maximized = gtk_window_is_maximized(GTK_WINDOW(win));
+    g_settings_set_boolean(settings, "window-maximized", maximized);
+    int width = 0, height = 0;
+    gtk_window_get_default_size(GTK_WINDOW(win), &width, &height);
+    if (!maximized && width > 0 && height > 0) {
+        g_settings_set_int(settings, "window-width", width);
+        g_settings_set_int(settings, "window-height", height);
+    }
+    GtkPaned *pane = sidebar_pane(win);
+    if (pane != NULL)
+        g_settings_set_int(settings, "sidebar-width", gtk_paned_get_position(pane));
+}
+
+static void restore_window_state(RfWindow *win)
+{
+    GSettings *settings = rf_settings();
+    if (settings == NULL)
+        return;
+    int width = g_settings_get_int(settings, "window-width"), height = g_settings_get_int(settings, "window-height");
+    if (width > 0 && height > 0)
+        gtk_window_set_default_size(GTK_WINDOW(win), width, height);
+    if (g_settings_get_boolean(settings, "window-maximized"))
+        gtk_window_maximize(GTK_WINDOW(win));
+    GtkPaned *pane = sidebar_pane(win);
+    int sidebar = g_settings_get_int(settings, "sidebar-width");
+    if (pane != NULL && sidebar > 0)
+        gtk_paned_set_position(pane, sidebar);
+}
+
 static gboolean on_close_request(GtkWindow *window, gpointer user_data)
 {
     (void)user_data;
     RfWindow *win = RF_WINDOW(window);
+    save_window_state(win);
     RfRunState state = rf_session_get_state(win->session);
     if (state != RF_RUN_RUNNING && state != RF_RUN_PAUSED) {
         rf_session_stop(win->session);
@@ -570,6 +616,7 @@ RfWindow *rf_window_new(GtkApplication *app, RfSession *session)
     g_signal_connect_object(session, "config-changed", G_CALLBACK(on_config_changed), win, 0);
     g_signal_connect_object(session, "data-changed", G_CALLBACK(on_data_changed), win, 0);
     g_signal_connect_object(session, "run-failed", G_CALLBACK(on_run_failed), win, 0);
+    restore_window_state(win);
     rf_window_refresh(win);
     return win;
 }

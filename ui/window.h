@@ -48,6 +48,12 @@ gboolean rf_window_export_plot(RfWindow *win, const char *page, const char *path
 /* The same, a failure shown in an error dialog naming the file: what
  * "Export plot…" does once its dialogs are answered. */
 gboolean rf_window_export_plot_or_explain(RfWindow *win, const char *page, const char *path, int width, int height);
+/* Files and folders handed to the application (GApplication's open): a
+ * run folder is drawn in the Training view (shown) beside the session's
+ * runs, a .safetensors checkpoint is opened as Open Checkpoint… does, any
+ * other file inspected as a dropped one. Failures show in error dialogs
+ * naming the file. */
+void rf_window_open_files(RfWindow *win, GFile **files, int n_files);
 /* Open the data the config names (rf_session_open_data), showing a
  * failure in an error dialog. */
 void rf_window_reload_data(RfWindow *win);

@@ -1,6 +1,7 @@
 /* The window's file actions: opening data, configurations and checkpoints,
  * inspecting a file (chosen or dropped), saving a checkpoint, exporting
- * metrics and plots, launching on a cluster. */
+ * metrics and plots, launching on a cluster; and the files and run folders
+ * handed to the application (`rangefinder FILE|RUNDIR`). */
 #include "window_private.h"
 
 #include "data_tasks.h"
@@ -142,6 +143,36 @@ gboolean rf_window_on_drop(GtkDropTarget *target, const GValue *value, double x,
         return FALSE;
     rf_inspect_files(GTK_WINDOW(win), win->session, gdk_file_list_get_files(g_value_get_boxed(value)));
     return TRUE;
+}
+
+/* A run folder handed to the application: its curves in the Training
+ * view beside the session's own. */
+static void open_run_folder(RfWindow *win, const char *dir)
+{
+    g_autoptr(GError) error = NULL;
+    if (!rf_session_add_overlay(win->session, dir, &error)) {
+        rf_dialog_error(GTK_WINDOW(win), "Could not open the run", error->message);
+        return;
+    }
+    gtk_stack_set_visible_child_name(win->view_stack, "training");
+}
+
+void rf_window_open_files(RfWindow *win, GFile **files, int n_files)
+{
+    g_return_if_fail(RF_IS_WINDOW(win));
+    GSList *to_inspect = NULL;
+    for (int i = 0; i < n_files; i++) {
+        g_autofree char *path = g_file_get_path(files[i]);
+        if (path != NULL && g_file_test(path, G_FILE_TEST_IS_DIR))
+            open_run_folder(win, path);
+        else if (path != NULL && g_str_has_suffix(path, ".safetensors"))
+            open_checkpoint_with(g_object_ref(win), path, rf_session_load_checkpoint, "Could not open the checkpoint");
+        else
+            to_inspect = g_slist_append(to_inspect, files[i]);
+    }
+    if (to_inspect != NULL)
+        rf_inspect_files(GTK_WINDOW(win), win->session, to_inspect);
+    g_slist_free(to_inspect);
 }
 
 gboolean rf_window_save_checkpoint(RfWindow *win, const char *path)
