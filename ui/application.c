@@ -30,6 +30,7 @@ static const struct {
     {"win.export-plot", {"<Control>e", NULL}},
     {"win.export-metrics", {"<Control><Shift>e", NULL}},
     {"win.inspect-file", {"<Control>i", NULL}},
+    {"win.toggle-sidebar", {"F9", NULL}},
     {"app.shortcuts", {"<Control>question", NULL}},
     {"app.quit", {"<Control>q", NULL}},
 };
