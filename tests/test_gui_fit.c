@@ -165,7 +165,7 @@ static void check_folded_sidebar(RfWindow *win, int width, int height)
     gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(toggle), FALSE);
     spin_for(0.6);
     tap_ok(!gtk_widget_get_mapped(sidebar), "%dx%d: the sidebar is folded away", width, height);
-    gtk_widget_activate(toggle);
+    g_signal_emit_by_name(toggle, "clicked");
     spin_for(0.6);
     float frame_width = window_frame(w).size.width;
     g_autoptr(GString) where = g_string_new(NULL);
