@@ -6,4 +6,6 @@ if ! command -v xvfb-run >/dev/null; then
     echo "1..0 # SKIP xvfb-run is not installed (Debian: apt-get install xvfb xauth)"
     exit 0
 fi
-exec xvfb-run -a -s '-screen 0 1920x1200x24' "$@"
+# RF_XVFB_SCREEN: the virtual screen, WIDTHxHEIGHTxDEPTH in device pixels
+# (GDK_SCALE=2 needs twice the logical size of the largest window).
+exec xvfb-run -a -s "-screen 0 ${RF_XVFB_SCREEN:-1920x1200x24}" "$@"

@@ -32,6 +32,7 @@ static const struct {
     {"win.export-metrics", {"<Control><Shift>e", NULL}},
     {"win.inspect-file", {"<Control>i", NULL}},
     {"app.help", {"F1", NULL}},
+    {"win.toggle-sidebar", {"F9", NULL}},
     {"app.shortcuts", {"<Control>question", NULL}},
     {"app.quit", {"<Control>q", NULL}},
 };

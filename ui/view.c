@@ -15,3 +15,13 @@ RfPlotView *rf_view_get_plot(GtkWidget *view)
     g_return_val_if_fail(GTK_IS_WIDGET(view), NULL);
     return g_object_get_data(G_OBJECT(view), VIEW_PLOT_KEY);
 }
+
+GtkWidget *rf_view_scroll_sideways(GtkWidget *bar)
+{
+    g_return_val_if_fail(GTK_IS_WIDGET(bar), NULL);
+    GtkWidget *scroller = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroller), GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER);
+    gtk_scrolled_window_set_propagate_natural_width(GTK_SCROLLED_WINDOW(scroller), TRUE);
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroller), bar);
+    return scroller;
+}

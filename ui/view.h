@@ -25,6 +25,11 @@
 void rf_view_set_plot(GtkWidget *view, RfPlotView *plot);
 RfPlotView *rf_view_get_plot(GtkWidget *view);
 
+/* `bar` (a view's row of controls) in a scrolled window that scrolls it
+ * sideways when the view is narrower than the row, so that no toolbar
+ * widens the window. */
+GtkWidget *rf_view_scroll_sideways(GtkWidget *bar);
+
 GtkWidget *rf_training_view_new(RfSession *s);
 GtkWidget *rf_memory_view_new(RfSession *s);
 GtkWidget *rf_compare_view_new(RfSession *s);

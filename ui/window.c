@@ -368,6 +368,15 @@ static void action_restart(GSimpleAction *a, GVariant *p, gpointer user_data)
     start_run(win);
 }
 
+/* F9 and the header's toggle show or hide the sidebar. */
+static void action_toggle_sidebar(GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+    (void)a;
+    (void)p;
+    RfWindow *win = user_data;
+    adw_flap_set_reveal_flap(win->flap, !adw_flap_get_reveal_flap(win->flap));
+}
+
 /* Space pauses and resumes, unless a text field wants the space. */
 static gboolean toggle_pause(GtkWidget *widget, GVariant *args, gpointer user_data)
 {
@@ -526,6 +535,7 @@ static const GActionEntry win_actions[] = {
     {"step", action_step, NULL, NULL, NULL, {0}},
     {"stop", action_stop, NULL, NULL, NULL, {0}},
     {"restart", action_restart, NULL, NULL, NULL, {0}},
+    {"toggle-sidebar", action_toggle_sidebar, NULL, NULL, NULL, {0}},
 };
 
 static void rf_window_dispose(GObject *object)
@@ -548,6 +558,7 @@ static void rf_window_class_init(RfWindowClass *klass)
         g_critical("the workbench's compiled resources are missing");
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
     g_type_ensure(ADW_TYPE_TOAST_OVERLAY);
+    g_type_ensure(ADW_TYPE_FLAP);
     gtk_widget_class_set_template_from_resource(widget_class, "/org/rangefinder/Workbench/window.ui");
     gtk_widget_class_bind_template_child(widget_class, RfWindow, train_button);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, train_label);
@@ -556,6 +567,8 @@ static void rf_window_class_init(RfWindowClass *klass)
     gtk_widget_class_bind_template_child(widget_class, RfWindow, status_label);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, progress);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, sidebar);
+    gtk_widget_class_bind_template_child(widget_class, RfWindow, flap);
+    gtk_widget_class_bind_template_child(widget_class, RfWindow, sidebar_toggle);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, view_stack);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, restart_banner);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, toast_overlay);
@@ -580,6 +593,8 @@ static gboolean on_window_key(GtkEventControllerKey *c, guint keyval, guint keyc
 static void rf_window_init(RfWindow *win)
 {
     gtk_widget_init_template(GTK_WIDGET(win));
+    g_object_bind_property(win->flap, "reveal-flap", win->sidebar_toggle, "active",
+                           G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
     rf_toast_init(&win->toast, win->toast_overlay);
     GtkEventController *zoom_keys = gtk_event_controller_key_new();
     g_signal_connect(zoom_keys, "key-pressed", G_CALLBACK(on_window_key), win);

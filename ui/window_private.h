@@ -4,6 +4,8 @@
 #ifndef RF_WINDOW_PRIVATE_H
 #define RF_WINDOW_PRIVATE_H
 
+#include <adwaita.h>
+
 #include "toast.h"
 #include "window.h"
 
@@ -19,6 +21,8 @@ struct _RfWindow {
     GtkLabel *train_label, *step_label, *eta_label, *status_label;
     GtkProgressBar *progress;
     GtkScrolledWindow *sidebar;
+    AdwFlap *flap;                 /* holds the sidebar; folds it away when narrow */
+    GtkToggleButton *sidebar_toggle;
     GtkStack *view_stack;
     GtkRevealer *restart_banner;   /* an architecture edit waits for a restart */
     AdwToastOverlay *toast_overlay;   /* what a save or an export wrote */

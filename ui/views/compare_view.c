@@ -418,7 +418,7 @@ GtkWidget *rf_compare_view_new(RfSession *s)
     gtk_widget_set_vexpand(paned, TRUE);
 
     v->root = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-    gtk_box_append(GTK_BOX(v->root), toolbar(v));
+    gtk_box_append(GTK_BOX(v->root), rf_view_scroll_sideways(toolbar(v)));
     gtk_box_append(GTK_BOX(v->root), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL));
     gtk_box_append(GTK_BOX(v->root), pending_list(v));
     gtk_box_append(GTK_BOX(v->root), paned);

@@ -686,7 +686,11 @@ static void rf_data_view_init(RfDataView *v)
 
     GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
     gtk_paned_set_start_child(GTK_PANED(paned), build_browser(v));
-    gtk_paned_set_end_child(GTK_PANED(paned), sample);
+    /* in a short window the sample and its prediction bars scroll */
+    GtkWidget *sample_scroller = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(sample_scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(sample_scroller), sample);
+    gtk_paned_set_end_child(GTK_PANED(paned), sample_scroller);
     gtk_paned_set_resize_start_child(GTK_PANED(paned), FALSE);
     gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
     gtk_paned_set_position(GTK_PANED(paned), 340);
@@ -699,7 +703,7 @@ static void rf_data_view_init(RfDataView *v)
     gtk_widget_add_css_class(v->shortfall, "warning");
     gtk_widget_set_visible(v->shortfall, FALSE);
 
-    gtk_widget_set_parent(build_toolbar(v), GTK_WIDGET(v));
+    gtk_widget_set_parent(rf_view_scroll_sideways(build_toolbar(v)), GTK_WIDGET(v));
     gtk_widget_set_parent(v->shortfall, GTK_WIDGET(v));
     gtk_widget_set_parent(paned, GTK_WIDGET(v));
 }

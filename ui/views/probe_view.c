@@ -80,7 +80,7 @@ GtkWidget *rf_probe_view_new(RfSession *s, rf_probe_picker *picker, RfPlotView *
         g_signal_connect_object(s, model_signals[i], G_CALLBACK(on_model_changed), plot, G_CONNECT_SWAPPED);
 
     GtkWidget *view = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-    gtk_box_append(GTK_BOX(view), picker->box);
+    gtk_box_append(GTK_BOX(view), rf_view_scroll_sideways(picker->box));
     gtk_box_append(GTK_BOX(view), picker->history_box);
     gtk_box_append(GTK_BOX(view), GTK_WIDGET(plot));
     rf_view_set_plot(view, plot);

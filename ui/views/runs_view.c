@@ -672,7 +672,7 @@ GtkWidget *rf_runs_view_new(RfSession *s)
     GtkWidget *scrolled = gtk_scrolled_window_new();
     gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scrolled), GTK_WIDGET(v->list));
     gtk_widget_set_vexpand(scrolled, TRUE);
-    gtk_box_append(GTK_BOX(v->widget), toolbar(v));
+    gtk_box_append(GTK_BOX(v->widget), rf_view_scroll_sideways(toolbar(v)));
     gtk_box_append(GTK_BOX(v->widget), GTK_WIDGET(v->warnings));
     gtk_box_append(GTK_BOX(v->widget), scrolled);
 

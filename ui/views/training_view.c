@@ -120,7 +120,7 @@ GtkWidget *rf_training_view_new(RfSession *s)
     gtk_widget_set_vexpand(plot, TRUE);
 
     GtkWidget *view = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-    gtk_box_append(GTK_BOX(view), controls(RF_PLOT_VIEW(plot), figure));
+    gtk_box_append(GTK_BOX(view), rf_view_scroll_sideways(controls(RF_PLOT_VIEW(plot), figure)));
     gtk_box_append(GTK_BOX(view), plot);
     rf_view_set_plot(view, RF_PLOT_VIEW(plot));
 

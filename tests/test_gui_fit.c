@@ -1,0 +1,213 @@
+/* A window that fits the screens people have, under Xvfb with the real
+ * application after a short BLRP run: at 1024 x 600, 1280 x 720,
+ * 1366 x 768 and 1920 x 1080 (run once more with GDK_SCALE=2, where
+ * 1920 x 1080 is a 3840 x 2160 screen), for every view,
+ *   1. the window keeps the size asked for: no view, toolbar or label makes
+ *      it wider or taller;
+ *   2. every widget shown lies inside the window (what a scrolled window
+ *      holds may scroll; the scrolled window itself must lie inside), so the
+ *      view tabs, the toolbars and the panels are all reachable;
+ *   3. the view tabs and the sidebar's toggle are shown;
+ * and below the fold the sidebar hides, its toggle (and F9) shows it over
+ * the views, inside the window.
+ * RF_SCREENSHOT_DIR set: each view at each size is saved there as
+ * fit-WxH-VIEW.png, to look at.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "widget_find.h"
+#include "widget_render.h"
+#include "workbench_app.h"
+
+static const char small_config[] = RF_TEST_TINY_DATA RF_TEST_TINY_BLRP "[train]\nsteps = 6\neval_every = 3\n"
+                                                                      "eval_batches = 1\n";
+
+static const char *const pages[] = {"training", "attention", "latent", "talk", "memory", "data", "compare", "runs"};
+
+/* Shown widgets under `w` that stick out of the window's `frame` (its bounds,
+ * decorations included; a few of them into `out`); a scrolled window's
+ * contents may scroll, so they are not looked at. */
+static int count_outside(GtkWidget *w, GtkWidget *win, const graphene_rect_t *frame, GString *out)
+{
+    if (!gtk_widget_get_mapped(w) || (GTK_IS_NATIVE(w) && w != win))
+        return 0;
+    int n = 0;
+    graphene_rect_t r;
+    if (w != win && gtk_widget_get_width(w) > 0 && gtk_widget_get_height(w) > 0 &&
+        gtk_widget_compute_bounds(w, win, &r)) {
+        graphene_rect_t inflated;
+        graphene_rect_inset_r(frame, -0.5f, -0.5f, &inflated);
+        if (!graphene_rect_contains_rect(&inflated, &r)) {
+            float x0 = r.origin.x, y0 = r.origin.y;
+            if (n < 4 && out->len < 600)
+                g_string_append_printf(out, " %s%s%s at %.0f,%.0f %.0fx%.0f;", G_OBJECT_TYPE_NAME(w),
+                                       gtk_widget_get_name(w)[0] != '\0' ? " " : "", gtk_widget_get_name(w), x0, y0,
+                                       r.size.width, r.size.height);
+            n++;
+        }
+    }
+    if (GTK_IS_SCROLLED_WINDOW(w))
+        return n;
+    for (GtkWidget *c = gtk_widget_get_first_child(w); c != NULL; c = gtk_widget_get_next_sibling(c))
+        n += count_outside(c, win, frame, out);
+    return n;
+}
+
+/* The chain of widgets that asks for the most width (or height), from `w`
+ * down, for the failure's diagnosis: "GtkBox 1200 > GtkBox 900 > GtkLabel 700". */
+static void widest_chain(GtkWidget *w, GtkOrientation orientation, GString *out)
+{
+    for (int depth = 0; w != NULL && depth < 24; depth++) {
+        int min = 0;
+        gtk_widget_measure(w, orientation, -1, &min, NULL, NULL, NULL);
+        g_string_append_printf(out, "%s%s %d", depth > 0 ? " > " : "", G_OBJECT_TYPE_NAME(w), min);
+        GtkWidget *widest = NULL;
+        int widest_min = -1;
+        for (GtkWidget *c = gtk_widget_get_first_child(w); c != NULL; c = gtk_widget_get_next_sibling(c)) {
+            if (!gtk_widget_get_visible(c) || GTK_IS_NATIVE(c))
+                continue;
+            int m = 0;
+            gtk_widget_measure(c, orientation, -1, &m, NULL, NULL, NULL);
+            if (m > widest_min) {
+                widest_min = m;
+                widest = c;
+            }
+        }
+        w = widest;
+    }
+}
+
+static GtkWidget *find_type(GtkWidget *root, GType type)
+{
+    if (G_TYPE_CHECK_INSTANCE_TYPE(root, type))
+        return root;
+    for (GtkWidget *c = gtk_widget_get_first_child(root); c != NULL; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *found = find_type(c, type);
+        if (found != NULL)
+            return found;
+    }
+    return NULL;
+}
+
+static void save_screenshot(GtkWidget *win, int width, int height, const char *page)
+{
+    const char *dir = g_getenv("RF_SCREENSHOT_DIR");
+    if (dir == NULL)
+        return;
+    g_autoptr(GdkTexture) texture = render(win);
+    g_autofree char *name = g_strdup_printf("fit-%dx%d-%s.png", width, height, page);
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    if (texture != NULL)
+        gdk_texture_save_to_png(texture, path);
+}
+
+/* The window's bounds, its decorations (the client-side shadow) included:
+ * what the size asked for measures. */
+static graphene_rect_t window_frame(GtkWidget *win)
+{
+    graphene_rect_t frame = GRAPHENE_RECT_INIT(0, 0, 0, 0);
+    if (!gtk_widget_compute_bounds(win, win, &frame))
+        frame = GRAPHENE_RECT_INIT(0, 0, (float)gtk_widget_get_width(win), (float)gtk_widget_get_height(win));
+    return frame;
+}
+
+/* Whether `w` is shown, wholly inside the window; where it is, into `where`. */
+static gboolean shown_inside(GtkWidget *w, GtkWidget *win, GString *where)
+{
+    graphene_rect_t r = GRAPHENE_RECT_INIT(0, 0, 0, 0), frame = window_frame(win);
+    gboolean inside = w != NULL && gtk_widget_get_mapped(w) && gtk_widget_compute_bounds(w, win, &r) &&
+                      r.size.width > 0 && graphene_rect_contains_rect(&frame, &r);
+    g_string_append_printf(where, " %s%s at %.0f,%.0f %.0fx%.0f", where->len > 0 ? "," : "",
+                           w != NULL ? G_OBJECT_TYPE_NAME(w) : "(none)", r.origin.x, r.origin.y, r.size.width,
+                           r.size.height);
+    return inside;
+}
+
+static void check_view(RfWindow *win, int width, int height, const char *page)
+{
+    GtkWidget *w = GTK_WIDGET(win);
+    gtk_stack_set_visible_child_name(rf_window_get_stack(win), page);
+    spin_for(0.4);
+    graphene_rect_t frame = window_frame(w);
+    int got_w = (int)lroundf(frame.size.width), got_h = (int)lroundf(frame.size.height);
+    g_autoptr(GString) widest = g_string_new(NULL);
+    if (got_w > width)
+        widest_chain(w, GTK_ORIENTATION_HORIZONTAL, widest);
+    else if (got_h > height)
+        widest_chain(w, GTK_ORIENTATION_VERTICAL, widest);
+    tap_ok(got_w <= width && got_h <= height, "%dx%d, %s view: the window is %dx%d %s", width, height, page, got_w,
+           got_h, widest->str);
+    g_autoptr(GString) outside = g_string_new(NULL);
+    int n = count_outside(w, w, &frame, outside);
+    tap_ok(n == 0, "%dx%d, %s view: every widget shown lies inside the window (%d outside:%s)", width, height, page,
+           n, outside->str);
+    GtkWidget *tabs = find_type(w, GTK_TYPE_STACK_SWITCHER);
+    GtkWidget *toggle = find_named(w, "sidebar-toggle");
+    g_autoptr(GString) where = g_string_new(NULL);
+    gboolean tabs_inside = shown_inside(tabs, w, where), toggle_inside = shown_inside(toggle, w, where);
+    tap_ok(tabs_inside && toggle_inside,
+           "%dx%d, %s view: the view tabs and the sidebar toggle are shown inside the window (%s)", width, height,
+           page, where->str);
+    save_screenshot(w, width, height, page);
+}
+
+/* Below the fold the sidebar is hidden; its toggle shows it, inside the
+ * window, and F9 hides it again. */
+static void check_folded_sidebar(RfWindow *win, int width, int height)
+{
+    GtkWidget *w = GTK_WIDGET(win);
+    GtkWidget *sidebar = gtk_widget_get_ancestor(GTK_WIDGET(rf_window_get_config_panel(win)), GTK_TYPE_SCROLLED_WINDOW);
+    GtkWidget *toggle = find_named(w, "sidebar-toggle");
+    if (!tap_ok(toggle != NULL && GTK_IS_TOGGLE_BUTTON(toggle), "%dx%d: the header bar has the sidebar toggle", width,
+                height))
+        return;
+    gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(toggle), FALSE);
+    spin_for(0.6);
+    tap_ok(!gtk_widget_get_mapped(sidebar), "%dx%d: the sidebar is folded away", width, height);
+    g_signal_emit_by_name(toggle, "clicked");
+    spin_for(0.6);
+    float frame_width = window_frame(w).size.width;
+    g_autoptr(GString) where = g_string_new(NULL);
+    tap_ok(gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(toggle)) && shown_inside(sidebar, w, where) &&
+               frame_width <= (float)width + 0.5f,
+           "%dx%d: the toggle shows the sidebar inside the window (%s), which keeps its width (%.0f)", width, height,
+           where->str, frame_width);
+    save_screenshot(w, width, height, "sidebar");
+    gtk_widget_activate_action(w, "win.toggle-sidebar", NULL);
+    spin_for(0.6);
+    tap_ok(!gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(toggle)) && !gtk_widget_get_mapped(sidebar),
+           "%dx%d: the toggle's action (F9) folds it away again", width, height);
+    /* as a wider window would show it */
+    gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(toggle), TRUE);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    g_autofree char *dir = g_dir_make_tmp("rf-fit-XXXXXX", NULL);
+    RfApplication *app = NULL;
+    RfWindow *win = open_workbench(dir, small_config, &app);
+    if (win == NULL)
+        return tap_done();
+    /* the sidebar's slide and the views' crossfade end at once */
+    g_object_set(gtk_settings_get_default(), "gtk-enable-animations", FALSE, NULL);
+    RfSession *s = rf_window_get_session(win);
+    g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);
+    tap_ok(spin_until(run_settled, s, 120.0) && rf_session_get_state(s) == RF_RUN_FINISHED,
+           "a 6-step BLRP run finishes, so every view has something to show");
+
+    static const int sizes[][2] = {{1024, 600}, {1280, 720}, {1366, 768}, {1920, 1080}};
+    for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+        int width = sizes[i][0], height = sizes[i][1];
+        gtk_window_set_default_size(GTK_WINDOW(win), width, height);
+        spin_for(0.6);
+        for (size_t p = 0; p < G_N_ELEMENTS(pages); p++)
+            check_view(win, width, height, pages[p]);
+        if (width < 1280)
+            check_folded_sidebar(win, width, height);
+    }
+    close_workbench(win, app);
+    return tap_done();
+}
