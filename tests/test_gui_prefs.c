@@ -23,7 +23,7 @@ static const char small_config[] = RF_TEST_TINY_DATA RF_TEST_TINY_BLRP "[train]\
 
 /* What a launch shows: the style, the window's size (as GTK keeps it for
  * the next map, and as drawn: the latter without the shadow of the
- * window's own decorations), the sidebar's width, the data chooser's
+ * window's own decorations), whether the sidebar is shown, the data chooser's
  * folder. */
 typedef struct {
     char style[16];
@@ -31,9 +31,9 @@ typedef struct {
     char data_folder[1024];
 } Shown;
 
-static GtkPaned *sidebar_pane(RfWindow *win)
+static AdwFlap *sidebar_flap(RfWindow *win)
 {
-    return GTK_PANED(gtk_widget_get_ancestor(GTK_WIDGET(rf_window_get_config_panel(win)), GTK_TYPE_PANED));
+    return ADW_FLAP(gtk_widget_get_ancestor(GTK_WIDGET(rf_window_get_config_panel(win)), ADW_TYPE_FLAP));
 }
 
 static gboolean window_mapped(gpointer win)
@@ -64,7 +64,7 @@ static int report(const char *dir)
     FILE *report = fdopen(out, "w");
     fprintf(report, "%s %d %d %d %d %d %s\n", g_variant_get_string(style, NULL), width, height,
             gtk_widget_get_width(GTK_WIDGET(win)), gtk_widget_get_height(GTK_WIDGET(win)),
-            gtk_paned_get_position(sidebar_pane(win)), data_folder != NULL ? data_folder : "-");
+            adw_flap_get_reveal_flap(sidebar_flap(win)), data_folder != NULL ? data_folder : "-");
     fprintf(report, "scheme %d\n", adw_style_manager_get_color_scheme(adw_style_manager_get_default()));
     fclose(report);
     close_workbench(win, app);
@@ -113,10 +113,10 @@ int main(int argc, char **argv)
     if (win == NULL || !tap_ok(spin_until(window_mapped, win, 20.0), "the first launch shows its window"))
         return tap_done();
     g_action_group_change_action_state(G_ACTION_GROUP(app), "style", g_variant_new_string("dark"));
-    /* wider than at first, so that the views leave the sidebar room to widen */
+    /* wide: the sidebar beside the views, and hidden there (F9) */
     gtk_window_set_default_size(GTK_WINDOW(win), 1700, 950);
     spin_for(0.5);
-    gtk_paned_set_position(sidebar_pane(win), 420);
+    g_action_group_activate_action(G_ACTION_GROUP(win), "toggle-sidebar", NULL);
     rf_start_folder_note(RF_FOLDER_DATA, data);
     spin_for(0.5);
     gtk_window_close(GTK_WINDOW(win));
@@ -138,14 +138,14 @@ int main(int argc, char **argv)
         tap_ok(shown.width == 1700 && shown.height == 950 && shown.drawn_width > 1650 && shown.drawn_height > 900,
                "the second launch opens the window at 1700 x 950 (%d x %d, drawn %d x %d)", shown.width, shown.height,
                shown.drawn_width, shown.drawn_height);
-        tap_ok(shown.sidebar == 420, "the second launch's sidebar is 420 px wide (%d)", shown.sidebar);
+        tap_ok(shown.sidebar == 0, "the second launch keeps the sidebar hidden (shown: %d)", shown.sidebar);
         tap_ok(strcmp(shown.data_folder, data) == 0, "the second launch's data chooser starts in %s (%s)", data,
                shown.data_folder);
     }
     if (tap_ok(relaunch(argv[0], dir, fresh, &shown, &scheme), "a launch on empty settings opens and reports")) {
         tap_ok(strcmp(shown.style, "system") == 0 && scheme == ADW_COLOR_SCHEME_DEFAULT && shown.height == 900 &&
-                   shown.drawn_width < 1650 && shown.sidebar == 360,
-               "a launch on empty settings starts from the defaults: style %s, %d x %d, sidebar %d", shown.style,
+                   shown.drawn_width < 1650 && shown.sidebar == 1,
+               "a launch on empty settings starts from the defaults: style %s, %d x %d, sidebar shown %d", shown.style,
                shown.width, shown.height, shown.sidebar);
     }
 

@@ -466,16 +466,11 @@ static void close_answered(RfCloseAnswer answer, gpointer user_data)
     g_object_unref(win);
 }
 
-/* The pane holding the sidebar, or NULL when the layout has none. */
-static GtkPaned *sidebar_pane(RfWindow *win)
-{
-    GtkWidget *pane = gtk_widget_get_ancestor(GTK_WIDGET(win->sidebar), GTK_TYPE_PANED);
-    return pane != NULL ? GTK_PANED(pane) : NULL;
-}
-
-/* The window's size (unmaximised), maximised state and sidebar width are
- * preferences (ui/settings.h): saved when the window is asked to close,
- * restored when the next one opens. */
+/* The window's size (unmaximised), maximised state and whether the
+ * sidebar is shown beside the views are preferences (ui/settings.h): saved
+ * when the window is asked to close, restored when the next one opens. A
+ * folded sidebar (a narrow window) says nothing of the choice, so it is
+ * saved only side by side. */
 static void save_window_state(RfWindow *win)
 {
     GSettings *settings = rf_settings();
@@ -489,9 +484,8 @@ static void save_window_state(RfWindow *win)
         g_settings_set_int(settings, "window-width", width);
         g_settings_set_int(settings, "window-height", height);
     }
-    GtkPaned *pane = sidebar_pane(win);
-    if (pane != NULL)
-        g_settings_set_int(settings, "sidebar-width", gtk_paned_get_position(pane));
+    if (!adw_flap_get_folded(win->flap))
+        g_settings_set_boolean(settings, "sidebar-shown", adw_flap_get_reveal_flap(win->flap));
 }
 
 static void restore_window_state(RfWindow *win)
@@ -504,10 +498,7 @@ static void restore_window_state(RfWindow *win)
         gtk_window_set_default_size(GTK_WINDOW(win), width, height);
     if (g_settings_get_boolean(settings, "window-maximized"))
         gtk_window_maximize(GTK_WINDOW(win));
-    GtkPaned *pane = sidebar_pane(win);
-    int sidebar = g_settings_get_int(settings, "sidebar-width");
-    if (pane != NULL && sidebar > 0)
-        gtk_paned_set_position(pane, sidebar);
+    adw_flap_set_reveal_flap(win->flap, g_settings_get_boolean(settings, "sidebar-shown"));
 }
 
 static gboolean on_close_request(GtkWindow *window, gpointer user_data)
