@@ -18,6 +18,7 @@
 #include "../parallel/launch.h"
 #include "data_dir.h"
 #include "run_folder.h"
+#include "version.h"   /* generated: RF_GIT_REVISION */
 
 typedef struct verb {
     const char *name;
@@ -127,7 +128,10 @@ static int run_default(int argc, char **argv)
         return RF_EXIT_OK;
     }
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
-        printf("rangefinder %s\n", RF_VERSION);
+        if (RF_GIT_REVISION[0] != '\0')
+            printf("rangefinder %s (git %s)\n", RF_VERSION, RF_GIT_REVISION);
+        else
+            printf("rangefinder %s\n", RF_VERSION);
         return RF_EXIT_OK;
     }
     const char *why = NULL;

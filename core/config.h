@@ -4,7 +4,7 @@
  * a one-line help text. The same table drives INI parsing (app/ reads the
  * file with GKeyFile and hands each key here), `--set section.key=value`,
  * validation messages, the config saved inside checkpoints (as JSON), and
- * the README's key reference (`rangefinder config --list`).
+ * the key reference of docs/configuration.md (`rangefinder config --list`).
  */
 #ifndef RF_CONFIG_H
 #define RF_CONFIG_H

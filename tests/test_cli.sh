@@ -145,7 +145,28 @@ tiny=(--set data.max_len=60 --set data.min_len=10 --set data.train_size=64 --set
 dir=$tmp/run
 header='step,split,loss,accuracy,lr,seconds'
 
-# --- help and usage --------------------------------------------------------
+# --- version, help and usage -----------------------------------------------
+# --version: `rangefinder VERSION (git REVISION)` in a git checkout, where
+# REVISION is HEAD's (git describe: a tag and count, then the abbreviated
+# hash; "-dirty" with uncommitted changes), `rangefinder VERSION` outside one.
+run --version
+expect_rc 0 "--version exits 0"
+version=$(sed -n "s/^  version: '\(.*\)',$/\1/p" "$here/../meson.build")
+version_ok() {
+    local line
+    line=$(cat "$tmp/out")
+    [ "$(wc -l <"$tmp/out")" -eq 1 ] || return 1
+    if [ -e "$here/../.git" ] && command -v git >/dev/null; then
+        local head hash
+        head=$(git -C "$here/.." rev-parse HEAD) || return 1
+        [[ $line =~ ^rangefinder\ ([0-9]+\.[0-9]+\.[0-9]+)\ \(git\ (.*-g)?([0-9a-f]{12})(-dirty)?\)$ ]] || return 1
+        hash=${BASH_REMATCH[3]}
+        [ "${BASH_REMATCH[1]}" = "$version" ] && [ "${head#"$hash"}" != "$head" ]
+    else
+        [ "$line" = "rangefinder $version" ]
+    fi
+}
+check "--version prints \"rangefinder $version (git REVISION)\" naming HEAD's revision (the version alone outside a git checkout)" version_ok
 run --help
 expect_rc 0 "--help exits 0"
 missing=0

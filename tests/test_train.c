@@ -71,7 +71,7 @@ static void test_schedules(void)
            "step schedule: keeps decaying past train.steps, unlike linear and cosine (which stop at 0)");
 }
 
-/* Parameters the decay rule (README, Configuration) sorts, each with the
+/* Parameters the decay rule (docs/configuration.md) sorts, each with the
  * rule's answer: decay applies to tensors of two or more dimensions, except
  * normalisation parameters (a name with a "norm" or ".ln" part). */
 static const struct {

@@ -1,4 +1,4 @@
-/* Shared by the fuzz targets (tests/fuzz/README in the project README,
+/* Shared by the fuzz targets (docs/testing.md,
  * section Fuzzing). The parsers read paths, so each input is written to a
  * file in a private folder under $TMPDIR (run.sh points it at /dev/shm when
  * it can) and read back from there. Everything here must stay cheap: it
