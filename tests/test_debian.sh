@@ -9,12 +9,7 @@
 set -u
 src=$1
 version=$2
-count=0
-failed=0
-ok() {
-    count=$((count + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $count - $2"; else failed=$((failed + 1)); echo "not ok $count - $2"; fi
-}
+. "$(dirname "$0")/tap.sh"
 
 changelog_version=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' "$src/debian/changelog")
 [ "$changelog_version" = "$version" ]
@@ -31,5 +26,4 @@ done
 [ -n "$build_packages" ] && [ ${#missing[@]} -eq 0 ]
 ok $? "debian/control names every package of setup.sh's build_packages${missing:+ (missing: ${missing[*]})}"
 
-echo "1..$count"
-[ $failed -eq 0 ]
+tap_end

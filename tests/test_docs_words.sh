@@ -9,12 +9,7 @@
 #   tests/test_docs_words.sh SOURCE_ROOT
 set -u
 root=$1
-count=0
-failed=0
-ok() {
-    count=$((count + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $count - $2"; else failed=$((failed + 1)); echo "not ok $count - $2"; fi
-}
+. "$(dirname "$0")/tap.sh"
 
 months='(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*'
 date="([0-9]{1,2} $months|$months [0-9]{1,2}\\b|20[0-9]{2}-[0-9]{2}-[0-9]{2})"
@@ -60,5 +55,4 @@ for file in "$root/README.md" "$root/NEWS.md" "$root"/docs/*.md; do
     ok $? "${file#"$root"/} speaks of the program only"
 done
 
-echo "1..$count"
-[ "$failed" -eq 0 ]
+tap_end

@@ -27,19 +27,9 @@ esac
 
 # The build tree is hidden from the installed program: caches go here.
 export XDG_CACHE_HOME=$tmp/cache
-count=0
-failed=0
-# ok STATUS NAME: one TAP line; on failure the last command's output.
-ok() {
-    count=$((count + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $count - $2"
-    else
-        failed=$((failed + 1))
-        echo "not ok $count - $2"
-        sed 's/^/# /' "$tmp/out" 2>/dev/null | tail -n 20
-    fi
-}
+. "$(dirname "$0")/tap.sh"
+# on a failure, the last command's output
+TAP_DETAIL=$tmp/out
 skip() {
     count=$((count + 1))
     echo "ok $count - $1 # SKIP $2"
@@ -115,5 +105,4 @@ else
     ok $? "the installed workbench opens its window with the default config and quits"
 fi
 
-echo "1..$count"
-[ "$failed" -eq 0 ]
+tap_end

@@ -15,19 +15,7 @@ if [ $# -eq 0 ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-count=0
-failed=0
-# ok STATUS NAME [DETAIL_FILE]
-ok() {
-    count=$((count + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $count - $2"
-    else
-        failed=$((failed + 1))
-        echo "not ok $count - $2"
-        [ -n "${3:-}" ] && sed 's/^/# /' "$3" | head -n 20
-    fi
-}
+. "$(dirname "$0")/tap.sh"
 declare -A page_of
 for page in "$@"; do
     page_of[$(basename "$page")]=$page
@@ -71,5 +59,4 @@ fi
 [ ! -s "$tmp/missing" ]
 ok $? "rangefinder-config(5) lists every key of rangefinder config --list" "$tmp/missing"
 
-echo "1..$count"
-[ "$failed" -eq 0 ]
+tap_end
