@@ -100,9 +100,10 @@ static void test_latent(void)
     char text[256], expect[256];
     double x, y;
     const float *b = state + ((size_t)1 * SEGMENTS + 2) * L * D;
-    bool found = find_hover(&fig, &RF_ZOOM_ALL, "segment 3 backward, latent row 5, dimension 17:", &x, &y, text,
+    /* hover counts rows and dimensions from 1, as the axes do: L[5][17] is row 6, dimension 18 */
+    bool found = find_hover(&fig, &RF_ZOOM_ALL, "segment 3 backward, latent row 6, dimension 18:", &x, &y, text,
                             sizeof text);
-    snprintf(expect, sizeof expect, "segment 3 backward, latent row 5, dimension 17: %.4g", b[5 * D + 17]);
+    snprintf(expect, sizeof expect, "segment 3 backward, latent row 6, dimension 18: %.4g", b[5 * D + 17]);
     tap_ok(found && strcmp(text, expect) == 0, "hover on the latent block reads L[5][17]: '%s'", found ? text : "");
     found = find_hover(&fig, &RF_ZOOM_ALL, "segment 4: ", &x, &y, text, sizeof text);
     double gf = 0, gb = 0;
@@ -116,9 +117,9 @@ static void test_latent(void)
     tap_ok(found && strcmp(text, expect) == 0, "hover on the strip reads the norms: '%s'",
            found ? text : "");
     rf_latent_figure_select(&f, 1, RF_LATENT_FORWARD);
-    found = find_hover(&fig, &RF_ZOOM_ALL, "segment 1 forward, latent row 0, dimension 0:", &x, &y, text,
+    found = find_hover(&fig, &RF_ZOOM_ALL, "segment 1 forward, latent row 1, dimension 1:", &x, &y, text,
                        sizeof text);
-    snprintf(expect, sizeof expect, "segment 1 forward, latent row 0, dimension 0: %.4g", state[0]);
+    snprintf(expect, sizeof expect, "segment 1 forward, latent row 1, dimension 1: %.4g", state[0]);
     tap_ok(found && strcmp(text, expect) == 0, "the slider and toggle choose the block shown: '%s'",
            found ? text : "");
     rf_latent_figure_free(&f);
@@ -205,9 +206,9 @@ static void test_latent_layers(void)
     cairo_surface_destroy(s);
     char text[256], expect[256];
     double x, y;
-    bool found = find_hover(&fig, &RF_ZOOM_ALL, "segment 3 forward, Θ_SELF 2, token 2, dimension 9:", &x, &y, text,
+    bool found = find_hover(&fig, &RF_ZOOM_ALL, "segment 3 forward, Θ_SELF 2, token 3, dimension 10:", &x, &y, text,
                             sizeof text);
-    snprintf(expect, sizeof expect, "segment 3 forward, Θ_SELF 2, token 2, dimension 9: %.4g", tokens[2][2 * D + 9]);
+    snprintf(expect, sizeof expect, "segment 3 forward, Θ_SELF 2, token 3, dimension 10: %.4g", tokens[2][2 * D + 9]);
     tap_ok(found && strcmp(text, expect) == 0, "hover on the Θ_SELF block reads S_3[2][9]: '%s'", found ? text : "");
     found = find_hover(&fig, &RF_ZOOM_ALL, "segment 2: ", &x, &y, text, sizeof text);
     tap_ok(found && strstr(text, "‖L‖ forward") != NULL, "the norms strip stays the latent's: '%s'",
@@ -219,18 +220,18 @@ static void test_latent_layers(void)
     bool empty = title[0] == '\0';
     rf_latent_figure_set_tokens(&f, RF_LATENT_FORWARD, 3, tokens[0]);
     rf_latent_figure_block_title(&f, title, sizeof title);
-    found = find_hover(&fig, &RF_ZOOM_ALL, "segment 3 forward, Θ_X, token 4, dimension 30:", &x, &y, text,
+    found = find_hover(&fig, &RF_ZOOM_ALL, "segment 3 forward, Θ_X, token 5, dimension 31:", &x, &y, text,
                        sizeof text);
-    snprintf(expect, sizeof expect, "segment 3 forward, Θ_X, token 4, dimension 30: %.4g", tokens[0][4 * D + 30]);
+    snprintf(expect, sizeof expect, "segment 3 forward, Θ_X, token 5, dimension 31: %.4g", tokens[0][4 * D + 30]);
     tap_ok(empty && found && strcmp(text, expect) == 0 &&
                strcmp(title, "segment 3 · forward · Θ_X: segment after reading the latent, 5 × 32") == 0,
            "Θ_X shows its own block, absent until it arrives: '%s', '%s'", title, found ? text : "");
 
     rf_latent_figure_set_layer(&f, (rf_latent_layer){RF_LATENT_LAYER_LATENT, 0}, 0);
     rf_latent_figure_block_title(&f, title, sizeof title);
-    found = find_hover(&fig, &RF_ZOOM_ALL, "segment 3 forward, latent row 7, dimension 1:", &x, &y, text,
+    found = find_hover(&fig, &RF_ZOOM_ALL, "segment 3 forward, latent row 8, dimension 2:", &x, &y, text,
                        sizeof text);
-    snprintf(expect, sizeof expect, "segment 3 forward, latent row 7, dimension 1: %.4g", latent[7 * D + 1]);
+    snprintf(expect, sizeof expect, "segment 3 forward, latent row 8, dimension 2: %.4g", latent[7 * D + 1]);
     tap_ok(found && strcmp(text, expect) == 0 &&
                strcmp(title, "segment 3 · forward · Θ_L (latent): latent block, 8 × 32") == 0,
            "Θ_L shows the latent block again: '%s', '%s'", title, found ? text : "");
