@@ -319,8 +319,16 @@ void rf_plot_line(rf_plot *p, const double *x, const double *y, int n, rf_rgb co
  * with a path's length when a noisy curve crosses itself (the Training
  * figure of one 511-row run drew in 50 ms with whole paths, 18 ms in
  * pieces). Pieces are opaque, so their shared ends do not show; a
- * translucent line is drawn opaque into a group then painted with its alpha. */
+ * translucent line is drawn opaque into a group then painted with its alpha.
+ * On an SVG surface a translucent line is one whole path with the alpha in
+ * its colour instead: cairo 1.16's SVG surface leaks each group it paints
+ * (the stroking cost is the viewer's there). */
 #define STROKE_PIECE 32
+
+static bool svg_target(cairo_t *cr)
+{
+    return cairo_surface_get_type(cairo_get_target(cr)) == CAIRO_SURFACE_TYPE_SVG;
+}
 
 void rf_plot_line_alpha(rf_plot *p, const double *x, const double *y, int n, rf_rgb color, double alpha,
                         double width, double dash)
@@ -328,12 +336,12 @@ void rf_plot_line_alpha(rf_plot *p, const double *x, const double *y, int n, rf_
     cairo_t *cr = p->cr;
     cairo_save(cr);
     clip_frame(p);
-    bool translucent = alpha < 1;
+    bool whole = alpha < 1 && svg_target(cr), translucent = alpha < 1 && !whole;
     if (translucent) {   /* an alpha-only target (a coverage mask) gets an alpha-only group */
         bool alpha_only = cairo_surface_get_content(cairo_get_group_target(cr)) == CAIRO_CONTENT_ALPHA;
         cairo_push_group_with_content(cr, alpha_only ? CAIRO_CONTENT_ALPHA : CAIRO_CONTENT_COLOR_ALPHA);
     }
-    rf_set_color(cr, color, 1);
+    rf_set_color(cr, color, whole ? alpha : 1);
     cairo_set_line_width(cr, width);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     if (dash > 0)
@@ -348,7 +356,7 @@ void rf_plot_line_alpha(rf_plot *p, const double *x, const double *y, int n, rf_
         double px = rf_plot_px(p, x[i]), py = rf_plot_py(p, y[i]);
         if (pen_down) {
             cairo_line_to(cr, px, py);
-            if (++segments == STROKE_PIECE && dash <= 0) {
+            if (++segments == STROKE_PIECE && dash <= 0 && !whole) {
                 cairo_stroke(cr);
                 cairo_move_to(cr, px, py);
                 segments = 0;
