@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The GUI test under a virtual X server: run_gui.sh TEST_GUI RANGEFINDER.
-# Without xvfb-run the whole test is one TAP skip with the reason, so it
+# Without Xvfb the whole test is one TAP skip with the reason, so it
 # still shows in the counts (and CI, which installs xvfb, fails on it).
-if ! command -v xvfb-run >/dev/null; then
-    echo "1..0 # SKIP xvfb-run is not installed (Debian: apt-get install xvfb xauth)"
+if ! command -v Xvfb >/dev/null; then
+    echo "1..0 # SKIP Xvfb is not installed (Debian: apt-get install xvfb)"
     exit 0
 fi
 # RF_XVFB_SCREEN: the virtual screen, WIDTHxHEIGHTxDEPTH in device pixels
 # (GDK_SCALE=2 needs twice the logical size of the largest window).
-exec xvfb-run -a -s "-screen 0 ${RF_XVFB_SCREEN:-1920x1200x24}" "$@"
+exec "$(dirname "$0")/xvfb_run.sh" "${RF_XVFB_SCREEN:-1920x1200x24}" "$@"

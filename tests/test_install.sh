@@ -94,13 +94,13 @@ ok $? "rangefinder --help names the installed default config"
     [ -f "$(echo "$tmp"/runs/*-default/checkpoint.safetensors)" ]
 ok $? "rangefinder without a display trains 20 steps of the installed default config"
 
-if ! command -v xvfb-run >/dev/null || ! command -v dbus-run-session >/dev/null || ! command -v xwininfo >/dev/null; then
-    skip "the installed workbench opens its window and quits" "needs xvfb-run, dbus-run-session and xwininfo"
+if ! command -v Xvfb >/dev/null || ! command -v dbus-run-session >/dev/null || ! command -v xwininfo >/dev/null; then
+    skip "the installed workbench opens its window and quits" "needs Xvfb, dbus-run-session and xwininfo"
 else
     # The check itself runs from the scratch folder: tests/ is hidden.
-    cp "$here/workbench_opens.sh" "$tmp/"
+    cp "$here/workbench_opens.sh" "$here/xvfb_run.sh" "$tmp/"
     (cd "$tmp" && exec env GTK_A11Y=none ASAN_OPTIONS=detect_leaks=0 GSETTINGS_BACKEND=memory "${hidden[@]}" \
-        xvfb-run -a -s '-screen 0 1600x1000x24' dbus-run-session -- \
+        "$tmp/xvfb_run.sh" 1600x1000x24 dbus-run-session -- \
         "$tmp/workbench_opens.sh" "$rf" --runs "$tmp/runs-gui") >"$tmp/out" 2>&1
     ok $? "the installed workbench opens its window with the default config and quits"
 fi
