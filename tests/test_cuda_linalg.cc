@@ -365,8 +365,13 @@ static void test_reshape(rf_shape xs, rf_shape to)
 static void test_permute(rf_shape xs, std::vector<int> perm)
 {
     std::string p;
-    for (int a : perm)
-        p += (p.empty() ? "" : ",") + std::to_string(a);
+    /* appended piece by piece: GCC 12's -Wrestrict misfires on
+       "literal" + std::string at -O3 (GCC bug 105651) */
+    for (int a : perm) {
+        if (!p.empty())
+            p += ',';
+        p += std::to_string(a);
+    }
     op_case c = exact_case("permute " + str(xs) + " by (" + p + ")", {xs});
     c.build = [=](rf_graph *g, const std::vector<rf_id> &i) { return rf_permute(g, i[0], perm.data()); };
     c.forward = [=](const ptrs &i, float *out, float *) {
@@ -395,8 +400,12 @@ static void test_permutations(rf_shape xs)
 static void test_concat(std::vector<rf_shape> shapes, std::vector<int> which, int axis)
 {
     std::string name = "concat";
-    for (int k : which)
-        name += " " + std::to_string(k) + ":" + str(shapes[k]);
+    for (int k : which) {
+        name += ' ';
+        name += std::to_string(k);
+        name += ':';
+        name += str(shapes[k]);
+    }
     op_case c = exact_case(name + " along " + std::to_string(axis), shapes);
     rf_shape os = shapes[which[0]];
     os.dim[axis] = 0;
