@@ -3,7 +3,8 @@
  * (the user's own settings are never touched):
  *   1. The build tree's compiled schema is found (uninstalled.ini).
  *   2. A first launch chooses Style → Dark, resizes the window, widens the
- *      sidebar and opens a data folder, then closes its window.
+ *      sidebar by dragging its edge (the drag gesture's own signals) and
+ *      opens a data folder, then closes its window.
  *   3. A second launch, a new process on the same settings, starts dark,
  *      at that size, with that sidebar, and its data chooser in that folder;
  *      one on empty settings starts from the defaults.
@@ -17,17 +18,18 @@
 
 #include "../ui/settings.h"
 #include "../ui/start_folders.h"
+#include "widget_find.h"
 #include "workbench_app.h"
 
 static const char small_config[] = RF_TEST_TINY_DATA RF_TEST_TINY_BLRP "[train]\nsteps = 2\n";
 
 /* What a launch shows: the style, the window's size (as GTK keeps it for
  * the next map, and as drawn: the latter without the shadow of the
- * window's own decorations), whether the sidebar is shown, the data chooser's
- * folder. */
+ * window's own decorations), whether the sidebar is shown and its drawn
+ * width, the data chooser's folder. */
 typedef struct {
     char style[16];
-    int width, height, drawn_width, drawn_height, sidebar;
+    int width, height, drawn_width, drawn_height, sidebar, sidebar_width;
     char data_folder[1024];
 } Shown;
 
@@ -46,6 +48,27 @@ static gboolean no_windows(gpointer app)
     return gtk_application_get_windows(GTK_APPLICATION(app)) == NULL;
 }
 
+/* Drag the sidebar's edge by dx pixels through its drag gesture's own
+ * signals (Xvfb has no pointer to drag with), then let it lay out. */
+static gboolean drag_sidebar_edge(RfWindow *win, double dx)
+{
+    GtkWidget *handle = find_named(GTK_WIDGET(win), "sidebar-handle");
+    if (handle == NULL)
+        return FALSE;
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(handle);
+    for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
+        g_autoptr(GObject) c = g_list_model_get_item(controllers, i);
+        if (GTK_IS_GESTURE_DRAG(c)) {
+            g_signal_emit_by_name(c, "drag-begin", 0.0, 0.0);
+            g_signal_emit_by_name(c, "drag-update", dx, 0.0);
+            g_signal_emit_by_name(c, "drag-end", dx, 0.0);
+            spin_for(0.5);
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
 /* --report DIR: open the workbench in DIR and print what it restored. */
 static int report(const char *dir)
 {
@@ -62,9 +85,10 @@ static int report(const char *dir)
     int width = 0, height = 0;
     gtk_window_get_default_size(GTK_WINDOW(win), &width, &height);
     FILE *report = fdopen(out, "w");
-    fprintf(report, "%s %d %d %d %d %d %s\n", g_variant_get_string(style, NULL), width, height,
+    fprintf(report, "%s %d %d %d %d %d %d %s\n", g_variant_get_string(style, NULL), width, height,
             gtk_widget_get_width(GTK_WIDGET(win)), gtk_widget_get_height(GTK_WIDGET(win)),
-            adw_flap_get_reveal_flap(sidebar_flap(win)), data_folder != NULL ? data_folder : "-");
+            adw_flap_get_reveal_flap(sidebar_flap(win)), gtk_widget_get_width(adw_flap_get_flap(sidebar_flap(win))),
+            data_folder != NULL ? data_folder : "-");
     fprintf(report, "scheme %d\n", adw_style_manager_get_color_scheme(adw_style_manager_get_default()));
     fclose(report);
     close_workbench(win, app);
@@ -84,8 +108,9 @@ static gboolean relaunch(const char *self, const char *dir, const char *config, 
         return FALSE;
     }
     if (!g_spawn_check_wait_status(status, NULL) ||
-        sscanf(out, "%15s %d %d %d %d %d %1023s\nscheme %d", shown->style, &shown->width, &shown->height,
-               &shown->drawn_width, &shown->drawn_height, &shown->sidebar, shown->data_folder, scheme) != 8) {
+        sscanf(out, "%15s %d %d %d %d %d %d %1023s\nscheme %d", shown->style, &shown->width, &shown->height,
+               &shown->drawn_width, &shown->drawn_height, &shown->sidebar, &shown->sidebar_width, shown->data_folder,
+               scheme) != 9) {
         tap_diag("the second launch: %s%s", out, err);
         return FALSE;
     }
@@ -116,6 +141,15 @@ int main(int argc, char **argv)
     /* wide: the sidebar beside the views, and hidden there (F9) */
     gtk_window_set_default_size(GTK_WINDOW(win), 1700, 950);
     spin_for(0.5);
+    GtkWidget *sidebar = adw_flap_get_flap(sidebar_flap(win));
+    int before = gtk_widget_get_width(sidebar);
+    gboolean dragged = drag_sidebar_edge(win, 1000);
+    int widest = gtk_widget_get_width(sidebar);
+    tap_ok(dragged && before == 360 && widest == 720,
+           "dragging the sidebar's edge far right widens it from 360 px, stopping at 720 (%d to %d)", before, widest);
+    dragged = drag_sidebar_edge(win, -200);
+    int back = gtk_widget_get_width(sidebar);
+    tap_ok(dragged && back == 520, "dragging it 200 px back makes the sidebar 520 px wide (%d)", back);
     g_action_group_activate_action(G_ACTION_GROUP(win), "toggle-sidebar", NULL);
     rf_start_folder_note(RF_FOLDER_DATA, data);
     spin_for(0.5);
@@ -139,14 +173,16 @@ int main(int argc, char **argv)
                "the second launch opens the window at 1700 x 950 (%d x %d, drawn %d x %d)", shown.width, shown.height,
                shown.drawn_width, shown.drawn_height);
         tap_ok(shown.sidebar == 0, "the second launch keeps the sidebar hidden (shown: %d)", shown.sidebar);
+        tap_ok(shown.sidebar_width == 520, "the second launch's sidebar is 520 px wide, as dragged (%d)",
+               shown.sidebar_width);
         tap_ok(strcmp(shown.data_folder, data) == 0, "the second launch's data chooser starts in %s (%s)", data,
                shown.data_folder);
     }
     if (tap_ok(relaunch(argv[0], dir, fresh, &shown, &scheme), "a launch on empty settings opens and reports")) {
         tap_ok(strcmp(shown.style, "system") == 0 && scheme == ADW_COLOR_SCHEME_DEFAULT && shown.height == 900 &&
-                   shown.drawn_width < 1650 && shown.sidebar == 1,
-               "a launch on empty settings starts from the defaults: style %s, %d x %d, sidebar shown %d", shown.style,
-               shown.width, shown.height, shown.sidebar);
+                   shown.drawn_width < 1650 && shown.sidebar == 1 && shown.sidebar_width == 360,
+               "a launch on empty settings starts from the defaults: style %s, %d x %d, sidebar shown %d, %d px wide",
+               shown.style, shown.width, shown.height, shown.sidebar, shown.sidebar_width);
     }
 
     GSettingsSchemaSource *system = g_settings_schema_source_get_default();

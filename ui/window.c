@@ -11,6 +11,7 @@
 #include "plot/plot.h"
 #include "rfui-resources.h"
 #include "settings.h"
+#include "sidebar_handle.h"
 #include "toast.h"
 #include "view.h"
 
@@ -466,8 +467,8 @@ static void close_answered(RfCloseAnswer answer, gpointer user_data)
     g_object_unref(win);
 }
 
-/* The window's size (unmaximised), maximised state and whether the
- * sidebar is shown beside the views are preferences (ui/settings.h): saved
+/* The window's size (unmaximised), maximised state, the sidebar's width and
+ * whether it is shown beside the views are preferences (ui/settings.h): saved
  * when the window is asked to close, restored when the next one opens. A
  * folded sidebar (a narrow window) says nothing of the choice, so it is
  * saved only side by side. */
@@ -484,6 +485,7 @@ static void save_window_state(RfWindow *win)
         g_settings_set_int(settings, "window-width", width);
         g_settings_set_int(settings, "window-height", height);
     }
+    g_settings_set_int(settings, "sidebar-width", rf_sidebar_get_width(GTK_WIDGET(win->sidebar)));
     if (!adw_flap_get_folded(win->flap))
         g_settings_set_boolean(settings, "sidebar-shown", adw_flap_get_reveal_flap(win->flap));
 }
@@ -498,6 +500,7 @@ static void restore_window_state(RfWindow *win)
         gtk_window_set_default_size(GTK_WINDOW(win), width, height);
     if (g_settings_get_boolean(settings, "window-maximized"))
         gtk_window_maximize(GTK_WINDOW(win));
+    rf_sidebar_set_width(GTK_WIDGET(win->sidebar), g_settings_get_int(settings, "sidebar-width"));
     adw_flap_set_reveal_flap(win->flap, g_settings_get_boolean(settings, "sidebar-shown"));
 }
 
@@ -559,6 +562,7 @@ static void rf_window_class_init(RfWindowClass *klass)
     gtk_widget_class_bind_template_child(widget_class, RfWindow, progress);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, sidebar);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, flap);
+    gtk_widget_class_bind_template_child(widget_class, RfWindow, sidebar_handle);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, sidebar_toggle);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, view_stack);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, restart_banner);
@@ -586,6 +590,7 @@ static void rf_window_init(RfWindow *win)
     gtk_widget_init_template(GTK_WIDGET(win));
     g_object_bind_property(win->flap, "reveal-flap", win->sidebar_toggle, "active",
                            G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+    rf_sidebar_handle_attach(win->sidebar_handle, GTK_WIDGET(win->sidebar));
     rf_toast_init(&win->toast, win->toast_overlay);
     GtkEventController *zoom_keys = gtk_event_controller_key_new();
     g_signal_connect(zoom_keys, "key-pressed", G_CALLBACK(on_window_key), win);

@@ -22,6 +22,7 @@ struct _RfWindow {
     GtkProgressBar *progress;
     GtkScrolledWindow *sidebar;
     AdwFlap *flap;                 /* holds the sidebar; folds it away when narrow */
+    GtkWidget *sidebar_handle;     /* the sidebar's edge, dragged to resize it */
     GtkToggleButton *sidebar_toggle;
     GtkStack *view_stack;
     GtkRevealer *restart_banner;   /* an architecture edit waits for a restart */
