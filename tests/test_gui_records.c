@@ -8,12 +8,16 @@
  *      Steps lowered to 4 after the 12-step run has finished reads
  *      "last run: step 12 / 12" with a full bar, not "step 12 / 4"; a
  *      run paused at step P that Steps = 1 ends reads "last run: step P / P";
- *   3. Ctrl+Q on a paused run, answered Close Without Saving, closes the
+ *   3. with train.checkpoint_every = 4, a run paused at step P (9 or more)
+ *      has the checkpoint of step P - P mod 4 in its folder, as `rangefinder
+ *      train` would (the CLI's record of the same config);
+ *   4. Ctrl+Q on a paused run, answered Close Without Saving, closes the
  *      window and writes no checkpoint into the run's folder (its
  *      metrics.csv is there), as the dialog says.
  */
 #include <string.h>
 
+#include "../core/checkpoint.h"
 #include "workbench_app.h"
 
 static const char small_config[] = RF_TEST_TINY_DATA
@@ -57,6 +61,11 @@ static gboolean step_reached(gpointer data)
 static gboolean finished(gpointer session)
 {
     return rf_session_get_state(session) == RF_RUN_FINISHED;
+}
+
+static gboolean stopped(gpointer session)
+{
+    return rf_session_get_state(session) == RF_RUN_STOPPED;
 }
 
 static gboolean paused(gpointer session)
@@ -119,6 +128,12 @@ static gboolean has_close_question(gpointer data)
     return close_question() != NULL;
 }
 
+static gboolean is_null_question(gpointer data)
+{
+    (void)data;
+    return close_question() == NULL;
+}
+
 static gboolean is_null(gpointer data)
 {
     return *(gpointer *)data == NULL;
@@ -161,6 +176,41 @@ static void check_counter(RfWindow *win)
     set_steps(win, 12);
 }
 
+static void check_checkpoint_every(RfWindow *win)
+{
+    RfSession *s = rf_window_get_session(win);
+    /* a model edit (a new run in a new folder), long enough to pause in */
+    tap_ok(rf_session_set_key(s, "model.ff", "40", NULL, NULL) &&
+               rf_session_set_key(s, "train.checkpoint_every", "4", NULL, NULL),
+           "model.ff = 40 and train.checkpoint_every = 4 for a new run");
+    set_steps(win, 40);
+    int64_t at = paused_run(win, 9);
+    if (!tap_ok(at >= 9, "a new run is paused at step 9 or later (%" G_GINT64_FORMAT ")", at))
+        return;
+    g_autofree char *checkpoint = g_build_filename(rf_session_get_current_run(s)->dir, "checkpoint.safetensors", NULL);
+    rf_config cfg;
+    int64_t saved = -1;
+    rf_status st = {0};
+    gboolean read = rf_checkpoint_read_config(checkpoint, &cfg, &saved, &st);
+    tap_ok(read && saved == at - at % 4, "its folder holds the checkpoint of step %" G_GINT64_FORMAT " (%s: step %" G_GINT64_FORMAT "%s%s)",
+           at - at % 4, checkpoint, saved, read ? "" : ", ", read ? "" : st.msg);
+    /* closing the window asks first, and says what closing without saving loses */
+    gtk_window_close(GTK_WINDOW(win));
+    GtkMessageDialog *question = spin_until(has_close_question, NULL, 10.0) ? close_question() : NULL;
+    g_autofree char *said = NULL, *want = g_strdup_printf("checkpoint of step %" G_GINT64_FORMAT ";", saved);
+    if (question != NULL)
+        g_object_get(question, "secondary-text", &said, NULL);
+    tap_ok(said != NULL && strstr(said, want) != NULL,
+           "closing the window asks first, naming the checkpoint the folder keeps: %s", said != NULL ? said : "no dialog");
+    if (question != NULL)
+        gtk_dialog_response(GTK_DIALOG(question), GTK_RESPONSE_CANCEL);
+    spin_until(is_null_question, NULL, 10.0);
+    rf_session_stop(s);
+    tap_ok(spin_until(stopped, s, 30.0), "the run stops");
+    rf_session_set_key(s, "train.checkpoint_every", "0", NULL, NULL);
+    set_steps(win, 12);
+}
+
 static void check_close_without_saving(RfWindow *win, RfApplication *app)
 {
     RfSession *s = rf_window_get_session(win);
@@ -199,6 +249,7 @@ int main(int argc, char **argv)
         return tap_done();
     check_log_every(win);
     check_counter(win);
+    check_checkpoint_every(win);
     check_close_without_saving(win, app);
     g_object_unref(app);
     return tap_done();

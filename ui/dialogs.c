@@ -89,14 +89,21 @@ static void close_question_response(GtkDialog *dialog, int response, gpointer us
     g_idle_add(close_question_answer, q);
 }
 
-void rf_dialog_ask_close(GtkWindow *parent, RfCloseCallback done, gpointer user_data)
+void rf_dialog_ask_close(GtkWindow *parent, int64_t saved_step, RfCloseCallback done, gpointer user_data)
 {
     GtkWidget *dialog = gtk_message_dialog_new(parent, GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
                                                GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE,
                                                "Save a checkpoint before closing?");
-    gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(dialog),
-                                             "Training is paused. Without a checkpoint, the weights of this run "
-                                             "are lost when the window closes.");
+    if (saved_step > 0)
+        gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(dialog),
+                                                 "Training is paused. The run's folder keeps its checkpoint of step "
+                                                 "%" G_GINT64_FORMAT "; without a new one, the steps since are lost "
+                                                 "when the window closes.",
+                                                 saved_step);
+    else
+        gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(dialog),
+                                                 "Training is paused. Without a checkpoint, the weights of this run "
+                                                 "are lost when the window closes.");
     gtk_dialog_add_button(GTK_DIALOG(dialog), "_Cancel", GTK_RESPONSE_CANCEL);
     GtkWidget *discard = gtk_dialog_add_button(GTK_DIALOG(dialog), "Close _Without Saving", GTK_RESPONSE_REJECT);
     gtk_widget_add_css_class(discard, "destructive-action");

@@ -7,6 +7,7 @@
 #define RF_DIALOGS_H
 
 #include <gtk/gtk.h>
+#include <stdint.h>
 
 #include "start_folders.h"
 
@@ -34,8 +35,10 @@ typedef enum {
 } RfCloseAnswer;
 
 typedef void (*RfCloseCallback)(RfCloseAnswer answer, gpointer user_data);
-/* "Save a checkpoint before closing?" with Save… / Close without saving / Cancel. */
-void rf_dialog_ask_close(GtkWindow *parent, RfCloseCallback done, gpointer user_data);
+/* "Save a checkpoint before closing?" with Save… / Close without saving /
+ * Cancel, saying what closing without saving loses: every weight, or (with
+ * saved_step > 0, the step of the run's last checkpoint) the steps since. */
+void rf_dialog_ask_close(GtkWindow *parent, int64_t saved_step, RfCloseCallback done, gpointer user_data);
 
 typedef void (*RfConfirmCallback)(gboolean yes, gpointer user_data);
 /* A question `what` (detail below it) with Cancel and `action` (a

@@ -363,6 +363,9 @@ static void train_step(rf_worker *w, worker_run *run)
         post_metrics(w, &m);
     if (due(m.step, cfg->train.eval_every, last) && !evaluate(w, run, RF_SPLIT_VAL))
         return;
+    /* as `rangefinder train`: a crash loses at most checkpoint_every steps */
+    if (m.step < last && cfg->train.checkpoint_every > 0 && m.step % cfg->train.checkpoint_every == 0)
+        record_checkpoint(w);
     if (m.step >= last)
         finish(w, run);
     if (run->mode != RF_RUN_FAILED && probe_due(run))

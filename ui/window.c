@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "data_tasks.h"
+#include "../core/checkpoint.h"
 #include "dialogs.h"
 #include "plot/plot.h"
 #include "rfui-resources.h"
@@ -504,6 +505,20 @@ static void restore_window_state(RfWindow *win)
     adw_flap_set_reveal_flap(win->flap, g_settings_get_boolean(settings, "sidebar-shown"));
 }
 
+/* The step of the checkpoint in the current run's folder (train.checkpoint_every
+ * writes them during a run); 0 when it has none. */
+static int64_t saved_checkpoint_step(RfWindow *win)
+{
+    const rf_run_data *run = rf_session_get_current_run(win->session);
+    if (run == NULL || run->dir == NULL)
+        return 0;
+    g_autofree char *path = g_build_filename(run->dir, "checkpoint.safetensors", NULL);
+    rf_config cfg;
+    int64_t step = 0;
+    rf_status st = {0};
+    return g_file_test(path, G_FILE_TEST_EXISTS) && rf_checkpoint_read_config(path, &cfg, &step, &st) ? step : 0;
+}
+
 static gboolean on_close_request(GtkWindow *window, gpointer user_data)
 {
     (void)user_data;
@@ -517,7 +532,7 @@ static gboolean on_close_request(GtkWindow *window, gpointer user_data)
     win->resume_on_cancel = state == RF_RUN_RUNNING;
     if (state == RF_RUN_RUNNING)
         rf_session_pause(win->session);
-    rf_dialog_ask_close(window, close_answered, g_object_ref(win));
+    rf_dialog_ask_close(window, saved_checkpoint_step(win), close_answered, g_object_ref(win));
     return TRUE;
 }
 
