@@ -10,7 +10,11 @@
  *   2. a key shows only where the chosen data set, encoder or schedule reads
  *      it: Max length for the token tasks, not for Fashion-MNIST, image or
  *      audio folders or UCR; attention dropout for full attention only;
- *      gamma and decay steps for the step schedule only.
+ *      gamma and decay steps for the step schedule only;
+ *   3. a drop-down's tooltip is off while its list is open (it would cover
+ *      the first entry) and back once it closes. Xvfb maps no popover, so
+ *      the list is shown and hidden by its visibility, which is what the
+ *      workbench watches.
  */
 #include <string.h>
 
@@ -115,6 +119,33 @@ static void check_scopes(RfWindow *win)
     }
 }
 
+static GtkWidget *popover_in(GtkWidget *w)
+{
+    for (GtkWidget *c = gtk_widget_get_first_child(w); c != NULL; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *found = GTK_IS_POPOVER(c) ? c : popover_in(c);
+        if (found != NULL)
+            return found;
+    }
+    return NULL;
+}
+
+static void check_drop_down_tooltip(RfWindow *win)
+{
+    GtkWidget *encoder = rf_config_panel_get_editor(rf_window_get_config_panel(win), "model.encoder");
+    GtkWidget *list = encoder != NULL ? popover_in(encoder) : NULL;
+    if (!tap_ok(GTK_IS_DROP_DOWN(encoder) && list != NULL, "the Encoder field is a drop-down with a list"))
+        return;
+    gboolean closed = gtk_widget_get_has_tooltip(encoder);
+    gtk_widget_set_visible(list, TRUE);
+    gboolean open = gtk_widget_get_has_tooltip(encoder);
+    gtk_widget_set_visible(list, FALSE);
+    gboolean reclosed = gtk_widget_get_has_tooltip(encoder);
+    tap_ok(closed && !open && reclosed,
+           "the Encoder drop-down's tooltip shows while closed (%d), not over its open list (%d), and again once it "
+           "closes (%d)",
+           closed, open, reclosed);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -135,6 +166,9 @@ int main(int argc, char **argv)
 
     /* 2 */
     check_scopes(win);
+
+    /* 3 */
+    check_drop_down_tooltip(win);
 
     close_workbench(win, app);
     return tap_done();
