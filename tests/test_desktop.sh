@@ -4,11 +4,12 @@
 # --no-net, each with no error and no warning (hints and pedantic notes are
 # shown, not failed); the icons the launcher and metadata name exist.
 #
-#   tests/test_desktop.sh DESKTOP_FILE METAINFO_FILE ICONS_DIR
+#   tests/test_desktop.sh DESKTOP_FILE METAINFO_FILE ICONS_DIR GUI_FIT_TEST
 set -u
 desktop=$1
 metainfo=$2
 icons=$3
+gui_fit=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 count=0
@@ -47,6 +48,13 @@ id=$(sed -n 's/^Icon=//p' "$desktop")
 [ -f "$icons/scalable/apps/$id.svg" ] && [ -f "$icons/symbolic/apps/$id-symbolic.svg" ] &&
     grep -q "<id>$id</id>" "$metainfo" && grep -q "<launchable type=\"desktop-id\">$(basename "$desktop")</launchable>" "$metainfo"
 ok $? "the launcher's icon $id has a scalable and a symbolic SVG, and the metadata names the same id and launcher"
+
+# The display size the metadata asks for is the smallest window every view
+# fits (the first size tests/test_gui_fit.c sets).
+need=$(sed -n 's/.*<display_length compare="ge">\([0-9]*\)<.*/\1/p' "$metainfo")
+fits=$(sed -n 's/.*static const int sizes\[\]\[2\] = {{\([0-9]*\), \([0-9]*\)}.*/\2/p' "$gui_fit")
+[ -n "$need" ] && [ "$need" = "$fits" ]
+ok $? "the metadata asks for a display of $need pixels or more on its short side, the smallest height every view fits ($fits)"
 
 echo "1..$count"
 [ "$failed" -eq 0 ]
