@@ -135,7 +135,7 @@ static void test_attention(void)
     /* a key-value state is signed: diverging, centred on 0 */
     float kv[16 * 16];
     for (int i = 0; i < 16 * 16; i++)
-        kv[i] = (float)sin(0.7 * i) * 0.5f - 0.2f;   /* about -0.7 .. 0.3 */
+        kv[i] = (float)sin(0.7 * i) * 0.5f + 0.2f;   /* about -0.3 .. 0.7 */
     rf_attention_figure_set_quantity(&f, "key-value state", RF_COLORMAP_DIVERGING);
     rf_attention_figure_take_names(&f, NULL, 0);
     rf_attention_figure_set_matrix(&f, kv, 16, 16, "key feature", "value feature");
