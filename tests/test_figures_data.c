@@ -96,17 +96,34 @@ static uint8_t test_byte(int row, int col)
     return (uint8_t)((row + col) % 2 ? 30 + 7 * row : 220 - 6 * col);
 }
 
-/* The bounding box of non-white pixels below the header and above the caption. */
+static bool inked(const canvas *c, int x, int y)
+{
+    int r, g, b;
+    pixel(c, x, y, &r, &g, &b);
+    return r < 250 || g < 250 || b < 250;
+}
+
+/* The bounding box of the picture: the non-white pixels below the header
+ * and above the caption, in the columns that run on from the first inked
+ * one (a grey picture's legend stands apart on its right). */
 static void ink_box(const canvas *c, int *x0, int *y0, int *x1, int *y1)
 {
     *x0 = W;
     *y0 = H;
     *x1 = *y1 = -1;
+    int first = -1, last = -1;
+    for (int x = 0; x < W && (first < 0 || last == x - 1); x++) {
+        bool any = false;
+        for (int y = HEADER; y < H - 30 && !any; y++)
+            any = inked(c, x, y);
+        if (any && first < 0)
+            first = x;
+        if (any)
+            last = x;
+    }
     for (int y = HEADER; y < H - 30; y++)
-        for (int x = 0; x < W; x++) {
-            int r, g, b;
-            pixel(c, x, y, &r, &g, &b);
-            if (r < 250 || g < 250 || b < 250) {
+        for (int x = first; x >= 0 && x <= last; x++) {
+            if (inked(c, x, y)) {
                 *x0 = x < *x0 ? x : *x0;
                 *x1 = x > *x1 ? x : *x1;
                 *y0 = y < *y0 ? y : *y0;

@@ -81,6 +81,8 @@ static bool bar_colours(const rf_figure *fig, double from_x, bool (*top)(int, in
     return found;
 }
 
+static bool mid_grey(int r, int g, int b) { return r == g && g == b && r > 120 && r < 136; }
+static bool black(int r, int g, int b) { return r < 5 && g < 5 && b < 5; }
 static bool dark_purple(int r, int g, int b) { return r > 50 && r < 90 && g < 20 && b > 70 && b < 110; }   /* viridis' floor */
 
 static float *random_rows(int rows, int cols, unsigned seed)
@@ -324,6 +326,26 @@ static void test_samples(void)
     for (int i = 0; i < LEN * FEAT; i++)
         lo = fmin(lo, x[i]);
     check_legend(&fig, "a non-negative features strip", "feature value", NULL, "sequential", NULL, lo, m);
+
+    /* a grey picture: its pixels' grey scale, 0 .. 255 for stored bytes,
+     * the inputs' range where the values are stretched; colour pictures
+     * need none */
+    enum { SIDE = 12 };
+    uint8_t bytes[SIDE * SIDE * 3];
+    float values[SIDE * SIDE * 3];
+    for (int i = 0; i < SIDE * SIDE * 3; i++) {
+        bytes[i] = (uint8_t)(i * 7 % 256);
+        values[i] = bytes[i] / 127.5f - 1;
+    }
+    rf_sample_figure_set_picture(f, bytes, values, SIDE, SIDE, 1, 1);
+    check_legend(&fig, "a grey picture", "pixel value", NULL, "sequential", NULL, 0, 255);
+    tap_ok(bar_colours(&fig, map_right(&fig, "row", H / 2), mid_grey, black),
+           "its bar, right of the picture, runs from black through grey");
+    rf_sample_figure_set_picture(f, NULL, values, SIDE, SIDE, 1, 1);
+    check_legend(&fig, "a stretched grey picture", "input value", NULL, "sequential", NULL, -1, 1);
+    rf_sample_figure_set_picture(f, bytes, values, SIDE, SIDE, 3, 1);
+    g_autofree char *svg = drawn_text(&fig);
+    tap_ok(!has_text(svg, "pixel value") && !has_text(svg, "sequential"), "a colour picture has no scale legend");
     rf_sample_figure_free(f);
     rf_logmel_free(lm);
     free(mel);

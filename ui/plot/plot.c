@@ -33,6 +33,10 @@ rf_rgb rf_colormap(double t)
 
 rf_rgb rf_colormap_of(rf_colormap_kind kind, double t)
 {
+    if (kind == RF_COLORMAP_GREY) {
+        t = isnan(t) ? 0.5 : t < 0 ? 0 : t > 1 ? 1 : t;
+        return (rf_rgb){t, t, t};
+    }
     if (kind != RF_COLORMAP_DIVERGING)
         return rf_colormap(t);
     if (isnan(t))

@@ -27,8 +27,9 @@ typedef struct rf_rect {
 rf_rgb rf_colormap(double t);
 /* Colour maps: sequential (viridis) for values from a floor up; diverging
  * (blue, white at t = 0.5, red; ColorBrewer's RdBu) for signed values on a
- * range centred on 0, so the sign reads at a glance. */
-typedef enum { RF_COLORMAP_SEQUENTIAL, RF_COLORMAP_DIVERGING } rf_colormap_kind;
+ * range centred on 0, so the sign reads at a glance; grey (black to white)
+ * for a grey picture's own pixels, a sequential scale too. */
+typedef enum { RF_COLORMAP_SEQUENTIAL, RF_COLORMAP_DIVERGING, RF_COLORMAP_GREY } rf_colormap_kind;
 rf_rgb rf_colormap_of(rf_colormap_kind kind, double t);
 /* A categorical colour for series i: the first 8 colour-blind safe, 12 in
  * all, then they cycle. */
