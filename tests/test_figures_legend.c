@@ -169,6 +169,15 @@ static void test_attention(void)
     rf_attention_figure_set_query(&f, 7);
     check_legend(&fig, "an attention picture", "attention weight", NULL, "sequential", NULL, 0,
                  largest(pmap + 7 * SIDE * SIDE, SIDE * SIDE));
+    char **pixels = g_new0(char *, SIDE * SIDE + 1);
+    for (int i = 0; i < SIDE * SIDE; i++)
+        pixels[i] = g_strdup_printf("rows %d-%d, cols %d-%d", i / SIDE * 4, i / SIDE * 4 + 3, i % SIDE * 4,
+                                    i % SIDE * 4 + 3);
+    rf_attention_figure_take_names(&f, pixels, SIDE * SIDE);
+    found = find_hover(&fig, &RF_ZOOM_ALL, "patch (2, 5)", &x, &y, text, sizeof text);
+    snprintf(expect, sizeof expect, "patch (2, 5) = key 17 \"rows 8-11, cols 20-23\": %.4g",
+             pmap[7 * SIDE * SIDE + 17]);
+    tap_ok(found && strcmp(text, expect) == 0, "hover over the picture names the key's pixels: '%s'", text);
     rf_attention_figure_free(&f);
     free(pmap);
     free(local);

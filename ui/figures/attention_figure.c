@@ -355,13 +355,15 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
         int pos;
         if (!rf_picture_position_at(p, l.fit, x, y, &pos))
             return false;
-        char name[32];
+        char name[32], words[96];
         patch_name(p, pos, name, sizeof name);
+        cell_name(f, pos + p->token_offset, words, sizeof words);   /* its pixels, where named */
         float v = f->overlay != NULL ? f->overlay[pos] : NAN;
         if (isfinite(v))
-            snprintf(text, size, "patch %s = key %d: %.4g", name, pos + p->token_offset, v);
+            snprintf(text, size, "patch %s = key %d%s: %.4g", name, pos + p->token_offset, words, v);
         else
-            snprintf(text, size, "patch %s = key %d: outside the query's window", name, pos + p->token_offset);
+            snprintf(text, size, "patch %s = key %d%s: outside the query's window", name, pos + p->token_offset,
+                     words);
         return true;
     }
     if (rf_matrix_panel_cell_at(&l.main, &f->heat, x, y, &row, &col)) {
