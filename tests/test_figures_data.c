@@ -18,10 +18,12 @@
 
 #include "../datasets/audio_folder.h"
 #include "../datasets/datasets.h"
+#include "../datasets/listops.h"
 #include "../datasets/logmel.h"
 #include "../ui/figures/prediction_figure.h"
 #include "../ui/figures/sample_figure.h"
 #include "../ui/views/data_sample.h"
+#include "../ui/views/position_words.h"
 #include "tap.h"
 
 #define W 1000
@@ -94,17 +96,34 @@ static uint8_t test_byte(int row, int col)
     return (uint8_t)((row + col) % 2 ? 30 + 7 * row : 220 - 6 * col);
 }
 
-/* The bounding box of non-white pixels below the header and above the caption. */
+static bool inked(const canvas *c, int x, int y)
+{
+    int r, g, b;
+    pixel(c, x, y, &r, &g, &b);
+    return r < 250 || g < 250 || b < 250;
+}
+
+/* The bounding box of the picture: the non-white pixels below the header
+ * and above the caption, in the columns that run on from the first inked
+ * one (a grey picture's legend stands apart on its right). */
 static void ink_box(const canvas *c, int *x0, int *y0, int *x1, int *y1)
 {
     *x0 = W;
     *y0 = H;
     *x1 = *y1 = -1;
+    int first = -1, last = -1;
+    for (int x = 0; x < W && (first < 0 || last == x - 1); x++) {
+        bool any = false;
+        for (int y = HEADER; y < H - 30 && !any; y++)
+            any = inked(c, x, y);
+        if (any && first < 0)
+            first = x;
+        if (any)
+            last = x;
+    }
     for (int y = HEADER; y < H - 30; y++)
-        for (int x = 0; x < W; x++) {
-            int r, g, b;
-            pixel(c, x, y, &r, &g, &b);
-            if (r < 250 || g < 250 || b < 250) {
+        for (int x = first; x >= 0 && x <= last; x++) {
+            if (inked(c, x, y)) {
                 *x0 = x < *x0 ? x : *x0;
                 *x1 = x > *x1 ? x : *x1;
                 *y0 = y < *y0 ? y : *y0;
@@ -340,6 +359,15 @@ static void test_listops(void)
     int first = -1;
     sscanf(text, "token %d", &first);
     tap_ok(first == len / 2, "zoomed to the second half, the text starts at token %d ('%s')", len / 2, text);
+    /* position words: a map's cells named by the tokens, the model's CLS first */
+    int named = 0;
+    char **words = rf_position_words_range(ds, x, len, 1, 0, ds->seq_len, &named);
+    bool tokens = words != NULL && named == 1 + len && strcmp(words[0], "CLS") == 0;
+    for (int i = 0; tokens && i < len; i++)
+        tokens = strcmp(words[1 + i], rf_listops_token_text((int)x[i])) == 0;
+    tap_ok(tokens && words[1][0] == '[', "ListOps positions are named by their tokens after the CLS, cut to the "
+           "sample's %d tokens (%d names, the first '%s')", len, named, words != NULL ? words[1] : "");
+    g_strfreev(words);
     cairo_surface_destroy(c.surface);
     free(x);
     rf_dataset_free(ds);
@@ -482,6 +510,10 @@ static void test_audio_folder(void)
 
     char label[128];
     float *x = calloc((size_t)ds->seq_len * ds->feat_dim, sizeof *x);
+    /* position words: a frame's start time from the featuriser's hop (80 samples at 8 kHz) */
+    g_autofree char *frame = rf_position_words(ds, x, ds->seq_len, 25);
+    tap_ok(fabs(rf_position_frame_seconds(ds) - 0.01) < 1e-12 && g_strcmp0(frame, "0.25 s") == 0,
+           "audio position 25 is named by its frame's time: '%s'", frame != NULL ? frame : "(none)");
     bool ok = rf_data_sample_label(ds, RF_SPLIT_TRAIN, 0, x, label, sizeof label);
     tap_ok(ok && (strstr(label, "high (class 0)") != NULL || strstr(label, "low (class 1)") != NULL),
            "the label names the class folder: %s", label);
@@ -529,6 +561,8 @@ static void test_random_tokens(void)
     }
     tap_ok(coloured(&c, HEADER, H) > 300 && hits > 100 && same,
            "val sample 1 draws its token ids, read back on hover (%d positions)", hits);
+    g_autofree char *id = rf_position_words(ds, x, len, 3), *want = g_strdup_printf("id %d", (int)x[3]);
+    tap_ok(g_strcmp0(id, want) == 0, "a random task's position is named by its token id: '%s'", id != NULL ? id : "");
     cairo_surface_destroy(c.surface);
     free(x);
     rf_sample_figure_free(f);
@@ -656,6 +690,13 @@ static void test_text_folder(void)
     }
     tap_ok(found == n && right, "hover reads each of the %d bytes: its character, byte and id = byte + 1 (%d found)",
            n, found);
+    float bytes[64];
+    int len = 0, label = 0;
+    rf_status st2 = {0};
+    ds->get(ds, RF_SPLIT_TRAIN, index, bytes, &len, &label, &st2);
+    g_autofree char *space = rf_position_words(ds, bytes, len, 4), *d = rf_position_words(ds, bytes, len, 0);
+    tap_ok(g_strcmp0(space, "␣") == 0 && g_strcmp0(d, "D") == 0,
+           "a text's positions are named by their characters ('%s', '%s')", d != NULL ? d : "", space != NULL ? space : "");
     cairo_surface_destroy(c.surface);
     rf_sample_figure_free(f);
     rf_dataset_free(ds);
@@ -731,6 +772,42 @@ static void test_probability_bars(void)
     rf_prediction_figure_free(f);
 }
 
+/* ---- position words of images ---- */
+
+/* Fashion-MNIST's 28 x 28 images flattened row by row: a position is a
+ * pixel's row and column, or a patch's rows and columns. */
+static void test_image_words(void)
+{
+    const char *dir = "/usr/share/datasets/fashion-mnist";
+    if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+        tap_skip("image position words", "no Fashion-MNIST at %s", dir);
+        return;
+    }
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    rf_status st = {0};
+    rf_config_set(&cfg, "data.task", "fashion_mnist", &st);
+    rf_config_set(&cfg, "data.path", dir, &st);
+    rf_config_set(&cfg, "data.train_size", "10", &st);
+    rf_config_set(&cfg, "data.val_size", "2", &st);
+    rf_config_set(&cfg, "data.test_size", "2", &st);
+    const char *patches[2] = {"0", "4"}, *want[2] = {"row 1, col 2", "rows 4-7, cols 8-11"};
+    const int position[2] = {28 + 2, 7 + 2};
+    for (int k = 0; k < 2; k++) {
+        rf_config_set(&cfg, "data.patch", patches[k], &st);
+        rf_dataset *ds = rf_dataset_open(&cfg, &st);
+        if (!tap_ok(ds != NULL && rf_data_kind_of(ds) == RF_DATA_PICTURE, "Fashion-MNIST (patch %s) is a picture %s",
+                    patches[k], st.msg))
+            continue;
+        float *x = calloc((size_t)ds->seq_len * ds->feat_dim, sizeof *x);
+        g_autofree char *words = rf_position_words(ds, x, ds->seq_len, position[k]);
+        tap_ok(g_strcmp0(words, want[k]) == 0, "patch %s: position %d is '%s' (got '%s')", patches[k], position[k],
+               want[k], words != NULL ? words : "");
+        free(x);
+        rf_dataset_free(ds);
+    }
+}
+
 int main(void)
 {
     test_picture();
@@ -742,6 +819,7 @@ int main(void)
     test_audio_folder();
     test_random_tokens();
     test_text_folder();
+    test_image_words();
     test_export();
     return tap_done();
 }

@@ -608,7 +608,7 @@ static void test_overview(void)
                 }
             double mx = (c.x0 + c.x1) / 2, my = (c.y0 + c.y1) / 2;
             char want[64];
-            g_snprintf(want, sizeof want, "Layer %d · head %d", layer_ids[l], h);
+            g_snprintf(want, sizeof want, "Layer %d · head %d", layer_ids[l] + 1, h + 1);   /* counted from 1 */
             hover_ok = hover_ok && fig.hover(fig.data, 900, 560, &RF_ZOOM_ALL, mx, my, text, sizeof text) &&
                        g_str_has_prefix(text, want);
             int got_l = -1, got_h = -1;
@@ -645,7 +645,7 @@ static void test_overview(void)
     tap_ok(memcmp(cairo_image_surface_get_data(s), cairo_image_surface_get_data(s2),
                   (size_t)cairo_image_surface_get_stride(s) * 560) == 0 &&
                via.hover(via.data, 900, 560, &RF_ZOOM_ALL, cx, cy, text, sizeof text) &&
-               g_str_has_prefix(text, "Layer 3 · head 2"),
+               g_str_has_prefix(text, "Layer 4 · head 3"),
            "the Attention figure shows the overview in place of its map, hover included");
     cairo_surface_destroy(s2);
     rf_attention_figure_free(&f);

@@ -3,7 +3,8 @@
  * (2 layers, 3 heads) evaluating every 3 steps is stepped by hand with the
  * Attention view in its Overview mode, and
  *   1. the overview draws 2 x 3 thumbnails, and a click on one opens that
- *      layer and head in the single-map mode; a thumbnail is cut like the
+ *      layer and head in the single-map mode, both counted from 1 in the
+ *      hover, the Head spinner and the title; a thumbnail is cut like the
  *      single map, to the sample's own queries and keys (the sample is
  *      shorter than the batch: no band of padding);
  *   2. the step slider under the toolbar keeps one step per evaluation;
@@ -218,7 +219,8 @@ int main(int argc, char **argv)
            across, down, w, h);
     char text[200] = "";
     gboolean named = across == 3 && down == 2 && f->hover(f->data, w, h, &RF_ZOOM_ALL, xs[2], ys[1], text, sizeof text);
-    tap_ok(named && g_str_has_prefix(text, "Layer 1 · head 2"), "hover names the cell (%s)", text);
+    tap_ok(named && g_str_has_prefix(text, "Layer 2 · head 3"),
+           "hover names the last cell, counting layers and heads from 1 like the Latent view (%s)", text);
     const char *shots = g_getenv("RF_SCREENSHOT_DIR");
     if (shots != NULL) {
         g_autoptr(GdkTexture) texture = render(GTK_WIDGET(win));
@@ -230,9 +232,13 @@ int main(int argc, char **argv)
     g_autofree float *thumb = g_memdup2(cell->thumb, (gsize)thumb_rows * thumb_cols * sizeof(float));
     if (across == 3 && down == 2)
         rf_plot_view_click(plot, xs[2], ys[1]);
-    tap_ok(!gtk_toggle_button_get_active(overview) && gtk_spin_button_get_value_as_int(head) == 2 &&
-               spin_until(has_matrix, (gpointer)fig, 30.0) && strstr(fig->title, "Layer 1 · head 2") != NULL,
-           "a click on L1 H2 opens layer 1, head 2 (%s)", fig->title);
+    double lowest = 0, highest = 0;
+    gtk_spin_button_get_range(head, &lowest, &highest);
+    tap_ok(!gtk_toggle_button_get_active(overview) && gtk_spin_button_get_value_as_int(head) == 3 && lowest == 1 &&
+               highest == 3 && spin_until(has_matrix, (gpointer)fig, 30.0) &&
+               strstr(fig->title, "Layer 2 · head 3") != NULL,
+           "a click on L2 H3 opens the second layer's third head, the Head spinner at 3 of 1..%g (%s)", highest,
+           fig->title);
     const rf_probe_value *probs = rf_session_find_probe(s, "layer1.attn.probs");
     int batch_n = probs != NULL ? (int)probs->shape.dim[2] : 0;
     tap_ok(fig->cols < batch_n && thumb_rows == fig->rows && thumb_cols == fig->cols &&

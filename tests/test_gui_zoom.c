@@ -98,13 +98,16 @@ int main(int argc, char **argv)
     /* 1 */
     rf_plot_view_key(plot, GDK_KEY_plus, 0);
     tap_ok(zoomed(plot), "+ zooms the map in");
-    gtk_spin_button_set_value(head, 1);
+    gtk_spin_button_set_value(head, 2);    /* heads count from 1: the second head */
     spin_for(0.3);
-    tap_ok(!zoomed(plot), "head 1 starts unzoomed");
+    tap_ok(!zoomed(plot), "head 2 starts unzoomed");
     rf_plot_view_key(plot, GDK_KEY_plus, 0);
     gtk_drop_down_set_selected(map, 1);
     spin_for(0.3);
-    tap_ok(gtk_drop_down_get_selected(map) == 1 && !zoomed(plot), "layer 1's map starts unzoomed");
+    GtkStringObject *item = gtk_drop_down_get_selected_item(map);
+    tap_ok(gtk_drop_down_get_selected(map) == 1 && !zoomed(plot) && item != NULL &&
+               strcmp(gtk_string_object_get_string(item), "Layer 2") == 0,
+           "the second layer's map, \"Layer 2\" as layers count from 1, starts unzoomed");
 
     /* 2 */
     rf_plot_view_key(plot, GDK_KEY_plus, 0);

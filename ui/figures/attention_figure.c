@@ -17,8 +17,15 @@
 
 void rf_attention_figure_init(rf_attention_figure *f)
 {
-    *f = (rf_attention_figure){.layout = RF_ATTENTION_MESSAGE};
+    *f = (rf_attention_figure){.layout = RF_ATTENTION_MESSAGE, .kind = RF_COLORMAP_SEQUENTIAL};
     snprintf(f->message, sizeof f->message, "No attention maps yet: start training");
+    snprintf(f->quantity, sizeof f->quantity, "attention weight");
+}
+
+void rf_attention_figure_set_quantity(rf_attention_figure *f, const char *quantity, rf_colormap_kind kind)
+{
+    snprintf(f->quantity, sizeof f->quantity, "%s", quantity);
+    f->kind = kind;
 }
 
 void rf_attention_figure_free(rf_attention_figure *f)
@@ -64,6 +71,13 @@ static void rebuild_overlay(rf_attention_figure *f);
 
 static void show_matrix(rf_attention_figure *f, const char *row_label, const char *col_label)
 {
+    if (f->kind == RF_COLORMAP_DIVERGING) {    /* signed values: white is 0 */
+        double m = fmax(fabs(f->heat.vmin), fabs(f->heat.vmax));
+        f->heat.vmin = -m;
+        f->heat.vmax = m;
+        rf_heatmap_changed(&f->heat);
+    }
+    f->heat.colormap = f->kind;
     f->layout = RF_ATTENTION_MATRIX;
     f->map = f->heat.data;
     f->rows = f->heat.rows;
@@ -125,6 +139,7 @@ bool rf_attention_figure_set_band(rf_attention_figure *f, const float *local, in
         hi = fmax(hi, ghi);
     }
     rf_heatmap_set(&f->heat, f->map, rows, band, lo, hi);
+    f->heat.colormap = RF_COLORMAP_SEQUENTIAL;
     if (n_globals > 0)
         rf_heatmap_set(&f->heat_globals, f->globals, rows, n_globals, lo, hi);
     rebuild_overlay(f);
@@ -191,7 +206,8 @@ static layout lay_out(const rf_attention_figure *f, double width, double height,
     l.bar = (rf_rect){width - BAR_W + 4, TITLE_H + 24, 14, fmax(1, height - TITLE_H - 24 - 48)};
     if (picture_on(f)) {
         l.fit = rf_picture_fit(&f->picture, (rf_rect){body.x, body.y + 4, body.w, body.h - 28});
-        l.bar = (rf_rect){l.fit.x + l.fit.w + 18, l.fit.y, 14, l.fit.h};
+        l.bar = (rf_rect){l.fit.x + l.fit.w + 18, l.fit.y + RF_MAP_LEGEND_ABOVE, 14,
+                          fmax(1, l.fit.h - RF_MAP_LEGEND_ABOVE - RF_MAP_LEGEND_BELOW)};
         return l;
     }
     if (f->layout == RF_ATTENTION_BAND && f->n_globals > 0) {
@@ -205,7 +221,7 @@ static layout lay_out(const rf_attention_figure *f, double width, double height,
         rf_matrix_panel_layout(&l.main, body, f->rows, f->cols, zoom, f->layout == RF_ATTENTION_MATRIX);
         l.bar.x = l.main.frame.x + l.main.frame.w + 18;
         l.bar.y = l.main.frame.y;
-        l.bar.h = l.main.frame.h;
+        l.bar.h = fmax(1, l.main.frame.h - RF_MAP_LEGEND_BELOW);
     }
     return l;
 }
@@ -216,17 +232,39 @@ static void patch_name(const rf_picture *p, int pos, char *buf, size_t size)
     snprintf(buf, size, "(%d, %d)", pos / p->grid_w, pos % p->grid_w);
 }
 
+/* The query's weights over the picture: from 0 (or below) to their largest. */
+static void overlay_range(const rf_attention_figure *f, double *lo, double *hi)
+{
+    const rf_picture *p = &f->picture;
+    *lo = 0;
+    *hi = 1;
+    if (f->overlay == NULL)
+        return;
+    rf_data_range(f->overlay, (size_t)p->grid_h * p->grid_w, lo, hi);
+    *lo = fmin(0, *lo);
+    *hi = *hi > *lo ? *hi : *lo + 1;
+}
+
+rf_map_scale rf_attention_figure_scale(const rf_attention_figure *f)
+{
+    rf_map_scale s = {.vmin = f->heat.vmin, .vmax = f->heat.vmax, .kind = f->kind, .quantity = f->quantity};
+    if (picture_on(f))
+        overlay_range(f, &s.vmin, &s.vmax);
+    if (picture_on(f) || f->layout == RF_ATTENTION_BAND) {
+        s.kind = RF_COLORMAP_SEQUENTIAL;
+        s.quantity = "attention weight";
+    }
+    return s;
+}
+
 static void draw_picture(rf_attention_figure *f, cairo_t *cr, const layout *l)
 {
     const rf_picture *p = &f->picture;
     rf_picture_draw(p, cr, l->fit);
-    double lo = 0, hi = 1;
-    if (f->overlay != NULL) {
-        rf_data_range(f->overlay, (size_t)p->grid_h * p->grid_w, &lo, &hi);
-        lo = fmin(0, lo);
-        hi = hi > lo ? hi : lo + 1;
+    double lo, hi;
+    overlay_range(f, &lo, &hi);
+    if (f->overlay != NULL)
         rf_picture_draw_overlay(p, cr, l->fit, f->overlay, lo, hi, OVERLAY_ALPHA);
-    }
     int pos = f->query - p->token_offset;
     char caption[96], name[32];
     if (pos >= 0 && pos < p->grid_h * p->grid_w) {
@@ -244,7 +282,8 @@ static void draw_picture(rf_attention_figure *f, cairo_t *cr, const layout *l)
     }
     rf_set_color(cr, (rf_rgb){0.1, 0.1, 0.1}, 1);
     rf_draw_text(cr, l->fit.x + l->fit.w / 2, l->fit.y + l->fit.h + 6, 0.5, 0, RF_PLOT_TEXT, false, caption);
-    rf_colorbar(cr, l->bar, lo, hi, "attention weight");
+    rf_map_scale scale = rf_attention_figure_scale(f);
+    rf_map_legend(cr, l->bar, &scale);
 }
 
 static void draw(void *data, cairo_t *cr, double width, double height, const rf_zoom *zoom)
@@ -271,7 +310,6 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     } else if (f->layout == RF_ATTENTION_MATRIX) {
         rf_matrix_panel_draw_named(&l.main, cr, &f->heat, NULL, f->row_label, f->col_label,
                                    (const char *const *)f->names, f->n_names);
-        rf_colorbar(cr, l.bar, f->heat.vmin, f->heat.vmax, "attention weight");
     } else {
         char title[96];
         snprintf(title, sizeof title, "Local band (w = %d, %d keys; column j = key s·w − %d + j)", f->window,
@@ -283,7 +321,10 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
             snprintf(title, sizeof title, "Global (%d)", f->n_globals);
             rf_matrix_panel_draw(&l.side, cr, &f->heat_globals, title, NULL, "global key", 0, 0);
         }
-        rf_colorbar(cr, l.bar, f->heat.vmin, f->heat.vmax, "attention weight");
+    }
+    if (!picture_on(f)) {
+        rf_map_scale scale = rf_attention_figure_scale(f);
+        rf_map_legend(cr, l.bar, &scale);
     }
     cairo_restore(cr);
 }
@@ -314,13 +355,15 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
         int pos;
         if (!rf_picture_position_at(p, l.fit, x, y, &pos))
             return false;
-        char name[32];
+        char name[32], words[96];
         patch_name(p, pos, name, sizeof name);
+        cell_name(f, pos + p->token_offset, words, sizeof words);   /* its pixels, where named */
         float v = f->overlay != NULL ? f->overlay[pos] : NAN;
         if (isfinite(v))
-            snprintf(text, size, "patch %s = key %d: %.4g", name, pos + p->token_offset, v);
+            snprintf(text, size, "patch %s = key %d%s: %.4g", name, pos + p->token_offset, words, v);
         else
-            snprintf(text, size, "patch %s = key %d: outside the query's window", name, pos + p->token_offset);
+            snprintf(text, size, "patch %s = key %d%s: outside the query's window", name, pos + p->token_offset,
+                     words);
         return true;
     }
     if (rf_matrix_panel_cell_at(&l.main, &f->heat, x, y, &row, &col)) {

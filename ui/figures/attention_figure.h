@@ -51,6 +51,10 @@ typedef struct rf_attention_figure {
     char **names;                /* MATRIX: the tokens' texts, cell by cell (NULL: none) */
     int n_names;
     rf_attention_overview *overview;   /* borrowed: drawn instead when set */
+    /* What the map's values are, for its legend: attention weights
+     * (sequential, the default) or a signed state (diverging around 0). */
+    char quantity[48];
+    rf_colormap_kind kind;
 } rf_attention_figure;
 
 void rf_attention_figure_init(rf_attention_figure *f);
@@ -74,6 +78,12 @@ void rf_attention_range(const float *p, size_t n, double *lo, double *hi);
 bool rf_attention_figure_set_band(rf_attention_figure *f, const float *local, int rows, int window,
                                   const float *globals, int n_globals);
 void rf_attention_figure_set_title(rf_attention_figure *f, const char *title);
+/* Name what the next maps hold, for the legend: "attention weight"
+ * (sequential, from 0) unless set; a DIVERGING quantity (linear attention's
+ * key-value state) is coloured on a range symmetric around 0. */
+void rf_attention_figure_set_quantity(rf_attention_figure *f, const char *quantity, rf_colormap_kind kind);
+/* The legend of what is drawn now (the picture's overlay, the band, the matrix). */
+rf_map_scale rf_attention_figure_scale(const rf_attention_figure *f);
 /* Name a square map's rows and columns by the tokens' texts (taken over:
  * freed by the figure; NULL: index ticks only); drawn once zoomed in far
  * enough to read them (RF_MATRIX_NAME_PITCH pixels a cell). */

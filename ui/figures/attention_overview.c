@@ -16,6 +16,7 @@
 #define HEADER_W 34.0      /* small cells: "L0" left of each row ... */
 #define HEADER_H 18.0      /* ... and "H0" above each column */
 #define MIN_LABELLED 56.0  /* cells at least this wide carry their own label */
+#define LEGEND_ROOM (RF_MAP_LEGEND_W + 8)   /* the grid's one legend, right of it */
 
 void rf_attention_overview_init(rf_attention_overview *o)
 {
@@ -120,13 +121,13 @@ static grid lay_out(const rf_attention_overview *o, double width, double height)
         g.labelled = pass == 0;
         double left = MARGIN + (g.labelled ? 0 : HEADER_W), top = TITLE_H + (g.labelled ? 0 : HEADER_H);
         double label = g.labelled ? LABEL_H : 0;
-        double w = (width - left - MARGIN - (o->heads - 1) * GAP) / o->heads;
+        double w = (width - LEGEND_ROOM - left - MARGIN - (o->heads - 1) * GAP) / o->heads;
         double h = (height - top - MARGIN - (o->layers - 1) * GAP) / o->layers - label;
         g.side = fmax(2, floor(fmin(w, h)));
         g.step_x = g.side + GAP;
         g.step_y = g.side + GAP + label;
         double used = o->heads * g.side + (o->heads - 1) * GAP;
-        g.x0 = floor(left + fmax(0, (width - left - MARGIN - used) / 2));
+        g.x0 = floor(left + fmax(0, (width - LEGEND_ROOM - left - MARGIN - used) / 2));
         g.y0 = top + label;
         if (g.side >= MIN_LABELLED)
             break;
@@ -137,6 +138,17 @@ static grid lay_out(const rf_attention_overview *o, double width, double height)
 static rf_rect cell_rect(const grid *g, int row, int head)
 {
     return (rf_rect){g->x0 + head * g->step_x, g->y0 + row * g->step_y, g->side, g->side};
+}
+
+/* One legend for the grid, right of it: every thumbnail is coloured from 0
+ * to its own largest weight (so a head of weak weights still shows its
+ * pattern), and the legend says so. */
+static void draw_legend(cairo_t *cr, const grid *g, double width, double height)
+{
+    double top = g->y0 + RF_MAP_LEGEND_ABOVE;
+    rf_rect bar = {width - RF_MAP_LEGEND_W, top, 14, fmax(40, fmin(240, height - top - MARGIN - RF_MAP_LEGEND_BELOW))};
+    rf_map_scale s = {.kind = RF_COLORMAP_SEQUENTIAL, .quantity = "attention weight", .per_map = true};
+    rf_map_legend(cr, bar, &s);
 }
 
 /* Why a cell has no map, inside it, so no cell is blank without a reason:
@@ -187,18 +199,19 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
             cairo_stroke(cr);
             rf_set_color(cr, (rf_rgb){0.1, 0.1, 0.1}, 1);
             if (g.labelled) {
-                snprintf(text, sizeof text, "L%d H%d", o->layer_ids[r], h);
+                snprintf(text, sizeof text, "L%d H%d", o->layer_ids[r] + 1, h + 1);
                 rf_draw_text(cr, c.x + c.w / 2, c.y - 3, 0.5, 1, RF_PLOT_TEXT, false, text);
             }
             if (!g.labelled && r == 0) {
-                snprintf(text, sizeof text, "H%d", h);
+                snprintf(text, sizeof text, "H%d", h + 1);
                 rf_draw_text(cr, c.x + c.w / 2, c.y - 3, 0.5, 1, RF_PLOT_TEXT, false, text);
             }
             if (!g.labelled && h == 0) {
-                snprintf(text, sizeof text, "L%d", o->layer_ids[r]);
+                snprintf(text, sizeof text, "L%d", o->layer_ids[r] + 1);
                 rf_draw_text(cr, c.x - 6, c.y + c.h / 2, 1, 0.5, RF_PLOT_TEXT, false, text);
             }
         }
+    draw_legend(cr, &g, width, height);
     cairo_restore(cr);
 }
 
@@ -240,11 +253,11 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
         return false;
     const rf_overview_cell *c = &o->cells[row * o->heads + head];
     if (c->thumb == NULL)
-        snprintf(text, size, "Layer %d · head %d: no map (%s)", o->layer_ids[row], head,
+        snprintf(text, size, "Layer %d · head %d: no map (%s)", o->layer_ids[row] + 1, head + 1,
                  c->why != NULL ? c->why : "not stored at this step");
     else
         snprintf(text, size, "Layer %d · head %d · largest weight %.3g (its colour scale's top) · click to open",
-                 o->layer_ids[row], head, c->peak);
+                 o->layer_ids[row] + 1, head + 1, c->peak);
     return true;
 }
 

@@ -1,7 +1,8 @@
 /* The attention overview (BertViz's model view): every layer and head of
  * one sample at a glance, a layers x heads grid of small maps, each labelled
- * "L<layer> H<head>" (the tap's 0-based numbers, as the Map and Head
- * choosers count) and coloured from 0 to its own largest weight. A click on
+ * "L<layer> H<head>" (counted from 1, as the Map and Head choosers count;
+ * layer_ids and `pick` keep the taps' 0-based numbers) and coloured from 0
+ * to its own largest weight, which the grid's one legend says. A click on
  * a cell hands its layer and head to `pick` (the Attention view opens that
  * map); hovering names the cell.
  *

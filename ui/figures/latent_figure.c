@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "matrix_panel.h"
 
 #define TITLE_H 28.0
-#define BAR_W 86.0
+#define BAR_W RF_MAP_LEGEND_W
 #define STRIP_SHARE 0.34     /* of the height, for the norms strip */
 #define LEGEND_W 170.0       /* the strip's legend, right of its plot: never over a curve */
 
@@ -135,6 +137,7 @@ static void release(rf_latent_figure *f)
 void rf_latent_figure_free(rf_latent_figure *f)
 {
     rf_heatmap_clear(&f->heat);
+    g_strfreev(f->names);
     release(f);
     rf_latent_figure_init(f);
 }
@@ -144,6 +147,21 @@ void rf_latent_figure_set_message(rf_latent_figure *f, const char *text)
     snprintf(f->message, sizeof f->message, "%s", text);
     release(f);
     rf_heatmap_clear(&f->heat);
+}
+
+void rf_latent_figure_take_names(rf_latent_figure *f, char **names, int n)
+{
+    g_strfreev(f->names);
+    f->names = names;
+    f->n_names = names != NULL ? n : 0;
+}
+
+rf_map_scale rf_latent_figure_scale(const rf_latent_figure *f)
+{
+    return (rf_map_scale){.vmin = f->heat.vmin,
+                          .vmax = f->heat.vmax,
+                          .kind = RF_COLORMAP_DIVERGING,
+                          .quantity = f->layer.kind == RF_LATENT_LAYER_LATENT ? "latent value" : "state value"};
 }
 
 void rf_latent_figure_set_title(rf_latent_figure *f, const char *title)
@@ -303,7 +321,7 @@ static layout lay_out(const rf_latent_figure *f, double width, double height, co
     rf_rect top = {8, TITLE_H, fmax(1, width - BAR_W - 16), fmax(1, height - TITLE_H - strip_h - 8)};
     int rows = rows_held(f, f->segment);
     rf_matrix_panel_layout(&l.heat, top, rows > 0 ? rows : 1, f->d, zoom, false);
-    l.bar = (rf_rect){width - BAR_W + 4, l.heat.frame.y, 14, l.heat.frame.h};
+    l.bar = (rf_rect){width - BAR_W + 4, l.heat.frame.y, 14, fmax(1, l.heat.frame.h - RF_MAP_LEGEND_BELOW)};
     l.strip = (rf_rect){0, height - strip_h, fmax(1, width - LEGEND_W), strip_h};
     l.legend = (rf_rect){l.strip.w, l.strip.y, width - l.strip.w, strip_h};
     l.x = (rf_axis){.min = 0.5, .max = f->segments + 0.5, .label = "segment", .whole = true};
@@ -420,7 +438,8 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
         rf_latent_figure_heat_title(f, title, sizeof title);
         /* rows and dimensions counted from 1, as the segments and layers are */
         rf_matrix_panel_draw(&l.heat, cr, &f->heat, title, row_name(f), "model dimension", 1, 1);
-        rf_colorbar_of(cr, l.bar, f->heat.vmin, f->heat.vmax, "value", RF_COLORMAP_DIVERGING);
+        rf_map_scale scale = rf_latent_figure_scale(f);
+        rf_map_legend(cr, l.bar, &scale);
     } else if (shown_filled(f)) {
         snprintf(title, sizeof title, "Segment %d is padding for this sample: its %d tokens end in segment %d",
                  f->segment, f->sample_tokens, (f->sample_tokens + shown(f)->rows - 1) / shown(f)->rows);
@@ -449,8 +468,11 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
             rf_latent_layer_name(f->layer, layer + 2, sizeof layer - 2);
             memcpy(layer, ", ", 2);
         }
-        snprintf(text, size, "segment %d %s%s, %s %d, dimension %d: %.4g", f->segment, pass_name[f->pass], layer,
-                 row_name(f), row + 1, col + 1, v);
+        char word[96] = "";
+        if (f->layer.kind != RF_LATENT_LAYER_LATENT && row < f->n_names && f->names[row] != NULL)
+            snprintf(word, sizeof word, " \"%s\"", f->names[row]);
+        snprintf(text, size, "segment %d %s%s, %s %d%s, dimension %d: %.4g", f->segment, pass_name[f->pass], layer,
+                 row_name(f), row + 1, word, col + 1, v);
         return true;
     }
     if (y < l.strip.y || y > l.strip.y + l.strip.h)

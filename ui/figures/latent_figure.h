@@ -49,6 +49,8 @@ typedef struct rf_latent_figure {
     rf_latent_pass pass;
     rf_latent_layer layer;       /* the layer the heatmap shows */
     rf_heatmap heat;
+    char **names;                /* the chosen segment's token rows in the data's words (NULL: none) */
+    int n_names;
 } rf_latent_figure;
 
 void rf_latent_figure_init(rf_latent_figure *f);
@@ -79,6 +81,13 @@ void rf_latent_figure_set_tokens(rf_latent_figure *f, rf_latent_pass pass, int s
  * tokens in its segment (fewer in the last, none past it: the figure says
  * the segment is padding); the colour range spans those rows only. */
 void rf_latent_figure_set_sample_tokens(rf_latent_figure *f, int tokens);
+
+/* Name the chosen segment's token rows (row r: names[r]) in the data's
+ * own words for the hover (taken over, freed by the figure; NULL: none).
+ * Latent rows are the model's own and stay unnamed. */
+void rf_latent_figure_take_names(rf_latent_figure *f, char **names, int n);
+/* The legend of the heatmap: latent or state values, diverging around 0. */
+rf_map_scale rf_latent_figure_scale(const rf_latent_figure *f);
 
 /* The heatmap's title, naming segment, pass and layer ("segment 3 ·
  * forward · Θ_SELF 2: token states, 100 × 64"); empty when the chosen block

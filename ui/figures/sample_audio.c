@@ -9,7 +9,7 @@
 /* Quieter than this below the clip's loudest cell is drawn as the floor
  * (the mel filters that catch no FFT bin sit at log(1e-10), -100 dB). */
 #define DB_RANGE 80.0
-#define COLORBAR_W 70.0
+#define COLORBAR_W (RF_MAP_LEGEND_W + 24)
 
 void sample_audio_clear(rf_sample_figure *f)
 {
@@ -109,7 +109,8 @@ static audio_layout audio_begin(const rf_sample_figure *f, cairo_t *cr, rf_rect 
     rf_plot_begin(&l.wave, cr, wave_outer, &time, &amp, wave_title);
     rf_plot_begin(&l.spec, cr, spec_outer, &time_labelled, &mel, spec_title);
     double right = l.spec.frame.x + l.spec.frame.w;
-    l.colorbar = (rf_rect){right + 20, l.spec.frame.y + 18, 16, fmax(10, l.spec.frame.h - 18)};
+    l.colorbar = (rf_rect){right + 20, l.spec.frame.y + RF_MAP_LEGEND_ABOVE, 14,
+                           fmax(10, l.spec.frame.h - RF_MAP_LEGEND_ABOVE - RF_MAP_LEGEND_BELOW)};
     return l;
 }
 
@@ -163,7 +164,9 @@ void sample_audio_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const rf_
     rf_plot_end(&l.wave);
     rf_heatmap_draw(&f->spectrogram, cr, l.spec.frame, l.r0, l.r1, l.c0, l.c1);
     rf_plot_end(&l.spec);
-    rf_colorbar(cr, l.colorbar, f->db_floor, f->db_top, "dB");
+    rf_map_scale scale = {.vmin = f->db_floor, .vmax = f->db_top, .kind = RF_COLORMAP_SEQUENTIAL,
+                          .quantity = "log-mel power", .units = "dB"};
+    rf_map_legend(cr, l.colorbar, &scale);
 }
 
 bool sample_audio_hover(rf_sample_figure *f, rf_rect body, const rf_zoom *z, double x, double y, char *text,

@@ -96,11 +96,15 @@ void rf_sample_figure_set_picture(rf_sample_figure *f, const uint8_t *pixels, co
     f->patch = patch > 0 ? patch : 1;
     f->values = g_memdup2(values, n * sizeof *values);
     f->stored_bytes = pixels != NULL;
+    f->grey_lo = 0;
+    f->grey_hi = 255;
     if (pixels != NULL) {
         f->bytes = g_memdup2(pixels, n);
     } else {
         double lo, hi;
         rf_data_range(values, n, &lo, &hi);
+        f->grey_lo = lo;
+        f->grey_hi = hi > lo ? hi : lo + 1;
         double scale = hi > lo ? 255.0 / (hi - lo) : 0.0;
         f->bytes = g_malloc(n);
         for (size_t i = 0; i < n; i++)
@@ -153,6 +157,7 @@ typedef struct picture_layout {
     rf_rect dest;               /* where the visible pixels land */
     double c0, r0, scale;       /* first visible column/row (fractional), device units per pixel */
     rf_rect caption;
+    rf_rect bar;                /* a grey picture's legend */
 } picture_layout;
 
 static picture_layout picture_place(const rf_sample_figure *f, rf_rect body, const rf_zoom *z)
@@ -160,12 +165,16 @@ static picture_layout picture_place(const rf_sample_figure *f, rf_rect body, con
     picture_layout l;
     l.caption = (rf_rect){body.x, body.y + body.h - 24, body.w, 24};
     rf_rect room = {body.x + 12, body.y + 8, body.w - 24, body.h - 40};
+    if (f->channels == 1)    /* room for the grey scale's legend */
+        room.w -= RF_MAP_LEGEND_W + 20;
     l.c0 = z->x0 * f->width;
     l.r0 = z->y0 * f->height;
     double vis_w = (z->x1 - z->x0) * f->width, vis_h = (z->y1 - z->y0) * f->height;
     l.scale = fmax(1e-6, fmin(room.w / vis_w, room.h / vis_h));
     double w = vis_w * l.scale, h = vis_h * l.scale;
     l.dest = (rf_rect){room.x + (room.w - w) / 2, room.y + (room.h - h) / 2, w, h};
+    l.bar = (rf_rect){l.dest.x + l.dest.w + 20, l.dest.y + RF_MAP_LEGEND_ABOVE, 14,
+                      fmax(10, l.dest.h - RF_MAP_LEGEND_ABOVE - RF_MAP_LEGEND_BELOW)};
     return l;
 }
 
@@ -204,6 +213,12 @@ static void picture_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const r
     cairo_set_line_width(cr, 1);
     cairo_rectangle(cr, l.dest.x - 0.5, l.dest.y - 0.5, l.dest.w + 1, l.dest.h + 1);
     cairo_stroke(cr);
+    if (f->channels == 1) {    /* colour pictures show their own colours: no scale to explain */
+        rf_map_scale scale = {.vmin = f->grey_lo, .vmax = f->grey_hi, .kind = RF_COLORMAP_GREY,
+                              .quantity = f->stored_bytes ? "pixel value" : "input value"};
+        rf_map_legend(cr, l.bar, &scale);
+        rf_set_color(cr, muted, 1);
+    }
 
     char caption[160];
     int tokens = (f->height / f->patch) * (f->width / f->patch);

@@ -26,6 +26,7 @@ struct rf_sample_figure {
     uint8_t *bytes;             /* the same, as shown */
     bool stored_bytes;          /* bytes are the data set's own (else stretched values) */
     cairo_surface_t *picture;   /* bytes as an RGB24 image */
+    double grey_lo, grey_hi;    /* a grey picture: the values black and white stand for */
 
     /* audio */
     float *wave;

@@ -6,7 +6,7 @@
 
 #include "sample_figure_private.h"
 
-#define COLORBAR_W 70.0
+#define COLORBAR_W (RF_MAP_LEGEND_W + 24)
 
 void sample_sequence_clear(rf_sample_figure *f)
 {
@@ -42,7 +42,13 @@ void rf_sample_figure_set_sequence(rf_sample_figure *f, const float *x, int len,
             f->strip[(size_t)(feat_dim - 1 - k) * len + t] = x[(size_t)t * feat_dim + k];
     double lo, hi;
     rf_data_range(f->strip, (size_t)len * feat_dim, &lo, &hi);
+    bool signed_values = lo < 0 && hi > 0;
+    if (signed_values) {    /* diverging around 0, so the sign reads at a glance */
+        hi = fmax(-lo, hi);
+        lo = -hi;
+    }
     rf_heatmap_set(&f->strip_map, f->strip, feat_dim, len, lo, hi);
+    f->strip_map.colormap = signed_values ? RF_COLORMAP_DIVERGING : RF_COLORMAP_SEQUENTIAL;
 }
 
 typedef struct sequence_layout {
@@ -75,7 +81,8 @@ static sequence_layout sequence_begin(const rf_sample_figure *f, cairo_t *cr, rf
     rf_axis_finish(&x, true);
     rf_axis_finish(&y, f->feat_dim > 1);
     rf_plot_begin(&l.p, cr, outer, &x, &y, title);
-    l.colorbar = (rf_rect){l.p.frame.x + l.p.frame.w + 20, l.p.frame.y + 18, 16, fmax(10, l.p.frame.h - 18)};
+    l.colorbar = (rf_rect){l.p.frame.x + l.p.frame.w + 20, l.p.frame.y + RF_MAP_LEGEND_ABOVE, 14,
+                           fmax(10, l.p.frame.h - RF_MAP_LEGEND_ABOVE - RF_MAP_LEGEND_BELOW)};
     return l;
 }
 
@@ -84,7 +91,9 @@ void sample_sequence_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const 
     sequence_layout l = sequence_begin(f, cr, body, z);
     if (f->feat_dim > 1) {
         rf_heatmap_draw(&f->strip_map, cr, l.p.frame, l.r0, l.r1, l.c0, l.c1);
-        rf_colorbar(cr, l.colorbar, f->strip_map.vmin, f->strip_map.vmax, "value");
+        rf_map_scale scale = {.vmin = f->strip_map.vmin, .vmax = f->strip_map.vmax,
+                              .kind = f->strip_map.colormap, .quantity = "feature value"};
+        rf_map_legend(cr, l.colorbar, &scale);
     } else if (f->feat_dim == 1) {
         rf_plot_line(&l.p, f->seq_x, f->seq_y, f->len, rf_series_color(0), 1.5, 0);
     } else {

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <glib.h>
+
 #define TITLE_H 28.0
-#define BAR_W 86.0
+#define BAR_W RF_MAP_LEGEND_W
 
 static const char *const bands_title =
     "Window of each token i, relative to i (band from a\u02e1 \u2212 i to a\u02b3 \u2212 i; red: the token itself)";
@@ -22,8 +24,16 @@ void rf_talk_figure_free(rf_talk_figure *f)
     free(f->left);
     free(f->right);
     free(f->widths);
+    g_strfreev(f->names);
     rf_picture_clear(&f->picture);
     rf_talk_figure_init(f);
+}
+
+void rf_talk_figure_take_names(rf_talk_figure *f, char **names, int n)
+{
+    g_strfreev(f->names);
+    f->names = names;
+    f->n_names = names != NULL ? n : 0;
 }
 
 void rf_talk_figure_set_message(rf_talk_figure *f, const char *text)
@@ -111,7 +121,8 @@ static layout lay_out(const rf_talk_figure *f, double width, double height, cons
     if (picture_on(f)) {
         l.fit = rf_picture_fit(&f->picture, (rf_rect){8, TITLE_H + 4, fmax(1, width - BAR_W - 16),
                                                       fmax(1, height - TITLE_H - 36)});
-        l.bar = (rf_rect){l.fit.x + l.fit.w + 18, l.fit.y, 14, l.fit.h};
+        l.bar = (rf_rect){l.fit.x + l.fit.w + 18, l.fit.y + RF_MAP_LEGEND_ABOVE, 14,
+                          fmax(1, l.fit.h - RF_MAP_LEGEND_ABOVE - RF_MAP_LEGEND_BELOW)};
         return l;
     }
     l.bands = (rf_rect){0, TITLE_H, width, fmax(1, height - TITLE_H)};
@@ -189,7 +200,9 @@ static void draw_picture(const rf_talk_figure *f, cairo_t *cr, const layout *l)
         hi = hi > lo ? hi : lo + 1;
         rf_picture_draw_overlay(p, cr, l->fit, f->widths, lo, hi, 0.45);
     }
-    rf_colorbar(cr, l->bar, lo, hi, "window width (positions)");
+    rf_map_scale scale = {.vmin = lo, .vmax = hi, .kind = RF_COLORMAP_SEQUENTIAL, .quantity = "window width",
+                          .units = "positions"};
+    rf_map_legend(cr, l->bar, &scale);
     int cells = p->grid_h * p->grid_w;
     char caption[160];
     if (f->token >= 0 && f->token < f->tokens) {
@@ -259,7 +272,10 @@ static rf_plot frame_of(rf_rect outer, const rf_axis *x, const rf_axis *y, const
 
 static void describe(const rf_talk_figure *f, int t, char *text, size_t size)
 {
-    snprintf(text, size, "token %d: window [%.1f, %.1f]", t, f->left[t], f->right[t]);
+    char word[96] = "";
+    if (t < f->n_names && f->names[t] != NULL)
+        snprintf(word, sizeof word, " \"%s\"", f->names[t]);
+    snprintf(text, size, "token %d%s: window [%.1f, %.1f]", t, word, f->left[t], f->right[t]);
 }
 
 static bool hover(void *data, double width, double height, const rf_zoom *zoom, double x, double y, char *text,

@@ -24,6 +24,8 @@ typedef struct rf_talk_figure {
     bool show_picture;
     int token;                   /* the chosen token (picture mode) */
     float *widths;               /* per raster position: a^r - a^l, for the overlay */
+    char **names;                /* token t in the data's own words (NULL: none) */
+    int n_names;
 } rf_talk_figure;
 
 void rf_talk_figure_init(rf_talk_figure *f);
@@ -35,6 +37,10 @@ void rf_talk_figure_set_title(rf_talk_figure *f, const char *title);
  * every head, then a^r of every head). Trailing padded tokens (both bounds
  * 0) are dropped. */
 bool rf_talk_figure_set_bounds(rf_talk_figure *f, const float *bounds, int tokens, int heads, int head);
+
+/* Name the tokens in the data's own words for the hover (taken over,
+ * freed by the figure; NULL: none). */
+void rf_talk_figure_take_names(rf_talk_figure *f, char **names, int n);
 
 void rf_talk_figure_show_picture(rf_talk_figure *f, bool on);
 void rf_talk_figure_set_token(rf_talk_figure *f, int token);

@@ -33,6 +33,10 @@ rf_rgb rf_colormap(double t)
 
 rf_rgb rf_colormap_of(rf_colormap_kind kind, double t)
 {
+    if (kind == RF_COLORMAP_GREY) {
+        t = isnan(t) ? 0.5 : t < 0 ? 0 : t > 1 ? 1 : t;
+        return (rf_rgb){t, t, t};
+    }
     if (kind != RF_COLORMAP_DIVERGING)
         return rf_colormap(t);
     if (isnan(t))
@@ -512,47 +516,6 @@ int rf_plot_legend_entry_at(const rf_plot *p, const char *const *labels, int n, 
     if (px < b.x || px > b.x + b.w || py < b.y + 4 || py >= b.y + 4 + n * b.line_h)
         return -1;
     return (int)((py - b.y - 4) / b.line_h);
-}
-
-void rf_colorbar(cairo_t *cr, rf_rect r, double vmin, double vmax, const char *label)
-{
-    rf_colorbar_of(cr, r, vmin, vmax, label, RF_COLORMAP_SEQUENTIAL);
-}
-
-void rf_colorbar_of(cairo_t *cr, rf_rect r, double vmin, double vmax, const char *label, rf_colormap_kind kind)
-{
-    double bar_w = fmin(16, r.w);
-    cairo_save(cr);
-    cairo_pattern_t *g = cairo_pattern_create_linear(0, r.y + r.h, 0, r.y);
-    for (int i = 0; i <= 16; i++) {
-        rf_rgb c = rf_colormap_of(kind, i / 16.0);
-        cairo_pattern_add_color_stop_rgb(g, i / 16.0, c.r, c.g, c.b);
-    }
-    cairo_rectangle(cr, r.x, r.y, bar_w, r.h);
-    cairo_set_source(cr, g);
-    cairo_fill(cr);
-    cairo_pattern_destroy(g);
-
-    rf_axis a = {.min = vmin, .max = vmax};
-    rf_axis_finish(&a, true);
-    double ticks[MAX_TICKS];
-    int n = rf_axis_ticks(&a, ticks, 6);
-    char buf[64];
-    rf_set_color(cr, muted, 1);
-    cairo_set_line_width(cr, 1);
-    for (int i = 0; i < n; i++) {
-        double py = r.y + r.h * (1 - (ticks[i] - a.min) / (a.max - a.min));
-        cairo_move_to(cr, r.x + bar_w, round(py) + 0.5);
-        cairo_line_to(cr, r.x + bar_w + 4, round(py) + 0.5);
-        cairo_stroke(cr);
-        rf_format_number(ticks[i], buf, sizeof buf);
-        rf_draw_text(cr, r.x + bar_w + 6, py, 0, 0.5, RF_PLOT_TEXT, false, buf);
-    }
-    if (label != NULL) {
-        rf_set_color(cr, ink, 1);
-        rf_draw_text(cr, r.x, r.y - 12, 0, 1, RF_PLOT_TEXT, false, label);
-    }
-    cairo_restore(cr);
 }
 
 void rf_data_range(const float *v, size_t n, double *lo, double *hi)

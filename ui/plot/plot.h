@@ -27,8 +27,9 @@ typedef struct rf_rect {
 rf_rgb rf_colormap(double t);
 /* Colour maps: sequential (viridis) for values from a floor up; diverging
  * (blue, white at t = 0.5, red; ColorBrewer's RdBu) for signed values on a
- * range centred on 0, so the sign reads at a glance. */
-typedef enum { RF_COLORMAP_SEQUENTIAL, RF_COLORMAP_DIVERGING } rf_colormap_kind;
+ * range centred on 0, so the sign reads at a glance; grey (black to white)
+ * for a grey picture's own pixels, a sequential scale too. */
+typedef enum { RF_COLORMAP_SEQUENTIAL, RF_COLORMAP_DIVERGING, RF_COLORMAP_GREY } rf_colormap_kind;
 rf_rgb rf_colormap_of(rf_colormap_kind kind, double t);
 /* A categorical colour for series i: the first 8 colour-blind safe, 12 in
  * all, then they cycle. */
@@ -206,10 +207,35 @@ void rf_heatmap_pool(const float *src, int rows, int cols, float *dst, int out_r
 void rf_heatmap_pool_block(const float *src, int rows, int cols, int keep_rows, int keep_cols, float *dst,
                            int out_rows, int out_cols);
 
-/* A vertical colour bar in r for [vmin, vmax] with ticks and a label. */
-void rf_colorbar(cairo_t *cr, rf_rect r, double vmin, double vmax, const char *label);
-/* The same for a colour map of `kind`. */
-void rf_colorbar_of(cairo_t *cr, rf_rect r, double vmin, double vmax, const char *label, rf_colormap_kind kind);
+/* What a heatmap's colours mean: one legend design for every heatmap of
+ * the workbench (map_legend.c). A colour bar for [vmin, vmax] with both
+ * ends labelled by their values and nice ticks between, the quantity (and
+ * its units) above it, and below it whether the scale is sequential (low to
+ * high) or diverging (white at 0 between blue negatives and red
+ * positives). `per_map`: a grid of maps each coloured over its own range
+ * (the attention overview): the ends read "0" and "own max", the words below
+ * say so, and vmin, vmax are ignored. */
+typedef struct rf_map_scale {
+    double vmin, vmax;
+    rf_colormap_kind kind;
+    const char *quantity;        /* "attention weight", "latent value", "log-mel power" */
+    const char *units;           /* "dB", "positions"; NULL: none */
+    bool per_map;
+} rf_map_scale;
+
+/* The room the legend takes beside a map: the bar and its tick labels. */
+#define RF_MAP_LEGEND_W 96.0
+/* Above the bar (the quantity) and below it (the scale's kind), so a
+ * figure keeps them inside its drawing. */
+#define RF_MAP_LEGEND_ABOVE 32.0
+#define RF_MAP_LEGEND_BELOW 34.0
+
+/* Draw the legend; r is the colour bar's own rectangle (the words go above
+ * and below it, the tick labels right of it). */
+void rf_map_legend(cairo_t *cr, rf_rect r, const rf_map_scale *s);
+/* The scale's kind in words: "sequential", "diverging, white = 0", or for
+ * per-map scales "each map: 0 to its max". */
+const char *rf_map_scale_kind_words(const rf_map_scale *s);
 /* Finite min and max of n floats (0, 1 when none are finite). */
 void rf_data_range(const float *v, size_t n, double *lo, double *hi);
 

@@ -132,16 +132,16 @@ static void collect_maps(gpointer data)
         int layer, seg, end = 0;
         char pass[4];
         if (sscanf(t, "layer%d.attn.probs%n", &layer, &end) == 1 && t[end] == '\0') {
-            g_snprintf(label, sizeof label, "Layer %d", layer);
+            g_snprintf(label, sizeof label, "Layer %d", layer + 1);
             add_map(v, MAP_PROBS, layer, NULL, label);
         } else if (sscanf(t, "layer%d.attn.kv%n", &layer, &end) == 1 && t[end] == '\0') {
-            g_snprintf(label, sizeof label, "Layer %d key-value state", layer);
+            g_snprintf(label, sizeof label, "Layer %d key-value state", layer + 1);
             add_map(v, MAP_KV, layer, NULL, label);
         } else if (sscanf(t, "layer%d.ls.local%n", &layer, &end) == 1 && t[end] == '\0') {
-            g_snprintf(label, sizeof label, "Layer %d long-short", layer);
+            g_snprintf(label, sizeof label, "Layer %d long-short", layer + 1);
             add_map(v, MAP_LS, layer, NULL, label);
         } else if (sscanf(t, "blrp.self.%d.probs%n", &layer, &end) == 1 && t[end] == '\0') {
-            g_snprintf(label, sizeof label, "Segment self-attention, layer %d", layer);
+            g_snprintf(label, sizeof label, "Segment self-attention, layer %d", layer + 1);
             add_map(v, MAP_BLRP_SELF, layer, NULL, label);
         } else if (sscanf(t, "blrp.segment.%3[a-z].%d.reads_latent%n", pass, &seg, &end) == 2 && t[end] == '\0') {
             cross[strcmp(pass, "bwd") == 0][0] = TRUE;
@@ -585,7 +585,7 @@ static void on_pick(void *data, int layer, int head)
         if ((int)m->kind == kind && m->layer == layer)
             gtk_drop_down_set_selected(v->picker.layer, i);
     }
-    gtk_spin_button_set_value(v->picker.head, head);
+    rf_probe_picker_set_head(&v->picker, head);
     v->picker.updating = FALSE;
     gtk_toggle_button_set_active(v->overview_toggle, FALSE);   /* watches that map and shows it */
 }
@@ -625,7 +625,7 @@ static void refresh(gpointer data)
     if (m->kind == MAP_BLRP_SELF)
         seg = MIN(seg, (int)sh.dim[0] / heads);
     char map[160];
-    g_snprintf(map, sizeof map, "%s · %s · head %d · segment %d", cfg->model.encoder, m->label, head,
+    g_snprintf(map, sizeof map, "%s · %s · head %d · segment %d", cfg->model.encoder, m->label, head + 1,
                m->kind >= MAP_BLRP_SELF ? seg : 0);
     rf_plot_view_show_map(v->plot, map);
     /* BLRP's maps: the tokens of the chosen segment the sample has */
@@ -636,6 +636,11 @@ static void refresh(gpointer data)
         return;
     }
     name_cells(v, cfg, m, rows, cols, seg, t);
+    /* A key-value state is signed: diverging around 0; the rest are weights. */
+    if (m->kind == MAP_KV)
+        rf_attention_figure_set_quantity(&v->figure, "key-value state", RF_COLORMAP_DIVERGING);
+    else
+        rf_attention_figure_set_quantity(&v->figure, "attention weight", RF_COLORMAP_SEQUENTIAL);
     switch (m->kind) {
     case MAP_PROBS:
         show_probs(v, cfg, m, a->data + head * plane, rows, cols);
@@ -671,9 +676,9 @@ static void refresh(gpointer data)
     rf_probe_picker_describe(&v->picker, sample, sizeof sample);
     gboolean blrp = m->kind >= MAP_BLRP_SELF;
     if (blrp)
-        g_snprintf(title, sizeof title, "%s · segment %d · head %d · %s", m->label, seg, head, sample);
+        g_snprintf(title, sizeof title, "%s · segment %d · head %d · %s", m->label, seg, head + 1, sample);
     else
-        g_snprintf(title, sizeof title, "%s · head %d · %s", m->label, head, sample);
+        g_snprintf(title, sizeof title, "%s · head %d · %s", m->label, head + 1, sample);
     rf_attention_figure_set_title(&v->figure, title);
     rf_attention_figure_show_picture(&v->figure, gtk_toggle_button_get_active(v->picture) &&
                                                      picture_possible(v, m));

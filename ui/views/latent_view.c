@@ -167,6 +167,18 @@ static void show_layer(latent_view *v)
         rf_latent_figure_set_layer(f, layer, 0);
 }
 
+/* Name the chosen segment's token rows by the sample's positions in the
+ * data's words (segment s holds positions (s - 1) t .. s t - 1). */
+static void name_rows(latent_view *v)
+{
+    rf_latent_figure *f = &v->figure;
+    int n = 0, t = f->tokens.rows;
+    char **names = NULL;
+    if (f->layer.kind != RF_LATENT_LAYER_LATENT && t > 0)
+        names = rf_probe_picker_token_names(&v->picker, 0, (f->segment - 1) * t, f->segment * t, &n);
+    rf_latent_figure_take_names(f, names, n);
+}
+
 static void refresh(gpointer data)
 {
     latent_view *v = data;
@@ -209,6 +221,7 @@ static void refresh(gpointer data)
     rf_latent_figure_set_sample_tokens(f, rf_probe_picker_sample_length(&v->picker));
     show_layer(v);
     rf_latent_figure_select(f, (int)gtk_range_get_value(v->segment), chosen_pass(v));
+    name_rows(v);
     char map[96], layer[32];
     rf_latent_layer_name(f->layer, layer, sizeof layer);
     g_snprintf(map, sizeof map, "segment %d · pass %d · %s", (int)gtk_range_get_value(v->segment),
@@ -233,6 +246,7 @@ static void on_choice(gpointer data)
 static void on_select(latent_view *v)
 {
     rf_latent_figure_select(&v->figure, (int)gtk_range_get_value(v->segment), chosen_pass(v));
+    name_rows(v);
     rf_plot_view_queue_draw(v->plot);
 }
 

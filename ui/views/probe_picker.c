@@ -4,9 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../datasets/listops.h"
-#include "../../datasets/logmel.h"
 #include "data_sample.h"
+#include "position_words.h"
 #include "../drop_down_tooltip.h"
 
 /* On the session: the picker whose taps are being watched. */
@@ -200,8 +199,8 @@ void rf_probe_picker_init(rf_probe_picker *p, RfSession *s, const char *layer_ti
     p->layers = gtk_string_list_new(NULL);
     p->layer = GTK_DROP_DOWN(gtk_drop_down_new(G_LIST_MODEL(p->layers), NULL));
     p->layer_label = labelled(p, layer_title != NULL ? layer_title : "_Layer", GTK_WIDGET(p->layer));
-    p->head = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(0, 0, 1));
-    gtk_widget_set_tooltip_text(GTK_WIDGET(p->head), "Attention head (0-based, as in the tap names)");
+    p->head = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(1, 1, 1));
+    gtk_widget_set_tooltip_text(GTK_WIDGET(p->head), "Attention head, counted from 1 like the layers");
     p->head_label = labelled(p, "_Head", GTK_WIDGET(p->head));
     if (layer_title == NULL) {
         gtk_widget_set_visible(p->layer_label, FALSE);
@@ -237,7 +236,12 @@ guint rf_probe_picker_get_layer(const rf_probe_picker *p)
 
 int rf_probe_picker_get_head(const rf_probe_picker *p)
 {
-    return gtk_spin_button_get_value_as_int(p->head);
+    return gtk_spin_button_get_value_as_int(p->head) - 1;    /* the spinner counts from 1 */
+}
+
+void rf_probe_picker_set_head(rf_probe_picker *p, int head)
+{
+    gtk_spin_button_set_value(p->head, head + 1);
 }
 
 void rf_probe_picker_set_layers(rf_probe_picker *p, const char *const *labels, guint n)
@@ -269,7 +273,7 @@ void rf_probe_picker_set_heads(rf_probe_picker *p, int heads)
 {
     heads = heads < 1 ? 1 : heads;
     p->updating = TRUE;
-    gtk_spin_button_set_range(p->head, 0, heads - 1);
+    gtk_spin_button_set_range(p->head, 1, heads);
     p->updating = FALSE;
     gboolean shown = heads > 1 && gtk_widget_get_visible(GTK_WIDGET(p->layer)) &&
                      g_list_model_get_n_items(G_LIST_MODEL(p->layers)) > 0;
@@ -350,55 +354,17 @@ static bool shown_input(const rf_probe_picker *p, const rf_dataset *ds, float *x
     return ds->get(ds, split, sample, x, len, &label, &st);
 }
 
-/* Position i of input x in the data's own words: the ListOps token, the
- * text's byte, the pixels of an image patch, the time of an audio frame. */
-static char *position_name(const rf_dataset *ds, rf_data_kind kind, const float *x, int i)
-{
-    int h, w, c, patch;
-    switch (kind) {
-    case RF_DATA_LISTOPS:
-        return g_strdup(rf_listops_token_text((int)x[i]));
-    case RF_DATA_TEXT: {
-        int b = (int)x[i] - 1;
-        return b == ' '                ? g_strdup("␣")
-               : b == '\n'             ? g_strdup("↵")
-               : b > ' ' && b < 0x7f   ? g_strdup_printf("%c", b)
-                                        : g_strdup_printf("\\x%02x", b & 0xff);
-    }
-    case RF_DATA_PICTURE:
-        rf_sample_unpatch(NULL, ds->grid_h, ds->grid_w, ds->feat_dim, NULL, &h, &w, &c, &patch);
-        if (patch == 1)
-            return g_strdup_printf("row %d col %d", i / ds->grid_w, i % ds->grid_w);
-        return g_strdup_printf("rows %d-%d cols %d-%d", i / ds->grid_w * patch, (i / ds->grid_w + 1) * patch - 1,
-                               i % ds->grid_w * patch, (i % ds->grid_w + 1) * patch - 1);
-    case RF_DATA_AUDIO:
-        return g_strdup_printf("%.2f s", i * RF_LOGMEL_HOP_MS / 1000.0);
-    case RF_DATA_SEQUENCE:
-        break;
-    }
-    return NULL;
-}
-
 char **rf_probe_picker_token_names(const rf_probe_picker *p, int token_offset, int first, int last, int *n)
 {
     *n = 0;
     const rf_dataset *ds = rf_session_get_dataset(p->session);
-    rf_data_kind kind = ds != NULL ? rf_data_kind_of(ds) : RF_DATA_SEQUENCE;
-    if (kind == RF_DATA_SEQUENCE)
+    if (ds == NULL)
         return NULL;
     float *x = g_new0(float, (size_t)ds->seq_len * (size_t)MAX(1, ds->feat_dim));
     int len = 0;
     char **names = NULL;
-    if (shown_input(p, ds, x, &len)) {
-        last = MIN(last, len);
-        int tokens = MAX(0, last - first);
-        names = g_new0(char *, (size_t)(token_offset + tokens + 1));
-        for (int i = 0; i < token_offset; i++)
-            names[i] = g_strdup("CLS");
-        for (int i = 0; i < tokens; i++)
-            names[token_offset + i] = position_name(ds, kind, x, first + i);
-        *n = token_offset + tokens;
-    }
+    if (shown_input(p, ds, x, &len))
+        names = rf_position_words_range(ds, x, len, token_offset, first, last, n);
     g_free(x);
     return names;
 }

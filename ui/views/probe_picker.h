@@ -43,11 +43,14 @@ rf_split rf_probe_picker_get_split(const rf_probe_picker *p);
 int64_t rf_probe_picker_get_sample(const rf_probe_picker *p);
 /* The chosen entry of the layer drop-down (0 when there is none). */
 guint rf_probe_picker_get_layer(const rf_probe_picker *p);
+/* The chosen head, 0-based as the taps store heads (the Head spinner
+ * shows it counted from 1, as every view counts layers and heads). */
 int rf_probe_picker_get_head(const rf_probe_picker *p);
+void rf_probe_picker_set_head(rf_probe_picker *p, int head);
 
 /* Replace the layer entries, keeping the choice when it still exists. */
 void rf_probe_picker_set_layers(rf_probe_picker *p, const char *const *labels, guint n);
-/* Heads 0..heads-1 (the head chooser hides for one head). */
+/* Heads 1..heads on the spinner (the head chooser hides for one head). */
 void rf_probe_picker_set_heads(rf_probe_picker *p, int heads);
 /* The sample range for the data set's split (call on "data-changed"). */
 void rf_probe_picker_update_samples(rf_probe_picker *p);
@@ -81,9 +84,10 @@ void rf_probe_picker_load_picture(const rf_probe_picker *p, rf_picture *picture,
 
 /* The names of the shown sample's positions [first, last) (cut to its
  * length), cell by cell of a map whose first `token_offset` cells are the
- * model's own (named "CLS"): ListOps tokens, a text's bytes, an image
- * patch's pixel rows and columns, an audio frame's time; NULL for other
- * data. *n: the cells named. Free with g_strfreev. */
+ * model's own (named "CLS"), in the data's words (position_words.h):
+ * ListOps tokens, a text's bytes, a random task's ids, an image patch's
+ * pixel rows and columns, an audio frame's time; NULL for data without
+ * words. *n: the cells named. Free with g_strfreev. */
 char **rf_probe_picker_token_names(const rf_probe_picker *p, int token_offset, int first, int last, int *n);
 /* The shown sample's (or inspected input's) length in positions of the
  * data (its tokens or frames, before the batch's padding); 0 when

@@ -40,7 +40,7 @@ static void collect_layers(gpointer data)
     }
     GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; i < v->layers->len; i++)
-        g_ptr_array_add(names, g_strdup_printf("Layer %d", g_array_index(v->layers, int, i)));
+        g_ptr_array_add(names, g_strdup_printf("Layer %d", g_array_index(v->layers, int, i) + 1));
     rf_probe_picker_set_layers(&v->picker, (const char *const *)names->pdata, names->len);
     g_ptr_array_unref(names);
 }
@@ -51,6 +51,12 @@ static gboolean picture_possible(talk_view *v)
     return v->layers->len > 0 && ds != NULL && ds->grid_h > 0 && ds->grid_w > 0;
 }
 
+/* The talk mixer runs over every token, the CLS included (model.pool = cls). */
+static int cls_offset(talk_view *v)
+{
+    return strcmp(rf_session_get_run_config(v->session)->model.pool, "cls") == 0 ? 1 : 0;
+}
+
 static void load_picture(talk_view *v)
 {
     gboolean possible = picture_possible(v);
@@ -59,9 +65,7 @@ static void load_picture(talk_view *v)
         rf_picture_clear(&v->figure.picture);
         return;
     }
-    /* The talk mixer runs over every token, the CLS included (model.pool = cls). */
-    int offset = strcmp(rf_session_get_run_config(v->session)->model.pool, "cls") == 0 ? 1 : 0;
-    rf_probe_picker_load_picture(&v->picker, &v->figure.picture, offset);
+    rf_probe_picker_load_picture(&v->picker, &v->figure.picture, cls_offset(v));
 }
 
 static void watch(talk_view *v)
@@ -102,14 +106,17 @@ static void refresh(gpointer data)
     rf_probe_picker_set_heads(&v->picker, heads);
     int head = MIN(rf_probe_picker_get_head(&v->picker), heads - 1);
     char map[64];
-    g_snprintf(map, sizeof map, "%s · head %d", v->tap, head);
+    g_snprintf(map, sizeof map, "%s · head %d", v->tap, head + 1);
     rf_plot_view_show_map(v->plot, map);
     rf_talk_figure_set_bounds(f, p->data, (int)p->shape.dim[0], heads, head);
+    int n = 0;
+    char **names = rf_probe_picker_token_names(&v->picker, cls_offset(v), 0, (int)p->shape.dim[0], &n);
+    rf_talk_figure_take_names(f, names, n);
     rf_talk_figure_show_picture(f, gtk_toggle_button_get_active(v->picture) && picture_possible(v));
     char sample[64];
     rf_probe_picker_describe(&v->picker, sample, sizeof sample);
     g_snprintf(text, sizeof text, "TaLK windows · layer %d · head %d · %s",
-               g_array_index(v->layers, int, rf_probe_picker_get_layer(&v->picker)), head, sample);
+               g_array_index(v->layers, int, rf_probe_picker_get_layer(&v->picker)) + 1, head + 1, sample);
     rf_talk_figure_set_title(f, text);
     rf_plot_view_queue_draw(v->plot);
 }
