@@ -68,8 +68,11 @@ static gboolean stopped(gpointer session)
     return rf_session_get_state(session) == RF_RUN_STOPPED;
 }
 
+/* Asks for the pause again each time it is polled: the run's worker may
+ * not exist yet when Train has just been pressed (a pause then does nothing). */
 static gboolean paused(gpointer session)
 {
+    rf_session_pause(session);
     return rf_session_get_state(session) == RF_RUN_PAUSED;
 }
 
@@ -79,7 +82,6 @@ static int64_t paused_run(RfWindow *win, int64_t step)
 {
     RfSession *s = rf_window_get_session(win);
     g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);
-    rf_session_pause(s);
     if (!spin_until(paused, s, 60.0))
         return -1;
     for (int64_t next = rf_session_get_step(s) + 1; next <= step; next++) {
@@ -216,6 +218,7 @@ static void check_close_without_saving(RfWindow *win, RfApplication *app)
     RfSession *s = rf_window_get_session(win);
     /* a model edit: Train starts a new run (in a new folder), not a resume */
     tap_ok(rf_session_set_key(s, "model.ff", "48", NULL, NULL), "model.ff = 48 for a new run");
+    set_steps(win, 200);   /* so a pause taken late still finds the run going */
     if (!tap_ok(paused_run(win, 1) >= 1, "a new run is paused after a step or more"))
         return;
     g_autofree char *dir = g_strdup(rf_session_get_current_run(s)->dir);
