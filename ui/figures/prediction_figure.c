@@ -72,19 +72,17 @@ static layout lay_out(const rf_prediction_figure *f, cairo_t *cr, double width, 
 {
     layout l = {.top = TITLE_H};
     l.row = MIN(MAX_ROW, (height - TITLE_H - PAD) / MAX(f->n, 1));
-    l.font = MIN(RF_PLOT_TEXT, l.row * 0.8);
-    cairo_select_font_face(cr, RF_PLOT_FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
-    cairo_set_font_size(cr, l.font);
+    /* l.font is before the text scale (rf_draw_text applies it): the drawn
+     * size fits the row at any scale. */
+    double fitting = MIN(RF_PLOT_TEXT, l.row * 0.8 / rf_plot_text_scale(cr));
+    l.font = fitting;
     double widest = 0;
-    for (int k = 0; k < f->n; k++) {
-        cairo_text_extents_t e;
-        cairo_text_extents(cr, f->names[k], &e);
-        widest = MAX(widest, e.x_advance);
-    }
+    for (int k = 0; k < f->n; k++)
+        widest = MAX(widest, rf_text_width(cr, l.font, true, f->names[k]));
     double room = width * NAME_SHARE;
     if (widest > room && widest > 0) {   /* shrink the font, never cut a name */
         l.font = MAX(MIN_FONT, l.font * room / widest);
-        widest *= l.font / MIN(RF_PLOT_TEXT, l.row * 0.8);
+        widest *= l.font / fitting;
     }
     l.names_w = widest + PAD;
     l.bar_x = PAD + l.names_w;

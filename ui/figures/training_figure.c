@@ -782,7 +782,7 @@ static void draw_baseline_labels(rf_training_figure *f, rf_plot *acc, const base
     cairo_t *cr = acc->cr;
     rf_rect placed[MAX_BASELINES];
     int n_placed = 0;
-    const double pad = 4, h = RF_PLOT_TEXT + 4;
+    const double pad = 4, h = rf_plot_text_size(cr) + 4;
     for (int i = 0; i < n; i++) {
         double x0, x1, y;
         if (!baseline_span(acc, &marks[i], &x0, &x1, &y))
