@@ -103,8 +103,7 @@ bool rf_export_options_check(const rf_export_options *o, bool png, char *err, si
     int pw, ph;
     rf_export_png_size(o, &pw, &ph);
     if (!side_ok(w) || !side_ok(h) || (png && (!side_ok(pw) || !side_ok(ph)))) {
-        snprintf(err, err_size, "size %gx%g%s is outside %d..%d pixels at %g dpi on a side", o->width, o->height,
-                 o->unit == RF_LENGTH_PX ? "" : rf_length_unit_name(o->unit), RF_EXPORT_SIDE_MIN,
+        snprintf(err, err_size, "each side must come to %d..%d pixels at %g dpi", RF_EXPORT_SIDE_MIN,
                  RF_EXPORT_SIDE_MAX, o->dpi);
         return false;
     }

@@ -127,7 +127,8 @@ bool rf_figure_export_with(const rf_figure *f, const rf_zoom *zoom, const char *
     }
     char why_not[256];
     if (!rf_export_options_check(o, fmt == FORMAT_PNG, why_not, sizeof why_not)) {
-        snprintf(err, err_size, "%s: %s", path, why_not);
+        snprintf(err, err_size, "%s: size %gx%g %s, %g dpi, font %g pt: %s", path, o->width, o->height,
+                 rf_length_unit_name(o->unit), o->dpi, o->font_size, why_not);
         return false;
     }
     char why[256];
