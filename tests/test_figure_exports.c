@@ -33,6 +33,7 @@
 #include "../ui/figures/talk_figure.h"
 #include "../ui/figures/training_figure.h"
 #include "../ui/plot/figure.h"
+#include "../ui/plot/plot.h"
 #include "tap.h"
 
 static char *dir;
@@ -389,6 +390,51 @@ static void prediction(void)
     rf_prediction_figure_free(f);
 }
 
+/* The x (in drawing units) of the <text> element reading `text`, or NAN. */
+static double svg_text_x(const char *svg, const char *text)
+{
+    g_autofree char *wanted = g_strdup_printf(">%s</text>", text);
+    const char *end = strstr(svg, wanted);
+    if (end == NULL)
+        return NAN;
+    const char *start = end;
+    while (start > svg && strncmp(start, "<text ", 6) != 0)
+        start--;
+    const char *x = strstr(start, " x=\"");
+    return x != NULL && x < end ? g_ascii_strtod(x + 4, NULL) : NAN;
+}
+
+/* A narrow Training figure at a large font size: its key ("train: smoothed
+ * …") starts right of the Accuracy panel's title or is left out, never
+ * printed over it. */
+static void narrow_key(double width)
+{
+    rf_run_data *run = run_of("listops · full", 100, 0.02);
+    rf_training_figure *t = rf_training_figure_new();
+    rf_training_figure_set_runs(t, &run, 1);
+    rf_figure fig = rf_training_figure_figure(t);
+    g_autofree char *path = g_build_filename(dir, "narrow.svg", NULL);
+    rf_export_options o = {width, 420, RF_LENGTH_PX, 96, 11};
+    char err[512] = "";
+    bool ok = rf_figure_export_with(&fig, &RF_ZOOM_ALL, path, &o, err, sizeof err);
+    g_autofree char *svg = NULL;
+    g_file_get_contents(path, &svg, NULL, NULL);
+    const char *key = "train: smoothed 0.6, faint: raw · dark with points: validation";
+    double title_x = svg != NULL ? svg_text_x(svg, "Accuracy") : NAN, key_x = svg != NULL ? svg_text_x(svg, key) : NAN;
+    /* the title's width as the figure measures it, at the same text scale */
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+    cairo_t *cr = cairo_create(s);
+    rf_plot_set_text_scale(cr, o.font_size / RF_EXPORT_FONT_SIZE);
+    double title_w = rf_text_width(cr, RF_PLOT_TITLE, true, "Accuracy");
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+    tap_ok(ok && isfinite(title_x) && (isnan(key_x) || key_x >= title_x + title_w),
+           "a Training figure %g px wide at 11 pt: the key starts at %.1f, right of the Accuracy title (%.1f to "
+           "%.1f), or is left out", width, key_x, title_x, title_x + title_w);
+    rf_training_figure_free(t);
+    rf_run_data_free(run);
+}
+
 /* ---- a PNG at a physical size ---- */
 
 static uint32_t be32(const unsigned char *p)
@@ -438,6 +484,8 @@ int main(void)
     talk();
     samples();
     prediction();
+    narrow_key(600);
+    narrow_key(900);
     png_resolution();
     g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
     for (const char *name; d != NULL && (name = g_dir_read_name(d)) != NULL;) {
