@@ -390,18 +390,30 @@ static void prediction(void)
     rf_prediction_figure_free(f);
 }
 
-/* The x (in drawing units) of the <text> element reading `text`, or NAN. */
-static double svg_text_x(const char *svg, const char *text)
+/* The <text> element reading `text`: its x, y and font-size attributes (in
+ * drawing units); false when there is none. */
+static bool svg_text_at(const char *svg, const char *text, double *x, double *y, double *size)
 {
     g_autofree char *wanted = g_strdup_printf(">%s</text>", text);
     const char *end = strstr(svg, wanted);
     if (end == NULL)
-        return NAN;
+        return false;
     const char *start = end;
     while (start > svg && strncmp(start, "<text ", 6) != 0)
         start--;
-    const char *x = strstr(start, " x=\"");
-    return x != NULL && x < end ? g_ascii_strtod(x + 4, NULL) : NAN;
+    const char *ax = strstr(start, " x=\""), *ay = strstr(start, " y=\""), *as = strstr(start, " font-size=\"");
+    if (ax == NULL || ay == NULL || as == NULL || ax > end || ay > end || as > end)
+        return false;
+    *x = g_ascii_strtod(ax + 4, NULL);
+    *y = g_ascii_strtod(ay + 4, NULL);
+    *size = g_ascii_strtod(as + 12, NULL);
+    return true;
+}
+
+static double svg_text_x(const char *svg, const char *text)
+{
+    double x, y, size;
+    return svg_text_at(svg, text, &x, &y, &size) ? x : NAN;
 }
 
 /* A narrow Training figure at a large font size: its key ("train: smoothed
@@ -433,6 +445,33 @@ static void narrow_key(double width)
            "%.1f), or is left out", width, key_x, title_x, title_x + title_w);
     rf_training_figure_free(t);
     rf_run_data_free(run);
+}
+
+/* A data sample's header at 24 pt: its label line sits below the title
+ * line (the header grows with the text), not over it. */
+static void sample_header(void)
+{
+    enum { SIDE = 8 };
+    float image[SIDE * SIDE];
+    for (int i = 0; i < SIDE * SIDE; i++)
+        image[i] = (float)i / (SIDE * SIDE);
+    rf_sample_figure *f = rf_sample_figure_new();
+    rf_sample_figure_set_caption(f, "train #1: a gradient", "label: 3");
+    rf_sample_figure_set_picture(f, NULL, image, SIDE, SIDE, 1, 1);
+    rf_figure fig = rf_sample_figure_get(f);
+    g_autofree char *path = g_build_filename(dir, "sample-header.svg", NULL);
+    rf_export_options o = {900, 600, RF_LENGTH_PX, 96, 24};
+    char err[512] = "";
+    bool ok = rf_figure_export_with(&fig, &RF_ZOOM_ALL, path, &o, err, sizeof err);
+    g_autofree char *svg = NULL;
+    g_file_get_contents(path, &svg, NULL, NULL);
+    double tx = 0, ty = 0, ts = 0, lx = 0, ly = 0, ls = 0;
+    bool found = svg != NULL && svg_text_at(svg, "train #1: a gradient", &tx, &ty, &ts) &&
+                 svg_text_at(svg, "label: 3", &lx, &ly, &ls);
+    /* a line's capitals reach about 0.72 of its size above its baseline */
+    tap_ok(ok && found && ly - 0.72 * ls > ty, "a sample's header at 24 pt: the label line's top (%.1f) is below the "
+           "title's baseline (%.1f)", ly - 0.72 * ls, ty);
+    rf_sample_figure_free(f);
 }
 
 /* ---- a PNG at a physical size ---- */
@@ -486,6 +525,7 @@ int main(void)
     prediction();
     narrow_key(600);
     narrow_key(900);
+    sample_header();
     png_resolution();
     g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
     for (const char *name; d != NULL && (name = g_dir_read_name(d)) != NULL;) {
