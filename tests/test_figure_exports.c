@@ -213,6 +213,8 @@ static void check_figure(const rf_figure *fig, const char *kind)
     check_pdf(fig, kind);
 }
 
+static bool svg_text_at(const char *svg, const char *text, double *x, double *y, double *size);
+
 /* ---- the figures, with data ---- */
 
 static rf_run_data *run_of(const char *name, int steps, double rate)
@@ -387,6 +389,14 @@ static void prediction(void)
     rf_prediction_figure_set(f, "model at step 300: Pullover", names, probs, 5);
     rf_figure fig = rf_prediction_figure_get(f);
     check_figure(&fig, "prediction");
+    /* its rows grow with the text, so 24 pt class names are 24 pt */
+    g_autoptr(GArray) large = check_svg(&fig, "prediction", 24);
+    double name_x, name_y, name_size = 0;
+    g_autofree char *path = g_build_filename(dir, "prediction-24.svg", NULL), *svg = NULL;
+    g_file_get_contents(path, &svg, NULL, NULL);
+    bool found = svg != NULL && svg_text_at(svg, "Dress", &name_x, &name_y, &name_size);
+    tap_ok(found && fabs(name_size * 0.75 - 24) < 0.01, "prediction at 24 pt: the class names are %.2f pt",
+           name_size * 0.75);
     rf_prediction_figure_free(f);
 }
 
