@@ -1,7 +1,6 @@
 /* The plot export dialog (export_dialog.h). */
 #include "export_dialog.h"
 
-
 #include "dialogs.h"
 #include "settings.h"
 
