@@ -1,6 +1,7 @@
 /* `rangefinder plot`: the workbench's Training or Memory figure of one or
  * more run directories, written to PNG, SVG or PDF with the same drawing
  * code as the workbench, without GTK or a display (for servers). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,23 +18,47 @@
 /* Planning time per encoder before the memory figure skips longer lengths. */
 #define PLAN_BUDGET_SECONDS 10.0
 
-static gboolean parse_size(const char *text, int *width, int *height, GError **error)
+static gboolean parse_size(const char *text, rf_export_options *o, GError **error)
+{
+    if (rf_export_parse_size(text, &o->width, &o->height, &o->unit))
+        return TRUE;
+    g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
+                "--size '%s': give WIDTHxHEIGHT in pixels, or with a unit: in, cm or pt "
+                "(e.g. 1600x1000, 6x4in, 15x10cm, 400x300pt)", text);
+    return FALSE;
+}
+
+/* A number for --dpi or --font-size within [min, max], or a sentence naming the option. */
+static gboolean parse_number(const char *option, const char *text, double min, double max, const char *example,
+                             double *value, GError **error)
 {
     char *end = NULL;
-    guint64 w = g_ascii_strtoull(text, &end, 10);
-    if (end == text || (*end != 'x' && *end != 'X'))
-        goto bad;
-    const char *rest = end + 1;
-    guint64 h = g_ascii_strtoull(rest, &end, 10);
-    if (end == rest || *end != '\0' || w < 16 || h < 16 || w > 16384 || h > 16384)
-        goto bad;
-    *width = (int)w;
-    *height = (int)h;
+    double v = g_ascii_strtod(text, &end);
+    if (end == text || *end != '\0' || !(v >= min && v <= max)) {
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "%s '%s': give a number from %g to %g (e.g. %s)", option,
+                    text, min, max, example);
+        return FALSE;
+    }
+    *value = v;
     return TRUE;
-bad:
-    g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
-                "--size '%s': give WIDTHxHEIGHT, each 16..16384 (e.g. 1600x1000)", text);
-    return FALSE;
+}
+
+/* The size, dpi and font size together: a size that is too small or too
+ * large at the dpi (a PNG's pixels, or the drawing's) is refused here. */
+static gboolean parse_export(const char *size, const char *dpi, const char *font_size, gboolean png,
+                             rf_export_options *o, GError **error)
+{
+    if ((size != NULL && !parse_size(size, o, error)) ||
+        (dpi != NULL && !parse_number("--dpi", dpi, RF_EXPORT_DPI_MIN, RF_EXPORT_DPI_MAX, "300", &o->dpi, error)) ||
+        (font_size != NULL && !parse_number("--font-size", font_size, RF_EXPORT_FONT_MIN, RF_EXPORT_FONT_MAX, "10",
+                                            &o->font_size, error)))
+        return FALSE;
+    char why[256];
+    if (!rf_export_options_check(o, png, why, sizeof why)) {
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "--size '%s': %s", size != NULL ? size : "1600x1000", why);
+        return FALSE;
+    }
+    return TRUE;
 }
 
 /* The input shape of a run's data: known from the config for ListOps and
@@ -100,22 +125,22 @@ static gboolean set_curves(rf_training_figure *figure, const char *smooth, const
     return TRUE;
 }
 
-static gboolean export_training(GPtrArray *runs, rf_training_figure *figure, const char *out, int width, int height,
-                                GError **error)
+static gboolean export_training(GPtrArray *runs, rf_training_figure *figure, const char *out,
+                                const rf_export_options *o, GError **error)
 {
     for (guint i = 0; i < runs->len; i++)
         fill_plan(runs->pdata[i]);
     rf_training_figure_set_runs(figure, (rf_run_data *const *)runs->pdata, runs->len);
     rf_figure f = rf_training_figure_figure(figure);
     char err[1024];
-    if (!rf_figure_export(&f, NULL, out, width, height, err, sizeof err)) {
+    if (!rf_figure_export_with(&f, NULL, out, o, err, sizeof err)) {
         g_set_error_literal(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, err);
         return FALSE;
     }
     return TRUE;
 }
 
-static gboolean export_memory(GPtrArray *runs, const char *out, int width, int height, GError **error)
+static gboolean export_memory(GPtrArray *runs, const char *out, const rf_export_options *o, GError **error)
 {
     const rf_run_data *first = runs->pdata[0];
     int feat_dim, vocab, classes;
@@ -127,21 +152,43 @@ static gboolean export_memory(GPtrArray *runs, const char *out, int width, int h
     rf_memory_figure_set_runs(&figure, (rf_run_data *const *)runs->pdata, runs->len);
     rf_figure f = rf_memory_figure_figure(&figure);
     char err[1024];
-    gboolean ok = rf_figure_export(&f, NULL, out, width, height, err, sizeof err);
+    gboolean ok = rf_figure_export_with(&f, NULL, out, o, err, sizeof err);
     rf_memory_figure_clear(&figure);
     if (!ok)
         g_set_error_literal(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, err);
     return ok;
 }
 
+/* "1800x1200 pixels at 300 dpi" or "432x288 pt": what the file holds. */
+static const char *size_words(const rf_export_options *o, gboolean png, char *words, size_t size)
+{
+    if (png) {
+        int w, h;
+        rf_export_png_size(o, &w, &h);
+        snprintf(words, size, "%dx%d pixels at %g dpi", w, h, o->dpi);
+    } else {
+        double w, h;
+        rf_export_points(o, &w, &h);
+        snprintf(words, size, "%gx%g pt", round(w * 100) / 100, round(h * 100) / 100);
+    }
+    return words;
+}
+
 int rf_cmd_plot(int argc, char **argv)
 {
-    g_autofree char *out = NULL, *size = NULL, *figure = NULL, *smooth = NULL, *x = NULL, *log = NULL;
+    g_autofree char *out = NULL, *size = NULL, *dpi = NULL, *font_size = NULL, *figure = NULL, *smooth = NULL,
+                    *x = NULL, *log = NULL;
     g_auto(GStrv) dirs = NULL;
     const GOptionEntry entries[] = {
         {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "The file to write: .png, .svg or .pdf", "FILE"},
-        {"size", 0, 0, G_OPTION_ARG_STRING, &size, "Size in pixels (PNG) or points (SVG, PDF); default 1600x1000",
-         "WxH"},
+        {"size", 0, 0, G_OPTION_ARG_STRING, &size,
+         "Size in pixels, or with a unit: 6x4in, 15x10cm, 400x300pt; default 1600x1000 (pixels)", "WxH[UNIT]"},
+        {"dpi", 0, 0, G_OPTION_ARG_STRING, &dpi,
+         "Pixels per inch: a PNG's resolution (recorded in the file), a pixel's size in SVG and PDF; default 96",
+         "N"},
+        {"font-size", 0, 0, G_OPTION_ARG_STRING, &font_size,
+         "Tick labels' size in points, titles and legends in proportion; default 8.25 (11 pixels at 96 dpi)",
+         "PT"},
         {"figure", 'f', 0, G_OPTION_ARG_STRING, &figure, "training (default) or memory", "NAME"},
         {"smooth", 0, 0, G_OPTION_ARG_STRING, &smooth,
          "training: smoothing of the train loss and accuracy, 0 (raw) to 0.999; default 0.6", "W"},
@@ -163,14 +210,15 @@ int rf_cmd_plot(int argc, char **argv)
     g_option_context_set_description(ctx,
         "Examples:\n"
         "  rangefinder plot runs/default --out training.png\n"
-        "  rangefinder plot runs/lr1e-3 runs/lr3e-4 --out compare.pdf --size 1200x800\n"
+        "  rangefinder plot runs/lr1e-3 runs/lr3e-4 --out compare.pdf --size 15x10cm --font-size 9\n"
+        "  rangefinder plot runs/default --out figure.png --size 6x4in --dpi 300\n"
         "  rangefinder plot runs/default --smooth 0.9 --x time --log loss,lr --out curves.png\n"
         "  rangefinder plot runs/default --figure memory --out memory.svg\n");
 
     g_autoptr(GError) error = NULL;
     if (!rf_cli_parse(ctx, "plot", &argc, &argv, &error))
         return rf_cli_report(error);
-    int width = DEFAULT_WIDTH, height = DEFAULT_HEIGHT;
+    rf_export_options export = rf_export_pixels(DEFAULT_WIDTH, DEFAULT_HEIGHT);
     gboolean memory = g_strcmp0(figure, "memory") == 0;
     if (dirs == NULL || dirs[0] == NULL || out == NULL) {
         g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
@@ -187,7 +235,8 @@ int rf_cmd_plot(int argc, char **argv)
                     out);
         return rf_cli_report(error);
     }
-    if (size != NULL && !parse_size(size, &width, &height, &error))
+    g_autofree char *lower = g_ascii_strdown(out, -1);
+    if (!parse_export(size, dpi, font_size, g_str_has_suffix(lower, ".png"), &export, &error))
         return rf_cli_report(error);
     g_autoptr(rf_training_figure) training = rf_training_figure_new();
     if (!set_curves(training, smooth, x, log, &error))
@@ -200,11 +249,13 @@ int rf_cmd_plot(int argc, char **argv)
             return rf_cli_report(error);
         g_ptr_array_add(runs, r);
     }
-    gboolean ok = memory ? export_memory(runs, out, width, height, &error)
-                         : export_training(runs, training, out, width, height, &error);
+    gboolean ok = memory ? export_memory(runs, out, &export, &error)
+                         : export_training(runs, training, out, &export, &error);
     if (!ok)
         return rf_cli_report(error);
-    printf("wrote %s (%s figure, %dx%d, %u run%s)\n", out, memory ? "memory" : "training", width, height,
-           runs->len, runs->len == 1 ? "" : "s");
+    char words[96];
+    printf("wrote %s (%s figure, %s, %u run%s)\n", out, memory ? "memory" : "training",
+           size_words(&export, g_str_has_suffix(lower, ".png"), words, sizeof words), runs->len,
+           runs->len == 1 ? "" : "s");
     return RF_EXIT_OK;
 }

@@ -1,5 +1,5 @@
 /* The workbench's dialogs: error messages, the close-while-training
- * question, file choosers and the plot export dialog. All of them are
+ * question and file choosers (the plot export dialog: export_dialog.h). All are
  * asynchronous (the main loop keeps running, training keeps reporting); each
  * reports its answer through a callback.
  */
@@ -63,14 +63,6 @@ void rf_dialog_choose_path(GtkWindow *parent, RfChooseMode mode, RfFolderKind fo
                            const char *accept_label,
                            const char *pattern_name, const char *pattern, const char *suggested_name,
                            RfPathCallback done, gpointer user_data);
-
-/* Called with the file to write (its extension matches the chosen format)
- * and the size, or path NULL when the user cancelled. */
-typedef void (*RfExportCallback)(const char *path, int width, int height, gpointer user_data);
-/* Format (PNG, SVG, PDF) and size first, then the file name. `base_name`
- * ("training") names the suggested file; width/height are the defaults. */
-void rf_dialog_export_plot(GtkWindow *parent, const char *base_name, int width, int height, RfExportCallback done,
-                           gpointer user_data);
 
 G_END_DECLS
 

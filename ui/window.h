@@ -11,6 +11,7 @@
 #include <gtk/gtk.h>
 
 #include "config_panel.h"
+#include "plot/export_options.h"
 #include "session.h"
 
 G_BEGIN_DECLS
@@ -41,8 +42,12 @@ const char *rf_window_get_toast_folder(RfWindow *win);
 gboolean rf_window_restart_offered(RfWindow *win);
 
 /* Export the plot of view `page` (a stack page name; NULL: the visible one)
- * to `path` (.png, .svg or .pdf) at width x height, with the zoom shown on
- * screen. A failure leaves any old file at `path` as it was. */
+ * to `path` (.png, .svg or .pdf) at the size, resolution and font size of
+ * `options`, with the zoom shown on screen. A failure leaves any old file
+ * at `path` as it was. */
+gboolean rf_window_export_plot_with(RfWindow *win, const char *page, const char *path,
+                                    const rf_export_options *options, GError **error);
+/* The same at width x height pixels at 96 dpi. */
 gboolean rf_window_export_plot(RfWindow *win, const char *page, const char *path, int width, int height,
                                GError **error);
 /* The same, a failure shown in an error dialog naming the file: what

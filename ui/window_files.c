@@ -6,6 +6,7 @@
 
 #include "data_tasks.h"
 #include "dialogs.h"
+#include "export_dialog.h"
 #include "inspect_input.h"
 #include "launch_dialog.h"
 #include "plot/plot.h"
@@ -266,6 +267,13 @@ static GtkWidget *find_page(RfWindow *win, const char *page)
 gboolean rf_window_export_plot(RfWindow *win, const char *page, const char *path, int width, int height,
                                GError **error)
 {
+    rf_export_options options = rf_export_pixels(width, height);
+    return rf_window_export_plot_with(win, page, path, &options, error);
+}
+
+gboolean rf_window_export_plot_with(RfWindow *win, const char *page, const char *path,
+                                    const rf_export_options *options, GError **error)
+{
     g_return_val_if_fail(RF_IS_WINDOW(win), FALSE);
     GtkWidget *view = find_page(win, page);
     RfPlotView *plot = view != NULL ? rf_view_get_plot(view) : NULL;
@@ -281,7 +289,7 @@ gboolean rf_window_export_plot(RfWindow *win, const char *page, const char *path
     }
     char message[512];
     rf_zoom zoom = rf_plot_view_get_zoom(plot);
-    if (!rf_figure_export(rf_plot_view_get_figure(plot), &zoom, path, width, height, message, sizeof message)) {
+    if (!rf_figure_export_with(rf_plot_view_get_figure(plot), &zoom, path, options, message, sizeof message)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", message);
         return FALSE;
     }
@@ -293,10 +301,10 @@ typedef struct {
     char *page;
 } ExportTarget;
 
-gboolean rf_window_export_plot_or_explain(RfWindow *win, const char *page, const char *path, int width, int height)
+static gboolean export_or_explain(RfWindow *win, const char *page, const char *path, const rf_export_options *options)
 {
     g_autoptr(GError) error = NULL;
-    if (rf_window_export_plot(win, page, path, width, height, &error)) {
+    if (rf_window_export_plot_with(win, page, path, options, &error)) {
         rf_toast_written(&win->toast, "Exported the plot to", path);
         return TRUE;
     }
@@ -304,11 +312,17 @@ gboolean rf_window_export_plot_or_explain(RfWindow *win, const char *page, const
     return FALSE;
 }
 
-static void plot_export_chosen(const char *path, int width, int height, gpointer user_data)
+gboolean rf_window_export_plot_or_explain(RfWindow *win, const char *page, const char *path, int width, int height)
+{
+    rf_export_options options = rf_export_pixels(width, height);
+    return export_or_explain(win, page, path, &options);
+}
+
+static void plot_export_chosen(const char *path, const rf_export_options *options, gpointer user_data)
 {
     ExportTarget *t = user_data;
     if (path != NULL)
-        rf_window_export_plot_or_explain(t->win, t->page, path, width, height);
+        export_or_explain(t->win, t->page, path, options);
     g_object_unref(t->win);
     g_free(t->page);
     g_free(t);
@@ -327,7 +341,8 @@ static void action_export_plot(GSimpleAction *a, GVariant *p, gpointer user_data
         rf_dialog_error(GTK_WINDOW(win), "Nothing to export", detail);
         return;
     }
-    /* The size on screen is the default: the file looks like the view. */
+    /* The size on screen is the default until one is kept: the file looks
+     * like the view. */
     int width = gtk_widget_get_width(GTK_WIDGET(plot)), height = gtk_widget_get_height(GTK_WIDGET(plot));
     ExportTarget *t = g_new0(ExportTarget, 1);
     t->win = g_object_ref(win);

@@ -218,7 +218,8 @@ static int notes(const rf_memory_figure *f, char lines[MAX_NOTES][NOTE_SIZE])
     return n;
 }
 
-#define NOTE_LINE (RF_PLOT_TEXT + 6)
+/* A note line's height at cr's text scale. */
+#define NOTE_LINE(cr) (rf_plot_text_size(cr) + 6)
 
 static void layout(const rf_memory_figure *f, cairo_t *cr, double w, double h, int n_notes, rf_plot *p)
 {
@@ -241,7 +242,7 @@ static void layout(const rf_memory_figure *f, cairo_t *cr, double w, double h, i
     }
     rf_axis_finish(&x, false);
     rf_axis_finish(&y, false);
-    rf_plot_begin(p, cr, (rf_rect){0, 0, w, fmax(20, h - n_notes * NOTE_LINE - 4)}, &x, &y,
+    rf_plot_begin(p, cr, (rf_rect){0, 0, w, fmax(20, h - n_notes * NOTE_LINE(cr) - 4)}, &x, &y,
                   "Planned training memory against sequence length");
 }
 
@@ -280,14 +281,11 @@ static void draw_current(rf_plot *p, const rf_memory_figure *f)
     char bytes[32], text[128];
     rf_format_bytes(f->current_bytes, bytes, sizeof bytes);
     snprintf(text, sizeof text, "current: %s, N = %d, %s", f->current_encoder, f->current_seq, bytes);
-    cairo_text_extents_t e;
-    cairo_select_font_face(cr, RF_PLOT_FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
-    cairo_set_font_size(cr, RF_PLOT_TEXT);
-    cairo_text_extents(cr, text, &e);
-    bool right = px + 12 + e.x_advance < p->frame.x + p->frame.w - 4;
-    double tx = right ? px + 12 : px - 12 - e.x_advance, ty = py + 14;
+    double text_w = rf_text_width(cr, RF_PLOT_TEXT, true, text), text_h = rf_plot_text_size(cr);
+    bool right = px + 12 + text_w < p->frame.x + p->frame.w - 4;
+    double tx = right ? px + 12 : px - 12 - text_w, ty = py + 14;
     cairo_set_source_rgba(cr, 1, 1, 1, 0.85);   /* keeps the label readable over the curves */
-    cairo_rectangle(cr, tx - 3, ty - RF_PLOT_TEXT / 2 - 3, e.x_advance + 6, RF_PLOT_TEXT + 6);
+    cairo_rectangle(cr, tx - 3, ty - text_h / 2 - 3, text_w + 6, text_h + 6);
     cairo_fill(cr);
     cairo_set_source_rgb(cr, 0.15, 0.15, 0.17);
     rf_draw_text(cr, tx, ty, 0, 0.5, RF_PLOT_TEXT, true, text);
@@ -342,7 +340,7 @@ static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoo
     rf_plot_end(&p);
     for (int i = 0; i < n_notes; i++) {
         rf_set_color(cr, i == n_notes - 1 && isnan(f->current_bytes) ? RAM_COLOR : KEY_GREY, 1);
-        rf_draw_text(cr, p.frame.x + p.frame.w, h - (n_notes - i) * NOTE_LINE + 2, 1, 0, RF_PLOT_TEXT, false,
+        rf_draw_text(cr, p.frame.x + p.frame.w, h - (n_notes - i) * NOTE_LINE(cr) + 2, 1, 0, RF_PLOT_TEXT, false,
                      lines[i]);
     }
     cairo_restore(cr);

@@ -70,25 +70,25 @@ typedef struct layout {
 
 static layout lay_out(const rf_prediction_figure *f, cairo_t *cr, double width, double height)
 {
-    layout l = {.top = TITLE_H};
-    l.row = MIN(MAX_ROW, (height - TITLE_H - PAD) / MAX(f->n, 1));
-    l.font = MIN(RF_PLOT_TEXT, l.row * 0.8);
-    cairo_select_font_face(cr, RF_PLOT_FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
-    cairo_set_font_size(cr, l.font);
+    /* The title row, the rows and the value column grow with the text
+     * scale; l.font is before it (rf_draw_text applies it), so the drawn
+     * size fits the row at any scale. */
+    double scale = rf_plot_text_scale(cr);
+    layout l = {.top = TITLE_H * scale};
+    l.row = MIN(MAX_ROW * scale, (height - l.top - PAD) / MAX(f->n, 1));
+    double fitting = MIN(RF_PLOT_TEXT, l.row * 0.8 / scale);
+    l.font = fitting;
     double widest = 0;
-    for (int k = 0; k < f->n; k++) {
-        cairo_text_extents_t e;
-        cairo_text_extents(cr, f->names[k], &e);
-        widest = MAX(widest, e.x_advance);
-    }
+    for (int k = 0; k < f->n; k++)
+        widest = MAX(widest, rf_text_width(cr, l.font, true, f->names[k]));
     double room = width * NAME_SHARE;
     if (widest > room && widest > 0) {   /* shrink the font, never cut a name */
         l.font = MAX(MIN_FONT, l.font * room / widest);
-        widest *= l.font / MIN(RF_PLOT_TEXT, l.row * 0.8);
+        widest *= l.font / fitting;
     }
     l.names_w = widest + PAD;
     l.bar_x = PAD + l.names_w;
-    l.bar_w = MAX(10.0, width - l.bar_x - VALUE_W - PAD);
+    l.bar_w = MAX(10.0, width - l.bar_x - VALUE_W * scale - PAD);
     return l;
 }
 
@@ -104,9 +104,9 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
         cairo_restore(cr);
         return;
     }
-    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-    rf_draw_text(cr, PAD, TITLE_H / 2, 0, 0.5, RF_PLOT_TITLE, true, f->title != NULL ? f->title : "");
     layout l = lay_out(f, cr, width, height);
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    rf_draw_text(cr, PAD, l.top / 2, 0, 0.5, RF_PLOT_TITLE, true, f->title != NULL ? f->title : "");
     for (int k = 0; k < f->n; k++) {
         double y = l.top + k * l.row, mid = y + l.row / 2;
         bool best = k == f->best;

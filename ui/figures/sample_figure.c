@@ -259,26 +259,29 @@ static bool picture_hover(rf_sample_figure *f, rf_rect body, const rf_zoom *z, d
 
 /* ---- the whole figure ---- */
 
-static void header_draw(const rf_sample_figure *f, cairo_t *cr, double width)
+/* The header's two lines at `scale`, cr's text scale (1 on screen, where
+ * hover reads the same layout). */
+static void header_draw(const rf_sample_figure *f, cairo_t *cr, double width, double scale)
 {
     cairo_save(cr);
-    cairo_rectangle(cr, 0, 0, width, SAMPLE_HEADER_H);
+    cairo_rectangle(cr, 0, 0, width, SAMPLE_HEADER_H * scale);
     cairo_clip(cr);
     rf_set_color(cr, ink, 1);
     if (f->title != NULL)
-        rf_draw_text(cr, 14, 10, 0, 0, RF_PLOT_TITLE, true, f->title);
+        rf_draw_text(cr, 14, 10 * scale, 0, 0, RF_PLOT_TITLE, true, f->title);
     rf_set_color(cr, muted, 1);
     if (f->label != NULL)
-        rf_draw_text(cr, 14, 31, 0, 0, RF_PLOT_TEXT + 1, false, f->label);
+        rf_draw_text(cr, 14, 31 * scale, 0, 0, RF_PLOT_TEXT + 1, false, f->label);
     rf_set_color(cr, ink, 1);
     if (f->prediction != NULL)
-        rf_draw_text(cr, width - 14, 31, 1, 0, RF_PLOT_TEXT + 1, false, f->prediction);
+        rf_draw_text(cr, width - 14, 31 * scale, 1, 0, RF_PLOT_TEXT + 1, false, f->prediction);
     cairo_restore(cr);
 }
 
-static rf_rect body_of(double width, double height)
+static rf_rect body_of(double width, double height, double scale)
 {
-    return (rf_rect){0, SAMPLE_HEADER_H, width, fmax(1, height - SAMPLE_HEADER_H)};
+    double header = SAMPLE_HEADER_H * scale;
+    return (rf_rect){0, header, width, fmax(1, height - header)};
 }
 
 static void figure_draw(void *data, cairo_t *cr, double width, double height, const rf_zoom *zoom)
@@ -287,8 +290,9 @@ static void figure_draw(void *data, cairo_t *cr, double width, double height, co
     cairo_save(cr);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
-    header_draw(f, cr, width);
-    rf_rect body = body_of(width, height);
+    double scale = rf_plot_text_scale(cr);
+    header_draw(f, cr, width, scale);
+    rf_rect body = body_of(width, height, scale);
     switch (f->kind) {
     case SAMPLE_MESSAGE:
         rf_draw_message(cr, body, f->message);
@@ -313,7 +317,7 @@ static bool figure_hover(void *data, double width, double height, const rf_zoom 
                          size_t size)
 {
     rf_sample_figure *f = data;
-    rf_rect body = body_of(width, height);
+    rf_rect body = body_of(width, height, 1);
     if (y < body.y)
         return false;
     switch (f->kind) {

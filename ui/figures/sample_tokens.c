@@ -9,9 +9,8 @@
 
 #include "sample_figure_private.h"
 
-#define TOKEN_FONT "Monospace"
 #define TOKEN_SIZE 13.0
-#define LINE_H 20.0
+#define LINE_H 20.0   /* at the text scale */
 
 static const rf_rgb muted = {0.40, 0.40, 0.44};
 
@@ -103,28 +102,20 @@ int rf_sample_figure_tree_depth(const rf_sample_figure *f)
 typedef struct token_layout {
     rf_rect text;               /* where the tokens flow */
     double advance;             /* of one monospace character */
+    double line_h;
     int first;                  /* first token shown (the zoom's left edge) */
     rf_plot depth;
 } token_layout;
-
-static void token_font(cairo_t *cr, bool bold)
-{
-    cairo_select_font_face(cr, TOKEN_FONT, CAIRO_FONT_SLANT_NORMAL,
-                           bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-    cairo_set_font_size(cr, TOKEN_SIZE);
-}
 
 static token_layout tokens_begin(const rf_sample_figure *f, cairo_t *cr, rf_rect body, const rf_zoom *z)
 {
     token_layout l;
     double depth_h = fmax(150, round(body.h * 0.34));
-    l.text = (rf_rect){body.x + 16, body.y + 8, body.w - 32, fmax(LINE_H, body.h - depth_h - 40)};
-    cairo_text_extents_t e;
+    l.line_h = LINE_H * rf_plot_text_scale(cr);
+    l.text = (rf_rect){body.x + 16, body.y + 8, body.w - 32, fmax(l.line_h, body.h - depth_h - 40)};
     cairo_save(cr);
-    token_font(cr, true);
-    cairo_text_extents(cr, "0", &e);
+    l.advance = rf_text_width_in(cr, RF_PLOT_MONO, TOKEN_SIZE, true, "0");
     cairo_restore(cr);
-    l.advance = e.x_advance;
     l.first = (int)floor(z->x0 * f->n_tokens);
     l.first = l.first < 0 ? 0 : l.first >= f->n_tokens ? f->n_tokens - 1 : l.first;
 
@@ -153,11 +144,11 @@ static bool flow_place(const rf_sample_figure *f, const token_layout *l, flow *a
     double w = (double)g_utf8_strlen(f->tokens[i], -1) * l->advance;
     if (at->x > l->text.x && at->x + w > l->text.x + l->text.w) {
         at->x = l->text.x;
-        at->y += LINE_H;
+        at->y += l->line_h;
     }
-    if (at->y + LINE_H > l->text.y + l->text.h)
+    if (at->y + l->line_h > l->text.y + l->text.h)
         return false;
-    *box = (rf_rect){at->x, at->y, w, LINE_H};
+    *box = (rf_rect){at->x, at->y, w, l->line_h};
     at->x += w + l->advance;
     return true;
 }
@@ -171,10 +162,8 @@ void sample_tokens_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const rf
     cairo_save(cr);
     for (int i = l.first; i < f->n_tokens && flow_place(f, &l, &at, i, &box); i++) {
         bool op = !f->byte_text && (f->tokens[i][0] == '[' || f->tokens[i][0] == ']');
-        token_font(cr, op);
         rf_set_color(cr, level_color(f->level[i]), 1);
-        cairo_move_to(cr, box.x, box.y + LINE_H * 0.72);
-        cairo_show_text(cr, f->tokens[i]);
+        rf_draw_text_in(cr, RF_PLOT_MONO, box.x, box.y + l.line_h * 0.72, 0, 1, TOKEN_SIZE, op, f->tokens[i]);
         last = i;
     }
     cairo_restore(cr);

@@ -440,13 +440,23 @@ rf_rect rf_training_log_button(const rf_plot *p, int panel)
 
 /* ---- drawing ---- */
 
-/* A panel's key, right-aligned in its title row (left of its log button):
- * above the data, so it never covers a line (the colour is the caller's). */
+/* A panel's key, right-aligned in its title row (left of its log button
+ * where there is one: not in an export):
+ * above the data, so it never covers a line (the colour is the caller's).
+ * Where the row is too short beside the title (a narrow export, a large
+ * font size) the key's text shrinks to fit, down to 60 %, then is left out. */
 static void draw_title_key(rf_plot *p, int panel, const char *key)
 {
     rf_rect button = rf_training_log_button(p, panel);
-    double right = button.w > 0 ? button.x - 8 : p->frame.x + p->frame.w;
-    rf_draw_text(p->cr, right, p->outer.y + 4, 1, 0, RF_PLOT_TEXT, false, key);
+    bool beside_button = button.w > 0 && !rf_plot_figure_only(p->cr);
+    double right = beside_button ? button.x - 8 : p->frame.x + p->frame.w;
+    double left = p->frame.x + rf_text_width(p->cr, RF_PLOT_TITLE, true, panel_titles[panel]) + 12;
+    double width = rf_text_width(p->cr, RF_PLOT_TEXT, false, key), size = RF_PLOT_TEXT;
+    if (width > right - left)
+        size *= (right - left) / width;
+    if (size < 0.6 * RF_PLOT_TEXT)
+        return;
+    rf_draw_text(p->cr, right, p->outer.y + 4, 1, 0, size, false, key);
 }
 
 
@@ -782,7 +792,7 @@ static void draw_baseline_labels(rf_training_figure *f, rf_plot *acc, const base
     cairo_t *cr = acc->cr;
     rf_rect placed[MAX_BASELINES];
     int n_placed = 0;
-    const double pad = 4, h = RF_PLOT_TEXT + 4;
+    const double pad = 4, h = rf_plot_text_size(cr) + 4;
     for (int i = 0; i < n; i++) {
         double x0, x1, y;
         if (!baseline_span(acc, &marks[i], &x0, &x1, &y))

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "export_options.h"
+
 /* The visible part of a figure's data as fractions of its full extent:
  * {0, 1, 0, 1} shows everything. x runs left to right, y top to bottom. */
 typedef struct rf_zoom {
@@ -35,12 +37,15 @@ typedef struct rf_figure {
 } rf_figure;
 
 /* Render to FILE.png, FILE.svg or FILE.pdf (by extension, case-insensitive)
- * at width x height (device units; pixels for PNG, points for PDF/SVG):
- * the figure alone (rf_plot_set_figure_only: no buttons), and an empty
- * figure refused with its sentence, no file written. The
- * file is written under a temporary name and renamed, so a failed export
- * leaves any old file intact. On failure writes a message naming the file
- * into err and returns false. */
+ * at the size, resolution and font size of `o` (export_options.h; a PNG
+ * records its dpi): the figure alone (rf_plot_set_figure_only: no
+ * buttons), and an empty figure refused with its sentence, no file
+ * written. The file is written under a temporary name and renamed, so a
+ * failed export leaves any old file intact. On failure writes a message
+ * naming the file into err and returns false. */
+bool rf_figure_export_with(const rf_figure *f, const rf_zoom *zoom, const char *path, const rf_export_options *o,
+                           char *err, size_t err_size);
+/* The same at width x height pixels at 96 dpi (rf_export_pixels). */
 bool rf_figure_export(const rf_figure *f, const rf_zoom *zoom, const char *path, int width, int height, char *err,
                       size_t err_size);
 

@@ -10,8 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "export_options.h"
 #include "figure.h"
 #include "plot.h"
+#include "png_resolution.h"
 
 typedef enum { FORMAT_UNKNOWN, FORMAT_PNG, FORMAT_SVG, FORMAT_PDF } format;
 
@@ -34,15 +36,19 @@ bool rf_figure_format_known(const char *path)
     return format_of(path) != FORMAT_UNKNOWN;
 }
 
-static void draw(const rf_figure *f, const rf_zoom *zoom, cairo_surface_t *s, int width, int height,
-                 GString *svg_text)
+/* The figure laid out at `width` x `height` drawing units, each `scale`
+ * device units (pixels or points), its text at the options' font size. */
+static void draw(const rf_figure *f, const rf_zoom *zoom, cairo_surface_t *s, double width, double height,
+                 double scale, double font_size, GString *svg_text)
 {
     cairo_t *cr = cairo_create(s);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     rf_plot_set_figure_only(cr);
+    rf_plot_set_text_scale(cr, font_size / RF_EXPORT_FONT_SIZE);
     if (svg_text != NULL)
         rf_plot_collect_svg_text(cr, svg_text);
+    cairo_scale(cr, scale, scale);
     f->draw(f->data, cr, width, height, zoom);
     cairo_destroy(cr);
 }
@@ -68,26 +74,35 @@ static bool add_svg_text(const char *tmp, const GString *text, const char **prob
     return true;
 }
 
-static bool write_to(const rf_figure *f, const rf_zoom *zoom, format fmt, const char *tmp, int width, int height,
-                     const char **problem)
+static bool write_to(const rf_figure *f, const rf_zoom *zoom, format fmt, const char *tmp,
+                     const rf_export_options *o, const char **problem)
 {
     cairo_surface_t *s;
-    if (fmt == FORMAT_PNG)
-        s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
-    else if (fmt == FORMAT_SVG)
-        s = cairo_svg_surface_create(tmp, width, height);
-    else
-        s = cairo_pdf_surface_create(tmp, width, height);
+    double width, height, scale;
+    rf_export_drawing_size(o, &width, &height);
+    if (fmt == FORMAT_PNG) {
+        int pw, ph;
+        rf_export_png_size(o, &pw, &ph);
+        s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, pw, ph);
+        /* The drawing fills the pixels exactly, whatever the rounding did. */
+        scale = pw / width;
+        height = ph / scale;
+    } else {
+        double pt_w, pt_h;
+        rf_export_points(o, &pt_w, &pt_h);
+        s = fmt == FORMAT_SVG ? cairo_svg_surface_create(tmp, pt_w, pt_h) : cairo_pdf_surface_create(tmp, pt_w, pt_h);
+        scale = 72.0 / 96.0;
+    }
     bool ok = cairo_surface_status(s) == CAIRO_STATUS_SUCCESS;
     g_autoptr(GString) svg_text = fmt == FORMAT_SVG ? g_string_new(NULL) : NULL;
     if (ok) {
-        draw(f, zoom, s, width, height, svg_text);
+        draw(f, zoom, s, width, height, scale, o->font_size, svg_text);
         if (fmt == FORMAT_PNG)
-            ok = cairo_surface_write_to_png(s, tmp) == CAIRO_STATUS_SUCCESS;
+            ok = rf_png_write_with_resolution(s, o->dpi, tmp, problem);
         cairo_surface_finish(s);
         ok = ok && cairo_surface_status(s) == CAIRO_STATUS_SUCCESS;
     }
-    if (!ok)
+    if (!ok && *problem == NULL)
         *problem = cairo_status_to_string(cairo_surface_status(s));
     cairo_surface_destroy(s);
     if (ok && svg_text != NULL)
@@ -98,13 +113,22 @@ static bool write_to(const rf_figure *f, const rf_zoom *zoom, format fmt, const 
 bool rf_figure_export(const rf_figure *f, const rf_zoom *zoom, const char *path, int width, int height, char *err,
                       size_t err_size)
 {
+    rf_export_options o = rf_export_pixels(width, height);
+    return rf_figure_export_with(f, zoom, path, &o, err, err_size);
+}
+
+bool rf_figure_export_with(const rf_figure *f, const rf_zoom *zoom, const char *path, const rf_export_options *o,
+                           char *err, size_t err_size)
+{
     format fmt = format_of(path);
     if (fmt == FORMAT_UNKNOWN) {
         snprintf(err, err_size, "%s: unknown plot format (use .png, .svg or .pdf)", path);
         return false;
     }
-    if (width < 16 || height < 16 || width > 16384 || height > 16384) {
-        snprintf(err, err_size, "%s: size %dx%d is outside 16..16384", path, width, height);
+    char why_not[256];
+    if (!rf_export_options_check(o, fmt == FORMAT_PNG, why_not, sizeof why_not)) {
+        snprintf(err, err_size, "%s: size %gx%g %s, %g dpi, font %g pt: %s", path, o->width, o->height,
+                 rf_length_unit_name(o->unit), o->dpi, o->font_size, why_not);
         return false;
     }
     char why[256];
@@ -126,7 +150,7 @@ bool rf_figure_export(const rf_figure *f, const rf_zoom *zoom, const char *path,
     fchmod(fd, 0644);   /* mkstemp makes it private; an exported plot is not */
     close(fd);
     const char *problem = NULL;
-    bool ok = write_to(f, zoom, fmt, tmp, width, height, &problem);
+    bool ok = write_to(f, zoom, fmt, tmp, o, &problem);
     if (!ok)
         snprintf(err, err_size, "%s: cannot write the plot: %s", path, problem);
     else if (g_rename(tmp, path) != 0) {

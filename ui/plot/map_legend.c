@@ -83,6 +83,8 @@ void rf_map_legend(cairo_t *cr, rf_rect r, const rf_map_scale *s)
 
     /* The quantity above the bar, its units on a line of their own when
      * both do not fit the legend's width. */
+    /* a second line of text sits one scaled text size further out */
+    double line = rf_plot_text_size(cr) + 3;
     rf_set_color(cr, ink, 1);
     const char *quantity = s->quantity != NULL ? s->quantity : "value";
     snprintf(buf, sizeof buf, "%s (%s)", quantity, s->units != NULL ? s->units : "");
@@ -92,7 +94,7 @@ void rf_map_legend(cairo_t *cr, rf_rect r, const rf_map_scale *s)
         rf_draw_text(cr, r.x, r.y - 6, 0, 1, RF_PLOT_TEXT, false, buf);
     } else {
         snprintf(buf, sizeof buf, "(%s)", s->units);
-        rf_draw_text(cr, r.x, r.y - 20, 0, 1, RF_PLOT_TEXT, false, quantity);
+        rf_draw_text(cr, r.x, r.y - 6 - line, 0, 1, RF_PLOT_TEXT, false, quantity);
         rf_draw_text(cr, r.x, r.y - 6, 0, 1, RF_PLOT_TEXT, false, buf);
     }
     const char *first, *second;
@@ -100,6 +102,6 @@ void rf_map_legend(cairo_t *cr, rf_rect r, const rf_map_scale *s)
     rf_set_color(cr, muted, 1);
     rf_draw_text(cr, r.x, r.y + r.h + 6, 0, 0, RF_PLOT_TEXT, false, first);
     if (second != NULL)
-        rf_draw_text(cr, r.x, r.y + r.h + 20, 0, 0, RF_PLOT_TEXT, false, second);
+        rf_draw_text(cr, r.x, r.y + r.h + 6 + line, 0, 0, RF_PLOT_TEXT, false, second);
     cairo_restore(cr);
 }

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "plot.h"
 
@@ -76,19 +77,49 @@ static const rf_rgb ink = {0.15, 0.15, 0.17};
 static const rf_rgb muted = {0.40, 0.40, 0.44};
 static const rf_rgb grid = {0.90, 0.90, 0.92};
 
-static void set_font(cairo_t *cr, double size, bool bold)
+static const cairo_user_data_key_t text_scale_key;
+
+void rf_plot_set_text_scale(cairo_t *cr, double scale)
 {
-    cairo_select_font_face(cr, RF_PLOT_FONT, CAIRO_FONT_SLANT_NORMAL,
-                           bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+    double *kept = malloc(sizeof *kept);
+    if (kept == NULL)
+        return;
+    *kept = scale;
+    if (cairo_surface_set_user_data(cairo_get_target(cr), &text_scale_key, kept, free) != CAIRO_STATUS_SUCCESS)
+        free(kept);
+}
+
+double rf_plot_text_scale(cairo_t *cr)
+{
+    const double *scale = cairo_surface_get_user_data(cairo_get_target(cr), &text_scale_key);
+    return scale != NULL ? *scale : 1.0;
+}
+
+double rf_plot_text_size(cairo_t *cr)
+{
+    return RF_PLOT_TEXT * rf_plot_text_scale(cr);
+}
+
+/* size is the nominal size; the target's text scale applies here, so every
+ * text drawn or measured follows an export's font size. */
+static void set_font(cairo_t *cr, const char *family, double size, bool bold)
+{
+    size *= rf_plot_text_scale(cr);
+    cairo_select_font_face(cr, family, CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
     cairo_set_font_size(cr, size);
+}
+
+double rf_text_width_in(cairo_t *cr, const char *family, double size, bool bold, const char *text)
+{
+    cairo_text_extents_t e;
+    set_font(cr, family, size, bold);
+    cairo_text_extents(cr, text, &e);
+    return e.x_advance;
 }
 
 double rf_text_width(cairo_t *cr, double size, bool bold, const char *text)
 {
-    cairo_text_extents_t e;
-    set_font(cr, size, bold);
-    cairo_text_extents(cr, text, &e);
-    return e.x_advance;
+    return rf_text_width_in(cr, RF_PLOT_FONT, size, bold, text);
 }
 
 static const cairo_user_data_key_t svg_text_key;
@@ -96,7 +127,8 @@ static const cairo_user_data_key_t svg_text_key;
 /* Text as an SVG <text> element (cairo's SVG surface draws glyph outlines,
  * which no editor or screen reader takes for text): at (x, y) in user
  * units under cr's current transform, in the current solid colour. */
-static void svg_text_element(GString *out, cairo_t *cr, double x, double y, double size, bool bold, const char *text)
+static void svg_text_element(GString *out, cairo_t *cr, const char *family, double x, double y, double size, bool bold,
+                             const char *text)
 {
     cairo_matrix_t m;
     cairo_get_matrix(cr, &m);
@@ -114,18 +146,25 @@ static void svg_text_element(GString *out, cairo_t *cr, double x, double y, doub
     g_ascii_formatd(op, sizeof op, "%.3f", a);
     g_string_append_printf(out,
                            "<text transform=\"matrix(%s %s %s %s %s %s)\" x=\"%s\" y=\"%s\" "
-                           "font-family=\"%s, sans-serif\" font-size=\"%s\"%s fill=\"#%02x%02x%02x\" "
+                           "font-family=\"%s, %s\" font-size=\"%s\"%s fill=\"#%02x%02x%02x\" "
                            "fill-opacity=\"%s\" xml:space=\"preserve\">%s</text>\n",
-                           num[0], num[1], num[2], num[3], num[4], num[5], at[0], at[1], RF_PLOT_FONT, sz,
+                           num[0], num[1], num[2], num[3], num[4], num[5], at[0], at[1], family,
+                           strcmp(family, RF_PLOT_MONO) == 0 ? "monospace" : "sans-serif", sz,
                            bold ? " font-weight=\"bold\"" : "", (int)lround(r * 255), (int)lround(g * 255),
                            (int)lround(b * 255), op, escaped);
 }
 
 void rf_draw_text(cairo_t *cr, double x, double y, double ax, double ay, double size, bool bold, const char *text)
 {
+    rf_draw_text_in(cr, RF_PLOT_FONT, x, y, ax, ay, size, bold, text);
+}
+
+void rf_draw_text_in(cairo_t *cr, const char *family, double x, double y, double ax, double ay, double size, bool bold,
+                     const char *text)
+{
     cairo_text_extents_t e;
     cairo_font_extents_t fe;
-    set_font(cr, size, bold);
+    set_font(cr, family, size, bold);
     cairo_text_extents(cr, text, &e);
     cairo_font_extents(cr, &fe);
     /* Anchor on the advance width and the font's cap height, not the ink,
@@ -133,7 +172,7 @@ void rf_draw_text(cairo_t *cr, double x, double y, double ax, double ay, double 
     double h = fe.ascent * 0.75, left = x - ax * e.x_advance, baseline = y - ay * h + h;
     GString *svg_text = cairo_surface_get_user_data(cairo_get_target(cr), &svg_text_key);
     if (svg_text != NULL) {
-        svg_text_element(svg_text, cr, left, baseline, size, bold, text);
+        svg_text_element(svg_text, cr, family, left, baseline, size * rf_plot_text_scale(cr), bold, text);
         return;
     }
     cairo_move_to(cr, left, baseline);
@@ -188,14 +227,14 @@ void rf_plot_begin(rf_plot *p, cairo_t *cr, rf_rect outer, const rf_axis *x, con
     int nx = rf_axis_ticks(x, xt, MAX_TICKS), ny = rf_axis_ticks(y, yt, MAX_TICKS);
     char buf[64];
 
-    double label_w = 0;
+    double label_w = 0, text = rf_plot_text_size(cr), title_size = RF_PLOT_TITLE * rf_plot_text_scale(cr);
     for (int i = 0; i < ny; i++) {
         rf_axis_format_value(y, yt[i], buf, sizeof buf);
         label_w = fmax(label_w, rf_text_width(cr, RF_PLOT_TEXT, false, buf));
     }
-    double left = label_w + 10 + (y->label != NULL ? RF_PLOT_TEXT + 8 : 0);
-    double bottom = RF_PLOT_TEXT + 10 + (x->label != NULL ? RF_PLOT_TEXT + 8 : 0);
-    double top = title != NULL ? RF_PLOT_TITLE + 14 : 10;
+    double left = label_w + 10 + (y->label != NULL ? text + 8 : 0);
+    double bottom = text + 10 + (x->label != NULL ? text + 8 : 0);
+    double top = title != NULL ? title_size + 14 : 10;
     double right = 16;
     p->frame = (rf_rect){outer.x + left, outer.y + top, fmax(10, outer.w - left - right),
                          fmax(10, outer.h - top - bottom)};
@@ -428,7 +467,7 @@ void rf_plot_hline_label(rf_plot *p, double y, rf_rgb color, const char *label)
         return;
     cairo_t *cr = p->cr;
     double py = round(rf_plot_py(p, y)) + 0.5, right = p->frame.x + p->frame.w - 6;
-    double w = rf_text_width(cr, RF_PLOT_TEXT, false, label), h = RF_PLOT_TEXT + 4;
+    double w = rf_text_width(cr, RF_PLOT_TEXT, false, label), h = rf_plot_text_size(cr) + 4;
     cairo_save(cr);
     cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
     cairo_rectangle(cr, right - w - 3, py - 3 - h, w + 6, h);
@@ -464,7 +503,7 @@ typedef struct legend_box {
 
 static legend_box legend_layout(const rf_plot *p, const char *const *labels, int n, rf_legend_corner corner)
 {
-    double w = 0, line_h = RF_PLOT_TEXT + 6, swatch = 18;
+    double w = 0, line_h = rf_plot_text_size(p->cr) + 6, swatch = 18;
     for (int i = 0; i < n; i++)
         w = fmax(w, rf_text_width(p->cr, RF_PLOT_TEXT, false, labels[i]));
     double bw = w + swatch + 22, bh = n * line_h + 8;

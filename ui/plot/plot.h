@@ -37,10 +37,20 @@ rf_rgb rf_colormap_of(rf_colormap_kind kind, double t);
 rf_rgb rf_series_color(int i);
 void rf_set_color(cairo_t *cr, rf_rgb c, double alpha);
 
-/* Text sizes and the font, in device units. */
+/* Text sizes and the font, in drawing units (a pixel on screen; 1/96 in in
+ * an export, so 11 is 8.25 pt), before the text scale below. */
 #define RF_PLOT_FONT "Sans"
+#define RF_PLOT_MONO "Monospace"   /* tokens, where columns line up */
 #define RF_PLOT_TEXT 11.0
 #define RF_PLOT_TITLE 13.0
+/* Every text drawn with rf_draw_text on cr's target, and measured with
+ * rf_text_width, is `scale` times its given size: an export's font size
+ * (rf_export_options) scales tick labels, titles and legends together. Set
+ * on cr's target; 1 unless set. Layout that leaves room for text asks
+ * rf_plot_text_size: RF_PLOT_TEXT at the target's scale. */
+void rf_plot_set_text_scale(cairo_t *cr, double scale);
+double rf_plot_text_scale(cairo_t *cr);
+double rf_plot_text_size(cairo_t *cr);
 
 typedef enum rf_axis_scale { RF_AXIS_LINEAR, RF_AXIS_LOG } rf_axis_scale;
 typedef enum rf_axis_format {
@@ -157,6 +167,10 @@ int rf_plot_legend_entry_at(const rf_plot *p, const char *const *labels, int n, 
 double rf_text_width(cairo_t *cr, double size, bool bold, const char *text);
 /* Text with its anchor: ax, ay in {0, 0.5, 1} (left/centre/right, top/middle/bottom). */
 void rf_draw_text(cairo_t *cr, double x, double y, double ax, double ay, double size, bool bold, const char *text);
+/* The same two in another font family (RF_PLOT_MONO). */
+double rf_text_width_in(cairo_t *cr, const char *family, double size, bool bold, const char *text);
+void rf_draw_text_in(cairo_t *cr, const char *family, double x, double y, double ax, double ay, double size, bool bold,
+                     const char *text);
 /* Text drawn with rf_draw_text on cr's target goes to `out` as SVG <text>
  * elements (device units) instead of glyph outlines: an SVG export keeps
  * its text as text. `out` must outlive the drawing. */
