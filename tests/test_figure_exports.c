@@ -214,6 +214,8 @@ static void check_figure(const rf_figure *fig, const char *kind)
 }
 
 static bool svg_text_at(const char *svg, const char *text, double *x, double *y, double *size);
+static void legend_at(const rf_figure *fig, const char *kind, double font_size, const char *quantity,
+                      const char *top_label);
 
 /* ---- the figures, with data ---- */
 
@@ -287,6 +289,8 @@ static void attention(void)
     rf_attention_figure_set_title(&f, "Layer 0 · head 0 · train sample 0");
     rf_figure fig = rf_attention_figure_get(&f);
     check_figure(&fig, "attention");
+    legend_at(&fig, "attention", RF_EXPORT_FONT_SIZE, "attention weight", "0.283");
+    legend_at(&fig, "attention", 16, "attention weight", "0.283");
     rf_attention_figure_free(&f);
 
     float *maps = malloc(sizeof(float) * HEADS * N * N);
@@ -300,6 +304,7 @@ static void attention(void)
     rf_attention_overview_set_title(&o, "All layers and heads · train sample 0");
     fig = rf_attention_overview_get(&o);
     check_figure(&fig, "attention-overview");
+    legend_at(&fig, "attention-overview", 16, "attention weight", "own max");
     rf_attention_overview_free(&o);
     free(maps);
     free(map);
@@ -322,6 +327,7 @@ static void latent(void)
     rf_latent_figure_set_title(&f, "BLRP latent states · train sample 0");
     rf_figure fig = rf_latent_figure_get(&f);
     check_figure(&fig, "latent");
+    legend_at(&fig, "latent", 16, "latent value", NULL);
     rf_latent_figure_free(&f);
 }
 
@@ -455,6 +461,37 @@ static void narrow_key(double width)
            "%.1f), or is left out", width, key_x, title_x, title_x + title_w);
     rf_training_figure_free(t);
     rf_run_data_free(run);
+}
+
+/* A heatmap's legend at a font size: its quantity ("attention weight") lies
+ * inside the figure's right edge and clear above the label of the bar's top
+ * end (`top_label`, centred on the bar's end; NULL: not checked). */
+static void legend_at(const rf_figure *fig, const char *kind, double font_size, const char *quantity,
+                      const char *top_label)
+{
+    g_autofree char *name = g_strdup_printf("%s-legend-%g.svg", kind, font_size);
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    rf_export_options o = options(font_size);
+    char err[512] = "";
+    bool ok = rf_figure_export_with(fig, &RF_ZOOM_ALL, path, &o, err, sizeof err);
+    g_autofree char *svg = NULL;
+    g_file_get_contents(path, &svg, NULL, NULL);
+    double qx = NAN, qy = NAN, qs = NAN, tx = NAN, ty = NAN, ts = NAN;
+    /* (the SVG's text coordinates are the figure's pixels, 900 x 600) */
+    ok = ok && svg != NULL && svg_text_at(svg, quantity, &qx, &qy, &qs) &&
+         (top_label == NULL || svg_text_at(svg, top_label, &tx, &ty, &ts));
+    /* the quantity's width as the figure measures it */
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+    cairo_t *cr = cairo_create(s);
+    rf_plot_set_text_scale(cr, font_size / RF_EXPORT_FONT_SIZE);
+    double qw = rf_text_width(cr, RF_PLOT_TEXT, false, quantity);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+    /* baselines: the quantity's descent (0.25 em) above the label's cap (0.75 em) */
+    tap_ok(ok && qx + qw <= 900 && (top_label == NULL || ty - qy >= 0.25 * qs + 0.75 * ts),
+           "%s at %g pt: the legend's \"%s\" ends at %.1f of 900 px, its baseline %.1f px above \"%s\"'s (%.1f "
+           "needed)",
+           kind, font_size, quantity, qx + qw, ty - qy, top_label != NULL ? top_label : "-", 0.25 * qs + 0.75 * ts);
 }
 
 /* A data sample's header at 24 pt: its label line sits below the title

@@ -199,15 +199,17 @@ typedef struct layout {
     rf_rect bar, fit;               /* colour bar; picture */
 } layout;
 
-static layout lay_out(const rf_attention_figure *f, double width, double height, const rf_zoom *zoom)
+/* s: the text's scale (rf_plot_text_scale; 1 on screen). */
+static layout lay_out(const rf_attention_figure *f, double width, double height, const rf_zoom *zoom, double s)
 {
     layout l = {0};
-    rf_rect body = {8, TITLE_H, fmax(1, width - BAR_W - 16), fmax(1, height - TITLE_H - 8)};
-    l.bar = (rf_rect){width - BAR_W + 4, TITLE_H + 24, 14, fmax(1, height - TITLE_H - 24 - 48)};
+    double title_h = TITLE_H * s, bar_w = BAR_W * s;
+    rf_rect body = {8, title_h, fmax(1, width - bar_w - 16), fmax(1, height - title_h - 8)};
+    l.bar = (rf_rect){width - bar_w + 4, title_h + 24, 14, fmax(1, height - title_h - 24 - 48)};
     if (picture_on(f)) {
         l.fit = rf_picture_fit(&f->picture, (rf_rect){body.x, body.y + 4, body.w, body.h - 28});
-        l.bar = (rf_rect){l.fit.x + l.fit.w + 18, l.fit.y + RF_MAP_LEGEND_ABOVE, 14,
-                          fmax(1, l.fit.h - RF_MAP_LEGEND_ABOVE - RF_MAP_LEGEND_BELOW)};
+        l.bar = (rf_rect){l.fit.x + l.fit.w + 18, l.fit.y + rf_map_legend_above(s), 14,
+                          fmax(1, l.fit.h - rf_map_legend_above(s) - rf_map_legend_below(s))};
         return l;
     }
     if (f->layout == RF_ATTENTION_BAND && f->n_globals > 0) {
@@ -220,8 +222,8 @@ static layout lay_out(const rf_attention_figure *f, double width, double height,
     } else {
         rf_matrix_panel_layout(&l.main, body, f->rows, f->cols, zoom, f->layout == RF_ATTENTION_MATRIX);
         l.bar.x = l.main.frame.x + l.main.frame.w + 18;
-        l.bar.y = l.main.frame.y;
-        l.bar.h = fmax(1, l.main.frame.h - RF_MAP_LEGEND_BELOW);
+        l.bar.y = l.main.frame.y + rf_map_legend_above(s);
+        l.bar.h = fmax(1, l.main.frame.h - rf_map_legend_above(s) - rf_map_legend_below(s));
     }
     return l;
 }
@@ -304,7 +306,7 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     }
     rf_set_color(cr, (rf_rgb){0.1, 0.1, 0.1}, 1);
     rf_draw_text(cr, 12, 6, 0, 0, RF_PLOT_TITLE, true, f->title);
-    layout l = lay_out(f, width, height, zoom);
+    layout l = lay_out(f, width, height, zoom, rf_plot_text_scale(cr));
     if (picture_on(f)) {
         draw_picture(f, cr, &l);
     } else if (f->layout == RF_ATTENTION_MATRIX) {
@@ -348,7 +350,7 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
     }
     if (f->layout == RF_ATTENTION_MESSAGE)
         return false;
-    layout l = lay_out(f, width, height, zoom);
+    layout l = lay_out(f, width, height, zoom, 1.0);
     int row, col;
     if (picture_on(f)) {
         const rf_picture *p = &f->picture;
@@ -396,7 +398,7 @@ bool rf_attention_figure_query_at(const rf_attention_figure *f, double width, do
 {
     if (!picture_on(f))
         return false;
-    layout l = lay_out(f, width, height, &RF_ZOOM_ALL);
+    layout l = lay_out(f, width, height, &RF_ZOOM_ALL, 1.0);
     int pos;
     if (!rf_picture_position_at(&f->picture, l.fit, x, y, &pos))
         return false;

@@ -16,7 +16,7 @@
 #define HEADER_W 34.0      /* small cells: "L0" left of each row ... */
 #define HEADER_H 18.0      /* ... and "H0" above each column */
 #define MIN_LABELLED 56.0  /* cells at least this wide carry their own label */
-#define LEGEND_ROOM (RF_MAP_LEGEND_W + 8)   /* the grid's one legend, right of it */
+#define LEGEND_GAP 8.0     /* between the grid and its one legend, right of it */
 
 void rf_attention_overview_init(rf_attention_overview *o)
 {
@@ -114,20 +114,22 @@ typedef struct grid {
     bool labelled;        /* each cell's own label; else row and column headers */
 } grid;
 
-static grid lay_out(const rf_attention_overview *o, double width, double height)
+/* s: the text's scale (rf_plot_text_scale; 1 on screen). */
+static grid lay_out(const rf_attention_overview *o, double width, double height, double s)
 {
     grid g = {0};
+    double legend_room = rf_map_legend_w(s) + LEGEND_GAP;
     for (int pass = 0; pass < 2; pass++) {
         g.labelled = pass == 0;
         double left = MARGIN + (g.labelled ? 0 : HEADER_W), top = TITLE_H + (g.labelled ? 0 : HEADER_H);
         double label = g.labelled ? LABEL_H : 0;
-        double w = (width - LEGEND_ROOM - left - MARGIN - (o->heads - 1) * GAP) / o->heads;
+        double w = (width - legend_room - left - MARGIN - (o->heads - 1) * GAP) / o->heads;
         double h = (height - top - MARGIN - (o->layers - 1) * GAP) / o->layers - label;
         g.side = fmax(2, floor(fmin(w, h)));
         g.step_x = g.side + GAP;
         g.step_y = g.side + GAP + label;
         double used = o->heads * g.side + (o->heads - 1) * GAP;
-        g.x0 = floor(left + fmax(0, (width - LEGEND_ROOM - left - MARGIN - used) / 2));
+        g.x0 = floor(left + fmax(0, (width - legend_room - left - MARGIN - used) / 2));
         g.y0 = top + label;
         if (g.side >= MIN_LABELLED)
             break;
@@ -145,8 +147,9 @@ static rf_rect cell_rect(const grid *g, int row, int head)
  * pattern), and the legend says so. */
 static void draw_legend(cairo_t *cr, const grid *g, double width, double height)
 {
-    double top = g->y0 + RF_MAP_LEGEND_ABOVE;
-    rf_rect bar = {width - RF_MAP_LEGEND_W, top, 14, fmax(40, fmin(240, height - top - MARGIN - RF_MAP_LEGEND_BELOW))};
+    double text_scale = rf_plot_text_scale(cr), top = g->y0 + rf_map_legend_above(text_scale);
+    rf_rect bar = {width - rf_map_legend_w(text_scale), top, 14,
+                   fmax(40, fmin(240, height - top - MARGIN - rf_map_legend_below(text_scale)))};
     rf_map_scale s = {.kind = RF_COLORMAP_SEQUENTIAL, .quantity = "attention weight", .per_map = true};
     rf_map_legend(cr, bar, &s);
 }
@@ -179,7 +182,7 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     }
     rf_set_color(cr, (rf_rgb){0.1, 0.1, 0.1}, 1);
     rf_draw_text(cr, MARGIN, 6, 0, 0, RF_PLOT_TITLE, true, o->title);
-    grid g = lay_out(o, width, height);
+    grid g = lay_out(o, width, height, rf_plot_text_scale(cr));
     char text[32];
     for (int r = 0; r < o->layers; r++)
         for (int h = 0; h < o->heads; h++) {
@@ -221,7 +224,7 @@ static bool row_at(const rf_attention_overview *o, double width, double height, 
 {
     if (o->layers == 0 || o->heads == 0)
         return false;
-    grid g = lay_out(o, width, height);
+    grid g = lay_out(o, width, height, 1.0);
     int h = (int)floor((x - g.x0) / g.step_x), r = (int)floor((y - g.y0) / g.step_y);
     if (h < 0 || h >= o->heads || r < 0 || r >= o->layers)
         return false;

@@ -314,15 +314,18 @@ static const char *row_name(const rf_latent_figure *f)
     return f->layer.kind == RF_LATENT_LAYER_LATENT ? "latent row" : "token";
 }
 
-static layout lay_out(const rf_latent_figure *f, double width, double height, const rf_zoom *zoom)
+/* s: the text's scale (rf_plot_text_scale; 1 on screen). */
+static layout lay_out(const rf_latent_figure *f, double width, double height, const rf_zoom *zoom, double s)
 {
     layout l = {0};
-    double strip_h = fmax(120, STRIP_SHARE * height);
-    rf_rect top = {8, TITLE_H, fmax(1, width - BAR_W - 16), fmax(1, height - TITLE_H - strip_h - 8)};
+    double strip_h = fmax(120, STRIP_SHARE * height), title_h = TITLE_H * s, bar_w = BAR_W * s;
+    rf_rect top = {8, title_h, fmax(1, width - bar_w - 16), fmax(1, height - title_h - strip_h - 8)};
     int rows = rows_held(f, f->segment);
     rf_matrix_panel_layout(&l.heat, top, rows > 0 ? rows : 1, f->d, zoom, false);
-    l.bar = (rf_rect){width - BAR_W + 4, l.heat.frame.y, 14, fmax(1, l.heat.frame.h - RF_MAP_LEGEND_BELOW)};
-    l.strip = (rf_rect){0, height - strip_h, fmax(1, width - LEGEND_W), strip_h};
+    /* the legend's words below the panel's title line, never across it */
+    l.bar = (rf_rect){width - bar_w + 4, l.heat.frame.y + rf_map_legend_above(s), 14,
+                      fmax(1, l.heat.frame.h - rf_map_legend_above(s) - rf_map_legend_below(s))};
+    l.strip = (rf_rect){0, height - strip_h, fmax(1, width - LEGEND_W * s), strip_h};
     l.legend = (rf_rect){l.strip.w, l.strip.y, width - l.strip.w, strip_h};
     l.x = (rf_axis){.min = 0.5, .max = f->segments + 0.5, .label = "segment", .whole = true};
     l.y = (rf_axis){.min = NAN, .max = NAN, .scale = RF_AXIS_LOG, .label = "norm"};
@@ -431,7 +434,7 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     }
     rf_set_color(cr, (rf_rgb){0.1, 0.1, 0.1}, 1);
     rf_draw_text(cr, 12, 6, 0, 0, RF_PLOT_TITLE, true, f->title);
-    layout l = lay_out(f, width, height, zoom);
+    layout l = lay_out(f, width, height, zoom, rf_plot_text_scale(cr));
     char title[160], layer[32];
     rf_latent_layer_name(f->layer, layer, sizeof layer);
     if (shown_filled(f) && rows_held(f, f->segment) > 0) {
@@ -459,7 +462,7 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
     rf_latent_figure *f = data;
     if (f->segments == 0 || !has_any(f))
         return false;
-    layout l = lay_out(f, width, height, zoom);
+    layout l = lay_out(f, width, height, zoom, 1.0);
     int row, col;
     if (shown_filled(f) && rows_held(f, f->segment) > 0 && rf_matrix_panel_cell_at(&l.heat, &f->heat, x, y, &row, &col)) {
         float v = f->heat.data[(size_t)row * f->d + col];

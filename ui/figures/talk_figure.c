@@ -115,17 +115,19 @@ typedef struct layout {
     rf_rect fit, bar;            /* picture mode */
 } layout;
 
-static layout lay_out(const rf_talk_figure *f, double width, double height, const rf_zoom *zoom)
+/* s: the text's scale (rf_plot_text_scale; 1 on screen). */
+static layout lay_out(const rf_talk_figure *f, double width, double height, const rf_zoom *zoom, double s)
 {
     layout l = {0};
+    double title_h = TITLE_H * s;
     if (picture_on(f)) {
-        l.fit = rf_picture_fit(&f->picture, (rf_rect){8, TITLE_H + 4, fmax(1, width - BAR_W - 16),
-                                                      fmax(1, height - TITLE_H - 36)});
-        l.bar = (rf_rect){l.fit.x + l.fit.w + 18, l.fit.y + RF_MAP_LEGEND_ABOVE, 14,
-                          fmax(1, l.fit.h - RF_MAP_LEGEND_ABOVE - RF_MAP_LEGEND_BELOW)};
+        l.fit = rf_picture_fit(&f->picture, (rf_rect){8, title_h + 4, fmax(1, width - BAR_W * s - 16),
+                                                      fmax(1, height - title_h - 36)});
+        l.bar = (rf_rect){l.fit.x + l.fit.w + 18, l.fit.y + rf_map_legend_above(s), 14,
+                          fmax(1, l.fit.h - rf_map_legend_above(s) - rf_map_legend_below(s))};
         return l;
     }
-    l.bands = (rf_rect){0, TITLE_H, width, fmax(1, height - TITLE_H)};
+    l.bands = (rf_rect){0, title_h, width, fmax(1, height - title_h)};
     rf_axis x = {.min = -0.5, .max = f->tokens - 0.5, .label = "token i", .whole = true};
     rf_axis y = {.min = -0.5, .max = 0.5, .label = "position relative to the token"};
     for (int t = 0; t < f->tokens; t++) {
@@ -248,7 +250,7 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     }
     rf_set_color(cr, (rf_rgb){0.1, 0.1, 0.1}, 1);
     rf_draw_text(cr, 12, 6, 0, 0, RF_PLOT_TITLE, true, f->title);
-    layout l = lay_out(f, width, height, zoom);
+    layout l = lay_out(f, width, height, zoom, rf_plot_text_scale(cr));
     if (picture_on(f)) {
         draw_picture(f, cr, &l);
     } else {
@@ -284,7 +286,7 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
     rf_talk_figure *f = data;
     if (f->tokens == 0)
         return false;
-    layout l = lay_out(f, width, height, zoom);
+    layout l = lay_out(f, width, height, zoom, 1.0);
     if (picture_on(f)) {
         int pos;
         if (!rf_picture_position_at(&f->picture, l.fit, x, y, &pos) || pos + f->picture.token_offset >= f->tokens)
@@ -311,7 +313,7 @@ bool rf_talk_figure_token_at(const rf_talk_figure *f, double width, double heigh
 {
     if (!picture_on(f))
         return false;
-    layout l = lay_out(f, width, height, &RF_ZOOM_ALL);
+    layout l = lay_out(f, width, height, &RF_ZOOM_ALL, 1.0);
     int pos;
     if (!rf_picture_position_at(&f->picture, l.fit, x, y, &pos))
         return false;

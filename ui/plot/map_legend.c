@@ -26,6 +26,21 @@ static void kind_lines(const rf_map_scale *s, const char **first, const char **s
     }
 }
 
+double rf_map_legend_w(double text_scale)
+{
+    return RF_MAP_LEGEND_W * text_scale;
+}
+
+double rf_map_legend_above(double text_scale)
+{
+    return RF_MAP_LEGEND_ABOVE * text_scale;
+}
+
+double rf_map_legend_below(double text_scale)
+{
+    return RF_MAP_LEGEND_BELOW * text_scale;
+}
+
 const char *rf_map_scale_kind_words(const rf_map_scale *s)
 {
     return s->per_map                          ? "each map: 0 to its max"
@@ -85,23 +100,25 @@ void rf_map_legend(cairo_t *cr, rf_rect r, const rf_map_scale *s)
      * both do not fit the legend's width. */
     /* a second line of text sits one scaled text size further out */
     double line = rf_plot_text_size(cr) + 3;
+    /* the words clear the end ticks' labels, centred on the bar's ends */
+    double gap = fmax(6, rf_plot_text_size(cr) / 2 + 4);
     rf_set_color(cr, ink, 1);
     const char *quantity = s->quantity != NULL ? s->quantity : "value";
     snprintf(buf, sizeof buf, "%s (%s)", quantity, s->units != NULL ? s->units : "");
     if (s->units == NULL) {
-        rf_draw_text(cr, r.x, r.y - 6, 0, 1, RF_PLOT_TEXT, false, quantity);
-    } else if (rf_text_width(cr, RF_PLOT_TEXT, false, buf) <= RF_MAP_LEGEND_W) {
-        rf_draw_text(cr, r.x, r.y - 6, 0, 1, RF_PLOT_TEXT, false, buf);
+        rf_draw_text(cr, r.x, r.y - gap, 0, 1, RF_PLOT_TEXT, false, quantity);
+    } else if (rf_text_width(cr, RF_PLOT_TEXT, false, buf) <= rf_map_legend_w(rf_plot_text_scale(cr))) {
+        rf_draw_text(cr, r.x, r.y - gap, 0, 1, RF_PLOT_TEXT, false, buf);
     } else {
         snprintf(buf, sizeof buf, "(%s)", s->units);
-        rf_draw_text(cr, r.x, r.y - 6 - line, 0, 1, RF_PLOT_TEXT, false, quantity);
-        rf_draw_text(cr, r.x, r.y - 6, 0, 1, RF_PLOT_TEXT, false, buf);
+        rf_draw_text(cr, r.x, r.y - gap - line, 0, 1, RF_PLOT_TEXT, false, quantity);
+        rf_draw_text(cr, r.x, r.y - gap, 0, 1, RF_PLOT_TEXT, false, buf);
     }
     const char *first, *second;
     kind_lines(s, &first, &second);
     rf_set_color(cr, muted, 1);
-    rf_draw_text(cr, r.x, r.y + r.h + 6, 0, 0, RF_PLOT_TEXT, false, first);
+    rf_draw_text(cr, r.x, r.y + r.h + gap, 0, 0, RF_PLOT_TEXT, false, first);
     if (second != NULL)
-        rf_draw_text(cr, r.x, r.y + r.h + 6 + line, 0, 0, RF_PLOT_TEXT, false, second);
+        rf_draw_text(cr, r.x, r.y + r.h + gap + line, 0, 0, RF_PLOT_TEXT, false, second);
     cairo_restore(cr);
 }

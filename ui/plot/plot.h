@@ -244,6 +244,12 @@ typedef struct rf_map_scale {
 #define RF_MAP_LEGEND_ABOVE 32.0
 #define RF_MAP_LEGEND_BELOW 34.0
 
+/* The same rooms for text drawn `text_scale` times its on-screen size
+ * (rf_plot_text_scale: exports at a larger font size). */
+double rf_map_legend_w(double text_scale);
+double rf_map_legend_above(double text_scale);
+double rf_map_legend_below(double text_scale);
+
 /* Draw the legend; r is the colour bar's own rectangle (the words go above
  * and below it, the tick labels right of it). */
 void rf_map_legend(cairo_t *cr, rf_rect r, const rf_map_scale *s);
