@@ -37,6 +37,15 @@ static gboolean zoomed(RfPlotView *plot)
     return z.x1 - z.x0 < 1.0 || z.y1 - z.y0 < 1.0;
 }
 
+/* The map shown is the one whose title starts `want[1]` (a new map arrives
+ * from the worker after the choice: under load, well after it). */
+static gboolean showing(gpointer data)
+{
+    gpointer *args = data;
+    const rf_attention_figure *fig = rf_plot_view_get_figure(args[0])->data;
+    return g_str_has_prefix(fig->title, args[1]);
+}
+
 /* A key pressed with the window's focus where it is: every key controller
  * of the window sees it, as GTK's bubbling would deliver it there. */
 static gboolean press_on_window(RfWindow *win, guint keyval)
@@ -103,6 +112,8 @@ int main(int argc, char **argv)
     tap_ok(!zoomed(plot), "head 2 starts unzoomed");
     rf_plot_view_key(plot, GDK_KEY_plus, 0);
     gtk_drop_down_set_selected(map, 1);
+    gpointer layer2[2] = {plot, "Layer 2 · head 2"};
+    tap_ok(spin_until(showing, layer2, 30.0), "the second layer's map arrives");
     spin_for(0.3);
     GtkStringObject *item = gtk_drop_down_get_selected_item(map);
     tap_ok(gtk_drop_down_get_selected(map) == 1 && !zoomed(plot) && item != NULL &&
@@ -112,7 +123,9 @@ int main(int argc, char **argv)
     /* 2 */
     rf_plot_view_key(plot, GDK_KEY_plus, 0);
     gtk_spin_button_set_value(sample, 1);
-    spin_for(0.5);
+    gpointer sample1[2] = {plot, "Layer 2 · head 2 · train sample 1"};
+    tap_ok(spin_until(showing, sample1, 30.0), "the second sample's map arrives");
+    spin_for(0.3);
     tap_ok(gtk_spin_button_get_value_as_int(sample) == 1 && zoomed(plot), "another sample of the map keeps the zoom");
 
     /* 3 */
