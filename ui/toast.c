@@ -36,7 +36,36 @@ void rf_toast_init(rf_toast *t, AdwToastOverlay *overlay)
     *t = (rf_toast){.overlay = overlay};
 }
 
+/* libadwaita 1.2 slides a toast in for 300 ms; a little more to be sure. */
+#define SLIDE_IN_US (400 * G_TIME_SPAN_MILLISECOND)
+
+static void show_now(rf_toast *t, const char *text, const char *folder);
+
+static gboolean show_pending(gpointer data)
+{
+    rf_toast *t = data;
+    t->pending_id = 0;
+    g_autofree char *text = g_steal_pointer(&t->pending_text), *folder = g_steal_pointer(&t->pending_folder);
+    show_now(t, text, folder);
+    return G_SOURCE_REMOVE;
+}
+
 void rf_toast_show(rf_toast *t, const char *text, const char *folder)
+{
+    gint64 age = g_get_monotonic_time() - t->shown_at;
+    if (t->shown != NULL && age < SLIDE_IN_US) {
+        g_free(t->pending_text);
+        g_free(t->pending_folder);
+        t->pending_text = g_strdup(text);
+        t->pending_folder = g_strdup(folder);
+        if (t->pending_id == 0)
+            t->pending_id = g_timeout_add((guint)((SLIDE_IN_US - age) / G_TIME_SPAN_MILLISECOND) + 1, show_pending, t);
+        return;
+    }
+    show_now(t, text, folder);
+}
+
+static void show_now(rf_toast *t, const char *text, const char *folder)
 {
     rf_toast_hide(t);
     /* libadwaita 1.2 reads a toast's title as Pango markup. */
@@ -48,6 +77,7 @@ void rf_toast_show(rf_toast *t, const char *text, const char *folder)
     g_signal_connect(toast, "button-clicked", G_CALLBACK(on_button), t);
     g_signal_connect(toast, "dismissed", G_CALLBACK(on_dismissed), t);
     t->shown = toast;
+    t->shown_at = g_get_monotonic_time();
     t->text = g_strdup(text);
     t->folder = g_strdup(folder);
     /* The overlay takes its own reference; ours lasts until "dismissed". */
@@ -73,6 +103,9 @@ const char *rf_toast_folder(const rf_toast *t)
 
 void rf_toast_hide(rf_toast *t)
 {
+    g_clear_handle_id(&t->pending_id, g_source_remove);
+    g_clear_pointer(&t->pending_text, g_free);
+    g_clear_pointer(&t->pending_folder, g_free);
     if (t->shown != NULL)
         adw_toast_dismiss(t->shown);   /* emits "dismissed", which forgets it */
 }

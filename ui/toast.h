@@ -15,6 +15,12 @@ typedef struct rf_toast {
     AdwToastOverlay *overlay;
     AdwToast *shown;       /* the toast on screen, or NULL */
     char *text, *folder;   /* its text, and what Open Folder opens (NULL: no button) */
+    gint64 shown_at;       /* when it was added (monotonic microseconds) */
+    /* A toast that replaces one still sliding in waits until it is in:
+     * libadwaita 1.2 frees the first one's show animation twice when it is
+     * dismissed during that animation (a crash). */
+    guint pending_id;
+    char *pending_text, *pending_folder;
 } rf_toast;
 
 void rf_toast_init(rf_toast *t, AdwToastOverlay *overlay);
@@ -26,7 +32,7 @@ const char *rf_toast_text(const rf_toast *t);
 const char *rf_toast_folder(const rf_toast *t);
 /* Open the shown toast's folder and dismiss it (its button does this). */
 void rf_toast_open_folder(rf_toast *t);
-/* Dismiss the shown toast and let go of its state. */
+/* Dismiss the shown toast (and drop one waiting) and let go of its state. */
 void rf_toast_hide(rf_toast *t);
 
 #endif
