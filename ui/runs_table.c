@@ -325,7 +325,8 @@ char *rf_run_entry_cell(const rf_run_entry *e, const char *column)
     if (number_of(e, column, &v)) {
         if (!isfinite(v))
             return g_strdup("–");
-        return strcmp(column, "steps") == 0 ? g_strdup_printf("%.0f", v) : g_strdup_printf("%.3f", v);
+        /* accuracies as percent with one decimal, as the status line and Compare give them */
+        return strcmp(column, "steps") == 0 ? g_strdup_printf("%.0f", v) : g_strdup_printf("%.1f %%", 100 * v);
     }
     return g_strdup(rf_config_get(&e->cfg, column, buf, sizeof buf) != NULL ? buf : "");
 }

@@ -58,7 +58,7 @@ gboolean rf_run_entry_set_meta(rf_run_entry *e, const char *name, const char *ta
 
 /* The columns: "name", "encoder", "data", "status", "steps", "best_val",
  * "test", "duration", "tags", "from", or a config key ("model.dim"). A cell's text
- * (g_free), and the order of two entries by a column (numbers as numbers,
+ * (g_free; accuracies as "42.2 %", as the status line and Compare give them), and the order of two entries by a column (numbers as numbers,
  * unknown ones last). */
 char *rf_run_entry_cell(const rf_run_entry *e, const char *column);
 int rf_run_entry_compare(const rf_run_entry *a, const rf_run_entry *b, const char *column);
