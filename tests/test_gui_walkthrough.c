@@ -312,13 +312,30 @@ static void check_read_outs(RfWindow *win, const char *runs, const char *folder,
 }
 
 /* 3. */
+
+static gboolean widget_shown(gpointer widget)
+{
+    return gtk_widget_get_mapped(widget) && gtk_widget_get_width(widget) > 100 && gtk_widget_get_height(widget) > 50;
+}
+
+/* The view is on screen with its size (a slow machine lays it out frames
+ * after it was asked for), its plot too where it has one. */
+static gboolean laid_out(gpointer view)
+{
+    RfPlotView *plot = rf_view_get_plot(view);
+    return widget_shown(view) && (plot == NULL || widget_shown(plot));
+}
+
 static void check_every_view(RfWindow *win)
 {
     GtkStack *stack = rf_window_get_stack(win);
     for (size_t i = 0; i < G_N_ELEMENTS(pages); i++) {
         show_page(win, pages[i]);
         GtkWidget *view = gtk_stack_get_child_by_name(stack, pages[i]);
-        RfPlotView *plot = view != NULL ? rf_view_get_plot(view) : NULL;
+        if (!tap_ok(view != NULL && spin_until(laid_out, view, 30.0), "the %s view comes on screen", pages[i]))
+            continue;
+        spin_for(0.3);   /* views redraw at most ten times a second */
+        RfPlotView *plot = rf_view_get_plot(view);
         g_autoptr(GPtrArray) texts = plot != NULL ? figure_texts(plot) : g_ptr_array_new_with_free_func(g_free);
         g_autofree char *words = joined(texts);
         if (strcmp(pages[i], "latent") == 0 || strcmp(pages[i], "talk") == 0) {
@@ -328,7 +345,7 @@ static void check_every_view(RfWindow *win)
                    words);
             continue;
         }
-        Ink ink = view != NULL ? ink_of(view) : (Ink){0};
+        Ink ink = ink_of(view);
         if (strcmp(pages[i], "runs") == 0) {
             GtkWidget *list = find_named(view, "runs-list");
             guint rows = list != NULL ? g_list_model_get_n_items(G_LIST_MODEL(
@@ -455,6 +472,8 @@ static void check_inspected_picture(RfWindow *win, const char *dir, const char *
     g_autoptr(GPtrArray) plots = g_ptr_array_new();
     collect(data, RF_TYPE_PLOT_VIEW, plots);
     RfPlotView *bars = plots->len == 2 ? g_ptr_array_index(plots, 1) : NULL;
+    if (bars != NULL)
+        spin_until(widget_shown, bars, 30.0);
     g_autoptr(GPtrArray) texts = bars != NULL && gtk_widget_get_visible(GTK_WIDGET(bars))
                                      ? figure_texts(bars)
                                      : g_ptr_array_new_with_free_func(g_free);
@@ -629,6 +648,8 @@ static void check_relaunch(const char *runs, const char *listops, const char *fa
 
     g_signal_emit_by_name(list, "activate", (guint)i);
     gboolean opened = spin_until(run_opened, s, 60.0);
+    GtkWidget *training = gtk_stack_get_child_by_name(rf_window_get_stack(win), "training");
+    spin_until(laid_out, training, 30.0);
     spin_for(0.5);
     tap_ok(opened && g_strcmp0(gtk_stack_get_visible_child_name(rf_window_get_stack(win)), "training") == 0,
            "double-clicking it opens its checkpoint at step %d in the Training view", STEPS);
@@ -639,7 +660,6 @@ static void check_relaunch(const char *runs, const char *listops, const char *fa
     g_autofree char *counter = g_strdup_printf("step %d / %d", STEPS, STEPS);
     tap_ok(strstr(rf_window_get_step_text(win), counter) != NULL, "the step counter reads \"%s\" (\"%s\")", counter,
            rf_window_get_step_text(win));
-    GtkWidget *training = gtk_stack_get_child_by_name(rf_window_get_stack(win), "training");
     RfPlotView *plot = rf_view_get_plot(training);
     const rf_training_figure *fig = g_object_get_data(G_OBJECT(plot), "rf-training-figure");
     const rf_run_data *run = rf_session_get_current_run(s);
