@@ -5,13 +5,14 @@
  *      1024 x 600: the window keeps that size, and the sidebar toggle and
  *      the view tabs are inside it.
  *   2. Open the sidebar with its toggle, lower Steps in its field, press
- *      Train: the run finishes, and the status line and step counter read
- *      what the run's metrics.csv ends with.
+ *      Train: the run finishes, the status line and step counter read what
+ *      the run's metrics.csv ends with (a row every train.log_every steps),
+ *      and the Training view's legend gives its test accuracy.
  *   3. Every view: the ones with something of this run draw it; Latent and
- *      TaLK say why they have nothing for full attention.
- *   4. Switch the data set to Fashion-MNIST in the sidebar, set patches of
- *      7 in their field and train it (skipped where Debian's copy is not
- *      installed).
+ *      TaLK say why they have nothing for full attention; Runs lists it.
+ *   4. Switch the data set to Fashion-MNIST in the sidebar (Max length goes,
+ *      Patch shows), set patches of 7 in their field and train it (skipped
+ *      where Debian's copy is not installed).
  *   5. Inspect a PNG the test draws, through File → Inspect File and the
  *      file chooser: the Data view's bars read `rangefinder predict`'s
  *      probabilities for that file and its class.
@@ -26,7 +27,7 @@
  *
  * argv[1]: the rangefinder executable (for `predict`).
  */
-#include <glib/gstdio.h>
+#include <gdk-pixbuf/gdk-pixbuf.h>
 #include <math.h>
 #include <string.h>
 
@@ -36,7 +37,6 @@
 #include "../ui/workbench.h"
 #include "figure_text.h"
 #include "file_chooser.h"
-#include "gui_fixtures.h"
 #include "gui_steps.h"
 #include "view_drawing.h"
 #include "widget_find.h"
@@ -44,7 +44,7 @@
 
 #define WIDTH 1024
 #define HEIGHT 600
-#define STEPS 60   /* the default warmup (50) must fit */
+#define STEPS 60   /* at least the default config's warm-up (50 steps) */
 
 static const char *const pages[] = {"training", "attention", "latent", "talk", "memory", "data", "compare", "runs"};
 
@@ -219,6 +219,7 @@ static void show_sidebar(RfWindow *win)
     }
 }
 
+/* Below the fold the shown sidebar lies over the views: fold it again. */
 static void hide_sidebar(RfWindow *win)
 {
     GtkWidget *toggle = find_named(GTK_WIDGET(win), "sidebar-toggle");
