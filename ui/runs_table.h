@@ -16,7 +16,8 @@
 
 typedef enum rf_run_status {
     RF_RUN_STATUS_RUNNING,    /* no test row yet, and metrics.csv changed within the last minute
-                                 (or three of its last gaps between rows, for a slow run) */
+                                 (or three of its last gaps between rows, for a slow run), unless
+                                 the folder's lock file is there and no other process holds it */
     RF_RUN_STATUS_FINISHED,   /* it has a test row (the trainer's last act) */
     RF_RUN_STATUS_STOPPED,    /* no test row, quiet, with a checkpoint to resume from */
     RF_RUN_STATUS_FAILED,     /* no test row, quiet, no checkpoint */
