@@ -591,29 +591,75 @@ static GtkWindow *open_dialog(RfWindow *win)
     return NULL;
 }
 
-static void quit(RfApplication *app, RfWindow *win)
+/* The button of `dialog` that reads `label` (mnemonic included). */
+static GtkWidget *find_button(GtkWidget *root, const char *label)
 {
+    if (GTK_IS_BUTTON(root) && g_strcmp0(gtk_button_get_label(GTK_BUTTON(root)), label) == 0)
+        return root;
+    for (GtkWidget *c = gtk_widget_get_first_child(root); c != NULL; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *found = find_button(c, label);
+        if (found != NULL)
+            return found;
+    }
+    return NULL;
+}
+
+static gboolean some_steps_run(gpointer s)
+{
+    return rf_session_get_state(s) == RF_RUN_RUNNING && rf_session_get_step(s) >= 1;
+}
+
+static gboolean run_paused(gpointer s)
+{
+    return rf_session_get_state(s) == RF_RUN_PAUSED;
+}
+
+static gboolean dialog_open(gpointer win)
+{
+    return open_dialog(win) != NULL;
+}
+
+/* A third run started and paused, then Ctrl+Q: the window asks whether to
+ * save a checkpoint; Close Without Saving closes it and, as the dialog
+ * says, writes no checkpoint. Returns the paused run's folder. */
+static char *quit_without_saving(RfApplication *app, RfWindow *win, const char *runs, const char *const *known)
+{
+    RfSession *s = rf_window_get_session(win);
+    g_signal_emit_by_name(find_actionable(GTK_WIDGET(win), "win.train"), "clicked");
+    gboolean started = spin_until(some_steps_run, s, 60.0);
+    GtkWidget *pause = find_actionable(GTK_WIDGET(win), "win.pause");
+    if (started && pause != NULL)
+        g_signal_emit_by_name(pause, "clicked");
+    gboolean paused = started && spin_until(run_paused, s, 30.0);
+    char *folder = new_run_folder(runs, known);
+    tap_ok(paused && folder != NULL, "a third run starts and the Pause button pauses it at step %lld (%s)",
+           (long long)rf_session_get_step(s), folder != NULL ? folder : "no folder");
+
     g_auto(GStrv) accels = gtk_application_get_accels_for_action(GTK_APPLICATION(app), "app.quit");
     tap_ok(accels[0] != NULL && strcmp(accels[0], "<Control>q") == 0, "Ctrl+Q is Quit's key (%s)",
            accels[0] != NULL ? accels[0] : "none");
     gpointer alive = win;
     g_object_add_weak_pointer(G_OBJECT(win), &alive);
     g_action_group_activate_action(G_ACTION_GROUP(app), "quit", NULL);
-    spin_for(0.3);
-    /* a finished run has nothing to ask about; were a question open, a
-     * person keeps the recorded run: Close Without Saving */
-    GtkWindow *question = alive != NULL ? open_dialog(win) : NULL;
-    g_autofree char *asked = question != NULL ? g_strdup_printf("%s \"%s\"", G_OBJECT_TYPE_NAME(question),
-                                                                gtk_window_get_title(question))
-                                              : g_strdup("no dialog");
-    if (question != NULL && GTK_IS_DIALOG(question))
-        gtk_dialog_response(GTK_DIALOG(question), GTK_RESPONSE_REJECT);
-    tap_ok(question == NULL, "Quit after finished runs asks nothing (%s)", asked);
+    GtkWindow *question = spin_until(dialog_open, win, 10.0) ? open_dialog(win) : NULL;
+    GtkWidget *discard = question != NULL ? find_button(GTK_WIDGET(question), "Close _Without Saving") : NULL;
+    g_autofree char *says = NULL;
+    if (question != NULL && GTK_IS_MESSAGE_DIALOG(question))
+        g_object_get(question, "secondary-text", &says, NULL);
+    tap_ok(alive != NULL && discard != NULL && says != NULL && strstr(says, "lost") != NULL,
+           "Quit with a paused run keeps the window and asks first (\"%s\")", says != NULL ? says : "no question");
+    if (discard != NULL)
+        g_signal_emit_by_name(discard, "clicked");
     tap_ok(spin_until(is_null, &alive, 30.0) && gtk_application_get_windows(GTK_APPLICATION(app)) == NULL,
-           "Quit closes the window and leaves none open");
+           "Close Without Saving closes the window and leaves none open");
     if (alive != NULL)
         g_object_remove_weak_pointer(G_OBJECT(alive), &alive);
+    g_autofree char *checkpoint = folder != NULL ? g_build_filename(runs, folder, "checkpoint.safetensors", NULL)
+                                                 : NULL;
+    tap_ok(checkpoint != NULL && !g_file_test(checkpoint, G_FILE_TEST_EXISTS),
+           "and, as the dialog says, no checkpoint of the paused run is written");
     g_object_unref(app);
+    return folder;
 }
 
 /* 8. */
@@ -635,7 +681,7 @@ static gboolean run_opened(gpointer s)
            rf_session_get_current_run(s) != NULL;
 }
 
-static void check_relaunch(const char *runs, const char *listops, const char *fashion)
+static void check_relaunch(const char *runs, const char *listops, const char *fashion, const char *discarded)
 {
     RfApplication *app = NULL;
     RfWindow *win = launch(runs, &app, "relaunched");
@@ -647,10 +693,24 @@ static void check_relaunch(const char *runs, const char *listops, const char *fa
     GtkColumnView *list = view != NULL ? GTK_COLUMN_VIEW(find_named(view, "runs-list")) : NULL;
     guint n = list != NULL ? g_list_model_get_n_items(G_LIST_MODEL(gtk_column_view_get_model(list))) : 0;
     int i = list != NULL ? row_of(list, listops) : -1;
-    tap_ok(i >= 0 && (fashion == NULL || row_of(list, fashion) >= 0) && n == (fashion != NULL ? 2u : 1u),
+    guint expected = 1 + (fashion != NULL) + (discarded != NULL);
+    tap_ok(i >= 0 && (fashion == NULL || row_of(list, fashion) >= 0) && n == expected,
            "the Runs view lists the runs of the runs folder (%u rows)", n);
     if (i < 0)
         return;
+    int d = discarded != NULL ? row_of(list, discarded) : -1;
+    g_autoptr(RfRunRow) closed = d >= 0 ? g_list_model_get_item(G_LIST_MODEL(gtk_column_view_get_model(list)),
+                                                                (guint)d)
+                                        : NULL;
+    rf_run_status st = closed != NULL ? rf_run_row_get_entry(closed)->status : RF_RUN_STATUS_RUNNING;
+    g_autofree char *lock = discarded != NULL ? g_build_filename(runs, discarded, ".lock", NULL) : NULL;
+    g_autofree char *holder = NULL;
+    if (lock == NULL || !g_file_get_contents(lock, &holder, NULL, NULL))
+        holder = g_strdup("no lock file");
+    g_strdelimit(holder, "\n", ' ');
+    tap_ok(closed != NULL && st != RF_RUN_STATUS_RUNNING,
+           "the run closed without saving is not listed as running: nothing trains it (%s; its lock: \"%s\")",
+           closed != NULL ? rf_run_status_name(st) : "not listed", holder);
     g_autoptr(RfRunRow) row = g_list_model_get_item(G_LIST_MODEL(gtk_column_view_get_model(list)), (guint)i);
     const rf_run_entry *e = rf_run_row_get_entry(row);
     g_autofree char *csv = g_build_filename(runs, listops, "metrics.csv", NULL);
@@ -728,9 +788,9 @@ int main(int argc, char **argv)
         }
     }
     check_exports(win, dir);
-    quit(app, win);
+    g_autofree char *discarded = quit_without_saving(app, win, runs, (const char *const[]){listops, fashion, NULL});
     if (listops != NULL)
-        check_relaunch(runs, listops, fashion);
+        check_relaunch(runs, listops, fashion, discarded);
     g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
     tap_ok(system(rm) == 0, "the test folder is removed");
     return tap_done();
