@@ -18,12 +18,15 @@
  *      probabilities for that file and its class.
  *   6. Export the Training figure to PNG, SVG and PDF as Export Plot…
  *      does: valid files of the figure, no widget's text in them.
- *   7. Quit with Ctrl+Q's action; the window goes and nothing is left open.
+ *   7. Train a third run, pause it, quit with Ctrl+Q's action: the window
+ *      asks first; Close Without Saving closes it and, as the question
+ *      says, writes no checkpoint.
  *   8. Launch a new application on the same runs folder: the Runs view
- *      lists both runs, the first with its name and its test accuracy as
- *      the status line gave it; double-clicking it opens its checkpoint
- *      (the status line and the step counter are the run's, the Training
- *      view draws its curves).
+ *      lists the three runs, the one closed without saving not as running,
+ *      the first with its name and its test accuracy as the status line
+ *      gave it; double-clicking it opens its checkpoint (the status line
+ *      and the step counter are the run's, the Training view draws its
+ *      curves).
  *
  * argv[1]: the rangefinder executable (for `predict`).
  */
