@@ -41,6 +41,12 @@ static inline char *opened_chooser_folder(void)
     return folder != NULL ? g_file_get_path(folder) : g_strdup("(none)");
 }
 
+static inline gboolean file_chosen(GtkWindow *chooser, GFile *file)
+{
+    g_autoptr(GFile) chosen = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(chooser));
+    return chosen != NULL && g_file_equal(chosen, file);
+}
+
 /* Answer the open chooser: `path` chosen (accept), or NULL (cancel). */
 static inline void answer_chooser(const char *path)
 {
@@ -50,11 +56,18 @@ static inline void answer_chooser(const char *path)
     if (path != NULL) {
         /* a folder chooser answers with the folder it shows */
         g_autoptr(GFile) file = g_file_new_for_path(path);
-        if (gtk_file_chooser_get_action(GTK_FILE_CHOOSER(chooser)) == GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER)
+        GtkFileChooserAction action = gtk_file_chooser_get_action(GTK_FILE_CHOOSER(chooser));
+        if (action == GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER)
             gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(chooser), file, NULL);
         else
             gtk_file_chooser_set_file(GTK_FILE_CHOOSER(chooser), file, NULL);
         spin_for(0.5);
+        /* an existing file is selected once its folder has loaded (asynchronously) */
+        for (int tries = 0; action == GTK_FILE_CHOOSER_ACTION_OPEN && tries < 50 && !file_chosen(chooser, file);
+             tries++) {
+            gtk_file_chooser_set_file(GTK_FILE_CHOOSER(chooser), file, NULL);
+            spin_for(0.2);
+        }
         gtk_dialog_response(GTK_DIALOG(chooser), GTK_RESPONSE_ACCEPT);
     } else {
         gtk_window_close(chooser);

@@ -4,11 +4,15 @@
  * keys that differ between runs, the order of a column, malformed folders
  * left out with a warning naming them, and refreshes that reread only what
  * changed. */
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../ui/runs_table.h"
 #include "run_folders.h"
 #include "../config/run_folder.h"
+#include "../config/run_lock.h"
 #include "tap.h"
 
 #define OLD (2 * 3600.0)
@@ -206,6 +210,47 @@ static void test_refresh(rf_runs_table *t)
     tap_ok(none->entries->len == 0 && none->warnings->len == 0, "a runs folder not made yet is an empty table");
 }
 
+/* A run whose rows are fresh is running while another process holds its
+ * folder's lock (a child process stands in for `rangefinder train`), and
+ * not once that trainer is gone (killed here: the lock file stays, naming
+ * it; the workbench's Close Without Saving lets go the same way), where the
+ * rows' time alone would call it running for a minute more. */
+static void test_lock(rf_runs_table *t)
+{
+    static const char *const full[] = {"model.encoder=full", NULL};
+    g_free(write_fake_run(root, &(fake_run){"j-locked", full, 100, 10, FALSE, FALSE, 0}));
+    g_autofree char *dir = g_build_filename(root, "j-locked", NULL);
+    int ready[2];
+    if (pipe(ready) != 0)
+        return;
+    pid_t holder = fork();
+    if (holder == 0) {
+        rf_run_lock *lock = rf_run_lock_take(dir, "a test trainer", NULL);
+        char said = lock != NULL ? 'y' : 'n';
+        if (write(ready[1], &said, 1) != 1)
+            _exit(1);
+        pause();
+        _exit(0);
+    }
+    char said = 'n';
+    gboolean locked = holder > 0 && read(ready[0], &said, 1) == 1 && said == 'y';
+    close(ready[0]);
+    close(ready[1]);
+    rf_runs_table_refresh(t);
+    const rf_run_entry *e = find(t, "j-locked");
+    tap_ok(locked && e != NULL && e->status == RF_RUN_STATUS_RUNNING,
+           "a run whose folder another process locks is running");
+    if (holder > 0) {
+        kill(holder, SIGKILL);
+        waitpid(holder, NULL, 0);
+    }
+    rf_runs_table_refresh(t);
+    e = find(t, "j-locked");
+    tap_ok(e != NULL && e->status == RF_RUN_STATUS_FAILED,
+           "once its trainer is gone (the lock file stays, unheld) it is not, however fresh its rows (%s)",
+           e != NULL ? rf_run_status_name(e->status) : "not listed");
+}
+
 /* init.ini (`train --init`): the From column names the run whose
  * checkpoint a run started from; an init.ini without one is named. */
 static void test_init(void)
@@ -249,6 +294,7 @@ int main(void)
     test_keys_and_order(t);
     test_meta(t);
     test_refresh(t);
+    test_lock(t);
     test_init();
     g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", root);
     if (system(cmd) != 0)

@@ -7,6 +7,7 @@
 
 #include "../config/config_file.h"
 #include "../config/run_folder.h"
+#include "../config/run_lock.h"
 #include "../core/train.h"
 #include "data_tasks.h"
 #include "plot/plot.h"
@@ -208,6 +209,16 @@ static guint64 folder_stamp(const char *dir, gint64 *metrics_mtime, gboolean *ha
     return stamp;
 }
 
+/* A trainer of this version locks the folder while it writes there
+ * (config/run_lock.h): a lock file that no other process holds means its
+ * trainer ended (finished, closed without saving, killed), however lately
+ * it wrote its rows. Folders without one fall back on their rows' times. */
+static gboolean trainer_ended(const char *dir)
+{
+    g_autofree char *lock = g_build_filename(dir, RF_RUN_LOCK_FILE, NULL);
+    return g_file_test(lock, G_FILE_TEST_EXISTS) && rf_run_lock_check(dir, NULL);
+}
+
 static void derive_status(rf_run_entry *e, const rf_runs_table *t)
 {
     if (t != NULL && t->live_dir != NULL && strcmp(t->live_dir, e->dir) == 0)
@@ -215,7 +226,8 @@ static void derive_status(rf_run_entry *e, const rf_runs_table *t)
     else if (e->has_test)
         e->status = RF_RUN_STATUS_FINISHED;
     else if ((double)(g_get_real_time() - e->metrics_mtime) / G_USEC_PER_SEC <
-             MAX(ACTIVE_SECONDS, ACTIVE_GAPS * e->last_gap))
+                 MAX(ACTIVE_SECONDS, ACTIVE_GAPS * e->last_gap) &&
+             !trainer_ended(e->dir))
         e->status = RF_RUN_STATUS_RUNNING;
     else
         e->status = e->has_checkpoint ? RF_RUN_STATUS_STOPPED : RF_RUN_STATUS_FAILED;
@@ -325,7 +337,8 @@ char *rf_run_entry_cell(const rf_run_entry *e, const char *column)
     if (number_of(e, column, &v)) {
         if (!isfinite(v))
             return g_strdup("–");
-        return strcmp(column, "steps") == 0 ? g_strdup_printf("%.0f", v) : g_strdup_printf("%.3f", v);
+        /* accuracies as percent with one decimal, as the status line and Compare give them */
+        return strcmp(column, "steps") == 0 ? g_strdup_printf("%.0f", v) : g_strdup_printf("%.1f %%", 100 * v);
     }
     return g_strdup(rf_config_get(&e->cfg, column, buf, sizeof buf) != NULL ? buf : "");
 }

@@ -16,7 +16,8 @@
 
 typedef enum rf_run_status {
     RF_RUN_STATUS_RUNNING,    /* no test row yet, and metrics.csv changed within the last minute
-                                 (or three of its last gaps between rows, for a slow run) */
+                                 (or three of its last gaps between rows, for a slow run), unless
+                                 the folder's lock file is there and no other process holds it */
     RF_RUN_STATUS_FINISHED,   /* it has a test row (the trainer's last act) */
     RF_RUN_STATUS_STOPPED,    /* no test row, quiet, with a checkpoint to resume from */
     RF_RUN_STATUS_FAILED,     /* no test row, quiet, no checkpoint */
@@ -58,7 +59,7 @@ gboolean rf_run_entry_set_meta(rf_run_entry *e, const char *name, const char *ta
 
 /* The columns: "name", "encoder", "data", "status", "steps", "best_val",
  * "test", "duration", "tags", "from", or a config key ("model.dim"). A cell's text
- * (g_free), and the order of two entries by a column (numbers as numbers,
+ * (g_free; accuracies as "42.2 %", as the status line and Compare give them), and the order of two entries by a column (numbers as numbers,
  * unknown ones last). */
 char *rf_run_entry_cell(const rf_run_entry *e, const char *column);
 int rf_run_entry_compare(const rf_run_entry *a, const rf_run_entry *b, const char *column);
