@@ -162,7 +162,11 @@ int main(int argc, char **argv)
     g_autofree char *saved = NULL;
     tap_ok(g_file_get_contents(keyfile, &saved, NULL, NULL) && strstr(saved, "[org/rangefinder/Workbench]") != NULL,
            "the preferences are written to the scratch XDG_CONFIG_HOME (%s)", keyfile);
-    tap_diag("%s", saved != NULL ? saved : "");
+    /* one diagnostic line per keyfile line: TAP has no multi-line comments */
+    g_auto(GStrv) lines = g_strsplit(saved != NULL ? saved : "", "\n", -1);
+    for (char **line = lines; *line != NULL; line++)
+        if (**line != '\0')
+            tap_diag("%s", *line);
 
     Shown shown = {0};
     int scheme = -1;
