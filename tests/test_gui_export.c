@@ -13,6 +13,7 @@
 #include "../ui/settings.h"
 #include "../ui/view.h"
 #include "file_chooser.h"
+#include "gui_steps.h"
 #include "widget_find.h"
 #include "workbench_app.h"
 
@@ -145,6 +146,8 @@ static void check_kept_and_svg(RfWindow *win, const char *dir)
                gtk_spin_button_get_value(spin(d, "export-dpi")) == 300 &&
                gtk_spin_button_get_value(spin(d, "export-font-size")) == 10,
            "it opens on the kept 6 x 4 in, 300 dpi, 10 pt");
+    spin_for(0.3);
+    screenshot_of(GTK_WIDGET(d), "export");   /* docs/screenshot-export.png */
     g_autofree char *svg_path = g_build_filename(dir, "memory.svg", NULL);
     if (!tap_ok(export_through_dialog(d, 1, 6, 4, 300, 10, svg_path), "the same exports as SVG"))
         return;
