@@ -216,6 +216,7 @@ static void check_figure(const rf_figure *fig, const char *kind)
 static bool svg_text_at(const char *svg, const char *text, double *x, double *y, double *size);
 static void legend_at(const rf_figure *fig, const char *kind, double font_size, const char *quantity,
                       const char *top_label);
+static void title_fits(const rf_figure *fig, const char *kind, double font_size, const char *start);
 
 /* ---- the figures, with data ---- */
 
@@ -346,6 +347,7 @@ static void talk(void)
     rf_talk_figure_set_title(&f, "TaLK windows · layer 0 · head 1");
     rf_figure fig = rf_talk_figure_get(&f);
     check_figure(&fig, "talk");
+    title_fits(&fig, "talk", 12, "Window of each token i");
     rf_talk_figure_free(&f);
 }
 
@@ -492,6 +494,38 @@ static void legend_at(const rf_figure *fig, const char *kind, double font_size, 
            "%s at %g pt: the legend's \"%s\" ends at %.1f of 900 px, its baseline %.1f px above \"%s\"'s (%.1f "
            "needed)",
            kind, font_size, quantity, qx + qw, ty - qy, top_label != NULL ? top_label : "-", 0.25 * qs + 0.75 * ts);
+}
+
+/* A panel title starting `start`, exported at `font_size`, ends inside the
+ * figure's 900 px (a long title is drawn smaller rather than cut off). */
+static void title_fits(const rf_figure *fig, const char *kind, double font_size, const char *start)
+{
+    g_autofree char *name = g_strdup_printf("%s-title-%g.svg", kind, font_size);
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    rf_export_options o = options(font_size);
+    char err[512] = "";
+    g_autofree char *svg = NULL, *text = NULL;
+    double x = NAN, y = NAN, size = NAN, w = NAN;
+    if (rf_figure_export_with(fig, &RF_ZOOM_ALL, path, &o, err, sizeof err) &&
+        g_file_get_contents(path, &svg, NULL, NULL)) {
+        g_autofree char *wanted = g_strdup_printf(">%s", start);
+        const char *at = strstr(svg, wanted), *end = at != NULL ? strstr(at, "</text>") : NULL;
+        if (end != NULL) {
+            text = g_strndup(at + 1, (gsize)(end - at - 1));
+            g_autofree char *whole = g_strdup(text);
+            svg_text_at(svg, whole, &x, &y, &size);
+        }
+    }
+    if (text != NULL && isfinite(size)) {
+        /* its width at the size the SVG gives (the figure's pixels, text scale 1) */
+        cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+        cairo_t *cr = cairo_create(s);
+        w = rf_text_width(cr, size, true, text);
+        cairo_destroy(cr);
+        cairo_surface_destroy(s);
+    }
+    tap_ok(isfinite(w) && x + w <= 900, "%s at %g pt: the title \"%s…\" ends at %.1f of 900 px (%.1f px text)", kind,
+           font_size, start, x + w, size);
 }
 
 /* A data sample's header at 24 pt: its label line sits below the title

@@ -286,8 +286,13 @@ void rf_plot_begin(rf_plot *p, cairo_t *cr, rf_rect outer, const rf_axis *x, con
         rf_draw_text(cr, 0, 0, 0.5, 0, RF_PLOT_TEXT, false, y->label);
         cairo_restore(cr);
     }
-    if (title != NULL)
-        rf_draw_text(cr, f.x, outer.y + 6, 0, 0, RF_PLOT_TITLE, true, title);
+    if (title != NULL) {
+        /* a title wider than its panel (a long one at a large font size) is
+         * drawn smaller, down to the tick labels' size */
+        double room = outer.x + outer.w - f.x, w = rf_text_width(cr, RF_PLOT_TITLE, true, title);
+        double size = w > room ? fmax(RF_PLOT_TEXT, RF_PLOT_TITLE * room / w) : RF_PLOT_TITLE;
+        rf_draw_text(cr, f.x, outer.y + 6, 0, 0, size, true, title);
+    }
     cairo_restore(cr);
 }
 
