@@ -528,6 +528,43 @@ static void title_fits(const rf_figure *fig, const char *kind, double font_size,
            font_size, start, x + w, size);
 }
 
+/* A narrow Training figure whose run has a long name, at a large font
+ * size: the legend's label starts inside the figure and ends inside it
+ * (drawn smaller, then shortened with "…"), not running off its left edge. */
+static void long_run_name(void)
+{
+    const char *name = "2026-12-01_204007-listops-blrp-curriculum-long-warmup-sweep";
+    rf_run_data *run = run_of(name, 100, 0.02);
+    rf_training_figure *t = rf_training_figure_new();
+    rf_training_figure_set_runs(t, &run, 1);
+    rf_figure fig = rf_training_figure_figure(t);
+    g_autofree char *path = g_build_filename(dir, "long-name.svg", NULL);
+    rf_export_options o = {600, 400, RF_LENGTH_PX, 96, 12};
+    char err[512] = "";
+    g_autofree char *svg = NULL, *label = NULL;
+    double x = NAN, y = NAN, size = NAN, w = NAN;
+    if (rf_figure_export_with(&fig, &RF_ZOOM_ALL, path, &o, err, sizeof err) &&
+        g_file_get_contents(path, &svg, NULL, NULL)) {
+        const char *at = strstr(svg, ">2026-12-01_204007"), *end = at != NULL ? strstr(at, "</text>") : NULL;
+        if (end != NULL) {
+            label = g_strndup(at + 1, (gsize)(end - at - 1));
+            svg_text_at(svg, label, &x, &y, &size);
+        }
+    }
+    if (label != NULL && isfinite(size)) {
+        cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+        cairo_t *cr = cairo_create(s);
+        w = rf_text_width(cr, size, false, label);
+        cairo_destroy(cr);
+        cairo_surface_destroy(s);
+    }
+    tap_ok(isfinite(w) && x >= 0 && x + w <= 600,
+           "a 600 px Training figure at 12 pt: the long run name's legend label \"%s\" lies inside it (%.1f to %.1f)",
+           label != NULL ? label : "-", x, x + w);
+    rf_training_figure_free(t);
+    rf_run_data_free(run);
+}
+
 /* A data sample's header at 24 pt: its label line sits below the title
  * line (the header grows with the text), not over it. */
 static void sample_header(void)
@@ -606,6 +643,7 @@ int main(void)
     prediction();
     narrow_key(600);
     narrow_key(900);
+    long_run_name();
     sample_header();
     png_resolution();
     g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);

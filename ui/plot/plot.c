@@ -501,20 +501,52 @@ void rf_plot_vline(rf_plot *p, double x, rf_rgb color, const char *label)
     cairo_restore(cr);
 }
 
-/* Where rf_plot_legend puts its box and the height of one entry. */
+/* Where rf_plot_legend puts its box, the height of one entry and the
+ * text's size. */
 typedef struct legend_box {
-    double x, y, w, h, line_h;
+    double x, y, w, h, line_h, size;
 } legend_box;
+
+/* Labels too wide for the frame (long run names at a large font size) are
+ * drawn smaller, down to this share of the text size, then shortened with
+ * an ellipsis: the box never leaves its panel. */
+#define LEGEND_MIN_SHRINK 0.7
 
 static legend_box legend_layout(const rf_plot *p, const char *const *labels, int n, rf_legend_corner corner)
 {
-    double w = 0, line_h = rf_plot_text_size(p->cr) + 6, swatch = 18;
+    double w = 0, swatch = 18, size = RF_PLOT_TEXT;
     for (int i = 0; i < n; i++)
         w = fmax(w, rf_text_width(p->cr, RF_PLOT_TEXT, false, labels[i]));
-    double bw = w + swatch + 22, bh = n * line_h + 8;
+    double room = p->frame.w - 16 - swatch - 22;
+    if (w > room && w > 0) {
+        double shrink = fmax(LEGEND_MIN_SHRINK, room / w);
+        size *= shrink;
+        w *= shrink;
+    }
+    double line_h = rf_plot_text_size(p->cr) * size / RF_PLOT_TEXT + 6;
+    double bw = fmin(w + swatch + 22, p->frame.w - 16), bh = n * line_h + 8;
     double x = corner == RF_LEGEND_TOP_LEFT ? p->frame.x + 8 : p->frame.x + p->frame.w - bw - 8;
     double y = corner == RF_LEGEND_BOTTOM_RIGHT ? p->frame.y + p->frame.h - bh - 8 : p->frame.y + 8;
-    return (legend_box){x, y, bw, bh, line_h};
+    return (legend_box){x, y, bw, bh, line_h, size};
+}
+
+/* `text` into buf, shortened with "…" until it is at most `room` wide at `size`. */
+static void fit_text(cairo_t *cr, double size, const char *text, double room, char *buf, size_t buf_size)
+{
+    g_strlcpy(buf, text, buf_size);
+    if (rf_text_width(cr, size, false, buf) <= room)
+        return;
+    glong chars = g_utf8_strlen(text, -1);
+    for (glong keep = chars - 1; keep > 0; keep--) {
+        const char *end = g_utf8_offset_to_pointer(text, keep);
+        if ((size_t)(end - text) + sizeof "…" > buf_size)
+            continue;
+        memcpy(buf, text, (size_t)(end - text));
+        strcpy(buf + (end - text), "…");
+        if (rf_text_width(cr, size, false, buf) <= room)
+            return;
+    }
+    g_strlcpy(buf, "…", buf_size);
 }
 
 void rf_plot_legend(rf_plot *p, const char *const *labels, const rf_rgb *colors, int n, rf_legend_corner corner)
@@ -546,7 +578,9 @@ void rf_plot_legend_dimmed(rf_plot *p, const char *const *labels, const rf_rgb *
         cairo_line_to(cr, b.x + 8 + swatch, cy);
         cairo_stroke(cr);
         rf_set_color(cr, dim ? muted : ink, dim ? 0.6 : 1);
-        rf_draw_text(cr, b.x + 14 + swatch, cy, 0, 0.5, RF_PLOT_TEXT, false, labels[i]);
+        char shown[256];
+        fit_text(cr, b.size, labels[i], b.w - swatch - 22, shown, sizeof shown);
+        rf_draw_text(cr, b.x + 14 + swatch, cy, 0, 0.5, b.size, false, shown);
     }
     cairo_restore(cr);
 }
