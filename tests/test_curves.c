@@ -268,6 +268,24 @@ static void test_smoothing_drawn(void)
     rf_run_data_free(run);
 }
 
+/* A run of one train row (logged once, at its last step) shows that row
+ * as a dot in every panel, where a line of one point draws nothing. */
+static void test_single_row(void)
+{
+    g_autoptr(rf_training_figure) tf = rf_training_figure_new();
+    rf_figure f = rf_training_figure_figure(tf);
+    rf_run_data *run = run_of("one row", 1, 0.1, gentle);
+    rf_training_figure_set_runs(tf, &run, 1);
+    rf_training_figure_set_smoothing(tf, 0);   /* no smoothed line: the row in the run's colour */
+    cairo_surface_t *s = render(&f);
+    ink dot = step_time_ink(s, rf_series_color(0));
+    cairo_surface_destroy(s);
+    tap_ok(dot.n >= 9 && dot.x1 - dot.x0 <= 8 && dot.y1 - dot.y0 <= 8,
+           "a single train row is a dot in the step time panel (%d pixels, %d x %d)", dot.n, dot.x1 - dot.x0,
+           dot.y1 - dot.y0);
+    rf_run_data_free(run);
+}
+
 static void test_log_scale(void)
 {
     g_autoptr(rf_training_figure) tf = rf_training_figure_new();
@@ -458,6 +476,7 @@ int main(void)
     test_ema();
     test_duration_ticks();
     test_smoothing_drawn();
+    test_single_row();
     test_log_scale();
     test_memory_log();
     test_time_axis();

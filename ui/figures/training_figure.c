@@ -483,8 +483,9 @@ static void draw_column(rf_training_figure *f, rf_plot *p, const GArray *xs, con
     int n = visible_points(f, p, xs, values);
     const double *x = (const double *)(void *)f->scratch_x->data, *y = (const double *)(void *)f->scratch_y->data;
     rf_plot_line_alpha(p, x, y, n, color, alpha, width, 0);
-    if (point_radius > 0)
-        rf_plot_points(p, x, y, n, color, point_radius);
+    /* a line of one point draws nothing: a single row shows as a dot */
+    if (point_radius > 0 || n == 1)
+        rf_plot_points(p, x, y, n, color, point_radius > 0 ? point_radius : width + 1.5);
 }
 
 rf_rgb rf_training_run_color(const run_series *s, guint i)
