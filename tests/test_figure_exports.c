@@ -496,36 +496,41 @@ static void legend_at(const rf_figure *fig, const char *kind, double font_size, 
            kind, font_size, quantity, qx + qw, ty - qy, top_label != NULL ? top_label : "-", 0.25 * qs + 0.75 * ts);
 }
 
+/* Where the figure's SVG text starting `start` lies: exported with `o` to
+ * `name`, the text (g_free), its left x and its width at the size the SVG
+ * gives it (the figure's pixels); NULL when there is no such text. */
+static char *exported_text(const rf_figure *fig, const char *name, const rf_export_options *o, const char *start,
+                           bool bold, double *x, double *w)
+{
+    g_autofree char *path = g_build_filename(dir, name, NULL), *svg = NULL, *wanted = g_strdup_printf(">%s", start);
+    char err[512] = "";
+    *x = *w = NAN;
+    if (!rf_figure_export_with(fig, &RF_ZOOM_ALL, path, o, err, sizeof err) ||
+        !g_file_get_contents(path, &svg, NULL, NULL))
+        return NULL;
+    const char *at = strstr(svg, wanted), *end = at != NULL ? strstr(at, "</text>") : NULL;
+    double y, size;
+    char *text = end != NULL ? g_strndup(at + 1, (gsize)(end - at - 1)) : NULL;
+    if (text == NULL || !svg_text_at(svg, text, x, &y, &size))
+        return text;
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+    cairo_t *cr = cairo_create(s);
+    *w = rf_text_width(cr, size, bold, text);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+    return text;
+}
+
 /* A panel title starting `start`, exported at `font_size`, ends inside the
  * figure's 900 px (a long title is drawn smaller rather than cut off). */
 static void title_fits(const rf_figure *fig, const char *kind, double font_size, const char *start)
 {
     g_autofree char *name = g_strdup_printf("%s-title-%g.svg", kind, font_size);
-    g_autofree char *path = g_build_filename(dir, name, NULL);
     rf_export_options o = options(font_size);
-    char err[512] = "";
-    g_autofree char *svg = NULL, *text = NULL;
-    double x = NAN, y = NAN, size = NAN, w = NAN;
-    if (rf_figure_export_with(fig, &RF_ZOOM_ALL, path, &o, err, sizeof err) &&
-        g_file_get_contents(path, &svg, NULL, NULL)) {
-        g_autofree char *wanted = g_strdup_printf(">%s", start);
-        const char *at = strstr(svg, wanted), *end = at != NULL ? strstr(at, "</text>") : NULL;
-        if (end != NULL) {
-            text = g_strndup(at + 1, (gsize)(end - at - 1));
-            g_autofree char *whole = g_strdup(text);
-            svg_text_at(svg, whole, &x, &y, &size);
-        }
-    }
-    if (text != NULL && isfinite(size)) {
-        /* its width at the size the SVG gives (the figure's pixels, text scale 1) */
-        cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
-        cairo_t *cr = cairo_create(s);
-        w = rf_text_width(cr, size, true, text);
-        cairo_destroy(cr);
-        cairo_surface_destroy(s);
-    }
-    tap_ok(isfinite(w) && x + w <= 900, "%s at %g pt: the title \"%s…\" ends at %.1f of 900 px (%.1f px text)", kind,
-           font_size, start, x + w, size);
+    double x, w;
+    g_autofree char *text = exported_text(fig, name, &o, start, true, &x, &w);
+    tap_ok(isfinite(w) && x + w <= 900, "%s at %g pt: the title \"%s…\" ends at %.1f of 900 px", kind, font_size,
+           start, x + w);
 }
 
 /* A narrow Training figure whose run has a long name, at a large font
@@ -538,26 +543,9 @@ static void long_run_name(void)
     rf_training_figure *t = rf_training_figure_new();
     rf_training_figure_set_runs(t, &run, 1);
     rf_figure fig = rf_training_figure_figure(t);
-    g_autofree char *path = g_build_filename(dir, "long-name.svg", NULL);
     rf_export_options o = {600, 400, RF_LENGTH_PX, 96, 12};
-    char err[512] = "";
-    g_autofree char *svg = NULL, *label = NULL;
-    double x = NAN, y = NAN, size = NAN, w = NAN;
-    if (rf_figure_export_with(&fig, &RF_ZOOM_ALL, path, &o, err, sizeof err) &&
-        g_file_get_contents(path, &svg, NULL, NULL)) {
-        const char *at = strstr(svg, ">2026-12-01_204007"), *end = at != NULL ? strstr(at, "</text>") : NULL;
-        if (end != NULL) {
-            label = g_strndup(at + 1, (gsize)(end - at - 1));
-            svg_text_at(svg, label, &x, &y, &size);
-        }
-    }
-    if (label != NULL && isfinite(size)) {
-        cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
-        cairo_t *cr = cairo_create(s);
-        w = rf_text_width(cr, size, false, label);
-        cairo_destroy(cr);
-        cairo_surface_destroy(s);
-    }
+    double x, w;
+    g_autofree char *label = exported_text(&fig, "long-name.svg", &o, "2026-12-01_204007", false, &x, &w);
     tap_ok(isfinite(w) && x >= 0 && x + w <= 600,
            "a 600 px Training figure at 12 pt: the long run name's legend label \"%s\" lies inside it (%.1f to %.1f)",
            label != NULL ? label : "-", x, x + w);
