@@ -37,6 +37,14 @@ static const char small_config[] = RF_TEST_TINY_DATA
                                    "eval_every = 3\n"
                                    "eval_batches = 1\n";
 
+/* Asks for the pause each time it is polled, until the run is paused (a
+ * pause asked once while the run loads was lost once under heavy load). */
+static gboolean paused(gpointer session)
+{
+    rf_session_pause(session);
+    return rf_session_get_state(session) == RF_RUN_PAUSED;
+}
+
 static gboolean step_at_least(gpointer data)
 {
     RfSession *s = ((gpointer *)data)[0];
@@ -183,8 +191,7 @@ int main(int argc, char **argv)
     const rf_attention_figure *fig = rf_plot_view_get_figure(plot)->data;
 
     g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);
-    rf_session_pause(s);
-    spin_for(0.5);
+    tap_ok(spin_until(paused, s, 60.0), "the new run pauses (at step %" G_GINT64_FORMAT ")", rf_session_get_step(s));
     gtk_toggle_button_set_active(overview, TRUE);
     gboolean kept = step_and_keep(s, 3) && step_and_keep(s, 6) && step_and_keep(s, 9);
     const rf_probe_history *history = rf_session_get_history(s);
