@@ -90,8 +90,8 @@ static int64_t paused_run(RfWindow *win, int64_t step)
         if (!spin_until(step_reached, args, 60.0))
             return -1;
     }
-    spin_for(0.3);
-    return rf_session_get_state(s) == RF_RUN_PAUSED ? rf_session_get_step(s) : -1;
+    /* the worker says it is paused again after each step: under load, late */
+    return spin_until(paused, s, 30.0) ? rf_session_get_step(s) : -1;
 }
 
 static void set_steps(RfWindow *win, int steps)
