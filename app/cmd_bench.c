@@ -4,15 +4,18 @@
 #include <stdlib.h>
 
 #include "../core/alloc.h"
+#include "../core/bandwidth.h"
 #include "../core/blas_kernels.h"
 #include "../core/device.h"
 #include "../core/exec.h"
 #include "../core/flops.h"
 #include "../core/peak.h"
 #include "../core/gemm.h"
+#include "../core/traffic.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
 #include "bench_inference.h"
+#include "bench_profile.h"
 #include "cli.h"
 #include "data_open.h"
 #include "commands.h"
@@ -48,48 +51,6 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-typedef struct op_row {
-    const char *name;
-    double fwd, bwd, flops;
-    int64_t calls;
-} op_row;
-
-static int compare_rows(const void *a, const void *b)
-{
-    const op_row *x = a, *y = b;
-    double tx = x->fwd + x->bwd, ty = y->fwd + y->bwd;
-    return (tx < ty) - (tx > ty);
-}
-
-/* Time per op kind, per step, largest first, with each kind's share of the
- * step's time and of its FLOPs (to stderr, so --json stays one line). */
-static void print_profile(const rf_op_profile *p, const rf_step_flops *f, int steps)
-{
-    op_row rows[RF_OP_COUNT];
-    int n = 0;
-    double total = p->zero_seconds;
-    for (int op = 0; op < RF_OP_COUNT; op++) {
-        if (p->calls[op][0] + p->calls[op][1] == 0)
-            continue;
-        rows[n++] = (op_row){rf_op_name(op), p->seconds[op][0] / steps, p->seconds[op][1] / steps,
-                             rf_step_flops_of(f, op), (p->calls[op][0] + p->calls[op][1]) / steps};
-        total += p->seconds[op][0] + p->seconds[op][1];
-    }
-    qsort(rows, (size_t)n, sizeof *rows, compare_rows);
-    total /= steps;
-    double flops = f->total > 0 ? f->total : 1;
-    fprintf(stderr, "%-18s %10s %10s %7s %6s %10s %6s\n", "op", "forward s", "backward s", "calls", "share", "GFLOP",
-            "flops");
-    for (int i = 0; i < n; i++)
-        fprintf(stderr, "%-18s %10.4f %10.4f %7lld %5.1f%% %10.3f %5.1f%%\n", rows[i].name, rows[i].fwd, rows[i].bwd,
-                (long long)rows[i].calls, 100 * (rows[i].fwd + rows[i].bwd) / total, rows[i].flops / 1e9,
-                100 * rows[i].flops / flops);
-    fprintf(stderr, "%-18s %10s %10.4f %7s %5.1f%%\n", "(zero grads)", "", p->zero_seconds / steps, "",
-            100 * p->zero_seconds / steps / total);
-    fprintf(stderr, "%-18s %28s %10.3f %5.1f%%\n", "(optimizer)", "", f->optimizer / 1e9, 100 * f->optimizer / flops);
-    fprintf(stderr, "%-18s %21.4f s per step in kernels, %.3f GFLOP per step\n", "total", total, f->total / 1e9);
-}
-
 static size_t device_peak(const rf_config *cfg)
 {
     const rf_backend *b = rf_device_plan_backend(cfg->train.device, NULL);
@@ -99,6 +60,21 @@ static size_t device_peak(const rf_config *cfg)
 static double percent_of(size_t bytes, size_t planned)
 {
     return planned > 0 ? 100.0 * ((double)bytes - (double)planned) / (double)planned : 0.0;
+}
+
+/* The bounds `--profile` measures each op against: this CPU's; none on a
+ * GPU, whose own peak is not measured. */
+static rf_machine_bounds machine_bounds(const rf_config *cfg)
+{
+    rf_machine_bounds m = {0, 0};
+    if (device_peak(cfg) > 0)
+        return m;
+    int threads = rf_cli_threads(cfg->train.threads);
+    m.flops_per_s = 1e9 * rf_peak_gflops(threads, NULL);
+    rf_pool *pool = rf_pool_new(threads);
+    m.bytes_per_s = rf_copy_bandwidth(pool);
+    rf_pool_free(pool);
+    return m;
 }
 
 static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, bench_result *r, GError **error)
@@ -140,8 +116,12 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
     rf_step_flops flops;
     if (ok)
         rf_model_step_flops(rf_trainer_model(t), &flops);
+    size_t peak_rss = rf_process_peak_rss_bytes();   /* before the profile's bandwidth buffers */
     if (ok && profile && rf_ranks_writer()) {
-        print_profile(&prof, &flops, steps);
+        rf_step_bytes bytes;
+        rf_graph_step_bytes(rf_trainer_model(t)->graph, &bytes);
+        rf_machine_bounds bounds = machine_bounds(cfg);
+        rf_bench_print_profile(stderr, &prof, &flops, &bytes, &bounds, steps);
         rf_gemm_report(stderr, steps);
     }
     const rf_grad_sync *sync = ok ? rf_trainer_grad_sync(t) : NULL;
@@ -165,7 +145,7 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
             .params = plan->param_count,
             .planned = plan->total,
             .peak_engine = rf_alloc_peak_bytes(),
-            .peak_rss = rf_process_peak_rss_bytes(),
+            .peak_rss = peak_rss,
             .peak_device = device_peak(cfg),
             .seq = rf_trainer_model(t)->seq_len,
             .sync_alone = sync_part.sync_alone,
@@ -273,7 +253,7 @@ int rf_cmd_bench(int argc, char **argv)
         {"warmup", 'w', 0, G_OPTION_ARG_INT, &warmup, "Untimed steps first (default 2)", "N"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL},
         {"profile", 0, 0, G_OPTION_ARG_NONE, &profile,
-         "Also print the time and FLOPs per op kind (to stderr)", NULL},
+         "Also print the time, FLOPs and bytes per op kind, against its roofline bound (to stderr)", NULL},
         {"inference", 0, 0, G_OPTION_ARG_NONE, &inference,
          "Also time forward-only batched inference (the build `predict` uses): samples/s against training's",
          NULL},
@@ -309,7 +289,9 @@ int rf_cmd_bench(int argc, char **argv)
     rf_config cfg;
     bench_result r = {0};
     rf_inference_bench inf = {0};
-    if (!rf_ranks_agree(rf_config_load_ini(config, (const char *const *)sets, &cfg, &error), error))
+    /* loaded before the call: its arguments' order of evaluation is unspecified */
+    gboolean loaded = rf_config_load_ini(config, (const char *const *)sets, &cfg, &error);
+    if (!rf_ranks_agree(loaded, error))
         return rf_cli_exit_code(error);
     if (!bench(&cfg, steps, warmup, profile, &r, &error) ||
         (inference && !rf_bench_inference(&cfg, steps, warmup, &inf, &error))) {

@@ -1,21 +1,36 @@
 #!/bin/bash
-# Rangefinder against PyTorch 1.13, one training step per encoder, on the
-# ListOps benchmark configuration (data/configs/listops-full.ini: dim 64,
-# ff 128, 8 heads, 2 layers, length 2000, batch 32, AdamW, clip 1.0) with
-# random tokens (vocab 20, 10 classes). Full attention runs at batch 8 (as
-# issue 2 specifies; at batch 32 it does not fit). Encoder settings: ls
-# w 8 r 32 (DualLN), talk lmax = rmax = 31 (GLU), maelre blocks 1,1, blrp
-# segment = latent = 100. The PyTorch models are bench/torch_models.py.
+# Rangefinder against today's PyTorch (2.x from PyPI) and Debian's PyTorch
+# 1.13, one training step per encoder, on the ListOps benchmark
+# configuration (data/configs/listops-full.ini: dim 64, ff 128, 8 heads, 2
+# layers, length 2000, batch 32, AdamW, clip 1.0) with random tokens (vocab
+# 20, 10 classes). Full attention runs at batch 8 (at batch 32 it does not
+# fit). Encoder settings: ls w 8 r 32 (DualLN), talk lmax = rmax = 31 (GLU),
+# maelre blocks 1,1, blrp segment = latent = 100. The PyTorch models are
+# bench/torch_models.py.
 #
-# PyTorch runs with its best CPU settings (issue 14 item 4):
-# OMP_WAIT_POLICY=PASSIVE and jemalloc (LD_PRELOAD of Debian's
-# libjemalloc2, when installed: `apt-get install libjemalloc2`); TORCH_ENV
-# replaces them (TORCH_ENV= for none).
+# PyTorch 2.x runs three ways, and the best of them is the bar:
+#   eager     the models as written;
+#   SDPA      attention through F.scaled_dot_product_attention, PyTorch's
+#             fused CPU kernel (the encoders that use dot-product attention:
+#             full, maelre, blrp);
+#   compiled  torch.compile of the SDPA model (compilation happens in two
+#             untimed warm-up steps).
+# It lives in a virtual environment outside the tree, made on first use
+# (`pip install torch`: the Linux wheels carry CUDA libraries, about 5 GB):
+# TORCH2_VENV (default ~/.cache/rangefinder-bench/torch2-venv); TORCH2=0
+# leaves PyTorch 2.x out. PyTorch 1.13 is Debian's python3-torch
+# (PY113=/usr/bin/python3; TORCH113=0 leaves it out).
+#
+# Both run with their best CPU settings: OMP_WAIT_POLICY=PASSIVE and
+# jemalloc (LD_PRELOAD of Debian's libjemalloc2, when installed:
+# `apt-get install libjemalloc2`); TORCH_ENV replaces them (TORCH_ENV= for
+# none).
 #
 # Prints two markdown tables:
 #   1. per encoder at N = 2000: ours s/step and FLOP efficiency (of this
-#      CPU's cached f32 matrix-product peak, `bench --json`), torch s/step,
-#      speed-up (torch / ours) and issue 14's target for it;
+#      CPU's cached f32 matrix-product peak, `bench --json`), PyTorch 2.x
+#      eager, SDPA and compiled s/step, the best of them divided by ours,
+#      and PyTorch 1.13 divided by ours;
 #   2. ours only at N = 8192, batch 4: ls, talk, blrp against full attention
 #      (full plans about 16 GiB there: `rangefinder memory --seq 8192`).
 #
@@ -23,10 +38,10 @@
 #   bench/compare.sh                          # everything (takes a long while)
 #   ENCODERS="ls talk" bench/compare.sh       # a subset (both tables)
 #   LONG=0 bench/compare.sh                   # only the first table
-# Other knobs: THREADS (2), STEPS (3 timed, after 1 warm-up), RF (the
-# rangefinder binary), PY (a python with torch), LOGDIR (raw outputs), and
-# for a quick smoke test of the script itself the sizes SEQ (2000), BATCH
-# (32), FULL_BATCH (8), LONG_SEQ (8192), LONG_BATCH (4), e.g.
+# Other knobs: THREADS (2), STEPS (3 timed, after the warm-up), RF (the
+# rangefinder binary), LOGDIR (raw outputs), and for a quick smoke test of
+# the script itself the sizes SEQ (2000), BATCH (32), FULL_BATCH (8),
+# LONG_SEQ (8192), LONG_BATCH (4), e.g.
 #   SEQ=256 BATCH=2 FULL_BATCH=2 LONG_SEQ=512 LONG_BATCH=1 STEPS=1 bench/compare.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -41,7 +56,11 @@ FULL_BATCH=${FULL_BATCH:-8}
 LONG_SEQ=${LONG_SEQ:-8192}
 LONG_BATCH=${LONG_BATCH:-4}
 RF=${RF:-./build/rangefinder}
-PY=${PY:-/usr/bin/python3}
+PY=/usr/bin/python3                       # for the script's own JSON and arithmetic
+PY113=${PY113:-/usr/bin/python3}
+TORCH113=${TORCH113:-1}
+TORCH2=${TORCH2:-1}
+TORCH2_VENV=${TORCH2_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/rangefinder-bench/torch2-venv}
 LOGDIR=${LOGDIR:-$(mktemp -d /tmp/rf-compare.XXXXXX)}
 mkdir -p "$LOGDIR" || exit 1
 JEMALLOC=${JEMALLOC:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2}
@@ -53,15 +72,6 @@ if [ -z "${TORCH_ENV+set}" ]; then
         echo "note: $JEMALLOC not found (apt-get install libjemalloc2): PyTorch runs on glibc's malloc" >&2
     fi
 fi
-
-# Issue 14's speed-up targets against PyTorch's best CPU settings.
-target() {
-    case $1 in
-        ls | full) echo "5x" ;;
-        blrp) echo "10x" ;;
-        *) echo "3x" ;;
-    esac
-}
 
 # The --set options that select an encoder's benchmark settings.
 encoder_sets() {
@@ -94,25 +104,50 @@ ours() {
     cat "$log"
 }
 
-# torch ENCODER BATCH SEQ: torch_reference.py's JSON line (log in $LOGDIR).
+# torch PYTHON TAG ENCODER BATCH SEQ [FLAGS]: torch_reference.py's JSON line
+# (log in $LOGDIR).
 torch_ref() {
-    local log="$LOGDIR/torch-$1-b$2-n$3.log"
+    local py=$1 tag=$2 enc=$3 batch=$4 seq=$5
+    shift 5
+    local log="$LOGDIR/torch$tag-$enc-b$batch-n$seq.log"
     # shellcheck disable=SC2086  # TORCH_ENV is a list of NAME=VALUE words
-    env $TORCH_ENV "$PY" bench/torch_reference.py --encoder "$1" --batch "$2" --seq "$3" \
-        --threads "$THREADS" --steps "$STEPS" >"$log" 2>&1
+    env $TORCH_ENV "$py" bench/torch_reference.py --encoder "$enc" --batch "$batch" --seq "$seq" \
+        --threads "$THREADS" --steps "$STEPS" "$@" >"$log" 2>&1
     cat "$log"
 }
 
+# Uses dot-product attention, so SDPA can replace it.
+has_sdpa() { case $1 in full | maelre | blrp) return 0 ;; *) return 1 ;; esac; }
+
+# PyTorch 2.x's interpreter, making its virtual environment on first use.
+torch2_python() {
+    local py="$TORCH2_VENV/bin/python"
+    if ! "$py" -c 'import torch, sys; sys.exit(int(torch.__version__.split(".")[0]) < 2)' 2>/dev/null; then
+        echo "making $TORCH2_VENV with PyTorch 2.x from PyPI (about 5 GB, once)" >&2
+        /usr/bin/python3 -m venv "$TORCH2_VENV" >&2 &&
+            "$TORCH2_VENV/bin/pip" install -q "torch>=2,<3" numpy >&2 || return 1
+    fi
+    echo "$py"
+}
+
+best() {    # best A B C...: the smallest number among them, or "-" when none
+    "$PY" -c 'import sys; v = [float(a) for a in sys.argv[1:] if a not in ("", "-")]; print(min(v) if v else "-")' "$@"
+}
+
 ratio() {   # ratio A B: A / B to two decimals, or "n/a"
-    if [ -n "$1" ] && [ -n "$2" ]; then
+    if [ -n "$1" ] && [ -n "$2" ] && [ "$1" != - ]; then
         "$PY" -c 'import sys; print(f"{float(sys.argv[1]) / float(sys.argv[2]):.2f}x")' "$1" "$2"
     else
         echo "n/a"
     fi
 }
 
-secs() {    # seconds to three decimals, or "failed"
-    if [ -n "$1" ]; then printf '%.3f' "$1"; else echo "failed"; fi
+secs() {    # seconds to three decimals, "-" (left out) as it is, or "failed"
+    case $1 in
+        -) echo "-" ;;
+        "") echo "failed" ;;
+        *) printf '%.3f' "$1" ;;
+    esac
 }
 
 gib() {     # bytes to GiB, two decimals, or "-"
@@ -123,19 +158,41 @@ pct() {      # a fraction as a percentage, or "-"
     if [ -n "$1" ]; then "$PY" -c 'import sys; print(f"{100 * float(sys.argv[1]):.1f}%")' "$1"; else echo "-"; fi
 }
 
-echo "Training step, N = $SEQ, $THREADS threads, median of $STEPS steps after 1 warm-up (logs: $LOGDIR)"
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'); PyTorch environment: ${TORCH_ENV:-none}"
+PY2=""
+if [ "$TORCH2" != 0 ]; then
+    PY2=$(torch2_python) || { echo "no PyTorch 2.x: the environment could not be made (TORCH2=0 to go without)" >&2; exit 1; }
+fi
+v2=""; v113=""
+[ -n "$PY2" ] && v2=$("$PY2" -c 'import torch; print(torch.__version__.split("+")[0])')
+[ "$TORCH113" != 0 ] && v113=$("$PY113" -c 'import torch; print(torch.__version__.split("+")[0])' 2>/dev/null)
+
+echo "Training step, N = $SEQ, $THREADS threads, median of $STEPS steps after the warm-up (logs: $LOGDIR)"
+cpu_field() { grep -m1 "^$1" /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'; }
+echo "CPU: $(cpu_field 'model name') (family $(cpu_field 'cpu family'), model $(cpu_field 'model\s*:')); PyTorch ${v2:-"2.x left out"} and ${v113:-"1.13 left out"}; PyTorch environment: ${TORCH_ENV:-none}"
 echo
-echo "| encoder | batch | ours s/step | efficiency | torch s/step | speed-up | target |"
-echo "|---|---|---|---|---|---|---|"
+echo "| encoder | batch | ours s/step | efficiency | PyTorch 2 eager | PyTorch 2 SDPA | PyTorch 2 compiled | best PyTorch 2 ÷ ours | PyTorch 1.13 | 1.13 ÷ ours |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for enc in $ENCODERS; do
     batch=$BATCH
     [ "$enc" = full ] && batch=$FULL_BATCH
     out=$(ours "$enc" "$batch" "$SEQ")
     a=$(echo "$out" | field step_s_median)
     eff=$(echo "$out" | field efficiency)
-    b=$(torch_ref "$enc" "$batch" "$SEQ" | field step_s_median)
-    echo "| $enc | $batch | $(secs "$a") | $(pct "$eff") | $(secs "$b") | $(ratio "$b" "$a") | $(target "$enc") |"
+    eager=-; sdpa=-; compiled=-; old=-
+    if [ -n "$PY2" ]; then
+        eager=$(torch_ref "$PY2" 2 "$enc" "$batch" "$SEQ" | field step_s_median)
+        flags=""
+        sdpa=-
+        if has_sdpa "$enc"; then
+            sdpa=$(torch_ref "$PY2" 2-sdpa "$enc" "$batch" "$SEQ" --sdpa | field step_s_median)
+            flags=--sdpa
+        fi
+        # shellcheck disable=SC2086  # flags is empty or one word
+        compiled=$(torch_ref "$PY2" 2-compile "$enc" "$batch" "$SEQ" --compile $flags | field step_s_median)
+    fi
+    [ -n "$v113" ] && old=$(torch_ref "$PY113" 113 "$enc" "$batch" "$SEQ" | field step_s_median)
+    b=$(best "$eager" "$sdpa" "$compiled")
+    echo "| $enc | $batch | $(secs "$a") | $(pct "$eff") | $(secs "$eager") | $(secs "$sdpa") | $(secs "$compiled") | $(ratio "$b" "$a") | $(secs "$old") | $(ratio "$old" "$a") |"
 done
 
 [ "$LONG" = 0 ] && exit 0

@@ -33,7 +33,10 @@ def masked_softmax(s, keep):
     if keep is None:
         return torch.softmax(s, dim=-1)
     p = torch.softmax(s.masked_fill(~keep, torch.finfo(s.dtype).min), dim=-1)
-    if not bool(keep.any(-1).all()):
+    # The masked entries are exactly 0 already unless a whole row is masked;
+    # under torch.compile multiply always (a data-dependent test breaks the graph).
+    compiling = getattr(torch, "compiler", None) is not None and torch.compiler.is_compiling()
+    if compiling or not bool(keep.any(-1).all()):
         p = p * keep
     return p
 
@@ -50,9 +53,17 @@ def merge_heads(x):
     return x.transpose(1, 2).reshape(b, n, h * dk)
 
 
+# When set (torch_reference.py --sdpa, PyTorch 2.x), full attention runs
+# through F.scaled_dot_product_attention, PyTorch's fused (flash) kernel.
+USE_SDPA = False
+
+
 def mha(q, k, v, keep, heads, scale):
     """rf_attention: q [B, Nq, D], k, v [B, M, D], keep [B, M] or None -> [B, Nq, D]."""
     q, k, v = split_heads(q, heads), split_heads(k, heads), split_heads(v, heads)
+    if USE_SDPA:
+        mask = None if keep is None else keep[:, None, None, :]
+        return merge_heads(F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale))
     s = (q @ k.transpose(-1, -2)) * scale
     p = masked_softmax(s, None if keep is None else keep[:, None, None, :])
     return merge_heads(p @ v)

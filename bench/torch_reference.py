@@ -12,6 +12,9 @@ bench/compare.sh. Usage:
 
 prints one JSON line with step_s_median and tokens_per_s. --check runs one
 forward pass at the given size and prints its time and loss instead.
+With PyTorch 2.x: --sdpa runs attention through scaled_dot_product_attention
+(its fused CPU kernel), --compile wraps the model in torch.compile; the
+compilation happens in the warm-up steps, which are not timed.
 """
 import argparse
 import json
@@ -25,6 +28,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_models  # noqa: E402
 from torch_models import ENCODERS, Classifier, default_config  # noqa: E402
 
 
@@ -49,8 +53,14 @@ def main():
     p.add_argument("--latent", type=int, default=100, help="blrp: latent size l")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--steps", type=int, default=5)
+    p.add_argument("--warmup", type=int, default=None, help="untimed first steps (default 1, 2 with --compile)")
+    p.add_argument("--sdpa", action="store_true", help="attention through F.scaled_dot_product_attention")
+    p.add_argument("--compile", action="store_true", help="torch.compile the model (PyTorch 2.x)")
     p.add_argument("--check", action="store_true", help="one timed forward pass, no training")
     args = p.parse_args()
+    if args.warmup is None:
+        args.warmup = 2 if args.compile else 1
+    torch_models.USE_SDPA = args.sdpa
     if args.batch is None:
         args.batch = 8 if args.encoder == "full" else 32
     torch.set_num_threads(args.threads)
@@ -61,30 +71,32 @@ def main():
                          reduce=args.reduce, segment=args.segment, latent=args.latent)
     model = Classifier(cfg)
     params = sum(t.numel() for t in model.parameters())
+    forward = torch.compile(model) if args.compile else model
     tokens = torch.randint(1, args.vocab, (args.batch, args.seq))
     mask = torch.ones(args.batch, args.seq, dtype=torch.bool)
     labels = torch.randint(0, args.classes, (args.batch,))
-    info = {"framework": f"torch {torch.__version__}", "encoder": args.encoder, "threads": args.threads,
+    mode = "+".join([m for m, on in (("sdpa", args.sdpa), ("compile", args.compile)) if on]) or "eager"
+    info = {"framework": f"torch {torch.__version__}", "mode": mode, "encoder": args.encoder, "threads": args.threads,
             "batch": args.batch, "seq": args.seq, "params": params}
 
     if args.check:
         t0 = time.perf_counter()
         with torch.no_grad():
-            loss = F.cross_entropy(model(tokens, mask), labels).item()
+            loss = F.cross_entropy(forward(tokens, mask), labels).item()
         print(json.dumps({**info, "forward_s": time.perf_counter() - t0, "loss": loss}))
         return
 
     opt = torch.optim.AdamW(model.parameters(), lr=4e-4, betas=(0.9, 0.98), eps=1e-9, weight_decay=0.01)
     times, losses = [], []
-    for step in range(args.steps + 1):
+    for step in range(args.warmup + args.steps):
         t0 = time.perf_counter()
         opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(model(tokens, mask), labels)
+        loss = F.cross_entropy(forward(tokens, mask), labels)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         losses.append(loss.item())
-        if step > 0:   # the first step warms up allocators
+        if step >= args.warmup:   # warm-up steps fill allocators (and compile)
             times.append(time.perf_counter() - t0)
     med = statistics.median(times)
     print(json.dumps({**info, "step_s_median": med, "tokens_per_s": args.batch * args.seq / med,

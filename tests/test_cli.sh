@@ -452,12 +452,16 @@ unset RF_BF16
 OPENBLAS_CORETYPE=Prescott run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 1 --warmup 0 --json
 expect_rc 0 "bench with OPENBLAS_CORETYPE=Prescott exits 0"
 check "a user's OPENBLAS_CORETYPE is kept" grep -q '"blas_kernels":"Prescott"' "$tmp/out"
+expect_error 1 "bench names a bad config value" "data.min_len = 10 must be below data.max_len" \
+    bench --config "$tmp/tiny.ini" "${tiny[@]}" --set data.max_len=8 --steps 1
 run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 2 --warmup 1 --profile
 expect_rc 0 "bench --profile exits 0"
 check "bench --profile times the ops (attention, linear) and the total" \
     sh -c "grep -q '^attention ' '$tmp/err' && grep -q '^linear ' '$tmp/err' && grep -q '^total ' '$tmp/err'"
-check "bench --profile gives each op kind's share of the FLOPs" \
-    sh -c "grep -q '^op .* share .* flops\$' '$tmp/err' && grep -q '^(optimizer) ' '$tmp/err'"
+check "bench --profile gives each op kind's share of the FLOPs, its bytes and its share of its bound" \
+    sh -c "grep -q '^op .* share .* flops .* GB .* bound s *% bound\$' '$tmp/err' && grep -q '^(optimizer) ' '$tmp/err'"
+check "bench --profile measures the bounds (matrix-product peak, copy bandwidth) and the total against them" \
+    sh -c "grep -q '^bounds: [0-9.]* GFLOP/s .*, [0-9.]* GB/s ' '$tmp/err' && grep -q '^total .* GB per step, [0-9.]* s bound ( *[0-9.]*%)' '$tmp/err'"
 check "bench --profile names the library of each product shape" \
     grep -q '^[0-9]* x [0-9]* x [0-9]* ([NT][NT]), [0-9]*  *\(openblas\|onednn\) ' "$tmp/err"
 RF_GEMM=onednn run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 1 --warmup 0 --profile --json
