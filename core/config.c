@@ -21,7 +21,7 @@
     {sec, key, RF_KEY_CHOICE, OFF(field), SZ(field), def, 0, 0, choices, help}
 
 const rf_config_key rf_config_keys[] = {
-    CHO("data", "task", data.task, "listops", "listops|random|fashion_mnist|image_folder|audio_folder|ucr|lra_tsv|text_folder|npy", "which data set"),
+    CHO("data", "task", data.task, "listops", "listops|random|long_match|fashion_mnist|image_folder|audio_folder|ucr|lra_tsv|text_folder|npy", "which data set"),
     STR("data", "path", data.path, "", "data location for file-backed tasks"),
     INT("data", "batch", data.batch, "32", 1, 65536, "samples per step"),
     INT("data", "max_len", data.max_len, "2000", 1, 1 << 22, "longest sequence (listops: exclusive upper length; text_folder: bytes read per file)"),

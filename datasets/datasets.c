@@ -13,6 +13,7 @@
 #include "lra_tsv.h"
 #include "npy_task.h"
 #include "random_task.h"
+#include "long_match.h"
 #include "text_folder.h"
 #include "ucr.h"
 
@@ -24,6 +25,7 @@ typedef struct task_entry {
 static const task_entry tasks[] = {
     {"listops", rf_listops_open},
     {"random", rf_random_task_open},
+    {"long_match", rf_long_match_open},
     {"fashion_mnist", rf_fashion_mnist_open},
     {"image_folder", rf_image_folder_open},
     {"audio_folder", rf_audio_folder_open},

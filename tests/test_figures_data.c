@@ -569,6 +569,30 @@ static void test_random_tokens(void)
     rf_dataset_free(ds);
 }
 
+/* The long-range match task's positions are its own characters. */
+static void test_long_match_words(void)
+{
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    rf_status st = {0};
+    rf_config_set(&cfg, "data.task", "long_match", &st);
+    rf_config_set(&cfg, "data.max_len", "64", &st);
+    rf_dataset *ds = rf_dataset_open(&cfg, &st);
+    float x[64];
+    int len = 0, label = 0, a = -1;
+    if (ds != NULL)
+        ds->get(ds, RF_SPLIT_VAL, 2, x, &len, &label, &st);
+    for (int i = 0; i < len && a < 0; i++)
+        a = x[i] == 1 ? i : -1;
+    g_autofree char *marker = a >= 0 ? rf_position_words(ds, x, len, a) : NULL;
+    g_autofree char *digit = a >= 0 ? rf_position_words(ds, x, len, a + 1) : NULL;
+    char want_digit[2] = {(char)('0' + (int)x[a >= 0 ? a + 1 : 0] - 3), '\0'};
+    tap_ok(g_strcmp0(marker, "A") == 0 && g_strcmp0(digit, want_digit) == 0,
+           "a long_match position is named by its character: marker '%s', its digit '%s' (want A, %s)",
+           marker != NULL ? marker : "", digit != NULL ? digit : "", want_digit);
+    rf_dataset_free(ds);
+}
+
 /* ---- export: the same drawing in every format ---- */
 
 static void test_export(void)
@@ -818,6 +842,7 @@ int main(void)
     test_sequences();
     test_audio_folder();
     test_random_tokens();
+    test_long_match_words();
     test_text_folder();
     test_image_words();
     test_export();

@@ -11,6 +11,7 @@
 const rf_data_task rf_data_tasks[] = {
     {"listops", "ListOps (generated)", false, false, NULL},
     {"random", "Random tokens", false, false, NULL},
+    {"long_match", "Long-range match (generated)", false, false, NULL},
     {"fashion_mnist", "Fashion-MNIST", false, true, RF_FASHION_MNIST_DIR},
     {"image_folder", "Image folder", true, true, NULL},
     {"audio_folder", "Audio folder", true, true, NULL},

@@ -3,10 +3,12 @@
 
 #include <glib.h>
 #include <math.h>
+#include <string.h>
 
 #include "../../datasets/audio_folder.h"
 #include "../../datasets/listops.h"
 #include "../../datasets/logmel.h"
+#include "../../datasets/long_match.h"
 #include "data_sample.h"
 
 double rf_position_frame_seconds(const rf_dataset *ds)
@@ -49,6 +51,8 @@ char *rf_position_words(const rf_dataset *ds, const float *x, int len, int i)
     case RF_DATA_AUDIO:
         return g_strdup_printf("%.2f s", i * rf_position_frame_seconds(ds));
     case RF_DATA_SEQUENCE:
+        if (ds->feat_dim == 0 && strcmp(ds->name, "long_match") == 0)
+            return g_strdup_printf("%c", rf_long_match_token_char((int)x[i]));
         if (ds->feat_dim == 0)
             return g_strdup_printf("id %d", (int)x[i]);
         if (ds->feat_dim == 1)

@@ -1,0 +1,200 @@
+/* The long-range match task (datasets/long_match.h): every sample holds
+ * exactly one A and one B, each followed by a digit, anywhere in the
+ * sequence, and its label is the digits' sum mod 10; samples are a
+ * function of (seed, split, index); the markers spread over the whole
+ * length; either digit alone says nothing about the label; text inputs
+ * featurise one token per character, with bad ones refused by place. The
+ * markers and digits are found here by a scan of our own, not by the
+ * task's rf_long_match_find. */
+#include <glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../datasets/datasets.h"
+#include "../datasets/long_match.h"
+#include "tap.h"
+
+static rf_dataset *open_task(int len, int size, uint64_t seed, rf_status *st)
+{
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    strcpy(cfg.data.task, "long_match");
+    cfg.data.max_len = len;
+    cfg.data.train_size = cfg.data.val_size = cfg.data.test_size = size;
+    cfg.train.seed = seed;
+    return rf_dataset_open(&cfg, st);
+}
+
+typedef struct marks {
+    int count_a, count_b, a, b, digit_a, digit_b;
+} marks;
+
+/* The markers as a reader would find them: every A and B and the token after it. */
+static marks scan(const float *x, int len)
+{
+    marks m = {0, 0, -1, -1, -1, -1};
+    for (int i = 0; i < len; i++) {
+        bool is_a = x[i] == 1, is_b = x[i] == 2;
+        if (!is_a && !is_b)
+            continue;
+        int next = i + 1 < len ? (int)x[i + 1] - 3 : -1;
+        if (is_a)
+            m.count_a++, m.a = i, m.digit_a = next;
+        else
+            m.count_b++, m.b = i, m.digit_b = next;
+    }
+    return m;
+}
+
+/* Every sample at length `len`: one A, one B, each with a digit after it,
+ * every other token a distractor (3..13), the label (a + b) mod 10. */
+static int bad_samples(rf_dataset *ds, int len, int n, int *pairs_seen)
+{
+    float *x = malloc((size_t)len * sizeof *x);
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        int got = 0, label = -1;
+        rf_status st = {0};
+        if (!ds->get(ds, RF_SPLIT_TRAIN, i, x, &got, &label, &st) || got != len) {
+            bad++;
+            continue;
+        }
+        marks m = scan(x, len);
+        bool ok = m.count_a == 1 && m.count_b == 1 && m.digit_a >= 0 && m.digit_a <= 9 && m.digit_b >= 0 &&
+                  m.digit_b <= 9 && label == (m.digit_a + m.digit_b) % 10;
+        for (int t = 0; ok && t < len; t++)
+            if (t != m.a && t != m.b)
+                ok = x[t] >= 3 && x[t] <= 13;
+        bad += !ok;
+        if (ok && pairs_seen != NULL)
+            pairs_seen[m.a * len + m.b] = 1;
+    }
+    free(x);
+    return bad;
+}
+
+static void test_samples(void)
+{
+    rf_status st = {0};
+    rf_dataset *ds = open_task(64, 2000, 7, &st);
+    if (!tap_ok(ds != NULL && ds->seq_len == 64 && ds->vocab == 14 && ds->classes == 10 &&
+                    strcmp(ds->class_names[3], "3") == 0,
+                "long_match opens with 14 tokens and 10 classes (%s)", st.msg))
+        return;
+    int bad = bad_samples(ds, 64, 2000, NULL);
+    tap_ok(bad == 0, "2,000 samples of 64 tokens: one A and one B, each followed by a digit, distractors "
+                     "elsewhere, label (a + b) mod 10 (%d bad)", bad);
+    rf_dataset_free(ds);
+    /* the shortest lengths: every placement that keeps the two apart occurs, none other */
+    for (int len = 5; len <= 7; len++) {
+        ds = open_task(len, 3000, 1, &st);
+        int *seen = calloc((size_t)(len * len), sizeof *seen), missing = 0;
+        bad = ds != NULL ? bad_samples(ds, len, 3000, seen) : -1;
+        for (int a = 0; a + 1 < len; a++)
+            for (int b = 0; b + 1 < len; b++)
+                missing += abs(a - b) >= 2 && !seen[a * len + b];
+        tap_ok(bad == 0 && missing == 0, "length %d: every sample valid (%d bad), every placement of A and B two or "
+               "more apart drawn (%d missing)", len, bad, missing);
+        free(seen);
+        rf_dataset_free(ds);
+    }
+    ds = open_task(4, 10, 1, &st);
+    tap_ok(ds == NULL && strstr(st.msg, "data.max_len >= 5") != NULL, "length 4 is refused naming data.max_len (%s)",
+           st.msg);
+}
+
+static bool same_sample(rf_dataset *a, rf_dataset *b, rf_split sa, rf_split sb, int64_t i)
+{
+    float x[200], y[200];
+    int la, lb, ya, yb;
+    rf_status st = {0};
+    return a->get(a, sa, i, x, &la, &ya, &st) && b->get(b, sb, i, y, &lb, &yb, &st) && la == lb && ya == yb &&
+           memcmp(x, y, (size_t)la * sizeof *x) == 0;
+}
+
+static void test_determinism(void)
+{
+    rf_status st = {0};
+    rf_dataset *a = open_task(200, 10, 3, &st), *b = open_task(200, 10, 3, &st), *c = open_task(200, 10, 4, &st);
+    int same = 0, other_seed = 0, other_split = 0;
+    for (int i = 0; i < 10; i++) {
+        same += same_sample(a, b, RF_SPLIT_TRAIN, RF_SPLIT_TRAIN, i);
+        other_seed += same_sample(a, c, RF_SPLIT_TRAIN, RF_SPLIT_TRAIN, i);
+        other_split += same_sample(a, b, RF_SPLIT_TRAIN, RF_SPLIT_TEST, i);
+    }
+    tap_ok(same == 10 && other_seed == 0 && other_split == 0,
+           "same seed, split and index give the same sample (%d of 10); another seed (%d) or split (%d) another",
+           same, other_seed, other_split);
+    rf_dataset_free(a);
+    rf_dataset_free(b);
+    rf_dataset_free(c);
+}
+
+/* At 1,000 tokens the markers land anywhere and far apart (for two uniform
+ * positions the mean distance is a third of the length), and the label
+ * given A's digit alone is uniform: no window and no one digit answers. */
+static void test_long_range(void)
+{
+    enum { N = 1000, S = 5000 };
+    rf_status st = {0};
+    rf_dataset *ds = open_task(N, S, 11, &st);
+    float *x = malloc(N * sizeof *x);
+    int lowest = N, highest = 0, by_digit[10][10] = {{0}};
+    double distance = 0;
+    for (int i = 0; ds != NULL && i < S; i++) {
+        int len, label;
+        ds->get(ds, RF_SPLIT_TRAIN, i, x, &len, &label, &st);
+        marks m = scan(x, len);
+        distance += abs(m.a - m.b);
+        lowest = MIN(lowest, MIN(m.a, m.b));
+        highest = MAX(highest, MAX(m.a, m.b));
+        if (m.digit_a >= 0 && m.digit_a <= 9)
+            by_digit[m.digit_a][label]++;
+    }
+    distance /= S;
+    tap_ok(fabs(distance - N / 3.0) < 0.05 * N && lowest < 10 && highest > N - 12,
+           "markers spread over all %d tokens (positions %d..%d) and lie %.0f apart on average (a third: %.0f)", N,
+           lowest, highest, distance, N / 3.0);
+    int least = S, most = 0;
+    for (int d = 0; d < 10; d++)
+        for (int y = 0; y < 10; y++)
+            least = MIN(least, by_digit[d][y]), most = MAX(most, by_digit[d][y]);
+    tap_ok(least > 25 && most < 80, "given A's digit, every label is about as likely (%d to %d of about 50 each)",
+           least, most);
+    free(x);
+    rf_dataset_free(ds);
+}
+
+static void test_featurise(void)
+{
+    rf_status st = {0};
+    rf_dataset *ds = open_task(8, 3, 1, &st);
+    float x[8];
+    int len = 0;
+    bool ok = ds->featurise(ds, NULL, "A3.\n7 B9", x, &len, &st);
+    const float want[] = {1, 6, 13, 10, 2, 12};
+    tap_ok(ok && len == 6 && memcmp(x, want, sizeof want) == 0,
+           "text featurises one token per character, white space skipped (%s)", st.msg);
+    rf_status_clear(&st);
+    ok = ds->featurise(ds, NULL, "A3.x", x, &len, &st);
+    tap_ok(!ok && strstr(st.msg, "character 4") != NULL && strstr(st.msg, "'x'") != NULL,
+           "an unknown character is refused by its place (%s)", st.msg);
+    rf_status_clear(&st);
+    ok = ds->featurise(ds, NULL, "A3......B9", x, &len, &st);
+    tap_ok(!ok && strstr(st.msg, "more than 8 tokens") != NULL, "too many tokens are refused (%s)", st.msg);
+    char text[256] = "";
+    ok = ds->describe(ds, RF_SPLIT_VAL, 1, text, sizeof text);
+    tap_ok(ok && strstr(text, "A at position ") != NULL && strstr(text, "mod 10 = ") != NULL,
+           "a sample describes its markers, digits and label: %s", text);
+    rf_dataset_free(ds);
+}
+
+int main(void)
+{
+    test_samples();
+    test_determinism();
+    test_long_range();
+    test_featurise();
+    return tap_done();
+}
