@@ -1,0 +1,183 @@
+#include "eval_slices_report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/atomic_file.h"
+#include "cli.h"
+
+static bool classify_saved(void *ctx, const rf_outside_input *in, int rows, float *probs, rf_status *st)
+{
+    return rf_saved_model_classify(ctx, in, rows, probs, st);
+}
+
+gboolean rf_eval_slices_run(rf_saved_model *sm, rf_split split, rf_eval_slices *out, GError **error)
+{
+    int window = rf_trainer_model(sm->trainer)->batch * RF_LENGTH_BUCKETS;
+    rf_status st = {0};
+    if (!rf_eval_slices_measure(sm->ds, split, sm->cfg.data.concat, window, classify_saved, sm, out, &st))
+        return rf_cli_fail_status(error, &st);
+    return TRUE;
+}
+
+static double accuracy(int64_t right, int64_t samples) { return samples > 0 ? (double)right / (double)samples : 0; }
+
+void rf_eval_slices_print(const rf_eval_slices *s)
+{
+    int c = s->classes;
+    char name[64];
+    printf("confusion matrix (rows: the label, columns: the model's answer):\n%12s", "");
+    for (int k = 0; k < c; k++) {
+        rf_eval_slices_class_name(s, k, name, sizeof name);
+        printf(" %7.7s", name);
+    }
+    printf("\n");
+    for (int i = 0; i < c; i++) {
+        rf_eval_slices_class_name(s, i, name, sizeof name);
+        printf("  %-10.10s", name);
+        for (int k = 0; k < c; k++)
+            printf(" %7lld", (long long)s->confusion[(size_t)i * c + k]);
+        printf("\n");
+    }
+    printf("per class (0 where nothing was labelled or answered so):\n  %-10s %7s %9s %7s %7s\n", "class",
+           "samples", "precision", "recall", "F1");
+    for (int k = 0; k < c; k++) {
+        int64_t labelled = 0;
+        for (int i = 0; i < c; i++)
+            labelled += s->confusion[(size_t)k * c + i];
+        rf_eval_slices_class_name(s, k, name, sizeof name);
+        printf("  %-10.10s %7lld %9.3f %7.3f %7.3f\n", name, (long long)labelled, s->precision[k], s->recall[k],
+               s->f1[k]);
+    }
+    for (int kind = 0; kind < RF_SLICE_KINDS; kind++) {
+        const rf_slice_groups *sl = &s->slices[kind];
+        if (sl->count == 0)
+            continue;
+        printf("accuracy by %s:\n", rf_slice_kind_name(kind));
+        for (int g = 0; g < sl->count; g++)
+            printf("  %-12s %7lld samples  accuracy %.3f\n", sl->groups[g].name, (long long)sl->groups[g].samples,
+                   accuracy(sl->groups[g].right, sl->groups[g].samples));
+    }
+}
+
+void rf_eval_slices_json(const rf_eval_slices *s, rf_json_line *j)
+{
+    int c = s->classes;
+    char name[64];
+    g_autoptr(GString) matrix = g_string_new("[");
+    for (int i = 0; i < c; i++) {
+        g_string_append_printf(matrix, "%s[", i > 0 ? "," : "");
+        for (int k = 0; k < c; k++)
+            g_string_append_printf(matrix, "%s%lld", k > 0 ? "," : "", (long long)s->confusion[(size_t)i * c + k]);
+        g_string_append_c(matrix, ']');
+    }
+    g_string_append_c(matrix, ']');
+    rf_json_raw(j, "confusion", matrix->str);
+
+    g_autoptr(GString) classes = g_string_new("[");
+    for (int k = 0; k < c; k++) {
+        int64_t labelled = 0;
+        for (int i = 0; i < c; i++)
+            labelled += s->confusion[(size_t)k * c + i];
+        rf_eval_slices_class_name(s, k, name, sizeof name);
+        rf_json_line row;
+        rf_json_begin(&row);
+        rf_json_str(&row, "class", name);
+        rf_json_int(&row, "samples", labelled);
+        rf_json_num(&row, "precision", s->precision[k]);
+        rf_json_num(&row, "recall", s->recall[k]);
+        rf_json_num(&row, "f1", s->f1[k]);
+        g_autofree char *text = rf_json_end(&row);
+        g_string_append_printf(classes, "%s%s", k > 0 ? "," : "", text);
+    }
+    g_string_append_c(classes, ']');
+    rf_json_raw(j, "per_class", classes->str);
+
+    rf_json_line slices;
+    rf_json_begin(&slices);
+    for (int kind = 0; kind < RF_SLICE_KINDS; kind++) {
+        const rf_slice_groups *sl = &s->slices[kind];
+        if (sl->count == 0)
+            continue;
+        g_autoptr(GString) groups = g_string_new("[");
+        for (int g = 0; g < sl->count; g++) {
+            rf_json_line row;
+            rf_json_begin(&row);
+            rf_json_str(&row, "group", sl->groups[g].name);
+            rf_json_int(&row, "samples", sl->groups[g].samples);
+            rf_json_int(&row, "right", sl->groups[g].right);
+            rf_json_num(&row, "accuracy", accuracy(sl->groups[g].right, sl->groups[g].samples));
+            g_autofree char *text = rf_json_end(&row);
+            g_string_append_printf(groups, "%s%s", g > 0 ? "," : "", text);
+        }
+        g_string_append_c(groups, ']');
+        rf_json_raw(&slices, rf_slice_kind_name(kind), groups->str);
+    }
+    g_autofree char *text = rf_json_end(&slices);
+    rf_json_raw(j, "slices", text);
+}
+
+/* A CSV field, quoted when it holds a comma, a quote or a line break. */
+static void csv_field(GString *out, const char *text)
+{
+    if (strpbrk(text, ",\"\r\n") == NULL) {
+        g_string_append(out, text);
+        return;
+    }
+    g_string_append_c(out, '"');
+    for (const char *p = text; *p != '\0'; p++) {
+        if (*p == '"')
+            g_string_append_c(out, '"');
+        g_string_append_c(out, *p);
+    }
+    g_string_append_c(out, '"');
+}
+
+static void csv_row(GString *out, const char *table, const char *row, const char *column, double value)
+{
+    csv_field(out, table);
+    g_string_append_c(out, ',');
+    csv_field(out, row);
+    g_string_append_c(out, ',');
+    csv_field(out, column);
+    char num[G_ASCII_DTOSTR_BUF_SIZE];
+    g_string_append_printf(out, ",%s\n", g_ascii_formatd(num, sizeof num, "%.10g", value));
+}
+
+gboolean rf_eval_slices_write_csv(const rf_eval_slices *s, const char *path, GError **error)
+{
+    int c = s->classes;
+    char name[64], other[64], table[48];
+    g_autoptr(GString) out = g_string_new("table,row,column,value\n");
+    for (int i = 0; i < c; i++) {
+        rf_eval_slices_class_name(s, i, name, sizeof name);
+        for (int k = 0; k < c; k++) {
+            rf_eval_slices_class_name(s, k, other, sizeof other);
+            csv_row(out, "confusion", name, other, (double)s->confusion[(size_t)i * c + k]);
+        }
+    }
+    for (int k = 0; k < c; k++) {
+        int64_t labelled = 0;
+        for (int i = 0; i < c; i++)
+            labelled += s->confusion[(size_t)k * c + i];
+        rf_eval_slices_class_name(s, k, name, sizeof name);
+        csv_row(out, "class", name, "samples", (double)labelled);
+        csv_row(out, "class", name, "precision", s->precision[k]);
+        csv_row(out, "class", name, "recall", s->recall[k]);
+        csv_row(out, "class", name, "f1", s->f1[k]);
+    }
+    for (int kind = 0; kind < RF_SLICE_KINDS; kind++) {
+        const rf_slice_groups *sl = &s->slices[kind];
+        snprintf(table, sizeof table, "slice:%s", rf_slice_kind_name(kind));
+        for (int g = 0; g < sl->count; g++) {
+            const rf_slice_group *gr = &sl->groups[g];
+            csv_row(out, table, gr->name, "samples", (double)gr->samples);
+            csv_row(out, table, gr->name, "right", (double)gr->right);
+            csv_row(out, table, gr->name, "accuracy", accuracy(gr->right, gr->samples));
+        }
+    }
+    rf_status st = {0};
+    if (!rf_atomic_write_bytes(path, out->str, out->len, &st))
+        return rf_cli_fail_status(error, &st);
+    return TRUE;
+}
