@@ -117,67 +117,11 @@ void rf_eval_slices_json(const rf_eval_slices *s, rf_json_line *j)
     rf_json_raw(j, "slices", text);
 }
 
-/* A CSV field, quoted when it holds a comma, a quote or a line break. */
-static void csv_field(GString *out, const char *text)
-{
-    if (strpbrk(text, ",\"\r\n") == NULL) {
-        g_string_append(out, text);
-        return;
-    }
-    g_string_append_c(out, '"');
-    for (const char *p = text; *p != '\0'; p++) {
-        if (*p == '"')
-            g_string_append_c(out, '"');
-        g_string_append_c(out, *p);
-    }
-    g_string_append_c(out, '"');
-}
-
-static void csv_row(GString *out, const char *table, const char *row, const char *column, double value)
-{
-    csv_field(out, table);
-    g_string_append_c(out, ',');
-    csv_field(out, row);
-    g_string_append_c(out, ',');
-    csv_field(out, column);
-    char num[G_ASCII_DTOSTR_BUF_SIZE];
-    g_string_append_printf(out, ",%s\n", g_ascii_formatd(num, sizeof num, "%.10g", value));
-}
-
 gboolean rf_eval_slices_write_csv(const rf_eval_slices *s, const char *path, GError **error)
 {
-    int c = s->classes;
-    char name[64], other[64], table[48];
-    g_autoptr(GString) out = g_string_new("table,row,column,value\n");
-    for (int i = 0; i < c; i++) {
-        rf_eval_slices_class_name(s, i, name, sizeof name);
-        for (int k = 0; k < c; k++) {
-            rf_eval_slices_class_name(s, k, other, sizeof other);
-            csv_row(out, "confusion", name, other, (double)s->confusion[(size_t)i * c + k]);
-        }
-    }
-    for (int k = 0; k < c; k++) {
-        int64_t labelled = 0;
-        for (int i = 0; i < c; i++)
-            labelled += s->confusion[(size_t)k * c + i];
-        rf_eval_slices_class_name(s, k, name, sizeof name);
-        csv_row(out, "class", name, "samples", (double)labelled);
-        csv_row(out, "class", name, "precision", s->precision[k]);
-        csv_row(out, "class", name, "recall", s->recall[k]);
-        csv_row(out, "class", name, "f1", s->f1[k]);
-    }
-    for (int kind = 0; kind < RF_SLICE_KINDS; kind++) {
-        const rf_slice_groups *sl = &s->slices[kind];
-        snprintf(table, sizeof table, "slice:%s", rf_slice_kind_name(kind));
-        for (int g = 0; g < sl->count; g++) {
-            const rf_slice_group *gr = &sl->groups[g];
-            csv_row(out, table, gr->name, "samples", (double)gr->samples);
-            csv_row(out, table, gr->name, "right", (double)gr->right);
-            csv_row(out, table, gr->name, "accuracy", accuracy(gr->right, gr->samples));
-        }
-    }
+    g_autofree char *text = rf_eval_slices_csv(s);
     rf_status st = {0};
-    if (!rf_atomic_write_bytes(path, out->str, out->len, &st))
+    if (!rf_atomic_write_bytes(path, text, strlen(text), &st))
         return rf_cli_fail_status(error, &st);
     return TRUE;
 }

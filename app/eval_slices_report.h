@@ -21,10 +21,7 @@ void rf_eval_slices_print(const rf_eval_slices *s);
  * "samples", "right", "accuracy"}, ...], ...} (only the slices that apply). */
 void rf_eval_slices_json(const rf_eval_slices *s, rf_json_line *j);
 
-/* One tidy table, "table,row,column,value": confusion (row the label,
- * column the answer, the count), class (row the class; samples, precision,
- * recall, f1) and slice:KIND (row the group; samples, right, accuracy).
- * Written atomically; an error names the path. */
+/* rf_eval_slices_csv written atomically; an error names the path. */
 gboolean rf_eval_slices_write_csv(const rf_eval_slices *s, const char *path, GError **error);
 
 #endif

@@ -85,6 +85,12 @@ int64_t *rf_eval_slices_cell(const rf_eval_slices *s, int label, int answer, int
 /* The name of class k: the data set's, or its number. */
 void rf_eval_slices_class_name(const rf_eval_slices *s, int k, char *buf, size_t size);
 
+/* One tidy CSV table, "table,row,column,value": confusion (row the label,
+ * column the answer, the count), class (row the class; samples,
+ * precision, recall, f1) and slice:KIND (row the group; samples, right,
+ * accuracy). Free with g_free. */
+char *rf_eval_slices_csv(const rf_eval_slices *s);
+
 /* Classify `rows` inputs at once: probs gets rows x classes floats. */
 typedef bool (*rf_eval_classify)(void *ctx, const rf_outside_input *in, int rows, float *probs,
                                  rf_status *st);
