@@ -6,16 +6,13 @@
 #include "../core/atomic_file.h"
 #include "cli.h"
 
-static bool classify_saved(void *ctx, const rf_outside_input *in, int rows, float *probs, rf_status *st)
-{
-    return rf_saved_model_classify(ctx, in, rows, probs, st);
-}
-
 gboolean rf_eval_slices_run(rf_saved_model *sm, rf_split split, rf_eval_slices *out, GError **error)
 {
     int window = rf_trainer_model(sm->trainer)->batch * RF_LENGTH_BUCKETS;
     rf_status st = {0};
-    if (!rf_eval_slices_measure(sm->ds, split, sm->cfg.data.concat, window, classify_saved, sm, out, &st))
+    rf_eval_trainer classify = {sm->trainer, sm->ds->classes};
+    if (!rf_eval_slices_measure(sm->ds, split, sm->cfg.data.concat, window, rf_eval_classify_trainer, &classify, out,
+                                &st))
         return rf_cli_fail_status(error, &st);
     return TRUE;
 }

@@ -95,6 +95,15 @@ char *rf_eval_slices_csv(const rf_eval_slices *s);
 typedef bool (*rf_eval_classify)(void *ctx, const rf_outside_input *in, int rows, float *probs,
                                  rf_status *st);
 
+/* An rf_eval_classify for a trainer (ctx: an rf_eval_trainer): its
+ * batches filled shortest first, as `rangefinder predict` fills them, so
+ * the CLI and the workbench give the same answers. */
+typedef struct rf_eval_trainer {
+    rf_trainer *trainer;
+    int classes;          /* the data set's */
+} rf_eval_trainer;
+bool rf_eval_classify_trainer(void *ctx, const rf_outside_input *in, int rows, float *probs, rf_status *st);
+
 /* Every sample of `split`, read with ds->get and classified `window` at a
  * time through `classify` (the answer is the most probable class, ties to
  * the lowest), counted into s (initialised here) and finished. False with
