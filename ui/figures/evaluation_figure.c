@@ -292,14 +292,15 @@ static void draw_slices(const rf_evaluation_figure *f, cairo_t *cr, const layout
 {
     double y = l->heading_y;
     rf_set_color(cr, (rf_rgb){0.1, 0.1, 0.1}, 1);
-    rf_draw_text(cr, l->right_x, y, 0, 0.5, RF_PLOT_TITLE, true, "Accuracy by slice");
+    rf_draw_text(cr, l->right_x, y, 0, 0.5, RF_PLOT_TITLE, true,
+                 f->have_baselines ? "Accuracy by slice (dashed: without the model)" : "Accuracy by slice");
     char text[96];
     if (f->have_baselines) {
         /* the key, on its own line: what the dashed lines are */
         double x = l->right_x;
         y += l->table_row;
         const struct { const char *what; double v; rf_rgb c; } keys[] = {
-            {"without the model: majority class", f->baselines.majority, MAJORITY},
+            {"majority class", f->baselines.majority, MAJORITY},
             {"first token's class", f->baselines.first_token, FIRST_TOKEN},
         };
         for (int i = 0; i < 2; i++) {
