@@ -1,5 +1,6 @@
 /* The Evaluation view of the real application under Xvfb, against the
- * command line: a tiny ListOps run is trained to its end, its model saved
+ * command line: Evaluate before any model says there is none; a tiny
+ * ListOps run is trained to its end, its model saved
  * and evaluated by `rangefinder eval --slices --json`, and the view's
  * Evaluate gives the same test split:
  *   - the counts the figure draws in the matrix's cells (its last texts,
@@ -217,6 +218,13 @@ int main(int argc, char **argv)
     RfWindow *win = open_workbench(dir, tiny_config, &app);
     if (win == NULL)
         return tap_done();
+    show_page(win, "evaluation");
+    GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(win), "evaluation");
+    g_signal_emit_by_name(find_named(page, "evaluate"), "clicked");
+    const char *said = gtk_label_get_text(GTK_LABEL(find_named(page, "evaluation-status")));
+    tap_ok(strstr(said, "no model yet") != NULL && rf_evaluation_figure_slices(rf_plot_view_get_figure(
+                                                       rf_view_get_plot(page))->data) == NULL,
+           "Evaluate before any model says so and draws nothing: %s", said);
     if (train_to_the_end(win, "tiny"))
         check_evaluation(win, argv[1], dir);
     close_workbench(win, app);

@@ -145,6 +145,10 @@ static void on_evaluate(GtkButton *button, gpointer data)
         set_status(v, "Pause the run to evaluate the model as it is now");
         return;
     }
+    if (state == RF_RUN_IDLE) {
+        set_status(v, "There is no model yet: train a run or open a checkpoint, then Evaluate");
+        return;
+    }
     g_autoptr(GError) error = NULL;
     g_autofree char *path = NULL;
     int fd = g_file_open_tmp("rangefinder-evaluate-XXXXXX.safetensors", &path, &error);
@@ -255,6 +259,7 @@ static GtkWidget *build_toolbar(evaluation_view *v)
                                                "(File → Export Plot writes the figure)");
     gtk_widget_set_sensitive(v->export_csv, FALSE);
     v->status = gtk_label_new("Pause or finish a run, or open a checkpoint, then Evaluate");
+    gtk_widget_set_name(v->status, "evaluation-status");
     gtk_label_set_xalign(GTK_LABEL(v->status), 0);
     gtk_label_set_ellipsize(GTK_LABEL(v->status), PANGO_ELLIPSIZE_END);
     gtk_widget_set_hexpand(v->status, TRUE);
