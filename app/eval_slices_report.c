@@ -11,10 +11,16 @@ gboolean rf_eval_slices_run(rf_saved_model *sm, rf_split split, rf_eval_slices *
     int window = rf_trainer_model(sm->trainer)->batch * RF_LENGTH_BUCKETS;
     rf_status st = {0};
     rf_eval_trainer classify = {sm->trainer, sm->ds->classes};
-    if (!rf_eval_slices_measure(sm->ds, split, sm->cfg.data.concat, window, rf_eval_classify_trainer, &classify, out,
-                                &st))
-        return rf_cli_fail_status(error, &st);
-    return TRUE;
+    /* baselines for token data with training samples, as eval's own */
+    rf_baseline_rules rules;
+    bool have_rules = sm->ds->feat_dim == 0 && rf_baseline_rules_fit(sm->ds, &rules, &st);
+    rf_status_clear(&st);
+    bool ok = rf_eval_slices_measure(sm->ds, split, sm->cfg.data.concat, have_rules ? &rules : NULL, window,
+                                     rf_eval_classify_trainer, &classify, out, &st);
+    out->rules = NULL;   /* borrowed for the measuring only */
+    if (have_rules)
+        rf_baseline_rules_clear(&rules);
+    return ok || rf_cli_fail_status(error, &st);
 }
 
 static double accuracy(int64_t right, int64_t samples) { return samples > 0 ? (double)right / (double)samples : 0; }
@@ -50,10 +56,17 @@ void rf_eval_slices_print(const rf_eval_slices *s)
         const rf_slice_groups *sl = &s->slices[kind];
         if (sl->count == 0)
             continue;
-        printf("accuracy by %s:\n", rf_slice_kind_name(kind));
-        for (int g = 0; g < sl->count; g++)
-            printf("  %-12s %7lld samples  accuracy %.3f\n", sl->groups[g].name, (long long)sl->groups[g].samples,
-                   accuracy(sl->groups[g].right, sl->groups[g].samples));
+        printf("accuracy by %s%s:\n", rf_slice_kind_name(kind),
+               s->baselines ? " (and without the model: the majority class, each first token's class)" : "");
+        for (int g = 0; g < sl->count; g++) {
+            const rf_slice_group *gr = &sl->groups[g];
+            printf("  %-12s %7lld samples  accuracy %.3f", gr->name, (long long)gr->samples,
+                   accuracy(gr->right, gr->samples));
+            if (s->baselines)
+                printf("  without the model %.3f, %.3f", accuracy(gr->right_majority, gr->samples),
+                       accuracy(gr->right_first, gr->samples));
+            printf("\n");
+        }
     }
 }
 
@@ -104,6 +117,10 @@ void rf_eval_slices_json(const rf_eval_slices *s, rf_json_line *j)
             rf_json_int(&row, "samples", sl->groups[g].samples);
             rf_json_int(&row, "right", sl->groups[g].right);
             rf_json_num(&row, "accuracy", accuracy(sl->groups[g].right, sl->groups[g].samples));
+            if (s->baselines) {
+                rf_json_num(&row, "baseline_majority", accuracy(sl->groups[g].right_majority, sl->groups[g].samples));
+                rf_json_num(&row, "baseline_first_token", accuracy(sl->groups[g].right_first, sl->groups[g].samples));
+            }
             g_autofree char *text = rf_json_end(&row);
             g_string_append_printf(groups, "%s%s", g > 0 ? "," : "", text);
         }

@@ -18,7 +18,9 @@ void rf_eval_slices_print(const rf_eval_slices *s);
 
 /* "confusion": [[row of label 0], ...], "per_class": [{"class", "samples",
  * "precision", "recall", "f1"}, ...], "slices": {"length": [{"group",
- * "samples", "right", "accuracy"}, ...], ...} (only the slices that apply). */
+ * "samples", "right", "accuracy"[, "baseline_majority",
+ * "baseline_first_token"]}, ...], ...} (only the slices that apply; the
+ * baselines for token data). */
 void rf_eval_slices_json(const rf_eval_slices *s, rf_json_line *j);
 
 /* rf_eval_slices_csv written atomically; an error names the path. */

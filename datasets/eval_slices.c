@@ -13,7 +13,7 @@ const char *rf_slice_kind_name(rf_slice_kind kind)
     return kind >= 0 && kind < RF_SLICE_KINDS ? names[kind] : "?";
 }
 
-void rf_eval_slices_init(rf_eval_slices *s, const rf_dataset *ds, int concat)
+void rf_eval_slices_init(rf_eval_slices *s, const rf_dataset *ds, int concat, const rf_baseline_rules *rules)
 {
     *s = (rf_eval_slices){
         .classes = ds->classes,
@@ -21,6 +21,8 @@ void rf_eval_slices_init(rf_eval_slices *s, const rf_dataset *ds, int concat)
         .by_class = ds->feat_dim > 0,
         .concat = concat,
         .class_names = ds->class_names,
+        .rules = rules,
+        .baselines = rules != NULL,
     };
     size_t c = (size_t)ds->classes;
     s->confusion = g_new0(int64_t, c * c);
@@ -69,13 +71,20 @@ static rf_slice_group *group_of(rf_slice_groups *slice, int key)
     return &slice->groups[at];
 }
 
-static void count_in(rf_slice_groups *slice, int key, const char *name, bool right)
+/* Which of the model and the two rules answered a sample right. */
+typedef struct rights {
+    bool model, majority, first;
+} rights;
+
+static void count_in(rf_slice_groups *slice, int key, const char *name, rights r)
 {
     rf_slice_group *g = group_of(slice, key);
     if (g->samples == 0)
         g_strlcpy(g->name, name, sizeof g->name);
     g->samples++;
-    g->right += right;
+    g->right += r.model;
+    g->right_majority += r.majority;
+    g->right_first += r.first;
 }
 
 /* The deepest bracket nesting of a ListOps token sequence. */
@@ -108,9 +117,15 @@ static int length_bucket(int len, char *name, size_t size)
 
 void rf_eval_slices_add(rf_eval_slices *s, const float *x, int len, int label, int answer)
 {
-    bool right = label == answer;
+    rights right = {.model = label == answer};
+    if (s->rules != NULL) {
+        right.majority = label == s->rules->majority;
+        right.first = label == rf_baseline_rules_first_token(s->rules, len > 0 ? (int)x[0] : -1);
+    }
     s->samples++;
-    s->right += right;
+    s->right += right.model;
+    s->right_majority += right.majority;
+    s->right_first += right.first;
     s->confusion[(size_t)label * (size_t)s->classes + (size_t)answer]++;
     g_array_append_val(s->labels, label);
     g_array_append_val(s->answers, answer);
@@ -199,10 +214,10 @@ bool rf_eval_classify_trainer(void *ctx, const rf_outside_input *in, int rows, f
     return true;
 }
 
-bool rf_eval_slices_measure(const rf_dataset *ds, rf_split split, int concat, int window,
-                            rf_eval_classify classify, void *ctx, rf_eval_slices *s, rf_status *st)
+bool rf_eval_slices_measure(const rf_dataset *ds, rf_split split, int concat, const rf_baseline_rules *rules,
+                            int window, rf_eval_classify classify, void *ctx, rf_eval_slices *s, rf_status *st)
 {
-    rf_eval_slices_init(s, ds, concat);
+    rf_eval_slices_init(s, ds, concat, rules);
     size_t row = (size_t)ds->seq_len * (size_t)MAX(1, ds->feat_dim);
     int64_t n = ds->size[split];
     window = MAX(1, window);
@@ -293,6 +308,10 @@ char *rf_eval_slices_csv(const rf_eval_slices *s)
             csv_row(out, table, gr->name, "samples", (double)gr->samples);
             csv_row(out, table, gr->name, "right", (double)gr->right);
             csv_row(out, table, gr->name, "accuracy", gr->samples > 0 ? (double)gr->right / (double)gr->samples : 0.0);
+            if (s->baselines) {
+                csv_row(out, table, gr->name, "baseline_majority", (double)gr->right_majority / (double)gr->samples);
+                csv_row(out, table, gr->name, "baseline_first_token", (double)gr->right_first / (double)gr->samples);
+            }
         }
     }
     return g_string_free(g_steal_pointer(&out), FALSE);

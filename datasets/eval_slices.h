@@ -17,6 +17,11 @@
  * data.concat = K > 1 the outermost operator is the outer [MAX and the
  * depth counts it too.
  *
+ * Against the data set's baselines (token data, datasets/baselines.h):
+ * with the two rules fitted on the training split, each group also counts
+ * the samples each rule gets right, so a slice's accuracy can be read
+ * against what its own samples give without a model.
+ *
  * Precision of class k is C[k][k] over the column sum (the samples answered
  * k), recall C[k][k] over the row sum (the samples labelled k), F1 their
  * harmonic mean; each is 0 where its denominator is 0 (0/0 := 0), as
@@ -29,6 +34,7 @@
 
 #include "../core/data.h"
 #include "../core/train.h"
+#include "baselines.h"
 
 typedef enum rf_slice_kind {
     RF_SLICE_OPERATOR,
@@ -46,6 +52,7 @@ typedef struct rf_slice_group {
     int key;              /* the operator's token id, the depth, the bucket's top, the class, K */
     char name[40];        /* "[MAX", "depth 3", "65-128", the class's name, "K=2" */
     int64_t samples, right;
+    int64_t right_majority, right_first;   /* the baselines' rules (with rules) */
 } rf_slice_group;
 
 typedef struct rf_slice_groups {
@@ -59,15 +66,19 @@ typedef struct rf_eval_slices {
     bool by_class;            /* the class slice applies (float data) */
     int concat;
     const char *const *class_names;   /* the data set's, may be NULL */
+    const rf_baseline_rules *rules;   /* borrowed while adding; NULL: no baselines */
+    bool baselines;                   /* the groups count the rules' answers */
     int64_t samples, right;
+    int64_t right_majority, right_first;
     int64_t *confusion;       /* [classes * classes]: row the label, column the answer */
     double *precision, *recall, *f1;   /* [classes], set by rf_eval_slices_finish */
     GArray *labels, *answers;          /* int per sample, in the order added */
     rf_slice_groups slices[RF_SLICE_KINDS];
 } rf_eval_slices;
 
-/* Empty tables for `ds` (which slices apply, its classes) and K. */
-void rf_eval_slices_init(rf_eval_slices *s, const rf_dataset *ds, int concat);
+/* Empty tables for `ds` (which slices apply, its classes) and K; rules
+ * (NULL: none) must outlive the adding. */
+void rf_eval_slices_init(rf_eval_slices *s, const rf_dataset *ds, int concat, const rf_baseline_rules *rules);
 void rf_eval_slices_clear(rf_eval_slices *s);
 
 /* Count one sample: x its input as ds->get writes it (token ids as floats
@@ -88,7 +99,8 @@ void rf_eval_slices_class_name(const rf_eval_slices *s, int k, char *buf, size_t
 /* One tidy CSV table, "table,row,column,value": confusion (row the label,
  * column the answer, the count), class (row the class; samples,
  * precision, recall, f1) and slice:KIND (row the group; samples, right,
- * accuracy). Free with g_free. */
+ * accuracy, and with baselines baseline_majority, baseline_first_token:
+ * the rules' accuracy on the group). Free with g_free. */
 char *rf_eval_slices_csv(const rf_eval_slices *s);
 
 /* Classify `rows` inputs at once: probs gets rows x classes floats. */
@@ -106,9 +118,10 @@ bool rf_eval_classify_trainer(void *ctx, const rf_outside_input *in, int rows, f
 
 /* Every sample of `split`, read with ds->get and classified `window` at a
  * time through `classify` (the answer is the most probable class, ties to
- * the lowest), counted into s (initialised here) and finished. False with
- * a message when a sample or the model fails, or a label is out of range. */
-bool rf_eval_slices_measure(const rf_dataset *ds, rf_split split, int concat, int window,
-                            rf_eval_classify classify, void *ctx, rf_eval_slices *s, rf_status *st);
+ * the lowest), counted into s (initialised here, with `rules` as
+ * rf_eval_slices_init takes them) and finished. False with a message when
+ * a sample or the model fails, or a label is out of range. */
+bool rf_eval_slices_measure(const rf_dataset *ds, rf_split split, int concat, const rf_baseline_rules *rules,
+                            int window, rf_eval_classify classify, void *ctx, rf_eval_slices *s, rf_status *st);
 
 #endif

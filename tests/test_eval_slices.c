@@ -1,6 +1,7 @@
 /* rf_eval_slices (datasets/eval_slices.h): the confusion matrix, precision,
- * recall and F1, and every slice, on small cases counted by hand (a ListOps
- * table of seven samples, a float table with class names), through
+ * recall and F1, and every slice with the baselines' rules right on each
+ * group, on small cases counted by hand (a ListOps table of seven samples
+ * with rules written by hand, a float table with class names), through
  * rf_eval_slices_measure with a classifier that answers from a table
  * (windows that split the data, probability ties), and its refusals. */
 #include <math.h>
@@ -43,6 +44,18 @@ static bool listops_get(const rf_dataset *ds, rf_split split, int64_t i, float *
     return true;
 }
 
+/* The rules, by hand: majority class 0; [MIN -> 0, [MAX -> 2, [MED -> 1,
+ * [SM -> 0, every digit -> 1. Right on samples 0, 1, 2, 3, 5 (first token)
+ * and 1, 3, 5 (majority). */
+static int by_first[RF_LISTOPS_VOCAB];
+static const rf_baseline_rules *hand_rules(void)
+{
+    static rf_baseline_rules r = {.vocab = RF_LISTOPS_VOCAB, .classes = CLASSES, .majority = 0, .by_first = by_first};
+    for (int t = 0; t < RF_LISTOPS_VOCAB; t++)
+        by_first[t] = t == MIN_ || t == SM_ ? 0 : t == MAX_ ? 2 : 1;
+    return &r;
+}
+
 static rf_dataset listops_table(void)
 {
     rf_dataset ds = {.name = "listops", .seq_len = 12, .vocab = RF_LISTOPS_VOCAB, .classes = CLASSES,
@@ -53,7 +66,7 @@ static rf_dataset listops_table(void)
 
 typedef struct {
     const char *name;
-    int64_t samples, right;
+    int64_t samples, right, right_majority, right_first;
 } want_group;
 
 /* The slice holds exactly `want`, in order, with names and counts. */
@@ -63,11 +76,13 @@ static void check_slice(const rf_eval_slices *s, rf_slice_kind kind, const want_
     bool same = sl->count == count;
     for (int i = 0; same && i < count; i++)
         same = strcmp(sl->groups[i].name, want[i].name) == 0 && sl->groups[i].samples == want[i].samples &&
-               sl->groups[i].right == want[i].right;
+               sl->groups[i].right == want[i].right && sl->groups[i].right_majority == want[i].right_majority &&
+               sl->groups[i].right_first == want[i].right_first;
     tap_ok(same, "slice %s: %d group(s) as counted by hand", rf_slice_kind_name(kind), count);
     for (int i = 0; !same && i < sl->count; i++)
-        tap_diag("got %s %lld/%lld", sl->groups[i].name, (long long)sl->groups[i].right,
-                 (long long)sl->groups[i].samples);
+        tap_diag("got %s %lld/%lld, rules %lld and %lld", sl->groups[i].name, (long long)sl->groups[i].right,
+                 (long long)sl->groups[i].samples, (long long)sl->groups[i].right_majority,
+                 (long long)sl->groups[i].right_first);
 }
 
 static void check_listops(const rf_eval_slices *s, const char *how)
@@ -80,6 +95,8 @@ static void check_listops(const rf_eval_slices *s, const char *how)
     };
     tap_ok(s->samples == N && s->right == 3, "%s: 3 of 7 right (got %lld of %lld)", how, (long long)s->right,
            (long long)s->samples);
+    tap_ok(s->baselines && s->right_majority == 3 && s->right_first == 5,
+           "%s: the rules are right on 3 (majority) and 5 (first token) of 7", how);
     tap_ok(memcmp(s->confusion, matrix, sizeof matrix) == 0, "%s: the confusion matrix as counted by hand", how);
     /* column sums 3, 3, 1, 0; row sums 3, 2, 2, 0 */
     const double p[CLASSES] = {1.0 / 3, 1.0 / 3, 1.0, 0}, r[CLASSES] = {1.0 / 3, 0.5, 0.5, 0},
@@ -93,13 +110,16 @@ static void check_listops(const rf_eval_slices *s, const char *how)
     }
     tap_ok(close, "%s: precision, recall and F1 per class (class 3, never labelled nor answered: 0)", how);
 
-    const want_group ops[] = {{"[MIN", 2, 0}, {"[MAX", 2, 1}, {"[MED", 1, 0}, {"[SM", 1, 1}, {"digit", 1, 1}};
+    /* name, samples, the model right, the majority rule right, the first-token rule right */
+    const want_group ops[] = {{"[MIN", 2, 0, 2, 2}, {"[MAX", 2, 1, 0, 1}, {"[MED", 1, 0, 0, 0}, {"[SM", 1, 1, 1, 1},
+                              {"digit", 1, 1, 0, 1}};
     check_slice(s, RF_SLICE_OPERATOR, ops, 5);
-    const want_group depth[] = {{"depth 0", 1, 1}, {"depth 1", 4, 1}, {"depth 2", 1, 0}, {"depth 3", 1, 1}};
+    const want_group depth[] = {{"depth 0", 1, 1, 0, 1}, {"depth 1", 4, 1, 1, 2}, {"depth 2", 1, 0, 1, 1},
+                                {"depth 3", 1, 1, 1, 1}};
     check_slice(s, RF_SLICE_DEPTH, depth, 4);
-    const want_group length[] = {{"1", 1, 1}, {"3-4", 3, 1}, {"5-8", 2, 0}, {"9-16", 1, 1}};
+    const want_group length[] = {{"1", 1, 1, 0, 1}, {"3-4", 3, 1, 0, 1}, {"5-8", 2, 0, 2, 2}, {"9-16", 1, 1, 1, 1}};
     check_slice(s, RF_SLICE_LENGTH, length, 4);
-    const want_group concat[] = {{"K=1", 7, 3}};
+    const want_group concat[] = {{"K=1", 7, 3, 3, 5}};
     check_slice(s, RF_SLICE_CONCAT, concat, 1);
     tap_ok(s->slices[RF_SLICE_CLASS].count == 0, "%s: token data has no class slice", how);
 
@@ -114,7 +134,7 @@ static void test_added(void)
 {
     rf_dataset ds = listops_table();
     rf_eval_slices s;
-    rf_eval_slices_init(&s, &ds, 1);
+    rf_eval_slices_init(&s, &ds, 1, hand_rules());
     float x[12];
     for (int i = 0; i < N; i++) {
         for (int p = 0; p < listops[i].len; p++)
@@ -156,7 +176,7 @@ static void test_measured(void)
     table_model m = {0};
     rf_eval_slices s;
     rf_status st = {0};
-    tap_ok(rf_eval_slices_measure(&ds, RF_SPLIT_TEST, 1, 3, table_classify, &m, &s, &st),
+    tap_ok(rf_eval_slices_measure(&ds, RF_SPLIT_TEST, 1, hand_rules(), 3, table_classify, &m, &s, &st),
            "measure runs the split (%s)", st.msg);
     tap_ok(m.calls == 3, "7 samples in windows of 3 are 3 calls (got %d)", m.calls);
     check_listops(&s, "measured");
@@ -165,7 +185,7 @@ static void test_measured(void)
     ds.size[RF_SPLIT_VAL] = 0;
     rf_status_clear(&st);
     m = (table_model){0};
-    tap_ok(rf_eval_slices_measure(&ds, RF_SPLIT_VAL, 1, 3, table_classify, &m, &s, &st) && s.samples == 0 &&
+    tap_ok(rf_eval_slices_measure(&ds, RF_SPLIT_VAL, 1, NULL, 3, table_classify, &m, &s, &st) && s.samples == 0 &&
                m.calls == 0,
            "an empty split measures nothing and asks the model nothing");
     rf_eval_slices_clear(&s);
@@ -186,7 +206,7 @@ static void test_refusals(void)
     table_model m = {0};
     rf_eval_slices s;
     rf_status st = {0};
-    tap_ok(!rf_eval_slices_measure(&ds, RF_SPLIT_TEST, 1, 4, table_classify, &m, &s, &st) &&
+    tap_ok(!rf_eval_slices_measure(&ds, RF_SPLIT_TEST, 1, NULL, 4, table_classify, &m, &s, &st) &&
                strstr(st.msg, "test sample 2: label 7 outside 0..3") != NULL,
            "a label out of range is refused naming the sample: %s", st.msg);
     rf_eval_slices_clear(&s);
@@ -198,15 +218,16 @@ static void test_classes(void)
     static const char *const names[] = {"dark", "light", NULL};
     rf_dataset ds = {.name = "image_folder", .seq_len = 4, .feat_dim = 2, .classes = 2, .class_names = names};
     rf_eval_slices s;
-    rf_eval_slices_init(&s, &ds, 1);
+    rf_eval_slices_init(&s, &ds, 1, NULL);
     const float x[8] = {0};
     rf_eval_slices_add(&s, x, 4, 0, 0);
     rf_eval_slices_add(&s, x, 4, 0, 1);
     rf_eval_slices_add(&s, x, 4, 1, 1);
     rf_eval_slices_finish(&s);
-    const want_group classes[] = {{"dark", 2, 1}, {"light", 1, 1}};
+    const want_group classes[] = {{"dark", 2, 1, 0, 0}, {"light", 1, 1, 0, 0}};
     check_slice(&s, RF_SLICE_CLASS, classes, 2);
-    const want_group length[] = {{"3-4", 3, 2}};
+    tap_ok(!s.baselines, "no rules, no baselines");
+    const want_group length[] = {{"3-4", 3, 2, 0, 0}};
     check_slice(&s, RF_SLICE_LENGTH, length, 1);
     tap_ok(s.slices[RF_SLICE_OPERATOR].count == 0 && s.slices[RF_SLICE_DEPTH].count == 0,
            "float data has no operator or depth slice");
@@ -219,11 +240,11 @@ static void test_classes(void)
 
     /* data.concat's K names the one group */
     rf_dataset lo = listops_table();
-    rf_eval_slices_init(&s, &lo, 3);
+    rf_eval_slices_init(&s, &lo, 3, hand_rules());
     const float e[4] = {MAX_, D0, D0, CL};
     rf_eval_slices_add(&s, e, 4, 0, 0);
     rf_eval_slices_finish(&s);
-    const want_group k3[] = {{"K=3", 1, 1}};
+    const want_group k3[] = {{"K=3", 1, 1, 1, 0}};
     check_slice(&s, RF_SLICE_CONCAT, k3, 1);
     rf_eval_slices_clear(&s);
 }

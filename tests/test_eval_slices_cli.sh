@@ -99,7 +99,13 @@ pycheck "--slices leaves plain eval's accuracy and loss as they were" \
     'p = json.loads(open(files[1]).read()); assert p["accuracy"] == j["accuracy"] and p["loss"] == j["loss"], (p, j)' \
     "$tmp/slices.json" "$tmp/plain.json"
 pycheck "ListOps gets the operator, depth, length and concat slices (K=1), no class slice" \
-    's = j["slices"]; assert list(s) == ["operator", "depth", "length", "concat"], list(s); assert s["concat"] == [{"group": "K=1", "samples": 24, "right": s["concat"][0]["right"], "accuracy": j["accuracy"]}], s["concat"]; assert {g["group"] for g in s["operator"]} <= {"[MIN", "[MAX", "[MED", "[SM", "digit"}; assert all(g["group"].startswith("depth ") for g in s["depth"])' \
+    's = j["slices"]; assert list(s) == ["operator", "depth", "length", "concat"], list(s); c = s["concat"][0]; assert len(s["concat"]) == 1 and c["group"] == "K=1" and c["samples"] == 24 and c["accuracy"] == j["accuracy"], s["concat"]; assert {g["group"] for g in s["operator"]} <= {"[MIN", "[MAX", "[MED", "[SM", "digit"}; assert all(g["group"].startswith("depth ") for g in s["depth"])' \
+    "$tmp/slices.json"
+pycheck "each group carries the baselines on its own samples; weighted by samples they give eval's baselines of the split" \
+    'n = j["samples"]
+for kind, gs in j["slices"].items():
+    for key in ("baseline_majority", "baseline_first_token"):
+        assert abs(sum(g[key] * g["samples"] for g in gs) / n - j[key]) < 1e-5, (kind, key, gs, j[key])' \
     "$tmp/slices.json"
 pycheck "length buckets are powers of two, each (2^(b-1), 2^b], within data.max_len" \
     'import re; b = [tuple(map(int, re.fullmatch(r"(\d+)-(\d+)", g["group"]).groups())) for g in j["slices"]["length"]]; assert all(hi & (hi - 1) == 0 and lo == hi // 2 + 1 and hi <= 64 for lo, hi in b) and b == sorted(b), b' \
@@ -111,15 +117,15 @@ pycheck "the operator slice agrees with --by-first-token: the same groups, sampl
     'f = {g["token"]: (g["samples"], round(g["accuracy"], 6)) for g in json.loads(open(files[1]).read())["by_first_token"]}; s = {g["group"]: (g["samples"], round(g["accuracy"], 6)) for g in j["slices"]["operator"]}; assert f == s, (f, s)' \
     "$tmp/slices.json" "$tmp/first.json"
 pycheck "the CSV holds the JSON's matrix, per-class numbers and slices" \
-    'rows = list(csv.reader(open(files[1]))); assert rows[0] == ["table", "row", "column", "value"], rows[0]; v = {(t, r, c): float(x) for t, r, c, x in rows[1:]}; assert all(v[("confusion", str(i), str(k))] == j["confusion"][i][k] for i in range(10) for k in range(10)); assert all(abs(v[("class", pc["class"], key)] - pc[key]) < 1e-6 for pc in j["per_class"] for key in ("samples", "precision", "recall", "f1")); assert all(v[("slice:" + kind, g["group"], "samples")] == g["samples"] and v[("slice:" + kind, g["group"], "right")] == g["right"] for kind, gs in j["slices"].items() for g in gs); assert len(rows) == 1 + 100 + 40 + 3 * sum(map(len, j["slices"].values())), len(rows)' \
+    'rows = list(csv.reader(open(files[1]))); assert rows[0] == ["table", "row", "column", "value"], rows[0]; v = {(t, r, c): float(x) for t, r, c, x in rows[1:]}; assert all(v[("confusion", str(i), str(k))] == j["confusion"][i][k] for i in range(10) for k in range(10)); assert all(abs(v[("class", pc["class"], key)] - pc[key]) < 1e-6 for pc in j["per_class"] for key in ("samples", "precision", "recall", "f1")); assert all(v[("slice:" + kind, g["group"], "samples")] == g["samples"] and v[("slice:" + kind, g["group"], "right")] == g["right"] for kind, gs in j["slices"].items() for g in gs); assert all(abs(v[("slice:" + kind, g["group"], "baseline_first_token")] - g["baseline_first_token"]) < 1e-5 for kind, gs in j["slices"].items() for g in gs); assert len(rows) == 1 + 100 + 40 + 5 * sum(map(len, j["slices"].values())), len(rows)' \
     "$tmp/slices.json" "$tmp/slices.csv"
 
 run eval --checkpoint "$ckpt" --slices --split val --set data.concat=2
 expect_rc 0 "eval --slices of the val split with data.concat=2 exits 0"
 grep -q '^confusion matrix (rows: the label, columns: the model' "$tmp/out" &&
-    grep -q '^accuracy by operator:' "$tmp/out" && grep -qE '^  \[MAX +16 samples  accuracy' "$tmp/out" &&
-    grep -qE '^  K=2 +16 samples' "$tmp/out"
-ok $? "with K=2 the text names K=2, and every sample's outermost operator is the outer [MAX"
+    grep -q '^accuracy by operator (and without the model' "$tmp/out" && grep -qE '^  \[MAX +16 samples  accuracy' "$tmp/out" &&
+    grep -qE '^  K=2 +16 samples  accuracy [01]\.[0-9]{3}  without the model [01]\.[0-9]{3}, [01]\.[0-9]{3}$' "$tmp/out"
+ok $? "with K=2 the text names K=2 with the baselines, and every sample's outermost operator is the outer [MAX"
 
 # --- an image folder: the class slice ---------------------------------------
 "$py" - "$tmp/pics" <<'PY'
@@ -143,7 +149,7 @@ run eval --checkpoint "$tmp/pics-run/checkpoint.safetensors" --slices --json
 expect_rc 0 "eval --slices of an image model exits 0"
 cp "$tmp/out" "$tmp/pics.json"
 pycheck "an image model gets a class slice named by the folders (each class's accuracy its recall), no ListOps slices" \
-    "s = j['slices']; assert list(s) == ['length', 'class', 'concat'], list(s); assert [g['group'] for g in s['class']] == [pc['class'] for pc in j['per_class'] if pc['samples']] and set(g['group'] for g in s['class']) <= {'dark', 'light'}; assert all(abs(g['accuracy'] - pc['recall']) < 1e-5 for g in s['class'] for pc in j['per_class'] if pc['class'] == g['group']); $consistent" \
+    "s = j['slices']; assert list(s) == ['length', 'class', 'concat'], list(s); assert all('baseline_majority' not in g for gs in s.values() for g in gs); assert [g['group'] for g in s['class']] == [pc['class'] for pc in j['per_class'] if pc['samples']] and set(g['group'] for g in s['class']) <= {'dark', 'light'}; assert all(abs(g['accuracy'] - pc['recall']) < 1e-5 for g in s['class'] for pc in j['per_class'] if pc['class'] == g['group']); $consistent" \
     "$tmp/pics.json"
 
 # --- refusals -----------------------------------------------------------------

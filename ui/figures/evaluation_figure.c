@@ -22,8 +22,6 @@
 struct rf_evaluation_figure {
     rf_eval_slices s;         /* classes == 0: nothing measured */
     char *title, *message;
-    bool have_baselines;
-    rf_baselines baselines;
     float *counts;            /* the matrix as floats, for the heatmap */
     char **names;             /* [classes + 1] class names, NULL-terminated */
     rf_heatmap heatmap;
@@ -66,16 +64,13 @@ void rf_evaluation_figure_on_cell(rf_evaluation_figure *f, rf_evaluation_cell_ch
     f->chosen_ctx = ctx;
 }
 
-void rf_evaluation_figure_set(rf_evaluation_figure *f, rf_eval_slices *s, const char *title,
-                              const rf_baselines *baselines)
+void rf_evaluation_figure_set(rf_evaluation_figure *f, rf_eval_slices *s, const char *title)
 {
     clear(f);
     f->s = *s;
+    f->s.rules = NULL;
     *s = (rf_eval_slices){0};
     f->title = g_strdup(title);
-    f->have_baselines = baselines != NULL;
-    if (baselines != NULL)
-        f->baselines = *baselines;
     int c = f->s.classes;
     f->counts = g_new(float, (size_t)c * (size_t)c);
     double top = 1;
@@ -171,7 +166,7 @@ static layout lay_out(const rf_evaluation_figure *f, cairo_t *cr, double width, 
     l.table_rows = MIN(c, MAX(0, (int)(avail * 0.4 / l.table_row) - 1));
     /* under the table (and its "more classes" line): the heading, the key, then the bars */
     l.heading_y = l.table_y + (l.table_rows + 2) * l.table_row + PAD;
-    l.bars_y = l.heading_y + (f->have_baselines ? 1.5 : 0.5) * l.table_row + 2;
+    l.bars_y = l.heading_y + (f->s.baselines ? 1.5 : 0.5) * l.table_row + 2;
     l.bar_rows = slice_rows(&f->s);
     l.bar_row = fmin(BAR_ROW * l.scale, (height - l.bars_y - PAD) / MAX(l.bar_rows, 1));
     l.bar_font = fmin(RF_PLOT_TEXT, l.bar_row * 0.8 / l.scale);
@@ -275,17 +270,15 @@ static void draw_table(const rf_evaluation_figure *f, cairo_t *cr, const layout 
     }
 }
 
-static void draw_baseline(const layout *l, cairo_t *cr, double value, rf_rgb color, double top, double bottom)
+/* A baseline's mark on a bar: a short upright line at its accuracy. */
+static void draw_mark(const layout *l, cairo_t *cr, double value, rf_rgb color, double top)
 {
-    double x = l->bar_x + l->bar_w * CLAMP(value, 0, 1);
+    double x = round(l->bar_x + l->bar_w * CLAMP(value, 0, 1)) + 0.5;
     rf_set_color(cr, color, 1);
-    cairo_set_line_width(cr, 1.5);
-    const double dash[] = {4, 3};
-    cairo_set_dash(cr, dash, 2, 0);
-    cairo_move_to(cr, round(x) + 0.5, top);
-    cairo_line_to(cr, round(x) + 0.5, bottom);
+    cairo_set_line_width(cr, 2);
+    cairo_move_to(cr, x, top + l->bar_row * 0.02);
+    cairo_line_to(cr, x, top + l->bar_row * 0.98);
     cairo_stroke(cr);
-    cairo_set_dash(cr, NULL, 0, 0);
 }
 
 static void draw_slices(const rf_evaluation_figure *f, cairo_t *cr, const layout *l)
@@ -293,28 +286,25 @@ static void draw_slices(const rf_evaluation_figure *f, cairo_t *cr, const layout
     double y = l->heading_y;
     rf_set_color(cr, (rf_rgb){0.1, 0.1, 0.1}, 1);
     rf_draw_text(cr, l->right_x, y, 0, 0.5, RF_PLOT_TITLE, true,
-                 f->have_baselines ? "Accuracy by slice (dashed: without the model)" : "Accuracy by slice");
+                 f->s.baselines ? "Accuracy by slice (marks: without the model)" : "Accuracy by slice");
     char text[96];
-    if (f->have_baselines) {
-        /* the key, on its own line: what the dashed lines are */
-        double x = l->right_x;
+    if (f->s.baselines) {
+        /* the key, on its own line: what the marks are, and their scores on the whole split */
+        double x = l->right_x, n = (double)MAX(f->s.samples, 1);
         y += l->table_row;
         const struct { const char *what; double v; rf_rgb c; } keys[] = {
-            {"majority class", f->baselines.majority, MAJORITY},
-            {"first token's class", f->baselines.first_token, FIRST_TOKEN},
+            {"majority class", f->s.right_majority / n, MAJORITY},
+            {"first token's class", f->s.right_first / n, FIRST_TOKEN},
         };
         for (int i = 0; i < 2; i++) {
-            snprintf(text, sizeof text, "%s %.1f%%", keys[i].what, 100 * keys[i].v);
+            snprintf(text, sizeof text, "%s (all: %.1f%%)", keys[i].what, 100 * keys[i].v);
             rf_set_color(cr, keys[i].c, 1);
-            const double dash[] = {4, 3};
-            cairo_set_dash(cr, dash, 2, 0);
-            cairo_set_line_width(cr, 1.5);
-            cairo_move_to(cr, x, y);
-            cairo_line_to(cr, x + 18, y);
+            cairo_set_line_width(cr, 2);
+            cairo_move_to(cr, x + 4.5, y - 6);
+            cairo_line_to(cr, x + 4.5, y + 6);
             cairo_stroke(cr);
-            cairo_set_dash(cr, NULL, 0, 0);
-            rf_draw_text(cr, x + 22, y, 0, 0.5, RF_PLOT_TEXT, false, text);
-            x += 22 + rf_text_width(cr, RF_PLOT_TEXT, false, text) + 14;
+            rf_draw_text(cr, x + 10, y, 0, 0.5, RF_PLOT_TEXT, false, text);
+            x += 10 + rf_text_width(cr, RF_PLOT_TEXT, false, text) + 14;
         }
     }
     for (int row = 0; row < l->bar_rows; row++) {
@@ -338,14 +328,14 @@ static void draw_slices(const rf_evaluation_figure *f, cairo_t *cr, const layout
         rf_set_color(cr, BAR, 1);
         cairo_rectangle(cr, l->bar_x, top + l->bar_row * 0.15, l->bar_w * acc, l->bar_row * 0.7);
         cairo_fill(cr);
+        if (f->s.baselines) {
+            double n = (double)MAX(g->samples, 1);
+            draw_mark(l, cr, g->right_majority / n, MAJORITY, top);
+            draw_mark(l, cr, g->right_first / n, FIRST_TOKEN, top);
+        }
         snprintf(text, sizeof text, "%.1f%% of %lld", 100 * acc, (long long)g->samples);
         rf_set_color(cr, (rf_rgb){0.1, 0.1, 0.1}, 1);
         rf_draw_text(cr, l->bar_x + l->bar_w + 6, mid, 0, 0.5, l->bar_font, false, text);
-    }
-    if (f->have_baselines && l->bar_rows > 0) {
-        double bottom = l->bars_y + l->bar_rows * l->bar_row;
-        draw_baseline(l, cr, f->baselines.majority, MAJORITY, l->bars_y, bottom);
-        draw_baseline(l, cr, f->baselines.first_token, FIRST_TOKEN, l->bars_y, bottom);
     }
 }
 
@@ -404,8 +394,12 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
     int row = (int)floor((y - l.bars_y) / l.bar_row), kind, group;
     if (x >= l.right_x && y >= l.bars_y && bar_row_at(&f->s, row, &kind, &group) && group >= 0) {
         const rf_slice_group *g = &f->s.slices[kind].groups[group];
-        snprintf(text, size, "%s %s: %lld of %lld right (%.1f%%)", rf_slice_kind_name(kind), g->name,
-                 (long long)g->right, (long long)g->samples, 100.0 * (double)g->right / (double)MAX(g->samples, 1));
+        double n = (double)MAX(g->samples, 1);
+        int used = snprintf(text, size, "%s %s: %lld of %lld right (%.1f%%)", rf_slice_kind_name(kind), g->name,
+                            (long long)g->right, (long long)g->samples, 100.0 * (double)g->right / n);
+        if (f->s.baselines && used > 0 && (size_t)used < size)
+            snprintf(text + used, size - (size_t)used, "; without the model %.1f%% (majority class), %.1f%% (first "
+                     "token's class)", 100.0 * (double)g->right_majority / n, 100.0 * (double)g->right_first / n);
         return true;
     }
     int k = (int)floor((y - l.table_y) / l.table_row) - 1;

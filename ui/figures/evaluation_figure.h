@@ -6,9 +6,9 @@
  *           fits, the shared map legend beside it; a click selects a cell
  *           (outlined) and tells the view, which lists its samples;
  *   right   precision, recall and F1 per class as a table, and the
- *           accuracy of every group of every slice as bars, with the data
- *           set's baselines (majority class, first token's class) as
- *           dashed lines across them where the data has them.
+ *           accuracy of every group of every slice as bars, each marked
+ *           where the data set's baselines (majority class, first token's
+ *           class) score on that group's samples, where the data has them.
  *
  * The counts are the last text drawn, row by row, so what a figure draws
  * can be read back in order from its text (an SVG export keeps it).
@@ -17,7 +17,6 @@
 #ifndef RF_EVALUATION_FIGURE_H
 #define RF_EVALUATION_FIGURE_H
 
-#include "../../datasets/baselines.h"
 #include "../../datasets/eval_slices.h"
 #include "../plot/figure.h"
 
@@ -32,9 +31,8 @@ rf_figure rf_evaluation_figure_get(rf_evaluation_figure *f);
 void rf_evaluation_figure_on_cell(rf_evaluation_figure *f, rf_evaluation_cell_chosen chosen, void *ctx);
 
 /* Show `s` (moved in: the figure owns it now and *s is left empty) under
- * `title`; baselines NULL where the data set has none. No cell selected. */
-void rf_evaluation_figure_set(rf_evaluation_figure *f, rf_eval_slices *s, const char *title,
-                              const rf_baselines *baselines);
+ * `title`. No cell selected. */
+void rf_evaluation_figure_set(rf_evaluation_figure *f, rf_eval_slices *s, const char *title);
 /* Nothing measured: `message` in place of the figure. */
 void rf_evaluation_figure_set_message(rf_evaluation_figure *f, const char *message);
 

@@ -38,8 +38,6 @@ typedef struct eval_job {
     rf_split split;
     int64_t step;
     rf_eval_slices slices;
-    gboolean have_baselines;
-    rf_baselines baselines;
 } eval_job;
 
 static void evaluation_view_free(evaluation_view *v)
@@ -70,13 +68,18 @@ static bool evaluate(eval_job *job, rf_status *st)
         return false;
     rf_trainer *t = rf_trainer_new_forward(&cfg, ds, st);
     bool ok = t != NULL && rf_trainer_load(t, job->checkpoint, st);
+    rf_status ignored = {0};   /* no baselines is no error: images, audio */
+    rf_baseline_rules rules;
+    bool have_rules = ok && ds->feat_dim == 0 && rf_baseline_rules_fit(ds, &rules, &ignored);
     if (ok) {
         rf_eval_trainer c = {t, ds->classes};
-        ok = rf_eval_slices_measure(ds, job->split, cfg.data.concat, rf_trainer_model(t)->batch * RF_LENGTH_BUCKETS,
-                                    rf_eval_classify_trainer, &c, &job->slices, st);
+        ok = rf_eval_slices_measure(ds, job->split, cfg.data.concat, have_rules ? &rules : NULL,
+                                    rf_trainer_model(t)->batch * RF_LENGTH_BUCKETS, rf_eval_classify_trainer, &c,
+                                    &job->slices, st);
+        job->slices.rules = NULL;   /* borrowed for the measuring only */
     }
-    rf_status ignored = {0};   /* no baselines is no error: images, audio */
-    job->have_baselines = ok && ds->feat_dim == 0 && rf_baselines_measure(ds, job->split, &job->baselines, &ignored);
+    if (have_rules)
+        rf_baseline_rules_clear(&rules);
     rf_trainer_free(t);
     rf_dataset_free(ds);
     return ok;
@@ -127,7 +130,7 @@ static void on_evaluated(GObject *source, GAsyncResult *result, gpointer user_da
                                              job->split == RF_SPLIT_VAL ? "Validation" : "Test",
                                              (long long)job->step, (long long)s->samples, 100 * accuracy);
     v->shown_split = job->split;
-    rf_evaluation_figure_set(v->figure, &job->slices, title, job->have_baselines ? &job->baselines : NULL);
+    rf_evaluation_figure_set(v->figure, &job->slices, title);
     gtk_widget_set_sensitive(v->export_csv, TRUE);
     clear_samples(v, "Click a cell of the matrix to list its samples");
     set_status(v, title);
