@@ -19,6 +19,7 @@
 #include "../ui/figures/evaluation_figure.h"
 #include "../ui/view.h"
 #include "figure_text.h"
+#include "file_chooser.h"
 #include "gui_steps.h"
 #include "view_drawing.h"
 #include "widget_find.h"
@@ -81,6 +82,11 @@ static gboolean texts_are_matrix(GPtrArray *texts, const GArray *matrix, int n)
         }
     }
     return TRUE;
+}
+
+static gboolean file_written(gpointer path)
+{
+    return g_file_test(path, G_FILE_TEST_IS_REGULAR);
 }
 
 static gboolean evaluated(gpointer data)
@@ -194,9 +200,20 @@ static void check_evaluation(RfWindow *win, const char *rangefinder, const char 
     g_autoptr(GPtrArray) svg_text = text != NULL ? svg_texts(text) : g_ptr_array_new();
     tap_ok(written && texts_are_matrix(svg_text, matrix, n), "the exported SVG holds the matrix as text (%s)", err);
 
-    g_autofree char *csv = rf_eval_slices_csv(sl);
-    g_autofree char *row0 = g_strdup_printf("confusion,%d,%d,%lld\n", label, answer, (long long)want);
-    tap_ok(strstr(csv, row0) != NULL, "the CSV export holds the cell's row: %s", row0);
+    /* Export CSV… through the chooser, under the name it suggests */
+    g_autofree char *csv_path = g_build_filename(dir, "evaluation.csv", NULL);
+    g_signal_emit_by_name(find_named(page, "evaluation-export-csv"), "clicked");
+    if (spin_until(chooser_open, NULL, 5.0)) {
+        spin_for(0.5);
+        answer_chooser(csv_path);
+    }
+    g_autofree char *csv = NULL;
+    spin_until(file_written, csv_path, 10.0);
+    g_file_get_contents(csv_path, &csv, NULL, NULL);
+    g_autofree char *row0 = g_strdup_printf("\nconfusion,%d,%d,%lld\n", label, answer, (long long)want);
+    g_autofree char *made = rf_eval_slices_csv(sl);
+    tap_ok(csv != NULL && strstr(csv, row0) != NULL && strcmp(csv, made) == 0,
+           "Export CSV… writes the evaluation, the cell's row among it: %s", row0 + 1);
 
     take_screenshots(win);
     show_page(win, "evaluation");

@@ -258,6 +258,7 @@ static GtkWidget *build_toolbar(evaluation_view *v)
     v->split_menu = gtk_drop_down_new_from_strings(splits);
     gtk_widget_set_tooltip_text(v->split_menu, "The split to evaluate");
     v->export_csv = gtk_button_new_with_label("Export CSV…");
+    gtk_widget_set_name(v->export_csv, "evaluation-export-csv");
     gtk_widget_set_tooltip_text(v->export_csv, "The matrix, the per-class numbers and the slices as one CSV table "
                                                "(File → Export Plot writes the figure)");
     gtk_widget_set_sensitive(v->export_csv, FALSE);
