@@ -11,7 +11,7 @@
 #define MATRIX_SHARE 0.5      /* of the width, for the matrix and its legend */
 #define TABLE_ROW 16.0
 #define BAR_ROW 17.0
-#define MIN_ROW 7.0
+#define MIN_ROW 12.0          /* a bar row below this is not drawn: the rows that fit are, then a note */
 #define LABEL_W 84.0          /* a slice group's name */
 #define VALUE_W 92.0          /* "100.0% of 1234" after a bar */
 #define BAR ((rf_rgb){0.27, 0.51, 0.71})
@@ -127,6 +127,7 @@ typedef struct layout {
     double heading_y, bars_y, bar_row, bar_x, bar_w, bar_font;
     double names_drop;          /* how far the column names reach under the cells */
     int bar_rows;               /* slice headings and groups */
+    int bars_shown;             /* those that fit */
 } layout;
 
 static int slice_rows(const rf_eval_slices *s)
@@ -168,7 +169,11 @@ static layout lay_out(const rf_evaluation_figure *f, cairo_t *cr, double width, 
     l.heading_y = l.table_y + (l.table_rows + 2) * l.table_row + PAD;
     l.bars_y = l.heading_y + (f->s.baselines ? 1.5 : 0.5) * l.table_row + 2;
     l.bar_rows = slice_rows(&f->s);
-    l.bar_row = fmin(BAR_ROW * l.scale, (height - l.bars_y - PAD) / MAX(l.bar_rows, 1));
+    double room = height - l.bars_y - PAD;
+    l.bar_row = fmax(MIN_ROW * l.scale, fmin(BAR_ROW * l.scale, room / MAX(l.bar_rows, 1)));
+    l.bars_shown = MIN(l.bar_rows, (int)(room / l.bar_row));
+    if (l.bars_shown < l.bar_rows)
+        l.bars_shown = MAX(0, l.bars_shown - 1);   /* a row for the note */
     l.bar_font = fmin(RF_PLOT_TEXT, l.bar_row * 0.8 / l.scale);
     l.bar_x = l.right_x + LABEL_W * l.scale;
     l.bar_w = fmax(10, l.right_w - (LABEL_W + VALUE_W) * l.scale);
@@ -228,9 +233,11 @@ static void draw_matrix(rf_evaluation_figure *f, cairo_t *cr, const layout *l)
         cairo_stroke(cr);
     }
     const rf_rect fr = l->panel.frame;
-    rf_set_color(cr, (rf_rgb){0.4, 0.4, 0.44}, 1);
-    rf_draw_text(cr, fr.x + fr.w / 2, fr.y + fr.h + l->names_drop + 6, 0.5, 0, RF_PLOT_TEXT, false,
-                 "rows: the label · columns: the model's answer");
+    if (fr.w / f->s.classes >= RF_MATRIX_NAME_PITCH) {   /* named cells: say what rows and columns are */
+        rf_set_color(cr, (rf_rgb){0.4, 0.4, 0.44}, 1);
+        rf_draw_text(cr, fr.x + fr.w / 2, fr.y + fr.h + l->names_drop + 6, 0.5, 0, RF_PLOT_TEXT, false,
+                     "rows: the label · columns: the model's answer");
+    }
     rf_map_scale scale = {.vmin = 0, .vmax = f->heatmap.vmax, .kind = RF_COLORMAP_SEQUENTIAL,
                           .quantity = "samples"};
     rf_map_legend(cr, l->legend, &scale);
@@ -307,7 +314,13 @@ static void draw_slices(const rf_evaluation_figure *f, cairo_t *cr, const layout
             x += 10 + rf_text_width(cr, RF_PLOT_TEXT, false, text) + 14;
         }
     }
-    for (int row = 0; row < l->bar_rows; row++) {
+    if (l->bars_shown < l->bar_rows) {
+        snprintf(text, sizeof text, "… %d more rows (in the CSV export)", l->bar_rows - l->bars_shown);
+        rf_set_color(cr, (rf_rgb){0.4, 0.4, 0.44}, 1);
+        rf_draw_text(cr, l->right_x, l->bars_y + (l->bars_shown + 0.5) * l->bar_row, 0, 0.5, l->bar_font, false,
+                     text);
+    }
+    for (int row = 0; row < l->bars_shown; row++) {
         int kind, group;
         if (!bar_row_at(&f->s, row, &kind, &group))
             break;
@@ -387,12 +400,14 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
     layout l = measured_layout(f, width, height);
     int label, answer;
     if (cell_at(f, &l, x, y, &label, &answer)) {
-        snprintf(text, size, "label %s, answered %s: %lld samples (click to list them)", f->names[label],
-                 f->names[answer], (long long)f->s.confusion[(size_t)label * f->s.classes + answer]);
+        int64_t n = f->s.confusion[(size_t)label * f->s.classes + answer];
+        snprintf(text, size, "label %s, answered %s: %lld %s (click to list them)", f->names[label], f->names[answer],
+                 (long long)n, n == 1 ? "sample" : "samples");
         return true;
     }
     int row = (int)floor((y - l.bars_y) / l.bar_row), kind, group;
-    if (x >= l.right_x && y >= l.bars_y && bar_row_at(&f->s, row, &kind, &group) && group >= 0) {
+    if (x >= l.right_x && y >= l.bars_y && row < l.bars_shown && bar_row_at(&f->s, row, &kind, &group) &&
+        group >= 0) {
         const rf_slice_group *g = &f->s.slices[kind].groups[group];
         double n = (double)MAX(g->samples, 1);
         int used = snprintf(text, size, "%s %s: %lld of %lld right (%.1f%%)", rf_slice_kind_name(kind), g->name,
