@@ -1,19 +1,21 @@
 /* `rangefinder eval`: loss and accuracy of a checkpoint on a whole split,
- * beside what the labels allow without a model (token data). */
+ * beside what the labels allow without a model (token data); with --slices
+ * where it is right and wrong (a confusion matrix, per class, by slice). */
 #include <stdio.h>
 
 #include "../datasets/baselines.h"
 #include "cli.h"
 #include "commands.h"
 #include "eval_first_token.h"
+#include "eval_slices_report.h"
 #include "json_line.h"
 #include "saved_model.h"
 
 int rf_cmd_eval(int argc, char **argv)
 {
-    g_autofree char *checkpoint = NULL, *split_name = NULL;
+    g_autofree char *checkpoint = NULL, *split_name = NULL, *csv = NULL;
     g_auto(GStrv) sets = NULL;
-    gboolean json = FALSE, by_first_token = FALSE;
+    gboolean json = FALSE, by_first_token = FALSE, slices = FALSE;
     const GOptionEntry entries[] = {
         {"checkpoint", 'k', 0, G_OPTION_ARG_FILENAME, &checkpoint, "Checkpoint to evaluate", "FILE"},
         {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override one key (repeatable; not the model's)",
@@ -23,6 +25,12 @@ int rf_cmd_eval(int argc, char **argv)
         {"by-first-token", 0, 0, G_OPTION_ARG_NONE, &by_first_token,
          "Also group the accuracy and the model's answers by each sample's first token (token data; ListOps: "
          "the outermost operator)", NULL},
+        {"slices", 0, 0, G_OPTION_ARG_NONE, &slices,
+         "Also give the confusion matrix, precision, recall and F1 per class, and the accuracy by slice: length "
+         "bucket and data.concat K for every task, outermost operator and depth for ListOps, class for images "
+         "and audio", NULL},
+        {"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "With --slices: also write them to FILE as CSV "
+         "(table,row,column,value)", "FILE"},
         G_OPTION_ENTRY_NULL,
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
@@ -38,7 +46,8 @@ int rf_cmd_eval(int argc, char **argv)
         "  rangefinder eval --checkpoint runs/default/checkpoint.safetensors --set data.task=lra_tsv \\\n"
         "      --set data.path=lra_release/listops-1000\n"
         "  rangefinder eval --checkpoint runs/default/checkpoint.safetensors --set data.concat=2\n"
-        "  rangefinder eval --checkpoint runs/default/checkpoint.safetensors --by-first-token\n");
+        "  rangefinder eval --checkpoint runs/default/checkpoint.safetensors --by-first-token\n"
+        "  rangefinder eval --checkpoint runs/default/checkpoint.safetensors --slices --csv slices.csv\n");
 
     g_autoptr(GError) error = NULL;
     if (!rf_cli_parse(ctx, "eval", &argc, &argv, &error))
@@ -49,6 +58,10 @@ int rf_cmd_eval(int argc, char **argv)
     if (checkpoint == NULL) {
         g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
                     "eval needs --checkpoint FILE (see `rangefinder eval --help`)");
+        return rf_cli_report(error);
+    }
+    if (csv != NULL && !slices) {
+        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "--csv writes what --slices measures: add --slices");
         return rf_cli_report(error);
     }
 
@@ -64,6 +77,10 @@ int rf_cmd_eval(int argc, char **argv)
     rf_first_token_table table = {0};
     if (ok && by_first_token)
         ok = rf_first_token_table_measure(&sm, split, &table, &error);
+    rf_eval_slices sliced = {0};
+    if (ok && slices)
+        ok = rf_eval_slices_run(&sm, split, &sliced, &error) &&
+             (csv == NULL || rf_eval_slices_write_csv(&sliced, csv, &error));
     if (ok) {
         int64_t samples = sm.ds->size[split];
         if (json) {
@@ -80,6 +97,8 @@ int rf_cmd_eval(int argc, char **argv)
             }
             if (by_first_token)
                 rf_first_token_table_json(&table, &j);
+            if (slices)
+                rf_eval_slices_json(&sliced, &j);
             rf_json_print(&j);
         } else {
             printf("%s loss %.3f accuracy %.3f (%lld samples)\n", rf_split_name(split), m.loss, m.accuracy,
@@ -90,11 +109,14 @@ int rf_cmd_eval(int argc, char **argv)
                        base.majority, base.first_token);
             if (by_first_token)
                 rf_first_token_table_print(&table);
+            if (slices)
+                rf_eval_slices_print(&sliced);
         }
     } else {
         code = rf_cli_report(error);
     }
     rf_first_token_table_clear(&table);
+    rf_eval_slices_clear(&sliced);
     rf_saved_model_clear(&sm);
     return code;
 }

@@ -51,27 +51,53 @@ static bool fit(const rf_dataset *ds, tally *t, rf_status *st)
     return true;
 }
 
-static bool score(const rf_dataset *ds, const tally *t, rf_split split, rf_baselines *out, rf_status *st)
+/* The rules from the counts. */
+static bool rules_of(const tally *t, rf_baseline_rules *r)
 {
-    int majority = most_common(row(t, t->vocab), t->classes);
+    *r = (rf_baseline_rules){.vocab = t->vocab, .classes = t->classes};
+    r->majority = most_common(row(t, t->vocab), t->classes);
+    r->by_first = malloc((size_t)t->vocab * sizeof *r->by_first);
+    if (r->by_first == NULL)
+        return false;
+    for (int token = 0; token < t->vocab; token++) {
+        bool seen = false;
+        for (int k = 0; k < t->classes; k++)
+            seen |= row(t, token)[k] > 0;
+        r->by_first[token] = seen ? most_common(row(t, token), t->classes) : r->majority;
+    }
+    return true;
+}
+
+int rf_baseline_rules_first_token(const rf_baseline_rules *r, int first)
+{
+    return first >= 0 && first < r->vocab ? r->by_first[first] : r->majority;
+}
+
+void rf_baseline_rules_clear(rf_baseline_rules *r)
+{
+    free(r->by_first);
+    *r = (rf_baseline_rules){0};
+}
+
+static bool score(const rf_dataset *ds, const tally *t, const rf_baseline_rules *r, rf_split split,
+                  rf_baselines *out, rf_status *st)
+{
     int64_t right_majority = 0, right_first = 0, n = ds->size[split];
     for (int64_t i = 0; i < n; i++) {
         int first, label;
         if (!read_sample(ds, t, split, i, &first, &label, st))
             return false;
-        bool seen = false;
-        for (int k = 0; first >= 0 && k < t->classes; k++)
-            seen |= row(t, first)[k] > 0;
-        int guess = seen ? most_common(row(t, first), t->classes) : majority;
-        right_majority += label == majority;
-        right_first += label == guess;
+        right_majority += label == r->majority;
+        right_first += label == rf_baseline_rules_first_token(r, first);
     }
     out->majority = (double)right_majority / (double)n;
     out->first_token = (double)right_first / (double)n;
     return true;
 }
 
-bool rf_baselines_measure(const rf_dataset *ds, rf_split split, rf_baselines *out, rf_status *st)
+/* The counts of the training split into t (t->x and t->counts allocated
+ * here, freed by the caller); false with a message as the header says. */
+static bool tally_training(const rf_dataset *ds, rf_split split, tally *t, rf_status *st)
 {
     if (ds->feat_dim > 0)
         return rf_fail(st, "%s: baselines are measured for token data only (its samples are %d floats a position)",
@@ -79,13 +105,35 @@ bool rf_baselines_measure(const rf_dataset *ds, rf_split split, rf_baselines *ou
     if (ds->size[RF_SPLIT_TRAIN] < 1 || ds->size[split] < 1)
         return rf_fail(st, "%s: baselines need training samples and %s samples (%lld and %lld)", ds->name,
                        rf_split_name(split), (long long)ds->size[RF_SPLIT_TRAIN], (long long)ds->size[split]);
-    tally t = {.vocab = ds->vocab, .classes = ds->classes};
-    t.counts = calloc((size_t)(t.vocab + 1) * (size_t)t.classes, sizeof *t.counts);
-    t.x = malloc((size_t)ds->seq_len * sizeof *t.x);
-    bool ok = t.counts != NULL && t.x != NULL;
-    if (!ok)
-        rf_fail(st, "%s: out of memory measuring baselines", ds->name);
-    ok = ok && fit(ds, &t, st) && score(ds, &t, split, out, st);
+    *t = (tally){.vocab = ds->vocab, .classes = ds->classes};
+    t->counts = calloc((size_t)(t->vocab + 1) * (size_t)t->classes, sizeof *t->counts);
+    t->x = malloc((size_t)ds->seq_len * sizeof *t->x);
+    if (t->counts == NULL || t->x == NULL)
+        return rf_fail(st, "%s: out of memory measuring baselines", ds->name);
+    return fit(ds, t, st);
+}
+
+bool rf_baselines_measure(const rf_dataset *ds, rf_split split, rf_baselines *out, rf_status *st)
+{
+    tally t = {0};
+    rf_baseline_rules r = {0};
+    bool ok = tally_training(ds, split, &t, st);
+    if (ok && !rules_of(&t, &r))
+        ok = rf_fail(st, "%s: out of memory measuring baselines", ds->name);
+    ok = ok && score(ds, &t, &r, split, out, st);
+    rf_baseline_rules_clear(&r);
+    free(t.counts);
+    free(t.x);
+    return ok;
+}
+
+bool rf_baseline_rules_fit(const rf_dataset *ds, rf_baseline_rules *out, rf_status *st)
+{
+    tally t = {0};
+    *out = (rf_baseline_rules){0};
+    bool ok = tally_training(ds, RF_SPLIT_TRAIN, &t, st);
+    if (ok && !rules_of(&t, out))
+        ok = rf_fail(st, "%s: out of memory measuring baselines", ds->name);
     free(t.counts);
     free(t.x);
     return ok;

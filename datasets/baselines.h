@@ -28,4 +28,20 @@ typedef struct rf_baselines {
  * reading a sample fails. */
 bool rf_baselines_measure(const rf_dataset *ds, rf_split split, rf_baselines *out, rf_status *st);
 
+/* The two rules themselves, to answer sample by sample (the accuracy of a
+ * slice without a model: datasets/eval_slices.h). */
+typedef struct rf_baseline_rules {
+    int vocab, classes;
+    int majority;         /* the training split's most common class */
+    int *by_first;        /* [vocab]: each first token's class, the majority where it began no training sample */
+} rf_baseline_rules;
+
+/* Fit both on the training split; false (and nothing to clear) as
+ * rf_baselines_measure refuses. */
+bool rf_baseline_rules_fit(const rf_dataset *ds, rf_baseline_rules *out, rf_status *st);
+/* The first-token rule's answer for a sample beginning with token `first`
+ * (out of the vocabulary, or -1 for an empty sample: the majority). */
+int rf_baseline_rules_first_token(const rf_baseline_rules *r, int first);
+void rf_baseline_rules_clear(rf_baseline_rules *r);
+
 #endif

@@ -1,4 +1,4 @@
-/* rf_baselines_measure (datasets/baselines.h): on a small table whose
+/* rf_baselines_measure and the rules it fits (datasets/baselines.h): on a small table whose
  * answers are counted by hand (ties, a first token never seen in training,
  * the majority differing from the first-token rule), on generated ListOps
  * against a recount from the expressions' text (the outermost operator is
@@ -42,6 +42,13 @@ static void test_table(void)
     /* first-token rule right on samples 1, 2, 3, 5 (4/6); majority class 1 on 3, 5, 6 (3/6) */
     tap_ok(fabs(b.first_token - 4.0 / 6.0) < 1e-12, "first token: 4 of 6 (got %.4f)", b.first_token);
     tap_ok(fabs(b.majority - 3.0 / 6.0) < 1e-12, "majority: 3 of 6 (got %.4f)", b.majority);
+    rf_baseline_rules r;
+    tap_ok(rf_baseline_rules_fit(&ds, &r, &st), "the rules are fitted (%s)", st.msg);
+    tap_ok(r.majority == 1 && rf_baseline_rules_first_token(&r, 1) == 0 && rf_baseline_rules_first_token(&r, 2) == 1 &&
+               rf_baseline_rules_first_token(&r, 3) == 1 && rf_baseline_rules_first_token(&r, 4) == 1 &&
+               rf_baseline_rules_first_token(&r, -1) == 1 && rf_baseline_rules_first_token(&r, 99) == 1,
+           "the rules answer sample by sample: majority 1; token 1 -> 0, 2 -> 1, 3 (a tie) -> 1, unseen -> 1");
+    rf_baseline_rules_clear(&r);
 
     ds.size[RF_SPLIT_VAL] = 0;
     rf_status_clear(&st);

@@ -10,6 +10,7 @@
  *   GtkWidget *rf_talk_view_new(RfSession *s);       ui/views/talk_view.c
  *   GtkWidget *rf_data_view_new(RfSession *s);       ui/views/data_view.c
  *   GtkWidget *rf_runs_view_new(RfSession *s);       ui/views/runs_view.c
+ *   GtkWidget *rf_evaluation_view_new(RfSession *s); ui/views/evaluation_view.c
  *
  * and register their export plot with rf_view_set_plot (the window reads it
  * with rf_view_get_plot). A view updates itself from the session's signals
@@ -38,5 +39,12 @@ GtkWidget *rf_latent_view_new(RfSession *s);
 GtkWidget *rf_talk_view_new(RfSession *s);
 GtkWidget *rf_data_view_new(RfSession *s);
 GtkWidget *rf_runs_view_new(RfSession *s);
+GtkWidget *rf_evaluation_view_new(RfSession *s);
+
+/* Show sample `index` of `split` in the Data view `data_view` (its split
+ * chosen, the sample selected and scrolled to; nothing for an index past
+ * the split's end). The window's action win.show-sample "(ix)" does this
+ * and brings the Data view forward. */
+void rf_data_view_show_sample(GtkWidget *data_view, rf_split split, int64_t index);
 
 #endif

@@ -28,6 +28,7 @@ static const struct {
     {"talk", "TaLK", rf_talk_view_new},
     {"memory", "Memory", rf_memory_view_new},
     {"data", "Data", rf_data_view_new},
+    {"evaluation", "Evaluation", rf_evaluation_view_new},
     {"compare", "Compare", rf_compare_view_new},
     {"runs", "Runs", rf_runs_view_new},
 };
@@ -536,6 +537,21 @@ static gboolean on_close_request(GtkWindow *window, gpointer user_data)
     return TRUE;
 }
 
+/* A view's sample opened in the Data view: (split, index). */
+static void action_show_sample(GSimpleAction *a, GVariant *param, gpointer user_data)
+{
+    (void)a;
+    RfWindow *win = user_data;
+    gint32 split;
+    gint64 index;
+    g_variant_get(param, "(ix)", &split, &index);
+    GtkWidget *page = gtk_stack_get_child_by_name(win->view_stack, "data");
+    if (page == NULL || split < 0 || split >= RF_SPLIT_COUNT)
+        return;
+    gtk_stack_set_visible_child(win->view_stack, page);
+    rf_data_view_show_sample(page, (rf_split)split, index);
+}
+
 /* --- type --- */
 
 static const GActionEntry win_actions[] = {
@@ -545,6 +561,7 @@ static const GActionEntry win_actions[] = {
     {"stop", action_stop, NULL, NULL, NULL, {0}},
     {"restart", action_restart, NULL, NULL, NULL, {0}},
     {"toggle-sidebar", action_toggle_sidebar, NULL, NULL, NULL, {0}},
+    {"show-sample", action_show_sample, "(ix)", NULL, NULL, {0}},
 };
 
 static void rf_window_dispose(GObject *object)

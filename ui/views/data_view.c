@@ -743,6 +743,16 @@ static void rf_data_view_class_init(RfDataViewClass *klass)
                                         NULL);
 }
 
+void rf_data_view_show_sample(GtkWidget *data_view, rf_split split, int64_t index)
+{
+    RfDataView *v = RF_DATA_VIEW(data_view);
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(v->split_menu), split);   /* refills the list when it changes */
+    if (index < 0 || index >= (int64_t)g_list_model_get_n_items(G_LIST_MODEL(v->selection)))
+        return;
+    gtk_single_selection_set_selected(v->selection, (guint)index);
+    gtk_widget_activate_action(v->list, "list.scroll-to-item", "u", (guint)index);
+}
+
 GtkWidget *rf_data_view_new(RfSession *s)
 {
     RfDataView *v = g_object_new(RF_TYPE_DATA_VIEW, NULL);
