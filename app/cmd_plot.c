@@ -79,9 +79,12 @@ static gboolean input_shape(const rf_config *cfg, int *feat_dim, int *vocab, int
 }
 
 /* metrics.csv does not record the plan: recompute it (and the parameter
- * count) for runs whose input is known from the config alone. */
+ * count) for runs whose input is known from the config alone (not a
+ * TensorBoard run's: it has no config of ours). */
 static void fill_plan(rf_run_data *r)
 {
+    if (r->tensorboard)
+        return;
     int feat_dim, vocab, classes;
     rf_memory_plan plan;
     rf_status st = {0};

@@ -62,7 +62,7 @@ static void drop_from(rf_tb_series *s, int64_t step)
     g_array_set_size(s->points, keep);
 }
 
-static void add_point(rf_tb_run *run, const char *tag, int64_t step, double value)
+static void add_point(rf_tb_run *run, const char *tag, const Tensorboard__Event *ev, double value)
 {
     rf_tb_series *s = (rf_tb_series *)rf_tb_run_find(run, tag);
     if (s == NULL) {
@@ -71,7 +71,7 @@ static void add_point(rf_tb_run *run, const char *tag, int64_t step, double valu
         s->points = g_array_new(FALSE, FALSE, sizeof(rf_tb_point));
         g_ptr_array_add(run->series, s);
     }
-    rf_tb_point p = {step, value};
+    rf_tb_point p = {ev->step, value, ev->wall_time};
     g_array_append_val(s->points, p);
 }
 
@@ -114,7 +114,7 @@ static gboolean tensor_scalar(const Tensorboard__TensorProto *t, double *value)
     return FALSE;
 }
 
-static void read_value(read_state *rs, const Tensorboard__Summary__Value *v, int64_t step)
+static void read_value(read_state *rs, const Tensorboard__Summary__Value *v, const Tensorboard__Event *ev)
 {
     if (v->metadata != NULL && !g_hash_table_contains(rs->plugins, v->tag)) {
         const char *plugin = v->metadata->plugin_data != NULL ? v->metadata->plugin_data->plugin_name : "";
@@ -122,13 +122,13 @@ static void read_value(read_state *rs, const Tensorboard__Summary__Value *v, int
     }
     double value;
     if (v->value_case == TENSORBOARD__SUMMARY__VALUE__VALUE_SIMPLE_VALUE) {
-        add_point(rs->run, v->tag, step, v->simple_value);
+        add_point(rs->run, v->tag, ev, v->simple_value);
     } else if (v->value_case == TENSORBOARD__SUMMARY__VALUE__VALUE_TENSOR) {
         /* a scalar tensor of another plugin (a text, a histogram's bucket) is not a scalar series */
         const char *plugin = g_hash_table_lookup(rs->plugins, v->tag);
         if ((plugin == NULL || *plugin == '\0' || strcmp(plugin, SCALARS_PLUGIN) == 0) &&
             tensor_scalar(v->tensor, &value))
-            add_point(rs->run, v->tag, step, value);
+            add_point(rs->run, v->tag, ev, value);
     }
 }
 
@@ -162,7 +162,7 @@ static void read_event(read_state *rs, const Tensorboard__Event *ev)
     purge(rs, ev);
     if (ev->what_case == TENSORBOARD__EVENT__WHAT_SUMMARY)
         for (size_t i = 0; i < ev->summary->n_value; i++)
-            read_value(rs, ev->summary->value[i], ev->step);
+            read_value(rs, ev->summary->value[i], ev);
 }
 
 static gboolean add_events(read_state *rs, const char *name, const uint8_t *buf, size_t size, GError **error)

@@ -20,6 +20,7 @@
 typedef struct rf_tb_point {
     int64_t step;
     double value;
+    double wall_time;   /* seconds since 1970, as the writer stamped the event */
 } rf_tb_point;
 
 typedef struct rf_tb_series {

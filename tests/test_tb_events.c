@@ -8,7 +8,10 @@
  * Also a tool for tests/check_tensorboard.py, which checks both ways against
  * TensorBoard's own reader and writer:
  *   test_tb_events --write-resumed DIR   a run whose resume drops rows
- *   test_tb_events --dump DIR            "TAG STEP VALUE" per point read */
+ *   test_tb_events --dump DIR            "TAG STEP VALUE" per point read
+ *
+ * And the plots' side (ui/plot/tb_run_data.h): common tags matched to our
+ * series, and a folder of event files loaded as a run. */
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -18,6 +21,7 @@
 #include "../config/tb_reader.h"
 #include "../config/tb_record.h"
 #include "../config/tb_writer.h"
+#include "../ui/plot/tb_run_data.h"
 #include "tap.h"
 
 static void test_crc(void)
@@ -218,6 +222,79 @@ static void test_bad_files(const char *root)
            "a folder without event files is an error naming it");
 }
 
+static void test_tag_meanings(void)
+{
+    static const struct {
+        const char *tag;
+        gboolean ok;
+        rf_split split;
+        rf_tb_quantity q;
+        int extra;
+    } cases[] = {
+        {"loss", TRUE, RF_SPLIT_TRAIN, RF_TB_LOSS, 0},
+        {"train/loss", TRUE, RF_SPLIT_TRAIN, RF_TB_LOSS, 0},
+        {"Loss/train", TRUE, RF_SPLIT_TRAIN, RF_TB_LOSS, 0},
+        {"val_acc", TRUE, RF_SPLIT_VAL, RF_TB_ACCURACY, 0},
+        {"Accuracy/validation", TRUE, RF_SPLIT_VAL, RF_TB_ACCURACY, 0},
+        {"eval/accuracy", TRUE, RF_SPLIT_VAL, RF_TB_ACCURACY, 0},
+        {"test/loss", TRUE, RF_SPLIT_TEST, RF_TB_LOSS, 0},
+        {"learning_rate", TRUE, RF_SPLIT_TRAIN, RF_TB_LR, 0},
+        {"lr", TRUE, RF_SPLIT_TRAIN, RF_TB_LR, 0},
+        {"epoch_loss", TRUE, RF_SPLIT_TRAIN, RF_TB_LOSS, 1},
+        {"train/loss_smoothed", TRUE, RF_SPLIT_TRAIN, RF_TB_LOSS, 1},
+        {"val/lr", FALSE, 0, 0, 0},
+        {"train/val/loss", FALSE, 0, 0, 0},
+        {"loss/accuracy", FALSE, 0, 0, 0},
+        {"grad_norm", FALSE, 0, 0, 0},
+    };
+    gboolean all = TRUE;
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        rf_split split = RF_SPLIT_TRAIN;
+        rf_tb_quantity q = RF_TB_LOSS;
+        int extra = -1;
+        gboolean ok = rf_tb_tag_meaning(cases[i].tag, &split, &q, &extra);
+        gboolean right = ok == cases[i].ok &&
+                         (!ok || (split == cases[i].split && q == cases[i].q && extra == cases[i].extra));
+        if (!right)
+            tap_diag("%s: ok %d split %d quantity %d extra %d", cases[i].tag, ok, (int)split, (int)q, extra);
+        all &= right;
+    }
+    tap_ok(all, "common tags (loss, Loss/train, val_acc, learning_rate, ...) match our series, odd ones none");
+}
+
+/* Our resumed run without its metrics.csv: the plots read it from the
+ * event files, one row per step and split with the same values. */
+static void test_plot_run(const char *root)
+{
+    g_autofree char *dir = g_build_filename(root, "plotted", NULL);
+    g_mkdir(dir, 0700);
+    g_autoptr(GError) error = NULL;
+    if (!tap_ok(write_resumed_run(dir, &error), "a run to plot is written"))
+        return;
+    g_autofree char *csv_path = g_build_filename(dir, "metrics.csv", NULL);
+    g_autoptr(rf_run_data) from_csv = rf_run_data_load_dir(dir, &error);
+    g_unlink(csv_path);
+    g_autoptr(rf_run_data) from_events = rf_run_data_load_dir(dir, &error);
+    if (!tap_ok(from_csv != NULL && from_events != NULL && from_events->tensorboard,
+                "without metrics.csv the folder loads from its event files%s%s", error ? ": " : "",
+                error ? error->message : ""))
+        return;
+    gboolean same = from_csv->rows->len == from_events->rows->len;
+    for (guint i = 0; same && i < from_csv->rows->len; i++) {
+        const rf_metrics *a = &g_array_index(from_csv->rows, rf_metrics, i);
+        const rf_metrics *b = &g_array_index(from_events->rows, rf_metrics, i);
+        same = a->step == b->step && a->split == b->split && fabs(a->loss - b->loss) < 1e-5 * fabs(a->loss) &&
+               fabs(a->accuracy - b->accuracy) < 1e-5 * fabs(a->accuracy) + 1e-7 &&
+               (a->split != RF_SPLIT_TRAIN || fabs(a->lr - b->lr) < 1e-5 * a->lr);
+        if (!same)
+            tap_diag("row %u: csv step %lld %s loss %g acc %g, events step %lld %s loss %g acc %g", i,
+                     (long long)a->step, rf_split_name(a->split), a->loss, a->accuracy, (long long)b->step,
+                     rf_split_name(b->split), b->loss, b->accuracy);
+    }
+    tap_ok(same, "its rows are metrics.csv's: steps, splits, loss, accuracy and learning rate (%u rows)",
+           from_events->rows->len);
+}
+
 static int dump(const char *dir)
 {
     g_autoptr(GError) error = NULL;
@@ -253,6 +330,8 @@ int main(int argc, char **argv)
     test_framing();
     test_run_round_trip(root);
     test_bad_files(root);
+    test_tag_meanings();
+    test_plot_run(root);
     g_autofree char *rm = g_strdup_printf("rm -rf '%s'", root);
     if (system(rm) != 0)
         tap_diag("could not remove %s", root);
