@@ -7,7 +7,7 @@
  *
  * Each invocation also writes the rows as scalars to a TensorBoard event
  * file of its own in the same folder (tb_writer.h; tags in
- * docs/runs-folder.md), with the config as the HParams plugin's session
+ * docs/cli.md, TensorBoard), with the config as the HParams plugin's session
  * record; a resumed run's file starts with a SessionLog START just after the
  * step it resumes from, so TensorBoard drops the rows the CSV cuts off. */
 #ifndef RF_CONFIG_METRICS_CSV_H
