@@ -3,11 +3,14 @@
  * PyTorch-style tags (Loss/train, Accuracy/val, learning_rate) adds it to
  * the Training view's overlay, its points those of the files; a folder
  * without event files is refused with a message naming it; Remove
- * TensorBoard Runs takes it off again.
+ * TensorBoard Runs takes it off again. A run trained in the workbench
+ * writes its own event file, whose train/loss and val/accuracy are its
+ * metrics.csv rows, and is drawn beside the TensorBoard run.
  */
 #include <math.h>
 #include <string.h>
 
+#include "../config/tb_reader.h"
 #include "../config/tb_writer.h"
 #include "../ui/dialogs.h"
 #include "../ui/figures/training_figure.h"
@@ -84,6 +87,58 @@ static void check_points(const rf_run_data *r)
     tap_ok(time_ok, "every row has its time since the first event");
 }
 
+/* The one run folder of `runs`, or NULL. */
+static char *only_folder(const char *runs)
+{
+    g_autoptr(GDir) d = g_dir_open(runs, 0, NULL);
+    const char *name = d != NULL ? g_dir_read_name(d) : NULL;
+    return name != NULL && g_dir_read_name(d) == NULL ? g_build_filename(runs, name, NULL) : NULL;
+}
+
+/* metrics.csv's rows of `split` against the event files' `tag`. */
+static gboolean events_match_csv(const char *dir, const char *split, const char *column_tag, int column, guint *n)
+{
+    g_autofree char *csv_path = g_build_filename(dir, "metrics.csv", NULL);
+    g_autofree char *csv = NULL;
+    g_autoptr(rf_tb_run) run = rf_tb_run_read(dir, NULL);
+    const rf_tb_series *series = run != NULL ? rf_tb_run_find(run, column_tag) : NULL;
+    if (series == NULL || !g_file_get_contents(csv_path, &csv, NULL, NULL))
+        return FALSE;
+    g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
+    *n = 0;
+    for (guint i = 1; lines[i] != NULL && lines[i][0] != '\0'; i++) {
+        g_auto(GStrv) f = g_strsplit(lines[i], ",", -1);
+        if (g_strv_length(f) != 6 || strcmp(f[1], split) != 0)
+            continue;
+        if (*n >= series->points->len)
+            return FALSE;
+        rf_tb_point p = g_array_index(series->points, rf_tb_point, *n);
+        double want = g_ascii_strtod(f[column], NULL);
+        if (p.step != g_ascii_strtoll(f[0], NULL, 10) || fabs(p.value - want) > 1e-5 * fabs(want) + 1e-6)
+            return FALSE;
+        (*n)++;
+    }
+    return *n > 0 && *n == series->points->len;
+}
+
+static void check_workbench_run(RfWindow *win, const char *dir)
+{
+    RfSession *s = rf_window_get_session(win);
+    g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);
+    tap_ok(spin_until(run_settled, s, 120.0) && rf_session_get_state(s) == RF_RUN_FINISHED,
+           "a run trains to its end in the workbench");
+    g_autofree char *runs = g_build_filename(dir, "runs", NULL);
+    g_autofree char *folder = only_folder(runs);
+    guint train = 0, val = 0;
+    gboolean match = folder != NULL && events_match_csv(folder, "train", "train/loss", 2, &train) &&
+                     events_match_csv(folder, "val", "val/accuracy", 3, &val);
+    tap_ok(match,
+           "its folder's event file holds metrics.csv's train losses (%u) and validation accuracies (%u)", train,
+           val);
+    tap_ok(training_run_count(win) == 2, "the Training view draws it beside the TensorBoard run (%u runs)",
+           training_run_count(win));
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -127,9 +182,12 @@ int main(int argc, char **argv)
            "a folder without event files is refused, named: %s", detail != NULL ? detail : "(no message)");
     tap_ok(overlays->len == 1, "and nothing is added");
 
+    check_workbench_run(win, dir);
+
     gtk_widget_activate_action(view, "runs.remove-tensorboard", NULL);
     spin_for(0.2);
-    tap_ok(overlays->len == 0 && training_run_count(win) == 0, "Remove TensorBoard Runs takes it off the plot");
+    tap_ok(overlays->len == 0 && training_run_count(win) == 1,
+           "Remove TensorBoard Runs takes it off the plot, the session's run stays");
 
     close_workbench(win, app);
     g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
