@@ -6,6 +6,8 @@
  * TensorBoard Runs takes it off again. A run trained in the workbench
  * writes its own event file, whose train/loss and val/accuracy are its
  * metrics.csv rows, and is drawn beside the TensorBoard run.
+ * RF_SCREENSHOT_DIR set: also writes screenshot-tensorboard.png there (the
+ * Training view with both runs).
  */
 #include <math.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include "../ui/view.h"
 #include "file_chooser.h"
 #include "widget_find.h"
+#include "widget_render.h"
 #include "workbench_app.h"
 
 #define STEPS 20
@@ -183,6 +186,14 @@ int main(int argc, char **argv)
     tap_ok(overlays->len == 1, "and nothing is added");
 
     check_workbench_run(win, dir);
+    const char *shots = g_getenv("RF_SCREENSHOT_DIR");
+    if (shots != NULL) {
+        gtk_stack_set_visible_child_name(rf_window_get_stack(win), "training");
+        spin_for(0.5);
+        g_autoptr(GdkTexture) texture = render(GTK_WIDGET(win));
+        g_autofree char *path = g_build_filename(shots, "screenshot-tensorboard.png", NULL);
+        tap_ok(texture != NULL && gdk_texture_save_to_png(texture, path), "screenshot %s", path);
+    }
 
     gtk_widget_activate_action(view, "runs.remove-tensorboard", NULL);
     spin_for(0.2);
