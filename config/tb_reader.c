@@ -241,11 +241,11 @@ rf_tb_run *rf_tb_run_read(const char *dir, GError **error)
     read_state rs = {run, g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free), 0, -1};
     gboolean ok = TRUE;
     for (guint i = 0; ok && i < names->len; i++) {
+        /* mapped, not read: a PyTorch run's file with images in it may be large */
         g_autofree char *path = g_build_filename(dir, g_ptr_array_index(names, i), NULL);
-        g_autofree char *bytes = NULL;
-        gsize size = 0;
-        ok = g_file_get_contents(path, &bytes, &size, error) &&
-             add_events(&rs, path, (const uint8_t *)bytes, size, error);
+        g_autoptr(GMappedFile) mapped = g_mapped_file_new(path, FALSE, error);
+        ok = mapped != NULL && add_events(&rs, path, (const uint8_t *)g_mapped_file_get_contents(mapped),
+                                          g_mapped_file_get_length(mapped), error);
     }
     g_hash_table_unref(rs.plugins);
     return ok ? g_steal_pointer(&run) : NULL;
