@@ -205,7 +205,8 @@ int rf_cmd_plot(int argc, char **argv)
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_option_context_set_summary(ctx,
         "Draw the workbench's figures of runs written by `rangefinder train` (RUN_DIR/metrics.csv and\n"
-        "config.ini) into a PNG, SVG or PDF file, without a display.\n"
+        "config.ini) into a PNG, SVG or PDF file, without a display. A RUN_DIR without metrics.csv\n"
+        "that holds TensorBoard event files (a PyTorch run's, say) is read from those.\n"
         "  training: loss, accuracy, learning rate, step time and planned memory against the step\n"
         "            (or the wall time), one colour per run, the train curves smoothed (the Training view).\n"
         "  memory:   planned memory against sequence length for every encoder at the first run's\n"

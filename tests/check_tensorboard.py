@@ -18,7 +18,8 @@ with the reason, and with CI=true that is a failure.
    EventFileWriter the ways PyTorch's SummaryWriter and TensorFlow write
    scalars (simple_value, float and double tensors, a restart) are read by
    `TEST_TB_EVENTS_EXE --dump DIR` with the same values, and a damaged byte
-   is reported with the file and its offset.
+   is reported with the file and its offset. `rangefinder plot` draws the
+   folder.
 """
 import configparser
 import csv
@@ -242,6 +243,12 @@ def tensorboard_writer(tmp):
     ok(code == 0 and got.get("Loss/train") == theirs and theirs[-1] == (9, 7.0) and len(theirs) == 9,
        "after a restart at step 9 our reader keeps the points TensorBoard keeps",
        f"ours {got.get('Loss/train')}\ntheirs {theirs}\n{err}")
+
+    # the plots read the folder too: `rangefinder plot` draws it
+    svg = run.parent / "tb-run.svg"
+    r = subprocess.run([RF, "plot", str(run), "--out", str(svg)], capture_output=True, text=True)
+    ok(r.returncode == 0 and "1 run)" in r.stdout and svg.stat().st_size > 0,
+       "rangefinder plot draws a folder of TensorBoard's event files", r.stdout + r.stderr)
 
     # a damaged byte inside the first file's third record
     first = sorted(p for p in run.iterdir() if "tfevents" in p.name)[0]
