@@ -79,47 +79,51 @@ static gint compare_rows(gconstpointer a, gconstpointer b)
     return (int)x->split - (int)y->split;
 }
 
-/* The row of `split` at `step` in `rows` (made if new). */
-static rf_metrics *row_at(GArray *rows, GHashTable *index, rf_split split, int64_t step)
+/* The row of `split` at `step` in `rows` (made if new); `index[split]`
+ * maps steps to row numbers + 1. */
+static rf_metrics *row_at(GArray *rows, GHashTable *const *index, rf_split split, int64_t step)
 {
-    gint64 key = step * 3 + (gint64)split;
-    gpointer found = g_hash_table_lookup(index, &key);
-    if (found != NULL)
-        return &g_array_index(rows, rf_metrics, GPOINTER_TO_UINT(found) - 1);
+    guint at = GPOINTER_TO_UINT(g_hash_table_lookup(index[split], &step));
+    if (at > 0)
+        return &g_array_index(rows, rf_metrics, at - 1);
     rf_metrics m = {.step = step, .split = split, .loss = NAN, .accuracy = NAN, .lr = NAN, .grad_norm = NAN,
                     .seconds = NAN, .step_seconds = NAN, .data_wait = NAN};
     g_array_append_val(rows, m);
-    g_hash_table_insert(index, g_memdup2(&key, sizeof key), GUINT_TO_POINTER(rows->len));
+    g_hash_table_insert(index[split], g_memdup2(&step, sizeof step), GUINT_TO_POINTER(rows->len));
     return &g_array_index(rows, rf_metrics, rows->len - 1);
 }
 
-rf_run_data *rf_run_data_load_tensorboard(const char *dir, GError **error)
+rf_run_data *rf_run_data_from_tensorboard(const rf_tb_run *run, GError **error)
 {
-    g_autoptr(rf_tb_run) run = rf_tb_run_read(dir, error);
-    if (run == NULL)
-        return NULL;
     matched m;
     match_tags(run, &m);
+    gboolean any = FALSE;
     double t0 = INFINITY;
     for (int split = 0; split < 3; split++)
         for (int q = 0; q < RF_TB_QUANTITIES; q++)
-            for (guint i = 0; m.series[split][q] != NULL && i < m.series[split][q]->points->len; i++)
-                t0 = fmin(t0, g_array_index(m.series[split][q]->points, rf_tb_point, i).wall_time);
-    if (!isfinite(t0)) {
+            for (guint i = 0; m.series[split][q] != NULL && i < m.series[split][q]->points->len; i++) {
+                double t = g_array_index(m.series[split][q]->points, rf_tb_point, i).wall_time;
+                any = TRUE;
+                if (isfinite(t))
+                    t0 = fmin(t0, t);
+            }
+    if (!any) {
         g_autoptr(GString) tags = g_string_new(NULL);
         for (guint i = 0; i < run->series->len && i < 8; i++)
             g_string_append_printf(tags, "%s%s", i > 0 ? ", " : "", ((rf_tb_series *)run->series->pdata[i])->tag);
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
                     "%s: its TensorBoard event files hold no loss, accuracy or learning-rate scalars (tags: %s)",
-                    dir, tags->len > 0 ? tags->str : "none");
+                    run->dir, tags->len > 0 ? tags->str : "none");
         return NULL;
     }
-    g_autofree char *base = g_path_get_basename(dir);
+    g_autofree char *base = g_path_get_basename(run->dir);
     g_autoptr(rf_run_data) r = rf_run_data_new(base, NULL);
-    r->dir = g_strdup(dir);
-    r->color = rf_run_folder_color(dir);
+    r->dir = g_strdup(run->dir);
+    r->color = rf_run_folder_color(run->dir);
     r->tensorboard = TRUE;
-    g_autoptr(GHashTable) index = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    GHashTable *index[3];
+    for (int split = 0; split < 3; split++)
+        index[split] = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     for (int split = 0; split < 3; split++)
         for (int q = 0; q < RF_TB_QUANTITIES; q++) {
             const rf_tb_series *s = m.series[split][q];
@@ -128,11 +132,20 @@ rf_run_data *rf_run_data_load_tensorboard(const char *dir, GError **error)
                 rf_metrics *row = row_at(r->rows, index, (rf_split)split, p.step);
                 double *field = q == RF_TB_LOSS ? &row->loss : q == RF_TB_ACCURACY ? &row->accuracy : &row->lr;
                 *field = p.value;
-                if (isfinite(p.wall_time))
-                    row->seconds = isfinite(row->seconds) ? fmax(row->seconds, p.wall_time - t0) : p.wall_time - t0;
+                double since = p.wall_time - t0;
+                if (isfinite(since))
+                    row->seconds = isfinite(row->seconds) ? fmax(row->seconds, since) : since;
             }
         }
+    for (int split = 0; split < 3; split++)
+        g_hash_table_unref(index[split]);
     g_array_sort(r->rows, compare_rows);
     rf_run_data_update_summary(r);
     return g_steal_pointer(&r);
+}
+
+rf_run_data *rf_run_data_load_tensorboard(const char *dir, GError **error)
+{
+    g_autoptr(rf_tb_run) run = rf_tb_run_read(dir, error);
+    return run != NULL ? rf_run_data_from_tensorboard(run, error) : NULL;
 }

@@ -14,6 +14,7 @@
 
 #include <glib.h>
 
+#include "../../config/tb_reader.h"
 #include "run_data.h"
 
 typedef enum { RF_TB_LOSS, RF_TB_ACCURACY, RF_TB_LR, RF_TB_QUANTITIES } rf_tb_quantity;
@@ -25,5 +26,7 @@ gboolean rf_tb_tag_meaning(const char *tag, rf_split *split, rf_tb_quantity *qua
  * its tags is a loss, accuracy or learning rate. The config is the
  * defaults (a TensorBoard run has none of ours). */
 rf_run_data *rf_run_data_load_tensorboard(const char *dir, GError **error);
+/* The same from a run already read (its `dir` names it). */
+rf_run_data *rf_run_data_from_tensorboard(const rf_tb_run *run, GError **error);
 
 #endif
