@@ -13,7 +13,8 @@ with the reason, and with CI=true that is a failure.
    (`TEST_TB_EVENTS_EXE --write-resumed DIR`) are read by
    tensorboard's EventAccumulator. Every scalar equals its metrics.csv row
    (each step once, after the resume's purge), and the HParams plugin's
-   parser reads the session's start (every config.ini key and value) and end.
+   parser reads the session's start (every config.ini key and value) and end
+   (success, or failure for a run that diverges).
 2. TensorBoard's writer, our reader: files written by tensorboard's
    EventFileWriter the ways PyTorch's SummaryWriter and TensorFlow write
    scalars (simple_value, float and double tensors, a restart) are read by
@@ -169,6 +170,16 @@ def our_writer(tmp):
                            text=True)
         if ok(r.returncode == 0, "rangefinder train --resume runs", r.stdout + r.stderr):
             check_run_read_by_tensorboard(run, "rangefinder train --resume", api_pb2.STATUS_SUCCESS, started)
+
+    # as tests/test_robustness.sh: lr 10, beta2 0.5 and a negligible eps turn the loss NaN
+    diverged = tmp / "diverged"
+    args = [RF, "train", "--config", str(tiny_ini), "--out", str(diverged)]
+    for s in tiny[:9] + ["train.steps=300", "train.lr=10", "train.beta2=0.5", "train.eps=1e-30",
+                         "train.log_every=50", "train.eval_every=0", "train.checkpoint_every=0"]:
+        args += ["--set", s]
+    r = subprocess.run(args, capture_output=True, text=True)
+    if ok(r.returncode == 1, "a diverging rangefinder train run fails", r.stdout + r.stderr):
+        check_run_read_by_tensorboard(diverged, "a diverged run", api_pb2.STATUS_FAILURE, diverged / "config.ini")
 
     resumed = tmp / "resumed"
     resumed.mkdir()
