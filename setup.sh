@@ -21,8 +21,10 @@ cd "$(dirname "$0")"
 # webp-pixbuf-loader and librsvg2-common are gdk-pixbuf's WebP and SVG
 # loaders, which image_folder reads through (docs/data-formats.md); Open MPI
 # runs training across processes (parallel/, docs/scaling.md); help2man and
-# groff-base's preconv make the man pages from the program's help (data/man).
+# groff-base's preconv make the man pages from the program's help (data/man);
+# protobuf-c encodes the runs' TensorBoard event files (config/tensorboard).
 build_packages=(build-essential meson ninja-build pkg-config libglib2.0-dev libopenblas-dev libdnnl-dev
+                libprotobuf-c-dev protobuf-c-compiler
                 libjansson-dev zlib1g-dev libgdk-pixbuf-2.0-dev libwebp-dev libsndfile1-dev libsamplerate0-dev
                 libfftw3-dev libcairo2-dev libgtk-4-dev libadwaita-1-dev espeak-ng dataset-fashion-mnist
                 webp-pixbuf-loader librsvg2-common libopenmpi-dev openmpi-bin help2man groff-base)
@@ -36,7 +38,8 @@ build_packages=(build-essential meson ninja-build pkg-config libglib2.0-dev libo
 # the AppStream metadata (tests/test_desktop.sh).
 # debhelper and dpkg-dev build the Debian packages, lintian checks them.
 package_packages=(debhelper dpkg-dev lintian)
-test_packages=(python3 python3-numpy python3-torch sox xvfb xauth fonts-dejavu-core strace
+# python3-venv makes build/tb-venv, TensorBoard from PyPI for tests/check_tensorboard.py.
+test_packages=(python3 python3-venv python3-numpy python3-torch sox xvfb xauth fonts-dejavu-core strace
                clang libclang-rt-14-dev qemu-user man-db dbus-daemon x11-utils desktop-file-utils appstream)
 
 install_missing() {
@@ -61,6 +64,22 @@ build() {   # build DIR [meson options...]
         meson setup "$dir" "$@" >/dev/null
     fi
     ninja -C "$dir" >/dev/null
+}
+
+# TensorBoard from PyPI in build/tb-venv, for tests/check_tensorboard.py
+# (test tensorboard_interop) to check our event files against TensorBoard's
+# own reader and writer. Without PyPI that test skips with the reason (a
+# failure under CI=true).
+tensorboard_venv() {
+    local venv=build/tb-venv
+    if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import tensorboard' 2>/dev/null; then
+        return 0
+    fi
+    rm -rf "$venv"
+    if ! { /usr/bin/python3 -m venv "$venv" && "$venv/bin/pip" install -q tensorboard; } >/dev/null 2>&1; then
+        echo "setup: could not install tensorboard from PyPI into $venv: tensorboard_interop will skip"
+        rm -rf "$venv"
+    fi
 }
 
 # The OpenBLAS kernel sets (OPENBLAS_CORETYPE) this CPU can execute.
@@ -90,6 +109,7 @@ test)
     install_missing "${build_packages[@]}" "${test_packages[@]}"
     build build -Dwerror=true
     build build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
+    tensorboard_venv
     status=0
     meson test -C build --print-errorlogs --num-processes 2 || status=1
     meson test -C build-asan --print-errorlogs --num-processes 2 || status=1

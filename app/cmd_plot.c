@@ -79,9 +79,12 @@ static gboolean input_shape(const rf_config *cfg, int *feat_dim, int *vocab, int
 }
 
 /* metrics.csv does not record the plan: recompute it (and the parameter
- * count) for runs whose input is known from the config alone. */
+ * count) for runs whose input is known from the config alone (not a
+ * TensorBoard run's: it has no config of ours). */
 static void fill_plan(rf_run_data *r)
 {
+    if (r->tensorboard)
+        return;
     int feat_dim, vocab, classes;
     rf_memory_plan plan;
     rf_status st = {0};
@@ -202,7 +205,8 @@ int rf_cmd_plot(int argc, char **argv)
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_option_context_set_summary(ctx,
         "Draw the workbench's figures of runs written by `rangefinder train` (RUN_DIR/metrics.csv and\n"
-        "config.ini) into a PNG, SVG or PDF file, without a display.\n"
+        "config.ini) into a PNG, SVG or PDF file, without a display. A RUN_DIR without metrics.csv\n"
+        "that holds TensorBoard event files (a PyTorch run's, say) is read from those.\n"
         "  training: loss, accuracy, learning rate, step time and planned memory against the step\n"
         "            (or the wall time), one colour per run, the train curves smoothed (the Training view).\n"
         "  memory:   planned memory against sequence length for every encoder at the first run's\n"

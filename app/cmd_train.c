@@ -313,7 +313,7 @@ static gboolean prepare_new(train_job *job, const char *config_path, const char 
         return FALSE;
     if (init != NULL && !write_init_record(job->dir, init, error))
         return FALSE;
-    job->csv = rf_metrics_csv_create(csv, error);
+    job->csv = rf_metrics_csv_create(csv, &job->cfg, error);
     return job->csv != NULL;
 }
 
@@ -361,7 +361,7 @@ static gboolean prepare_resume(train_job *job, const char *dir, const char *cons
     g_autofree char *csv = g_build_filename(dir, "metrics.csv", NULL);
     if (!write_config_ini(job, error) || !write_baselines(job, error))
         return FALSE;
-    job->csv = rf_metrics_csv_resume(csv, job->first_step + job->resumed_from, error);
+    job->csv = rf_metrics_csv_resume(csv, job->first_step + job->resumed_from, &job->cfg, error);
     return job->csv != NULL;
 }
 
@@ -524,6 +524,12 @@ static int run(train_job *job)
             s.checkpoint_step = job->first_step + step;
         else
             ok = FALSE;
+    }
+    /* TensorBoard's HParams table: a stopped run goes on later, so it has no end yet */
+    if (writer && !stopped) {
+        g_autoptr(GError) end_error = NULL;
+        if (!rf_metrics_csv_end(job->csv, ok ? RF_TB_STATUS_SUCCESS : RF_TB_STATUS_FAILURE, &end_error) && ok)
+            ok = rf_fail(&st, "%s", end_error->message);
     }
     if (progress != NULL)
         rf_progress_end(progress);

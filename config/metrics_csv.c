@@ -13,6 +13,7 @@ struct rf_metrics_csv {
     char *path;
     FILE *file;
     double seconds_before;   /* training time of earlier invocations */
+    rf_tb_writer *tb;        /* this invocation's TensorBoard event file */
 };
 
 static gboolean fail_errno(GError **error, const char *path)
@@ -36,13 +37,24 @@ static rf_metrics_csv *open_file(const char *path, const char *mode, double seco
     return c;
 }
 
-rf_metrics_csv *rf_metrics_csv_create(const char *path, GError **error)
+/* The event file next to the CSV; `resumed_at` >= 0 marks a resumed run. */
+static gboolean open_events(rf_metrics_csv *c, int64_t resumed_at, const rf_config *cfg, GError **error)
+{
+    g_autofree char *dir = g_path_get_dirname(c->path);
+    c->tb = rf_tb_writer_open(dir, error);
+    return c->tb != NULL && (resumed_at < 0 || rf_tb_writer_restart(c->tb, resumed_at + 1, error)) &&
+           rf_tb_writer_session_start(c->tb, cfg, error);
+}
+
+rf_metrics_csv *rf_metrics_csv_create(const char *path, const rf_config *cfg, GError **error)
 {
     rf_metrics_csv *c = open_file(path, "w", 0, error);
     if (c != NULL && (fputs(HEADER "\n", c->file) == EOF || fflush(c->file) != 0)) {
         fail_errno(error, path);
         g_clear_pointer(&c, rf_metrics_csv_close);
     }
+    if (c != NULL && !open_events(c, -1, cfg, error))
+        g_clear_pointer(&c, rf_metrics_csv_close);
     return c;
 }
 
@@ -63,14 +75,14 @@ static gsize rows_up_to(char *text, int64_t step, double *seconds)
     return keep;
 }
 
-rf_metrics_csv *rf_metrics_csv_resume(const char *path, int64_t step, GError **error)
+rf_metrics_csv *rf_metrics_csv_resume(const char *path, int64_t step, const rf_config *cfg, GError **error)
 {
     g_autofree char *old = NULL;
     gsize len = 0;
     g_autoptr(GError) local = NULL;
     if (!g_file_get_contents(path, &old, &len, &local)) {
         if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-            return rf_metrics_csv_create(path, error);
+            return rf_metrics_csv_create(path, cfg, error);
         g_set_error_literal(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, local->message);
         return NULL;
     }
@@ -87,23 +99,54 @@ rf_metrics_csv *rf_metrics_csv_resume(const char *path, int64_t step, GError **e
         fail_errno(error, path);
         g_clear_pointer(&c, rf_metrics_csv_close);
     }
+    if (c != NULL && !open_events(c, step, cfg, error))
+        g_clear_pointer(&c, rf_metrics_csv_close);
     return c;
+}
+
+/* The row's values as TensorBoard scalars, in one event. A train row's
+ * loss, accuracy and norm left unread on a device are not written. */
+static gboolean write_events(rf_metrics_csv *c, const rf_metrics *m, double seconds, GError **error)
+{
+    const char *split = rf_split_name(m->split);
+    g_autofree char *loss = g_strdup_printf("%s/loss", split), *accuracy = g_strdup_printf("%s/accuracy", split);
+    const char *tags[6];
+    double values[6];
+    size_t n = 0;
+    if (m->split != RF_SPLIT_TRAIN || !m->unread) {
+        tags[n] = loss, values[n++] = m->loss;
+        tags[n] = accuracy, values[n++] = m->accuracy;
+    }
+    if (m->split == RF_SPLIT_TRAIN) {
+        if (!m->unread)
+            tags[n] = "train/grad_norm", values[n++] = m->grad_norm;
+        tags[n] = "lr", values[n++] = m->lr;
+        tags[n] = "train/step_time_s", values[n++] = m->step_seconds;
+    }
+    tags[n] = "time/seconds", values[n++] = seconds;
+    return rf_tb_writer_scalars(c->tb, m->step, tags, values, n, error);
 }
 
 gboolean rf_metrics_csv_write(rf_metrics_csv *c, const rf_metrics *m, GError **error)
 {
+    double seconds = c->seconds_before + m->seconds;
     fprintf(c->file, "%lld,%s,%.6g,%.6g,%.6g,%.3f\n", (long long)m->step, rf_split_name(m->split), m->loss,
-            m->accuracy, m->lr, c->seconds_before + m->seconds);
+            m->accuracy, m->lr, seconds);
     if (fflush(c->file) != 0 || ferror(c->file))
         return fail_errno(error, c->path);
-    return TRUE;
+    return write_events(c, m, seconds, error);
 }
 
 gboolean rf_metrics_csv_sync(rf_metrics_csv *c, GError **error)
 {
     if (fflush(c->file) != 0 || fsync(fileno(c->file)) != 0)
         return fail_errno(error, c->path);
-    return TRUE;
+    return rf_tb_writer_sync(c->tb, error);
+}
+
+gboolean rf_metrics_csv_end(rf_metrics_csv *c, rf_tb_status status, GError **error)
+{
+    return rf_tb_writer_session_end(c->tb, status, error);
 }
 
 void rf_metrics_csv_close(rf_metrics_csv *c)
@@ -111,6 +154,7 @@ void rf_metrics_csv_close(rf_metrics_csv *c)
     if (c == NULL)
         return;
     fclose(c->file);
+    rf_tb_writer_close(c->tb);
     g_free(c->path);
     g_free(c);
 }

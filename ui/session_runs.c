@@ -49,7 +49,7 @@ rf_run_record *rf_session_new_record(RfSession *s, const rf_config *cfg, char **
     rf_metrics_csv *csv = NULL;
     if (made == NULL || (lock = rf_run_lock_take(made, "the workbench", &error)) == NULL ||
         !rf_config_write_ini(cfg, ini, CONFIG_COMMENT, &error) ||
-        (csv = rf_metrics_csv_create(csv_path, &error)) == NULL) {
+        (csv = rf_metrics_csv_create(csv_path, cfg, &error)) == NULL) {
         g_autofree char *message = g_strdup_printf("%s; the run goes on but is not recorded in the runs folder",
                                                    error->message);
         rf_session_report_failure(s, message);

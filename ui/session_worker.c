@@ -99,8 +99,11 @@ static void post_text(rf_worker *w, rf_msg_kind kind, const char *text)
     rf_queue_push(w->out, m);
 }
 
+static void record_end(rf_worker *w, rf_tb_status status);
+
 static void fail_run(rf_worker *w, worker_run *run, const char *text)
 {
+    record_end(w, RF_TB_STATUS_FAILURE);
     post_text(w, RF_MSG_ERROR, text);
     post_state(w, run, RF_RUN_FAILED);
 }
@@ -112,6 +115,14 @@ static void record_failed(rf_worker *w, const GError *error)
                                             error->message);
     post_text(w, RF_MSG_RECORD_ERROR, text);
     g_clear_pointer(&w->record, rf_run_record_free);
+}
+
+/* How the run ended, for TensorBoard's HParams table. */
+static void record_end(rf_worker *w, rf_tb_status status)
+{
+    g_autoptr(GError) error = NULL;
+    if (w->record != NULL && !rf_metrics_csv_end(w->record->csv, status, &error))
+        record_failed(w, error);
 }
 
 /* The rows written so far on disk. */
@@ -336,6 +347,7 @@ static void finish(rf_worker *w, worker_run *run)
     w->paused = TRUE;   /* raising train.steps later needs a resume */
     rf_mutex_unlock(&w->lock);
     record_checkpoint(w);
+    record_end(w, RF_TB_STATUS_SUCCESS);
     post_state(w, run, RF_RUN_FINISHED);
     run->inspect_now = TRUE;   /* show the final model */
 }

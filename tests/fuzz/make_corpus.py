@@ -258,6 +258,70 @@ def seeds_text_folder():
     put("text_folder", "eight", b"\x3f" + b"\f".join(b"file %d" % k for k in range(8)))
 
 
+def crc32c(data):
+    """CRC-32C (Castagnoli), bit by bit: the seeds are small."""
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+    return crc ^ 0xFFFFFFFF
+
+
+def tfrecord(data):
+    """One TFRecord: length, masked CRCs, as TensorBoard's event files hold them."""
+    def masked(d):
+        c = crc32c(d)
+        return ((((c >> 15) | (c << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
+    length = struct.pack("<Q", len(data))
+    return length + struct.pack("<I", masked(length)) + data + struct.pack("<I", masked(data))
+
+
+def pb_varint(n):
+    out = b""
+    n &= (1 << 64) - 1
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out += bytes([byte | (0x80 if n else 0)])
+        if not n:
+            return out
+
+
+def pb_field(number, value):
+    """A protobuf field: int (varint), float (fixed32), bytes/str (length-delimited)."""
+    if isinstance(value, float):
+        return pb_varint(number << 3 | 5) + struct.pack("<f", value)
+    if isinstance(value, int):
+        return pb_varint(number << 3) + pb_varint(value)
+    if isinstance(value, str):
+        value = value.encode()
+    return pb_varint(number << 3 | 2) + pb_varint(len(value)) + value
+
+
+def tb_event(step, what):
+    wall_time = pb_varint(1 << 3 | 1) + struct.pack("<d", 1000.0 + step)
+    return tfrecord(wall_time + pb_field(2, step) + what)
+
+
+def seeds_tb_events():
+    version = tb_event(0, pb_field(3, "brain.Event:2"))
+    scalars = b"".join(tb_event(step, pb_field(5, pb_field(1, pb_field(1, "train/loss") + pb_field(2, 2.0 / step))))
+                       for step in range(1, 4))
+    scalars_plugin = pb_field(9, pb_field(1, pb_field(1, "scalars")))
+    float_tensor = pb_field(8, pb_field(1, 1) + pb_field(2, b"") + pb_field(5, struct.pack("<f", 0.25)))
+    double_tensor = pb_field(8, pb_field(1, 2) + pb_field(4, struct.pack("<d", 0.125)))
+    tensors = tb_event(4, pb_field(5, pb_field(1, pb_field(1, "Accuracy/val") + scalars_plugin + float_tensor))) + \
+        tb_event(5, pb_field(5, pb_field(1, pb_field(1, "lr") + double_tensor)))
+    restart = tb_event(2, pb_field(7, pb_field(1, 1)))
+    hparams = tb_event(0, pb_field(5, pb_field(1, pb_field(1, "_hparams_/session_start_info") + pb_field(
+        9, pb_field(1, pb_field(1, "hparams") + pb_field(2, pb_field(3, pb_field(1, pb_field(1, "model.dim") +
+                                                                                   pb_field(2, b"\x11" + struct.pack("<d", 64.0))))))))))
+    put("tb_events", "scalars", version + scalars)
+    put("tb_events", "tensors-and-restart", version + scalars + tensors + restart)
+    put("tb_events", "hparams", version + hparams)
+    put("tb_events", "old-version", scalars + tb_event(1, pb_field(5, pb_field(1, pb_field(1, "train/loss") + pb_field(2, 9.0)))))
+
+
 def seeds_npy_input():
     put("npy_input", "ids", npy_file("<i8", "False", [5], struct.pack("<5q", 2, 6, 7, 5, 5)))
     put("npy_input", "ids-u1", npy_file("|u1", "False", [3], bytes([1, 15, 3])))
@@ -280,6 +344,7 @@ def main():
     seeds_npy_read()
     seeds_text_folder()
     seeds_npy_input()
+    seeds_tb_events()
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@
 #include "../../core/curriculum.h"
 #include "../../datasets/text_input.h"
 #include "plot.h"
+#include "../../config/tb_reader.h"
+#include "tb_run_data.h"
 
 _Static_assert(RF_RUN_COLORS == RF_SERIES_COLORS, "a run folder's colour indexes the series palette");
 
@@ -259,6 +261,15 @@ rf_run_data *rf_run_data_load_dir(const char *dir, GError **error)
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR, "%s: not a run directory (no such directory)", dir);
         return NULL;
     }
+    g_autofree char *csv = g_build_filename(dir, "metrics.csv", NULL);
+    if (!g_file_test(csv, G_FILE_TEST_EXISTS)) {
+        if (rf_tb_dir_has_events(dir))
+            return rf_run_data_load_tensorboard(dir, error);
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                    "%s: no TensorBoard event files (events.out.tfevents.*) and no metrics.csv: "
+                    "not a run folder", dir);
+        return NULL;
+    }
     g_autofree char *base = g_path_get_basename(dir);
     g_autofree char *meta = g_build_filename(dir, RF_RUN_META_FILE, NULL);
     g_autoptr(GKeyFile) kf = g_key_file_new();
@@ -273,7 +284,6 @@ rf_run_data *rf_run_data_load_dir(const char *dir, GError **error)
         return NULL;
     if (!rf_baselines_file_read(dir, &r->baseline_majority, &r->baseline_first_token, error))
         return NULL;
-    g_autofree char *csv = g_build_filename(dir, "metrics.csv", NULL);
     if (!load_metrics(r, csv, error))
         return NULL;
     add_stage_marks(r);

@@ -34,6 +34,7 @@ typedef struct rf_run_data {
     double median_step_seconds; /* over train rows; 0 unknown */
     double baseline_majority;   /* validation accuracy without a model (baselines.ini); NaN unknown */
     double baseline_first_token;
+    gboolean tensorboard;       /* read from TensorBoard event files (tb_run_data.h): no config of ours */
 } rf_run_data;
 
 rf_run_data *rf_run_data_new(const char *name, const rf_config *cfg);
@@ -58,7 +59,9 @@ void rf_run_data_update_summary(rf_run_data *r);
 /* Load DIR/metrics.csv (and DIR/config.ini and DIR/baselines.ini when
  * present; a missing config keeps defaults) as written by `rangefinder
  * train`. Every malformed line is an error naming the file and the line. The name is run.ini's name, else
- * the directory's base name; the colour the folder's (rf_run_folder_color); `dir` is the directory. */
+ * the directory's base name; the colour the folder's (rf_run_folder_color); `dir` is the directory.
+ * A folder without metrics.csv that holds TensorBoard event files is read
+ * from those (rf_run_data_load_tensorboard, tb_run_data.h). */
 rf_run_data *rf_run_data_load_dir(const char *dir, GError **error);
 
 /* The comparison table (final accuracy, best val accuracy, test accuracy,

@@ -4,7 +4,8 @@
  * accuracy, training time, tags, and a column for each config key whose
  * value differs between the runs. The selected runs can be renamed,
  * tagged and moved to the trash; the check column picks the runs the
- * Training view draws beside the session's.
+ * Training view draws beside the session's, and TensorBoard → Open
+ * TensorBoard Run… adds a folder of TensorBoard event files to them.
  *
  * The list follows the folder: it is read when the view is made (its rows
  * are built when it is first shown), when a
@@ -519,6 +520,78 @@ static void action_delete(GSimpleAction *a, GVariant *p, gpointer data)
                       "Move to _Trash", trash_answered, req);
 }
 
+/* ---- TensorBoard runs ---- */
+
+/* A folder of TensorBoard event files (anyone's) joins the Training view's
+ * overlay, its tags matched to our series (ui/plot/tb_run_data.h). */
+static void tensorboard_chosen(const char *path, gpointer data)
+{
+    g_autoptr(GtkWidget) widget = data;
+    runs_view *v = g_object_get_data(G_OBJECT(widget), VIEW_KEY);
+    if (path == NULL || v == NULL || gtk_widget_get_root(widget) == NULL)
+        return;
+    g_autoptr(GError) error = NULL;
+    if (!rf_session_add_overlay(v->session, path, &error))
+        rf_dialog_error(GTK_WINDOW(gtk_widget_get_root(widget)), "Could not open the TensorBoard run",
+                        error->message);
+}
+
+static void action_open_tensorboard(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    runs_view *v = data;
+    rf_dialog_choose_path(GTK_WINDOW(gtk_widget_get_root(v->widget)), RF_CHOOSE_OPEN_FOLDER, RF_FOLDER_RUN,
+                          "Open a TensorBoard Run", "_Open", NULL, NULL, NULL, tensorboard_chosen,
+                          g_object_ref(v->widget));
+}
+
+static void action_remove_tensorboard(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    runs_view *v = data;
+    GPtrArray *overlays = rf_session_get_overlays(v->session);
+    g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < overlays->len; i++) {
+        const rf_run_data *r = g_ptr_array_index(overlays, i);
+        if (r->tensorboard)
+            g_ptr_array_add(dirs, g_strdup(r->dir));
+    }
+    for (guint i = 0; i < dirs->len; i++)
+        rf_session_remove_overlay(v->session, g_ptr_array_index(dirs, i));
+}
+
+/* Remove is there while a TensorBoard run is drawn. */
+static void on_overlays_changed(RfSession *s, GtkWidget *widget)
+{
+    runs_view *v = g_object_get_data(G_OBJECT(widget), VIEW_KEY);
+    if (v == NULL)
+        return;
+    GPtrArray *overlays = rf_session_get_overlays(s);
+    gboolean any = FALSE;
+    for (guint i = 0; i < overlays->len; i++)
+        any |= ((const rf_run_data *)g_ptr_array_index(overlays, i))->tensorboard;
+    g_simple_action_set_enabled(G_SIMPLE_ACTION(g_action_map_lookup_action(G_ACTION_MAP(v->actions),
+                                                                           "remove-tensorboard")),
+                                any);
+}
+
+static GtkWidget *tensorboard_button(void)
+{
+    g_autoptr(GMenu) menu = g_menu_new();
+    g_menu_append(menu, "_Open TensorBoard Run…", "runs.open-tensorboard");
+    g_menu_append(menu, "_Remove TensorBoard Runs", "runs.remove-tensorboard");
+    GtkWidget *button = gtk_menu_button_new();
+    gtk_widget_set_name(button, "tensorboard-button");
+    gtk_menu_button_set_label(GTK_MENU_BUTTON(button), "Tensor_Board");
+    gtk_menu_button_set_use_underline(GTK_MENU_BUTTON(button), TRUE);
+    gtk_menu_button_set_menu_model(GTK_MENU_BUTTON(button), G_MENU_MODEL(menu));
+    gtk_widget_set_tooltip_text(button, "Draw a folder of TensorBoard event files (a PyTorch run's, say) "
+                                        "in the Training view beside these runs");
+    return button;
+}
+
 /* Double-click or Enter on a row: the run opens as File → Open Checkpoint
  * opens its checkpoint (the window's win.open-run). */
 static void on_row_activated(GtkColumnView *list, guint position, runs_view *v)
@@ -607,6 +680,7 @@ static GtkWidget *toolbar(runs_view *v)
     gtk_box_append(GTK_BOX(bar), rename);
     gtk_box_append(GTK_BOX(bar), tags);
     gtk_box_append(GTK_BOX(bar), delete);
+    gtk_box_append(GTK_BOX(bar), tensorboard_button());
     gtk_box_append(GTK_BOX(bar), GTK_WIDGET(v->summary));
     return bar;
 }
@@ -616,6 +690,8 @@ static const GActionEntry actions[] = {
     {"tag", action_tag, "s", NULL, NULL, {0}},
     {"delete", action_delete, NULL, NULL, NULL, {0}},
     {"reload", action_reload, NULL, NULL, NULL, {0}},
+    {"open-tensorboard", action_open_tensorboard, NULL, NULL, NULL, {0}},
+    {"remove-tensorboard", action_remove_tensorboard, NULL, NULL, NULL, {0}},
 };
 
 static GtkColumnView *build_list(runs_view *v)
@@ -684,6 +760,8 @@ GtkWidget *rf_runs_view_new(RfSession *s)
     g_signal_connect(v->widget, "map", G_CALLBACK(on_map), v);
     g_signal_connect(v->widget, "unmap", G_CALLBACK(on_unmap), v);
     g_signal_connect_object(s, "state-changed", G_CALLBACK(on_state_changed), v->widget, 0);
+    g_signal_connect_object(s, "overlays-changed", G_CALLBACK(on_overlays_changed), v->widget, 0);
+    on_overlays_changed(s, v->widget);
     refresh(v, TRUE);
     return v->widget;
 }
