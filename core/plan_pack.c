@@ -16,11 +16,14 @@
  *            canonical nodes of that range.
  * Each union is a set of disjoint, non-touching offset ranges in a treap,
  * so a stack of buffers alive together is one range, stepped over at
- * once. Placing a buffer adds its range to O(log n) sets; finding its
- * offset starts at 0 and moves past any range that overlaps
- * [o, o + room) in any of the O(log n) sets, until none does. That is the
+ * once. Placing a buffer adds its range to O(log n) sets (O(log n) each);
+ * finding its offset starts at 0 and moves past any range that overlaps
+ * [o, o + room) in any of the O(log n) sets, until none does: one lookup
+ * per set, then one step along a set's ranges per move. That is the
  * lowest such offset, the one the quadratic scan finds, so the placement
- * and the arena are the same as the scan's, buffer for buffer.
+ * and the arena are the same as the scan's, buffer for buffer (the moves
+ * per buffer are bounded by the ranges in the way, a few dozen for BLRP at
+ * a million tokens, not by the buffers placed).
  */
 #include "plan_pack.h"
 
@@ -51,6 +54,7 @@ typedef struct span {
     size_t start, end;
     uint32_t priority;
     int32_t left, right;    /* indices into the pool, -1 for none */
+    int32_t after;          /* the next span of the set up, -1 for none */
 } span;
 
 typedef struct span_pool {
@@ -81,7 +85,7 @@ static int32_t span_new(span_pool *p, size_t start, size_t end)
     p->random ^= p->random << 13;   /* xorshift32: a fixed seed, the same tree every run */
     p->random ^= p->random >> 17;
     p->random ^= p->random << 5;
-    p->at[i] = (span){start, end, p->random, -1, -1};
+    p->at[i] = (span){start, end, p->random, -1, -1, -1};
     return i;
 }
 
@@ -122,6 +126,13 @@ static int32_t span_join(span_pool *p, int32_t a, int32_t b)
     }
     p->at[b].left = span_join(p, a, p->at[b].left);
     return b;
+}
+
+static int32_t span_first(const span_pool *p, int32_t t)
+{
+    while (t >= 0 && p->at[t].left >= 0)
+        t = p->at[t].left;
+    return t;
 }
 
 static int32_t span_last(const span_pool *p, int32_t t)
@@ -170,43 +181,51 @@ static void span_add(span_pool *p, int32_t *root, size_t start, size_t end)
         span_free_tree(p, inside);
     }
     int32_t joined = span_new(p, start, end);
+    if (joined < 0)
+        return;
+    int32_t before = span_last(p, below);
+    p->at[joined].after = span_first(p, rest);
+    if (before >= 0)
+        p->at[before].after = joined;
     *root = span_join(p, span_join(p, below, joined), rest);
 }
 
-/* The end of the span in the set that overlaps [o, o + room); or, if none
- * does, o, with *next the start of the set's first span above it (every
- * higher o stays clear of the set until o + room passes *next). */
-static size_t span_clear(const span_pool *p, int32_t root, size_t o, size_t room, size_t *next)
+/* The set's first span ending above o, or -1. */
+static int32_t span_seek(const span_pool *p, int32_t root, size_t o)
 {
     int32_t floor, above;
     span_around(p, root, o, &floor, &above);
-    if (floor >= 0 && p->at[floor].end > o)
-        return p->at[floor].end;
-    if (above >= 0 && p->at[above].start < o + room)
-        return p->at[above].end;
-    *next = above >= 0 ? p->at[above].start : SIZE_MAX;
-    return o;
+    return floor >= 0 && p->at[floor].end > o ? floor : above;
 }
 
-/* The lowest offset from which room floats clear every set: moving past
- * each span in the way; a set is looked at again only once the offset
- * nears its next span. */
-static size_t lowest_clear(const span_pool *p, const int32_t *sets, size_t *next, int n, size_t room)
+/* The lowest offset o from which room floats clear every set. Per set, a
+ * cursor holds its first span that may still lie in the way and next its
+ * start: the set is looked at only once o + room passes next; a span in
+ * the way moves o to its end and the cursor to the span after it, and a
+ * cursor left behind o is sought again from the set's root. */
+static size_t lowest_clear(const span_pool *p, const int32_t *sets, int32_t *cursor, size_t *next, int n,
+                           size_t room)
 {
     size_t o = 0;
-    for (int k = 0; k < n; k++)
+    for (int k = 0; k < n; k++) {
+        cursor[k] = -1;
         next[k] = 0;
+    }
     for (;;) {
         int k = 0;
         while (k < n && next[k] >= o + room)
             k++;
         if (k == n)
             return o;
-        size_t moved = span_clear(p, sets[k], o, room, &next[k]);
-        if (moved != o) {
-            o = moved;
-            next[k] = 0;
+        int32_t c = cursor[k];
+        if (c < 0 || p->at[c].end <= o)
+            c = span_seek(p, sets[k], o);
+        if (c >= 0 && p->at[c].start < o + room) {
+            o = p->at[c].end;
+            c = p->at[c].after;
         }
+        cursor[k] = c;
+        next[k] = c >= 0 ? p->at[c].start : SIZE_MAX;
     }
 }
 
@@ -268,6 +287,7 @@ size_t rf_plan_pack(rf_plan_buffer *buf, size_t count)
 
     size_t total = 0;
     int32_t sets[3 * 32];   /* at most 3 per tree level */
+    int32_t cursor[3 * 32];
     size_t next[3 * 32];
     for (size_t b = 0; b < count && !pool.failed; b++) {
         size_t room = rf_plan_round_up(buf[b].floats);
@@ -285,7 +305,7 @@ size_t rf_plan_pack(rf_plan_buffer *buf, size_t count)
             if (r & 1)
                 n = keep_set(sets, n, tree.born[--r]);
         }
-        size_t o = lowest_clear(&pool, sets, next, n, room);
+        size_t o = lowest_clear(&pool, sets, cursor, next, n, room);
         buf[b].offset = o;
         if (o + room > total)
             total = o + room;
