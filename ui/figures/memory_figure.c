@@ -218,7 +218,7 @@ static int notes(const rf_memory_figure *f, char lines[MAX_NOTES][NOTE_SIZE])
     }
     if (unplanned[0] != '\0') {
         size_t used = strlen(unplanned);
-        snprintf(unplanned + used, NOTE_SIZE - used, ": not planned yet (longer plans take seconds)");
+        snprintf(unplanned + used, NOTE_SIZE - used, ": not planned (slow to plan there)");
         n++;
     }
     if (isnan(f->current_bytes))

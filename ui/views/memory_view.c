@@ -7,15 +7,20 @@
  * lengths up to a plan predicted to take half a second: every encoder but
  * blrp to 1,048,576 tokens in milliseconds, blrp to about 65,536), then,
  * while the view is shown, a full one to 1,048,576 for every encoder
- * (blrp's longest plans take seconds). Changes that arrive meanwhile stop
+ * (blrp's longest plans take seconds; a length whose plan is predicted to
+ * take over 20 s, which only very short blrp segments reach, is left out). Changes that arrive meanwhile stop
  * a full pass before its next plan and are coalesced into one more run
  * with the latest config. */
 #include "../figures/memory_figure.h"
 #include "../view.h"
 
 #define STATE_KEY "rf-memory-view"
-/* Per-encoder planning time beyond which the quick pass skips longer lengths. */
+/* Per-plan time beyond which a pass skips an encoder's longer lengths: the
+ * quick pass's, and the full pass's (which then leaves out only the
+ * lengths a very small blrp segment makes slow, and the memory such a
+ * graph takes to plan). */
 #define QUICK_BUDGET_SECONDS 0.5
+#define FULL_BUDGET_SECONDS 20.0
 
 typedef struct plan_job plan_job;
 
@@ -31,7 +36,7 @@ typedef struct memory_view {
 struct plan_job {
     rf_config cfg;
     int feat_dim, vocab, classes;
-    gboolean full;           /* every length, no budget */
+    gboolean full;           /* the full pass */
     gint stop;               /* set (atomically) to stop a full pass */
     rf_memory_figure result;
 };
@@ -54,7 +59,7 @@ static void plan_in_thread(GTask *task, gpointer source, gpointer data, GCancell
     (void)cancellable;
     plan_job *job = data;
     rf_memory_figure_compute_until(&job->result, &job->cfg, job->feat_dim, job->vocab, job->classes,
-                                   job->full ? 0 : QUICK_BUDGET_SECONDS, &job->stop);
+                                   job->full ? FULL_BUDGET_SECONDS : QUICK_BUDGET_SECONDS, &job->stop);
     g_task_return_boolean(task, TRUE);
 }
 
