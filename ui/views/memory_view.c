@@ -8,9 +8,9 @@
  * blrp to 1,048,576 tokens in milliseconds, blrp to about 65,536), then,
  * while the view is shown, a full one to 1,048,576 for every encoder
  * (blrp's longest plans take seconds; a length whose plan is predicted to
- * take over 20 s, which only very short blrp segments reach, is left out). Changes that arrive meanwhile stop
- * a full pass before its next plan and are coalesced into one more run
- * with the latest config. */
+ * take over 20 s, which only very short blrp segments reach, is left out).
+ * Changes that arrive meanwhile stop a full pass before its next plan and
+ * are coalesced into one more run with the latest config. */
 #include "../figures/memory_figure.h"
 #include "../view.h"
 
