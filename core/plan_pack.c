@@ -3,7 +3,7 @@
  * The lowest free offset for a buffer b alive over slots [birth, death] is
  * the lowest o whose [o, o + room) misses the offsets of every placed
  * buffer q that meets b in time. Scanning every placed buffer for that is
- * quadratic (BLRP at a million tokens has a million and a half buffers).
+ * quadratic (BLRP at a million tokens has about 1.7 million buffers).
  * Instead, q meets [birth, death] exactly when q is alive at `birth` or q
  * is born in (birth, death]; both are found through a segment tree over
  * the time slots:
@@ -16,7 +16,8 @@
  *            canonical nodes of that range.
  * Each union is a set of disjoint, non-touching offset ranges in a treap,
  * so a stack of buffers alive together is one range, stepped over at
- * once. Placing a buffer adds its range to O(log n) sets (O(log n) each);
+ * once. Placing a buffer adds its range to O(log n) sets (O(log n) each,
+ * so O(n log^2 n) time for n buffers, O(n log n) space at worst);
  * finding its offset starts at 0 and moves past any range that overlaps
  * [o, o + room) in any of the O(log n) sets, until none does: one lookup
  * per set, then one step along a set's ranges per move. That is the
