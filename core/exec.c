@@ -4,7 +4,8 @@
  * i, backward of node i at slot 2n-1-i. Every buffer (a value, a saved aux
  * tensor, an activation gradient) gets a live interval [birth, death] of
  * slots; buffers whose intervals overlap may not share memory. A greedy
- * first-fit by decreasing size packs them into one arena. Parameters and
+ * first-fit by decreasing size packs them into one arena (core/plan_pack.c,
+ * in O(n log n) set operations). Parameters and
  * their grads live in the parameter store, not in the arena.
  */
 #include "exec.h"
@@ -19,18 +20,7 @@
 #include "gemm.h"
 #include "graph_private.h"
 #include "params.h"
-
-#define ALIGN_FLOATS 16   /* 64 bytes */
-
-typedef struct {
-    rf_id node;
-    int kind;             /* 0 value, 1 grad, 2 aux */
-    int birth, death;
-    size_t floats;
-    size_t offset;
-} buffer;
-
-static size_t round_up(size_t n) { return (n + ALIGN_FLOATS - 1) / ALIGN_FLOATS * ALIGN_FLOATS; }
+#include "plan_pack.h"
 
 void rf_graph_keep(rf_graph *g, rf_id id)
 {
@@ -181,7 +171,7 @@ static void mark_backward(rf_graph *g, rf_id loss, bool *on_backward, rf_id *fir
 
 /* Build the buffer list with live intervals. Returns the count. */
 static int list_buffers(rf_graph *g, rf_id loss, const bool *on_backward, const rf_id *first_writer,
-                        buffer *buf)
+                        rf_plan_buffer *buf)
 {
     int n = g->count, nb = 0;
     int end = 2 * n;
@@ -197,16 +187,16 @@ static int list_buffers(rf_graph *g, rf_id loss, const bool *on_backward, const 
                 death = bwd_i;
             if (g->keep[i])
                 death = end;
-            buf[nb++] = (buffer){i, 0, node->op == RF_OP_INPUT ? 0 : i, death,
+            buf[nb++] = (rf_plan_buffer){i, 0, node->op == RF_OP_INPUT ? 0 : i, death,
                                  (size_t)rf_shape_numel(node->shape), 0};
         }
         size_t aux = aux_floats(g, node);
         if (aux > 0)
-            buf[nb++] = (buffer){i, 2, i, on_backward[i] ? bwd_i : i, aux, 0};
+            buf[nb++] = (rf_plan_buffer){i, 2, i, on_backward[i] ? bwd_i : i, aux, 0};
         if (training && on_backward[i] && node->op != RF_OP_PARAM) {
             int birth = (i == loss) ? 2 * n - 1 - loss : 2 * n - 1 - first_writer[i];
             int death = node->op == RF_OP_INPUT ? end : bwd_i;
-            buf[nb++] = (buffer){i, 1, birth, death, (size_t)rf_shape_numel(node->shape), 0};
+            buf[nb++] = (rf_plan_buffer){i, 1, birth, death, (size_t)rf_shape_numel(node->shape), 0};
         }
     }
     /* extend value lifetimes to their consumers' forward and backward uses */
@@ -232,51 +222,7 @@ static int list_buffers(rf_graph *g, rf_id loss, const bool *on_backward, const 
     return nb;
 }
 
-static int by_size_desc(const void *a, const void *b)
-{
-    const buffer *x = a, *y = b;
-    if (x->floats != y->floats)
-        return x->floats < y->floats ? 1 : -1;
-    return x->birth - y->birth;
-}
-
-/* Greedy first-fit: place each buffer (largest first) at the lowest offset
- * that clears every already-placed buffer alive at the same time. Placed
- * buffers are kept sorted by offset, so each placement is one walk over
- * them (a graph of tens of thousands of buffers plans in well under a
- * second). */
-static size_t pack(buffer *buf, size_t nb)
-{
-    qsort(buf, nb, sizeof *buf, by_size_desc);
-    buffer **placed = malloc((nb + 1) * sizeof *placed);
-    size_t total = 0, np = 0;
-    for (size_t b = 0; b < nb; b++) {
-        size_t offset = 0, need = round_up(buf[b].floats);
-        for (size_t p = 0; p < np; p++) {
-            const buffer *q = placed[p];
-            if (q->offset >= offset + need)
-                break;                          /* this one and all after lie above */
-            if (q->birth > buf[b].death || buf[b].birth > q->death)
-                continue;                       /* never alive together */
-            size_t after = q->offset + round_up(q->floats);
-            if (after > offset)
-                offset = after;
-        }
-        buf[b].offset = offset;
-        if (offset + need > total)
-            total = offset + need;
-        size_t at = np;
-        while (at > 0 && placed[at - 1]->offset > offset)
-            at--;
-        memmove(placed + at + 1, placed + at, (np - at) * sizeof *placed);
-        placed[at] = &buf[b];
-        np++;
-    }
-    free(placed);
-    return total;
-}
-
-static bool plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, buffer **buf_out,
+static bool plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, rf_plan_buffer **buf_out,
                  int *nb_out, rf_status *st)
 {
     if (g->failed)
@@ -288,7 +234,7 @@ static bool plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, 
     free(g->first_writer);
     g->on_backward = calloc((size_t)n + 1, sizeof *g->on_backward);
     g->first_writer = calloc((size_t)n + 1, sizeof *g->first_writer);
-    buffer *buf = malloc((size_t)(3 * n + 1) * sizeof *buf);
+    rf_plan_buffer *buf = malloc((size_t)(3 * n + 1) * sizeof *buf);
     if (g->on_backward == NULL || g->first_writer == NULL || buf == NULL) {
         free(buf);
         return rf_fail(st, "out of memory planning the graph");
@@ -299,7 +245,12 @@ static bool plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, 
     rf_graph_plan_info info = {0};
     for (int b = 0; b < nb; b++)
         info.buffer_bytes += buf[b].floats * sizeof(float);
-    info.arena_bytes = pack(buf, (size_t)nb) * sizeof(float);
+    size_t arena_floats = rf_plan_pack(buf, (size_t)nb);
+    if (arena_floats == SIZE_MAX) {
+        free(buf);
+        return rf_fail(st, "out of memory planning the graph");
+    }
+    info.arena_bytes = arena_floats * sizeof(float);
     size_t scratch = 0;
     for (int i = 0; i < n; i++) {
         bool bwd_only = rf_op_infos[g->nodes[i].op]->flags & RF_SCRATCH_BWD_ONLY;
@@ -308,7 +259,7 @@ static bool plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, 
             scratch = s;
         info.backward_nodes += g->on_backward[i];
     }
-    info.scratch_bytes = round_up(scratch) * sizeof(float);
+    info.scratch_bytes = rf_plan_round_up(scratch) * sizeof(float);
     g->loss = loss;
     g->planned_threads = threads > 0 ? threads : 1;
     if (out != NULL)
@@ -325,6 +276,11 @@ static bool plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, 
 bool rf_graph_plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, rf_status *st)
 {
     return plan(g, loss, threads, out, NULL, NULL, st);
+}
+
+bool rf_graph_plan_buffers(rf_graph *g, rf_id loss, int threads, rf_plan_buffer **buf, int *count, rf_status *st)
+{
+    return plan(g, loss, threads, NULL, buf, count, st);
 }
 
 /* Choose the library for every matrix product the kernels will run
@@ -351,7 +307,7 @@ static bool prepare(rf_graph *g, const rf_graph *host, rf_id loss, int threads, 
                     rf_status *st)
 {
     rf_graph_release(g);
-    buffer *buf;
+    rf_plan_buffer *buf;
     int nb;
     rf_graph_plan_info info;
     if (!plan(g, loss, threads, &info, &buf, &nb, st))

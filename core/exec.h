@@ -9,6 +9,7 @@
 #define RF_EXEC_H
 
 #include "op.h"
+#include "plan_pack.h"
 
 typedef struct rf_graph_plan_info {
     size_t arena_bytes;        /* activations + activation grads + saved tensors */
@@ -20,6 +21,10 @@ typedef struct rf_graph_plan_info {
 /* `loss`: the node backward starts from (its grad is seeded with ones), or
  * RF_NONE for an inference-only graph. `threads`: for scratch sizing. */
 bool rf_graph_plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, rf_status *st);
+/* rf_graph_plan's placement itself: every buffer with its live slots and
+ * offset (floats into the arena), for checking the planner. The caller
+ * frees *buf. */
+bool rf_graph_plan_buffers(rf_graph *g, rf_id loss, int threads, rf_plan_buffer **buf, int *count, rf_status *st);
 bool rf_graph_prepare(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, rf_status *st);
 /* Prepare g inside `host`'s arena and scratch instead of allocating its
  * own: for graphs that run one at a time over the same parameters (the

@@ -707,6 +707,24 @@ static void test_memory_figure(const char *tmp)
     for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
         all = all && isfinite(mf.curves[e].bytes[0]) && isfinite(mf.curves[e].bytes[3]);
     tap_ok(all, "every encoder is planned at lengths 256 to 2048");
+    /* Every encoder but blrp plans in milliseconds at any length, so even
+     * the view's quick pass reaches the longest length, 1,048,576. */
+    int last = RF_MEMORY_LENGTHS - 1;
+    bool longest = mf.lengths[last] == 1 << 20;
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
+        if (strcmp(mf.curves[e].encoder, "blrp") != 0)
+            longest = longest && isfinite(mf.curves[e].bytes[last]) && mf.curves[e].planned == RF_MEMORY_LENGTHS;
+    tap_ok(longest, "full, ls, linear, talk and maelre are planned up to N=%d", mf.lengths[last]);
+    rf_memory_figure stopped;
+    rf_memory_figure_init(&stopped);
+    const gint stop = 1;
+    rf_memory_figure_compute_until(&stopped, &cfg, feat_dim, vocab, classes, 0, &stop);
+    int planned = 0;
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
+        for (int i = 0; i < RF_MEMORY_LENGTHS; i++)
+            planned += isfinite(stopped.curves[e].bytes[i]);
+    tap_ok(planned == 0, "a stopped computation plans no more lengths (%d planned)", planned);
+    rf_memory_figure_clear(&stopped);
     /* 16x the length (256 -> 4096): every plan grows about linearly, full
      * attention's too since it keeps each row's log-sum-exp, not its N x N
      * probabilities (flash-style, issue 14); N^2 would be 40x and more. */

@@ -67,6 +67,12 @@ static double plan_total(const rf_config *cfg, const char *encoder, int seq, int
 void rf_memory_figure_compute(rf_memory_figure *f, const rf_config *cfg, int feat_dim, int vocab, int classes,
                               double plan_budget_seconds)
 {
+    rf_memory_figure_compute_until(f, cfg, feat_dim, vocab, classes, plan_budget_seconds, NULL);
+}
+
+void rf_memory_figure_compute_until(rf_memory_figure *f, const rf_config *cfg, int feat_dim, int vocab, int classes,
+                                    double plan_budget_seconds, const gint *stop)
+{
     gint64 t0 = g_get_monotonic_time();
     for (int e = 0; e < RF_MEMORY_ENCODERS; e++) {
         rf_memory_curve *c = &f->curves[e];
@@ -74,8 +80,10 @@ void rf_memory_figure_compute(rf_memory_figure *f, const rf_config *cfg, int fea
         double last_seconds = 0;
         for (int i = 0; i < RF_MEMORY_LENGTHS; i++) {
             c->bytes[i] = NAN;
-            /* Doubling the length about quadruples a slow plan. */
-            if (plan_budget_seconds > 0 && 4 * last_seconds > plan_budget_seconds)
+            /* Doubling the length a little more than doubles a slow plan
+             * (the planner is O(n log n) in blrp's segments). */
+            if ((plan_budget_seconds > 0 && 2.5 * last_seconds > plan_budget_seconds) ||
+                (stop != NULL && g_atomic_int_get(stop)))
                 continue;
             gint64 t = g_get_monotonic_time();
             rf_status st = {0};
@@ -210,7 +218,7 @@ static int notes(const rf_memory_figure *f, char lines[MAX_NOTES][NOTE_SIZE])
     }
     if (unplanned[0] != '\0') {
         size_t used = strlen(unplanned);
-        snprintf(unplanned + used, NOTE_SIZE - used, ": not planned (planning takes too long there)");
+        snprintf(unplanned + used, NOTE_SIZE - used, ": not planned (slow to plan there)");
         n++;
     }
     if (isnan(f->current_bytes))

@@ -14,14 +14,14 @@
 #include "../plot/run_data.h"
 
 #define RF_MEMORY_ENCODERS 6      /* full, ls, linear, talk, blrp, maelre */
-#define RF_MEMORY_LENGTHS 8       /* 256 .. 32768, powers of two */
+#define RF_MEMORY_LENGTHS 13      /* 256 .. 1,048,576, powers of two */
 
 /* The planner's total per encoder and length (NaN where the encoder cannot
  * take that length with this config, or was not planned there). */
 typedef struct rf_memory_curve {
     const char *encoder;
     double bytes[RF_MEMORY_LENGTHS];
-    int planned;       /* lengths [0, planned) were planned; the rest would take too long */
+    int planned;       /* lengths [0, planned) were planned; the rest were skipped (budget, cancelled) */
 } rf_memory_curve;
 
 /* A finished run's measured peak at its data length. */
@@ -53,12 +53,16 @@ void rf_memory_figure_clear(rf_memory_figure *f);
  * data.max_len. feat_dim, vocab, classes: the input as the data set gives it
  * (rf_memory_figure_input_shape for data sets not opened yet).
  *
- * Planning time grows with the length for some encoders (blrp builds one
- * graph per segment: about 0.35 s at 8192 tokens, 22 s at 32768), so an
- * encoder's longer lengths are skipped once the next plan is predicted
- * (4x the last) to exceed plan_budget_seconds; 0 plans everything. */
+ * Planning time grows with the length for some encoders (blrp's graph has
+ * nodes per segment: about 0.3 s at 65,536 tokens, 10 s at 1,048,576), so
+ * an encoder's longer lengths are skipped once the next plan is predicted
+ * (2.5x the last) to exceed plan_budget_seconds; 0 plans everything. */
 void rf_memory_figure_compute(rf_memory_figure *f, const rf_config *cfg, int feat_dim, int vocab, int classes,
                               double plan_budget_seconds);
+/* The same, stopping before the next plan once *stop (read atomically, from
+ * another thread) is nonzero: the lengths not reached stay unplanned. */
+void rf_memory_figure_compute_until(rf_memory_figure *f, const rf_config *cfg, int feat_dim, int vocab, int classes,
+                                    double plan_budget_seconds, const gint *stop);
 
 /* The measured peaks of these runs (runs without one are left out). */
 void rf_memory_figure_set_runs(rf_memory_figure *f, rf_run_data *const *runs, guint n);
