@@ -44,6 +44,7 @@ The configs Rangefinder ships are in
 Each key with its default and its allowed values: a range
 .IR low .. high ,
 choices separated by |, or any text.
+.ad l
 TROFF
     awk -F '  +' '
         # troff text: backslashes escaped, no control character first on a line.
@@ -56,7 +57,9 @@ TROFF
             meaning = text($4)
             sub(/\.$/, "", meaning)
             print meaning "."
-            print "Default: " text($2) "; allowed: " text($3) "."
+            allowed = text($3)
+            gsub(/\|/, "|\\:", allowed)   # a long list of choices may break after each |
+            print "Default: " text($2) "; allowed: " allowed "."
         }' "$keys"
     cat <<TROFF
 .SH SEE ALSO
