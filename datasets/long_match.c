@@ -11,7 +11,9 @@
 #define LONG_MATCH_STREAM 0x4c6f6e674d61ull   /* "LongMa": this task's numbers apart from others of the seed */
 #define DISTRACTORS 11                         /* the ten digits and the dot */
 
-static const char *const class_names[RF_LONG_MATCH_CLASSES] = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
+static const char *const class_names[RF_LONG_MATCH_CLASSES] = {"0",  "1",  "2",  "3",  "4",  "5",  "6",
+                                                                "7",  "8",  "9",  "10", "11", "12", "13",
+                                                                "14", "15", "16", "17", "18"};
 
 typedef struct long_match {
     rf_dataset ds;
@@ -80,7 +82,7 @@ static bool long_match_get(const rf_dataset *ds, rf_split split, int64_t index, 
     x[a] = RF_LONG_MATCH_A, x[a + 1] = (float)(RF_LONG_MATCH_DIGIT0 + digit_a);
     x[b] = RF_LONG_MATCH_B, x[b + 1] = (float)(RF_LONG_MATCH_DIGIT0 + digit_b);
     *len = n;
-    *label = (digit_a + digit_b) % 10;
+    *label = digit_a + digit_b;
     return true;
 }
 
@@ -92,7 +94,7 @@ static bool long_match_describe(const rf_dataset *ds, rf_split split, int64_t in
     bool ok = x != NULL && long_match_get(ds, split, index, x, &len, &label, &st) &&
               rf_long_match_find(x, len, &a, &da, &b, &db);
     if (ok)
-        snprintf(buf, size, "A at position %d holds %d, B at %d holds %d (%d apart): label (%d + %d) mod 10 = %d",
+        snprintf(buf, size, "A at position %d holds %d, B at %d holds %d (%d apart): label %d + %d = %d",
                  a, da, b, db, abs(b - a), da, db, label);
     free(x);
     return ok;

@@ -2,9 +2,13 @@
  * the whole sequence. Every sample has exactly data.max_len tokens: two
  * markers, A and B, each followed by a digit, placed anywhere, in a
  * sequence of distractors (digits and dots); the label is the sum of the
- * two digits modulo 10. Either digit alone says nothing about the label
- * (the other is uniform), and the markers can be any distance apart, so no
- * window or local pattern answers; a model must find and combine both.
+ * two digits, 0-18. Either digit alone answers no better than chance (the
+ * other is uniform, so 10 sums stay equally likely: 10%, as guessing 9),
+ * and the markers can be any distance apart, so no window or local
+ * pattern answers; a model must find and combine both. (One digit does
+ * narrow the sum, which lowers the loss: the gradient that leads a model
+ * to the markers. A sum mod 10 would leave no such signal, and small
+ * models did not learn it.)
  * Like the random task, a sample is a pure function of (train.seed, split,
  * index) computed in get(): nothing is stored, at any length.
  *
@@ -23,7 +27,7 @@ enum {
     RF_LONG_MATCH_DIGIT0 = 3,
     RF_LONG_MATCH_DOT = 13,
     RF_LONG_MATCH_VOCAB = 14,
-    RF_LONG_MATCH_CLASSES = 10,
+    RF_LONG_MATCH_CLASSES = 19,
     RF_LONG_MATCH_MIN_LEN = 5,   /* room for both markers and digits, apart */
 };
 
