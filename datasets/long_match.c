@@ -9,7 +9,7 @@
 #include "featurise.h"
 
 #define LONG_MATCH_STREAM 0x4c6f6e674d61ull   /* "LongMa": this task's numbers apart from others of the seed */
-#define DISTRACTORS 11                         /* the ten digits and the dot */
+#define DISTRACTORS 11                         /* the ten plain digits and the dot */
 
 static const char *const class_names[RF_LONG_MATCH_CLASSES] = {"0",  "1",  "2",  "3",  "4",  "5",  "6",
                                                                 "7",  "8",  "9",  "10", "11", "12", "13",
@@ -20,49 +20,37 @@ typedef struct long_match {
     uint64_t seed;
 } long_match;
 
-char rf_long_match_token_char(int token)
-{
-    if (token == RF_LONG_MATCH_A)
-        return 'A';
-    if (token == RF_LONG_MATCH_B)
-        return 'B';
-    if (token >= RF_LONG_MATCH_DIGIT0 && token < RF_LONG_MATCH_DIGIT0 + 10)
-        return (char)('0' + token - RF_LONG_MATCH_DIGIT0);
-    return token == RF_LONG_MATCH_DOT ? '.' : '?';
-}
+static const char *const token_texts[RF_LONG_MATCH_VOCAB] = {
+    "",   "A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9", "B0", "B1", "B2", "B3", "B4",
+    "B5", "B6", "B7", "B8", "B9", "0",  "1",  "2",  "3",  "4",  "5",  "6",  "7",  "8",  "9",  ".",
+};
 
-static bool is_digit(float t)
+const char *rf_long_match_token_text(int token)
 {
-    return t >= RF_LONG_MATCH_DIGIT0 && t < RF_LONG_MATCH_DIGIT0 + 10;
+    return token > 0 && token < RF_LONG_MATCH_VOCAB ? token_texts[token] : "?";
 }
 
 bool rf_long_match_find(const float *x, int len, int *pos_a, int *digit_a, int *pos_b, int *digit_b)
 {
     int a = -1, b = -1;
     for (int i = 0; i < len; i++) {
-        int *slot = x[i] == RF_LONG_MATCH_A ? &a : x[i] == RF_LONG_MATCH_B ? &b : NULL;
+        int t = (int)x[i], *slot = NULL;
+        if (t >= RF_LONG_MATCH_A0 && t < RF_LONG_MATCH_B0)
+            slot = &a;
+        else if (t >= RF_LONG_MATCH_B0 && t < RF_LONG_MATCH_DIGIT0)
+            slot = &b;
         if (slot == NULL)
             continue;
-        if (*slot >= 0 || i + 1 >= len || !is_digit(x[i + 1]))
+        if (*slot >= 0)
             return false;
         *slot = i;
     }
     if (a < 0 || b < 0)
         return false;
     *pos_a = a, *pos_b = b;
-    *digit_a = (int)x[a + 1] - RF_LONG_MATCH_DIGIT0;
-    *digit_b = (int)x[b + 1] - RF_LONG_MATCH_DIGIT0;
+    *digit_a = (int)x[a] - RF_LONG_MATCH_A0;
+    *digit_b = (int)x[b] - RF_LONG_MATCH_B0;
     return true;
-}
-
-/* B's position: uniform over the slots [0, n - 2] that keep it and its
- * digit off A's two (|b - a| >= 2), drawn directly from their count. */
-static int second_marker(double u, int a, int n)
-{
-    int first_blocked = a > 0 ? a - 1 : 0, last_blocked = a + 1 < n - 2 ? a + 1 : n - 2;
-    int free_slots = (n - 1) - (last_blocked - first_blocked + 1);
-    int k = (int)(u * free_slots);
-    return k < first_blocked ? k : k + (last_blocked - first_blocked + 1);
 }
 
 static bool long_match_get(const rf_dataset *ds, rf_split split, int64_t index, float *x, int *len, int *label,
@@ -76,11 +64,12 @@ static bool long_match_get(const rf_dataset *ds, rf_split split, int64_t index, 
     int n = ds->seq_len;
     for (int t = 0; t < n; t++)
         x[t] = (float)(RF_LONG_MATCH_DIGIT0 + (int)(rf_uniform(key, 0, (uint64_t)t) * DISTRACTORS));
-    int a = (int)(rf_uniform(key, 1, 0) * (n - 1));
-    int b = second_marker(rf_uniform(key, 1, 1), a, n);
+    /* A anywhere, B anywhere else: uniform over the other n - 1 positions */
+    int a = (int)(rf_uniform(key, 1, 0) * n), b = (int)(rf_uniform(key, 1, 1) * (n - 1));
+    b += b >= a;
     int digit_a = (int)(rf_uniform(key, 2, 0) * 10), digit_b = (int)(rf_uniform(key, 2, 1) * 10);
-    x[a] = RF_LONG_MATCH_A, x[a + 1] = (float)(RF_LONG_MATCH_DIGIT0 + digit_a);
-    x[b] = RF_LONG_MATCH_B, x[b + 1] = (float)(RF_LONG_MATCH_DIGIT0 + digit_b);
+    x[a] = (float)(RF_LONG_MATCH_A0 + digit_a);
+    x[b] = (float)(RF_LONG_MATCH_B0 + digit_b);
     *len = n;
     *label = digit_a + digit_b;
     return true;
@@ -94,41 +83,62 @@ static bool long_match_describe(const rf_dataset *ds, rf_split split, int64_t in
     bool ok = x != NULL && long_match_get(ds, split, index, x, &len, &label, &st) &&
               rf_long_match_find(x, len, &a, &da, &b, &db);
     if (ok)
-        snprintf(buf, size, "A at position %d holds %d, B at %d holds %d (%d apart): label %d + %d = %d",
-                 a, da, b, db, abs(b - a), da, db, label);
+        snprintf(buf, size, "A%d at position %d, B%d at %d (%d apart): label %d + %d = %d", da, a, db, b,
+                 abs(b - a), da, db, label);
     free(x);
     return ok;
 }
 
-/* One token per character; white space is skipped. */
+/* The token the text at *c starts ("A3", "B7", a digit or '.'), moving *c
+ * past it; 0 for text that is none. */
+static int next_token(const char **c)
+{
+    char k = **c;
+    if ((k == 'A' || k == 'B') && (*c)[1] >= '0' && (*c)[1] <= '9') {
+        int token = (k == 'A' ? RF_LONG_MATCH_A0 : RF_LONG_MATCH_B0) + ((*c)[1] - '0');
+        *c += 2;
+        return token;
+    }
+    if (k >= '0' && k <= '9') {
+        (*c)++;
+        return RF_LONG_MATCH_DIGIT0 + (k - '0');
+    }
+    if (k == '.') {
+        (*c)++;
+        return RF_LONG_MATCH_DOT;
+    }
+    return 0;
+}
+
+/* "A3", "B7", digits and dots; white space is skipped. */
 static bool long_match_featurise(const rf_dataset *ds, const char *path, const char *text, float *x, int *len,
                                  rf_status *st)
 {
-    char *source = rf_input_text(ds, path, text, "text of A, B, digits and dots", st);
+    char *source = rf_input_text(ds, path, text, "text of markers (A0-A9, B0-B9), digits and dots", st);
     if (source == NULL)
         return false;
     char name[128];
     rf_input_name(path, text, name, sizeof name);
     bool ok = true;
     int n = 0;
-    for (const char *c = source; ok && *c != '\0'; c++) {
-        if (*c == ' ' || *c == '\t' || *c == '\r' || *c == '\n')
+    for (const char *c = source; ok && *c != '\0';) {
+        if (*c == ' ' || *c == '\t' || *c == '\r' || *c == '\n') {
+            c++;
             continue;
-        int token = *c == 'A' ? RF_LONG_MATCH_A
-                    : *c == 'B' ? RF_LONG_MATCH_B
-                    : *c == '.' ? RF_LONG_MATCH_DOT
-                    : *c >= '0' && *c <= '9' ? RF_LONG_MATCH_DIGIT0 + (*c - '0')
-                                             : 0;
+        }
+        const char *at = c;
+        int token = next_token(&c);
         if (token == 0)
-            ok = rf_fail(st, "%s: character %ld: '%c' is not a long_match token (A, B, a digit or '.')", name,
-                         (long)(c - source) + 1, *c);
+            ok = rf_fail(st, "%s: character %ld: '%c' %s", name, (long)(at - source) + 1, *at,
+                         *at == 'A' || *at == 'B' ? "is a marker without its digit (A0-A9, B0-B9)"
+                                                  : "is not a long_match token (A0-A9, B0-B9, a digit or '.')");
         else if (n == ds->seq_len)
             ok = rf_fail(st, "%s: more than %d tokens; this model takes at most %d", name, ds->seq_len, ds->seq_len);
         else
             x[n++] = (float)token;
     }
     if (ok && n == 0)
-        ok = rf_fail(st, "%s: no tokens (A, B, digits and dots, e.g. \"A3..7B9\")", name);
+        ok = rf_fail(st, "%s: no tokens (markers A0-A9 and B0-B9, digits and dots, e.g. \"..A3.7..B9\")", name);
     *len = n;
     g_free(source);
     return ok;
@@ -143,7 +153,7 @@ rf_dataset *rf_long_match_open(const rf_config *cfg, rf_status *st)
 {
     const int sizes[RF_SPLIT_COUNT] = {cfg->data.train_size, cfg->data.val_size, cfg->data.test_size};
     if (cfg->data.max_len < RF_LONG_MATCH_MIN_LEN) {
-        rf_fail(st, "long_match needs data.max_len >= %d (two markers, each with its digit, apart); got %d",
+        rf_fail(st, "long_match needs data.max_len >= %d (room for both markers); got %d",
                 RF_LONG_MATCH_MIN_LEN, cfg->data.max_len);
         return NULL;
     }

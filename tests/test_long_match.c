@@ -1,11 +1,11 @@
 /* The long-range match task (datasets/long_match.h): every sample holds
- * exactly one A and one B, each followed by a digit, anywhere in the
- * sequence, and its label is the digits' sum; samples are a
+ * exactly one A marker and one B marker, each with a digit, anywhere in
+ * the sequence, and its label is the digits' sum; samples are a
  * function of (seed, split, index); the markers spread over the whole
  * length; either digit alone says nothing about the label; text inputs
- * featurise one token per character, with bad ones refused by place. The
- * markers and digits are found here by a scan of our own, not by the
- * task's rf_long_match_find. */
+ * featurise token by token, with bad ones refused by place. The markers
+ * are found here by a scan of our own, not by the task's
+ * rf_long_match_find. */
 #include <glib.h>
 #include <math.h>
 #include <stdlib.h>
@@ -30,25 +30,22 @@ typedef struct marks {
     int count_a, count_b, a, b, digit_a, digit_b;
 } marks;
 
-/* The markers as a reader would find them: every A and B and the token after it. */
+/* The markers as a reader would find them: tokens 1-10 are A0-A9, 11-20 B0-B9. */
 static marks scan(const float *x, int len)
 {
     marks m = {0, 0, -1, -1, -1, -1};
     for (int i = 0; i < len; i++) {
-        bool is_a = x[i] == 1, is_b = x[i] == 2;
-        if (!is_a && !is_b)
-            continue;
-        int next = i + 1 < len ? (int)x[i + 1] - 3 : -1;
-        if (is_a)
-            m.count_a++, m.a = i, m.digit_a = next;
-        else
-            m.count_b++, m.b = i, m.digit_b = next;
+        int t = (int)x[i];
+        if (t >= 1 && t <= 10)
+            m.count_a++, m.a = i, m.digit_a = t - 1;
+        else if (t >= 11 && t <= 20)
+            m.count_b++, m.b = i, m.digit_b = t - 11;
     }
     return m;
 }
 
-/* Every sample at length `len`: one A, one B, each with a digit after it,
- * every other token a distractor (3..13), the label a + b. */
+/* Every sample at length `len`: one A, one B, every other token a
+ * distractor (a plain digit 21-30 or the dot 31), the label a + b. */
 static int bad_samples(rf_dataset *ds, int len, int n, int *pairs_seen)
 {
     float *x = malloc((size_t)len * sizeof *x);
@@ -61,11 +58,10 @@ static int bad_samples(rf_dataset *ds, int len, int n, int *pairs_seen)
             continue;
         }
         marks m = scan(x, len);
-        bool ok = m.count_a == 1 && m.count_b == 1 && m.digit_a >= 0 && m.digit_a <= 9 && m.digit_b >= 0 &&
-                  m.digit_b <= 9 && label == m.digit_a + m.digit_b;
+        bool ok = m.count_a == 1 && m.count_b == 1 && label == m.digit_a + m.digit_b;
         for (int t = 0; ok && t < len; t++)
             if (t != m.a && t != m.b)
-                ok = x[t] >= 3 && x[t] <= 13;
+                ok = x[t] >= 21 && x[t] <= 31;
         bad += !ok;
         if (ok && pairs_seen != NULL)
             pairs_seen[m.a * len + m.b] = 1;
@@ -78,29 +74,29 @@ static void test_samples(void)
 {
     rf_status st = {0};
     rf_dataset *ds = open_task(64, 2000, 7, &st);
-    if (!tap_ok(ds != NULL && ds->seq_len == 64 && ds->vocab == 14 && ds->classes == 19 &&
+    if (!tap_ok(ds != NULL && ds->seq_len == 64 && ds->vocab == 32 && ds->classes == 19 &&
                     strcmp(ds->class_names[13], "13") == 0,
-                "long_match opens with 14 tokens and 19 classes (%s)", st.msg))
+                "long_match opens with 32 tokens and 19 classes (%s)", st.msg))
         return;
     int bad = bad_samples(ds, 64, 2000, NULL);
-    tap_ok(bad == 0, "2,000 samples of 64 tokens: one A and one B, each followed by a digit, distractors "
-                     "elsewhere, label a + b (%d bad)", bad);
+    tap_ok(bad == 0, "2,000 samples of 64 tokens: one A and one B marker, distractors elsewhere, label a + b "
+                     "(%d bad)", bad);
     rf_dataset_free(ds);
-    /* the shortest lengths: every placement that keeps the two apart occurs, none other */
-    for (int len = 5; len <= 7; len++) {
+    /* the shortest lengths: every placement of the two occurs */
+    for (int len = 2; len <= 4; len++) {
         ds = open_task(len, 3000, 1, &st);
         int *seen = calloc((size_t)(len * len), sizeof *seen), missing = 0;
         bad = ds != NULL ? bad_samples(ds, len, 3000, seen) : -1;
-        for (int a = 0; a + 1 < len; a++)
-            for (int b = 0; b + 1 < len; b++)
-                missing += abs(a - b) >= 2 && !seen[a * len + b];
-        tap_ok(bad == 0 && missing == 0, "length %d: every sample valid (%d bad), every placement of A and B two or "
-               "more apart drawn (%d missing)", len, bad, missing);
+        for (int a = 0; a < len; a++)
+            for (int b = 0; b < len; b++)
+                missing += a != b && !seen[a * len + b];
+        tap_ok(bad == 0 && missing == 0, "length %d: every sample valid (%d bad), every placement of A and B drawn "
+               "(%d missing)", len, bad, missing);
         free(seen);
         rf_dataset_free(ds);
     }
-    ds = open_task(4, 10, 1, &st);
-    tap_ok(ds == NULL && strstr(st.msg, "data.max_len >= 5") != NULL, "length 4 is refused naming data.max_len (%s)",
+    ds = open_task(1, 10, 1, &st);
+    tap_ok(ds == NULL && strstr(st.msg, "data.max_len >= 2") != NULL, "length 1 is refused naming data.max_len (%s)",
            st.msg);
 }
 
@@ -154,7 +150,7 @@ static void test_long_range(void)
             by_digit[m.digit_a][label]++;
     }
     distance /= S;
-    tap_ok(fabs(distance - N / 3.0) < 0.05 * N && lowest < 10 && highest > N - 12,
+    tap_ok(fabs(distance - N / 3.0) < 0.05 * N && lowest < 10 && highest > N - 10,
            "markers spread over all %d tokens (positions %d..%d) and lie %.0f apart on average (a third: %.0f)", N,
            lowest, highest, distance, N / 3.0);
     int least = S, most = 0, outside = 0;
@@ -179,19 +175,23 @@ static void test_featurise(void)
     float x[8];
     int len = 0;
     bool ok = ds->featurise(ds, NULL, "A3.\n7 B9", x, &len, &st);
-    const float want[] = {1, 6, 13, 10, 2, 12};
-    tap_ok(ok && len == 6 && memcmp(x, want, sizeof want) == 0,
-           "text featurises one token per character, white space skipped (%s)", st.msg);
+    const float want[] = {4, 31, 28, 20};
+    tap_ok(ok && len == 4 && memcmp(x, want, sizeof want) == 0,
+           "text featurises token by token (A3, '.', 7, B9), white space skipped (%s)", st.msg);
     rf_status_clear(&st);
     ok = ds->featurise(ds, NULL, "A3.x", x, &len, &st);
     tap_ok(!ok && strstr(st.msg, "character 4") != NULL && strstr(st.msg, "'x'") != NULL,
            "an unknown character is refused by its place (%s)", st.msg);
     rf_status_clear(&st);
-    ok = ds->featurise(ds, NULL, "A3......B9", x, &len, &st);
+    ok = ds->featurise(ds, NULL, "A3.B", x, &len, &st);
+    tap_ok(!ok && strstr(st.msg, "character 4") != NULL && strstr(st.msg, "marker without its digit") != NULL,
+           "a marker without its digit is refused by its place (%s)", st.msg);
+    rf_status_clear(&st);
+    ok = ds->featurise(ds, NULL, "A3.......B9", x, &len, &st);
     tap_ok(!ok && strstr(st.msg, "more than 8 tokens") != NULL, "too many tokens are refused (%s)", st.msg);
     char text[256] = "";
     ok = ds->describe(ds, RF_SPLIT_VAL, 1, text, sizeof text);
-    tap_ok(ok && strstr(text, "A at position ") != NULL && strstr(text, ": label ") != NULL,
+    tap_ok(ok && strstr(text, " at position ") != NULL && strstr(text, ": label ") != NULL,
            "a sample describes its markers, digits and label: %s", text);
     rf_dataset_free(ds);
 }

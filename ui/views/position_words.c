@@ -52,7 +52,7 @@ char *rf_position_words(const rf_dataset *ds, const float *x, int len, int i)
         return g_strdup_printf("%.2f s", i * rf_position_frame_seconds(ds));
     case RF_DATA_SEQUENCE:
         if (ds->feat_dim == 0 && strcmp(ds->name, "long_match") == 0)
-            return g_strdup_printf("%c", rf_long_match_token_char((int)x[i]));
+            return g_strdup(rf_long_match_token_text((int)x[i]));
         if (ds->feat_dim == 0)
             return g_strdup_printf("id %d", (int)x[i]);
         if (ds->feat_dim == 1)
