@@ -10,7 +10,7 @@ gboolean rf_eval_slices_run(rf_saved_model *sm, rf_split split, rf_eval_slices *
 {
     int window = rf_trainer_model(sm->trainer)->batch * RF_LENGTH_BUCKETS;
     rf_status st = {0};
-    rf_eval_trainer classify = {sm->trainer, sm->ds->classes};
+    rf_eval_trainer classify = {sm->trainer};
     /* baselines for token data with training samples, as eval's own */
     rf_baseline_rules rules;
     bool have_rules = sm->ds->feat_dim == 0 && rf_baseline_rules_fit(sm->ds, &rules, &st);

@@ -73,36 +73,7 @@ void rf_saved_model_clear(rf_saved_model *sm)
     sm->ds = NULL;
 }
 
-/* An input's place in its window, and its length. */
-typedef struct slot {
-    int index, len;
-} slot;
-
-static int shorter_first(const void *pa, const void *pb)
-{
-    const slot *a = pa, *b = pb;
-    return a->len != b->len ? (a->len > b->len) - (a->len < b->len) : (a->index > b->index) - (a->index < b->index);
-}
-
 bool rf_saved_model_classify(rf_saved_model *sm, const rf_outside_input *in, int rows, float *probs, rf_status *st)
 {
-    rf_trainer *t = sm->trainer;
-    int batch = rf_trainer_model(t)->batch, classes = sm->ds->classes;
-    g_autofree slot *order = g_new(slot, rows);
-    for (int r = 0; r < rows; r++)
-        order[r] = (slot){r, in[r].len};
-    qsort(order, (size_t)rows, sizeof *order, shorter_first);
-    g_autofree rf_outside_input *group = g_new(rf_outside_input, batch);
-    g_autofree float *out = g_new(float, (size_t)batch * classes);
-    for (int first = 0; first < rows; first += batch) {
-        int count = MIN(batch, rows - first);
-        for (int j = 0; j < count; j++)
-            group[j] = in[order[first + j].index];
-        if (!rf_trainer_predict(t, group, count, out, st))
-            return false;
-        for (int j = 0; j < count; j++)
-            memcpy(probs + (size_t)order[first + j].index * classes, out + (size_t)j * classes,
-                   (size_t)classes * sizeof *out);
-    }
-    return true;
+    return rf_trainer_predict_all(sm->trainer, in, rows, probs, st);
 }

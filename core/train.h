@@ -146,6 +146,13 @@ bool rf_trainer_inspect_input(rf_trainer *t, const rf_outside_input *in, rf_prob
  * does not fit seq_len. */
 bool rf_trainer_predict(rf_trainer *t, const rf_outside_input *in, int count, float *probs, rf_status *st);
 
+/* rf_trainer_predict for any number of inputs: batches filled shortest
+ * first (so each runs on the shortest length bucket that holds it), probs
+ * in the inputs' order, rows x classes floats. `rangefinder predict`,
+ * `eval --slices` and the workbench's Evaluation view all classify this
+ * way, so they give the same answers. */
+bool rf_trainer_predict_all(rf_trainer *t, const rf_outside_input *in, int rows, float *probs, rf_status *st);
+
 /* A data-parallel trainer's gradient averaging (NULL alone). */
 const rf_grad_sync *rf_trainer_grad_sync(const rf_trainer *t);
 /* Time one exposed averaging of the gradients (bench); 0 alone. */

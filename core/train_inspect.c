@@ -3,6 +3,7 @@
  * sample on the model (or a length bucket), an outside input on a
  * forward-only model of batch 1 built at the first inspection. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "train_private.h"
@@ -138,6 +139,45 @@ bool rf_trainer_inspect_input(rf_trainer *t, const rf_outside_input *in, rf_prob
     out->loss = 0;
     if (ok && probs != NULL)
         row_probabilities(m, 0, probs);
+    return ok;
+}
+
+/* An input's place among the rows, and its length. */
+typedef struct slot {
+    int index, len;
+} slot;
+
+static int shorter_first(const void *pa, const void *pb)
+{
+    const slot *a = pa, *b = pb;
+    return a->len != b->len ? (a->len > b->len) - (a->len < b->len) : (a->index > b->index) - (a->index < b->index);
+}
+
+bool rf_trainer_predict_all(rf_trainer *t, const rf_outside_input *in, int rows, float *probs, rf_status *st)
+{
+    int batch = t->model->batch, classes = (int)rf_node_shape(t->model->graph, t->model->logits).dim[1];
+    slot *order = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *order);
+    rf_outside_input *group = malloc((size_t)batch * sizeof *group);
+    float *out = malloc((size_t)batch * (size_t)classes * sizeof *out);
+    bool ok = order != NULL && group != NULL && out != NULL;
+    if (!ok)
+        rf_fail(st, "out of memory classifying %d inputs", rows);
+    for (int r = 0; ok && r < rows; r++)
+        order[r] = (slot){r, in[r].len};
+    if (ok)
+        qsort(order, (size_t)rows, sizeof *order, shorter_first);
+    for (int first = 0; ok && first < rows; first += batch) {
+        int count = rows - first < batch ? rows - first : batch;
+        for (int j = 0; j < count; j++)
+            group[j] = in[order[first + j].index];
+        ok = rf_trainer_predict(t, group, count, out, st);
+        for (int j = 0; ok && j < count; j++)
+            memcpy(probs + (size_t)order[first + j].index * (size_t)classes, out + (size_t)j * (size_t)classes,
+                   (size_t)classes * sizeof *out);
+    }
+    free(order);
+    free(group);
+    free(out);
     return ok;
 }
 

@@ -179,39 +179,10 @@ int64_t *rf_eval_slices_cell(const rf_eval_slices *s, int label, int answer, int
     return out;
 }
 
-/* An input's place in its window, and its length. */
-typedef struct slot {
-    int index, len;
-} slot;
-
-static int shorter_first(const void *pa, const void *pb)
-{
-    const slot *a = pa, *b = pb;
-    return a->len != b->len ? (a->len > b->len) - (a->len < b->len) : (a->index > b->index) - (a->index < b->index);
-}
-
 bool rf_eval_classify_trainer(void *ctx, const rf_outside_input *in, int rows, float *probs, rf_status *st)
 {
     const rf_eval_trainer *e = ctx;
-    rf_trainer *t = e->trainer;
-    int batch = rf_trainer_model(t)->batch, classes = e->classes;
-    g_autofree slot *order = g_new(slot, MAX(rows, 1));
-    for (int r = 0; r < rows; r++)
-        order[r] = (slot){r, in[r].len};
-    qsort(order, (size_t)rows, sizeof *order, shorter_first);
-    g_autofree rf_outside_input *group = g_new(rf_outside_input, batch);
-    g_autofree float *out = g_new(float, (size_t)batch * (size_t)classes);
-    for (int first = 0; first < rows; first += batch) {
-        int count = MIN(batch, rows - first);
-        for (int j = 0; j < count; j++)
-            group[j] = in[order[first + j].index];
-        if (!rf_trainer_predict(t, group, count, out, st))
-            return false;
-        for (int j = 0; j < count; j++)
-            memcpy(probs + (size_t)order[first + j].index * (size_t)classes, out + (size_t)j * (size_t)classes,
-                   (size_t)classes * sizeof *out);
-    }
-    return true;
+    return rf_trainer_predict_all(e->trainer, in, rows, probs, st);
 }
 
 bool rf_eval_slices_measure(const rf_dataset *ds, rf_split split, int concat, const rf_baseline_rules *rules,

@@ -107,12 +107,11 @@ char *rf_eval_slices_csv(const rf_eval_slices *s);
 typedef bool (*rf_eval_classify)(void *ctx, const rf_outside_input *in, int rows, float *probs,
                                  rf_status *st);
 
-/* An rf_eval_classify for a trainer (ctx: an rf_eval_trainer): its
- * batches filled shortest first, as `rangefinder predict` fills them, so
- * the CLI and the workbench give the same answers. */
+/* An rf_eval_classify for a trainer (ctx: an rf_eval_trainer), through
+ * rf_trainer_predict_all, as `rangefinder predict` classifies, so the CLI
+ * and the workbench give the same answers. */
 typedef struct rf_eval_trainer {
     rf_trainer *trainer;
-    int classes;          /* the data set's */
 } rf_eval_trainer;
 bool rf_eval_classify_trainer(void *ctx, const rf_outside_input *in, int rows, float *probs, rf_status *st);
 

@@ -72,7 +72,7 @@ static bool evaluate(eval_job *job, rf_status *st)
     rf_baseline_rules rules;
     bool have_rules = ok && ds->feat_dim == 0 && rf_baseline_rules_fit(ds, &rules, &ignored);
     if (ok) {
-        rf_eval_trainer c = {t, ds->classes};
+        rf_eval_trainer c = {t};
         ok = rf_eval_slices_measure(ds, job->split, cfg.data.concat, have_rules ? &rules : NULL,
                                     rf_trainer_model(t)->batch * RF_LENGTH_BUCKETS, rf_eval_classify_trainer, &c,
                                     &job->slices, st);
