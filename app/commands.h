@@ -10,6 +10,7 @@ int rf_cmd_memory(int argc, char **argv);
 int rf_cmd_config(int argc, char **argv);
 int rf_cmd_inspect(int argc, char **argv);
 int rf_cmd_predict(int argc, char **argv);
+int rf_cmd_project(int argc, char **argv);
 int rf_cmd_make_dataset(int argc, char **argv);
 int rf_cmd_plot(int argc, char **argv);
 

@@ -38,6 +38,7 @@ static const verb verbs[] = {
     {"memory", rf_cmd_memory, "plan memory over sequence lengths (nothing is trained)", false},
     {"config", rf_cmd_config, "list every config key, or show a file's effective config", false},
     {"inspect", rf_cmd_inspect, "write a checkpoint's probes for one sample or your input as .npy files", false},
+    {"project", rf_cmd_project, "reduce a checkpoint's representations by PCA (CSV, TensorBoard projector)", false},
     {"predict", rf_cmd_predict, "classify your own files and texts with a checkpoint (JSON lines)", false},
     {"make-dataset", rf_cmd_make_dataset, "build a data set on disk (spoken-digits)", false},
     {"plot", rf_cmd_plot, "draw runs' training or memory figure to PNG, SVG or PDF (no display)", false},

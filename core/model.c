@@ -205,6 +205,8 @@ static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_di
     h = pool_tokens(m, g, h, mask);
     /* the encoder's output width (MAELRE doubles it per block) */
     int d = h != RF_NONE ? (int)rf_node_shape(g, h).dim[1] : cfg->model.dim;
+    if (h != RF_NONE)   /* the representation the head reads (the projector's) */
+        rf_tap_add(g, "pool", h, RF_TAP_VALUE, rf_shape2(m->batch, d), 0);
     rf_id gamma = rf_param(g, "head.norm.weight", rf_shape1(d), RF_INIT_ONES, 0);
     rf_id beta = rf_param(g, "head.norm.bias", rf_shape1(d), RF_INIT_ZEROS, 0);
     h = rf_layernorm(g, h, gamma, beta, 1e-5f);

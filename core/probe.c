@@ -74,7 +74,9 @@ static rf_shape without_batch(rf_shape s)
 rf_probe_set *rf_probe_set_new(const rf_graph *g, const char *const *names, int n, int sample, rf_status *st)
 {
     rf_probe_set *ps = calloc(1, sizeof *ps);
+    bool all_rows = sample == RF_PROBE_ALL_ROWS;
     ps->sample = sample;
+    ps->rows = 1;
     ps->values = calloc((size_t)(n > 0 ? n : 1), sizeof *ps->values);
     for (int i = 0; i < n; i++) {
         const rf_tap *t = rf_tap_find(g, names[i]);
@@ -89,7 +91,14 @@ rf_probe_set *rf_probe_set_new(const rf_graph *g, const char *const *names, int 
             rf_probe_set_free(ps);
             return NULL;
         }
-        if (sample < 0 || sample >= t->shape.dim[0]) {
+        if (all_rows && t->what != RF_TAP_VALUE) {
+            rf_fail(st, "probe '%s' is not a value: only values are taken for every row of a batch", names[i]);
+            rf_probe_set_free(ps);
+            return NULL;
+        }
+        if (all_rows)
+            ps->rows = (int)t->shape.dim[0];
+        else if (sample < 0 || sample >= t->shape.dim[0]) {
             rf_fail(st, "sample %d is outside the batch of %lld", sample, (long long)t->shape.dim[0]);
             rf_probe_set_free(ps);
             return NULL;
@@ -97,7 +106,7 @@ rf_probe_set *rf_probe_set_new(const rf_graph *g, const char *const *names, int 
         rf_probe_value *v = &ps->values[ps->count++];
         snprintf(v->name, sizeof v->name, "%s", t->name);
         v->shape = without_batch(t->shape);
-        v->data = malloc((size_t)rf_shape_numel(v->shape) * sizeof(float));
+        v->data = malloc((size_t)ps->rows * (size_t)rf_shape_numel(v->shape) * sizeof(float));
     }
     return ps;
 }
@@ -130,12 +139,16 @@ static void copy_taps(void *ctx, rf_graph *g, rf_id id, bool backward)
                                                    : n->aux;
         if (buf == NULL || (t->what == RF_TAP_AUX && !own && rf_op_infos[n->op]->probe_aux_floats != NULL))
             continue;
-        memcpy(v->data, buf + t->offset + (own ? 0 : ps->sample * per_sample), (size_t)per_sample * sizeof(float));
+        if (ps->sample == RF_PROBE_ALL_ROWS)
+            memcpy(v->data, buf + t->offset, (size_t)(ps->rows * per_sample) * sizeof(float));
+        else
+            memcpy(v->data, buf + t->offset + (own ? 0 : ps->sample * per_sample),
+                   (size_t)per_sample * sizeof(float));
         v->filled = true;
     }
 }
 
 void rf_probe_attach(rf_graph *g, rf_probe_set *ps)
 {
-    rf_graph_set_probe(g, ps != NULL ? copy_taps : NULL, ps, ps != NULL ? ps->sample : 0);
+    rf_graph_set_probe(g, ps != NULL ? copy_taps : NULL, ps, ps != NULL && ps->sample > 0 ? ps->sample : 0);
 }

@@ -46,14 +46,20 @@ typedef struct rf_probe_value {
     bool filled;           /* set once the pass that produces it ran */
 } rf_probe_value;
 
+/* rf_probe_set.sample for a set that copies every row of the batch
+ * (value taps only): each value then holds batch x numel(shape) floats. */
+#define RF_PROBE_ALL_ROWS (-1)
+
 typedef struct rf_probe_set {
-    int sample;            /* batch row to copy */
+    int sample;            /* batch row to copy, or RF_PROBE_ALL_ROWS */
+    int rows;              /* rows each value holds: 1, or the batch */
     int count;
     rf_probe_value *values;
 } rf_probe_set;
 
 /* Make a set for the named taps (fails naming the first unknown tap and
- * listing a few known ones). */
+ * listing a few known ones). With sample RF_PROBE_ALL_ROWS it takes the
+ * whole batch of each value tap (a projector's pooled vectors). */
 rf_probe_set *rf_probe_set_new(const rf_graph *g, const char *const *names, int n, int sample, rf_status *st);
 void rf_probe_set_free(rf_probe_set *ps);
 

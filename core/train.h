@@ -145,6 +145,11 @@ bool rf_trainer_inspect_input(rf_trainer *t, const rf_outside_input *in, rf_prob
  * backward exists at all. Fails when count is not 1..batch or an input
  * does not fit seq_len. */
 bool rf_trainer_predict(rf_trainer *t, const rf_outside_input *in, int count, float *probs, rf_status *st);
+/* rf_trainer_predict with `ps` (NULL, or a set from the model in use)
+ * attached during the forward pass: with RF_PROBE_ALL_ROWS it gets every
+ * row's values (rows past count hold padding). */
+bool rf_trainer_predict_probed(rf_trainer *t, const rf_outside_input *in, int count, float *probs,
+                               rf_probe_set *ps, rf_status *st);
 
 /* rf_trainer_predict for any number of inputs: batches filled shortest
  * first (so each runs on the shortest length bucket that holds it), probs

@@ -183,6 +183,12 @@ bool rf_trainer_predict_all(rf_trainer *t, const rf_outside_input *in, int rows,
 
 bool rf_trainer_predict(rf_trainer *t, const rf_outside_input *in, int count, float *probs, rf_status *st)
 {
+    return rf_trainer_predict_probed(t, in, count, probs, NULL, st);
+}
+
+bool rf_trainer_predict_probed(rf_trainer *t, const rf_outside_input *in, int count, float *probs,
+                               rf_probe_set *ps, rf_status *st)
+{
     int longest = 0;
     for (int b = 0; b < count && b < t->model->batch; b++)
         longest = in[b].len > longest ? in[b].len : longest;
@@ -191,7 +197,11 @@ bool rf_trainer_predict(rf_trainer *t, const rf_outside_input *in, int count, fl
         return false;
     rf_exec x;
     rf_exec_init(&x, m->graph, t->pool, t->cfg.train.seed, (uint64_t)t->step, false);
+    if (ps != NULL)
+        rf_probe_attach(m->graph, ps);
     rf_graph_forward(m->graph, &x);
+    if (ps != NULL)
+        rf_probe_attach(m->graph, NULL);
     int c = (int)rf_node_shape(m->graph, m->logits).dim[1];
     for (int b = 0; b < count; b++)
         row_probabilities(m, b, probs + (size_t)b * c);
