@@ -9,6 +9,9 @@
 #include "attribution.h"
 #include "train_private.h"
 
+/* The rows the first batch reserves for the input and the baseline. */
+#define SCORED_ROWS 2
+
 static const char *const method_names[RF_ATTR_METHODS] = {"grad", "grad-input", "ig", "occlusion"};
 
 const char *rf_attr_method_name(rf_attr_method m)
@@ -47,8 +50,9 @@ static rf_model *attr_model(rf_trainer *t, rf_status *st)
         return NULL;
     }
     const rf_dataset *ds = t->ds;
-    t->attr = rf_model_new_attribution(&t->cfg, t->model->batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes,
-                                       ds->grid_h, ds->grid_w, t->params, st);
+    /* two rows more than a batch: the input and its baseline (see job) */
+    t->attr = rf_model_new_attribution(&t->cfg, t->model->batch + SCORED_ROWS, ds->seq_len, ds->feat_dim, ds->vocab,
+                                       ds->classes, ds->grid_h, ds->grid_w, t->params, st);
     return t->attr;
 }
 
@@ -86,13 +90,10 @@ bool rf_trainer_attribution_input(rf_trainer *t, const rf_outside_input *in, con
 }
 
 /* Rows 0..count-1 of the attribution model from `rows` (count x seq_len x
- * width, each with `len` valid positions), forward; logits into
- * `logits` (count x classes). With grad != NULL, backward from each row's
- * logit of class `target` (seed: batch x classes floats of room), and the
- * input gradients into grad (same layout as rows). Unused rows repeat the
- * last row and get no seed. */
-static void run_rows(rf_trainer *t, rf_model *m, const float *rows, int count, int len, int target, float *logits,
-                     float *grad, float *seed)
+ * width, each with `len` valid positions) forward, their logits into
+ * `logits` (count x classes). Unused rows repeat the last row. */
+static void forward_rows(rf_trainer *t, rf_model *m, rf_exec *ex, const float *rows, int count, int len,
+                         float *logits)
 {
     rf_graph *g = m->graph;
     size_t row = (size_t)m->seq_len * rf_trainer_attribution_width(t);
@@ -105,19 +106,9 @@ static void run_rows(rf_trainer *t, rf_model *m, const float *rows, int count, i
             mask[(size_t)b * m->seq_len + p] = p < len ? 1.0f : 0.0f;
     }
     memset(rf_value(g, m->labels), 0, (size_t)m->batch * sizeof(float));
-    rf_exec ex;
-    rf_exec_init(&ex, g, t->pool, t->cfg.train.seed, (uint64_t)t->step, false);
-    rf_graph_forward(g, &ex);
+    rf_exec_init(ex, g, t->pool, t->cfg.train.seed, (uint64_t)t->step, false);
+    rf_graph_forward(g, ex);
     memcpy(logits, rf_value(g, m->logits), (size_t)count * c * sizeof *logits);
-    if (grad == NULL)
-        return;
-    memset(seed, 0, (size_t)m->batch * c * sizeof *seed);
-    for (int b = 0; b < count; b++)
-        seed[(size_t)b * c + target] = 1.0f;
-    rf_params_zero_grads(t->params);
-    rf_graph_backward(g, &ex, seed);
-    rf_params_zero_grads(t->params);
-    memcpy(grad, rf_grad(g, m->x), (size_t)count * row * sizeof *grad);
 }
 
 bool rf_trainer_attribution_logits(rf_trainer *t, const float *x, int count, int len, float *logits, rf_status *st)
@@ -127,29 +118,74 @@ bool rf_trainer_attribution_logits(rf_trainer *t, const float *x, int count, int
         return false;
     size_t row = (size_t)m->seq_len * rf_trainer_attribution_width(t);
     int c = t->ds->classes;
+    rf_exec ex;
     for (int done = 0; done < count; done += m->batch) {
         int k = count - done < m->batch ? count - done : m->batch;
-        run_rows(t, m, x + done * row, k, len, 0, logits + (size_t)done * c, NULL, NULL);
+        forward_rows(t, m, &ex, x + done * row, k, len, logits + (size_t)done * c);
     }
     return true;
 }
 
 /* The work of one attribution: the model, its input and baseline, and
- * the batch's rows being filled. */
+ * the batch's rows. The first batch also carries the input (row 0) and
+ * the baseline (row 1), which score the target (the predicted class when
+ * none is asked for): the model has two rows more than the trainer's
+ * batch for them, so that integrated gradients' steps fill whole batches. */
 typedef struct job {
     rf_trainer *t;
     rf_model *m;
     int n, w, len, classes, target;
+    bool scored;
     size_t row;
     const float *x, *base;
     float *rows, *grads, *logits, *seed;
+    rf_attribution *out;
 } job;
 
-/* grad and grad-input: one row, the input. */
-static void gradient(job *j, bool times_input, float *values)
+/* One batch of `count` rows already in j->rows: forward; the target and
+ * its logits at the input and the baseline from the first batch; with
+ * seed_to > seed_from, backward from the target logit of rows [seed_from,
+ * seed_to), their input gradients into j->grads (layout of j->rows). */
+static void pass(job *j, int count, int seed_from, int seed_to)
+{
+    rf_model *m = j->m;
+    rf_exec ex;
+    forward_rows(j->t, m, &ex, j->rows, count, j->len, j->logits);
+    if (!j->scored) {
+        const float *z = j->logits;
+        int best = 0;
+        for (int k = 1; k < j->classes; k++)
+            best = z[k] > z[best] ? k : best;
+        j->out->predicted = best;
+        j->target = j->out->target = j->target >= 0 ? j->target : best;
+        j->out->fx = z[j->target];
+        j->out->fbase = z[j->classes + j->target];
+        j->scored = true;
+    }
+    if (seed_to <= seed_from)
+        return;
+    memset(j->seed, 0, (size_t)m->batch * j->classes * sizeof *j->seed);
+    for (int b = seed_from; b < seed_to; b++)
+        j->seed[(size_t)b * j->classes + j->target] = 1.0f;
+    rf_params_zero_grads(j->t->params);
+    rf_graph_backward(m->graph, &ex, j->seed);
+    rf_params_zero_grads(j->t->params);
+    memcpy(j->grads, rf_grad(m->graph, m->x), (size_t)count * j->row * sizeof *j->grads);
+}
+
+/* The first batch's reserved rows: the input and the baseline. Returns
+ * the first free row. */
+static int reserve(job *j)
 {
     memcpy(j->rows, j->x, j->row * sizeof(float));
-    run_rows(j->t, j->m, j->rows, 1, j->len, j->target, j->logits, j->grads, j->seed);
+    memcpy(j->rows + j->row, j->base, j->row * sizeof(float));
+    return SCORED_ROWS;
+}
+
+/* grad and grad-input: the input's gradient (row 0 of the first batch). */
+static void gradient(job *j, bool times_input, float *values)
+{
+    pass(j, reserve(j), 0, 1);
     for (int p = 0; p < j->len; p++) {
         double s = 0;
         for (int i = p * j->w; i < (p + 1) * j->w; i++)
@@ -163,18 +199,20 @@ static void gradient(job *j, bool times_input, float *values)
 static void integrated_gradients(job *j, int steps, float *values)
 {
     double *total = calloc(j->row, sizeof *total);
-    for (int done = 0; done < steps; done += j->m->batch) {
-        int k = steps - done < j->m->batch ? steps - done : j->m->batch;
+    for (int done = 0; done < steps;) {
+        int first = done == 0 ? reserve(j) : 0;
+        int k = steps - done < j->m->batch - first ? steps - done : j->m->batch - first;
         for (int r = 0; r < k; r++) {
             float alpha = (float)((done + r + 0.5) / steps);
-            float *dst = j->rows + r * j->row;
+            float *dst = j->rows + (first + r) * j->row;
             for (size_t i = 0; i < j->row; i++)
                 dst[i] = j->base[i] + alpha * (j->x[i] - j->base[i]);
         }
-        run_rows(j->t, j->m, j->rows, k, j->len, j->target, j->logits, j->grads, j->seed);
-        for (int r = 0; r < k; r++)
+        pass(j, first + k, first, first + k);
+        for (int r = first; r < first + k; r++)
             for (size_t i = 0; i < j->row; i++)
                 total[i] += j->grads[r * j->row + i];
+        done += k;
     }
     for (int p = 0; p < j->len; p++) {
         double s = 0;
@@ -219,27 +257,29 @@ static bool covers(const windows *v, int k, int p)
     return r >= r0 && r < r0 + v->size && c >= c0 && c < c0 + v->size;
 }
 
-static void occlusion(job *j, const rf_attr_request *r, double fx, float *values)
+static void occlusion(job *j, const rf_attr_request *r, float *values)
 {
     windows v = windows_of(j->t->ds, j->len, r->window, r->stride);
     double *drop = calloc((size_t)j->len, sizeof *drop);
     int *hits = calloc((size_t)j->len, sizeof *hits);
-    for (int done = 0; done < v.count; done += j->m->batch) {
-        int k = v.count - done < j->m->batch ? v.count - done : j->m->batch;
+    for (int done = 0; done < v.count;) {
+        int first = done == 0 ? reserve(j) : 0;
+        int k = v.count - done < j->m->batch - first ? v.count - done : j->m->batch - first;
         for (int b = 0; b < k; b++) {
-            float *dst = j->rows + b * j->row;
+            float *dst = j->rows + (first + b) * j->row;
             memcpy(dst, j->x, j->row * sizeof *dst);
             for (int p = 0; p < j->len; p++)
                 if (covers(&v, done + b, p))
                     memcpy(dst + (size_t)p * j->w, j->base + (size_t)p * j->w, (size_t)j->w * sizeof *dst);
         }
-        run_rows(j->t, j->m, j->rows, k, j->len, j->target, j->logits, NULL, NULL);
+        pass(j, first + k, 0, 0);
         for (int b = 0; b < k; b++)
             for (int p = 0; p < j->len; p++)
                 if (covers(&v, done + b, p)) {
-                    drop[p] += fx - j->logits[(size_t)b * j->classes + j->target];
+                    drop[p] += j->out->fx - j->logits[(size_t)(first + b) * j->classes + j->target];
                     hits[p]++;
                 }
+        done += k;
     }
     for (int p = 0; p < j->len; p++)
         values[p] = hits[p] > 0 ? (float)(drop[p] / hits[p]) : 0.0f;
@@ -272,7 +312,7 @@ bool rf_trainer_attribute(rf_trainer *t, const rf_outside_input *in, const rf_at
     if (m == NULL)
         return false;
     job j = {.t = t, .m = m, .n = ds->seq_len, .w = rf_trainer_attribution_width(t), .len = in->len,
-             .classes = ds->classes};
+             .classes = ds->classes, .target = r->target, .out = out};
     j.row = (size_t)j.n * j.w;
     float *x = malloc(j.row * sizeof *x), *base = malloc(j.row * sizeof *base);
     j.rows = malloc((size_t)m->batch * j.row * sizeof *j.rows);
@@ -288,21 +328,11 @@ bool rf_trainer_attribute(rf_trainer *t, const rf_outside_input *in, const rf_at
     if (ok) {
         j.x = x;
         j.base = base;
-        memcpy(j.rows, x, j.row * sizeof *x);       /* the input and the baseline, to score them */
-        memcpy(j.rows + j.row, base, j.row * sizeof *x);
-        run_rows(t, m, j.rows, 2, j.len, 0, j.logits, NULL, NULL);
-        int best = 0;
-        for (int k = 1; k < j.classes; k++)
-            best = j.logits[k] > j.logits[best] ? k : best;
-        out->predicted = best;
-        out->target = j.target = r->target >= 0 ? r->target : best;
         out->len = in->len;
-        out->fx = j.logits[j.target];
-        out->fbase = j.logits[j.classes + j.target];
         if (r->method == RF_ATTR_IG)
             integrated_gradients(&j, r->steps, out->values);
         else if (r->method == RF_ATTR_OCCLUSION)
-            occlusion(&j, r, out->fx, out->values);
+            occlusion(&j, r, out->values);
         else
             gradient(&j, r->method == RF_ATTR_GRAD_INPUT, out->values);
         for (int p = 0; p < in->len; p++)
