@@ -5,7 +5,8 @@
 # gradients' completeness error is what the JSON's own numbers give and
 # shrinks from 8 to 64 steps; occlusion reports its window; --class picks
 # the target; the top positions are named in the data's words; bad options
-# fail with one clear line. The numbers themselves are checked against
+# fail with one clear line; an audio folder's baseline is what a silent clip
+# gives. The numbers themselves are checked against
 # finite differences and explicit passes in test_attribution.c.
 #
 #   tests/test_attribution_cli.sh PATH/TO/rangefinder [SCRATCH_PARENT_DIR]
@@ -171,6 +172,36 @@ pycheck "--baseline mean starts from another picture: another F(baseline), the s
     "$tmp/pic.json" "$tmp/pic-mean.json"
 expect_error 2 "silence is refused for pictures" "--baseline silence: silence is an audio folder's baseline" \
     inspect --checkpoint "$pics" --attribution ig --baseline silence --out "$tmp/x.npy"
+
+# --- an audio folder: silence is its baseline, the log-mel of a silent clip --
+"$py" - "$tmp/clips" <<'PY'
+import math, os, struct, sys, wave
+def clip(path, hz, amplitude):
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1); w.setsampwidth(2); w.setframerate(16000)
+        w.writeframes(b"".join(struct.pack("<h", int(amplitude * math.sin(2 * math.pi * hz * i / 16000)))
+                               for i in range(4000)))
+for name, hz in (("low", 300), ("high", 2500)):
+    os.makedirs(os.path.join(sys.argv[1], name))
+    for i in range(6):
+        clip(os.path.join(sys.argv[1], name, "%d.wav" % i), hz + 40 * i, 8000)
+clip(os.path.join(os.path.dirname(sys.argv[1]), "silent.wav"), 0, 0)
+PY
+run train --config "$tmp/tiny.ini" --set data.task=audio_folder --set "data.path=$tmp/clips" --set data.mel_bins=16 \
+    --set data.max_frames=32 --set data.val_size=2 --set data.test_size=2 --set data.batch=4 --set model.dim=16 \
+    --set model.heads=2 --set model.ff=32 --set train.steps=3 --set train.threads=1 --out "$tmp/clips-run"
+expect_rc 0 "a tiny audio_folder run exits 0"
+clips=$tmp/clips-run/checkpoint.safetensors
+run inspect --checkpoint "$clips" --sample 0 --attribution ig --steps 64 --class 1 --out "$tmp/clip.npy"
+expect_rc 0 "ig of a clip exits 0"
+cp "$tmp/out" "$tmp/clip.json"
+run inspect --checkpoint "$clips" --input "$tmp/silent.wav" --attribution grad --class 1 --out "$tmp/silent.npy"
+expect_rc 0 "the gradient of a silent clip exits 0"
+cp "$tmp/out" "$tmp/silent.json"
+pycheck "a clip's baseline is silence: F(baseline) is the model's logit for a silent clip of its length; one value per frame" \
+    'k = json.loads(open(sys.argv[2]).read()); assert j["baseline"] == "silence" and a[0] == (j["positions"],) and k["positions"] == j["positions"], (j, k, a[0])
+assert abs(k["f_input"] - j["f_baseline"]) < 1e-4 * max(1, abs(j["f_baseline"])), (k["f_input"], j["f_baseline"])
+assert all(t["words"].endswith(" s") for t in j["top"]), j["top"]' "$tmp/clip.json" "$tmp/silent.json" "$tmp/clip.npy"
 
 echo "1..$count"
 [ "$failed" -eq 0 ]
