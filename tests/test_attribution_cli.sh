@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `rangefinder inspect --attribution` end to end (TAP) on tiny trained
-# checkpoints (ListOps, and an image folder): the .npy holds one value per
+# checkpoints (ListOps, an image folder, an audio folder): the .npy holds one value per
 # position (an image's on its grid) summing to the JSON's sum; integrated
 # gradients' completeness error is what the JSON's own numbers give and
 # shrinks from 8 to 64 steps; occlusion reports its window; --class picks
