@@ -9,7 +9,11 @@
  * the real labels from the model's loss (the batch mean, so a row's
  * gradient is 1/batch of its own loss's; --set data.batch=1 gives the
  * sample's own). Parameter gradients are zeroed first and nothing is
- * updated; no file but the .npy outputs is written. */
+ * updated; no file but the .npy outputs is written.
+ *
+ * --attribution METHOD explains the target class's logit instead
+ * (inspect_attribution.h): one value per position into --out, a JSON
+ * summary on stdout. */
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -20,6 +24,7 @@
 #include "../datasets/featurise.h"
 #include "cli.h"
 #include "commands.h"
+#include "inspect_attribution.h"
 #include "npy.h"
 #include "saved_model.h"
 
@@ -131,9 +136,11 @@ static gboolean inspect_input(rf_saved_model *sm, const char *path, const char *
 int rf_cmd_inspect(int argc, char **argv)
 {
     g_autofree char *checkpoint = NULL, *split_name = NULL, *out = NULL, *input = NULL, *text = NULL;
+    g_autofree char *method = NULL, *baseline = NULL;
     g_auto(GStrv) sets = NULL, probes = NULL;
     gint64 sample = G_MININT64;   /* not given */
     gboolean list = FALSE;
+    gint steps = 32, window = 1, stride = 0, target = -1;
     const GOptionEntry entries[] = {
         {"checkpoint", 'k', 0, G_OPTION_ARG_FILENAME, &checkpoint, "Checkpoint to inspect", "FILE"},
         {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override one key (repeatable; not the model's)",
@@ -149,6 +156,19 @@ int rf_cmd_inspect(int argc, char **argv)
         {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
          "Output .npy file (one probe) or directory (several: DIR/NAME.npy); default ./NAME.npy", "PATH"},
         {"list", 0, 0, G_OPTION_ARG_NONE, &list, "List every probe with its shape (without the batch)", NULL},
+        {"attribution", 'a', 0, G_OPTION_ARG_STRING, &method,
+         "Attribute the target logit to the input's positions: grad, grad-input, ig or occlusion "
+         "(instead of probes)", "METHOD"},
+        {"class", 0, 0, G_OPTION_ARG_INT, &target, "Attribution: the class explained (default: the predicted one)",
+         "K"},
+        {"steps", 0, 0, G_OPTION_ARG_INT, &steps, "Integrated gradients: points on the path (default 32)", "N"},
+        {"window", 0, 0, G_OPTION_ARG_INT, &window,
+         "Occlusion: positions occluded at once (W x W patches on an image; default 1)", "W"},
+        {"stride", 0, 0, G_OPTION_ARG_INT, &stride, "Occlusion: positions between windows (default: the window)",
+         "S"},
+        {"baseline", 0, 0, G_OPTION_ARG_STRING, &baseline,
+         "Attribution of features: zero (black; the default), mean (the training split's mean sample) or "
+         "silence (audio folders' default)", "NAME"},
         G_OPTION_ENTRY_NULL,
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
@@ -167,21 +187,28 @@ int rf_cmd_inspect(int argc, char **argv)
         "      --probe layer0.attn.probs --out probs.npy\n"
         "  python3 -c \"import numpy; print(numpy.load('probs.npy').shape)\"\n"
         "  rangefinder inspect --checkpoint runs/default/checkpoint.safetensors \\\n"
-        "      --text '[MAX 2 9 [MIN 4 7 ] 0 ]' --probe layer0.attn.probs\n");
+        "      --text '[MAX 2 9 [MIN 4 7 ] 0 ]' --probe layer0.attn.probs\n"
+        "  rangefinder inspect --checkpoint runs/default/checkpoint.safetensors --sample 3 \\\n"
+        "      --attribution ig --steps 64 --out ig.npy\n");
 
     g_autoptr(GError) error = NULL;
     if (!rf_cli_parse(ctx, "inspect", &argc, &argv, &error))
         return rf_cli_report(error);
+    rf_attr_request request = {.target = target, .steps = steps, .window = window, .stride = stride > 0 ? stride : window};
     rf_split split = RF_SPLIT_TEST;
     if (split_name != NULL && !rf_cli_parse_any_split(split_name, &split, &error))
         return rf_cli_report(error);
     const char *problem = NULL;
     if (checkpoint == NULL)
         problem = "inspect needs --checkpoint FILE";
-    else if (list && probes != NULL)
-        problem = "inspect takes --list or --probe NAME, not both";
-    else if (!list && probes == NULL)
-        problem = "inspect needs --probe NAME (or --list to see the names)";
+    else if (list + (probes != NULL) + (method != NULL) > 1)
+        problem = "inspect takes one of --list, --probe NAME and --attribution METHOD";
+    else if (!list && probes == NULL && method == NULL)
+        problem = "inspect needs --probe NAME (or --list to see the names) or --attribution METHOD";
+    else if (method != NULL && !rf_attr_method_parse(method, &request.method))
+        problem = "--attribution takes grad, grad-input, ig or occlusion";
+    else if (steps < 1 || window < 1 || stride < 0)
+        problem = "--steps and --window must be 1 or more, --stride too";
     else if (input != NULL && text != NULL)
         problem = "inspect takes --input PATH or --text STRING, not both";
     else if ((input != NULL || text != NULL) && (split_name != NULL || sample != G_MININT64))
@@ -196,9 +223,13 @@ int rf_cmd_inspect(int argc, char **argv)
     rf_saved_model sm;
     /* an outside input has no label, so no gradient: forward only */
     gboolean outside = input != NULL || text != NULL;
-    gboolean ok = rf_saved_model_open(&sm, checkpoint, (const char *const *)sets, outside, &error);
+    /* attribution needs no parameter gradient: forward-only, values-only store */
+    gboolean ok = rf_saved_model_open(&sm, checkpoint, (const char *const *)sets, outside || method != NULL, &error);
     if (ok && list)
         print_taps(rf_trainer_model(sm.trainer)->graph);
+    else if (ok && method != NULL)
+        ok = rf_inspect_attribution(&sm, &(rf_attr_cli){request, baseline, out != NULL ? out : "attribution.npy",
+                                                        split, MAX(sample, 0), input, text}, &error);
     else if (ok && outside)
         ok = inspect_input(&sm, input, text, (const char *const *)probes, out, &error);
     else if (ok)

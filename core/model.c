@@ -10,16 +10,22 @@
 #include "pool.h"
 #include "probe.h"
 
-static rf_id embed(rf_model *m, rf_graph *g, int vocab)
+/* attribution: the input is where gradients are taken, so it needs one;
+ * token ids are discrete, so their embeddings are the input instead. */
+static rf_id embed(rf_model *m, rf_graph *g, int vocab, bool attribution)
 {
     const rf_config *cfg = &m->cfg;
     int d = cfg->model.dim;
+    if (m->feat_dim == 0 && attribution) {
+        m->x = rf_input(g, "embedded", rf_shape3(m->batch, m->seq_len, d), true);
+        return m->x;
+    }
     if (m->feat_dim == 0) {
         m->x = rf_input(g, "tokens", rf_shape2(m->batch, m->seq_len), false);
         rf_id table = rf_param(g, "embed.tokens", rf_shape2(vocab, d), RF_INIT_NORMAL, 1.0f);
         return rf_embedding(g, m->x, table);
     }
-    m->x = rf_input(g, "features", rf_shape3(m->batch, m->seq_len, m->feat_dim), false);
+    m->x = rf_input(g, "features", rf_shape3(m->batch, m->seq_len, m->feat_dim), attribution);
     return rf_dense(g, m->x, m->feat_dim, d, "embed.features", true);
 }
 
@@ -96,8 +102,9 @@ void rf_model_refill_constants(rf_model *m)
 }
 
 /* What a model is built for: a memory plan only (of training or of forward
- * passes), training, or forward passes only. */
-typedef enum model_mode { MODEL_PLAN, MODEL_PLAN_FORWARD, MODEL_TRAIN, MODEL_FORWARD } model_mode;
+ * passes), training, forward passes only, or attribution (backward from
+ * the logits to the input). */
+typedef enum model_mode { MODEL_PLAN, MODEL_PLAN_FORWARD, MODEL_TRAIN, MODEL_FORWARD, MODEL_ATTRIBUTION } model_mode;
 
 static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
                        int grid_h, int grid_w, rf_params *params, model_mode mode, const rf_model *host,
@@ -120,6 +127,13 @@ rf_model *rf_model_new_forward(const rf_config *cfg, int batch, int seq_len, int
                                int grid_h, int grid_w, rf_params *params, rf_status *st)
 {
     return build(cfg, batch, seq_len, feat_dim, vocab, classes, grid_h, grid_w, params, MODEL_FORWARD, NULL, st);
+}
+
+rf_model *rf_model_new_attribution(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab,
+                                   int classes, int grid_h, int grid_w, rf_params *params, rf_status *st)
+{
+    return build(cfg, batch, seq_len, feat_dim, vocab, classes, grid_h, grid_w, params, MODEL_ATTRIBUTION, NULL,
+                 st);
 }
 
 rf_model *rf_model_new_forward_inside(const rf_model *host, int seq_len, int vocab, int classes, rf_status *st)
@@ -183,7 +197,7 @@ static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_di
     m->pos_table = m->cls_zeros = m->cls_mask = RF_NONE;
     rf_graph *g = m->graph = rf_graph_new(params);
 
-    rf_id h = embed(m, g, vocab);
+    rf_id h = embed(m, g, vocab, mode == MODEL_ATTRIBUTION);
     m->mask = rf_input(g, "mask", rf_shape2(batch, seq_len), false);
     m->labels = rf_input(g, "labels", rf_shape1(batch), false);
     h = add_positions(m, g, h, host != NULL ? host->seq_len : seq_len);
@@ -249,7 +263,7 @@ static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_di
     bool ok = b != NULL;
     /* planned without a loss, the graph has no backward: no gradients,
      * nothing kept for them, activations freed after their last reader */
-    rf_id loss = forward_only ? RF_NONE : m->loss;
+    rf_id loss = mode == MODEL_ATTRIBUTION ? m->logits : forward_only ? RF_NONE : m->loss;
     if (ok && !plan_only) {
         if (!rf_params_allocated(params))
             rf_params_set_backend(params, b);

@@ -15,7 +15,9 @@ typedef struct rf_model {
     rf_params *params;           /* borrowed */
     int batch, seq_len, feat_dim;
     int grid_h, grid_w;          /* positions as a 2-D raster, or 0, 0 */
-    rf_id x;                     /* [B, N] ids or [B, N, F] features */
+    rf_id x;                     /* [B, N] ids or [B, N, F] features; for attribution
+                                    (rf_model_new_attribution) [B, N, D] token embeddings
+                                    or [B, N, F] features, with a gradient */
     rf_id mask;                  /* [B, N] */
     rf_id labels;                /* [B] */
     rf_id logits;                /* [B, classes] */
@@ -43,6 +45,14 @@ rf_model *rf_model_new_grid(const rf_config *cfg, int batch, int seq_len, int fe
  * store still holds gradients and AdamW moments: a checkpoint fills them.) */
 rf_model *rf_model_new_forward(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,
                                int grid_h, int grid_w, rf_params *params, rf_status *st);
+/* Built for attribution: backward runs from the logits (seeded by the
+ * caller, e.g. one-hot on a target class per row) to the input, which has
+ * a gradient. Token models take their embeddings as input (m->x is
+ * [B, N, D]: ids are discrete, so gradients are taken after the embedding
+ * table, which the graph does not hold); feature models their features.
+ * With a values-only parameter store no parameter gradient is computed. */
+rf_model *rf_model_new_attribution(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab,
+                                   int classes, int grid_h, int grid_w, rf_params *params, rf_status *st);
 /* rf_model_new_forward's plan without allocating anything (m->plan: the
  * forward-only arena and scratch), for the memory planner. */
 rf_model *rf_model_plan_forward(const rf_config *cfg, int batch, int seq_len, int feat_dim, int vocab, int classes,

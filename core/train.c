@@ -232,6 +232,7 @@ void rf_trainer_free(rf_trainer *t)
     for (int i = 0; i < t->buckets; i++)
         rf_model_free(t->bucket[i]);
     rf_model_free(t->single);
+    rf_model_free(t->attr);
     rf_model_free(t->model);
     rf_params_free(t->params);
     rf_pool_free(t->pool);

@@ -25,6 +25,9 @@ struct rf_trainer {
      * same parameters (built at the first inspection), so an input costs one
      * sample's pass, not a whole batch's. */
     rf_model *single;
+    /* Attribution (core/attribution.h): the model again with a gradient at
+     * its input, backward from the logits; built at the first call. */
+    rf_model *attr;
     /* Length buckets of a build of token sequences on the CPU: the model
      * again, forward-only, for inputs of at most bucket_len[i] positions
      * (ascending, all shorter than the model's), inside the model's arena,

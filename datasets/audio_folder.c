@@ -580,6 +580,17 @@ bool rf_audio_folder_get_stats(const rf_dataset *ds, rf_audio_folder_stats *out)
     return af != NULL;
 }
 
+bool rf_audio_folder_silence(const rf_dataset *ds, float *x, int len)
+{
+    const audio_folder *af = as_audio_folder(ds);
+    if (af == NULL)
+        return false;
+    float silent = (logf((float)RF_LOGMEL_FLOOR) - af->mean) * af->inv_std;   /* as rf_logmel_compute floors */
+    for (size_t i = 0; i < (size_t)len * ds->feat_dim; i++)
+        x[i] = silent;
+    return true;
+}
+
 int rf_audio_folder_sample_rate(const rf_dataset *ds)
 {
     const audio_folder *af = as_audio_folder(ds);

@@ -66,6 +66,11 @@ bool rf_audio_folder_get_stats(const rf_dataset *ds, rf_audio_folder_stats *out)
 /* The rate (Hz) the clips were resampled to, or 0 when ds is not an audio folder. */
 int rf_audio_folder_sample_rate(const rf_dataset *ds);
 
+/* Silence as a sample's features: the log-mel of a zero signal (every
+ * band at the featuriser's floor, log(1e-10)) normalised as the clips are,
+ * into len x feat_dim floats. False when ds is not an audio folder. */
+bool rf_audio_folder_silence(const rf_dataset *ds, float *x, int len);
+
 /* The full path of a sample's file, or NULL (borrowed, valid while ds lives). */
 const char *rf_audio_folder_file(const rf_dataset *ds, rf_split split, int64_t index);
 

@@ -4,7 +4,7 @@
  * other sequences draw as a line or a heat strip, and every hover reads back
  * the real value under the pointer. Real data sets (generated ListOps, an
  * audio folder and a text folder written here, random tokens) go through the Data view's
- * sample loader (ui/views/data_sample.c) into the figure. With RF_FIGURE_DIR set, each drawing is
+ * sample loader (ui/figures/data_sample.c) into the figure. With RF_FIGURE_DIR set, each drawing is
  * also written there as a PNG to look at. */
 #include <cairo.h>
 #include <glib.h>
@@ -22,8 +22,8 @@
 #include "../datasets/logmel.h"
 #include "../ui/figures/prediction_figure.h"
 #include "../ui/figures/sample_figure.h"
-#include "../ui/views/data_sample.h"
-#include "../ui/views/position_words.h"
+#include "../ui/figures/data_sample.h"
+#include "../ui/figures/position_words.h"
 #include "tap.h"
 
 #define W 1000

@@ -25,7 +25,7 @@
 #include "../start_folders.h"
 #include "../view.h"
 #include "data_index_list.h"
-#include "data_sample.h"
+#include "../figures/data_sample.h"
 #include "../drop_down_tooltip.h"
 
 /* The split menu's entry after the three splits. */

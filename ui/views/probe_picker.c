@@ -4,8 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "data_sample.h"
-#include "position_words.h"
+#include "../figures/data_sample.h"
+#include "../figures/position_words.h"
 #include "../drop_down_tooltip.h"
 
 /* On the session: the picker whose taps are being watched. */
