@@ -4,7 +4,8 @@ Usage: summarise.py TESTLOG_JSON...
 
 Test programs are counted by meson's result; the checks inside them by their
 TAP lines in the logged stdout ("ok", "not ok", a "# SKIP" directive, a
-"1..0 # SKIP" plan). A program whose result has no check of its kind (a crash
+"1..0 # SKIP" plan; a "not ok ... # TODO" check, one known to fail, is
+listed with the skips, its reason prefixed "known to fail:"). A program whose result has no check of its kind (a crash
 after passing checks, a skip without a TAP line) counts as one check more of
 that kind, so the last line's failures are never fewer than the programs'.
 Every skip is listed with its reason, and the five slowest test runs with
@@ -24,7 +25,7 @@ import sys
 from collections import Counter, defaultdict
 
 # As meson's TAP parser reads them: the name ends at the first '#'.
-CHECK = re.compile(r"(not )?ok\b\s*(?:\d+)?[^#]*(#\s*skip\S*\s*(.*))?", re.IGNORECASE)
+CHECK = re.compile(r"(not )?ok\b\s*(?:\d+)?[^#]*(#\s*(skip|todo)\S*\s*(.*))?", re.IGNORECASE)
 PLAN_SKIP = re.compile(r"1\.\.0\s*#\s*skip\S*\s*(.*)", re.IGNORECASE)
 OUTCOME = {"OK": "passed", "EXPECTEDFAIL": "passed", "SKIP": "skipped"}   # anything else failed
 
@@ -37,9 +38,15 @@ def checks_of(stdout):
         if plan:
             counts["skipped"] += 1
             reasons.append(plan.group(1))
+        elif check and check.group(3) and check.group(3).lower() == "todo":
+            if check.group(1):
+                counts["skipped"] += 1
+                reasons.append("known to fail: " + check.group(4))
+            else:
+                counts["passed"] += 1
         elif check and check.group(2):
             counts["skipped"] += 1
-            reasons.append(check.group(3))
+            reasons.append(check.group(4))
         elif check:
             counts["failed" if check.group(1) else "passed"] += 1
     return counts, [r.strip() or "no reason given" for r in reasons]
