@@ -5,16 +5,20 @@
  * the distributions.csv of a run trained by `rangefinder train` (argv[1]):
  * every parameter and its gradient at every evaluation, percentiles in
  * order, and the last evaluation's equal to those recomputed from the
- * saved checkpoint's tensors.
+ * saved checkpoint's tensors; the distribution figure's hover reading the
+ * CSV's percentiles, and `rangefinder plot --distribution` writing it.
  *
  *   test_distributions PATH/TO/rangefinder */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include "../config/distributions_csv.h"
 #include "../core/safetensors.h"
+#include "../ui/figures/distribution_figure.h"
+#include "../ui/plot/plot.h"
 #include "tap.h"
 
 /* The reference: insertion sort of a copy, then linear interpolation at
@@ -172,6 +176,66 @@ static void test_bad_files(const char *dir)
     expect_bad(dir, "6,a.w,tap,3,0,0,0,0,0,0,0,0,0,0", "cut short");
 }
 
+/* The figure of the run's rows for `name`: its hover, swept over the
+ * plot, reads each evaluation's percentiles as the CSV has them; and
+ * `rangefinder plot --distribution` writes it. */
+static void test_figure(const char *rangefinder, const char *run, const GArray *rows, const char *name)
+{
+    rf_distribution_figure f;
+    rf_distribution_figure_init(&f, name, RF_DIST_GRAD);
+    guint kept = rf_distribution_figure_add_run(&f, "run", rows);
+    rf_figure fig = rf_distribution_figure_figure(&f);
+    rf_zoom all = RF_ZOOM_ALL;
+    int steps_read = 0, agree = 0;
+    int64_t last = -1;
+    for (double px = 0; px < 800; px += 1) {
+        char text[512];
+        if (!fig.hover(fig.data, 800, 500, &all, px, 250, text, sizeof text))
+            continue;
+        long long step = -1;
+        if (sscanf(text, "run step %lld:", &step) != 1 || step == last)
+            continue;
+        last = step;
+        steps_read++;
+        for (guint i = 0; i < rows->len; i++) {
+            const rf_distribution_row *r = &g_array_index(rows, rf_distribution_row, i);
+            if (r->step != step || r->d.kind != RF_DIST_GRAD || strcmp(r->d.name, name) != 0)
+                continue;
+            char want[64], min[32], p50[32], max[32];
+            rf_format_number(r->d.q[0], min, sizeof min);
+            rf_format_number(r->d.q[4], p50, sizeof p50);
+            rf_format_number(r->d.q[8], max, sizeof max);
+            snprintf(want, sizeof want, "min %s ", min);
+            bool same = strstr(text, want) != NULL;
+            snprintf(want, sizeof want, " p50 %s ", p50);
+            same = same && strstr(text, want) != NULL;
+            snprintf(want, sizeof want, " max %s", max);
+            same = same && g_str_has_suffix(text, want);
+            if (!same)
+                tap_diag("hover at step %lld: '%s'; the CSV's min %s p50 %s max %s", step, text, min, p50, max);
+            agree += same;
+        }
+    }
+    tap_ok(kept == 2 && steps_read == 2 && agree == 2,
+           "the figure's hover over %s's gradient reads both evaluations' percentiles as the CSV holds them", name);
+    rf_distribution_figure_clear(&f);
+
+    g_autofree char *svg = g_build_filename(run, "grad.svg", NULL);
+    const char *argv[] = {rangefinder, "plot", run, "--distribution", name, "--kind", "grad", "--out", svg, NULL};
+    int status = -1;
+    bool ran = g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                            NULL, NULL, NULL, &status, NULL) &&
+               g_spawn_check_wait_status(status, NULL);
+    g_autofree char *text = NULL;
+    tap_ok(ran && g_file_get_contents(svg, &text, NULL, NULL) && strstr(text, "<svg") != NULL,
+           "rangefinder plot --distribution %s --kind grad writes an SVG", name);
+    const char *bad[] = {rangefinder, "plot", run, "--distribution", name, "--kind", "weights", "--out", svg, NULL};
+    g_autofree char *err = NULL;
+    ran = g_spawn_sync(NULL, (char **)bad, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status, NULL);
+    tap_ok(ran && WIFEXITED(status) && WEXITSTATUS(status) == 2 && strstr(err, "--kind 'weights'") != NULL,
+           "an unknown --kind is a usage error naming it");
+}
+
 /* A run of `rangefinder train` for 6 steps, evaluating every 3. */
 static void test_trained_run(const char *rangefinder, const char *dir)
 {
@@ -252,6 +316,7 @@ static void test_trained_run(const char *rangefinder, const char *dir)
     tap_ok(matched == params && mismatched == 0,
            "the step-6 parameter rows equal the distributions of the checkpoint's tensors (%d of %d)", matched, params);
     rf_safetensors_free(f);
+    test_figure(rangefinder, run, rows, "layer0.attn.q.weight");
     g_array_free(rows, TRUE);
 }
 
