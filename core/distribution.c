@@ -101,7 +101,8 @@ static bool tap_distributions(rf_trainer *t, rf_distribution *out, int *n, float
     bool ok = true;
     if (wanted > 0) {
         rf_probe_set *ps = rf_probe_set_new(g, names, wanted, 0, st);
-        ok = ps != NULL && rf_trainer_inspect_alone(t, RF_SPLIT_VAL, 0, ps, st);
+        rf_inspection seen;
+        ok = ps != NULL && rf_trainer_inspect(t, RF_SPLIT_VAL, 0, ps, &seen, st);
         for (int i = 0; ok && i < ps->count; i++) {
             int64_t numel = rf_shape_numel(ps->values[i].shape);
             if (numel < 1)

@@ -32,7 +32,7 @@ void rf_distribution_of(const float *x, int64_t n, float *scratch, rf_distributi
 /* Every parameter tensor's values, their gradients (where the store has
  * gradients: those of the last training step) and every value tap of the
  * model, the taps read for the first sample of the validation split (one
- * forward pass of it alone, nothing updated). *count gets how many;
+ * forward pass of its batch, nothing updated). *count gets how many;
  * free the array with free(). NULL with `st` filled on failure; a model
  * whose parameters live on a device gives only its taps. */
 rf_distribution *rf_trainer_distributions(rf_trainer *t, int *count, rf_status *st);

@@ -139,12 +139,6 @@ typedef struct rf_outside_input {
 bool rf_trainer_inspect_input(rf_trainer *t, const rf_outside_input *in, rf_probe_set *ps, rf_inspection *out,
                               float *probs, rf_status *st);
 
-/* Value taps of evaluation sample `sample` of `split` run alone, as
- * rf_trainer_inspect_input runs an outside input (batch 1, forward only,
- * nothing updated): a 1/batch of rf_trainer_inspect's cost, for
- * summaries taken at every evaluation (core/distribution.h). */
-bool rf_trainer_inspect_alone(rf_trainer *t, rf_split split, int64_t sample, rf_probe_set *ps, rf_status *st);
-
 /* Class probabilities of up to `batch` outside inputs at once, forward
  * only (no dropout, no backward, nothing updated): probs gets count x
  * classes floats. On a trainer from rf_trainer_new_forward nothing for

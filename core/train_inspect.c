@@ -157,21 +157,3 @@ bool rf_trainer_predict(rf_trainer *t, const rf_outside_input *in, int count, fl
         row_probabilities(m, b, probs + (size_t)b * c);
     return true;
 }
-
-bool rf_trainer_inspect_alone(rf_trainer *t, rf_split split, int64_t sample, rf_probe_set *ps, rf_status *st)
-{
-    if (sample < 0 || sample >= t->ds->size[split])
-        return rf_fail(st, "sample %lld is out of range: the %s split has %lld samples", (long long)sample,
-                       rf_split_name(split), (long long)t->ds->size[split]);
-    const rf_batch *b = rf_trainer_settle(t, st) ? rf_batcher_eval(t->batcher, split, sample / t->model->batch, st)
-                                                   : NULL;
-    if (b == NULL)
-        return false;
-    int row = (int)(sample % t->model->batch), len = 0;
-    for (int p = 0; p < b->seq_len; p++)   /* valid positions come first */
-        len += b->mask[(size_t)row * b->seq_len + p] > 0;
-    size_t fd = b->feat_dim > 0 ? (size_t)b->feat_dim : 1;
-    rf_outside_input in = {.x = b->x + (size_t)row * b->seq_len * fd, .len = len > 0 ? len : 1};
-    rf_inspection seen;
-    return rf_trainer_inspect_input(t, &in, ps, &seen, NULL, st);
-}
