@@ -52,8 +52,7 @@ static float smallest(const float *a, int64_t n)
 }
 
 /* Selection, not a sort: each percentile's rank is selected in what lies
- * at or above the last one (about 2n comparisons each), which keeps a
- * summary of every tensor at an evaluation well under 1% of its time. */
+ * at or above the last one (about 2n comparisons each). */
 void rf_distribution_of(const float *x, int64_t n, float *scratch, rf_distribution *out)
 {
     double sum = 0;
