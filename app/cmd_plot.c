@@ -7,6 +7,7 @@
 
 #include "../core/train.h"
 #include "../datasets/datasets.h"
+#include "../ui/figures/distribution_figure.h"
 #include "../ui/figures/memory_figure.h"
 #include "../ui/figures/training_figure.h"
 #include "../ui/plot/smooth.h"
@@ -162,6 +163,40 @@ static gboolean export_memory(GPtrArray *runs, const char *out, const rf_export_
     return ok;
 }
 
+/* One tensor's distributions.csv rows of every run, overlaid. */
+static gboolean export_distribution(char **dirs, const char *name, const char *kind, const char *out,
+                                    const rf_export_options *o, GError **error)
+{
+    rf_dist_kind k = RF_DIST_KINDS;
+    for (int i = 0; i < RF_DIST_KINDS; i++)
+        if (g_strcmp0(kind != NULL ? kind : "param", rf_dist_kind_name(i)) == 0)
+            k = i;
+    if (k == RF_DIST_KINDS) {
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "--kind '%s': allowed values are param|grad|tap", kind);
+        return FALSE;
+    }
+    rf_distribution_figure figure;
+    rf_distribution_figure_init(&figure, name, k);
+    gboolean ok = TRUE;
+    for (char **d = dirs; ok && *d != NULL; d++) {
+        g_autofree char *path = g_build_filename(*d, "distributions.csv", NULL), *label = g_path_get_basename(*d);
+        GArray *rows = rf_distributions_csv_read(path, error);
+        ok = rows != NULL;
+        if (ok)
+            rf_distribution_figure_add_run(&figure, label, rows);
+        if (rows != NULL)
+            g_array_free(rows, TRUE);
+    }
+    rf_figure f = rf_distribution_figure_figure(&figure);
+    char err[1024];
+    if (ok && !rf_figure_export_with(&f, NULL, out, o, err, sizeof err)) {
+        g_set_error_literal(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, err);
+        ok = FALSE;
+    }
+    rf_distribution_figure_clear(&figure);
+    return ok;
+}
+
 /* "1800x1200 pixels at 300 dpi" or "432x288 pt": what the file holds. */
 static const char *size_words(const rf_export_options *o, gboolean png, char *words, size_t size)
 {
@@ -180,7 +215,7 @@ static const char *size_words(const rf_export_options *o, gboolean png, char *wo
 int rf_cmd_plot(int argc, char **argv)
 {
     g_autofree char *out = NULL, *size = NULL, *dpi = NULL, *font_size = NULL, *figure = NULL, *smooth = NULL,
-                    *x = NULL, *log = NULL;
+                    *x = NULL, *log = NULL, *distribution = NULL, *kind = NULL;
     g_auto(GStrv) dirs = NULL;
     const GOptionEntry entries[] = {
         {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "The file to write: .png, .svg or .pdf", "FILE"},
@@ -198,6 +233,9 @@ int rf_cmd_plot(int argc, char **argv)
         {"x", 0, 0, G_OPTION_ARG_STRING, &x, "training: the x axis, step (default) or time (wall time)", "AXIS"},
         {"log", 0, 0, G_OPTION_ARG_STRING, &log, "training: panels on a log scale, from loss,lr,step_time",
          "PANELS"},
+        {"distribution", 0, 0, G_OPTION_ARG_STRING, &distribution,
+         "Draw this tensor's distribution over training from each RUN_DIR/distributions.csv instead", "NAME"},
+        {"kind", 0, 0, G_OPTION_ARG_STRING, &kind, "--distribution: param (default), grad or tap", "KIND"},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &dirs, NULL, "RUN_DIR…"},
         G_OPTION_ENTRY_NULL,
     };
@@ -210,14 +248,18 @@ int rf_cmd_plot(int argc, char **argv)
         "  training: loss, accuracy, learning rate, step time and planned memory against the step\n"
         "            (or the wall time), one colour per run, the train curves smoothed (the Training view).\n"
         "  memory:   planned memory against sequence length for every encoder at the first run's\n"
-        "            widths and batch, its config marked (the Memory view).");
+        "            widths and batch, its config marked (the Memory view).\n"
+        "  --distribution NAME: one tensor's percentiles at each evaluation (RUN_DIR/distributions.csv)\n"
+        "            as nested bands over steps (min-max, 7-93, 16-84, 31-69, the median a line),\n"
+        "            one colour per run.");
     g_option_context_set_description(ctx,
         "Examples:\n"
         "  rangefinder plot runs/default --out training.png\n"
         "  rangefinder plot runs/lr1e-3 runs/lr3e-4 --out compare.pdf --size 15x10cm --font-size 9\n"
         "  rangefinder plot runs/default --out figure.png --size 6x4in --dpi 300\n"
         "  rangefinder plot runs/default --smooth 0.9 --x time --log loss,lr --out curves.png\n"
-        "  rangefinder plot runs/default --figure memory --out memory.svg\n");
+        "  rangefinder plot runs/default --figure memory --out memory.svg\n"
+        "  rangefinder plot runs/a runs/b --distribution layer0.ls.q.weight --kind grad --out grad.svg\n");
 
     g_autoptr(GError) error = NULL;
     if (!rf_cli_parse(ctx, "plot", &argc, &argv, &error))
@@ -242,6 +284,12 @@ int rf_cmd_plot(int argc, char **argv)
     g_autofree char *lower = g_ascii_strdown(out, -1);
     if (!parse_export(size, dpi, font_size, g_str_has_suffix(lower, ".png"), &export, &error))
         return rf_cli_report(error);
+    if (distribution != NULL) {
+        if (!export_distribution(dirs, distribution, kind, out, &export, &error))
+            return rf_cli_report(error);
+        printf("wrote %s (distribution of %s)\n", out, distribution);
+        return RF_EXIT_OK;
+    }
     g_autoptr(rf_training_figure) training = rf_training_figure_new();
     if (!set_curves(training, smooth, x, log, &error))
         return rf_cli_report(error);

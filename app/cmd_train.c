@@ -29,12 +29,14 @@
 #include "../core/atomic_file.h"
 #include "../core/checkpoint.h"
 #include "../core/curriculum.h"
+#include "../core/distribution.h"
 #include "../core/train.h"
 #include "../datasets/baselines.h"
 #include "../datasets/datasets.h"
 #include "baselines_file.h"
 #include "cli.h"
 #include "data_open.h"
+#include "distributions_csv.h"
 #include "commands.h"
 #include "config_diff.h"
 #include "config_file.h"
@@ -83,12 +85,14 @@ typedef struct train_job {
     rf_dataset *ds;
     rf_trainer *trainer;
     rf_metrics_csv *csv;
+    rf_distributions_csv *distributions;
     rf_run_lock *lock;        /* the writer's hold on dir */
 } train_job;
 
 static void train_job_clear(train_job *job)
 {
     rf_metrics_csv_close(job->csv);
+    rf_distributions_csv_close(job->distributions);
     rf_trainer_free(job->trainer);
     rf_dataset_free(job->ds);
     g_free(job->checkpoint);
@@ -100,14 +104,29 @@ static void train_job_clear(train_job *job)
 typedef struct run_state {
     rf_trainer *trainer;
     rf_metrics_csv *csv;
+    rf_distributions_csv *distributions;   /* NULL: not recorded (a run of several ranks) */
     rf_progress *progress;
-    GError *write_error;        /* the first metrics.csv failure; it stops the run */
+    GError *write_error;        /* the first metrics.csv or distributions.csv failure; it stops the run */
     int64_t checkpoint_step;    /* the last good checkpoint's step (the run's count); -1: none */
     int64_t first_step;         /* the stage's first step among the run's */
     double seconds_before;      /* time of this invocation's earlier stages */
     double train_loss, val_accuracy, test_accuracy, test_loss;
     gboolean stop_announced;
 } run_state;
+
+/* Every tensor's distribution at an evaluation (the run's step). */
+static void write_distributions(run_state *s, int64_t step)
+{
+    rf_status st = {0};
+    int n = 0;
+    rf_distribution *d = rf_trainer_distributions(s->trainer, &n, &st);
+    if (d == NULL)
+        g_set_error(&s->write_error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "distributions at step %lld: %s",
+                    (long long)step, st.msg);
+    else
+        rf_distributions_csv_write(s->distributions, step, d, n, &s->write_error);
+    free(d);
+}
 
 static void on_metrics(void *ctx, const rf_metrics *stage_metrics)
 {
@@ -126,6 +145,8 @@ static void on_metrics(void *ctx, const rf_metrics *stage_metrics)
     rf_progress_metrics(s->progress, m);
     if (s->write_error == NULL)
         rf_metrics_csv_write(s->csv, m, &s->write_error);
+    if (m->split == RF_SPLIT_VAL && s->distributions != NULL && s->write_error == NULL)
+        write_distributions(s, m->step);
 }
 
 /* The rows so far on disk before a checkpoint covers them; after a failed
@@ -135,6 +156,8 @@ static bool before_checkpoint(void *ctx, rf_status *st)
     run_state *s = ctx;
     if (s->write_error == NULL)
         rf_metrics_csv_sync(s->csv, &s->write_error);
+    if (s->write_error == NULL && s->distributions != NULL)
+        rf_distributions_csv_sync(s->distributions, &s->write_error);
     return s->write_error == NULL || rf_fail(st, "%s", s->write_error->message);
 }
 
@@ -314,7 +337,11 @@ static gboolean prepare_new(train_job *job, const char *config_path, const char 
     if (init != NULL && !write_init_record(job->dir, init, error))
         return FALSE;
     job->csv = rf_metrics_csv_create(csv, &job->cfg, error);
-    return job->csv != NULL;
+    if (job->csv == NULL || rf_ranks_count() > 1)
+        return job->csv != NULL;
+    g_autofree char *distributions = g_build_filename(job->dir, "distributions.csv", NULL);
+    job->distributions = rf_distributions_csv_create(distributions, error);
+    return job->distributions != NULL;
 }
 
 /* The config comes from the checkpoint, which always matches its weights;
@@ -362,7 +389,11 @@ static gboolean prepare_resume(train_job *job, const char *dir, const char *cons
     if (!write_config_ini(job, error) || !write_baselines(job, error))
         return FALSE;
     job->csv = rf_metrics_csv_resume(csv, job->first_step + job->resumed_from, &job->cfg, error);
-    return job->csv != NULL;
+    if (job->csv == NULL || rf_ranks_count() > 1)
+        return job->csv != NULL;
+    g_autofree char *distributions = g_build_filename(dir, "distributions.csv", NULL);
+    job->distributions = rf_distributions_csv_resume(distributions, job->first_step + job->resumed_from, error);
+    return job->distributions != NULL;
 }
 
 /* "stage 2 of 3 (data.min_len=100 data.max_len=500 ...)": what the stage
@@ -467,6 +498,7 @@ static int run(train_job *job)
     run_state s = {
         .trainer = job->trainer,
         .csv = job->csv,
+        .distributions = job->distributions,
         .checkpoint_step = job->resumed_from >= 0 ? job->first_step + job->resumed_from : -1,
         .first_step = job->first_step,
         .train_loss = NAN,

@@ -3,7 +3,8 @@
  * ListOps model, 12 steps, train.log_every = 5):
  *   1. the run's metrics.csv holds what `rangefinder train` writes for the
  *      config: training rows at steps 5, 10 and 12 (log_every and the
- *      last), validation rows at 6 and 12, the test row at 12;
+ *      last), validation rows at 6 and 12, the test row at 12; and its
+ *      distributions.csv every parameter, gradient and tap at 6 and 12;
  *   2. the step counter describes the last run by its own step budget:
  *      Steps lowered to 4 after the 12-step run has finished reads
  *      "last run: step 12 / 12" with a full bar, not "step 12 / 4"; a
@@ -17,6 +18,7 @@
  */
 #include <string.h>
 
+#include "../config/distributions_csv.h"
 #include "../core/checkpoint.h"
 #include "workbench_app.h"
 
@@ -141,6 +143,31 @@ static gboolean is_null(gpointer data)
     return *(gpointer *)data == NULL;
 }
 
+/* The run's distributions.csv as `train` writes it: at each evaluation
+ * (steps 6 and 12) every parameter's values and gradient and the taps. */
+static void check_distributions(const char *dir)
+{
+    g_autofree char *path = dir != NULL ? g_build_filename(dir, "distributions.csv", NULL) : NULL;
+    g_autoptr(GError) error = NULL;
+    GArray *rows = path != NULL ? rf_distributions_csv_read(path, &error) : NULL;
+    int count[2][RF_DIST_KINDS] = {{0}}, other = 0;
+    for (guint i = 0; rows != NULL && i < rows->len; i++) {
+        const rf_distribution_row *r = &g_array_index(rows, rf_distribution_row, i);
+        if (r->step == 6 || r->step == 12)
+            count[r->step == 12][r->d.kind]++;
+        else
+            other++;
+    }
+    tap_ok(rows != NULL && other == 0 && count[0][RF_DIST_PARAM] > 0 &&
+               memcmp(count[0], count[1], sizeof count[0]) == 0 &&
+               count[0][RF_DIST_GRAD] == count[0][RF_DIST_PARAM] && count[0][RF_DIST_TAP] > 0,
+           "distributions.csv holds every parameter (%d), its gradient (%d) and the taps (%d) at steps 6 and 12 only%s%s",
+           count[1][RF_DIST_PARAM], count[1][RF_DIST_GRAD], count[1][RF_DIST_TAP], error ? ": " : "",
+           error ? error->message : "");
+    if (rows != NULL)
+        g_array_free(rows, TRUE);
+}
+
 static void check_log_every(RfWindow *win)
 {
     RfSession *s = rf_window_get_session(win);
@@ -150,6 +177,7 @@ static void check_log_every(RfWindow *win)
     g_autofree char *rows = done && run->dir != NULL ? rows_of_csv(run->dir) : NULL;
     tap_ok(rows != NULL && strcmp(rows, "train@5 val@6 train@10 train@12 val@12 test@12") == 0,
            "metrics.csv of a 12-step run with log_every = 5 holds what `train` writes (%s)", rows ? rows : "none");
+    check_distributions(done ? run->dir : NULL);
 }
 
 static void check_counter(RfWindow *win)

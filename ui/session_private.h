@@ -4,6 +4,7 @@
 #ifndef RF_SESSION_PRIVATE_H
 #define RF_SESSION_PRIVATE_H
 
+#include "../config/distributions_csv.h"
 #include "../config/metrics_csv.h"
 #include "../config/run_lock.h"
 #include "session.h"
@@ -87,6 +88,7 @@ void rf_msg_free(rf_msg *m);
  * may still be resumed here. --- */
 typedef struct rf_run_record {
     rf_metrics_csv *csv;
+    rf_distributions_csv *distributions;
     char *checkpoint;
     int64_t saved_step;   /* the step of the last checkpoint written; -1: none */
     rf_run_lock *lock;

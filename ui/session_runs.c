@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../config/config_file.h"
+#include "../config/distributions_csv.h"
 #include "../config/metrics_csv.h"
 #include "../config/run_folder.h"
 #include "../config/run_lock.h"
@@ -19,6 +20,7 @@ void rf_run_record_free(rf_run_record *r)
     if (r == NULL)
         return;
     rf_metrics_csv_close(r->csv);
+    rf_distributions_csv_close(r->distributions);
     g_free(r->checkpoint);
     rf_run_lock_release(r->lock);
     g_free(r);
@@ -45,11 +47,15 @@ rf_run_record *rf_session_new_record(RfSession *s, const rf_config *cfg, char **
     g_autofree char *made = rf_run_folder_create(s->runs_dir, label, &error);
     g_autofree char *ini = made != NULL ? g_build_filename(made, "config.ini", NULL) : NULL;
     g_autofree char *csv_path = made != NULL ? g_build_filename(made, "metrics.csv", NULL) : NULL;
+    g_autofree char *dist_path = made != NULL ? g_build_filename(made, "distributions.csv", NULL) : NULL;
     g_autoptr(rf_run_lock) lock = NULL;
     rf_metrics_csv *csv = NULL;
+    rf_distributions_csv *distributions = NULL;
     if (made == NULL || (lock = rf_run_lock_take(made, "the workbench", &error)) == NULL ||
         !rf_config_write_ini(cfg, ini, CONFIG_COMMENT, &error) ||
-        (csv = rf_metrics_csv_create(csv_path, cfg, &error)) == NULL) {
+        (csv = rf_metrics_csv_create(csv_path, cfg, &error)) == NULL ||
+        (distributions = rf_distributions_csv_create(dist_path, &error)) == NULL) {
+        rf_metrics_csv_close(csv);
         g_autofree char *message = g_strdup_printf("%s; the run goes on but is not recorded in the runs folder",
                                                    error->message);
         rf_session_report_failure(s, message);
@@ -57,6 +63,7 @@ rf_run_record *rf_session_new_record(RfSession *s, const rf_config *cfg, char **
     }
     rf_run_record *r = g_new0(rf_run_record, 1);
     r->csv = csv;
+    r->distributions = distributions;
     r->checkpoint = g_build_filename(made, "checkpoint.safetensors", NULL);
     r->saved_step = -1;
     r->lock = g_steal_pointer(&lock);

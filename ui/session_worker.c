@@ -12,6 +12,7 @@
  * stops, the rows synced and then the checkpoint.
  */
 #include <math.h>
+#include <stdlib.h>
 
 #include "../config/baselines_file.h"
 #include "../core/alloc.h"
@@ -129,7 +130,8 @@ static void record_end(rf_worker *w, rf_tb_status status)
 static gboolean record_rows(rf_worker *w)
 {
     g_autoptr(GError) error = NULL;
-    if (w->record == NULL || rf_metrics_csv_sync(w->record->csv, &error))
+    if (w->record == NULL || (rf_metrics_csv_sync(w->record->csv, &error) &&
+                              rf_distributions_csv_sync(w->record->distributions, &error)))
         return TRUE;
     record_failed(w, error);
     return FALSE;
@@ -156,6 +158,21 @@ static gboolean due(int64_t step, int every, int64_t last)
     return step == last || (every > 0 && step % every == 0);
 }
 
+/* Every tensor's distribution at an evaluation, as `rangefinder train`
+ * records it. */
+static void record_distributions(rf_worker *w, int64_t step)
+{
+    rf_status st = {0};
+    int n = 0;
+    g_autoptr(GError) error = NULL;
+    rf_distribution *d = rf_trainer_distributions(w->trainer, &n, &st);
+    if (d == NULL)
+        error = g_error_new(G_IO_ERROR, G_IO_ERROR_FAILED, "distributions at step %lld: %s", (long long)step, st.msg);
+    if (error != NULL || !rf_distributions_csv_write(w->record->distributions, step, d, n, &error))
+        record_failed(w, error);
+    free(d);
+}
+
 /* Every row to the UI thread (the live curve shows each step); to the run's
  * metrics.csv what `rangefinder train` writes for the config: a training
  * row every train.log_every steps and at the last, every evaluation. */
@@ -166,6 +183,8 @@ static void post_metrics(rf_worker *w, const rf_metrics *metrics)
     gboolean logged = metrics->split != RF_SPLIT_TRAIN || due(metrics->step, cfg->train.log_every, cfg->train.steps);
     if (w->record != NULL && logged && !rf_metrics_csv_write(w->record->csv, metrics, &error))
         record_failed(w, error);
+    else if (w->record != NULL && metrics->split == RF_SPLIT_VAL)
+        record_distributions(w, metrics->step);
     rf_msg *m = msg_new(RF_MSG_METRICS);
     m->metrics = *metrics;
     m->step = metrics->step;
