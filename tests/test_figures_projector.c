@@ -18,9 +18,9 @@
 #define W 800
 #define H 600
 
-/* Off the grid lines (whole numbers), so a point sits on white; the
+/* Off the grid lines (at round numbers), so a point sits on white; the
  * bottom right corner empty, for the legend. */
-static const float coords[] = {-2.7f, -1.3f, 2.3f, 1.6f, 0.4f, 0.35f, 1.35f, 0.7f, -1.6f, 1.8f};
+static const float coords[] = {-2.7f, -1.3f, 2.33f, 1.63f, 0.4f, 0.35f, 1.35f, 0.7f, -1.6f, 1.8f};
 static const int label[] = {0, 1, 2, 0, 1};
 static const int predicted[] = {0, 2, 2, 1, 1};
 static const char *const names[] = {"min", "max", "med", NULL};
@@ -95,8 +95,8 @@ static void points_case(void)
     double px[N], py[N];
     bool placed = true;
     for (int i = 0; i < N; i++)
-        placed &= rf_projector_figure_point_centre(f, W, H, i, &px[i], &py[i]);
-    tap_ok(placed && !rf_projector_figure_point_centre(f, W, H, N, &px[0], &py[0]),
+        placed &= rf_projector_figure_point_centre(f, W, H, &RF_ZOOM_ALL, i, &px[i], &py[i]);
+    tap_ok(placed && !rf_projector_figure_point_centre(f, W, H, &RF_ZOOM_ALL, N, &px[0], &py[0]),
            "every sample has a place, none past the last");
     /* The places are one linear map: the same pixels per unit for every pair. */
     double sx = (px[1] - px[0]) / (coords[2] - coords[0]), sy = (py[1] - py[0]) / (coords[3] - coords[1]);
@@ -122,6 +122,23 @@ static void points_case(void)
     tap_ok(painted, "each point is painted at its place in its label's colour");
     rf_rgb off = pixel(s, (px[2] + px[3]) / 2, (py[2] + py[3]) / 2);
     tap_ok(off.r > 0.95 && off.g > 0.95 && off.b > 0.95, "between two points the background is white");
+    cairo_surface_destroy(s);
+
+    /* the top right quarter, zoomed: sample 1 there at twice the scale */
+    rf_zoom quarter = {0.5, 1.0, 0.0, 0.5};
+    double zx, zy, zx2, zy2;
+    rf_projector_figure_point_centre(f, W, H, &quarter, 1, &zx, &zy);
+    rf_projector_figure_point_centre(f, W, H, &quarter, 2, &zx2, &zy2);
+    s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+    cairo_t *cr = cairo_create(s);
+    fig.draw(fig.data, cr, W, H, &quarter);
+    cairo_destroy(cr);
+    cairo_surface_flush(s);
+    rf_rgb want1;
+    rf_projector_figure_point_colour(f, 1, &want1);
+    double zsx = (zx - zx2) / (coords[2] - coords[4]);
+    tap_ok(looks_like(pixel(s, zx, zy), want1) && fabs(zsx / sx - 2) < 0.15,
+           "zoomed into the top right quarter, sample 1 is painted at its place, at %.2f times the scale", zsx / sx);
     cairo_surface_destroy(s);
 
     tap_ok(svg_has_text(&fig, "PC1 (41.2%)") && svg_has_text(&fig, "PC2 (18.7%)"),
@@ -173,10 +190,10 @@ static void many_case(void)
     tap_diag("10,000 points at 1920x1080: %.1f ms", ms);
     tap_ok(ms < 1000, "10,000 points draw in under a second (%.0f ms)", ms);
     double x, y;
-    rf_projector_figure_point_centre(f, 1920, 1080, 4321, &x, &y);
-    int64_t at = rf_projector_figure_point_at(f, 1920, 1080, x, y);
+    rf_projector_figure_point_centre(f, 1920, 1080, &RF_ZOOM_ALL, 4321, &x, &y);
+    int64_t at = rf_projector_figure_point_at(f, 1920, 1080, &RF_ZOOM_ALL, x, y);
     double ax, ay;
-    rf_projector_figure_point_centre(f, 1920, 1080, at, &ax, &ay);
+    rf_projector_figure_point_centre(f, 1920, 1080, &RF_ZOOM_ALL, at, &ax, &ay);
     tap_ok(at >= 0 && ax == x && ay == y, "among 10,000 the point found under a place is drawn there");
     rf_projector_figure_free(f);
     g_free(xy);

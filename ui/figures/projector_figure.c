@@ -5,7 +5,9 @@
 #include <stdio.h>
 
 #define PAD 8.0
-#define POINT 4.0           /* a point's side, in device units */
+/* A point's side in device units: larger where there are few. */
+#define POINT_FEW 6.0       /* up to 1,000 points */
+#define POINT_MANY 3.5      /* from 5,000 */
 #define POINT_ALPHA 0.6
 #define HIT 6.0             /* how near a pointer must come to a point */
 #define RIGHT ((rf_rgb){0.0, 0.45, 0.70})
@@ -138,8 +140,8 @@ bool rf_projector_figure_point_colour(const rf_projector_figure *f, int64_t samp
 }
 
 /* The panel at width x height: both axes over every point. */
-static rf_plot lay_out(const rf_projector_figure *f, cairo_t *cr, double width, double height, char xlabel[32],
-                       char ylabel[32])
+static rf_plot lay_out(const rf_projector_figure *f, cairo_t *cr, double width, double height, const rf_zoom *zoom,
+                       char xlabel[32], char ylabel[32])
 {
     rf_axis x = {.min = INFINITY, .max = -INFINITY, .label = xlabel};
     rf_axis y = {.min = INFINITY, .max = -INFINITY, .label = ylabel};
@@ -151,8 +153,9 @@ static rf_plot lay_out(const rf_projector_figure *f, cairo_t *cr, double width, 
     rf_axis_finish(&y, false);
     snprintf(xlabel, 32, "PC1 (%.1f%%)", 100.0 * f->explained[0]);
     snprintf(ylabel, 32, "PC2 (%.1f%%)", 100.0 * f->explained[1]);
+    rf_axis shown_x = rf_axis_zoom(&x, zoom->x0, zoom->x1), shown_y = rf_axis_zoom(&y, 1 - zoom->y1, 1 - zoom->y0);
     rf_plot p;
-    rf_plot_begin(&p, cr, (rf_rect){PAD, PAD, width - 2 * PAD, height - 2 * PAD}, &x, &y, f->title);
+    rf_plot_begin(&p, cr, (rf_rect){PAD, PAD, width - 2 * PAD, height - 2 * PAD}, &shown_x, &shown_y, f->title);
     return p;
 }
 
@@ -162,7 +165,8 @@ static void draw_points(const rf_projector_figure *f, rf_plot *p)
     cairo_save(cr);
     cairo_rectangle(cr, p->frame.x, p->frame.y, p->frame.w, p->frame.h);
     cairo_clip(cr);
-    double side = POINT * rf_plot_text_scale(cr);
+    double few = fmin(fmax((5000.0 - (double)f->n) / 4000.0, 0), 1);
+    double side = (POINT_MANY + few * (POINT_FEW - POINT_MANY)) * rf_plot_text_scale(cr);
     /* One fill per colour: 10,000 rectangles in a path fill at once. */
     for (int g = 0; g < groups(f); g++) {
         bool any = false;
@@ -182,7 +186,7 @@ static void draw_points(const rf_projector_figure *f, rf_plot *p)
 }
 
 /* The legend's corner: the one whose quarter of the frame holds the fewest
- * points, so it hides as few as it can. */
+ * points shown, so it hides as few as it can. */
 static rf_legend_corner emptiest_corner(const rf_projector_figure *f, const rf_plot *p)
 {
     static const rf_legend_corner corners[] = {RF_LEGEND_TOP_RIGHT, RF_LEGEND_TOP_LEFT, RF_LEGEND_BOTTOM_RIGHT};
@@ -190,6 +194,8 @@ static rf_legend_corner emptiest_corner(const rf_projector_figure *f, const rf_p
     double mid_x = p->frame.x + p->frame.w / 2, mid_y = p->frame.y + p->frame.h / 2;
     for (int64_t i = 0; i < f->n; i++) {
         double px = rf_plot_px(p, f->coords[2 * i]), py = rf_plot_py(p, f->coords[2 * i + 1]);
+        if (!rf_plot_contains(p, px, py))
+            continue;
         if (px >= mid_x && py < mid_y)
             count[0]++;
         else if (px < mid_x && py < mid_y)
@@ -223,7 +229,6 @@ static void draw_legend(const rf_projector_figure *f, rf_plot *p)
 
 static void draw(void *data, cairo_t *cr, double width, double height, const rf_zoom *zoom)
 {
-    (void)zoom;
     rf_projector_figure *f = data;
     cairo_save(cr);
     cairo_set_source_rgb(cr, 1, 1, 1);
@@ -234,7 +239,7 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
         return;
     }
     char xlabel[32], ylabel[32];
-    rf_plot p = lay_out(f, cr, width, height, xlabel, ylabel);
+    rf_plot p = lay_out(f, cr, width, height, zoom, xlabel, ylabel);
     draw_points(f, &p);
     rf_plot_end(&p);
     draw_legend(f, &p);
@@ -242,22 +247,23 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
 }
 
 /* The panel as draw lays it out, on a scratch context. */
-static rf_plot measured_plot(const rf_projector_figure *f, double width, double height, cairo_surface_t **s,
-                             cairo_t **cr, char xlabel[32], char ylabel[32])
+static rf_plot measured_plot(const rf_projector_figure *f, double width, double height, const rf_zoom *zoom,
+                             cairo_surface_t **s, cairo_t **cr, char xlabel[32], char ylabel[32])
 {
     *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
     *cr = cairo_create(*s);
-    return lay_out(f, *cr, width, height, xlabel, ylabel);
+    return lay_out(f, *cr, width, height, zoom, xlabel, ylabel);
 }
 
-int64_t rf_projector_figure_point_at(rf_projector_figure *f, double width, double height, double x, double y)
+int64_t rf_projector_figure_point_at(rf_projector_figure *f, double width, double height, const rf_zoom *zoom,
+                                     double x, double y)
 {
     if (f->n == 0)
         return -1;
     cairo_surface_t *s;
     cairo_t *cr;
     char xlabel[32], ylabel[32];
-    rf_plot p = measured_plot(f, width, height, &s, &cr, xlabel, ylabel);
+    rf_plot p = measured_plot(f, width, height, zoom, &s, &cr, xlabel, ylabel);
     int64_t best = -1;
     double best_d = HIT * HIT;
     if (rf_plot_contains(&p, x, y))
@@ -273,15 +279,15 @@ int64_t rf_projector_figure_point_at(rf_projector_figure *f, double width, doubl
     return best;
 }
 
-bool rf_projector_figure_point_centre(rf_projector_figure *f, double width, double height, int64_t sample,
-                                      double *x, double *y)
+bool rf_projector_figure_point_centre(rf_projector_figure *f, double width, double height, const rf_zoom *zoom,
+                                      int64_t sample, double *x, double *y)
 {
     if (sample < 0 || sample >= f->n)
         return false;
     cairo_surface_t *s;
     cairo_t *cr;
     char xlabel[32], ylabel[32];
-    rf_plot p = measured_plot(f, width, height, &s, &cr, xlabel, ylabel);
+    rf_plot p = measured_plot(f, width, height, zoom, &s, &cr, xlabel, ylabel);
     *x = rf_plot_px(&p, f->coords[2 * sample]);
     *y = rf_plot_py(&p, f->coords[2 * sample + 1]);
     cairo_destroy(cr);
@@ -292,9 +298,8 @@ bool rf_projector_figure_point_centre(rf_projector_figure *f, double width, doub
 static bool hover(void *data, double width, double height, const rf_zoom *zoom, double x, double y, char *text,
                   size_t size)
 {
-    (void)zoom;
     rf_projector_figure *f = data;
-    int64_t i = rf_projector_figure_point_at(f, width, height, x, y);
+    int64_t i = rf_projector_figure_point_at(f, width, height, zoom, x, y);
     if (i < 0)
         return false;
     char about[256] = "";
@@ -307,9 +312,8 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
 
 static bool click(void *data, double width, double height, const rf_zoom *zoom, double x, double y)
 {
-    (void)zoom;
     rf_projector_figure *f = data;
-    int64_t i = rf_projector_figure_point_at(f, width, height, x, y);
+    int64_t i = rf_projector_figure_point_at(f, width, height, zoom, x, y);
     if (i >= 0 && f->chosen != NULL)
         f->chosen(f->chosen_ctx, i);
     return false;

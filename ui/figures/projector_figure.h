@@ -2,8 +2,9 @@
  * principal components (core/pca.h), coloured by label, by the model's
  * answer or by whether the answer is right, with a legend of the colours;
  * the axis titles give each component's share of the variance, e.g.
- * "PC1 (41.2%)". Points are small translucent squares, filled one colour
- * at a time, so 10,000 redraw quickly. Hover over a point names the sample
+ * "PC1 (41.2%)". Points are small translucent squares (smaller the more
+ * there are), filled one colour at a time, so 10,000 redraw quickly; the
+ * plot zooms and pans. Hover over a point names the sample
  * (index, label, answer, and what the view's describer adds); a click on
  * one tells the view. GTK-free, as every figure.
  */
@@ -51,10 +52,13 @@ rf_projector_colouring rf_projector_figure_colouring(const rf_projector_figure *
  * (false when there is no such sample). */
 bool rf_projector_figure_point_colour(const rf_projector_figure *f, int64_t sample, rf_rgb *colour);
 /* The device-point centre of sample `sample` when drawn at width x height
- * (false when there is no such sample). */
-bool rf_projector_figure_point_centre(rf_projector_figure *f, double width, double height, int64_t sample,
-                                      double *x, double *y);
-/* The sample drawn nearest device point (x, y), within a few pixels, or -1. */
-int64_t rf_projector_figure_point_at(rf_projector_figure *f, double width, double height, double x, double y);
+ * and `zoom` (false when there is no such sample; it may lie outside the
+ * frame when zoomed). */
+bool rf_projector_figure_point_centre(rf_projector_figure *f, double width, double height, const rf_zoom *zoom,
+                                      int64_t sample, double *x, double *y);
+/* The sample drawn nearest device point (x, y) inside the frame, within a
+ * few pixels, or -1. */
+int64_t rf_projector_figure_point_at(rf_projector_figure *f, double width, double height, const rf_zoom *zoom,
+                                     double x, double y);
 
 #endif
