@@ -57,7 +57,7 @@ typedef struct project_job {
     float *coords;               /* p.count x 2 */
     double explained[2];
     int classes;
-    char **class_names;          /* the data set's, or NULL */
+    char **class_names;          /* the data set's (NULL-terminated copies), or NULL */
     char data_name[64];
     int64_t split_size;
 } project_job;
@@ -102,8 +102,11 @@ static bool project(project_job *job, rf_status *st)
         job->explained[0] = pca.explained[0];
         job->explained[1] = pca.explained[1];
         job->classes = ds->classes;
-        if (ds->class_names != NULL)
-            job->class_names = g_strdupv((char **)ds->class_names);
+        if (ds->class_names != NULL) {   /* ds->classes of them, not NULL-terminated */
+            job->class_names = g_new0(char *, (size_t)ds->classes + 1);
+            for (int c = 0; c < ds->classes; c++)
+                job->class_names[c] = g_strdup(ds->class_names[c]);
+        }
         g_strlcpy(job->data_name, ds->name != NULL ? ds->name : "", sizeof job->data_name);
         job->split_size = ds->size[job->split];
     }
