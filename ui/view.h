@@ -11,6 +11,7 @@
  *   GtkWidget *rf_data_view_new(RfSession *s);       ui/views/data_view.c
  *   GtkWidget *rf_runs_view_new(RfSession *s);       ui/views/runs_view.c
  *   GtkWidget *rf_evaluation_view_new(RfSession *s); ui/views/evaluation_view.c
+ *   GtkWidget *rf_projector_view_new(RfSession *s);  ui/views/projector_view.c
  *
  * and register their export plot with rf_view_set_plot (the window reads it
  * with rf_view_get_plot). A view updates itself from the session's signals
@@ -40,6 +41,7 @@ GtkWidget *rf_talk_view_new(RfSession *s);
 GtkWidget *rf_data_view_new(RfSession *s);
 GtkWidget *rf_runs_view_new(RfSession *s);
 GtkWidget *rf_evaluation_view_new(RfSession *s);
+GtkWidget *rf_projector_view_new(RfSession *s);
 
 /* Show sample `index` of `split` in the Data view `data_view` (its split
  * chosen, the sample selected and scrolled to; nothing for an index past

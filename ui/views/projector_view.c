@@ -1,0 +1,408 @@
+/* The Projector view: how the current model arranges the first samples of
+ * the validation (or test) split, as `rangefinder project` computes it:
+ * their pooled representation (the head's input) or BLRP's final latent
+ * state, reduced by PCA to two coordinates and drawn as a scatter
+ * (ui/figures/projector_figure.h) coloured by label, answer or
+ * correctness.
+ *
+ * Compute saves the session's model (paused, finished or stopped) to a
+ * temporary checkpoint and, in a GTask, builds a forward-only model from it
+ * on its run's data set, collects the vectors (datasets/projection.h) and
+ * fits the PCA (core/pca.h); the window stays responsive meanwhile. Hover
+ * names a sample, a click opens it in the Data view (win.show-sample).
+ * Export Plot writes the figure; Export for TensorBoard… the vectors in
+ * TensorBoard's projector format (datasets/projection_tensorboard.h).
+ *
+ * The step slider would show earlier steps, but a run keeps one checkpoint
+ * only (checkpoint.safetensors, overwritten as it trains): it stays
+ * insensitive and says so. */
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../core/checkpoint.h"
+#include "../../core/pca.h"
+#include "../../datasets/datasets.h"
+#include "../../datasets/projection_tensorboard.h"
+#include "../dialogs.h"
+#include "../drop_down_tooltip.h"
+#include "../figures/position_words.h"
+#include "../figures/projector_figure.h"
+#include "../view.h"
+
+#define STATE_KEY "rf-projector-view"
+#define WORDS_SHOWN 24          /* positions of a sample named in hover, for data without describe() */
+#define ONLY_LAST_CHECKPOINT "A run keeps only its last checkpoint (checkpoint.safetensors, overwritten every " \
+                             "train.checkpoint_every steps), so earlier steps cannot be projected"
+#define LATENT_ONLY_BLRP "BLRP's latent state exists only for model.encoder = blrp"
+
+typedef struct projector_view {
+    RfSession *session;          /* outlives the view (the window owns both) */
+    RfPlotView *plot;            /* owns this state */
+    rf_projector_figure *figure;
+    GtkWidget *compute, *split_menu, *samples, *what_menu, *colour_menu, *steps, *export_tb, *status;
+    rf_projection shown;         /* what the figure shows (its vectors, for the TensorBoard export) */
+    rf_split shown_split;
+    char shown_data[64];         /* its data set's name and split size: describe only the same samples */
+    int64_t shown_split_size;
+    gboolean computing;
+} projector_view;
+
+typedef struct project_job {
+    char *checkpoint;            /* a temporary file, removed with the job */
+    rf_split split;
+    int64_t samples, step;
+    rf_projection_what what;
+    rf_projection p;
+    float *coords;               /* p.count x 2 */
+    double explained[2];
+    int classes;
+    char **class_names;          /* the data set's (NULL-terminated copies), or NULL */
+    char data_name[64];
+    int64_t split_size;
+} project_job;
+
+static void projector_view_free(projector_view *v)
+{
+    rf_projector_figure_free(v->figure);
+    rf_projection_clear(&v->shown);
+    g_free(v);
+}
+
+static void project_job_free(project_job *job)
+{
+    if (job->checkpoint != NULL)
+        g_unlink(job->checkpoint);
+    g_free(job->checkpoint);
+    rf_projection_clear(&job->p);
+    g_free(job->coords);
+    g_strfreev(job->class_names);
+    g_free(job);
+}
+
+/* ---- the job (a worker thread) ---- */
+
+static bool project(project_job *job, rf_status *st)
+{
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    if (!rf_checkpoint_read_config(job->checkpoint, &cfg, &job->step, st))
+        return false;
+    rf_dataset *ds = rf_dataset_open(&cfg, st);
+    if (ds == NULL)
+        return false;
+    rf_trainer *t = rf_trainer_new_forward(&cfg, ds, st);
+    rf_pca pca = {0};
+    bool ok = t != NULL && rf_trainer_load(t, job->checkpoint, st) &&
+              rf_projection_collect(t, ds, job->split, job->samples, job->what, &job->p, st) &&
+              rf_pca_fit(job->p.vectors, job->p.count, job->p.width, 2, &pca, st);
+    if (ok) {
+        job->coords = g_new(float, (size_t)job->p.count * 2);
+        rf_pca_project(&pca, job->p.vectors, job->p.count, job->coords);
+        job->explained[0] = pca.explained[0];
+        job->explained[1] = pca.explained[1];
+        job->classes = ds->classes;
+        if (ds->class_names != NULL) {   /* ds->classes of them, not NULL-terminated */
+            job->class_names = g_new0(char *, (size_t)ds->classes + 1);
+            for (int c = 0; c < ds->classes; c++)
+                job->class_names[c] = g_strdup(ds->class_names[c]);
+        }
+        g_strlcpy(job->data_name, ds->name != NULL ? ds->name : "", sizeof job->data_name);
+        job->split_size = ds->size[job->split];
+    }
+    rf_pca_clear(&pca);
+    rf_trainer_free(t);
+    rf_dataset_free(ds);
+    return ok;
+}
+
+static void project_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+    (void)source;
+    (void)cancellable;
+    rf_status st = {0};
+    if (project(data, &st))
+        g_task_return_boolean(task, TRUE);
+    else
+        g_task_return_new_error(task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", st.msg);
+}
+
+/* ---- the view ---- */
+
+static void set_status(projector_view *v, const char *text)
+{
+    gtk_label_set_text(GTK_LABEL(v->status), text);
+    gtk_widget_set_tooltip_text(v->status, text);
+}
+
+static void on_projected(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+    (void)user_data;
+    projector_view *v = g_object_get_data(source, STATE_KEY);
+    project_job *job = g_task_get_task_data(G_TASK(result));
+    g_autoptr(GError) error = NULL;
+    v->computing = FALSE;
+    gtk_widget_set_sensitive(v->compute, TRUE);
+    rf_plot_view_set_pending(v->plot, FALSE);
+    if (!g_task_propagate_boolean(G_TASK(result), &error)) {
+        set_status(v, error->message);
+        return;
+    }
+    const rf_projection *p = &job->p;
+    int64_t right = 0;
+    for (int64_t i = 0; i < p->count; i++)
+        right += p->label[i] == p->predicted[i];
+    g_autofree char *title = g_strdup_printf(
+        "%s of the first %lld %s samples at step %lld (%d numbers each), accuracy %.1f%%",
+        job->what == RF_PROJECTION_LATENT ? "BLRP's final latent state" : "Pooled representation",
+        (long long)p->count, job->split == RF_SPLIT_VAL ? "validation" : "test", (long long)job->step, p->width,
+        100.0 * (double)right / (double)p->count);
+    rf_projector_figure_set(v->figure, job->coords, p->count, p->label, p->predicted, job->classes,
+                            (const char *const *)job->class_names, job->explained, title);
+    rf_projection_clear(&v->shown);
+    v->shown = job->p;
+    job->p = (rf_projection){0};
+    v->shown_split = job->split;
+    g_strlcpy(v->shown_data, job->data_name, sizeof v->shown_data);
+    v->shown_split_size = job->split_size;
+    gtk_widget_set_sensitive(v->export_tb, TRUE);
+    set_status(v, title);
+    rf_plot_view_queue_draw(v->plot);
+}
+
+static void on_compute(GtkButton *button, gpointer data)
+{
+    (void)button;
+    projector_view *v = data;
+    if (v->computing)
+        return;
+    RfRunState state = rf_session_get_state(v->session);
+    if (state == RF_RUN_RUNNING || state == RF_RUN_LOADING) {
+        set_status(v, "Pause the run to project the model as it is now");
+        return;
+    }
+    if (state == RF_RUN_IDLE) {
+        set_status(v, "There is no model yet: train a run or open a checkpoint, then Compute");
+        return;
+    }
+    g_autoptr(GError) error = NULL;
+    g_autofree char *path = NULL;
+    int fd = g_file_open_tmp("rangefinder-project-XXXXXX.safetensors", &path, &error);
+    if (fd < 0) {
+        set_status(v, error->message);
+        return;
+    }
+    close(fd);
+    if (!rf_session_save_checkpoint(v->session, path, &error)) {
+        g_unlink(path);
+        set_status(v, error->message);
+        return;
+    }
+    project_job *job = g_new0(project_job, 1);
+    job->checkpoint = g_steal_pointer(&path);
+    job->split = gtk_drop_down_get_selected(GTK_DROP_DOWN(v->split_menu)) == 1 ? RF_SPLIT_TEST : RF_SPLIT_VAL;
+    job->samples = gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(v->samples));
+    job->what = gtk_widget_get_sensitive(v->what_menu) &&
+                        gtk_drop_down_get_selected(GTK_DROP_DOWN(v->what_menu)) == 1
+                    ? RF_PROJECTION_LATENT
+                    : RF_PROJECTION_POOL;
+    v->computing = TRUE;
+    gtk_widget_set_sensitive(v->compute, FALSE);
+    rf_plot_view_set_pending(v->plot, TRUE);
+    set_status(v, "Computing…");
+    g_autoptr(GTask) task = g_task_new(v->plot, NULL, on_projected, NULL);
+    g_task_set_task_data(task, job, (GDestroyNotify)project_job_free);
+    g_task_run_in_thread(task, project_in_thread);
+}
+
+/* Hover's words for a sample: the session's data set's describe(), else
+ * the words of its first positions, where the session holds the data set
+ * the projection was computed on. */
+static void describe_sample(void *data, int64_t sample, char *text, size_t size)
+{
+    projector_view *v = data;
+    const rf_dataset *ds = rf_session_get_dataset(v->session);
+    if (ds == NULL || g_strcmp0(ds->name, v->shown_data) != 0 || ds->size[v->shown_split] != v->shown_split_size)
+        return;
+    if (ds->describe != NULL) {
+        ds->describe(ds, v->shown_split, sample, text, size);
+        return;
+    }
+    g_autofree float *x = g_new0(float, (size_t)ds->seq_len * (size_t)MAX(1, ds->feat_dim));
+    int len = 0, label = 0;
+    rf_status st = {0};
+    if (!ds->get(ds, v->shown_split, sample, x, &len, &label, &st))
+        return;
+    int n = 0;
+    g_auto(GStrv) words = rf_position_words_range(ds, x, len, 0, 0, MIN(len, WORDS_SHOWN), &n);
+    if (words == NULL)
+        return;
+    g_autofree char *joined = g_strjoinv(" ", words);
+    g_strlcpy(text, joined, size);
+    if (len > WORDS_SHOWN && strlen(joined) + 4 < size)
+        g_strlcat(text, " …", size);
+}
+
+static void open_sample(void *data, int64_t sample)
+{
+    projector_view *v = data;
+    gtk_widget_activate_action(GTK_WIDGET(v->plot), "win.show-sample", "(ix)", (gint32)v->shown_split,
+                               (gint64)sample);
+}
+
+static void on_colour(GObject *menu, GParamSpec *pspec, gpointer data)
+{
+    (void)pspec;
+    projector_view *v = data;
+    rf_projector_figure_set_colouring(v->figure, (rf_projector_colouring)gtk_drop_down_get_selected(
+                                                     GTK_DROP_DOWN(menu)));
+    rf_plot_view_queue_draw(v->plot);
+}
+
+/* BLRP's latent only where the run's encoder is BLRP. */
+static void update_what(projector_view *v)
+{
+    const rf_config *cfg = rf_session_get_run_config(v->session);
+    gboolean blrp = cfg != NULL && strcmp(cfg->model.encoder, "blrp") == 0;
+    if (!blrp)
+        gtk_drop_down_set_selected(GTK_DROP_DOWN(v->what_menu), 0);
+    gtk_widget_set_sensitive(v->what_menu, blrp);
+    gtk_widget_set_tooltip_text(v->what_menu, blrp ? "What to project: the pooled representation (the head's "
+                                                     "input) or BLRP's final latent state"
+                                                   : LATENT_ONLY_BLRP);
+}
+
+/* Connected with the plot (which owns the state) as data. */
+static void on_session_changed(RfSession *s, gpointer plot)
+{
+    (void)s;
+    update_what(g_object_get_data(plot, STATE_KEY));
+}
+
+static void on_config_changed(RfSession *s, const char *key, gpointer plot)
+{
+    (void)s;
+    (void)key;
+    update_what(g_object_get_data(plot, STATE_KEY));
+}
+
+static void tensorboard_chosen(const char *path, gpointer data)
+{
+    GtkWidget *plot = data;
+    projector_view *v = g_object_get_data(G_OBJECT(plot), STATE_KEY);
+    if (path != NULL && v->shown.count > 0) {
+        rf_status st = {0};
+        if (rf_projection_write_tensorboard(&v->shown, path, &st)) {
+            g_autofree char *done = g_strdup_printf("Wrote tensors.tsv, metadata.tsv and projector_config.pbtxt "
+                                                    "into %s", path);
+            set_status(v, done);
+        } else {
+            rf_dialog_error(GTK_WINDOW(gtk_widget_get_root(plot)), "Could not export for TensorBoard", st.msg);
+        }
+    }
+    g_object_unref(plot);
+}
+
+static void on_export_tensorboard(GtkButton *button, gpointer data)
+{
+    projector_view *v = data;
+    rf_dialog_choose_path(GTK_WINDOW(gtk_widget_get_root(GTK_WIDGET(button))), RF_CHOOSE_OPEN_FOLDER,
+                          RF_FOLDER_RUN, "Export for TensorBoard", "_Export", NULL, NULL, NULL, tensorboard_chosen,
+                          g_object_ref(v->plot));
+}
+
+static GtkWidget *labelled(const char *text, GtkWidget *widget)
+{
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    gtk_box_append(GTK_BOX(box), gtk_label_new(text));
+    gtk_box_append(GTK_BOX(box), widget);
+    return box;
+}
+
+static GtkWidget *build_toolbar(projector_view *v)
+{
+    GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
+    v->compute = gtk_button_new_with_mnemonic("_Compute");
+    gtk_widget_set_name(v->compute, "project");
+    gtk_widget_add_css_class(v->compute, "suggested-action");
+    gtk_widget_set_tooltip_text(v->compute, "Read the model's representation of the split's first samples (pause a "
+                                            "run first) and reduce it to two coordinates by PCA");
+    const char *const splits[] = {"Validation", "Test", NULL};
+    v->split_menu = gtk_drop_down_new_from_strings(splits);
+    gtk_widget_set_name(v->split_menu, "projector-split");
+    gtk_widget_set_tooltip_text(v->split_menu, "The split whose first samples are projected");
+    rf_drop_down_tooltip_when_closed(v->split_menu);
+    v->samples = gtk_spin_button_new_with_range(1, RF_PROJECTION_MAX_SAMPLES, 100);
+    gtk_widget_set_name(v->samples, "projector-samples");
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(v->samples), RF_PROJECTION_DEFAULT_SAMPLES);
+    gtk_widget_set_tooltip_text(v->samples, "How many of the split's first samples (at most 10,000)");
+    const char *const whats[] = {"Pooled representation", "BLRP latent", NULL};
+    v->what_menu = gtk_drop_down_new_from_strings(whats);
+    gtk_widget_set_name(v->what_menu, "projector-what");
+    rf_drop_down_tooltip_when_closed(v->what_menu);
+    const char *const colours[] = {"Label", "Prediction", "Correctness", NULL};
+    v->colour_menu = gtk_drop_down_new_from_strings(colours);
+    gtk_widget_set_name(v->colour_menu, "projector-colour");
+    gtk_widget_set_tooltip_text(v->colour_menu, "Colour the points by their label, the model's answer, or whether "
+                                                "the answer is right");
+    rf_drop_down_tooltip_when_closed(v->colour_menu);
+    v->steps = gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, 1, 1);
+    gtk_widget_set_name(v->steps, "projector-steps");
+    gtk_scale_set_draw_value(GTK_SCALE(v->steps), FALSE);
+    gtk_widget_set_size_request(v->steps, 80, -1);
+    gtk_range_set_value(GTK_RANGE(v->steps), 1);
+    gtk_widget_set_sensitive(v->steps, FALSE);
+    gtk_widget_set_tooltip_text(v->steps, ONLY_LAST_CHECKPOINT);
+    v->export_tb = gtk_button_new_with_label("Export for TensorBoard…");
+    gtk_widget_set_name(v->export_tb, "projector-export-tensorboard");
+    gtk_widget_set_tooltip_text(v->export_tb, "The vectors shown, in TensorBoard's projector format (tensors.tsv, "
+                                              "metadata.tsv, projector_config.pbtxt), into a folder "
+                                              "(File → Export Plot writes the figure)");
+    gtk_widget_set_sensitive(v->export_tb, FALSE);
+    v->status = gtk_label_new("Pause or finish a run, or open a checkpoint, then Compute");
+    gtk_widget_set_name(v->status, "projector-status");
+    gtk_label_set_xalign(GTK_LABEL(v->status), 0);
+    gtk_label_set_ellipsize(GTK_LABEL(v->status), PANGO_ELLIPSIZE_END);
+    gtk_widget_set_hexpand(v->status, TRUE);
+    gtk_widget_add_css_class(v->status, "dim-label");
+    gtk_box_append(GTK_BOX(bar), v->compute);
+    gtk_box_append(GTK_BOX(bar), v->split_menu);
+    gtk_box_append(GTK_BOX(bar), labelled("Samples", v->samples));
+    gtk_box_append(GTK_BOX(bar), v->what_menu);
+    gtk_box_append(GTK_BOX(bar), labelled("Colour by", v->colour_menu));
+    gtk_box_append(GTK_BOX(bar), labelled("Step", v->steps));
+    gtk_box_append(GTK_BOX(bar), v->export_tb);
+    gtk_box_append(GTK_BOX(bar), v->status);
+    g_signal_connect(v->compute, "clicked", G_CALLBACK(on_compute), v);
+    g_signal_connect(v->colour_menu, "notify::selected", G_CALLBACK(on_colour), v);
+    g_signal_connect(v->export_tb, "clicked", G_CALLBACK(on_export_tensorboard), v);
+    return bar;
+}
+
+GtkWidget *rf_projector_view_new(RfSession *s)
+{
+    projector_view *v = g_new0(projector_view, 1);
+    v->session = s;
+    v->figure = rf_projector_figure_new();
+    rf_projector_figure_on_sample(v->figure, open_sample, v);
+    rf_projector_figure_on_describe(v->figure, describe_sample, v);
+    rf_figure f = rf_projector_figure_get(v->figure);
+    GtkWidget *plot = rf_plot_view_new(&f, TRUE);
+    v->plot = RF_PLOT_VIEW(plot);
+    g_object_set_data_full(G_OBJECT(plot), STATE_KEY, v, (GDestroyNotify)projector_view_free);
+    gtk_widget_set_hexpand(plot, TRUE);
+    gtk_widget_set_vexpand(plot, TRUE);
+
+    GtkWidget *view = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+    gtk_widget_set_margin_start(view, 12);
+    gtk_widget_set_margin_end(view, 12);
+    gtk_widget_set_margin_top(view, 12);
+    gtk_widget_set_margin_bottom(view, 12);
+    gtk_box_append(GTK_BOX(view), rf_view_scroll_sideways(build_toolbar(v)));
+    gtk_box_append(GTK_BOX(view), plot);
+    rf_view_set_plot(view, v->plot);
+    update_what(v);
+    g_signal_connect_object(s, "state-changed", G_CALLBACK(on_session_changed), plot, 0);
+    g_signal_connect_object(s, "config-changed", G_CALLBACK(on_config_changed), plot, 0);
+    return view;
+}
