@@ -157,10 +157,15 @@ char rf_attribution_figure_layout(const rf_attribution_figure *f, int *rows, int
 
 rf_map_scale rf_attribution_figure_scale(const rf_attribution_figure *f)
 {
+    return rf_attribution_scale(f->values, f->len, f->method);
+}
+
+rf_map_scale rf_attribution_scale(const float *values, int len, rf_attr_method method)
+{
     double lo, hi;
-    rf_data_range(f->values, (size_t)f->len, &lo, &hi);
-    const char *quantity = rf_attr_method_name(f->method);
-    if (f->method != RF_ATTR_GRAD) {   /* signed: centred at 0, white is no effect */
+    rf_data_range(values, (size_t)len, &lo, &hi);
+    const char *quantity = rf_attr_method_name(method);
+    if (method != RF_ATTR_GRAD) {   /* signed: centred at 0, white is no effect */
         double m = fmax(fmax(fabs(lo), fabs(hi)), 1e-12);
         return (rf_map_scale){.vmin = -m, .vmax = m, .kind = RF_COLORMAP_DIVERGING, .quantity = quantity};
     }

@@ -42,6 +42,10 @@ void rf_attribution_figure_set_message(rf_attribution_figure *f, const char *mes
  * are drawn on: [-m, m] for signed methods, [0, max] for the gradient. */
 const float *rf_attribution_figure_values(const rf_attribution_figure *f, int *len);
 rf_map_scale rf_attribution_figure_scale(const rf_attribution_figure *f);
+/* The colour range of len values by `method` (the figure's, and the Data
+ * view's overlay's): diverging on [-m, m], m the largest magnitude, for
+ * signed methods; sequential on [0, max] for the gradient. */
+rf_map_scale rf_attribution_scale(const float *values, int len, rf_attr_method method);
 /* How the values are laid out: 't' tokens, 'p' picture grid (rows x cols
  * the data set's grid), 'a' audio frames, 's' a strip. */
 char rf_attribution_figure_layout(const rf_attribution_figure *f, int *rows, int *cols);
