@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "../plot/figure.h"
+#include "../plot/plot.h"
 
 typedef struct rf_sample_figure rf_sample_figure;
 

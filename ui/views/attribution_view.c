@@ -163,9 +163,12 @@ static void on_attributed(GObject *source, GAsyncResult *result, gpointer user_d
     g_autofree char *sample = job->inspected != NULL
                                   ? g_strdup_printf("inspected %s", job->inspected->name)
                                   : g_strdup_printf("%s #%lld", rf_split_name(job->split), (long long)job->index);
-    g_autofree char *title = g_strdup_printf("%s of %s for %s (predicted %s) at step %lld",
-                                             method_titles[job->method], sample, target, predicted,
-                                             (long long)job->step);
+    g_autofree char *title =
+        a->target == a->predicted
+            ? g_strdup_printf("%s of %s for the predicted class, %s, at step %lld", method_titles[job->method],
+                              sample, target, (long long)job->step)
+            : g_strdup_printf("%s of %s for %s (the model predicts %s) at step %lld", method_titles[job->method],
+                              sample, target, predicted, (long long)job->step);
     rf_attribution_figure_set(v->figure, a, job->method, job->ds, job->x, job->len, title);
     rf_shown_attribution_set(v->session, job->split, job->index, job->inspected, a, job->method);
     set_status(v, title);
