@@ -13,8 +13,9 @@
 #define PAD 12.0
 #define TITLE_H 24.0
 #define CAPTION_H 22.0
-#define STRIP_H 8.0        /* a token's strip under its text */
-#define LINE_GAP 6.0
+#define TOKEN_MAX 28.0     /* tokens are drawn as large as fits, up to this */
+#define STRIP_H 0.6        /* a token's strip under its text, of the text size */
+#define LINE_GAP 0.5       /* between lines, of the text size */
 #define CELL_MIN 4.0       /* a bare strip's cells are never narrower */
 #define CELL_MAX 40.0
 #define FRAMES_STRIP_H 16.0
@@ -46,6 +47,7 @@ typedef struct layout {
      * of them; or a bare strip of cols x rows cells of pitch */
     rf_rect *boxes;
     int placed;
+    double token_size;           /* before the text scale */
     int cols, rows;
     double pitch;
     rf_rect fit;                 /* 'p': the picture; 'a': the spectrogram */
@@ -174,26 +176,38 @@ rf_map_scale rf_attribution_scale(const float *values, int len, rf_attr_method m
 
 /* ---- layout ---- */
 
-/* Tokens flow in lines as text does; false when they do not all fit. */
-static bool flow_tokens(const rf_attribution_figure *f, cairo_t *cr, layout *l)
+/* Tokens flow in lines as text does, at text size `size`; false when they
+ * do not all fit. */
+static bool flow_tokens_at(const rf_attribution_figure *f, cairo_t *cr, layout *l, double size)
 {
-    double size = RF_PLOT_TEXT * l->scale, line = size * 1.3 + STRIP_H * l->scale + LINE_GAP * l->scale;
-    double gap = rf_text_width_in(cr, RF_PLOT_MONO, RF_PLOT_TEXT, false, " ");
+    double px = size * l->scale, line = px * (1.3 + STRIP_H + LINE_GAP);
+    double gap = rf_text_width_in(cr, RF_PLOT_MONO, size, false, " ");
     double x = l->body.x, y = l->body.y;
-    l->boxes = g_new(rf_rect, (size_t)f->len);
     for (int i = 0; i < f->len; i++) {
-        double w = fmax(rf_text_width_in(cr, RF_PLOT_MONO, RF_PLOT_TEXT, false, f->tokens[i]), gap);
+        double w = fmax(rf_text_width_in(cr, RF_PLOT_MONO, size, false, f->tokens[i]), gap);
         if (x + w > l->body.x + l->body.w && x > l->body.x) {
             x = l->body.x;
             y += line;
         }
         if (y + line > l->body.y + l->body.h)
             return false;
-        l->boxes[i] = (rf_rect){x, y, w, line - LINE_GAP * l->scale};
+        l->boxes[i] = (rf_rect){x, y, w, line - px * LINE_GAP};
         x += w + gap;
     }
     l->placed = f->len;
+    l->token_size = size;
     return true;
+}
+
+/* The largest text size at which every token fits, down to the plots'
+ * own; false when not even that fits. */
+static bool flow_tokens(const rf_attribution_figure *f, cairo_t *cr, layout *l)
+{
+    l->boxes = g_new(rf_rect, (size_t)f->len);
+    for (double size = TOKEN_MAX; size >= RF_PLOT_TEXT; size -= 1)
+        if (flow_tokens_at(f, cr, l, size))
+            return true;
+    return false;
 }
 
 /* The widest square cells that still fit every position. */
@@ -247,14 +261,14 @@ static void set_value_colour(cairo_t *cr, const rf_map_scale *s, double v, doubl
 
 static void draw_tokens(const rf_attribution_figure *f, cairo_t *cr, const layout *l, const rf_map_scale *s)
 {
-    double size = RF_PLOT_TEXT * l->scale, strip = STRIP_H * l->scale;
+    double px = l->token_size * l->scale, strip = px * STRIP_H;
     for (int i = 0; i < l->placed; i++) {
         rf_rect b = l->boxes[i];
         set_value_colour(cr, s, f->values[i], 1);
         cairo_rectangle(cr, b.x, b.y + b.h - strip, b.w, strip);
         cairo_fill(cr);
         rf_set_color(cr, ink, 1);
-        rf_draw_text_in(cr, RF_PLOT_MONO, b.x, b.y + size * 0.65, 0, 0.5, RF_PLOT_TEXT, false, f->tokens[i]);
+        rf_draw_text_in(cr, RF_PLOT_MONO, b.x, b.y + px * 0.65, 0, 0.5, l->token_size, false, f->tokens[i]);
     }
 }
 
