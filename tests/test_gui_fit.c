@@ -24,7 +24,7 @@ static const char small_config[] = RF_TEST_TINY_DATA RF_TEST_TINY_BLRP "[train]\
                                                                       "eval_batches = 1\n";
 
 static const char *const pages[] = {"training", "attention", "latent", "talk",    "memory",
-                                    "data",     "evaluation", "projector", "compare", "runs"};
+                                    "data",     "evaluation", "attribution", "projector", "compare", "runs"};
 
 /* Shown widgets under `w` that stick out of the window's `frame` (its bounds,
  * decorations included; a few of them into `out`); a scrolled window's

@@ -11,6 +11,7 @@
  *   GtkWidget *rf_data_view_new(RfSession *s);       ui/views/data_view.c
  *   GtkWidget *rf_runs_view_new(RfSession *s);       ui/views/runs_view.c
  *   GtkWidget *rf_evaluation_view_new(RfSession *s); ui/views/evaluation_view.c
+ *   GtkWidget *rf_attribution_view_new(RfSession *s); ui/views/attribution_view.c
  *   GtkWidget *rf_projector_view_new(RfSession *s);  ui/views/projector_view.c
  *
  * and register their export plot with rf_view_set_plot (the window reads it
@@ -41,6 +42,9 @@ GtkWidget *rf_talk_view_new(RfSession *s);
 GtkWidget *rf_data_view_new(RfSession *s);
 GtkWidget *rf_runs_view_new(RfSession *s);
 GtkWidget *rf_evaluation_view_new(RfSession *s);
+GtkWidget *rf_attribution_view_new(RfSession *s);
+/* The values the Attribution view draws (NULL before any), for tests. */
+const float *rf_attribution_view_values(GtkWidget *attribution_view, int *len);
 GtkWidget *rf_projector_view_new(RfSession *s);
 
 /* Show sample `index` of `split` in the Data view `data_view` (its split
@@ -48,5 +52,7 @@ GtkWidget *rf_projector_view_new(RfSession *s);
  * the split's end). The window's action win.show-sample "(ix)" does this
  * and brings the Data view forward. */
 void rf_data_view_show_sample(GtkWidget *data_view, rf_split split, int64_t index);
+/* The attribution the Data view draws over its sample (NULL: none), for tests. */
+const float *rf_data_view_attribution(GtkWidget *data_view, int *len);
 
 #endif

@@ -29,6 +29,7 @@ static const struct {
     {"memory", "Memory", rf_memory_view_new},
     {"data", "Data", rf_data_view_new},
     {"evaluation", "Evaluation", rf_evaluation_view_new},
+    {"attribution", "Attribution", rf_attribution_view_new},
     {"projector", "Projector", rf_projector_view_new},
     {"compare", "Compare", rf_compare_view_new},
     {"runs", "Runs", rf_runs_view_new},

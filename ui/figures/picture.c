@@ -142,6 +142,12 @@ void rf_picture_draw(const rf_picture *p, cairo_t *cr, rf_rect fit)
 void rf_picture_draw_overlay(const rf_picture *p, cairo_t *cr, rf_rect fit, const float *values, double vmin,
                              double vmax, double alpha)
 {
+    rf_picture_draw_overlay_in(p, cr, fit, values, vmin, vmax, RF_COLORMAP_SEQUENTIAL, alpha);
+}
+
+void rf_picture_draw_overlay_in(const rf_picture *p, cairo_t *cr, rf_rect fit, const float *values, double vmin,
+                                double vmax, rf_colormap_kind kind, double alpha)
+{
     if (p->pixels == NULL || values == NULL)
         return;
     cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, p->grid_w, p->grid_h);
@@ -157,7 +163,7 @@ void rf_picture_draw_overlay(const rf_picture *p, cairo_t *cr, rf_rect fit, cons
                     px[x] = 0;     /* transparent */
                     continue;
                 }
-                rf_rgb c = rf_colormap((v - vmin) / span);
+                rf_rgb c = rf_colormap_of(kind, (v - vmin) / span);
                 px[x] = 0xffu << 24 | (uint32_t)byte_of(c.r) << 16 | (uint32_t)byte_of(c.g) << 8 | byte_of(c.b);
             }
         }

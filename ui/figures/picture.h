@@ -34,6 +34,9 @@ void rf_picture_draw(const rf_picture *p, cairo_t *cr, rf_rect fit);
  * transparent), with the given opacity. */
 void rf_picture_draw_overlay(const rf_picture *p, cairo_t *cr, rf_rect fit, const float *values, double vmin,
                              double vmax, double alpha);
+/* The same in another colour map (diverging for signed values). */
+void rf_picture_draw_overlay_in(const rf_picture *p, cairo_t *cr, rf_rect fit, const float *values, double vmin,
+                                double vmax, rf_colormap_kind kind, double alpha);
 /* The raster cell of `position` (0-based, without the token offset). */
 rf_rect rf_picture_cell(const rf_picture *p, rf_rect fit, int position);
 /* The raster position under (x, y); false outside the picture. */

@@ -163,6 +163,19 @@ void sample_audio_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const rf_
     wave_draw(f, &l);
     rf_plot_end(&l.wave);
     rf_heatmap_draw(&f->spectrogram, cr, l.spec.frame, l.r0, l.r1, l.c0, l.c1);
+    if (f->attr != NULL && f->attr_len == f->frames) {   /* each frame's column, blended */
+        const rf_rect fr = l.spec.frame;
+        double w = fr.w / (l.c1 - l.c0);
+        cairo_save(cr);
+        cairo_rectangle(cr, fr.x, fr.y, fr.w, fr.h);
+        cairo_clip(cr);
+        for (int t = (int)floor(l.c0); t < f->frames && t < (int)ceil(l.c1); t++) {
+            sample_attr_colour(f, cr, t, SAMPLE_ATTR_ALPHA);
+            cairo_rectangle(cr, fr.x + (t - l.c0) * w, fr.y, w, fr.h);
+            cairo_fill(cr);
+        }
+        cairo_restore(cr);
+    }
     rf_plot_end(&l.spec);
     rf_map_scale scale = {.vmin = f->db_floor, .vmax = f->db_top, .kind = RF_COLORMAP_SEQUENTIAL,
                           .quantity = "log-mel power", .units = "dB"};

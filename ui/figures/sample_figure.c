@@ -29,6 +29,8 @@ void sample_reset(rf_sample_figure *f, sample_kind kind)
     sample_audio_clear(f);
     sample_tokens_clear(f);
     sample_sequence_clear(f);
+    g_clear_pointer(&f->attr, g_free);
+    f->attr_len = 0;
     g_clear_pointer(&f->message, g_free);
     f->kind = kind;
 }
@@ -62,6 +64,30 @@ void rf_sample_figure_set_prediction(rf_sample_figure *f, const char *text)
 const char *rf_sample_figure_get_prediction(const rf_sample_figure *f)
 {
     return f->prediction;
+}
+
+void rf_sample_figure_set_attribution(rf_sample_figure *f, const float *values, int len, double vmin, double vmax,
+                                      rf_colormap_kind kind)
+{
+    g_clear_pointer(&f->attr, g_free);
+    f->attr_len = values != NULL ? len : 0;
+    if (values != NULL)
+        f->attr = g_memdup2(values, sizeof(float) * (size_t)len);
+    f->attr_vmin = vmin;
+    f->attr_vmax = vmax > vmin ? vmax : vmin + 1;
+    f->attr_kind = kind;
+}
+
+const float *rf_sample_figure_get_attribution(const rf_sample_figure *f, int *len)
+{
+    *len = f->attr_len;
+    return f->attr;
+}
+
+void sample_attr_colour(const rf_sample_figure *f, cairo_t *cr, int i, double alpha)
+{
+    double t = (f->attr[i] - f->attr_vmin) / (f->attr_vmax - f->attr_vmin);
+    rf_set_color(cr, rf_colormap_of(f->attr_kind, t), alpha);
 }
 
 void rf_sample_figure_set_message(rf_sample_figure *f, const char *message)
@@ -190,6 +216,13 @@ static void picture_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const r
     cairo_set_source_surface(cr, f->picture, 0, 0);
     cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
     cairo_paint(cr);
+    int grid_w = f->width / f->patch, grid_h = f->height / f->patch;
+    if (f->attr != NULL && f->attr_len == grid_w * grid_h)   /* in picture pixels, as scaled */
+        for (int i = 0; i < f->attr_len; i++) {
+            sample_attr_colour(f, cr, i, SAMPLE_ATTR_ALPHA);
+            cairo_rectangle(cr, (i % grid_w) * f->patch, (i / grid_w) * f->patch, f->patch, f->patch);
+            cairo_fill(cr);
+        }
     cairo_restore(cr);
     /* The token grid, where patches are big enough on screen to tell apart. */
     double cell = f->patch * l.scale;

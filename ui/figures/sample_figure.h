@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "../plot/figure.h"
+#include "../plot/plot.h"
 
 typedef struct rf_sample_figure rf_sample_figure;
 
@@ -87,6 +88,15 @@ void rf_sample_figure_set_bytes(rf_sample_figure *f, const float *ids, int n);
  * position, drawn as points; 1: a series, drawn as a line; more: a heat
  * strip of the features). */
 void rf_sample_figure_set_sequence(rf_sample_figure *f, const float *x, int len, int feat_dim);
+
+/* An attribution over the sample: len values, one per position, coloured
+ * on [vmin, vmax] in `kind`'s colour map: a strip under each token, a
+ * heatmap blended over the picture's patch grid or the spectrogram's
+ * frames (sequences draw none). NULL clears it; a new sample does too. */
+void rf_sample_figure_set_attribution(rf_sample_figure *f, const float *values, int len, double vmin, double vmax,
+                                      rf_colormap_kind kind);
+/* The attribution drawn over the sample, or NULL. */
+const float *rf_sample_figure_get_attribution(const rf_sample_figure *f, int *len);
 
 /* The deepest level of the tokens set last (a lone digit is 1, "[MAX 2 3 ]"
  * is 2), or 0 for other kinds. */

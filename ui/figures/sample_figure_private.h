@@ -55,6 +55,11 @@ struct rf_sample_figure {
     double *seq_x, *seq_y;      /* feat_dim <= 1: the points */
     float *strip;               /* feat_dim > 1: [feat_dim][len], last feature first */
     rf_heatmap strip_map;
+    /* an attribution drawn over the sample (any kind but sequences), or NULL */
+    float *attr;
+    int attr_len;
+    double attr_vmin, attr_vmax;
+    rf_colormap_kind attr_kind;
 };
 
 /* Height of the header (title and label lines) above every kind's body. */
@@ -63,6 +68,11 @@ struct rf_sample_figure {
 /* A cairo context on a 1x1 surface, for measuring text and laying out
  * panels while answering hover; cairo_destroy it after use. */
 cairo_t *sample_scratch_context(void);
+
+/* Opacity of an attribution drawn over a picture or a spectrogram. */
+#define SAMPLE_ATTR_ALPHA 0.55
+/* Set cr's colour to position i's attribution at that opacity. */
+void sample_attr_colour(const rf_sample_figure *f, cairo_t *cr, int i, double alpha);
 
 /* Drop the sample shown (every kind's data) and switch to `kind`. */
 void sample_reset(rf_sample_figure *f, sample_kind kind);

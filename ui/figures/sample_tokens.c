@@ -164,6 +164,11 @@ void sample_tokens_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const rf
         bool op = !f->byte_text && (f->tokens[i][0] == '[' || f->tokens[i][0] == ']');
         rf_set_color(cr, level_color(f->level[i]), 1);
         rf_draw_text_in(cr, RF_PLOT_MONO, box.x, box.y + l.line_h * 0.72, 0, 1, TOKEN_SIZE, op, f->tokens[i]);
+        if (f->attr != NULL && i < f->attr_len) {   /* the token's strip under it */
+            sample_attr_colour(f, cr, i, 1);
+            cairo_rectangle(cr, box.x, box.y + l.line_h * 0.76, box.w, l.line_h * 0.18);
+            cairo_fill(cr);
+        }
         last = i;
     }
     cairo_restore(cr);

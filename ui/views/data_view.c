@@ -13,7 +13,9 @@
  *
  * Beside the splits, "Inspected" lists the inputs from outside the data set
  * (File → Inspect File…, drops, the text entry or Ctrl+V here), marked as
- * such. Under the sample, the model's class probabilities as bars. */
+ * such. Under the sample, the model's class probabilities as bars. The
+ * Attribution check button draws the Attribution view's last result for
+ * the shown sample over it (ui/shown_sample.h keeps both). */
 #include <math.h>
 #include <string.h>
 
@@ -25,7 +27,9 @@
 #include "../start_folders.h"
 #include "../view.h"
 #include "data_index_list.h"
+#include "../figures/attribution_figure.h"
 #include "../figures/data_sample.h"
+#include "../shown_sample.h"
 #include "../drop_down_tooltip.h"
 
 /* The split menu's entry after the three splits. */
@@ -48,7 +52,7 @@ struct _RfDataView {
     GtkWidget *task_menu, *path_button, *status, *shortfall;
     GtkWidget *split_menu, *count, *list;
     GtkSingleSelection *selection;
-    GtkWidget *plot, *media, *bars, *entry;
+    GtkWidget *plot, *media, *bars, *entry, *attribution;
     bool syncing;                  /* widgets are being set from the config: not a user's choice */
 };
 
@@ -94,6 +98,31 @@ static void stop_playback(RfDataView *v)
         gtk_media_stream_pause(old);
     gtk_media_controls_set_media_stream(GTK_MEDIA_CONTROLS(v->media), NULL);
     gtk_widget_set_visible(v->media, FALSE);
+}
+
+/* ---- the attribution over it ---- */
+
+/* The last attribution of the shown sample over it, while asked for. */
+static void show_attribution(RfDataView *v)
+{
+    rf_split split;
+    int64_t index;
+    const rf_inspected *in;
+    const float *values = NULL;
+    int len = 0;
+    rf_attr_method method = RF_ATTR_GRAD_INPUT;
+    if (gtk_check_button_get_active(GTK_CHECK_BUTTON(v->attribution)) &&
+        rf_shown_sample_get(v->session, &split, &index, &in))
+        values = rf_shown_attribution_get(v->session, split, index, in, &len, &method);
+    rf_map_scale s = rf_attribution_scale(values, len, method);
+    rf_sample_figure_set_attribution(v->figure, values, len, s.vmin, s.vmax, s.kind);
+    rf_plot_view_queue_draw(RF_PLOT_VIEW(v->plot));
+}
+
+static void on_attribution_toggled(GtkCheckButton *button, gpointer data)
+{
+    (void)button;
+    show_attribution(data);
 }
 
 /* ---- what the model says about the sample ---- */
@@ -200,6 +229,7 @@ static void on_state_changed(RfSession *s, gpointer data)
 static void on_plot_map(GtkWidget *plot, gpointer data)
 {
     (void)plot;
+    show_attribution(data);   /* computed while another view was on screen */
     watch_prediction(data);
 }
 
@@ -215,6 +245,10 @@ static void show_selected(RfDataView *v)
     gtk_widget_set_visible(v->bars, FALSE);
     guint pos = gtk_single_selection_get_selected(v->selection);
     const rf_inspected *in = current_inspected(v);
+    if (v->ds == NULL || pos == GTK_INVALID_LIST_POSITION)
+        rf_shown_sample_set(v->session, RF_SPLIT_TRAIN, -1, NULL);
+    else
+        rf_shown_sample_set(v->session, current_split(v), in != NULL ? 0 : pos, in);
     if (v->ds == NULL || pos == GTK_INVALID_LIST_POSITION) {
         rf_sample_figure_set_caption(v->figure, NULL, NULL);
         const char *message = "This split has no samples";
@@ -235,7 +269,7 @@ static void show_selected(RfDataView *v)
         }
     }
     rf_plot_view_reset_zoom(RF_PLOT_VIEW(v->plot));
-    rf_plot_view_queue_draw(RF_PLOT_VIEW(v->plot));
+    show_attribution(v);
     watch_prediction(v);
 }
 
@@ -616,6 +650,13 @@ static GtkWidget *build_toolbar(RfDataView *v)
     gtk_box_append(GTK_BOX(bar), v->task_menu);
     gtk_box_append(GTK_BOX(bar), v->path_button);
     gtk_box_append(GTK_BOX(bar), v->status);
+    v->attribution = gtk_check_button_new_with_mnemonic("_Attribution");
+    gtk_widget_set_name(v->attribution, "data-attribution");
+    gtk_widget_set_tooltip_text(v->attribution, "Draw the Attribution view's last result for this sample over it: "
+                                                "a strip under each token, a heatmap over the picture or the "
+                                                "spectrogram");
+    gtk_box_append(GTK_BOX(bar), v->attribution);
+    g_signal_connect(v->attribution, "toggled", G_CALLBACK(on_attribution_toggled), v);
     g_signal_connect(v->task_menu, "notify::selected", G_CALLBACK(on_task), v);
     g_signal_connect(v->path_button, "clicked", G_CALLBACK(on_path_clicked), v);
     return bar;
@@ -751,6 +792,11 @@ void rf_data_view_show_sample(GtkWidget *data_view, rf_split split, int64_t inde
         return;
     gtk_single_selection_set_selected(v->selection, (guint)index);
     gtk_widget_activate_action(v->list, "list.scroll-to-item", "u", (guint)index);
+}
+
+const float *rf_data_view_attribution(GtkWidget *data_view, int *len)
+{
+    return rf_sample_figure_get_attribution(RF_DATA_VIEW(data_view)->figure, len);
 }
 
 GtkWidget *rf_data_view_new(RfSession *s)

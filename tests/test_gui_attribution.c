@@ -1,0 +1,214 @@
+/* The Attribution view of the real application under Xvfb, against the
+ * command line: Compute before any model says there is none; a tiny
+ * ListOps run is trained to its end, test sample #3 shown in the Data view,
+ * the model saved and that sample attributed by
+ * `rangefinder inspect --attribution grad-input --out x.npy`; then:
+ *   - Compute (gradient × input, the default) returns at once with the
+ *     figure still empty and "Computing…" said: the work runs off the UI
+ *     thread, which keeps drawing frames meanwhile;
+ *   - the values the figure draws are the CLI's, position by position, laid
+ *     out as a token strip;
+ *   - the Data view's Attribution check button draws the same values over
+ *     the sample (and nothing while it is off);
+ *   - Export Plot writes the figure as SVG.
+ * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: also writes
+ * screenshot-attribution.png (1600 x 1000, for docs/), the window at
+ * 1024 x 600 and 1920 x 1080, and the Data view with the overlay. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../datasets/npy_read.h"
+#include "../ui/figures/attribution_figure.h"
+#include "../ui/view.h"
+#include "gui_steps.h"
+#include "widget_find.h"
+#include "workbench_app.h"
+
+#define SAMPLE 3
+
+static const char tiny_config[] = RF_TEST_TINY_DATA
+                                  "[model]\nencoder = full\nlayers = 1\ndim = 16\nheads = 2\nff = 32\n"
+                                  "[train]\nsteps = 8\nlr = 0.01\nwarmup = 0\neval_every = 4\nlog_every = 2\n"
+                                  "checkpoint_every = 0\nthreads = 1\n";
+
+/* The CLI's attribution of test sample SAMPLE: its values (NULL on failure). */
+static GArray *cli_values(const char *rangefinder, const char *checkpoint, const char *npy)
+{
+    g_autofree char *sample = g_strdup_printf("%d", SAMPLE);
+    const char *argv[] = {rangefinder, "inspect", "--checkpoint", checkpoint, "--split", "test", "--sample",
+                          sample, "--attribution", "grad-input", "--out", npy, NULL};
+    g_autofree char *out = NULL, *err = NULL;
+    int status = 0;
+    if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL) ||
+        !g_spawn_check_wait_status(status, NULL)) {
+        tap_diag("inspect failed: %s", err != NULL ? err : "");
+        return NULL;
+    }
+    rf_npy_array a;
+    rf_status st = {0};
+    if (!rf_npy_open(npy, &a, &st)) {
+        tap_diag("%s", st.msg);
+        return NULL;
+    }
+    GArray *values = g_array_new(FALSE, FALSE, sizeof(float));
+    for (int64_t i = 0; i < a.count; i++) {
+        float v = (float)rf_npy_value(&a, i);
+        g_array_append_val(values, v);
+    }
+    rf_npy_close(&a);
+    return values;
+}
+
+/* The same values within float rounding; the first difference told. */
+static gboolean same_values(const float *drawn, int len, const GArray *cli, const char *what)
+{
+    if (drawn == NULL || cli == NULL || (guint)len != cli->len) {
+        tap_diag("%s: %d values drawn, the CLI gives %u", what, drawn != NULL ? len : 0, cli != NULL ? cli->len : 0);
+        return FALSE;
+    }
+    double scale = 0;
+    for (int i = 0; i < len; i++)
+        scale = fmax(scale, fabs(g_array_index(cli, float, i)));
+    for (int i = 0; i < len; i++) {
+        float want = g_array_index(cli, float, i);
+        if (fabs(drawn[i] - want) > 1e-4 * fmax(scale, 1e-6)) {
+            tap_diag("%s: position %d drawn as %g, the CLI gives %g", what, i, drawn[i], want);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+static gboolean computed(gpointer page)
+{
+    int len = 0;
+    return rf_attribution_view_values(page, &len) != NULL;
+}
+
+static gboolean count_frame(GtkWidget *widget, GdkFrameClock *clock, gpointer frames)
+{
+    (void)widget;
+    (void)clock;
+    (*(int *)frames)++;
+    return G_SOURCE_CONTINUE;
+}
+
+static void take_screenshots(RfWindow *win)
+{
+    if (g_getenv("RF_SCREENSHOT_DIR") == NULL)
+        return;
+    static const int sizes[][2] = {{1024, 600}, {1920, 1080}};
+    for (int i = 0; i < 2; i++) {
+        gtk_window_set_default_size(GTK_WINDOW(win), sizes[i][0], sizes[i][1]);
+        spin_for(0.8);
+        g_autofree char *name = g_strdup_printf("attribution-%dx%d", sizes[i][0], sizes[i][1]);
+        screenshot(win, name);
+    }
+    size_for_screenshots(win);
+    spin_for(0.8);
+    screenshot(win, "attribution");
+}
+
+static void check_overlay(RfWindow *win, const GArray *cli)
+{
+    show_page(win, "data");
+    GtkWidget *data = gtk_stack_get_child_by_name(rf_window_get_stack(win), "data");
+    GtkWidget *toggle = find_named(data, "data-attribution");
+    int len = 0;
+    tap_ok(toggle != NULL && !gtk_check_button_get_active(GTK_CHECK_BUTTON(toggle)) &&
+               rf_data_view_attribution(data, &len) == NULL,
+           "the Data view's Attribution is off by default and draws nothing over the sample");
+    if (toggle == NULL)
+        return;
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(toggle), TRUE);
+    spin_for(0.3);
+    const float *over = rf_data_view_attribution(data, &len);
+    tap_ok(same_values(over, len, cli, "overlay"), "checked, it draws the CLI's values over the sample");
+    if (g_getenv("RF_SCREENSHOT_DIR") != NULL) {
+        spin_for(0.5);
+        screenshot(win, "attribution-overlay");
+    }
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(toggle), FALSE);
+    spin_for(0.2);
+    tap_ok(rf_data_view_attribution(data, &len) == NULL, "unchecked, the overlay goes");
+}
+
+static void check_attribution(RfWindow *win, const char *rangefinder, const char *dir)
+{
+    RfSession *s = rf_window_get_session(win);
+    show_page(win, "data");
+    rf_data_view_show_sample(gtk_stack_get_child_by_name(rf_window_get_stack(win), "data"), RF_SPLIT_TEST, SAMPLE);
+    spin_for(0.3);
+    g_autofree char *ckpt = g_build_filename(dir, "model.safetensors", NULL);
+    g_autofree char *npy = g_build_filename(dir, "x.npy", NULL);
+    g_autoptr(GError) error = NULL;
+    tap_ok(rf_session_save_checkpoint(s, ckpt, &error), "the model is saved for the CLI (%s)",
+           error != NULL ? error->message : "");
+    g_autoptr(GArray) cli = cli_values(rangefinder, ckpt, npy);
+    if (!tap_ok(cli != NULL && cli->len >= 8, "rangefinder inspect --attribution grad-input writes x.npy"))
+        return;
+
+    show_page(win, "attribution");
+    GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(win), "attribution");
+    RfPlotView *plot = rf_view_get_plot(page);
+    GtkWidget *method = find_named(page, "attribution-method");
+    tap_ok(gtk_drop_down_get_selected(GTK_DROP_DOWN(method)) == RF_ATTR_GRAD_INPUT,
+           "gradient × input is the method chosen at first");
+    int frames = 0;
+    guint tick = gtk_widget_add_tick_callback(GTK_WIDGET(plot), count_frame, &frames, NULL);
+    g_signal_emit_by_name(find_named(page, "attribution-compute"), "clicked");
+    const char *said = gtk_label_get_text(GTK_LABEL(find_named(page, "attribution-status")));
+    tap_ok(!computed(page) && strstr(said, "Computing") != NULL,
+           "Compute returns before the result exists (off the UI thread): %s", said);
+    gboolean done = spin_until(computed, page, 60.0);
+    gtk_widget_remove_tick_callback(GTK_WIDGET(plot), tick);
+    if (!tap_ok(done, "Compute fills the figure (%s)",
+                gtk_label_get_text(GTK_LABEL(find_named(page, "attribution-status")))))
+        return;
+    tap_diag("%d frames drawn while it computed", frames);
+    int len = 0;
+    const float *drawn = rf_attribution_view_values(page, &len);
+    tap_ok(same_values(drawn, len, cli, "figure"),
+           "the figure draws the CLI's gradient × input for test #%d, position by position (%d)", SAMPLE, len);
+    rf_attribution_figure *fig = rf_plot_view_get_figure(plot)->data;
+    int rows = 0, cols = 0;
+    tap_ok(rf_attribution_figure_layout(fig, &rows, &cols) == 't' && cols == len,
+           "ListOps is drawn as the expression's tokens over a strip");
+    rf_map_scale scale = rf_attribution_figure_scale(fig);
+    tap_ok(scale.kind == RF_COLORMAP_DIVERGING && scale.vmin == -scale.vmax,
+           "a signed method is coloured diverging, centred at 0");
+
+    g_autofree char *svg = g_build_filename(dir, "attribution.svg", NULL);
+    tap_ok(rf_window_export_plot(win, "attribution", svg, 1000, 600, &error) &&
+               g_file_test(svg, G_FILE_TEST_IS_REGULAR),
+           "Export Plot writes the figure as SVG (%s)", error != NULL ? error->message : "");
+    take_screenshots(win);
+    check_overlay(win, cli);
+}
+
+int main(int argc, char **argv)
+{
+    g_autofree char *dir = g_dir_make_tmp("rf-gui-attribution-XXXXXX", NULL);
+    if (argc < 2) {
+        tap_skip("the Attribution view against the CLI", "no rangefinder executable given");
+        return tap_done();
+    }
+    RfApplication *app = NULL;
+    RfWindow *win = open_workbench(dir, tiny_config, &app);
+    if (win == NULL)
+        return tap_done();
+    show_page(win, "attribution");
+    GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(win), "attribution");
+    g_signal_emit_by_name(find_named(page, "attribution-compute"), "clicked");
+    const char *said = gtk_label_get_text(GTK_LABEL(find_named(page, "attribution-status")));
+    tap_ok(strstr(said, "no model yet") != NULL && !computed(page),
+           "Compute before any model says so and draws nothing: %s", said);
+    if (train_to_the_end(win, "tiny"))
+        check_attribution(win, argv[1], dir);
+    close_workbench(win, app);
+    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        tap_ok(FALSE, "remove %s", dir);
+    return tap_done();
+}

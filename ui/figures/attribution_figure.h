@@ -1,0 +1,53 @@
+/* The Attribution view's figure: one input's attribution (core/attribution.h)
+ * drawn in the data's own terms:
+ *
+ *   tokens    the expression or text, token by token, each over a strip
+ *             coloured by its attribution (lines wrap; past what fits, the
+ *             strip alone, one cell a position);
+ *   picture   the picture with a grid_h x grid_w heatmap blended over it;
+ *   audio     the log-mel spectrogram (frames across, mel bins up) with
+ *             each frame's attribution blended over its column and as a
+ *             strip under it;
+ *   other     a strip of cells, one a position.
+ *
+ * Signed methods get the diverging colours centred at 0, the unsigned
+ * gradient norm the sequential ones; the shared map legend gives the range
+ * and the method, a caption F(x), F(baseline), the sum and (integrated
+ * gradients) the completeness error. Hover names a position in the data's
+ * words (rf_position_words) and its value.
+ * GTK-free, as every figure. */
+#ifndef RF_ATTRIBUTION_FIGURE_H
+#define RF_ATTRIBUTION_FIGURE_H
+
+#include "../../core/attribution.h"
+#include "../../core/data.h"
+#include "../plot/figure.h"
+#include "../plot/plot.h"
+
+typedef struct rf_attribution_figure rf_attribution_figure;
+
+rf_attribution_figure *rf_attribution_figure_new(void);
+void rf_attribution_figure_free(rf_attribution_figure *f);
+rf_figure rf_attribution_figure_get(rf_attribution_figure *f);
+
+/* Show `a` (copied), computed by `method` for input x (len positions, as
+ * ds->get or the featurise hook made it) of data set ds, under `title`.
+ * Nothing of ds or x is kept. */
+void rf_attribution_figure_set(rf_attribution_figure *f, const rf_attribution *a, rf_attr_method method,
+                               const rf_dataset *ds, const float *x, int len, const char *title);
+/* Nothing computed: `message` in place of the figure. */
+void rf_attribution_figure_set_message(rf_attribution_figure *f, const char *message);
+
+/* The values drawn (NULL while a message is) and the colour range they
+ * are drawn on: [-m, m] for signed methods, [0, max] for the gradient. */
+const float *rf_attribution_figure_values(const rf_attribution_figure *f, int *len);
+rf_map_scale rf_attribution_figure_scale(const rf_attribution_figure *f);
+/* The colour range of len values by `method` (the figure's, and the Data
+ * view's overlay's): diverging on [-m, m], m the largest magnitude, for
+ * signed methods; sequential on [0, max] for the gradient. */
+rf_map_scale rf_attribution_scale(const float *values, int len, rf_attr_method method);
+/* How the values are laid out: 't' tokens, 'p' picture grid (rows x cols
+ * the data set's grid), 'a' audio frames, 's' a strip. */
+char rf_attribution_figure_layout(const rf_attribution_figure *f, int *rows, int *cols);
+
+#endif

@@ -1,0 +1,362 @@
+/* The Attribution view: which positions of the Data view's shown sample
+ * (or of the inspected input it shows) make the model answer as it does
+ * (core/attribution.h, drawn by ui/figures/attribution_figure.h), as
+ * `rangefinder inspect --attribution` computes it.
+ *
+ * Compute saves the session's model (paused, finished or stopped) to a
+ * temporary checkpoint and, in a GTask, builds a model from it on its run's
+ * data set and attributes the target class's logit by the chosen method;
+ * the window stays responsive meanwhile. Baselines are the CLI's defaults:
+ * the padding token for tokens, silence for audio folders, black for the
+ * rest. The result is also left for the Data view's overlay
+ * (ui/shown_sample.h). Export Plot writes the figure. */
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../core/checkpoint.h"
+#include "../../datasets/audio_folder.h"
+#include "../../datasets/datasets.h"
+#include "../figures/attribution_figure.h"
+#include "../figures/data_sample.h"
+#include "../shown_sample.h"
+#include "../view.h"
+
+#define STATE_KEY "rf-attribution-view"
+
+static const char *const method_titles[RF_ATTR_METHODS] = {
+    [RF_ATTR_GRAD] = "Gradient",
+    [RF_ATTR_GRAD_INPUT] = "Gradient × input",
+    [RF_ATTR_IG] = "Integrated gradients",
+    [RF_ATTR_OCCLUSION] = "Occlusion",
+};
+
+typedef struct attribution_view {
+    RfSession *session;          /* outlives the view (the window owns both) */
+    RfPlotView *plot;            /* owns this state */
+    rf_attribution_figure *figure;
+    GtkWidget *compute, *method_menu, *steps, *window, *target_menu, *status;
+    int classes;                 /* in the target menu after "Predicted" */
+    gboolean computing;
+} attribution_view;
+
+typedef struct attr_job {
+    char *checkpoint;            /* a temporary file, removed with the job */
+    rf_split split;
+    int64_t index;
+    rf_inspected *inspected;     /* held, or NULL for a sample of the split */
+    rf_attr_method method;
+    rf_attr_request request;
+    int64_t step;
+    rf_dataset *ds;              /* the checkpoint's run's data set, for drawing */
+    float *x;                    /* the input as the model took it */
+    int len;
+    rf_attribution result;
+} attr_job;
+
+static void attribution_view_free(attribution_view *v)
+{
+    rf_attribution_figure_free(v->figure);
+    g_free(v);
+}
+
+static void attr_job_free(attr_job *job)
+{
+    if (job->checkpoint != NULL)
+        g_unlink(job->checkpoint);
+    g_free(job->checkpoint);
+    if (job->inspected != NULL)
+        rf_inspected_release(job->inspected);
+    rf_attribution_clear(&job->result);
+    g_free(job->x);
+    rf_dataset_free(job->ds);
+    g_free(job);
+}
+
+/* ---- the job (a worker thread) ---- */
+
+/* The input: the inspected one's features, or the split's sample. */
+static bool read_input(attr_job *job, rf_status *st)
+{
+    const rf_dataset *ds = job->ds;
+    size_t row = (size_t)ds->seq_len * MAX(1, ds->feat_dim);
+    job->x = g_new0(float, row);
+    if (job->inspected != NULL) {
+        const rf_inspected *in = job->inspected;
+        if (in->seq_len != ds->seq_len || in->feat_dim != ds->feat_dim) {
+            return rf_fail(st, "%s was inspected for another data set: inspect it again", in->name);
+        }
+        memcpy(job->x, in->x, sizeof(float) * (size_t)in->len * MAX(1, in->feat_dim));
+        job->len = in->len;
+        return true;
+    }
+    int label = 0;
+    return ds->get(ds, job->split, job->index, job->x, &job->len, &label, st);
+}
+
+static bool attribute(attr_job *job, rf_status *st)
+{
+    rf_config cfg;
+    rf_config_defaults(&cfg);
+    if (!rf_checkpoint_read_config(job->checkpoint, &cfg, &job->step, st))
+        return false;
+    job->ds = rf_dataset_open(&cfg, st);
+    if (job->ds == NULL || !read_input(job, st))
+        return false;
+    const rf_dataset *ds = job->ds;
+    g_autofree float *base = NULL;
+    if (ds->feat_dim > 0) {   /* black, or silence for audio (zeros where it has none) */
+        base = g_new0(float, (size_t)ds->seq_len * ds->feat_dim);
+        rf_audio_folder_silence(ds, base, ds->seq_len);
+    }
+    job->request.baseline = base;
+    rf_trainer *t = rf_trainer_new_forward(&cfg, ds, st);
+    bool ok = t != NULL && rf_trainer_load(t, job->checkpoint, st) &&
+              rf_trainer_attribute(t, &(rf_outside_input){job->x, job->len}, &job->request, &job->result, st);
+    job->request.baseline = NULL;
+    rf_trainer_free(t);
+    return ok;
+}
+
+static void attribute_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+    (void)source;
+    (void)cancellable;
+    rf_status st = {0};
+    if (attribute(data, &st))
+        g_task_return_boolean(task, TRUE);
+    else
+        g_task_return_new_error(task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", st.msg);
+}
+
+/* ---- the view ---- */
+
+static void set_status(attribution_view *v, const char *text)
+{
+    gtk_label_set_text(GTK_LABEL(v->status), text);
+    gtk_widget_set_tooltip_text(v->status, text);
+}
+
+static rf_attr_method chosen_method(attribution_view *v)
+{
+    guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(v->method_menu));
+    return i < RF_ATTR_METHODS ? (rf_attr_method)i : RF_ATTR_GRAD_INPUT;
+}
+
+static void on_attributed(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+    (void)user_data;
+    attribution_view *v = g_object_get_data(source, STATE_KEY);
+    attr_job *job = g_task_get_task_data(G_TASK(result));
+    g_autoptr(GError) error = NULL;
+    v->computing = FALSE;
+    gtk_widget_set_sensitive(v->compute, TRUE);
+    rf_plot_view_set_pending(v->plot, FALSE);
+    if (!g_task_propagate_boolean(G_TASK(result), &error)) {
+        set_status(v, error->message);
+        return;
+    }
+    const rf_attribution *a = &job->result;
+    char target[160], predicted[160];
+    rf_data_class_text(job->ds, a->target, target, sizeof target);
+    rf_data_class_text(job->ds, a->predicted, predicted, sizeof predicted);
+    g_autofree char *sample = job->inspected != NULL
+                                  ? g_strdup_printf("inspected %s", job->inspected->name)
+                                  : g_strdup_printf("%s #%lld", rf_split_name(job->split), (long long)job->index);
+    g_autofree char *title =
+        a->target == a->predicted
+            ? g_strdup_printf("%s of %s for the predicted class, %s, at step %lld", method_titles[job->method],
+                              sample, target, (long long)job->step)
+            : g_strdup_printf("%s of %s for %s (the model predicts %s) at step %lld", method_titles[job->method],
+                              sample, target, predicted, (long long)job->step);
+    rf_attribution_figure_set(v->figure, a, job->method, job->ds, job->x, job->len, title);
+    rf_shown_attribution_set(v->session, job->split, job->index, job->inspected, a, job->method);
+    set_status(v, title);
+    rf_plot_view_queue_draw(v->plot);
+}
+
+static void on_compute(GtkButton *button, gpointer data)
+{
+    (void)button;
+    attribution_view *v = data;
+    if (v->computing)
+        return;
+    RfRunState state = rf_session_get_state(v->session);
+    if (state == RF_RUN_RUNNING || state == RF_RUN_LOADING) {
+        set_status(v, "Pause the run to explain the model as it is now");
+        return;
+    }
+    if (state == RF_RUN_IDLE) {
+        set_status(v, "There is no model yet: train a run or open a checkpoint, then Compute");
+        return;
+    }
+    rf_split split;
+    int64_t index;
+    const rf_inspected *in;
+    if (!rf_shown_sample_get(v->session, &split, &index, &in)) {
+        set_status(v, "Show a sample (or an inspected input) in the Data view, then Compute");
+        return;
+    }
+    g_autoptr(GError) error = NULL;
+    g_autofree char *path = NULL;
+    int fd = g_file_open_tmp("rangefinder-attribution-XXXXXX.safetensors", &path, &error);
+    if (fd < 0) {
+        set_status(v, error->message);
+        return;
+    }
+    close(fd);
+    if (!rf_session_save_checkpoint(v->session, path, &error)) {
+        g_unlink(path);
+        set_status(v, error->message);
+        return;
+    }
+    attr_job *job = g_new0(attr_job, 1);
+    job->checkpoint = g_steal_pointer(&path);
+    job->split = split;
+    job->index = index;
+    job->inspected = in != NULL ? rf_inspected_acquire((rf_inspected *)in) : NULL;
+    job->method = chosen_method(v);
+    int window = gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(v->window));
+    guint target = gtk_drop_down_get_selected(GTK_DROP_DOWN(v->target_menu));
+    job->request = (rf_attr_request){
+        .method = job->method,
+        .target = target == 0 || target == GTK_INVALID_LIST_POSITION ? -1 : (int)target - 1,
+        .steps = gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(v->steps)),
+        .window = window,
+        .stride = window,
+    };
+    v->computing = TRUE;
+    gtk_widget_set_sensitive(v->compute, FALSE);
+    rf_plot_view_set_pending(v->plot, TRUE);
+    set_status(v, "Computing…");
+    g_autoptr(GTask) task = g_task_new(v->plot, NULL, on_attributed, NULL);
+    g_task_set_task_data(task, job, (GDestroyNotify)attr_job_free);
+    g_task_run_in_thread(task, attribute_in_thread);
+}
+
+/* Steps count for integrated gradients only, the window for occlusion. */
+static void on_method(GObject *menu, GParamSpec *pspec, gpointer data)
+{
+    (void)menu;
+    (void)pspec;
+    attribution_view *v = data;
+    rf_attr_method m = chosen_method(v);
+    gtk_widget_set_sensitive(v->steps, m == RF_ATTR_IG);
+    gtk_widget_set_sensitive(v->window, m == RF_ATTR_OCCLUSION);
+}
+
+/* The target menu lists the loaded data set's classes. */
+static void fill_targets(attribution_view *v)
+{
+    const rf_dataset *ds = rf_session_get_dataset(v->session);
+    int classes = ds != NULL ? ds->classes : 0;
+    if (classes == v->classes)
+        return;
+    GtkStringList *names = gtk_string_list_new(NULL);
+    gtk_string_list_append(names, "Predicted class");
+    char text[160];
+    for (int k = 0; k < classes; k++) {
+        rf_data_class_text(ds, k, text, sizeof text);
+        gtk_string_list_append(names, text);
+    }
+    gtk_drop_down_set_model(GTK_DROP_DOWN(v->target_menu), G_LIST_MODEL(names));
+    g_object_unref(names);
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(v->target_menu), 0);
+    v->classes = classes;
+}
+
+static void on_data_changed(RfSession *s, gpointer plot)
+{
+    (void)s;
+    fill_targets(g_object_get_data(G_OBJECT(plot), STATE_KEY));
+}
+
+static GtkWidget *labelled(GtkWidget *bar, const char *mnemonic, GtkWidget *widget)
+{
+    GtkWidget *label = gtk_label_new_with_mnemonic(mnemonic);
+    gtk_label_set_mnemonic_widget(GTK_LABEL(label), widget);
+    gtk_box_append(GTK_BOX(bar), label);
+    gtk_box_append(GTK_BOX(bar), widget);
+    return widget;
+}
+
+static GtkWidget *build_toolbar(attribution_view *v)
+{
+    GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+    v->compute = gtk_button_new_with_mnemonic("_Compute");
+    gtk_widget_set_name(v->compute, "attribution-compute");
+    gtk_widget_add_css_class(v->compute, "suggested-action");
+    gtk_widget_set_tooltip_text(v->compute, "Attribute the model's answer on the Data view's shown sample (or "
+                                            "inspected input) to its positions, with the model as it is now "
+                                            "(pause a run first)");
+    gtk_box_append(GTK_BOX(bar), v->compute);
+    const char *methods[RF_ATTR_METHODS + 1] = {NULL};
+    for (int m = 0; m < RF_ATTR_METHODS; m++)
+        methods[m] = method_titles[m];
+    v->method_menu = gtk_drop_down_new_from_strings(methods);
+    gtk_widget_set_name(v->method_menu, "attribution-method");
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(v->method_menu), RF_ATTR_GRAD_INPUT);
+    gtk_widget_set_tooltip_text(v->method_menu, "Gradient: the size of the target logit's gradient (unsigned); "
+                                                "× input, integrated gradients and occlusion: signed "
+                                                "contributions against the baseline");
+    labelled(bar, "_Method", v->method_menu);
+    v->steps = gtk_spin_button_new_with_range(1, 1024, 1);
+    gtk_widget_set_name(v->steps, "attribution-steps");
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(v->steps), 32);
+    gtk_widget_set_tooltip_text(v->steps, "Integrated gradients: points on the path from the baseline (more "
+                                          "shrink the completeness error)");
+    labelled(bar, "_Steps", v->steps);
+    v->window = gtk_spin_button_new_with_range(1, 4096, 1);
+    gtk_widget_set_name(v->window, "attribution-window");
+    gtk_widget_set_tooltip_text(v->window, "Occlusion: positions replaced by the baseline at once (an image's "
+                                           "window × window patches)");
+    labelled(bar, "_Window", v->window);
+    v->target_menu = gtk_drop_down_new_from_strings((const char *const[]){"Predicted class", NULL});
+    gtk_widget_set_name(v->target_menu, "attribution-target");
+    gtk_widget_set_tooltip_text(v->target_menu, "The class whose logit is explained");
+    labelled(bar, "_Class", v->target_menu);
+    v->status = gtk_label_new("Show a sample in the Data view, pause or finish a run, then Compute");
+    gtk_widget_set_name(v->status, "attribution-status");
+    gtk_label_set_xalign(GTK_LABEL(v->status), 0);
+    gtk_label_set_ellipsize(GTK_LABEL(v->status), PANGO_ELLIPSIZE_END);
+    gtk_widget_set_hexpand(v->status, TRUE);
+    gtk_widget_add_css_class(v->status, "dim-label");
+    gtk_box_append(GTK_BOX(bar), v->status);
+    g_signal_connect(v->compute, "clicked", G_CALLBACK(on_compute), v);
+    g_signal_connect(v->method_menu, "notify::selected", G_CALLBACK(on_method), v);
+    on_method(NULL, NULL, v);
+    return bar;
+}
+
+GtkWidget *rf_attribution_view_new(RfSession *s)
+{
+    attribution_view *v = g_new0(attribution_view, 1);
+    v->session = s;
+    v->figure = rf_attribution_figure_new();
+    rf_figure f = rf_attribution_figure_get(v->figure);
+    GtkWidget *plot = rf_plot_view_new(&f, FALSE);
+    v->plot = RF_PLOT_VIEW(plot);
+    g_object_set_data_full(G_OBJECT(plot), STATE_KEY, v, (GDestroyNotify)attribution_view_free);
+    gtk_widget_set_hexpand(plot, TRUE);
+    gtk_widget_set_vexpand(plot, TRUE);
+
+    GtkWidget *view = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+    gtk_widget_set_margin_start(view, 12);
+    gtk_widget_set_margin_end(view, 12);
+    gtk_widget_set_margin_top(view, 12);
+    gtk_widget_set_margin_bottom(view, 12);
+    gtk_box_append(GTK_BOX(view), rf_view_scroll_sideways(build_toolbar(v)));
+    gtk_box_append(GTK_BOX(view), plot);
+    rf_view_set_plot(view, v->plot);
+    g_signal_connect_object(s, "data-changed", G_CALLBACK(on_data_changed), plot, 0);
+    fill_targets(v);
+    return view;
+}
+
+const float *rf_attribution_view_values(GtkWidget *view, int *len)
+{
+    RfPlotView *plot = rf_view_get_plot(view);
+    attribution_view *v = plot != NULL ? g_object_get_data(G_OBJECT(plot), STATE_KEY) : NULL;
+    *len = 0;
+    return v != NULL ? rf_attribution_figure_values(v->figure, len) : NULL;
+}
