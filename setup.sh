@@ -121,10 +121,10 @@ test)
             --suite grad --suite mechanisms --logbase "coretype-$coretype" >/dev/null || status=1
         logs+=("build/meson-logs/coretype-$coretype.json")
     done
-    # Every fuzz target (tests/fuzz) for 20 s, two at a time, in a clang
+    # Every fuzz target (tests/fuzz) for 10 s, two at a time, in a clang
     # build with ASan and UBSan: a finding fails (one check per target).
     rm -f build-fuzz/meson-logs/testlog.json
-    tests/fuzz/run.sh 20 >/dev/null || status=1
+    tests/fuzz/run.sh 10 >/dev/null || status=1
     if [ -f build-fuzz/meson-logs/testlog.json ]; then logs+=(build-fuzz/meson-logs/testlog.json); fi
     summarise "${logs[@]}" || status=1
     exit $status

@@ -7,10 +7,12 @@
  *     features, its "logits" tap), windows recomputed here;
  *   - integrated gradients' completeness within 1% of F(x) - F(baseline)
  *     at 64 steps, and a smaller error at 64 steps than at 8;
- *   - a planted cause: trained on tokens whose label is the token at one
- *     fixed position, every encoder puts at least 80% of its integrated
- *     gradients' mass (sum of |values|) on that position;
- *   - bad requests refused with a sentence. */
+ *   - bad requests refused with a sentence;
+ *   - with the argument "planted" instead: a planted cause. Trained on
+ *     tokens whose label is the token at one fixed position, every encoder
+ *     puts at least 80% of its integrated gradients' mass (sum of |values|)
+ *     on that position. Six trainings of 800 steps: tests/meson.build runs
+ *     it in unsanitised builds only (83 s under ASan, 15 s without). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,16 +348,19 @@ static void test_refusals(void)
     rf_trainer_free(f.t);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "planted") == 0) {
+        for (size_t e = 0; e < sizeof encoders / sizeof encoders[0]; e++)
+            test_planted_cause(encoders[e]);
+        return tap_done();
+    }
     for (size_t e = 0; e < sizeof encoders / sizeof encoders[0]; e++)
         for (int features = 0; features < 2; features++) {
             test_grad_input(encoders[e], features);
             test_occlusion(encoders[e], features);
             test_completeness(encoders[e], features);
         }
-    for (size_t e = 0; e < sizeof encoders / sizeof encoders[0]; e++)
-        test_planted_cause(encoders[e]);
     test_refusals();
     return tap_done();
 }
