@@ -120,6 +120,10 @@ static void test_op(void)
     run_la("elu+1, 2 heads, no mask", (la_case){2, 5, 5, 4, 2, RF_KMAP_ELU1, 1.0f, false, false});
     run_la("softplus, 3 heads, q = k = v (gradients accumulate), mask",
            (la_case){2, 6, 6, 6, 3, RF_KMAP_SOFTPLUS, 0.8f, true, true});
+    /* heads of 8 and 16 take the kernel's vector and constant-width paths */
+    run_la("elu+1, 2 heads of 8, N 5 != M 7, mask", (la_case){2, 5, 7, 16, 2, RF_KMAP_ELU1, 0.6f, true, false});
+    run_la("softplus, 2 heads of 8, q = k = v, mask", (la_case){1, 6, 6, 16, 2, RF_KMAP_SOFTPLUS, 0.7f, true, true});
+    run_la("relu, 1 head of 16, N 4 != M 3, mask", (la_case){2, 4, 3, 16, 1, RF_KMAP_RELU, 0.8f, true, false});
 }
 
 /* ---------------- shape errors ---------------- */
@@ -260,14 +264,16 @@ static void test_zero_denominator(void)
     la_graph_free(&t);
 }
 
-/* Row tasks partition the outputs: 1 and 3 threads give identical bits. */
+/* Sums over rows are taken per chunk of RF_LINEAR_ATTENTION_CHUNK rows and
+ * the chunks added in order, whatever the thread count: 1 and 3 threads
+ * give identical bits. */
 static void test_thread_independence(void)
 {
-    la_graph a = la_graph_new(2, 2100, 1900, 8, 2, RF_KMAP_ELU1, 1);
-    la_graph b = la_graph_new(2, 2100, 1900, 8, 2, RF_KMAP_ELU1, 3);
+    la_graph a = la_graph_new(2, 2100, 1900, 16, 2, RF_KMAP_ELU1, 1);
+    la_graph b = la_graph_new(2, 2100, 1900, 16, 2, RF_KMAP_ELU1, 3);
     la_graph_run(&a);
     la_graph_run(&b);
-    size_t nq = 2 * 2100 * 8 * sizeof(float), nk = 2 * 1900 * 8 * sizeof(float);
+    size_t nq = 2 * 2100 * 16 * sizeof(float), nk = 2 * 1900 * 16 * sizeof(float);
     bool same = memcmp(rf_value(a.g, a.out), rf_value(b.g, b.out), nq) == 0 &&
                 memcmp(rf_grad(a.g, a.q), rf_grad(b.g, b.q), nq) == 0 &&
                 memcmp(rf_grad(a.g, a.k), rf_grad(b.g, b.k), nk) == 0 &&
@@ -275,6 +281,88 @@ static void test_thread_independence(void)
     tap_ok(same, "N 2100, M 1900: 1 and 3 threads give bit-identical outputs and gradients");
     la_graph_free(&a);
     la_graph_free(&b);
+}
+
+/* sum(R * ref(x)) for the chunks case: x = (q, k, v, mask) */
+static double weighted_ref(const la_case *c, double *const *x, const double *r, double *out, int64_t n)
+{
+    ref_la((const double *const *)x, out, c);
+    double s = 0;
+    for (int64_t i = 0; i < n; i++)
+        s += r[i] * out[i];
+    return s;
+}
+
+/* Lengths over two chunks of rows (three, the last short): the outputs
+ * against the double reference, and the gradients along a random
+ * direction U against the reference's central difference, so a chunk
+ * dropped, counted twice or reduced out of place shows. The bound: sums
+ * of up to M·dk terms in three stages, λ√k·u each (tests/tolerance.h),
+ * relative to the norm of what is compared. */
+static void test_chunks(void)
+{
+    const int64_t B = 2, N = 600, M = 560, D = 16, H = 2;
+    la_case c = {B, N, M, D, H, RF_KMAP_ELU1, 0.9f, true, false};
+    la_graph t = la_graph_new(B, N, M, D, (int)H, RF_KMAP_ELU1, 2);
+    const rf_id ids[4] = {t.q, t.k, t.v, t.mask};
+    const int64_t sizes[4] = {B * N * D, B * M * D, B * M * D, B * M};
+    double *x[4], *u[3], *out = malloc((size_t)(B * N * D) * sizeof *out), *r = malloc((size_t)(B * N * D) * sizeof *r);
+    rf_rng rng = {9};
+    for (int i = 0; i < 4; i++) {
+        x[i] = malloc((size_t)sizes[i] * sizeof *x[i]);
+        const float *v = rf_value(t.g, ids[i]);
+        for (int64_t j = 0; j < sizes[i]; j++)
+            x[i][j] = v[j];
+    }
+    for (int i = 0; i < 3; i++) {
+        u[i] = malloc((size_t)sizes[i] * sizeof *u[i]);
+        for (int64_t j = 0; j < sizes[i]; j++)
+            u[i][j] = rf_rng_normal(&rng);
+    }
+    rf_graph_forward(t.g, &t.x);
+    float *seed = malloc((size_t)(B * N * D) * sizeof *seed);
+    for (int64_t i = 0; i < B * N * D; i++)
+        r[i] = seed[i] = (float)rf_rng_normal(&rng);
+    rf_graph_backward(t.g, &t.x, seed);
+
+    double bound = 3 * TOL_LAMBDA * sqrt((double)(M * D / H)) * TOL_U;
+    weighted_ref(&c, x, r, out, B * N * D);
+    const float *o = rf_value(t.g, t.out);
+    double diff = 0, norm = 0;
+    for (int64_t i = 0; i < B * N * D; i++) {
+        diff += (o[i] - out[i]) * (o[i] - out[i]);
+        norm += out[i] * out[i];
+    }
+    tap_ok(sqrt(diff) <= bound * sqrt(norm), "N 600, M 560 (chunks of %d rows): outputs within %.2g of the "
+           "reference's norm (%.2g)", RF_LINEAR_ATTENTION_CHUNK, bound, sqrt(diff / norm));
+
+    double analytic = 0, scale = 0, eps = 1e-5;
+    for (int i = 0; i < 3; i++) {
+        const float *g = rf_grad(t.g, ids[i]);
+        for (int64_t j = 0; j < sizes[i]; j++) {
+            analytic += g[j] * u[i][j];
+            scale += fabs(g[j] * u[i][j]);
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        for (int64_t j = 0; j < sizes[i]; j++)
+            x[i][j] += eps * u[i][j];
+    double plus = weighted_ref(&c, x, r, out, B * N * D);
+    for (int i = 0; i < 3; i++)
+        for (int64_t j = 0; j < sizes[i]; j++)
+            x[i][j] -= 2 * eps * u[i][j];
+    double numeric = (plus - weighted_ref(&c, x, r, out, B * N * D)) / (2 * eps);
+    tap_ok(fabs(analytic - numeric) <= bound * scale, "N 600, M 560: the gradients along a random direction "
+           "(%.6g) match the reference's central difference (%.6g) within %.2g of %.3g", analytic, numeric,
+           bound * scale, scale);
+    for (int i = 0; i < 4; i++)
+        free(x[i]);
+    for (int i = 0; i < 3; i++)
+        free(u[i]);
+    free(out);
+    free(r);
+    free(seed);
+    la_graph_free(&t);
 }
 
 /* ---------------- parameter gradients by finite differences ---------------- */
@@ -661,6 +749,7 @@ int main(int argc, char **argv)
     if (!portable) {
         test_shape_errors();
         test_thread_independence();
+        test_chunks();
         test_linear_model();
         test_maelre_model();
         test_block_plan();

@@ -48,6 +48,10 @@ typedef struct rf_linear_attention_layout {
     int64_t total;
 } rf_linear_attention_layout;
 
+/* The CPU kernels form their sums over rows (KV, Ksum and their gradients)
+ * per chunk of this many rows, then add the chunks in order. */
+#define RF_LINEAR_ATTENTION_CHUNK 256
+
 rf_linear_attention_layout rf_linear_attention_aux_layout(int64_t B, int64_t N, int64_t M, int64_t D,
                                                           int64_t heads);
 
