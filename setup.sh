@@ -107,7 +107,8 @@ run)
     ;;
 test)
     install_missing "${build_packages[@]}" "${test_packages[@]}"
-    build build -Dwerror=true
+    # the build type said each time: `run` may have left `build` in release
+    build build -Dbuildtype=debugoptimized -Dwerror=true
     build build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
     tensorboard_venv
     status=0

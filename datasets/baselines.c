@@ -41,7 +41,7 @@ static bool read_sample(const rf_dataset *ds, const tally *t, rf_split split, in
 static bool fit(const rf_dataset *ds, tally *t, rf_status *st)
 {
     for (int64_t i = 0; i < ds->size[RF_SPLIT_TRAIN]; i++) {
-        int first, label;
+        int first = -1, label = -1;
         if (!read_sample(ds, t, RF_SPLIT_TRAIN, i, &first, &label, st))
             return false;
         if (first >= 0)
@@ -84,7 +84,7 @@ static bool score(const rf_dataset *ds, const tally *t, const rf_baseline_rules 
 {
     int64_t right_majority = 0, right_first = 0, n = ds->size[split];
     for (int64_t i = 0; i < n; i++) {
-        int first, label;
+        int first = -1, label = -1;
         if (!read_sample(ds, t, split, i, &first, &label, st))
             return false;
         right_majority += label == r->majority;
