@@ -40,21 +40,6 @@ static inline __attribute__((format(printf, 2, 3))) void tap_skip(const char *na
     fflush(stdout);
 }
 
-/* A check known to fail for now: "not ok N - name # TODO reason" (meson
- * counts it as an expected failure, and a pass as unexpected, so it shows
- * when the cause is gone). Not counted among the failures. */
-static inline __attribute__((format(printf, 3, 4))) bool tap_todo(bool cond, const char *reason, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("%s %d - ", cond ? "ok" : "not ok", ++tap_count);
-    vprintf(fmt, ap);
-    printf(" # TODO %s\n", reason);
-    va_end(ap);
-    fflush(stdout);
-    return cond;
-}
-
 /* A diagnostic line (shown by meson on failure). */
 static inline __attribute__((format(printf, 1, 2))) void tap_diag(const char *fmt, ...)
 {

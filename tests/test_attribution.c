@@ -11,8 +11,8 @@
  *   - with the argument "planted" instead: a planted cause. Trained on
  *     tokens whose label is the token at one fixed position, every encoder
  *     puts at least 80% of its integrated gradients' mass (sum of |values|)
- *     on that position. Six trainings of 800 steps: tests/meson.build runs
- *     it in unsanitised builds only (83 s under ASan, 15 s without). */
+ *     on that position. Six trainings of 2,000 steps: tests/meson.build runs
+ *     it in unsanitised builds only (it took minutes under ASan). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,25 +271,21 @@ static bool planted_get(const rf_dataset *ds, rf_split split, int64_t i, float *
     return true;
 }
 
-/* Encoders that learn the task but still spread about 30% of the mass
- * over the other positions at this training budget (and about 25% after
- * twice as many steps with weight decay 0.1): marked TODO, so the check
- * still runs and reports its figure, and passing it shows up. */
-static bool planted_short(const char *encoder)
-{
-    return strcmp(encoder, "talk") == 0 || strcmp(encoder, "linear") == 0;
-}
-
 static void test_planted_cause(const char *encoder)
 {
     rf_dataset ds = {.name = "planted", .size = {4096, 64, 16}, .seq_len = PLANTED_LEN, .vocab = PLANTED_VOCAB,
                      .classes = PLANTED_VOCAB - 1, .get = planted_get};
     rf_config cfg = config(encoder);
-    cfg.data.batch = 32;
+    /* Trained well past 100% accuracy, with weight decay: a model that has
+     * only just learnt the task still moves its logits with the noise
+     * positions (TaLK and linear attention kept about 30% of the mass
+     * there after 800 steps of batch 32 without weight decay; 11-14% now) */
+    cfg.data.batch = 16;
     cfg.model.dim = 16;
     cfg.model.ff = 32;
-    cfg.train.steps = 800;
-    cfg.train.lr = 3e-3f;
+    cfg.train.steps = 2000;
+    cfg.train.lr = 5e-3f;
+    cfg.train.weight_decay = 0.1f;
     cfg.train.warmup = 20;
     rf_status st = {0};
     rf_trainer *t = rf_trainer_new(&cfg, &ds, &st);
@@ -321,10 +317,7 @@ static void test_planted_cause(const char *encoder)
              "%s: trained on a planted cause (val accuracy %.2f), %.0f%% of the attribution mass is on its position "
              "(the least of 16 samples %.0f%%)%s%s", encoder, m.accuracy, 100 * mass, 100 * least, ok ? "" : ": ",
              ok ? "" : st.msg);
-    if (planted_short(encoder))
-        tap_todo(passed, "under 80% for this encoder", "%s", what);
-    else
-        tap_ok(passed, "%s", what);
+    tap_ok(passed, "%s", what);
     rf_trainer_free(t);
 }
 
