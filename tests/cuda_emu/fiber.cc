@@ -30,11 +30,13 @@ namespace {
 
 /* Each fiber's stack. The kernels' frames are small (a few local arrays of
  * at most 4 int64s, no recursion), as are the frames between them and the
- * fiber's entry (std::function, std::apply); the deepest path is an
- * error's report: fprintf, and under ASan its report with a symbolised
- * stack, which takes a few tens of KiB. 256 KiB leaves several times
- * that, and costs only address space: the pages are touched lazily, so
- * 1,024 fibers hold a few MiB. An overflow hits the guard page below. */
+ * fiber's entry (std::function, std::apply): the CUDA tests touch one
+ * 4 KiB page of a stack, two under ASan, whose frames carry redzones
+ * (measured from the stacks' resident pages at exit). The deepest path is
+ * an error's report: fprintf, or ASan's report with its symbolised stack,
+ * a few tens of KiB. 256 KiB leaves several times that and costs only
+ * address space: pages are touched lazily, so 1,024 fibers hold a few
+ * MiB. An overflow hits the guard page below. */
 constexpr size_t stack_bytes = 256 * 1024;
 
 /* Announces a switch to AddressSanitizer, so it knows which stack is
