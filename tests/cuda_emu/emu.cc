@@ -59,9 +59,13 @@ launch_state *running_launch;           /* under launch_mutex */
 unsigned long long launches;            /* under launch_mutex: launches so far, for the threads' order */
 thread_local cudaError_t t_last_error = cudaSuccess;   /* per host thread, as CUDA's */
 
-launch_state &kernel_launch(const char *what)
+/* The running launch, and in *thread the calling kernel thread's index
+ * in its block; aborts, naming `what`, outside a kernel. */
+launch_state &kernel_launch(const char *what, unsigned *thread = nullptr)
 {
-    current_thread(what);   /* aborts outside a kernel */
+    unsigned t = current_thread(what);
+    if (thread != nullptr)
+        *thread = t;
     return *running_launch;
 }
 
@@ -131,8 +135,9 @@ int lane(void) { return (int)(current_thread("a warp primitive called outside a 
  * exchange and the lanes taking part, which must be exactly `mask`. */
 static const uint64_t *exchange(unsigned mask, uint64_t mine, unsigned *lanes)
 {
-    launch_state &st = kernel_launch("a warp shuffle, vote or __syncwarp called outside a kernel");
-    unsigned t = current_thread(""), l = t % 32;
+    unsigned t;
+    launch_state &st = kernel_launch("a warp shuffle, vote or __syncwarp called outside a kernel", &t);
+    unsigned l = t % 32;
     warp &w = st.warps[t / 32];
     unsigned n = ++st.exchanges[t], k = n & 1;
     w.slot[k][l] = mine;
@@ -169,9 +174,10 @@ unsigned warp_ballot(unsigned mask, bool pred)
 /* Queues a float atomicAdd of the calling kernel thread. */
 static void queue_add(void *p, double v, bool is_double)
 {
-    launch_state &st = kernel_launch("atomicAdd called outside a kernel");
+    unsigned t;
+    launch_state &st = kernel_launch("atomicAdd called outside a kernel", &t);
     perturb_point();
-    st.adds[current_thread("")].push_back({p, v, is_double});
+    st.adds[t].push_back({p, v, is_double});
 }
 
 }   // namespace rf_emu
