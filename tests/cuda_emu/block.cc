@@ -51,7 +51,10 @@ uint64_t splitmix(uint64_t h)
     return h ^ h >> 31;
 }
 
-uint64_t linear_block(void) { return blockIdx.x + (uint64_t)gridDim.x * (blockIdx.y + (uint64_t)gridDim.y * blockIdx.z); }
+uint64_t linear_block(void)
+{
+    return blockIdx.x + (uint64_t)gridDim.x * (blockIdx.y + (uint64_t)gridDim.y * blockIdx.z);
+}
 
 block_state &running(const char *what)
 {

@@ -38,9 +38,9 @@
  *   perturb_timing) would otherwise choose it. So the old value is not
  *   known: the call returns NaN (no kernel uses it), and an add is seen by
  *   the block's threads from its next __syncthreads, by later blocks and
- *   the host once its block ends. Integer atomics act at once (their sums do not depend on order).
- *   Blocks run in order, so a launch's sums have one order in all: a real
- *   GPU orders them as its threads come.
+ *   the host once its block ends. Integer atomics act at once (their
+ *   sums do not depend on order). Blocks run in order, so a launch's sums
+ *   have one order in all: a real GPU orders them as its threads come.
  * - Memory is host memory (cudaMalloc is malloc), streams are ignored and
  *   every call is synchronous. Launch configurations the hardware refuses
  *   (over 1024 threads, 48 KiB of dynamic shared memory, an empty grid) set
