@@ -2,11 +2,19 @@
  * rely on: barriers, shared memory per block, warp shuffles and votes at
  * their documented edge cases, atomics among concurrent threads (float
  * sums in thread order, however the threads' timing goes), early returns,
- * and refusing the launches a GPU refuses. The kernel tests
+ * and refusing the launches a GPU refuses; and it shows the mistakes a GPU
+ * would hide or hang on: a missing barrier, a deadlock. The kernel tests
  * (test_cuda_kernels.cc) stand on these. */
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
 
 #include <vector>
 
@@ -24,6 +32,26 @@ __global__ void reverse_kernel(const int *in, int *out)
     s[t] = in[blockIdx.x * T + t];
     __syncthreads();
     out[blockIdx.x * T + t] = s[T - 1 - t];
+}
+
+/* out[block, t] = in[block, t + step] through shared memory (in[t] past
+ * the edges), with no barrier between the write and the neighbour's read:
+ * wrong in at least one of any two threads' orders */
+__global__ void unsynced_shift_kernel(const int *in, int *out, int step)
+{
+    __shared__ int s[64];
+    int t = (int)threadIdx.x, T = (int)blockDim.x, n = t + step;
+    s[t] = in[blockIdx.x * T + t];
+    out[blockIdx.x * T + t] = n >= 0 && n < T ? s[n] : s[t];
+}
+
+/* Thread 0 of block 1 skips the __syncthreads and waits at the shuffle for
+ * the rest of its warp, which waits at the __syncthreads for it. */
+__global__ void deadlock_kernel(int *out)
+{
+    if (blockIdx.x != 1 || threadIdx.x != 0)
+        __syncthreads();
+    out[threadIdx.x] = __shfl_sync(FULL, (int)threadIdx.x, 0);
 }
 
 /* the same through dynamic shared memory, whose bytes start as NaN */
@@ -140,6 +168,75 @@ static void test_shared(void)
     cudaFree(din);
     cudaFree(dout);
     cudaFree(before);
+}
+
+/* A missing barrier shows: the emulator runs a block's threads in
+ * ascending order in one block and descending in the next, so reading the
+ * left neighbour's value early (wrong when the threads go in descending
+ * order) and the right one's (ascending) each go wrong in one of two
+ * blocks. A real GPU may well give the right answer. */
+static void test_missing_barrier(void)
+{
+    const unsigned T = 64, B = 2;
+    std::vector<int> in(T * B);
+    for (unsigned i = 0; i < T * B; i++)
+        in[i] = (int)(i + 1);
+    int *din = device(in), *dout = device(std::vector<int>(T * B));
+    for (int step : {-1, 1}) {
+        RF_LAUNCH(unsynced_shift_kernel, B, T, 0, 0, din, dout, step);
+        std::vector<int> o = host(dout, T * B);
+        unsigned wrong_blocks = 0;
+        for (unsigned b = 0; b < B; b++) {
+            bool wrong = false;
+            for (unsigned t = 0; t < T; t++) {
+                int n = (int)t + step;
+                wrong = wrong || o[b * T + t] != in[b * T + (n >= 0 && n < (int)T ? n : t)];
+            }
+            wrong_blocks += wrong;
+        }
+        tap_ok(cudaGetLastError() == cudaSuccess && wrong_blocks >= 1,
+               "a thread reading its %s neighbour's shared value with no __syncthreads reads it too early "
+               "(%u of %u blocks wrong)", step < 0 ? "left" : "right", wrong_blocks, B);
+    }
+    cudaFree(din);
+    cudaFree(dout);
+}
+
+/* A deadlock is reported, naming the block and where each waiting thread
+ * waits, and aborts (a GPU would hang). Run in a child process. */
+static void test_deadlock(void)
+{
+    int fds[2];
+    if (pipe(fds) != 0) {
+        tap_ok(false, "a pipe for the deadlocking child");
+        return;
+    }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        const struct rlimit no_core = {0, 0};
+        setrlimit(RLIMIT_CORE, &no_core);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        int *d;
+        cudaMalloc(&d, 64 * sizeof(int));
+        RF_LAUNCH(deadlock_kernel, 2, 64, 0, 0, d);
+        _exit(0);   /* not reached when the deadlock is caught */
+    }
+    close(fds[1]);
+    std::string err;
+    char buf[512];
+    for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;)
+        err.append(buf, (size_t)n);
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    const char *want = "cuda emulator: deadlock in block 1,0,0: no thread can go on (threads by index in the block, x "
+                       "fastest); waiting at __syncthreads: 1-63; waiting at a warp shuffle, vote or __syncwarp: 0\n";
+    if (!tap_ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT && err.find(want) != std::string::npos,
+                "a thread that skips a __syncthreads and waits at a shuffle for its warp is a deadlock: reported "
+                "with the block and the waiting threads, then abort"))
+        tap_diag("child status %d, stderr: %s", status, err.c_str());
 }
 
 static void test_warp(void)
@@ -273,6 +370,8 @@ static void test_refused(void)
 int main(void)
 {
     test_shared();
+    test_missing_barrier();
+    test_deadlock();
     test_warp();
     test_atomics();
     test_float_atomics_in_order();

@@ -4,10 +4,20 @@
  * is defined; nothing else should.
  *
  * The model:
- * - A launch runs its blocks one after another. The threads of a block are
- *   real std::threads (created once, reused for every block and launch), so
- *   they run concurrently and __syncthreads() is a barrier (std::barrier's
- *   semantics): a missing barrier is a real race here too.
+ * - A launch runs its blocks one after another, on the launching host
+ *   thread. A block's threads are fibers there (block.cc, fiber.cc): one
+ *   runs at a time, until it waits at a barrier (__syncthreads, a warp
+ *   exchange) or returns, then the next runnable one in the block's order
+ *   runs. The order is ascending thread index in one block and descending
+ *   in the next, the first block's alternating from launch to launch, so a
+ *   thread that reads another's write with no barrier between them reads
+ *   it too early in one of the two orders: a missing barrier shows. A
+ *   block in which every thread that has not returned waits, and none can
+ *   go on, is a deadlock: the emulator names the block and the waiting
+ *   threads and aborts (a GPU would hang).
+ * - Everything is deterministic by construction: the order of the threads
+ *   is fixed, so a launch gives the same bits on every run (emulated runs
+ *   may be compared bit for bit).
  * - `__shared__` is `static`: a kernel's shared arrays become one instance
  *   per function, seen by every thread. That is the block's shared memory
  *   because only one block of one launch runs at a time (launches hold a
@@ -18,19 +28,19 @@
  *   __syncwarp exchange values through per-warp slots at a barrier of the
  *   warp's lanes. The mask must name exactly the warp's lanes that have not
  *   returned (the emulator aborts on a returned one; a lane left out that
- *   has not returned leaves the others waiting): partial-warp shuffles are
- *   not emulated.
+ *   has not returned leaves the others waiting, a deadlock if nothing else
+ *   can run): partial-warp shuffles are not emulated.
  * - Floating-point atomicAdd is deterministic: a thread's adds are queued,
  *   and the queues are applied in thread order (each in program order)
  *   when the block's threads meet at __syncthreads and when the block
- *   ends. A sum of floats depends on its order, and the threads' timing
- *   would otherwise choose it (a different embedding gradient from one
- *   run to the next). So the old value is not known: the call returns NaN
- *   (no kernel uses it), and an add is seen by the block's threads from
- *   its next __syncthreads, by later blocks and the host once its block
- *   ends. Integer atomics act at once (their sums do not depend on order).
- *   Blocks run in order, so a launch's sums have one order in all: a real
- *   GPU orders them as its threads come.
+ *   ends. A sum of floats depends on its order, and the threads' order
+ *   (descending in every other block, drawn at random under
+ *   perturb_timing) would otherwise choose it. So the old value is not
+ *   known: the call returns NaN (no kernel uses it), and an add is seen by
+ *   the block's threads from its next __syncthreads, by later blocks and
+ *   the host once its block ends. Integer atomics act at once (their
+ *   sums do not depend on order). Blocks run in order, so a launch's sums
+ *   have one order in all: a real GPU orders them as its threads come.
  * - Memory is host memory (cudaMalloc is malloc), streams are ignored and
  *   every call is synchronous. Launch configurations the hardware refuses
  *   (over 1024 threads, 48 KiB of dynamic shared memory, an empty grid) set
@@ -158,12 +168,14 @@ template <class T> T from_bits(uint64_t b)
     return v;
 }
 
-/* For tests: with seed != 0, every thread of a block sleeps or yields for
- * a pseudo-random while (drawn from seed, block, thread and a count)
- * before it starts and before each floating-point atomic, so runs with
- * different seeds interleave the threads differently; 0 (the default
- * unless the environment sets RF_CUDA_EMU_PERTURB=seed) runs them as the
- * scheduler comes to them. */
+/* For tests: with seed != 0, every round of a block's scheduler takes the
+ * runnable threads in a pseudo-random order (drawn from seed, block and
+ * round), and before it starts and before each floating-point atomic a
+ * thread lets the rest of the round go first half the time (drawn from
+ * seed, block, thread and a count), so runs with different seeds
+ * interleave the threads differently; 0 (the default unless the
+ * environment sets RF_CUDA_EMU_PERTURB=seed) runs them in the fixed
+ * order of the model above. */
 void perturb_timing(unsigned seed);
 
 /* Runs body() as every thread of every block of the launch. */
@@ -215,7 +227,7 @@ inline unsigned __ballot_sync(unsigned mask, int pred) { return rf_emu::warp_bal
 inline int __any_sync(unsigned mask, int pred) { return rf_emu::warp_ballot(mask, pred != 0) != 0; }
 inline int __all_sync(unsigned mask, int pred) { return rf_emu::warp_ballot(mask, pred != 0) == mask; }
 
-/* ---- atomics (the block's threads really are concurrent) ---- */
+/* ---- atomics (integer ones act at once; launches on several host threads take turns) ---- */
 template <class T> T rf_emu_atomic_add(T *p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
 /* queued, applied in thread order (the model above); returns NaN */
 float atomicAdd(float *p, float v);
