@@ -121,21 +121,29 @@ static void prefix_sums(const talk_geom *t, const float *x, const float *mask, f
 {
     for (int64_t j = 0; j < t->N; j++) {
         float *sj = S + j * t->D;
-        if (j == 0)
+        const float *prev = sj - t->D, *xj = x + j * t->D;
+        if (j == 0) {
             memset(sj, 0, (size_t)t->W * sizeof *sj);
-        else
-            memcpy(sj, sj - t->D, (size_t)t->W * sizeof *sj);
-        if (mask[j] != 0.0f)   /* padding adds nothing, whatever it holds */
-            axpy(sj, t->inv_k, x + j * t->D, t->W);
+            if (mask[j] != 0.0f)
+                axpy(sj, t->inv_k, xj, t->W);
+        } else if (mask[j] == 0.0f) {   /* padding adds nothing, whatever it holds */
+            memcpy(sj, prev, (size_t)t->W * sizeof *sj);
+        } else {   /* one pass: the previous row plus this one's input */
+            for (int64_t c = 0; c < t->W; c++)
+                sj[c] = prev[c] + t->inv_k * xj[c];
+        }
     }
 }
 
-/* out [R] = sum of the four weighted rows of S (channels of one head). */
+/* out [R] = sum of the four weighted rows of S (channels of one head), in
+ * one pass over out (the sum in tap order, as four passes of axpy onto
+ * zeros would round it). */
 static void window_sum(const talk_geom *t, const talk_taps *tp, const float *S, float *out)
 {
-    memset(out, 0, (size_t)t->R * sizeof *out);
-    for (int k = 0; k < 4; k++)
-        axpy(out, tp->w[k], S + tp->row[k] * t->D, t->R);
+    const float *s0 = S + tp->row[0] * t->D, *s1 = S + tp->row[1] * t->D;
+    const float *s2 = S + tp->row[2] * t->D, *s3 = S + tp->row[3] * t->D;
+    for (int64_t c = 0; c < t->R; c++)
+        out[c] = ((tp->w[0] * s0[c] + tp->w[1] * s1[c]) + tp->w[2] * s2[c]) + tp->w[3] * s3[c];
 }
 
 /* Token i of a task (heads h0..h0+G-1 of item b): its bounds and output. */
