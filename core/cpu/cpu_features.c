@@ -15,10 +15,14 @@ bool rf_cpu_avx512(void)
 
 int64_t rf_cpu_l1d_bytes(void)
 {
-    static int64_t known;   /* 0: not asked yet; the same benign race */
-    if (known == 0) {
+    /* 0: not asked yet. Kernels ask from the pool's threads, so the
+     * answer is kept atomically (every thread computes the same one). */
+    static int64_t known;
+    int64_t bytes = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (bytes == 0) {
         long n = sysconf(_SC_LEVEL1_DCACHE_SIZE);
-        known = n >= 4096 && n <= (1L << 24) ? n : 32768;   /* unknown or absurd: a common 32 KiB */
+        bytes = n >= 4096 && n <= (1L << 24) ? n : 32768;   /* unknown or absurd: a common 32 KiB */
+        __atomic_store_n(&known, bytes, __ATOMIC_RELAXED);
     }
-    return known;
+    return bytes;
 }
