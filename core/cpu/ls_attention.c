@@ -19,7 +19,9 @@
  * products are far too small for a BLAS call's fixed cost, and run on
  * rf_band_product (band_product.h) where the CPU has AVX-512, its scores
  * and dP against K^T and V^T of the head, transposed once per head into
- * the thread's scratch. All run on the calling thread (the bands of
+ * the thread's scratch; with it, the joint softmax and its gradient run a
+ * segment at a time on rf_band_softmax (band_softmax.h). All run on the
+ * calling thread (the bands of
  * neighbouring segments overlap, so their accumulations run in order); the
  * pool runs (batch, head) pairs. A band column outside [0, N) is never
  * computed nor read: the softmax gives it probability 0.
