@@ -139,6 +139,8 @@ static void test_op(void)
     run_op("ls_attention w=5 odd, one segment wider than N", (op_case){1, 5, 1, 6, 3, 5, 0.6f, true}, 7);
     run_op("ls_attention w=2 G=0 (window only), no mask", (op_case){2, 6, 0, 4, 2, 2, 0.8f, false}, 9);
     run_op("ls_attention w=6 N=18 G=4, three segments", (op_case){1, 18, 4, 4, 2, 6, 0.5f, true}, 11);
+    run_op("ls_attention N=1 w=1: a single query, its band clipped at both ends",
+           (op_case){2, 1, 2, 4, 2, 1, 0.8f, true}, 17);
     /* The band kernel (core/cpu/band_product.c, AVX-512 only: on an
      * emulated CPU it declines, and these are the BLAS path of the cases
      * above, so they run natively only): its whole blocks of rows, rows of
@@ -149,6 +151,10 @@ static void test_op(void)
         return;
     run_op("ls_attention ListOps' window: w=16 (band 32), dk=17, N=64 G=2, mask",
            (op_case){1, 64, 2, 17, 1, 16, 0.24f, true}, 13);
+    /* the comparison settings' geometry: heads of exactly 8 floats (the
+     * band kernel's 256-bit path at full width), w = 8 (a band of 16: one
+     * softmax mask per segment), interior segments in one run */
+    run_op("ls_attention w=8 (band 16), dk=8, N=40 G=3, 2 heads, mask", (op_case){1, 40, 3, 16, 2, 8, 0.35f, true}, 19);
     /* a band wider than the band kernel takes (66 > RF_BAND_N): the BLAS path */
     run_op("ls_attention w=33 (band 66), dk=4, N=66 G=1, mask", (op_case){1, 66, 1, 4, 1, 33, 0.45f, true}, 15);
 }

@@ -15,6 +15,22 @@ typedef struct {
     int ldc;
 } band_args;
 
+/* The part of the product over inner indices [j0, j0 + len): a product
+ * with a long inner dimension (the globals' transposed products run over
+ * every row of a head) runs in such chunks, each over all the output rows,
+ * so that the chunk's rows of A and B are read from L1 by every block of
+ * output rows; the output adds up across chunks. */
+static inline band_args inner_chunk(const band_args *p, int j0, int len)
+{
+    band_args q = *p;
+    q.A += (long)j0 * p->sj;
+    q.B += (long)j0 * p->ldb;
+    q.inner = p->inner - j0 < len ? p->inner - j0 : len;
+    if (j0 > 0)
+        q.beta = 1.0f;
+    return q;
+}
+
 /* R output rows from row i, NV vectors of 16 columns each (the last one
  * under `last`), in R x NV accumulators across the whole inner dimension.
  * Inlined with constant R and NV, so the accumulators stay in registers. */
@@ -50,26 +66,77 @@ rows_block(const band_args *p, int i, int R, int NV, __mmask16 last)
     }
 }
 
+/* rows_block for outputs of at most 8 columns (a head of 8 floats): 256-bit
+ * vectors, as many useful lanes as a masked 512-bit one at half its cost on
+ * CPUs that split 512-bit operations in two (AMD Zen 4). */
+static inline __attribute__((always_inline, target("avx512f,avx512vl,fma"))) void
+rows_block_narrow(const band_args *p, int i, int R, __mmask8 last)
+{
+    __m256 acc[8];
+    for (int r = 0; r < R; r++)
+        acc[r] = _mm256_setzero_ps();
+    const float *a = p->A + i * p->si;
+    for (int j = 0; j < p->inner; j++) {
+        __m256 bv = _mm256_maskz_loadu_ps(last, p->B + (long)j * p->ldb);
+        const float *aj = a + j * p->sj;
+        for (int r = 0; r < R; r++)
+            acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(aj[r * p->si]), bv, acc[r]);
+    }
+    __m256 al = _mm256_set1_ps(p->alpha);
+    for (int r = 0; r < R; r++) {
+        float *c = p->C + (long)(i + r) * p->ldc;
+        __m256 out = p->beta == 0.0f ? _mm256_mul_ps(acc[r], al)
+                                     : _mm256_fmadd_ps(acc[r], al, _mm256_maskz_loadu_ps(last, c));
+        _mm256_mask_storeu_ps(c, last, out);
+    }
+}
+
+__attribute__((target("avx512f,avx512vl,fma"))) static void band_rows_narrow(band_args p, int m, __mmask8 last,
+                                                                            const long *step, int count, int chunk)
+{
+    for (int c = 0; c < count; c++, p.A += step[0], p.B += step[1], p.C += step[2])
+        for (int j0 = 0; j0 < p.inner; j0 += chunk) {
+            band_args q = inner_chunk(&p, j0, chunk);
+            int i = 0;
+            for (; i + 8 <= m; i += 8)
+                rows_block_narrow(&q, i, 8, last);
+            for (; i < m; i++)
+                rows_block_narrow(&q, i, 1, last);
+        }
+}
+
 /* Every row of each product's C, R rows at a time with R x NV <= 16
  * accumulators (plus NV loads of B and a broadcast: within the 32
  * registers), then one by one. */
 #define BAND_ROWS(NV, R)                                                                                     \
     __attribute__((target("avx512f"))) static void band_rows_##NV(band_args p, int m, __mmask16 last,    \
-                                                                  const long *step, int count)           \
+                                                                  const long *step, int count, int chunk) \
     {                                                                                                        \
-        for (int c = 0; c < count; c++, p.A += step[0], p.B += step[1], p.C += step[2]) {                    \
-            int i = 0;                                                                                       \
-            for (; i + (R) <= m; i += (R))                                                                   \
-                rows_block(&p, i, (R), (NV), last);                                                          \
-            for (; i < m; i++)                                                                               \
-                rows_block(&p, i, 1, (NV), last);                                                            \
-        }                                                                                                    \
+        for (int c = 0; c < count; c++, p.A += step[0], p.B += step[1], p.C += step[2])                      \
+            for (int j0 = 0; j0 < p.inner; j0 += chunk) {                                                    \
+                band_args q = inner_chunk(&p, j0, chunk);                                                    \
+                int i = 0;                                                                                   \
+                for (; i + (R) <= m; i += (R))                                                               \
+                    rows_block(&q, i, (R), (NV), last);                                                      \
+                for (; i < m; i++)                                                                           \
+                    rows_block(&q, i, 1, (NV), last);                                                        \
+            }                                                                                                \
     }
 BAND_ROWS(1, 8)
 BAND_ROWS(2, 8)
 BAND_ROWS(3, 4)
 BAND_ROWS(4, 4)
 #undef BAND_ROWS
+
+/* Inner indices per chunk (inner_chunk): what half of this CPU's L1 data
+ * cache holds of A's and B's rows, each index reading m floats of A (one
+ * line each when they are a column) and n floats of B. */
+static int inner_chunk_length(const band_args *p, int m, int n)
+{
+    long a_bytes = p->si == 1 ? (long)m * 4 + 64 : (long)m * 64, b_bytes = (long)n * 4 + 64;
+    long len = rf_cpu_l1d_bytes() / 2 / (a_bytes + b_bytes);
+    return len < 16 ? 16 : (int)len;
+}
 
 bool rf_band_products(int count, long a_step, long b_step, long c_step, bool ta, int m, int n, int inner,
                       float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
@@ -80,13 +147,18 @@ bool rf_band_products(int count, long a_step, long b_step, long c_step, bool ta,
         return true;
     band_args p = {A, B, ta ? 1 : lda, ta ? lda : 1, ldb, inner, alpha, beta, C, ldc};
     long step[3] = {a_step, b_step, c_step};
+    int chunk = inner_chunk_length(&p, m, n);
     int nv = (n + 15) / 16, tail = n - 16 * (nv - 1);
     __mmask16 last = tail == 16 ? (__mmask16)0xffff : (__mmask16)((1u << tail) - 1);
+    if (n <= 8) {
+        band_rows_narrow(p, m, (__mmask8)((1u << n) - 1), step, count, chunk);
+        return true;
+    }
     switch (nv) {
-    case 1: band_rows_1(p, m, last, step, count); break;
-    case 2: band_rows_2(p, m, last, step, count); break;
-    case 3: band_rows_3(p, m, last, step, count); break;
-    default: band_rows_4(p, m, last, step, count); break;
+    case 1: band_rows_1(p, m, last, step, count, chunk); break;
+    case 2: band_rows_2(p, m, last, step, count, chunk); break;
+    case 3: band_rows_3(p, m, last, step, count, chunk); break;
+    default: band_rows_4(p, m, last, step, count, chunk); break;
     }
     return true;
 }

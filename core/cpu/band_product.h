@@ -5,7 +5,9 @@
  * much in packing and dispatch as in arithmetic, and a step makes about a
  * hundred thousand of them. This kernel keeps a block of output rows in
  * registers across the whole inner dimension and reads each row of the
- * right operand once per block, with nothing packed.
+ * right operand once per block, with nothing packed: on 256-bit vectors
+ * for outputs of up to 8 columns, and over a long inner dimension in
+ * chunks sized to the CPU's L1 data cache (rf_cpu_l1d_bytes).
  */
 #ifndef RF_CPU_BAND_PRODUCT_H
 #define RF_CPU_BAND_PRODUCT_H

@@ -19,7 +19,9 @@
  * products are far too small for a BLAS call's fixed cost, and run on
  * rf_band_product (band_product.h) where the CPU has AVX-512, its scores
  * and dP against K^T and V^T of the head, transposed once per head into
- * the thread's scratch. All run on the calling thread (the bands of
+ * the thread's scratch; with it, the joint softmax and its gradient run a
+ * segment at a time on rf_band_softmax (band_softmax.h). All run on the
+ * calling thread (the bands of
  * neighbouring segments overlap, so their accumulations run in order); the
  * pool runs (batch, head) pairs. A band column outside [0, N) is never
  * computed nor read: the softmax gives it probability 0.
@@ -30,6 +32,7 @@
 
 #include "../op.h"
 #include "band_product.h"
+#include "band_softmax.h"
 #include "cpu_features.h"
 #include "small_head.h"
 #include "vecmath.h"
@@ -201,6 +204,29 @@ static void softmax_row(const ls_geom *a, float *pl, float *pg, const float *mas
         pg[i] *= inv;
 }
 
+/* Every row of one (b, h), a segment at a time on rf_band_softmax; false
+ * (at the first segment, nothing written) where it does not run. */
+static bool head_softmax_banded(const ls_geom *a, float *pl, float *pg, const float *mask)
+{
+    for (int64_t s = 0; s < a->N / a->w; s++) {
+        ls_band bd = band_of(a, s);
+        rf_band_cols cols = {(int)a->L, (int)bd.jlo, (int)bd.jhi, mask != NULL ? mask + bd.p0 + bd.jlo : NULL};
+        int64_t t = s * a->w;
+        if (!rf_band_softmax(&cols, (int)a->w, mask != NULL ? mask + t : NULL, pl + t * a->L, pg + t * a->G,
+                             (int)a->G))
+            return false;
+    }
+    return true;
+}
+
+static void head_softmax(const ls_geom *a, float *pl, float *pg, const float *mask)
+{
+    if (a->band_kernel && head_softmax_banded(a, pl, pg, mask))
+        return;
+    for (int64_t t = 0; t < a->N; t++)
+        softmax_row(a, pl + t * a->L, pg + t * a->G, mask, t);
+}
+
 /* Scores of one (b, h) into its two probability blocks; kt: scratch for
  * K^T [dk, N]. */
 static void head_scores(const ls_geom *a, const float *q, const float *k, float *pl, float *pg, float *kt)
@@ -245,8 +271,7 @@ static void forward_heads(void *ctx, int64_t begin, int64_t end, int thread)
         float *pl = local_probs(a, c->aux, b, h), *pg = global_probs(a, c->aux, b, h);
         const float *mask = c->mask != NULL ? c->mask + b * a->N : NULL;
         head_scores(a, c->q + q_offset(a, b, h), c->k + kv_offset(a, b, h), pl, pg, kt);
-        for (int64_t t = 0; t < a->N; t++)
-            softmax_row(a, pl + t * a->L, pg + t * a->G, mask, t);
+        head_softmax(a, pl, pg, mask);
         head_output(a, pl, pg, c->v + kv_offset(a, b, h), c->out + q_offset(a, b, h));
     }
 }
@@ -292,6 +317,28 @@ typedef struct {
     const float *q, *k, *v, *dout, *pl, *pg;
     float *gq, *gk, *gv, *dl, *dg, *vt;   /* vt: scratch for V^T [dk, N] */
 } ls_head;
+
+/* dS from dP in place for every row of one (b, h), a segment at a time on
+ * rf_band_softmax_grad; false (at the first segment, nothing written)
+ * where it does not run. */
+static bool head_softmax_grad_banded(const ls_geom *a, const ls_head *p)
+{
+    for (int64_t s = 0; s < a->N / a->w; s++) {
+        ls_band bd = band_of(a, s);
+        rf_band_cols cols = {(int)a->L, (int)bd.jlo, (int)bd.jhi, NULL};
+        size_t l = (size_t)(s * a->w * a->L), g = (size_t)(s * a->w * a->G);
+        if (!rf_band_softmax_grad(&cols, (int)a->w, p->pl + l, p->pg + g, p->dl + l, p->dg + g, (int)a->G))
+            return false;
+    }
+    return true;
+}
+
+static void head_softmax_grad(const ls_geom *a, const ls_head *p)
+{
+    if (a->band_kernel && head_softmax_grad_banded(a, p))
+        return;
+    softmax_grad_rows(a, p->pl, p->pg, p->dl, p->dg);
+}
 
 /* dV_g [G, dk] += P_g^T dO,  dV_band [nv, dk] += P_l[s]^T dO_s */
 static void head_grad_v(const ls_geom *a, const ls_head *p)
@@ -345,7 +392,7 @@ static void head_backward(const ls_geom *a, const ls_head *p)
     if (p->gq == NULL && p->gk == NULL)
         return;
     head_grad_p(a, p);
-    softmax_grad_rows(a, p->pl, p->pg, p->dl, p->dg);
+    head_softmax_grad(a, p);
     head_grad_qk(a, p);
 }
 

@@ -121,21 +121,29 @@ static void prefix_sums(const talk_geom *t, const float *x, const float *mask, f
 {
     for (int64_t j = 0; j < t->N; j++) {
         float *sj = S + j * t->D;
-        if (j == 0)
+        const float *prev = sj - t->D, *xj = x + j * t->D;
+        if (j == 0) {
             memset(sj, 0, (size_t)t->W * sizeof *sj);
-        else
-            memcpy(sj, sj - t->D, (size_t)t->W * sizeof *sj);
-        if (mask[j] != 0.0f)   /* padding adds nothing, whatever it holds */
-            axpy(sj, t->inv_k, x + j * t->D, t->W);
+            if (mask[j] != 0.0f)
+                axpy(sj, t->inv_k, xj, t->W);
+        } else if (mask[j] == 0.0f) {   /* padding adds nothing, whatever it holds */
+            memcpy(sj, prev, (size_t)t->W * sizeof *sj);
+        } else {   /* one pass: the previous row plus this one's input */
+            for (int64_t c = 0; c < t->W; c++)
+                sj[c] = prev[c] + t->inv_k * xj[c];
+        }
     }
 }
 
-/* out [R] = sum of the four weighted rows of S (channels of one head). */
+/* out [R] = sum of the four weighted rows of S (channels of one head), in
+ * one pass over out (the sum in tap order, as four passes of axpy onto
+ * zeros would round it). */
 static void window_sum(const talk_geom *t, const talk_taps *tp, const float *S, float *out)
 {
-    memset(out, 0, (size_t)t->R * sizeof *out);
-    for (int k = 0; k < 4; k++)
-        axpy(out, tp->w[k], S + tp->row[k] * t->D, t->R);
+    const float *s0 = S + tp->row[0] * t->D, *s1 = S + tp->row[1] * t->D;
+    const float *s2 = S + tp->row[2] * t->D, *s3 = S + tp->row[3] * t->D;
+    for (int64_t c = 0; c < t->R; c++)
+        out[c] = ((tp->w[0] * s0[c] + tp->w[1] * s1[c]) + tp->w[2] * s2[c]) + tp->w[3] * s3[c];
 }
 
 /* Token i of a task (heads h0..h0+G-1 of item b): its bounds and output. */
@@ -249,16 +257,35 @@ static void backward_token(const talk_ctx *k, int64_t b, int64_t h0, int64_t i, 
     }
 }
 
+/* The task's channels of S row j, into the cache. Backward reads S long
+ * after forward wrote it (from memory, not the cache), at rows a window
+ * away from the token in an order the hardware prefetcher does not follow:
+ * without this, most of backward waits on those loads. */
+static inline void prefetch_row(const talk_geom *t, const float *S, int64_t j)
+{
+    for (int64_t c = 0; c < t->W; c += 16)
+        __builtin_prefetch(S + j * t->D + c);
+}
+
+/* Rows ahead of the furthest tap (token + rmax) that backward prefetches. */
+#define PREFETCH_AHEAD 8
+
 static void backward_task(const talk_ctx *k, int64_t b, int64_t grp, float *gs)
 {
     const talk_geom *t = k->t;
     int64_t h0 = grp * t->G, base = b * t->N * t->D + h0 * t->R;
     const float *mask = t->mask + b * t->N;
+    int64_t ahead = (int64_t)t->rmax + PREFETCH_AHEAD;
     if (k->gx != NULL)
         memset(gs, 0, (size_t)(t->N * t->W) * sizeof *gs);
-    for (int64_t i = 0; i < t->N; i++)
+    for (int64_t j = 0; j < ahead && j < t->N; j++)
+        prefetch_row(t, t->S + base, j);
+    for (int64_t i = 0; i < t->N; i++) {
+        if (i + ahead < t->N)
+            prefetch_row(t, t->S + base, i + ahead);
         if (mask[i] != 0.0f)
             backward_token(k, b, h0, i, gs);
+    }
     if (k->gx != NULL)
         suffix_to_x(t, mask, gs, k->gx + base);
 }

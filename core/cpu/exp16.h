@@ -1,0 +1,29 @@
+/* 16 lanes of e^x on AVX-512, for the attention kernels' hand-written
+ * paths (exp_row.c, band_softmax.c): n = round(x log2 e), r = x - n ln 2
+ * in two parts (Cephes' split, so r is exact to a few ulp), e^r by
+ * Cephes' polynomial, then 2^n by vscalefps (which also gives the
+ * subnormals rf_expf flushes). x < -87 gives 0, as in rf_expf (so does
+ * -inf); NaN stays NaN. Relative error below 3e-7. */
+#ifndef RF_CPU_EXP16_H
+#define RF_CPU_EXP16_H
+
+#include <immintrin.h>
+
+__attribute__((target("avx512f"))) static inline __m512 rf_exp16(__m512 x)
+{
+    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.0f), _CMP_NLT_UQ);   /* NaN keeps */
+    return _mm512_maskz_mov_ps(keep, _mm512_scalef_ps(p, n));
+}
+
+#endif
