@@ -3,6 +3,7 @@
  * code as the workbench, without GTK or a display (for servers). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/train.h"
@@ -200,6 +201,12 @@ static gboolean export_distribution(char **dirs, const char *name, const char *k
     return ok;
 }
 
+static int compare_numbers(const void *a, const void *b)
+{
+    double x = g_ascii_strtod(*(char *const *)a, NULL), y = g_ascii_strtod(*(char *const *)b, NULL);
+    return (x > y) - (x < y);
+}
+
 /* A sweep folder's parallel coordinates: its keys from the sweep file's
  * copy (sweep.ini), its trials from sweep.csv. */
 static gboolean export_parallel(const char *dir, const char *out, const rf_export_options *o, guint *trials,
@@ -223,7 +230,10 @@ static gboolean export_parallel(const char *dir, const char *out, const rf_expor
         rf_parallel_scale scale = key->kind == RF_SWEEP_LIST          ? RF_PARALLEL_CATEGORY
                                   : key->kind == RF_SWEEP_LOG_UNIFORM ? RF_PARALLEL_LOG
                                                                       : RF_PARALLEL_LINEAR;
-        rf_parallel_figure_add_axis(figure, key->name, scale, (const char *const *)key->values);
+        g_auto(GStrv) ticks = g_strdupv(key->values);
+        if (ticks != NULL && key->numeric)   /* a list of numbers reads bottom to top, smallest first */
+            qsort(ticks, g_strv_length(ticks), sizeof *ticks, compare_numbers);
+        rf_parallel_figure_add_axis(figure, key->name, scale, (const char *const *)ticks);
     }
     for (guint i = 0; i < rows->len; i++) {
         const rf_sweep_row *r = &g_array_index(rows, rf_sweep_row, i);
