@@ -2,7 +2,7 @@
  * 1024 x 600 and read back: one named axis per key and one for the metric,
  * categorical ticks labelled, a log axis spacing values by their ratios,
  * one polyline per trial, coloured by its metric (the best yellow, the
- * worst dark), a failed trial grey, and an empty figure refused. */
+ * worst dark), a failed trial grey whatever its metric, and an empty figure refused. */
 #include <glib.h>
 #include <math.h>
 #include <string.h>
@@ -88,7 +88,7 @@ int main(void)
     rf_parallel_figure_add_trial(f, "trial-002", b, 0.3, RF_PARALLEL_FINISHED);
     rf_parallel_figure_add_trial(f, "trial-003", c, 0.5, RF_PARALLEL_FINISHED);
     rf_parallel_figure_add_trial(f, "trial-004", d, 0.4, RF_PARALLEL_STOPPED);
-    rf_parallel_figure_add_trial(f, "trial-005", e, NAN, RF_PARALLEL_FAILED);
+    rf_parallel_figure_add_trial(f, "trial-005", e, 0.45, RF_PARALLEL_FAILED);   /* failed after evaluations */
     rf_figure fig = rf_parallel_figure_figure(f);
 
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);

@@ -85,33 +85,35 @@ grep -q '^2,0.005,linear,' "$runs/budget/sweep.csv"
 ok $? "the second is the grid's second combination (the last key changes fastest)" "$runs/budget/sweep.csv"
 
 # --- killed and run again ---
-sweep_file killed 40 'train.lr = 0.004, 0.005, 0.006, 0.007'
+# Killed while trial 2 trains, after its first checkpoint: run again, trial
+# 1 is skipped, trial 2 resumed from its checkpoint, trial 3 trained.
+sweep_file killed 200 'train.lr = 0.004, 0.005, 0.006'
 sed -i 's/^early_stop = median$/early_stop = off/' "$tmp/killed.ini"
 "$rf" sweep "$tmp/killed.ini" --runs "$runs" >"$tmp/killed1.out" 2>&1 &
 pid=$!
-for _ in $(seq 1 600); do
-    [ -f "$runs/killed/trial-002/trial.ini" ] && break
-    sleep 0.02
+for _ in $(seq 1 1000); do
+    [ -f "$runs/killed/trial-002/checkpoint.safetensors" ] && break
+    sleep 0.01
 done
 kill -KILL "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
-ended=$(cd "$runs/killed" && ls -d trial-*/trial.ini 2>/dev/null | cut -d/ -f1)
-test -n "$ended"
-ok $? "the sweep was killed after $(echo $ended | wc -w) trial(s) had ended ($(echo $ended))" "$tmp/killed1.out"
-for t in $ended; do md5sum "$runs/killed/$t/metrics.csv"; done >"$tmp/sums"
+test -f "$runs/killed/trial-001/trial.ini" && test ! -f "$runs/killed/trial-002/trial.ini" &&
+    test -f "$runs/killed/trial-002/checkpoint.safetensors"
+ok $? "the sweep was killed (SIGKILL) in trial 2, after its first checkpoint" "$tmp/killed1.out"
+md5sum "$runs/killed/trial-001/metrics.csv" >"$tmp/sums"
 "$rf" sweep "$tmp/killed.ini" --runs "$runs" >"$tmp/out" 2>"$tmp/err"
 ok $? "the same command again finishes the sweep" "$tmp/out" "$tmp/err"
-retrained=0
-for t in $ended; do grep -q "^training $runs/killed/$t:" "$tmp/out" && retrained=1; done
-test $retrained = 0 && md5sum -c --quiet "$tmp/sums" >/dev/null 2>&1
-ok $? "no trial that had ended is trained again (their metrics.csv unchanged)" "$tmp/out"
-test "$(grep -c ',finished,' "$runs/killed/sweep.csv")" = 4
-ok $? "all 4 trials finished" "$runs/killed/sweep.csv"
-for t in 1 2 3 4; do
+! grep -q "^training $runs/killed/trial-001:" "$tmp/out" && md5sum -c --quiet "$tmp/sums" >/dev/null 2>&1
+ok $? "trial 1, which had ended, is not trained again (its metrics.csv unchanged)" "$tmp/out"
+grep -q "^resuming $runs/killed/trial-002:" "$tmp/out"
+ok $? "trial 2 is resumed from its checkpoint" "$tmp/out"
+test "$(grep -c ',finished,' "$runs/killed/sweep.csv")" = 3 && grep -q '^2,0.005,finished,,.*,200,' "$runs/killed/sweep.csv"
+ok $? "all 3 trials finished, trial 2 at its last step" "$runs/killed/sweep.csv"
+for t in 1 2 3; do
     awk -F, '$2 == "train" { print $1 }' "$runs/killed/trial-00$t/metrics.csv" | sort -n | uniq -d
 done >"$tmp/dups"
 test ! -s "$tmp/dups"
-ok $? "every trial's metrics.csv has each step once (a killed trial resumed, not doubled)" "$tmp/dups"
+ok $? "every trial's metrics.csv has each step once (the killed trial resumed, not doubled)" "$tmp/dups"
 
 # --- a bad sweep file: refused before anything is written ---
 sweep_file bad 4 'train.lr = 0.005' 'model.heads = 2, 3'
