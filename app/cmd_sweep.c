@@ -208,6 +208,11 @@ static trial_outcome run_trial(sweep_run *r, int index, int count, GError **erro
     else
         printf("trial %d: %s\n", index + 1, shown);
     fflush(stdout);
+    /* made first, so that a trial that fails before training records it there */
+    if (g_mkdir_with_parents(folder, 0777) != 0) {
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "cannot create %s: %s", folder, g_strerror(errno));
+        return TRIAL_REFUSED;
+    }
     const char *status = "finished";
     g_autofree char *reason = NULL;
     if (!trained_to_the_end(folder)) {

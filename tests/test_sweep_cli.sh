@@ -84,6 +84,20 @@ ok $? "budget_runs = 2 trains the first 2 of the 6 combinations" "$runs/budget/s
 grep -q '^2,0.005,linear,' "$runs/budget/sweep.csv"
 ok $? "the second is the grid's second combination (the last key changes fastest)" "$runs/budget/sweep.csv"
 
+# --- a failed trial, and a time budget ---
+# Trials 1 and 2 cannot open their data and fail (with the reason); trial 3
+# trains and spends the 0.6 ms budget, so trial 4 never starts.
+sweep_file budget_time 4 'data.task = lra_tsv, listops' 'train.lr = 0.001, 0.002'
+sed -i 's|^method = grid$|method = grid\nbudget_minutes = 0.00001|; s|^\[data\]$|[data]\npath = /nonexistent/listops|' \
+    "$tmp/budget_time.ini"
+"$rf" sweep "$tmp/budget_time.ini" --runs "$runs" >"$tmp/out" 2>"$tmp/err"
+ok $? "a sweep with failing trials goes on and ends well" "$tmp/out" "$tmp/err"
+test "$(grep -c '^[12],lra_tsv,.*,failed,"/nonexistent/listops: neither basic_train.tsv' "$runs/budget_time/sweep.csv")" = 2
+ok $? "the failed trials are in the table with the error" "$runs/budget_time/sweep.csv"
+grep -q '^3,listops,0.001,finished,' "$runs/budget_time/sweep.csv" && test "$(tail -n +2 "$runs/budget_time/sweep.csv" | wc -l)" = 3 &&
+    grep -q 'the time budget of 1e-05 minutes is spent' "$tmp/out"
+ok $? "the time budget spent by trial 3, trial 4 does not start" "$runs/budget_time/sweep.csv" "$tmp/out"
+
 # --- killed and run again ---
 # Killed while trial 2 trains, after its first checkpoint: run again, trial
 # 1 is skipped, trial 2 resumed from its checkpoint, trial 3 trained.
