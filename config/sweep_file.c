@@ -107,6 +107,10 @@ static gboolean parse_range(const char *value, const rf_config_key *ck, rf_sweep
         snprintf(why, size, "'%s': int bounds must be whole numbers", value);
         return FALSE;
     }
+    if (k->kind == RF_SWEEP_INT && (k->lo < G_MININT32 || k->hi >= G_MAXINT32)) {
+        snprintf(why, size, "'%s': int bounds must lie within +-2147483646", value);
+        return FALSE;
+    }
     if (k->kind != RF_SWEEP_INT && ck->type != RF_KEY_FLOAT) {
         snprintf(why, size, "'%s': %s.%s takes whole numbers; use int LOW HIGH", value, ck->section, ck->key);
         return FALSE;
