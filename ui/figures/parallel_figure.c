@@ -126,9 +126,12 @@ static rf_axis numeric_axis(const rf_parallel_figure *f, guint i)
     rf_axis a = {.min = INFINITY, .max = -INFINITY,
                  .scale = !metric && g_array_index(f->axes, axis, i).scale == RF_PARALLEL_LOG ? RF_AXIS_LOG
                                                                                               : RF_AXIS_LINEAR};
+    a.whole = !metric;   /* whole-number ticks for a key whose values are all whole (an int key) */
     for (guint t = 0; t < f->trials->len; t++) {
         const trial *tr = &g_array_index(f->trials, trial, t);
-        rf_axis_include(&a, metric ? tr->metric : number(tr->values[i]));
+        double v = metric ? tr->metric : number(tr->values[i]);
+        rf_axis_include(&a, v);
+        a.whole = a.whole && (!isfinite(v) || v == floor(v));
     }
     rf_axis_finish(&a, false);
     return a;
