@@ -129,6 +129,24 @@ done >"$tmp/dups"
 test ! -s "$tmp/dups"
 ok $? "every trial's metrics.csv has each step once (the killed trial resumed, not doubled)" "$tmp/dups"
 
+# --- asked to stop (SIGUSR1, what Ctrl-C does in a terminal) and run again ---
+sweep_file asked 200 'train.lr = 0.004, 0.005'
+sed -i 's/^early_stop = median$/early_stop = off/' "$tmp/asked.ini"
+"$rf" sweep "$tmp/asked.ini" --runs "$runs" >"$tmp/asked.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 1000); do
+    [ -f "$runs/asked/trial-002/checkpoint.safetensors" ] && break
+    sleep 0.01
+done
+kill -USR1 "$pid"
+wait "$pid"
+test $? = 130 && grep -q '^2,0.005,interrupted,' "$runs/asked/sweep.csv" &&
+    grep -q 'sweep interrupted at trial 2; run the same command again to go on' "$tmp/asked.out"
+ok $? "asked to stop, the sweep saves the trial, records it interrupted and exits 130" "$tmp/asked.out"
+"$rf" sweep "$tmp/asked.ini" --runs "$runs" >"$tmp/out" 2>"$tmp/err"
+test $? = 0 && grep -q "^resuming $runs/asked/trial-002:" "$tmp/out" && grep -q '^2,0.005,finished,' "$runs/asked/sweep.csv"
+ok $? "run again, it resumes that trial and finishes it" "$tmp/out" "$runs/asked/sweep.csv"
+
 # --- a bad sweep file: refused before anything is written ---
 sweep_file bad 4 'train.lr = 0.005' 'model.heads = 2, 3'
 "$rf" sweep "$tmp/bad.ini" --runs "$runs" >"$tmp/out" 2>"$tmp/err"
