@@ -147,6 +147,21 @@ ok $? "asked to stop, the sweep saves the trial, records it interrupted and exit
 test $? = 0 && grep -q "^resuming $runs/asked/trial-002:" "$tmp/out" && grep -q '^2,0.005,finished,' "$runs/asked/sweep.csv"
 ok $? "run again, it resumes that trial and finishes it" "$tmp/out" "$runs/asked/sweep.csv"
 
+# --- one process per sweep ---
+sweep_file twice 200 'train.lr = 0.004, 0.005'
+"$rf" sweep "$tmp/twice.ini" --runs "$runs" >"$tmp/twice.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 1000); do
+    [ -f "$runs/twice/trial-001/checkpoint.safetensors" ] && break
+    sleep 0.01
+done
+"$rf" sweep "$tmp/twice.ini" --runs "$runs" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+kill -KILL "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+test $rc = 1 && grep -qx "rangefinder: $runs/twice is being trained by process $pid (rangefinder sweep); wait for it to finish or stop it" "$tmp/err"
+ok $? "a second sweep of the same folder is refused, naming the first: $(cat "$tmp/err")"
+
 # --- a bad sweep file: refused before anything is written ---
 sweep_file bad 4 'train.lr = 0.005' 'model.heads = 2, 3'
 "$rf" sweep "$tmp/bad.ini" --runs "$runs" >"$tmp/out" 2>"$tmp/err"
