@@ -13,7 +13,6 @@
  * With early_stop = median, each evaluation of a trial is compared with the
  * other trials' evaluations at the same step (core/median_rule.h). */
 #include <errno.h>
-#include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -3,7 +3,6 @@
  * config, and one clear error naming the file, the line and the key for
  * each kind of bad file. */
 #include <glib.h>
-#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
