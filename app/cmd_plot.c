@@ -3,16 +3,20 @@
  * code as the workbench, without GTK or a display (for servers). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/train.h"
 #include "../datasets/datasets.h"
 #include "../ui/figures/distribution_figure.h"
 #include "../ui/figures/memory_figure.h"
+#include "../ui/figures/parallel_figure.h"
 #include "../ui/figures/training_figure.h"
 #include "../ui/plot/smooth.h"
 #include "cli.h"
 #include "commands.h"
+#include "sweep_file.h"
+#include "sweep_table.h"
 
 #define DEFAULT_WIDTH 1600
 #define DEFAULT_HEIGHT 1000
@@ -197,6 +201,58 @@ static gboolean export_distribution(char **dirs, const char *name, const char *k
     return ok;
 }
 
+static int compare_numbers(const void *a, const void *b)
+{
+    double x = g_ascii_strtod(*(char *const *)a, NULL), y = g_ascii_strtod(*(char *const *)b, NULL);
+    return (x > y) - (x < y);
+}
+
+/* A sweep folder's parallel coordinates: its keys from the sweep file's
+ * copy (sweep.ini), its trials from sweep.csv. */
+static gboolean export_parallel(const char *dir, const char *out, const rf_export_options *o, guint *trials,
+                                GError **error)
+{
+    g_autofree char *ini = g_build_filename(dir, "sweep.ini", NULL), *csv = g_build_filename(dir, "sweep.csv", NULL);
+    if (!g_file_test(ini, G_FILE_TEST_EXISTS) || !g_file_test(csv, G_FILE_TEST_EXISTS)) {
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
+                    "%s: not a sweep folder (no sweep.ini and sweep.csv, which `rangefinder sweep` writes)", dir);
+        return FALSE;
+    }
+    g_autoptr(rf_sweep) s = rf_sweep_load(ini, error);
+    if (s == NULL)
+        return FALSE;
+    GArray *rows = rf_sweep_table_read(s, csv, error);
+    if (rows == NULL)
+        return FALSE;
+    g_autoptr(rf_parallel_figure) figure = rf_parallel_figure_new(rf_sweep_metric_name(s), !s->metric_is_loss);
+    for (int k = 0; k < s->n_keys; k++) {
+        const rf_sweep_key *key = &s->keys[k];
+        rf_parallel_scale scale = key->kind == RF_SWEEP_LIST          ? RF_PARALLEL_CATEGORY
+                                  : key->kind == RF_SWEEP_LOG_UNIFORM ? RF_PARALLEL_LOG
+                                                                      : RF_PARALLEL_LINEAR;
+        g_auto(GStrv) ticks = g_strdupv(key->values);
+        if (ticks != NULL && key->numeric)   /* a list of numbers reads bottom to top, smallest first */
+            qsort(ticks, g_strv_length(ticks), sizeof *ticks, compare_numbers);
+        rf_parallel_figure_add_axis(figure, key->name, scale, (const char *const *)ticks);
+    }
+    for (guint i = 0; i < rows->len; i++) {
+        const rf_sweep_row *r = &g_array_index(rows, rf_sweep_row, i);
+        rf_parallel_status status = strcmp(r->status, "finished") == 0 ? RF_PARALLEL_FINISHED
+                                    : strcmp(r->status, "failed") == 0 ? RF_PARALLEL_FAILED
+                                                                       : RF_PARALLEL_STOPPED;
+        rf_parallel_figure_add_trial(figure, r->folder, (const char *const *)r->values, r->best, status);
+    }
+    *trials = rows->len;
+    g_array_free(rows, TRUE);
+    rf_figure f = rf_parallel_figure_figure(figure);
+    char err[1024];
+    if (!rf_figure_export_with(&f, NULL, out, o, err, sizeof err)) {
+        g_set_error_literal(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, err);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 /* "1800x1200 pixels at 300 dpi" or "432x288 pt": what the file holds. */
 static const char *size_words(const rf_export_options *o, gboolean png, char *words, size_t size)
 {
@@ -215,7 +271,7 @@ static const char *size_words(const rf_export_options *o, gboolean png, char *wo
 int rf_cmd_plot(int argc, char **argv)
 {
     g_autofree char *out = NULL, *size = NULL, *dpi = NULL, *font_size = NULL, *figure = NULL, *smooth = NULL,
-                    *x = NULL, *log = NULL, *distribution = NULL, *kind = NULL;
+                    *x = NULL, *log = NULL, *distribution = NULL, *kind = NULL, *parallel = NULL;
     g_auto(GStrv) dirs = NULL;
     const GOptionEntry entries[] = {
         {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "The file to write: .png, .svg or .pdf", "FILE"},
@@ -236,6 +292,9 @@ int rf_cmd_plot(int argc, char **argv)
         {"distribution", 0, 0, G_OPTION_ARG_STRING, &distribution,
          "Draw this tensor's distribution over training from each RUN_DIR/distributions.csv instead", "NAME"},
         {"kind", 0, 0, G_OPTION_ARG_STRING, &kind, "--distribution: param (default), grad or tap", "KIND"},
+        {"parallel", 0, 0, G_OPTION_ARG_FILENAME, &parallel,
+         "Draw the parallel coordinates of the sweep in SWEEP_DIR (`rangefinder sweep`) instead; no RUN_DIR",
+         "SWEEP_DIR"},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &dirs, NULL, "RUN_DIR…"},
         G_OPTION_ENTRY_NULL,
     };
@@ -251,7 +310,9 @@ int rf_cmd_plot(int argc, char **argv)
         "            widths and batch, its config marked (the Memory view).\n"
         "  --distribution NAME: one tensor's percentiles at each evaluation (RUN_DIR/distributions.csv)\n"
         "            as nested bands over steps (min-max, 7-93, 16-84, 31-69, the median a line),\n"
-        "            one colour per run.");
+        "            one colour per run.\n"
+        "  --parallel SWEEP_DIR: a sweep's trials as parallel coordinates, one axis per swept key and\n"
+        "            one for the metric, each trial a line coloured by its metric.");
     g_option_context_set_description(ctx,
         "Examples:\n"
         "  rangefinder plot runs/default --out training.png\n"
@@ -259,14 +320,20 @@ int rf_cmd_plot(int argc, char **argv)
         "  rangefinder plot runs/default --out figure.png --size 6x4in --dpi 300\n"
         "  rangefinder plot runs/default --smooth 0.9 --x time --log loss,lr --out curves.png\n"
         "  rangefinder plot runs/default --figure memory --out memory.svg\n"
-        "  rangefinder plot runs/a runs/b --distribution layer0.ls.q.weight --kind grad --out grad.svg\n");
+        "  rangefinder plot runs/a runs/b --distribution layer0.ls.q.weight --kind grad --out grad.svg\n"
+        "  rangefinder plot --parallel runs/lr-encoders --out sweep.png --size 1024x600\n");
 
     g_autoptr(GError) error = NULL;
     if (!rf_cli_parse(ctx, "plot", &argc, &argv, &error))
         return rf_cli_report(error);
     rf_export_options export = rf_export_pixels(DEFAULT_WIDTH, DEFAULT_HEIGHT);
     gboolean memory = g_strcmp0(figure, "memory") == 0;
-    if (dirs == NULL || dirs[0] == NULL || out == NULL) {
+    if (parallel != NULL && (out == NULL || (dirs != NULL && dirs[0] != NULL))) {
+        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
+                    "plot --parallel SWEEP_DIR needs --out FILE and no RUN_DIR (see `rangefinder plot --help`)");
+        return rf_cli_report(error);
+    }
+    if (parallel == NULL && (dirs == NULL || dirs[0] == NULL || out == NULL)) {
         g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
                     "plot needs at least one RUN_DIR and --out FILE (see `rangefinder plot --help`)");
         return rf_cli_report(error);
@@ -284,6 +351,13 @@ int rf_cmd_plot(int argc, char **argv)
     g_autofree char *lower = g_ascii_strdown(out, -1);
     if (!parse_export(size, dpi, font_size, g_str_has_suffix(lower, ".png"), &export, &error))
         return rf_cli_report(error);
+    if (parallel != NULL) {
+        guint trials = 0;
+        if (!export_parallel(parallel, out, &export, &trials, &error))
+            return rf_cli_report(error);
+        printf("wrote %s (parallel coordinates of %u trial%s)\n", out, trials, trials == 1 ? "" : "s");
+        return RF_EXIT_OK;
+    }
     if (distribution != NULL) {
         if (!export_distribution(dirs, distribution, kind, out, &export, &error))
             return rf_cli_report(error);

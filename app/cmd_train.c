@@ -87,6 +87,7 @@ typedef struct train_job {
     rf_metrics_csv *csv;
     rf_distributions_csv *distributions;
     rf_run_lock *lock;        /* the writer's hold on dir */
+    rf_train_watch *watch;    /* NULL: none (`rangefinder sweep` watches its trials) */
 } train_job;
 
 static void train_job_clear(train_job *job)
@@ -112,6 +113,7 @@ typedef struct run_state {
     double seconds_before;      /* time of this invocation's earlier stages */
     double train_loss, val_accuracy, test_accuracy, test_loss;
     gboolean stop_announced;
+    rf_train_watch *watch;      /* NULL: none */
 } run_state;
 
 /* Every tensor's distribution at an evaluation (the run's step). */
@@ -147,6 +149,11 @@ static void on_metrics(void *ctx, const rf_metrics *stage_metrics)
         rf_metrics_csv_write(s->csv, m, &s->write_error);
     if (m->split == RF_SPLIT_VAL && s->distributions != NULL && s->write_error == NULL)
         write_distributions(s, m->step);
+    if (m->split == RF_SPLIT_VAL && s->watch != NULL && !s->watch->stopped &&
+        s->watch->evaluated(s->watch->ctx, m->step, m->loss, m->accuracy, s->watch->why, sizeof s->watch->why)) {
+        s->watch->stopped = true;
+        rf_progress_note(s->progress, "%s", s->watch->why);
+    }
 }
 
 /* The rows so far on disk before a checkpoint covers them; after a failed
@@ -178,7 +185,7 @@ static bool should_stop(void *ctx)
                                           : "interrupted: saving the checkpoint (Ctrl-C again quits without saving)");
         s->stop_announced = TRUE;
     }
-    return interrupted || s->write_error != NULL;
+    return interrupted || s->write_error != NULL || (s->watch != NULL && s->watch->stopped);
 }
 
 /* Temporary files of writes killed in an earlier invocation. */
@@ -505,6 +512,7 @@ static int run(train_job *job)
         .val_accuracy = NAN,
         .test_accuracy = NAN,
         .test_loss = NAN,
+        .watch = job->watch,
     };
     int64_t first = job->first_step + (job->resumed_from > 0 ? job->resumed_from : 0);
     int64_t total = rf_curriculum_first_step(&job->cfg, job->stages);
@@ -551,14 +559,16 @@ static int run(train_job *job)
 
     int64_t step = job->trainer != NULL ? rf_trainer_step_count(job->trainer) : 0;
     gboolean stopped = ok && step < job->stage_cfg.train.steps;
+    gboolean watch_stopped = stopped && job->watch != NULL && job->watch->stopped;
     if (stopped && writer) {
         if (before_checkpoint(&s, &st) && rf_trainer_save(job->trainer, job->checkpoint, &st))
             s.checkpoint_step = job->first_step + step;
         else
             ok = FALSE;
     }
-    /* TensorBoard's HParams table: a stopped run goes on later, so it has no end yet */
-    if (writer && !stopped) {
+    /* TensorBoard's HParams table: a stopped run goes on later, so it has no end yet (one stopped by
+     * its watch has ended: early stopping) */
+    if (writer && (!stopped || watch_stopped)) {
         g_autoptr(GError) end_error = NULL;
         if (!rf_metrics_csv_end(job->csv, ok ? RF_TB_STATUS_SUCCESS : RF_TB_STATUS_FAILURE, &end_error) && ok)
             ok = rf_fail(&st, "%s", end_error->message);
@@ -577,14 +587,17 @@ static int run(train_job *job)
         g_set_error_literal(&error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, msg->str);
     }
     g_clear_error(&s.write_error);
-    if (stopped && error == NULL && writer)
+    if (stopped && !watch_stopped && error == NULL && writer)
         rf_progress_note(progress, "stopped at step %lld of %lld; continue with `rangefinder train --resume %s`",
                          (long long)(job->first_step + step), (long long)total, job->dir);
     if (writer)
-        print_result(job, &s, error != NULL ? "failed" : stopped ? "stopped" : "finished", seconds);
+        print_result(job, &s, error != NULL ? "failed" : watch_stopped ? "stopped early" : stopped ? "stopped" : "finished",
+                     seconds);
+    if (error != NULL && job->watch != NULL)
+        g_strlcpy(job->watch->failure, error->message, sizeof job->watch->failure);
     if (error != NULL)
         return report_failure(error, &st);
-    return stopped ? RF_EXIT_INTERRUPTED : RF_EXIT_OK;
+    return stopped && !watch_stopped ? RF_EXIT_INTERRUPTED : RF_EXIT_OK;
 }
 
 /* --print-launch: the mpirun line or sbatch script for this config. */
@@ -628,6 +641,8 @@ static int run_prepared(train_job *job, gboolean ready, GError *error)
             print_start(job);
         code = run(job);
     } else {
+        if (error != NULL && job->watch != NULL)
+            g_strlcpy(job->watch->failure, error->message, sizeof job->watch->failure);
         code = error != NULL ? rf_cli_exit_code(error) : RF_EXIT_FAILED;
     }
     train_job_clear(job);
@@ -642,6 +657,16 @@ int rf_train_new_run(const char *config, const char *const *sets, const char *ou
     gboolean ready = prepare_new(&job, config, sets, out, runs, init, &error);
     if (dir != NULL)
         *dir = g_strdup(job.dir);
+    return run_prepared(&job, ready, error);
+}
+
+int rf_train_watched_run(const char *config, const char *const *sets, const char *out, rf_train_watch *watch)
+{
+    train_job job = {.watch = watch};
+    g_autoptr(GError) error = NULL;
+    g_autofree char *checkpoint = g_build_filename(out, "checkpoint.safetensors", NULL);
+    gboolean ready = g_file_test(checkpoint, G_FILE_TEST_EXISTS) ? prepare_resume(&job, out, NULL, &error)
+                                                                  : prepare_new(&job, config, sets, out, NULL, NULL, &error);
     return run_prepared(&job, ready, error);
 }
 

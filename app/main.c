@@ -41,6 +41,7 @@ static const verb verbs[] = {
     {"project", rf_cmd_project, "reduce a checkpoint's representations by PCA (CSV, TensorBoard projector)", false},
     {"predict", rf_cmd_predict, "classify your own files and texts with a checkpoint (JSON lines)", false},
     {"make-dataset", rf_cmd_make_dataset, "build a data set on disk (spoken-digits)", false},
+    {"sweep", rf_cmd_sweep, "grid or random search over config keys with a budget and early stopping", false},
     {"plot", rf_cmd_plot, "draw runs' training or memory figure to PNG, SVG or PDF (no display)", false},
 };
 
