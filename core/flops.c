@@ -132,8 +132,9 @@ void rf_graph_step_flops_ran(const rf_graph *g, int64_t params, rf_step_flops *o
 double rf_model_flops_per_sample(const rf_model *m)
 {
     double flops = 0;
-    for (int i = 0; i < rf_graph_size(m->graph); i++)
-        flops += 2 * node_macs(m->graph, rf_graph_cnode(m->graph, i));
+    for (int i = 0; i < rf_graph_size(m->graph); i++)   /* the model's, without recomputation */
+        if (rf_graph_cnode(m->graph, i)->recompute_of == RF_NONE)
+            flops += 2 * node_macs(m->graph, rf_graph_cnode(m->graph, i));
     return flops / m->batch;
 }
 
