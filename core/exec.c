@@ -238,6 +238,11 @@ bool rf_graph_runs_backward(const rf_graph *g, rf_id id)
     return g->on_backward != NULL && id >= 0 && id < g->count && runs_backward(g, g->on_backward, id);
 }
 
+bool rf_graph_gets_grad(const rf_graph *g, rf_id id)
+{
+    return g->on_backward != NULL && id >= 0 && id < g->count && g->on_backward[id];
+}
+
 /* Build the buffer list with live intervals. Returns the count. Time runs
  * over the forward pass's slots (node i at slot i) and then the backward
  * steps' (step k at slot n + k); clone_of values are born at their

@@ -36,8 +36,14 @@ bool rf_graph_prepare_inside(rf_graph *g, const rf_graph *host, rf_id loss, int 
                              rf_status *st);
 
 /* After rf_graph_plan or rf_graph_prepare: whether node `id`'s backward runs
- * (it needs a gradient and leads to the loss); false before. */
+ * (it needs a gradient and leads to the loss; with rf_graph_recompute, a
+ * recomputed node's clone runs it instead); false before. */
 bool rf_graph_runs_backward(const rf_graph *g, rf_id id);
+
+/* After rf_graph_plan or rf_graph_prepare: whether node `id` gets a
+ * gradient (its backward, or with rf_graph_recompute its clone's, runs;
+ * or it is a parameter or input that wants one); false before. */
+bool rf_graph_gets_grad(const rf_graph *g, rf_id id);
 
 /* Keep a node's value alive to the end of the step (the caller reads it:
  * logits, loss). Must be called before prepare. */

@@ -63,7 +63,7 @@ static double node_backward_macs(const rf_graph *g, const rf_node *n, double fwd
 {
     bool grad[RF_MAX_INPUTS];
     for (int k = 0; k < n->n_in; k++)
-        grad[k] = rf_graph_runs_backward(g, n->in[k]);
+        grad[k] = rf_graph_gets_grad(g, n->in[k]);
     switch (n->op) {
     case RF_OP_MATMUL:
     case RF_OP_LINEAR:
