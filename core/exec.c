@@ -1,7 +1,9 @@
 /* The memory planner and the executor.
  *
  * Time runs over 2n slots for a graph of n nodes: forward of node i at slot
- * i, backward of node i at slot 2n-1-i. Every buffer (a value, a saved aux
+ * i, backward of node i at slot 2n-1-i (with rf_graph_recompute's clones,
+ * the backward pass's steps follow the forward slots one slot each, the
+ * clones' recomputation among them: build_steps). Every buffer (a value, a saved aux
  * tensor, an activation gradient) gets a live interval [birth, death] of
  * slots; buffers whose intervals overlap may not share memory. A greedy
  * first-fit by decreasing size packs them into one arena (core/plan_pack.c,
@@ -245,7 +247,7 @@ bool rf_graph_gets_grad(const rf_graph *g, rf_id id)
 
 /* Build the buffer list with live intervals. Returns the count. Time runs
  * over the forward pass's slots (node i at slot i) and then the backward
- * steps' (step k at slot n + k); clone_of values are born at their
+ * steps' (step k at slot n + k); clones' values are born at their
  * recomputation. */
 static int list_buffers(rf_graph *g, rf_id loss, const bool *on_backward, const rf_id *first_writer,
                         rf_plan_buffer *buf)

@@ -94,8 +94,10 @@ void rf_exec_init(rf_exec *x, rf_graph *g, rf_pool *pool, uint64_t seed, uint64_
 
 void rf_graph_forward(rf_graph *g, rf_exec *x);
 /* Seeds grad(loss) with `seed` (numel floats), or with ones if seed == NULL,
- * then runs the backward kernels in reverse order. Parameter grads
- * accumulate; call rf_params_zero_grads first for a fresh step. */
+ * then runs the backward kernels in reverse order (with rf_graph_recompute,
+ * each recomputed region's clones forward first, then their backward).
+ * Parameter grads accumulate; call rf_params_zero_grads first for a fresh
+ * step. */
 void rf_graph_backward(rf_graph *g, rf_exec *x, const float *seed);
 
 #endif
