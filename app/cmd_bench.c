@@ -199,6 +199,7 @@ static void print_table(const rf_config *cfg, const bench_result *r, double toke
     printf("threads            %d\n", threads);
     printf("BLAS kernels       %s\n", rf_blas_kernels());
     printf("matrix products    train.gemm = %s, train.precision = %s\n", rf_gemm_mode(), rf_gemm_precision());
+    printf("recomputation      train.recompute = %s\n", cfg->train.recompute);
     printf("parameters         %lld\n", (long long)r->params);
     printf("step (median)      %.4f s (fastest %.4f s)\n", r->step_median, r->step_min);
     printf("tokens/s           %.0f\n", tokens);
@@ -338,6 +339,7 @@ int rf_cmd_bench(int argc, char **argv)
     rf_json_str(&j, "blas_kernels", rf_blas_kernels());
     rf_json_str(&j, "gemm", rf_gemm_mode());
     rf_json_str(&j, "precision", rf_gemm_precision());
+    rf_json_str(&j, "recompute", cfg.train.recompute);
     rf_json_int(&j, "steps", steps);
     rf_json_int(&j, "warmup", warmup);
     if (rf_ranks_count() > 1) {

@@ -143,15 +143,22 @@ static gboolean plan_one(const rf_config *cfg, const char *encoder, int seq, con
     return TRUE;
 }
 
-static void print_row(int seq, const rf_memory_plan *p)
+/* off: the same plan with train.recompute = off, or NULL when it is off. */
+static void print_row(int seq, const rf_memory_plan *p, const rf_memory_plan *off)
 {
     g_autofree char *total = rf_cli_format_bytes(p->total), *params = rf_cli_format_bytes(p->params),
                     *grads = rf_cli_format_bytes(p->grads), *optimizer = rf_cli_format_bytes(p->optimizer),
                     *act = rf_cli_format_bytes(p->activations), *work = rf_cli_format_bytes(p->workspace);
-    printf("%8d  %11s  %11s  %11s  %11s  %11s  %11s\n", seq, total, params, grads, optimizer, act, work);
+    printf("%8d  %11s  %11s  %11s  %11s  %11s  %11s", seq, total, params, grads, optimizer, act, work);
+    if (off != NULL) {
+        g_autofree char *kept = rf_cli_format_bytes(off->total);
+        printf("  %14s", kept);
+    }
+    printf("\n");
 }
 
-static void print_json(const rf_config *cfg, const char *encoder, int seq, const char *job, const rf_memory_plan *p)
+static void print_json(const rf_config *cfg, const char *encoder, int seq, const char *job, const rf_memory_plan *p,
+                       const rf_memory_plan *off)
 {
     rf_json_line j;
     rf_json_begin(&j);
@@ -167,6 +174,10 @@ static void print_json(const rf_config *cfg, const char *encoder, int seq, const
     rf_json_int(&j, "workspace", (int64_t)p->workspace);
     rf_json_int(&j, "param_count", p->param_count);
     rf_json_str(&j, "job", job);
+    if (off != NULL) {
+        rf_json_str(&j, "recompute", cfg->train.recompute);
+        rf_json_int(&j, "planned_bytes_recompute_off", (int64_t)off->total);
+    }
     rf_json_print(&j);
 }
 
@@ -184,23 +195,27 @@ static void print_inputs(const rf_config *cfg, const input_shape *in)
 
 /* One encoder: the planner's parts per length. */
 static void print_detail(const rf_config *cfg, const char *encoder, const char *job, const int *seq, guint n,
-                         const rf_memory_plan *plans)
+                         const rf_memory_plan *plans, const rf_memory_plan *off)
 {
-    printf("%s encoder, %d layers, dim %d, %d heads, batch %d, %lld parameters, on %s: %s\n", encoder,
+    printf("%s encoder, %d layers, dim %d, %d heads, batch %d, %lld parameters, on %s: %s", encoder,
            cfg->model.layers, cfg->model.dim, cfg->model.heads, cfg->data.batch, (long long)plans[0].param_count,
            cfg->train.device, job);
-    printf("%8s  %11s  %11s  %11s  %11s  %11s  %11s\n", "seq", "planned", "params", "grads", "optimizer",
+    if (off != NULL)
+        printf(" with train.recompute = %s", cfg->train.recompute);
+    printf("\n%8s  %11s  %11s  %11s  %11s  %11s  %11s", "seq", "planned", "params", "grads", "optimizer",
            "activations", "workspace");
+    printf(off != NULL ? "  %14s\n" : "\n", "recompute off");
     for (guint i = 0; i < n; i++)
-        print_row(seq[i], &plans[i]);
+        print_row(seq[i], &plans[i], off != NULL ? &off[i] : NULL);
 }
 
 /* Several encoders: planned totals, one column each. */
 static void print_matrix(const rf_config *cfg, GPtrArray *encoders, const char *job, const int *seq, guint n,
-                         const rf_memory_plan *plans)
+                         const rf_memory_plan *plans, const rf_memory_plan *off)
 {
-    printf("%d layers, dim %d, %d heads, batch %d: planned bytes of %s on %s\n", cfg->model.layers,
-           cfg->model.dim, cfg->model.heads, cfg->data.batch, job, cfg->train.device);
+    printf("%d layers, dim %d, %d heads, batch %d: planned bytes of %s on %s%s%s\n", cfg->model.layers,
+           cfg->model.dim, cfg->model.heads, cfg->data.batch, job, cfg->train.device,
+           off != NULL ? " with train.recompute = " : "", off != NULL ? cfg->train.recompute : "");
     printf("%8s", "seq");
     for (guint e = 0; e < encoders->len; e++)
         printf("  %11s", (const char *)encoders->pdata[e]);
@@ -209,6 +224,17 @@ static void print_matrix(const rf_config *cfg, GPtrArray *encoders, const char *
         printf("%8d", seq[i]);
         for (guint e = 0; e < encoders->len; e++) {
             g_autofree char *total = rf_cli_format_bytes(plans[e * n + i].total);
+            printf("  %11s", total);
+        }
+        printf("\n");
+    }
+    if (off == NULL)
+        return;
+    printf("the same with train.recompute = off instead of %s:\n", cfg->train.recompute);
+    for (guint i = 0; i < n; i++) {
+        printf("%8d", seq[i]);
+        for (guint e = 0; e < encoders->len; e++) {
+            g_autofree char *total = rf_cli_format_bytes(off[e * n + i].total);
             printf("  %11s", total);
         }
         printf("\n");
@@ -274,6 +300,8 @@ int rf_cmd_memory(int argc, char **argv)
         "With --inference, the forward-only build of `predict` instead: parameters, the activations\n"
         "of a forward pass (freed after their last reader) and workspace; no gradients, no tensors\n"
         "saved for backward, no AdamW moments.\n"
+        "With train.recompute = layers or segments, each training plan is shown without recomputation\n"
+        "too (the last column), so the saving shows.\n"
         "Nothing is allocated or trained. The input shape comes from the data set: ListOps and the\n"
         "random task need nothing; other tasks are opened once to read it (as slow as their load).");
     g_option_context_set_description(ctx,
@@ -310,19 +338,30 @@ int rf_cmd_memory(int argc, char **argv)
         for (guint i = 0; i < n; i++)
             if (!plan_one(&cfg, encoders->pdata[e], at[i], &in, inference, &plans[e * n + i], &error))
                 return rf_cli_report(error);
+    /* With recomputation, the plan without it too, so the saving shows. */
+    g_autofree rf_memory_plan *off = NULL;
+    if (!inference && strcmp(cfg.train.recompute, "off") != 0) {
+        rf_config kept = cfg;
+        g_strlcpy(kept.train.recompute, "off", sizeof kept.train.recompute);
+        off = g_new(rf_memory_plan, (gsize)encoders->len * n);
+        for (guint e = 0; e < encoders->len; e++)
+            for (guint i = 0; i < n; i++)
+                if (!plan_one(&kept, encoders->pdata[e], at[i], &in, FALSE, &off[e * n + i], &error))
+                    return rf_cli_report(error);
+    }
     const char *job = inference ? "inference" : "training";
     if (json) {
         for (guint e = 0; e < encoders->len; e++)
             for (guint i = 0; i < n; i++)
-                print_json(&cfg, encoders->pdata[e], at[i], job, &plans[e * n + i]);
+                print_json(&cfg, encoders->pdata[e], at[i], job, &plans[e * n + i], off != NULL ? &off[e * n + i] : NULL);
         return RF_EXIT_OK;
     }
     print_inputs(&cfg, &in);
     if (encoders->len == 1)
         print_detail(&cfg, encoders->pdata[0], inference ? "inference, forward only" : "a training step", at, n,
-                     plans);
+                     plans, off);
     else
-        print_matrix(&cfg, encoders, inference ? "forward-only inference" : "a training step", at, n, plans);
+        print_matrix(&cfg, encoders, inference ? "forward-only inference" : "a training step", at, n, plans, off);
     print_growth(encoders, at, n, plans);
     return RF_EXIT_OK;
 }

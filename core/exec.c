@@ -1,7 +1,9 @@
 /* The memory planner and the executor.
  *
  * Time runs over 2n slots for a graph of n nodes: forward of node i at slot
- * i, backward of node i at slot 2n-1-i. Every buffer (a value, a saved aux
+ * i, backward of node i at slot 2n-1-i (with rf_graph_recompute's clones,
+ * the backward pass's steps follow the forward slots one slot each, the
+ * clones' recomputation among them: build_steps). Every buffer (a value, a saved aux
  * tensor, an activation gradient) gets a live interval [birth, death] of
  * slots; buffers whose intervals overlap may not share memory. A greedy
  * first-fit by decreasing size packs them into one arena (core/plan_pack.c,
@@ -26,11 +28,6 @@ void rf_graph_keep(rf_graph *g, rf_id id)
 {
     if (id >= 0 && id < g->count)
         g->keep[id] = true;
-}
-
-bool rf_graph_runs_backward(const rf_graph *g, rf_id id)
-{
-    return g->on_backward != NULL && id >= 0 && id < g->count && g->on_backward[id];
 }
 
 void rf_graph_set_param_ready(rf_graph *g, rf_param_ready_fn fn, void *ctx)
@@ -116,6 +113,9 @@ void rf_graph_release(rf_graph *g)
     g->arena_bytes = 0;
     free(g->on_backward);
     free(g->first_writer);
+    free(g->steps);
+    g->steps = NULL;
+    g->step_count = 0;
     free(g->probe_space);
     g->probe_space = NULL;
     g->probe_space_floats = 0;
@@ -141,9 +141,64 @@ static size_t scratch_floats(const rf_graph *g, const rf_node *n, int threads)
     return info->scratch_floats ? info->scratch_floats(g, n, threads) : 0;
 }
 
-/* Which nodes run backward: ancestors of `loss` that need a gradient; and,
- * for each such node, the latest consumer on that path (its grad's first
- * writer, since backward runs in reverse). */
+/* The nodes before rf_graph_recompute's clones: those the forward pass runs. */
+static int originals(const rf_graph *g)
+{
+    return g->originals > 0 ? g->originals : g->count;
+}
+
+/* The node whose gradient buffer node i uses: a clone shares its
+ * original's, so that gradients reaching a region's outputs from outside
+ * it are where the region's recomputed backward reads them. */
+static rf_id grad_owner(const rf_graph *g, rf_id i)
+{
+    return g->nodes[i].recompute_of != RF_NONE ? g->nodes[i].recompute_of : i;
+}
+
+/* The backward pass's steps: each node's backward in reverse order, a node
+ * of a recomputed region replaced by its clone, and just before the
+ * backward of a region's last node the forward of all its clones (in
+ * their order). Without clones step k is node n-1-k's backward (slot
+ * 2n-1-i, as before recomputation existed). */
+static bool build_steps(rf_graph *g, rf_id loss)
+{
+    int n = originals(g), clones = g->count - n, regions = g->region_count;
+    free(g->steps);
+    g->steps = malloc((size_t)(n + clones + 1) * sizeof *g->steps);
+    rf_id *first_clone = malloc((size_t)(regions + 1) * sizeof *first_clone);
+    rf_id *last_node = malloc((size_t)(regions + 1) * sizeof *last_node);
+    if (g->steps == NULL || first_clone == NULL || last_node == NULL) {
+        free(first_clone);
+        free(last_node);
+        return false;
+    }
+    for (int r = 0; r < regions; r++)
+        first_clone[r] = last_node[r] = RF_NONE;
+    for (rf_id i = 0; i < n; i++) {
+        const rf_node *node = &g->nodes[i];
+        if (node->recompute_as == RF_NONE)
+            continue;
+        if (first_clone[node->region] == RF_NONE)
+            first_clone[node->region] = node->recompute_as;
+        last_node[node->region] = i;
+    }
+    int k = 0;
+    for (rf_id i = n - 1; i >= 0; i--) {
+        const rf_node *node = &g->nodes[i];
+        if (node->recompute_as != RF_NONE && loss != RF_NONE && last_node[node->region] == i)
+            for (rf_id c = first_clone[node->region]; c <= node->recompute_as; c++)
+                g->steps[k++] = (rf_step){c, true};
+        g->steps[k++] = (rf_step){node->recompute_as != RF_NONE ? node->recompute_as : i, false};
+    }
+    g->step_count = k;
+    free(first_clone);
+    free(last_node);
+    return true;
+}
+
+/* Which nodes get a gradient: ancestors of `loss` that need one, walking
+ * the backward steps; and, for each gradient buffer (grad_owner), the
+ * node whose backward writes it first. */
 static void mark_backward(rf_graph *g, rf_id loss, bool *on_backward, rf_id *first_writer)
 {
     int n = g->count;
@@ -154,7 +209,11 @@ static void mark_backward(rf_graph *g, rf_id loss, bool *on_backward, rf_id *fir
     if (loss == RF_NONE || !g->nodes[loss].needs_grad)
         return;
     on_backward[loss] = true;
-    for (int i = loss; i >= 0; i--) {
+    for (int s = 0; s < g->step_count; s++) {
+        rf_id i = g->steps[s].node;
+        if (g->steps[s].forward)
+            continue;
+        on_backward[i] |= on_backward[grad_owner(g, i)];
         if (!on_backward[i])
             continue;
         const rf_node *node = &g->nodes[i];
@@ -162,63 +221,110 @@ static void mark_backward(rf_graph *g, rf_id loss, bool *on_backward, rf_id *fir
             rf_id j = node->in[k];
             if (!g->nodes[j].needs_grad)
                 continue;
-            on_backward[j] = true;
-            if (first_writer[j] == RF_NONE || first_writer[j] < i)
-                first_writer[j] = i;
+            on_backward[j] = on_backward[grad_owner(g, j)] = true;
+            if (first_writer[grad_owner(g, j)] == RF_NONE)
+                first_writer[grad_owner(g, j)] = i;
         }
     }
 }
 
-/* Build the buffer list with live intervals. Returns the count. */
+/* Whether node i's backward kernel runs (a recomputed node's clone runs
+ * in its place). */
+static bool runs_backward(const rf_graph *g, const bool *on_backward, rf_id i)
+{
+    return on_backward[i] && g->nodes[i].recompute_as == RF_NONE;
+}
+
+bool rf_graph_runs_backward(const rf_graph *g, rf_id id)
+{
+    return g->on_backward != NULL && id >= 0 && id < g->count && runs_backward(g, g->on_backward, id);
+}
+
+bool rf_graph_gets_grad(const rf_graph *g, rf_id id)
+{
+    return g->on_backward != NULL && id >= 0 && id < g->count && g->on_backward[id];
+}
+
+/* Build the buffer list with live intervals. Returns the count. Time runs
+ * over the forward pass's slots (node i at slot i) and then the backward
+ * steps' (step k at slot n + k); clones' values are born at their
+ * recomputation. */
 static int list_buffers(rf_graph *g, rf_id loss, const bool *on_backward, const rf_id *first_writer,
                         rf_plan_buffer *buf)
 {
-    int n = g->count, nb = 0;
-    int end = 2 * n;
+    int n = originals(g), count = g->count, nb = 0;
+    int end = n + g->step_count;
     bool training = loss != RF_NONE;
-    for (int i = 0; i < n; i++) {
+    int *fwd_slot = malloc((size_t)count * sizeof *fwd_slot);
+    int *bwd_slot = malloc((size_t)count * sizeof *bwd_slot);
+    for (int i = 0; i < count; i++) {
+        fwd_slot[i] = i < n ? i : -1;
+        bwd_slot[i] = -1;
+    }
+    for (int s = 0; s < g->step_count; s++) {
+        if (g->steps[s].forward)
+            fwd_slot[g->steps[s].node] = n + s;
+        else
+            bwd_slot[g->steps[s].node] = n + s;
+    }
+    for (int i = 0; i < count; i++) {
         const rf_node *node = &g->nodes[i];
-        int bwd_i = 2 * n - 1 - i;
+        if (fwd_slot[i] < 0)
+            continue;   /* a clone that never runs (no backward) */
+        int fwd = fwd_slot[i], bwd = bwd_slot[i];
+        bool runs = runs_backward(g, on_backward, i);
         if (node->op != RF_OP_PARAM) {
             /* value; inputs stay whole for the step, so a caller may run
              * forward again without refilling them */
-            int death = node->op == RF_OP_INPUT ? end : i;
-            if (on_backward[i] && (rf_op_infos[node->op]->flags & RF_BWD_READS_OUTPUT))
-                death = bwd_i;
+            int death = node->op == RF_OP_INPUT ? end : fwd;
+            if (runs && (rf_op_infos[node->op]->flags & RF_BWD_READS_OUTPUT))
+                death = bwd;
             if (g->keep[i])
                 death = end;
-            buf[nb++] = (rf_plan_buffer){i, 0, node->op == RF_OP_INPUT ? 0 : i, death,
+            buf[nb++] = (rf_plan_buffer){i, 0, node->op == RF_OP_INPUT ? 0 : fwd, death,
                                  (size_t)rf_shape_numel(node->shape), 0};
         }
         size_t aux = aux_floats(g, node);
         if (aux > 0)
-            buf[nb++] = (rf_plan_buffer){i, 2, i, on_backward[i] ? bwd_i : i, aux, 0};
-        if (training && on_backward[i] && node->op != RF_OP_PARAM) {
-            int birth = (i == loss) ? 2 * n - 1 - loss : 2 * n - 1 - first_writer[i];
-            int death = node->op == RF_OP_INPUT ? end : bwd_i;
+            buf[nb++] = (rf_plan_buffer){i, 2, fwd, runs ? bwd : fwd, aux, 0};
+        /* one gradient buffer per original, read by its own backward or
+         * its clone's */
+        if (training && on_backward[i] && node->op != RF_OP_PARAM && node->recompute_of == RF_NONE) {
+            rf_id reader = node->recompute_as != RF_NONE ? node->recompute_as : i;
+            int birth = bwd_slot[i == loss ? reader : first_writer[i]];
+            int death = node->op == RF_OP_INPUT ? end : bwd_slot[reader];
             buf[nb++] = (rf_plan_buffer){i, 1, birth, death, (size_t)rf_shape_numel(node->shape), 0};
         }
     }
     /* extend value lifetimes to their consumers' forward and backward uses */
-    int *value_slot = malloc((size_t)n * sizeof *value_slot);
-    for (int i = 0; i < n; i++)
+    int *value_slot = malloc((size_t)count * sizeof *value_slot);
+    for (int i = 0; i < count; i++)
         value_slot[i] = -1;
     for (int b = 0; b < nb; b++)
         if (buf[b].kind == 0)
             value_slot[buf[b].node] = b;
-    for (int c = 0; c < n; c++) {
+    for (int c = 0; c < count; c++) {
         const rf_node *node = &g->nodes[c];
-        bool reads_inputs = on_backward[c] && (rf_op_infos[node->op]->flags & RF_BWD_READS_INPUTS);
+        if (fwd_slot[c] < 0)
+            continue;
+        bool reads_inputs = runs_backward(g, on_backward, c) && (rf_op_infos[node->op]->flags & RF_BWD_READS_INPUTS);
         for (int k = 0; k < node->n_in; k++) {
             int b = value_slot[node->in[k]];
             if (b < 0)
                 continue;
-            int use = reads_inputs ? 2 * n - 1 - c : c;
+            int use = reads_inputs ? bwd_slot[c] : fwd_slot[c];
             if (use > buf[b].death)
                 buf[b].death = use;
         }
+        /* a recomputed scoped node reads its row count again (the forward
+         * pass's nodes find theirs alive: the scope's mask outlives them) */
+        int by = node->recompute_of != RF_NONE && node->rows_by != RF_NONE ? value_slot[node->rows_by] : -1;
+        if (by >= 0 && fwd_slot[c] > buf[by].death)
+            buf[by].death = fwd_slot[c];
     }
     free(value_slot);
+    free(fwd_slot);
+    free(bwd_slot);
     return nb;
 }
 
@@ -235,9 +341,13 @@ static bool plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, 
     g->on_backward = calloc((size_t)n + 1, sizeof *g->on_backward);
     g->first_writer = calloc((size_t)n + 1, sizeof *g->first_writer);
     rf_plan_buffer *buf = malloc((size_t)(3 * n + 1) * sizeof *buf);
-    if (g->on_backward == NULL || g->first_writer == NULL || buf == NULL) {
+    if (g->on_backward == NULL || g->first_writer == NULL || buf == NULL || !build_steps(g, loss)) {
         free(buf);
         return rf_fail(st, "out of memory planning the graph");
+    }
+    if (loss != RF_NONE && g->nodes[loss].recompute_as != RF_NONE) {
+        free(buf);
+        return rf_fail(st, "the loss node %d is inside a recomputed region", loss);
     }
     mark_backward(g, loss, g->on_backward, g->first_writer);
     int nb = list_buffers(g, loss, g->on_backward, g->first_writer, buf);
@@ -295,7 +405,7 @@ static void plan_products(rf_graph *g)
         if (node->op == RF_OP_INPUT || node->op == RF_OP_PARAM)
             continue;
         g->backend->products(g, node, false, &products);
-        if (g->on_backward[i])
+        if (runs_backward(g, g->on_backward, i))
             g->backend->products(g, node, true, &products);
     }
     rf_gemm_plan(products.items, products.count);
@@ -364,6 +474,9 @@ static bool prepare(rf_graph *g, const rf_graph *host, rf_id loss, int threads, 
             node->aux = ptr;
     }
     free(buf);
+    for (int i = 0; i < g->count; i++)
+        if (g->nodes[i].recompute_of != RF_NONE)
+            g->nodes[i].grad = g->nodes[g->nodes[i].recompute_of].grad;
     plan_products(g);
     g->prepared = true;
     if (out != NULL)
@@ -509,7 +622,7 @@ void rf_graph_forward(rf_graph *g, rf_exec *x)
 {
     x->probing = g->probe != NULL;
     x->probe_sample = g->probe_sample;
-    for (int i = 0; i < g->count; i++) {
+    for (int i = 0; i < originals(g); i++) {
         rf_node *node = &g->nodes[i];
         if (node->op == RF_OP_INPUT || node->op == RF_OP_PARAM)
             continue;
@@ -546,7 +659,7 @@ static void zero_first_written(rf_graph *g, rf_exec *x, const rf_node *node, int
     for (int k = 0; k < node->n_in; k++) {
         x->fresh[k] = false;
         rf_node *in = &g->nodes[node->in[k]];
-        if (in->op == RF_OP_PARAM || in->grad == NULL || g->first_writer[node->in[k]] != i)
+        if (in->op == RF_OP_PARAM || in->grad == NULL || g->first_writer[grad_owner(g, node->in[k])] != i)
             continue;
         bool seen = false, twice = false;   /* the same input twice: zero once, never fresh */
         for (int j = 0; j < node->n_in; j++) {
@@ -589,13 +702,23 @@ void rf_graph_backward(rf_graph *g, rf_exec *x, const float *seed)
         for (int64_t e = 0; e < numel; e++)
             ln->grad[e] = seed != NULL ? seed[e] : 1.0f;
     }
-    for (int i = loss; i >= 0; i--) {
+    for (int s = 0; s < g->step_count; s++) {
+        rf_id i = g->steps[s].node;
+        rf_node *node = &g->nodes[i];
+        if (g->steps[s].forward) {   /* recomputing a clone's value (core/recompute.h) */
+            if (node->rows_by != RF_NONE)
+                forward_rows(g, x, node);
+            else
+                run_kernel(g, x, node, false);
+            continue;
+        }
         if (!g->on_backward[i])
             continue;
-        rf_node *node = &g->nodes[i];
-        if (g->probe != NULL && node->name[0] != '\0') {
+        /* a clone's gradient is its original's: probes see it there */
+        rf_id named = grad_owner(g, i);
+        if (g->probe != NULL && g->nodes[named].name[0] != '\0') {
             sync_device(g);
-            g->probe(g->probe_ctx, g, i, true);
+            g->probe(g->probe_ctx, g, named, true);
         }
         if (node->op == RF_OP_PARAM && g->param_ready != NULL)
             g->param_ready(g->param_ready_ctx, g, i);

@@ -36,8 +36,14 @@ bool rf_graph_prepare_inside(rf_graph *g, const rf_graph *host, rf_id loss, int 
                              rf_status *st);
 
 /* After rf_graph_plan or rf_graph_prepare: whether node `id`'s backward runs
- * (it needs a gradient and leads to the loss); false before. */
+ * (it needs a gradient and leads to the loss; with rf_graph_recompute, a
+ * recomputed node's clone runs it instead); false before. */
 bool rf_graph_runs_backward(const rf_graph *g, rf_id id);
+
+/* After rf_graph_plan or rf_graph_prepare: whether node `id` gets a
+ * gradient (its backward, or with rf_graph_recompute its clone's, runs;
+ * or it is a parameter or input that wants one); false before. */
+bool rf_graph_gets_grad(const rf_graph *g, rf_id id);
 
 /* Keep a node's value alive to the end of the step (the caller reads it:
  * logits, loss). Must be called before prepare. */
@@ -88,8 +94,10 @@ void rf_exec_init(rf_exec *x, rf_graph *g, rf_pool *pool, uint64_t seed, uint64_
 
 void rf_graph_forward(rf_graph *g, rf_exec *x);
 /* Seeds grad(loss) with `seed` (numel floats), or with ones if seed == NULL,
- * then runs the backward kernels in reverse order. Parameter grads
- * accumulate; call rf_params_zero_grads first for a fresh step. */
+ * then runs the backward kernels in reverse order (with rf_graph_recompute,
+ * each recomputed region's clones forward first, then their backward).
+ * Parameter grads accumulate; call rf_params_zero_grads first for a fresh
+ * step. */
 void rf_graph_backward(rf_graph *g, rf_exec *x, const float *seed);
 
 #endif

@@ -63,7 +63,7 @@ static double node_backward_macs(const rf_graph *g, const rf_node *n, double fwd
 {
     bool grad[RF_MAX_INPUTS];
     for (int k = 0; k < n->n_in; k++)
-        grad[k] = rf_graph_runs_backward(g, n->in[k]);
+        grad[k] = rf_graph_gets_grad(g, n->in[k]);
     switch (n->op) {
     case RF_OP_MATMUL:
     case RF_OP_LINEAR:
@@ -132,8 +132,9 @@ void rf_graph_step_flops_ran(const rf_graph *g, int64_t params, rf_step_flops *o
 double rf_model_flops_per_sample(const rf_model *m)
 {
     double flops = 0;
-    for (int i = 0; i < rf_graph_size(m->graph); i++)
-        flops += 2 * node_macs(m->graph, rf_graph_cnode(m->graph, i));
+    for (int i = 0; i < rf_graph_size(m->graph); i++)   /* the model's, without recomputation */
+        if (rf_graph_cnode(m->graph, i)->recompute_of == RF_NONE)
+            flops += 2 * node_macs(m->graph, rf_graph_cnode(m->graph, i));
     return flops / m->batch;
 }
 

@@ -45,6 +45,7 @@ rf_graph *rf_graph_new(rf_params *params)
         g->params = params;
         g->backend = &rf_cpu_backend;
         g->row_scope = RF_NONE;
+        g->region = -1;
     }
     return g;
 }
@@ -57,6 +58,7 @@ void rf_graph_free(rf_graph *g)
     free(g->nodes);
     free(g->keep);
     free(g->taps);
+    free(g->region_kind);
     free(g);
 }
 
@@ -145,8 +147,41 @@ static rf_id append_node(rf_graph *g, rf_op op, rf_shape shape)
     n->shape = shape;
     n->param_index = -1;
     n->rows_by = RF_NONE;
+    n->region = g->region;
+    n->recompute_as = n->recompute_of = RF_NONE;
     g->keep[id] = false;
     return id;
+}
+
+rf_id rf_graph_append_copy(rf_graph *g, rf_id of)
+{
+    rf_id id = append_node(g, g->nodes[of].op, g->nodes[of].shape);
+    if (id == RF_NONE)
+        return RF_NONE;
+    rf_node *n = &g->nodes[id];
+    *n = g->nodes[of];
+    n->name[0] = '\0';
+    n->region = -1;
+    n->recompute_as = n->recompute_of = RF_NONE;
+    return id;
+}
+
+void rf_graph_region(rf_graph *g, rf_region_kind kind)
+{
+    if (g->failed)
+        return;
+    if (kind == RF_REGION_NONE) {
+        g->region = -1;
+        return;
+    }
+    rf_region_kind *kinds = realloc(g->region_kind, (size_t)(g->region_count + 1) * sizeof *kinds);
+    if (kinds == NULL) {
+        rf_graph_fail(g, "out of memory building the graph");
+        return;
+    }
+    g->region_kind = kinds;
+    g->region_kind[g->region_count] = kind;
+    g->region = g->region_count++;
 }
 
 rf_id rf_graph_add_op(rf_graph *g, rf_op op, const rf_id *in, int n_in, rf_shape shape)

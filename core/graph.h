@@ -141,6 +141,13 @@ typedef struct rf_node {
      * padding (the CPU's full attention: key blocks whose keys are all
      * masked, skipped by its backward too); 0 for every other op. */
     double skipped;
+    /* rf_graph_region: the recomputation region the node was added in, or
+     * -1. rf_graph_recompute: for a node of a recomputed region, the clone
+     * that recomputes it in the backward pass (RF_NONE otherwise); for a
+     * clone, the node it recomputes (RF_NONE otherwise). */
+    int32_t region;
+    rf_id recompute_as;
+    rf_id recompute_of;
 } rf_node;
 
 typedef struct rf_params rf_params;   /* see params.h */
@@ -234,6 +241,18 @@ void rf_graph_row_scope(rf_graph *g, rf_id rows_by);
  * the batch's rows in the batch's order. ia[0] = inverse. For
  * rf_graph_row_scope: sorted, a segment's valid rows come first. */
 rf_id rf_sort_rows(rf_graph *g, rf_id x, rf_id mask, bool inverse);
+
+/* Recomputation regions (train.recompute, core/recompute.h). Every op added
+ * after rf_graph_region(g, kind) belongs to one new region of that kind
+ * (an encoder block, a BLRP segment step), until the next call opens
+ * another or rf_graph_region(g, RF_REGION_NONE) closes it. Marking changes
+ * nothing until rf_graph_recompute transforms the graph. */
+typedef enum rf_region_kind {
+    RF_REGION_NONE,
+    RF_REGION_LAYER,     /* one block of a layered encoder */
+    RF_REGION_SEGMENT,   /* one step of BLRP's recurrence over the segments */
+} rf_region_kind;
+void rf_graph_region(rf_graph *g, rf_region_kind kind);
 
 /* ---- softmax and normalisation (all over the last axis) ---- */
 /* mask: RF_NONE, or broadcastable to x (right-aligned); entries where

@@ -14,6 +14,14 @@ struct rf_graph {
     char error[RF_STATUS_MSG];
     rf_id row_scope;            /* rf_graph_row_scope's rows_by, or RF_NONE */
     rf_id row_scope_start;      /* the first node added in it */
+    int32_t region;             /* rf_graph_region's open region, or -1 */
+    int region_count;           /* regions opened so far */
+    rf_region_kind *region_kind;   /* per region */
+    int originals;              /* nodes before rf_graph_recompute's clones (g->count without them) */
+
+    /* rf_graph_recompute: the backward pass's steps, in order (set by plan) */
+    struct rf_step *steps;
+    int step_count;
 
     /* set by prepare */
     bool prepared;
@@ -42,6 +50,16 @@ struct rf_graph {
     size_t probe_space_floats;
     struct rf_op_profile *profile;   /* see exec.h; NULL: off */
 };
+
+/* One step of the backward pass: node's backward kernel, or, for a clone
+ * of rf_graph_recompute, its forward kernel (recomputing its value). */
+typedef struct rf_step {
+    rf_id node;
+    bool forward;
+} rf_step;
+
+/* Append a copy of node `of` (its op, inputs and arguments; no name). */
+rf_id rf_graph_append_copy(rf_graph *g, rf_id of);
 
 /* Free the arena and planning tables (the nodes stay). */
 void rf_graph_release(rf_graph *g);

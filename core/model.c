@@ -9,6 +9,7 @@
 #include "encoders/maelre.h"
 #include "pool.h"
 #include "probe.h"
+#include "recompute.h"
 
 /* attribution: the input is where gradients are taken, so it needs one;
  * token ids are discrete, so their embeddings are the input instead. */
@@ -240,6 +241,17 @@ static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_di
         rf_fail(st, "cannot build the %s model: %s", cfg->model.encoder, rf_graph_error(g));
         rf_model_free(m);
         return NULL;
+    }
+    /* recomputation is for training steps (and their plans) only */
+    if (mode == MODEL_TRAIN || mode == MODEL_PLAN) {
+        rf_recompute recompute;
+        bool ok = rf_recompute_parse(cfg->train.recompute, &recompute);
+        if (!ok)
+            rf_fail(st, "train.recompute = '%s' is not off, layers or segments", cfg->train.recompute);
+        if (!ok || !rf_graph_recompute(g, recompute, st)) {
+            rf_model_free(m);
+            return NULL;
+        }
     }
     int threads = cfg->train.threads > 0 ? cfg->train.threads : rf_cpu_count();
     /* A plan needs only the backend's kernels (what they keep differs by

@@ -171,6 +171,13 @@ static inline rf_node *rf_in(rf_exec *x, const rf_node *n, int k)
     return rf_graph_node(x->g, n->in[k]);
 }
 
+/* The node id dropout keys its masks by: a recomputing clone's is its
+ * original's (core/recompute.h), so it draws the same mask. */
+static inline rf_id rf_dropout_node(rf_exec *x, const rf_node *n)
+{
+    return n->recompute_of != RF_NONE ? n->recompute_of : (rf_id)(n - rf_graph_node(x->g, 0));
+}
+
 /* Dropout's keep decision, as rf_dropout documents it (graph.h). */
 static inline bool rf_dropout_keep(uint64_t seed, uint64_t step, rf_id node, int64_t i, float p)
 {

@@ -32,7 +32,7 @@ void rf_graph_step_bytes(const rf_graph *g, rf_step_bytes *out)
         double inputs = 0, grads = 0;
         for (int k = 0; k < n->n_in; k++) {
             inputs += input_floats(g, n, k);
-            if (rf_graph_runs_backward(g, n->in[k]))
+            if (rf_graph_gets_grad(g, n->in[k]))
                 grads += input_floats(g, n, k);
         }
         out->forward[n->op] += sizeof(float) * (inputs + value + aux);

@@ -509,7 +509,7 @@ static void bce_logits_backward(rf_exec *x, rf_node *n)
 
 static int32_t node_id(rf_exec *x, const rf_node *n)
 {
-    return (int32_t)(n - rf_graph_node(x->g, 0));
+    return (int32_t)rf_dropout_node(x, n);
 }
 
 static void dropout_forward(rf_exec *x, rf_node *n)

@@ -494,6 +494,15 @@ check "memory --inference plans no gradients or AdamW moments" \
 infer_total=$(sed -n 's/.*"planned_bytes":\([0-9]*\).*/\1/p' "$tmp/out")
 [ -n "$infer_total" ] && [ -n "$train_total" ] && [ "$infer_total" -lt "$train_total" ]
 ok $? "memory --inference plans less than training ($infer_total < $train_total bytes)"
+run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 128 --json --set train.recompute=layers
+expect_rc 0 "memory --json with train.recompute = layers exits 0"
+check "memory --json with train.recompute = layers plans less, and the plan without it as before" python3 -c '
+import json, sys; j = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+assert j["recompute"] == "layers" and j["planned_bytes_recompute_off"] == int(sys.argv[2]), j
+assert j["planned_bytes"] < j["planned_bytes_recompute_off"], j' "$tmp/out" "$train_total"
+run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 128 --set train.recompute=layers
+check "memory with train.recompute = layers adds a recompute off column" \
+    sh -c "grep -q 'with train.recompute = layers\$' '$tmp/out' && grep -q 'recompute off\$' '$tmp/out'"
 run memory --config "$tmp/tiny.ini" --seq 512,1024 --inference
 expect_rc 0 "memory --inference without --json exits 0"
 check "memory --inference says it plans inference" grep -q ': inference, forward only$' "$tmp/out"

@@ -59,7 +59,7 @@ static attn attn_of(rf_exec *x, const rf_node *n)
     const rf_node *k = rf_in(x, n, 1);
     attn a = {.B = n->shape.dim[0], .N = n->shape.dim[1], .M = k->shape.dim[1], .D = n->shape.dim[2],
               .H = n->ia[0], .scale = n->fa[0], .seed = x->seed, .step = x->step,
-              .node = (rf_id)(n - rf_graph_node(x->g, 0)), .q = rf_in(x, n, 0)->value, .k = k->value,
+              .node = rf_dropout_node(x, n), .q = rf_in(x, n, 0)->value, .k = k->value,
               .v = rf_in(x, n, 2)->value, .mask = n->n_in == 4 ? rf_in(x, n, 3)->value : NULL};
     a.dk = a.D / a.H;
     a.b0 = (int64_t)x->shard * a.B;

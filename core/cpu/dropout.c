@@ -34,7 +34,7 @@ static void dropout_run(rf_exec *x, rf_node *n, const float *in, float *out, boo
     bool active = x->training && p > 0.0f;
     int64_t numel = rf_shape_numel(n->shape);
     dropout_ctx c = {in, out, accumulate, active, x->seed, x->step, (int64_t)x->shard * numel,
-                     (rf_id)(n - rf_graph_node(x->g, 0)), p, active ? 1.0f / (1.0f - p) : 1.0f};
+                     rf_dropout_node(x, n), p, active ? 1.0f / (1.0f - p) : 1.0f};
     rf_pool_run(x->pool, numel, 16384, dropout_task, &c);
 }
 

@@ -244,10 +244,12 @@ static rf_id segments(blrp *m, rf_id x, int layers)
     rf_graph_row_scope(g, mask);
     for (int layer = 0; layer < layers; layer++) {
         char tap[RF_NAME_LEN];
+        rf_graph_region(g, RF_REGION_LAYER);   /* train.recompute = layers recomputes each Θ_SELF layer */
         h = self_block(m, h, mask, layer);
         snprintf(tap, sizeof tap, "blrp.self.%d.out", layer);
         rf_tap_add(g, tap, h, RF_TAP_VALUE, rf_shape3(m->B, (int64_t)m->T * m->t, m->d), 0);
     }
+    rf_graph_region(g, RF_REGION_NONE);
     rf_graph_row_scope(g, RF_NONE);
     h = rf_sort_rows(g, h, seg_mask, true);
     rf_id all = rf_reshape(g, h, rf_shape4(m->B, m->T, m->t, m->d));
@@ -379,6 +381,7 @@ static rf_id forward_pass(const blrp *m, const cross_set *c, rf_id init, rf_id *
     kv init_kv = m->residual ? project_kv(m, init, c->lat) : (kv){RF_NONE, RF_NONE};
     rf_id latent = init;
     for (int s = 0; s < m->T; s++) {
+        rf_graph_region(m->g, RF_REGION_SEGMENT);   /* train.recompute = segments recomputes each step */
         rf_graph_row_scope(m->g, m->valid[s]);   /* the samples with a token in segment s */
         rf_id read = with_pos(m, latent);
         xf[s] = theta_x(m, c, s, read, "fwd");
@@ -395,6 +398,7 @@ static rf_id forward_pass(const blrp *m, const cross_set *c, rf_id init, rf_id *
         latent = gate(m, latent, next, m->valid[s]);
         tap_latent(m, latent, "fwd", s + 1);
     }
+    rf_graph_region(m->g, RF_REGION_NONE);
     return latent;
 }
 
@@ -412,6 +416,7 @@ static rf_id backward_pass(const blrp *m, const cross_set *c, rf_id init, const 
         bool first = s == m->T - 1;
         /* next: a valid segment follows, so this is not the sample's first step */
         rf_id next = first ? RF_NONE : m->valid[s + 1];
+        rf_graph_region(g, RF_REGION_SEGMENT);
         rf_graph_row_scope(g, m->valid[s]);
         rf_id read = carry;
         if (xf != NULL)
@@ -436,6 +441,7 @@ static rf_id backward_pass(const blrp *m, const cross_set *c, rf_id init, const 
         carry = gate(m, carry, upd, m->valid[s]);
         tap_latent(m, carry, "bwd", s + 1);
     }
+    rf_graph_region(g, RF_REGION_NONE);
     return carry;
 }
 

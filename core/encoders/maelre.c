@@ -261,8 +261,11 @@ rf_id rf_encoder_maelre(const rf_encoder_ctx *e, rf_id x, rf_id *out_mask)
     for (int b = 0; b < nb; b++) {
         if (b > 0)
             x = merge(e, layer - 1, x, &mask, cls, &blk[b - 1], &blk[b]);
-        for (int l = 0; l < blk[b].layers; l++)
+        for (int l = 0; l < blk[b].layers; l++) {
+            rf_graph_region(g, RF_REGION_LAYER);   /* train.recompute = layers recomputes each layer */
             x = block_layer(e, layer++, x, mask, &blk[b]);
+            rf_graph_region(g, RF_REGION_NONE);
+        }
         snprintf(name, sizeof name, "maelre.block%d.tokens", b);
         if (x != RF_NONE)
             rf_tap_add(g, name, x, RF_TAP_VALUE, rf_shape3(e->batch, cls + blk[b].tokens, blk[b].width), 0);

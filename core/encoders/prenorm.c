@@ -33,6 +33,7 @@ rf_id rf_prenorm_stack(const rf_encoder_ctx *e, rf_mixer_fn mixer, rf_id x)
     int d = cfg->model.dim, f = cfg->model.ff;
     char name[RF_NAME_LEN];
     for (int l = 0; l < cfg->model.layers; l++) {
+        rf_graph_region(g, RF_REGION_LAYER);   /* train.recompute = layers recomputes each block */
         snprintf(name, sizeof name, "layer%d.norm1", l);
         rf_id h = mixer(e, l, layernorm(g, x, d, name));
         if (cfg->model.dropout > 0)
@@ -49,5 +50,6 @@ rf_id rf_prenorm_stack(const rf_encoder_ctx *e, rf_mixer_fn mixer, rf_id x)
             h = rf_dropout(g, h, cfg->model.dropout);
         x = rf_add(g, x, h);
     }
+    rf_graph_region(g, RF_REGION_NONE);
     return x;
 }
