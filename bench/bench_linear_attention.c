@@ -1,11 +1,11 @@
 /* The linear attention op (core/cpu/linear_attention.c) alone, forward and
  * backward, at the comparison's shape (batch 32, 2,000 positions, width 64,
- * 8 heads; elu+1, a key mask). Prints the best of the repetitions' thread
+ * 8 heads, or as given; elu+1, a key mask). Prints the best of the repetitions' thread
  * CPU time per pass and the bytes the op must move (core/traffic.h) at the
  * copy bandwidth that time implies: CPU time, so that a loaded machine
  * still gives a usable figure for one thread.
  *
- *   ./build/bench/bench_linear_attention [threads] [repeats]
+ *   ./build/bench/bench_linear_attention [threads] [repeats] [heads] [width]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +27,8 @@ static double cpu_s(void)
 int main(int argc, char **argv)
 {
     int threads = argc > 1 ? atoi(argv[1]) : 1, repeats = argc > 2 ? atoi(argv[2]) : 5;
-    const int64_t B = 32, N = 2000, D = 64;
-    const int heads = 8;
+    const int heads = argc > 3 ? atoi(argv[3]) : 8;
+    const int64_t B = 32, N = 2000, D = argc > 4 ? atoi(argv[4]) : 64;
     rf_params *params = rf_params_new(1);
     rf_graph *g = rf_graph_new(params);
     rf_id q = rf_input(g, "q", rf_shape3(B, N, D), true), k = rf_input(g, "k", rf_shape3(B, N, D), true);

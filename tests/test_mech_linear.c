@@ -120,10 +120,14 @@ static void test_op(void)
     run_la("elu+1, 2 heads, no mask", (la_case){2, 5, 5, 4, 2, RF_KMAP_ELU1, 1.0f, false, false});
     run_la("softplus, 3 heads, q = k = v (gradients accumulate), mask",
            (la_case){2, 6, 6, 6, 3, RF_KMAP_SOFTPLUS, 0.8f, true, true});
-    /* heads of 8 and 16 take the kernel's vector and constant-width paths */
+    /* heads of 8 and 16 take the kernel's vector paths of a constant width,
+     * 24 that of any multiple of 8; heads over RF_LINEAR_ATTENTION_ROW_HEADS
+     * wide take one BLAS product per head */
     run_la("elu+1, 2 heads of 8, N 5 != M 7, mask", (la_case){2, 5, 7, 16, 2, RF_KMAP_ELU1, 0.6f, true, false});
     run_la("softplus, 2 heads of 8, q = k = v, mask", (la_case){1, 6, 6, 16, 2, RF_KMAP_SOFTPLUS, 0.7f, true, true});
-    run_la("relu, 1 head of 16, N 4 != M 3, mask", (la_case){2, 4, 3, 16, 1, RF_KMAP_RELU, 0.8f, true, false});
+    run_la("relu, 1 head of 16, N 4 != M 6, mask", (la_case){2, 4, 6, 16, 1, RF_KMAP_RELU, 0.8f, true, false});
+    run_la("elu+1, 2 heads of 24, N 3 != M 4, mask", (la_case){1, 3, 4, 48, 2, RF_KMAP_ELU1, 0.5f, true, false});
+    run_la("softplus, 1 head of 40, N 4 != M 3, mask", (la_case){2, 4, 3, 40, 1, RF_KMAP_SOFTPLUS, 0.4f, true, false});
 }
 
 /* ---------------- shape errors ---------------- */

@@ -15,8 +15,9 @@
  *     dFk = t (V_h dKV^T + 1 dKsum^T),  dk += mask s phi'(s k) dFk
  * phi' is recovered from the saved phi values, so q and k are not re-read.
  *
- * The products have an inner size of dk (8 in the shipped configs), far
- * too small for BLAS, and the op is bound by the bytes it moves: so every
+ * For heads up to RF_LINEAR_ATTENTION_ROW_HEADS wide (8 in the shipped
+ * configs) the products' inner size dk is far too small for BLAS, and the
+ * op is bound by the bytes it moves: so every
  * pass reads a row of every head once, row after row, and does all of that
  * row's work (features, its share of KV or dKV, its output or gradient)
  * while the row is in L1. Sums over rows (KV, Ksum, dKV, dKsum) are formed
@@ -24,104 +25,33 @@
  * float is the same for any thread count (chunks do not depend on it).
  * Forward: a key pass (Fk, KV and Ksum partials), a reduction, a query
  * pass (Fq, den, O). Backward: a query pass (dq, dKV and dKsum partials),
- * a reduction, a key pass (dk, dv).
+ * a reduction, a key pass (dk, dv). Wider heads: linear_attention_wide.c.
  */
-#include <math.h>
-#include <string.h>
+#include "linear_attention_kernels.h"
 
-#include "../op.h"
-#include "../ops/linear_attention.h"
-#include "vecmath.h"
-
-#define TASK_FLOATS 16384   /* about this many floats per pool task */
-
-typedef struct {
-    int64_t B, N, M, D, H, dk;
-    rf_kernel_map map;
-    float scale;
-    rf_linear_attention_layout l;
-} la_geom;
-
-static la_geom la_geometry(rf_exec *x, const rf_node *n)
-{
-    la_geom a = {.B = n->shape.dim[0], .N = n->shape.dim[1], .M = rf_in(x, n, 1)->shape.dim[1],
-                 .D = n->shape.dim[2], .H = n->ia[0], .map = (rf_kernel_map)n->ia[1], .scale = n->fa[0]};
-    a.dk = a.D / a.H;
-    a.l = rf_linear_attention_aux_layout(a.B, a.N, a.M, a.D, a.H);
-    return a;
-}
-
-static int64_t row_grain(int64_t row_floats)
-{
-    return row_floats >= TASK_FLOATS ? 1 : TASK_FLOATS / row_floats;
-}
-
-/* f[j] = phi(s x[j]) for j < n; the map is chosen once per span so each
- * loop is branch-free apart from the map's own */
-RF_VEC_INLINE void phi_span(rf_kernel_map map, float s, const float *restrict x, float *restrict f, int64_t n)
-{
-    switch (map) {
-    case RF_KMAP_ELU1:
-        /* both sides formed, one selected: the loop vectorises */
-        for (int64_t j = 0; j < n; j++) {
-            float v = s * x[j];
-            f[j] = rf_select(v > 0, v + 1.0f, rf_expf(v));
-        }
-        break;
-    case RF_KMAP_RELU:
-        for (int64_t j = 0; j < n; j++) {
-            float v = s * x[j];
-            f[j] = v > 0 ? v : 0.0f;
-        }
-        break;
-    default:
-        for (int64_t j = 0; j < n; j++) {
-            float v = s * x[j];
-            f[j] = fmaxf(v, 0.0f) + log1pf(expf(-fabsf(v)));
-        }
-        break;
-    }
-}
-
-/* gx[j] += s phi'(v_j) d[j], with phi'(v) recovered from f = phi(v): elu+1
- * has phi' = 1 above 0 and e^v = f below; ReLU 1 where f > 0; softplus
- * sigmoid(v) = 1 - e^-f. */
-RF_VEC_INLINE void dphi_span(rf_kernel_map map, float s, const float *restrict f, const float *restrict d,
-                             float *restrict gx, int64_t n)
-{
-    /* selections as bit masks (vecmath.h), so the loops vectorise */
-    switch (map) {
-    case RF_KMAP_ELU1:
-        for (int64_t j = 0; j < n; j++)
-            gx[j] += s * rf_select(f[j] > 1.0f, 1.0f, f[j]) * d[j];
-        break;
-    case RF_KMAP_RELU:
-        for (int64_t j = 0; j < n; j++)
-            gx[j] += rf_select(f[j] > 0.0f, s * d[j], 0.0f);
-        break;
-    default:
-        for (int64_t j = 0; j < n; j++)
-            gx[j] -= s * expm1f(-f[j]) * d[j];
-        break;
-    }
-}
-
-/* ---- row helpers ---- */
-
-/* A head of 8 floats as one vector (GCC's vector extension: AVX registers
- * in the AVX clones, two SSE ones in the default clone). GCC leaves the
- * fully unrolled loops of 8 scalar, so heads of 8 take this path. */
+/* Heads whose width is a multiple of 8 run on vectors of 8 floats (GCC's
+ * vector extension: AVX registers in the AVX clones, two SSE ones in the
+ * default clone); GCC leaves the fully unrolled loops of a constant 8 or
+ * 16 scalar. memcpy: loads and stores that need no alignment. */
 typedef float v8f __attribute__((vector_size(32)));
+#define MAX_VECTORS 8   /* heads up to 64 wide on the vector path */
+
+static inline bool on_vectors(int64_t n)
+{
+    return n % 8 == 0 && n <= 8 * MAX_VECTORS;
+}
 
 /* y += alpha x (restrict: the loop vectorises without overlap checks) */
 RF_VEC_INLINE void axpy(float *restrict y, float alpha, const float *restrict x, int64_t n)
 {
-    if (n == 8) {
-        v8f vy, vx;   /* memcpy: loads and stores that need no alignment */
-        memcpy(&vy, y, sizeof vy);
-        memcpy(&vx, x, sizeof vx);
-        vy += alpha * vx;
-        memcpy(y, &vy, sizeof vy);
+    if (on_vectors(n)) {
+        for (int64_t v = 0; v < n; v += 8) {
+            v8f vy, vx;
+            memcpy(&vy, y + v, sizeof vy);
+            memcpy(&vx, x + v, sizeof vx);
+            vy += alpha * vx;
+            memcpy(y + v, &vy, sizeof vy);
+        }
         return;
     }
     for (int64_t j = 0; j < n; j++)
@@ -130,11 +60,14 @@ RF_VEC_INLINE void axpy(float *restrict y, float alpha, const float *restrict x,
 
 RF_VEC_INLINE float dot(const float *restrict x, const float *restrict y, int64_t n)
 {
-    if (n == 8) {
-        v8f vx, vy;
-        memcpy(&vx, x, sizeof vx);
-        memcpy(&vy, y, sizeof vy);
-        v8f p = vx * vy;
+    if (on_vectors(n)) {
+        v8f p = {0};
+        for (int64_t v = 0; v < n; v += 8) {
+            v8f vx, vy;
+            memcpy(&vx, x + v, sizeof vx);
+            memcpy(&vy, y + v, sizeof vy);
+            p += vx * vy;
+        }
         return ((p[0] + p[4]) + (p[1] + p[5])) + ((p[2] + p[6]) + (p[3] + p[7]));
     }
     float s = 0.0f;
@@ -144,25 +77,32 @@ RF_VEC_INLINE float dot(const float *restrict x, const float *restrict y, int64_
 }
 
 /* y = c0 init + scale sum_j w[j] m[j] over the dk rows m[j] of a [dk, dk]
- * block (init may be y itself, or NULL for none). Summed in registers:
- * adding into y row after row would chain every step through memory. */
+ * block (init may be y itself, or NULL for none). Summed in registers, in
+ * two chains (even and odd j): adding into y row after row would chain
+ * every step through memory. */
 RF_VEC_INLINE void combine_rows(float *y, float c0, const float *init, const float *restrict w, float scale,
                                 const float *restrict m, int64_t dk)
 {
-    if (dk == 8) {
-        v8f a0 = {0}, a1 = {0}, r0, r1;   /* two chains: half the FMA latency */
-        for (int j = 0; j < 8; j += 2) {
-            memcpy(&r0, m + j * 8, sizeof r0);
-            memcpy(&r1, m + (j + 1) * 8, sizeof r1);
-            a0 += (scale * w[j]) * r0;
-            a1 += (scale * w[j + 1]) * r1;
+    if (on_vectors(dk)) {
+        int64_t nv = dk / 8;
+        v8f even[MAX_VECTORS], odd[MAX_VECTORS], r;
+        for (int64_t v = 0; v < nv; v++)
+            even[v] = odd[v] = (v8f){0};
+        for (int64_t j = 0; j < dk; j += 2)
+            for (int64_t v = 0; v < nv; v++) {
+                memcpy(&r, m + j * dk + 8 * v, sizeof r);
+                even[v] += (scale * w[j]) * r;
+                memcpy(&r, m + (j + 1) * dk + 8 * v, sizeof r);
+                odd[v] += (scale * w[j + 1]) * r;
+            }
+        for (int64_t v = 0; v < nv; v++) {
+            even[v] += odd[v];
+            if (init != NULL) {
+                memcpy(&r, init + 8 * v, sizeof r);
+                even[v] += c0 * r;
+            }
+            memcpy(y + 8 * v, &even[v], sizeof r);
         }
-        a0 += a1;
-        if (init != NULL) {
-            memcpy(&r0, init, sizeof r0);
-            a0 += c0 * r0;
-        }
-        memcpy(y, &a0, sizeof a0);
         return;
     }
     for (int64_t l = 0; l < dk; l++) {
@@ -248,20 +188,6 @@ static void transpose_heads(const float *m, int64_t heads, int64_t dk, float *t)
 
 /* ---- forward ---- */
 
-/* 1/tau = 1/sqrt(valid keys) per batch row (1 when none is valid) */
-static void inverse_tau(const la_geom *a, const float *mask, float *inv_tau)
-{
-    for (int64_t b = 0; b < a->B; b++) {
-        int64_t valid = a->M;
-        if (mask != NULL) {
-            valid = 0;
-            for (int64_t m = 0; m < a->M; m++)
-                valid += mask[b * a->M + m] != 0.0f;
-        }
-        inv_tau[b] = valid > 0 ? 1.0f / sqrtf((float)valid) : 1.0f;
-    }
-}
-
 /* Chunk item = (b, c) of the keys: Fk of its rows into aux, and its part
  * of Fk^T V and Fk^T 1 */
 RF_VEC_INLINE void key_sums(const la_ctx *c, int64_t begin, int64_t end, int thread, int64_t dk)
@@ -343,6 +269,10 @@ static RF_VEC_CLONES void query_pass_forward(void *ctx, int64_t begin, int64_t e
 void rf_cpu_linear_attention_forward(rf_exec *x, rf_node *n)
 {
     la_geom a = la_geometry(x, n);
+    if (a.dk > RF_LINEAR_ATTENTION_ROW_HEADS) {
+        rf_cpu_linear_attention_wide_forward(x, n, &a);
+        return;
+    }
     la_ctx c = {.a = &a, .q = rf_in(x, n, 0)->value, .k = rf_in(x, n, 1)->value, .v = rf_in(x, n, 2)->value,
                 .mask = n->n_in == 4 ? rf_in(x, n, 3)->value : NULL, .aux = n->aux, .dst = n->value,
                 .s = scratch_layout(&a, x->scratch)};
@@ -447,6 +377,10 @@ static RF_VEC_CLONES void key_pass_backward(void *ctx, int64_t begin, int64_t en
 void rf_cpu_linear_attention_backward(rf_exec *x, rf_node *n)
 {
     la_geom a = la_geometry(x, n);
+    if (a.dk > RF_LINEAR_ATTENTION_ROW_HEADS) {
+        rf_cpu_linear_attention_wide_backward(x, n, &a);
+        return;
+    }
     la_ctx c = {.a = &a, .v = rf_in(x, n, 2)->value, .mask = n->n_in == 4 ? rf_in(x, n, 3)->value : NULL,
                 .out = n->value, .dout = n->grad, .aux = n->aux, .gq = rf_in(x, n, 0)->grad,
                 .gk = rf_in(x, n, 1)->grad, .gv = rf_in(x, n, 2)->grad, .s = scratch_layout(&a, x->scratch)};

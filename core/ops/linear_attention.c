@@ -33,18 +33,24 @@ static size_t linear_attention_aux(const rf_graph *g, const rf_node *n)
     return (size_t)node_layout(g, n).total;
 }
 
-/* The CPU kernels' scratch (core/cpu/linear_attention.c): for each batch
- * row and chunk of rows, that chunk's sums (heads x [dk, dk] and [D]); the
- * sums of each batch row and their per-head transposes; per thread a row
- * of D and a transposed [dk, dk] per head. O(N * D / chunk + D * dk):
- * nothing grows with N * M. */
+/* The CPU kernels' scratch (core/cpu/linear_attention*.c). Heads a row at
+ * a time: for each batch row and chunk of rows, that chunk's sums (heads x
+ * [dk, dk] and [D]); the sums of each batch row and their per-head
+ * transposes; per thread a row of D and a transposed [dk, dk] per head.
+ * Wider heads, backward: dU = dO / den [B, N, D], a product buffer
+ * [B, max(N, M), D], dden [B, heads, N], dKV [B, heads, dk, dk], dKsum
+ * [B, heads, dk]. Nothing grows with N * M. */
 static size_t linear_attention_scratch(const rf_graph *g, const rf_node *n, int threads)
 {
     int64_t B = n->shape.dim[0], N = n->shape.dim[1], D = n->shape.dim[2], H = n->ia[0];
-    int64_t M = rf_node_shape(g, n->in[1]).dim[1], dk = D / H;
+    int64_t M = rf_node_shape(g, n->in[1]).dim[1], dk = D / H, hkk = H * dk * dk;
+    if (dk > RF_LINEAR_ATTENTION_ROW_HEADS) {
+        int64_t rows = N > M ? N : M;
+        return (size_t)(B * N * D + B * rows * D + B * H * N + B * hkk + B * H * dk);
+    }
     int64_t chunks_n = (N + RF_LINEAR_ATTENTION_CHUNK - 1) / RF_LINEAR_ATTENTION_CHUNK;
     int64_t chunks_m = (M + RF_LINEAR_ATTENTION_CHUNK - 1) / RF_LINEAR_ATTENTION_CHUNK;
-    int64_t hkk = H * dk * dk, sums = hkk + D;
+    int64_t sums = hkk + D;
     return (size_t)(B * (chunks_n > chunks_m ? chunks_n : chunks_m) * sums + B * (sums + hkk) +
                     (threads > 0 ? threads : 1) * (D + hkk));
 }

@@ -48,8 +48,11 @@ typedef struct rf_linear_attention_layout {
     int64_t total;
 } rf_linear_attention_layout;
 
-/* The CPU kernels form their sums over rows (KV, Ksum and their gradients)
- * per chunk of this many rows, then add the chunks in order. */
+/* The CPU kernels run heads up to this wide a row at a time, forming their
+ * sums over rows (KV, Ksum and their gradients) per chunk of
+ * RF_LINEAR_ATTENTION_CHUNK rows, then adding the chunks in order; wider
+ * heads run as one BLAS product per head. */
+#define RF_LINEAR_ATTENTION_ROW_HEADS 32
 #define RF_LINEAR_ATTENTION_CHUNK 256
 
 rf_linear_attention_layout rf_linear_attention_aux_layout(int64_t B, int64_t N, int64_t M, int64_t D,
