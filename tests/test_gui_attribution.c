@@ -20,8 +20,12 @@
 
 #include "../datasets/npy_read.h"
 #include "../ui/figures/attribution_figure.h"
+#include "../ui/figures/sample_figure.h"
 #include "../ui/view.h"
+#include "figure_pixels.h"
+#include "figure_text.h"
 #include "gui_steps.h"
+#include "view_drawing.h"
 #include "widget_find.h"
 #include "workbench_app.h"
 
@@ -110,6 +114,78 @@ static void take_screenshots(RfWindow *win)
     screenshot(win, "attribution");
 }
 
+static gboolean has_exact_text(GPtrArray *texts, const char *wanted)
+{
+    for (guint i = 0; i < texts->len; i++)
+        if (strcmp(g_ptr_array_index(texts, i), wanted) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+/* The pixels of column x from y up and down that are colour c (within
+ * rounding): the height of what is painted there. */
+static int painted_height(cairo_surface_t *s, int x, int y, rf_rgb c)
+{
+    int h = cairo_image_surface_get_height(s), top = y, bottom = y;
+    for (;;) {
+        int r, g, b, at = top - 1;
+        if (at < 0)
+            break;
+        pixel(s, x, at, &r, &g, &b);
+        if (fabs(r - 255 * c.r) > 6 || fabs(g - 255 * c.g) > 6 || fabs(b - 255 * c.b) > 6)
+            break;
+        top = at;
+    }
+    for (;;) {
+        int r, g, b, at = bottom + 1;
+        if (at >= h)
+            break;
+        pixel(s, x, at, &r, &g, &b);
+        if (fabs(r - 255 * c.r) > 6 || fabs(g - 255 * c.g) > 6 || fabs(b - 255 * c.b) > 6)
+            break;
+        bottom = at;
+    }
+    int r, g, b;
+    pixel(s, x, y, &r, &g, &b);
+    bool there = fabs(r - 255 * c.r) <= 6 && fabs(g - 255 * c.g) <= 6 && fabs(b - 255 * c.b) <= 6;
+    if (!there)
+        tap_diag("at (%d, %d): %d %d %d, wanted %.0f %.0f %.0f", x, y, r, g, b, 255 * c.r, 255 * c.g, 255 * c.b);
+    return there ? bottom - top + 1 : 0;
+}
+
+/* At 1024 x 600 the strip under the token that counts most is painted in
+ * its colour at least 8 px high, and the colour bar beside the text names
+ * the method and reads the range's ends. */
+static void check_overlay_drawn(RfWindow *win, GtkWidget *data, const float *values, int len)
+{
+    gtk_window_set_default_size(GTK_WINDOW(win), 1024, 600);
+    spin_for(0.8);
+    RfPlotView *plot = rf_view_get_plot(data);
+    const rf_sample_figure *fig = rf_plot_view_get_figure(plot)->data;
+    int most = 0;
+    for (int i = 1; i < len; i++)
+        most = fabsf(values[i]) > fabsf(values[most]) ? i : most;
+    rf_map_scale scale = rf_attribution_scale(values, len, RF_ATTR_GRAD_INPUT);
+    rf_rgb colour = rf_colormap_of(scale.kind, (values[most] - scale.vmin) / (scale.vmax - scale.vmin));
+    int w = gtk_widget_get_width(GTK_WIDGET(plot)), h = gtk_widget_get_height(GTK_WIDGET(plot));
+    rf_zoom zoom = rf_plot_view_get_zoom(plot);
+    rf_rect strip;
+    cairo_surface_t *s = draw_plot(plot);
+    int painted = rf_sample_figure_attribution_strip(fig, w, h, &zoom, most, &strip)
+                      ? painted_height(s, (int)(strip.x + strip.w / 2), (int)(strip.y + strip.h / 2), colour)
+                      : -1;
+    cairo_surface_destroy(s);
+    tap_ok(painted >= 8, "at 1024 x 600 the strip under token %d (%g, the largest) is painted %d px high", most,
+           values[most], painted);
+    g_autoptr(GPtrArray) texts = figure_texts(plot);
+    char hi[32], lo[32];
+    rf_format_number(scale.vmax, hi, sizeof hi);
+    rf_format_number(scale.vmin, lo, sizeof lo);
+    const char *method = rf_attr_method_name(RF_ATTR_GRAD_INPUT);
+    tap_ok(has_text(texts, method) && has_exact_text(texts, hi) && has_exact_text(texts, lo),
+           "its colour bar names the method (%s) and reads the range's ends, %s and %s", method, lo, hi);
+}
+
 static void check_overlay(RfWindow *win, const GArray *cli)
 {
     show_page(win, "data");
@@ -125,6 +201,8 @@ static void check_overlay(RfWindow *win, const GArray *cli)
     spin_for(0.3);
     const float *over = rf_data_view_attribution(data, &len);
     tap_ok(same_values(over, len, cli, "overlay"), "checked, it draws the CLI's values over the sample");
+    if (over != NULL)
+        check_overlay_drawn(win, data, over, len);
     if (g_getenv("RF_SCREENSHOT_DIR") != NULL) {
         spin_for(0.5);
         screenshot(win, "attribution-overlay");
