@@ -4,6 +4,9 @@
 #include <glib/gstdio.h>
 #include <unistd.h>
 
+#include "../core/checkpoint.h"
+#include "../datasets/datasets.h"
+
 typedef struct background_task {
     char *checkpoint;        /* a temporary file, removed with the task */
     void *job;
@@ -19,16 +22,40 @@ static void background_task_free(background_task *t)
     g_free(t);
 }
 
+/* Build the model from the checkpoint on its run's data set, then work. */
+static bool load_and_work(background_task *t, rf_status *st)
+{
+    rf_loaded_model m = {0};
+    rf_config_defaults(&m.cfg);
+    bool ok = rf_checkpoint_read_config(t->checkpoint, &m.cfg, &m.step, st) &&
+              (m.ds = rf_dataset_open(&m.cfg, st)) != NULL &&
+              (m.trainer = rf_trainer_new_forward(&m.cfg, m.ds, st)) != NULL &&
+              rf_trainer_load(m.trainer, t->checkpoint, st) && t->work(t->job, &m, st);
+    rf_trainer_free(m.trainer);
+    rf_dataset_free(m.ds);
+    return ok;
+}
+
 static void work_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
     (void)source;
     (void)cancellable;
-    background_task *t = data;
     rf_status st = {0};
-    if (t->work(t->job, t->checkpoint, &st))
+    if (load_and_work(data, &st))
         g_task_return_boolean(task, TRUE);
     else
         g_task_return_new_error(task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", st.msg);
+}
+
+GtkWidget *rf_background_model_status(rf_background_model *m, const char *name, const char *text)
+{
+    m->status = gtk_label_new(text);
+    gtk_widget_set_name(m->status, name);
+    gtk_label_set_xalign(GTK_LABEL(m->status), 0);
+    gtk_label_set_ellipsize(GTK_LABEL(m->status), PANGO_ELLIPSIZE_END);
+    gtk_widget_set_hexpand(m->status, TRUE);
+    gtk_widget_add_css_class(m->status, "dim-label");
+    return m->status;
 }
 
 void rf_background_model_say(rf_background_model *m, const char *text)

@@ -4,19 +4,29 @@
  * refuses, that it works, or what went wrong.
  *
  * A view embeds an rf_background_model in its state (which its plot owns),
- * fills in the fields, and on its button's click calls
+ * fills in the fields, makes its status label with
+ * rf_background_model_status(), and on its button's click calls
  * rf_background_model_ready() and then rf_background_model_start() with its
- * job. The work reads the model from a temporary checkpoint of the paused,
- * finished or stopped run (removed with the job); the window stays
- * responsive meanwhile. */
+ * job. The work gets a forward-only model built from a temporary
+ * checkpoint of the paused, finished or stopped run (removed with the job)
+ * on that run's data set; the window stays responsive meanwhile. */
 #ifndef RF_BACKGROUND_MODEL_H
 #define RF_BACKGROUND_MODEL_H
 
+#include "../core/train.h"
 #include "plot_view.h"
 #include "session.h"
 
-/* On the worker thread: the job's work against the model saved at `checkpoint`. */
-typedef bool (*rf_background_work)(void *job, const char *checkpoint, rf_status *st);
+/* The model the work runs, as the checkpoint holds it. */
+typedef struct rf_loaded_model {
+    rf_config cfg;
+    int64_t step;
+    rf_dataset *ds;          /* its run's data set; the work may keep it (and set this NULL) */
+    rf_trainer *trainer;     /* forward-only */
+} rf_loaded_model;
+
+/* On the worker thread: the job's work with the loaded model. */
+typedef bool (*rf_background_work)(void *job, rf_loaded_model *model, rf_status *st);
 /* On the main thread, once the work succeeded: show the job's result. */
 typedef void (*rf_background_done)(void *view, void *job);
 
@@ -32,6 +42,9 @@ typedef struct rf_background_model {
     void *view;              /* done's first argument */
     gboolean computing;
 } rf_background_model;
+
+/* The status label (named `name` for tests), saying `text` at first. */
+GtkWidget *rf_background_model_status(rf_background_model *m, const char *name, const char *text);
 
 /* Show `text` in the status label (and its tooltip, for when it is cut). */
 void rf_background_model_say(rf_background_model *m, const char *text);

@@ -12,7 +12,6 @@
  * (ui/shown_sample.h). Export Plot writes the figure. */
 #include <string.h>
 
-#include "../../core/checkpoint.h"
 #include "../../datasets/audio_folder.h"
 #include "../../datasets/datasets.h"
 #include "../background_model.h"
@@ -89,15 +88,12 @@ static bool read_input(attr_job *job, rf_status *st)
     return ds->get(ds, job->split, job->index, job->x, &job->len, &label, st);
 }
 
-static bool attribute(void *data, const char *checkpoint, rf_status *st)
+static bool attribute(void *data, rf_loaded_model *m, rf_status *st)
 {
     attr_job *job = data;
-    rf_config cfg;
-    rf_config_defaults(&cfg);
-    if (!rf_checkpoint_read_config(checkpoint, &cfg, &job->step, st))
-        return false;
-    job->ds = rf_dataset_open(&cfg, st);
-    if (job->ds == NULL || !read_input(job, st))
+    job->step = m->step;
+    job->ds = g_steal_pointer(&m->ds);   /* freed after the trainer, with the job */
+    if (!read_input(job, st))
         return false;
     const rf_dataset *ds = job->ds;
     g_autofree float *base = NULL;
@@ -106,11 +102,9 @@ static bool attribute(void *data, const char *checkpoint, rf_status *st)
         rf_audio_folder_silence(ds, base, ds->seq_len);
     }
     job->request.baseline = base;
-    rf_trainer *t = rf_trainer_new_forward(&cfg, ds, st);
-    bool ok = t != NULL && rf_trainer_load(t, checkpoint, st) &&
-              rf_trainer_attribute(t, &(rf_outside_input){job->x, job->len}, &job->request, &job->result, st);
+    bool ok = rf_trainer_attribute(m->trainer, &(rf_outside_input){job->x, job->len}, &job->request, &job->result,
+                                   st);
     job->request.baseline = NULL;
-    rf_trainer_free(t);
     return ok;
 }
 
@@ -256,16 +250,11 @@ static GtkWidget *build_toolbar(attribution_view *v)
     gtk_widget_set_name(v->target_menu, "attribution-target");
     gtk_widget_set_tooltip_text(v->target_menu, "The class whose logit is explained");
     labelled(bar, "_Class", v->target_menu);
-    GtkWidget *status = gtk_label_new("Show a sample in the Data view, pause or finish a run, then Compute");
-    gtk_widget_set_name(status, "attribution-status");
-    gtk_label_set_xalign(GTK_LABEL(status), 0);
-    gtk_label_set_ellipsize(GTK_LABEL(status), PANGO_ELLIPSIZE_END);
-    gtk_widget_set_hexpand(status, TRUE);
-    gtk_widget_add_css_class(status, "dim-label");
-    gtk_box_append(GTK_BOX(bar), status);
-    v->model = (rf_background_model){.session = v->session, .plot = v->plot, .button = compute, .status = status,
+    v->model = (rf_background_model){.session = v->session, .plot = v->plot, .button = compute,
                                      .verb = "explain", .busy = "Computing…", .work = attribute,
                                      .done = on_attributed, .view = v};
+    gtk_box_append(GTK_BOX(bar), rf_background_model_status(&v->model, "attribution-status", "Show a sample in the "
+                                                            "Data view, pause or finish a run, then Compute"));
     g_signal_connect(compute, "clicked", G_CALLBACK(on_compute), v);
     g_signal_connect(v->method_menu, "notify::selected", G_CALLBACK(on_method), v);
     on_method(NULL, NULL, v);

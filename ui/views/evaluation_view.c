@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "../../core/atomic_file.h"
-#include "../../core/checkpoint.h"
 #include "../../datasets/datasets.h"
 #include "../background_model.h"
 #include "../dialogs.h"
@@ -52,32 +51,20 @@ static void eval_job_free(eval_job *job)
 
 /* ---- the job (a worker thread) ---- */
 
-static bool evaluate(void *data, const char *checkpoint, rf_status *st)
+static bool evaluate(void *data, rf_loaded_model *m, rf_status *st)
 {
     eval_job *job = data;
-    rf_config cfg;
-    rf_config_defaults(&cfg);
-    if (!rf_checkpoint_read_config(checkpoint, &cfg, &job->step, st))
-        return false;
-    rf_dataset *ds = rf_dataset_open(&cfg, st);
-    if (ds == NULL)
-        return false;
-    rf_trainer *t = rf_trainer_new_forward(&cfg, ds, st);
-    bool ok = t != NULL && rf_trainer_load(t, checkpoint, st);
+    job->step = m->step;
     rf_status ignored = {0};   /* no baselines is no error: images, audio */
     rf_baseline_rules rules;
-    bool have_rules = ok && ds->feat_dim == 0 && rf_baseline_rules_fit(ds, &rules, &ignored);
-    if (ok) {
-        rf_eval_trainer c = {t};
-        ok = rf_eval_slices_measure(ds, job->split, cfg.data.concat, have_rules ? &rules : NULL,
-                                    rf_trainer_model(t)->batch * RF_LENGTH_BUCKETS, rf_eval_classify_trainer, &c,
-                                    &job->slices, st);
-        job->slices.rules = NULL;   /* borrowed for the measuring only */
-    }
+    bool have_rules = m->ds->feat_dim == 0 && rf_baseline_rules_fit(m->ds, &rules, &ignored);
+    rf_eval_trainer c = {m->trainer};
+    bool ok = rf_eval_slices_measure(m->ds, job->split, m->cfg.data.concat, have_rules ? &rules : NULL,
+                                     rf_trainer_model(m->trainer)->batch * RF_LENGTH_BUCKETS,
+                                     rf_eval_classify_trainer, &c, &job->slices, st);
+    job->slices.rules = NULL;   /* borrowed for the measuring only */
     if (have_rules)
         rf_baseline_rules_clear(&rules);
-    rf_trainer_free(t);
-    rf_dataset_free(ds);
     return ok;
 }
 
@@ -203,19 +190,14 @@ static GtkWidget *build_toolbar(evaluation_view *v)
     gtk_widget_set_tooltip_text(v->export_csv, "The matrix, the per-class numbers and the slices as one CSV table "
                                                "(File → Export Plot writes the figure)");
     gtk_widget_set_sensitive(v->export_csv, FALSE);
-    GtkWidget *status = gtk_label_new("Pause or finish a run, or open a checkpoint, then Evaluate");
-    gtk_widget_set_name(status, "evaluation-status");
-    gtk_label_set_xalign(GTK_LABEL(status), 0);
-    gtk_label_set_ellipsize(GTK_LABEL(status), PANGO_ELLIPSIZE_END);
-    gtk_widget_set_hexpand(status, TRUE);
-    gtk_widget_add_css_class(status, "dim-label");
-    v->model = (rf_background_model){.session = v->session, .plot = v->plot, .button = button, .status = status,
+    v->model = (rf_background_model){.session = v->session, .plot = v->plot, .button = button,
                                      .verb = "evaluate", .busy = "Evaluating…", .work = evaluate,
                                      .done = on_evaluated, .view = v};
     gtk_box_append(GTK_BOX(bar), button);
     gtk_box_append(GTK_BOX(bar), v->split_menu);
     gtk_box_append(GTK_BOX(bar), v->export_csv);
-    gtk_box_append(GTK_BOX(bar), status);
+    gtk_box_append(GTK_BOX(bar), rf_background_model_status(&v->model, "evaluation-status", "Pause or finish a "
+                                                            "run, or open a checkpoint, then Evaluate"));
     g_signal_connect(button, "clicked", G_CALLBACK(on_evaluate), v);
     g_signal_connect(v->export_csv, "clicked", G_CALLBACK(on_export_csv), v);
     return bar;

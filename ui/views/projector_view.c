@@ -18,7 +18,6 @@
  * insensitive and says so. */
 #include <string.h>
 
-#include "../../core/checkpoint.h"
 #include "../../core/pca.h"
 #include "../../datasets/datasets.h"
 #include "../../datasets/projection_tensorboard.h"
@@ -77,20 +76,13 @@ static void project_job_free(project_job *job)
 
 /* ---- the job (a worker thread) ---- */
 
-static bool project(void *data, const char *checkpoint, rf_status *st)
+static bool project(void *data, rf_loaded_model *m, rf_status *st)
 {
     project_job *job = data;
-    rf_config cfg;
-    rf_config_defaults(&cfg);
-    if (!rf_checkpoint_read_config(checkpoint, &cfg, &job->step, st))
-        return false;
-    rf_dataset *ds = rf_dataset_open(&cfg, st);
-    if (ds == NULL)
-        return false;
-    rf_trainer *t = rf_trainer_new_forward(&cfg, ds, st);
+    const rf_dataset *ds = m->ds;
+    job->step = m->step;
     rf_pca pca = {0};
-    bool ok = t != NULL && rf_trainer_load(t, checkpoint, st) &&
-              rf_projection_collect(t, ds, job->split, job->samples, job->what, &job->p, st) &&
+    bool ok = rf_projection_collect(m->trainer, ds, job->split, job->samples, job->what, &job->p, st) &&
               rf_pca_fit(job->p.vectors, job->p.count, job->p.width, 2, &pca, st);
     if (ok) {
         job->coords = g_new(float, (size_t)job->p.count * 2);
@@ -107,8 +99,6 @@ static bool project(void *data, const char *checkpoint, rf_status *st)
         job->split_size = ds->size[job->split];
     }
     rf_pca_clear(&pca);
-    rf_trainer_free(t);
-    rf_dataset_free(ds);
     return ok;
 }
 
@@ -324,13 +314,7 @@ static GtkWidget *build_toolbar(projector_view *v)
     gtk_widget_set_tooltip_text(v->colour_menu, "Colour the points by their label, the model's answer, or whether "
                                                 "the answer is right");
     rf_drop_down_tooltip_when_closed(v->colour_menu);
-    GtkWidget *status = gtk_label_new("Pause or finish a run, or open a checkpoint, then Compute");
-    gtk_widget_set_name(status, "projector-status");
-    gtk_label_set_xalign(GTK_LABEL(status), 0);
-    gtk_label_set_ellipsize(GTK_LABEL(status), PANGO_ELLIPSIZE_END);
-    gtk_widget_set_hexpand(status, TRUE);
-    gtk_widget_add_css_class(status, "dim-label");
-    v->model = (rf_background_model){.session = v->session, .plot = v->plot, .button = compute, .status = status,
+    v->model = (rf_background_model){.session = v->session, .plot = v->plot, .button = compute,
                                      .verb = "project", .busy = "Computing…", .work = project,
                                      .done = on_projected, .view = v};
     gtk_box_append(GTK_BOX(bar), compute);
@@ -339,7 +323,8 @@ static GtkWidget *build_toolbar(projector_view *v)
     gtk_box_append(GTK_BOX(bar), v->what_menu);
     gtk_box_append(GTK_BOX(bar), labelled("Colour by", v->colour_menu));
     gtk_box_append(GTK_BOX(bar), more_menu(v));
-    gtk_box_append(GTK_BOX(bar), status);
+    gtk_box_append(GTK_BOX(bar), rf_background_model_status(&v->model, "projector-status", "Pause or finish a run, "
+                                                            "or open a checkpoint, then Compute"));
     g_signal_connect(compute, "clicked", G_CALLBACK(on_compute), v);
     g_signal_connect(v->colour_menu, "notify::selected", G_CALLBACK(on_colour), v);
     return bar;
