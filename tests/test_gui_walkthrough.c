@@ -161,18 +161,6 @@ static gboolean shown_inside(GtkWidget *w, GtkWidget *win)
            graphene_rect_contains_rect(&frame, &r);
 }
 
-static GtkWidget *find_type(GtkWidget *root, GType type)
-{
-    if (G_TYPE_CHECK_INSTANCE_TYPE(root, type))
-        return root;
-    for (GtkWidget *c = gtk_widget_get_first_child(root); c != NULL; c = gtk_widget_get_next_sibling(c)) {
-        GtkWidget *found = find_type(c, type);
-        if (found != NULL)
-            return found;
-    }
-    return NULL;
-}
-
 /* The button (or other actionable widget) that activates `action`. */
 static GtkWidget *find_actionable(GtkWidget *root, const char *action)
 {
@@ -286,8 +274,8 @@ static void check_window_fits(RfWindow *win)
     tap_ok(frame.size.width <= WIDTH + 0.5f && frame.size.height <= HEIGHT + 0.5f,
            "launched at %dx%d, the window keeps that size (%.0fx%.0f)", WIDTH, HEIGHT, frame.size.width,
            frame.size.height);
-    GtkWidget *toggle = find_named(w, "sidebar-toggle"), *tabs = find_type(w, GTK_TYPE_STACK_SWITCHER);
-    tap_ok(shown_inside(toggle, w) && shown_inside(tabs, w), "the sidebar toggle and the view tabs are inside it");
+    GtkWidget *toggle = find_named(w, "sidebar-toggle"), *tabs = find_named(w, "view-switcher");
+    tap_ok(shown_inside(toggle, w) && shown_inside(tabs, w), "the sidebar toggle and the view switcher are inside it");
     tap_ok(strcmp(rf_session_get_config(rf_window_get_session(win))->model.encoder, "full") == 0 &&
                strcmp(rf_session_get_config(rf_window_get_session(win))->data.task, "listops") == 0,
            "it opens the default config: full attention on ListOps");
