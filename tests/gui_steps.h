@@ -59,7 +59,8 @@ static inline RfPlotView *plot_of(RfWindow *win, const char *page)
 }
 
 
-static inline gboolean train_to_the_end(RfWindow *win, const char *what)
+/* The run trained to its last step, its checks said. */
+static inline gboolean train_run(RfWindow *win, const char *what)
 {
     RfSession *s = rf_window_get_session(win);
     GAction *train = g_action_map_lookup_action(G_ACTION_MAP(win), "train");
@@ -71,7 +72,15 @@ static inline gboolean train_to_the_end(RfWindow *win, const char *what)
         return FALSE;
     tap_ok(rf_session_get_step(s) == rf_session_get_config(s)->train.steps, "the %s run reached step %d", what,
            rf_session_get_config(s)->train.steps);
-    spin_until(has_probes, s, 20.0);
+    return TRUE;
+}
+
+/* The same, and the probes the views draw collected. */
+static inline gboolean train_to_the_end(RfWindow *win, const char *what)
+{
+    if (!train_run(win, what))
+        return FALSE;
+    spin_until(has_probes, rf_window_get_session(win), 20.0);
     spin_for(0.5);
     return TRUE;
 }

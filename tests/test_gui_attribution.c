@@ -1,6 +1,6 @@
 /* The Attribution view of the real application under Xvfb, against the
  * command line: Compute before any model says there is none; a tiny
- * ListOps run is trained to its end, test sample #3 shown in the Data view,
+ * ListOps run (tests/trained_view.h) is trained to its end, test sample #3 shown in the Data view,
  * the model saved and that sample attributed by
  * `rangefinder inspect --attribution grad-input --out x.npy`; then:
  *   - Compute (gradient × input, the default) returns at once with the
@@ -9,28 +9,25 @@
  *   - the values the figure draws are the CLI's, position by position, laid
  *     out as a token strip;
  *   - the Data view's Attribution check button draws the same values over
- *     the sample (and nothing while it is off);
+ *     the sample (and nothing while it is off): at 1024 x 600 the strip
+ *     under the token that counts most is painted in its colour at least
+ *     8 px high, beside a colour bar naming the method and its range;
  *   - Export Plot writes the figure as SVG.
  * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: also writes
  * screenshot-attribution.png (1600 x 1000, for docs/), the window at
  * 1024 x 600 and 1920 x 1080, and the Data view with the overlay. */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../datasets/npy_read.h"
 #include "../ui/figures/attribution_figure.h"
+#include "../ui/figures/sample_figure.h"
 #include "../ui/view.h"
-#include "gui_steps.h"
-#include "widget_find.h"
-#include "workbench_app.h"
+#include "figure_pixels.h"
+#include "figure_text.h"
+#include "trained_view.h"
 
 #define SAMPLE 3
-
-static const char tiny_config[] = RF_TEST_TINY_DATA
-                                  "[model]\nencoder = full\nlayers = 1\ndim = 16\nheads = 2\nff = 32\n"
-                                  "[train]\nsteps = 8\nlr = 0.01\nwarmup = 0\neval_every = 4\nlog_every = 2\n"
-                                  "checkpoint_every = 0\nthreads = 1\n";
 
 /* The CLI's attribution of test sample SAMPLE: its values (NULL on failure). */
 static GArray *cli_values(const char *rangefinder, const char *checkpoint, const char *npy)
@@ -94,20 +91,77 @@ static gboolean count_frame(GtkWidget *widget, GdkFrameClock *clock, gpointer fr
     return G_SOURCE_CONTINUE;
 }
 
-static void take_screenshots(RfWindow *win)
+
+static gboolean has_exact_text(GPtrArray *texts, const char *wanted)
 {
-    if (g_getenv("RF_SCREENSHOT_DIR") == NULL)
-        return;
-    static const int sizes[][2] = {{1024, 600}, {1920, 1080}};
-    for (int i = 0; i < 2; i++) {
-        gtk_window_set_default_size(GTK_WINDOW(win), sizes[i][0], sizes[i][1]);
-        spin_for(0.8);
-        g_autofree char *name = g_strdup_printf("attribution-%dx%d", sizes[i][0], sizes[i][1]);
-        screenshot(win, name);
+    for (guint i = 0; i < texts->len; i++)
+        if (strcmp(g_ptr_array_index(texts, i), wanted) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+/* The pixels of column x from y up and down that are colour c (within
+ * rounding): the height of what is painted there. */
+static int painted_height(cairo_surface_t *s, int x, int y, rf_rgb c)
+{
+    int h = cairo_image_surface_get_height(s), top = y, bottom = y;
+    for (;;) {
+        int r, g, b, at = top - 1;
+        if (at < 0)
+            break;
+        pixel(s, x, at, &r, &g, &b);
+        if (fabs(r - 255 * c.r) > 6 || fabs(g - 255 * c.g) > 6 || fabs(b - 255 * c.b) > 6)
+            break;
+        top = at;
     }
-    size_for_screenshots(win);
+    for (;;) {
+        int r, g, b, at = bottom + 1;
+        if (at >= h)
+            break;
+        pixel(s, x, at, &r, &g, &b);
+        if (fabs(r - 255 * c.r) > 6 || fabs(g - 255 * c.g) > 6 || fabs(b - 255 * c.b) > 6)
+            break;
+        bottom = at;
+    }
+    int r, g, b;
+    pixel(s, x, y, &r, &g, &b);
+    bool there = fabs(r - 255 * c.r) <= 6 && fabs(g - 255 * c.g) <= 6 && fabs(b - 255 * c.b) <= 6;
+    if (!there)
+        tap_diag("at (%d, %d): %d %d %d, wanted %.0f %.0f %.0f", x, y, r, g, b, 255 * c.r, 255 * c.g, 255 * c.b);
+    return there ? bottom - top + 1 : 0;
+}
+
+/* At 1024 x 600 the strip under the token that counts most is painted in
+ * its colour at least 8 px high, and the colour bar beside the text names
+ * the method and reads the range's ends. */
+static void check_overlay_drawn(RfWindow *win, GtkWidget *data, const float *values, int len)
+{
+    gtk_window_set_default_size(GTK_WINDOW(win), 1024, 600);
     spin_for(0.8);
-    screenshot(win, "attribution");
+    RfPlotView *plot = rf_view_get_plot(data);
+    const rf_sample_figure *fig = rf_plot_view_get_figure(plot)->data;
+    int most = 0;
+    for (int i = 1; i < len; i++)
+        most = fabsf(values[i]) > fabsf(values[most]) ? i : most;
+    rf_map_scale scale = rf_attribution_scale(values, len, RF_ATTR_GRAD_INPUT);
+    rf_rgb colour = rf_colormap_of(scale.kind, (values[most] - scale.vmin) / (scale.vmax - scale.vmin));
+    int w = gtk_widget_get_width(GTK_WIDGET(plot)), h = gtk_widget_get_height(GTK_WIDGET(plot));
+    rf_zoom zoom = rf_plot_view_get_zoom(plot);
+    rf_rect strip;
+    cairo_surface_t *s = draw_plot(plot);
+    int painted = rf_sample_figure_attribution_strip(fig, w, h, &zoom, most, &strip)
+                      ? painted_height(s, (int)(strip.x + strip.w / 2), (int)(strip.y + strip.h / 2), colour)
+                      : -1;
+    cairo_surface_destroy(s);
+    tap_ok(painted >= 8, "at 1024 x 600 the strip under token %d (%g, the largest) is painted %d px high", most,
+           values[most], painted);
+    g_autoptr(GPtrArray) texts = figure_texts(plot);
+    char hi[32], lo[32];
+    rf_format_number(scale.vmax, hi, sizeof hi);
+    rf_format_number(scale.vmin, lo, sizeof lo);
+    const char *method = rf_attr_method_name(RF_ATTR_GRAD_INPUT);
+    tap_ok(has_text(texts, method) && has_exact_text(texts, hi) && has_exact_text(texts, lo),
+           "its colour bar names the method (%s) and reads the range's ends, %s and %s", method, lo, hi);
 }
 
 static void check_overlay(RfWindow *win, const GArray *cli)
@@ -125,6 +179,8 @@ static void check_overlay(RfWindow *win, const GArray *cli)
     spin_for(0.3);
     const float *over = rf_data_view_attribution(data, &len);
     tap_ok(same_values(over, len, cli, "overlay"), "checked, it draws the CLI's values over the sample");
+    if (over != NULL)
+        check_overlay_drawn(win, data, over, len);
     if (g_getenv("RF_SCREENSHOT_DIR") != NULL) {
         spin_for(0.5);
         screenshot(win, "attribution-overlay");
@@ -136,15 +192,12 @@ static void check_overlay(RfWindow *win, const GArray *cli)
 
 static void check_attribution(RfWindow *win, const char *rangefinder, const char *dir)
 {
-    RfSession *s = rf_window_get_session(win);
     show_page(win, "data");
     rf_data_view_show_sample(gtk_stack_get_child_by_name(rf_window_get_stack(win), "data"), RF_SPLIT_TEST, SAMPLE);
     spin_for(0.3);
-    g_autofree char *ckpt = g_build_filename(dir, "model.safetensors", NULL);
+    g_autofree char *ckpt = save_model_for_cli(win, dir);
     g_autofree char *npy = g_build_filename(dir, "x.npy", NULL);
     g_autoptr(GError) error = NULL;
-    tap_ok(rf_session_save_checkpoint(s, ckpt, &error), "the model is saved for the CLI (%s)",
-           error != NULL ? error->message : "");
     g_autoptr(GArray) cli = cli_values(rangefinder, ckpt, npy);
     if (!tap_ok(cli != NULL && cli->len >= 8, "rangefinder inspect --attribution grad-input writes x.npy"))
         return;
@@ -183,32 +236,20 @@ static void check_attribution(RfWindow *win, const char *rangefinder, const char
     tap_ok(rf_window_export_plot(win, "attribution", svg, 1000, 600, &error) &&
                g_file_test(svg, G_FILE_TEST_IS_REGULAR),
            "Export Plot writes the figure as SVG (%s)", error != NULL ? error->message : "");
-    take_screenshots(win);
+    view_screenshots(win, "attribution");
     check_overlay(win, cli);
+}
+
+static void before_any_model(RfWindow *win)
+{
+    const char *said = click_without_model(win, "attribution", "attribution-compute", "attribution-status");
+    tap_ok(strstr(said, "no model yet") != NULL &&
+               !computed(gtk_stack_get_child_by_name(rf_window_get_stack(win), "attribution")),
+           "Compute before any model says so and draws nothing: %s", said);
 }
 
 int main(int argc, char **argv)
 {
-    g_autofree char *dir = g_dir_make_tmp("rf-gui-attribution-XXXXXX", NULL);
-    if (argc < 2) {
-        tap_skip("the Attribution view against the CLI", "no rangefinder executable given");
-        return tap_done();
-    }
-    RfApplication *app = NULL;
-    RfWindow *win = open_workbench(dir, tiny_config, &app);
-    if (win == NULL)
-        return tap_done();
-    show_page(win, "attribution");
-    GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(win), "attribution");
-    g_signal_emit_by_name(find_named(page, "attribution-compute"), "clicked");
-    const char *said = gtk_label_get_text(GTK_LABEL(find_named(page, "attribution-status")));
-    tap_ok(strstr(said, "no model yet") != NULL && !computed(page),
-           "Compute before any model says so and draws nothing: %s", said);
-    if (train_to_the_end(win, "tiny"))
-        check_attribution(win, argv[1], dir);
-    close_workbench(win, app);
-    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        tap_ok(FALSE, "remove %s", dir);
-    return tap_done();
+    return trained_view_main(argc, argv, "the Attribution view against the CLI", before_any_model,
+                             check_attribution);
 }

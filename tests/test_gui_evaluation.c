@@ -1,6 +1,6 @@
 /* The Evaluation view of the real application under Xvfb, against the
  * command line: Evaluate before any model says there is none; a tiny
- * ListOps run is trained to its end, its model saved
+ * ListOps run (tests/trained_view.h) is trained to its end, its model saved
  * and evaluated by `rangefinder eval --slices --json`, and the view's
  * Evaluate gives the same test split:
  *   - the counts the figure draws in the matrix's cells (its last texts,
@@ -13,22 +13,13 @@
  * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: also writes
  * screenshot-evaluation.png (1600 x 1000, for docs/) and the window at
  * 1024 x 600 and 1920 x 1080. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "../ui/figures/evaluation_figure.h"
 #include "../ui/view.h"
 #include "figure_text.h"
 #include "file_chooser.h"
-#include "gui_steps.h"
-#include "view_drawing.h"
-#include "widget_find.h"
-#include "workbench_app.h"
-
-static const char tiny_config[] = RF_TEST_TINY_DATA
-                                  "[model]\nencoder = full\nlayers = 1\ndim = 16\nheads = 2\nff = 32\n"
-                                  "[train]\nsteps = 8\nlr = 0.01\nwarmup = 0\neval_every = 4\nlog_every = 2\n"
-                                  "checkpoint_every = 0\nthreads = 1\n";
+#include "trained_view.h"
 
 /* The "confusion" matrix of eval's JSON line, row-major; its size in *n. */
 static GArray *cli_matrix(const char *rangefinder, const char *checkpoint, int *n)
@@ -84,67 +75,15 @@ static gboolean texts_are_matrix(GPtrArray *texts, const GArray *matrix, int n)
     return TRUE;
 }
 
-static gboolean file_written(gpointer path)
-{
-    return g_file_test(path, G_FILE_TEST_IS_REGULAR);
-}
-
 static gboolean evaluated(gpointer data)
 {
     return rf_evaluation_figure_slices(data) != NULL;
 }
 
-static gboolean data_view_shown(gpointer win)
-{
-    return g_strcmp0(gtk_stack_get_visible_child_name(rf_window_get_stack(win)), "data") == 0;
-}
-
-static void take_screenshots(RfWindow *win)
-{
-    if (g_getenv("RF_SCREENSHOT_DIR") == NULL)
-        return;
-    static const int sizes[][2] = {{1024, 600}, {1920, 1080}};
-    for (int i = 0; i < 2; i++) {
-        gtk_window_set_default_size(GTK_WINDOW(win), sizes[i][0], sizes[i][1]);
-        spin_for(0.8);
-        g_autofree char *name = g_strdup_printf("evaluation-%dx%d", sizes[i][0], sizes[i][1]);
-        screenshot(win, name);
-    }
-    size_for_screenshots(win);
-    spin_for(0.8);
-    screenshot(win, "evaluation");
-}
-
-static void check_sample_opened(RfWindow *win, GtkWidget *row, int64_t sample)
-{
-    gtk_widget_activate(row);
-    tap_ok(spin_until(data_view_shown, win, 5.0), "a click on a listed sample brings the Data view forward");
-    spin_for(0.5);
-    GtkWidget *data = gtk_stack_get_child_by_name(rf_window_get_stack(win), "data");
-    g_autoptr(GPtrArray) lists = g_ptr_array_new();
-    collect(data, GTK_TYPE_LIST_VIEW, lists);
-    g_autoptr(GPtrArray) menus = g_ptr_array_new();
-    collect(data, GTK_TYPE_DROP_DOWN, menus);
-    GtkSelectionModel *model = NULL;   /* the sample list's, not a drop-down's (those sit in popovers) */
-    for (guint i = 0; i < lists->len; i++)
-        if (gtk_widget_get_ancestor(g_ptr_array_index(lists, i), GTK_TYPE_POPOVER) == NULL)
-            model = gtk_list_view_get_model(g_ptr_array_index(lists, i));
-    guint selected = model != NULL && GTK_IS_SINGLE_SELECTION(model)
-                         ? gtk_single_selection_get_selected(GTK_SINGLE_SELECTION(model))
-                         : GTK_INVALID_LIST_POSITION;
-    /* the Data view's drop-downs: the data set, then the split */
-    guint split = menus->len > 1 ? gtk_drop_down_get_selected(g_ptr_array_index(menus, 1)) : 99;
-    tap_ok(selected == (guint)sample && split == RF_SPLIT_TEST,
-           "the Data view shows test sample #%lld (selected %u, split %u)", (long long)sample, selected, split);
-}
-
 static void check_evaluation(RfWindow *win, const char *rangefinder, const char *dir)
 {
     RfSession *s = rf_window_get_session(win);
-    g_autofree char *ckpt = g_build_filename(dir, "model.safetensors", NULL);
-    g_autoptr(GError) error = NULL;
-    tap_ok(rf_session_save_checkpoint(s, ckpt, &error), "the model is saved for the CLI (%s)",
-           error != NULL ? error->message : "");
+    g_autofree char *ckpt = save_model_for_cli(win, dir);
     int n = 0;
     g_autoptr(GArray) matrix = cli_matrix(rangefinder, ckpt, &n);
     if (!tap_ok(n == 10 && matrix->len == 100, "rangefinder eval --slices --json gives a 10 x 10 matrix"))
@@ -215,38 +154,27 @@ static void check_evaluation(RfWindow *win, const char *rangefinder, const char 
     tap_ok(csv != NULL && strstr(csv, row0) != NULL && strcmp(csv, made) == 0,
            "Export CSV… writes the evaluation, the cell's row among it: %s", row0 + 1);
 
-    take_screenshots(win);
+    view_screenshots(win, "evaluation");
     show_page(win, "evaluation");
     /* the last listed: the Data view starts on sample 0 of another split */
     if (tap_ok(rows->len > 0, "a listed sample to open")) {
         GtkWidget *last = g_ptr_array_index(rows, rows->len - 1);
-        check_sample_opened(win, last, GPOINTER_TO_INT(g_object_get_data(G_OBJECT(last), "sample")) - 1);
+        gtk_widget_activate(last);
+        check_data_view_shows(win, "a click on a listed sample", RF_SPLIT_TEST,
+                              GPOINTER_TO_INT(g_object_get_data(G_OBJECT(last), "sample")) - 1);
     }
+}
+
+static void before_any_model(RfWindow *win)
+{
+    const char *said = click_without_model(win, "evaluation", "evaluate", "evaluation-status");
+    GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(win), "evaluation");
+    tap_ok(strstr(said, "no model yet") != NULL &&
+               rf_evaluation_figure_slices(rf_plot_view_get_figure(rf_view_get_plot(page))->data) == NULL,
+           "Evaluate before any model says so and draws nothing: %s", said);
 }
 
 int main(int argc, char **argv)
 {
-    g_autofree char *dir = g_dir_make_tmp("rf-gui-evaluation-XXXXXX", NULL);
-    if (argc < 2) {
-        tap_skip("the Evaluation view against the CLI", "no rangefinder executable given");
-        return tap_done();
-    }
-    RfApplication *app = NULL;
-    RfWindow *win = open_workbench(dir, tiny_config, &app);
-    if (win == NULL)
-        return tap_done();
-    show_page(win, "evaluation");
-    GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(win), "evaluation");
-    g_signal_emit_by_name(find_named(page, "evaluate"), "clicked");
-    const char *said = gtk_label_get_text(GTK_LABEL(find_named(page, "evaluation-status")));
-    tap_ok(strstr(said, "no model yet") != NULL && rf_evaluation_figure_slices(rf_plot_view_get_figure(
-                                                       rf_view_get_plot(page))->data) == NULL,
-           "Evaluate before any model says so and draws nothing: %s", said);
-    if (train_to_the_end(win, "tiny"))
-        check_evaluation(win, argv[1], dir);
-    close_workbench(win, app);
-    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        tap_ok(FALSE, "remove %s", dir);
-    return tap_done();
+    return trained_view_main(argc, argv, "the Evaluation view against the CLI", before_any_model, check_evaluation);
 }

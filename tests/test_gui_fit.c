@@ -7,7 +7,13 @@
  *   2. every widget shown lies inside the window (what a scrolled window
  *      holds may scroll; the scrolled window itself must lie inside), so the
  *      view tabs, the toolbars and the panels are all reachable;
- *   3. the view tabs and the sidebar's toggle are shown;
+ *   3. the view's own tab in the view switcher and the sidebar's toggle are
+ *      shown, and the switcher leaves room for three more tabs as wide as
+ *      its widest (views to come);
+ *   4. every control of a view's toolbar (a button, drop-down, switch, spin
+ *      button or slider in a row that scrolls sideways) lies wholly inside
+ *      the window and the visible part of its row: a row too wide for the
+ *      window is clipped there, which check 2 cannot see;
  * and below the fold the sidebar hides, its toggle (and F9) shows it over
  * the views, inside the window.
  * RF_SCREENSHOT_DIR set: each view at each size is saved there as
@@ -79,6 +85,59 @@ static void widest_chain(GtkWidget *w, GtkOrientation orientation, GString *out)
     }
 }
 
+static gboolean is_control(GtkWidget *w)
+{
+    return GTK_IS_BUTTON(w) || GTK_IS_DROP_DOWN(w) || GTK_IS_SWITCH(w) || GTK_IS_SPIN_BUTTON(w) ||
+           GTK_IS_MENU_BUTTON(w) || GTK_IS_CHECK_BUTTON(w) || GTK_IS_SCALE(w);
+}
+
+/* Shown controls under `w` (in a toolbar row whose visible part is
+ * `visible`, in window coordinates) that do not lie wholly inside it; a few
+ * of them into `out`. A control's own parts are not looked at again. */
+static int controls_cut(GtkWidget *w, GtkWidget *win, const graphene_rect_t *visible, GString *out)
+{
+    if (!gtk_widget_get_mapped(w) || GTK_IS_NATIVE(w))
+        return 0;
+    if (is_control(w)) {
+        graphene_rect_t r, inflated;
+        graphene_rect_inset_r(visible, -0.5f, -0.5f, &inflated);
+        if (!gtk_widget_compute_bounds(w, win, &r) || graphene_rect_contains_rect(&inflated, &r))
+            return 0;
+        const char *tip = gtk_widget_get_tooltip_text(w);
+        if (out->len < 600)
+            g_string_append_printf(out, " %s %s \"%.30s\" at %.0f,%.0f %.0fx%.0f;", G_OBJECT_TYPE_NAME(w),
+                                   gtk_widget_get_name(w), tip != NULL ? tip : "", r.origin.x, r.origin.y,
+                                   r.size.width, r.size.height);
+        return 1;
+    }
+    int n = 0;
+    for (GtkWidget *c = gtk_widget_get_first_child(w); c != NULL; c = gtk_widget_get_next_sibling(c))
+        n += controls_cut(c, win, visible, out);
+    return n;
+}
+
+/* The toolbars (rows that scroll sideways: rf_view_scroll_sideways) under
+ * `w`, and the controls in them that are cut off. */
+static int toolbar_controls_cut(GtkWidget *w, GtkWidget *win, const graphene_rect_t *frame, GString *out)
+{
+    if (!gtk_widget_get_mapped(w) || GTK_IS_NATIVE(w))
+        return 0;
+    GtkPolicyType sideways, upwards;
+    if (GTK_IS_SCROLLED_WINDOW(w)) {
+        gtk_scrolled_window_get_policy(GTK_SCROLLED_WINDOW(w), &sideways, &upwards);
+        graphene_rect_t row, visible;
+        if (upwards == GTK_POLICY_NEVER && gtk_widget_compute_bounds(w, win, &row)) {
+            if (!graphene_rect_intersection(&row, frame, &visible))
+                visible = GRAPHENE_RECT_INIT(0, 0, 0, 0);
+            return controls_cut(w, win, &visible, out);
+        }
+    }
+    int n = 0;
+    for (GtkWidget *c = gtk_widget_get_first_child(w); c != NULL; c = gtk_widget_get_next_sibling(c))
+        n += toolbar_controls_cut(c, win, frame, out);
+    return n;
+}
+
 static GtkWidget *find_type(GtkWidget *root, GType type)
 {
     if (G_TYPE_CHECK_INSTANCE_TYPE(root, type))
@@ -125,6 +184,39 @@ static gboolean shown_inside(GtkWidget *w, GtkWidget *win, GString *where)
     return inside;
 }
 
+/* The widest of the shown buttons under `w`, by the width they ask for. */
+static int widest_button(GtkWidget *w)
+{
+    int widest = 0;
+    for (GtkWidget *c = gtk_widget_get_first_child(w); c != NULL; c = gtk_widget_get_next_sibling(c)) {
+        if (!gtk_widget_get_visible(c))
+            continue;
+        int min = 0;
+        if (GTK_IS_BUTTON(c))
+            gtk_widget_measure(c, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+        widest = MAX(widest, MAX(min, widest_button(c)));
+    }
+    return widest;
+}
+
+/* The view switcher (or tabs: the stack's switcher) asks for no more than
+ * the views' width less three of its widest tabs: a twelfth view (and a
+ * thirteenth, fourteenth) still fits. */
+static void check_room_for_more(GtkWidget *w, int width, int height, const char *page)
+{
+    GtkWidget *views = GTK_WIDGET(rf_window_get_stack(RF_WINDOW(w)));
+    GtkWidget *switcher = find_named(w, "view-switcher");
+    if (switcher == NULL)
+        switcher = find_type(w, GTK_TYPE_STACK_SWITCHER);
+    int min = 0, tab = switcher != NULL ? widest_button(switcher) : 0;
+    if (switcher != NULL)
+        gtk_widget_measure(switcher, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+    int room = gtk_widget_get_width(views);
+    tap_ok(switcher != NULL && min + 3 * tab <= room,
+           "%dx%d, %s view: the view switcher (%d px) leaves room for three more %d px tabs in the views' %d px",
+           width, height, page, min, tab, room);
+}
+
 static void check_view(RfWindow *win, int width, int height, const char *page)
 {
     GtkWidget *w = GTK_WIDGET(win);
@@ -143,13 +235,20 @@ static void check_view(RfWindow *win, int width, int height, const char *page)
     int n = count_outside(w, w, &frame, outside);
     tap_ok(n == 0, "%dx%d, %s view: every widget shown lies inside the window (%d outside:%s)", width, height, page,
            n, outside->str);
-    GtkWidget *tabs = find_type(w, GTK_TYPE_STACK_SWITCHER);
+    g_autoptr(GString) cut = g_string_new(NULL);
+    GtkWidget *view = gtk_stack_get_visible_child(rf_window_get_stack(win));
+    int cut_n = toolbar_controls_cut(view, w, &frame, cut);
+    tap_ok(cut_n == 0, "%dx%d, %s view: every control of its toolbars lies wholly inside the window (%d cut off:%s)",
+           width, height, page, cut_n, cut->str);
+    g_autofree char *tab_name = g_strdup_printf("view-tab-%s", page);
+    GtkWidget *tab = find_named(w, tab_name);
     GtkWidget *toggle = find_named(w, "sidebar-toggle");
     g_autoptr(GString) where = g_string_new(NULL);
-    gboolean tabs_inside = shown_inside(tabs, w, where), toggle_inside = shown_inside(toggle, w, where);
-    tap_ok(tabs_inside && toggle_inside,
-           "%dx%d, %s view: the view tabs and the sidebar toggle are shown inside the window (%s)", width, height,
-           page, where->str);
+    gboolean tab_inside = shown_inside(tab, w, where), toggle_inside = shown_inside(toggle, w, where);
+    tap_ok(tab_inside && toggle_inside,
+           "%dx%d, %s view: its tab and the sidebar toggle are shown inside the window (%s)", width, height, page,
+           where->str);
+    check_room_for_more(w, width, height, page);
     save_screenshot(w, width, height, page);
 }
 

@@ -1,8 +1,8 @@
 /* The Projector view of the real application under Xvfb, against the
  * command line: Compute before any model says there is none; the "what"
  * menu is off for a model without BLRP's latent and the step slider off
- * (a run keeps one checkpoint), each saying why; a tiny ListOps run is
- * trained to its end, its model saved and projected by `rangefinder
+ * (a run keeps one checkpoint), each saying why; a tiny ListOps run
+ * (tests/trained_view.h) is trained to its end, its model saved and projected by `rangefinder
  * project --out --tensorboard --json`, and the view's Compute gives the
  * same validation samples:
  *   - the points' places are one linear map of the CLI's (PC1, PC2), PC1
@@ -18,7 +18,6 @@
  * screenshot-projector.png (1600 x 1000, for docs/) and the window at
  * 1024 x 600 and 1920 x 1080. */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../ui/figures/projector_figure.h"
@@ -26,18 +25,9 @@
 #include "figure_pixels.h"
 #include "figure_text.h"
 #include "file_chooser.h"
-#include "gui_steps.h"
-#include "view_drawing.h"
-#include "widget_find.h"
-#include "workbench_app.h"
+#include "trained_view.h"
 
-#define VAL 300
-static const char tiny_config[] = "[data]\ntask = listops\nmax_len = 32\nmin_len = 8\ntrain_size = 64\n"
-                                  "val_size = 300\ntest_size = 16\nbatch = 8\n"
-                                  "[model]\nencoder = full\nlayers = 1\ndim = 16\nheads = 2\nff = 32\n"
-                                  "[train]\nsteps = 8\nlr = 0.01\nwarmup = 0\neval_every = 4\nlog_every = 2\n"
-                                  "checkpoint_every = 0\nthreads = 1\n";
-
+#define VAL TRAINED_VIEW_VAL
 typedef struct cli_point {
     int label, predicted;
     double pc1, pc2;
@@ -81,17 +71,8 @@ static gboolean projected(gpointer fig)
     return !f.empty(f.data, why, sizeof why);
 }
 
-static gboolean file_written(gpointer path)
-{
-    return g_file_test(path, G_FILE_TEST_IS_REGULAR);
-}
 
-static gboolean data_view_shown(gpointer win)
-{
-    return g_strcmp0(gtk_stack_get_visible_child_name(rf_window_get_stack(win)), "data") == 0;
-}
 
-/* The places of the n points on the plot at its size. */
 static void places(rf_projector_figure *fig, RfPlotView *plot, int n, double *x, double *y)
 {
     int w = gtk_widget_get_width(GTK_WIDGET(plot)), h = gtk_widget_get_height(GTK_WIDGET(plot));
@@ -157,52 +138,11 @@ static bool painted_as(RfPlotView *plot, double x, double y, rf_rgb c)
     return ok;
 }
 
-static void take_screenshots(RfWindow *win)
-{
-    if (g_getenv("RF_SCREENSHOT_DIR") == NULL)
-        return;
-    static const int sizes[][2] = {{1024, 600}, {1920, 1080}};
-    for (int i = 0; i < 2; i++) {
-        gtk_window_set_default_size(GTK_WINDOW(win), sizes[i][0], sizes[i][1]);
-        spin_for(0.8);
-        g_autofree char *name = g_strdup_printf("projector-%dx%d", sizes[i][0], sizes[i][1]);
-        screenshot(win, name);
-    }
-    size_for_screenshots(win);
-    spin_for(0.8);
-    screenshot(win, "projector");
-}
-
-static void check_sample_opened(RfWindow *win, RfPlotView *plot, double x, double y, int64_t sample)
-{
-    rf_plot_view_click(plot, x, y);
-    tap_ok(spin_until(data_view_shown, win, 5.0), "a click on a point brings the Data view forward");
-    spin_for(0.5);
-    GtkWidget *data = gtk_stack_get_child_by_name(rf_window_get_stack(win), "data");
-    g_autoptr(GPtrArray) lists = g_ptr_array_new();
-    collect(data, GTK_TYPE_LIST_VIEW, lists);
-    g_autoptr(GPtrArray) menus = g_ptr_array_new();
-    collect(data, GTK_TYPE_DROP_DOWN, menus);
-    GtkSelectionModel *model = NULL;   /* the sample list's, not a drop-down's (those sit in popovers) */
-    for (guint i = 0; i < lists->len; i++)
-        if (gtk_widget_get_ancestor(g_ptr_array_index(lists, i), GTK_TYPE_POPOVER) == NULL)
-            model = gtk_list_view_get_model(g_ptr_array_index(lists, i));
-    guint selected = model != NULL && GTK_IS_SINGLE_SELECTION(model)
-                         ? gtk_single_selection_get_selected(GTK_SINGLE_SELECTION(model))
-                         : GTK_INVALID_LIST_POSITION;
-    /* the Data view's drop-downs: the data set, then the split */
-    guint split = menus->len > 1 ? gtk_drop_down_get_selected(g_ptr_array_index(menus, 1)) : 99;
-    tap_ok(selected == (guint)sample && split == RF_SPLIT_VAL,
-           "the Data view shows validation sample #%lld (selected %u, split %u)", (long long)sample, selected, split);
-}
 
 static void check_projector(RfWindow *win, const char *rangefinder, const char *dir)
 {
     RfSession *s = rf_window_get_session(win);
-    g_autofree char *ckpt = g_build_filename(dir, "model.safetensors", NULL);
-    g_autoptr(GError) error = NULL;
-    tap_ok(rf_session_save_checkpoint(s, ckpt, &error), "the model is saved for the CLI (%s)",
-           error != NULL ? error->message : "");
+    g_autofree char *ckpt = save_model_for_cli(win, dir);
     double explained[2] = {-1, -1};
     g_autoptr(GArray) cli = cli_project(rangefinder, ckpt, dir, explained);
     if (!tap_ok(cli->len == VAL, "rangefinder project gives the %d validation samples (%u)", VAL, cli->len))
@@ -291,29 +231,20 @@ static void check_projector(RfWindow *win, const char *rangefinder, const char *
            "Export for TensorBoard… writes the CLI's metadata.tsv, %d vectors and projector_config.pbtxt", rows);
 
     gtk_drop_down_set_selected(GTK_DROP_DOWN(find_named(page, "projector-colour")), 0);
-    take_screenshots(win);
+    view_screenshots(win, "projector");
     show_page(win, "projector");
     places(fig, plot, VAL, x, y);
     k = isolated(VAL, x, y);
-    if (tap_ok(k >= 0, "a point to open"))
-        check_sample_opened(win, plot, x[k], y[k], k);
+    if (tap_ok(k >= 0, "a point to open")) {
+        rf_plot_view_click(plot, x[k], y[k]);
+        check_data_view_shows(win, "a click on a point", RF_SPLIT_VAL, k);
+    }
 }
 
-int main(int argc, char **argv)
+static void before_any_model(RfWindow *win)
 {
-    g_autofree char *dir = g_dir_make_tmp("rf-gui-projector-XXXXXX", NULL);
-    if (argc < 2) {
-        tap_skip("the Projector view against the CLI", "no rangefinder executable given");
-        return tap_done();
-    }
-    RfApplication *app = NULL;
-    RfWindow *win = open_workbench(dir, tiny_config, &app);
-    if (win == NULL)
-        return tap_done();
-    show_page(win, "projector");
+    const char *said = click_without_model(win, "projector", "project", "projector-status");
     GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(win), "projector");
-    g_signal_emit_by_name(find_named(page, "project"), "clicked");
-    const char *said = gtk_label_get_text(GTK_LABEL(find_named(page, "projector-status")));
     tap_ok(strstr(said, "no model yet") != NULL && !projected(rf_plot_view_get_figure(rf_view_get_plot(page))->data),
            "Compute before any model says so and draws nothing: %s", said);
     GtkWidget *what = find_named(page, "projector-what"), *steps = find_named(page, "projector-steps");
@@ -322,11 +253,9 @@ int main(int argc, char **argv)
            "for a full-attention model the latent cannot be chosen, and its tooltip says why: %s", what_tip);
     tap_ok(!gtk_widget_get_sensitive(steps) && steps_tip != NULL && strstr(steps_tip, "only its last") != NULL,
            "the step slider is off, and says a run keeps only its last checkpoint: %s", steps_tip);
-    if (train_to_the_end(win, "tiny"))
-        check_projector(win, argv[1], dir);
-    close_workbench(win, app);
-    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        tap_ok(FALSE, "remove %s", dir);
-    return tap_done();
+}
+
+int main(int argc, char **argv)
+{
+    return trained_view_main(argc, argv, "the Projector view against the CLI", before_any_model, check_projector);
 }

@@ -10,6 +10,10 @@
  *      and the Training view's legend gives its test accuracy.
  *   3. Every view: the ones with something of this run draw it; Latent and
  *      TaLK say why they have nothing for full attention; Runs lists it.
+ *      The views that ask why run the trained model when asked: Evaluate
+ *      classifies the whole test split, Attribution explains the Data
+ *      view's test sample position by position, Projector's Compute places
+ *      the first validation samples; each draws its figure.
  *   4. Switch the data set to Fashion-MNIST in the sidebar (Max length goes,
  *      Patch shows), set patches of 7 in their field and train it (skipped
  *      where Debian's copy is not installed).
@@ -34,7 +38,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "../datasets/projection.h"
 #include "../ui/data_tasks.h"
+#include "../ui/figures/evaluation_figure.h"
 #include "../ui/figures/training_figure.h"
 #include "../ui/views/run_row.h"
 #include "../ui/workbench.h"
@@ -155,18 +161,6 @@ static gboolean shown_inside(GtkWidget *w, GtkWidget *win)
            graphene_rect_contains_rect(&frame, &r);
 }
 
-static GtkWidget *find_type(GtkWidget *root, GType type)
-{
-    if (G_TYPE_CHECK_INSTANCE_TYPE(root, type))
-        return root;
-    for (GtkWidget *c = gtk_widget_get_first_child(root); c != NULL; c = gtk_widget_get_next_sibling(c)) {
-        GtkWidget *found = find_type(c, type);
-        if (found != NULL)
-            return found;
-    }
-    return NULL;
-}
-
 /* The button (or other actionable widget) that activates `action`. */
 static GtkWidget *find_actionable(GtkWidget *root, const char *action)
 {
@@ -190,6 +184,12 @@ static void widget_texts(GtkWidget *root, GPtrArray *out)
 }
 
 /* A label or inscription (the Runs view's cells) under `root` reads `text`. */
+static const char *wanted_words;
+static gboolean label_says(gpointer label)
+{
+    return strstr(gtk_label_get_text(GTK_LABEL(label)), wanted_words) != NULL;
+}
+
 static gboolean label_shows(GtkWidget *root, const char *text)
 {
     if ((GTK_IS_LABEL(root) && strcmp(gtk_label_get_text(GTK_LABEL(root)), text) == 0) ||
@@ -274,8 +274,8 @@ static void check_window_fits(RfWindow *win)
     tap_ok(frame.size.width <= WIDTH + 0.5f && frame.size.height <= HEIGHT + 0.5f,
            "launched at %dx%d, the window keeps that size (%.0fx%.0f)", WIDTH, HEIGHT, frame.size.width,
            frame.size.height);
-    GtkWidget *toggle = find_named(w, "sidebar-toggle"), *tabs = find_type(w, GTK_TYPE_STACK_SWITCHER);
-    tap_ok(shown_inside(toggle, w) && shown_inside(tabs, w), "the sidebar toggle and the view tabs are inside it");
+    GtkWidget *toggle = find_named(w, "sidebar-toggle"), *tabs = find_named(w, "view-switcher");
+    tap_ok(shown_inside(toggle, w) && shown_inside(tabs, w), "the sidebar toggle and the view switcher are inside it");
     tap_ok(strcmp(rf_session_get_config(rf_window_get_session(win))->model.encoder, "full") == 0 &&
                strcmp(rf_session_get_config(rf_window_get_session(win))->data.task, "listops") == 0,
            "it opens the default config: full attention on ListOps");
@@ -376,6 +376,58 @@ static void check_every_view(RfWindow *win)
                "the %s view draws the run (%.1f %% of its pixels, %u colours; \"%.200s\")", pages[i],
                100 * ink.drawn, ink.colours, words);
     }
+}
+
+/* 3, the views that ask why: `button` of `page` pressed, then waited for
+ * until its status says `done` (or 60 s); the view drawn. */
+static gboolean computed_in(RfWindow *win, const char *page, const char *button, const char *status,
+                            const char *done, Ink *ink)
+{
+    show_page(win, page);
+    GtkWidget *view = gtk_stack_get_child_by_name(rf_window_get_stack(win), page);
+    g_signal_emit_by_name(find_named(view, button), "clicked");
+    GtkWidget *said = find_named(view, status);
+    wanted_words = done;
+    gboolean ok = spin_until(label_says, said, 60.0);
+    spin_for(0.3);   /* views redraw at most ten times a second */
+    *ink = ink_of(view);
+    if (!ok)
+        tap_diag("%s: %s", page, gtk_label_get_text(GTK_LABEL(said)));
+    return ok;
+}
+
+static void check_why_views(RfWindow *win)
+{
+    RfSession *s = rf_window_get_session(win);
+    const rf_dataset *ds = rf_session_get_dataset(s);
+    int64_t test = ds->size[RF_SPLIT_TEST], val = ds->size[RF_SPLIT_VAL];
+    Ink ink;
+    g_autofree char *evaluated = g_strdup_printf("Test split at step %d: %lld samples", STEPS, (long long)test);
+    gboolean done = computed_in(win, "evaluation", "evaluate", "evaluation-status", evaluated, &ink);
+    GtkWidget *view = gtk_stack_get_child_by_name(rf_window_get_stack(win), "evaluation");
+    const rf_eval_slices *slices = rf_evaluation_figure_slices(rf_plot_view_get_figure(rf_view_get_plot(view))->data);
+    tap_ok(done && slices != NULL && slices->samples == test && ink.drawn > 0.02,
+           "Evaluate classifies the run's %lld test samples and draws where it is right and wrong (%.1f %%)",
+           (long long)test, 100 * ink.drawn);
+
+    rf_data_view_show_sample(gtk_stack_get_child_by_name(rf_window_get_stack(win), "data"), RF_SPLIT_TEST, 0);
+    g_autofree float *x = g_new0(float, (size_t)ds->seq_len * MAX(1, ds->feat_dim));
+    int len = 0, label = 0;
+    rf_status st = {0};
+    ds->get(ds, RF_SPLIT_TEST, 0, x, &len, &label, &st);
+    done = computed_in(win, "attribution", "attribution-compute", "attribution-status", "of test #0", &ink);
+    int drawn = 0;
+    const float *values = rf_attribution_view_values(gtk_stack_get_child_by_name(rf_window_get_stack(win),
+                                                                                  "attribution"), &drawn);
+    tap_ok(done && values != NULL && drawn == len && len > 0 && ink.drawn > 0.02,
+           "Attribution explains the Data view's test #0, one value for each of its %d tokens (%d; %.1f %%)", len,
+           drawn, 100 * ink.drawn);
+
+    g_autofree char *projected = g_strdup_printf("of the first %lld validation samples at step %d",
+                                                 (long long)MIN(val, RF_PROJECTION_DEFAULT_SAMPLES), STEPS);
+    done = computed_in(win, "projector", "project", "projector-status", projected, &ink);
+    tap_ok(done && ink.drawn > 0.02, "Projector's Compute places the run's first %lld validation samples (%.1f %%)",
+           (long long)MIN(val, RF_PROJECTION_DEFAULT_SAMPLES), 100 * ink.drawn);
 }
 
 /* 4. Fashion-MNIST from the sidebar's Task, in patches of 7. */
@@ -779,6 +831,7 @@ int main(int argc, char **argv)
         if (listops != NULL)
             check_read_outs(win, runs, listops, "ListOps");
         check_every_view(win);
+        check_why_views(win);
     }
     if (switch_to_fashion(win) && train_through_the_window(win, "Fashion-MNIST")) {
         fashion = new_run_folder(runs, (const char *const[]){listops, NULL});

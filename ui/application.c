@@ -31,6 +31,8 @@ static const struct {
     {"win.export-plot", {"<Control>e", NULL}},
     {"win.export-metrics", {"<Control><Shift>e", NULL}},
     {"win.inspect-file", {"<Control>i", NULL}},
+    {"win.next-view", {"<Control>Page_Down", NULL}},
+    {"win.previous-view", {"<Control>Page_Up", NULL}},
     {"app.help", {"F1", NULL}},
     {"win.toggle-sidebar", {"F9", NULL}},
     {"app.shortcuts", {"<Control>question", NULL}},

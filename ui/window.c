@@ -15,24 +15,32 @@
 #include "sidebar_handle.h"
 #include "toast.h"
 #include "view.h"
+#include "view_switcher.h"
 
 G_DEFINE_TYPE(RfWindow, rf_window, GTK_TYPE_APPLICATION_WINDOW)
 
+/* What the views ask for beside the sidebar (the natural width of the row
+ * above them): with the sidebar's 360 px, windows narrower than about
+ * 1,240 px fold it away. */
+#define VIEWS_NATURAL_WIDTH 860
+
+/* The views in their switcher's groups (ui/view_switcher.h), in the order
+ * of Alt+1 to Alt+9 and Alt+0. */
 static const struct {
-    const char *name, *title;
+    const char *name, *title, *group;
     GtkWidget *(*create)(RfSession *s);
 } views[] = {
-    {"training", "Training", rf_training_view_new},
-    {"attention", "Attention", rf_attention_view_new},
-    {"latent", "Latent", rf_latent_view_new},
-    {"talk", "TaLK", rf_talk_view_new},
-    {"memory", "Memory", rf_memory_view_new},
-    {"data", "Data", rf_data_view_new},
-    {"evaluation", "Evaluation", rf_evaluation_view_new},
-    {"attribution", "Attribution", rf_attribution_view_new},
-    {"projector", "Projector", rf_projector_view_new},
-    {"compare", "Compare", rf_compare_view_new},
-    {"runs", "Runs", rf_runs_view_new},
+    {"training", "Training", "Run", rf_training_view_new},
+    {"memory", "Memory", "Run", rf_memory_view_new},
+    {"compare", "Compare", "Run", rf_compare_view_new},
+    {"runs", "Runs", "Run", rf_runs_view_new},
+    {"attention", "Attention", "Model", rf_attention_view_new},
+    {"latent", "Latent", "Model", rf_latent_view_new},
+    {"talk", "TaLK", "Model", rf_talk_view_new},
+    {"data", "Data", "Why", rf_data_view_new},
+    {"evaluation", "Evaluation", "Why", rf_evaluation_view_new},
+    {"attribution", "Attribution", "Why", rf_attribution_view_new},
+    {"projector", "Projector", "Why", rf_projector_view_new},
 };
 
 /* --- formatting --- */
@@ -556,6 +564,39 @@ static void action_show_sample(GSimpleAction *a, GVariant *param, gpointer user_
 
 /* --- type --- */
 
+/* win.show-view "NAME" (Alt+1 ...), win.next-view and win.previous-view
+ * (Ctrl+Page Down, Ctrl+Page Up): the views in their switcher's order. */
+static void action_show_view(GSimpleAction *a, GVariant *name, gpointer data)
+{
+    (void)a;
+    RfWindow *win = data;
+    if (gtk_stack_get_child_by_name(win->view_stack, g_variant_get_string(name, NULL)) != NULL)
+        gtk_stack_set_visible_child_name(win->view_stack, g_variant_get_string(name, NULL));
+}
+
+static void show_view_after(RfWindow *win, int by)
+{
+    const char *shown = gtk_stack_get_visible_child_name(win->view_stack);
+    int n = (int)G_N_ELEMENTS(views), at = 0;
+    for (int i = 0; i < n; i++)
+        at = g_strcmp0(views[i].name, shown) == 0 ? i : at;
+    gtk_stack_set_visible_child_name(win->view_stack, views[(at + by + n) % n].name);
+}
+
+static void action_next_view(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    show_view_after(data, 1);
+}
+
+static void action_previous_view(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    (void)p;
+    show_view_after(data, -1);
+}
+
 static const GActionEntry win_actions[] = {
     {"train", action_train, NULL, NULL, NULL, {0}},
     {"pause", action_pause, NULL, NULL, NULL, {0}},
@@ -564,6 +605,9 @@ static const GActionEntry win_actions[] = {
     {"restart", action_restart, NULL, NULL, NULL, {0}},
     {"toggle-sidebar", action_toggle_sidebar, NULL, NULL, NULL, {0}},
     {"show-sample", action_show_sample, "(ix)", NULL, NULL, {0}},
+    {"show-view", action_show_view, "s", NULL, NULL, {0}},
+    {"next-view", action_next_view, NULL, NULL, NULL, {0}},
+    {"previous-view", action_previous_view, NULL, NULL, NULL, {0}},
 };
 
 static void rf_window_dispose(GObject *object)
@@ -599,6 +643,7 @@ static void rf_window_class_init(RfWindowClass *klass)
     gtk_widget_class_bind_template_child(widget_class, RfWindow, sidebar_handle);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, sidebar_toggle);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, view_stack);
+    gtk_widget_class_bind_template_child(widget_class, RfWindow, view_tabs_scroller);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, restart_banner);
     gtk_widget_class_bind_template_child(widget_class, RfWindow, toast_overlay);
 }
@@ -653,8 +698,29 @@ RfWindow *rf_window_new(GtkApplication *app, RfSession *session)
     win->panel = RF_CONFIG_PANEL(rf_config_panel_new(session));
     g_signal_connect(win->panel, "restart-needed", G_CALLBACK(on_restart_needed), win);
     gtk_scrolled_window_set_child(win->sidebar, GTK_WIDGET(win->panel));
-    for (size_t i = 0; i < G_N_ELEMENTS(views); i++)
+    GtkWidget *switcher = rf_view_switcher_new(win->view_stack);
+    gtk_widget_set_halign(switcher, GTK_ALIGN_CENTER);
+    gtk_widget_set_hexpand(switcher, TRUE);
+    gtk_widget_set_margin_top(switcher, 6);
+    gtk_widget_set_margin_bottom(switcher, 6);
+    gtk_widget_set_margin_start(switcher, 6);
+    gtk_widget_set_margin_end(switcher, 6);
+    /* The views ask for VIEWS_NATURAL_WIDTH beside the sidebar, whichever
+     * is shown, so that the sidebar folds away at one window width for all
+     * (the flap folds by natural widths) rather than view by view. */
+    GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
+    gtk_widget_set_size_request(row, VIEWS_NATURAL_WIDTH, -1);
+    gtk_box_append(GTK_BOX(row), switcher);
+    gtk_scrolled_window_set_child(win->view_tabs_scroller, row);
+    for (size_t i = 0; i < G_N_ELEMENTS(views); i++) {
         gtk_stack_add_titled(win->view_stack, views[i].create(session), views[i].name, views[i].title);
+        rf_view_switcher_add(switcher, views[i].name, views[i].group);
+        g_autofree char *action = g_strdup_printf("win.show-view::%s", views[i].name);
+        g_autofree char *key = g_strdup_printf("<Alt>%zu", (i + 1) % 10);
+        const char *const keys[] = {key, NULL};
+        if (i < 10)
+            gtk_application_set_accels_for_action(app, action, keys);
+    }
 
     g_signal_connect_object(session, "state-changed", G_CALLBACK(on_session_changed), win, 0);
     g_signal_connect_object(session, "metrics-changed", G_CALLBACK(on_session_changed), win, 0);

@@ -25,6 +25,7 @@ struct _RfWindow {
     GtkWidget *sidebar_handle;     /* the sidebar's edge, dragged to resize it */
     GtkToggleButton *sidebar_toggle;
     GtkStack *view_stack;
+    GtkScrolledWindow *view_tabs_scroller;   /* holds the view switcher */
     GtkRevealer *restart_banner;   /* an architecture edit waits for a restart */
     AdwToastOverlay *toast_overlay;   /* what a save or an export wrote */
     rf_toast toast;

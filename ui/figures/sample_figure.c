@@ -66,16 +66,15 @@ const char *rf_sample_figure_get_prediction(const rf_sample_figure *f)
     return f->prediction;
 }
 
-void rf_sample_figure_set_attribution(rf_sample_figure *f, const float *values, int len, double vmin, double vmax,
-                                      rf_colormap_kind kind)
+void rf_sample_figure_set_attribution(rf_sample_figure *f, const float *values, int len, const rf_map_scale *scale)
 {
     g_clear_pointer(&f->attr, g_free);
     f->attr_len = values != NULL ? len : 0;
     if (values != NULL)
         f->attr = g_memdup2(values, sizeof(float) * (size_t)len);
-    f->attr_vmin = vmin;
-    f->attr_vmax = vmax > vmin ? vmax : vmin + 1;
-    f->attr_kind = kind;
+    f->attr_scale = *scale;
+    if (!(f->attr_scale.vmax > f->attr_scale.vmin))
+        f->attr_scale.vmax = f->attr_scale.vmin + 1;
 }
 
 const float *rf_sample_figure_get_attribution(const rf_sample_figure *f, int *len)
@@ -86,8 +85,9 @@ const float *rf_sample_figure_get_attribution(const rf_sample_figure *f, int *le
 
 void sample_attr_colour(const rf_sample_figure *f, cairo_t *cr, int i, double alpha)
 {
-    double t = (f->attr[i] - f->attr_vmin) / (f->attr_vmax - f->attr_vmin);
-    rf_set_color(cr, rf_colormap_of(f->attr_kind, t), alpha);
+    const rf_map_scale *s = &f->attr_scale;
+    double t = (f->attr[i] - s->vmin) / (s->vmax - s->vmin);
+    rf_set_color(cr, rf_colormap_of(s->kind, t), alpha);
 }
 
 void rf_sample_figure_set_message(rf_sample_figure *f, const char *message)
@@ -344,6 +344,12 @@ static void figure_draw(void *data, cairo_t *cr, double width, double height, co
         break;
     }
     cairo_restore(cr);
+}
+
+bool rf_sample_figure_attribution_strip(const rf_sample_figure *f, double width, double height, const rf_zoom *z, int i,
+                                        rf_rect *strip)
+{
+    return f->kind == SAMPLE_TOKENS && sample_tokens_strip(f, body_of(width, height, 1), z, i, strip);
 }
 
 static bool figure_hover(void *data, double width, double height, const rf_zoom *zoom, double x, double y, char *text,

@@ -90,11 +90,16 @@ void rf_sample_figure_set_bytes(rf_sample_figure *f, const float *ids, int n);
 void rf_sample_figure_set_sequence(rf_sample_figure *f, const float *x, int len, int feat_dim);
 
 /* An attribution over the sample: len values, one per position, coloured
- * on [vmin, vmax] in `kind`'s colour map: a strip under each token, a
+ * by `scale` (its quantity, the method's name, a string that outlives the
+ * figure): a strip under each token beside the scale's colour bar, a
  * heatmap blended over the picture's patch grid or the spectrogram's
  * frames (sequences draw none). NULL clears it; a new sample does too. */
-void rf_sample_figure_set_attribution(rf_sample_figure *f, const float *values, int len, double vmin, double vmax,
-                                      rf_colormap_kind kind);
+void rf_sample_figure_set_attribution(rf_sample_figure *f, const float *values, int len, const rf_map_scale *scale);
+/* Where the strip under token i is drawn in a figure of width x height at
+ * zoom `z` (false when it is not drawn: no attribution, not tokens, or the
+ * token is not shown). */
+bool rf_sample_figure_attribution_strip(const rf_sample_figure *f, double width, double height, const rf_zoom *z, int i,
+                                        rf_rect *strip);
 /* The attribution drawn over the sample, or NULL. */
 const float *rf_sample_figure_get_attribution(const rf_sample_figure *f, int *len);
 

@@ -58,8 +58,7 @@ struct rf_sample_figure {
     /* an attribution drawn over the sample (any kind but sequences), or NULL */
     float *attr;
     int attr_len;
-    double attr_vmin, attr_vmax;
-    rf_colormap_kind attr_kind;
+    rf_map_scale attr_scale;    /* its colours, and the legend's words (the method's name) */
 };
 
 /* Height of the header (title and label lines) above every kind's body. */
@@ -86,6 +85,7 @@ void sample_audio_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const rf_
 bool sample_audio_hover(rf_sample_figure *f, rf_rect body, const rf_zoom *z, double x, double y, char *text,
                         size_t size);
 void sample_tokens_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const rf_zoom *z);
+bool sample_tokens_strip(const rf_sample_figure *f, rf_rect body, const rf_zoom *z, int i, rf_rect *strip);
 bool sample_tokens_hover(rf_sample_figure *f, rf_rect body, const rf_zoom *z, double x, double y, char *text,
                          size_t size);
 void sample_sequence_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const rf_zoom *z);

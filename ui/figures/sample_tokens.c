@@ -11,6 +11,12 @@
 
 #define TOKEN_SIZE 13.0
 #define LINE_H 20.0   /* at the text scale */
+/* An attribution's strip under each token, and the gap above it: tall
+ * enough to read its colour at a glance (the lines grow to make room). */
+#define STRIP_H 9.0
+#define STRIP_GAP 2.0
+/* The colour bar's words above and below it and a bar worth reading. */
+#define LEGEND_ROOM (RF_MAP_LEGEND_ABOVE + RF_MAP_LEGEND_BELOW + 24.0)
 
 static const rf_rgb muted = {0.40, 0.40, 0.44};
 
@@ -103,6 +109,9 @@ typedef struct token_layout {
     rf_rect text;               /* where the tokens flow */
     double advance;             /* of one monospace character */
     double line_h;
+    double scale;               /* of the text */
+    rf_rect legend;             /* the attribution's colour bar, right of the text (when there is one) */
+    bool profile;               /* the level profile is drawn under the text (false: no room) */
     int first;                  /* first token shown (the zoom's left edge) */
     rf_plot depth;
 } token_layout;
@@ -111,11 +120,24 @@ static token_layout tokens_begin(const rf_sample_figure *f, cairo_t *cr, rf_rect
 {
     token_layout l;
     double depth_h = fmax(150, round(body.h * 0.34));
-    l.line_h = LINE_H * rf_plot_text_scale(cr);
+    l.scale = rf_plot_text_scale(cr);
+    l.line_h = (LINE_H + (f->attr != NULL ? STRIP_GAP + STRIP_H : 0)) * l.scale;
+    /* too short for the profile and three lines of text (or the colour
+     * bar): the text alone */
+    double wanted = fmax(3 * l.line_h, f->attr != NULL ? LEGEND_ROOM * l.scale : 0);
+    l.profile = body.h - depth_h - 40 >= wanted;
+    if (!l.profile)
+        depth_h = 0;
     l.text = (rf_rect){body.x + 16, body.y + 8, body.w - 32, fmax(l.line_h, body.h - depth_h - 40)};
     cairo_save(cr);
     l.advance = rf_text_width_in(cr, RF_PLOT_MONO, TOKEN_SIZE, true, "0");
     cairo_restore(cr);
+    if (f->attr != NULL) {   /* the colour bar and its words take the text's right end */
+        double above = rf_map_legend_above(l.scale), below = rf_map_legend_below(l.scale);
+        l.text.w = fmax(l.text.w - rf_map_legend_w(l.scale) - 16, 4 * l.advance);
+        l.legend = (rf_rect){l.text.x + l.text.w + 16, l.text.y + above, 14 * l.scale,
+                             fmin(fmax(l.text.h - above - below, 24 * l.scale), 200 * l.scale)};
+    }
     l.first = (int)floor(z->x0 * f->n_tokens);
     l.first = l.first < 0 ? 0 : l.first >= f->n_tokens ? f->n_tokens - 1 : l.first;
 
@@ -129,7 +151,8 @@ static token_layout tokens_begin(const rf_sample_figure *f, cairo_t *cr, rf_rect
         snprintf(title, sizeof title, "Token ids (byte + 1) along the sequence");
     else
         snprintf(title, sizeof title, "Nesting level along the sequence (tree depth %d)", f->tree_depth);
-    rf_plot_begin(&l.depth, cr, (rf_rect){body.x, body.y + body.h - depth_h, body.w, depth_h}, &x, &y, title);
+    if (l.profile)
+        rf_plot_begin(&l.depth, cr, (rf_rect){body.x, body.y + body.h - depth_h, body.w, depth_h}, &x, &y, title);
     return l;
 }
 
@@ -153,6 +176,12 @@ static bool flow_place(const rf_sample_figure *f, const token_layout *l, flow *a
     return true;
 }
 
+/* The attribution's strip under a token placed in `box`. */
+static rf_rect strip_under(const token_layout *l, rf_rect box)
+{
+    return (rf_rect){box.x, box.y + (LINE_H + STRIP_GAP) * l->scale, box.w, STRIP_H * l->scale};
+}
+
 void sample_tokens_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const rf_zoom *z)
 {
     token_layout l = tokens_begin(f, cr, body, z);
@@ -165,13 +194,16 @@ void sample_tokens_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const rf
         rf_set_color(cr, level_color(f->level[i]), 1);
         rf_draw_text_in(cr, RF_PLOT_MONO, box.x, box.y + l.line_h * 0.72, 0, 1, TOKEN_SIZE, op, f->tokens[i]);
         if (f->attr != NULL && i < f->attr_len) {   /* the token's strip under it */
+            rf_rect strip = strip_under(&l, box);
             sample_attr_colour(f, cr, i, 1);
-            cairo_rectangle(cr, box.x, box.y + l.line_h * 0.76, box.w, l.line_h * 0.18);
+            cairo_rectangle(cr, strip.x, strip.y, strip.w, strip.h);
             cairo_fill(cr);
         }
         last = i;
     }
     cairo_restore(cr);
+    if (f->attr != NULL)
+        rf_map_legend(cr, l.legend, &f->attr_scale);
 
     char caption[160];
     const char *key = f->byte_text ? "" : " · levels";
@@ -199,6 +231,8 @@ void sample_tokens_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const rf
         x += e.x_advance + 6;
     }
 
+    if (!l.profile)
+        return;
     /* The profile, with the span the text shows shaded. */
     cairo_save(cr);
     cairo_rectangle(cr, l.depth.frame.x, l.depth.frame.y, l.depth.frame.w, l.depth.frame.h);
@@ -227,7 +261,7 @@ bool sample_tokens_hover(rf_sample_figure *f, rf_rect body, const rf_zoom *z, do
     cairo_t *cr = sample_scratch_context();
     token_layout l = tokens_begin(f, cr, body, z);
     cairo_destroy(cr);
-    if (rf_plot_contains(&l.depth, x, y)) {
+    if (l.profile && rf_plot_contains(&l.depth, x, y)) {
         int i = (int)floor(rf_plot_x_at(&l.depth, x));
         if (i < 0 || i >= f->n_tokens)
             return false;
@@ -239,6 +273,23 @@ bool sample_tokens_hover(rf_sample_figure *f, rf_rect body, const rf_zoom *z, do
     for (int i = l.first; i < f->n_tokens && flow_place(f, &l, &at, i, &box); i++)
         if (x >= box.x && x < box.x + box.w && y >= box.y && y < box.y + box.h) {
             token_text(f, i, text, size);
+            return true;
+        }
+    return false;
+}
+
+bool sample_tokens_strip(const rf_sample_figure *f, rf_rect body, const rf_zoom *z, int i, rf_rect *strip)
+{
+    if (f->attr == NULL || i >= f->attr_len || i >= f->n_tokens)
+        return false;
+    cairo_t *cr = sample_scratch_context();
+    token_layout l = tokens_begin(f, cr, body, z);
+    cairo_destroy(cr);
+    flow at = {l.text.x, l.text.y};
+    rf_rect box;
+    for (int k = l.first; k <= i && flow_place(f, &l, &at, k, &box); k++)
+        if (k == i) {
+            *strip = strip_under(&l, box);
             return true;
         }
     return false;

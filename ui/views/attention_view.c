@@ -776,11 +776,13 @@ GtkWidget *rf_attention_view_new(RfSession *s)
     gtk_widget_set_tooltip_text(GTK_WIDGET(v->picture),
                                 "Image data: show the attention of one patch over the picture; click a patch to "
                                 "choose it");
-    gtk_box_append(GTK_BOX(v->picker.box), GTK_WIDGET(v->picture));
+    /* the two ways of showing the maps end the step row: the picker's row
+     * is already as wide as a 1024-pixel window */
+    gtk_box_append(GTK_BOX(v->picker.history_box), GTK_WIDGET(v->picture));
     v->overview_toggle = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_mnemonic("_Overview"));
     gtk_widget_set_tooltip_text(GTK_WIDGET(v->overview_toggle),
                                 "Every layer and head of the sample at once; click one to open it");
-    gtk_box_append(GTK_BOX(v->picker.box), GTK_WIDGET(v->overview_toggle));
+    gtk_box_append(GTK_BOX(v->picker.history_box), GTK_WIDGET(v->overview_toggle));
     g_signal_connect_swapped(v->overview_toggle, "toggled", G_CALLBACK(on_choice), v);
     g_signal_connect(v->segment, "value-changed", G_CALLBACK(on_segment), v);
     g_signal_connect(v->picture, "toggled", G_CALLBACK(on_picture), v);

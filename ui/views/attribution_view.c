@@ -3,20 +3,18 @@
  * (core/attribution.h, drawn by ui/figures/attribution_figure.h), as
  * `rangefinder inspect --attribution` computes it.
  *
- * Compute saves the session's model (paused, finished or stopped) to a
- * temporary checkpoint and, in a GTask, builds a model from it on its run's
- * data set and attributes the target class's logit by the chosen method;
+ * Compute builds a model from the session's model (paused, finished or
+ * stopped) on its run's data set in the background (ui/background_model.h)
+ * and attributes the target class's logit by the chosen method;
  * the window stays responsive meanwhile. Baselines are the CLI's defaults:
  * the padding token for tokens, silence for audio folders, black for the
  * rest. The result is also left for the Data view's overlay
  * (ui/shown_sample.h). Export Plot writes the figure. */
-#include <glib/gstdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "../../core/checkpoint.h"
 #include "../../datasets/audio_folder.h"
 #include "../../datasets/datasets.h"
+#include "../background_model.h"
 #include "../figures/attribution_figure.h"
 #include "../figures/data_sample.h"
 #include "../shown_sample.h"
@@ -35,13 +33,12 @@ typedef struct attribution_view {
     RfSession *session;          /* outlives the view (the window owns both) */
     RfPlotView *plot;            /* owns this state */
     rf_attribution_figure *figure;
-    GtkWidget *compute, *method_menu, *steps, *window, *target_menu, *status;
+    rf_background_model model;   /* the Compute button and the status label */
+    GtkWidget *method_menu, *steps, *window, *target_menu;
     int classes;                 /* in the target menu after "Predicted" */
-    gboolean computing;
 } attribution_view;
 
 typedef struct attr_job {
-    char *checkpoint;            /* a temporary file, removed with the job */
     rf_split split;
     int64_t index;
     rf_inspected *inspected;     /* held, or NULL for a sample of the split */
@@ -62,9 +59,6 @@ static void attribution_view_free(attribution_view *v)
 
 static void attr_job_free(attr_job *job)
 {
-    if (job->checkpoint != NULL)
-        g_unlink(job->checkpoint);
-    g_free(job->checkpoint);
     if (job->inspected != NULL)
         rf_inspected_release(job->inspected);
     rf_attribution_clear(&job->result);
@@ -94,14 +88,12 @@ static bool read_input(attr_job *job, rf_status *st)
     return ds->get(ds, job->split, job->index, job->x, &job->len, &label, st);
 }
 
-static bool attribute(attr_job *job, rf_status *st)
+static bool attribute(void *data, rf_loaded_model *m, rf_status *st)
 {
-    rf_config cfg;
-    rf_config_defaults(&cfg);
-    if (!rf_checkpoint_read_config(job->checkpoint, &cfg, &job->step, st))
-        return false;
-    job->ds = rf_dataset_open(&cfg, st);
-    if (job->ds == NULL || !read_input(job, st))
+    attr_job *job = data;
+    job->step = m->step;
+    job->ds = g_steal_pointer(&m->ds);   /* freed after the trainer, with the job */
+    if (!read_input(job, st))
         return false;
     const rf_dataset *ds = job->ds;
     g_autofree float *base = NULL;
@@ -110,32 +102,13 @@ static bool attribute(attr_job *job, rf_status *st)
         rf_audio_folder_silence(ds, base, ds->seq_len);
     }
     job->request.baseline = base;
-    rf_trainer *t = rf_trainer_new_forward(&cfg, ds, st);
-    bool ok = t != NULL && rf_trainer_load(t, job->checkpoint, st) &&
-              rf_trainer_attribute(t, &(rf_outside_input){job->x, job->len}, &job->request, &job->result, st);
+    bool ok = rf_trainer_attribute(m->trainer, &(rf_outside_input){job->x, job->len}, &job->request, &job->result,
+                                   st);
     job->request.baseline = NULL;
-    rf_trainer_free(t);
     return ok;
 }
 
-static void attribute_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-    (void)source;
-    (void)cancellable;
-    rf_status st = {0};
-    if (attribute(data, &st))
-        g_task_return_boolean(task, TRUE);
-    else
-        g_task_return_new_error(task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", st.msg);
-}
-
 /* ---- the view ---- */
-
-static void set_status(attribution_view *v, const char *text)
-{
-    gtk_label_set_text(GTK_LABEL(v->status), text);
-    gtk_widget_set_tooltip_text(v->status, text);
-}
 
 static rf_attr_method chosen_method(attribution_view *v)
 {
@@ -143,19 +116,10 @@ static rf_attr_method chosen_method(attribution_view *v)
     return i < RF_ATTR_METHODS ? (rf_attr_method)i : RF_ATTR_GRAD_INPUT;
 }
 
-static void on_attributed(GObject *source, GAsyncResult *result, gpointer user_data)
+static void on_attributed(void *view, void *data)
 {
-    (void)user_data;
-    attribution_view *v = g_object_get_data(source, STATE_KEY);
-    attr_job *job = g_task_get_task_data(G_TASK(result));
-    g_autoptr(GError) error = NULL;
-    v->computing = FALSE;
-    gtk_widget_set_sensitive(v->compute, TRUE);
-    rf_plot_view_set_pending(v->plot, FALSE);
-    if (!g_task_propagate_boolean(G_TASK(result), &error)) {
-        set_status(v, error->message);
-        return;
-    }
+    attribution_view *v = view;
+    attr_job *job = data;
     const rf_attribution *a = &job->result;
     char target[160], predicted[160];
     rf_data_class_text(job->ds, a->target, target, sizeof target);
@@ -171,7 +135,7 @@ static void on_attributed(GObject *source, GAsyncResult *result, gpointer user_d
                               sample, target, predicted, (long long)job->step);
     rf_attribution_figure_set(v->figure, a, job->method, job->ds, job->x, job->len, title);
     rf_shown_attribution_set(v->session, job->split, job->index, job->inspected, a, job->method);
-    set_status(v, title);
+    rf_background_model_say(&v->model, title);
     rf_plot_view_queue_draw(v->plot);
 }
 
@@ -179,39 +143,16 @@ static void on_compute(GtkButton *button, gpointer data)
 {
     (void)button;
     attribution_view *v = data;
-    if (v->computing)
+    if (!rf_background_model_ready(&v->model))
         return;
-    RfRunState state = rf_session_get_state(v->session);
-    if (state == RF_RUN_RUNNING || state == RF_RUN_LOADING) {
-        set_status(v, "Pause the run to explain the model as it is now");
-        return;
-    }
-    if (state == RF_RUN_IDLE) {
-        set_status(v, "There is no model yet: train a run or open a checkpoint, then Compute");
-        return;
-    }
     rf_split split;
     int64_t index;
     const rf_inspected *in;
     if (!rf_shown_sample_get(v->session, &split, &index, &in)) {
-        set_status(v, "Show a sample (or an inspected input) in the Data view, then Compute");
-        return;
-    }
-    g_autoptr(GError) error = NULL;
-    g_autofree char *path = NULL;
-    int fd = g_file_open_tmp("rangefinder-attribution-XXXXXX.safetensors", &path, &error);
-    if (fd < 0) {
-        set_status(v, error->message);
-        return;
-    }
-    close(fd);
-    if (!rf_session_save_checkpoint(v->session, path, &error)) {
-        g_unlink(path);
-        set_status(v, error->message);
+        rf_background_model_say(&v->model, "Show a sample (or an inspected input) in the Data view, then Compute");
         return;
     }
     attr_job *job = g_new0(attr_job, 1);
-    job->checkpoint = g_steal_pointer(&path);
     job->split = split;
     job->index = index;
     job->inspected = in != NULL ? rf_inspected_acquire((rf_inspected *)in) : NULL;
@@ -225,13 +166,7 @@ static void on_compute(GtkButton *button, gpointer data)
         .window = window,
         .stride = window,
     };
-    v->computing = TRUE;
-    gtk_widget_set_sensitive(v->compute, FALSE);
-    rf_plot_view_set_pending(v->plot, TRUE);
-    set_status(v, "Computing…");
-    g_autoptr(GTask) task = g_task_new(v->plot, NULL, on_attributed, NULL);
-    g_task_set_task_data(task, job, (GDestroyNotify)attr_job_free);
-    g_task_run_in_thread(task, attribute_in_thread);
+    rf_background_model_start(&v->model, job, (GDestroyNotify)attr_job_free);
 }
 
 /* Steps count for integrated gradients only, the window for occlusion. */
@@ -283,13 +218,13 @@ static GtkWidget *labelled(GtkWidget *bar, const char *mnemonic, GtkWidget *widg
 static GtkWidget *build_toolbar(attribution_view *v)
 {
     GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-    v->compute = gtk_button_new_with_mnemonic("_Compute");
-    gtk_widget_set_name(v->compute, "attribution-compute");
-    gtk_widget_add_css_class(v->compute, "suggested-action");
-    gtk_widget_set_tooltip_text(v->compute, "Attribute the model's answer on the Data view's shown sample (or "
-                                            "inspected input) to its positions, with the model as it is now "
-                                            "(pause a run first)");
-    gtk_box_append(GTK_BOX(bar), v->compute);
+    GtkWidget *compute = gtk_button_new_with_mnemonic("_Compute");
+    gtk_widget_set_name(compute, "attribution-compute");
+    gtk_widget_add_css_class(compute, "suggested-action");
+    gtk_widget_set_tooltip_text(compute, "Attribute the model's answer on the Data view's shown sample (or "
+                                         "inspected input) to its positions, with the model as it is now "
+                                         "(pause a run first)");
+    gtk_box_append(GTK_BOX(bar), compute);
     const char *methods[RF_ATTR_METHODS + 1] = {NULL};
     for (int m = 0; m < RF_ATTR_METHODS; m++)
         methods[m] = method_titles[m];
@@ -315,14 +250,12 @@ static GtkWidget *build_toolbar(attribution_view *v)
     gtk_widget_set_name(v->target_menu, "attribution-target");
     gtk_widget_set_tooltip_text(v->target_menu, "The class whose logit is explained");
     labelled(bar, "_Class", v->target_menu);
-    v->status = gtk_label_new("Show a sample in the Data view, pause or finish a run, then Compute");
-    gtk_widget_set_name(v->status, "attribution-status");
-    gtk_label_set_xalign(GTK_LABEL(v->status), 0);
-    gtk_label_set_ellipsize(GTK_LABEL(v->status), PANGO_ELLIPSIZE_END);
-    gtk_widget_set_hexpand(v->status, TRUE);
-    gtk_widget_add_css_class(v->status, "dim-label");
-    gtk_box_append(GTK_BOX(bar), v->status);
-    g_signal_connect(v->compute, "clicked", G_CALLBACK(on_compute), v);
+    v->model = (rf_background_model){.session = v->session, .plot = v->plot, .button = compute,
+                                     .verb = "explain", .busy = "Computing…", .work = attribute,
+                                     .done = on_attributed, .view = v};
+    gtk_box_append(GTK_BOX(bar), rf_background_model_status(&v->model, "attribution-status", "Show a sample in the "
+                                                            "Data view, pause or finish a run, then Compute"));
+    g_signal_connect(compute, "clicked", G_CALLBACK(on_compute), v);
     g_signal_connect(v->method_menu, "notify::selected", G_CALLBACK(on_method), v);
     on_method(NULL, NULL, v);
     return bar;

@@ -36,6 +36,10 @@
 #define INSPECTED_ENTRY RF_SPLIT_COUNT
 #define BAR_ROW_PX 20
 #define BARS_MAX_PX 320
+/* The sample's least height: in a short window its text (with an
+ * attribution's strips and colour bar) stays readable, and the bars under
+ * it scroll. */
+#define SAMPLE_MIN_PX 240
 
 #define RF_TYPE_DATA_VIEW (rf_data_view_get_type())
 G_DECLARE_FINAL_TYPE(RfDataView, rf_data_view, RF, DATA_VIEW, GtkWidget)
@@ -115,7 +119,7 @@ static void show_attribution(RfDataView *v)
         rf_shown_sample_get(v->session, &split, &index, &in))
         values = rf_shown_attribution_get(v->session, split, index, in, &len, &method);
     rf_map_scale s = rf_attribution_scale(values, len, method);
-    rf_sample_figure_set_attribution(v->figure, values, len, s.vmin, s.vmax, s.kind);
+    rf_sample_figure_set_attribution(v->figure, values, len, &s);
     rf_plot_view_queue_draw(RF_PLOT_VIEW(v->plot));
 }
 
@@ -714,6 +718,7 @@ static void rf_data_view_init(RfDataView *v)
     v->plot = rf_plot_view_new(&figure, TRUE);
     gtk_widget_set_hexpand(v->plot, TRUE);
     gtk_widget_set_vexpand(v->plot, TRUE);
+    gtk_widget_set_size_request(v->plot, -1, SAMPLE_MIN_PX);
     v->media = gtk_media_controls_new(NULL);
     gtk_widget_set_visible(v->media, FALSE);
     v->prediction = rf_prediction_figure_new();

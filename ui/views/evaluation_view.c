@@ -2,21 +2,19 @@
  * test or validation split (ui/figures/evaluation_figure.h), as
  * `rangefinder eval --slices` computes it.
  *
- * Evaluate saves the session's model (paused, finished or stopped) to a
- * temporary checkpoint and, in a GTask, builds a forward-only model from it
- * on its run's data set, classifies the whole split and measures the
+ * Evaluate builds a forward-only model from the session's model (paused,
+ * finished or stopped) on its run's data set in the background
+ * (ui/background_model.h), classifies the whole split and measures the
  * baselines; the window stays responsive and training may go on meanwhile.
  * A click on a cell of the matrix lists its samples beside the figure; a
  * click on one (or Enter) opens it in the Data view (win.show-sample).
  * Export Plot writes the figure; Export CSV… the numbers
  * (rf_eval_slices_csv). */
-#include <glib/gstdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../../core/atomic_file.h"
-#include "../../core/checkpoint.h"
 #include "../../datasets/datasets.h"
+#include "../background_model.h"
 #include "../dialogs.h"
 #include "../figures/evaluation_figure.h"
 #include "../view.h"
@@ -28,13 +26,12 @@ typedef struct evaluation_view {
     RfSession *session;          /* outlives the view (the window owns both) */
     RfPlotView *plot;            /* owns this state */
     rf_evaluation_figure *figure;
-    GtkWidget *evaluate, *split_menu, *status, *export_csv, *cell_title, *samples;
+    rf_background_model model;   /* the Evaluate button and the status label */
+    GtkWidget *split_menu, *export_csv, *cell_title, *samples;
     rf_split shown_split;        /* of the figure */
-    gboolean computing;
 } evaluation_view;
 
 typedef struct eval_job {
-    char *checkpoint;            /* a temporary file, removed with the job */
     rf_split split;
     int64_t step;
     rf_eval_slices slices;
@@ -48,61 +45,30 @@ static void evaluation_view_free(evaluation_view *v)
 
 static void eval_job_free(eval_job *job)
 {
-    if (job->checkpoint != NULL)
-        g_unlink(job->checkpoint);
-    g_free(job->checkpoint);
     rf_eval_slices_clear(&job->slices);
     g_free(job);
 }
 
 /* ---- the job (a worker thread) ---- */
 
-static bool evaluate(eval_job *job, rf_status *st)
+static bool evaluate(void *data, rf_loaded_model *m, rf_status *st)
 {
-    rf_config cfg;
-    rf_config_defaults(&cfg);
-    if (!rf_checkpoint_read_config(job->checkpoint, &cfg, &job->step, st))
-        return false;
-    rf_dataset *ds = rf_dataset_open(&cfg, st);
-    if (ds == NULL)
-        return false;
-    rf_trainer *t = rf_trainer_new_forward(&cfg, ds, st);
-    bool ok = t != NULL && rf_trainer_load(t, job->checkpoint, st);
+    eval_job *job = data;
+    job->step = m->step;
     rf_status ignored = {0};   /* no baselines is no error: images, audio */
     rf_baseline_rules rules;
-    bool have_rules = ok && ds->feat_dim == 0 && rf_baseline_rules_fit(ds, &rules, &ignored);
-    if (ok) {
-        rf_eval_trainer c = {t};
-        ok = rf_eval_slices_measure(ds, job->split, cfg.data.concat, have_rules ? &rules : NULL,
-                                    rf_trainer_model(t)->batch * RF_LENGTH_BUCKETS, rf_eval_classify_trainer, &c,
-                                    &job->slices, st);
-        job->slices.rules = NULL;   /* borrowed for the measuring only */
-    }
+    bool have_rules = m->ds->feat_dim == 0 && rf_baseline_rules_fit(m->ds, &rules, &ignored);
+    rf_eval_trainer c = {m->trainer};
+    bool ok = rf_eval_slices_measure(m->ds, job->split, m->cfg.data.concat, have_rules ? &rules : NULL,
+                                     rf_trainer_model(m->trainer)->batch * RF_LENGTH_BUCKETS,
+                                     rf_eval_classify_trainer, &c, &job->slices, st);
+    job->slices.rules = NULL;   /* borrowed for the measuring only */
     if (have_rules)
         rf_baseline_rules_clear(&rules);
-    rf_trainer_free(t);
-    rf_dataset_free(ds);
     return ok;
 }
 
-static void evaluate_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-    (void)source;
-    (void)cancellable;
-    rf_status st = {0};
-    if (evaluate(data, &st))
-        g_task_return_boolean(task, TRUE);
-    else
-        g_task_return_new_error(task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", st.msg);
-}
-
 /* ---- the view ---- */
-
-static void set_status(evaluation_view *v, const char *text)
-{
-    gtk_label_set_text(GTK_LABEL(v->status), text);
-    gtk_widget_set_tooltip_text(v->status, text);
-}
 
 static void clear_samples(evaluation_view *v, const char *title)
 {
@@ -111,19 +77,10 @@ static void clear_samples(evaluation_view *v, const char *title)
         gtk_list_box_remove(GTK_LIST_BOX(v->samples), row);
 }
 
-static void on_evaluated(GObject *source, GAsyncResult *result, gpointer user_data)
+static void on_evaluated(void *view, void *data)
 {
-    (void)user_data;
-    evaluation_view *v = g_object_get_data(source, STATE_KEY);
-    eval_job *job = g_task_get_task_data(G_TASK(result));
-    g_autoptr(GError) error = NULL;
-    v->computing = FALSE;
-    gtk_widget_set_sensitive(v->evaluate, TRUE);
-    rf_plot_view_set_pending(v->plot, FALSE);
-    if (!g_task_propagate_boolean(G_TASK(result), &error)) {
-        set_status(v, error->message);
-        return;
-    }
+    evaluation_view *v = view;
+    eval_job *job = data;
     const rf_eval_slices *s = &job->slices;
     double accuracy = s->samples > 0 ? (double)s->right / (double)s->samples : 0;
     g_autofree char *title = g_strdup_printf("%s split at step %lld: %lld samples, accuracy %.1f%%",
@@ -133,7 +90,7 @@ static void on_evaluated(GObject *source, GAsyncResult *result, gpointer user_da
     rf_evaluation_figure_set(v->figure, &job->slices, title);
     gtk_widget_set_sensitive(v->export_csv, TRUE);
     clear_samples(v, "Click a cell of the matrix to list its samples");
-    set_status(v, title);
+    rf_background_model_say(&v->model, title);
     rf_plot_view_queue_draw(v->plot);
 }
 
@@ -141,40 +98,11 @@ static void on_evaluate(GtkButton *button, gpointer data)
 {
     (void)button;
     evaluation_view *v = data;
-    if (v->computing)
+    if (!rf_background_model_ready(&v->model))
         return;
-    RfRunState state = rf_session_get_state(v->session);
-    if (state == RF_RUN_RUNNING || state == RF_RUN_LOADING) {
-        set_status(v, "Pause the run to evaluate the model as it is now");
-        return;
-    }
-    if (state == RF_RUN_IDLE) {
-        set_status(v, "There is no model yet: train a run or open a checkpoint, then Evaluate");
-        return;
-    }
-    g_autoptr(GError) error = NULL;
-    g_autofree char *path = NULL;
-    int fd = g_file_open_tmp("rangefinder-evaluate-XXXXXX.safetensors", &path, &error);
-    if (fd < 0) {
-        set_status(v, error->message);
-        return;
-    }
-    close(fd);
-    if (!rf_session_save_checkpoint(v->session, path, &error)) {
-        g_unlink(path);
-        set_status(v, error->message);
-        return;
-    }
     eval_job *job = g_new0(eval_job, 1);
-    job->checkpoint = g_steal_pointer(&path);
     job->split = gtk_drop_down_get_selected(GTK_DROP_DOWN(v->split_menu)) == 1 ? RF_SPLIT_VAL : RF_SPLIT_TEST;
-    v->computing = TRUE;
-    gtk_widget_set_sensitive(v->evaluate, FALSE);
-    rf_plot_view_set_pending(v->plot, TRUE);
-    set_status(v, "Evaluating…");
-    g_autoptr(GTask) task = g_task_new(v->plot, NULL, on_evaluated, NULL);
-    g_task_set_task_data(task, job, (GDestroyNotify)eval_job_free);
-    g_task_run_in_thread(task, evaluate_in_thread);
+    rf_background_model_start(&v->model, job, (GDestroyNotify)eval_job_free);
 }
 
 /* A cell was chosen: list its samples, their text where the session's data
@@ -230,7 +158,7 @@ static void csv_chosen(const char *path, gpointer data)
         rf_status st = {0};
         if (rf_atomic_write_bytes(path, text, strlen(text), &st)) {
             g_autofree char *done = g_strdup_printf("Wrote %s", path);
-            set_status(v, done);
+            rf_background_model_say(&v->model, done);
         } else {
             rf_dialog_error(GTK_WINDOW(gtk_widget_get_root(plot)), "Could not export the evaluation", st.msg);
         }
@@ -249,11 +177,11 @@ static void on_export_csv(GtkButton *button, gpointer data)
 static GtkWidget *build_toolbar(evaluation_view *v)
 {
     GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
-    v->evaluate = gtk_button_new_with_mnemonic("_Evaluate");
-    gtk_widget_set_name(v->evaluate, "evaluate");
-    gtk_widget_add_css_class(v->evaluate, "suggested-action");
-    gtk_widget_set_tooltip_text(v->evaluate, "Classify the whole split with the model as it is now (pause a run "
-                                             "first) and show where it is right and wrong");
+    GtkWidget *button = gtk_button_new_with_mnemonic("_Evaluate");
+    gtk_widget_set_name(button, "evaluate");
+    gtk_widget_add_css_class(button, "suggested-action");
+    gtk_widget_set_tooltip_text(button, "Classify the whole split with the model as it is now (pause a run "
+                                        "first) and show where it is right and wrong");
     const char *const splits[] = {"Test", "Validation", NULL};
     v->split_menu = gtk_drop_down_new_from_strings(splits);
     gtk_widget_set_tooltip_text(v->split_menu, "The split to evaluate");
@@ -262,17 +190,15 @@ static GtkWidget *build_toolbar(evaluation_view *v)
     gtk_widget_set_tooltip_text(v->export_csv, "The matrix, the per-class numbers and the slices as one CSV table "
                                                "(File → Export Plot writes the figure)");
     gtk_widget_set_sensitive(v->export_csv, FALSE);
-    v->status = gtk_label_new("Pause or finish a run, or open a checkpoint, then Evaluate");
-    gtk_widget_set_name(v->status, "evaluation-status");
-    gtk_label_set_xalign(GTK_LABEL(v->status), 0);
-    gtk_label_set_ellipsize(GTK_LABEL(v->status), PANGO_ELLIPSIZE_END);
-    gtk_widget_set_hexpand(v->status, TRUE);
-    gtk_widget_add_css_class(v->status, "dim-label");
-    gtk_box_append(GTK_BOX(bar), v->evaluate);
+    v->model = (rf_background_model){.session = v->session, .plot = v->plot, .button = button,
+                                     .verb = "evaluate", .busy = "Evaluating…", .work = evaluate,
+                                     .done = on_evaluated, .view = v};
+    gtk_box_append(GTK_BOX(bar), button);
     gtk_box_append(GTK_BOX(bar), v->split_menu);
     gtk_box_append(GTK_BOX(bar), v->export_csv);
-    gtk_box_append(GTK_BOX(bar), v->status);
-    g_signal_connect(v->evaluate, "clicked", G_CALLBACK(on_evaluate), v);
+    gtk_box_append(GTK_BOX(bar), rf_background_model_status(&v->model, "evaluation-status", "Pause or finish a "
+                                                            "run, or open a checkpoint, then Evaluate"));
+    g_signal_connect(button, "clicked", G_CALLBACK(on_evaluate), v);
     g_signal_connect(v->export_csv, "clicked", G_CALLBACK(on_export_csv), v);
     return bar;
 }

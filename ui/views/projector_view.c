@@ -5,9 +5,9 @@
  * (ui/figures/projector_figure.h) coloured by label, answer or
  * correctness.
  *
- * Compute saves the session's model (paused, finished or stopped) to a
- * temporary checkpoint and, in a GTask, builds a forward-only model from it
- * on its run's data set, collects the vectors (datasets/projection.h) and
+ * Compute builds a forward-only model from the session's model (paused,
+ * finished or stopped) on its run's data set in the background
+ * (ui/background_model.h), collects the vectors (datasets/projection.h) and
  * fits the PCA (core/pca.h); the window stays responsive meanwhile. Hover
  * names a sample, a click opens it in the Data view (win.show-sample).
  * Export Plot writes the figure; Export for TensorBoard… the vectors in
@@ -16,14 +16,12 @@
  * The step slider would show earlier steps, but a run keeps one checkpoint
  * only (checkpoint.safetensors, overwritten as it trains): it stays
  * insensitive and says so. */
-#include <glib/gstdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "../../core/checkpoint.h"
 #include "../../core/pca.h"
 #include "../../datasets/datasets.h"
 #include "../../datasets/projection_tensorboard.h"
+#include "../background_model.h"
 #include "../dialogs.h"
 #include "../drop_down_tooltip.h"
 #include "../figures/position_words.h"
@@ -40,16 +38,15 @@ typedef struct projector_view {
     RfSession *session;          /* outlives the view (the window owns both) */
     RfPlotView *plot;            /* owns this state */
     rf_projector_figure *figure;
-    GtkWidget *compute, *split_menu, *samples, *what_menu, *colour_menu, *steps, *export_tb, *status;
+    rf_background_model model;   /* the Compute button and the status label */
+    GtkWidget *split_menu, *samples, *what_menu, *colour_menu, *steps, *export_tb;
     rf_projection shown;         /* what the figure shows (its vectors, for the TensorBoard export) */
     rf_split shown_split;
     char shown_data[64];         /* its data set's name and split size: describe only the same samples */
     int64_t shown_split_size;
-    gboolean computing;
 } projector_view;
 
 typedef struct project_job {
-    char *checkpoint;            /* a temporary file, removed with the job */
     rf_split split;
     int64_t samples, step;
     rf_projection_what what;
@@ -71,9 +68,6 @@ static void projector_view_free(projector_view *v)
 
 static void project_job_free(project_job *job)
 {
-    if (job->checkpoint != NULL)
-        g_unlink(job->checkpoint);
-    g_free(job->checkpoint);
     rf_projection_clear(&job->p);
     g_free(job->coords);
     g_strfreev(job->class_names);
@@ -82,19 +76,13 @@ static void project_job_free(project_job *job)
 
 /* ---- the job (a worker thread) ---- */
 
-static bool project(project_job *job, rf_status *st)
+static bool project(void *data, rf_loaded_model *m, rf_status *st)
 {
-    rf_config cfg;
-    rf_config_defaults(&cfg);
-    if (!rf_checkpoint_read_config(job->checkpoint, &cfg, &job->step, st))
-        return false;
-    rf_dataset *ds = rf_dataset_open(&cfg, st);
-    if (ds == NULL)
-        return false;
-    rf_trainer *t = rf_trainer_new_forward(&cfg, ds, st);
+    project_job *job = data;
+    const rf_dataset *ds = m->ds;
+    job->step = m->step;
     rf_pca pca = {0};
-    bool ok = t != NULL && rf_trainer_load(t, job->checkpoint, st) &&
-              rf_projection_collect(t, ds, job->split, job->samples, job->what, &job->p, st) &&
+    bool ok = rf_projection_collect(m->trainer, ds, job->split, job->samples, job->what, &job->p, st) &&
               rf_pca_fit(job->p.vectors, job->p.count, job->p.width, 2, &pca, st);
     if (ok) {
         job->coords = g_new(float, (size_t)job->p.count * 2);
@@ -111,43 +99,15 @@ static bool project(project_job *job, rf_status *st)
         job->split_size = ds->size[job->split];
     }
     rf_pca_clear(&pca);
-    rf_trainer_free(t);
-    rf_dataset_free(ds);
     return ok;
-}
-
-static void project_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-    (void)source;
-    (void)cancellable;
-    rf_status st = {0};
-    if (project(data, &st))
-        g_task_return_boolean(task, TRUE);
-    else
-        g_task_return_new_error(task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", st.msg);
 }
 
 /* ---- the view ---- */
 
-static void set_status(projector_view *v, const char *text)
+static void on_projected(void *view, void *data)
 {
-    gtk_label_set_text(GTK_LABEL(v->status), text);
-    gtk_widget_set_tooltip_text(v->status, text);
-}
-
-static void on_projected(GObject *source, GAsyncResult *result, gpointer user_data)
-{
-    (void)user_data;
-    projector_view *v = g_object_get_data(source, STATE_KEY);
-    project_job *job = g_task_get_task_data(G_TASK(result));
-    g_autoptr(GError) error = NULL;
-    v->computing = FALSE;
-    gtk_widget_set_sensitive(v->compute, TRUE);
-    rf_plot_view_set_pending(v->plot, FALSE);
-    if (!g_task_propagate_boolean(G_TASK(result), &error)) {
-        set_status(v, error->message);
-        return;
-    }
+    projector_view *v = view;
+    project_job *job = data;
     const rf_projection *p = &job->p;
     int64_t right = 0;
     for (int64_t i = 0; i < p->count; i++)
@@ -166,7 +126,7 @@ static void on_projected(GObject *source, GAsyncResult *result, gpointer user_da
     g_strlcpy(v->shown_data, job->data_name, sizeof v->shown_data);
     v->shown_split_size = job->split_size;
     gtk_widget_set_sensitive(v->export_tb, TRUE);
-    set_status(v, title);
+    rf_background_model_say(&v->model, title);
     rf_plot_view_queue_draw(v->plot);
 }
 
@@ -174,45 +134,16 @@ static void on_compute(GtkButton *button, gpointer data)
 {
     (void)button;
     projector_view *v = data;
-    if (v->computing)
+    if (!rf_background_model_ready(&v->model))
         return;
-    RfRunState state = rf_session_get_state(v->session);
-    if (state == RF_RUN_RUNNING || state == RF_RUN_LOADING) {
-        set_status(v, "Pause the run to project the model as it is now");
-        return;
-    }
-    if (state == RF_RUN_IDLE) {
-        set_status(v, "There is no model yet: train a run or open a checkpoint, then Compute");
-        return;
-    }
-    g_autoptr(GError) error = NULL;
-    g_autofree char *path = NULL;
-    int fd = g_file_open_tmp("rangefinder-project-XXXXXX.safetensors", &path, &error);
-    if (fd < 0) {
-        set_status(v, error->message);
-        return;
-    }
-    close(fd);
-    if (!rf_session_save_checkpoint(v->session, path, &error)) {
-        g_unlink(path);
-        set_status(v, error->message);
-        return;
-    }
     project_job *job = g_new0(project_job, 1);
-    job->checkpoint = g_steal_pointer(&path);
     job->split = gtk_drop_down_get_selected(GTK_DROP_DOWN(v->split_menu)) == 1 ? RF_SPLIT_TEST : RF_SPLIT_VAL;
     job->samples = gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(v->samples));
     job->what = gtk_widget_get_sensitive(v->what_menu) &&
                         gtk_drop_down_get_selected(GTK_DROP_DOWN(v->what_menu)) == 1
                     ? RF_PROJECTION_LATENT
                     : RF_PROJECTION_POOL;
-    v->computing = TRUE;
-    gtk_widget_set_sensitive(v->compute, FALSE);
-    rf_plot_view_set_pending(v->plot, TRUE);
-    set_status(v, "Computing…");
-    g_autoptr(GTask) task = g_task_new(v->plot, NULL, on_projected, NULL);
-    g_task_set_task_data(task, job, (GDestroyNotify)project_job_free);
-    g_task_run_in_thread(task, project_in_thread);
+    rf_background_model_start(&v->model, job, (GDestroyNotify)project_job_free);
 }
 
 /* Hover's words for a sample: the session's data set's describe(), else
@@ -295,7 +226,7 @@ static void tensorboard_chosen(const char *path, gpointer data)
         if (rf_projection_write_tensorboard(&v->shown, path, &st)) {
             g_autofree char *done = g_strdup_printf("Wrote tensors.tsv, metadata.tsv and projector_config.pbtxt "
                                                     "into %s", path);
-            set_status(v, done);
+            rf_background_model_say(&v->model, done);
         } else {
             rf_dialog_error(GTK_WINDOW(gtk_widget_get_root(plot)), "Could not export for TensorBoard", st.msg);
         }
@@ -319,14 +250,51 @@ static GtkWidget *labelled(const char *text, GtkWidget *widget)
     return box;
 }
 
+/* The less-used controls, under a menu button so that the toolbar fits
+ * 1024 pixels: the step slider (which cannot move yet) and the TensorBoard
+ * export. */
+static GtkWidget *more_menu(projector_view *v)
+{
+    v->steps = gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, 1, 1);
+    gtk_widget_set_name(v->steps, "projector-steps");
+    gtk_scale_set_draw_value(GTK_SCALE(v->steps), FALSE);
+    gtk_widget_set_size_request(v->steps, 80, -1);
+    gtk_range_set_value(GTK_RANGE(v->steps), 1);
+    gtk_widget_set_sensitive(v->steps, FALSE);
+    gtk_widget_set_tooltip_text(v->steps, ONLY_LAST_CHECKPOINT);
+    v->export_tb = gtk_button_new_with_label("Export for TensorBoard…");
+    gtk_widget_set_name(v->export_tb, "projector-export-tensorboard");
+    gtk_widget_set_tooltip_text(v->export_tb, "The vectors shown, in TensorBoard's projector format (tensors.tsv, "
+                                              "metadata.tsv, projector_config.pbtxt), into a folder "
+                                              "(File → Export Plot writes the figure)");
+    gtk_widget_set_sensitive(v->export_tb, FALSE);
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
+    gtk_widget_set_margin_start(box, 6);
+    gtk_widget_set_margin_end(box, 6);
+    gtk_widget_set_margin_top(box, 6);
+    gtk_widget_set_margin_bottom(box, 6);
+    gtk_box_append(GTK_BOX(box), labelled("Step", v->steps));
+    gtk_box_append(GTK_BOX(box), v->export_tb);
+    GtkWidget *popover = gtk_popover_new();
+    gtk_popover_set_child(GTK_POPOVER(popover), box);
+    GtkWidget *button = gtk_menu_button_new();
+    gtk_widget_set_name(button, "projector-more");
+    gtk_menu_button_set_icon_name(GTK_MENU_BUTTON(button), "view-more-symbolic");
+    gtk_widget_set_tooltip_text(button, "More: the step projected, Export for TensorBoard…");
+    gtk_menu_button_set_popover(GTK_MENU_BUTTON(button), popover);
+    g_signal_connect_swapped(v->export_tb, "clicked", G_CALLBACK(gtk_popover_popdown), popover);
+    g_signal_connect(v->export_tb, "clicked", G_CALLBACK(on_export_tensorboard), v);
+    return button;
+}
+
 static GtkWidget *build_toolbar(projector_view *v)
 {
     GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
-    v->compute = gtk_button_new_with_mnemonic("_Compute");
-    gtk_widget_set_name(v->compute, "project");
-    gtk_widget_add_css_class(v->compute, "suggested-action");
-    gtk_widget_set_tooltip_text(v->compute, "Read the model's representation of the split's first samples (pause a "
-                                            "run first) and reduce it to two coordinates by PCA");
+    GtkWidget *compute = gtk_button_new_with_mnemonic("_Compute");
+    gtk_widget_set_name(compute, "project");
+    gtk_widget_add_css_class(compute, "suggested-action");
+    gtk_widget_set_tooltip_text(compute, "Read the model's representation of the split's first samples (pause a "
+                                         "run first) and reduce it to two coordinates by PCA");
     const char *const splits[] = {"Validation", "Test", NULL};
     v->split_menu = gtk_drop_down_new_from_strings(splits);
     gtk_widget_set_name(v->split_menu, "projector-split");
@@ -346,36 +314,19 @@ static GtkWidget *build_toolbar(projector_view *v)
     gtk_widget_set_tooltip_text(v->colour_menu, "Colour the points by their label, the model's answer, or whether "
                                                 "the answer is right");
     rf_drop_down_tooltip_when_closed(v->colour_menu);
-    v->steps = gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, 1, 1);
-    gtk_widget_set_name(v->steps, "projector-steps");
-    gtk_scale_set_draw_value(GTK_SCALE(v->steps), FALSE);
-    gtk_widget_set_size_request(v->steps, 80, -1);
-    gtk_range_set_value(GTK_RANGE(v->steps), 1);
-    gtk_widget_set_sensitive(v->steps, FALSE);
-    gtk_widget_set_tooltip_text(v->steps, ONLY_LAST_CHECKPOINT);
-    v->export_tb = gtk_button_new_with_label("Export for TensorBoard…");
-    gtk_widget_set_name(v->export_tb, "projector-export-tensorboard");
-    gtk_widget_set_tooltip_text(v->export_tb, "The vectors shown, in TensorBoard's projector format (tensors.tsv, "
-                                              "metadata.tsv, projector_config.pbtxt), into a folder "
-                                              "(File → Export Plot writes the figure)");
-    gtk_widget_set_sensitive(v->export_tb, FALSE);
-    v->status = gtk_label_new("Pause or finish a run, or open a checkpoint, then Compute");
-    gtk_widget_set_name(v->status, "projector-status");
-    gtk_label_set_xalign(GTK_LABEL(v->status), 0);
-    gtk_label_set_ellipsize(GTK_LABEL(v->status), PANGO_ELLIPSIZE_END);
-    gtk_widget_set_hexpand(v->status, TRUE);
-    gtk_widget_add_css_class(v->status, "dim-label");
-    gtk_box_append(GTK_BOX(bar), v->compute);
+    v->model = (rf_background_model){.session = v->session, .plot = v->plot, .button = compute,
+                                     .verb = "project", .busy = "Computing…", .work = project,
+                                     .done = on_projected, .view = v};
+    gtk_box_append(GTK_BOX(bar), compute);
     gtk_box_append(GTK_BOX(bar), v->split_menu);
     gtk_box_append(GTK_BOX(bar), labelled("Samples", v->samples));
     gtk_box_append(GTK_BOX(bar), v->what_menu);
     gtk_box_append(GTK_BOX(bar), labelled("Colour by", v->colour_menu));
-    gtk_box_append(GTK_BOX(bar), labelled("Step", v->steps));
-    gtk_box_append(GTK_BOX(bar), v->export_tb);
-    gtk_box_append(GTK_BOX(bar), v->status);
-    g_signal_connect(v->compute, "clicked", G_CALLBACK(on_compute), v);
+    gtk_box_append(GTK_BOX(bar), more_menu(v));
+    gtk_box_append(GTK_BOX(bar), rf_background_model_status(&v->model, "projector-status", "Pause or finish a run, "
+                                                            "or open a checkpoint, then Compute"));
+    g_signal_connect(compute, "clicked", G_CALLBACK(on_compute), v);
     g_signal_connect(v->colour_menu, "notify::selected", G_CALLBACK(on_colour), v);
-    g_signal_connect(v->export_tb, "clicked", G_CALLBACK(on_export_tensorboard), v);
     return bar;
 }
 

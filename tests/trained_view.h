@@ -1,0 +1,132 @@
+/* What the GUI tests of the views that run the trained model share
+ * (tests/test_gui_evaluation.c, test_gui_attribution.c,
+ * test_gui_projector.c): the real workbench on a tiny full-attention
+ * ListOps run, the view's button refused before any model, the run trained
+ * to its end, then the test's own checks; and the Data view's selection and
+ * the screenshots they all take. */
+#ifndef RF_TESTS_TRAINED_VIEW_H
+#define RF_TESTS_TRAINED_VIEW_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gui_steps.h"
+#include "view_drawing.h"
+#include "widget_find.h"
+#include "workbench_app.h"
+
+/* 300 validation samples, for the Projector's points; trained in well under a second. */
+#define TRAINED_VIEW_VAL 300
+static const char trained_view_config[] = "[data]\ntask = listops\nmax_len = 32\nmin_len = 8\ntrain_size = 64\n"
+                                          "val_size = 300\ntest_size = 16\nbatch = 8\n"
+                                          "[model]\nencoder = full\nlayers = 1\ndim = 16\nheads = 2\nff = 32\n"
+                                          "[train]\nsteps = 8\nlr = 0.01\nwarmup = 0\neval_every = 4\n"
+                                          "log_every = 2\ncheckpoint_every = 0\nthreads = 1\n";
+
+static inline gboolean file_written(gpointer path)
+{
+    return g_file_test(path, G_FILE_TEST_IS_REGULAR);
+}
+
+static inline gboolean data_view_shown(gpointer win)
+{
+    return g_strcmp0(gtk_stack_get_visible_child_name(rf_window_get_stack(win)), "data") == 0;
+}
+
+/* The page's button clicked before any model: the status label's words. */
+static inline const char *click_without_model(RfWindow *win, const char *page, const char *button,
+                                              const char *status)
+{
+    show_page(win, page);
+    GtkWidget *view = gtk_stack_get_child_by_name(rf_window_get_stack(win), page);
+    g_signal_emit_by_name(find_named(view, button), "clicked");
+    return gtk_label_get_text(GTK_LABEL(find_named(view, status)));
+}
+
+/* The Data view's selected sample and split (G_MAXUINT where there is none). */
+static inline void data_view_selection(RfWindow *win, guint *selected, guint *split)
+{
+    GtkWidget *data = gtk_stack_get_child_by_name(rf_window_get_stack(win), "data");
+    g_autoptr(GPtrArray) lists = g_ptr_array_new();
+    collect(data, GTK_TYPE_LIST_VIEW, lists);
+    g_autoptr(GPtrArray) menus = g_ptr_array_new();
+    collect(data, GTK_TYPE_DROP_DOWN, menus);
+    GtkSelectionModel *model = NULL;   /* the sample list's, not a drop-down's (those sit in popovers) */
+    for (guint i = 0; i < lists->len; i++)
+        if (gtk_widget_get_ancestor(g_ptr_array_index(lists, i), GTK_TYPE_POPOVER) == NULL)
+            model = gtk_list_view_get_model(g_ptr_array_index(lists, i));
+    *selected = model != NULL && GTK_IS_SINGLE_SELECTION(model)
+                    ? gtk_single_selection_get_selected(GTK_SINGLE_SELECTION(model))
+                    : G_MAXUINT;
+    /* the Data view's drop-downs: the data set, then the split */
+    *split = menus->len > 1 ? gtk_drop_down_get_selected(g_ptr_array_index(menus, 1)) : G_MAXUINT;
+}
+
+/* After `what` (a click that opens a sample): the Data view comes forward
+ * with `sample` of `split` selected. */
+static inline void check_data_view_shows(RfWindow *win, const char *what, rf_split split, int64_t sample)
+{
+    tap_ok(spin_until(data_view_shown, win, 5.0), "%s brings the Data view forward", what);
+    spin_for(0.5);
+    guint selected, chosen;
+    data_view_selection(win, &selected, &chosen);
+    tap_ok(selected == (guint)sample && chosen == (guint)split,
+           "the Data view shows %s sample #%lld (selected %u, split %u)", rf_split_name(split), (long long)sample,
+           selected, chosen);
+}
+
+/* The session's model saved as `dir`/model.safetensors for the command
+ * line: its path. */
+static inline char *save_model_for_cli(RfWindow *win, const char *dir)
+{
+    char *path = g_build_filename(dir, "model.safetensors", NULL);
+    g_autoptr(GError) error = NULL;
+    tap_ok(rf_session_save_checkpoint(rf_window_get_session(win), path, &error), "the model is saved for the CLI (%s)",
+           error != NULL ? error->message : "");
+    return path;
+}
+
+/* RF_SCREENSHOT_DIR set: the window at 1024 x 600 and 1920 x 1080
+ * (NAME-WxH.png), and at the docs' size (screenshot-NAME.png). */
+static inline void view_screenshots(RfWindow *win, const char *name)
+{
+    if (g_getenv("RF_SCREENSHOT_DIR") == NULL)
+        return;
+    static const int sizes[][2] = {{1024, 600}, {1920, 1080}};
+    for (int i = 0; i < 2; i++) {
+        gtk_window_set_default_size(GTK_WINDOW(win), sizes[i][0], sizes[i][1]);
+        spin_for(0.8);
+        g_autofree char *shot = g_strdup_printf("%s-%dx%d", name, sizes[i][0], sizes[i][1]);
+        screenshot(win, shot);
+    }
+    size_for_screenshots(win);
+    spin_for(0.8);
+    screenshot(win, name);
+}
+
+/* The test's main: argv[1] is the rangefinder executable; `before` runs on
+ * the workbench before any model, `check` after the run finished (with
+ * the executable and a scratch folder, removed afterwards). */
+static inline int trained_view_main(int argc, char **argv, const char *what, void (*before)(RfWindow *win),
+                                    void (*check)(RfWindow *win, const char *rangefinder, const char *dir))
+{
+    g_autofree char *dir = g_dir_make_tmp("rf-gui-view-XXXXXX", NULL);
+    if (argc < 2) {
+        tap_skip(what, "no rangefinder executable given");
+        return tap_done();
+    }
+    RfApplication *app = NULL;
+    RfWindow *win = open_workbench(dir, trained_view_config, &app);
+    if (win == NULL)
+        return tap_done();
+    before(win);
+    if (train_run(win, "tiny"))   /* these views read the model itself: no probes waited for */
+        check(win, argv[1], dir);
+    close_workbench(win, app);
+    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        tap_ok(FALSE, "remove %s", dir);
+    return tap_done();
+}
+
+#endif
