@@ -3,103 +3,17 @@
  * emulator's thread timing perturbed differently each time (emu.h,
  * rf_emu::perturb_timing), give bit-identical losses and weights. This is
  * what lets test_cuda_backend.cc compare two GPU runs bit for bit. */
-#include <stdio.h>
-#include <string.h>
-
-#include <vector>
-
-extern "C" {
-#include "../core/config.h"
-#include "../core/device.h"
-#include "../core/params.h"
-#include "../core/train.h"
-#include "../datasets/datasets.h"
-}
-#include "../kernels/backend.h"
-#include "../kernels/cuda_compat.h"
+#include "cuda_emu_trainer.h"
 #include "tap.h"
 
 enum { STEPS = 4 };
-
-static bool emu_count(int *n, rf_status *st)
-{
-    (void)st;
-    *n = 1;
-    return true;
-}
-
-static bool emu_describe(int i, char *name, size_t size, size_t *memory_bytes, rf_status *st)
-{
-    (void)i;
-    (void)st;
-    snprintf(name, size, "CUDA emulator (tests/cuda_emu)");
-    *memory_bytes = 0;
-    return true;
-}
-
-/* test_cuda_backend.cc's small model: every row shares token ids with
- * others (vocabulary 9), so the embedding's gradient adds many rows into
- * one table row. */
-static rf_config tiny(const char *encoder)
-{
-    rf_config cfg;
-    rf_config_defaults(&cfg);
-    strcpy(cfg.data.task, "random");
-    cfg.data.batch = 2;
-    cfg.data.max_len = 13;
-    cfg.data.min_len = 4;
-    cfg.data.vocab = 9;
-    cfg.data.classes = 3;
-    cfg.data.train_size = 64;
-    cfg.data.val_size = 8;
-    cfg.data.test_size = 8;
-    strcpy(cfg.model.encoder, encoder);
-    cfg.model.layers = 1;
-    cfg.model.dim = 12;
-    cfg.model.heads = 3;
-    cfg.model.ff = 20;
-    cfg.model.dropout = 0.1f;
-    cfg.model.window = 4;
-    cfg.model.rank = 3;
-    cfg.model.segment = 5;
-    cfg.model.latent = 3;
-    strcpy(cfg.model.lmax, "3");
-    strcpy(cfg.model.rmax, "2");
-    cfg.train.steps = STEPS;
-    cfg.train.lr = 3e-3f;
-    cfg.train.warmup = 2;
-    cfg.train.eval_every = 0;
-    cfg.train.checkpoint_every = 0;
-    cfg.train.log_every = 1;
-    cfg.train.seed = 5;
-    strcpy(cfg.train.device, "cuda");
-    return cfg;
-}
-
-struct run_result {
-    std::vector<float> loss, weights;
-};
 
 /* STEPS steps of `cfg` on the emulated GPU with the threads' timing
  * perturbed by `seed`: each step's loss, then the weights. */
 static bool run_perturbed(const rf_config &cfg, unsigned seed, run_result *r, rf_status *st)
 {
     rf_emu::perturb_timing(seed);
-    rf_dataset *ds = rf_dataset_open(&cfg, st);
-    rf_trainer *t = ds != NULL ? rf_trainer_new(&cfg, ds, st) : NULL;
-    bool ok = t != NULL;
-    for (int s = 0; ok && s < STEPS; s++) {
-        rf_metrics m;
-        ok = rf_trainer_step(t, &m, st);
-        r->loss.push_back(ok ? m.loss : 0.0f);
-    }
-    if (ok) {
-        const rf_params *p = rf_trainer_params(t);
-        cudaDeviceSynchronize();
-        r->weights.assign(p->value, p->value + p->total);
-    }
-    rf_trainer_free(t);
-    rf_dataset_free(ds);
+    bool ok = train_steps(cfg, r, st);
     rf_emu::perturb_timing(0);
     return ok;
 }
@@ -107,7 +21,7 @@ static bool run_perturbed(const rf_config &cfg, unsigned seed, run_result *r, rf
 /* Three runs, each with its own timing: the second and third against the first. */
 static void check_encoder(const char *encoder)
 {
-    rf_config cfg = tiny(encoder);
+    rf_config cfg = tiny_gpu_config(encoder, STEPS, 2);
     run_result first;
     rf_status st = {};
     if (!tap_ok(run_perturbed(cfg, 1, &first, &st), "%s: %d steps on the emulated GPU, thread timing perturbed",
@@ -137,9 +51,7 @@ static void check_encoder(const char *encoder)
 
 int main(void)
 {
-    static rf_device_backend emulated = {RF_DEVICE_CUDA, "cuda", emu_count, emu_describe, NULL, NULL};
-    emulated.exec = rf_cuda_backend();
-    rf_device_register(&emulated);
+    register_emulated_gpu();
     for (const char *e : {"full", "talk"})
         check_encoder(e);
     return tap_done();
