@@ -35,12 +35,14 @@ static bool emu_describe(int i, char *name, size_t size, size_t *memory_bytes, r
     return true;
 }
 
-/* train.device = cuda runs the CUDA backend on the emulator */
-static inline void register_emulated_gpu(void)
+/* train.device = cuda runs the CUDA backend on the emulator; returns the
+ * device table's entry */
+static inline rf_device_backend *register_emulated_gpu(void)
 {
     static rf_device_backend emulated = {RF_DEVICE_CUDA, "cuda", emu_count, emu_describe, NULL, NULL};
     emulated.exec = rf_cuda_backend();
     rf_device_register(&emulated);
+    return &emulated;
 }
 
 /* A small model on the emulated GPU: every row shares token ids with others

@@ -41,21 +41,7 @@ extern "C" {
 enum { STEPS = 10 };
 
 #if defined(RF_CUDA_EMULATE)
-static bool emu_count(int *n, rf_status *st)
-{
-    (void)st;
-    *n = 1;
-    return true;
-}
-
-static bool emu_describe(int i, char *name, size_t size, size_t *memory_bytes, rf_status *st)
-{
-    (void)i;
-    (void)st;
-    snprintf(name, size, "CUDA emulator (tests/cuda_emu)");
-    *memory_bytes = 0;
-    return true;
-}
+#include "cuda_emu_trainer.h"   /* register_emulated_gpu */
 #else
 #include "../kernels/cuda_device.h"
 #endif
@@ -450,9 +436,7 @@ int main(void)
 {
     static const char *const encoders[] = {"full", "ls", "linear", "talk", "blrp", "maelre"};
 #if defined(RF_CUDA_EMULATE)
-    static rf_device_backend emulated = {RF_DEVICE_CUDA, "cuda", emu_count, emu_describe, NULL, NULL};
-    emulated.exec = rf_cuda_backend();
-    rf_device_register(&emulated);
+    rf_device_backend *emulated = register_emulated_gpu();
 #else
     rf_cuda_register();   /* the real GPU, where there is one */
 #endif
@@ -472,7 +456,7 @@ int main(void)
         check_encoder(e);
     check_queued_steps();
 #if defined(RF_CUDA_EMULATE)
-    check_ranks_refused(&emulated);
+    check_ranks_refused(emulated);
 #endif
     return tap_done();
 }
