@@ -4,25 +4,11 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/model_input.h"
 #include "cli.h"
 #include "npy.h"
 
 #define CHECKPOINT_FILE "checkpoint.safetensors"
-
-static void differs(GString *s, const char *what, const char *mine, const char *theirs)
-{
-    g_string_append_printf(s, "%s%s %s against %s", s->len > 0 ? ", " : "", what, mine, theirs);
-}
-
-static void differs_int(GString *s, const char *what, int mine, int theirs)
-{
-    char m[16], t[16];
-    if (mine == theirs)
-        return;
-    g_snprintf(m, sizeof m, "%d", mine);
-    g_snprintf(t, sizeof t, "%d", theirs);
-    differs(s, what, m, t);
-}
 
 char *rf_against_file(const char *other)
 {
@@ -37,21 +23,9 @@ gboolean rf_against_open(rf_saved_model *b, const rf_saved_model *a, const char 
         g_prefix_error(error, "--against: ");
         return FALSE;
     }
-    const rf_dataset *da = a->ds, *db = b->ds;
-    g_autoptr(GString) why = g_string_new(NULL);
-    if (strcmp(a->cfg.data.task, b->cfg.data.task) != 0)
-        differs(why, "data.task", b->cfg.data.task, a->cfg.data.task);
-    if (da->feat_dim != db->feat_dim)
-        differs_int(why, "features per position", db->feat_dim, da->feat_dim);
-    else if (da->feat_dim == 0)
-        differs_int(why, "vocabulary", db->vocab, da->vocab);
-    differs_int(why, "input length", db->seq_len, da->seq_len);
-    differs_int(why, "classes", db->classes, da->classes);
-    if (why->len == 0)
-        return TRUE;
-    g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "%s cannot be compared with %s: their models differ in %s",
-                other, a_path, why->str);
-    return FALSE;
+    rf_status st = {0};
+    return rf_model_inputs_comparable(a->cfg.data.task, a->ds, a_path, b->cfg.data.task, b->ds, other, &st) ||
+           rf_cli_fail_status(error, &st);
 }
 
 gboolean rf_against_write(const char *path, int ndim, const int64_t *dims, const float *a, const float *b,
