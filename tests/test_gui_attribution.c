@@ -263,7 +263,8 @@ static void check_compare(RfWindow *win, const char *rangefinder, const char *di
                strcmp(gtk_string_list_get_string(GTK_STRING_LIST(items), chosen), base) == 0,
            "Compare with shows the checkpoint chosen");
     g_signal_emit_by_name(find_named(page, "attribution-compute"), "clicked");
-    if (!tap_ok(spin_until(compared, page, 60.0), "Compute in compare mode draws three panels (%s)",
+    gboolean done = spin_until(compared, page, 60.0);
+    if (!tap_ok(done, "Compute in compare mode draws three panels (%s)",
                 gtk_label_get_text(GTK_LABEL(find_named(page, "attribution-status")))))
         return;
     rf_attribution_figure *fig = rf_plot_view_get_figure(rf_view_get_plot(page))->data;
