@@ -2,7 +2,6 @@
 #include "inspect_against.h"
 
 #include <math.h>
-#include <string.h>
 
 #include "../core/model_input.h"
 #include "cli.h"
