@@ -16,7 +16,8 @@
  *   - compared with a checkpoint of the same task at step 2 (trained by the
  *     CLI), Compute draws three panels (A, B, A − B) whose values are
  *     `inspect --against`'s file, row by row, on one diverging colour range
- *     of the CLI's "range" (max |A|, |B|), its legend saying it is shared.
+ *     of the CLI's "range" (max |A|, |B|), its legend naming all three; a
+ *     model of another input length is refused with the CLI's sentence.
  * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: also writes
  * screenshot-attribution.png (1600 x 1000, for docs/), the window at
  * 1024 x 600 and 1920 x 1080, and the Data view with the overlay. */
@@ -200,6 +201,11 @@ static gboolean compared(gpointer page)
     return rf_attribution_figure_panels(rf_plot_view_get_figure(plot)->data) == 3;
 }
 
+static gboolean not_computing(gpointer page)
+{
+    return gtk_widget_get_sensitive(find_named(page, "attribution-compute"));
+}
+
 /* `rangefinder ARGS...` run to its end; its stdout (NULL on failure). */
 static char *cli_run(const char *const *argv)
 {
@@ -283,6 +289,20 @@ static void check_compare(RfWindow *win, const char *rangefinder, const char *di
            "one diverging range for the three panels, the CLI's shared range %g (drawn %g), the legend names all three",
            range, scale.vmax);
     view_screenshots(win, "attribution-compare");
+
+    /* a model of another input length is refused with the CLI's sentence */
+    g_autofree char *longer = g_build_filename(dir, "longer-run", NULL);
+    g_autofree char *longer_ckpt = g_build_filename(longer, "checkpoint.safetensors", NULL);
+    const char *train_longer[] = {rangefinder, "train", "--config", ini, "--set", "train.steps=1", "--set",
+                                  "data.max_len=40", "--out", longer, NULL};
+    g_autofree char *trained_longer = cli_run(train_longer);
+    rf_attribution_view_compare_with(page, longer_ckpt);
+    g_signal_emit_by_name(find_named(page, "attribution-compute"), "clicked");
+    spin_until(not_computing, page, 60.0);
+    const char *said = gtk_label_get_text(GTK_LABEL(find_named(page, "attribution-status")));
+    tap_ok(trained_longer != NULL && strstr(said, "cannot be compared with this model: their models differ in "
+                                                  "input length 40 against 32") != NULL,
+           "a model of another input length is refused in one sentence: %s", said);
     rf_attribution_view_compare_with(page, NULL);
 }
 
