@@ -24,6 +24,7 @@
 #include "../datasets/featurise.h"
 #include "cli.h"
 #include "commands.h"
+#include "inspect_against.h"
 #include "inspect_attribution.h"
 #include "npy.h"
 #include "saved_model.h"
@@ -57,7 +58,9 @@ static char *output_path(const char *out, int probes, const char *name)
     return g_build_filename(out, file, NULL);
 }
 
-static gboolean write_probes(const rf_probe_set *ps, const char *out, GError **error)
+/* Each probe of ps as a .npy; with `other` (the same probes from --against)
+ * A, B and A - B stacked as [3, ...] (inspect_against.h). */
+static gboolean write_probes(const rf_probe_set *ps, const rf_probe_set *other, const char *out, GError **error)
 {
     if (out != NULL && ps->count > 1 && g_mkdir_with_parents(out, 0755) != 0) {
         g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "cannot create %s: %s", out, g_strerror(errno));
@@ -66,77 +69,133 @@ static gboolean write_probes(const rf_probe_set *ps, const char *out, GError **e
     for (int i = 0; i < ps->count; i++) {
         const rf_probe_value *v = &ps->values[i];
         g_autofree char *path = output_path(out, ps->count, v->name);
-        if (!rf_npy_write(path, v->shape.ndim, v->shape.dim, v->data, error))
+        double range = 0;
+        if (other == NULL ? !rf_npy_write(path, v->shape.ndim, v->shape.dim, v->data, error)
+                          : !rf_against_write(path, v->shape.ndim, v->shape.dim, v->data, other->values[i].data,
+                                              &range, error))
             return FALSE;
         g_autoptr(GString) shape = g_string_new("[");
+        if (other != NULL)
+            g_string_append(shape, "3, ");
         for (int d = 0; d < v->shape.ndim; d++)
             g_string_append_printf(shape, "%s%lld", d > 0 ? ", " : "", (long long)v->shape.dim[d]);
         g_string_append_c(shape, ']');
-        printf("%s %s -> %s\n", v->name, shape->str, path);
+        if (other != NULL)
+            printf("%s %s (A, B, A - B; shared range %.6g) -> %s\n", v->name, shape->str, range, path);
+        else
+            printf("%s %s -> %s\n", v->name, shape->str, path);
     }
     return TRUE;
 }
 
-static gboolean inspect(rf_saved_model *sm, rf_split split, int64_t sample, const char *const *probes,
-                        const char *out, GError **error)
+/* The named probes of one checkpoint for a sample, its line printed
+ * (after `who`, when comparing); NULL on failure. */
+static rf_probe_set *probe_sample(rf_saved_model *sm, const char *who, rf_split split, int64_t sample,
+                                  const char *const *probes, GError **error)
 {
     int64_t size = sm->ds->size[split];
     if (sample >= size) {
         g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
                     "--sample %lld is out of range: the %s split has %lld samples (0..%lld)", (long long)sample,
                     rf_split_name(split), (long long)size, (long long)size - 1);
-        return FALSE;
+        return NULL;
     }
     rf_model *m = rf_trainer_model(sm->trainer);
     rf_status st = {0};
     rf_probe_set *ps = rf_probe_set_new(m->graph, probes, (int)g_strv_length((char **)probes),
                                         (int)(sample % m->batch), &st);
-    if (ps == NULL)
-        return rf_cli_fail_status(error, &st);
     rf_inspection r;
-    gboolean ok = rf_trainer_inspect(sm->trainer, split, sample, ps, &r, &st) || rf_cli_fail_status(error, &st);
-    if (ok) {
-        printf("%s sample %lld (batch %lld, row %d) at step %lld: label %d, predicted %d, loss %.4f\n",
-               rf_split_name(split), (long long)sample, (long long)r.batch_index, r.row, (long long)sm->step,
-               r.label, r.predicted, r.loss);
-        ok = write_probes(ps, out, error);
+    if (ps == NULL || !rf_trainer_inspect(sm->trainer, split, sample, ps, &r, &st)) {
+        rf_probe_set_free(ps);
+        rf_cli_fail_status(error, &st);
+        return NULL;
     }
-    rf_probe_set_free(ps);
-    return ok;
+    printf("%s%s%s sample %lld (batch %lld, row %d) at step %lld: label %d, predicted %d, loss %.4f\n",
+           who != NULL ? who : "", who != NULL ? ": " : "", rf_split_name(split), (long long)sample,
+           (long long)r.batch_index, r.row, (long long)sm->step, r.label, r.predicted, r.loss);
+    return ps;
 }
 
-/* An outside input: featurised through the data set, then inspected. */
-static gboolean inspect_input(rf_saved_model *sm, const char *path, const char *text, const char *const *probes,
-                              const char *out, GError **error)
+/* The same for an outside input (x: featurised by the data set). */
+static rf_probe_set *probe_input(rf_saved_model *sm, const char *who, const char *name, const rf_outside_input *in,
+                                 const char *const *probes, GError **error)
 {
     const rf_dataset *ds = sm->ds;
     rf_model *m = rf_trainer_model(sm->trainer);
-    g_autofree float *x = g_new0(float, (size_t)ds->seq_len * (size_t)MAX(1, ds->feat_dim));
     g_autofree float *probs = g_new0(float, ds->classes);
     rf_status st = {0};
-    rf_outside_input in = {x, 0};
-    if (!rf_dataset_featurise(ds, path, text, x, &in.len, &st))
-        return rf_cli_fail_status(error, &st);
     rf_probe_set *ps = rf_probe_set_new(m->graph, probes, (int)g_strv_length((char **)probes), 0, &st);
-    if (ps == NULL)
-        return rf_cli_fail_status(error, &st);
     rf_inspection r;
-    gboolean ok = rf_trainer_inspect_input(sm->trainer, &in, ps, &r, probs, &st) || rf_cli_fail_status(error, &st);
-    if (ok) {
-        char name[128];
-        printf("input %s at step %lld: predicted %d (%s), probability %.4f\n", rf_input_name(path, text, name,
-               sizeof name), (long long)sm->step, r.predicted,
-               ds->class_names != NULL ? ds->class_names[r.predicted] : "no class names", probs[r.predicted]);
-        ok = write_probes(ps, out, error);
+    if (ps == NULL || !rf_trainer_inspect_input(sm->trainer, in, ps, &r, probs, &st)) {
+        rf_probe_set_free(ps);
+        rf_cli_fail_status(error, &st);
+        return NULL;
     }
-    rf_probe_set_free(ps);
+    printf("%s%sinput %s at step %lld: predicted %d (%s), probability %.4f\n", who != NULL ? who : "",
+           who != NULL ? ": " : "", name, (long long)sm->step, r.predicted,
+           ds->class_names != NULL ? ds->class_names[r.predicted] : "no class names", probs[r.predicted]);
+    return ps;
+}
+
+/* --against: B's probes must have A's shapes (models of another width
+ * have other maps). */
+static gboolean same_shapes(const rf_probe_set *a, const rf_probe_set *b, const char *file_a, const char *file_b,
+                            GError **error)
+{
+    for (int i = 0; i < a->count; i++) {
+        const rf_shape *sa = &a->values[i].shape, *sb = &b->values[i].shape;
+        if (sa->ndim == sb->ndim && memcmp(sa->dim, sb->dim, (size_t)sa->ndim * sizeof sa->dim[0]) == 0)
+            continue;
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
+                    "probe %s has another shape in %s than in %s: their models differ in size", a->values[i].name,
+                    file_b, file_a);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* A sample or an outside input (path or text) through one checkpoint, or
+ * two (against: B beside A), its probes written. */
+typedef struct probe_job {
+    rf_split split;
+    int64_t sample;
+    const char *path, *text;
+    const char *const *probes;
+    const char *out;
+    const char *checkpoint, *against_path;
+} probe_job;
+
+static gboolean inspect(rf_saved_model *sm, rf_saved_model *against, const probe_job *job, GError **error)
+{
+    const rf_dataset *ds = sm->ds;
+    bool outside = job->path != NULL || job->text != NULL;
+    g_autofree float *x = g_new0(float, (size_t)ds->seq_len * (size_t)MAX(1, ds->feat_dim));
+    rf_outside_input in = {x, 0};
+    char name[128];
+    rf_status st = {0};
+    if (outside && !rf_dataset_featurise(ds, job->path, job->text, x, &in.len, &st))
+        return rf_cli_fail_status(error, &st);
+    if (outside)
+        rf_input_name(job->path, job->text, name, sizeof name);
+    const char *who_a = against != NULL ? job->checkpoint : NULL;
+    rf_probe_set *a = outside ? probe_input(sm, who_a, name, &in, job->probes, error)
+                              : probe_sample(sm, who_a, job->split, job->sample, job->probes, error);
+    rf_probe_set *b = NULL;
+    if (a != NULL && against != NULL)
+        b = outside ? probe_input(against, job->against_path, name, &in, job->probes, error)
+                    : probe_sample(against, job->against_path, job->split, job->sample, job->probes, error);
+    gboolean ok = a != NULL && (against == NULL || (b != NULL && same_shapes(a, b, job->checkpoint,
+                                                                               job->against_path, error)));
+    ok = ok && write_probes(a, b, job->out, error);
+    rf_probe_set_free(a);
+    rf_probe_set_free(b);
     return ok;
 }
 
 int rf_cmd_inspect(int argc, char **argv)
 {
     g_autofree char *checkpoint = NULL, *split_name = NULL, *out = NULL, *input = NULL, *text = NULL;
-    g_autofree char *method = NULL, *baseline = NULL;
+    g_autofree char *method = NULL, *baseline = NULL, *against_path = NULL;
     g_auto(GStrv) sets = NULL, probes = NULL;
     gint64 sample = G_MININT64;   /* not given */
     gboolean list = FALSE;
@@ -169,6 +228,9 @@ int rf_cmd_inspect(int argc, char **argv)
         {"baseline", 0, 0, G_OPTION_ARG_STRING, &baseline,
          "Attribution of features: zero (black; the default), mean (the training split's mean sample) or "
          "silence (audio folders' default)", "NAME"},
+        {"against", 0, 0, G_OPTION_ARG_FILENAME, &against_path,
+         "Compare with a second checkpoint (a file or a run folder) taking the same input: each output holds "
+         "A, B and A - B as one [3, ...] array", "OTHER"},
         G_OPTION_ENTRY_NULL,
     };
     g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
@@ -189,7 +251,9 @@ int rf_cmd_inspect(int argc, char **argv)
         "  rangefinder inspect --checkpoint runs/default/checkpoint.safetensors \\\n"
         "      --text '[MAX 2 9 [MIN 4 7 ] 0 ]' --probe layer0.attn.probs\n"
         "  rangefinder inspect --checkpoint runs/default/checkpoint.safetensors --sample 3 \\\n"
-        "      --attribution ig --steps 64 --out ig.npy\n");
+        "      --attribution ig --steps 64 --out ig.npy\n"
+        "  rangefinder inspect --checkpoint runs/b/checkpoint.safetensors --sample 3 \\\n"
+        "      --against runs/a --attribution ig --out both.npy\n");
 
     g_autoptr(GError) error = NULL;
     if (!rf_cli_parse(ctx, "inspect", &argc, &argv, &error))
@@ -215,25 +279,34 @@ int rf_cmd_inspect(int argc, char **argv)
         problem = "--input and --text inspect an outside input: they take no --split or --sample";
     else if (sample < 0 && sample != G_MININT64)
         problem = "--sample must be 0 or more";
+    else if (list && against_path != NULL)
+        problem = "--list takes no --against";
     if (problem != NULL) {
         g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "%s (see `rangefinder inspect --help`)", problem);
         return rf_cli_report(error);
     }
 
-    rf_saved_model sm;
+    rf_saved_model sm, against = {0};
     /* an outside input has no label, so no gradient: forward only */
     gboolean outside = input != NULL || text != NULL;
     /* attribution needs no parameter gradient: forward-only, values-only store */
-    gboolean ok = rf_saved_model_open(&sm, checkpoint, (const char *const *)sets, outside || method != NULL, &error);
+    gboolean forward_only = outside || method != NULL;
+    gboolean ok = rf_saved_model_open(&sm, checkpoint, (const char *const *)sets, forward_only, &error);
+    g_autofree char *against_file = against_path != NULL ? rf_against_file(against_path) : NULL;
+    if (ok && against_file != NULL)
+        ok = rf_against_open(&against, &sm, checkpoint, against_file, (const char *const *)sets, forward_only,
+                             &error);
+    rf_saved_model *other = against_path != NULL ? &against : NULL;
     if (ok && list)
         print_taps(rf_trainer_model(sm.trainer)->graph);
     else if (ok && method != NULL)
         ok = rf_inspect_attribution(&sm, &(rf_attr_cli){request, baseline, out != NULL ? out : "attribution.npy",
-                                                        split, MAX(sample, 0), input, text}, &error);
-    else if (ok && outside)
-        ok = inspect_input(&sm, input, text, (const char *const *)probes, out, &error);
+                                                        split, MAX(sample, 0), input, text, other, checkpoint,
+                                                        against_file}, &error);
     else if (ok)
-        ok = inspect(&sm, split, MAX(sample, 0), (const char *const *)probes, out, &error);
+        ok = inspect(&sm, other, &(probe_job){split, MAX(sample, 0), input, text, (const char *const *)probes, out,
+                                              checkpoint, against_file}, &error);
+    rf_saved_model_clear(&against);
     rf_saved_model_clear(&sm);
     return ok ? RF_EXIT_OK : rf_cli_report(error);
 }

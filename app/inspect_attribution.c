@@ -9,6 +9,7 @@
 #include "../datasets/featurise.h"
 #include "../ui/figures/position_words.h"
 #include "cli.h"
+#include "inspect_against.h"
 #include "json_line.h"
 #include "npy.h"
 
@@ -107,43 +108,106 @@ static char *top_positions(const rf_dataset *ds, const float *x, const rf_attrib
     return g_string_free(g_steal_pointer(&s), FALSE);
 }
 
-static void print_summary(const rf_saved_model *sm, const rf_attr_cli *cli, const float *x, const rf_attribution *a)
+/* The input and the request: what both sides of a comparison share. */
+static void summary_common(rf_json_line *j, const rf_saved_model *sm, const rf_attr_cli *cli, const rf_attribution *a)
 {
     const rf_dataset *ds = sm->ds;
     rf_attr_method m = cli->request.method;
-    rf_json_line j;
-    rf_json_begin(&j);
-    rf_json_str(&j, "method", rf_attr_method_name(m));
+    rf_json_str(j, "method", rf_attr_method_name(m));
     if (cli->path != NULL || cli->text != NULL) {
         char name[128];
-        rf_json_str(&j, "input", rf_input_name(cli->path, cli->text, name, sizeof name));
+        rf_json_str(j, "input", rf_input_name(cli->path, cli->text, name, sizeof name));
     } else {
-        rf_json_str(&j, "split", rf_split_name(cli->split));
-        rf_json_int(&j, "sample", cli->sample);
+        rf_json_str(j, "split", rf_split_name(cli->split));
+        rf_json_int(j, "sample", cli->sample);
     }
-    rf_json_int(&j, "step", sm->step);
-    rf_json_int(&j, "target", a->target);
-    rf_json_str(&j, "target_name", ds->class_names != NULL ? ds->class_names[a->target] : NULL);
-    rf_json_int(&j, "predicted", a->predicted);
-    rf_json_int(&j, "positions", a->len);
-    rf_json_str(&j, "baseline", ds->feat_dim == 0 ? "padding"
-                                : cli->baseline != NULL ? cli->baseline
-                                : rf_audio_folder_sample_rate(ds) > 0 ? "silence" : "zero");
+    rf_json_int(j, "target", a->target);
+    rf_json_str(j, "target_name", ds->class_names != NULL ? ds->class_names[a->target] : NULL);
+    rf_json_int(j, "positions", a->len);
+    rf_json_str(j, "baseline", ds->feat_dim == 0 ? "padding"
+                               : cli->baseline != NULL ? cli->baseline
+                               : rf_audio_folder_sample_rate(ds) > 0 ? "silence" : "zero");
     if (m == RF_ATTR_IG)
-        rf_json_int(&j, "steps", cli->request.steps);
+        rf_json_int(j, "steps", cli->request.steps);
     if (m == RF_ATTR_OCCLUSION) {
-        rf_json_int(&j, "window", cli->request.window);
-        rf_json_int(&j, "stride", cli->request.stride);
+        rf_json_int(j, "window", cli->request.window);
+        rf_json_int(j, "stride", cli->request.stride);
     }
-    rf_json_num(&j, "f_input", a->fx);
-    rf_json_num(&j, "f_baseline", a->fbase);
-    rf_json_num(&j, "sum", a->sum);
-    if (m == RF_ATTR_IG)
-        rf_json_num(&j, "completeness_error", a->completeness);
-    g_autofree char *top = top_positions(ds, x, a);
-    rf_json_raw(&j, "top", top);
+}
+
+/* One checkpoint's own numbers (probs: its class probabilities, or NULL). */
+static void summary_side(rf_json_line *j, const rf_saved_model *sm, const rf_attr_cli *cli, const float *x,
+                         const rf_attribution *a, const float *probs)
+{
+    rf_json_int(j, "step", sm->step);
+    rf_json_int(j, "predicted", a->predicted);
+    if (probs != NULL)
+        rf_json_num_array(j, "probabilities", probs, sm->ds->classes);
+    rf_json_num(j, "f_input", a->fx);
+    rf_json_num(j, "f_baseline", a->fbase);
+    rf_json_num(j, "sum", a->sum);
+    if (cli->request.method == RF_ATTR_IG)
+        rf_json_num(j, "completeness_error", a->completeness);
+    g_autofree char *top = top_positions(sm->ds, x, a);
+    rf_json_raw(j, "top", top);
+}
+
+static void print_summary(const rf_saved_model *sm, const rf_attr_cli *cli, const float *x, const rf_attribution *a)
+{
+    rf_json_line j;
+    rf_json_begin(&j);
+    summary_common(&j, sm, cli, a);
+    summary_side(&j, sm, cli, x, a, NULL);
     rf_json_str(&j, "out", cli->out);
     rf_json_print(&j);
+}
+
+/* One side of a comparison as a JSON object: its file, prediction,
+ * probabilities and numbers. */
+static char *side_object(rf_saved_model *sm, const char *file, const rf_attr_cli *cli, const rf_outside_input *in,
+                         const rf_attribution *a, GError **error)
+{
+    g_autofree float *probs = g_new0(float, sm->ds->classes);
+    rf_status st = {0};
+    if (!rf_saved_model_classify(sm, in, 1, probs, &st)) {
+        rf_cli_fail_status(error, &st);
+        return NULL;
+    }
+    rf_json_line j;
+    rf_json_begin(&j);
+    rf_json_str(&j, "checkpoint", file);
+    summary_side(&j, sm, cli, in->x, a, probs);
+    return rf_json_end(&j);
+}
+
+/* --against: B explains A's target on the same input; one [3, ...] file. */
+static gboolean compare(rf_saved_model *sm, const rf_attr_cli *cli, const rf_outside_input *in,
+                        const rf_attr_request *r, const rf_attribution *a, int ndim, const int64_t *dims,
+                        GError **error)
+{
+    rf_attr_request rb = *r;
+    rb.target = a->target;
+    rf_attribution b;
+    rf_status st = {0};
+    if (!rf_trainer_attribute(cli->against->trainer, in, &rb, &b, &st))
+        return rf_cli_fail_status(error, &st);
+    double range = 0;
+    g_autofree char *side_a = NULL, *side_b = NULL;
+    gboolean ok = rf_against_write(cli->out, ndim, dims, a->values, b.values, &range, error) &&
+                  (side_a = side_object(sm, cli->checkpoint, cli, in, a, error)) != NULL &&
+                  (side_b = side_object(cli->against, cli->against_path, cli, in, &b, error)) != NULL;
+    if (ok) {
+        rf_json_line j;
+        rf_json_begin(&j);
+        summary_common(&j, sm, cli, a);
+        rf_json_raw(&j, "a", side_a);
+        rf_json_raw(&j, "b", side_b);
+        rf_json_num(&j, "range", range);
+        rf_json_str(&j, "out", cli->out);
+        rf_json_print(&j);
+    }
+    rf_attribution_clear(&b);
+    return ok;
 }
 
 gboolean rf_inspect_attribution(rf_saved_model *sm, const rf_attr_cli *cli, GError **error)
@@ -166,9 +230,14 @@ gboolean rf_inspect_attribution(rf_saved_model *sm, const rf_attr_cli *cli, GErr
         return rf_cli_fail_status(error, &st);
     bool grid = ds->grid_h > 0 && ds->grid_h * ds->grid_w == a.len;
     int64_t dims[2] = {grid ? ds->grid_h : a.len, ds->grid_w};
-    gboolean ok = rf_npy_write(cli->out, grid ? 2 : 1, dims, a.values, error);
-    if (ok)
-        print_summary(sm, cli, x, &a);
+    gboolean ok;
+    if (cli->against != NULL) {
+        ok = compare(sm, cli, &in, &r, &a, grid ? 2 : 1, dims, error);
+    } else {
+        ok = rf_npy_write(cli->out, grid ? 2 : 1, dims, a.values, error);
+        if (ok)
+            print_summary(sm, cli, x, &a);
+    }
     rf_attribution_clear(&a);
     return ok;
 }

@@ -1,6 +1,9 @@
 /* `rangefinder inspect --attribution`: one input's attribution
  * (core/attribution.h) as a .npy file of one value per position (an
- * image's as its grid, [grid_h, grid_w]) and a JSON summary on stdout. */
+ * image's as its grid, [grid_h, grid_w]) and a JSON summary on stdout.
+ * With --against, two checkpoints' attributions and their difference as
+ * one [3, ...] .npy (inspect_against.h), each side's prediction, class
+ * probabilities and numbers in the summary, with their shared range. */
 #ifndef RF_APP_INSPECT_ATTRIBUTION_H
 #define RF_APP_INSPECT_ATTRIBUTION_H
 
@@ -17,6 +20,10 @@ typedef struct rf_attr_cli {
     rf_split split;
     int64_t sample;
     const char *path, *text;
+    /* --against: a second checkpoint explained on the same input and target
+     * (the first one's class when none is asked for), or NULL */
+    rf_saved_model *against;
+    const char *checkpoint, *against_path;   /* their files, for the summary */
 } rf_attr_cli;
 
 /* The baseline a data set's features get by name into base (seq_len x

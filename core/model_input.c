@@ -73,3 +73,38 @@ bool rf_model_input_fits(const rf_model_input *in, const rf_dataset *ds, const c
     return rf_fail(st, "%s gives %s and %d class%s; the checkpoint's model takes %s and %d class%s", what, data,
                    ds->classes, ds->classes == 1 ? "" : "es", model, in->classes, in->classes == 1 ? "" : "es");
 }
+
+/* ", what B against A" onto buf (its used length n). */
+static void differs(char *buf, size_t size, const char *what, const char *b, const char *a)
+{
+    size_t n = strlen(buf);
+    if (n < size)
+        snprintf(buf + n, size - n, "%s%s %s against %s", n > 0 ? ", " : "", what, b, a);
+}
+
+static void differs_int(char *buf, size_t size, const char *what, int b, int a)
+{
+    char tb[16], ta[16];
+    if (a == b)
+        return;
+    snprintf(tb, sizeof tb, "%d", b);
+    snprintf(ta, sizeof ta, "%d", a);
+    differs(buf, size, what, tb, ta);
+}
+
+bool rf_model_inputs_comparable(const char *task_a, const rf_dataset *a, const char *file_a, const char *task_b,
+                                const rf_dataset *b, const char *file_b, rf_status *st)
+{
+    char why[512] = "";
+    if (strcmp(task_a, task_b) != 0)
+        differs(why, sizeof why, "data.task", task_b, task_a);
+    if (a->feat_dim != b->feat_dim)
+        differs_int(why, sizeof why, "features per position", b->feat_dim, a->feat_dim);
+    else if (a->feat_dim == 0)
+        differs_int(why, sizeof why, "vocabulary", b->vocab, a->vocab);
+    differs_int(why, sizeof why, "input length", b->seq_len, a->seq_len);
+    differs_int(why, sizeof why, "classes", b->classes, a->classes);
+    if (why[0] == '\0')
+        return true;
+    return rf_fail(st, "%s cannot be compared with %s: their models differ in %s", file_b, file_a, why);
+}

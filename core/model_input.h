@@ -35,4 +35,13 @@ bool rf_model_input_read(const char *checkpoint, rf_model_input *in, rf_status *
  * tokens (vocabulary 16) and 10 classes". */
 bool rf_model_input_fits(const rf_model_input *in, const rf_dataset *ds, const char *what, rf_status *st);
 
+/* Whether two models, opened on data sets `a` (task_a, from file_a) and
+ * `b` (task_b, file_b), take the same input: the same data task, features
+ * per position (or vocabulary, for tokens), input length and classes. If
+ * not, false with one sentence "<file_b> cannot be compared with <file_a>:
+ * their models differ in data.task image_folder against listops, classes
+ * 2 against 10" (b's value first). */
+bool rf_model_inputs_comparable(const char *task_a, const rf_dataset *a, const char *file_a, const char *task_b,
+                                const rf_dataset *b, const char *file_b, rf_status *st);
+
 #endif

@@ -12,7 +12,12 @@
  *     the sample (and nothing while it is off): at 1024 x 600 the strip
  *     under the token that counts most is painted in its colour at least
  *     8 px high, beside a colour bar naming the method and its range;
- *   - Export Plot writes the figure as SVG.
+ *   - Export Plot writes the figure as SVG;
+ *   - compared with a checkpoint of the same task at step 2 (trained by the
+ *     CLI), Compute draws three panels (A, B, A − B) whose values are
+ *     `inspect --against`'s file, row by row, on one diverging colour range
+ *     of the CLI's "range" (max |A|, |B|), its legend naming all three; a
+ *     model of another input length is refused with the CLI's sentence.
  * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: also writes
  * screenshot-attribution.png (1600 x 1000, for docs/), the window at
  * 1024 x 600 and 1920 x 1080, and the Data view with the overlay. */
@@ -190,6 +195,117 @@ static void check_overlay(RfWindow *win, const GArray *cli)
     tap_ok(rf_data_view_attribution(data, &len) == NULL, "unchecked, the overlay goes");
 }
 
+static gboolean compared(gpointer page)
+{
+    RfPlotView *plot = rf_view_get_plot(page);
+    return rf_attribution_figure_panels(rf_plot_view_get_figure(plot)->data) == 3;
+}
+
+static gboolean not_computing(gpointer page)
+{
+    return gtk_widget_get_sensitive(find_named(page, "attribution-compute"));
+}
+
+/* `rangefinder ARGS...` run to its end; its stdout (NULL on failure). */
+static char *cli_run(const char *const *argv)
+{
+    g_autofree char *out = NULL, *err = NULL;
+    int status = 0;
+    if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL) ||
+        !g_spawn_check_wait_status(status, NULL)) {
+        tap_diag("%s %s failed: %s", argv[0], argv[1], err != NULL ? err : "");
+        return NULL;
+    }
+    return g_steal_pointer(&out);
+}
+
+/* The array of `npy` as floats (NULL on failure). */
+static GArray *npy_values(const char *npy)
+{
+    rf_npy_array a;
+    rf_status st = {0};
+    if (!rf_npy_open(npy, &a, &st)) {
+        tap_diag("%s", st.msg);
+        return NULL;
+    }
+    GArray *values = g_array_new(FALSE, FALSE, sizeof(float));
+    for (int64_t i = 0; i < a.count; i++) {
+        float v = (float)rf_npy_value(&a, i);
+        g_array_append_val(values, v);
+    }
+    rf_npy_close(&a);
+    return values;
+}
+
+/* Compare mode against `inspect --against` with a step-2 checkpoint. */
+static void check_compare(RfWindow *win, const char *rangefinder, const char *dir, const char *ckpt)
+{
+    g_autofree char *ini = g_build_filename(dir, "b.ini", NULL);
+    g_autofree char *run = g_build_filename(dir, "b-run", NULL);
+    g_autofree char *b = g_build_filename(run, "checkpoint.safetensors", NULL);
+    g_autofree char *npy = g_build_filename(dir, "both.npy", NULL);
+    g_autofree char *sample = g_strdup_printf("%d", SAMPLE);
+    g_file_set_contents(ini, trained_view_config, -1, NULL);
+    const char *train[] = {rangefinder, "train", "--config", ini, "--set", "train.steps=2", "--out", run, NULL};
+    g_autofree char *trained = cli_run(train);
+    const char *inspect[] = {rangefinder, "inspect", "--checkpoint", ckpt, "--against", b, "--split", "test",
+                             "--sample", sample, "--attribution", "grad-input", "--out", npy, NULL};
+    g_autofree char *summary = trained != NULL ? cli_run(inspect) : NULL;
+    const char *range_at = summary != NULL ? strstr(summary, "\"range\":") : NULL;
+    g_autoptr(GArray) cli = range_at != NULL ? npy_values(npy) : NULL;
+    if (!tap_ok(cli != NULL && cli->len % 3 == 0, "a step-2 checkpoint is trained and inspect --against writes "
+                                                   "both.npy"))
+        return;
+    double range = g_ascii_strtod(range_at + strlen("\"range\":"), NULL);
+
+    show_page(win, "attribution");
+    GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(win), "attribution");
+    rf_attribution_view_compare_with(page, b);
+    GtkWidget *menu = find_named(page, "attribution-against");
+    GListModel *items = gtk_drop_down_get_model(GTK_DROP_DOWN(menu));
+    g_autofree char *base = g_path_get_basename(b);
+    guint chosen = gtk_drop_down_get_selected(GTK_DROP_DOWN(menu));
+    tap_ok(chosen < g_list_model_get_n_items(items) &&
+               strcmp(gtk_string_list_get_string(GTK_STRING_LIST(items), chosen), base) == 0,
+           "Compare with shows the checkpoint chosen");
+    g_signal_emit_by_name(find_named(page, "attribution-compute"), "clicked");
+    gboolean done = spin_until(compared, page, 60.0);
+    if (!tap_ok(done, "Compute in compare mode draws three panels (%s)",
+                gtk_label_get_text(GTK_LABEL(find_named(page, "attribution-status")))))
+        return;
+    rf_attribution_figure *fig = rf_plot_view_get_figure(rf_view_get_plot(page))->data;
+    int n = (int)cli->len / 3, len = 0;
+    static const char *const names[3] = {"A", "B", "A − B"};
+    for (int i = 0; i < 3; i++) {
+        const float *drawn = rf_attribution_figure_panel(fig, i, &len);
+        g_autoptr(GArray) row = g_array_new(FALSE, FALSE, sizeof(float));
+        g_array_append_vals(row, &g_array_index(cli, float, (guint)(i * n)), (guint)n);
+        tap_ok(same_values(drawn, len, row, names[i]), "panel %s draws row %d of inspect --against's file", names[i],
+               i);
+    }
+    rf_map_scale scale = rf_attribution_figure_scale(fig);
+    tap_ok(scale.kind == RF_COLORMAP_DIVERGING && scale.vmin == -scale.vmax &&
+               fabs(scale.vmax - range) <= 1e-4 * range && g_strcmp0(scale.units, "A, B, A − B") == 0,
+           "one diverging range for the three panels, the CLI's shared range %g (drawn %g), the legend names all three",
+           range, scale.vmax);
+    view_screenshots(win, "attribution-compare");
+
+    /* a model of another input length is refused with the CLI's sentence */
+    g_autofree char *longer = g_build_filename(dir, "longer-run", NULL);
+    g_autofree char *longer_ckpt = g_build_filename(longer, "checkpoint.safetensors", NULL);
+    const char *train_longer[] = {rangefinder, "train", "--config", ini, "--set", "train.steps=1", "--set",
+                                  "data.max_len=40", "--out", longer, NULL};
+    g_autofree char *trained_longer = cli_run(train_longer);
+    rf_attribution_view_compare_with(page, longer_ckpt);
+    g_signal_emit_by_name(find_named(page, "attribution-compute"), "clicked");
+    spin_until(not_computing, page, 60.0);
+    const char *said = gtk_label_get_text(GTK_LABEL(find_named(page, "attribution-status")));
+    tap_ok(trained_longer != NULL && strstr(said, "cannot be compared with this model: their models differ in "
+                                                  "input length 40 against 32") != NULL,
+           "a model of another input length is refused in one sentence: %s", said);
+    rf_attribution_view_compare_with(page, NULL);
+}
+
 static void check_attribution(RfWindow *win, const char *rangefinder, const char *dir)
 {
     show_page(win, "data");
@@ -238,6 +354,7 @@ static void check_attribution(RfWindow *win, const char *rangefinder, const char
            "Export Plot writes the figure as SVG (%s)", error != NULL ? error->message : "");
     view_screenshots(win, "attribution");
     check_overlay(win, cli);
+    check_compare(win, rangefinder, dir, ckpt);
 }
 
 static void before_any_model(RfWindow *win)

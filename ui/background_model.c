@@ -22,17 +22,30 @@ static void background_task_free(background_task *t)
     g_free(t);
 }
 
+bool rf_loaded_model_open(rf_loaded_model *m, const char *checkpoint, rf_status *st)
+{
+    *m = (rf_loaded_model){0};
+    rf_config_defaults(&m->cfg);
+    return rf_checkpoint_read_config(checkpoint, &m->cfg, &m->step, st) &&
+           (m->ds = rf_dataset_open(&m->cfg, st)) != NULL &&
+           (m->trainer = rf_trainer_new_forward(&m->cfg, m->ds, st)) != NULL &&
+           rf_trainer_load(m->trainer, checkpoint, st);
+}
+
+void rf_loaded_model_clear(rf_loaded_model *m)
+{
+    rf_trainer_free(m->trainer);
+    rf_dataset_free(m->ds);
+    m->trainer = NULL;
+    m->ds = NULL;
+}
+
 /* Build the model from the checkpoint on its run's data set, then work. */
 static bool load_and_work(background_task *t, rf_status *st)
 {
-    rf_loaded_model m = {0};
-    rf_config_defaults(&m.cfg);
-    bool ok = rf_checkpoint_read_config(t->checkpoint, &m.cfg, &m.step, st) &&
-              (m.ds = rf_dataset_open(&m.cfg, st)) != NULL &&
-              (m.trainer = rf_trainer_new_forward(&m.cfg, m.ds, st)) != NULL &&
-              rf_trainer_load(m.trainer, t->checkpoint, st) && t->work(t->job, &m, st);
-    rf_trainer_free(m.trainer);
-    rf_dataset_free(m.ds);
+    rf_loaded_model m;
+    bool ok = rf_loaded_model_open(&m, t->checkpoint, st) && t->work(t->job, &m, st);
+    rf_loaded_model_clear(&m);
     return ok;
 }
 

@@ -25,6 +25,12 @@ typedef struct rf_loaded_model {
     rf_trainer *trainer;     /* forward-only */
 } rf_loaded_model;
 
+/* A checkpoint file's model on its run's data set, forward-only (for
+ * work that compares a second model); rf_loaded_model_clear frees what
+ * was built, also after a failure. */
+bool rf_loaded_model_open(rf_loaded_model *m, const char *checkpoint, rf_status *st);
+void rf_loaded_model_clear(rf_loaded_model *m);
+
 /* On the worker thread: the job's work with the loaded model. */
 typedef bool (*rf_background_work)(void *job, rf_loaded_model *model, rf_status *st);
 /* On the main thread, once the work succeeded: show the job's result. */

@@ -45,6 +45,9 @@ GtkWidget *rf_evaluation_view_new(RfSession *s);
 GtkWidget *rf_attribution_view_new(RfSession *s);
 /* The values the Attribution view draws (NULL before any), for tests. */
 const float *rf_attribution_view_values(GtkWidget *attribution_view, int *len);
+/* Compare the next Compute with the checkpoint file `checkpoint` (NULL:
+ * no comparison), as choosing it under "Compare with" does. */
+void rf_attribution_view_compare_with(GtkWidget *attribution_view, const char *checkpoint);
 GtkWidget *rf_projector_view_new(RfSession *s);
 
 /* Show sample `index` of `split` in the Data view `data_view` (its split

@@ -20,6 +20,10 @@
 #define CELL_MAX 40.0
 #define FRAMES_STRIP_H 16.0
 #define OVERLAY_ALPHA 0.6
+#define PANEL_LABEL_H 18.0 /* compare mode: each panel's name above it */
+#define PROBS_W 220.0      /* compare mode: the class probabilities' column */
+#define PROBS_LABEL_W 84.0
+#define SHARED_RANGE "A, B, A − B"   /* compare mode: the legend's note that one range serves all three */
 
 static const rf_rgb ink = {0.12, 0.12, 0.14};
 static const rf_rgb muted = {0.30, 0.30, 0.34};
@@ -37,6 +41,15 @@ struct rf_attribution_figure {
     int bins;
     rf_heatmap spectrogram;
     char *title, *message;
+    /* compare mode (panels 3): B's values and A - B, B's numbers, each
+     * model's class probabilities and the panels' names */
+    int panels;
+    float *b_values, *diff;
+    double b_fx, b_fbase, b_sum, b_completeness;
+    float *probs[2];
+    int classes;
+    char **class_names;
+    char *names[2];
 };
 
 /* Where things go for one size: the data's room and the legend. */
@@ -58,6 +71,7 @@ rf_attribution_figure *rf_attribution_figure_new(void)
 {
     rf_attribution_figure *f = g_new0(rf_attribution_figure, 1);
     f->message = g_strdup("Choose a method and Compute to see which positions decide the answer");
+    f->panels = 1;
     return f;
 }
 
@@ -72,6 +86,14 @@ static void clear(rf_attribution_figure *f)
     rf_picture_clear(&f->picture);
     g_clear_pointer(&f->title, g_free);
     g_clear_pointer(&f->message, g_free);
+    g_clear_pointer(&f->b_values, g_free);
+    g_clear_pointer(&f->diff, g_free);
+    for (int i = 0; i < 2; i++) {
+        g_clear_pointer(&f->probs[i], g_free);
+        g_clear_pointer(&f->names[i], g_free);
+    }
+    g_clear_pointer(&f->class_names, g_strfreev);
+    f->panels = 1;
     f->len = 0;
     f->layout = 's';
 }
@@ -138,6 +160,46 @@ void rf_attribution_figure_set(rf_attribution_figure *f, const rf_attribution *a
     }
 }
 
+void rf_attribution_figure_set_compare(rf_attribution_figure *f, const rf_attribution *a, const rf_attribution *b,
+                                       rf_attr_method method, const rf_dataset *ds, const float *x, int len,
+                                       const char *title, const char *const names[2], const float *probs_a,
+                                       const float *probs_b)
+{
+    rf_attribution_figure_set(f, a, method, ds, x, len, title);
+    f->panels = 3;
+    f->b_values = g_memdup2(b->values, sizeof(float) * (size_t)a->len);
+    f->diff = g_new(float, (size_t)a->len);
+    for (int i = 0; i < a->len; i++)
+        f->diff[i] = a->values[i] - b->values[i];
+    f->b_fx = b->fx;
+    f->b_fbase = b->fbase;
+    f->b_sum = b->sum;
+    f->b_completeness = b->completeness;
+    f->classes = ds->classes;
+    f->probs[0] = g_memdup2(probs_a, sizeof(float) * (size_t)ds->classes);
+    f->probs[1] = g_memdup2(probs_b, sizeof(float) * (size_t)ds->classes);
+    f->class_names = g_new0(char *, (size_t)ds->classes + 1);
+    char text[160];
+    for (int k = 0; k < ds->classes; k++) {
+        rf_data_class_text(ds, k, text, sizeof text);
+        f->class_names[k] = g_strdup(text);
+    }
+    for (int i = 0; i < 2; i++)
+        f->names[i] = g_strdup(names[i]);
+}
+
+int rf_attribution_figure_panels(const rf_attribution_figure *f)
+{
+    return f->len > 0 ? f->panels : 0;
+}
+
+const float *rf_attribution_figure_panel(const rf_attribution_figure *f, int i, int *len)
+{
+    *len = f->len;
+    const float *panels[3] = {f->values, f->b_values, f->diff};
+    return i >= 0 && i < rf_attribution_figure_panels(f) ? panels[i] : NULL;
+}
+
 void rf_attribution_figure_set_message(rf_attribution_figure *f, const char *message)
 {
     clear(f);
@@ -159,7 +221,15 @@ char rf_attribution_figure_layout(const rf_attribution_figure *f, int *rows, int
 
 rf_map_scale rf_attribution_figure_scale(const rf_attribution_figure *f)
 {
-    return rf_attribution_scale(f->values, f->len, f->method);
+    if (f->panels < 3 || f->len == 0)
+        return rf_attribution_scale(f->values, f->len, f->method);
+    /* one diverging range for A, B and A - B (a difference is signed even
+     * for the unsigned gradient): the largest |value| of A and B */
+    rf_map_scale a = rf_attribution_scale(f->values, f->len, RF_ATTR_GRAD_INPUT);
+    rf_map_scale b = rf_attribution_scale(f->b_values, f->len, RF_ATTR_GRAD_INPUT);
+    double m = fmax(a.vmax, b.vmax);
+    return (rf_map_scale){.vmin = -m, .vmax = m, .kind = RF_COLORMAP_DIVERGING,
+                          .quantity = rf_attr_method_name(f->method), .units = SHARED_RANGE};
 }
 
 rf_map_scale rf_attribution_scale(const float *values, int len, rf_attr_method method)
@@ -225,6 +295,37 @@ static void lay_out_strip(const rf_attribution_figure *f, layout *l)
         l->cols = f->len;
 }
 
+/* The data's own layout within l->body. */
+static void lay_out_body(const rf_attribution_figure *f, cairo_t *cr, layout *l)
+{
+    if (f->layout == 'p') {
+        l->fit = rf_picture_fit(&f->picture, l->body);
+    } else if (f->layout == 'a') {
+        double strip = FRAMES_STRIP_H * l->scale;
+        l->fit = (rf_rect){l->body.x, l->body.y, l->body.w, fmax(l->body.h - strip - 4 * l->scale, 10)};
+        l->strip = (rf_rect){l->body.x, l->fit.y + l->fit.h + 4 * l->scale, l->body.w, strip};
+    } else if (f->layout != 't' || !flow_tokens(f, cr, l)) {
+        g_clear_pointer(&l->boxes, g_free);
+        l->placed = 0;
+        lay_out_strip(f, l);
+    }
+}
+
+/* Compare mode: panel i's room for its data (under its name), left of
+ * the probabilities' column. */
+static rf_rect panel_rect(const rf_rect body, double scale, int i)
+{
+    double w = fmax(body.w - (PROBS_W + PAD) * scale, 10), h = body.h / 3, label = PANEL_LABEL_H * scale;
+    return (rf_rect){body.x, body.y + i * h + label, w, fmax(h - label - 4 * scale, 10)};
+}
+
+static layout lay_out_panel(const rf_attribution_figure *f, cairo_t *cr, const layout *whole, int i)
+{
+    layout p = {.scale = whole->scale, .body = panel_rect(whole->body, whole->scale, i)};
+    lay_out_body(f, cr, &p);
+    return p;
+}
+
 static layout lay_out(const rf_attribution_figure *f, cairo_t *cr, double width, double height)
 {
     layout l = {.scale = rf_plot_text_scale(cr)};
@@ -233,17 +334,7 @@ static layout lay_out(const rf_attribution_figure *f, cairo_t *cr, double width,
     double bottom = height - CAPTION_H * l.scale - rf_map_legend_below(l.scale);
     l.body = (rf_rect){PAD, top, fmax(width - 3 * PAD - legend_w, 10), fmax(bottom - top, 10)};
     l.legend = (rf_rect){width - PAD - legend_w, top, 14 * l.scale, fmin(l.body.h, 240 * l.scale)};
-    if (f->layout == 'p') {
-        l.fit = rf_picture_fit(&f->picture, l.body);
-    } else if (f->layout == 'a') {
-        double strip = FRAMES_STRIP_H * l.scale;
-        l.fit = (rf_rect){l.body.x, l.body.y, l.body.w, fmax(l.body.h - strip - 4 * l.scale, 10)};
-        l.strip = (rf_rect){l.body.x, l.fit.y + l.fit.h + 4 * l.scale, l.body.w, strip};
-    } else if (f->layout != 't' || !flow_tokens(f, cr, &l)) {
-        g_clear_pointer(&l.boxes, g_free);
-        l.placed = 0;
-        lay_out_strip(f, &l);
-    }
+    lay_out_body(f, cr, &l);
     return l;
 }
 
@@ -259,12 +350,13 @@ static void set_value_colour(cairo_t *cr, const rf_map_scale *s, double v, doubl
     rf_set_color(cr, rf_colormap_of(s->kind, (v - s->vmin) / (s->vmax - s->vmin)), alpha);
 }
 
-static void draw_tokens(const rf_attribution_figure *f, cairo_t *cr, const layout *l, const rf_map_scale *s)
+static void draw_tokens(const rf_attribution_figure *f, const float *values, cairo_t *cr, const layout *l,
+                        const rf_map_scale *s)
 {
     double px = l->token_size * l->scale, strip = px * STRIP_H;
     for (int i = 0; i < l->placed; i++) {
         rf_rect b = l->boxes[i];
-        set_value_colour(cr, s, f->values[i], 1);
+        set_value_colour(cr, s, values[i], 1);
         cairo_rectangle(cr, b.x, b.y + b.h - strip, b.w, strip);
         cairo_fill(cr);
         rf_set_color(cr, ink, 1);
@@ -272,28 +364,90 @@ static void draw_tokens(const rf_attribution_figure *f, cairo_t *cr, const layou
     }
 }
 
-static void draw_strip(const rf_attribution_figure *f, cairo_t *cr, const layout *l, const rf_map_scale *s)
+static void draw_strip(const rf_attribution_figure *f, const float *values, cairo_t *cr, const layout *l,
+                       const rf_map_scale *s)
 {
     for (int i = 0; i < f->len; i++) {
-        set_value_colour(cr, s, f->values[i], 1);
+        set_value_colour(cr, s, values[i], 1);
         cairo_rectangle(cr, l->body.x + (i % l->cols) * l->pitch, l->body.y + (i / l->cols) * l->pitch, l->pitch,
                         l->pitch);
         cairo_fill(cr);
     }
 }
 
-static void draw_frames(rf_attribution_figure *f, cairo_t *cr, const layout *l, const rf_map_scale *s)
+static void draw_frames(rf_attribution_figure *f, const float *values, cairo_t *cr, const layout *l,
+                        const rf_map_scale *s)
 {
     rf_heatmap_draw(&f->spectrogram, cr, l->fit, 0, f->bins, 0, f->len);
     double w = l->fit.w / f->len;
     for (int t = 0; t < f->len; t++) {
-        set_value_colour(cr, s, f->values[t], OVERLAY_ALPHA);
+        set_value_colour(cr, s, values[t], OVERLAY_ALPHA);
         cairo_rectangle(cr, l->fit.x + t * w, l->fit.y, w, l->fit.h);
         cairo_fill(cr);
-        set_value_colour(cr, s, f->values[t], 1);
+        set_value_colour(cr, s, values[t], 1);
         cairo_rectangle(cr, l->strip.x + t * w, l->strip.y, w, l->strip.h);
         cairo_fill(cr);
     }
+}
+
+/* One panel's values in the data's own terms. */
+static void draw_values(rf_attribution_figure *f, const float *values, cairo_t *cr, const layout *l,
+                        const rf_map_scale *s)
+{
+    if (f->layout == 'p') {
+        rf_picture_draw(&f->picture, cr, l->fit);
+        rf_picture_draw_overlay_in(&f->picture, cr, l->fit, values, s->vmin, s->vmax, s->kind, OVERLAY_ALPHA);
+    } else if (f->layout == 'a') {
+        draw_frames(f, values, cr, l, s);
+    } else if (l->placed > 0) {
+        draw_tokens(f, values, cr, l, s);
+    } else {
+        draw_strip(f, values, cr, l, s);
+    }
+}
+
+/* The two models' class probabilities, side by side: a bar each per class. */
+static void draw_probabilities(const rf_attribution_figure *f, cairo_t *cr, rf_rect r, double scale)
+{
+    rf_set_color(cr, ink, 1);
+    rf_draw_text(cr, r.x, r.y + 7 * scale, 0, 0.5, RF_PLOT_TEXT, true, "Class probabilities");
+    double key = r.y + 22 * scale, row = fmin(24 * scale, (r.h - 32 * scale) / MAX(1, f->classes));
+    for (int m = 0; m < 2; m++) {
+        rf_set_color(cr, rf_series_color(m), 1);
+        cairo_rectangle(cr, r.x + m * 90 * scale, key - 4 * scale, 10 * scale, 8 * scale);
+        cairo_fill(cr);
+        rf_set_color(cr, ink, 1);
+        rf_draw_text(cr, r.x + m * 90 * scale + 14 * scale, key, 0, 0.5, RF_PLOT_TEXT, false, m == 0 ? "A" : "B");
+    }
+    double bars_x = r.x + PROBS_LABEL_W * scale, bars_w = r.w - PROBS_LABEL_W * scale;
+    for (int k = 0; k < f->classes; k++) {
+        double y = key + 10 * scale + k * row;
+        rf_set_color(cr, ink, 1);
+        rf_draw_text(cr, r.x, y + row / 2, 0, 0.5, RF_PLOT_TEXT, false, f->class_names[k]);
+        for (int m = 0; m < 2; m++) {
+            rf_set_color(cr, rf_series_color(m), 1);
+            cairo_rectangle(cr, bars_x, y + m * row * 0.45, fmax(f->probs[m][k] * bars_w, 0.5), row * 0.4);
+            cairo_fill(cr);
+        }
+    }
+}
+
+/* A, B and A - B one above another, each under its name, on one range. */
+static void draw_compare(rf_attribution_figure *f, cairo_t *cr, const layout *l, const rf_map_scale *s)
+{
+    const char *diff_name = "A − B (on the same colour range)";
+    const char *names[3] = {f->names[0], f->names[1], diff_name};
+    const float *values[3] = {f->values, f->b_values, f->diff};
+    for (int i = 0; i < 3; i++) {
+        layout p = lay_out_panel(f, cr, l, i);
+        rf_set_color(cr, ink, 1);
+        rf_draw_text(cr, p.body.x, p.body.y - PANEL_LABEL_H * l->scale / 2, 0, 0.5, RF_PLOT_TEXT, true, names[i]);
+        draw_values(f, values[i], cr, &p, s);
+        layout_clear(&p);
+    }
+    rf_rect body = l->body;
+    double w = PROBS_W * l->scale;
+    draw_probabilities(f, cr, (rf_rect){body.x + body.w - w, body.y, w, body.h}, l->scale);
 }
 
 static void draw(void *data, cairo_t *cr, double width, double height, const rf_zoom *zoom)
@@ -312,21 +466,24 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     rf_set_color(cr, ink, 1);
     rf_draw_text(cr, PAD, TITLE_H * l.scale / 2, 0, 0.5, RF_PLOT_TITLE, true, f->title != NULL ? f->title : "");
     rf_map_scale s = rf_attribution_figure_scale(f);
-    if (f->layout == 'p') {
-        rf_picture_draw(&f->picture, cr, l.fit);
-        rf_picture_draw_overlay_in(&f->picture, cr, l.fit, f->values, s.vmin, s.vmax, s.kind, OVERLAY_ALPHA);
-    } else if (f->layout == 'a') {
-        draw_frames(f, cr, &l, &s);
-    } else if (l.placed > 0) {
-        draw_tokens(f, cr, &l, &s);
+    if (f->panels == 3) {
+        draw_compare(f, cr, &l, &s);
     } else {
-        draw_strip(f, cr, &l, &s);
+        draw_values(f, f->values, cr, &l, &s);
     }
     rf_map_legend(cr, l.legend, &s);
-    char caption[256];
-    int n = snprintf(caption, sizeof caption, "F(x) %.4g · F(baseline) %.4g · sum %.4g", f->fx, f->fbase, f->sum);
-    if (f->method == RF_ATTR_IG && n > 0 && (size_t)n < sizeof caption)
-        snprintf(caption + n, sizeof caption - (size_t)n, " · completeness error %.3g", f->completeness);
+    char caption[320];
+    if (f->panels == 3)
+        snprintf(caption, sizeof caption, "A: F(x) %.4g · F(baseline) %.4g · sum %.4g    B: F(x) %.4g · F(baseline) "
+                 "%.4g · sum %.4g", f->fx, f->fbase, f->sum, f->b_fx, f->b_fbase, f->b_sum);
+    else
+        snprintf(caption, sizeof caption, "F(x) %.4g · F(baseline) %.4g · sum %.4g", f->fx, f->fbase, f->sum);
+    size_t n = strlen(caption);
+    if (f->method == RF_ATTR_IG && f->panels == 3)
+        snprintf(caption + n, sizeof caption - n, " · completeness error A %.3g, B %.3g", f->completeness,
+                 f->b_completeness);
+    else if (f->method == RF_ATTR_IG)
+        snprintf(caption + n, sizeof caption - n, " · completeness error %.3g", f->completeness);
     rf_set_color(cr, muted, 1);
     rf_draw_text(cr, PAD, height - CAPTION_H * l.scale / 2, 0, 0.5, RF_PLOT_TEXT, false, caption);
     layout_clear(&l);
@@ -371,17 +528,33 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
     cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
     cairo_t *cr = cairo_create(surface);
     layout l = lay_out(f, cr, width, height);
+    int panel = 0;
+    if (f->panels == 3)   /* the panel under the point, laid out alone */
+        for (int k = 0; k < 3; k++) {
+            rf_rect r = panel_rect(l.body, l.scale, k);
+            if (y >= r.y - PANEL_LABEL_H * l.scale && y < r.y + r.h) {
+                panel = k;
+                layout p = lay_out_panel(f, cr, &l, k);
+                layout_clear(&l);
+                l = p;
+                break;
+            }
+        }
     int i = position_at(f, &l, x, y);
     layout_clear(&l);
     cairo_destroy(cr);
     cairo_surface_destroy(surface);
     if (i < 0)
         return false;
+    int len = 0;
+    const float *values = rf_attribution_figure_panel(f, panel, &len);
+    static const char *const prefix[3] = {"A: ", "B: ", "A − B: "};
+    const char *pre = f->panels == 3 ? prefix[panel] : "";
     if (f->words != NULL && f->words[i] != NULL)
-        snprintf(text, size, "position %d (%s): %s %.4g", i, f->words[i], rf_attr_method_name(f->method),
-                 f->values[i]);
+        snprintf(text, size, "%sposition %d (%s): %s %.4g", pre, i, f->words[i], rf_attr_method_name(f->method),
+                 values[i]);
     else
-        snprintf(text, size, "position %d: %s %.4g", i, rf_attr_method_name(f->method), f->values[i]);
+        snprintf(text, size, "%sposition %d: %s %.4g", pre, i, rf_attr_method_name(f->method), values[i]);
     return true;
 }
 

@@ -35,11 +35,26 @@ rf_figure rf_attribution_figure_get(rf_attribution_figure *f);
  * Nothing of ds or x is kept. */
 void rf_attribution_figure_set(rf_attribution_figure *f, const rf_attribution *a, rf_attr_method method,
                                const rf_dataset *ds, const float *x, int len, const char *title);
+/* Compare mode: A (as rf_attribution_figure_set shows it), B (another
+ * model's attribution of the same input and target) and A − B in three
+ * panels, one above another, named names[0], names[1] and "A − B", all on
+ * one diverging colour range (the largest |value| of A and B; the legend
+ * names the three as its units), beside both models' class probabilities (ds->classes
+ * each) as pairs of bars. Hover names the panel. */
+void rf_attribution_figure_set_compare(rf_attribution_figure *f, const rf_attribution *a, const rf_attribution *b,
+                                       rf_attr_method method, const rf_dataset *ds, const float *x, int len,
+                                       const char *title, const char *const names[2], const float *probs_a,
+                                       const float *probs_b);
+/* Panels drawn: 0 (nothing computed), 1, or 3 in compare mode; panel i's
+ * values (A, B, A − B; NULL past the panels). */
+int rf_attribution_figure_panels(const rf_attribution_figure *f);
+const float *rf_attribution_figure_panel(const rf_attribution_figure *f, int i, int *len);
 /* Nothing computed: `message` in place of the figure. */
 void rf_attribution_figure_set_message(rf_attribution_figure *f, const char *message);
 
-/* The values drawn (NULL while a message is) and the colour range they
- * are drawn on: [-m, m] for signed methods, [0, max] for the gradient. */
+/* The values drawn (A's in compare mode; NULL while a message is) and the
+ * colour range they are drawn on: [-m, m] for signed methods, [0, max]
+ * for the gradient; in compare mode [-m, m] over A and B. */
 const float *rf_attribution_figure_values(const rf_attribution_figure *f, int *len);
 rf_map_scale rf_attribution_figure_scale(const rf_attribution_figure *f);
 /* The colour range of len values by `method` (the figure's, and the Data

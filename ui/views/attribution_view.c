@@ -9,12 +9,21 @@
  * the window stays responsive meanwhile. Baselines are the CLI's defaults:
  * the padding token for tokens, silence for audio folders, black for the
  * rest. The result is also left for the Data view's overlay
- * (ui/shown_sample.h). Export Plot writes the figure. */
+ * (ui/shown_sample.h). Export Plot writes the figure.
+ *
+ * "Compare with" picks a second model: a run of the Runs list (its
+ * checkpoint.safetensors) or a checkpoint file. Compute then attributes
+ * the same input and class with it too and draws A, B and A − B on one
+ * colour range with both models' class probabilities, as `rangefinder
+ * inspect --against` computes them; a model that takes another input is
+ * refused with the CLI's sentence. */
 #include <string.h>
 
+#include "../../core/model_input.h"
 #include "../../datasets/audio_folder.h"
 #include "../../datasets/datasets.h"
 #include "../background_model.h"
+#include "../dialogs.h"
 #include "../figures/attribution_figure.h"
 #include "../figures/data_sample.h"
 #include "../shown_sample.h"
@@ -36,6 +45,10 @@ typedef struct attribution_view {
     rf_background_model model;   /* the Compute button and the status label */
     GtkWidget *method_menu, *steps, *window, *target_menu;
     int classes;                 /* in the target menu after "Predicted" */
+    GtkWidget *against_menu;     /* "Compare with…" (none), the runs, files chosen, "Checkpoint file…" */
+    GPtrArray *against_paths;    /* the menu's checkpoint files (NULL for "Nothing" and the last entry) */
+    char *against;               /* the checkpoint compared with, or NULL */
+    gboolean filling;            /* the menu is being refilled: ignore its selection */
 } attribution_view;
 
 typedef struct attr_job {
@@ -49,11 +62,18 @@ typedef struct attr_job {
     float *x;                    /* the input as the model took it */
     int len;
     rf_attribution result;
+    /* compare mode: B's checkpoint, step and attribution, both models' probabilities */
+    char *against;
+    int64_t b_step;
+    rf_attribution b_result;
+    float *probs[2];
 } attr_job;
 
 static void attribution_view_free(attribution_view *v)
 {
     rf_attribution_figure_free(v->figure);
+    g_ptr_array_unref(v->against_paths);
+    g_free(v->against);
     g_free(v);
 }
 
@@ -62,6 +82,10 @@ static void attr_job_free(attr_job *job)
     if (job->inspected != NULL)
         rf_inspected_release(job->inspected);
     rf_attribution_clear(&job->result);
+    rf_attribution_clear(&job->b_result);
+    g_free(job->against);
+    g_free(job->probs[0]);
+    g_free(job->probs[1]);
     g_free(job->x);
     rf_dataset_free(job->ds);
     g_free(job);
@@ -88,6 +112,28 @@ static bool read_input(attr_job *job, rf_status *st)
     return ds->get(ds, job->split, job->index, job->x, &job->len, &label, st);
 }
 
+/* B: the checkpoint compared with, on the same input and target as A
+ * (the one computed), and both models' class probabilities. */
+static bool compare(attr_job *job, rf_loaded_model *a, rf_status *st)
+{
+    rf_loaded_model b;
+    rf_outside_input in = {job->x, job->len};
+    rf_attr_request r = job->request;
+    r.target = job->result.target;
+    int classes = job->ds->classes;
+    job->probs[0] = g_new0(float, classes);
+    job->probs[1] = g_new0(float, classes);
+    bool ok = rf_loaded_model_open(&b, job->against, st) &&
+              rf_model_inputs_comparable(a->cfg.data.task, job->ds, "this model", b.cfg.data.task, b.ds,
+                                         job->against, st) &&
+              rf_trainer_attribute(b.trainer, &in, &r, &job->b_result, st) &&
+              rf_trainer_predict_all(a->trainer, &in, 1, job->probs[0], st) &&
+              rf_trainer_predict_all(b.trainer, &in, 1, job->probs[1], st);
+    job->b_step = b.step;
+    rf_loaded_model_clear(&b);
+    return ok;
+}
+
 static bool attribute(void *data, rf_loaded_model *m, rf_status *st)
 {
     attr_job *job = data;
@@ -103,7 +149,8 @@ static bool attribute(void *data, rf_loaded_model *m, rf_status *st)
     }
     job->request.baseline = base;
     bool ok = rf_trainer_attribute(m->trainer, &(rf_outside_input){job->x, job->len}, &job->request, &job->result,
-                                   st);
+                                   st) &&
+              (job->against == NULL || compare(job, m, st));
     job->request.baseline = NULL;
     return ok;
 }
@@ -133,7 +180,20 @@ static void on_attributed(void *view, void *data)
                               sample, target, (long long)job->step)
             : g_strdup_printf("%s of %s for %s (the model predicts %s) at step %lld", method_titles[job->method],
                               sample, target, predicted, (long long)job->step);
-    rf_attribution_figure_set(v->figure, a, job->method, job->ds, job->x, job->len, title);
+    if (job->against != NULL) {
+        g_autofree char *base = g_path_get_basename(job->against);
+        g_autofree char *name_a = g_strdup_printf("A: this model, step %lld (predicts %s)", (long long)job->step,
+                                                  predicted);
+        char b_predicted[160];
+        rf_data_class_text(job->ds, job->b_result.predicted, b_predicted, sizeof b_predicted);
+        g_autofree char *name_b = g_strdup_printf("B: %s, step %lld (predicts %s)", base, (long long)job->b_step,
+                                                  b_predicted);
+        const char *const names[2] = {name_a, name_b};
+        rf_attribution_figure_set_compare(v->figure, a, &job->b_result, job->method, job->ds, job->x, job->len,
+                                          title, names, job->probs[0], job->probs[1]);
+    } else {
+        rf_attribution_figure_set(v->figure, a, job->method, job->ds, job->x, job->len, title);
+    }
     rf_shown_attribution_set(v->session, job->split, job->index, job->inspected, a, job->method);
     rf_background_model_say(&v->model, title);
     rf_plot_view_queue_draw(v->plot);
@@ -166,6 +226,7 @@ static void on_compute(GtkButton *button, gpointer data)
         .window = window,
         .stride = window,
     };
+    job->against = g_strdup(v->against);
     rf_background_model_start(&v->model, job, (GDestroyNotify)attr_job_free);
 }
 
@@ -204,6 +265,139 @@ static void on_data_changed(RfSession *s, gpointer plot)
 {
     (void)s;
     fill_targets(g_object_get_data(G_OBJECT(plot), STATE_KEY));
+}
+
+/* ---- "Compare with" ---- */
+
+#define AGAINST_NOTHING "Compare…"   /* no comparison; the menu's own label */
+#define AGAINST_FILE "Checkpoint file…"
+
+/* The menu: nothing, each run of the Runs list with a checkpoint, the
+ * files chosen so far (the one compared with among them), then the file
+ * chooser's entry; the current choice stays selected. */
+static void fill_against(attribution_view *v)
+{
+    g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+    GtkStringList *names = gtk_string_list_new(NULL);
+    gtk_string_list_append(names, AGAINST_NOTHING);
+    g_ptr_array_add(paths, NULL);
+    guint selected = 0;
+    GPtrArray *runs = rf_session_get_runs(v->session);
+    for (guint i = 0; runs != NULL && i < runs->len; i++) {
+        const rf_run_data *r = g_ptr_array_index(runs, i);
+        g_autofree char *file = r->dir != NULL ? g_build_filename(r->dir, "checkpoint.safetensors", NULL) : NULL;
+        if (file == NULL || !g_file_test(file, G_FILE_TEST_IS_REGULAR))
+            continue;
+        gtk_string_list_append(names, r->name);
+        g_ptr_array_add(paths, g_steal_pointer(&file));
+    }
+    for (guint i = 0; v->against_paths != NULL && i < v->against_paths->len; i++) {   /* files chosen before */
+        const char *file = g_ptr_array_index(v->against_paths, i);
+        gboolean listed = FALSE;
+        for (guint k = 1; file != NULL && k < paths->len && !listed; k++)
+            listed = g_strcmp0(g_ptr_array_index(paths, k), file) == 0;
+        if (file == NULL || listed)
+            continue;
+        g_autofree char *base = g_path_get_basename(file);
+        gtk_string_list_append(names, base);
+        g_ptr_array_add(paths, g_strdup(file));
+    }
+    for (guint k = 1; k < paths->len; k++)
+        if (g_strcmp0(g_ptr_array_index(paths, k), v->against) == 0)
+            selected = k;
+    gtk_string_list_append(names, AGAINST_FILE);
+    g_ptr_array_add(paths, NULL);
+    v->filling = TRUE;
+    gtk_drop_down_set_model(GTK_DROP_DOWN(v->against_menu), G_LIST_MODEL(names));
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(v->against_menu), selected);
+    v->filling = FALSE;
+    g_object_unref(names);
+    if (v->against_paths != NULL)
+        g_ptr_array_unref(v->against_paths);
+    v->against_paths = g_ptr_array_ref(paths);
+}
+
+static void set_against(attribution_view *v, const char *checkpoint)
+{
+    g_free(v->against);
+    v->against = g_strdup(checkpoint);
+    if (checkpoint != NULL)
+        g_ptr_array_insert(v->against_paths, (gint)v->against_paths->len - 1, g_strdup(checkpoint));
+    fill_against(v);
+}
+
+static void on_against_file(const char *path, gpointer data)
+{
+    attribution_view *v = data;
+    set_against(v, path != NULL ? path : v->against);
+}
+
+static void on_against(GObject *menu, GParamSpec *pspec, gpointer data)
+{
+    (void)pspec;
+    attribution_view *v = data;
+    guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(menu));
+    if (v->filling || v->against_paths == NULL || i >= v->against_paths->len)
+        return;
+    if (i + 1 == v->against_paths->len) {   /* the file chooser */
+        GtkRoot *root = gtk_widget_get_root(GTK_WIDGET(menu));
+        rf_dialog_choose_path(GTK_IS_WINDOW(root) ? GTK_WINDOW(root) : NULL, RF_CHOOSE_OPEN_FILE, RF_FOLDER_RUN,
+                              "Compare with a Checkpoint", "_Compare", "Checkpoints", "*.safetensors", NULL,
+                              on_against_file, v);
+        return;
+    }
+    g_free(v->against);
+    v->against = g_strdup(g_ptr_array_index(v->against_paths, i));
+}
+
+/* The button shows the choice cut to a few characters (a run's folder
+ * name is long; the toolbar fits 1024 px), the list shows it whole. */
+static void setup_label(GtkSignalListItemFactory *factory, GtkListItem *item, gpointer chars)
+{
+    (void)factory;
+    GtkWidget *label = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    if (GPOINTER_TO_INT(chars) > 0) {
+        gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_MIDDLE);
+        gtk_label_set_max_width_chars(GTK_LABEL(label), GPOINTER_TO_INT(chars));
+        gtk_label_set_width_chars(GTK_LABEL(label), GPOINTER_TO_INT(chars));
+    }
+    gtk_list_item_set_child(item, label);
+}
+
+static void bind_label(GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+{
+    (void)factory;
+    (void)data;
+    GtkStringObject *name = gtk_list_item_get_item(item);
+    gtk_label_set_text(GTK_LABEL(gtk_list_item_get_child(item)), gtk_string_object_get_string(name));
+}
+
+/* Labels of at most `chars` characters (0: whole). */
+static GtkListItemFactory *label_factory(int chars)
+{
+    GtkListItemFactory *factory = gtk_signal_list_item_factory_new();
+    g_signal_connect(factory, "setup", G_CALLBACK(setup_label), GINT_TO_POINTER(chars));
+    g_signal_connect(factory, "bind", G_CALLBACK(bind_label), NULL);
+    return factory;
+}
+
+/* The button shows the choice cut short (a run's folder name is long and
+ * the toolbar fits 1024 px), the list shows it whole. */
+static GtkWidget *against_menu_new(void)
+{
+    GtkWidget *menu = gtk_drop_down_new(NULL, NULL);
+    g_autoptr(GtkListItemFactory) button = label_factory(6);
+    g_autoptr(GtkListItemFactory) list = label_factory(0);
+    gtk_drop_down_set_factory(GTK_DROP_DOWN(menu), button);
+    gtk_drop_down_set_list_factory(GTK_DROP_DOWN(menu), list);
+    return menu;
+}
+
+static void on_runs_changed(RfSession *s, gpointer plot)
+{
+    (void)s;
+    fill_against(g_object_get_data(G_OBJECT(plot), STATE_KEY));
 }
 
 static GtkWidget *labelled(GtkWidget *bar, const char *mnemonic, GtkWidget *widget)
@@ -250,6 +444,14 @@ static GtkWidget *build_toolbar(attribution_view *v)
     gtk_widget_set_name(v->target_menu, "attribution-target");
     gtk_widget_set_tooltip_text(v->target_menu, "The class whose logit is explained");
     labelled(bar, "_Class", v->target_menu);
+    v->against_menu = against_menu_new();
+    gtk_widget_set_name(v->against_menu, "attribution-against");
+    gtk_widget_set_tooltip_text(v->against_menu, "Compare with another model taking the same input (a run's "
+                                                 "checkpoint or a checkpoint file): A, B and A − B on one colour "
+                                                 "range, and both models' class probabilities");
+    gtk_box_append(GTK_BOX(bar), v->against_menu);   /* no label: its first entry names it (room at 1024 px) */
+    fill_against(v);
+    g_signal_connect(v->against_menu, "notify::selected", G_CALLBACK(on_against), v);
     v->model = (rf_background_model){.session = v->session, .plot = v->plot, .button = compute,
                                      .verb = "explain", .busy = "Computing…", .work = attribute,
                                      .done = on_attributed, .view = v};
@@ -282,6 +484,7 @@ GtkWidget *rf_attribution_view_new(RfSession *s)
     gtk_box_append(GTK_BOX(view), plot);
     rf_view_set_plot(view, v->plot);
     g_signal_connect_object(s, "data-changed", G_CALLBACK(on_data_changed), plot, 0);
+    g_signal_connect_object(s, "state-changed", G_CALLBACK(on_runs_changed), plot, 0);
     fill_targets(v);
     return view;
 }
@@ -292,4 +495,12 @@ const float *rf_attribution_view_values(GtkWidget *view, int *len)
     attribution_view *v = plot != NULL ? g_object_get_data(G_OBJECT(plot), STATE_KEY) : NULL;
     *len = 0;
     return v != NULL ? rf_attribution_figure_values(v->figure, len) : NULL;
+}
+
+void rf_attribution_view_compare_with(GtkWidget *view, const char *checkpoint)
+{
+    RfPlotView *plot = rf_view_get_plot(view);
+    attribution_view *v = plot != NULL ? g_object_get_data(G_OBJECT(plot), STATE_KEY) : NULL;
+    if (v != NULL)
+        set_against(v, checkpoint);
 }
