@@ -1,8 +1,9 @@
 /* The Distributions view of the real application under Xvfb: before any
  * run it says what to do; after a tiny ListOps run (tests/trained_view.h)
  * trained to its end, against the run's distributions.csv read here:
- *   - a parameter tensor chosen in the tensor drop-down: the figure's
- *     bands at each evaluation are the file's row (all nine values);
+ *   - a parameter tensor chosen in the tensor drop-down: the figure holds
+ *     the file's rows of it, and its bands at each evaluation are the
+ *     file's row (all nine values);
  *   - the drawn bands: between two evaluations, each of the four nested
  *     bands (min-max, 7-93, 16-84, 31-69) paints its layers of the run's
  *     colour where the file's values put it;
@@ -237,13 +238,13 @@ static void check_distributions(RfWindow *win, const char *rangefinder, const ch
     const rf_distribution_figure *fig = rf_distributions_view_figure(view_of(win));
     tap_ok(fig != NULL && strcmp(fig->name, tensor) == 0 && fig->kind == RF_DIST_PARAM && fig->runs->len == 1,
            "the figure shows parameter %s of the one run", tensor);
-    bool same = fig != NULL;
+    bool same = fig != NULL && ((const GArray *)fig->runs->pdata[0])->len == mine->len;
     for (guint i = 0; same && i < mine->len; i++) {
         rf_distribution_row got;
         const csv_row *want = &g_array_index(mine, csv_row, i);
         same = rf_distribution_figure_at(fig, 0, want->step, &got) && same_row(&got, want);
     }
-    tap_ok(same, "its bands at each of the %u evaluations are the file's rows", mine->len);
+    tap_ok(same, "its bands are the file's %u rows of the tensor, at each evaluation", mine->len);
 
     RfPlotView *plot = plot_of(win, "distributions");
     rf_rgb colour = rf_series_color(run->color >= 0 ? run->color : 0);
