@@ -101,7 +101,7 @@ static run_file *load_file(distributions_view *v, const char *dir)
     g_clear_pointer(&rf->error, g_free);
     if (exists) {
         g_autoptr(GError) error = NULL;
-        rf->rows = rf_distributions_csv_read(path, &error);
+        rf->rows = rf_distributions_csv_read_written(path, &error);   /* a run may be writing it */
         if (rf->rows == NULL)
             rf->error = g_strdup(error->message);
     }
