@@ -12,7 +12,8 @@
  *   - another evaluation appended to the file (by the run's own writer)
  *     appears within seconds, the run finished (no session signal);
  *   - the file moved away: the view says the run has no
- *     distributions.csv; a broken row: the status names the file and line.
+ *     distributions.csv; a broken row: the status names the file and line;
+ *   - a second run: both overlaid, each in its run colour and named.
  * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: also writes
  * screenshot-distributions.png (1600 x 1000, for docs/) and the window at
  * 1024 x 600 and 1920 x 1080. */
@@ -217,6 +218,27 @@ static void check_live_update(RfWindow *win, const char *path, const char *tenso
            (long long)step);
 }
 
+/* A second run trained: both runs overlaid, named and coloured as the
+ * session colours them, each its own colour. */
+static void check_two_runs(RfWindow *win)
+{
+    if (!train_run(win, "second"))
+        return;
+    spin_for(1.5);
+    GPtrArray *runs = rf_session_get_runs(rf_window_get_session(win));
+    const rf_distribution_figure *fig = rf_distributions_view_figure(view_of(win));
+    bool ok = fig != NULL && runs->len == 2 && fig->runs->len == 2;
+    for (guint i = 0; ok && i < 2; i++) {
+        const rf_run_data *r = g_ptr_array_index(runs, i);
+        ok = strcmp(fig->labels->pdata[i], r->name) == 0 &&
+             g_array_index(fig->colors, int, i) == (r->color >= 0 ? r->color : (int)i) &&
+             ((const GArray *)fig->runs->pdata[i])->len > 0;
+    }
+    tap_ok(ok && g_array_index(fig->colors, int, 0) != g_array_index(fig->colors, int, 1),
+           "a second run: both overlaid, each named and in its own run colour (%u runs drawn)",
+           fig != NULL ? fig->runs->len : 0);
+}
+
 static void check_distributions(RfWindow *win, const char *rangefinder, const char *dir)
 {
     (void)rangefinder;
@@ -306,6 +328,8 @@ static void check_distributions(RfWindow *win, const char *rangefinder, const ch
     tap_ok(strstr(status_of(win), where) != NULL && figure_gone(win) && f->empty(f->data, said, sizeof said) &&
                strstr(said, where) != NULL,
            "a broken row: the status and the figure name the file and its line (%s)", status_of(win));
+    g_rename(moved, path);
+    check_two_runs(win);
 }
 
 int main(int argc, char **argv)
