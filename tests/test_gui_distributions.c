@@ -13,6 +13,7 @@
  *     appears within seconds, the run finished (no session signal);
  *   - the file moved away: the view says the run has no
  *     distributions.csv; a broken row: the status names the file and line;
+ *     a file with no row yet: no evaluation yet;
  *   - a second run: both overlaid, each in its run colour and named.
  * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: also writes
  * screenshot-distributions.png (1600 x 1000, for docs/) and the window at
@@ -328,6 +329,10 @@ static void check_distributions(RfWindow *win, const char *rangefinder, const ch
     tap_ok(strstr(status_of(win), where) != NULL && figure_gone(win) && f->empty(f->data, said, sizeof said) &&
                strstr(said, where) != NULL,
            "a broken row: the status and the figure name the file and its line (%s)", status_of(win));
+    g_file_set_contents(path, "step,name,kind,count,min,p7,p16,p31,p50,p69,p84,p93,max,mean\n", -1, NULL);
+    spin_for(1.5);
+    tap_ok(figure_gone(win) && f->empty(f->data, said, sizeof said) && strstr(said, "No evaluation yet") != NULL,
+           "a run with no evaluation yet: the view says so (%s)", said);
     g_rename(moved, path);
     check_two_runs(win);
 }

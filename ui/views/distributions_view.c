@@ -43,7 +43,7 @@ typedef struct distributions_view {
     GtkWidget *kind_menu, *tensor_menu, *status;
     GtkStringList *tensors;      /* the chosen kind's tensors of the runs shown */
     const char *why_empty;       /* NULL: the figure has rows to draw */
-    char error[512];             /* a file that could not be read, said in the figure */
+    char message[512];           /* a file that could not be read, or a kind no run has, said in the figure */
     gboolean filling;            /* the tensor list is being replaced: ignore its selection */
     guint poll;
 } distributions_view;
@@ -187,20 +187,30 @@ static void refresh(distributions_view *v)
     g_autoptr(GPtrArray) labels = g_ptr_array_new();
     g_autoptr(GArray) colors = g_array_new(FALSE, FALSE, sizeof(int));
     GString *errors = g_string_new(NULL);
-    int with_file = 0, evaluations = 0;
+    int with_file = 0, with_rows = 0, evaluations = 0;
+    g_autoptr(GHashTable) shown_dirs = g_hash_table_new(g_str_hash, g_str_equal);
     for (guint i = 0; i < runs->len; i++) {
         const rf_run_data *r = g_ptr_array_index(runs, i);
         if (r->dir == NULL)
             continue;
         run_file *rf = load_file(v, r->dir);
+        g_hash_table_add(shown_dirs, r->dir);
         g_ptr_array_add(files, rf);
         g_ptr_array_add(labels, r->name);
         int color = r->color >= 0 ? r->color : (int)i;   /* as the Training figure colours it */
         g_array_append_val(colors, color);
         with_file += rf->rows != NULL;
+        with_rows += rf->rows != NULL && rf->rows->len > 0;
         if (rf->error != NULL)
             g_string_append_printf(errors, "%s%s", errors->len > 0 ? "; " : "", rf->error);
     }
+    /* the files of runs no longer shown are forgotten */
+    GHashTableIter it;
+    gpointer dir;
+    g_hash_table_iter_init(&it, v->files);
+    while (g_hash_table_iter_next(&it, &dir, NULL))
+        if (!g_hash_table_contains(shown_dirs, dir))
+            g_hash_table_iter_remove(&it);
     fill_tensors(v, files);
 
     const char *name = chosen_tensor(v);
@@ -216,11 +226,18 @@ static void refresh(distributions_view *v)
         drawn += n > 0;
         evaluations = MAX(evaluations, (int)n);
     }
-    g_strlcpy(v->error, errors->str, sizeof v->error);
+    if (errors->len > 0)
+        g_strlcpy(v->message, errors->str, sizeof v->message);
+    else
+        g_snprintf(v->message, sizeof v->message, "These runs recorded no %s distributions: choose another kind",
+                   chosen_kind(v) == RF_DIST_GRAD  ? "gradient"
+                   : chosen_kind(v) == RF_DIST_TAP ? "probe tap"
+                                                   : "parameter");
     v->why_empty = runs->len == 0                        ? NO_RUNS
                    : drawn > 0                           ? NULL
-                   : errors->len > 0                     ? v->error
+                   : errors->len > 0                     ? v->message
                    : with_file == 0                      ? NO_FILE
+                   : with_rows > 0                       ? v->message
                                                          : NO_ROWS;
     guint tensors = g_list_model_get_n_items(G_LIST_MODEL(v->tensors));
     g_autofree char *said = NULL;
