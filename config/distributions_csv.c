@@ -183,11 +183,16 @@ static gboolean parse_row(char *text, const char *path, int line, int64_t last_s
     return TRUE;
 }
 
-GArray *rf_distributions_csv_read(const char *path, GError **error)
+/* `growing`: the file may be in the middle of a write (a run training):
+ * a last row with no line end yet, or a header not all there, is not
+ * read rather than refused. */
+static GArray *read_rows(const char *path, gboolean growing, GError **error)
 {
     g_autofree char *text = NULL;
     if (!g_file_get_contents(path, &text, NULL, error))
         return NULL;
+    if (growing && !g_str_has_prefix(text, HEADER "\n") && g_str_has_prefix(HEADER "\n", text))
+        return g_array_new(FALSE, FALSE, sizeof(rf_distribution_row));
     if (!g_str_has_prefix(text, HEADER "\n")) {
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                     "%s:1: not a distributions file of this program (the first line is not '" HEADER "')", path);
@@ -199,6 +204,8 @@ GArray *rf_distributions_csv_read(const char *path, GError **error)
     for (char *at = text + strlen(HEADER "\n"), *nl; *at != '\0'; at = nl + 1) {
         line++;
         nl = strchr(at, '\n');
+        if (nl == NULL && growing)
+            break;
         if (nl == NULL) {
             bad_row(error, path, line, "the last row is cut short (no line end)");
             g_array_free(rows, TRUE);
@@ -214,4 +221,14 @@ GArray *rf_distributions_csv_read(const char *path, GError **error)
         g_array_append_val(rows, row);
     }
     return rows;
+}
+
+GArray *rf_distributions_csv_read(const char *path, GError **error)
+{
+    return read_rows(path, FALSE, error);
+}
+
+GArray *rf_distributions_csv_read_written(const char *path, GError **error)
+{
+    return read_rows(path, TRUE, error);
 }

@@ -38,5 +38,8 @@ typedef struct rf_distribution_row {
  * is not one, an unknown kind, percentiles out of order, steps going
  * back). A GArray of rf_distribution_row. */
 GArray *rf_distributions_csv_read(const char *path, GError **error);
+/* The same for a file a run may be writing: its complete rows, a last
+ * row not yet ended (and a header not yet whole) left unread. */
+GArray *rf_distributions_csv_read_written(const char *path, GError **error);
 
 #endif

@@ -29,7 +29,7 @@
 static const char small_config[] = RF_TEST_TINY_DATA RF_TEST_TINY_BLRP "[train]\nsteps = 6\neval_every = 3\n"
                                                                       "eval_batches = 1\n";
 
-static const char *const pages[] = {"training", "attention", "latent", "talk",    "memory",
+static const char *const pages[] = {"training", "attention", "latent", "talk",    "distributions", "memory",
                                     "data",     "evaluation", "attribution", "projector", "compare", "runs"};
 
 /* Shown widgets under `w` that stick out of the window's `frame` (its bounds,

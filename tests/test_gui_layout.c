@@ -58,8 +58,8 @@ int main(int argc, char **argv)
 
     int width = 0;
     check_sidebar(win, "at 1400 x 900", &width);
-    static const char *const pages[] = {"training", "attention", "latent",  "talk", "memory",
-                                        "data",     "evaluation", "attribution", "projector", "compare", "runs"};
+    static const char *const pages[] = {"training", "attention",  "latent",      "talk",      "distributions", "memory",
+                                        "data",     "evaluation", "attribution", "projector", "compare",       "runs"};
     for (size_t i = 0; i < G_N_ELEMENTS(pages); i++) {
         gtk_stack_set_visible_child_name(rf_window_get_stack(win), pages[i]);
         spin_for(0.4);

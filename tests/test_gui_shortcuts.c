@@ -2,7 +2,7 @@
  * application under Xvfb opens without a GTK warning: GTK 4.8's page
  * switcher of a GtkShortcutsSection of two pages warned "GtkLabel reported
  * min width -3" once per page label. And the views' keys and switcher:
- * Alt+9 is bound to show Evaluation, which then has its group (Why) and
+ * Alt+0 is bound to show Evaluation, which then has its group (Why) and
  * its tab chosen; Ctrl+Page Down's action shows the next view; a click on
  * the Run group brings back the view last shown in it. */
 #include <string.h>
@@ -63,9 +63,9 @@ static void check_view_keys(RfApplication *app, RfWindow *win)
     GtkStack *stack = rf_window_get_stack(win);
     g_auto(GStrv) keys = gtk_application_get_accels_for_action(GTK_APPLICATION(app), "win.show-view::evaluation");
     g_auto(GStrv) next = gtk_application_get_accels_for_action(GTK_APPLICATION(app), "win.next-view");
-    tap_ok(keys[0] != NULL && strcmp(keys[0], "<Alt>9") == 0 && next[0] != NULL &&
+    tap_ok(keys[0] != NULL && strcmp(keys[0], "<Alt>0") == 0 && next[0] != NULL &&
                strcmp(next[0], "<Control>Page_Down") == 0,
-           "Alt+9 shows the Evaluation view and Ctrl+Page Down the next (%s, %s)", keys[0] ? keys[0] : "none",
+           "Alt+0 shows the Evaluation view and Ctrl+Page Down the next (%s, %s)", keys[0] ? keys[0] : "none",
            next[0] ? next[0] : "none");
     g_action_group_activate_action(G_ACTION_GROUP(win), "show-view", g_variant_new_string("evaluation"));
     spin_for(0.3);

@@ -13,6 +13,7 @@
  *   GtkWidget *rf_evaluation_view_new(RfSession *s); ui/views/evaluation_view.c
  *   GtkWidget *rf_attribution_view_new(RfSession *s); ui/views/attribution_view.c
  *   GtkWidget *rf_projector_view_new(RfSession *s);  ui/views/projector_view.c
+ *   GtkWidget *rf_distributions_view_new(RfSession *s); ui/views/distributions_view.c
  *
  * and register their export plot with rf_view_set_plot (the window reads it
  * with rf_view_get_plot). A view updates itself from the session's signals
@@ -49,6 +50,11 @@ const float *rf_attribution_view_values(GtkWidget *attribution_view, int *len);
  * no comparison), as choosing it under "Compare with" does. */
 void rf_attribution_view_compare_with(GtkWidget *attribution_view, const char *checkpoint);
 GtkWidget *rf_projector_view_new(RfSession *s);
+GtkWidget *rf_distributions_view_new(RfSession *s);
+/* The figure the Distributions view draws (NULL while it says what to do
+ * first), for tests. */
+typedef struct rf_distribution_figure rf_distribution_figure;
+const rf_distribution_figure *rf_distributions_view_figure(GtkWidget *distributions_view);
 
 /* Show sample `index` of `split` in the Data view `data_view` (its split
  * chosen, the sample selected and scrolled to; nothing for an index past

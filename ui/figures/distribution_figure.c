@@ -12,16 +12,27 @@ void rf_distribution_figure_init(rf_distribution_figure *f, const char *name, rf
     snprintf(f->name, sizeof f->name, "%s", name);
     f->labels = g_ptr_array_new_with_free_func(g_free);
     f->runs = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    f->colors = g_array_new(FALSE, FALSE, sizeof(int));
 }
 
 void rf_distribution_figure_clear(rf_distribution_figure *f)
 {
     g_clear_pointer(&f->labels, g_ptr_array_unref);
     g_clear_pointer(&f->runs, g_ptr_array_unref);
+    g_clear_pointer(&f->colors, g_array_unref);
 }
 
 guint rf_distribution_figure_add_run(rf_distribution_figure *f, const char *label, const GArray *rows)
 {
+    return rf_distribution_figure_add_run_colored(f, label, -1, rows);
+}
+
+guint rf_distribution_figure_add_run_colored(rf_distribution_figure *f, const char *label, int color,
+                                             const GArray *rows)
+{
+    if (color < 0)
+        color = (int)f->runs->len;
+    g_array_append_val(f->colors, color);
     GArray *mine = g_array_new(FALSE, FALSE, sizeof(rf_distribution_row));
     for (guint i = 0; i < rows->len; i++) {
         const rf_distribution_row *r = &g_array_index(rows, rf_distribution_row, i);
@@ -87,6 +98,23 @@ static void band(rf_plot *p, const GArray *rows, int lo, int hi, rf_rgb color, d
     cairo_fill(cr);
 }
 
+/* What the bands are, right of the title, smaller where the room is short. */
+static void draw_key(rf_plot *p, const char *title)
+{
+    static const char key[] = "bands: min–max, 7–93, 16–84, 31–69th percentile · line: median";
+    double left = p->frame.x + rf_text_width(p->cr, RF_PLOT_TITLE, true, title) + 12,
+           right = p->frame.x + p->frame.w, width = rf_text_width(p->cr, RF_PLOT_TEXT, false, key),
+           size = RF_PLOT_TEXT;
+    if (width > right - left)
+        size *= (right - left) / width;
+    if (size < 0.6 * RF_PLOT_TEXT)
+        return;
+    cairo_save(p->cr);
+    rf_set_color(p->cr, (rf_rgb){0.40, 0.40, 0.44}, 1);   /* the Training figure's key grey */
+    rf_draw_text(p->cr, right, p->outer.y + 4, 1, 0, size, false, key);
+    cairo_restore(p->cr);
+}
+
 static void draw(void *data, cairo_t *cr, double width, double height, const rf_zoom *zoom)
 {
     rf_distribution_figure *f = data;
@@ -103,7 +131,7 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     int shown = 0;
     for (guint r = 0; r < f->runs->len; r++) {
         const GArray *rows = f->runs->pdata[r];
-        rf_rgb c = rf_series_color((int)r);
+        rf_rgb c = rf_series_color(g_array_index(f->colors, int, r));
         /* min-max, 7-93, 16-84, 31-69: each inner band adds to the ones under it */
         for (int k = 0; k < RF_DIST_QUANTILES / 2; k++)
             band(&p, rows, k, RF_DIST_QUANTILES - 1 - k, c, 0.16);
@@ -119,9 +147,28 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
         }
     }
     cairo_restore(cr);
-    if (shown > 1)
+    draw_key(&p, title);
+    if (shown > 0)   /* one run too: the legend names it */
         rf_plot_legend(&p, labels, colors, shown, RF_LEGEND_TOP_RIGHT);
     rf_plot_end(&p);
+}
+
+bool rf_distribution_figure_place(const rf_distribution_figure *f, double width, double height, const rf_zoom *zoom,
+                                  double step, double value, double *px, double *py)
+{
+    rf_axis x, y;
+    axes(f, zoom, &x, &y);
+    cairo_surface_t *s = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
+    cairo_t *cr = cairo_create(s);
+    g_autofree char *title = g_strdup_printf("%s (%s)", f->name, rf_dist_kind_name(f->kind));
+    rf_plot p;   /* laid out as draw lays it out */
+    rf_plot_begin(&p, cr, (rf_rect){0, 0, width, height}, &x, &y, title);
+    *px = rf_plot_px(&p, step);
+    *py = rf_plot_py(&p, value);
+    bool inside = rf_plot_contains(&p, *px, *py);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+    return inside;
 }
 
 static bool hover(void *data, double width, double height, const rf_zoom *zoom, double px, double py, char *text,
@@ -132,17 +179,33 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
     axes(f, zoom, &x, &y);
     cairo_surface_t *s = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
     cairo_t *cr = cairo_create(s);
-    rf_plot p;   /* laid out as draw lays it out, to map the pointer */
-    rf_plot_begin(&p, cr, (rf_rect){0, 0, width, height}, &x, &y, NULL);
+    g_autofree char *title = g_strdup_printf("%s (%s)", f->name, rf_dist_kind_name(f->kind));
+    rf_plot p;   /* laid out as draw lays it out (its title too), to map the pointer */
+    rf_plot_begin(&p, cr, (rf_rect){0, 0, width, height}, &x, &y, title);
     bool inside = rf_plot_contains(&p, px, py);
     double step = rf_plot_x_at(&p, px);
+    /* the run whose band at that step lies nearest the pointer (inside it: 0) */
+    rf_distribution_row row = {0};
+    guint run = 0;
+    double nearest = INFINITY;
+    for (guint r = 0; inside && r < f->runs->len; r++) {
+        rf_distribution_row at;
+        if (!rf_distribution_figure_at(f, r, (int64_t)llround(step), &at))
+            continue;
+        double top = rf_plot_py(&p, at.d.q[RF_DIST_QUANTILES - 1]), bottom = rf_plot_py(&p, at.d.q[0]);
+        double gap = py < top ? top - py : py > bottom ? py - bottom : 0;
+        if (gap < nearest) {
+            nearest = gap;
+            run = r;
+            row = at;
+        }
+    }
     cairo_destroy(cr);
     cairo_surface_destroy(s);
-    rf_distribution_row row;
-    if (!inside || !rf_distribution_figure_at(f, 0, (int64_t)llround(step), &row))
+    if (!isfinite(nearest))
         return false;
     GString *out = g_string_new(NULL);
-    g_string_printf(out, "%s step %lld:", (const char *)f->labels->pdata[0], (long long)row.step);
+    g_string_printf(out, "%s step %lld:", (const char *)f->labels->pdata[run], (long long)row.step);
     static const char *const names[RF_DIST_QUANTILES] = {"min", "p7", "p16", "p31", "p50", "p69", "p84", "p93", "max"};
     for (int k = 0; k < RF_DIST_QUANTILES; k++) {
         char v[32];
