@@ -8,7 +8,7 @@
  *      holds may scroll; the scrolled window itself must lie inside), so the
  *      view tabs, the toolbars and the panels are all reachable;
  *   3. the view's own tab in the view switcher and the sidebar's toggle are
- *      shown, and the switcher leaves room for three more tabs as wide as
+ *      shown, and the switcher leaves room for two more tabs as wide as
  *      its widest (views to come);
  *   4. every control of a view's toolbar (a button, drop-down, switch, spin
  *      button or slider in a row that scrolls sideways) lies wholly inside
@@ -200,8 +200,8 @@ static int widest_button(GtkWidget *w)
 }
 
 /* The view switcher (or tabs: the stack's switcher) asks for no more than
- * the views' width less three of its widest tabs: a twelfth view (and a
- * thirteenth, fourteenth) still fits. */
+ * the views' width less two of its widest tabs: a group can take two more
+ * views. */
 static void check_room_for_more(GtkWidget *w, int width, int height, const char *page)
 {
     GtkWidget *views = GTK_WIDGET(rf_window_get_stack(RF_WINDOW(w)));
@@ -212,8 +212,8 @@ static void check_room_for_more(GtkWidget *w, int width, int height, const char 
     if (switcher != NULL)
         gtk_widget_measure(switcher, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
     int room = gtk_widget_get_width(views);
-    tap_ok(switcher != NULL && min + 3 * tab <= room,
-           "%dx%d, %s view: the view switcher (%d px) leaves room for three more %d px tabs in the views' %d px",
+    tap_ok(switcher != NULL && min + 2 * tab <= room,
+           "%dx%d, %s view: the view switcher (%d px) leaves room for two more %d px tabs in the views' %d px",
            width, height, page, min, tab, room);
 }
 

@@ -37,7 +37,7 @@ static const struct {
     {"attention", "Attention", "Model", rf_attention_view_new},
     {"latent", "Latent", "Model", rf_latent_view_new},
     {"talk", "TaLK", "Model", rf_talk_view_new},
-    {"distributions", "Quantiles", "Model", rf_distributions_view_new},
+    {"distributions", "Distributions", "Model", rf_distributions_view_new},
     {"data", "Data", "Why", rf_data_view_new},
     {"evaluation", "Evaluation", "Why", rf_evaluation_view_new},
     {"attribution", "Attribution", "Why", rf_attribution_view_new},
