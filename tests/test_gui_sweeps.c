@@ -7,7 +7,8 @@
  * trial's line selects that trial's row alone and draws it in the Training
  * view, a selected trial row highlights its line (the model, and the dark
  * casing in the pixels), and a sweep.csv that changes is read again.
- * RF_SCREENSHOT_DIR set: also writes screenshot-sweep.png there.
+ * All at 1024 x 600, the smallest screen the window fits. RF_SCREENSHOT_DIR
+ * set: also writes screenshot-sweep.png there (1280 x 800).
  */
 #include <glib/gstdio.h>
 #include <math.h>
@@ -174,9 +175,10 @@ int main(int argc, char **argv)
     RfWindow *win = open_workbench(dir, small_config, &app);
     if (win == NULL)
         return tap_done();
-    gtk_window_set_default_size(GTK_WINDOW(win), 1280, 800);
     gtk_stack_set_visible_child_name(rf_window_get_stack(win), "runs");
-    spin_for(0.6);
+    spin_for(0.3);
+    gtk_window_set_default_size(GTK_WINDOW(win), 1024, 600);   /* the smallest screen the window fits */
+    spin_for(0.4);
     GtkWidget *view = gtk_stack_get_child_by_name(rf_window_get_stack(win), "runs");
     GtkColumnView *list = view != NULL ? GTK_COLUMN_VIEW(find_named(view, "runs-list")) : NULL;
     if (!tap_ok(list != NULL, "the window has a Runs view with its list"))
@@ -275,22 +277,24 @@ int main(int argc, char **argv)
     g_autofree char *csv = g_build_filename(runs, "sw", "sweep.csv", NULL);
     g_autofree char *text = NULL;
     g_file_get_contents(csv, &text, NULL, NULL);
-    char *last = text != NULL ? strstr(text, "\n4,") : NULL;
+    g_autofree char *three = g_strdup(text != NULL ? text : "");
+    char *last = strstr(three, "\n4,");
     if (last != NULL)
         last[1] = '\0';
     g_autofree char *tmp = g_strconcat(csv, ".new", NULL);
-    g_file_set_contents(tmp, text != NULL ? text : "", -1, NULL);
+    g_file_set_contents(tmp, three, -1, NULL);
     g_rename(tmp, csv);
     tap_ok(spin_until(figure_has, (gpointer[]){panel, GUINT_TO_POINTER(3)}, 4.0),
            "a sweep.csv that changes is read again (3 trials)");
 
     const char *shots = g_getenv("RF_SCREENSHOT_DIR");
     if (shots != NULL) {
-        g_file_set_contents(tmp, text, -1, NULL);
+        g_file_set_contents(tmp, text != NULL ? text : "", -1, NULL);
         g_rename(tmp, csv);
         select_folder(list, "trial-002");
         spin_until(figure_has, (gpointer[]){panel, GUINT_TO_POINTER(4)}, 4.0);
-        spin_for(0.3);
+        gtk_window_set_default_size(GTK_WINDOW(win), 1280, 800);
+        spin_for(0.5);
         g_autoptr(GdkTexture) texture = render(GTK_WIDGET(win));
         g_autofree char *path = g_build_filename(shots, "screenshot-sweep.png", NULL);
         tap_ok(texture != NULL && gdk_texture_save_to_png(texture, path), "screenshot %s", path);
