@@ -10,7 +10,7 @@
 #include "../datasets/datasets.h"
 #include "../ui/figures/distribution_figure.h"
 #include "../ui/figures/memory_figure.h"
-#include "../ui/figures/parallel_figure.h"
+#include "../ui/figures/parallel_sweep.h"
 #include "../ui/figures/training_figure.h"
 #include "../ui/plot/smooth.h"
 #include "cli.h"
@@ -201,49 +201,19 @@ static gboolean export_distribution(char **dirs, const char *name, const char *k
     return ok;
 }
 
-static int compare_numbers(const void *a, const void *b)
-{
-    double x = g_ascii_strtod(*(char *const *)a, NULL), y = g_ascii_strtod(*(char *const *)b, NULL);
-    return (x > y) - (x < y);
-}
-
-/* A sweep folder's parallel coordinates: its keys from the sweep file's
- * copy (sweep.ini), its trials from sweep.csv. */
+/* A sweep folder's parallel coordinates (ui/figures/parallel_sweep.h). */
 static gboolean export_parallel(const char *dir, const char *out, const rf_export_options *o, guint *trials,
                                 GError **error)
 {
-    g_autofree char *ini = g_build_filename(dir, "sweep.ini", NULL), *csv = g_build_filename(dir, "sweep.csv", NULL);
-    if (!g_file_test(ini, G_FILE_TEST_EXISTS) || !g_file_test(csv, G_FILE_TEST_EXISTS)) {
+    if (!rf_is_sweep_folder(dir)) {
         g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
                     "%s: not a sweep folder (no sweep.ini and sweep.csv, which `rangefinder sweep` writes)", dir);
         return FALSE;
     }
-    g_autoptr(rf_sweep) s = rf_sweep_load(ini, error);
-    if (s == NULL)
+    g_autoptr(rf_parallel_figure) figure = rf_parallel_figure_load_sweep(dir, error);
+    if (figure == NULL)
         return FALSE;
-    GArray *rows = rf_sweep_table_read(s, csv, error);
-    if (rows == NULL)
-        return FALSE;
-    g_autoptr(rf_parallel_figure) figure = rf_parallel_figure_new(rf_sweep_metric_name(s), !s->metric_is_loss);
-    for (int k = 0; k < s->n_keys; k++) {
-        const rf_sweep_key *key = &s->keys[k];
-        rf_parallel_scale scale = key->kind == RF_SWEEP_LIST          ? RF_PARALLEL_CATEGORY
-                                  : key->kind == RF_SWEEP_LOG_UNIFORM ? RF_PARALLEL_LOG
-                                                                      : RF_PARALLEL_LINEAR;
-        g_auto(GStrv) ticks = g_strdupv(key->values);
-        if (ticks != NULL && key->numeric)   /* a list of numbers reads bottom to top, smallest first */
-            qsort(ticks, g_strv_length(ticks), sizeof *ticks, compare_numbers);
-        rf_parallel_figure_add_axis(figure, key->name, scale, (const char *const *)ticks);
-    }
-    for (guint i = 0; i < rows->len; i++) {
-        const rf_sweep_row *r = &g_array_index(rows, rf_sweep_row, i);
-        rf_parallel_status status = strcmp(r->status, "finished") == 0 ? RF_PARALLEL_FINISHED
-                                    : strcmp(r->status, "failed") == 0 ? RF_PARALLEL_FAILED
-                                                                       : RF_PARALLEL_STOPPED;
-        rf_parallel_figure_add_trial(figure, r->folder, (const char *const *)r->values, r->best, status);
-    }
-    *trials = rows->len;
-    g_array_free(rows, TRUE);
+    *trials = rf_parallel_figure_trial_count(figure);
     rf_figure f = rf_parallel_figure_figure(figure);
     char err[1024];
     if (!rf_figure_export_with(&f, NULL, out, o, err, sizeof err)) {

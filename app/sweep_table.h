@@ -14,29 +14,9 @@
 #include <glib.h>
 #include <stdint.h>
 
-#include "sweep_file.h"
-
-typedef struct rf_sweep_row {
-    int trial;            /* from 1 */
-    char **values;        /* one per swept key, NULL-terminated */
-    char *status;
-    char *reason;         /* "" when none */
-    double best, final;   /* the sweep's metric; NaN: not evaluated */
-    int64_t steps;
-    double seconds;
-    char *folder;         /* the trial's folder, relative to the sweep's */
-} rf_sweep_row;
-
-void rf_sweep_row_clear(rf_sweep_row *r);
-
-/* A GArray of rf_sweep_row that clears its rows. */
-GArray *rf_sweep_rows_new(void);
+#include "../config/sweep_results.h"
 
 /* Write sweep.csv and sweep.json into `dir`. */
 gboolean rf_sweep_table_write(const rf_sweep *s, const GArray *rows, const char *dir, GError **error);
-
-/* Read `path` (a sweep.csv) back for the sweep's keys: the rows, or NULL with
- * an error naming the file and the line. */
-GArray *rf_sweep_table_read(const rf_sweep *s, const char *path, GError **error);
 
 #endif

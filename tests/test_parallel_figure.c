@@ -151,6 +151,37 @@ int main(void)
     tap_ok(found == 3 && fabs(ratio - log(10.0 / 3.0) / log(3.0)) < 0.1,
            "train.lr on a log axis: the gap 3e-4 to 1e-3 over 1e-4 to 3e-4 is %.2f (log: 1.10, linear: 3.5)", ratio);
 
+    /* the trial under a point of its line (what hover names and a click picks), and the highlight */
+    int picked[5], right = 0;
+    for (int k = 0; k < 5 && most == 5; k++) {
+        /* cross[] runs top to bottom: D, C, B, E, A */
+        static const int row_of_trial[5] = {4, 2, 1, 0, 3};
+        const crossing *at = &cross[row_of_trial[k]];
+        picked[k] = rf_parallel_figure_trial_at(f, W, H, at_most, (at->y0 + at->y1) / 2.0);
+        right += picked[k] == k;
+    }
+    tap_ok(right == 5, "a point on each trial's line picks that trial (%d of 5)", right);
+    tap_ok(rf_parallel_figure_trial_at(f, W, H, 4, 4) == -1, "a point off every line picks none");
+    char named[256] = "";
+    fig.hover(fig.data, W, H, &RF_ZOOM_ALL, at_most, (cross[1].y0 + cross[1].y1) / 2.0, named, sizeof named);
+    tap_ok(g_str_has_prefix(named, "trial-003: model.encoder=linear, train.lr=1e-3; val_accuracy 0.5"),
+           "hovering between the axes names the trial and its values: %s", named);
+    rf_parallel_figure_highlight(f, "trial-001");
+    cairo_surface_t *lit = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+    cairo_t *lit_cr = cairo_create(lit);
+    fig.draw(fig.data, lit_cr, W, H, &RF_ZOOM_ALL);
+    cairo_surface_flush(lit);
+    crossing lit_cross[16];
+    int lit_n = crossings(lit, at_most, 60, H - 40, lit_cross, 16);
+    int wide = lit_n == 5 ? lit_cross[4].y1 - lit_cross[4].y0 : 0, thin = most == 5 ? cross[4].y1 - cross[4].y0 : 0;
+    tap_ok(g_strcmp0(rf_parallel_figure_highlighted(f), "trial-001") == 0 && wide >= thin + 4 && lit_cross[4].r < 40 &&
+               lit_cross[4].g < 40 && lit_cross[4].b < 40,
+           "the highlighted trial is drawn thick (%d px, %d before) with a dark casing (%d,%d,%d)", wide, thin,
+           lit_cross[4].r, lit_cross[4].g, lit_cross[4].b);
+    rf_parallel_figure_highlight(f, NULL);
+    cairo_destroy(lit_cr);
+    cairo_surface_destroy(lit);
+
     char why[128];
     g_autoptr(rf_parallel_figure) none = rf_parallel_figure_new("val_loss", false);
     rf_figure empty = rf_parallel_figure_figure(none);

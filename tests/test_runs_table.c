@@ -2,8 +2,9 @@
  * status from what its folder holds, its steps, best validation and test
  * accuracy and time from metrics.csv, run.ini's name and tags, the config
  * keys that differ between runs, the order of a column, malformed folders
- * left out with a warning naming them, and refreshes that reread only what
- * changed. */
+ * left out with a warning naming them, refreshes that reread only what
+ * changed, and a sweep folder's trials listed as runs. */
+#include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -285,6 +286,46 @@ static void test_init(void)
     root = g_steal_pointer(&saved);
 }
 
+/* A sweep folder (sweep.ini and sweep.csv, as `rangefinder sweep` writes
+ * them) is no run: its trials' folders are, each naming the sweep; a folder
+ * of runs without those files stays a malformed folder. */
+static void test_sweep_folder(void)
+{
+    static const char *const blrp[] = {"model.encoder=blrp", NULL};
+    g_autofree char *saved = root;
+    root = g_dir_make_tmp("rf-runs-sweep-XXXXXX", NULL);
+    g_free(write_fake_run(root, &(fake_run){"plain", blrp, 300, 10, TRUE, TRUE, OLD}));
+    g_autofree char *sweep = g_build_filename(root, "lr", NULL), *nested = g_build_filename(root, "nested", NULL);
+    for (int i = 1; i <= 2; i++) {
+        g_autofree char *name = g_strdup_printf("trial-%03d", i);
+        g_free(write_fake_run(sweep, &(fake_run){name, blrp, 20, 10, TRUE, TRUE, OLD}));
+        g_free(write_fake_run(nested, &(fake_run){name, blrp, 20, 10, TRUE, TRUE, OLD}));
+    }
+    write_text("lr", "sweep.ini", "[sweep]\n[keys]\ntrain.lr = 0.1, 0.01\n", -1);
+    write_text("lr", "sweep.csv", "trial,train.lr,status,reason,best_val_accuracy,final_val_accuracy,steps,seconds,folder\n", -1);
+    g_autoptr(rf_runs_table) t = rf_runs_table_new(root);
+    rf_runs_table_refresh(t);
+    const rf_run_entry *plain = find(t, "plain"), *two = find(t, "lr/trial-002");
+    g_autofree char *name = two != NULL ? rf_run_entry_cell(two, "name") : NULL;
+    tap_ok(t->entries->len == 3 && plain != NULL && plain->sweep[0] == '\0' && two != NULL &&
+               strcmp(two->sweep, "lr") == 0 && g_strcmp0(name, "lr/trial-002") == 0,
+           "a sweep folder's trials are runs, named by the sweep (%u runs, %s)", t->entries->len, name);
+    tap_ok(t->sweeps->len == 1 && g_strcmp0(g_ptr_array_index(t->sweeps, 0), sweep) == 0 && t->warnings->len == 1 &&
+               warned_about(t, "nested", "no config.ini"),
+           "the sweep folder is listed as a sweep, not left out; a folder of runs without sweep files is (%u warnings)",
+           t->warnings->len);
+    g_autofree char *csv = g_build_filename(sweep, "sweep.csv", NULL);
+    g_unlink(csv);
+    rf_runs_table_refresh(t);
+    tap_ok(t->sweeps->len == 0 && find(t, "lr/trial-001") == NULL && warned_about(t, "lr", "no config.ini"),
+           "without its sweep.csv it is no sweep any more");
+    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", root);
+    if (system(cmd) != 0)
+        tap_ok(FALSE, "remove %s", root);
+    g_free(root);
+    root = g_steal_pointer(&saved);
+}
+
 int main(void)
 {
     root = g_dir_make_tmp("rf-runs-table-XXXXXX", NULL);
@@ -296,6 +337,7 @@ int main(void)
     test_refresh(t);
     test_lock(t);
     test_init();
+    test_sweep_folder();
     g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", root);
     if (system(cmd) != 0)
         tap_ok(FALSE, "remove %s", root);

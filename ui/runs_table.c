@@ -10,6 +10,7 @@
 #include "../config/run_lock.h"
 #include "../core/train.h"
 #include "data_tasks.h"
+#include "figures/parallel_sweep.h"
 #include "plot/plot.h"
 
 #define METRICS_HEADER "step,split,loss,accuracy,lr,seconds"
@@ -34,6 +35,7 @@ static void entry_clear(gpointer data)
     g_free(e->name);
     g_free(e->tags);
     g_free(e->from);
+    g_free(e->sweep);
 }
 
 rf_run_entry *rf_run_entry_ref(rf_run_entry *e)
@@ -241,6 +243,7 @@ rf_run_entry *rf_run_entry_load(const char *dir, GError **error)
     e->name = g_strdup(e->folder);
     e->tags = g_strdup("");
     e->from = g_strdup("");
+    e->sweep = g_strdup("");
     e->best_val = NAN;
     e->test_accuracy = NAN;
     e->stamp = folder_stamp(dir, &e->metrics_mtime, &e->has_checkpoint);
@@ -318,8 +321,9 @@ char *rf_run_entry_cell(const rf_run_entry *e, const char *column)
 {
     char buf[RF_STR_LEN + 64];
     double v;
-    if (strcmp(column, "name") == 0)
-        return g_strdup(e->name);
+    if (strcmp(column, "name") == 0)   /* a sweep's trial unnamed: "lr-sweep/trial-001" */
+        return e->sweep[0] != '\0' && strcmp(e->name, e->folder) == 0 ? g_strdup_printf("%s/%s", e->sweep, e->folder)
+                                                                       : g_strdup(e->name);
     if (strcmp(column, "encoder") == 0)
         return g_strdup(e->cfg.model.encoder);
     if (strcmp(column, "data") == 0)
@@ -375,6 +379,7 @@ rf_runs_table *rf_runs_table_new(const char *root)
     t->entries = g_ptr_array_new_with_free_func((GDestroyNotify)rf_run_entry_unref);
     t->warnings = g_ptr_array_new_with_free_func(g_free);
     t->left_out = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    t->sweeps = g_ptr_array_new_with_free_func(g_free);
     return t;
 }
 
@@ -385,6 +390,7 @@ void rf_runs_table_free(rf_runs_table *t)
     g_ptr_array_unref(t->entries);
     g_ptr_array_unref(t->warnings);
     g_hash_table_unref(t->left_out);
+    g_ptr_array_unref(t->sweeps);
     g_free(t->live_dir);
     g_free(t->root);
     g_free(t);
@@ -422,23 +428,52 @@ static int by_folder(gconstpointer a, gconstpointer b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The folders in `dir` (hidden ones left out), by name. */
+static GPtrArray *sorted_folders(const char *dir)
+{
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+    for (const char *name; d != NULL && (name = g_dir_read_name(d)) != NULL;) {
+        g_autofree char *path = g_build_filename(dir, name, NULL);
+        if (name[0] != '.' && g_file_test(path, G_FILE_TEST_IS_DIR))
+            g_ptr_array_add(names, g_steal_pointer(&path));
+    }
+    g_ptr_array_sort(names, by_folder);
+    return names;
+}
+
 gboolean rf_runs_table_refresh(rf_runs_table *t)
 {
-    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
-    g_autoptr(GDir) d = g_dir_open(t->root, 0, NULL);
-    for (const char *name; d != NULL && (name = g_dir_read_name(d)) != NULL;)
-        if (name[0] != '.')
-            g_ptr_array_add(names, g_strdup(name));
-    g_ptr_array_sort(names, by_folder);
+    /* the run folders: the runs folder's own, and a sweep folder's trials in its place */
+    g_autoptr(GPtrArray) top = sorted_folders(t->root);
+    g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) sweep_of = g_ptr_array_new_with_free_func(g_free);   /* each dir's sweep's name, or "" */
+    g_autoptr(GPtrArray) sweeps = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < top->len; i++) {
+        const char *dir = g_ptr_array_index(top, i);
+        if (!rf_is_sweep_folder(dir)) {
+            g_ptr_array_add(dirs, g_strdup(dir));
+            g_ptr_array_add(sweep_of, g_strdup(""));
+            continue;
+        }
+        g_ptr_array_add(sweeps, g_strdup(dir));
+        g_autoptr(GPtrArray) trials = sorted_folders(dir);
+        for (guint k = 0; k < trials->len; k++) {
+            g_ptr_array_add(dirs, g_strdup(g_ptr_array_index(trials, k)));
+            g_ptr_array_add(sweep_of, g_path_get_basename(dir));
+        }
+    }
+    gboolean changed = sweeps->len != t->sweeps->len;
+    for (guint i = 0; !changed && i < sweeps->len; i++)
+        changed = strcmp(g_ptr_array_index(sweeps, i), g_ptr_array_index(t->sweeps, i)) != 0;
+    g_ptr_array_unref(t->sweeps);
+    t->sweeps = g_ptr_array_ref(sweeps);
 
     GPtrArray *fresh = g_ptr_array_new_with_free_func((GDestroyNotify)rf_run_entry_unref);
     g_autoptr(GPtrArray) warned = t->warnings;
     t->warnings = g_ptr_array_new_with_free_func(g_free);
-    gboolean changed = FALSE;
-    for (guint i = 0; i < names->len; i++) {
-        g_autofree char *dir = g_build_filename(t->root, g_ptr_array_index(names, i), NULL);
-        if (!g_file_test(dir, G_FILE_TEST_IS_DIR))
-            continue;
+    for (guint i = 0; i < dirs->len; i++) {
+        const char *dir = g_ptr_array_index(dirs, i);
         rf_run_entry *old = rf_runs_table_find(t, dir);
         gint64 mtime = 0;
         gboolean checkpoint = FALSE;
@@ -460,6 +495,8 @@ gboolean rf_runs_table_refresh(rf_runs_table *t)
         changed = TRUE;
         if (e != NULL) {
             g_hash_table_remove(t->left_out, dir);
+            g_free(e->sweep);
+            e->sweep = g_strdup(g_ptr_array_index(sweep_of, i));
             derive_status(e, t);
             g_ptr_array_add(fresh, e);
         } else {

@@ -4,7 +4,9 @@
  * metrics rows are scanned, not kept, and the checkpoint is never opened.
  * A refresh rereads only the folders whose files changed. A folder that is
  * not a run (no config.ini or metrics.csv, a malformed file) is left out
- * with one warning naming it.
+ * with one warning naming it. A sweep folder (`rangefinder sweep`'s: it
+ * holds sweep.ini and sweep.csv) is no run itself: its trials' folders are
+ * entries, each naming its sweep.
  */
 #ifndef RF_RUNS_TABLE_H
 #define RF_RUNS_TABLE_H
@@ -33,6 +35,7 @@ typedef struct rf_run_entry {
     char *name;               /* run.ini's name, or the folder's name */
     char *tags;               /* run.ini's tags ("" when none) */
     char *from;               /* init.ini's source run: its checkpoint's folder name ("" when none) */
+    char *sweep;              /* the sweep folder it is a trial of (its name in the runs folder), or "" */
     rf_config cfg;
     rf_run_status status;
     int64_t steps;            /* the last step of metrics.csv (0 when none) */
@@ -68,6 +71,7 @@ typedef struct rf_runs_table {
     char *root;
     GPtrArray *entries;       /* of rf_run_entry *, by folder name */
     GPtrArray *warnings;      /* of char *: the folders left out at the last refresh, and why */
+    GPtrArray *sweeps;        /* of char *: the sweep folders (sweep.ini and sweep.csv), by name */
     GHashTable *left_out;     /* folder -> its stamp when it was left out: not read again until it changes */
     char *live_dir;           /* the folder of the run this process trains, or NULL */
     rf_run_status live_status;

@@ -28,6 +28,7 @@ struct rf_parallel_figure {
     bool higher_better;
     GArray *axes;            /* axis, the keys' */
     GArray *trials;          /* trial */
+    char *highlighted;       /* the label of the trial drawn on top, thick; NULL: none */
 };
 
 /* Where the parts go at one size. */
@@ -68,6 +69,7 @@ void rf_parallel_figure_free(rf_parallel_figure *f)
         return;
     g_array_free(f->axes, TRUE);
     g_array_free(f->trials, TRUE);
+    g_free(f->highlighted);
     g_free(f->metric);
     g_free(f);
 }
@@ -251,7 +253,7 @@ static void draw_axis(const rf_parallel_figure *f, cairo_t *cr, const layout *l,
 
 /* One trial's polyline; a value that has no place breaks it. */
 static void draw_trial(const rf_parallel_figure *f, cairo_t *cr, const layout *l, const rf_axis *numeric,
-                       const trial *t, rf_rgb color)
+                       const trial *t, rf_rgb color, bool highlighted)
 {
     cairo_new_path(cr);
     bool pen_down = false;
@@ -271,8 +273,13 @@ static void draw_trial(const rf_parallel_figure *f, cairo_t *cr, const layout *l
     bool failed = t->status == RF_PARALLEL_FAILED || !isfinite(t->metric);
     double dash[] = {6, 4};
     cairo_set_dash(cr, dash, t->status == RF_PARALLEL_FINISHED && !failed ? 0 : 2, 0);
+    if (highlighted) {   /* a dark casing under the line, so any colour stands out */
+        rf_set_color(cr, (rf_rgb){0.05, 0.05, 0.05}, 1);
+        cairo_set_line_width(cr, 7.0);
+        cairo_stroke_preserve(cr);
+    }
     rf_set_color(cr, failed ? (rf_rgb){0.6, 0.6, 0.6} : color, failed ? 0.9 : 1);
-    cairo_set_line_width(cr, 2.0);
+    cairo_set_line_width(cr, highlighted ? 4.0 : 2.0);
     cairo_stroke(cr);
     cairo_set_dash(cr, NULL, 0, 0);
 }
@@ -280,7 +287,8 @@ static void draw_trial(const rf_parallel_figure *f, cairo_t *cr, const layout *l
 /* Trials drawn worst first, so the best lie on top; grey ones first of all. */
 static int drawing_rank(const rf_parallel_figure *f, const trial *t)
 {
-    (void)f;
+    if (f->highlighted != NULL && strcmp(t->label, f->highlighted) == 0)
+        return 3;   /* the highlighted trial last of all */
     return t->status == RF_PARALLEL_FAILED || !isfinite(t->metric) ? 0 : t->status == RF_PARALLEL_STOPPED ? 1 : 2;
 }
 
@@ -321,7 +329,8 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     g_array_sort_with_data(order, compare_order, f);
     for (guint k = 0; k < order->len; k++) {
         const trial *t = &g_array_index(f->trials, trial, g_array_index(order, guint, k));
-        draw_trial(f, cr, &l, numeric, t, rf_colormap(metric_t(m, t->metric)));
+        draw_trial(f, cr, &l, numeric, t, rf_colormap(metric_t(m, t->metric)),
+                   f->highlighted != NULL && strcmp(t->label, f->highlighted) == 0);
     }
     g_array_free(order, TRUE);
     rf_map_scale s = {.vmin = m->min, .vmax = m->max, .kind = RF_COLORMAP_SEQUENTIAL, .quantity = f->metric};
@@ -334,35 +343,90 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     g_free(numeric);
 }
 
-static bool hover(void *data, double width, double height, const rf_zoom *zoom, double px, double py, char *text,
-                  size_t size)
+/* The squared distance from (px, py) to the segment (x0, y0)-(x1, y1). */
+static double segment_distance2(double px, double py, double x0, double y0, double x1, double y1)
 {
-    (void)zoom;
-    rf_parallel_figure *f = data;
+    double dx = x1 - x0, dy = y1 - y0, len2 = dx * dx + dy * dy;
+    double t = len2 > 0 ? fmax(0, fmin(1, ((px - x0) * dx + (py - y0) * dy) / len2)) : 0;
+    double ex = x0 + t * dx - px, ey = y0 + t * dy - py;
+    return ex * ex + ey * ey;
+}
+
+/* The trial whose polyline passes nearest (px, py), within 6 pixels: its
+ * index, or -1. The one drawn on top wins a tie. */
+static int trial_at(const rf_parallel_figure *f, double width, double height, double px, double py)
+{
     cairo_surface_t *surface = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
     cairo_t *cr = cairo_create(surface);
     layout l = lay_out(f, cr, width, height);
     cairo_destroy(cr);
     cairo_surface_destroy(surface);
-    guint n = rf_parallel_figure_axis_count(f), at = 0;
-    for (guint i = 1; i < n; i++)
-        if (fabs(px - axis_x(f, &l, i)) < fabs(px - axis_x(f, &l, at)))
-            at = i;
-    if (fabs(px - axis_x(f, &l, at)) > 12)
-        return false;
-    rf_axis numeric = numeric_axis(f, at);
-    const trial *near = NULL;
-    double gap = 8;
-    for (guint t = 0; t < f->trials->len; t++) {
-        const trial *tr = &g_array_index(f->trials, trial, t);
-        double p = position(f, &numeric, at, tr);
-        if (isfinite(p) && fabs(l.area.y + l.area.h * (1 - p) - py) < gap) {
-            gap = fabs(l.area.y + l.area.h * (1 - p) - py);
-            near = tr;
+    guint n = rf_parallel_figure_axis_count(f);
+    rf_axis *numeric = g_new(rf_axis, n);
+    for (guint i = 0; i < n; i++)
+        numeric[i] = numeric_axis(f, i);
+    GArray *order = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint t = 0; t < f->trials->len; t++)
+        g_array_append_val(order, t);
+    g_array_sort_with_data(order, compare_order, (gpointer)f);
+    int best = -1;
+    double best_d2 = 6.0 * 6.0;
+    for (guint k = 0; k < order->len; k++) {
+        guint index = g_array_index(order, guint, k);
+        const trial *t = &g_array_index(f->trials, trial, index);
+        for (guint i = 0; i + 1 < n; i++) {
+            double p = position(f, &numeric[i], i, t), q = position(f, &numeric[i + 1], i + 1, t);
+            if (!isfinite(p) || !isfinite(q))
+                continue;
+            double d2 = segment_distance2(px, py, axis_x(f, &l, i), l.area.y + l.area.h * (1 - p),
+                                          axis_x(f, &l, i + 1), l.area.y + l.area.h * (1 - q));
+            if (d2 <= best_d2) {
+                best_d2 = d2;
+                best = (int)index;
+            }
         }
     }
-    if (near == NULL)
+    g_array_free(order, TRUE);
+    g_free(numeric);
+    return best;
+}
+
+int rf_parallel_figure_trial_at(const rf_parallel_figure *f, double width, double height, double px, double py)
+{
+    return trial_at(f, width, height, px, py);
+}
+
+guint rf_parallel_figure_trial_count(const rf_parallel_figure *f)
+{
+    return f->trials->len;
+}
+
+const char *rf_parallel_figure_trial_label(const rf_parallel_figure *f, guint i)
+{
+    return g_array_index(f->trials, trial, i).label;
+}
+
+void rf_parallel_figure_highlight(rf_parallel_figure *f, const char *label)
+{
+    char *copy = g_strdup(label);
+    g_free(f->highlighted);
+    f->highlighted = copy;
+}
+
+const char *rf_parallel_figure_highlighted(const rf_parallel_figure *f)
+{
+    return f->highlighted;
+}
+
+static bool hover(void *data, double width, double height, const rf_zoom *zoom, double px, double py, char *text,
+                  size_t size)
+{
+    (void)zoom;
+    rf_parallel_figure *f = data;
+    int at = trial_at(f, width, height, px, py);
+    if (at < 0)
         return false;
+    const trial *near = &g_array_index(f->trials, trial, at);
     GString *out = g_string_new(near->label);
     for (guint i = 0; i < f->axes->len; i++)
         g_string_append_printf(out, "%s %s=%s", i == 0 ? ":" : ",", g_array_index(f->axes, axis, i).name,

@@ -38,6 +38,18 @@ guint rf_parallel_figure_axis_count(const rf_parallel_figure *f);   /* the keys'
 /* The x of axis `i` (0 to rf_parallel_figure_axis_count - 1) when drawn at width x height on cr's text scale. */
 double rf_parallel_figure_axis_x(const rf_parallel_figure *f, cairo_t *cr, double width, double height, guint i);
 
+guint rf_parallel_figure_trial_count(const rf_parallel_figure *f);
+/* Trial i's label, in the order they were added. */
+const char *rf_parallel_figure_trial_label(const rf_parallel_figure *f, guint i);
+/* The trial whose line passes within a few pixels of (px, py) when drawn at
+ * width x height (the nearest; the one on top when they cross): its index,
+ * or -1. The figure's hover names it. */
+int rf_parallel_figure_trial_at(const rf_parallel_figure *f, double width, double height, double px, double py);
+/* Draw the trial labelled `label` on top of the others, thick, with a dark
+ * casing (NULL: none). */
+void rf_parallel_figure_highlight(rf_parallel_figure *f, const char *label);
+const char *rf_parallel_figure_highlighted(const rf_parallel_figure *f);
+
 rf_figure rf_parallel_figure_figure(rf_parallel_figure *f);
 
 #endif

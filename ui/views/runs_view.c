@@ -12,7 +12,13 @@
  * folder appears or goes (a GFileMonitor), when a run of the session
  * starts or ends, every few seconds while the view is on screen (so a CLI
  * run's steps move on), and on Reload. A refresh rereads only the folders
- * whose files changed (ui/runs_table.h). */
+ * whose files changed (ui/runs_table.h).
+ *
+ * A sweep folder (`rangefinder sweep`'s) lists its trials, named
+ * "SWEEP/trial-NNN", as runs like any other; the Sweep toggle shows its
+ * parallel coordinates below the list (ui/views/sweep_panel.h), linked to
+ * it: a click on a line selects the trial's row and draws it in the
+ * Training view, and the selected trial's line is highlighted. */
 #include <string.h>
 
 #include "../../config/run_folder.h"
@@ -20,6 +26,7 @@
 #include "../runs_table.h"
 #include "../view.h"
 #include "run_row.h"
+#include "sweep_panel.h"
 
 #define VIEW_KEY "rf-runs-view"
 /* While on screen, look for changes in the run folders this often. */
@@ -45,6 +52,7 @@ typedef struct runs_view {
     char **keys;
     gboolean stale;                 /* the rows are not those of the table (built only while on screen) */
     GtkLabel *summary, *warnings;
+    GtkWidget *sweep_toggle, *sweep_panel;
     GtkWidget *rename_entry, *tags_entry;
     GSimpleActionGroup *actions;
     GFileMonitor *monitor;
@@ -272,6 +280,15 @@ static void update_summary(runs_view *v)
 {
     guint n = v->table->entries->len, left_out = v->table->warnings->len;
     g_autofree char *text = g_strdup_printf("%u run%s in %s", n, n == 1 ? "" : "s", v->table->root);
+    guint sweeps = v->table->sweeps->len, trials = 0;
+    for (guint i = 0; i < n; i++)
+        trials += ((const rf_run_entry *)g_ptr_array_index(v->table->entries, i))->sweep[0] != '\0';
+    if (sweeps > 0) {
+        g_autofree char *with = g_strdup_printf("%s · %u trial%s of %u sweep%s", text, trials, trials == 1 ? "" : "s",
+                                                sweeps, sweeps == 1 ? "" : "s");
+        g_free(text);
+        text = g_steal_pointer(&with);
+    }
     if (left_out > 0) {
         g_autofree char *with = g_strdup_printf("%s · %u folder%s left out", text, left_out, left_out == 1 ? "" : "s");
         g_free(text);
@@ -353,6 +370,8 @@ static void refresh(runs_view *v, gboolean force)
     }
     update_summary(v);
     update_actions(v);
+    gtk_widget_set_sensitive(v->sweep_toggle, v->table->sweeps->len > 0);
+    rf_sweep_panel_update(v->sweep_panel, v->table->sweeps);
 }
 
 static gboolean on_settled(gpointer data)
@@ -424,12 +443,28 @@ static void update_actions(runs_view *v)
     }
 }
 
+/* The first selected trial of a sweep has its line highlighted. */
+static void highlight_selected_trial(runs_view *v)
+{
+    g_autoptr(GPtrArray) picked = selected_entries(v);
+    for (guint i = 0; i < picked->len; i++) {
+        const rf_run_entry *e = g_ptr_array_index(picked, i);
+        if (e->sweep[0] != '\0') {
+            g_autofree char *sweep = g_path_get_dirname(e->dir);
+            rf_sweep_panel_highlight(v->sweep_panel, sweep, e->folder);
+            return;
+        }
+    }
+    rf_sweep_panel_highlight(v->sweep_panel, NULL, NULL);
+}
+
 static void on_selection_changed(GtkSelectionModel *m, guint position, guint n, runs_view *v)
 {
     (void)m;
     (void)position;
     (void)n;
     update_actions(v);
+    highlight_selected_trial(v);
 }
 
 static void show_error(runs_view *v, const char *what, const GError *error)
@@ -620,6 +655,62 @@ static void action_reload(GSimpleAction *a, GVariant *p, gpointer data)
     refresh(data, TRUE);
 }
 
+/* ---- the Sweep panel ---- */
+
+/* A click on trial `dir`'s line: its row alone is selected, and the
+ * Training view draws it (as ticking its Draw box does). */
+static void on_trial_clicked(const char *dir, gpointer data)
+{
+    runs_view *v = data;
+    rf_run_entry *e = rf_runs_table_find(v->table, dir);
+    if (e == NULL)
+        return;
+    if (session_run(v->session, dir) == NULL && !is_overlay(v->session, dir)) {
+        g_autoptr(GError) error = NULL;
+        if (!rf_session_add_overlay(v->session, dir, &error))
+            show_error(v, "Could not draw this run", error);
+        /* its row again, so that its Draw box shows it */
+        GListModel *store = G_LIST_MODEL(v->store);
+        for (guint i = 0, n = g_list_model_get_n_items(store); i < n; i++) {
+            g_autoptr(RfRunRow) row = g_list_model_get_item(store, i);
+            if (rf_run_row_get_entry(row) == e) {
+                g_autoptr(RfRunRow) fresh = rf_run_row_new(e);
+                g_list_store_splice(v->store, i, 1, (gpointer *)&fresh, 1);
+                break;
+            }
+        }
+    }
+    GListModel *model = G_LIST_MODEL(v->selection);
+    for (guint i = 0, n = g_list_model_get_n_items(model); i < n; i++) {
+        g_autoptr(GObject) row = g_list_model_get_item(model, i);
+        if (entry_of(row) == e) {
+            gtk_selection_model_select_item(v->selection, i, TRUE);
+            break;
+        }
+    }
+}
+
+/* The panel below the list, and its plot the one File → Export Plot… writes. */
+static void on_sweep_toggled(GtkToggleButton *button, runs_view *v)
+{
+    gboolean on = gtk_toggle_button_get_active(button);
+    GtkWidget *paned = gtk_widget_get_parent(v->sweep_panel);
+    if (on)   /* the list keeps a third of the room, the figure the rest */
+        gtk_paned_set_position(GTK_PANED(paned), gtk_widget_get_height(paned) / 3);
+    gtk_widget_set_visible(v->sweep_panel, on);
+    rf_view_set_plot(v->widget, on ? rf_sweep_panel_plot(v->sweep_panel) : NULL);
+}
+
+static GtkWidget *sweep_toggle(runs_view *v)
+{
+    GtkWidget *button = gtk_toggle_button_new_with_mnemonic("S_weep");
+    gtk_widget_set_name(button, "sweep-toggle");
+    gtk_widget_set_tooltip_text(button, "Show a sweep's trials as parallel coordinates below the list");
+    g_signal_connect(button, "toggled", G_CALLBACK(on_sweep_toggled), v);
+    gtk_widget_set_sensitive(button, FALSE);
+    return button;
+}
+
 /* ---- the toolbar ---- */
 
 static void on_entry_activate(GtkEntry *entry, runs_view *v)
@@ -681,6 +772,8 @@ static GtkWidget *toolbar(runs_view *v)
     gtk_box_append(GTK_BOX(bar), tags);
     gtk_box_append(GTK_BOX(bar), delete);
     gtk_box_append(GTK_BOX(bar), tensorboard_button());
+    v->sweep_toggle = sweep_toggle(v);
+    gtk_box_append(GTK_BOX(bar), v->sweep_toggle);
     gtk_box_append(GTK_BOX(bar), GTK_WIDGET(v->summary));
     return bar;
 }
@@ -748,9 +841,19 @@ GtkWidget *rf_runs_view_new(RfSession *s)
     GtkWidget *scrolled = gtk_scrolled_window_new();
     gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scrolled), GTK_WIDGET(v->list));
     gtk_widget_set_vexpand(scrolled, TRUE);
+    gtk_widget_set_size_request(scrolled, -1, 120);
+    v->sweep_panel = rf_sweep_panel_new(on_trial_clicked, v);
+    gtk_widget_set_visible(v->sweep_panel, FALSE);
+    GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+    gtk_widget_set_name(paned, "runs-paned");
+    gtk_paned_set_start_child(GTK_PANED(paned), scrolled);
+    gtk_paned_set_end_child(GTK_PANED(paned), v->sweep_panel);
+    gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
+    gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
+    gtk_widget_set_vexpand(paned, TRUE);
     gtk_box_append(GTK_BOX(v->widget), rf_view_scroll_sideways(toolbar(v)));
     gtk_box_append(GTK_BOX(v->widget), GTK_WIDGET(v->warnings));
-    gtk_box_append(GTK_BOX(v->widget), scrolled);
+    gtk_box_append(GTK_BOX(v->widget), paned);
 
     g_autoptr(GFile) folder = g_file_new_for_path(v->table->root);
     v->monitor = g_file_monitor_directory(folder, G_FILE_MONITOR_WATCH_MOVES, NULL, NULL);
