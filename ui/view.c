@@ -25,3 +25,16 @@ GtkWidget *rf_view_scroll_sideways(GtkWidget *bar)
     gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroller), bar);
     return scroller;
 }
+
+GtkWidget *rf_view_new_with_toolbar(GtkWidget *bar, GtkWidget *body, RfPlotView *plot)
+{
+    GtkWidget *view = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+    gtk_widget_set_margin_start(view, 12);
+    gtk_widget_set_margin_end(view, 12);
+    gtk_widget_set_margin_top(view, 12);
+    gtk_widget_set_margin_bottom(view, 12);
+    gtk_box_append(GTK_BOX(view), rf_view_scroll_sideways(bar));
+    gtk_box_append(GTK_BOX(view), body);
+    rf_view_set_plot(view, plot);
+    return view;
+}

@@ -34,6 +34,10 @@ RfPlotView *rf_view_get_plot(GtkWidget *view);
  * widens the window. */
 GtkWidget *rf_view_scroll_sideways(GtkWidget *bar);
 
+/* A view of a toolbar row (scrolled sideways as above) over `body`, with
+ * the views' margins, exporting `plot`. */
+GtkWidget *rf_view_new_with_toolbar(GtkWidget *bar, GtkWidget *body, RfPlotView *plot);
+
 GtkWidget *rf_training_view_new(RfSession *s);
 GtkWidget *rf_memory_view_new(RfSession *s);
 GtkWidget *rf_compare_view_new(RfSession *s);

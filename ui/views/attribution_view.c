@@ -475,14 +475,7 @@ GtkWidget *rf_attribution_view_new(RfSession *s)
     gtk_widget_set_hexpand(plot, TRUE);
     gtk_widget_set_vexpand(plot, TRUE);
 
-    GtkWidget *view = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-    gtk_widget_set_margin_start(view, 12);
-    gtk_widget_set_margin_end(view, 12);
-    gtk_widget_set_margin_top(view, 12);
-    gtk_widget_set_margin_bottom(view, 12);
-    gtk_box_append(GTK_BOX(view), rf_view_scroll_sideways(build_toolbar(v)));
-    gtk_box_append(GTK_BOX(view), plot);
-    rf_view_set_plot(view, v->plot);
+    GtkWidget *view = rf_view_new_with_toolbar(build_toolbar(v), plot, v->plot);
     g_signal_connect_object(s, "data-changed", G_CALLBACK(on_data_changed), plot, 0);
     g_signal_connect_object(s, "state-changed", G_CALLBACK(on_runs_changed), plot, 0);
     fill_targets(v);

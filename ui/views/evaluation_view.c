@@ -244,13 +244,6 @@ GtkWidget *rf_evaluation_view_new(RfSession *s)
     gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
     gtk_widget_set_vexpand(paned, TRUE);
 
-    GtkWidget *view = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-    gtk_widget_set_margin_start(view, 12);
-    gtk_widget_set_margin_end(view, 12);
-    gtk_widget_set_margin_top(view, 12);
-    gtk_widget_set_margin_bottom(view, 12);
-    gtk_box_append(GTK_BOX(view), rf_view_scroll_sideways(build_toolbar(v)));
-    gtk_box_append(GTK_BOX(view), paned);
-    rf_view_set_plot(view, v->plot);
+    GtkWidget *view = rf_view_new_with_toolbar(build_toolbar(v), paned, v->plot);
     return view;
 }
