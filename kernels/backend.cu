@@ -1,302 +1,22 @@
 /* The CUDA backend as the executor sees it (rf_backend, core/op.h): one
  * forward and one backward kernel per op, each unpacking its node (shapes,
- * op arguments, aux) into a launcher of kernels.h, plus the memory and
- * optimiser services. Compiled by nvcc for the GPU and, like every .cu
+ * op arguments, aux) into a launcher of kernels.h on the device runtime's
+ * stream and cuBLAS handle; the memory and optimiser services come from
+ * device_runtime.cu. Compiled by nvcc for the GPU and, like every .cu
  * here, as C++ against the emulator (tests/cuda_emu), where the same table
- * trains whole models in the tests.
- *
- * Memory is CUDA managed memory: the host reads the loss and logits and
- * writes each batch through plain pointers, and checkpoints and probes read
- * the parameters and activations the same way, after `sync`. Everything
- * runs on one stream, so kernels are ordered without events. */
+ * trains whole models in the tests. */
 #include "backend.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
-#include <mutex>
-#include <unordered_map>
-#include <vector>
-
-#include "common.cuh"
-#include "cublas_compat.h"
+#include "device_runtime.h"
 #include "kernels.h"
-#include "nccl_compat.h"
 
 extern "C" {
 #include "../core/backend_layout.h"
-#include "../core/collective.h"
 #include "../core/op.h"
-#include "../core/params.h"
 #include "../core/probe.h"
-}
-
-/* ---- the device state: one stream, reduction space, AdamW's table ---- */
-
-static cudaStream_t stream;
-static cublasHandle_t blas;     /* default math mode: no TF32 (kernels.h) */
-static double *partials;        /* RF_CUDA_PARTIALS doubles, then the result */
-static rf_cuda_param *adamw_table;
-static std::vector<rf_cuda_param> adamw_entries;   /* the table's host copy, read while kernels run */
-static int64_t adamw_max_numel;
-
-static bool ok(cudaError_t e)
-{
-    return e == cudaSuccess;
-}
-
-static bool init_state(void)
-{
-    if (partials != NULL)
-        return true;
-    if (!ok(cudaStreamCreate(&stream)) || cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS)
-        return false;
-    return ok(cudaMallocManaged((void **)&partials, (RF_CUDA_PARTIALS + 1) * sizeof(double), cudaMemAttachGlobal));
-}
-
-/* What the engine holds on the device (params, arena, scratch, probe
- * buffer), for `bench`'s measured peak next to the plan. */
-static std::mutex sizes_lock;
-static std::unordered_map<void *, size_t> sizes;
-static size_t live_bytes, peak_bytes;
-
-static void *dev_alloc(size_t bytes)
-{
-    void *p = NULL;
-    if (!init_state() || !ok(cudaMallocManaged(&p, bytes, cudaMemAttachGlobal)))
-        return NULL;
-    if (!ok(cudaMemset(p, 0, bytes))) {
-        cudaFree(p);
-        return NULL;
-    }
-    std::lock_guard<std::mutex> hold(sizes_lock);
-    sizes[p] = bytes;
-    live_bytes += bytes;
-    peak_bytes = live_bytes > peak_bytes ? live_bytes : peak_bytes;
-    return p;
-}
-
-static void dev_free(void *p)
-{
-    if (p == NULL)
-        return;
-    cudaStreamSynchronize(stream);
-    cudaFree(p);
-    std::lock_guard<std::mutex> hold(sizes_lock);
-    auto at = sizes.find(p);
-    if (at != sizes.end()) {
-        live_bytes -= at->second;
-        sizes.erase(at);
-    }
-}
-
-static size_t dev_peak_bytes(void)
-{
-    std::lock_guard<std::mutex> hold(sizes_lock);
-    return peak_bytes;
-}
-
-static void dev_zero(float *p, int64_t n)
-{
-    cudaMemsetAsync(p, 0, (size_t)n * sizeof(float), stream);
-}
-
-static void dev_sync(void)
-{
-    cudaStreamSynchronize(stream);
-}
-
-static double dev_sum_squares(const float *p, int64_t n)
-{
-    rf_cuda_sum_squares(p, n, partials + RF_CUDA_PARTIALS, partials, stream);
-    cudaStreamSynchronize(stream);
-    return partials[RF_CUDA_PARTIALS];
-}
-
-static void dev_scale(float *p, int64_t n, float s)
-{
-    rf_cuda_scale_forward(p, p, n, s, stream);
-}
-
-/* The parameter table AdamW walks, rebuilt when the store's entries
- * change (once per run). Judged by the entries themselves, not by the
- * store's address: a later run's store may be allocated where an earlier
- * one was, with as many entries laid out otherwise. */
-static bool adamw_table_matches(const rf_params *p)
-{
-    if (adamw_table == NULL || adamw_entries.size() != (size_t)p->count)
-        return false;
-    for (int i = 0; i < p->count; i++) {
-        const rf_param_entry *e = &p->entries[i];
-        const rf_cuda_param &t = adamw_entries[i];
-        if (t.offset != (int64_t)e->offset || t.numel != e->numel || t.decay != (int)e->decay)
-            return false;
-    }
-    return true;
-}
-
-static bool adamw_table_for(const rf_params *p)
-{
-    if (adamw_table_matches(p))
-        return true;
-    dev_free(adamw_table);
-    adamw_table = NULL;
-    if (!ok(cudaMallocManaged((void **)&adamw_table, (size_t)(p->count ? p->count : 1) * sizeof *adamw_table,
-                              cudaMemAttachGlobal)))
-        return false;
-    adamw_entries.clear();
-    adamw_max_numel = 0;
-    for (int i = 0; i < p->count; i++) {
-        const rf_param_entry *e = &p->entries[i];
-        adamw_entries.push_back((rf_cuda_param){(int64_t)e->offset, e->numel, e->decay});
-        adamw_table[i] = adamw_entries.back();
-        adamw_max_numel = e->numel > adamw_max_numel ? e->numel : adamw_max_numel;
-    }
-    return true;
-}
-
-static void dev_adamw(rf_params *p, const rf_adamw_args *a)
-{
-    if (!adamw_table_for(p))
-        return;
-    rf_cuda_adamw_args args = {a->lr, a->beta1, a->beta2, a->eps, a->decay, a->c1, a->c2};
-    rf_cuda_adamw(p->value, p->grad, p->m, p->v, adamw_table, p->count, adamw_max_numel, args, NULL, stream);
-}
-
-static_assert(sizeof(rf_step_report) == sizeof(rf_cuda_step_report) &&
-                  offsetof(rf_step_report, first_bad) == offsetof(rf_cuda_step_report, first_bad) &&
-                  offsetof(rf_step_report, skip) == offsetof(rf_cuda_step_report, skip),
-              "rf_cuda_step_report is rf_step_report, field for field");
-
-/* The norm, the guard, clipping and AdamW, queued: the host waits for none
- * of it (it reads `report` when it next syncs). */
-static void dev_queue_step(rf_params *p, const float *loss, double clip, int64_t step, const rf_adamw_args *a,
-                           rf_step_report *report)
-{
-    rf_cuda_step_report *r = (rf_cuda_step_report *)report;
-    rf_cuda_sum_squares(p->grad, (int64_t)p->total, partials + RF_CUDA_PARTIALS, partials, stream);
-    rf_cuda_step_guard(loss, partials + RF_CUDA_PARTIALS, clip, step, r, stream);
-    if (!adamw_table_for(p))
-        return;
-    rf_cuda_adamw_args args = {a->lr, a->beta1, a->beta2, a->eps, a->decay, a->c1, a->c2};
-    rf_cuda_adamw(p->value, p->grad, p->m, p->v, adamw_table, p->count, adamw_max_numel, args, r, stream);
-}
-
-/* ---- several ranks, a GPU each: gradients averaged with NCCL ---- */
-
-#if defined(RF_BACKEND_NCCL)
-static ncclComm_t ranks_comm;
-
-/* Rank 0 makes the communicator's id and hands it out through the host
- * collective (with whether it could, so no rank waits for a missing id). */
-static bool dev_join_ranks(rf_collective *c, char *why, size_t size)
-{
-    if (ranks_comm != nullptr)
-        return true;
-    struct {
-        ncclUniqueId id;
-        int made;
-    } first = {};
-    if (c->rank == 0)
-        first.made = ncclGetUniqueId(&first.id) == ncclSuccess;
-    c->broadcast(c, &first, sizeof first);
-    if (!first.made) {
-        snprintf(why, size, "NCCL could not make a communicator id on rank 0");
-        return false;
-    }
-#if defined(RF_CUDA_EMULATE)
-    rf_nccl_emu_transport(c);
-#endif
-    ncclResult_t r = ncclCommInitRank(&ranks_comm, c->ranks, first.id, c->rank);
-    if (r != ncclSuccess) {
-        snprintf(why, size, "NCCL could not join rank %d of %d: %s", c->rank, c->ranks, ncclGetErrorString(r));
-        ranks_comm = nullptr;
-        return false;
-    }
-    return true;
-}
-
-static void dev_average_ranks(float *p, int64_t n)
-{
-    ncclAllReduce(p, p, (size_t)n, ncclFloat, ncclAvg, ranks_comm, stream);
-}
-#endif
-
-/* ---- batches in: pinned staging on a copy stream ---- */
-
-/* Two slots, so a batch's transfer overlaps the previous step's kernels:
- * the host fills a slot's pinned buffer, the copy stream moves it to the
- * slot's device buffer, and the compute stream, once that is done, copies
- * it into the graph's inputs. A slot is reused two uploads later; its
- * events say when its pinned buffer (sent) and its device buffer (placed)
- * are free again. */
-enum { UPLOAD_SLOTS = 2 };
-typedef struct upload_slot {
-    char *pinned, *staged;
-    size_t bytes;
-    cudaEvent_t sent, placed;
-} upload_slot;
-static upload_slot slots[UPLOAD_SLOTS];
-static int next_slot;
-static cudaStream_t copy_stream;
-
-/* Room for `bytes` (grown only while the first batches arrive: it waits
- * for the device before freeing). */
-static bool slot_room(upload_slot *s, size_t bytes)
-{
-    if (s->sent == NULL && (!ok(cudaEventCreateWithFlags(&s->sent, cudaEventDisableTiming)) ||
-                            !ok(cudaEventCreateWithFlags(&s->placed, cudaEventDisableTiming))))
-        return false;
-    if (bytes <= s->bytes)
-        return true;
-    cudaDeviceSynchronize();
-    cudaFreeHost(s->pinned);
-    dev_free(s->staged);
-    s->staged = NULL;
-    s->bytes = 0;
-    if (!ok(cudaHostAlloc((void **)&s->pinned, bytes, cudaHostAllocDefault))) {
-        s->pinned = NULL;
-        return false;
-    }
-    s->staged = (char *)dev_alloc(bytes);
-    s->bytes = s->staged != NULL ? bytes : 0;
-    return s->staged != NULL;
-}
-
-static bool dev_upload(int count, float *const *dst, const float *const *src, const size_t *bytes)
-{
-    size_t total = 0;
-    for (int i = 0; i < count; i++)
-        total += bytes[i];
-    if (!init_state() || (copy_stream == NULL && !ok(cudaStreamCreate(&copy_stream))))
-        return false;
-    upload_slot *s = &slots[next_slot];
-    next_slot = (next_slot + 1) % UPLOAD_SLOTS;
-    if (!slot_room(s, total) || !ok(cudaEventSynchronize(s->sent)))
-        return false;
-    for (size_t i = 0, at = 0; i < (size_t)count; at += bytes[i], i++)
-        memcpy(s->pinned + at, src[i], bytes[i]);
-    bool sent = ok(cudaStreamWaitEvent(copy_stream, s->placed, 0)) &&
-                ok(cudaMemcpyAsync(s->staged, s->pinned, total, cudaMemcpyHostToDevice, copy_stream)) &&
-                ok(cudaEventRecord(s->sent, copy_stream)) && ok(cudaStreamWaitEvent(stream, s->sent, 0));
-    for (size_t i = 0, at = 0; sent && i < (size_t)count; at += bytes[i], i++)
-        sent = ok(cudaMemcpyAsync(dst[i], s->staged + at, bytes[i], cudaMemcpyDeviceToDevice, stream));
-    return sent && ok(cudaEventRecord(s->placed, stream));
-}
-
-/* The attention probabilities for probes (the views' maps): not part of
- * the plan, allocated only while a probe is attached, grown to the largest
- * request. */
-static float *probe_buffer;
-static size_t probe_buffer_floats;
-
-static float *probe_space(size_t floats)
-{
-    if (floats <= probe_buffer_floats)
-        return probe_buffer;
-    dev_free(probe_buffer);
-    probe_buffer = (float *)dev_alloc(floats * sizeof(float));
-    probe_buffer_floats = probe_buffer != NULL ? floats : 0;
-    return probe_buffer;
 }
 
 /* ---- unpacking nodes ---- */
@@ -325,14 +45,14 @@ static void binary_forward(rf_exec *x, rf_node *n, rf_cuda_binary op)
 {
     const rf_node *a = rf_in(x, n, 0), *b = rf_in(x, n, 1);
     rf_cuda_binary_forward(op, a->value, shape_of(a->shape), b->value, shape_of(b->shape), n->value,
-                           shape_of(n->shape), stream);
+                           shape_of(n->shape), rf_cuda_stream);
 }
 
 static void binary_backward(rf_exec *x, rf_node *n, rf_cuda_binary op)
 {
     rf_node *a = rf_in(x, n, 0), *b = rf_in(x, n, 1);
     rf_cuda_binary_backward(op, n->grad, shape_of(n->shape), a->value, shape_of(a->shape), a->grad, b->value,
-                            shape_of(b->shape), b->grad, stream);
+                            shape_of(b->shape), b->grad, rf_cuda_stream);
 }
 
 static void add_forward(rf_exec *x, rf_node *n) { binary_forward(x, n, RF_CUDA_ADD); }
@@ -344,40 +64,40 @@ static void mul_backward(rf_exec *x, rf_node *n) { binary_backward(x, n, RF_CUDA
 
 static void scale_forward(rf_exec *x, rf_node *n)
 {
-    rf_cuda_scale_forward(rf_in(x, n, 0)->value, n->value, numel(n), n->fa[0], stream);
+    rf_cuda_scale_forward(rf_in(x, n, 0)->value, n->value, numel(n), n->fa[0], rf_cuda_stream);
 }
 
 static void scale_backward(rf_exec *x, rf_node *n)
 {
     rf_node *in = rf_in(x, n, 0);
     if (in->grad != NULL)
-        rf_cuda_scale_backward(n->grad, in->grad, numel(n), n->fa[0], stream);
+        rf_cuda_scale_backward(n->grad, in->grad, numel(n), n->fa[0], rf_cuda_stream);
 }
 
 static void unary_forward(rf_exec *x, rf_node *n)
 {
-    rf_cuda_unary_forward((int)n->ia[0], rf_in(x, n, 0)->value, n->value, numel(n), stream);
+    rf_cuda_unary_forward((int)n->ia[0], rf_in(x, n, 0)->value, n->value, numel(n), rf_cuda_stream);
 }
 
 static void unary_backward(rf_exec *x, rf_node *n)
 {
     rf_node *in = rf_in(x, n, 0);
     if (in->grad != NULL)
-        rf_cuda_unary_backward((int)n->ia[0], in->value, n->grad, in->grad, numel(n), stream);
+        rf_cuda_unary_backward((int)n->ia[0], in->value, n->grad, in->grad, numel(n), rf_cuda_stream);
 }
 
 static int64_t glu_half(const rf_node *n) { return n->shape.dim[n->shape.ndim - 1]; }
 
 static void glu_forward(rf_exec *x, rf_node *n)
 {
-    rf_cuda_glu_forward(rf_in(x, n, 0)->value, n->value, numel(n), glu_half(n), stream);
+    rf_cuda_glu_forward(rf_in(x, n, 0)->value, n->value, numel(n), glu_half(n), rf_cuda_stream);
 }
 
 static void glu_backward(rf_exec *x, rf_node *n)
 {
     rf_node *in = rf_in(x, n, 0);
     if (in->grad != NULL)
-        rf_cuda_glu_backward(in->value, n->grad, in->grad, numel(n), glu_half(n), stream);
+        rf_cuda_glu_backward(in->value, n->grad, in->grad, numel(n), glu_half(n), rf_cuda_stream);
 }
 
 /* ---- softmax, layernorm ---- */
@@ -387,26 +107,26 @@ static void softmax_forward(rf_exec *x, rf_node *n)
     const rf_node *in = rf_in(x, n, 0), *mask = n->n_in > 1 ? rf_in(x, n, 1) : NULL;
     rf_shape none = {0, {0}};
     rf_cuda_softmax_forward(in->value, shape_of(in->shape), mask ? mask->value : NULL,
-                            shape_of(mask ? mask->shape : none), n->value, stream);
+                            shape_of(mask ? mask->shape : none), n->value, rf_cuda_stream);
 }
 
 static void softmax_backward(rf_exec *x, rf_node *n)
 {
     rf_node *in = rf_in(x, n, 0);
     if (in->grad != NULL)
-        rf_cuda_softmax_backward(n->value, n->grad, in->grad, numel(n) / last_dim(n), last_dim(n), stream);
+        rf_cuda_softmax_backward(n->value, n->grad, in->grad, numel(n) / last_dim(n), last_dim(n), rf_cuda_stream);
 }
 
 static void log_softmax_forward(rf_exec *x, rf_node *n)
 {
-    rf_cuda_log_softmax_forward(rf_in(x, n, 0)->value, n->value, numel(n) / last_dim(n), last_dim(n), stream);
+    rf_cuda_log_softmax_forward(rf_in(x, n, 0)->value, n->value, numel(n) / last_dim(n), last_dim(n), rf_cuda_stream);
 }
 
 static void log_softmax_backward(rf_exec *x, rf_node *n)
 {
     rf_node *in = rf_in(x, n, 0);
     if (in->grad != NULL)
-        rf_cuda_log_softmax_backward(n->value, n->grad, in->grad, numel(n) / last_dim(n), last_dim(n), stream);
+        rf_cuda_log_softmax_backward(n->value, n->grad, in->grad, numel(n) / last_dim(n), last_dim(n), rf_cuda_stream);
 }
 
 /* gamma and beta are inputs ia[0] and ia[1] when present (-1: absent) */
@@ -419,7 +139,7 @@ static void layernorm_forward(rf_exec *x, rf_node *n)
 {
     const rf_node *gamma = optional_in(x, n, n->ia[0]), *beta = optional_in(x, n, n->ia[1]);
     rf_cuda_layernorm_forward(rf_in(x, n, 0)->value, gamma ? gamma->value : NULL, beta ? beta->value : NULL,
-                              n->value, n->aux, numel(n) / last_dim(n), last_dim(n), n->fa[0], stream);
+                              n->value, n->aux, numel(n) / last_dim(n), last_dim(n), n->fa[0], rf_cuda_stream);
 }
 
 static void layernorm_backward(rf_exec *x, rf_node *n)
@@ -427,7 +147,7 @@ static void layernorm_backward(rf_exec *x, rf_node *n)
     rf_node *in = rf_in(x, n, 0), *gamma = optional_in(x, n, n->ia[0]), *beta = optional_in(x, n, n->ia[1]);
     rf_cuda_layernorm_backward(in->value, gamma ? gamma->value : NULL, n->aux, n->grad, in->grad,
                                gamma ? gamma->grad : NULL, beta ? beta->grad : NULL, numel(n) / last_dim(n),
-                               last_dim(n), stream);
+                               last_dim(n), rf_cuda_stream);
 }
 
 /* ---- embedding, reductions, losses, dropout ---- */
@@ -435,7 +155,7 @@ static void layernorm_backward(rf_exec *x, rf_node *n)
 static void embedding_forward(rf_exec *x, rf_node *n)
 {
     const rf_node *ids = rf_in(x, n, 0), *table = rf_in(x, n, 1);
-    rf_cuda_embedding_forward(ids->value, table->value, n->value, numel(ids), table->shape.dim[1], stream);
+    rf_cuda_embedding_forward(ids->value, table->value, n->value, numel(ids), table->shape.dim[1], rf_cuda_stream);
 }
 
 static void embedding_backward(rf_exec *x, rf_node *n)
@@ -443,20 +163,20 @@ static void embedding_backward(rf_exec *x, rf_node *n)
     const rf_node *ids = rf_in(x, n, 0);
     rf_node *table = rf_in(x, n, 1);
     if (table->grad != NULL)
-        rf_cuda_embedding_backward(ids->value, n->grad, table->grad, numel(ids), table->shape.dim[1], stream);
+        rf_cuda_embedding_backward(ids->value, n->grad, table->grad, numel(ids), table->shape.dim[1], rf_cuda_stream);
 }
 
 static void reduce_forward(rf_exec *x, rf_node *n, bool mean)
 {
     const rf_node *in = rf_in(x, n, 0);
-    rf_cuda_reduce_forward(in->value, shape_of(in->shape), (int)n->ia[0], mean, n->value, partials, stream);
+    rf_cuda_reduce_forward(in->value, shape_of(in->shape), (int)n->ia[0], mean, n->value, rf_cuda_partials, rf_cuda_stream);
 }
 
 static void reduce_backward(rf_exec *x, rf_node *n, bool mean)
 {
     rf_node *in = rf_in(x, n, 0);
     if (in->grad != NULL)
-        rf_cuda_reduce_backward(n->grad, shape_of(in->shape), (int)n->ia[0], mean, in->grad, stream);
+        rf_cuda_reduce_backward(n->grad, shape_of(in->shape), (int)n->ia[0], mean, in->grad, rf_cuda_stream);
 }
 
 static void sum_forward(rf_exec *x, rf_node *n) { reduce_forward(x, n, false); }
@@ -468,7 +188,7 @@ static void masked_mean_forward(rf_exec *x, rf_node *n)
 {
     const rf_node *in = rf_in(x, n, 0);
     rf_cuda_masked_mean_forward(in->value, rf_in(x, n, 1)->value, n->value, n->aux, in->shape.dim[0],
-                                in->shape.dim[1], in->shape.dim[2], stream);
+                                in->shape.dim[1], in->shape.dim[2], rf_cuda_stream);
 }
 
 static void masked_mean_backward(rf_exec *x, rf_node *n)
@@ -476,7 +196,7 @@ static void masked_mean_backward(rf_exec *x, rf_node *n)
     rf_node *in = rf_in(x, n, 0);
     if (in->grad != NULL)
         rf_cuda_masked_mean_backward(n->aux, n->grad, in->grad, in->shape.dim[0], in->shape.dim[1],
-                                     in->shape.dim[2], stream);
+                                     in->shape.dim[2], rf_cuda_stream);
 }
 
 /* the rows' losses go to the scratch the CPU op uses for them (B floats) */
@@ -484,7 +204,7 @@ static void cross_entropy_forward(rf_exec *x, rf_node *n)
 {
     const rf_node *logits = rf_in(x, n, 0);
     rf_cuda_cross_entropy_forward(logits->value, rf_in(x, n, 1)->value, n->value, n->aux, x->scratch,
-                                  logits->shape.dim[0], logits->shape.dim[1], stream);
+                                  logits->shape.dim[0], logits->shape.dim[1], rf_cuda_stream);
 }
 
 static void cross_entropy_backward(rf_exec *x, rf_node *n)
@@ -492,19 +212,19 @@ static void cross_entropy_backward(rf_exec *x, rf_node *n)
     rf_node *logits = rf_in(x, n, 0);
     if (logits->grad != NULL)
         rf_cuda_cross_entropy_backward(n->aux, n->grad, logits->grad, logits->shape.dim[0], logits->shape.dim[1],
-                                       stream);
+                                       rf_cuda_stream);
 }
 
 static void bce_logits_forward(rf_exec *x, rf_node *n)
 {
     const rf_node *z = rf_in(x, n, 0);
-    rf_cuda_bce_logits_forward(z->value, rf_in(x, n, 1)->value, n->value, rf_shape_numel(z->shape), stream);
+    rf_cuda_bce_logits_forward(z->value, rf_in(x, n, 1)->value, n->value, rf_shape_numel(z->shape), rf_cuda_stream);
 }
 
 static void bce_logits_backward(rf_exec *x, rf_node *n)
 {
     rf_node *z = rf_in(x, n, 0), *t = rf_in(x, n, 1);
-    rf_cuda_bce_logits_backward(z->value, t->value, n->grad, z->grad, t->grad, rf_shape_numel(z->shape), stream);
+    rf_cuda_bce_logits_backward(z->value, t->value, n->grad, z->grad, t->grad, rf_shape_numel(z->shape), rf_cuda_stream);
 }
 
 static int32_t node_id(rf_exec *x, const rf_node *n)
@@ -515,7 +235,7 @@ static int32_t node_id(rf_exec *x, const rf_node *n)
 static void dropout_forward(rf_exec *x, rf_node *n)
 {
     rf_cuda_dropout_forward(rf_in(x, n, 0)->value, n->value, numel(n), n->fa[0], x->training, x->seed, x->step,
-                            node_id(x, n), (int64_t)x->shard * numel(n), stream);
+                            node_id(x, n), (int64_t)x->shard * numel(n), rf_cuda_stream);
 }
 
 static void dropout_backward(rf_exec *x, rf_node *n)
@@ -523,7 +243,7 @@ static void dropout_backward(rf_exec *x, rf_node *n)
     rf_node *in = rf_in(x, n, 0);
     if (in->grad != NULL)
         rf_cuda_dropout_backward(n->grad, in->grad, numel(n), n->fa[0], x->training, x->seed, x->step,
-                                 node_id(x, n), (int64_t)x->shard * numel(n), stream);
+                                 node_id(x, n), (int64_t)x->shard * numel(n), rf_cuda_stream);
 }
 
 /* ---- products (cuBLAS), convolutions, shapes ---- */
@@ -532,14 +252,14 @@ static void matmul_forward(rf_exec *x, rf_node *n)
 {
     const rf_node *a = rf_in(x, n, 0), *b = rf_in(x, n, 1);
     rf_cuda_matmul_forward(a->value, shape_of(a->shape), b->value, shape_of(b->shape), n->ia[0] != 0, n->ia[1] != 0,
-                           n->value, blas, stream);
+                           n->value, rf_cuda_blas, rf_cuda_stream);
 }
 
 static void matmul_backward(rf_exec *x, rf_node *n)
 {
     rf_node *a = rf_in(x, n, 0), *b = rf_in(x, n, 1);
     rf_cuda_matmul_backward(a->value, shape_of(a->shape), b->value, shape_of(b->shape), n->ia[0] != 0,
-                            n->ia[1] != 0, n->grad, a->grad, b->grad, blas, stream);
+                            n->ia[1] != 0, n->grad, a->grad, b->grad, rf_cuda_blas, rf_cuda_stream);
 }
 
 /* x [..., k] w [k, n] (+ bias [n]): rows = numel(x) / k */
@@ -548,7 +268,7 @@ static void linear_forward(rf_exec *x, rf_node *n)
     const rf_node *in = rf_in(x, n, 0), *w = rf_in(x, n, 1);
     int64_t k = w->shape.dim[0];
     rf_cuda_linear_forward(in->value, w->value, n->n_in == 3 ? rf_in(x, n, 2)->value : NULL, n->value,
-                           rf_shape_numel(in->shape) / k, k, w->shape.dim[1], blas, stream);
+                           rf_shape_numel(in->shape) / k, k, w->shape.dim[1], rf_cuda_blas, rf_cuda_stream);
 }
 
 static void linear_backward(rf_exec *x, rf_node *n)
@@ -556,7 +276,7 @@ static void linear_backward(rf_exec *x, rf_node *n)
     rf_node *in = rf_in(x, n, 0), *w = rf_in(x, n, 1), *bias = n->n_in == 3 ? rf_in(x, n, 2) : NULL;
     int64_t k = w->shape.dim[0];
     rf_cuda_linear_backward(in->value, w->value, n->grad, in->grad, w->grad, bias ? bias->grad : NULL,
-                            rf_shape_numel(in->shape) / k, k, w->shape.dim[1], blas, stream);
+                            rf_shape_numel(in->shape) / k, k, w->shape.dim[1], rf_cuda_blas, rf_cuda_stream);
 }
 
 static void conv1d_forward(rf_exec *x, rf_node *n)
@@ -564,15 +284,15 @@ static void conv1d_forward(rf_exec *x, rf_node *n)
     const rf_node *in = rf_in(x, n, 0), *w = rf_in(x, n, 1);
     rf_cuda_conv1d_forward(in->value, shape_of(in->shape), w->value, shape_of(w->shape),
                            n->n_in == 3 ? rf_in(x, n, 2)->value : NULL, n->value, (int)n->ia[0], (int)n->ia[1],
-                           x->scratch, blas, stream);
+                           x->scratch, rf_cuda_blas, rf_cuda_stream);
 }
 
 static void conv1d_backward(rf_exec *x, rf_node *n)
 {
     rf_node *in = rf_in(x, n, 0), *w = rf_in(x, n, 1), *bias = n->n_in == 3 ? rf_in(x, n, 2) : NULL;
     rf_cuda_conv1d_backward(in->value, shape_of(in->shape), w->value, shape_of(w->shape), n->grad, in->grad,
-                            w->grad, bias ? bias->grad : NULL, (int)n->ia[0], (int)n->ia[1], x->scratch, blas,
-                            stream);
+                            w->grad, bias ? bias->grad : NULL, (int)n->ia[0], (int)n->ia[1], x->scratch, rf_cuda_blas,
+                            rf_cuda_stream);
 }
 
 static void conv2d_forward(rf_exec *x, rf_node *n)
@@ -580,7 +300,7 @@ static void conv2d_forward(rf_exec *x, rf_node *n)
     const rf_node *in = rf_in(x, n, 0), *w = rf_in(x, n, 1);
     rf_cuda_conv2d_forward(in->value, shape_of(in->shape), w->value, shape_of(w->shape),
                            n->n_in == 3 ? rf_in(x, n, 2)->value : NULL, n->value, (int)n->ia[0], (int)n->ia[1],
-                           (int)n->ia[2], (int)n->ia[3], x->scratch, blas, stream);
+                           (int)n->ia[2], (int)n->ia[3], x->scratch, rf_cuda_blas, rf_cuda_stream);
 }
 
 static void conv2d_backward(rf_exec *x, rf_node *n)
@@ -588,19 +308,19 @@ static void conv2d_backward(rf_exec *x, rf_node *n)
     rf_node *in = rf_in(x, n, 0), *w = rf_in(x, n, 1), *bias = n->n_in == 3 ? rf_in(x, n, 2) : NULL;
     rf_cuda_conv2d_backward(in->value, shape_of(in->shape), w->value, shape_of(w->shape), n->grad, in->grad,
                             w->grad, bias ? bias->grad : NULL, (int)n->ia[0], (int)n->ia[1], (int)n->ia[2],
-                            (int)n->ia[3], x->scratch, blas, stream);
+                            (int)n->ia[3], x->scratch, rf_cuda_blas, rf_cuda_stream);
 }
 
 static void reshape_forward(rf_exec *x, rf_node *n)
 {
-    rf_cuda_reshape_forward(rf_in(x, n, 0)->value, n->value, numel(n), stream);
+    rf_cuda_reshape_forward(rf_in(x, n, 0)->value, n->value, numel(n), rf_cuda_stream);
 }
 
 static void reshape_backward(rf_exec *x, rf_node *n)
 {
     rf_node *in = rf_in(x, n, 0);
     if (in->grad != NULL)
-        rf_cuda_reshape_backward(n->grad, in->grad, numel(n), stream);
+        rf_cuda_reshape_backward(n->grad, in->grad, numel(n), rf_cuda_stream);
 }
 
 static void perm_of(const rf_node *n, int *perm)
@@ -614,7 +334,7 @@ static void permute_forward(rf_exec *x, rf_node *n)
     const rf_node *in = rf_in(x, n, 0);
     int perm[RF_MAX_DIMS];
     perm_of(n, perm);
-    rf_cuda_permute_forward(in->value, shape_of(in->shape), perm, n->value, stream);
+    rf_cuda_permute_forward(in->value, shape_of(in->shape), perm, n->value, rf_cuda_stream);
 }
 
 static void permute_backward(rf_exec *x, rf_node *n)
@@ -623,7 +343,7 @@ static void permute_backward(rf_exec *x, rf_node *n)
     int perm[RF_MAX_DIMS];
     perm_of(n, perm);
     if (in->grad != NULL)
-        rf_cuda_permute_backward(n->grad, shape_of(in->shape), perm, in->grad, stream);
+        rf_cuda_permute_backward(n->grad, shape_of(in->shape), perm, in->grad, rf_cuda_stream);
 }
 
 static void concat_forward(rf_exec *x, rf_node *n)
@@ -635,7 +355,7 @@ static void concat_forward(rf_exec *x, rf_node *n)
         xs[k] = rf_in(x, n, k)->value;
         lens[k] = rf_in(x, n, k)->shape.dim[axis];
     }
-    rf_cuda_concat_forward(xs, lens, n->n_in, shape_of(n->shape), axis, n->value, stream);
+    rf_cuda_concat_forward(xs, lens, n->n_in, shape_of(n->shape), axis, n->value, rf_cuda_stream);
 }
 
 static void concat_backward(rf_exec *x, rf_node *n)
@@ -647,48 +367,48 @@ static void concat_backward(rf_exec *x, rf_node *n)
         dxs[k] = rf_in(x, n, k)->grad;
         lens[k] = rf_in(x, n, k)->shape.dim[axis];
     }
-    rf_cuda_concat_backward(n->grad, lens, n->n_in, shape_of(n->shape), axis, dxs, stream);
+    rf_cuda_concat_backward(n->grad, lens, n->n_in, shape_of(n->shape), axis, dxs, rf_cuda_stream);
 }
 
 static void slice_forward(rf_exec *x, rf_node *n)
 {
     const rf_node *in = rf_in(x, n, 0);
-    rf_cuda_slice_forward(in->value, shape_of(in->shape), (int)n->ia[0], n->ia[1], n->ia[2], n->value, stream);
+    rf_cuda_slice_forward(in->value, shape_of(in->shape), (int)n->ia[0], n->ia[1], n->ia[2], n->value, rf_cuda_stream);
 }
 
 static void slice_backward(rf_exec *x, rf_node *n)
 {
     rf_node *in = rf_in(x, n, 0);
     if (in->grad != NULL)
-        rf_cuda_slice_backward(n->grad, shape_of(in->shape), (int)n->ia[0], n->ia[1], n->ia[2], in->grad, stream);
+        rf_cuda_slice_backward(n->grad, shape_of(in->shape), (int)n->ia[0], n->ia[1], n->ia[2], in->grad, rf_cuda_stream);
 }
 
 static void sort_rows_forward(rf_exec *x, rf_node *n)
 {
     const rf_node *in = rf_in(x, n, 0), *mask = rf_in(x, n, 1);
     rf_cuda_sort_rows_forward(in->value, mask->value, shape_of(in->shape), mask->shape.dim[1], n->ia[0] != 0,
-                              x->probing, n->aux, x->scratch, n->value, stream);
+                              x->probing, n->aux, x->scratch, n->value, rf_cuda_stream);
 }
 
 static void sort_rows_backward(rf_exec *x, rf_node *n)
 {
     rf_node *in = rf_in(x, n, 0);
     if (in->grad != NULL)
-        rf_cuda_sort_rows_backward(n->grad, n->aux, shape_of(in->shape), n->ia[0] != 0, in->grad, stream);
+        rf_cuda_sort_rows_backward(n->grad, n->aux, shape_of(in->shape), n->ia[0] != 0, in->grad, rf_cuda_stream);
 }
 
 static void pad_forward(rf_exec *x, rf_node *n)
 {
     const rf_node *in = rf_in(x, n, 0);
     rf_cuda_pad_forward(in->value, shape_of(in->shape), (int)n->ia[0], n->ia[1], n->ia[2], n->fa[0], n->value,
-                        stream);
+                        rf_cuda_stream);
 }
 
 static void pad_backward(rf_exec *x, rf_node *n)
 {
     rf_node *in = rf_in(x, n, 0);
     if (in->grad != NULL)
-        rf_cuda_pad_backward(n->grad, shape_of(in->shape), (int)n->ia[0], n->ia[1], n->ia[2], in->grad, stream);
+        rf_cuda_pad_backward(n->grad, shape_of(in->shape), (int)n->ia[0], n->ia[1], n->ia[2], in->grad, rf_cuda_stream);
 }
 
 /* ---- the mechanisms (their CPU ops' aux layouts, so probes read the same) ---- */
@@ -715,17 +435,17 @@ static void attention_forward(rf_exec *x, rf_node *n)
     const rf_node *q = rf_in(x, n, 0), *k = rf_in(x, n, 1), *v = rf_in(x, n, 2);
     rf_cuda_heads a = heads_of(x, n);
     const float *mask = key_mask(x, n, 3);
-    rf_cuda_attention_forward(q->value, k->value, v->value, mask, n->value, n->aux, a, stream);
+    rf_cuda_attention_forward(q->value, k->value, v->value, mask, n->value, n->aux, a, rf_cuda_stream);
     n->probe_aux = NULL;
     int64_t rows = rf_tap_rows_per_sample(x->g, (rf_id)(n - rf_graph_node(x->g, 0)), a.b), b0 = x->probe_sample * rows;
     if (x->probing && rows > 0 && b0 >= 0 && b0 + rows <= a.b) {
-        float *p = probe_space((size_t)(rows * a.heads * a.n * a.m));
+        float *p = rf_cuda_probe_space((size_t)(rows * a.heads * a.n * a.m));
         rf_cuda_heads part = a;
         part.b = rows;
         if (p != NULL)
             rf_cuda_attention_probs(q->value + b0 * a.n * a.d, k->value + b0 * a.m * a.d,
                                     mask != NULL ? mask + b0 * a.m : NULL, n->aux + b0 * a.heads * a.n, p, part,
-                                    stream);
+                                    rf_cuda_stream);
         n->probe_aux = p;
     }
 }
@@ -735,13 +455,13 @@ static void attention_backward(rf_exec *x, rf_node *n)
 {
     rf_node *q = rf_in(x, n, 0), *k = rf_in(x, n, 1), *v = rf_in(x, n, 2);
     rf_cuda_attention_backward(q->value, k->value, v->value, key_mask(x, n, 3), n->value, n->aux, n->grad, q->grad,
-                               k->grad, v->grad, x->scratch, heads_of(x, n), stream);
+                               k->grad, v->grad, x->scratch, heads_of(x, n), rf_cuda_stream);
 }
 
 static void ls_attention_forward(rf_exec *x, rf_node *n)
 {
     rf_cuda_ls_attention_forward(rf_in(x, n, 0)->value, rf_in(x, n, 1)->value, rf_in(x, n, 2)->value,
-                                 key_mask(x, n, 3), n->value, n->aux, heads_of(x, n), (int)n->ia[1], stream);
+                                 key_mask(x, n, 3), n->value, n->aux, heads_of(x, n), (int)n->ia[1], rf_cuda_stream);
 }
 
 static void ls_attention_backward(rf_exec *x, rf_node *n)
@@ -749,13 +469,13 @@ static void ls_attention_backward(rf_exec *x, rf_node *n)
     rf_node *q = rf_in(x, n, 0), *k = rf_in(x, n, 1), *v = rf_in(x, n, 2);
     float *w = q->grad != NULL || k->grad != NULL ? x->scratch : NULL;
     rf_cuda_ls_attention_backward(q->value, k->value, v->value, n->aux, n->grad, q->grad, k->grad, v->grad, w,
-                                  heads_of(x, n), (int)n->ia[1], stream);
+                                  heads_of(x, n), (int)n->ia[1], rf_cuda_stream);
 }
 
 static void linear_attention_forward(rf_exec *x, rf_node *n)
 {
     rf_cuda_linear_attention_forward(rf_in(x, n, 0)->value, rf_in(x, n, 1)->value, rf_in(x, n, 2)->value,
-                                     key_mask(x, n, 3), n->value, n->aux, heads_of(x, n), (int)n->ia[1], stream);
+                                     key_mask(x, n, 3), n->value, n->aux, heads_of(x, n), (int)n->ia[1], rf_cuda_stream);
 }
 
 static void linear_attention_backward(rf_exec *x, rf_node *n)
@@ -763,14 +483,14 @@ static void linear_attention_backward(rf_exec *x, rf_node *n)
     rf_node *q = rf_in(x, n, 0), *k = rf_in(x, n, 1), *v = rf_in(x, n, 2);
     float *w = k->grad != NULL || v->grad != NULL ? x->scratch : NULL;
     rf_cuda_linear_attention_backward(v->value, key_mask(x, n, 3), n->aux, n->value, n->grad, q->grad, k->grad,
-                                      v->grad, w, heads_of(x, n), (int)n->ia[1], stream);
+                                      v->grad, w, heads_of(x, n), (int)n->ia[1], rf_cuda_stream);
 }
 
 static void talk_forward(rf_exec *x, rf_node *n)
 {
     rf_cuda_talk_forward(rf_in(x, n, 0)->value, rf_in(x, n, 1)->value, key_mask(x, n, 2), n->value, n->aux,
                          n->shape.dim[0], n->shape.dim[1], n->shape.dim[2], (int)n->ia[0], (int)n->ia[1],
-                         (int)n->ia[2], stream);
+                         (int)n->ia[2], rf_cuda_stream);
 }
 
 static void talk_backward(rf_exec *x, rf_node *n)
@@ -778,7 +498,7 @@ static void talk_backward(rf_exec *x, rf_node *n)
     rf_node *in = rf_in(x, n, 0), *offsets = rf_in(x, n, 1);
     float *w = in->grad != NULL ? x->scratch : NULL;
     rf_cuda_talk_backward(n->aux, n->grad, in->grad, offsets->grad, w, n->shape.dim[0], n->shape.dim[1],
-                          n->shape.dim[2], (int)n->ia[0], (int)n->ia[1], (int)n->ia[2], stream);
+                          n->shape.dim[2], (int)n->ia[0], (int)n->ia[1], (int)n->ia[2], rf_cuda_stream);
 }
 
 /* ---- what the kernels keep and need, for the planner ---- */
@@ -876,23 +596,10 @@ static void fill_table(void)
     OP(RF_OP_TALK, talk);
     OP(RF_OP_SORT_ROWS, sort_rows);
 #undef OP
-    table.alloc = dev_alloc;
-    table.free = dev_free;
-    table.zero = dev_zero;
-    table.sync = dev_sync;
-    table.sum_squares = dev_sum_squares;
-    table.scale = dev_scale;
-    table.adamw = dev_adamw;
-    table.peak_bytes = dev_peak_bytes;
-    table.queue_step = dev_queue_step;
-    table.upload = dev_upload;
     table.accepts = dev_accepts;
     table.aux_floats = dev_aux_floats;
     table.scratch_floats = dev_scratch_floats;
-#if defined(RF_BACKEND_NCCL)
-    table.join_ranks = dev_join_ranks;
-    table.average_ranks = dev_average_ranks;
-#endif
+    rf_cuda_runtime_services(&table);
 }
 
 extern "C" const rf_backend *rf_cuda_backend(void)
