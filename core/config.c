@@ -33,7 +33,7 @@ const rf_config_key rf_config_keys[] = {
     INT("data", "train_size", data.train_size, "96000", 1, 100000000, "training samples"),
     INT("data", "val_size", data.val_size, "2000", 1, 100000000, "validation samples"),
     INT("data", "test_size", data.test_size, "2000", 1, 100000000, "test samples"),
-    INT("data", "concat", data.concat, "1", 1, 4, "listops, lra_tsv: each expression k times under an outer MAX (BLRP length test)"),
+    INT("data", "concat", data.concat, "1", 1, 512, "listops, lra_tsv: each expression k times under an outer MAX (BLRP length test)"),
     INT("data", "patch", data.patch, "0", 0, 64, "images: 0 = pixels as tokens, p = p x p patches"),
     INT("data", "image_size", data.image_size, "28", 4, 1024, "image_folder: images resized to this square size"),
     CHO("data", "channels", data.channels, "gray", "gray|rgb", "image_folder: colour handling"),

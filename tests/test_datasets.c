@@ -308,7 +308,7 @@ static void test_concat_tokens(void)
            "concat 2: a sample of 2n + 2 tokens holds an expression of n");
 }
 
-/* data.concat: 1..4, read only by listops and lra_tsv; its former name
+/* data.concat: 1..512, read only by listops and lra_tsv; its former name
  * data.repeat still loads (configs and checkpoints written before). */
 static void test_concat_config(void)
 {
@@ -319,9 +319,9 @@ static void test_concat_config(void)
                cfg.data.concat == 3 && rf_config_set2(&cfg, "data", "repeat", "2", &st) && cfg.data.concat == 2,
            "data.concat defaults to 1; data.repeat in an old checkpoint's JSON or an INI sets it (%s)", st.msg);
     rf_status big = {0};
-    tap_ok(!rf_config_set(&cfg, "data.concat", "5", &big) && strstr(big.msg, "data.concat") != NULL &&
-               strstr(big.msg, "1..4") != NULL,
-           "data.concat = 5 is refused: %s", big.msg);
+    tap_ok(!rf_config_set(&cfg, "data.concat", "513", &big) && strstr(big.msg, "data.concat") != NULL &&
+               strstr(big.msg, "1..512") != NULL,
+           "data.concat = 513 is refused: %s", big.msg);
     strcpy(cfg.data.task, "lra_tsv");
     rf_status lra = {0};
     bool lra_ok = rf_config_validate(&cfg, &lra);
@@ -370,6 +370,45 @@ static void test_concat(void)
                "concat %d: describe shows the outer MAX", k);
         rf_dataset_free(rep);
     }
+    rf_dataset_free(base);
+}
+
+/* data.concat = 512 at max_len 2,000: a sample of about a million tokens,
+ * each of its 512 copies the concat-1 sample's expression, the label kept
+ * and evaluated over the whole sequence. */
+static void test_concat_million(void)
+{
+    rf_config cfg = listops_config(5);
+    cfg.data.train_size = 2;
+    cfg.data.val_size = cfg.data.test_size = 1;
+    cfg.data.min_len = 1000;
+    cfg.data.max_len = 2000;
+    rf_status st = {0};
+    rf_dataset *base = rf_dataset_open(&cfg, &st);
+    cfg.data.concat = 512;
+    rf_dataset *rep = rf_dataset_open(&cfg, &st);
+    float *one = malloc(2000 * sizeof *one), *x = NULL;
+    uint8_t *ids = NULL;
+    if (rep != NULL) {
+        x = malloc((size_t)rep->seq_len * sizeof *x);
+        ids = malloc((size_t)rep->seq_len);
+    }
+    int n = 0, len = 0, label = -1, want = -2;
+    bool ok = base != NULL && rep != NULL && one != NULL && x != NULL && ids != NULL &&
+              rep->seq_len == 512 * 2000 + 2 && base->get(base, RF_SPLIT_TRAIN, 1, one, &n, &want, &st) &&
+              rep->get(rep, RF_SPLIT_TRAIN, 1, x, &len, &label, &st) && len == 512 * n + 2 && label == want &&
+              x[0] == RF_LISTOPS_MAX && x[len - 1] == RF_LISTOPS_CLOSE;
+    for (int c = 0; ok && c < 512; c++)
+        ok = memcmp(x + 1 + (size_t)c * n, one, (size_t)n * sizeof *x) == 0;
+    for (int t = 0; ok && t < len; t++)
+        ids[t] = (uint8_t)x[t];
+    tap_ok(ok && rf_listops_eval(ids, len) == label,
+           "concat 512: a sample of %d tokens (seq_len %d) is 512 copies of the %d-token expression, label %d "
+           "kept and evaluated (%s)", len, rep != NULL ? rep->seq_len : 0, n, want, st.msg);
+    free(one);
+    free(x);
+    free(ids);
+    rf_dataset_free(rep);
     rf_dataset_free(base);
 }
 
@@ -502,6 +541,7 @@ int main(void)
     test_tokenizer_and_eval();
     test_concat_config();
     test_concat_tokens();
+    test_concat_million();
     test_concat();
     test_too_few_expressions();
     test_random_task();
