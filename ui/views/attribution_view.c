@@ -271,6 +271,16 @@ static void on_data_changed(RfSession *s, gpointer plot)
 
 #define AGAINST_NOTHING "Compare…"   /* no comparison; the menu's own label */
 #define AGAINST_FILE "Checkpoint file…"
+#define AGAINST_TIP "Compare with another model taking the same input (a run's checkpoint or a checkpoint " \
+                    "file): A, B and A − B on one colour range, and both models' class probabilities"
+
+/* The tooltip names the checkpoint compared with in full. */
+static void show_against_tip(attribution_view *v)
+{
+    g_autofree char *tip = g_strdup_printf("%s%s%s", AGAINST_TIP, v->against != NULL ? "\nB: " : "",
+                                           v->against != NULL ? v->against : "");
+    gtk_widget_set_tooltip_text(v->against_menu, tip);
+}
 
 /* The menu: nothing, each run of the Runs list with a checkpoint, the
  * files chosen so far (the one compared with among them), then the file
@@ -307,6 +317,7 @@ static void fill_against(attribution_view *v)
             selected = k;
     gtk_string_list_append(names, AGAINST_FILE);
     g_ptr_array_add(paths, NULL);
+    show_against_tip(v);
     v->filling = TRUE;
     gtk_drop_down_set_model(GTK_DROP_DOWN(v->against_menu), G_LIST_MODEL(names));
     gtk_drop_down_set_selected(GTK_DROP_DOWN(v->against_menu), selected);
@@ -348,47 +359,57 @@ static void on_against(GObject *menu, GParamSpec *pspec, gpointer data)
     }
     g_free(v->against);
     v->against = g_strdup(g_ptr_array_index(v->against_paths, i));
+    show_against_tip(v);
 }
 
-/* The button shows the choice cut to a few characters (a run's folder
- * name is long; the toolbar fits 1024 px), the list shows it whole. */
-static void setup_label(GtkSignalListItemFactory *factory, GtkListItem *item, gpointer chars)
+/* The button names the choice in a few characters, whole (a label GTK
+ * ellipsizes reads as "ch…ors"; the toolbar fits 1024 px): "Compare…", or
+ * "B: " and the chosen run's or file's name, its head and tail kept when
+ * long; the list and the tooltip show it whole. */
+#define SHORT_NAME_CHARS 14
+
+static char *short_choice(const char *name)
 {
-    (void)factory;
-    GtkWidget *label = gtk_label_new(NULL);
-    gtk_label_set_xalign(GTK_LABEL(label), 0);
-    if (GPOINTER_TO_INT(chars) > 0) {
-        gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_MIDDLE);
-        gtk_label_set_max_width_chars(GTK_LABEL(label), GPOINTER_TO_INT(chars));
-        gtk_label_set_width_chars(GTK_LABEL(label), GPOINTER_TO_INT(chars));
-    }
-    gtk_list_item_set_child(item, label);
+    if (g_strcmp0(name, AGAINST_NOTHING) == 0 || g_strcmp0(name, AGAINST_FILE) == 0)
+        return g_strdup(name);
+    glong n = g_utf8_strlen(name, -1);
+    if (n <= SHORT_NAME_CHARS)
+        return g_strdup_printf("B: %s", name);
+    int head = SHORT_NAME_CHARS / 2, tail = SHORT_NAME_CHARS - head - 1;
+    g_autofree char *first = g_utf8_substring(name, 0, head), *last = g_utf8_substring(name, n - tail, n);
+    return g_strdup_printf("B: %s…%s", first, last);
 }
 
-static void bind_label(GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+static void setup_label(GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
 {
     (void)factory;
     (void)data;
-    GtkStringObject *name = gtk_list_item_get_item(item);
-    gtk_label_set_text(GTK_LABEL(gtk_list_item_get_child(item)), gtk_string_object_get_string(name));
+    GtkWidget *label = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    gtk_list_item_set_child(item, label);
 }
 
-/* Labels of at most `chars` characters (0: whole). */
-static GtkListItemFactory *label_factory(int chars)
+static void bind_label(GtkSignalListItemFactory *factory, GtkListItem *item, gpointer shorten)
+{
+    (void)factory;
+    const char *name = gtk_string_object_get_string(gtk_list_item_get_item(item));
+    g_autofree char *text = shorten != NULL ? short_choice(name) : g_strdup(name);
+    gtk_label_set_text(GTK_LABEL(gtk_list_item_get_child(item)), text);
+}
+
+static GtkListItemFactory *label_factory(gboolean shorten)
 {
     GtkListItemFactory *factory = gtk_signal_list_item_factory_new();
-    g_signal_connect(factory, "setup", G_CALLBACK(setup_label), GINT_TO_POINTER(chars));
-    g_signal_connect(factory, "bind", G_CALLBACK(bind_label), NULL);
+    g_signal_connect(factory, "setup", G_CALLBACK(setup_label), NULL);
+    g_signal_connect(factory, "bind", G_CALLBACK(bind_label), GINT_TO_POINTER(shorten));
     return factory;
 }
 
-/* The button shows the choice cut short (a run's folder name is long and
- * the toolbar fits 1024 px), the list shows it whole. */
 static GtkWidget *against_menu_new(void)
 {
     GtkWidget *menu = gtk_drop_down_new(NULL, NULL);
-    g_autoptr(GtkListItemFactory) button = label_factory(6);
-    g_autoptr(GtkListItemFactory) list = label_factory(0);
+    g_autoptr(GtkListItemFactory) button = label_factory(TRUE);
+    g_autoptr(GtkListItemFactory) list = label_factory(FALSE);
     gtk_drop_down_set_factory(GTK_DROP_DOWN(menu), button);
     gtk_drop_down_set_list_factory(GTK_DROP_DOWN(menu), list);
     return menu;
@@ -407,6 +428,44 @@ static GtkWidget *labelled(GtkWidget *bar, const char *mnemonic, GtkWidget *widg
     gtk_box_append(GTK_BOX(bar), label);
     gtk_box_append(GTK_BOX(bar), widget);
     return widget;
+}
+
+/* Under ⋮, so the toolbar fits 1024 px: the method's settings, each
+ * counting for one method only. */
+static GtkWidget *more_menu(attribution_view *v)
+{
+    v->steps = gtk_spin_button_new_with_range(1, 1024, 1);
+    gtk_widget_set_name(v->steps, "attribution-steps");
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(v->steps), 32);
+    gtk_widget_set_tooltip_text(v->steps, "Integrated gradients: points on the path from the baseline (more "
+                                          "shrink the completeness error)");
+    v->window = gtk_spin_button_new_with_range(1, 4096, 1);
+    gtk_widget_set_name(v->window, "attribution-window");
+    gtk_widget_set_tooltip_text(v->window, "Occlusion: positions replaced by the baseline at once (an image's "
+                                           "window × window patches)");
+    GtkWidget *grid = gtk_grid_new();
+    gtk_grid_set_row_spacing(GTK_GRID(grid), 8);
+    gtk_grid_set_column_spacing(GTK_GRID(grid), 8);
+    gtk_widget_set_margin_start(grid, 6);
+    gtk_widget_set_margin_end(grid, 6);
+    gtk_widget_set_margin_top(grid, 6);
+    gtk_widget_set_margin_bottom(grid, 6);
+    GtkWidget *rows[2][2] = {{gtk_label_new_with_mnemonic("_Steps"), v->steps},
+                             {gtk_label_new_with_mnemonic("_Window"), v->window}};
+    for (int r = 0; r < 2; r++) {
+        gtk_label_set_mnemonic_widget(GTK_LABEL(rows[r][0]), rows[r][1]);
+        gtk_label_set_xalign(GTK_LABEL(rows[r][0]), 0);
+        gtk_grid_attach(GTK_GRID(grid), rows[r][0], 0, r, 1, 1);
+        gtk_grid_attach(GTK_GRID(grid), rows[r][1], 1, r, 1, 1);
+    }
+    GtkWidget *popover = gtk_popover_new();
+    gtk_popover_set_child(GTK_POPOVER(popover), grid);
+    GtkWidget *button = gtk_menu_button_new();
+    gtk_widget_set_name(button, "attribution-more");
+    gtk_menu_button_set_icon_name(GTK_MENU_BUTTON(button), "view-more-symbolic");
+    gtk_widget_set_tooltip_text(button, "More: integrated gradients' steps, occlusion's window");
+    gtk_menu_button_set_popover(GTK_MENU_BUTTON(button), popover);
+    return button;
 }
 
 static GtkWidget *build_toolbar(attribution_view *v)
@@ -429,29 +488,16 @@ static GtkWidget *build_toolbar(attribution_view *v)
                                                 "× input, integrated gradients and occlusion: signed "
                                                 "contributions against the baseline");
     labelled(bar, "_Method", v->method_menu);
-    v->steps = gtk_spin_button_new_with_range(1, 1024, 1);
-    gtk_widget_set_name(v->steps, "attribution-steps");
-    gtk_spin_button_set_value(GTK_SPIN_BUTTON(v->steps), 32);
-    gtk_widget_set_tooltip_text(v->steps, "Integrated gradients: points on the path from the baseline (more "
-                                          "shrink the completeness error)");
-    labelled(bar, "_Steps", v->steps);
-    v->window = gtk_spin_button_new_with_range(1, 4096, 1);
-    gtk_widget_set_name(v->window, "attribution-window");
-    gtk_widget_set_tooltip_text(v->window, "Occlusion: positions replaced by the baseline at once (an image's "
-                                           "window × window patches)");
-    labelled(bar, "_Window", v->window);
     v->target_menu = gtk_drop_down_new_from_strings((const char *const[]){"Predicted class", NULL});
     gtk_widget_set_name(v->target_menu, "attribution-target");
     gtk_widget_set_tooltip_text(v->target_menu, "The class whose logit is explained");
     labelled(bar, "_Class", v->target_menu);
     v->against_menu = against_menu_new();
     gtk_widget_set_name(v->against_menu, "attribution-against");
-    gtk_widget_set_tooltip_text(v->against_menu, "Compare with another model taking the same input (a run's "
-                                                 "checkpoint or a checkpoint file): A, B and A − B on one colour "
-                                                 "range, and both models' class probabilities");
     gtk_box_append(GTK_BOX(bar), v->against_menu);   /* no label: its first entry names it (room at 1024 px) */
     fill_against(v);
     g_signal_connect(v->against_menu, "notify::selected", G_CALLBACK(on_against), v);
+    gtk_box_append(GTK_BOX(bar), more_menu(v));
     v->model = (rf_background_model){.session = v->session, .plot = v->plot, .button = compute,
                                      .verb = "explain", .busy = "Computing…", .work = attribute,
                                      .done = on_attributed, .view = v};
