@@ -17,7 +17,10 @@
  *     CLI), Compute draws three panels (A, B, A − B) whose values are
  *     `inspect --against`'s file, row by row, on one diverging colour range
  *     of the CLI's "range" (max |A|, |B|), its legend naming all three; a
- *     model of another input length is refused with the CLI's sentence.
+ *     model of another input length is refused with the CLI's sentence;
+ *   - with Map → layer0.attn.probs the figure's A, B and A − B maps are
+ *     `inspect --against --probe`'s file on one diverging range, max |A|,
+ *     |B|, the CLI's shared range.
  * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: also writes
  * screenshot-attribution.png (1600 x 1000, for docs/), the window at
  * 1024 x 600 and 1920 x 1080, and the Data view with the overlay. */
@@ -237,6 +240,73 @@ static GArray *npy_values(const char *npy)
     return values;
 }
 
+/* The largest |value| over the first 2n values of `both` (A and B). */
+static double largest_of_a_and_b(const GArray *both, guint n)
+{
+    double top = 0;
+    for (guint i = 0; i < 2 * n; i++)
+        top = fmax(top, fabsf(g_array_index(both, float, i)));
+    return top;
+}
+
+/* Compare mode with a probe map: Map → MAP_TAP, Compute; the figure's A,
+ * B and A − B maps are `inspect --against --probe`'s file, row by row, on
+ * one diverging range, max |A|, |B|, which is the CLI's shared range. */
+#define MAP_TAP "layer0.attn.probs"
+
+static void check_compare_maps(RfWindow *win, GtkWidget *page, const char *rangefinder, const char *dir,
+                               const char *ckpt, const char *b)
+{
+    g_autofree char *npy = g_build_filename(dir, "maps.npy", NULL);
+    g_autofree char *sample = g_strdup_printf("%d", SAMPLE);
+    const char *inspect[] = {rangefinder, "inspect", "--checkpoint", ckpt, "--against", b, "--split", "test",
+                             "--sample", sample, "--probe", MAP_TAP, "--out", npy, NULL};
+    g_autofree char *said = cli_run(inspect);
+    const char *range_at = said != NULL ? strstr(said, "shared range ") : NULL;
+    g_autoptr(GArray) cli = range_at != NULL ? npy_values(npy) : NULL;
+    if (!tap_ok(cli != NULL && cli->len % 3 == 0, "inspect --against --probe %s writes maps.npy", MAP_TAP))
+        return;
+    double range = g_ascii_strtod(range_at + strlen("shared range "), NULL);
+
+    GtkWidget *menu = find_named(page, "attribution-map");
+    GListModel *items = menu != NULL ? gtk_drop_down_get_model(GTK_DROP_DOWN(menu)) : NULL;
+    guint at = GTK_INVALID_LIST_POSITION;
+    for (guint i = 0; items != NULL && i < g_list_model_get_n_items(items); i++)
+        if (strcmp(gtk_string_list_get_string(GTK_STRING_LIST(items), i), MAP_TAP) == 0)
+            at = i;
+    if (!tap_ok(at != GTK_INVALID_LIST_POSITION && gtk_widget_get_sensitive(menu),
+                "in compare mode the Map menu offers the model's %s", MAP_TAP))
+        return;
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(menu), at);
+    rf_attribution_figure *fig = rf_plot_view_get_figure(rf_view_get_plot(page))->data;
+    g_signal_emit_by_name(find_named(page, "attribution-compute"), "clicked");
+    spin_until(not_computing, page, 60.0);
+    if (!tap_ok(g_strcmp0(rf_attribution_figure_map_name(fig), MAP_TAP) == 0,
+                "Compute draws the map of both models (%s)",
+                gtk_label_get_text(GTK_LABEL(find_named(page, "attribution-status")))))
+        return;
+    static const char *const names[3] = {"A", "B", "A − B"};
+    guint n = cli->len / 3;
+    for (int i = 0; i < 3; i++) {
+        size_t len = 0;
+        rf_shape shape;
+        const float *drawn = rf_attribution_figure_map(fig, i, &len, &shape);
+        g_autoptr(GArray) row = g_array_new(FALSE, FALSE, sizeof(float));
+        g_array_append_vals(row, &g_array_index(cli, float, i * n), n);
+        tap_ok(same_values(drawn, (int)len, row, names[i]), "map %s draws row %d of inspect --against --probe's file",
+               names[i], i);
+    }
+    rf_map_scale scale = rf_attribution_figure_map_scale(fig);
+    double top = largest_of_a_and_b(cli, n);
+    tap_ok(scale.kind == RF_COLORMAP_DIVERGING && scale.vmin == -scale.vmax && fabs(scale.vmax - top) <= 1e-6 * top &&
+               fabs(range - top) <= 1e-5 * top && g_strcmp0(scale.units, "A, B, A − B") == 0,
+           "the maps share one diverging range, max |A|, |B| = %g (drawn %g, the CLI's %g), its legend naming all "
+           "three",
+           top, scale.vmax, range);
+    view_screenshots(win, "attribution-compare-maps");
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(menu), 0);
+}
+
 /* Compare mode against `inspect --against` with a step-2 checkpoint. */
 static void check_compare(RfWindow *win, const char *rangefinder, const char *dir, const char *ckpt)
 {
@@ -289,6 +359,7 @@ static void check_compare(RfWindow *win, const char *rangefinder, const char *di
            "one diverging range for the three panels, the CLI's shared range %g (drawn %g), the legend names all three",
            range, scale.vmax);
     view_screenshots(win, "attribution-compare");
+    check_compare_maps(win, page, rangefinder, dir, ckpt, b);
 
     /* a model of another input length is refused with the CLI's sentence */
     g_autofree char *longer = g_build_filename(dir, "longer-run", NULL);

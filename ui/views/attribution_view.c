@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../../core/model_input.h"
+#include "../../core/probe.h"
 #include "../../datasets/audio_folder.h"
 #include "../../datasets/datasets.h"
 #include "../background_model.h"
@@ -49,6 +50,8 @@ typedef struct attribution_view {
     GPtrArray *against_paths;    /* the menu's checkpoint files (NULL for "Nothing" and the last entry) */
     char *against;               /* the checkpoint compared with, or NULL */
     gboolean filling;            /* the menu is being refilled: ignore its selection */
+    GtkWidget *map_menu;         /* compare mode: "No map", then the model's map taps */
+    GtkStringList *maps;
 } attribution_view;
 
 typedef struct attr_job {
@@ -67,6 +70,8 @@ typedef struct attr_job {
     int64_t b_step;
     rf_attribution b_result;
     float *probs[2];
+    char *map;                   /* a probe map to compare too, or NULL */
+    rf_probe_set *map_values[2]; /* A's and B's */
 } attr_job;
 
 static void attribution_view_free(attribution_view *v)
@@ -74,6 +79,7 @@ static void attribution_view_free(attribution_view *v)
     rf_attribution_figure_free(v->figure);
     g_ptr_array_unref(v->against_paths);
     g_free(v->against);
+    g_clear_object(&v->maps);
     g_free(v);
 }
 
@@ -84,6 +90,9 @@ static void attr_job_free(attr_job *job)
     rf_attribution_clear(&job->result);
     rf_attribution_clear(&job->b_result);
     g_free(job->against);
+    g_free(job->map);
+    rf_probe_set_free(job->map_values[0]);
+    rf_probe_set_free(job->map_values[1]);
     g_free(job->probs[0]);
     g_free(job->probs[1]);
     g_free(job->x);
@@ -112,6 +121,38 @@ static bool read_input(attr_job *job, rf_status *st)
     return ds->get(ds, job->split, job->index, job->x, &job->len, &label, st);
 }
 
+/* Probe map job->map of one model for the job's input: the split's
+ * sample in its evaluation batch, as `rangefinder inspect --probe` reads
+ * it, or the inspected input alone. NULL on failure. */
+static rf_probe_set *probe_map(rf_trainer *t, const attr_job *job, rf_status *st)
+{
+    const char *const names[] = {job->map};
+    rf_probe_set *ps = rf_probe_set_new(rf_trainer_model(t)->graph, names, 1, 0, st);
+    rf_inspection r;
+    rf_outside_input in = {job->x, job->len};
+    bool ok = ps != NULL && (job->inspected != NULL ? rf_trainer_inspect_input(t, &in, ps, &r, NULL, st)
+                                                    : rf_trainer_inspect(t, job->split, job->index, ps, &r, st));
+    if (!ok) {
+        rf_probe_set_free(ps);
+        return NULL;
+    }
+    return ps;
+}
+
+/* Both models' map, of one shape (as `inspect --against --probe` asks). */
+static bool compare_maps(attr_job *job, rf_trainer *a, rf_trainer *b, rf_status *st)
+{
+    job->map_values[0] = probe_map(a, job, st);
+    job->map_values[1] = job->map_values[0] != NULL ? probe_map(b, job, st) : NULL;
+    if (job->map_values[1] == NULL)
+        return false;
+    const rf_shape *sa = &job->map_values[0]->values[0].shape, *sb = &job->map_values[1]->values[0].shape;
+    if (sa->ndim != sb->ndim || memcmp(sa->dim, sb->dim, (size_t)sa->ndim * sizeof sa->dim[0]) != 0)
+        return rf_fail(st, "probe %s has another shape in %s than in this model: their models differ in size",
+                       job->map, job->against);
+    return true;
+}
+
 /* B: the checkpoint compared with, on the same input and target as A
  * (the one computed), and both models' class probabilities. */
 static bool compare(attr_job *job, rf_loaded_model *a, rf_status *st)
@@ -128,7 +169,8 @@ static bool compare(attr_job *job, rf_loaded_model *a, rf_status *st)
                                          job->against, st) &&
               rf_trainer_attribute(b.trainer, &in, &r, &job->b_result, st) &&
               rf_trainer_predict_all(a->trainer, &in, 1, job->probs[0], st) &&
-              rf_trainer_predict_all(b.trainer, &in, 1, job->probs[1], st);
+              rf_trainer_predict_all(b.trainer, &in, 1, job->probs[1], st) &&
+              (job->map == NULL || compare_maps(job, a->trainer, b.trainer, st));
     job->b_step = b.step;
     rf_loaded_model_clear(&b);
     return ok;
@@ -191,6 +233,9 @@ static void on_attributed(void *view, void *data)
         const char *const names[2] = {name_a, name_b};
         rf_attribution_figure_set_compare(v->figure, a, &job->b_result, job->method, job->ds, job->x, job->len,
                                           title, names, job->probs[0], job->probs[1]);
+        if (job->map != NULL)
+            rf_attribution_figure_set_maps(v->figure, job->map, &job->map_values[0]->values[0].shape,
+                                           job->map_values[0]->values[0].data, job->map_values[1]->values[0].data);
     } else {
         rf_attribution_figure_set(v->figure, a, job->method, job->ds, job->x, job->len, title);
     }
@@ -227,6 +272,9 @@ static void on_compute(GtkButton *button, gpointer data)
         .stride = window,
     };
     job->against = g_strdup(v->against);
+    guint map = gtk_drop_down_get_selected(GTK_DROP_DOWN(v->map_menu));
+    if (v->against != NULL && map > 0 && map != GTK_INVALID_LIST_POSITION)
+        job->map = g_strdup(gtk_string_list_get_string(v->maps, map));
     rf_background_model_start(&v->model, job, (GDestroyNotify)attr_job_free);
 }
 
@@ -274,9 +322,12 @@ static void on_data_changed(RfSession *s, gpointer plot)
 #define AGAINST_TIP "Compare with another model taking the same input (a run's checkpoint or a checkpoint " \
                     "file): A, B and A − B on one colour range, and both models' class probabilities"
 
-/* The tooltip names the checkpoint compared with in full. */
+/* The tooltip names the checkpoint compared with in full; a map is
+ * compared only while a model is. */
 static void show_against_tip(attribution_view *v)
 {
+    if (v->map_menu != NULL)
+        gtk_widget_set_sensitive(v->map_menu, v->against != NULL);
     g_autofree char *tip = g_strdup_printf("%s%s%s", AGAINST_TIP, v->against != NULL ? "\nB: " : "",
                                            v->against != NULL ? v->against : "");
     gtk_widget_set_tooltip_text(v->against_menu, tip);
@@ -415,10 +466,58 @@ static GtkWidget *against_menu_new(void)
     return menu;
 }
 
+/* ---- the probe map compared ---- */
+
+#define NO_MAP "No map"
+
+/* A tap drawn as a map: not the head's vectors, not a gradient (the
+ * inspected input has none). */
+static gboolean is_map_tap(const char *name)
+{
+    return strcmp(name, "pool") != 0 && strcmp(name, "logits") != 0 && !g_str_has_suffix(name, ".grad");
+}
+
+/* The model's map taps, by the names `rangefinder inspect --list` gives;
+ * the choice kept while it still exists. */
+static void fill_maps(attribution_view *v)
+{
+    const char *const *taps = rf_session_list_taps(v->session);
+    guint chosen = gtk_drop_down_get_selected(GTK_DROP_DOWN(v->map_menu)), keep = 0;
+    g_autofree char *was = chosen > 0 && chosen != GTK_INVALID_LIST_POSITION
+                               ? g_strdup(gtk_string_list_get_string(v->maps, chosen))
+                               : NULL;
+    g_autoptr(GPtrArray) names = g_ptr_array_new();
+    g_ptr_array_add(names, (gpointer)NO_MAP);
+    for (int i = 0; taps != NULL && taps[i] != NULL; i++)
+        if (is_map_tap(taps[i])) {
+            if (g_strcmp0(taps[i], was) == 0)
+                keep = names->len;
+            g_ptr_array_add(names, (gpointer)taps[i]);
+        }
+    g_ptr_array_add(names, NULL);
+    gtk_string_list_splice(v->maps, 0, g_list_model_get_n_items(G_LIST_MODEL(v->maps)),
+                           (const char *const *)names->pdata);
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(v->map_menu), keep);
+}
+
+static GtkWidget *map_menu_new(attribution_view *v)
+{
+    v->maps = gtk_string_list_new((const char *const[]){NO_MAP, NULL});
+    v->map_menu = gtk_drop_down_new(G_LIST_MODEL(g_object_ref(v->maps)), NULL);   /* one reference each */
+    gtk_widget_set_name(v->map_menu, "attribution-map");
+    gtk_widget_set_tooltip_text(v->map_menu, "Compare mode: a probe map of both models on the same input too "
+                                             "(attention probabilities, windows, latents, as `rangefinder inspect "
+                                             "--probe` names them): A, B and A − B on one colour range");
+    gtk_widget_set_sensitive(v->map_menu, FALSE);
+    return v->map_menu;
+}
+
 static void on_runs_changed(RfSession *s, gpointer plot)
 {
     (void)s;
-    fill_against(g_object_get_data(G_OBJECT(plot), STATE_KEY));
+    attribution_view *v = g_object_get_data(G_OBJECT(plot), STATE_KEY);
+    fill_against(v);
+    fill_maps(v);
 }
 
 static GtkWidget *labelled(GtkWidget *bar, const char *mnemonic, GtkWidget *widget)
@@ -430,8 +529,9 @@ static GtkWidget *labelled(GtkWidget *bar, const char *mnemonic, GtkWidget *widg
     return widget;
 }
 
-/* Under ⋮, so the toolbar fits 1024 px: the method's settings, each
- * counting for one method only. */
+/* Under ⋮, so the toolbar fits 1024 px: the class explained (the
+ * predicted one unless chosen) and the method's settings, each counting
+ * for one method only. */
 static GtkWidget *more_menu(attribution_view *v)
 {
     v->steps = gtk_spin_button_new_with_range(1, 1024, 1);
@@ -450,9 +550,13 @@ static GtkWidget *more_menu(attribution_view *v)
     gtk_widget_set_margin_end(grid, 6);
     gtk_widget_set_margin_top(grid, 6);
     gtk_widget_set_margin_bottom(grid, 6);
-    GtkWidget *rows[2][2] = {{gtk_label_new_with_mnemonic("_Steps"), v->steps},
+    v->target_menu = gtk_drop_down_new_from_strings((const char *const[]){"Predicted class", NULL});
+    gtk_widget_set_name(v->target_menu, "attribution-target");
+    gtk_widget_set_tooltip_text(v->target_menu, "The class whose logit is explained");
+    GtkWidget *rows[3][2] = {{gtk_label_new_with_mnemonic("_Class"), v->target_menu},
+                             {gtk_label_new_with_mnemonic("_Steps"), v->steps},
                              {gtk_label_new_with_mnemonic("_Window"), v->window}};
-    for (int r = 0; r < 2; r++) {
+    for (int r = 0; r < 3; r++) {
         gtk_label_set_mnemonic_widget(GTK_LABEL(rows[r][0]), rows[r][1]);
         gtk_label_set_xalign(GTK_LABEL(rows[r][0]), 0);
         gtk_grid_attach(GTK_GRID(grid), rows[r][0], 0, r, 1, 1);
@@ -463,7 +567,8 @@ static GtkWidget *more_menu(attribution_view *v)
     GtkWidget *button = gtk_menu_button_new();
     gtk_widget_set_name(button, "attribution-more");
     gtk_menu_button_set_icon_name(GTK_MENU_BUTTON(button), "view-more-symbolic");
-    gtk_widget_set_tooltip_text(button, "More: integrated gradients' steps, occlusion's window");
+    gtk_widget_set_tooltip_text(button, "More: the class explained, integrated gradients' steps, occlusion's "
+                                        "window");
     gtk_menu_button_set_popover(GTK_MENU_BUTTON(button), popover);
     return button;
 }
@@ -488,15 +593,13 @@ static GtkWidget *build_toolbar(attribution_view *v)
                                                 "× input, integrated gradients and occlusion: signed "
                                                 "contributions against the baseline");
     labelled(bar, "_Method", v->method_menu);
-    v->target_menu = gtk_drop_down_new_from_strings((const char *const[]){"Predicted class", NULL});
-    gtk_widget_set_name(v->target_menu, "attribution-target");
-    gtk_widget_set_tooltip_text(v->target_menu, "The class whose logit is explained");
-    labelled(bar, "_Class", v->target_menu);
     v->against_menu = against_menu_new();
     gtk_widget_set_name(v->against_menu, "attribution-against");
     gtk_box_append(GTK_BOX(bar), v->against_menu);   /* no label: its first entry names it (room at 1024 px) */
     fill_against(v);
     g_signal_connect(v->against_menu, "notify::selected", G_CALLBACK(on_against), v);
+    labelled(bar, "M_ap", map_menu_new(v));
+    show_against_tip(v);
     gtk_box_append(GTK_BOX(bar), more_menu(v));
     v->model = (rf_background_model){.session = v->session, .plot = v->plot, .button = compute,
                                      .verb = "explain", .busy = "Computing…", .work = attribute,
@@ -525,6 +628,7 @@ GtkWidget *rf_attribution_view_new(RfSession *s)
     g_signal_connect_object(s, "data-changed", G_CALLBACK(on_data_changed), plot, 0);
     g_signal_connect_object(s, "state-changed", G_CALLBACK(on_runs_changed), plot, 0);
     fill_targets(v);
+    fill_maps(v);
     return view;
 }
 
