@@ -16,7 +16,9 @@
  * the same input and class with it too and draws A, B and A − B on one
  * colour range with both models' class probabilities, as `rangefinder
  * inspect --against` computes them; a model that takes another input is
- * refused with the CLI's sentence. */
+ * refused with the CLI's sentence. "Map" adds a probe tap of both models
+ * on the same input, read in the same job as `inspect --against --probe`
+ * reads it, drawn as A, B and A − B on one colour range of its own. */
 #include <string.h>
 
 #include "../../core/model_input.h"
@@ -494,9 +496,14 @@ static void fill_maps(attribution_view *v)
                 keep = names->len;
             g_ptr_array_add(names, (gpointer)taps[i]);
         }
+    guint had = g_list_model_get_n_items(G_LIST_MODEL(v->maps));
+    gboolean same = had == names->len;
+    for (guint i = 0; same && i < had; i++)
+        same = strcmp(gtk_string_list_get_string(v->maps, i), g_ptr_array_index(names, i)) == 0;
+    if (same)   /* "state-changed" comes often; the open list stays as it is */
+        return;
     g_ptr_array_add(names, NULL);
-    gtk_string_list_splice(v->maps, 0, g_list_model_get_n_items(G_LIST_MODEL(v->maps)),
-                           (const char *const *)names->pdata);
+    gtk_string_list_splice(v->maps, 0, had, (const char *const *)names->pdata);
     gtk_drop_down_set_selected(GTK_DROP_DOWN(v->map_menu), keep);
 }
 
