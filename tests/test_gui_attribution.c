@@ -17,12 +17,23 @@
  *     CLI), Compute draws three panels (A, B, A − B) whose values are
  *     `inspect --against`'s file, row by row, on one diverging colour range
  *     of the CLI's "range" (max |A|, |B|), its legend naming all three; a
- *     model of another input length is refused with the CLI's sentence.
+ *     model of another input length is refused with the CLI's sentence;
+ *   - with Map → layer0.attn.probs the figure's A, B and A − B maps are
+ *     `inspect --against --probe`'s file on one diverging range, max |A|,
+ *     |B|, the CLI's shared range;
+ *   - then an image folder run (8 x 8 grey pictures in 2 x 2 patches) and
+ *     an audio folder run (tones, 16 mel bins): the figure draws the CLI's
+ *     values as a 4 x 4 heatmap over the picture, as frames over the
+ *     log-mel spectrogram, and the Data view's overlay holds them too,
+ *     changing the colour of the position that counts most (over the
+ *     grey picture, to its sign's colour).
  * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: also writes
  * screenshot-attribution.png (1600 x 1000, for docs/), the window at
  * 1024 x 600 and 1920 x 1080, and the Data view with the overlay. */
 #include <math.h>
 #include <string.h>
+
+#include <sndfile.h>
 
 #include "../datasets/npy_read.h"
 #include "../ui/figures/attribution_figure.h"
@@ -237,6 +248,73 @@ static GArray *npy_values(const char *npy)
     return values;
 }
 
+/* The largest |value| over the first 2n values of `both` (A and B). */
+static double largest_of_a_and_b(const GArray *both, guint n)
+{
+    double top = 0;
+    for (guint i = 0; i < 2 * n; i++)
+        top = fmax(top, fabsf(g_array_index(both, float, i)));
+    return top;
+}
+
+/* Compare mode with a probe map: Map → MAP_TAP, Compute; the figure's A,
+ * B and A − B maps are `inspect --against --probe`'s file, row by row, on
+ * one diverging range, max |A|, |B|, which is the CLI's shared range. */
+#define MAP_TAP "layer0.attn.probs"
+
+static void check_compare_maps(RfWindow *win, GtkWidget *page, const char *rangefinder, const char *dir,
+                               const char *ckpt, const char *b)
+{
+    g_autofree char *npy = g_build_filename(dir, "maps.npy", NULL);
+    g_autofree char *sample = g_strdup_printf("%d", SAMPLE);
+    const char *inspect[] = {rangefinder, "inspect", "--checkpoint", ckpt, "--against", b, "--split", "test",
+                             "--sample", sample, "--probe", MAP_TAP, "--out", npy, NULL};
+    g_autofree char *said = cli_run(inspect);
+    const char *range_at = said != NULL ? strstr(said, "shared range ") : NULL;
+    g_autoptr(GArray) cli = range_at != NULL ? npy_values(npy) : NULL;
+    if (!tap_ok(cli != NULL && cli->len % 3 == 0, "inspect --against --probe %s writes maps.npy", MAP_TAP))
+        return;
+    double range = g_ascii_strtod(range_at + strlen("shared range "), NULL);
+
+    GtkWidget *menu = find_named(page, "attribution-map");
+    GListModel *items = menu != NULL ? gtk_drop_down_get_model(GTK_DROP_DOWN(menu)) : NULL;
+    guint at = GTK_INVALID_LIST_POSITION;
+    for (guint i = 0; items != NULL && i < g_list_model_get_n_items(items); i++)
+        if (strcmp(gtk_string_list_get_string(GTK_STRING_LIST(items), i), MAP_TAP) == 0)
+            at = i;
+    if (!tap_ok(at != GTK_INVALID_LIST_POSITION && gtk_widget_get_sensitive(menu),
+                "in compare mode the Map menu offers the model's %s", MAP_TAP))
+        return;
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(menu), at);
+    rf_attribution_figure *fig = rf_plot_view_get_figure(rf_view_get_plot(page))->data;
+    g_signal_emit_by_name(find_named(page, "attribution-compute"), "clicked");
+    spin_until(not_computing, page, 60.0);
+    if (!tap_ok(g_strcmp0(rf_attribution_figure_map_name(fig), MAP_TAP) == 0,
+                "Compute draws the map of both models (%s)",
+                gtk_label_get_text(GTK_LABEL(find_named(page, "attribution-status")))))
+        return;
+    static const char *const names[3] = {"A", "B", "A − B"};
+    guint n = cli->len / 3;
+    for (int i = 0; i < 3; i++) {
+        size_t len = 0;
+        rf_shape shape;
+        const float *drawn = rf_attribution_figure_map(fig, i, &len, &shape);
+        g_autoptr(GArray) row = g_array_new(FALSE, FALSE, sizeof(float));
+        g_array_append_vals(row, &g_array_index(cli, float, i * n), n);
+        tap_ok(same_values(drawn, (int)len, row, names[i]), "map %s draws row %d of inspect --against --probe's file",
+               names[i], i);
+    }
+    rf_map_scale scale = rf_attribution_figure_map_scale(fig);
+    double top = largest_of_a_and_b(cli, n);
+    tap_ok(scale.kind == RF_COLORMAP_DIVERGING && scale.vmin == -scale.vmax && fabs(scale.vmax - top) <= 1e-6 * top &&
+               fabs(range - top) <= 1e-5 * top && g_strcmp0(scale.units, "A, B, A − B") == 0,
+           "the maps share one diverging range, max |A|, |B| = %g (drawn %g, the CLI's %g), its legend naming all "
+           "three",
+           top, scale.vmax, range);
+    view_screenshots(win, "attribution-compare-maps");
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(menu), 0);
+}
+
 /* Compare mode against `inspect --against` with a step-2 checkpoint. */
 static void check_compare(RfWindow *win, const char *rangefinder, const char *dir, const char *ckpt)
 {
@@ -289,6 +367,7 @@ static void check_compare(RfWindow *win, const char *rangefinder, const char *di
            "one diverging range for the three panels, the CLI's shared range %g (drawn %g), the legend names all three",
            range, scale.vmax);
     view_screenshots(win, "attribution-compare");
+    check_compare_maps(win, page, rangefinder, dir, ckpt, b);
 
     /* a model of another input length is refused with the CLI's sentence */
     g_autofree char *longer = g_build_filename(dir, "longer-run", NULL);
@@ -304,6 +383,206 @@ static void check_compare(RfWindow *win, const char *rangefinder, const char *di
                                                   "input length 40 against 32") != NULL,
            "a model of another input length is refused in one sentence: %s", said);
     rf_attribution_view_compare_with(page, NULL);
+}
+
+/* ---- a picture and a sound: image folder and audio folder runs ---- */
+
+/* 8 grey 8 x 8 PNGs a class (a light ground with a dark square, or the
+ * other way round, the square's place varying) under `root`. */
+static void write_pictures(const char *root)
+{
+    const char *const classes[2] = {"light", "dark"};
+    for (int c = 0; c < 2; c++) {
+        g_autofree char *folder = g_build_filename(root, classes[c], NULL);
+        g_mkdir_with_parents(folder, 0700);
+        for (int k = 0; k < 8; k++) {
+            cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 8, 8);
+            cairo_t *cr = cairo_create(img);
+            double ground = c == 0 ? 0.85 : 0.2;
+            cairo_set_source_rgb(cr, ground, ground, ground);
+            cairo_paint(cr);
+            cairo_set_source_rgb(cr, 1 - ground, 1 - ground, 1 - ground);
+            cairo_rectangle(cr, k % 4, k / 2, 4, 4);
+            cairo_fill(cr);
+            cairo_destroy(cr);
+            g_autofree char *file = g_strdup_printf("%d.png", k);
+            g_autofree char *path = g_build_filename(folder, file, NULL);
+            cairo_surface_write_to_png(img, path);
+            cairo_surface_destroy(img);
+        }
+    }
+}
+
+/* 6 quarter-second tones a class at 8 kHz (high or low pitches) under `root`. */
+static void write_sounds(const char *root)
+{
+    const char *const classes[2] = {"high", "low"};
+    enum { RATE = 8000, SAMPLES = RATE / 4 };
+    static float wave[SAMPLES];
+    for (int c = 0; c < 2; c++) {
+        g_autofree char *folder = g_build_filename(root, classes[c], NULL);
+        g_mkdir_with_parents(folder, 0700);
+        for (int k = 0; k < 6; k++) {
+            double hz = (c == 0 ? 2000 : 300) + 100 * k;
+            for (int i = 0; i < SAMPLES; i++)
+                wave[i] = (float)(0.5 * sin(2 * M_PI * hz * i / RATE));
+            g_autofree char *file = g_strdup_printf("%d.wav", k);
+            g_autofree char *path = g_build_filename(folder, file, NULL);
+            SF_INFO info = {.samplerate = RATE, .channels = 1, .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16};
+            SNDFILE *sf = sf_open(path, SFM_WRITE, &info);
+            if (sf != NULL) {
+                sf_write_float(sf, wave, SAMPLES);
+                sf_close(sf);
+            }
+        }
+    }
+}
+
+/* A data kind's run: its files, its [data] section, how the figure lays
+ * it out and how the Data view's read-out names a position. */
+typedef struct other_data {
+    const char *name, *task;
+    void (*write)(const char *root);
+    const char *data_keys;       /* after task and path */
+    char layout;                 /* rf_attribution_figure_layout's */
+    int rows, cols;              /* its grid (0: the data set's) */
+    const char *position_words;  /* in the Data view's read-out, with the position's number */
+    gboolean signed_hue;         /* the sample is grey: the overlay's hue is its sign's */
+} other_data;
+
+static const other_data picture_data = {
+    "picture", "image_folder", write_pictures, "image_size = 8\npatch = 2\nval_size = 4\ntest_size = 4\nbatch = 4\n",
+    'p', 4, 4, "· token %d", TRUE};
+static const other_data audio_data = {
+    "audio", "audio_folder", write_sounds, "sample_rate = 8000\nmel_bins = 16\nval_size = 2\ntest_size = 4\n"
+    "batch = 4\n", 'a', 0, 0, "(frame %d)", FALSE};
+
+static const char *loading_task;
+static gboolean task_loaded(gpointer s)
+{
+    const rf_dataset *ds = rf_session_get_dataset(s);
+    return ds != NULL && !rf_session_data_loading(s) && strcmp(ds->name, loading_task) == 0;
+}
+
+/* The point of the Data view's sample whose pointer read-out names
+ * position `at` in `words` (the middle of its run across), found on a
+ * grid; FALSE if none. */
+static gboolean position_point(RfPlotView *plot, const char *words, int at, int *px, int *py)
+{
+    const rf_figure *fig = rf_plot_view_get_figure(plot);
+    rf_zoom zoom = rf_plot_view_get_zoom(plot);
+    int w = gtk_widget_get_width(GTK_WIDGET(plot)), h = gtk_widget_get_height(GTK_WIDGET(plot));
+    char text[256], want[48];
+    snprintf(want, sizeof want, words, at);
+    for (int y = h - 3; y > 0; y -= 3) {   /* from the bottom: the spectrogram under the waveform */
+        int first = -1, last = -1;
+        for (int x = 1; x < w; x++)
+            if (fig->hover(fig->data, w, h, &zoom, x, y, text, sizeof text) && strstr(text, want) != NULL) {
+                first = first < 0 ? x : first;
+                last = x;
+            }
+        if (first >= 0 && last - first >= 2) {
+            *px = (first + last) / 2;
+            *py = y - 3;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+/* The Data view's overlay: its values the CLI's, and the pixels of the
+ * position that counts most change colour when it is shown (from grey to
+ * its sign's colour over a grey picture). */
+static void check_other_overlay(RfWindow *win, const other_data *d, const GArray *cli)
+{
+    show_page(win, "data");
+    GtkWidget *data = gtk_stack_get_child_by_name(rf_window_get_stack(win), "data");
+    GtkWidget *toggle = find_named(data, "data-attribution");
+    RfPlotView *plot = rf_view_get_plot(data);
+    int most = 0;
+    for (guint i = 1; i < cli->len; i++)
+        most = fabsf(g_array_index(cli, float, i)) > fabsf(g_array_index(cli, float, most)) ? (int)i : most;
+    int x = 0, y = 0;
+    gboolean found = position_point(plot, d->position_words, most, &x, &y);
+    cairo_surface_t *off = draw_plot(plot);
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(toggle), TRUE);
+    spin_for(0.3);
+    int len = 0;
+    const float *over = rf_data_view_attribution(data, &len);
+    tap_ok(same_values(over, len, cli, d->name), "%s: the Data view's overlay holds the CLI's values", d->name);
+    cairo_surface_t *on = draw_plot(plot);
+    int r0 = 0, g0 = 0, b0 = 0, r1 = 0, g1 = 0, b1 = 0;
+    if (found) {
+        pixel(off, x, y, &r0, &g0, &b0);
+        pixel(on, x, y, &r1, &g1, &b1);
+    }
+    float v = g_array_index(cli, float, (guint)most);
+    gboolean changed = abs(r1 - r0) + abs(g1 - g0) + abs(b1 - b0) > 30;
+    gboolean hue = !d->signed_hue || (abs(r0 - b0) < 6 && (v > 0 ? r1 - b1 > 20 : b1 - r1 > 20));
+    tap_ok(found && changed && hue, "%s: over the sample, position %d (%g, the largest) turns from %d %d %d to %d %d %d "
+           "at (%d, %d)", d->name, most, v, r0, g0, b0, r1, g1, b1, x, y);
+    cairo_surface_destroy(off);
+    cairo_surface_destroy(on);
+    if (g_getenv("RF_SCREENSHOT_DIR") != NULL) {
+        g_autofree char *shot = g_strdup_printf("attribution-overlay-%s", d->name);
+        screenshot(win, shot);
+    }
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(toggle), FALSE);
+    spin_for(0.2);
+}
+
+/* A run on data of kind `d`: test sample SAMPLE's attribution, drawn in
+ * the data's own terms, is the CLI's, and so is the Data view's overlay. */
+static void check_other_data(RfWindow *win, const char *rangefinder, const char *dir, const other_data *d)
+{
+    g_autofree char *sub = g_build_filename(dir, d->name, NULL);
+    g_autofree char *files = g_build_filename(sub, "files", NULL);
+    d->write(files);
+    g_autofree char *ini = g_build_filename(sub, "run.ini", NULL);
+    g_autofree char *config = g_strdup_printf(
+        "[data]\ntask = %s\npath = %s\n%s[model]\nencoder = full\nlayers = 1\ndim = 16\nheads = 2\nff = 32\n"
+        "[train]\nsteps = 4\nlr = 0.01\nwarmup = 0\neval_every = 2\nlog_every = 2\ncheckpoint_every = 0\n"
+        "threads = 1\n", d->task, files, d->data_keys);
+    g_file_set_contents(ini, config, -1, NULL);
+    RfSession *s = rf_window_get_session(win);
+    g_autoptr(GError) error = NULL;
+    gboolean loaded = rf_session_load_config_file(s, ini, &error);
+    if (loaded)
+        rf_session_open_data(s);
+    loading_task = d->task;
+    loaded = loaded && spin_until(task_loaded, s, 60.0);
+    if (!tap_ok(loaded, "%s: the %s opens (%s)", d->name, d->task, error != NULL ? error->message : "") ||
+        !train_run(win, d->name))
+        return;
+    show_page(win, "data");
+    rf_data_view_show_sample(gtk_stack_get_child_by_name(rf_window_get_stack(win), "data"), RF_SPLIT_TEST, SAMPLE);
+    spin_for(0.3);
+    g_autofree char *ckpt = save_model_for_cli(win, sub);
+    g_autofree char *npy = g_build_filename(sub, "x.npy", NULL);
+    g_autoptr(GArray) cli = cli_values(rangefinder, ckpt, npy);
+    if (!tap_ok(cli != NULL && cli->len > 8, "%s: inspect --attribution writes x.npy", d->name))
+        return;
+    show_page(win, "attribution");
+    GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(win), "attribution");
+    rf_attribution_figure *fig = rf_plot_view_get_figure(rf_view_get_plot(page))->data;
+    rf_attribution_figure_set_message(fig, "recomputing");
+    g_signal_emit_by_name(find_named(page, "attribution-compute"), "clicked");
+    gboolean done = spin_until(computed, page, 60.0);
+    if (!tap_ok(done, "%s: Compute fills the figure (%s)", d->name,
+                gtk_label_get_text(GTK_LABEL(find_named(page, "attribution-status")))))
+        return;
+    int len = 0, rows = 0, cols = 0;
+    const float *drawn = rf_attribution_view_values(page, &len);
+    tap_ok(same_values(drawn, len, cli, d->name), "%s: the figure draws the CLI's values", d->name);
+    const rf_dataset *ds = rf_session_get_dataset(s);
+    int want_rows = d->rows > 0 ? d->rows : ds->feat_dim, want_cols = d->cols > 0 ? d->cols : len;
+    char layout = rf_attribution_figure_layout(fig, &rows, &cols);
+    tap_ok(layout == d->layout && rows == want_rows && cols == want_cols,
+           "%s: drawn in the data's terms, laid out '%c' %d x %d (wanted '%c' %d x %d)", d->name, layout, rows, cols,
+           d->layout, want_rows, want_cols);
+    g_autofree char *shots = g_strdup_printf("attribution-%s", d->name);
+    view_screenshots(win, shots);
+    check_other_overlay(win, d, cli);
 }
 
 static void check_attribution(RfWindow *win, const char *rangefinder, const char *dir)
@@ -355,6 +634,8 @@ static void check_attribution(RfWindow *win, const char *rangefinder, const char
     view_screenshots(win, "attribution");
     check_overlay(win, cli);
     check_compare(win, rangefinder, dir, ckpt);
+    check_other_data(win, rangefinder, dir, &picture_data);
+    check_other_data(win, rangefinder, dir, &audio_data);
 }
 
 static void before_any_model(RfWindow *win)

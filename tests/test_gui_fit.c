@@ -12,8 +12,9 @@
  *      its widest (views to come);
  *   4. every control of a view's toolbar (a button, drop-down, switch, spin
  *      button or slider in a row that scrolls sideways) lies wholly inside
- *      the window and the visible part of its row: a row too wide for the
- *      window is clipped there, which check 2 cannot see;
+ *      the window and the visible part of its row (a row too wide for the
+ *      window is clipped there, which check 2 cannot see), and no label
+ *      in it is ellipsized (given less than its natural width);
  * and below the fold the sidebar hides, its toggle (and F9) shows it over
  * the views, inside the window.
  * RF_SCREENSHOT_DIR set: each view at each size is saved there as
@@ -91,9 +92,26 @@ static gboolean is_control(GtkWidget *w)
            GTK_IS_MENU_BUTTON(w) || GTK_IS_CHECK_BUTTON(w) || GTK_IS_SCALE(w);
 }
 
+/* A label shown inside control `w` whose text is cut (ellipsized: given
+ * less than its natural width), or NULL. */
+static GtkLabel *cut_label(GtkWidget *w)
+{
+    if (!gtk_widget_get_mapped(w) || GTK_IS_NATIVE(w))
+        return NULL;
+    if (GTK_IS_LABEL(w) && pango_layout_is_ellipsized(gtk_label_get_layout(GTK_LABEL(w))))
+        return GTK_LABEL(w);
+    for (GtkWidget *c = gtk_widget_get_first_child(w); c != NULL; c = gtk_widget_get_next_sibling(c)) {
+        GtkLabel *cut = cut_label(c);
+        if (cut != NULL)
+            return cut;
+    }
+    return NULL;
+}
+
 /* Shown controls under `w` (in a toolbar row whose visible part is
- * `visible`, in window coordinates) that do not lie wholly inside it; a few
- * of them into `out`. A control's own parts are not looked at again. */
+ * `visible`, in window coordinates) that do not lie wholly inside it, or
+ * whose label is cut; a few of them into `out`. A control's own parts are
+ * not looked at again. */
 static int controls_cut(GtkWidget *w, GtkWidget *win, const graphene_rect_t *visible, GString *out)
 {
     if (!gtk_widget_get_mapped(w) || GTK_IS_NATIVE(w))
@@ -101,10 +119,16 @@ static int controls_cut(GtkWidget *w, GtkWidget *win, const graphene_rect_t *vis
     if (is_control(w)) {
         graphene_rect_t r, inflated;
         graphene_rect_inset_r(visible, -0.5f, -0.5f, &inflated);
-        if (!gtk_widget_compute_bounds(w, win, &r) || graphene_rect_contains_rect(&inflated, &r))
+        GtkLabel *label = cut_label(w);
+        if (!gtk_widget_compute_bounds(w, win, &r) ||
+            (graphene_rect_contains_rect(&inflated, &r) && label == NULL))
             return 0;
         const char *tip = gtk_widget_get_tooltip_text(w);
-        if (out->len < 600)
+        if (out->len < 600 && label != NULL)
+            g_string_append_printf(out, " %s %s's label \"%.40s\" cut to %d px;", G_OBJECT_TYPE_NAME(w),
+                                   gtk_widget_get_name(w), gtk_label_get_text(label),
+                                   gtk_widget_get_width(GTK_WIDGET(label)));
+        else if (out->len < 600)
             g_string_append_printf(out, " %s %s \"%.30s\" at %.0f,%.0f %.0fx%.0f;", G_OBJECT_TYPE_NAME(w),
                                    gtk_widget_get_name(w), tip != NULL ? tip : "", r.origin.x, r.origin.y,
                                    r.size.width, r.size.height);
@@ -238,7 +262,9 @@ static void check_view(RfWindow *win, int width, int height, const char *page)
     g_autoptr(GString) cut = g_string_new(NULL);
     GtkWidget *view = gtk_stack_get_visible_child(rf_window_get_stack(win));
     int cut_n = toolbar_controls_cut(view, w, &frame, cut);
-    tap_ok(cut_n == 0, "%dx%d, %s view: every control of its toolbars lies wholly inside the window (%d cut off:%s)",
+    tap_ok(cut_n == 0,
+           "%dx%d, %s view: every control of its toolbars lies wholly inside the window, its label uncut (%d cut "
+           "off:%s)",
            width, height, page, cut_n, cut->str);
     g_autofree char *tab_name = g_strdup_printf("view-tab-%s", page);
     GtkWidget *tab = find_named(w, tab_name);

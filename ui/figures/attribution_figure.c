@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attribution_maps.h"
 #include "data_sample.h"
 #include "picture.h"
 #include "position_words.h"
@@ -24,6 +25,7 @@
 #define PROBS_W 220.0      /* compare mode: the class probabilities' column */
 #define PROBS_LABEL_W 84.0
 #define SHARED_RANGE "A, B, A − B"   /* compare mode: the legend's note that one range serves all three */
+#define MAP_SHARE_REST 0.5   /* compare mode with a probe map: the attribution's share of a panel's width */
 
 static const rf_rgb ink = {0.12, 0.12, 0.14};
 static const rf_rgb muted = {0.30, 0.30, 0.34};
@@ -50,12 +52,14 @@ struct rf_attribution_figure {
     int classes;
     char **class_names;
     char *names[2];
+    rf_attribution_maps maps;    /* compare mode: a probe map of A and B, or none */
 };
 
 /* Where things go for one size: the data's room and the legend. */
 typedef struct layout {
     double scale;
     rf_rect body, legend;
+    rf_rect map_legend;          /* compare mode with a probe map */
     /* tokens: each drawn token's box (text above, strip below), n_placed
      * of them; or a bare strip of cols x rows cells of pitch */
     rf_rect *boxes;
@@ -93,6 +97,7 @@ static void clear(rf_attribution_figure *f)
         g_clear_pointer(&f->names[i], g_free);
     }
     g_clear_pointer(&f->class_names, g_strfreev);
+    rf_attribution_maps_clear(&f->maps);
     f->panels = 1;
     f->len = 0;
     f->layout = 's';
@@ -186,6 +191,30 @@ void rf_attribution_figure_set_compare(rf_attribution_figure *f, const rf_attrib
     }
     for (int i = 0; i < 2; i++)
         f->names[i] = g_strdup(names[i]);
+}
+
+void rf_attribution_figure_set_maps(rf_attribution_figure *f, const char *name, const rf_shape *shape,
+                                    const float *a, const float *b)
+{
+    if (f->panels == 3)
+        rf_attribution_maps_set(&f->maps, name, shape, a, b);
+}
+
+const float *rf_attribution_figure_map(const rf_attribution_figure *f, int i, size_t *n, rf_shape *shape)
+{
+    *n = f->maps.n;
+    *shape = f->maps.shape;
+    return f->maps.name != NULL && i >= 0 && i < 3 ? f->maps.values[i] : NULL;
+}
+
+const char *rf_attribution_figure_map_name(const rf_attribution_figure *f)
+{
+    return f->maps.name;
+}
+
+rf_map_scale rf_attribution_figure_map_scale(const rf_attribution_figure *f)
+{
+    return rf_attribution_maps_scale(&f->maps);
 }
 
 int rf_attribution_figure_panels(const rf_attribution_figure *f)
@@ -312,16 +341,32 @@ static void lay_out_body(const rf_attribution_figure *f, cairo_t *cr, layout *l)
 }
 
 /* Compare mode: panel i's room for its data (under its name), left of
- * the probabilities' column. */
-static rf_rect panel_rect(const rf_rect body, double scale, int i)
+ * the probabilities' column; with a probe map, the room's left part (the
+ * map takes the right, map_rect). */
+static rf_rect panel_room(const rf_rect body, double scale, int i)
 {
     double w = fmax(body.w - (PROBS_W + PAD) * scale, 10), h = body.h / 3, label = PANEL_LABEL_H * scale;
     return (rf_rect){body.x, body.y + i * h + label, w, fmax(h - label - 4 * scale, 10)};
 }
 
+static rf_rect panel_rect(const rf_attribution_figure *f, const rf_rect body, double scale, int i)
+{
+    rf_rect r = panel_room(body, scale, i);
+    if (f->maps.name != NULL)
+        r.w = fmax(r.w * MAP_SHARE_REST, 10);
+    return r;
+}
+
+static rf_rect map_rect(const rf_rect body, double scale, int i)
+{
+    rf_rect r = panel_room(body, scale, i);
+    double left = r.w * MAP_SHARE_REST + PAD * scale;
+    return (rf_rect){r.x + left, r.y, fmax(r.w - left, 10), r.h};
+}
+
 static layout lay_out_panel(const rf_attribution_figure *f, cairo_t *cr, const layout *whole, int i)
 {
-    layout p = {.scale = whole->scale, .body = panel_rect(whole->body, whole->scale, i)};
+    layout p = {.scale = whole->scale, .body = panel_rect(f, whole->body, whole->scale, i)};
     lay_out_body(f, cr, &p);
     return p;
 }
@@ -334,6 +379,12 @@ static layout lay_out(const rf_attribution_figure *f, cairo_t *cr, double width,
     double bottom = height - CAPTION_H * l.scale - rf_map_legend_below(l.scale);
     l.body = (rf_rect){PAD, top, fmax(width - 3 * PAD - legend_w, 10), fmax(bottom - top, 10)};
     l.legend = (rf_rect){width - PAD - legend_w, top, 14 * l.scale, fmin(l.body.h, 240 * l.scale)};
+    if (f->maps.name != NULL) {   /* the map's legend under the attribution's */
+        double between = rf_map_legend_below(l.scale) + rf_map_legend_above(l.scale);
+        l.legend.h = fmin((l.body.h - between) / 2, 240 * l.scale);
+        l.map_legend = l.legend;
+        l.map_legend.y = l.legend.y + l.legend.h + between;
+    }
     lay_out_body(f, cr, &l);
     return l;
 }
@@ -444,6 +495,8 @@ static void draw_compare(rf_attribution_figure *f, cairo_t *cr, const layout *l,
         rf_draw_text(cr, p.body.x, p.body.y - PANEL_LABEL_H * l->scale / 2, 0, 0.5, RF_PLOT_TEXT, true, names[i]);
         draw_values(f, values[i], cr, &p, s);
         layout_clear(&p);
+        if (f->maps.name != NULL)
+            rf_attribution_maps_draw(&f->maps, cr, map_rect(l->body, l->scale, i), l->scale, i);
     }
     rf_rect body = l->body;
     double w = PROBS_W * l->scale;
@@ -472,6 +525,10 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
         draw_values(f, f->values, cr, &l, &s);
     }
     rf_map_legend(cr, l.legend, &s);
+    if (f->maps.name != NULL) {
+        rf_map_scale maps = rf_attribution_maps_scale(&f->maps);
+        rf_map_legend(cr, l.map_legend, &maps);
+    }
     char caption[320];
     if (f->panels == 3)
         snprintf(caption, sizeof caption, "A: F(x) %.4g · F(baseline) %.4g · sum %.4g    B: F(x) %.4g · F(baseline) "
@@ -488,6 +545,24 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     rf_draw_text(cr, PAD, height - CAPTION_H * l.scale / 2, 0, 0.5, RF_PLOT_TEXT, false, caption);
     layout_clear(&l);
     cairo_restore(cr);
+}
+
+bool rf_attribution_figure_map_cell(const rf_attribution_figure *f, double width, double height, int panel,
+                                    size_t index, rf_rect *cell)
+{
+    const rf_attribution_maps *m = &f->maps;
+    if (m->name == NULL || f->len == 0 || panel < 0 || panel > 2 || index >= m->n)
+        return false;
+    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+    cairo_t *cr = cairo_create(surface);
+    layout l = lay_out(f, cr, width, height);
+    size_t per_slice = (size_t)m->rows * m->cols;
+    bool ok = rf_attribution_maps_cell_rect(m, map_rect(l.body, l.scale, panel), l.scale, (int)(index / per_slice),
+                                            (int)(index % per_slice / m->cols), (int)(index % m->cols), cell);
+    layout_clear(&l);
+    cairo_destroy(cr);
+    cairo_surface_destroy(surface);
+    return ok;
 }
 
 /* ---- hover ---- */
@@ -529,9 +604,22 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
     cairo_t *cr = cairo_create(surface);
     layout l = lay_out(f, cr, width, height);
     int panel = 0;
+    static const char *const prefix[3] = {"A: ", "B: ", "A − B: "};
+    for (int k = 0; f->maps.name != NULL && k < 3; k++) {   /* a probe map's cell */
+        size_t at;
+        if (rf_attribution_maps_cell_at(&f->maps, map_rect(l.body, l.scale, k), l.scale, x, y, &at)) {
+            layout_clear(&l);
+            cairo_destroy(cr);
+            cairo_surface_destroy(surface);
+            char cell[160];
+            rf_attribution_maps_describe(&f->maps, at, cell, sizeof cell);
+            snprintf(text, size, "%s%s: %.4g", prefix[k], cell, f->maps.values[k][at]);
+            return true;
+        }
+    }
     if (f->panels == 3)   /* the panel under the point, laid out alone */
         for (int k = 0; k < 3; k++) {
-            rf_rect r = panel_rect(l.body, l.scale, k);
+            rf_rect r = panel_rect(f, l.body, l.scale, k);
             if (y >= r.y - PANEL_LABEL_H * l.scale && y < r.y + r.h) {
                 panel = k;
                 layout p = lay_out_panel(f, cr, &l, k);
@@ -548,7 +636,6 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
         return false;
     int len = 0;
     const float *values = rf_attribution_figure_panel(f, panel, &len);
-    static const char *const prefix[3] = {"A: ", "B: ", "A − B: "};
     const char *pre = f->panels == 3 ? prefix[panel] : "";
     if (f->words != NULL && f->words[i] != NULL)
         snprintf(text, size, "%sposition %d (%s): %s %.4g", pre, i, f->words[i], rf_attr_method_name(f->method),

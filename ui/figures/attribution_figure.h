@@ -45,6 +45,22 @@ void rf_attribution_figure_set_compare(rf_attribution_figure *f, const rf_attrib
                                        rf_attr_method method, const rf_dataset *ds, const float *x, int len,
                                        const char *title, const char *const names[2], const float *probs_a,
                                        const float *probs_b);
+/* Compare mode: probe map `name` (a tap as `inspect --probe` names it;
+ * shape without the batch) of A and B on the same input, drawn right of
+ * each panel's attribution (A, B, A − B: attribution_maps.h) on one
+ * diverging colour range, max |value| over A and B, with its own legend
+ * under the attribution's saying so. Ignored outside compare mode. */
+void rf_attribution_figure_set_maps(rf_attribution_figure *f, const char *name, const rf_shape *shape,
+                                    const float *a, const float *b);
+/* The map's name (NULL: none), panel i's values (A, B, A − B; n floats
+ * of `shape`; NULL past them or with no map) and their colour range. */
+const char *rf_attribution_figure_map_name(const rf_attribution_figure *f);
+const float *rf_attribution_figure_map(const rf_attribution_figure *f, int i, size_t *n, rf_shape *shape);
+rf_map_scale rf_attribution_figure_map_scale(const rf_attribution_figure *f);
+/* Where panel `panel`'s map cell `index` (flat, into its values) is drawn
+ * at width x height; false when it is not. */
+bool rf_attribution_figure_map_cell(const rf_attribution_figure *f, double width, double height, int panel,
+                                    size_t index, rf_rect *cell);
 /* Panels drawn: 0 (nothing computed), 1, or 3 in compare mode; panel i's
  * values (A, B, A − B; NULL past the panels). */
 int rf_attribution_figure_panels(const rf_attribution_figure *f);

@@ -16,10 +16,13 @@
  * the same input and class with it too and draws A, B and A − B on one
  * colour range with both models' class probabilities, as `rangefinder
  * inspect --against` computes them; a model that takes another input is
- * refused with the CLI's sentence. */
+ * refused with the CLI's sentence. "Map" adds a probe tap of both models
+ * on the same input, read in the same job as `inspect --against --probe`
+ * reads it, drawn as A, B and A − B on one colour range of its own. */
 #include <string.h>
 
 #include "../../core/model_input.h"
+#include "../../core/probe.h"
 #include "../../datasets/audio_folder.h"
 #include "../../datasets/datasets.h"
 #include "../background_model.h"
@@ -49,6 +52,8 @@ typedef struct attribution_view {
     GPtrArray *against_paths;    /* the menu's checkpoint files (NULL for "Nothing" and the last entry) */
     char *against;               /* the checkpoint compared with, or NULL */
     gboolean filling;            /* the menu is being refilled: ignore its selection */
+    GtkWidget *map_menu;         /* compare mode: "No map", then the model's map taps */
+    GtkStringList *maps;
 } attribution_view;
 
 typedef struct attr_job {
@@ -67,6 +72,8 @@ typedef struct attr_job {
     int64_t b_step;
     rf_attribution b_result;
     float *probs[2];
+    char *map;                   /* a probe map to compare too, or NULL */
+    rf_probe_set *map_values[2]; /* A's and B's */
 } attr_job;
 
 static void attribution_view_free(attribution_view *v)
@@ -74,6 +81,7 @@ static void attribution_view_free(attribution_view *v)
     rf_attribution_figure_free(v->figure);
     g_ptr_array_unref(v->against_paths);
     g_free(v->against);
+    g_clear_object(&v->maps);
     g_free(v);
 }
 
@@ -84,6 +92,9 @@ static void attr_job_free(attr_job *job)
     rf_attribution_clear(&job->result);
     rf_attribution_clear(&job->b_result);
     g_free(job->against);
+    g_free(job->map);
+    rf_probe_set_free(job->map_values[0]);
+    rf_probe_set_free(job->map_values[1]);
     g_free(job->probs[0]);
     g_free(job->probs[1]);
     g_free(job->x);
@@ -112,6 +123,38 @@ static bool read_input(attr_job *job, rf_status *st)
     return ds->get(ds, job->split, job->index, job->x, &job->len, &label, st);
 }
 
+/* Probe map job->map of one model for the job's input: the split's
+ * sample in its evaluation batch, as `rangefinder inspect --probe` reads
+ * it, or the inspected input alone. NULL on failure. */
+static rf_probe_set *probe_map(rf_trainer *t, const attr_job *job, rf_status *st)
+{
+    const char *const names[] = {job->map};
+    rf_probe_set *ps = rf_probe_set_new(rf_trainer_model(t)->graph, names, 1, 0, st);
+    rf_inspection r;
+    rf_outside_input in = {job->x, job->len};
+    bool ok = ps != NULL && (job->inspected != NULL ? rf_trainer_inspect_input(t, &in, ps, &r, NULL, st)
+                                                    : rf_trainer_inspect(t, job->split, job->index, ps, &r, st));
+    if (!ok) {
+        rf_probe_set_free(ps);
+        return NULL;
+    }
+    return ps;
+}
+
+/* Both models' map, of one shape (as `inspect --against --probe` asks). */
+static bool compare_maps(attr_job *job, rf_trainer *a, rf_trainer *b, rf_status *st)
+{
+    job->map_values[0] = probe_map(a, job, st);
+    job->map_values[1] = job->map_values[0] != NULL ? probe_map(b, job, st) : NULL;
+    if (job->map_values[1] == NULL)
+        return false;
+    const rf_shape *sa = &job->map_values[0]->values[0].shape, *sb = &job->map_values[1]->values[0].shape;
+    if (sa->ndim != sb->ndim || memcmp(sa->dim, sb->dim, (size_t)sa->ndim * sizeof sa->dim[0]) != 0)
+        return rf_fail(st, "probe %s has another shape in %s than in this model: their models differ in size",
+                       job->map, job->against);
+    return true;
+}
+
 /* B: the checkpoint compared with, on the same input and target as A
  * (the one computed), and both models' class probabilities. */
 static bool compare(attr_job *job, rf_loaded_model *a, rf_status *st)
@@ -128,7 +171,8 @@ static bool compare(attr_job *job, rf_loaded_model *a, rf_status *st)
                                          job->against, st) &&
               rf_trainer_attribute(b.trainer, &in, &r, &job->b_result, st) &&
               rf_trainer_predict_all(a->trainer, &in, 1, job->probs[0], st) &&
-              rf_trainer_predict_all(b.trainer, &in, 1, job->probs[1], st);
+              rf_trainer_predict_all(b.trainer, &in, 1, job->probs[1], st) &&
+              (job->map == NULL || compare_maps(job, a->trainer, b.trainer, st));
     job->b_step = b.step;
     rf_loaded_model_clear(&b);
     return ok;
@@ -191,6 +235,9 @@ static void on_attributed(void *view, void *data)
         const char *const names[2] = {name_a, name_b};
         rf_attribution_figure_set_compare(v->figure, a, &job->b_result, job->method, job->ds, job->x, job->len,
                                           title, names, job->probs[0], job->probs[1]);
+        if (job->map != NULL)
+            rf_attribution_figure_set_maps(v->figure, job->map, &job->map_values[0]->values[0].shape,
+                                           job->map_values[0]->values[0].data, job->map_values[1]->values[0].data);
     } else {
         rf_attribution_figure_set(v->figure, a, job->method, job->ds, job->x, job->len, title);
     }
@@ -227,6 +274,9 @@ static void on_compute(GtkButton *button, gpointer data)
         .stride = window,
     };
     job->against = g_strdup(v->against);
+    guint map = gtk_drop_down_get_selected(GTK_DROP_DOWN(v->map_menu));
+    if (v->against != NULL && map > 0 && map != GTK_INVALID_LIST_POSITION)
+        job->map = g_strdup(gtk_string_list_get_string(v->maps, map));
     rf_background_model_start(&v->model, job, (GDestroyNotify)attr_job_free);
 }
 
@@ -271,6 +321,19 @@ static void on_data_changed(RfSession *s, gpointer plot)
 
 #define AGAINST_NOTHING "Compare…"   /* no comparison; the menu's own label */
 #define AGAINST_FILE "Checkpoint file…"
+#define AGAINST_TIP "Compare with another model taking the same input (a run's checkpoint or a checkpoint " \
+                    "file): A, B and A − B on one colour range, and both models' class probabilities"
+
+/* The tooltip names the checkpoint compared with in full; a map is
+ * compared only while a model is. */
+static void show_against_tip(attribution_view *v)
+{
+    if (v->map_menu != NULL)
+        gtk_widget_set_sensitive(v->map_menu, v->against != NULL);
+    g_autofree char *tip = g_strdup_printf("%s%s%s", AGAINST_TIP, v->against != NULL ? "\nB: " : "",
+                                           v->against != NULL ? v->against : "");
+    gtk_widget_set_tooltip_text(v->against_menu, tip);
+}
 
 /* The menu: nothing, each run of the Runs list with a checkpoint, the
  * files chosen so far (the one compared with among them), then the file
@@ -307,6 +370,7 @@ static void fill_against(attribution_view *v)
             selected = k;
     gtk_string_list_append(names, AGAINST_FILE);
     g_ptr_array_add(paths, NULL);
+    show_against_tip(v);
     v->filling = TRUE;
     gtk_drop_down_set_model(GTK_DROP_DOWN(v->against_menu), G_LIST_MODEL(names));
     gtk_drop_down_set_selected(GTK_DROP_DOWN(v->against_menu), selected);
@@ -348,56 +412,119 @@ static void on_against(GObject *menu, GParamSpec *pspec, gpointer data)
     }
     g_free(v->against);
     v->against = g_strdup(g_ptr_array_index(v->against_paths, i));
+    show_against_tip(v);
 }
 
-/* The button shows the choice cut to a few characters (a run's folder
- * name is long; the toolbar fits 1024 px), the list shows it whole. */
-static void setup_label(GtkSignalListItemFactory *factory, GtkListItem *item, gpointer chars)
+/* The button names the choice in a few characters, whole (a label GTK
+ * ellipsizes reads as "ch…ors"; the toolbar fits 1024 px): "Compare…", or
+ * "B: " and the chosen run's or file's name, its head and tail kept when
+ * long; the list and the tooltip show it whole. */
+#define SHORT_NAME_CHARS 14
+
+static char *short_choice(const char *name)
 {
-    (void)factory;
-    GtkWidget *label = gtk_label_new(NULL);
-    gtk_label_set_xalign(GTK_LABEL(label), 0);
-    if (GPOINTER_TO_INT(chars) > 0) {
-        gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_MIDDLE);
-        gtk_label_set_max_width_chars(GTK_LABEL(label), GPOINTER_TO_INT(chars));
-        gtk_label_set_width_chars(GTK_LABEL(label), GPOINTER_TO_INT(chars));
-    }
-    gtk_list_item_set_child(item, label);
+    if (g_strcmp0(name, AGAINST_NOTHING) == 0 || g_strcmp0(name, AGAINST_FILE) == 0)
+        return g_strdup(name);
+    glong n = g_utf8_strlen(name, -1);
+    if (n <= SHORT_NAME_CHARS)
+        return g_strdup_printf("B: %s", name);
+    int head = SHORT_NAME_CHARS / 2, tail = SHORT_NAME_CHARS - head - 1;
+    g_autofree char *first = g_utf8_substring(name, 0, head), *last = g_utf8_substring(name, n - tail, n);
+    return g_strdup_printf("B: %s…%s", first, last);
 }
 
-static void bind_label(GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+static void setup_label(GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
 {
     (void)factory;
     (void)data;
-    GtkStringObject *name = gtk_list_item_get_item(item);
-    gtk_label_set_text(GTK_LABEL(gtk_list_item_get_child(item)), gtk_string_object_get_string(name));
+    GtkWidget *label = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    gtk_list_item_set_child(item, label);
 }
 
-/* Labels of at most `chars` characters (0: whole). */
-static GtkListItemFactory *label_factory(int chars)
+static void bind_label(GtkSignalListItemFactory *factory, GtkListItem *item, gpointer shorten)
+{
+    (void)factory;
+    const char *name = gtk_string_object_get_string(gtk_list_item_get_item(item));
+    g_autofree char *text = shorten != NULL ? short_choice(name) : g_strdup(name);
+    gtk_label_set_text(GTK_LABEL(gtk_list_item_get_child(item)), text);
+}
+
+static GtkListItemFactory *label_factory(gboolean shorten)
 {
     GtkListItemFactory *factory = gtk_signal_list_item_factory_new();
-    g_signal_connect(factory, "setup", G_CALLBACK(setup_label), GINT_TO_POINTER(chars));
-    g_signal_connect(factory, "bind", G_CALLBACK(bind_label), NULL);
+    g_signal_connect(factory, "setup", G_CALLBACK(setup_label), NULL);
+    g_signal_connect(factory, "bind", G_CALLBACK(bind_label), GINT_TO_POINTER(shorten));
     return factory;
 }
 
-/* The button shows the choice cut short (a run's folder name is long and
- * the toolbar fits 1024 px), the list shows it whole. */
 static GtkWidget *against_menu_new(void)
 {
     GtkWidget *menu = gtk_drop_down_new(NULL, NULL);
-    g_autoptr(GtkListItemFactory) button = label_factory(6);
-    g_autoptr(GtkListItemFactory) list = label_factory(0);
+    g_autoptr(GtkListItemFactory) button = label_factory(TRUE);
+    g_autoptr(GtkListItemFactory) list = label_factory(FALSE);
     gtk_drop_down_set_factory(GTK_DROP_DOWN(menu), button);
     gtk_drop_down_set_list_factory(GTK_DROP_DOWN(menu), list);
     return menu;
 }
 
+/* ---- the probe map compared ---- */
+
+#define NO_MAP "No map"
+
+/* A tap drawn as a map: not the head's vectors, not a gradient (the
+ * inspected input has none). */
+static gboolean is_map_tap(const char *name)
+{
+    return strcmp(name, "pool") != 0 && strcmp(name, "logits") != 0 && !g_str_has_suffix(name, ".grad");
+}
+
+/* The model's map taps, by the names `rangefinder inspect --list` gives;
+ * the choice kept while it still exists. */
+static void fill_maps(attribution_view *v)
+{
+    const char *const *taps = rf_session_list_taps(v->session);
+    guint chosen = gtk_drop_down_get_selected(GTK_DROP_DOWN(v->map_menu)), keep = 0;
+    g_autofree char *was = chosen > 0 && chosen != GTK_INVALID_LIST_POSITION
+                               ? g_strdup(gtk_string_list_get_string(v->maps, chosen))
+                               : NULL;
+    g_autoptr(GPtrArray) names = g_ptr_array_new();
+    g_ptr_array_add(names, (gpointer)NO_MAP);
+    for (int i = 0; taps != NULL && taps[i] != NULL; i++)
+        if (is_map_tap(taps[i])) {
+            if (g_strcmp0(taps[i], was) == 0)
+                keep = names->len;
+            g_ptr_array_add(names, (gpointer)taps[i]);
+        }
+    guint had = g_list_model_get_n_items(G_LIST_MODEL(v->maps));
+    gboolean same = had == names->len;
+    for (guint i = 0; same && i < had; i++)
+        same = strcmp(gtk_string_list_get_string(v->maps, i), g_ptr_array_index(names, i)) == 0;
+    if (same)   /* "state-changed" comes often; the open list stays as it is */
+        return;
+    g_ptr_array_add(names, NULL);
+    gtk_string_list_splice(v->maps, 0, had, (const char *const *)names->pdata);
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(v->map_menu), keep);
+}
+
+static GtkWidget *map_menu_new(attribution_view *v)
+{
+    v->maps = gtk_string_list_new((const char *const[]){NO_MAP, NULL});
+    v->map_menu = gtk_drop_down_new(G_LIST_MODEL(g_object_ref(v->maps)), NULL);   /* one reference each */
+    gtk_widget_set_name(v->map_menu, "attribution-map");
+    gtk_widget_set_tooltip_text(v->map_menu, "Compare mode: a probe map of both models on the same input too "
+                                             "(attention probabilities, windows, latents, as `rangefinder inspect "
+                                             "--probe` names them): A, B and A − B on one colour range");
+    gtk_widget_set_sensitive(v->map_menu, FALSE);
+    return v->map_menu;
+}
+
 static void on_runs_changed(RfSession *s, gpointer plot)
 {
     (void)s;
-    fill_against(g_object_get_data(G_OBJECT(plot), STATE_KEY));
+    attribution_view *v = g_object_get_data(G_OBJECT(plot), STATE_KEY);
+    fill_against(v);
+    fill_maps(v);
 }
 
 static GtkWidget *labelled(GtkWidget *bar, const char *mnemonic, GtkWidget *widget)
@@ -407,6 +534,50 @@ static GtkWidget *labelled(GtkWidget *bar, const char *mnemonic, GtkWidget *widg
     gtk_box_append(GTK_BOX(bar), label);
     gtk_box_append(GTK_BOX(bar), widget);
     return widget;
+}
+
+/* Under ⋮, so the toolbar fits 1024 px: the class explained (the
+ * predicted one unless chosen) and the method's settings, each counting
+ * for one method only. */
+static GtkWidget *more_menu(attribution_view *v)
+{
+    v->steps = gtk_spin_button_new_with_range(1, 1024, 1);
+    gtk_widget_set_name(v->steps, "attribution-steps");
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(v->steps), 32);
+    gtk_widget_set_tooltip_text(v->steps, "Integrated gradients: points on the path from the baseline (more "
+                                          "shrink the completeness error)");
+    v->window = gtk_spin_button_new_with_range(1, 4096, 1);
+    gtk_widget_set_name(v->window, "attribution-window");
+    gtk_widget_set_tooltip_text(v->window, "Occlusion: positions replaced by the baseline at once (an image's "
+                                           "window × window patches)");
+    GtkWidget *grid = gtk_grid_new();
+    gtk_grid_set_row_spacing(GTK_GRID(grid), 8);
+    gtk_grid_set_column_spacing(GTK_GRID(grid), 8);
+    gtk_widget_set_margin_start(grid, 6);
+    gtk_widget_set_margin_end(grid, 6);
+    gtk_widget_set_margin_top(grid, 6);
+    gtk_widget_set_margin_bottom(grid, 6);
+    v->target_menu = gtk_drop_down_new_from_strings((const char *const[]){"Predicted class", NULL});
+    gtk_widget_set_name(v->target_menu, "attribution-target");
+    gtk_widget_set_tooltip_text(v->target_menu, "The class whose logit is explained");
+    GtkWidget *rows[3][2] = {{gtk_label_new_with_mnemonic("_Class"), v->target_menu},
+                             {gtk_label_new_with_mnemonic("_Steps"), v->steps},
+                             {gtk_label_new_with_mnemonic("_Window"), v->window}};
+    for (int r = 0; r < 3; r++) {
+        gtk_label_set_mnemonic_widget(GTK_LABEL(rows[r][0]), rows[r][1]);
+        gtk_label_set_xalign(GTK_LABEL(rows[r][0]), 0);
+        gtk_grid_attach(GTK_GRID(grid), rows[r][0], 0, r, 1, 1);
+        gtk_grid_attach(GTK_GRID(grid), rows[r][1], 1, r, 1, 1);
+    }
+    GtkWidget *popover = gtk_popover_new();
+    gtk_popover_set_child(GTK_POPOVER(popover), grid);
+    GtkWidget *button = gtk_menu_button_new();
+    gtk_widget_set_name(button, "attribution-more");
+    gtk_menu_button_set_icon_name(GTK_MENU_BUTTON(button), "view-more-symbolic");
+    gtk_widget_set_tooltip_text(button, "More: the class explained, integrated gradients' steps, occlusion's "
+                                        "window");
+    gtk_menu_button_set_popover(GTK_MENU_BUTTON(button), popover);
+    return button;
 }
 
 static GtkWidget *build_toolbar(attribution_view *v)
@@ -429,29 +600,14 @@ static GtkWidget *build_toolbar(attribution_view *v)
                                                 "× input, integrated gradients and occlusion: signed "
                                                 "contributions against the baseline");
     labelled(bar, "_Method", v->method_menu);
-    v->steps = gtk_spin_button_new_with_range(1, 1024, 1);
-    gtk_widget_set_name(v->steps, "attribution-steps");
-    gtk_spin_button_set_value(GTK_SPIN_BUTTON(v->steps), 32);
-    gtk_widget_set_tooltip_text(v->steps, "Integrated gradients: points on the path from the baseline (more "
-                                          "shrink the completeness error)");
-    labelled(bar, "_Steps", v->steps);
-    v->window = gtk_spin_button_new_with_range(1, 4096, 1);
-    gtk_widget_set_name(v->window, "attribution-window");
-    gtk_widget_set_tooltip_text(v->window, "Occlusion: positions replaced by the baseline at once (an image's "
-                                           "window × window patches)");
-    labelled(bar, "_Window", v->window);
-    v->target_menu = gtk_drop_down_new_from_strings((const char *const[]){"Predicted class", NULL});
-    gtk_widget_set_name(v->target_menu, "attribution-target");
-    gtk_widget_set_tooltip_text(v->target_menu, "The class whose logit is explained");
-    labelled(bar, "_Class", v->target_menu);
     v->against_menu = against_menu_new();
     gtk_widget_set_name(v->against_menu, "attribution-against");
-    gtk_widget_set_tooltip_text(v->against_menu, "Compare with another model taking the same input (a run's "
-                                                 "checkpoint or a checkpoint file): A, B and A − B on one colour "
-                                                 "range, and both models' class probabilities");
     gtk_box_append(GTK_BOX(bar), v->against_menu);   /* no label: its first entry names it (room at 1024 px) */
     fill_against(v);
     g_signal_connect(v->against_menu, "notify::selected", G_CALLBACK(on_against), v);
+    labelled(bar, "M_ap", map_menu_new(v));
+    show_against_tip(v);
+    gtk_box_append(GTK_BOX(bar), more_menu(v));
     v->model = (rf_background_model){.session = v->session, .plot = v->plot, .button = compute,
                                      .verb = "explain", .busy = "Computing…", .work = attribute,
                                      .done = on_attributed, .view = v};
@@ -479,6 +635,7 @@ GtkWidget *rf_attribution_view_new(RfSession *s)
     g_signal_connect_object(s, "data-changed", G_CALLBACK(on_data_changed), plot, 0);
     g_signal_connect_object(s, "state-changed", G_CALLBACK(on_runs_changed), plot, 0);
     fill_targets(v);
+    fill_maps(v);
     return view;
 }
 
