@@ -174,6 +174,12 @@ void rf_inspected_release(rf_inspected *in);
 void rf_session_inspect_async(RfSession *s, const char *path, const char *text, GAsyncReadyCallback callback,
                               gpointer user_data);
 const rf_inspected *rf_session_inspect_finish(RfSession *s, GAsyncResult *result, GError **error);
+/* An edit: `text` featurised as above and named `name`; finish puts it in
+ * the place of `replaces` in the list (appends it when replaces is NULL or
+ * gone) and watches it. A cancelled edit (a newer one superseded it) fails
+ * with G_IO_ERROR_CANCELLED and changes nothing. */
+void rf_session_reinspect_async(RfSession *s, const rf_inspected *replaces, const char *name, const char *text,
+                                GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
 guint rf_session_get_inspected_count(RfSession *s);
 const rf_inspected *rf_session_get_inspected(RfSession *s, guint index);
 /* Watch this input (one of the list) in place of the probe request's

@@ -27,6 +27,7 @@
 #include "../start_folders.h"
 #include "../view.h"
 #include "data_index_list.h"
+#include "sample_editor.h"
 #include "../figures/attribution_figure.h"
 #include "../figures/data_sample.h"
 #include "../shown_sample.h"
@@ -56,7 +57,7 @@ struct _RfDataView {
     GtkWidget *task_menu, *path_button, *status, *shortfall;
     GtkWidget *split_menu, *count, *list;
     GtkSingleSelection *selection;
-    GtkWidget *plot, *media, *bars, *entry, *attribution;
+    GtkWidget *plot, *media, *bars, *entry, *attribution, *editor;
     bool syncing;                  /* widgets are being set from the config: not a user's choice */
 };
 
@@ -243,10 +244,12 @@ static void on_plot_unmap(GtkWidget *plot, gpointer data)
     unwatch_prediction(data);
 }
 
-static void show_selected(RfDataView *v)
+/* The selected sample in the figure and the editor; its prediction asked
+ * for. The bars stay until the new prediction replaces them (show_selected
+ * hides them first). */
+static void show_sample(RfDataView *v)
 {
     stop_playback(v);
-    gtk_widget_set_visible(v->bars, FALSE);
     guint pos = gtk_single_selection_get_selected(v->selection);
     const rf_inspected *in = current_inspected(v);
     if (v->ds == NULL || pos == GTK_INVALID_LIST_POSITION)
@@ -272,9 +275,16 @@ static void show_selected(RfDataView *v)
             gtk_widget_set_visible(v->media, TRUE);
         }
     }
-    rf_plot_view_reset_zoom(RF_PLOT_VIEW(v->plot));
+    rf_sample_editor_show(v->editor, pos != GTK_INVALID_LIST_POSITION ? v->ds : NULL, current_split(v), pos, in);
     show_attribution(v);
     watch_prediction(v);
+}
+
+static void show_selected(RfDataView *v)
+{
+    gtk_widget_set_visible(v->bars, FALSE);
+    show_sample(v);
+    rf_plot_view_reset_zoom(RF_PLOT_VIEW(v->plot));
 }
 
 static void on_selected(GObject *selection, GParamSpec *pspec, gpointer data)
@@ -361,6 +371,16 @@ static void on_split(GObject *menu, GParamSpec *pspec, gpointer data)
 
 /* ---- inspected inputs ---- */
 
+/* Whether the selected inspected input is another than the figure shows
+ * (an edit replaced it in the list). */
+static gboolean shown_input_replaced(RfDataView *v)
+{
+    rf_split split;
+    int64_t index;
+    const rf_inspected *shown;
+    return rf_shown_sample_get(v->session, &split, &index, &shown) && shown != current_inspected(v);
+}
+
 /* A new input lands in the Inspected list, selected; a shorter list (another
  * data set) is shown as it is. */
 static void on_inspected_changed(RfSession *s, gpointer data)
@@ -378,6 +398,8 @@ static void on_inspected_changed(RfSession *s, gpointer data)
         gtk_single_selection_set_selected(v->selection, n - 1);
     } else if (showing_inspected(v) && shown != n) {
         fill_list(v);
+    } else if (showing_inspected(v) && shown_input_replaced(v)) {
+        show_sample(v);   /* an edit took its place: the last prediction stays until the new one */
     }
 }
 
@@ -712,6 +734,7 @@ static void rf_data_view_init(RfDataView *v)
     gtk_widget_set_margin_top(GTK_WIDGET(v), 12);
     gtk_widget_set_margin_bottom(GTK_WIDGET(v), 12);
 
+    v->editor = rf_sample_editor_new();
     v->figure = rf_sample_figure_new();
     rf_sample_figure_set_message(v->figure, "Choose a data set to browse its samples");
     rf_figure figure = rf_sample_figure_get(v->figure);
@@ -728,6 +751,7 @@ static void rf_data_view_init(RfDataView *v)
     GtkWidget *sample = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
     gtk_box_append(GTK_BOX(sample), v->plot);
     gtk_box_append(GTK_BOX(sample), v->media);
+    gtk_box_append(GTK_BOX(sample), v->editor);
     gtk_box_append(GTK_BOX(sample), v->bars);
 
     GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
@@ -808,6 +832,7 @@ GtkWidget *rf_data_view_new(RfSession *s)
 {
     RfDataView *v = g_object_new(RF_TYPE_DATA_VIEW, NULL);
     v->session = g_object_ref(s);
+    rf_sample_editor_attach(v->editor, s);
     g_signal_connect(s, "data-changed", G_CALLBACK(on_data_changed), v);
     g_signal_connect(s, "run-failed", G_CALLBACK(on_run_failed), v);
     g_signal_connect(s, "config-changed", G_CALLBACK(on_config_changed), v);
