@@ -7,6 +7,9 @@
  *     input in place (still one inspected input, named by the new text)
  *     and the probability bars then read predict's probabilities for the
  *     edited text, class by class, to the digit shown;
+ *   - with the Attribution check button on, the Data view draws the edited
+ *     input's gradient × input, position by position
+ *     `rangefinder inspect --text EDITED --attribution grad-input`'s;
  *   - an unbalanced edit is refused in one sentence under the field, and the
  *     last good input, its prediction and bars stay;
  *   - editing a data set sample makes an inspected copy ("edited sample 0")
@@ -14,7 +17,10 @@
  * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: also writes
  * screenshot-edit.png (for docs/) and the window at 1024 x 600 and
  * 1920 x 1080. */
+#include <math.h>
 #include <string.h>
+
+#include "../datasets/npy_read.h"
 
 #include "../ui/figures/data_sample.h"
 #include "../ui/inspect_input.h"
@@ -140,12 +146,66 @@ static void insert_at(GtkTextBuffer *buffer, int offset, const char *text)
     gtk_text_buffer_insert_interactive(buffer, &at, text, -1, TRUE);
 }
 
+/* `rangefinder inspect --attribution grad-input` of `text`: its values, or NULL. */
+static GArray *cli_grad_input(const char *exe, const char *checkpoint, const char *text, const char *npy)
+{
+    const char *argv[] = {exe, "inspect", "--checkpoint", checkpoint, "--text", text, "--attribution", "grad-input",
+                          "--out", npy, NULL};
+    g_autofree char *out = NULL, *err = NULL;
+    int status = 0;
+    if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL) ||
+        !g_spawn_check_wait_status(status, NULL)) {
+        tap_diag("inspect failed: %s", err != NULL ? err : "");
+        return NULL;
+    }
+    rf_npy_array a;
+    rf_status st = {0};
+    if (!rf_npy_open(npy, &a, &st)) {
+        tap_diag("%s", st.msg);
+        return NULL;
+    }
+    GArray *values = g_array_new(FALSE, FALSE, sizeof(float));
+    for (int64_t i = 0; i < a.count; i++) {
+        float v = (float)rf_npy_value(&a, i);
+        g_array_append_val(values, v);
+    }
+    rf_npy_close(&a);
+    return values;
+}
+
+static gboolean overlay_of_len(gpointer data)
+{
+    int len = 0;
+    return rf_data_view_attribution(data, &len) != NULL && len == GPOINTER_TO_INT(g_object_get_data(data, "want-len"));
+}
+
+/* The overlay drawn over the edited input is the CLI's gradient × input. */
+static void check_overlay(RfWindow *win, const char *exe, const char *checkpoint, const char *dir)
+{
+    GtkWidget *data = gtk_stack_get_child_by_name(rf_window_get_stack(win), "data");
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(find_named(data, "data-attribution")), TRUE);
+    g_autofree char *npy = g_build_filename(dir, "edited.npy", NULL);
+    g_autoptr(GArray) want = cli_grad_input(exe, checkpoint, edited, npy);
+    g_object_set_data(G_OBJECT(data), "want-len", GINT_TO_POINTER(want != NULL ? (int)want->len : -1));
+    gboolean drawn = spin_until(overlay_of_len, data, 30.0);
+    int len = 0;
+    const float *values = rf_data_view_attribution(data, &len);
+    double scale = 0, worst = 0;
+    for (guint i = 0; want != NULL && i < want->len; i++)
+        scale = fmax(scale, fabs(g_array_index(want, float, i)));
+    for (int i = 0; drawn && i < len; i++)
+        worst = fmax(worst, fabs(values[i] - g_array_index(want, float, i)));
+    tap_ok(drawn && scale > 0 && worst <= 1e-4 * scale,
+           "the overlay draws the edited input's gradient × input: %d values, the CLI's within %.2g (largest %.3g)",
+           drawn ? len : 0, worst, scale);
+}
+
 static void before(RfWindow *win)
 {
     (void)win;
 }
 
-static void check_edit_inspected(RfWindow *win, const char *exe, const char *checkpoint)
+static void check_edit_inspected(RfWindow *win, const char *exe, const char *checkpoint, const char *dir)
 {
     RfSession *s = rf_window_get_session(win);
     rf_inspect_input(GTK_WINDOW(win), s, NULL, typed);
@@ -167,6 +227,7 @@ static void check_edit_inspected(RfWindow *win, const char *exe, const char *che
            "the edit replaces the input in place: %u inspected, watched \"%s\"", rf_session_get_inspected_count(s),
            in != NULL ? in->name : "none");
     check_bars_read_predict(win, exe, checkpoint, edited, "after the edit");
+    check_overlay(win, exe, checkpoint, dir);
     view_screenshots(win, "edit");
 
     GtkWidget *data = gtk_stack_get_child_by_name(rf_window_get_stack(win), "data");
@@ -234,7 +295,7 @@ static void check_edit_sample(RfWindow *win, const char *exe, const char *checkp
 static void check(RfWindow *win, const char *exe, const char *dir)
 {
     g_autofree char *checkpoint = save_model_for_cli(win, dir);
-    check_edit_inspected(win, exe, checkpoint);
+    check_edit_inspected(win, exe, checkpoint, dir);
     check_edit_sample(win, exe, checkpoint);
 }
 

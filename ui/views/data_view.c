@@ -124,6 +124,12 @@ static void show_attribution(RfDataView *v)
     rf_plot_view_queue_draw(RF_PLOT_VIEW(v->plot));
 }
 
+/* An edit's gradient × input is ready: drawn when the overlay is on. */
+static void on_edit_attributed(GObject *view)
+{
+    show_attribution(RF_DATA_VIEW(view));
+}
+
 static void on_attribution_toggled(GtkCheckButton *button, gpointer data)
 {
     (void)button;
@@ -678,9 +684,10 @@ static GtkWidget *build_toolbar(RfDataView *v)
     gtk_box_append(GTK_BOX(bar), v->status);
     v->attribution = gtk_check_button_new_with_mnemonic("_Attribution");
     gtk_widget_set_name(v->attribution, "data-attribution");
-    gtk_widget_set_tooltip_text(v->attribution, "Draw the Attribution view's last result for this sample over it: "
-                                                "a strip under each token, a heatmap over the picture or the "
-                                                "spectrogram");
+    gtk_widget_set_tooltip_text(v->attribution, "Draw the Attribution view's last result for this sample over it "
+                                                "(for an edited input, its gradient × input, kept up to date as "
+                                                "you type): a strip under each token, a heatmap over the picture "
+                                                "or the spectrogram");
     gtk_box_append(GTK_BOX(bar), v->attribution);
     g_signal_connect(v->attribution, "toggled", G_CALLBACK(on_attribution_toggled), v);
     g_signal_connect(v->task_menu, "notify::selected", G_CALLBACK(on_task), v);
@@ -832,7 +839,7 @@ GtkWidget *rf_data_view_new(RfSession *s)
 {
     RfDataView *v = g_object_new(RF_TYPE_DATA_VIEW, NULL);
     v->session = g_object_ref(s);
-    rf_sample_editor_attach(v->editor, s);
+    rf_sample_editor_attach(v->editor, s, on_edit_attributed, G_OBJECT(v));
     g_signal_connect(s, "data-changed", G_CALLBACK(on_data_changed), v);
     g_signal_connect(s, "run-failed", G_CALLBACK(on_run_failed), v);
     g_signal_connect(s, "config-changed", G_CALLBACK(on_config_changed), v);

@@ -9,6 +9,8 @@
 
 typedef struct editor {
     RfSession *session;
+    rf_edit_attributed attributed;
+    GObject *owner;            /* attributed's argument (not held: it holds the editor) */
     GtkWidget *view, *error;
     rf_inspected *in;          /* the inspected input shown (a reference), or NULL */
     int64_t index;             /* else the data set sample shown */
@@ -54,6 +56,8 @@ static void edited(GObject *source, GAsyncResult *result, gpointer data)
     if (e != NULL && !g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
         g_clear_object(&e->running);
         say_error(e, in == NULL ? error->message : NULL);   /* the last good input stays watched */
+        if (in != NULL)
+            rf_edit_attribute(e->session, in, e->attributed, e->owner);
     }
     g_object_unref(widget);
 }
@@ -145,10 +149,12 @@ GtkWidget *rf_sample_editor_new(void)
     return box;
 }
 
-void rf_sample_editor_attach(GtkWidget *widget, RfSession *s)
+void rf_sample_editor_attach(GtkWidget *widget, RfSession *s, rf_edit_attributed attributed, GObject *owner)
 {
     editor *e = editor_of(widget);
     g_set_object(&e->session, s);
+    e->attributed = attributed;
+    e->owner = owner;
 }
 
 /* The shown sample's text: the input's own, or what featurises to its tokens. */

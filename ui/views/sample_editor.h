@@ -3,7 +3,8 @@
  * thread and takes the place of the inspected input it edits (a data set
  * sample gets an inspected copy, "edited sample 12", the data set is never
  * changed); the session then watches it, so the worker re-reads the
- * prediction and the maps the views show on its batch-1 forward model.
+ * prediction and the maps the views show on its batch-1 forward model,
+ * and its gradient × input is computed on a kept model of its own.
  * A newer edit cancels the one in flight: a stale result is never shown.
  * An input the data set cannot featurise is said in one sentence under
  * the field, and the last good result stays. */
@@ -12,6 +13,7 @@
 
 #include <gtk/gtk.h>
 
+#include "../edit_attribution.h"
 #include "../session.h"
 
 /* Quiet time after the last keystroke before the edit is featurised. */
@@ -19,9 +21,11 @@
 
 /* The editor: a labelled text field and the line for refusals, hidden
  * until a sample with a text form is shown; its edits go to the session
- * attached (once, before any is shown). */
+ * attached (once, before any is shown), and each edit's gradient × input
+ * (edit_attribution.h) calls `attributed` with `owner` once it is left as
+ * the input's attribution. */
 GtkWidget *rf_sample_editor_new(void);
-void rf_sample_editor_attach(GtkWidget *editor, RfSession *s);
+void rf_sample_editor_attach(GtkWidget *editor, RfSession *s, rf_edit_attributed attributed, GObject *owner);
 
 /* Show the text of the sample shown: inspected `in`, or sample `index` of
  * `split` (in NULL) of `ds`; hidden when ds is NULL or the sample has no
