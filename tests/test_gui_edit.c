@@ -13,10 +13,17 @@
  *   - an unbalanced edit is refused in one sentence under the field, and the
  *     last good input, its prediction and bars stay;
  *   - editing a data set sample makes an inspected copy ("edited sample 0")
- *     with predict's probabilities, and the data set's sample is unchanged.
+ *     with predict's probabilities, and the data set's sample is unchanged;
+ *   - on a Fashion-MNIST model (7 x 7 patches, trained 2 steps): a drag
+ *     over test picture #0, emitted on the plot's occlusion gesture between
+ *     two points whose pixels the plot's read-out names, adds a copy whose
+ *     features are the test's own copy of the sample with those pixels
+ *     zeroed (the attribution's baseline), and the bars read `rangefinder
+ *     predict`'s probabilities for that array written as .npy; the
+ *     prediction line says "was → now"; Clear Occlusion shows test #0 again.
  * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: also writes
- * screenshot-edit.png (for docs/) and the window at 1024 x 600 and
- * 1920 x 1080. */
+ * screenshot-edit.png and screenshot-occlude.png (for docs/) and the
+ * window at 1024 x 600 and 1920 x 1080. */
 #include <math.h>
 #include <string.h>
 
@@ -26,6 +33,7 @@
 #include "../ui/inspect_input.h"
 #include "../ui/view.h"
 #include "figure_text.h"
+#include "gui_fixtures.h"
 #include "trained_view.h"
 
 static const char typed[] = "[MAX 2 9 [MIN 4 7 ] 0 ]";
@@ -33,11 +41,12 @@ static const char typed[] = "[MAX 2 9 [MIN 4 7 ] 0 ]";
 static const char inserted[] = "[MED 1 3 8 ] ";
 static const char edited[] = "[MAX [MED 1 3 8 ] 2 9 [MIN 4 7 ] 0 ]";
 
-/* `rangefinder predict --text`'s probabilities for `text`, as the bars
- * print them ("0.1234"); NULL when it failed. */
-static GPtrArray *predict_text(const char *exe, const char *checkpoint, const char *text)
+/* `rangefinder predict`'s probabilities for `input` (option "--text" with a
+ * text, or "--" with a file), as the bars print them ("0.1234"); NULL when
+ * it failed. */
+static GPtrArray *predict(const char *exe, const char *checkpoint, const char *option, const char *input)
 {
-    const char *argv[] = {exe, "predict", "--checkpoint", checkpoint, "--text", text, NULL};
+    const char *argv[] = {exe, "predict", "--checkpoint", checkpoint, option, input, NULL};
     g_autofree char *out = NULL, *err = NULL;
     int status = 0;
     if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL) ||
@@ -103,11 +112,22 @@ static char *listed(const GPtrArray *a)
 static void check_bars_read_predict(RfWindow *win, const char *exe, const char *checkpoint, const char *text,
                                     const char *what)
 {
-    g_autoptr(GPtrArray) want = predict_text(exe, checkpoint, text);
+    g_autoptr(GPtrArray) want = predict(exe, checkpoint, "--text", text);
     g_autoptr(GPtrArray) shown = bar_values(win);
     g_autofree char *w = listed(want), *s = listed(shown);
     tap_ok(same_strings(want, shown), "%s: the bars read predict's probabilities for \"%s\" (shown %s; predict %s)",
            what, text, s, w);
+}
+
+/* The same for a file given to predict. */
+static void check_bars_read_predict_input(RfWindow *win, const char *exe, const char *checkpoint, const char *path,
+                                          const char *what)
+{
+    g_autoptr(GPtrArray) want = predict(exe, checkpoint, "--", path);
+    g_autoptr(GPtrArray) shown = bar_values(win);
+    g_autofree char *w = listed(want), *s = listed(shown);
+    tap_ok(same_strings(want, shown), "%s: the bars read predict's probabilities for %s (shown %s; predict %s)", what,
+           path, s, w);
 }
 
 /* The latest snapshot is of the watched input and that input's text is wanted_text. */
@@ -292,11 +312,153 @@ static void check_edit_sample(RfWindow *win, const char *exe, const char *checkp
     tap_ok(g_strcmp0(before_edit, after_edit) == 0, "the data set's sample is unchanged");
 }
 
+/* --- occluding a picture --- */
+
+static gboolean dataset_is_fashion(gpointer s)
+{
+    return dataset_is(s, "fashion_mnist");
+}
+
+/* x (rows x cols floats) as a float32 .npy. */
+static gboolean write_npy(const char *path, const float *x, int rows, int cols)
+{
+    g_autofree char *dict = g_strdup_printf("{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }", rows,
+                                            cols);
+    size_t header = 10 + strlen(dict) + 1, pad = (64 - header % 64) % 64;
+    GString *out = g_string_new_len("\x93NUMPY\x01\x00", 8);
+    guint16 hlen = GUINT16_TO_LE((guint16)(strlen(dict) + pad + 1));
+    g_string_append_len(out, (const char *)&hlen, 2);
+    g_string_append(out, dict);
+    for (size_t i = 0; i < pad; i++)
+        g_string_append_c(out, ' ');
+    g_string_append_c(out, '\n');
+    g_string_append_len(out, (const char *)x, (gssize)((size_t)rows * cols * sizeof *x));
+    gboolean ok = g_file_set_contents(path, out->str, (gssize)out->len, NULL);
+    g_string_free(out, TRUE);
+    return ok;
+}
+
+/* The pixel the plot's read-out names at widget point (x, y) ("row 12, col 3: ..."). */
+static gboolean readout_pixel(RfPlotView *plot, double x, double y, int *row, int *col)
+{
+    const rf_figure *f = rf_plot_view_get_figure(plot);
+    rf_zoom z = rf_plot_view_get_zoom(plot);
+    char text[256] = "";
+    return f->hover(f->data, gtk_widget_get_width(GTK_WIDGET(plot)), gtk_widget_get_height(GTK_WIDGET(plot)), &z, x,
+                    y, text, sizeof text) &&
+           sscanf(text, "row %d, col %d", row, col) == 2;
+}
+
+static GtkEventController *named_controller(GtkWidget *widget, const char *name)
+{
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(widget);
+    for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
+        g_autoptr(GtkEventController) c = g_list_model_get_item(controllers, i);
+        if (g_strcmp0(gtk_event_controller_get_name(c), name) == 0)
+            return c;   /* the widget holds it */
+    }
+    return NULL;
+}
+
+static gboolean watching_occluded(gpointer data)
+{
+    const rf_inspected *in = rf_session_get_watched_inspected(data);
+    return in != NULL && strstr(in->name, "occluded") != NULL;
+}
+
+static gboolean shows_prediction(gpointer fig)
+{
+    return rf_sample_figure_get_prediction(fig) != NULL;
+}
+
+static void occlude_picture(RfWindow *win, const char *exe, const char *dir)
+{
+    RfSession *s = rf_window_get_session(win);
+    const rf_dataset *ds = rf_session_get_dataset(s);
+    g_autofree char *checkpoint = g_build_filename(dir, "fashion.safetensors", NULL);
+    g_autoptr(GError) error = NULL;
+    tap_ok(rf_session_save_checkpoint(s, checkpoint, &error), "the Fashion-MNIST model is saved for the CLI");
+    GtkWidget *data = gtk_stack_get_child_by_name(rf_window_get_stack(win), "data");
+    show_page(win, "data");
+    rf_data_view_show_sample(data, RF_SPLIT_TEST, 0);
+    RfPlotView *plot = RF_PLOT_VIEW(find_named(data, "data-sample"));
+    const rf_sample_figure *fig = rf_plot_view_get_figure(plot)->data;
+    spin_until(shows_prediction, (gpointer)fig, 30.0);
+    spin_for(0.3);
+    g_autofree char *before = g_strdup(rf_sample_figure_get_prediction(fig));
+
+    double w = gtk_widget_get_width(GTK_WIDGET(plot)), h = gtk_widget_get_height(GTK_WIDGET(plot));
+    double x0 = w * 0.45, y0 = h * 0.45, dx = w * 0.08, dy = h * 0.12;
+    int r0 = -1, c0 = -1, r1 = -1, c1 = -1;
+    gboolean on_picture = readout_pixel(plot, x0, y0, &r0, &c0) && readout_pixel(plot, x0 + dx, y0 + dy, &r1, &c1);
+    tap_ok(on_picture && r1 > r0 && c1 > c0, "both ends of the drag are on the picture: (%d, %d) to (%d, %d)", r0, c0,
+           r1, c1);
+    GtkEventController *drag = named_controller(GTK_WIDGET(plot), "occlude");
+    if (!tap_ok(drag != NULL && on_picture, "the plot has the occlusion drag"))
+        return;
+    g_signal_emit_by_name(drag, "drag-begin", x0, y0);
+    g_signal_emit_by_name(drag, "drag-update", dx, dy);
+    g_signal_emit_by_name(drag, "drag-end", dx, dy);
+    gboolean copied = spin_until(watching_occluded, s, 10.0);
+    wanted_tap = "logits";
+    gboolean predicted = copied && spin_until(probes_of_input, s, 30.0);
+    spin_for(0.3);
+
+    /* the test's own occlusion: 7 x 7 gray patches, pixel (r, c) at feature (r % 7) * 7 + c % 7 of token (r / 7) * 4 + c / 7 */
+    float *x = g_new0(float, (size_t)ds->seq_len * ds->feat_dim);
+    int len = 0, label = 0;
+    rf_status st = {0};
+    ds->get(ds, RF_SPLIT_TEST, 0, x, &len, &label, &st);
+    for (int r = r0; r <= r1; r++)
+        for (int c = c0; c <= c1; c++)
+            x[(size_t)((r / 7) * 4 + c / 7) * ds->feat_dim + (r % 7) * 7 + c % 7] = 0.0f;
+    const rf_inspected *in = rf_session_get_watched_inspected(s);
+    tap_ok(predicted && in->len == len && memcmp(in->x, x, sizeof(float) * (size_t)len * ds->feat_dim) == 0,
+           "the copy \"%s\" is test #0 with rows %d-%d x columns %d-%d zeroed", in != NULL ? in->name : "none", r0, r1,
+           c0, c1);
+    g_autofree char *npy = g_build_filename(dir, "occluded.npy", NULL);
+    tap_ok(write_npy(npy, x, len, ds->feat_dim), "the test's occluded picture is written as %s", npy);
+    check_bars_read_predict_input(win, exe, checkpoint, npy, "the occluded picture");
+    const char *now = rf_sample_figure_get_prediction(fig);
+    tap_ok(now != NULL && strstr(now, "→") != NULL, "the prediction line says was → now (\"%s\"; before: \"%s\")",
+           now != NULL ? now : "none", before);
+    view_screenshots(win, "occlude");
+    GtkWidget *clear = find_named(data, "data-clear-occlusion");
+    tap_ok(gtk_widget_get_visible(clear), "Clear Occlusion is offered for the occluded copy");
+    g_signal_emit_by_name(clear, "clicked");
+    spin_for(0.3);
+    guint selected, split;
+    data_view_selection(win, &selected, &split);
+    tap_ok(selected == 0 && split == RF_SPLIT_TEST && !gtk_widget_get_visible(clear),
+           "Clear Occlusion shows test #0 again (split %u, row %u)", split, selected);
+    g_free(x);
+}
+
+static void check_occlusion(RfWindow *win, const char *exe, const char *dir)
+{
+    RfSession *s = rf_window_get_session(win);
+    const char *keys[][2] = {{"data.task", "fashion_mnist"}, {"data.path", ""},        {"data.patch", "7"},
+                             {"data.train_size", "64"},      {"data.val_size", "16"}, {"data.test_size", "16"},
+                             {"train.steps", "2"}};
+    for (guint i = 0; i < G_N_ELEMENTS(keys); i++)
+        set_key(s, keys[i][0], keys[i][1]);
+    rf_window_reload_data(win);
+    if (!spin_until(dataset_is_fashion, s, 120.0)) {
+        tap_skip("occluding a Fashion-MNIST picture", "Fashion-MNIST does not open here: %s",
+                 rf_dialog_last_error_detail());
+        close_all_dialogs(win);
+        return;
+    }
+    if (train_to_the_end(win, "Fashion-MNIST"))
+        occlude_picture(win, exe, dir);
+}
+
 static void check(RfWindow *win, const char *exe, const char *dir)
 {
     g_autofree char *checkpoint = save_model_for_cli(win, dir);
     check_edit_inspected(win, exe, checkpoint, dir);
     check_edit_sample(win, exe, checkpoint);
+    check_occlusion(win, exe, dir);
 }
 
 int main(int argc, char **argv)

@@ -5,6 +5,8 @@
 #include "session_private.h"
 #include "../datasets/featurise.h"
 
+#include <string.h>
+
 static void inspected_clear(gpointer data)
 {
     rf_inspected *in = data;
@@ -12,6 +14,7 @@ static void inspected_clear(gpointer data)
     g_free(in->path);
     g_free(in->text);
     g_free(in->x);
+    g_free(in->before);
 }
 
 rf_inspected *rf_inspected_acquire(rf_inspected *in)
@@ -124,6 +127,25 @@ const rf_inspected *rf_session_inspect_finish(RfSession *s, GAsyncResult *result
         g_ptr_array_add(s->inspected, in);
     }
     rf_session_watch_inspected(s, in);   /* says "inspected-changed" */
+    return in;
+}
+
+const rf_inspected *rf_session_add_inspected(RfSession *s, const char *name, const float *x, int len,
+                                             const char *before)
+{
+    if (s->data == NULL)
+        return NULL;
+    const rf_dataset *ds = s->data->ds;
+    rf_inspected *in = g_atomic_rc_box_new0(rf_inspected);
+    size_t width = (size_t)MAX(1, ds->feat_dim);
+    in->x = g_new0(float, (size_t)ds->seq_len * width);
+    memcpy(in->x, x, (size_t)len * width * sizeof *in->x);
+    in->len = len;
+    in->seq_len = ds->seq_len;
+    in->feat_dim = ds->feat_dim;
+    in->name = g_strdup(name);
+    in->before = g_strdup(before);
+    g_ptr_array_add(s->inspected, in);
     return in;
 }
 

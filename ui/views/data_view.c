@@ -27,6 +27,7 @@
 #include "../start_folders.h"
 #include "../view.h"
 #include "data_index_list.h"
+#include "picture_occluder.h"
 #include "sample_editor.h"
 #include "../figures/attribution_figure.h"
 #include "../figures/data_sample.h"
@@ -57,8 +58,9 @@ struct _RfDataView {
     GtkWidget *task_menu, *path_button, *status, *shortfall;
     GtkWidget *split_menu, *count, *list;
     GtkSingleSelection *selection;
-    GtkWidget *plot, *media, *bars, *entry, *attribution, *editor;
+    GtkWidget *plot, *media, *bars, *entry, *attribution, *editor, *unocclude;
     bool syncing;                  /* widgets are being set from the config: not a user's choice */
+    bool relabelling;              /* a row is being bound again: the selection stays */
 };
 
 G_DEFINE_FINAL_TYPE(RfDataView, rf_data_view, GTK_TYPE_WIDGET)
@@ -213,7 +215,10 @@ static void on_probes_changed(RfSession *s, gpointer data)
         return;
     char predicted[160], text[256], title[256];
     rf_data_class_text(v->ds, info.predicted, predicted, sizeof predicted);
-    if (in != NULL)
+    if (in != NULL && in->before != NULL)
+        g_snprintf(text, sizeof text, "model: %s → %s · step %" G_GINT64_FORMAT, in->before, predicted,
+                   rf_session_get_step(s));
+    else if (in != NULL)
         g_snprintf(text, sizeof text, "model: %s · step %" G_GINT64_FORMAT, predicted, rf_session_get_step(s));
     else
         g_snprintf(text, sizeof text, "%s model: %s · loss %.3g · step %" G_GINT64_FORMAT,
@@ -282,6 +287,11 @@ static void show_sample(RfDataView *v)
         }
     }
     rf_sample_editor_show(v->editor, pos != GTK_INVALID_LIST_POSITION ? v->ds : NULL, current_split(v), pos, in);
+    rf_split from_split;
+    int64_t from_index;
+    const rf_inspected *from;
+    gtk_widget_set_visible(v->unocclude,
+                           rf_picture_occluder_origin(v->plot, in, &from_split, &from_index, &from));
     show_attribution(v);
     watch_prediction(v);
 }
@@ -297,7 +307,40 @@ static void on_selected(GObject *selection, GParamSpec *pspec, gpointer data)
 {
     (void)selection;
     (void)pspec;
+    if (((RfDataView *)data)->relabelling)
+        return;
     show_selected(data);
+}
+
+/* Back from an occluded copy to the picture it was made from (the copy
+ * stays in the Inspected list). */
+static void clear_occlusion(RfDataView *v)
+{
+    rf_split split;
+    int64_t index;
+    const rf_inspected *origin;
+    if (!rf_picture_occluder_origin(v->plot, current_inspected(v), &split, &index, &origin))
+        return;
+    if (origin == NULL) {
+        rf_data_view_show_sample(GTK_WIDGET(v), split, index);
+        return;
+    }
+    for (guint i = 0; i < rf_session_get_inspected_count(v->session); i++)
+        if (rf_session_get_inspected(v->session, i) == origin)
+            gtk_single_selection_set_selected(v->selection, i);
+}
+
+static void on_unocclude_clicked(GtkButton *button, gpointer data)
+{
+    (void)button;
+    clear_occlusion(data);
+}
+
+static void unocclude_action(GtkWidget *widget, const char *action, GVariant *args)
+{
+    (void)action;
+    (void)args;
+    clear_occlusion(RF_DATA_VIEW(widget));
 }
 
 /* ---- the sample list ---- */
@@ -334,8 +377,9 @@ static void row_bind(GtkSignalListItemFactory *factory, GtkListItem *item, gpoin
         const rf_inspected *in = rf_session_get_inspected(v->session, index);
         if (in == NULL)
             return;
-        g_autofree char *where = in->path != NULL ? g_strdup_printf("not from the data set · %s", in->path)
-                                                  : g_strdup("not from the data set · text");
+        g_autofree char *where = in->path != NULL     ? g_strdup_printf("not from the data set · %s", in->path)
+                                 : in->before != NULL ? g_strdup("not from the data set · an occluded copy")
+                                                      : g_strdup("not from the data set · text");
         gtk_label_set_text(GTK_LABEL(title), in->name);
         gtk_label_set_text(GTK_LABEL(detail), where);
         gtk_widget_set_tooltip_text(box, where);
@@ -405,7 +449,15 @@ static void on_inspected_changed(RfSession *s, gpointer data)
     } else if (showing_inspected(v) && shown != n) {
         fill_list(v);
     } else if (showing_inspected(v) && shown_input_replaced(v)) {
-        show_sample(v);   /* an edit took its place: the last prediction stays until the new one */
+        /* an edit took its place: its row says the new name, and the last
+         * prediction stays until the new one (the list's model stores
+         * nothing, so the row is bound again by saying it changed) */
+        guint pos = gtk_single_selection_get_selected(v->selection);
+        v->relabelling = true;
+        g_list_model_items_changed(model, pos, 1, 1);
+        gtk_single_selection_set_selected(v->selection, pos);
+        v->relabelling = false;
+        show_sample(v);
     }
 }
 
@@ -689,6 +741,13 @@ static GtkWidget *build_toolbar(RfDataView *v)
                                                 "you type): a strip under each token, a heatmap over the picture "
                                                 "or the spectrogram");
     gtk_box_append(GTK_BOX(bar), v->attribution);
+    v->unocclude = gtk_button_new_with_mnemonic("Clear _Occlusion");
+    gtk_widget_set_name(v->unocclude, "data-clear-occlusion");
+    gtk_widget_set_tooltip_text(v->unocclude, "Show the picture without the occluded rectangle again (Escape); "
+                                              "the occluded copy stays in the Inspected list");
+    gtk_widget_set_visible(v->unocclude, FALSE);
+    gtk_box_append(GTK_BOX(bar), v->unocclude);
+    g_signal_connect(v->unocclude, "clicked", G_CALLBACK(on_unocclude_clicked), v);
     g_signal_connect(v->attribution, "toggled", G_CALLBACK(on_attribution_toggled), v);
     g_signal_connect(v->task_menu, "notify::selected", G_CALLBACK(on_task), v);
     g_signal_connect(v->path_button, "clicked", G_CALLBACK(on_path_clicked), v);
@@ -818,6 +877,8 @@ static void rf_data_view_class_init(RfDataViewClass *klass)
     gtk_widget_class_install_action(GTK_WIDGET_CLASS(klass), "data.paste-inspect", NULL, paste);
     gtk_widget_class_add_binding_action(GTK_WIDGET_CLASS(klass), GDK_KEY_v, GDK_CONTROL_MASK, "data.paste-inspect",
                                         NULL);
+    gtk_widget_class_install_action(GTK_WIDGET_CLASS(klass), "data.clear-occlusion", NULL, unocclude_action);
+    gtk_widget_class_add_binding_action(GTK_WIDGET_CLASS(klass), GDK_KEY_Escape, 0, "data.clear-occlusion", NULL);
 }
 
 void rf_data_view_show_sample(GtkWidget *data_view, rf_split split, int64_t index)
@@ -840,6 +901,7 @@ GtkWidget *rf_data_view_new(RfSession *s)
     RfDataView *v = g_object_new(RF_TYPE_DATA_VIEW, NULL);
     v->session = g_object_ref(s);
     rf_sample_editor_attach(v->editor, s, on_edit_attributed, G_OBJECT(v));
+    rf_picture_occluder_attach(v->plot, v->figure, s);
     g_signal_connect(s, "data-changed", G_CALLBACK(on_data_changed), v);
     g_signal_connect(s, "run-failed", G_CALLBACK(on_run_failed), v);
     g_signal_connect(s, "config-changed", G_CALLBACK(on_config_changed), v);
