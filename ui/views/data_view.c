@@ -13,9 +13,12 @@
  *
  * Beside the splits, "Inspected" lists the inputs from outside the data set
  * (File → Inspect File…, drops, the text entry or Ctrl+V here), marked as
- * such. Under the sample, the model's class probabilities as bars. The
- * Attribution check button draws the Attribution view's last result for
- * the shown sample over it (ui/shown_sample.h keeps both). */
+ * such. Under the sample, the editor of its text (sample_editor.h), then
+ * the model's class probabilities as bars. The Attribution check button
+ * draws the Attribution view's last result for the shown sample over it
+ * (ui/shown_sample.h keeps both), or an edited input's gradient × input. A
+ * drag over a picture occludes a rectangle of it (picture_occluder.h);
+ * Clear Occlusion or Escape shows the original again. */
 #include <math.h>
 #include <string.h>
 
