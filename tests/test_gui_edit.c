@@ -10,6 +10,7 @@
  *   - with the Attribution check button on, the Data view draws the edited
  *     input's gradient × input, position by position
  *     `rangefinder inspect --text EDITED --attribution grad-input`'s;
+ *   - the Attention view's maps are then of the edited input (14 tokens);
  *   - an unbalanced edit is refused in one sentence under the field, and the
  *     last good input, its prediction and bars stay;
  *   - editing a data set sample makes an inspected copy ("edited sample 0")
@@ -28,7 +29,6 @@
 #include <string.h>
 
 #include "../datasets/npy_read.h"
-
 #include "../ui/figures/data_sample.h"
 #include "../ui/inspect_input.h"
 #include "../ui/view.h"
@@ -220,6 +220,28 @@ static void check_overlay(RfWindow *win, const char *exe, const char *checkpoint
            drawn ? len : 0, worst, scale);
 }
 
+/* The Attention view's maps are of the edited input: query 0 attends over
+ * its 14 tokens only (the typed one had 9). */
+static void check_maps_follow(RfWindow *win)
+{
+    RfSession *s = rf_window_get_session(win);
+    show_page(win, "attention");
+    wanted_tap = "layer0.attn.probs";
+    gboolean mapped = spin_until(probes_of_input, s, 30.0);
+    const rf_probe_value *p = rf_session_find_probe(s, "layer0.attn.probs");
+    const rf_inspected *of = rf_session_get_probe_inspected(s);
+    int n = mapped && p != NULL ? (int)p->shape.dim[1] : 0, attended = 0;
+    double row0 = 0;
+    for (int k = 0; k < n; k++) {
+        row0 += p->data[k];
+        attended += p->data[k] != 0;
+    }
+    tap_ok(mapped && of != NULL && g_strcmp0(of->text, edited) == 0 && fabs(row0 - 1) < 1e-4 && attended == 14,
+           "the Attention view's maps are of the edited input: query 0 attends over %d tokens", attended);
+    show_page(win, "data");
+    spin_for(0.3);
+}
+
 static void before(RfWindow *win)
 {
     (void)win;
@@ -249,6 +271,7 @@ static void check_edit_inspected(RfWindow *win, const char *exe, const char *che
     check_bars_read_predict(win, exe, checkpoint, edited, "after the edit");
     check_overlay(win, exe, checkpoint, dir);
     view_screenshots(win, "edit");
+    check_maps_follow(win);
 
     GtkWidget *data = gtk_stack_get_child_by_name(rf_window_get_stack(win), "data");
     GtkWidget *error = find_named(data, "data-edit-error");
