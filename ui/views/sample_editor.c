@@ -62,16 +62,16 @@ static void edited(GObject *source, GAsyncResult *result, gpointer data)
     g_object_unref(widget);
 }
 
-/* The name of an edit: the text itself for typed text (as when it was
- * typed in), else "edited NAME" or "edited sample 12". */
+/* The name of an edit: "edited sample 12" for a data set sample (kept by
+ * later edits of the copy), the text itself for typed text (as when it
+ * was typed in), "edited NAME" for a file's. */
 static char *edit_name(const editor *e)
 {
     if (e->in == NULL)
         return g_strdup_printf("edited sample %" G_GINT64_FORMAT, e->index);
-    if (e->in->path == NULL)
-        return NULL;
-    return g_str_has_prefix(e->in->name, "edited ") ? g_strdup(e->in->name)
-                                                    : g_strdup_printf("edited %s", e->in->name);
+    if (g_str_has_prefix(e->in->name, "edited "))
+        return g_strdup(e->in->name);
+    return e->in->path == NULL ? NULL : g_strdup_printf("edited %s", e->in->name);
 }
 
 static gboolean start_edit(gpointer data)
@@ -179,8 +179,10 @@ void rf_sample_editor_show(GtkWidget *widget, const rf_dataset *ds, rf_split spl
     e->in = in != NULL ? rf_inspected_acquire((rf_inspected *)in) : NULL;
     e->index = index;
     gtk_widget_set_visible(widget, text != NULL);
-    if (text == NULL)
+    if (text == NULL) {
+        cancel_edit(e);   /* nothing to edit: a pending edit would go to the wrong sample */
         return;
+    }
     GtkTextBuffer *buffer = gtk_text_view_get_buffer(GTK_TEXT_VIEW(e->view));
     g_autofree char *now = buffer_text(buffer);
     if (strcmp(now, text) == 0)
