@@ -162,6 +162,8 @@ typedef struct rf_inspected {
     char *path, *text;           /* what was given: one of them is NULL */
     float *x;                    /* len * max(1, feat_dim) floats */
     int len, seq_len, feat_dim;  /* of the data set it was featurised for */
+    char *before;                /* a changed copy (an occluded picture): the prediction of what it was
+                                    made from, or NULL */
 } rf_inspected;
 /* References, from any thread. */
 rf_inspected *rf_inspected_acquire(rf_inspected *in);
@@ -174,6 +176,19 @@ void rf_inspected_release(rf_inspected *in);
 void rf_session_inspect_async(RfSession *s, const char *path, const char *text, GAsyncReadyCallback callback,
                               gpointer user_data);
 const rf_inspected *rf_session_inspect_finish(RfSession *s, GAsyncResult *result, GError **error);
+/* An edit: `text` featurised as above and named `name`; finish puts it in
+ * the place of `replaces` in the list (appends it when replaces is NULL or
+ * gone) and watches it. A cancelled edit (a newer one superseded it) fails
+ * with G_IO_ERROR_CANCELLED and changes nothing. */
+void rf_session_reinspect_async(RfSession *s, const rf_inspected *replaces, const char *name, const char *text,
+                                GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+/* A copy of a sample with its features changed (a picture with a region
+ * occluded): x of len positions for the current data set, named `name`,
+ * `before` what the model predicted for the original (or NULL). Added to
+ * the list as an inspected input, not yet watched (rf_session_watch_inspected
+ * shows it); returned (borrowed), or NULL when no data set is open. */
+const rf_inspected *rf_session_add_inspected(RfSession *s, const char *name, const float *x, int len,
+                                             const char *before);
 guint rf_session_get_inspected_count(RfSession *s);
 const rf_inspected *rf_session_get_inspected(RfSession *s, guint index);
 /* Watch this input (one of the list) in place of the probe request's

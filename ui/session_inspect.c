@@ -5,6 +5,8 @@
 #include "session_private.h"
 #include "../datasets/featurise.h"
 
+#include <string.h>
+
 static void inspected_clear(gpointer data)
 {
     rf_inspected *in = data;
@@ -12,6 +14,7 @@ static void inspected_clear(gpointer data)
     g_free(in->path);
     g_free(in->text);
     g_free(in->x);
+    g_free(in->before);
 }
 
 rf_inspected *rf_inspected_acquire(rf_inspected *in)
@@ -25,8 +28,9 @@ void rf_inspected_release(rf_inspected *in)
 }
 
 typedef struct featurise_job {
-    rf_data_ref *data;   /* the data set it is featurised for */
-    char *path, *text;
+    rf_data_ref *data;        /* the data set it is featurised for */
+    char *path, *text, *name; /* name: NULL for the path's base name or the text */
+    rf_inspected *replaces;   /* an edit's original (a reference), or NULL */
 } featurise_job;
 
 static void job_free(gpointer data)
@@ -35,6 +39,9 @@ static void job_free(gpointer data)
     rf_data_ref_release(job->data);
     g_free(job->path);
     g_free(job->text);
+    g_free(job->name);
+    if (job->replaces != NULL)
+        rf_inspected_release(job->replaces);
     g_free(job);
 }
 
@@ -50,7 +57,9 @@ static void featurise_thread(GTask *task, gpointer source, gpointer data, GCance
     in->feat_dim = ds->feat_dim;
     in->path = g_strdup(job->path);
     in->text = g_strdup(job->text);
-    in->name = job->path != NULL ? g_path_get_basename(job->path) : g_strstrip(g_strdup(job->text));
+    in->name = job->name != NULL   ? g_strdup(job->name)
+               : job->path != NULL ? g_path_get_basename(job->path)
+                                   : g_strstrip(g_strdup(job->text));
     rf_status st = {0};
     if (rf_dataset_featurise(ds, job->path, job->text, in->x, &in->len, &st)) {
         g_task_return_pointer(task, in, (GDestroyNotify)rf_inspected_release);
@@ -60,10 +69,11 @@ static void featurise_thread(GTask *task, gpointer source, gpointer data, GCance
     }
 }
 
-void rf_session_inspect_async(RfSession *s, const char *path, const char *text, GAsyncReadyCallback callback,
+static void start_featurising(RfSession *s, const char *path, const char *text, const char *name,
+                              const rf_inspected *replaces, GCancellable *cancellable, GAsyncReadyCallback callback,
                               gpointer user_data)
 {
-    GTask *task = g_task_new(s, NULL, callback, user_data);
+    GTask *task = g_task_new(s, cancellable, callback, user_data);
     g_task_set_source_tag(task, rf_session_inspect_async);
     if (s->data == NULL) {
         g_task_return_new_error(task, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
@@ -76,14 +86,29 @@ void rf_session_inspect_async(RfSession *s, const char *path, const char *text, 
     job->data = rf_data_ref_acquire(s->data);
     job->path = g_strdup(path);
     job->text = g_strdup(text);
+    job->name = g_strdup(name);
+    job->replaces = replaces != NULL ? rf_inspected_acquire((rf_inspected *)replaces) : NULL;
     g_task_set_task_data(task, job, job_free);
     g_task_run_in_thread(task, featurise_thread);
     g_object_unref(task);
 }
 
+void rf_session_inspect_async(RfSession *s, const char *path, const char *text, GAsyncReadyCallback callback,
+                              gpointer user_data)
+{
+    start_featurising(s, path, text, NULL, NULL, NULL, callback, user_data);
+}
+
+void rf_session_reinspect_async(RfSession *s, const rf_inspected *replaces, const char *name, const char *text,
+                                GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
+    start_featurising(s, NULL, text, name, replaces, cancellable, callback, user_data);
+}
+
 const rf_inspected *rf_session_inspect_finish(RfSession *s, GAsyncResult *result, GError **error)
 {
     g_return_val_if_fail(g_task_is_valid(result, s), NULL);
+    /* a superseded edit fails as cancelled even when its result is ready (GTask's check-cancellable) */
     rf_inspected *in = g_task_propagate_pointer(G_TASK(result), error);
     if (in == NULL)
         return NULL;
@@ -94,8 +119,33 @@ const rf_inspected *rf_session_inspect_finish(RfSession *s, GAsyncResult *result
         rf_inspected_release(in);
         return NULL;
     }
-    g_ptr_array_add(s->inspected, in);
+    guint at;
+    if (job->replaces != NULL && g_ptr_array_find(s->inspected, job->replaces, &at)) {
+        rf_inspected_release(g_ptr_array_index(s->inspected, at));
+        g_ptr_array_index(s->inspected, at) = in;
+    } else {
+        g_ptr_array_add(s->inspected, in);
+    }
     rf_session_watch_inspected(s, in);   /* says "inspected-changed" */
+    return in;
+}
+
+const rf_inspected *rf_session_add_inspected(RfSession *s, const char *name, const float *x, int len,
+                                             const char *before)
+{
+    if (s->data == NULL)
+        return NULL;
+    const rf_dataset *ds = s->data->ds;
+    rf_inspected *in = g_atomic_rc_box_new0(rf_inspected);
+    size_t width = (size_t)MAX(1, ds->feat_dim);
+    in->x = g_new0(float, (size_t)ds->seq_len * width);
+    memcpy(in->x, x, (size_t)len * width * sizeof *in->x);
+    in->len = len;
+    in->seq_len = ds->seq_len;
+    in->feat_dim = ds->feat_dim;
+    in->name = g_strdup(name);
+    in->before = g_strdup(before);
+    g_ptr_array_add(s->inspected, in);
     return in;
 }
 

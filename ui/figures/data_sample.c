@@ -157,3 +157,18 @@ const char *rf_data_sample_show_inspected(rf_sample_figure *f, const rf_dataset 
     }
     return NULL;
 }
+
+char *rf_data_sample_text(const rf_dataset *ds, const char *text, const float *x, int len)
+{
+    rf_data_kind kind = rf_data_kind_of(ds);
+    if (kind != RF_DATA_LISTOPS && kind != RF_DATA_TEXT)
+        return NULL;
+    if (text != NULL)
+        return g_strdup(text);
+    if (kind != RF_DATA_LISTOPS)
+        return NULL;
+    GString *s = g_string_new(NULL);
+    for (int i = 0; i < len; i++)
+        g_string_append_printf(s, i > 0 ? " %s" : "%s", rf_listops_token_text((int)x[i]));
+    return g_string_free(s, FALSE);
+}

@@ -41,4 +41,11 @@ const char *rf_data_sample_show(rf_sample_figure *f, const rf_dataset *ds, rf_sp
 const char *rf_data_sample_show_inspected(rf_sample_figure *f, const rf_dataset *ds, const char *name,
                                           const char *path, const float *x, int len);
 
+/* The text a user edits for a sample of a token data set: `text` itself
+ * when the input was given as text, else a ListOps sample's tokens joined
+ * by spaces (which featurise back to the same tokens). NULL where the
+ * sample has no text form (pictures, audio, a text folder's bytes given as
+ * a file). g_free. */
+char *rf_data_sample_text(const rf_dataset *ds, const char *text, const float *x, int len);
+
 #endif

@@ -18,6 +18,7 @@ rf_sample_figure *rf_sample_figure_new(void)
 
 static void picture_clear(rf_sample_figure *f)
 {
+    f->mark_r1 = f->mark_r0 = 0;
     g_clear_pointer(&f->values, g_free);
     g_clear_pointer(&f->bytes, g_free);
     g_clear_pointer(&f->picture, cairo_surface_destroy);
@@ -223,6 +224,14 @@ static void picture_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const r
             cairo_rectangle(cr, (i % grid_w) * f->patch, (i / grid_w) * f->patch, f->patch, f->patch);
             cairo_fill(cr);
         }
+    if (f->mark_r1 > f->mark_r0 && f->mark_c1 > f->mark_c0) {   /* the rectangle being dragged */
+        cairo_rectangle(cr, f->mark_c0, f->mark_r0, f->mark_c1 - f->mark_c0, f->mark_r1 - f->mark_r0);
+        cairo_set_source_rgba(cr, 0.1, 0.5, 1.0, 0.35);
+        cairo_fill_preserve(cr);
+        cairo_set_source_rgb(cr, 0.1, 0.5, 1.0);
+        cairo_set_line_width(cr, 2 / l.scale);
+        cairo_stroke(cr);
+    }
     cairo_restore(cr);
     /* The token grid, where patches are big enough on screen to tell apart. */
     double cell = f->patch * l.scale;
@@ -263,6 +272,19 @@ static void picture_draw(rf_sample_figure *f, cairo_t *cr, rf_rect body, const r
                  f->channels == 3 ? "RGB" : "gray");
     rf_draw_text(cr, l.caption.x + l.caption.w / 2, l.caption.y + l.caption.h / 2, 0.5, 0.5, RF_PLOT_TEXT, false,
                  caption);
+}
+
+/* The pixel under (x, y), clamped to the picture when `clamp`. */
+static bool picture_pixel(const rf_sample_figure *f, rf_rect body, const rf_zoom *z, double x, double y, bool clamp,
+                          int *row, int *col)
+{
+    picture_layout l = picture_place(f, body, z);
+    int c = (int)floor(l.c0 + (x - l.dest.x) / l.scale), r = (int)floor(l.r0 + (y - l.dest.y) / l.scale);
+    if (!clamp && (c < 0 || r < 0 || c >= f->width || r >= f->height))
+        return false;
+    *col = CLAMP(c, 0, f->width - 1);
+    *row = CLAMP(r, 0, f->height - 1);
+    return true;
 }
 
 static bool picture_hover(rf_sample_figure *f, rf_rect body, const rf_zoom *z, double x, double y, char *text,
@@ -344,6 +366,20 @@ static void figure_draw(void *data, cairo_t *cr, double width, double height, co
         break;
     }
     cairo_restore(cr);
+}
+
+bool rf_sample_figure_picture_pixel(const rf_sample_figure *f, double width, double height, const rf_zoom *z,
+                                    double x, double y, bool clamp, int *row, int *col)
+{
+    return f->kind == SAMPLE_PICTURE && picture_pixel(f, body_of(width, height, 1), z, x, y, clamp, row, col);
+}
+
+void rf_sample_figure_set_mark(rf_sample_figure *f, int r0, int c0, int r1, int c1)
+{
+    f->mark_r0 = r0;
+    f->mark_c0 = c0;
+    f->mark_r1 = r1;
+    f->mark_c1 = c1;
 }
 
 bool rf_sample_figure_attribution_strip(const rf_sample_figure *f, double width, double height, const rf_zoom *z, int i,

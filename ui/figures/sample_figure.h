@@ -103,6 +103,15 @@ bool rf_sample_figure_attribution_strip(const rf_sample_figure *f, double width,
 /* The attribution drawn over the sample, or NULL. */
 const float *rf_sample_figure_get_attribution(const rf_sample_figure *f, int *len);
 
+/* The picture's pixel under widget point (x, y) of a figure drawn
+ * width x height at zoom z: false when no picture is shown, or (unless
+ * `clamp`, which takes the nearest pixel) when the point is off it. */
+bool rf_sample_figure_picture_pixel(const rf_sample_figure *f, double width, double height, const rf_zoom *z,
+                                    double x, double y, bool clamp, int *row, int *col);
+/* A rectangle marked over the picture: rows [r0, r1) and columns [c0, c1)
+ * of pixels; r1 <= r0 clears it (so does a new sample). */
+void rf_sample_figure_set_mark(rf_sample_figure *f, int r0, int c0, int r1, int c1);
+
 /* The deepest level of the tokens set last (a lone digit is 1, "[MAX 2 3 ]"
  * is 2), or 0 for other kinds. */
 int rf_sample_figure_tree_depth(const rf_sample_figure *f);

@@ -59,6 +59,8 @@ struct rf_sample_figure {
     float *attr;
     int attr_len;
     rf_map_scale attr_scale;    /* its colours, and the legend's words (the method's name) */
+    /* a picture's rectangle being dragged out: pixel rows/columns [r0, r1) x [c0, c1); none when r1 <= r0 */
+    int mark_r0, mark_c0, mark_r1, mark_c1;
 };
 
 /* Height of the header (title and label lines) above every kind's body. */

@@ -13,9 +13,12 @@
  *
  * Beside the splits, "Inspected" lists the inputs from outside the data set
  * (File → Inspect File…, drops, the text entry or Ctrl+V here), marked as
- * such. Under the sample, the model's class probabilities as bars. The
- * Attribution check button draws the Attribution view's last result for
- * the shown sample over it (ui/shown_sample.h keeps both). */
+ * such. Under the sample, the editor of its text (sample_editor.h), then
+ * the model's class probabilities as bars. The Attribution check button
+ * draws the Attribution view's last result for the shown sample over it
+ * (ui/shown_sample.h keeps both), or an edited input's gradient × input. A
+ * drag over a picture occludes a rectangle of it (picture_occluder.h);
+ * Clear Occlusion or Escape shows the original again. */
 #include <math.h>
 #include <string.h>
 
@@ -27,6 +30,8 @@
 #include "../start_folders.h"
 #include "../view.h"
 #include "data_index_list.h"
+#include "picture_occluder.h"
+#include "sample_editor.h"
 #include "../figures/attribution_figure.h"
 #include "../figures/data_sample.h"
 #include "../shown_sample.h"
@@ -56,8 +61,9 @@ struct _RfDataView {
     GtkWidget *task_menu, *path_button, *status, *shortfall;
     GtkWidget *split_menu, *count, *list;
     GtkSingleSelection *selection;
-    GtkWidget *plot, *media, *bars, *entry, *attribution;
+    GtkWidget *plot, *media, *bars, *entry, *attribution, *editor, *unocclude;
     bool syncing;                  /* widgets are being set from the config: not a user's choice */
+    bool relabelling;              /* a row is being bound again: the selection stays */
 };
 
 G_DEFINE_FINAL_TYPE(RfDataView, rf_data_view, GTK_TYPE_WIDGET)
@@ -121,6 +127,12 @@ static void show_attribution(RfDataView *v)
     rf_map_scale s = rf_attribution_scale(values, len, method);
     rf_sample_figure_set_attribution(v->figure, values, len, &s);
     rf_plot_view_queue_draw(RF_PLOT_VIEW(v->plot));
+}
+
+/* An edit's gradient × input is ready: drawn when the overlay is on. */
+static void on_edit_attributed(GObject *view)
+{
+    show_attribution(RF_DATA_VIEW(view));
 }
 
 static void on_attribution_toggled(GtkCheckButton *button, gpointer data)
@@ -206,7 +218,10 @@ static void on_probes_changed(RfSession *s, gpointer data)
         return;
     char predicted[160], text[256], title[256];
     rf_data_class_text(v->ds, info.predicted, predicted, sizeof predicted);
-    if (in != NULL)
+    if (in != NULL && in->before != NULL)
+        g_snprintf(text, sizeof text, "model: %s → %s · step %" G_GINT64_FORMAT, in->before, predicted,
+                   rf_session_get_step(s));
+    else if (in != NULL)
         g_snprintf(text, sizeof text, "model: %s · step %" G_GINT64_FORMAT, predicted, rf_session_get_step(s));
     else
         g_snprintf(text, sizeof text, "%s model: %s · loss %.3g · step %" G_GINT64_FORMAT,
@@ -243,10 +258,12 @@ static void on_plot_unmap(GtkWidget *plot, gpointer data)
     unwatch_prediction(data);
 }
 
-static void show_selected(RfDataView *v)
+/* The selected sample in the figure and the editor; its prediction asked
+ * for. The bars stay until the new prediction replaces them (show_selected
+ * hides them first). */
+static void show_sample(RfDataView *v)
 {
     stop_playback(v);
-    gtk_widget_set_visible(v->bars, FALSE);
     guint pos = gtk_single_selection_get_selected(v->selection);
     const rf_inspected *in = current_inspected(v);
     if (v->ds == NULL || pos == GTK_INVALID_LIST_POSITION)
@@ -272,16 +289,61 @@ static void show_selected(RfDataView *v)
             gtk_widget_set_visible(v->media, TRUE);
         }
     }
-    rf_plot_view_reset_zoom(RF_PLOT_VIEW(v->plot));
+    rf_sample_editor_show(v->editor, pos != GTK_INVALID_LIST_POSITION ? v->ds : NULL, current_split(v), pos, in);
+    rf_split from_split;
+    int64_t from_index;
+    const rf_inspected *from;
+    gtk_widget_set_visible(v->unocclude,
+                           rf_picture_occluder_origin(v->plot, in, &from_split, &from_index, &from));
     show_attribution(v);
     watch_prediction(v);
+}
+
+static void show_selected(RfDataView *v)
+{
+    gtk_widget_set_visible(v->bars, FALSE);
+    show_sample(v);
+    rf_plot_view_reset_zoom(RF_PLOT_VIEW(v->plot));
 }
 
 static void on_selected(GObject *selection, GParamSpec *pspec, gpointer data)
 {
     (void)selection;
     (void)pspec;
+    if (((RfDataView *)data)->relabelling)
+        return;
     show_selected(data);
+}
+
+/* Back from an occluded copy to the picture it was made from (the copy
+ * stays in the Inspected list). */
+static void clear_occlusion(RfDataView *v)
+{
+    rf_split split;
+    int64_t index;
+    const rf_inspected *origin;
+    if (!rf_picture_occluder_origin(v->plot, current_inspected(v), &split, &index, &origin))
+        return;
+    if (origin == NULL) {
+        rf_data_view_show_sample(GTK_WIDGET(v), split, index);
+        return;
+    }
+    for (guint i = 0; i < rf_session_get_inspected_count(v->session); i++)
+        if (rf_session_get_inspected(v->session, i) == origin)
+            gtk_single_selection_set_selected(v->selection, i);
+}
+
+static void on_unocclude_clicked(GtkButton *button, gpointer data)
+{
+    (void)button;
+    clear_occlusion(data);
+}
+
+static void unocclude_action(GtkWidget *widget, const char *action, GVariant *args)
+{
+    (void)action;
+    (void)args;
+    clear_occlusion(RF_DATA_VIEW(widget));
 }
 
 /* ---- the sample list ---- */
@@ -318,8 +380,9 @@ static void row_bind(GtkSignalListItemFactory *factory, GtkListItem *item, gpoin
         const rf_inspected *in = rf_session_get_inspected(v->session, index);
         if (in == NULL)
             return;
-        g_autofree char *where = in->path != NULL ? g_strdup_printf("not from the data set · %s", in->path)
-                                                  : g_strdup("not from the data set · text");
+        g_autofree char *where = in->path != NULL     ? g_strdup_printf("not from the data set · %s", in->path)
+                                 : in->before != NULL ? g_strdup("not from the data set · an occluded copy")
+                                                      : g_strdup("not from the data set · text");
         gtk_label_set_text(GTK_LABEL(title), in->name);
         gtk_label_set_text(GTK_LABEL(detail), where);
         gtk_widget_set_tooltip_text(box, where);
@@ -361,6 +424,16 @@ static void on_split(GObject *menu, GParamSpec *pspec, gpointer data)
 
 /* ---- inspected inputs ---- */
 
+/* Whether the selected inspected input is another than the figure shows
+ * (an edit replaced it in the list). */
+static gboolean shown_input_replaced(RfDataView *v)
+{
+    rf_split split;
+    int64_t index;
+    const rf_inspected *shown;
+    return rf_shown_sample_get(v->session, &split, &index, &shown) && shown != current_inspected(v);
+}
+
 /* A new input lands in the Inspected list, selected; a shorter list (another
  * data set) is shown as it is. */
 static void on_inspected_changed(RfSession *s, gpointer data)
@@ -378,6 +451,16 @@ static void on_inspected_changed(RfSession *s, gpointer data)
         gtk_single_selection_set_selected(v->selection, n - 1);
     } else if (showing_inspected(v) && shown != n) {
         fill_list(v);
+    } else if (showing_inspected(v) && shown_input_replaced(v)) {
+        /* an edit took its place: its row says the new name, and the last
+         * prediction stays until the new one (the list's model stores
+         * nothing, so the row is bound again by saying it changed) */
+        guint pos = gtk_single_selection_get_selected(v->selection);
+        v->relabelling = true;
+        g_list_model_items_changed(model, pos, 1, 1);
+        gtk_single_selection_set_selected(v->selection, pos);
+        v->relabelling = false;
+        show_sample(v);
     }
 }
 
@@ -656,10 +739,18 @@ static GtkWidget *build_toolbar(RfDataView *v)
     gtk_box_append(GTK_BOX(bar), v->status);
     v->attribution = gtk_check_button_new_with_mnemonic("_Attribution");
     gtk_widget_set_name(v->attribution, "data-attribution");
-    gtk_widget_set_tooltip_text(v->attribution, "Draw the Attribution view's last result for this sample over it: "
-                                                "a strip under each token, a heatmap over the picture or the "
-                                                "spectrogram");
+    gtk_widget_set_tooltip_text(v->attribution, "Draw the Attribution view's last result for this sample over it "
+                                                "(for an edited input, its gradient × input, kept up to date as "
+                                                "you type): a strip under each token, a heatmap over the picture "
+                                                "or the spectrogram");
     gtk_box_append(GTK_BOX(bar), v->attribution);
+    v->unocclude = gtk_button_new_with_mnemonic("Clear _Occlusion");
+    gtk_widget_set_name(v->unocclude, "data-clear-occlusion");
+    gtk_widget_set_tooltip_text(v->unocclude, "Show the picture without the occluded rectangle again (Escape); "
+                                              "the occluded copy stays in the Inspected list");
+    gtk_widget_set_visible(v->unocclude, FALSE);
+    gtk_box_append(GTK_BOX(bar), v->unocclude);
+    g_signal_connect(v->unocclude, "clicked", G_CALLBACK(on_unocclude_clicked), v);
     g_signal_connect(v->attribution, "toggled", G_CALLBACK(on_attribution_toggled), v);
     g_signal_connect(v->task_menu, "notify::selected", G_CALLBACK(on_task), v);
     g_signal_connect(v->path_button, "clicked", G_CALLBACK(on_path_clicked), v);
@@ -712,6 +803,7 @@ static void rf_data_view_init(RfDataView *v)
     gtk_widget_set_margin_top(GTK_WIDGET(v), 12);
     gtk_widget_set_margin_bottom(GTK_WIDGET(v), 12);
 
+    v->editor = rf_sample_editor_new();
     v->figure = rf_sample_figure_new();
     rf_sample_figure_set_message(v->figure, "Choose a data set to browse its samples");
     rf_figure figure = rf_sample_figure_get(v->figure);
@@ -728,6 +820,7 @@ static void rf_data_view_init(RfDataView *v)
     GtkWidget *sample = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
     gtk_box_append(GTK_BOX(sample), v->plot);
     gtk_box_append(GTK_BOX(sample), v->media);
+    gtk_box_append(GTK_BOX(sample), v->editor);
     gtk_box_append(GTK_BOX(sample), v->bars);
 
     GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
@@ -787,6 +880,8 @@ static void rf_data_view_class_init(RfDataViewClass *klass)
     gtk_widget_class_install_action(GTK_WIDGET_CLASS(klass), "data.paste-inspect", NULL, paste);
     gtk_widget_class_add_binding_action(GTK_WIDGET_CLASS(klass), GDK_KEY_v, GDK_CONTROL_MASK, "data.paste-inspect",
                                         NULL);
+    gtk_widget_class_install_action(GTK_WIDGET_CLASS(klass), "data.clear-occlusion", NULL, unocclude_action);
+    gtk_widget_class_add_binding_action(GTK_WIDGET_CLASS(klass), GDK_KEY_Escape, 0, "data.clear-occlusion", NULL);
 }
 
 void rf_data_view_show_sample(GtkWidget *data_view, rf_split split, int64_t index)
@@ -808,6 +903,8 @@ GtkWidget *rf_data_view_new(RfSession *s)
 {
     RfDataView *v = g_object_new(RF_TYPE_DATA_VIEW, NULL);
     v->session = g_object_ref(s);
+    rf_sample_editor_attach(v->editor, s, on_edit_attributed, G_OBJECT(v));
+    rf_picture_occluder_attach(v->plot, v->figure, s);
     g_signal_connect(s, "data-changed", G_CALLBACK(on_data_changed), v);
     g_signal_connect(s, "run-failed", G_CALLBACK(on_run_failed), v);
     g_signal_connect(s, "config-changed", G_CALLBACK(on_config_changed), v);
