@@ -364,16 +364,16 @@ static GtkWidget *step_slider(projector_view *v)
     gtk_widget_set_name(v->steps, "projector-steps");
     gtk_scale_set_draw_value(GTK_SCALE(v->steps), FALSE);
     gtk_range_set_round_digits(GTK_RANGE(v->steps), 0);
-    gtk_widget_set_size_request(v->steps, 90, -1);
+    gtk_widget_set_size_request(v->steps, 52, -1);
     gtk_range_set_value(GTK_RANGE(v->steps), 1);
     gtk_widget_set_sensitive(v->steps, FALSE);
     gtk_widget_set_tooltip_text(v->steps, NO_KEPT_STEPS);
     v->step_label = gtk_label_new("now");
     gtk_widget_set_name(v->step_label, "projector-step");
-    gtk_label_set_width_chars(GTK_LABEL(v->step_label), 5);
+    gtk_label_set_width_chars(GTK_LABEL(v->step_label), 4);
     gtk_label_set_xalign(GTK_LABEL(v->step_label), 0);
     g_signal_connect(v->steps, "value-changed", G_CALLBACK(on_step_moved), v);
-    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
     gtk_box_append(GTK_BOX(box), gtk_label_new("Step"));
     gtk_box_append(GTK_BOX(box), v->steps);
     gtk_box_append(GTK_BOX(box), v->step_label);
@@ -410,7 +410,7 @@ static GtkWidget *more_menu(projector_view *v)
 
 static GtkWidget *build_toolbar(projector_view *v)
 {
-    GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
+    GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 10);   /* 10, not 12: room for the Step slider at 1024 pixels */
     GtkWidget *compute = gtk_button_new_with_mnemonic("_Compute");
     gtk_widget_set_name(compute, "project");
     gtk_widget_add_css_class(compute, "suggested-action");
