@@ -408,6 +408,10 @@ static gboolean prepare_resume(train_job *job, const char *dir, const char *cons
     if (!write_config_ini(job, error) || !write_baselines(job, error))
         return FALSE;
     job->csv = rf_metrics_csv_resume(csv, job->first_step + job->resumed_from, &job->cfg, error);
+    if (job->csv != NULL && !rf_kept_weights_forget_after(dir, job->first_step + job->resumed_from, &st)) {
+        rf_cli_fail_status(error, &st);
+        return FALSE;
+    }
     if (job->csv == NULL || rf_ranks_count() > 1)
         return job->csv != NULL;
     g_autofree char *distributions = g_build_filename(dir, "distributions.csv", NULL);

@@ -150,3 +150,32 @@ bool rf_kept_weights_save(rf_trainer *t, const char *run_dir, int64_t step, int 
     rf_atomic_remove_stale(path);
     return rf_trainer_save_weights(t, path, st) && thin(run_dir, keep, st);
 }
+
+/* A killed write's temporary file: "step-NNNNNN.safetensors.tmp-XXXXXX". */
+static bool is_temporary(const char *name)
+{
+    const char *tmp = strstr(name, SUFFIX ".tmp-");
+    return strncmp(name, PREFIX, strlen(PREFIX)) == 0 && tmp != NULL;
+}
+
+bool rf_kept_weights_forget_after(const char *run_dir, int64_t step, rf_status *st)
+{
+    char dir[4096], path[8192];
+    if (snprintf(dir, sizeof dir, "%s/" RF_KEPT_WEIGHTS_DIR, run_dir) >= (int)sizeof dir)
+        return rf_fail(st, "%s: the path is too long", run_dir);
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return errno == ENOENT || errno == ENOTDIR || rf_fail(st, "%s: cannot read the folder: %s", dir, strerror(errno));
+    bool ok = true;
+    for (struct dirent *e; ok && (e = readdir(d)) != NULL;) {
+        int64_t kept;
+        bool later = parse_name(e->d_name, &kept) && kept > step;
+        if (!later && !is_temporary(e->d_name))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (unlink(path) != 0 && errno != ENOENT)
+            ok = rf_fail(st, "%s: cannot remove it: %s", path, strerror(errno));
+    }
+    closedir(d);
+    return ok;
+}

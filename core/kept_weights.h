@@ -45,4 +45,9 @@ bool rf_kept_weights_list(const char *run_dir, int64_t **steps, int *count, rf_s
  * folder's lock (config/run_lock.h). */
 bool rf_kept_weights_save(rf_trainer *t, const char *run_dir, int64_t step, int keep, rf_status *st);
 
+/* A run resumed from its checkpoint at `step` (the run's count) trains
+ * the steps after it again: the weights kept past it, and the temporary
+ * files of writes killed there, are removed. Errors name the file. */
+bool rf_kept_weights_forget_after(const char *run_dir, int64_t step, rf_status *st);
+
 #endif

@@ -138,6 +138,16 @@ static void test_listing(void)
     tap_ok(ok && same_steps(steps, n, (int64_t[]){20, 500, 1500, 1000000}, 4),
            "the listing holds the four kept steps, ascending, and nothing else of the folder");
     free(steps);
+
+    /* resumed at step 500: 1500 and 1,000,000 are trained again */
+    ok = rf_kept_weights_forget_after(run, 500, &st) && rf_kept_weights_list(run, &steps, &n, &st);
+    snprintf(path, sizeof path, "%s/%s", dir, others[0]);
+    bool temp_gone = access(path, F_OK) != 0;
+    snprintf(path, sizeof path, "%s/notes.txt", dir);
+    tap_ok(ok && same_steps(steps, n, (int64_t[]){20, 500}, 2) && temp_gone && access(path, F_OK) == 0,
+           "resumed at step 500, the weights kept past it and a killed write's temporary file are removed, "
+           "other files stay");
+    free(steps);
 }
 
 static rf_params *make_store(bool values_only, rf_status *st)
