@@ -109,7 +109,8 @@ typedef struct run_state {
     rf_distributions_csv *distributions;   /* NULL: not recorded (a run of several ranks) */
     const char *dir;            /* the run folder, for the weights kept at each evaluation */
     rf_progress *progress;
-    GError *write_error;        /* the first failure to write metrics.csv, distributions.csv or kept weights; it stops the run */
+    GError *write_error;        /* the first failure to write metrics.csv, distributions.csv or the kept
+                                   weights; it stops the run */
     int64_t checkpoint_step;    /* the last good checkpoint's step (the run's count); -1: none */
     int64_t first_step;         /* the stage's first step among the run's */
     double seconds_before;      /* time of this invocation's earlier stages */

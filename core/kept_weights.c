@@ -84,7 +84,8 @@ bool rf_kept_weights_list(const char *run_dir, int64_t **steps, int *count, rf_s
         return rf_fail(st, "%s: the path is too long", run_dir);
     DIR *d = opendir(dir);
     if (d == NULL)
-        return errno == ENOENT || errno == ENOTDIR || rf_fail(st, "%s: cannot read the folder: %s", dir, strerror(errno));
+        return errno == ENOENT || errno == ENOTDIR ||
+               rf_fail(st, "%s: cannot read the folder: %s", dir, strerror(errno));
     int64_t *list = NULL;
     int n = 0, room = 0;
     bool ok = true;
@@ -165,7 +166,8 @@ bool rf_kept_weights_forget_after(const char *run_dir, int64_t step, rf_status *
         return rf_fail(st, "%s: the path is too long", run_dir);
     DIR *d = opendir(dir);
     if (d == NULL)
-        return errno == ENOENT || errno == ENOTDIR || rf_fail(st, "%s: cannot read the folder: %s", dir, strerror(errno));
+        return errno == ENOENT || errno == ENOTDIR ||
+               rf_fail(st, "%s: cannot read the folder: %s", dir, strerror(errno));
     bool ok = true;
     for (struct dirent *e; ok && (e = readdir(d)) != NULL;) {
         int64_t kept;

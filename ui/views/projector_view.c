@@ -231,7 +231,7 @@ static void update_steps(projector_view *v)
     if (n > 0)
         g_array_append_vals(v->kept, steps, (guint)n);
     free(steps);
-    int at = n;   /* the current model, unless the step shown before is still kept */
+    int at = MAX(n, 1);   /* the current model, unless the step shown before is still kept */
     for (int i = 0; was >= 0 && i < n; i++)
         if (g_array_index(v->kept, int64_t, i) == was)
             at = i;
@@ -410,7 +410,8 @@ static GtkWidget *more_menu(projector_view *v)
 
 static GtkWidget *build_toolbar(projector_view *v)
 {
-    GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 10);   /* 10, not 12: room for the Step slider at 1024 pixels */
+    /* 10 pixels apart, not 12: room for the Step slider at 1024 pixels */
+    GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 10);
     GtkWidget *compute = gtk_button_new_with_mnemonic("_Compute");
     gtk_widget_set_name(compute, "project");
     gtk_widget_add_css_class(compute, "suggested-action");
