@@ -16,7 +16,10 @@
  *     the current model; moved to step 4 it draws `rangefinder project
  *     --step 4`'s points, not the last step's, and the title names step 4;
  *   - a click on the point brings the Data view forward on the validation
- *     split with that sample selected.
+ *     split with that sample selected;
+ *   - the run resumed, the steps it keeps join the slider as it trains, and
+ *     a kept step is projected while it trains (the current model is
+ *     refused until it pauses).
  * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: also writes
  * screenshot-projector.png (1600 x 1000, for docs/) and the window at
  * 1024 x 600 and 1920 x 1080. */
@@ -188,6 +191,52 @@ static void check_step_slider(RfWindow *win, const char *rangefinder, const char
     tap_ok(!places_match(last, x, y), "and they are not the last step's");
 }
 
+static gboolean run_running(gpointer s)
+{
+    return rf_session_get_state(s) == RF_RUN_RUNNING;
+}
+
+static gboolean more_steps_kept(gpointer steps)
+{
+    return gtk_adjustment_get_upper(gtk_range_get_adjustment(steps)) > 2;
+}
+
+static gboolean status_names_step_4(gpointer status)
+{
+    return strstr(gtk_label_get_text(status), "at step 4 ") != NULL;
+}
+
+/* The run goes on (train.steps raised): the steps it keeps join the
+ * slider as they are written, the slider stays at step 4, the current
+ * model is refused while the run trains, and a kept step is projected all
+ * the same. */
+static void check_slider_while_training(RfWindow *win)
+{
+    RfSession *s = rf_window_get_session(win);
+    show_page(win, "projector");
+    GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(win), "projector");
+    GtkWidget *steps = find_named(page, "projector-steps"), *status = find_named(page, "projector-status");
+    GtkWidget *step = find_named(page, "projector-step");
+    g_autoptr(GError) error = NULL;
+    rf_session_set_key(s, "train.steps", "100000", NULL, NULL);
+    if (!tap_ok(rf_session_resume(s, &error) && spin_until(run_running, s, 10.0), "the run goes on to step 100,000"))
+        return;
+    gboolean joined = spin_until(more_steps_kept, steps, 30.0) && rf_session_get_state(s) == RF_RUN_RUNNING;
+    double positions = gtk_adjustment_get_upper(gtk_range_get_adjustment(GTK_RANGE(steps))) + 1;
+    tap_ok(joined && strcmp(gtk_label_get_text(GTK_LABEL(step)), "4") == 0,
+           "while it trains, the steps it keeps join the slider, which stays at step 4 (%.0f positions)", positions);
+    gtk_range_set_value(GTK_RANGE(steps), gtk_adjustment_get_upper(gtk_range_get_adjustment(GTK_RANGE(steps))));
+    const char *said = gtk_label_get_text(GTK_LABEL(status));
+    tap_ok(strcmp(gtk_label_get_text(GTK_LABEL(step)), "now") == 0 && strstr(said, "Pause the run") != NULL,
+           "at \"now\" while it trains, the current model is refused: %s", said);
+    gtk_range_set_value(GTK_RANGE(steps), 0);
+    said = gtk_label_get_text(GTK_LABEL(status));
+    tap_ok(strcmp(said, "Computing…") == 0, "back at step 4 while it trains, the projection starts: %s", said);
+    gboolean done = spin_until(status_names_step_4, status, 60.0) && rf_session_get_state(s) == RF_RUN_RUNNING;
+    tap_ok(done, "and ends while the run trains on, naming step 4: %s", gtk_label_get_text(GTK_LABEL(status)));
+    rf_session_stop(s);
+}
+
 static void check_projector(RfWindow *win, const char *rangefinder, const char *dir)
 {
     RfSession *s = rf_window_get_session(win);
@@ -289,6 +338,7 @@ static void check_projector(RfWindow *win, const char *rangefinder, const char *
         rf_plot_view_click(plot, x[k], y[k]);
         check_data_view_shows(win, "a click on a point", RF_SPLIT_VAL, k);
     }
+    check_slider_while_training(win);
 }
 
 static void before_any_model(RfWindow *win)
