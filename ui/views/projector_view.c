@@ -427,7 +427,7 @@ static GtkWidget *build_toolbar(projector_view *v)
     gtk_widget_set_name(v->samples, "projector-samples");
     gtk_spin_button_set_value(GTK_SPIN_BUTTON(v->samples), RF_PROJECTION_DEFAULT_SAMPLES);
     gtk_widget_set_tooltip_text(v->samples, "How many of the split's first samples (at most 10,000)");
-    const char *const whats[] = {"Pooled representation", "BLRP latent", NULL};
+    const char *const whats[] = {"Pooled vector", "BLRP latent", NULL};   /* short: the toolbar fits 1024 pixels */
     v->what_menu = gtk_drop_down_new_from_strings(whats);
     gtk_widget_set_name(v->what_menu, "projector-what");
     rf_drop_down_tooltip_when_closed(v->what_menu);
