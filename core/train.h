@@ -168,7 +168,8 @@ bool rf_trainer_save(rf_trainer *t, const char *path, rf_status *st);
  * run's kept weights (core/kept_weights.h); a forward-only trainer can. */
 bool rf_trainer_save_weights(rf_trainer *t, const char *path, rf_status *st);
 /* Load parameters, optimizer state and step from a checkpoint made with the
- * same architecture. */
+ * same architecture (from a kept weights file: its parameters and step,
+ * the AdamW moments zeroed). */
 bool rf_trainer_load(rf_trainer *t, const char *path, rf_status *st);
 /* A new run from a checkpoint's weights (`train --init`): its parameters,
  * checked as rf_trainer_load checks them (same architecture), with the
