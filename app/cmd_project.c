@@ -2,7 +2,10 @@
  * latent states) for a split's first samples, reduced by PCA to 2 or 3
  * coordinates, as CSV, and in TensorBoard's embedding projector format. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "../core/kept_weights.h"
 #include "../core/pca.h"
 #include "../datasets/projection_tensorboard.h"
 #include "cli.h"
@@ -38,14 +41,56 @@ static void print_summary(const rf_saved_model *sm, rf_split split, const rf_pro
         printf("pc%d explains %.1f%% of the variance\n", k + 1, 100.0 * pca->explained[k]);
 }
 
+/* --step N: the weights the checkpoint's run folder kept at step N
+ * (core/kept_weights.h), or NULL and an error listing the kept steps. */
+static char *kept_step_path(const char *checkpoint, gint64 step, GError **error)
+{
+    g_autofree char *run = g_path_get_dirname(checkpoint);
+    g_autofree char *base = g_path_get_basename(run);
+    if (strcmp(base, RF_KEPT_WEIGHTS_DIR) == 0) {   /* --checkpoint named a kept weights file */
+        char *up = g_path_get_dirname(run);
+        g_free(run);
+        run = up;
+    }
+    int64_t *steps = NULL;
+    int n = 0;
+    rf_status st = {0};
+    if (!rf_kept_weights_list(run, &steps, &n, &st)) {
+        rf_cli_fail_status(error, &st);
+        return NULL;
+    }
+    gboolean found = FALSE;
+    g_autoptr(GString) kept = g_string_new(NULL);
+    for (int i = 0; i < n; i++) {
+        found = found || steps[i] == step;
+        g_string_append_printf(kept, "%s%lld", i == 0 ? "" : i == n - 1 ? " and " : ", ", (long long)steps[i]);
+    }
+    free(steps);
+    char path[4096];
+    if (found && rf_kept_weights_path(run, step, path, sizeof path))
+        return g_strdup(path);
+    if (n == 0)
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED,
+                    "--step %lld: %s keeps no weights of earlier evaluations (train.keep_weights = 0, or a run "
+                    "from before they were kept)", (long long)step, run);
+    else
+        g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "--step %lld: %s keeps no weights of that step, "
+                    "only of step%s %s", (long long)step, run, n == 1 ? "" : "s", kept->str);
+    return NULL;
+}
+
 int rf_cmd_project(int argc, char **argv)
 {
     g_autofree char *checkpoint = NULL, *split_name = NULL, *what_name = NULL, *out = NULL, *tb = NULL;
     g_auto(GStrv) sets = NULL;
     gint samples = RF_PROJECTION_DEFAULT_SAMPLES, dims = 2;
+    gint64 step = -1;
     gboolean json = FALSE;
     const GOptionEntry entries[] = {
         {"checkpoint", 'k', 0, G_OPTION_ARG_FILENAME, &checkpoint, "Checkpoint to read", "FILE"},
+        {"step", 0, 0, G_OPTION_ARG_INT64, &step,
+         "The weights the checkpoint's run folder kept at evaluation step N (RUN/weights/step-N.safetensors)",
+         "N"},
         {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override one key (repeatable; not the model's)",
          "SECTION.KEY=VALUE"},
         {"split", 0, 0, G_OPTION_ARG_STRING, &split_name, "Split to read: val (default) or test", "SPLIT"},
@@ -74,7 +119,8 @@ int rf_cmd_project(int argc, char **argv)
         "Examples:\n  rangefinder project --checkpoint runs/default/checkpoint.safetensors --out points.csv\n"
         "  rangefinder project --checkpoint runs/blrp/checkpoint.safetensors --what latent --dims 3 \\\n"
         "      --tensorboard runs/blrp/projector\n"
-        "  tensorboard --logdir runs/blrp/projector\n");
+        "  tensorboard --logdir runs/blrp/projector\n"
+        "  rangefinder project --checkpoint runs/default/checkpoint.safetensors --step 500 --out step500.csv\n");
 
     g_autoptr(GError) error = NULL;
     if (!rf_cli_parse(ctx, "project", &argc, &argv, &error))
@@ -93,8 +139,18 @@ int rf_cmd_project(int argc, char **argv)
     else if (samples < 1 || samples > RF_PROJECTION_MAX_SAMPLES)
         g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "--samples %d: 1 to %d", samples,
                     RF_PROJECTION_MAX_SAMPLES);
+    else if (step != -1 && step < 0)
+        g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "--step %lld: a step of the run, 0 or more",
+                    (long long)step);
     if (error != NULL)
         return rf_cli_report(error);
+    if (step >= 0) {
+        char *kept = kept_step_path(checkpoint, step, &error);
+        if (kept == NULL)
+            return rf_cli_report(error);
+        g_free(checkpoint);
+        checkpoint = kept;
+    }
 
     rf_saved_model sm;
     rf_projection p = {0};

@@ -30,6 +30,7 @@
 #include "../core/checkpoint.h"
 #include "../core/curriculum.h"
 #include "../core/distribution.h"
+#include "../core/kept_weights.h"
 #include "../core/train.h"
 #include "../datasets/baselines.h"
 #include "../datasets/datasets.h"
@@ -106,8 +107,10 @@ typedef struct run_state {
     rf_trainer *trainer;
     rf_metrics_csv *csv;
     rf_distributions_csv *distributions;   /* NULL: not recorded (a run of several ranks) */
+    const char *dir;            /* the run folder, for the weights kept at each evaluation */
     rf_progress *progress;
-    GError *write_error;        /* the first metrics.csv or distributions.csv failure; it stops the run */
+    GError *write_error;        /* the first failure to write metrics.csv, distributions.csv or the kept
+                                   weights; it stops the run */
     int64_t checkpoint_step;    /* the last good checkpoint's step (the run's count); -1: none */
     int64_t first_step;         /* the stage's first step among the run's */
     double seconds_before;      /* time of this invocation's earlier stages */
@@ -130,6 +133,14 @@ static void write_distributions(run_state *s, int64_t step)
     free(d);
 }
 
+/* The weights at an evaluation (the run's step), core/kept_weights.h. */
+static void keep_weights(run_state *s, int64_t step)
+{
+    rf_status st = {0};
+    if (!rf_kept_weights_save(s->trainer, s->dir, step, rf_trainer_config(s->trainer)->train.keep_weights, &st))
+        g_set_error(&s->write_error, RF_CLI_ERROR, RF_CLI_ERROR_FAILED, "%s", st.msg);
+}
+
 static void on_metrics(void *ctx, const rf_metrics *stage_metrics)
 {
     run_state *s = ctx;
@@ -149,6 +160,8 @@ static void on_metrics(void *ctx, const rf_metrics *stage_metrics)
         rf_metrics_csv_write(s->csv, m, &s->write_error);
     if (m->split == RF_SPLIT_VAL && s->distributions != NULL && s->write_error == NULL)
         write_distributions(s, m->step);
+    if (m->split == RF_SPLIT_VAL && s->write_error == NULL)
+        keep_weights(s, m->step);
     if (m->split == RF_SPLIT_VAL && s->watch != NULL && !s->watch->stopped &&
         s->watch->evaluated(s->watch->ctx, m->step, m->loss, m->accuracy, s->watch->why, sizeof s->watch->why)) {
         s->watch->stopped = true;
@@ -396,6 +409,10 @@ static gboolean prepare_resume(train_job *job, const char *dir, const char *cons
     if (!write_config_ini(job, error) || !write_baselines(job, error))
         return FALSE;
     job->csv = rf_metrics_csv_resume(csv, job->first_step + job->resumed_from, &job->cfg, error);
+    if (job->csv != NULL && !rf_kept_weights_forget_after(dir, job->first_step + job->resumed_from, &st)) {
+        rf_cli_fail_status(error, &st);
+        return FALSE;
+    }
     if (job->csv == NULL || rf_ranks_count() > 1)
         return job->csv != NULL;
     g_autofree char *distributions = g_build_filename(dir, "distributions.csv", NULL);
@@ -506,6 +523,7 @@ static int run(train_job *job)
         .trainer = job->trainer,
         .csv = job->csv,
         .distributions = job->distributions,
+        .dir = job->dir,
         .checkpoint_step = job->resumed_from >= 0 ? job->first_step + job->resumed_from : -1,
         .first_step = job->first_step,
         .train_loss = NAN,

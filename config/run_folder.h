@@ -4,7 +4,8 @@
  * date, the time and a label (the config's name, or the task and encoder),
  * e.g. runs/2026-11-27_130405-default; an existing folder is never reused.
  * A run folder holds config.ini, metrics.csv (metrics_csv.h), the
- * checkpoint once there is one, baselines.ini for token data
+ * checkpoint once there is one, the weights kept at its evaluations in
+ * weights/ (core/kept_weights.h), baselines.ini for token data
  * (baselines_file.h), run.ini (its colour, given when the folder is made,
  * and the name and tags the workbench gave it), and init.ini when `train
  * --init` started it from another run's weights. */

@@ -15,6 +15,8 @@
 #define RF_CKPT_M "optimizer.m."
 #define RF_CKPT_V "optimizer.v."
 #define RF_CKPT_CRC "crc32"
+#define RF_CKPT_OPTIMIZER "optimizer"
+#define RF_CKPT_NO_OPTIMIZER "none"   /* a weights file: values only */
 
 /* The three tensors of one parameter: value, first and second moment. */
 enum { KIND_VALUE, KIND_M, KIND_V, KINDS };
@@ -31,17 +33,19 @@ static bool tensor_name(char *buf, int kind, const char *param)
     return snprintf(buf, RF_NAME_LEN, "%s%s", kind_prefix[kind], param) < RF_NAME_LEN;
 }
 
-bool rf_checkpoint_save(const char *path, const rf_config *cfg, const rf_params *p, int64_t step,
-                        rf_status *st)
+/* The values and, with kinds == KINDS, the moments: a checkpoint; with
+ * kinds == 1 the weights alone. */
+static bool save(const char *path, const rf_config *cfg, const rf_params *p, int64_t step, int kinds,
+                 rf_status *st)
 {
     if (!rf_params_allocated(p))
         return rf_fail(st, "%s: cannot save a checkpoint of an unallocated parameter store", path);
-    if (p->m == NULL)
+    if (kinds == KINDS && p->m == NULL)
         return rf_fail(st, "%s: cannot save a checkpoint of a forward-only model (it holds no AdamW moments)",
                        path);
     if (step < 0)
         return rf_fail(st, "%s: cannot save a checkpoint at negative step %" PRId64, path, step);
-    rf_st_tensor *tensors = calloc((size_t)p->count * KINDS + 1, sizeof *tensors);
+    rf_st_tensor *tensors = calloc((size_t)p->count * (size_t)kinds + 1, sizeof *tensors);
     char *config = rf_config_to_json(cfg);
     if (tensors == NULL || config == NULL) {
         free(tensors);
@@ -52,7 +56,7 @@ bool rf_checkpoint_save(const char *path, const rf_config *cfg, const rf_params 
      * section is these tensors back to back, so its crc32 builds up here */
     bool ok = true;
     uLong crc = crc32_z(0, Z_NULL, 0);
-    for (int kind = 0; ok && kind < KINDS; kind++) {
+    for (int kind = 0; ok && kind < kinds; kind++) {
         for (int i = 0; ok && i < p->count; i++) {
             const rf_param_entry *e = &p->entries[i];
             rf_st_tensor *t = &tensors[kind * p->count + i];
@@ -72,12 +76,25 @@ bool rf_checkpoint_save(const char *path, const rf_config *cfg, const rf_params 
     snprintf(crc_text, sizeof crc_text, "%08lx", crc);
     const rf_st_meta meta[] = {
         {"format", RF_CKPT_FORMAT}, {"version", RF_CKPT_VERSION}, {"config", config},
-        {"step", step_text}, {"optimizer", "adamw"}, {RF_CKPT_CRC, crc_text},
+        {"step", step_text}, {RF_CKPT_OPTIMIZER, kinds == KINDS ? "adamw" : RF_CKPT_NO_OPTIMIZER},
+        {RF_CKPT_CRC, crc_text},
     };
-    ok = ok && rf_safetensors_write(path, tensors, p->count * KINDS, meta, (int)(sizeof meta / sizeof *meta), st);
+    ok = ok && rf_safetensors_write(path, tensors, p->count * kinds, meta, (int)(sizeof meta / sizeof *meta), st);
     free(config);
     free(tensors);
     return ok;
+}
+
+bool rf_checkpoint_save(const char *path, const rf_config *cfg, const rf_params *p, int64_t step,
+                        rf_status *st)
+{
+    return save(path, cfg, p, step, KINDS, st);
+}
+
+bool rf_checkpoint_save_weights(const char *path, const rf_config *cfg, const rf_params *p, int64_t step,
+                                rf_status *st)
+{
+    return save(path, cfg, p, step, 1, st);
 }
 
 /* A non-negative decimal integer, digits only. */
@@ -246,6 +263,9 @@ bool rf_checkpoint_load(const char *path, rf_params *p, int64_t *step, rf_status
     rf_safetensors *f = open_checkpoint(path, &file_step, st);
     if (f == NULL)
         return false;
+    /* a weights file holds the values alone */
+    const char *optimizer = rf_safetensors_meta(f, RF_CKPT_OPTIMIZER);
+    int kinds = optimizer != NULL && strcmp(optimizer, RF_CKPT_NO_OPTIMIZER) == 0 ? 1 : KINDS;
     const rf_st_tensor **found = calloc((size_t)p->count * KINDS + 1, sizeof *found);
     if (found == NULL) {
         rf_safetensors_free(f);
@@ -253,12 +273,12 @@ bool rf_checkpoint_load(const char *path, rf_params *p, int64_t *step, rf_status
     }
     bool ok = verify_checksum(path, f, st);
     for (int i = 0; ok && i < p->count; i++)
-        for (int kind = 0; ok && kind < KINDS; kind++)
-            ok = (found[i * KINDS + kind] = match_tensor(path, f, &p->entries[i], kind, st)) != NULL;
-    /* every parameter matched three distinct names, so the file has unknown
-     * tensors exactly when it holds more than that */
-    if (ok && rf_safetensors_count(f) > p->count * KINDS)
-        ok = report_unknown(path, f, found, p->count * KINDS, st);
+        for (int kind = 0; ok && kind < kinds; kind++)
+            ok = (found[i * kinds + kind] = match_tensor(path, f, &p->entries[i], kind, st)) != NULL;
+    /* every parameter matched `kinds` distinct names, so the file has
+     * unknown tensors exactly when it holds more than that */
+    if (ok && rf_safetensors_count(f) > p->count * kinds)
+        ok = report_unknown(path, f, found, p->count * kinds, st);
     /* Two passes, so a refused file leaves the model as it was while only
      * the largest tensor is held (malloc'd: a file buffer, not the
      * engine's): check every tensor, then read each into its place (the
@@ -270,15 +290,19 @@ bool rf_checkpoint_load(const char *path, rf_params *p, int64_t *step, rf_status
     float *scratch = ok ? malloc((size_t)largest * sizeof *scratch) : NULL;
     if (ok && scratch == NULL)
         ok = rf_fail(st, "%s: out of memory", path);
-    for (int i = 0; ok && i < p->count * KINDS; i++)
-        ok = check_finite(path, f, found[i], p->entries[i / KINDS].numel, scratch, st);
+    for (int i = 0; ok && i < p->count * kinds; i++)
+        ok = check_finite(path, f, found[i], p->entries[i / kinds].numel, scratch, st);
     free(scratch);
     for (int i = 0; ok && i < p->count; i++) {
         const rf_param_entry *e = &p->entries[i];
-        for (int kind = 0; ok && kind < KINDS; kind++)   /* a values-only store takes the values */
+        for (int kind = 0; ok && kind < kinds; kind++)   /* a values-only store takes the values */
             if (kind_block(p, kind) != NULL)
-                ok = rf_safetensors_read_tensor(f, found[i * KINDS + kind], kind_block(p, kind) + e->offset, st);
+                ok = rf_safetensors_read_tensor(f, found[i * kinds + kind], kind_block(p, kind) + e->offset, st);
     }
+    /* a weights file's model starts its AdamW moments afresh */
+    for (int kind = kinds; ok && kind < KINDS; kind++)
+        if (kind_block(p, kind) != NULL)
+            memset(kind_block(p, kind), 0, p->total * sizeof(float));
     if (ok)
         *step = file_step;
     free(found);

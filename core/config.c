@@ -99,6 +99,7 @@ const rf_config_key rf_config_keys[] = {
     INT("train", "eval_every", train.eval_every, "500", 0, 100000000, "validate every K steps (0: at the end)"),
     INT("train", "eval_batches", train.eval_batches, "0", 0, 100000000, "batches per validation (0: whole split)"),
     INT("train", "checkpoint_every", train.checkpoint_every, "1000", 0, 100000000, "checkpoint every K steps (0: at the end)"),
+    INT("train", "keep_weights", train.keep_weights, "20", 0, 10000, "weights kept from evaluations in the run folder's weights/ (thinned to stay spread over the run; 0: none)"),
     INT("train", "log_every", train.log_every, "10", 1, 100000000, "training metrics every K steps"),
     STR("train", "curriculum", train.curriculum, "",
         "stages trained before this config, each from the last one's weights: ';' between stages, each a list of "

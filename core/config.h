@@ -104,6 +104,7 @@ typedef struct rf_config {
         int eval_every;         /* 0: only at the end */
         int eval_batches;       /* 0: the whole split */
         int checkpoint_every;   /* 0: only at the end */
+        int keep_weights;       /* weights kept from evaluations (core/kept_weights.h); 0: none */
         int log_every;
         char curriculum[RF_STR_LEN]; /* stages before this config (core/curriculum.h) */
         int stage;              /* the curriculum stage a checkpoint is in (0: the first) */

@@ -604,6 +604,12 @@ bool rf_trainer_save(rf_trainer *t, const char *path, rf_status *st)
     return rf_trainer_settle(t, st) && rf_checkpoint_save(path, t->has_record ? &t->record : &t->cfg, t->params, t->step, st);
 }
 
+bool rf_trainer_save_weights(rf_trainer *t, const char *path, rf_status *st)
+{
+    return rf_trainer_settle(t, st) &&
+           rf_checkpoint_save_weights(path, t->has_record ? &t->record : &t->cfg, t->params, t->step, st);
+}
+
 bool rf_trainer_load(rf_trainer *t, const char *path, rf_status *st)
 {
     if (t->report != NULL) {   /* a fresh start: no step of the old weights is bad */

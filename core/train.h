@@ -164,8 +164,12 @@ const rf_grad_sync *rf_trainer_grad_sync(const rf_trainer *t);
 double rf_trainer_time_grad_sync(rf_trainer *t);
 
 bool rf_trainer_save(rf_trainer *t, const char *path, rf_status *st);
+/* The parameters' values alone (rf_checkpoint_save_weights), as the
+ * run's kept weights (core/kept_weights.h); a forward-only trainer can. */
+bool rf_trainer_save_weights(rf_trainer *t, const char *path, rf_status *st);
 /* Load parameters, optimizer state and step from a checkpoint made with the
- * same architecture. */
+ * same architecture (from a kept weights file: its parameters and step,
+ * the AdamW moments zeroed). */
 bool rf_trainer_load(rf_trainer *t, const char *path, rf_status *st);
 /* A new run from a checkpoint's weights (`train --init`): its parameters,
  * checked as rf_trainer_load checks them (same architecture), with the

@@ -1,7 +1,7 @@
 /* The Projector view of the real application under Xvfb, against the
  * command line: Compute before any model says there is none; the "what"
  * menu is off for a model without BLRP's latent and the step slider off
- * (a run keeps one checkpoint), each saying why; a tiny ListOps run
+ * (no run, so no kept weights), each saying why; a tiny ListOps run
  * (tests/trained_view.h) is trained to its end, its model saved and projected by `rangefinder
  * project --out --tensorboard --json`, and the view's Compute gives the
  * same validation samples:
@@ -12,8 +12,14 @@
  *   - "Correctness" recolours it as right or wrong, as the CLI says;
  *   - Export for TensorBoard… writes the CLI's metadata.tsv and as many
  *     vectors as it;
+ *   - the step slider's positions are the run's kept steps (4 and 8) and
+ *     the current model; moved to step 4 it draws `rangefinder project
+ *     --step 4`'s points, not the last step's, and the title names step 4;
  *   - a click on the point brings the Data view forward on the validation
- *     split with that sample selected.
+ *     split with that sample selected;
+ *   - the run resumed, the steps it keeps join the slider as it trains, and
+ *     a kept step is projected while it trains (the current model is
+ *     refused until it pauses).
  * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: also writes
  * screenshot-projector.png (1600 x 1000, for docs/) and the window at
  * 1024 x 600 and 1920 x 1080. */
@@ -35,13 +41,14 @@ typedef struct cli_point {
 
 /* `rangefinder project`'s rows (index,label,prediction,correct,length,pc1,pc2)
  * and its JSON line's explained shares. */
-static GArray *cli_project(const char *rangefinder, const char *checkpoint, const char *dir, double explained[2])
+static GArray *cli_project(const char *rangefinder, const char *checkpoint, const char *step, const char *dir,
+                           double explained[2])
 {
     GArray *points = g_array_new(FALSE, FALSE, sizeof(cli_point));
     g_autofree char *csv_path = g_build_filename(dir, "cli-points.csv", NULL);
     g_autofree char *tb = g_build_filename(dir, "cli-tensorboard", NULL);
     const char *argv[] = {rangefinder, "project", "--checkpoint", checkpoint, "--out", csv_path,
-                          "--tensorboard", tb, "--json", NULL};
+                          "--tensorboard", tb, "--json", step != NULL ? "--step" : NULL, step, NULL};
     g_autofree char *out = NULL, *err = NULL, *csv = NULL;
     int status = 0;
     if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL) ||
@@ -139,12 +146,103 @@ static bool painted_as(RfPlotView *plot, double x, double y, rf_rgb c)
 }
 
 
+static gboolean title_names(gpointer step)
+{
+    GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(g_object_get_data(step, "win")), "projector");
+    g_autoptr(GPtrArray) texts = figure_texts(rf_view_get_plot(page));
+    return has_text(texts, g_object_get_data(step, "words"));
+}
+
+/* The run trained 8 steps, evaluated at 4 and 8, so it kept those: the
+ * slider's positions are 4, 8 and the current model; moved to step 4 it
+ * draws the points `rangefinder project --step 4` gives, and the title
+ * names the step. */
+static void check_step_slider(RfWindow *win, const char *rangefinder, const char *dir, const GArray *last)
+{
+    RfSession *s = rf_window_get_session(win);
+    GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(win), "projector");
+    RfPlotView *plot = rf_view_get_plot(page);
+    rf_projector_figure *fig = rf_plot_view_get_figure(plot)->data;
+    GtkWidget *steps = find_named(page, "projector-steps");
+    GtkAdjustment *adj = gtk_range_get_adjustment(GTK_RANGE(steps));
+    tap_ok(gtk_widget_get_sensitive(steps) && gtk_adjustment_get_lower(adj) == 0 &&
+               gtk_adjustment_get_upper(adj) == 2 && gtk_range_get_value(GTK_RANGE(steps)) == 2 &&
+               strcmp(gtk_label_get_text(GTK_LABEL(find_named(page, "projector-step"))), "now") == 0,
+           "the step slider is on, with three positions (steps 4 and 8, then the current model), at \"now\"");
+    rf_run_data *run = rf_session_get_current_run(s);
+    g_autofree char *ckpt = g_build_filename(run->dir, "checkpoint.safetensors", NULL);
+    double explained[2] = {-1, -1};
+    g_autoptr(GArray) cli = cli_project(rangefinder, ckpt, "4", dir, explained);
+    if (!tap_ok(cli->len == VAL, "rangefinder project --step 4 gives the %d validation samples (%u)", VAL, cli->len))
+        return;
+
+    gtk_range_set_value(GTK_RANGE(steps), 0);
+    g_autoptr(GObject) wanted = g_object_new(G_TYPE_OBJECT, NULL);
+    g_object_set_data(wanted, "win", win);
+    g_object_set_data(wanted, "words", (gpointer) "at step 4 ");
+    bool titled = spin_until(title_names, wanted, 60.0);
+    tap_ok(titled && strcmp(gtk_label_get_text(GTK_LABEL(find_named(page, "projector-step"))), "4") == 0,
+           "moved to its first position, the slider says step 4 and the figure's title names step 4");
+    spin_for(0.5);
+    double x[VAL], y[VAL];
+    places(fig, plot, VAL, x, y);
+    tap_ok(places_match(cli, x, y), "the %d points drawn are `rangefinder project --step 4`'s (PC1, PC2)", VAL);
+    tap_diag("against the last step's projection (expected to differ):");
+    tap_ok(!places_match(last, x, y), "and they are not the last step's");
+}
+
+static gboolean run_running(gpointer s)
+{
+    return rf_session_get_state(s) == RF_RUN_RUNNING;
+}
+
+static gboolean more_steps_kept(gpointer steps)
+{
+    return gtk_adjustment_get_upper(gtk_range_get_adjustment(steps)) > 2;
+}
+
+static gboolean status_names_step_4(gpointer status)
+{
+    return strstr(gtk_label_get_text(status), "at step 4 ") != NULL;
+}
+
+/* The run goes on (train.steps raised): the steps it keeps join the
+ * slider as they are written, the slider stays at step 4, the current
+ * model is refused while the run trains, and a kept step is projected all
+ * the same. */
+static void check_slider_while_training(RfWindow *win)
+{
+    RfSession *s = rf_window_get_session(win);
+    show_page(win, "projector");
+    GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(win), "projector");
+    GtkWidget *steps = find_named(page, "projector-steps"), *status = find_named(page, "projector-status");
+    GtkWidget *step = find_named(page, "projector-step");
+    g_autoptr(GError) error = NULL;
+    rf_session_set_key(s, "train.steps", "100000", NULL, NULL);
+    if (!tap_ok(rf_session_resume(s, &error) && spin_until(run_running, s, 10.0), "the run goes on to step 100,000"))
+        return;
+    gboolean joined = spin_until(more_steps_kept, steps, 30.0) && rf_session_get_state(s) == RF_RUN_RUNNING;
+    double positions = gtk_adjustment_get_upper(gtk_range_get_adjustment(GTK_RANGE(steps))) + 1;
+    tap_ok(joined && strcmp(gtk_label_get_text(GTK_LABEL(step)), "4") == 0,
+           "while it trains, the steps it keeps join the slider, which stays at step 4 (%.0f positions)", positions);
+    gtk_range_set_value(GTK_RANGE(steps), gtk_adjustment_get_upper(gtk_range_get_adjustment(GTK_RANGE(steps))));
+    const char *said = gtk_label_get_text(GTK_LABEL(status));
+    tap_ok(strcmp(gtk_label_get_text(GTK_LABEL(step)), "now") == 0 && strstr(said, "Pause the run") != NULL,
+           "at \"now\" while it trains, the current model is refused: %s", said);
+    gtk_range_set_value(GTK_RANGE(steps), 0);
+    said = gtk_label_get_text(GTK_LABEL(status));
+    tap_ok(strcmp(said, "Computing…") == 0, "back at step 4 while it trains, the projection starts: %s", said);
+    gboolean done = spin_until(status_names_step_4, status, 60.0) && rf_session_get_state(s) == RF_RUN_RUNNING;
+    tap_ok(done, "and ends while the run trains on, naming step 4: %s", gtk_label_get_text(GTK_LABEL(status)));
+    rf_session_stop(s);
+}
+
 static void check_projector(RfWindow *win, const char *rangefinder, const char *dir)
 {
     RfSession *s = rf_window_get_session(win);
     g_autofree char *ckpt = save_model_for_cli(win, dir);
     double explained[2] = {-1, -1};
-    g_autoptr(GArray) cli = cli_project(rangefinder, ckpt, dir, explained);
+    g_autoptr(GArray) cli = cli_project(rangefinder, ckpt, NULL, dir, explained);
     if (!tap_ok(cli->len == VAL, "rangefinder project gives the %d validation samples (%u)", VAL, cli->len))
         return;
     const cli_point *p = (const cli_point *)(const void *)cli->data;
@@ -231,6 +329,7 @@ static void check_projector(RfWindow *win, const char *rangefinder, const char *
            "Export for TensorBoard… writes the CLI's metadata.tsv, %d vectors and projector_config.pbtxt", rows);
 
     gtk_drop_down_set_selected(GTK_DROP_DOWN(find_named(page, "projector-colour")), 0);
+    check_step_slider(win, rangefinder, dir, cli);
     view_screenshots(win, "projector");
     show_page(win, "projector");
     places(fig, plot, VAL, x, y);
@@ -239,6 +338,7 @@ static void check_projector(RfWindow *win, const char *rangefinder, const char *
         rf_plot_view_click(plot, x[k], y[k]);
         check_data_view_shows(win, "a click on a point", RF_SPLIT_VAL, k);
     }
+    check_slider_while_training(win);
 }
 
 static void before_any_model(RfWindow *win)
@@ -251,8 +351,8 @@ static void before_any_model(RfWindow *win)
     const char *what_tip = gtk_widget_get_tooltip_text(what), *steps_tip = gtk_widget_get_tooltip_text(steps);
     tap_ok(!gtk_widget_get_sensitive(what) && what_tip != NULL && strstr(what_tip, "blrp") != NULL,
            "for a full-attention model the latent cannot be chosen, and its tooltip says why: %s", what_tip);
-    tap_ok(!gtk_widget_get_sensitive(steps) && steps_tip != NULL && strstr(steps_tip, "only its last") != NULL,
-           "the step slider is off, and says a run keeps only its last checkpoint: %s", steps_tip);
+    tap_ok(!gtk_widget_get_sensitive(steps) && steps_tip != NULL && strstr(steps_tip, "keeps no weights") != NULL,
+           "before any run the step slider is off, and says there are no kept weights: %s", steps_tip);
 }
 
 int main(int argc, char **argv)

@@ -6,7 +6,9 @@
 # another path), its answers are eval's; the coordinates are the data's
 # PCA as numpy's eigh computes it; bad options fail with one clear line;
 # TensorBoard's projector plugin reads the folder (with the venv setup.sh
-# makes; skipped without it, failing under CI=true).
+# makes; skipped without it, failing under CI=true). A run keeps its
+# weights at each evaluation, and --step projects those of an earlier one:
+# the same as a checkpoint made at that step by a run stopped there.
 #
 #   tests/test_project_cli.sh PATH/TO/rangefinder TB_VENV [SCRATCH_PARENT_DIR]
 set -u
@@ -145,6 +147,43 @@ expect_error 2 "no --checkpoint is refused" "project needs --checkpoint FILE" pr
 touch "$tmp/a/blocker"
 expect_error 1 "a --tensorboard path that cannot be a folder is refused, naming it" "$tmp/a/blocker" \
     project --checkpoint "$tmp/full/checkpoint.safetensors" --tensorboard "$tmp/a/blocker"
+
+# --- earlier steps: the weights kept at each evaluation ----------------------
+[ "$(ls "$tmp/full/weights")" = "$(printf 'step-000003.safetensors\nstep-000006.safetensors')" ]
+ok $? "the run kept its weights at its two evaluations, steps 3 and 6, in weights/"
+run project --checkpoint "$tmp/full/checkpoint.safetensors" --step 3 --samples 30 --json --out "$tmp/a/step3.csv"
+expect_rc 0 "project --step 3 exits 0"
+cp "$tmp/out" "$tmp/a/step3.json"
+pycheck "--step 3 projects step 3: the JSON says so, and its coordinates differ from the last step's" '
+assert json.loads(open("step3.json").read())["step"] == 3
+a = np.loadtxt("step3.csv", delimiter=",", skiprows=1)[:, 5:]
+b = np.loadtxt("points.csv", delimiter=",", skiprows=1)[:, 5:]
+assert a.shape == b.shape and np.abs(a - b).max() > 1e-3, np.abs(a - b).max()' "$tmp/a"
+expect_error 1 "an unknown step is refused in one line naming the kept ones" \
+    "--step 4: $tmp/full keeps no weights of that step, only of steps 3 and 6" \
+    project --checkpoint "$tmp/full/checkpoint.safetensors" --step 4
+
+# A run of a constant learning rate stopped at step 3 is the same model as
+# step 3 of one that goes on to 6: its checkpoint projects the same.
+constant=("${tiny[@]}" --set train.schedule=constant --set train.eval_every=1 --set train.keep_weights=3)
+run train --config "$tmp/tiny.ini" "${constant[@]}" --out "$tmp/k6"
+expect_rc 0 "a run of 6 steps evaluated at each step, keeping 3, exits 0"
+# thinned one at a time (the tightest pair's inner step goes): 1 2 3 4 -> 1 3 4, 1 3 4 5 -> 1 3 5, 1 3 5 6 -> 1 3 6
+[ "$(ls "$tmp/k6/weights" | tr '\n' ' ')" = "step-000001.safetensors step-000003.safetensors step-000006.safetensors " ]
+ok $? "of its 6 evaluations it keeps 3 spread over the run: steps 1, 3 and 6 ($(ls "$tmp/k6/weights" | tr '\n' ' '))"
+run train --config "$tmp/tiny.ini" "${constant[@]}" --set train.steps=3 --set train.keep_weights=0 --out "$tmp/k3"
+expect_rc 0 "the same run stopped at step 3, keeping none, exits 0"
+[ ! -e "$tmp/k3/weights" ]
+ok $? "train.keep_weights = 0 writes no weights/ folder"
+run project --checkpoint "$tmp/k6/checkpoint.safetensors" --step 3 --samples 30 --out "$tmp/a/kept3.csv"
+expect_rc 0 "project --step 3 of the longer run exits 0"
+run project --checkpoint "$tmp/k3/checkpoint.safetensors" --samples 30 --out "$tmp/a/stopped3.csv"
+cmp -s "$tmp/a/kept3.csv" "$tmp/a/stopped3.csv"
+ok $? "its step 3 projects exactly as the checkpoint of the run stopped at step 3"
+expect_error 1 "a run that keeps no weights is refused, saying why" "keeps no weights of earlier evaluations" \
+    project --checkpoint "$tmp/k3/checkpoint.safetensors" --step 3
+expect_error 1 "train.keep_weights = -1 is refused" "train.keep_weights = -1: allowed range is 0..10000" \
+    train --config "$tmp/tiny.ini" "${tiny[@]}" --set train.keep_weights=-1 --out "$tmp/never"
 
 # --- BLRP: the final latent state --------------------------------------------
 run train --config "$(realpath "$(dirname "$0")")/../data/configs/listops-blrp.ini" "${tiny[@]}" \

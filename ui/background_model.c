@@ -8,7 +8,8 @@
 #include "../datasets/datasets.h"
 
 typedef struct background_task {
-    char *checkpoint;        /* a temporary file, removed with the task */
+    char *checkpoint;        /* the model's file */
+    gboolean temporary;      /* a copy of the session's model, removed with the task */
     void *job;
     GDestroyNotify job_free;
     rf_background_work work;
@@ -16,7 +17,8 @@ typedef struct background_task {
 
 static void background_task_free(background_task *t)
 {
-    g_unlink(t->checkpoint);
+    if (t->temporary)
+        g_unlink(t->checkpoint);
     g_free(t->checkpoint);
     t->job_free(t->job);
     g_free(t);
@@ -114,6 +116,33 @@ gboolean rf_background_model_ready(rf_background_model *m)
     return TRUE;
 }
 
+/* Work on the model of file `path` (taken over), removed afterwards when `temporary`. */
+static void start_task(rf_background_model *m, char *path, gboolean temporary, void *job, GDestroyNotify job_free)
+{
+    background_task *t = g_new0(background_task, 1);
+    t->checkpoint = path;
+    t->temporary = temporary;
+    t->job = job;
+    t->job_free = job_free;
+    t->work = m->work;
+    m->computing = TRUE;
+    gtk_widget_set_sensitive(m->button, FALSE);
+    rf_plot_view_set_pending(m->plot, TRUE);
+    rf_background_model_say(m, m->busy);
+    g_autoptr(GTask) task = g_task_new(m->plot, NULL, on_worked, m);
+    g_task_set_task_data(task, t, (GDestroyNotify)background_task_free);
+    g_task_run_in_thread(task, work_in_thread);
+}
+
+void rf_background_model_start_file(rf_background_model *m, const char *path, void *job, GDestroyNotify job_free)
+{
+    if (m->computing) {
+        job_free(job);
+        return;
+    }
+    start_task(m, g_strdup(path), FALSE, job, job_free);
+}
+
 void rf_background_model_start(rf_background_model *m, void *job, GDestroyNotify job_free)
 {
     g_autoptr(GError) error = NULL;
@@ -128,16 +157,5 @@ void rf_background_model_start(rf_background_model *m, void *job, GDestroyNotify
         job_free(job);
         return;
     }
-    background_task *t = g_new0(background_task, 1);
-    t->checkpoint = g_steal_pointer(&path);
-    t->job = job;
-    t->job_free = job_free;
-    t->work = m->work;
-    m->computing = TRUE;
-    gtk_widget_set_sensitive(m->button, FALSE);
-    rf_plot_view_set_pending(m->plot, TRUE);
-    rf_background_model_say(m, m->busy);
-    g_autoptr(GTask) task = g_task_new(m->plot, NULL, on_worked, m);
-    g_task_set_task_data(task, t, (GDestroyNotify)background_task_free);
-    g_task_run_in_thread(task, work_in_thread);
+    start_task(m, g_steal_pointer(&path), TRUE, job, job_free);
 }

@@ -9,7 +9,8 @@
  * rf_background_model_ready() and then rf_background_model_start() with its
  * job. The work gets a forward-only model built from a temporary
  * checkpoint of the paused, finished or stopped run (removed with the job)
- * on that run's data set; the window stays responsive meanwhile. */
+ * on that run's data set, or from a file the view names
+ * (rf_background_model_start_file); the window stays responsive meanwhile. */
 #ifndef RF_BACKGROUND_MODEL_H
 #define RF_BACKGROUND_MODEL_H
 
@@ -63,5 +64,11 @@ gboolean rf_background_model_ready(rf_background_model *m);
  * `job` in a thread, then m->done; `job` is freed by `job_free` after
  * both (or at once, when the checkpoint cannot be saved: that is said). */
 void rf_background_model_start(rf_background_model *m, void *job, GDestroyNotify job_free);
+
+/* The same on the model of a saved file (a run's kept weights,
+ * core/kept_weights.h) instead of the session's: it needs no paused run,
+ * so it works while a run trains. Nothing starts (and `job` is freed at
+ * once) while work runs. */
+void rf_background_model_start_file(rf_background_model *m, const char *path, void *job, GDestroyNotify job_free);
 
 #endif

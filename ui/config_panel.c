@@ -82,6 +82,7 @@ static const struct {
     {"train.beta1", "Beta 1"},        {"train.beta2", "Beta 2"},
     {"train.clip", "Gradient clip"},  {"train.eval_every", "Validate every"},
     {"train.eval_batches", "Validation batches"}, {"train.checkpoint_every", "Checkpoint every"},
+    {"train.keep_weights", "Weights kept"},
     {"train.log_every", "Log every"},
 };
 

@@ -16,6 +16,7 @@
 
 #include "../config/baselines_file.h"
 #include "../core/alloc.h"
+#include "../core/kept_weights.h"
 #include "../datasets/baselines.h"
 #include "session_private.h"
 #include "../datasets/tsan_sync.h"
@@ -173,6 +174,18 @@ static void record_distributions(rf_worker *w, int64_t step)
     free(d);
 }
 
+/* The weights at an evaluation, as `rangefinder train` keeps them
+ * (core/kept_weights.h). */
+static void record_weights(rf_worker *w, int64_t step)
+{
+    rf_status st = {0};
+    g_autofree char *dir = g_path_get_dirname(w->record->checkpoint);
+    if (rf_kept_weights_save(w->trainer, dir, step, rf_trainer_config(w->trainer)->train.keep_weights, &st))
+        return;
+    g_autoptr(GError) error = g_error_new_literal(G_IO_ERROR, G_IO_ERROR_FAILED, st.msg);
+    record_failed(w, error);
+}
+
 /* Every row to the UI thread (the live curve shows each step); to the run's
  * metrics.csv what `rangefinder train` writes for the config: a training
  * row every train.log_every steps and at the last, every evaluation. */
@@ -185,6 +198,8 @@ static void post_metrics(rf_worker *w, const rf_metrics *metrics)
         record_failed(w, error);
     else if (w->record != NULL && metrics->split == RF_SPLIT_VAL)
         record_distributions(w, metrics->step);
+    if (w->record != NULL && metrics->split == RF_SPLIT_VAL)
+        record_weights(w, metrics->step);
     rf_msg *m = msg_new(RF_MSG_METRICS);
     m->metrics = *metrics;
     m->step = metrics->step;
