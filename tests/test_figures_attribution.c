@@ -25,6 +25,7 @@
 
 #include "../datasets/datasets.h"
 #include "../ui/figures/attribution_figure.h"
+#include "../ui/figures/attribution_maps.h"
 #include "../ui/figures/data_sample.h"
 #include "figure_pixels.h"
 #include "tap.h"
@@ -259,6 +260,32 @@ done:
     rf_attribution_clear(&b);
 }
 
+/* A map over the padded length (attention probabilities [heads, N, N],
+ * TaLK's bounds [N, 2 heads]) is drawn up to the input's own length: the
+ * padding's rows and columns have no cell; other dimensions stay whole. */
+static void test_maps_padding(void)
+{
+    enum { SEQ = 8, LEN = 5 };
+    static float a[2 * SEQ * SEQ], b[2 * SEQ * SEQ];
+    for (int i = 0; i < 2 * SEQ * SEQ; i++)
+        a[i] = (float)(i % 7) * 0.1f;
+    rf_attribution_maps m = {0};
+    rf_shape probs = {3, {2, SEQ, SEQ, 1}};
+    rf_attribution_maps_set(&m, "layer0.attn.probs", &probs, a, b, SEQ, LEN);
+    rf_rect r = {0, 0, 400, 200}, cell;
+    bool inside = rf_attribution_maps_cell_rect(&m, r, 1, 1, LEN - 1, LEN - 1, &cell);
+    bool pad_row = rf_attribution_maps_cell_rect(&m, r, 1, 1, LEN, 0, &cell);
+    bool pad_col = rf_attribution_maps_cell_rect(&m, r, 1, 0, 0, LEN, &cell);
+    tap_ok(m.shown_rows == LEN && m.shown_cols == LEN && inside && !pad_row && !pad_col && m.range > 0.5,
+           "a [2, %d, %d] map of a %d-position input is drawn %d x %d, the padding left out (range %.2f over all)",
+           SEQ, SEQ, LEN, m.shown_rows, m.shown_cols, m.range);
+    rf_shape bounds = {2, {SEQ, 4, 1, 1}};
+    rf_attribution_maps_set(&m, "talk.layer0.bounds", &bounds, a, b, SEQ, LEN);
+    tap_ok(m.shown_rows == LEN && m.shown_cols == 4 && rf_attribution_maps_cell_rect(&m, r, 1, 0, LEN - 1, 3, &cell),
+           "a [%d, 4] map keeps its 4 columns and draws %d of its rows", SEQ, m.shown_rows);
+    rf_attribution_maps_clear(&m);
+}
+
 /* ---- audio ---- */
 
 static void write_tone(const char *dir, const char *name, double hz)
@@ -325,6 +352,7 @@ static void remove_tree(const char *path)
 
 int main(void)
 {
+    test_maps_padding();
     g_autofree char *pictures = write_image_folder();
     const char *const picture_sets[] = {"data.image_size", "8", "data.patch", "2", NULL};
     rf_dataset *ds = open_data("image_folder", pictures, picture_sets);

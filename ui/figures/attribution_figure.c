@@ -33,6 +33,7 @@ static const rf_rgb muted = {0.30, 0.30, 0.34};
 struct rf_attribution_figure {
     float *values;
     int len;
+    int seq_len;                 /* the data set's padded length (the maps' padding) */
     rf_attr_method method;
     double fx, fbase, sum, completeness;
     char layout;                 /* see rf_attribution_figure_layout */
@@ -132,6 +133,7 @@ void rf_attribution_figure_set(rf_attribution_figure *f, const rf_attribution *a
     clear(f);
     f->values = g_memdup2(a->values, sizeof(float) * (size_t)a->len);
     f->len = a->len;
+    f->seq_len = ds->seq_len;
     f->method = method;
     f->fx = a->fx;
     f->fbase = a->fbase;
@@ -197,7 +199,7 @@ void rf_attribution_figure_set_maps(rf_attribution_figure *f, const char *name, 
                                     const float *a, const float *b)
 {
     if (f->panels == 3)
-        rf_attribution_maps_set(&f->maps, name, shape, a, b);
+        rf_attribution_maps_set(&f->maps, name, shape, a, b, f->seq_len, f->len);
 }
 
 const float *rf_attribution_figure_map(const rf_attribution_figure *f, int i, size_t *n, rf_shape *shape)

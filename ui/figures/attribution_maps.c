@@ -22,7 +22,7 @@ void rf_attribution_maps_clear(rf_attribution_maps *m)
 }
 
 void rf_attribution_maps_set(rf_attribution_maps *m, const char *name, const rf_shape *shape, const float *a,
-                             const float *b)
+                             const float *b, int seq_len, int len)
 {
     rf_attribution_maps_clear(m);
     m->name = g_strdup(name);
@@ -35,6 +35,9 @@ void rf_attribution_maps_set(rf_attribution_maps *m, const char *name, const rf_
     m->cols = shape->ndim >= 1 ? (int)shape->dim[shape->ndim - 1] : 1;
     m->rows = shape->ndim >= 2 ? (int)shape->dim[shape->ndim - 2] : 1;
     m->slices = (int)(m->n / ((size_t)m->rows * (size_t)m->cols));
+    bool cut = len > 0 && len < seq_len;
+    m->shown_rows = cut && m->rows == seq_len ? len : m->rows;
+    m->shown_cols = cut && m->cols == seq_len ? len : m->cols;
     m->values[0] = g_memdup2(a, sizeof(float) * m->n);
     m->values[1] = g_memdup2(b, sizeof(float) * m->n);
     m->values[2] = g_new(float, m->n);
@@ -67,8 +70,8 @@ static rf_rect slice_rect(const rf_attribution_maps *m, rf_rect r, double text_s
 {
     double top = r.y + NAME_H * text_scale, gap = SLICE_GAP * text_scale, h = fmax(r.h - NAME_H * text_scale, 1);
     double w = fmax((r.w - gap * (m->slices - 1)) / m->slices, 1);
-    double cell = fmin(w / m->cols, h / m->rows);
-    return (rf_rect){r.x + s * (cell * m->cols + gap), top, cell * m->cols, cell * m->rows};
+    double cell = fmin(w / m->shown_cols, h / m->shown_rows);
+    return (rf_rect){r.x + s * (cell * m->shown_cols + gap), top, cell * m->shown_cols, cell * m->shown_rows};
 }
 
 void rf_attribution_maps_draw(rf_attribution_maps *m, cairo_t *cr, rf_rect r, double text_scale, int panel)
@@ -77,25 +80,25 @@ void rf_attribution_maps_draw(rf_attribution_maps *m, cairo_t *cr, rf_rect r, do
         return;
     char line[200];
     if (m->slices > 1)
-        g_snprintf(line, sizeof line, "%s: %d maps of %d × %d", m->name, m->slices, m->rows, m->cols);
+        g_snprintf(line, sizeof line, "%s: %d maps of %d × %d", m->name, m->slices, m->shown_rows, m->shown_cols);
     else
-        g_snprintf(line, sizeof line, "%s: %d × %d", m->name, m->rows, m->cols);
+        g_snprintf(line, sizeof line, "%s: %d × %d", m->name, m->shown_rows, m->shown_cols);
     rf_set_color(cr, ink, 1);
     rf_draw_text(cr, r.x, r.y + NAME_H * text_scale / 2, 0, 0.5, RF_PLOT_TEXT, false, line);
     for (int s = 0; s < m->slices; s++) {
         rf_rect at = slice_rect(m, r, text_scale, s);
-        rf_heatmap_draw(&m->heat[panel * m->slices + s], cr, at, 0, m->rows, 0, m->cols);
+        rf_heatmap_draw(&m->heat[panel * m->slices + s], cr, at, 0, m->shown_rows, 0, m->shown_cols);
     }
 }
 
 bool rf_attribution_maps_cell_rect(const rf_attribution_maps *m, rf_rect r, double text_scale, int slice, int row,
                                    int col, rf_rect *cell)
 {
-    if (m->name == NULL || slice < 0 || slice >= m->slices || row < 0 || row >= m->rows || col < 0 ||
-        col >= m->cols)
+    if (m->name == NULL || slice < 0 || slice >= m->slices || row < 0 || row >= m->shown_rows || col < 0 ||
+        col >= m->shown_cols)
         return false;
     rf_rect at = slice_rect(m, r, text_scale, slice);
-    double w = at.w / m->cols, h = at.h / m->rows;
+    double w = at.w / m->shown_cols, h = at.h / m->shown_rows;
     *cell = (rf_rect){at.x + col * w, at.y + row * h, w, h};
     return true;
 }
@@ -106,7 +109,7 @@ bool rf_attribution_maps_cell_at(const rf_attribution_maps *m, rf_rect r, double
     for (int s = 0; m->name != NULL && s < m->slices; s++) {
         rf_rect at = slice_rect(m, r, text_scale, s);
         int row, col;
-        if (rf_heatmap_cell_at(&m->heat[s], at, 0, m->rows, 0, m->cols, x, y, &row, &col)) {
+        if (rf_heatmap_cell_at(&m->heat[s], at, 0, m->shown_rows, 0, m->shown_cols, x, y, &row, &col)) {
             *index = ((size_t)s * m->rows + row) * m->cols + col;
             return true;
         }

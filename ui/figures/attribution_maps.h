@@ -17,14 +17,17 @@ typedef struct rf_attribution_maps {
     float *values[3];            /* A, B, A − B: n floats each */
     size_t n;
     int slices, rows, cols;      /* slices of rows x cols */
+    int shown_rows, shown_cols;  /* those drawn: a dimension of the padded length cut to the input's */
     rf_heatmap *heat;            /* 3 x slices, panel by panel */
     double range;                /* m */
 } rf_attribution_maps;
 
 /* Keep copies of A's and B's values of tap `name` (shape without the
- * batch), the difference and the shared range. */
+ * batch), the difference and the shared range. Rows or columns as many as
+ * the data set's padded length (seq_len) are drawn only up to the input's
+ * own length (len): the padding's. The range covers every value. */
 void rf_attribution_maps_set(rf_attribution_maps *m, const char *name, const rf_shape *shape, const float *a,
-                             const float *b);
+                             const float *b, int seq_len, int len);
 void rf_attribution_maps_clear(rf_attribution_maps *m);
 
 /* The colour range of all three panels, its legend naming the tap and
