@@ -144,13 +144,17 @@ rf_probe_set *rf_probe_set_new_pooled(const rf_graph *g, const char *const *name
         snprintf(v->name, sizeof v->name, "%s", t->name);
         v->shape = without_batch(t->shape);
         if (w != NULL) {
-            if (!window_ok(w, v->shape, t->name, st)) {
+            v->window = *w;
+            if (v->shape.ndim >= 2 && w->r1 == RF_POOL_END)
+                v->window.r1 = v->shape.dim[v->shape.ndim - 2];
+            if (v->shape.ndim >= 2 && w->c1 == RF_POOL_END)
+                v->window.c1 = v->shape.dim[v->shape.ndim - 1];
+            if (!window_ok(&v->window, v->shape, t->name, st)) {
                 rf_probe_set_free(ps);
                 return NULL;
             }
             v->pooled = true;
-            v->window = *w;
-            rf_probe_window_cells(w, &v->shape.dim[v->shape.ndim - 2], &v->shape.dim[v->shape.ndim - 1]);
+            rf_probe_window_cells(&v->window, &v->shape.dim[v->shape.ndim - 2], &v->shape.dim[v->shape.ndim - 1]);
         }
         v->data = malloc((size_t)ps->rows * (size_t)rf_shape_numel(v->shape) * sizeof(float));
     }

@@ -46,8 +46,11 @@ const rf_tap *rf_tap_find(const rf_graph *g, const char *name);
  * n = hi - lo every cell is one value, the exact map. */
 typedef enum rf_pool_reduce { RF_POOL_MAX, RF_POOL_MEAN } rf_pool_reduce;
 
+/* r1 or c1: the map's own end */
+#define RF_POOL_END (-1)
+
 typedef struct rf_probe_window {
-    int64_t r0, r1, c0, c1;
+    int64_t r0, r1, c0, c1;    /* r1, c1 may be RF_POOL_END */
     int64_t rows, cols;    /* at most this many cells (fewer when the window is smaller) */
     rf_pool_reduce reduce;
 } rf_probe_window;
