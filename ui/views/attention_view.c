@@ -58,6 +58,7 @@ typedef struct attention_view {
     GtkSpinButton *segment;     /* BLRP maps: the segment (1-based) */
     GtkToggleButton *picture;   /* image data: over the picture */
     GtkToggleButton *overview_toggle;
+    GtkToggleButton *mean;      /* pooled maps: cells are means (off: maxima) */
     rf_attention_overview overview;   /* shown by the figure while the toggle is on */
     GArray *maps;               /* of map_entry */
     int segments;               /* BLRP segments T */
@@ -188,6 +189,31 @@ static gboolean picture_possible(attention_view *v, const map_entry *m)
            ds->grid_w > 0;
 }
 
+/* Full attention's map is asked for pooled to the plot's pixels (core/probe.h):
+ * the sample's own positions (its CLS first) in at most this many cells
+ * each way, from the image size the heatmap last drew at (or the widget's). */
+static int64_t map_cells(attention_view *v)
+{
+    int iw, ih;
+    double view[4];
+    if (!rf_heatmap_cached_view(&v->figure.heat, &iw, &ih, view)) {
+        iw = gtk_widget_get_width(GTK_WIDGET(v->plot)) * 3 / 4;
+        ih = gtk_widget_get_height(GTK_WIDGET(v->plot)) * 3 / 4;
+    }
+    /* at most heads x 1024 x 1024 floats: 32 MiB for 8 heads, under 1 % of
+     * what a million-token run plans */
+    return CLAMP(MIN(iw, ih), 64, 1024);
+}
+
+static rf_probe_window map_window(attention_view *v, const map_entry *m)
+{
+    int len = rf_probe_picker_sample_length(&v->picker);
+    int64_t end = len > 0 ? token_offset(rf_session_get_run_config(v->session), m) + len : RF_POOL_END;
+    int64_t cells = map_cells(v);
+    return (rf_probe_window){0, end, 0, end, cells, cells,
+                             gtk_toggle_button_get_active(v->mean) ? RF_POOL_MEAN : RF_POOL_MAX};
+}
+
 /* Which taps the chosen map needs, watched while the view is visible. */
 static void watch(attention_view *v)
 {
@@ -235,6 +261,11 @@ static void watch(attention_view *v)
         return;
     }
     const char *names[2] = {v->taps[0], v->taps[1]};
+    if (m != NULL && m->kind == MAP_PROBS) {
+        rf_probe_window w[1] = {map_window(v, m)};
+        rf_probe_picker_watch_pooled(&v->picker, names, w, v->n_taps);
+        return;
+    }
     rf_probe_picker_watch(&v->picker, names, v->n_taps);
 }
 
@@ -379,13 +410,24 @@ static void show_block(attention_view *v, const float *map, int rows, int cols, 
     show_matrix(v, crop, keep_rows, keep_cols, row_label, col_label, crop);
 }
 
+/* A value pooled to fewer cells than its window's positions (core/probe.h). */
+static gboolean coarse(const rf_probe_value *a)
+{
+    return a->pooled && a->shape.dim[a->shape.ndim - 2] < a->window.r1 - a->window.r0;
+}
+
 /* A full-attention map [rows, rows] of one head: only the shown sample's
  * own positions (its CLS first, when the model has one), where the batch
  * padded it; the padded queries' rows and keys' columns carry nothing of
- * the sample. */
-static void show_probs(attention_view *v, const rf_config *cfg, const map_entry *m, const float *map, int rows,
-                       int cols)
+ * the sample. A pooled map's window is those positions already. */
+static void show_probs(attention_view *v, const rf_config *cfg, const map_entry *m, const rf_probe_value *a,
+                       const float *map, int rows, int cols)
 {
+    if (a->pooled) {   /* the axes count cells; the title says how many tokens a cell holds */
+        gboolean cells = coarse(a);
+        show_matrix(v, map, rows, cols, cells ? "query cell" : "query", cells ? "key cell" : "key", NULL);
+        return;
+    }
     int len = rows == cols ? sample_length(v) : 0;
     int valid = len > 0 ? MIN(rows, token_offset(cfg, m) + len) : rows;
     show_block(v, map, rows, cols, valid, valid, "query", "key");
@@ -414,12 +456,18 @@ static void show_padding(attention_view *v, int seg, int t)
  * zoomed in: full attention's (after the model's CLS) or BLRP segment
  * seg's self-attention (t tokens a segment). A pooled map's cells are not
  * tokens. */
-static void name_cells(attention_view *v, const rf_config *cfg, const map_entry *m, int rows, int cols, int seg,
-                       int t)
+static void name_cells(attention_view *v, const rf_config *cfg, const map_entry *m, const rf_probe_value *a, int rows,
+                       int cols, int seg, int t)
 {
     int n = 0;
     char **names = NULL;
-    if (m->kind == MAP_PROBS && !v->pooled)
+    if (m->kind == MAP_PROBS && coarse(a)) {   /* a cell's positions, counted as the map's rows are */
+        names = g_new0(char *, rows + 1);
+        for (n = 0; n < rows; n++)
+            names[n] = g_strdup_printf("tokens %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT,
+                                       rf_pool_edge(a->window.r0, a->window.r1, rows, n),
+                                       rf_pool_edge(a->window.r0, a->window.r1, rows, n + 1) - 1);
+    } else if (m->kind == MAP_PROBS && !v->pooled)
         names = rf_probe_picker_token_names(&v->picker, token_offset(cfg, m), 0, rows, &n);
     else if (m->kind == MAP_BLRP_SELF && !v->pooled)
         names = rf_probe_picker_token_names(&v->picker, 0, (seg - 1) * t, seg * t, &n);
@@ -635,7 +683,7 @@ static void refresh(gpointer data)
         show_padding(v, seg, t);
         return;
     }
-    name_cells(v, cfg, m, rows, cols, seg, t);
+    name_cells(v, cfg, m, a, rows, cols, seg, t);
     /* A key-value state is signed: diverging around 0; the rest are weights. */
     if (m->kind == MAP_KV)
         rf_attention_figure_set_quantity(&v->figure, "key-value state", RF_COLORMAP_DIVERGING);
@@ -643,7 +691,7 @@ static void refresh(gpointer data)
         rf_attention_figure_set_quantity(&v->figure, "attention weight", RF_COLORMAP_SEQUENTIAL);
     switch (m->kind) {
     case MAP_PROBS:
-        show_probs(v, cfg, m, a->data + head * plane, rows, cols);
+        show_probs(v, cfg, m, a, a->data + head * plane, rows, cols);
         break;
     case MAP_KV:
         show_matrix(v, a->data + head * plane, rows, cols, "key feature", "value feature", NULL);
@@ -679,6 +727,13 @@ static void refresh(gpointer data)
         g_snprintf(title, sizeof title, "%s · segment %d · head %d · %s", m->label, seg, head + 1, sample);
     else
         g_snprintf(title, sizeof title, "%s · head %d · %s", m->label, head + 1, sample);
+    if (coarse(a)) {   /* what a cell is: the widest cell's positions (they differ by one at most) */
+        int64_t span = (a->window.r1 - a->window.r0 + rows - 1) / rows;
+        size_t used = strlen(title);
+        g_snprintf(title + used, sizeof title - used, " · %s over %s%" G_GINT64_FORMAT "×%" G_GINT64_FORMAT
+                   " tokens", a->window.reduce == RF_POOL_MEAN ? "mean" : "max",
+                   (a->window.r1 - a->window.r0) % rows != 0 ? "up to " : "", span, span);
+    }
     rf_attention_figure_set_title(&v->figure, title);
     rf_attention_figure_show_picture(&v->figure, gtk_toggle_button_get_active(v->picture) &&
                                                      picture_possible(v, m));
@@ -783,6 +838,12 @@ GtkWidget *rf_attention_view_new(RfSession *s)
     gtk_widget_set_tooltip_text(GTK_WIDGET(v->overview_toggle),
                                 "Every layer and head of the sample at once; click one to open it");
     gtk_box_append(GTK_BOX(v->picker.history_box), GTK_WIDGET(v->overview_toggle));
+    v->mean = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_mnemonic("M_ean"));
+    gtk_widget_set_tooltip_text(GTK_WIDGET(v->mean),
+                                "Maps longer than the screen: each cell the mean of the weights it covers "
+                                "(off: the largest, so a single sharp weight stays visible)");
+    gtk_box_append(GTK_BOX(v->picker.history_box), GTK_WIDGET(v->mean));
+    g_signal_connect_swapped(v->mean, "toggled", G_CALLBACK(on_choice), v);
     g_signal_connect_swapped(v->overview_toggle, "toggled", G_CALLBACK(on_choice), v);
     g_signal_connect(v->segment, "value-changed", G_CALLBACK(on_segment), v);
     g_signal_connect(v->picture, "toggled", G_CALLBACK(on_picture), v);

@@ -1,0 +1,159 @@
+/* The Attention view of a long sequence, under Xvfb with the real
+ * application: a one-layer full-attention model of width 8 trains one step
+ * on long_match samples of 8,192 tokens (a map of 67 million weights), and
+ * on the Attention view
+ *   1. the map the view watches arrives pooled (core/probe.h) to about the
+ *      plot's pixels, max by default: the snapshot holds its cells, not
+ *      8,192 x 8,192 floats, and the title says "max over K×K tokens";
+ *   2. the cells drawn are those of `rangefinder inspect --pool max` with
+ *      the same cells on the saved model (the core request, another
+ *      process);
+ *   3. hover names a cell's token range;
+ *   4. the Mean toggle asks again: the title says "mean over", and the
+ *      cells are the CLI's `--pool mean`.
+ * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: the window at
+ * 1024 x 600 and 1920 x 1080 (attention-long-WxH.png). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../ui/figures/attention_figure.h"
+#include "../ui/view.h"
+#include "trained_view.h"
+
+#define TOKENS 8192
+static const char long_config[] = "[data]\ntask = long_match\nmax_len = 8192\ntrain_size = 4\nval_size = 2\n"
+                                  "test_size = 2\nbatch = 1\n"
+                                  "[model]\nencoder = full\nlayers = 1\ndim = 8\nheads = 1\nff = 16\n"
+                                  "[train]\nsteps = 1\neval_every = 1\nlog_every = 1\ncheckpoint_every = 0\n"
+                                  "threads = 2\n";
+
+/* The snapshot's map is pooled with `reduce` (a pointer to it). */
+static const rf_probe_value *pooled_map(RfSession *s)
+{
+    const rf_probe_value *p = rf_session_find_probe(s, "layer0.attn.probs");
+    return p != NULL && p->filled && p->pooled ? p : NULL;
+}
+
+static gboolean map_pooled_by(gpointer data)
+{
+    gpointer *args = data;
+    const rf_probe_value *p = pooled_map(args[0]);
+    const rf_attention_figure *fig = rf_plot_view_get_figure(args[1])->data;
+    return p != NULL && p->window.reduce == *(rf_pool_reduce *)args[2] && fig->map == p->data &&
+           strstr(fig->title, *(rf_pool_reduce *)args[2] == RF_POOL_MEAN ? "mean over" : "max over") != NULL;
+}
+
+/* `rangefinder inspect --pool` of train sample 0 into `cells` x `cells`:
+ * the floats after the .npy header, or NULL. */
+static float *cli_pooled(const char *rangefinder, const char *model, const char *dir, int cells, const char *reduce,
+                         gsize *n)
+{
+    g_autofree char *out = g_build_filename(dir, "pooled.npy", NULL);
+    g_autofree char *size = g_strdup_printf("%dx%d", cells, cells);
+    const char *argv[] = {rangefinder, "inspect", "--checkpoint", model, "--split", "train", "--sample", "0",
+                          "--probe", "layer0.attn.probs", "--pool", reduce, "--cells", size, "--out", out, NULL};
+    g_autofree char *stdout_text = NULL, *err = NULL, *bytes = NULL;
+    int status = 0;
+    gsize len = 0;
+    if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &stdout_text, &err, &status, NULL) ||
+        !g_spawn_check_wait_status(status, NULL) || !g_file_get_contents(out, &bytes, &len, NULL) || len < 10) {
+        tap_diag("inspect --pool failed: %s", err != NULL ? err : "");
+        return NULL;
+    }
+    gsize header = 10 + (guchar)bytes[8] + 256 * (guchar)bytes[9];   /* .npy 1.0 */
+    *n = (len - header) / sizeof(float);
+    return g_memdup2(bytes + header, len - header);
+}
+
+/* The figure's cells against the CLI's: the largest difference. */
+static double largest_difference(const rf_attention_figure *fig, const float *want, gsize n)
+{
+    if (want == NULL || n != (gsize)fig->rows * fig->cols)
+        return INFINITY;
+    double worst = 0;
+    for (gsize i = 0; i < n; i++)
+        worst = fmax(worst, fabs(fig->map[i] - want[i]));
+    return worst;
+}
+
+static void check(RfWindow *win, const char *rangefinder, const char *dir)
+{
+    RfSession *s = rf_window_get_session(win);
+    GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(win), "attention");
+    RfPlotView *plot = rf_view_get_plot(page);
+    rf_pool_reduce max = RF_POOL_MAX, mean = RF_POOL_MEAN;
+    gpointer by_max[3] = {s, plot, &max}, by_mean[3] = {s, plot, &mean};
+    /* 1 */
+    if (!tap_ok(spin_until(map_pooled_by, by_max, 120.0), "the Attention view shows a pooled map, max by default"))
+        return;
+    const rf_attention_figure *fig = rf_plot_view_get_figure(plot)->data;
+    const rf_probe_value *p = pooled_map(s);
+    int cells = (int)p->shape.dim[1];
+    tap_ok(p->shape.ndim == 3 && p->shape.dim[0] == 1 && cells == p->shape.dim[2] && cells >= 64 && cells < TOKENS &&
+               p->window.r0 == 0 && p->window.r1 == TOKENS && fig->rows == cells && fig->cols == cells,
+           "the snapshot holds the %d x %d cells of all %d tokens (%d x %d drawn), not %d x %d floats", cells, cells,
+           TOKENS, fig->rows, fig->cols, TOKENS, TOKENS);
+    int span = (TOKENS + cells - 1) / cells;
+    g_autofree char *words = g_strdup_printf("max over %s%d×%d tokens", TOKENS % cells ? "up to " : "", span, span);
+    tap_ok(strstr(fig->title, words) != NULL, "the title says what a cell is: \"%s\" (%s)", words, fig->title);
+    view_screenshots(win, "attention-long");
+
+    /* 2 */
+    g_autofree char *model = save_model_for_cli(win, dir);
+    gsize n = 0;
+    g_autofree float *want = cli_pooled(rangefinder, model, dir, cells, "max", &n);
+    double diff = largest_difference(fig, want, n);
+    tap_ok(diff <= 1e-6, "the cells drawn are `inspect --pool max --cells %dx%d`'s (largest difference %.3g)", cells,
+           cells, diff);
+
+    /* 3 */
+    GtkWidget *w = GTK_WIDGET(plot);
+    const rf_figure *f = rf_plot_view_get_figure(plot);
+    rf_zoom z = rf_plot_view_get_zoom(plot);
+    char text[256] = "";
+    gboolean found = FALSE;
+    int width = gtk_widget_get_width(w), height = gtk_widget_get_height(w);
+    for (int y = height / 4; !found && y < height; y += 7)
+        for (int x = width / 4; !found && x < width; x += 7)
+            found = f->hover(f->data, width, height, &z, x, y, text, sizeof text) && strstr(text, "tokens ") != NULL;
+    int a = 0, b = 0;
+    const char *at = strstr(text, "tokens ");
+    tap_ok(found && sscanf(at, "tokens %d-%d", &a, &b) == 2 && b - a + 1 >= span - 1 && b - a + 1 <= span,
+           "hover names a cell's tokens: %s", text);
+
+    /* 4 */
+    GtkToggleButton *mean_toggle = GTK_TOGGLE_BUTTON(find_by_tooltip(page, "Maps longer than the screen"));
+    if (!tap_ok(mean_toggle != NULL, "the Attention view has a Mean toggle"))
+        return;
+    gtk_toggle_button_set_active(mean_toggle, TRUE);
+    if (!tap_ok(spin_until(map_pooled_by, by_mean, 120.0), "Mean asks again: the title says \"mean over\""))
+        return;
+    fig = rf_plot_view_get_figure(plot)->data;
+    cells = fig->rows;
+    g_free(want);
+    want = cli_pooled(rangefinder, model, dir, cells, "mean", &n);
+    diff = largest_difference(fig, want, n);
+    tap_ok(diff <= 1e-6, "the mean cells drawn are `inspect --pool mean --cells %dx%d`'s (largest difference %.3g)",
+           cells, cells, diff);
+}
+
+int main(int argc, char **argv)
+{
+    g_autofree char *dir = g_dir_make_tmp("rf-gui-long-XXXXXX", NULL);
+    if (argc < 2) {
+        tap_skip("the Attention view of 8,192 tokens", "no rangefinder executable given");
+        return tap_done();
+    }
+    RfApplication *app = NULL;
+    RfWindow *win = open_workbench(dir, long_config, &app);
+    if (win == NULL)
+        return tap_done();
+    gtk_stack_set_visible_child_name(rf_window_get_stack(win), "attention");
+    if (train_run(win, "8,192-token"))
+        check(win, argv[1], dir);
+    close_workbench(win, app);
+    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        tap_ok(FALSE, "remove %s", dir);
+    return tap_done();
+}
