@@ -10,7 +10,11 @@
  *      process);
  *   3. hover names a cell's token range;
  *   4. the Mean toggle asks again: the title says "mean over", and the
- *      cells are the CLI's `--pool mean`.
+ *      cells are the CLI's `--pool mean`;
+ *   5. zooming in asks for the visible queries and keys: a few hundred of
+ *      them come back one cell a token, the exact weights (the CLI's
+ *      `--rows A:B --columns C:D` window), the title naming the window;
+ *      0 goes back to all 8,192 tokens, pooled.
  * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: the window at
  * 1024 x 600 and 1920 x 1080 (attention-long-WxH.png). */
 #include <stdio.h>
@@ -43,15 +47,30 @@ static gboolean map_pooled_by(gpointer data)
            strstr(fig->title, *(rf_pool_reduce *)args[2] == RF_POOL_MEAN ? "mean over" : "max over") != NULL;
 }
 
-/* `rangefinder inspect --pool` of train sample 0 into `cells` x `cells`:
- * the floats after the .npy header, or NULL. */
-static float *cli_pooled(const char *rangefinder, const char *model, const char *dir, int cells, const char *reduce,
-                         gsize *n)
+/* The snapshot's map is a window smaller than the sample, one cell a token. */
+static gboolean exact_window(gpointer s)
+{
+    const rf_probe_value *p = pooled_map(s);
+    return p != NULL && p->window.r1 - p->window.r0 < TOKENS && p->shape.dim[1] == p->window.r1 - p->window.r0 &&
+           p->shape.dim[2] == p->window.c1 - p->window.c0;
+}
+
+static gboolean whole_again(gpointer s)
+{
+    const rf_probe_value *p = pooled_map(s);
+    return p != NULL && p->window.r0 == 0 && p->window.r1 == TOKENS && p->shape.dim[1] < TOKENS;
+}
+
+/* `rangefinder inspect --pool` of train sample 0 into `cells` x `cells`
+ * (over `window`, "A:B", or all): the floats after the .npy header, or NULL. */
+static float *cli_window(const char *rangefinder, const char *model, const char *dir, int cells, const char *reduce,
+                         const char *rows, const char *cols, gsize *n)
 {
     g_autofree char *out = g_build_filename(dir, "pooled.npy", NULL);
     g_autofree char *size = g_strdup_printf("%dx%d", cells, cells);
     const char *argv[] = {rangefinder, "inspect", "--checkpoint", model, "--split", "train", "--sample", "0",
-                          "--probe", "layer0.attn.probs", "--pool", reduce, "--cells", size, "--out", out, NULL};
+                          "--probe", "layer0.attn.probs", "--pool", reduce, "--cells", size, "--out", out,
+                          "--rows", rows, "--columns", cols, NULL};
     g_autofree char *stdout_text = NULL, *err = NULL, *bytes = NULL;
     int status = 0;
     gsize len = 0;
@@ -63,6 +82,12 @@ static float *cli_pooled(const char *rangefinder, const char *model, const char 
     gsize header = 10 + (guchar)bytes[8] + 256 * (guchar)bytes[9];   /* .npy 1.0 */
     *n = (len - header) / sizeof(float);
     return g_memdup2(bytes + header, len - header);
+}
+
+static float *cli_pooled(const char *rangefinder, const char *model, const char *dir, int cells, const char *reduce,
+                         gsize *n)
+{
+    return cli_window(rangefinder, model, dir, cells, reduce, "0:", "0:", n);
 }
 
 /* The figure's cells against the CLI's: the largest difference. */
@@ -135,6 +160,30 @@ static void check(RfWindow *win, const char *rangefinder, const char *dir)
     diff = largest_difference(fig, want, n);
     tap_ok(diff <= 1e-6, "the mean cells drawn are `inspect --pool mean --cells %dx%d`'s (largest difference %.3g)",
            cells, cells, diff);
+
+    /* 5 */
+    for (int i = 0; i < 15; i++)   /* 1.25^15: about 1/28 of the map each way */
+        rf_plot_view_key(plot, GDK_KEY_plus, 0);
+    if (!tap_ok(spin_until(exact_window, s, 120.0), "zooming in asks for the visible window: one cell a token"))
+        return;
+    spin_for(0.3);
+    p = pooled_map(s);
+    fig = rf_plot_view_get_figure(plot)->data;
+    g_autofree char *rows = g_strdup_printf("%lld:%lld", (long long)p->window.r0, (long long)p->window.r1);
+    g_autofree char *cols = g_strdup_printf("%lld:%lld", (long long)p->window.c0, (long long)p->window.c1);
+    g_autofree char *named = g_strdup_printf("queries %lld-%lld, keys %lld-%lld", (long long)p->window.r0,
+                                             (long long)p->window.r1 - 1, (long long)p->window.c0,
+                                             (long long)p->window.c1 - 1);
+    tap_ok(fig->map == p->data && fig->rows < 600 && fig->cols < 600 && strstr(fig->title, named) != NULL &&
+               strstr(fig->title, " over ") == NULL,
+           "the title names the window and no pooling (%s), %d x %d tokens drawn", fig->title, fig->rows, fig->cols);
+    g_free(want);
+    want = cli_window(rangefinder, model, dir, MAX(fig->rows, fig->cols), "max", rows, cols, &n);
+    diff = largest_difference(fig, want, n);
+    tap_ok(diff <= 1e-6, "its cells are the exact weights, `inspect --rows %s --columns %s`'s (largest difference "
+           "%.3g)", rows, cols, diff);
+    rf_plot_view_key(plot, GDK_KEY_0, 0);
+    tap_ok(spin_until(whole_again, s, 120.0), "0 goes back to all %d tokens, pooled", TOKENS);
 }
 
 int main(int argc, char **argv)
