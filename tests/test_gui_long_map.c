@@ -14,7 +14,8 @@
  *   5. zooming in asks for the visible queries and keys: a few hundred of
  *      them come back one cell a token, the exact weights (the CLI's
  *      `--rows A:B --columns C:D` window), the title naming the window;
- *      0 goes back to all 8,192 tokens, pooled.
+ *      0 goes back to all 8,192 tokens, pooled;
+ *   6. the Overview asks for every layer's maps as 256 x 256 thumbnails.
  * argv[1]: the rangefinder executable. RF_SCREENSHOT_DIR set: the window at
  * 1024 x 600 and 1920 x 1080 (attention-long-WxH.png). */
 #include <stdio.h>
@@ -53,6 +54,12 @@ static gboolean exact_window(gpointer s)
     const rf_probe_value *p = pooled_map(s);
     return p != NULL && p->window.r1 - p->window.r0 < TOKENS && p->shape.dim[1] == p->window.r1 - p->window.r0 &&
            p->shape.dim[2] == p->window.c1 - p->window.c0;
+}
+
+static gboolean thumbnails(gpointer s)
+{
+    const rf_probe_value *p = pooled_map(s);
+    return p != NULL && p->window.r1 == TOKENS && p->shape.dim[1] == 256 && p->shape.dim[2] == 256;
 }
 
 static gboolean whole_again(gpointer s)
@@ -184,6 +191,14 @@ static void check(RfWindow *win, const char *rangefinder, const char *dir)
            "%.3g)", rows, cols, diff);
     rf_plot_view_key(plot, GDK_KEY_0, 0);
     tap_ok(spin_until(whole_again, s, 120.0), "0 goes back to all %d tokens, pooled", TOKENS);
+
+    /* 6 */
+    GtkToggleButton *overview = GTK_TOGGLE_BUTTON(find_by_tooltip(page, "Every layer and head"));
+    if (tap_ok(overview != NULL, "the Attention view has an Overview toggle")) {
+        gtk_toggle_button_set_active(overview, TRUE);
+        tap_ok(spin_until(thumbnails, s, 120.0), "the Overview asks for the maps of all %d tokens as 256 x 256 "
+               "thumbnails", TOKENS);
+    }
 }
 
 int main(int argc, char **argv)

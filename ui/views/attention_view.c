@@ -213,14 +213,19 @@ static int64_t map_cells(attention_view *v)
     return CLAMP(MIN(w - 200, h - 100), 64, 1024);
 }
 
+/* The end of the sample's own positions in a map (RF_POOL_END: the map's). */
+static int64_t map_window_end(attention_view *v, const map_entry *m)
+{
+    int len = rf_probe_picker_sample_length(&v->picker);
+    return len > 0 ? token_offset(rf_session_get_run_config(v->session), m) + len : RF_POOL_END;
+}
+
 static rf_probe_window map_window(attention_view *v, const map_entry *m)
 {
-    int64_t cells = map_cells(v);
+    int64_t cells = map_cells(v), end = map_window_end(v, m);
     rf_pool_reduce reduce = gtk_toggle_button_get_active(v->mean) ? RF_POOL_MEAN : RF_POOL_MAX;
     if (v->zoomed.rows > 0)
         return (rf_probe_window){v->zoomed.r0, v->zoomed.r1, v->zoomed.c0, v->zoomed.c1, cells, cells, reduce};
-    int len = rf_probe_picker_sample_length(&v->picker);
-    int64_t end = len > 0 ? token_offset(rf_session_get_run_config(v->session), m) + len : RF_POOL_END;
     return (rf_probe_window){0, end, 0, end, cells, cells, reduce};
 }
 
@@ -273,7 +278,14 @@ static void watch(attention_view *v)
                 g_ptr_array_add(names, name);
             }
         }
-        rf_probe_picker_watch(&v->picker, (const char *const *)names->pdata, (int)names->len);
+        /* full attention's maps as thumbnails: the sample's positions pooled to
+         * at most 256 cells each way */
+        g_autofree rf_probe_window *windows = g_new0(rf_probe_window, names->len + 1);
+        int64_t end = m != NULL ? map_window_end(v, m) : RF_POOL_END;
+        rf_pool_reduce reduce = gtk_toggle_button_get_active(v->mean) ? RF_POOL_MEAN : RF_POOL_MAX;
+        for (guint i = 0; kind == MAP_PROBS && i < names->len; i++)
+            windows[i] = (rf_probe_window){0, end, 0, end, 256, 256, reduce};
+        rf_probe_picker_watch_pooled(&v->picker, (const char *const *)names->pdata, windows, (int)names->len);
         g_ptr_array_unref(names);
         return;
     }
