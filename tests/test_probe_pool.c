@@ -4,8 +4,10 @@
  *    (core/cpu/attention_pool.c), equal the naive softmax pooled naively,
  *    for windows that do not fall on the kernel's blocks, with a key mask
  *    and two heads; at one cell per position they are the exact map;
- *  - a map a tap reads from a buffer (TaLK's bounds, the long-short
- *    windows, BLRP's latents go this way) pools the same way;
+ *  - a map a tap reads from a buffer (the long-short windows, BLRP's
+ *    latents go this way) pools the same way, and so do TaLK's window
+ *    bounds, a view into the op's saved tensors at an offset, against
+ *    the exact probe of them;
  *  - at N = 32,768 a pooled request allocates nothing near N x N floats
  *    (the largest malloc is watched; plain builds only, where the test
  *    owns malloc) and the set holds only its cells;
@@ -16,6 +18,7 @@
 #include <sys/resource.h>
 
 #include "../core/exec.h"
+#include "../core/ops/talk.h"
 #include "../core/probe.h"
 #include "../core/rng.h"
 #include "tap.h"
@@ -257,6 +260,54 @@ static void test_buffer_tap(rf_pool *pool)
     rf_graph_free(g);
 }
 
+/* TaLK's bounds [B, N, 2H], an RF_TAP_AUX view at an offset into aux. */
+static void test_talk_bounds(rf_pool *pool)
+{
+    const int64_t B = 2, N = 403, D = 12, H = 3, S = 1;
+    rf_graph *g = rf_graph_new(NULL);
+    rf_id x = rf_input(g, "x", rf_shape3(B, N, D), false), z = rf_input(g, "z", rf_shape3(B, N, 2 * H), false);
+    rf_id c = rf_talk(g, x, rf_sigmoid(g, z), RF_NONE, 9, 4);
+    rf_status st = {0};
+    bool built = c != RF_NONE &&
+                 rf_tap_add(g, "bounds", c, RF_TAP_AUX, rf_shape3(B, N, 2 * H), rf_talk_bounds_offset(g, c));
+    rf_graph_keep(g, c);
+    if (!tap_ok(built && rf_graph_prepare(g, RF_NONE, 2, NULL, &st), "TaLK's bounds tap [2, 403, 6]")) {
+        rf_graph_free(g);
+        return;
+    }
+    rf_rng rng = {21};
+    fill(rf_value(g, x), B * N * D, false, &rng);
+    fill(rf_value(g, z), B * N * 2 * H, false, &rng);
+    const char *names[] = {"bounds"};
+    rf_probe_set *whole = rf_probe_set_new(g, names, 1, (int)S, &st);
+    if (!tap_ok(whole != NULL && probe_forward(g, whole, pool), "the exact bounds of sample %d", (int)S)) {
+        rf_probe_set_free(whole);
+        rf_graph_free(g);
+        return;
+    }
+    double *plane = malloc((size_t)(N * 2 * H) * sizeof *plane);
+    for (int64_t i = 0; i < N * 2 * H; i++)
+        plane[i] = whole->values[0].data[i];
+    for (int reduce = RF_POOL_MAX; reduce <= RF_POOL_MEAN; reduce++) {
+        rf_probe_window w = {5, 398, 0, 2 * H, 31, 2 * H, (rf_pool_reduce)reduce};
+        const rf_probe_window *ws[] = {&w};
+        rf_probe_set *ps = rf_probe_set_new_pooled(g, names, ws, 1, (int)S, &st);
+        bool ok = ps != NULL && probe_forward(g, ps, pool) && ps->values[0].shape.dim[0] == 31 &&
+                  ps->values[0].shape.dim[1] == 2 * H;
+        double want[31 * 6], worst = INFINITY;
+        if (ok) {
+            naive_pool(plane, 2 * H, &w, want);
+            worst = worst_error(ps->values[0].data, want, 31 * 2 * H, 1e-6);
+        }
+        tap_ok(ok && worst <= 1, "TaLK's bounds, tokens [5, 398) into 31 cells, every bound kept, %s: the exact "
+               "bounds pooled (worst %.3g of its bound)", reduce == RF_POOL_MAX ? "max" : "mean", worst);
+        rf_probe_set_free(ps);
+    }
+    free(plane);
+    rf_probe_set_free(whole);
+    rf_graph_free(g);
+}
+
 static void test_bad_windows(void)
 {
     attn_graph t;
@@ -341,6 +392,7 @@ int main(void)
     rf_pool *pool = rf_pool_new(2);
     test_attention_windows(pool);
     test_buffer_tap(pool);
+    test_talk_bounds(pool);
     test_bad_windows();
     test_long_sequence(pool);
     rf_pool_free(pool);
