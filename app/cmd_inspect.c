@@ -15,6 +15,7 @@
  * (inspect_attribution.h): one value per position into --out, a JSON
  * summary on stdout. */
 #include <errno.h>
+#include <inttypes.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
@@ -88,10 +89,50 @@ static gboolean write_probes(const rf_probe_set *ps, const rf_probe_set *other, 
     return TRUE;
 }
 
+/* --pool, --cells, --rows and --columns: the window every probe is pooled
+ * over. */
+typedef struct pool_opts {
+    gboolean on;
+    rf_probe_window w;
+} pool_opts;
+
+/* "A:B" into [a, b) (an empty side: 0, or the map's end). */
+static gboolean parse_range(const char *text, int64_t *a, int64_t *b)
+{
+    char *end;
+    *a = 0;
+    *b = RF_POOL_END;
+    if (text == NULL)
+        return TRUE;
+    if (*text != ':') {
+        *a = g_ascii_strtoll(text, &end, 10);
+        if (end == text || *a < 0)
+            return FALSE;
+        text = end;
+    }
+    if (*text++ != ':')
+        return FALSE;
+    if (*text == '\0')
+        return TRUE;
+    *b = g_ascii_strtoll(text, &end, 10);
+    return end != text && *end == '\0' && *b > *a;
+}
+
+/* rf_probe_set_new_pooled with --pool's window for every probe. */
+static rf_probe_set *new_set(const rf_graph *g, const char *const *probes, const pool_opts *po, int sample,
+                             rf_status *st)
+{
+    int n = (int)g_strv_length((char **)probes);
+    g_autofree const rf_probe_window **ws = g_new0(const rf_probe_window *, n + 1);
+    for (int i = 0; i < n; i++)
+        ws[i] = &po->w;
+    return rf_probe_set_new_pooled(g, probes, po->on ? ws : NULL, n, sample, st);
+}
+
 /* The named probes of one checkpoint for a sample, its line printed
  * (after `who`, when comparing); NULL on failure. */
 static rf_probe_set *probe_sample(rf_saved_model *sm, const char *who, rf_split split, int64_t sample,
-                                  const char *const *probes, GError **error)
+                                  const char *const *probes, const pool_opts *po, GError **error)
 {
     int64_t size = sm->ds->size[split];
     if (sample >= size) {
@@ -102,8 +143,7 @@ static rf_probe_set *probe_sample(rf_saved_model *sm, const char *who, rf_split 
     }
     rf_model *m = rf_trainer_model(sm->trainer);
     rf_status st = {0};
-    rf_probe_set *ps = rf_probe_set_new(m->graph, probes, (int)g_strv_length((char **)probes),
-                                        (int)(sample % m->batch), &st);
+    rf_probe_set *ps = new_set(m->graph, probes, po, (int)(sample % m->batch), &st);
     rf_inspection r;
     if (ps == NULL || !rf_trainer_inspect(sm->trainer, split, sample, ps, &r, &st)) {
         rf_probe_set_free(ps);
@@ -118,13 +158,13 @@ static rf_probe_set *probe_sample(rf_saved_model *sm, const char *who, rf_split 
 
 /* The same for an outside input (x: featurised by the data set). */
 static rf_probe_set *probe_input(rf_saved_model *sm, const char *who, const char *name, const rf_outside_input *in,
-                                 const char *const *probes, GError **error)
+                                 const char *const *probes, const pool_opts *po, GError **error)
 {
     const rf_dataset *ds = sm->ds;
     rf_model *m = rf_trainer_model(sm->trainer);
     g_autofree float *probs = g_new0(float, ds->classes);
     rf_status st = {0};
-    rf_probe_set *ps = rf_probe_set_new(m->graph, probes, (int)g_strv_length((char **)probes), 0, &st);
+    rf_probe_set *ps = new_set(m->graph, probes, po, 0, &st);
     rf_inspection r;
     if (ps == NULL || !rf_trainer_inspect_input(sm->trainer, in, ps, &r, probs, &st)) {
         rf_probe_set_free(ps);
@@ -163,6 +203,7 @@ typedef struct probe_job {
     const char *const *probes;
     const char *out;
     const char *checkpoint, *against_path;
+    pool_opts pool;
 } probe_job;
 
 static gboolean inspect(rf_saved_model *sm, rf_saved_model *against, const probe_job *job, GError **error)
@@ -178,12 +219,13 @@ static gboolean inspect(rf_saved_model *sm, rf_saved_model *against, const probe
     if (outside)
         rf_input_name(job->path, job->text, name, sizeof name);
     const char *who_a = against != NULL ? job->checkpoint : NULL;
-    rf_probe_set *a = outside ? probe_input(sm, who_a, name, &in, job->probes, error)
-                              : probe_sample(sm, who_a, job->split, job->sample, job->probes, error);
+    rf_probe_set *a = outside ? probe_input(sm, who_a, name, &in, job->probes, &job->pool, error)
+                              : probe_sample(sm, who_a, job->split, job->sample, job->probes, &job->pool, error);
     rf_probe_set *b = NULL;
     if (a != NULL && against != NULL)
-        b = outside ? probe_input(against, job->against_path, name, &in, job->probes, error)
-                    : probe_sample(against, job->against_path, job->split, job->sample, job->probes, error);
+        b = outside ? probe_input(against, job->against_path, name, &in, job->probes, &job->pool, error)
+                    : probe_sample(against, job->against_path, job->split, job->sample, job->probes, &job->pool,
+                                   error);
     gboolean ok = a != NULL && (against == NULL || (b != NULL && same_shapes(a, b, job->checkpoint,
                                                                                job->against_path, error)));
     ok = ok && write_probes(a, b, job->out, error);
@@ -196,6 +238,7 @@ int rf_cmd_inspect(int argc, char **argv)
 {
     g_autofree char *checkpoint = NULL, *split_name = NULL, *out = NULL, *input = NULL, *text = NULL;
     g_autofree char *method = NULL, *baseline = NULL, *against_path = NULL;
+    g_autofree char *pool = NULL, *cells = NULL, *rows = NULL, *columns = NULL;
     g_auto(GStrv) sets = NULL, probes = NULL;
     gint64 sample = G_MININT64;   /* not given */
     gboolean list = FALSE;
@@ -228,6 +271,14 @@ int rf_cmd_inspect(int argc, char **argv)
         {"baseline", 0, 0, G_OPTION_ARG_STRING, &baseline,
          "Attribution of features: zero (black; the default), mean (the training split's mean sample) or "
          "silence (audio folders' default)", "NAME"},
+        {"pool", 0, 0, G_OPTION_ARG_STRING, &pool,
+         "Probes: write each map (the last two dims) pooled to at most --cells cells, each the max or mean of "
+         "the positions it covers; full attention's is computed block by block, nothing N x N held", "max|mean"},
+        {"cells", 0, 0, G_OPTION_ARG_STRING, &cells, "--pool: the most cells, rows x columns (default 1000x1000)",
+         "RxC"},
+        {"rows", 0, 0, G_OPTION_ARG_STRING, &rows, "--pool: the map's rows [A, B) pooled (default all)", "A:B"},
+        {"columns", 0, 0, G_OPTION_ARG_STRING, &columns, "--pool: the map's columns [A, B) pooled (default all)",
+         "A:B"},
         {"against", 0, 0, G_OPTION_ARG_FILENAME, &against_path,
          "Compare with a second checkpoint (a file or a run folder) taking the same input: each output holds "
          "A, B and A - B as one [3, ...] array", "OTHER"},
@@ -250,6 +301,8 @@ int rf_cmd_inspect(int argc, char **argv)
         "  python3 -c \"import numpy; print(numpy.load('probs.npy').shape)\"\n"
         "  rangefinder inspect --checkpoint runs/default/checkpoint.safetensors \\\n"
         "      --text '[MAX 2 9 [MIN 4 7 ] 0 ]' --probe layer0.attn.probs\n"
+        "  rangefinder inspect --checkpoint runs/long/checkpoint.safetensors --probe layer0.attn.probs \\\n"
+        "      --pool max --cells 500x500 --rows 0:4096 --out corner.npy\n"
         "  rangefinder inspect --checkpoint runs/default/checkpoint.safetensors --sample 3 \\\n"
         "      --attribution ig --steps 64 --out ig.npy\n"
         "  rangefinder inspect --checkpoint runs/b/checkpoint.safetensors --sample 3 \\\n"
@@ -281,6 +334,20 @@ int rf_cmd_inspect(int argc, char **argv)
         problem = "--sample must be 0 or more";
     else if (list && against_path != NULL)
         problem = "--list takes no --against";
+    pool_opts po = {.on = pool != NULL, .w = {0, RF_POOL_END, 0, RF_POOL_END, 1000, 1000, RF_POOL_MAX}};
+    if (problem == NULL && pool == NULL && (cells != NULL || rows != NULL || columns != NULL))
+        problem = "--cells, --rows and --columns go with --pool max or --pool mean";
+    else if (problem == NULL && pool != NULL && probes == NULL)
+        problem = "--pool pools probes: it needs --probe NAME";
+    else if (problem == NULL && pool != NULL && strcmp(pool, "max") != 0 && strcmp(pool, "mean") != 0)
+        problem = "--pool takes max or mean";
+    else if (problem == NULL && cells != NULL &&
+             (sscanf(cells, "%" SCNd64 "x%" SCNd64, &po.w.rows, &po.w.cols) != 2 || po.w.rows < 1 || po.w.cols < 1))
+        problem = "--cells takes ROWSxCOLUMNS, both 1 or more (500x800)";
+    else if (problem == NULL && (!parse_range(rows, &po.w.r0, &po.w.r1) || !parse_range(columns, &po.w.c0, &po.w.c1)))
+        problem = "--rows and --columns take A:B with 0 <= A < B (either side may be left out)";
+    if (pool != NULL && strcmp(pool, "mean") == 0)
+        po.w.reduce = RF_POOL_MEAN;
     if (problem != NULL) {
         g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "%s (see `rangefinder inspect --help`)", problem);
         return rf_cli_report(error);
@@ -305,7 +372,7 @@ int rf_cmd_inspect(int argc, char **argv)
                                                         against_file}, &error);
     else if (ok)
         ok = inspect(&sm, other, &(probe_job){split, MAX(sample, 0), input, text, (const char *const *)probes, out,
-                                              checkpoint, against_file}, &error);
+                                              checkpoint, against_file, po}, &error);
     rf_saved_model_clear(&against);
     rf_saved_model_clear(&sm);
     return ok ? RF_EXIT_OK : rf_cli_report(error);

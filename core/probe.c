@@ -1,9 +1,11 @@
 #include "probe.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/attention_pool.h"
 #include "exec.h"
 #include "graph_private.h"
 
@@ -71,7 +73,41 @@ static rf_shape without_batch(rf_shape s)
     return r;
 }
 
+void rf_probe_window_cells(const rf_probe_window *w, int64_t *rows, int64_t *cols)
+{
+    *rows = w->rows < w->r1 - w->r0 ? w->rows : w->r1 - w->r0;
+    *cols = w->cols < w->c1 - w->c0 ? w->cols : w->c1 - w->c0;
+}
+
+/* A window that fits view `v` (without the batch); false with the reason. */
+static bool window_ok(const rf_probe_window *w, rf_shape v, const char *name, rf_status *st)
+{
+    if (v.ndim < 2) {
+        rf_fail(st, "probe '%s' has one dimension per sample: only maps (two or more) are pooled", name);
+        return false;
+    }
+    int64_t n = v.dim[v.ndim - 2], m = v.dim[v.ndim - 1];
+    if (w->r0 < 0 || w->r0 >= w->r1 || w->r1 > n || w->c0 < 0 || w->c0 >= w->c1 || w->c1 > m) {
+        rf_fail(st, "probe '%s': the window rows [%lld, %lld) x columns [%lld, %lld) is not inside its %lld x %lld map",
+                name, (long long)w->r0, (long long)w->r1, (long long)w->c0, (long long)w->c1, (long long)n,
+                (long long)m);
+        return false;
+    }
+    if (w->rows < 1 || w->cols < 1) {
+        rf_fail(st, "probe '%s': a pooled map needs at least one cell each way (asked %lld x %lld)", name,
+                (long long)w->rows, (long long)w->cols);
+        return false;
+    }
+    return true;
+}
+
 rf_probe_set *rf_probe_set_new(const rf_graph *g, const char *const *names, int n, int sample, rf_status *st)
+{
+    return rf_probe_set_new_pooled(g, names, NULL, n, sample, st);
+}
+
+rf_probe_set *rf_probe_set_new_pooled(const rf_graph *g, const char *const *names,
+                                      const rf_probe_window *const *windows, int n, int sample, rf_status *st)
 {
     rf_probe_set *ps = calloc(1, sizeof *ps);
     bool all_rows = sample == RF_PROBE_ALL_ROWS;
@@ -91,8 +127,9 @@ rf_probe_set *rf_probe_set_new(const rf_graph *g, const char *const *names, int 
             rf_probe_set_free(ps);
             return NULL;
         }
-        if (all_rows && t->what != RF_TAP_VALUE) {
-            rf_fail(st, "probe '%s' is not a value: only values are taken for every row of a batch", names[i]);
+        const rf_probe_window *w = windows != NULL ? windows[i] : NULL;
+        if (all_rows && (t->what != RF_TAP_VALUE || w != NULL)) {
+            rf_fail(st, "probe '%s' is not a whole value: only values are taken for every row of a batch", names[i]);
             rf_probe_set_free(ps);
             return NULL;
         }
@@ -106,9 +143,51 @@ rf_probe_set *rf_probe_set_new(const rf_graph *g, const char *const *names, int 
         rf_probe_value *v = &ps->values[ps->count++];
         snprintf(v->name, sizeof v->name, "%s", t->name);
         v->shape = without_batch(t->shape);
+        if (w != NULL) {
+            v->window = *w;
+            if (v->shape.ndim >= 2 && w->r1 == RF_POOL_END)
+                v->window.r1 = v->shape.dim[v->shape.ndim - 2];
+            if (v->shape.ndim >= 2 && w->c1 == RF_POOL_END)
+                v->window.c1 = v->shape.dim[v->shape.ndim - 1];
+            if (!window_ok(&v->window, v->shape, t->name, st)) {
+                rf_probe_set_free(ps);
+                return NULL;
+            }
+            v->pooled = true;
+            rf_probe_window_cells(&v->window, &v->shape.dim[v->shape.ndim - 2], &v->shape.dim[v->shape.ndim - 1]);
+        }
         v->data = malloc((size_t)ps->rows * (size_t)rf_shape_numel(v->shape) * sizeof(float));
     }
     return ps;
+}
+
+size_t rf_probe_set_bytes(const rf_probe_set *ps)
+{
+    size_t bytes = 0;
+    for (int i = 0; i < ps->count; i++)
+        bytes += (size_t)ps->rows * (size_t)rf_shape_numel(ps->values[i].shape) * sizeof(float);
+    return bytes;
+}
+
+void rf_pool_plane(const float *src, int64_t ld, const rf_probe_window *w, float *dst)
+{
+    int64_t rows, cols;
+    rf_probe_window_cells(w, &rows, &cols);
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t a0 = rf_pool_edge(w->r0, w->r1, rows, i), a1 = rf_pool_edge(w->r0, w->r1, rows, i + 1);
+        for (int64_t j = 0; j < cols; j++) {
+            int64_t b0 = rf_pool_edge(w->c0, w->c1, cols, j), b1 = rf_pool_edge(w->c0, w->c1, cols, j + 1);
+            double sum = 0;
+            float mx = -INFINITY;
+            for (int64_t a = a0; a < a1; a++)
+                for (int64_t b = b0; b < b1; b++) {
+                    float x = src[a * ld + b];
+                    sum += x;
+                    mx = x > mx ? x : mx;
+                }
+            dst[i * cols + j] = w->reduce == RF_POOL_MAX ? mx : (float)(sum / (double)((a1 - a0) * (b1 - b0)));
+        }
+    }
 }
 
 void rf_probe_set_free(rf_probe_set *ps)
@@ -121,6 +200,36 @@ void rf_probe_set_free(rf_probe_set *ps)
     free(ps);
 }
 
+/* The kernel that computes node n's pooled RF_TAP_AUX view on demand, from
+ * what its forward keeps (full attention's probabilities from q, k and the
+ * row log-sum-exps): plane p of out is batch row b0 + p / heads, head
+ * p % heads. NULL: a pooled tap of it reads the buffer. */
+typedef void (*pool_fn)(const rf_graph *g, const rf_node *n, int64_t b0, int64_t planes, const rf_probe_window *w,
+                        float *out);
+static pool_fn on_demand_pool(const rf_node *n)
+{
+    return n->op == RF_OP_ATTENTION ? rf_cpu_attention_pool : NULL;
+}
+
+/* A pooled value of tap t from buffer `buf` (the probed sample's view
+ * starts at `view`), or computed by its op on demand. */
+static void pool_tap(rf_graph *g, const rf_probe_set *ps, rf_probe_value *v, const rf_tap *t, const float *view)
+{
+    const rf_node *n = &g->nodes[t->node];
+    rf_shape full = without_batch(t->shape);
+    int64_t m = full.dim[full.ndim - 1], plane = full.dim[full.ndim - 2] * m;
+    int64_t cells = v->shape.dim[v->shape.ndim - 2] * v->shape.dim[v->shape.ndim - 1];
+    int64_t planes = rf_shape_numel(full) / plane;
+    if (t->what == RF_TAP_AUX && on_demand_pool(n) != NULL) {
+        int64_t rows = rf_tap_rows_per_sample(g, t->node, n->shape.dim[0]);
+        on_demand_pool(n)(g, n, ps->sample * rows, planes, &v->window, v->data);
+    } else {
+        for (int64_t p = 0; p < planes; p++)
+            rf_pool_plane(view + p * plane, m, &v->window, v->data + p * cells);
+    }
+    v->filled = true;
+}
+
 /* The executor's hook: copy every requested tap of node `id` for the pass. */
 static void copy_taps(void *ctx, rf_graph *g, rf_id id, bool backward)
 {
@@ -131,21 +240,42 @@ static void copy_taps(void *ctx, rf_graph *g, rf_id id, bool backward)
         if (t->node != id || (t->what == RF_TAP_GRAD) != backward)
             continue;
         const rf_node *n = &g->nodes[id];
-        int64_t per_sample = rf_shape_numel(v->shape);
+        int64_t per_sample = rf_shape_numel(without_batch(t->shape));
+        bool on_demand = t->what == RF_TAP_AUX && rf_op_infos[n->op]->probe_aux_floats != NULL;
+        if (v->pooled && on_demand && on_demand_pool(n) != NULL) {
+            pool_tap(g, ps, v, t, NULL);
+            continue;
+        }
         /* probe_aux holds the probed sample's rows only */
         bool own = t->what == RF_TAP_AUX && n->probe_aux != NULL;
         const float *buf = t->what == RF_TAP_VALUE ? n->value : t->what == RF_TAP_GRAD ? n->grad
                            : own                   ? n->probe_aux
                                                    : n->aux;
-        if (buf == NULL || (t->what == RF_TAP_AUX && !own && rf_op_infos[n->op]->probe_aux_floats != NULL))
+        if (buf == NULL || (on_demand && !own))
             continue;
-        if (ps->sample == RF_PROBE_ALL_ROWS)
-            memcpy(v->data, buf + t->offset, (size_t)(ps->rows * per_sample) * sizeof(float));
+        const float *view = buf + t->offset + (own || ps->sample == RF_PROBE_ALL_ROWS ? 0 : ps->sample * per_sample);
+        if (v->pooled)
+            pool_tap(g, ps, v, t, view);
+        else if (ps->sample == RF_PROBE_ALL_ROWS)
+            memcpy(v->data, view, (size_t)(ps->rows * per_sample) * sizeof(float));
         else
-            memcpy(v->data, buf + t->offset + (own ? 0 : ps->sample * per_sample),
-                   (size_t)per_sample * sizeof(float));
+            memcpy(v->data, view, (size_t)per_sample * sizeof(float));
         v->filled = true;
     }
+}
+
+bool rf_probe_wants_aux(const rf_graph *g, rf_id id)
+{
+    if (g->probe != copy_taps)
+        return g->probe != NULL;
+    const rf_probe_set *ps = g->probe_ctx;
+    for (int i = 0; i < ps->count; i++) {
+        const rf_tap *t = rf_tap_find(g, ps->values[i].name);
+        if (t->node == id && t->what == RF_TAP_AUX &&
+            !(ps->values[i].pooled && on_demand_pool(&g->nodes[id]) != NULL))
+            return true;
+    }
+    return false;
 }
 
 void rf_probe_attach(rf_graph *g, rf_probe_set *ps)

@@ -38,12 +38,37 @@ int64_t rf_tap_rows_per_sample(const rf_graph *g, rf_id node, int64_t rows);
 const rf_tap *rf_tap_get(const rf_graph *g, int i);
 const rf_tap *rf_tap_find(const rf_graph *g, const char *name);
 
+/* A pooled view of a tap: the window [r0, r1) x [c0, c1) of the last two
+ * dims of its view (per sample: an attention map's queries and keys, TaLK's
+ * tokens and bounds), reduced to at most rows x cols cells, each the max or
+ * the mean of the values it covers. Cell i of n over [lo, hi) covers
+ * [rf_pool_edge(lo, hi, n, i), rf_pool_edge(lo, hi, n, i + 1)): with
+ * n = hi - lo every cell is one value, the exact map. */
+typedef enum rf_pool_reduce { RF_POOL_MAX, RF_POOL_MEAN } rf_pool_reduce;
+
+/* r1 or c1: the map's own end */
+#define RF_POOL_END (-1)
+
+typedef struct rf_probe_window {
+    int64_t r0, r1, c0, c1;    /* r1, c1 may be RF_POOL_END */
+    int64_t rows, cols;    /* at most this many cells (fewer when the window is smaller) */
+    rf_pool_reduce reduce;
+} rf_probe_window;
+
+static inline int64_t rf_pool_edge(int64_t lo, int64_t hi, int64_t n, int64_t i)
+{
+    return lo + i * (hi - lo) / n;
+}
+
 /* A snapshot of chosen taps for one sample. */
 typedef struct rf_probe_value {
     char name[RF_NAME_LEN];
-    rf_shape shape;        /* the tap's shape without the batch dim */
+    rf_shape shape;        /* the tap's shape without the batch dim; pooled: its
+                              last two dims are the window's cells */
     float *data;           /* numel(shape) floats, malloc'd */
     bool filled;           /* set once the pass that produces it ran */
+    bool pooled;           /* `window` says what data holds */
+    rf_probe_window window;
 } rf_probe_value;
 
 /* rf_probe_set.sample for a set that copies every row of the batch
@@ -61,6 +86,26 @@ typedef struct rf_probe_set {
  * listing a few known ones). With sample RF_PROBE_ALL_ROWS it takes the
  * whole batch of each value tap (a projector's pooled vectors). */
 rf_probe_set *rf_probe_set_new(const rf_graph *g, const char *const *names, int n, int sample, rf_status *st);
+/* The same with a window per tap (windows[i] NULL, or windows NULL: the
+ * whole view). A pooled tap of full attention's probabilities is computed
+ * block by block from the probed sample's queries, keys and row
+ * log-sum-exps (core/cpu/attention_pool.h): nothing N x M is allocated, only
+ * the cells. Fails naming the tap on a window outside its view, or on a
+ * view with fewer than two dims per sample. */
+rf_probe_set *rf_probe_set_new_pooled(const rf_graph *g, const char *const *names,
+                                      const rf_probe_window *const *windows, int n, int sample, rf_status *st);
+/* Bytes the set's values hold (what a probe adds to a run, with the probe
+ * space of rf_graph_probe_space). */
+size_t rf_probe_set_bytes(const rf_probe_set *ps);
+/* Pool one plane: src [.., ld] read at rows w->r0.. and columns w->c0..,
+ * into dst [cells rows, cells cols] (rf_probe_window_cells). */
+void rf_pool_plane(const float *src, int64_t ld, const rf_probe_window *w, float *dst);
+/* The cells a window gives: min(rows, r1 - r0) x min(cols, c1 - c0). */
+void rf_probe_window_cells(const rf_probe_window *w, int64_t *rows, int64_t *cols);
+/* Whether the attached probe wants node `id`'s whole probe_aux layout
+ * (rf_op_info.probe_aux_floats): false when no tap of it is asked for, or
+ * only pooled ones, which the hook computes on demand instead. */
+bool rf_probe_wants_aux(const rf_graph *g, rf_id id);
 void rf_probe_set_free(rf_probe_set *ps);
 
 /* Attach (or detach with NULL) a set: subsequent forward/backward passes fill it. */

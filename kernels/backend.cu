@@ -437,8 +437,10 @@ static void attention_forward(rf_exec *x, rf_node *n)
     const float *mask = key_mask(x, n, 3);
     rf_cuda_attention_forward(q->value, k->value, v->value, mask, n->value, n->aux, a, rf_cuda_stream);
     n->probe_aux = NULL;
-    int64_t rows = rf_tap_rows_per_sample(x->g, (rf_id)(n - rf_graph_node(x->g, 0)), a.b), b0 = x->probe_sample * rows;
-    if (x->probing && rows > 0 && b0 >= 0 && b0 + rows <= a.b) {
+    rf_id id = (rf_id)(n - rf_graph_node(x->g, 0));
+    int64_t rows = rf_tap_rows_per_sample(x->g, id, a.b), b0 = x->probe_sample * rows;
+    /* a pooled tap is computed by the probe's hook from q, k and aux instead */
+    if (x->probing && rows > 0 && b0 >= 0 && b0 + rows <= a.b && rf_probe_wants_aux(x->g, id)) {
         float *p = rf_cuda_probe_space((size_t)(rows * a.heads * a.n * a.m));
         rf_cuda_heads part = a;
         part.b = rows;

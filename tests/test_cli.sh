@@ -585,6 +585,21 @@ npy_check "numpy loads the probe with shape (2, 60, 60)" \
     "assert a.shape == (2, 60, 60) and a.dtype == np.float32, a.shape"
 npy_check "attention rows of a valid query sum to 1" \
     "assert np.allclose(a[:, 0, :].sum(-1), 1, atol=1e-4), a[:, 0, :].sum(-1)"
+# --pool: the same map pooled, a window off the kernel's blocks
+run inspect --checkpoint "$ckpt" --sample 5 --probe layer0.attn.probs --set train.gemm=openblas --pool mean \
+    --cells 7x9 --rows 3:50 --columns 2: --out "$tmp/pooled.npy"
+expect_rc 0 "inspect --pool mean writes a pooled probe"
+check "inspect --pool names the pooled shape" grep -q '^layer0\.attn\.probs \[2, 7, 9\] -> ' "$tmp/out"
+npy_check "the pooled cells are the means of the full map's rows 3-49 x columns 2-59" \
+    "p = np.load('$tmp/pooled.npy'); a = a.astype(np.float64); e = lambda lo, hi, n, i: lo + i * (hi - lo) // n
+w = np.array([[[a[h, e(3, 50, 7, i):e(3, 50, 7, i + 1), e(2, 60, 9, j):e(2, 60, 9, j + 1)].mean() for j in range(9)]
+               for i in range(7)] for h in range(2)])
+assert p.shape == (2, 7, 9) and np.allclose(p, w, rtol=1e-5, atol=1e-8), abs(p - w).max()"
+expect_error 1 "--pool with a window past the map names the probe and the map" \
+    "probe 'layer0.attn.probs': the window rows [0, 61) x columns [0, 60) is not inside its 60 x 60 map" \
+    inspect --checkpoint "$ckpt" --probe layer0.attn.probs --pool max --rows 0:61 --out "$tmp/x.npy"
+expect_error 2 "--cells without --pool is a usage error" "--pool max or --pool mean" \
+    inspect --checkpoint "$ckpt" --probe layer0.attn.probs --cells 5x5
 run inspect --checkpoint "$ckpt" --sample 5 --probe layer0.attn.probs --set data.batch=1 --set train.gemm=openblas \
     --out "$tmp/probs-b1.npy"
 expect_rc 0 "inspect with --set data.batch=1 exits 0"

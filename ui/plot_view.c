@@ -19,6 +19,8 @@ struct _RfPlotView {
     gboolean zoomable;
     rf_zoom zoom;
     char *map_key;   /* what the figure shows (rf_plot_view_show_map) */
+    void (*zoomed)(gpointer data);   /* rf_plot_view_on_zoom */
+    gpointer zoomed_data;
     rf_zoom drag_start;
     gboolean pointer_inside;
     double pointer_x, pointer_y;
@@ -71,6 +73,8 @@ static void set_zoom(RfPlotView *v, rf_zoom z)
     v->zoom = z;
     update_readout(v);
     gtk_widget_queue_draw(GTK_WIDGET(v));
+    if (v->zoomed != NULL)
+        v->zoomed(v->zoomed_data);
 }
 
 /* Scale the visible span by `factor` (< 1 zooms in) keeping the point at
@@ -366,6 +370,13 @@ rf_zoom rf_plot_view_get_zoom(RfPlotView *v)
 {
     g_return_val_if_fail(RF_IS_PLOT_VIEW(v), RF_ZOOM_ALL);
     return v->zoom;
+}
+
+void rf_plot_view_on_zoom(RfPlotView *v, void (*fn)(gpointer data), gpointer data)
+{
+    g_return_if_fail(RF_IS_PLOT_VIEW(v));
+    v->zoomed = fn;
+    v->zoomed_data = data;
 }
 
 void rf_plot_view_reset_zoom(RfPlotView *v)

@@ -26,6 +26,9 @@ const rf_figure *rf_plot_view_get_figure(RfPlotView *v);
  * figure's click, then a redraw when it changed something. */
 gboolean rf_plot_view_click(RfPlotView *v, double x, double y);
 rf_zoom rf_plot_view_get_zoom(RfPlotView *v);
+/* Call fn(data) after every change of the zoom (a view that asks for what
+ * is visible: the Attention view's pooled maps); NULL: none. */
+void rf_plot_view_on_zoom(RfPlotView *v, void (*fn)(gpointer data), gpointer data);
 void rf_plot_view_reset_zoom(RfPlotView *v);
 /* The figure now shows the map named `key` (the probe views name the
  * encoder, map, layer, head and segment, not the sample): another map than

@@ -571,6 +571,12 @@ const char *rf_session_get_data_warnings(RfSession *s, long long *count)
 
 void rf_session_watch_probes(RfSession *s, const char *const *names, int n, rf_split split, int64_t sample)
 {
+    rf_session_watch_probes_pooled(s, names, NULL, n, split, sample);
+}
+
+void rf_session_watch_probes_pooled(RfSession *s, const char *const *names, const rf_probe_window *windows, int n,
+                                    rf_split split, int64_t sample)
+{
     rf_inspected *input = g_steal_pointer(&s->wanted.input);   /* kept: see rf_session_watch_inspected */
     rf_probe_request_clear(&s->wanted);
     s->wanted.split = split;
@@ -580,6 +586,8 @@ void rf_session_watch_probes(RfSession *s, const char *const *names, int n, rf_s
         s->wanted.names = g_new0(char *, n + 1);
         for (int i = 0; i < n; i++)
             s->wanted.names[i] = g_strdup(names[i]);
+        if (windows != NULL)
+            s->wanted.windows = g_memdup2(windows, (gsize)n * sizeof *windows);
     }
     if (s->worker != NULL)
         rf_worker_watch(s->worker, &s->wanted);

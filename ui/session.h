@@ -128,6 +128,11 @@ const char *rf_session_get_load_note(RfSession *s);
  * the training time, and once after each evaluation (for the probe
  * history). Unknown names are ignored. --- */
 void rf_session_watch_probes(RfSession *s, const char *const *names, int n, rf_split split, int64_t sample);
+/* The same with a window per name (windows NULL, or an entry with rows = 0:
+ * the whole tap): the snapshot's value is that window pooled (core/probe.h),
+ * full attention's computed block by block, nothing N x N held. */
+void rf_session_watch_probes_pooled(RfSession *s, const char *const *names, const rf_probe_window *windows, int n,
+                                    rf_split split, int64_t sample);
 /* The latest snapshot (NULL before any); valid until the next "probes-changed". */
 const rf_probe_set *rf_session_get_probes(RfSession *s);
 /* A reference that keeps the latest snapshot alive past the next one (for a

@@ -102,14 +102,26 @@ gboolean rf_data_config_equal(const rf_config *a, const rf_config *b)
 void rf_probe_request_copy(rf_probe_request *dst, const rf_probe_request *src)
 {
     char **names = g_strdupv(src->names);
+    guint n = names != NULL ? g_strv_length(names) : 0;
+    rf_probe_window *windows = src->windows != NULL ? g_memdup2(src->windows, n * sizeof *windows) : NULL;
     rf_inspected *input = src->input != NULL ? rf_inspected_acquire(src->input) : NULL;
     rf_probe_request_clear(dst);
-    *dst = (rf_probe_request){.names = names, .split = src->split, .sample = src->sample, .input = input};
+    *dst = (rf_probe_request){.names = names, .windows = windows, .split = src->split, .sample = src->sample,
+                              .input = input};
+}
+
+const rf_probe_window *rf_probe_request_window(const rf_probe_request *r, const char *name)
+{
+    for (int i = 0; r->windows != NULL && r->names != NULL && r->names[i] != NULL; i++)
+        if (strcmp(r->names[i], name) == 0)
+            return r->windows[i].rows > 0 ? &r->windows[i] : NULL;
+    return NULL;
 }
 
 void rf_probe_request_clear(rf_probe_request *r)
 {
     g_clear_pointer(&r->names, g_strfreev);
+    g_clear_pointer(&r->windows, g_free);
     g_clear_pointer(&r->input, rf_inspected_release);
 }
 

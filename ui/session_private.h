@@ -31,6 +31,7 @@ gboolean rf_data_config_equal(const rf_config *a, const rf_config *b);
 /* --- which taps to read, for which sample --- */
 typedef struct rf_probe_request {
     char **names;    /* NULL-terminated; NULL or empty: none */
+    rf_probe_window *windows;   /* one per name, or NULL: a window with rows = 0 is the whole tap */
     rf_split split;
     int64_t sample;
     rf_inspected *input;   /* a reference: inspect this instead of the sample, or NULL */
@@ -46,6 +47,8 @@ typedef struct rf_probe_request_target {
 
 void rf_probe_request_copy(rf_probe_request *dst, const rf_probe_request *src);
 void rf_probe_request_clear(rf_probe_request *r);
+/* The window the request pools tap `name` over, or NULL for the whole tap. */
+const rf_probe_window *rf_probe_request_window(const rf_probe_request *r, const char *name);
 
 /* --- messages from the worker to the UI thread --- */
 typedef enum rf_msg_kind {

@@ -283,7 +283,10 @@ static gboolean inspect_target(rf_worker *w, const rf_probe_request *req, GPtrAr
     }
     if (names->len == 0)
         return TRUE;
-    *out = rf_probe_set_new(m->graph, (const char *const *)names->pdata, (int)names->len, 0, st);
+    g_autofree const rf_probe_window **windows = g_new0(const rf_probe_window *, names->len + 1);
+    for (guint i = 0; i < names->len; i++)
+        windows[i] = rf_probe_request_window(req, g_ptr_array_index(names, i));
+    *out = rf_probe_set_new_pooled(m->graph, (const char *const *)names->pdata, windows, (int)names->len, 0, st);
     if (*out == NULL)
         return FALSE;
     if (in == NULL)

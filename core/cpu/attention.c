@@ -285,8 +285,8 @@ void rf_cpu_attention_forward(rf_exec *x, rf_node *n)
     forward_ctx c = {&a, n->value, n->aux, x->scratch, RF_ATTN_THREAD_FLOATS};
     rf_pool_run(x->pool, a.B * a.H * ((a.N + QB - 1) / QB), 1, forward_task, &c);
     n->probe_aux = NULL;
-    if (x->probing && a.M > 0)
-        probe_probs(x, n, &a);
+    if (x->probing && a.M > 0 && rf_probe_wants_aux(x->g, (rf_id)(n - rf_graph_node(x->g, 0))))
+        probe_probs(x, n, &a);   /* a pooled tap is computed by the hook instead (attention_pool.c) */
 }
 
 /* ---- backward ---- */

@@ -35,6 +35,7 @@ void rf_attention_figure_free(rf_attention_figure *f)
     rf_picture_clear(&f->picture);
     free(f->overlay);
     g_strfreev(f->names);
+    g_strfreev(f->col_names);
     rf_attention_figure_init(f);
 }
 
@@ -43,6 +44,13 @@ void rf_attention_figure_take_names(rf_attention_figure *f, char **names, int n)
     g_strfreev(f->names);
     f->names = names;
     f->n_names = names != NULL ? n : 0;
+}
+
+void rf_attention_figure_take_col_names(rf_attention_figure *f, char **names, int n)
+{
+    g_strfreev(f->col_names);
+    f->col_names = names;
+    f->n_col_names = names != NULL ? n : 0;
 }
 
 void rf_attention_figure_set_message(rf_attention_figure *f, const char *text)
@@ -310,8 +318,9 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     if (picture_on(f)) {
         draw_picture(f, cr, &l);
     } else if (f->layout == RF_ATTENTION_MATRIX) {
+        bool one_names = f->col_names == NULL;   /* the panel draws one list on both axes */
         rf_matrix_panel_draw_named(&l.main, cr, &f->heat, NULL, f->row_label, f->col_label,
-                                   (const char *const *)f->names, f->n_names);
+                                   one_names ? (const char *const *)f->names : NULL, one_names ? f->n_names : 0);
     } else {
         char title[96];
         snprintf(title, sizeof title, "Local band (w = %d, %d keys; column j = key s·w − %d + j)", f->window,
@@ -332,12 +341,25 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
 }
 
 /* ` "[MAX"` for a named cell (the sample's token, pixels or time), else "". */
-static void cell_name(const rf_attention_figure *f, int i, char *buf, size_t size)
+static void name_of(char *const *names, int n, int i, char *buf, size_t size)
 {
-    if (f->names != NULL && i >= 0 && i < f->n_names && f->names[i] != NULL)
-        snprintf(buf, size, " \"%s\"", f->names[i]);
+    if (names != NULL && i >= 0 && i < n && names[i] != NULL)
+        snprintf(buf, size, " \"%s\"", names[i]);
     else
         buf[0] = '\0';
+}
+
+static void cell_name(const rf_attention_figure *f, int i, char *buf, size_t size)
+{
+    name_of(f->names, f->n_names, i, buf, size);
+}
+
+static void column_name(const rf_attention_figure *f, int i, char *buf, size_t size)
+{
+    if (f->col_names != NULL)
+        name_of(f->col_names, f->n_col_names, i, buf, size);
+    else
+        cell_name(f, i, buf, size);
 }
 
 static bool hover(void *data, double width, double height, const rf_zoom *zoom, double x, double y, char *text,
@@ -373,7 +395,7 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
         if (f->layout == RF_ATTENTION_MATRIX) {
             char row_name[96], col_name[96];
             cell_name(f, row, row_name, sizeof row_name);
-            cell_name(f, col, col_name, sizeof col_name);
+            column_name(f, col, col_name, sizeof col_name);
             snprintf(text, size, "%s %d%s, %s %d%s: %.4g", f->row_label, row, row_name, f->col_label, col, col_name,
                      v);
         } else {

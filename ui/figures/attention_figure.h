@@ -50,6 +50,8 @@ typedef struct rf_attention_figure {
     float *overlay;              /* grid_h x grid_w, rebuilt for each query */
     char **names;                /* MATRIX: the tokens' texts, cell by cell (NULL: none) */
     int n_names;
+    char **col_names;            /* MATRIX: the columns' own, where they differ from the rows' (NULL: names) */
+    int n_col_names;
     rf_attention_overview *overview;   /* borrowed: drawn instead when set */
     /* What the map's values are, for its legend: attention weights
      * (sequential, the default) or a signed state (diverging around 0). */
@@ -88,6 +90,9 @@ rf_map_scale rf_attention_figure_scale(const rf_attention_figure *f);
  * freed by the figure; NULL: index ticks only); drawn once zoomed in far
  * enough to read them (RF_MATRIX_NAME_PITCH pixels a cell). */
 void rf_attention_figure_take_names(rf_attention_figure *f, char **names, int n);
+/* Name the columns apart from the rows (a window of keys other than its
+ * queries'; NULL: the rows' names): read on hover, not drawn. */
+void rf_attention_figure_take_col_names(rf_attention_figure *f, char **names, int n);
 
 /* BAND: the key position of local column `col` for query `row` (it may lie
  * outside [0, rows): such keys are masked). */

@@ -8,20 +8,24 @@
  * clicked patch over the picture.
  *
  * The figure borrows the snapshot's memory; the view holds a reference to
- * the snapshot it shows. A map of a sample (or inspected input) shorter
- * than the batch is cropped to the sample's own positions, a copy the view
- * owns: full attention's whole map, BLRP's maps to the tokens the chosen
- * segment holds. A
- * map of a million cells or more (full attention at N = 4096 is 16.7
- * million) gets its colour range and pooled image built in a worker
- * thread, so a new snapshot costs the UI thread a paint; the previous map
- * stays on screen meanwhile.
+ * the snapshot it shows. Full attention's map is asked for pooled
+ * (core/probe.h): the sample's own positions, or the window a zoom shows,
+ * in at most about the plot's size of cells, max or mean (the Mean
+ * toggle), computed block by block by the training thread without the
+ * N x N map; a zoom asks again for what it shows once it comes to rest. A
+ * map of a sample (or inspected input) shorter than the batch is cropped
+ * to the sample's own positions, a copy the view owns: BLRP's maps to the
+ * tokens the chosen segment holds. A map of a quarter of a million cells
+ * or more gets its colour range and pooled image built in a worker thread,
+ * so a new snapshot costs the UI thread a paint; the previous map stays on
+ * screen meanwhile.
  *
  * The Overview toggle shows every layer and head of the sample at once
  * (ui/figures/attention_overview.h, for full attention's maps, or linear
  * attention's key-value states); a click on one opens it here. The step
  * slider under the toolbar shows a stored step instead of the latest
  * snapshot (probe_picker.h). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,8 +34,9 @@
 #include "../view.h"
 #include "probe_view.h"
 
-/* Maps with at least this many cells are prepared off the UI thread. */
-#define OFF_THREAD_CELLS (1 << 20)
+/* Maps with at least this many cells are prepared off the UI thread (a
+ * full-attention map pooled to a large plot is 512 x 512 or more). */
+#define OFF_THREAD_CELLS (1 << 18)
 
 typedef enum map_kind {
     MAP_PROBS,           /* layer%d.attn.probs [h, N, N] */
@@ -58,6 +63,10 @@ typedef struct attention_view {
     GtkSpinButton *segment;     /* BLRP maps: the segment (1-based) */
     GtkToggleButton *picture;   /* image data: over the picture */
     GtkToggleButton *overview_toggle;
+    GtkToggleButton *mean;      /* pooled maps: cells are means (off: maxima) */
+    rf_probe_window zoomed;     /* the window of queries and keys a zoom asked for; rows 0: the sample's all */
+    guint zoom_timer;           /* a zoom settling before it asks */
+    gboolean quiet_zoom;        /* the view's own zoom reset (a new window shown): asks nothing */
     rf_attention_overview overview;   /* shown by the figure while the toggle is on */
     GArray *maps;               /* of map_entry */
     int segments;               /* BLRP segments T */
@@ -73,6 +82,8 @@ typedef struct attention_view {
 static void attention_view_free(gpointer data)
 {
     attention_view *v = data;
+    if (v->zoom_timer != 0)
+        g_source_remove(v->zoom_timer);
     rf_attention_figure_free(&v->figure);
     rf_attention_overview_free(&v->overview);
     rf_probe_hold_release(v->shown);
@@ -188,6 +199,43 @@ static gboolean picture_possible(attention_view *v, const map_entry *m)
            ds->grid_w > 0;
 }
 
+/* Full attention's map is asked for pooled to the plot's pixels (core/probe.h):
+ * at most this many cells each way, about the side of the square the
+ * matrix takes in the plot (its margins and legend off), 512 before the
+ * plot has a size. */
+static int64_t map_cells(attention_view *v)
+{
+    int w = gtk_widget_get_width(GTK_WIDGET(v->plot)), h = gtk_widget_get_height(GTK_WIDGET(v->plot));
+    if (w <= 0 || h <= 0)
+        return 512;
+    /* at most heads x 1024 x 1024 floats: 32 MiB for 8 heads, under 1 % of
+     * what a million-token run plans */
+    return CLAMP(MIN(w - 200, h - 100), 64, 1024);
+}
+
+/* The end of the sample's own positions in a map (RF_POOL_END: the map's). */
+static int64_t map_window_end(attention_view *v, const map_entry *m)
+{
+    int len = rf_probe_picker_sample_length(&v->picker);
+    return len > 0 ? token_offset(rf_session_get_run_config(v->session), m) + len : RF_POOL_END;
+}
+
+static rf_probe_window map_window(attention_view *v, const map_entry *m)
+{
+    int64_t cells = map_cells(v), end = map_window_end(v, m);
+    rf_pool_reduce reduce = gtk_toggle_button_get_active(v->mean) ? RF_POOL_MEAN : RF_POOL_MAX;
+    if (v->zoomed.rows > 0)
+        return (rf_probe_window){v->zoomed.r0, v->zoomed.r1, v->zoomed.c0, v->zoomed.c1, cells, cells, reduce};
+    return (rf_probe_window){0, end, 0, end, cells, cells, reduce};
+}
+
+/* The shown value is the window a zoom asked for (not the sample's all). */
+static gboolean shows_zoomed(attention_view *v, const rf_probe_value *a)
+{
+    return a->pooled && v->zoomed.rows > 0 && a->window.r0 == v->zoomed.r0 && a->window.r1 == v->zoomed.r1 &&
+           a->window.c0 == v->zoomed.c0 && a->window.c1 == v->zoomed.c1;
+}
+
 /* Which taps the chosen map needs, watched while the view is visible. */
 static void watch(attention_view *v)
 {
@@ -230,11 +278,23 @@ static void watch(attention_view *v)
                 g_ptr_array_add(names, name);
             }
         }
-        rf_probe_picker_watch(&v->picker, (const char *const *)names->pdata, (int)names->len);
+        /* full attention's maps as thumbnails: the sample's positions pooled to
+         * at most 256 cells each way */
+        g_autofree rf_probe_window *windows = g_new0(rf_probe_window, names->len + 1);
+        int64_t end = m != NULL ? map_window_end(v, m) : RF_POOL_END;
+        rf_pool_reduce reduce = gtk_toggle_button_get_active(v->mean) ? RF_POOL_MEAN : RF_POOL_MAX;
+        for (guint i = 0; kind == MAP_PROBS && i < names->len; i++)
+            windows[i] = (rf_probe_window){0, end, 0, end, 256, 256, reduce};
+        rf_probe_picker_watch_pooled(&v->picker, (const char *const *)names->pdata, windows, (int)names->len);
         g_ptr_array_unref(names);
         return;
     }
     const char *names[2] = {v->taps[0], v->taps[1]};
+    if (m != NULL && m->kind == MAP_PROBS) {
+        rf_probe_window w[1] = {map_window(v, m)};
+        rf_probe_picker_watch_pooled(&v->picker, names, w, v->n_taps);
+        return;
+    }
     rf_probe_picker_watch(&v->picker, names, v->n_taps);
 }
 
@@ -379,13 +439,24 @@ static void show_block(attention_view *v, const float *map, int rows, int cols, 
     show_matrix(v, crop, keep_rows, keep_cols, row_label, col_label, crop);
 }
 
+/* A value pooled to fewer cells than its window's positions (core/probe.h). */
+static gboolean coarse(const rf_probe_value *a)
+{
+    return a->pooled && a->shape.dim[a->shape.ndim - 2] < a->window.r1 - a->window.r0;
+}
+
 /* A full-attention map [rows, rows] of one head: only the shown sample's
  * own positions (its CLS first, when the model has one), where the batch
  * padded it; the padded queries' rows and keys' columns carry nothing of
- * the sample. */
-static void show_probs(attention_view *v, const rf_config *cfg, const map_entry *m, const float *map, int rows,
-                       int cols)
+ * the sample. A pooled map's window is those positions already. */
+static void show_probs(attention_view *v, const rf_config *cfg, const map_entry *m, const rf_probe_value *a,
+                       const float *map, int rows, int cols)
 {
+    if (a->pooled) {   /* the axes count cells; the title says how many tokens a cell holds */
+        gboolean cells = coarse(a);
+        show_matrix(v, map, rows, cols, cells ? "query cell" : "query", cells ? "key cell" : "key", NULL);
+        return;
+    }
     int len = rows == cols ? sample_length(v) : 0;
     int valid = len > 0 ? MIN(rows, token_offset(cfg, m) + len) : rows;
     show_block(v, map, rows, cols, valid, valid, "query", "key");
@@ -414,12 +485,38 @@ static void show_padding(attention_view *v, int seg, int t)
  * zoomed in: full attention's (after the model's CLS) or BLRP segment
  * seg's self-attention (t tokens a segment). A pooled map's cells are not
  * tokens. */
-static void name_cells(attention_view *v, const rf_config *cfg, const map_entry *m, int rows, int cols, int seg,
-                       int t)
+/* Names of the cells of positions [lo, hi) cut into n: a cell's tokens
+ * ("tokens 1648-1663"), or the token itself at one a cell. */
+static char **cell_names(attention_view *v, const rf_config *cfg, const map_entry *m, int64_t lo, int64_t hi, int n,
+                         int *count)
+{
+    if (n == hi - lo)
+        return rf_probe_picker_token_names(&v->picker, token_offset(cfg, m), (int)lo, (int)hi, count);
+    char **names = g_new0(char *, n + 1);
+    for (int i = 0; i < n; i++)
+        names[i] = g_strdup_printf("tokens %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT, rf_pool_edge(lo, hi, n, i),
+                                   rf_pool_edge(lo, hi, n, i + 1) - 1);
+    *count = n;
+    return names;
+}
+
+static void name_cells(attention_view *v, const rf_config *cfg, const map_entry *m, const rf_probe_value *a, int rows,
+                       int cols, int seg, int t)
 {
     int n = 0;
     char **names = NULL;
-    if (m->kind == MAP_PROBS && !v->pooled)
+    rf_attention_figure_take_col_names(&v->figure, NULL, 0);
+    if (m->kind == MAP_PROBS && a->pooled && (coarse(a) || a->window.r0 != 0 || a->window.c0 != 0)) {
+        int cn = 0;
+        names = cell_names(v, cfg, m, a->window.r0, a->window.r1, rows, &n);
+        char **col_names = cell_names(v, cfg, m, a->window.c0, a->window.c1, cols, &cn);
+        if (a->window.r0 != a->window.c0 || a->window.r1 != a->window.c1)
+            rf_attention_figure_take_col_names(&v->figure, col_names, cn);
+        else
+            g_strfreev(col_names);
+        rf_attention_figure_take_names(&v->figure, names, n);
+        return;
+    } else if (m->kind == MAP_PROBS && !v->pooled)
         names = rf_probe_picker_token_names(&v->picker, token_offset(cfg, m), 0, rows, &n);
     else if (m->kind == MAP_BLRP_SELF && !v->pooled)
         names = rf_probe_picker_token_names(&v->picker, 0, (seg - 1) * t, seg * t, &n);
@@ -429,6 +526,7 @@ static void name_cells(attention_view *v, const rf_config *cfg, const map_entry 
 }
 
 /* The snapshot shown lacks the map. */
+
 static void show_missing(attention_view *v)
 {
     char text[200];
@@ -627,7 +725,15 @@ static void refresh(gpointer data)
     char map[160];
     g_snprintf(map, sizeof map, "%s · %s · head %d · segment %d", cfg->model.encoder, m->label, head + 1,
                m->kind >= MAP_BLRP_SELF ? seg : 0);
+    gboolean zoomed = m->kind == MAP_PROBS && shows_zoomed(v, a);
+    if (zoomed) {   /* a zoomed window's cells fill the plot: it starts unzoomed */
+        size_t used = strlen(map);
+        g_snprintf(map + used, sizeof map - used, " · %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT " × %" G_GINT64_FORMAT
+                   "-%" G_GINT64_FORMAT, a->window.r0, a->window.r1, a->window.c0, a->window.c1);
+    }
+    v->quiet_zoom = TRUE;
     rf_plot_view_show_map(v->plot, map);
+    v->quiet_zoom = FALSE;
     /* BLRP's maps: the tokens of the chosen segment the sample has */
     int t = m->kind == MAP_BLRP_SELF || m->kind == MAP_BLRP_SEG_READS ? rows : cols;
     int seg_tokens = m->kind >= MAP_BLRP_SELF ? segment_tokens(v, seg, t) : 0;
@@ -635,7 +741,7 @@ static void refresh(gpointer data)
         show_padding(v, seg, t);
         return;
     }
-    name_cells(v, cfg, m, rows, cols, seg, t);
+    name_cells(v, cfg, m, a, rows, cols, seg, t);
     /* A key-value state is signed: diverging around 0; the rest are weights. */
     if (m->kind == MAP_KV)
         rf_attention_figure_set_quantity(&v->figure, "key-value state", RF_COLORMAP_DIVERGING);
@@ -643,7 +749,7 @@ static void refresh(gpointer data)
         rf_attention_figure_set_quantity(&v->figure, "attention weight", RF_COLORMAP_SEQUENTIAL);
     switch (m->kind) {
     case MAP_PROBS:
-        show_probs(v, cfg, m, a->data + head * plane, rows, cols);
+        show_probs(v, cfg, m, a, a->data + head * plane, rows, cols);
         break;
     case MAP_KV:
         show_matrix(v, a->data + head * plane, rows, cols, "key feature", "value feature", NULL);
@@ -679,6 +785,19 @@ static void refresh(gpointer data)
         g_snprintf(title, sizeof title, "%s · segment %d · head %d · %s", m->label, seg, head + 1, sample);
     else
         g_snprintf(title, sizeof title, "%s · head %d · %s", m->label, head + 1, sample);
+    if (zoomed) {
+        size_t used = strlen(title);
+        g_snprintf(title + used, sizeof title - used, " · queries %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT
+                   ", keys %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT, a->window.r0, a->window.r1 - 1, a->window.c0,
+                   a->window.c1 - 1);
+    }
+    if (coarse(a)) {   /* what a cell is: the widest cell's positions (they differ by one at most) */
+        int64_t span = (a->window.r1 - a->window.r0 + rows - 1) / rows;
+        size_t used = strlen(title);
+        g_snprintf(title + used, sizeof title - used, " · %s over %s%" G_GINT64_FORMAT "×%" G_GINT64_FORMAT
+                   " tokens", a->window.reduce == RF_POOL_MEAN ? "mean" : "max",
+                   (a->window.r1 - a->window.r0) % rows != 0 ? "up to " : "", span, span);
+    }
     rf_attention_figure_set_title(&v->figure, title);
     rf_attention_figure_show_picture(&v->figure, gtk_toggle_button_get_active(v->picture) &&
                                                      picture_possible(v, m));
@@ -699,10 +818,54 @@ static void load_picture(attention_view *v)
     rf_probe_picker_load_picture(&v->picker, &v->figure.picture, token_offset(cfg, m));
 }
 
+/* A zoom came to rest: ask for the queries and keys now visible, pooled to
+ * the plot's pixels (one cell a token once few enough are visible), or for
+ * the sample's all again when the zoom went back to everything. The cells
+ * shown are magnified meanwhile; the newest request is the one the worker
+ * takes. */
+static gboolean zoom_settled(gpointer data)
+{
+    attention_view *v = data;
+    v->zoom_timer = 0;
+    const map_entry *m = chosen_map(v);
+    const rf_probe_value *a = v->n_taps > 0 ? rf_probe_picker_find(&v->picker, v->taps[0], NULL) : NULL;
+    if (m == NULL || m->kind != MAP_PROBS || overview_on(v) || a == NULL || !a->filled || !a->pooled ||
+        rf_probe_picker_get_step(&v->picker) >= 0)
+        return G_SOURCE_REMOVE;
+    rf_zoom z = rf_plot_view_get_zoom(v->plot);
+    int64_t rows = a->shape.dim[1], cols = a->shape.dim[2];
+    const rf_probe_window *w = &a->window;
+    int64_t i0 = CLAMP((int64_t)floor(z.y0 * rows), 0, rows - 1), i1 = CLAMP((int64_t)ceil(z.y1 * rows), i0 + 1, rows);
+    int64_t j0 = CLAMP((int64_t)floor(z.x0 * cols), 0, cols - 1), j1 = CLAMP((int64_t)ceil(z.x1 * cols), j0 + 1, cols);
+    if (i0 == 0 && i1 == rows && j0 == 0 && j1 == cols) {   /* all of the cells shown */
+        gboolean everything = z.x0 <= 0 && z.x1 >= 1 && z.y0 <= 0 && z.y1 >= 1;
+        if (!everything || v->zoomed.rows == 0)
+            return G_SOURCE_REMOVE;
+        v->zoomed.rows = 0;   /* zoomed out of a window: the sample's all again */
+    } else {
+        v->zoomed = (rf_probe_window){rf_pool_edge(w->r0, w->r1, rows, i0), rf_pool_edge(w->r0, w->r1, rows, i1),
+                                      rf_pool_edge(w->c0, w->c1, cols, j0), rf_pool_edge(w->c0, w->c1, cols, j1), 1,
+                                      1, w->reduce};
+    }
+    watch(v);
+    return G_SOURCE_REMOVE;
+}
+
+static void on_zoom(gpointer data)
+{
+    attention_view *v = data;
+    if (v->quiet_zoom)
+        return;
+    if (v->zoom_timer != 0)
+        g_source_remove(v->zoom_timer);
+    v->zoom_timer = g_timeout_add(250, zoom_settled, v);
+}
+
 /* Any choice changed: show the segment chooser where it applies, watch anew. */
 static void on_choice(gpointer data)
 {
     attention_view *v = data;
+    v->zoomed.rows = 0;   /* another map or sample: all of it */
     const map_entry *m = chosen_map(v);
     gboolean blrp = m != NULL && m->kind >= MAP_BLRP_SELF;
     gtk_widget_set_visible(v->segment_label, blrp);
@@ -711,6 +874,12 @@ static void on_choice(gpointer data)
     load_picture(v);
     watch(v);
     refresh(v);
+}
+
+/* Max or mean: the same window asked again. */
+static void on_mean(gpointer data)
+{
+    watch(data);
 }
 
 static void on_segment(GtkSpinButton *b, gpointer data)
@@ -783,6 +952,13 @@ GtkWidget *rf_attention_view_new(RfSession *s)
     gtk_widget_set_tooltip_text(GTK_WIDGET(v->overview_toggle),
                                 "Every layer and head of the sample at once; click one to open it");
     gtk_box_append(GTK_BOX(v->picker.history_box), GTK_WIDGET(v->overview_toggle));
+    v->mean = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_mnemonic("M_ean"));
+    gtk_widget_set_tooltip_text(GTK_WIDGET(v->mean),
+                                "Maps longer than the screen: each cell the mean of the weights it covers "
+                                "(off: the largest, so a single sharp weight stays visible)");
+    gtk_box_append(GTK_BOX(v->picker.history_box), GTK_WIDGET(v->mean));
+    g_signal_connect_swapped(v->mean, "toggled", G_CALLBACK(on_mean), v);
+    rf_plot_view_on_zoom(v->plot, on_zoom, v);
     g_signal_connect_swapped(v->overview_toggle, "toggled", G_CALLBACK(on_choice), v);
     g_signal_connect(v->segment, "value-changed", G_CALLBACK(on_segment), v);
     g_signal_connect(v->picture, "toggled", G_CALLBACK(on_picture), v);

@@ -292,8 +292,14 @@ void rf_probe_picker_update_samples(rf_probe_picker *p)
 
 void rf_probe_picker_watch(rf_probe_picker *p, const char *const *names, int n)
 {
+    rf_probe_picker_watch_pooled(p, names, NULL, n);
+}
+
+void rf_probe_picker_watch_pooled(rf_probe_picker *p, const char *const *names, const rf_probe_window *windows, int n)
+{
     g_object_set_data(G_OBJECT(p->session), WATCHER_KEY, p);
-    rf_session_watch_probes(p->session, names, n, rf_probe_picker_get_split(p), rf_probe_picker_get_sample(p));
+    rf_session_watch_probes_pooled(p->session, names, windows, n, rf_probe_picker_get_split(p),
+                                   rf_probe_picker_get_sample(p));
 }
 
 void rf_probe_picker_unwatch(rf_probe_picker *p)

@@ -71,6 +71,8 @@ RfProbeHold *rf_probe_picker_hold(const rf_probe_picker *p);
 
 /* Watch these taps for the chosen sample, as the session's one watcher. */
 void rf_probe_picker_watch(rf_probe_picker *p, const char *const *names, int n);
+/* The same, each tap pooled over its window (rf_session_watch_probes_pooled). */
+void rf_probe_picker_watch_pooled(rf_probe_picker *p, const char *const *names, const rf_probe_window *windows, int n);
 /* Stop watching, unless another view has taken the watch since. */
 void rf_probe_picker_unwatch(rf_probe_picker *p);
 
