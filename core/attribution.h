@@ -24,7 +24,9 @@
  *
  * Rows of one batch carry the interpolation points or occluded copies, so
  * the work runs batched on a graph planned once per trainer (the trainer's
- * batch size); each batch's gradient lives for that pass only. Parameters
+ * batch size plus the input and its baseline); each batch's gradient lives
+ * for that pass only. grad and grad-input take the input alone through a
+ * one-row graph, also planned once. Parameters
  * are not changed (their gradients are zeroed after a pass when the store
  * keeps any). CPU builds only.
  */
@@ -52,7 +54,8 @@ typedef struct rf_attribution {
     int len;
     int target, predicted;
     double fx;               /* the target logit at the input */
-    double fbase;            /* ... at the baseline */
+    double fbase;            /* ... at the baseline (ig, occlusion); NAN for grad and grad-input,
+                                whose pass takes the input alone */
     double sum;              /* of values */
     double completeness;     /* ig: |sum - (fx - fbase)|; NAN for the other methods */
 } rf_attribution;

@@ -233,6 +233,7 @@ void rf_trainer_free(rf_trainer *t)
         rf_model_free(t->bucket[i]);
     rf_model_free(t->single);
     rf_model_free(t->attr);
+    rf_model_free(t->attr_one);
     rf_model_free(t->model);
     rf_params_free(t->params);
     rf_pool_free(t->pool);

@@ -40,20 +40,25 @@ int rf_trainer_attribution_width(const rf_trainer *t)
     return t->ds->feat_dim > 0 ? t->ds->feat_dim : t->cfg.model.dim;
 }
 
-static rf_model *attr_model(rf_trainer *t, rf_status *st)
+/* The attribution model: with `one_row`, of a single row (gradient and
+ * gradient x input need the input's pass only); otherwise two rows more
+ * than a batch, for the input and its baseline (see job). Each is planned
+ * at its first use and kept. */
+static rf_model *attr_model(rf_trainer *t, bool one_row, rf_status *st)
 {
-    if (t->attr != NULL)
-        return t->attr;
+    rf_model **kept = one_row ? &t->attr_one : &t->attr;
+    if (*kept != NULL)
+        return *kept;
     if (rf_graph_backend(t->model->graph)->upload != NULL) {
         rf_fail(st, "attribution runs on the CPU only: this model is on train.device = %s (--set train.device=cpu)",
                 t->cfg.train.device);
         return NULL;
     }
     const rf_dataset *ds = t->ds;
-    /* two rows more than a batch: the input and its baseline (see job) */
-    t->attr = rf_model_new_attribution(&t->cfg, t->model->batch + SCORED_ROWS, ds->seq_len, ds->feat_dim, ds->vocab,
-                                       ds->classes, ds->grid_h, ds->grid_w, t->params, st);
-    return t->attr;
+    int batch = one_row ? 1 : t->model->batch + SCORED_ROWS;
+    *kept = rf_model_new_attribution(&t->cfg, batch, ds->seq_len, ds->feat_dim, ds->vocab, ds->classes, ds->grid_h,
+                                     ds->grid_w, t->params, st);
+    return *kept;
 }
 
 bool rf_trainer_attribution_input(rf_trainer *t, const rf_outside_input *in, const float *baseline, float *x,
@@ -113,7 +118,7 @@ static void forward_rows(rf_trainer *t, rf_model *m, rf_exec *ex, const float *r
 
 bool rf_trainer_attribution_logits(rf_trainer *t, const float *x, int count, int len, float *logits, rf_status *st)
 {
-    rf_model *m = rf_trainer_settle(t, st) ? attr_model(t, st) : NULL;
+    rf_model *m = rf_trainer_settle(t, st) ? attr_model(t, false, st) : NULL;
     if (m == NULL)
         return false;
     size_t row = (size_t)m->seq_len * rf_trainer_attribution_width(t);
@@ -127,10 +132,11 @@ bool rf_trainer_attribution_logits(rf_trainer *t, const float *x, int count, int
 }
 
 /* The work of one attribution: the model, its input and baseline, and
- * the batch's rows. The first batch also carries the input (row 0) and
- * the baseline (row 1), which score the target (the predicted class when
- * none is asked for): the model has two rows more than the trainer's
- * batch for them, so that integrated gradients' steps fill whole batches. */
+ * the batch's rows. The first batch also carries the input (row 0), which
+ * scores the target (the predicted class when none is asked for), and,
+ * except for gradient and gradient x input's one-row model, the baseline
+ * (row 1): that model has two rows more than the trainer's batch for
+ * them, so that integrated gradients' steps fill whole batches. */
 typedef struct job {
     rf_trainer *t;
     rf_model *m;
@@ -159,7 +165,7 @@ static void pass(job *j, int count, int seed_from, int seed_to)
         j->out->predicted = best;
         j->target = j->out->target = j->target >= 0 ? j->target : best;
         j->out->fx = z[j->target];
-        j->out->fbase = z[j->classes + j->target];
+        j->out->fbase = j->m->batch >= SCORED_ROWS ? z[j->classes + j->target] : NAN;
         j->scored = true;
     }
     if (seed_to <= seed_from)
@@ -182,10 +188,11 @@ static int reserve(job *j)
     return SCORED_ROWS;
 }
 
-/* grad and grad-input: the input's gradient (row 0 of the first batch). */
+/* grad and grad-input: the input's gradient, the one row's. */
 static void gradient(job *j, bool times_input, float *values)
 {
-    pass(j, reserve(j), 0, 1);
+    memcpy(j->rows, j->x, j->row * sizeof(float));
+    pass(j, 1, 0, 1);
     for (int p = 0; p < j->len; p++) {
         double s = 0;
         for (int i = p * j->w; i < (p + 1) * j->w; i++)
@@ -308,7 +315,8 @@ bool rf_trainer_attribute(rf_trainer *t, const rf_outside_input *in, const rf_at
     const rf_dataset *ds = t->ds;
     if (!check_request(r, ds->classes, st))
         return false;
-    rf_model *m = rf_trainer_settle(t, st) ? attr_model(t, st) : NULL;
+    bool one_row = r->method == RF_ATTR_GRAD || r->method == RF_ATTR_GRAD_INPUT;
+    rf_model *m = rf_trainer_settle(t, st) ? attr_model(t, one_row, st) : NULL;
     if (m == NULL)
         return false;
     job j = {.t = t, .m = m, .n = ds->seq_len, .w = rf_trainer_attribution_width(t), .len = in->len,

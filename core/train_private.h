@@ -26,8 +26,10 @@ struct rf_trainer {
      * sample's pass, not a whole batch's. */
     rf_model *single;
     /* Attribution (core/attribution.h): the model again with a gradient at
-     * its input, backward from the logits; built at the first call. */
-    rf_model *attr;
+     * its input, backward from the logits; built at the first call: attr
+     * of a batch plus two rows (ig, occlusion), attr_one of one row (grad,
+     * grad-input). */
+    rf_model *attr, *attr_one;
     /* Length buckets of a build of token sequences on the CPU: the model
      * again, forward-only, for inputs of at most bucket_len[i] positions
      * (ascending, all shorter than the model's), inside the model's arena,

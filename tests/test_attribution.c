@@ -1,7 +1,7 @@
 /* Attribution (core/attribution.h) on tiny models of every encoder, for
  * token inputs and for features on a grid:
- *   - gradient x input against central finite differences of the target
- *     logit along (input - baseline), one position at a time;
+ *   - gradient and gradient x input against central finite differences
+ *     of the target logit along each input coordinate;
  *   - occlusion against explicit forward passes of the occluded inputs
  *     through the ordinary inference path (a batch-1 model on token ids or
  *     features, its "logits" tap), windows recomputed here;
@@ -124,42 +124,58 @@ static double max_abs(const double *v, int n)
     return m;
 }
 
-/* grad-input at position p against (F(x + h d_p) - F(x - h d_p)) / 2h,
- * d_p = (x - baseline) at p only. */
-static void test_grad_input(const char *encoder, bool features)
+/* grad and grad-input against central differences of the target logit,
+ * (F(x + h e_i) - F(x - h e_i)) / 2h along each input coordinate i:
+ * grad's value at p is the length of those at p, grad-input's their dot
+ * product with (x - baseline) at p. Both take one row through their own
+ * one-row model; the differences go through the batched model. */
+static void test_gradients(const char *encoder, bool features)
 {
     fixture f;
     if (!open_fixture(&f, encoder, features))
         return;
     rf_status st = {0};
-    rf_attribution a;
-    rf_attr_request r = {.method = RF_ATTR_GRAD_INPUT, .target = -1};
-    bool ok = rf_trainer_attribute(f.t, &f.in, &r, &a, &st);
-    int n = f.ds.seq_len, w = rf_trainer_attribution_width(f.t), len = f.in.len;
+    rf_attribution g, gi;
+    rf_attr_request r = {.method = RF_ATTR_GRAD, .target = -1};
+    bool got_g = rf_trainer_attribute(f.t, &f.in, &r, &g, &st);
+    r.method = RF_ATTR_GRAD_INPUT;
+    bool got_gi = got_g && rf_trainer_attribute(f.t, &f.in, &r, &gi, &st);
+    bool ok = got_gi && g.target == gi.target && isnan(gi.fbase);
+    int n = f.ds.seq_len, w = rf_trainer_attribution_width(f.t), len = f.in.len, dirs = len * w;
     size_t row = (size_t)n * w;
     float *x = malloc(row * sizeof *x), *base = malloc(row * sizeof *base);
-    float *rows = malloc(2 * len * row * sizeof *rows), *logits = malloc(2 * len * CLASSES * sizeof *logits);
+    float *rows = malloc(2 * dirs * row * sizeof *rows), *logits = malloc(2 * dirs * CLASSES * sizeof *logits);
     ok = ok && rf_trainer_attribution_input(f.t, &f.in, NULL, x, base, &st);
     const double h = 1e-2;
-    for (int p = 0; ok && p < len; p++)
+    for (int i = 0; ok && i < dirs; i++)
         for (int s = 0; s < 2; s++) {
-            float *dst = rows + (2 * p + s) * row;
+            float *dst = rows + (2 * i + s) * row;
             memcpy(dst, x, row * sizeof *dst);
-            for (int i = p * w; i < (p + 1) * w; i++)
-                dst[i] += (float)((s == 0 ? h : -h) * (x[i] - base[i]));
+            dst[i] += (float)(s == 0 ? h : -h);
         }
-    ok = ok && rf_trainer_attribution_logits(f.t, rows, 2 * len, len, logits, &st);
-    double fd[GRID * GRID], err = 0;
-    for (int p = 0; ok && p < len; p++) {
-        fd[p] = ((double)logits[2 * p * CLASSES + a.target] - logits[(2 * p + 1) * CLASSES + a.target]) / (2 * h);
-        err = fmax(err, fabs(a.values[p] - fd[p]));
+    ok = ok && rf_trainer_attribution_logits(f.t, rows, 2 * dirs, len, logits, &st);
+    double fd_g[GRID * GRID] = {0}, fd_gi[GRID * GRID] = {0}, err_g = 0, err_gi = 0;
+    for (int i = 0; ok && i < dirs; i++) {
+        double d = ((double)logits[2 * i * CLASSES + gi.target] - logits[(2 * i + 1) * CLASSES + gi.target]) / (2 * h);
+        fd_g[i / w] += d * d;
+        fd_gi[i / w] += d * (x[i] - base[i]);
     }
-    double scale = ok ? max_abs(fd, len) : 0;
-    tap_ok(ok && err <= 2e-3 * scale + 1e-4 && scale > 1e-3,
-           "%s %s: gradient x input matches central differences (max error %.2g of %.3g over %d positions)%s%s",
-           encoder, f.what, err, scale, len, ok ? "" : ": ", ok ? "" : st.msg);
-    if (ok)
-        rf_attribution_clear(&a);
+    for (int p = 0; ok && p < len; p++) {
+        fd_g[p] = sqrt(fd_g[p]);
+        err_g = fmax(err_g, fabs(g.values[p] - fd_g[p]));
+        err_gi = fmax(err_gi, fabs(gi.values[p] - fd_gi[p]));
+    }
+    double scale_g = ok ? max_abs(fd_g, len) : 0, scale_gi = ok ? max_abs(fd_gi, len) : 0;
+    tap_ok(ok && err_g <= 2e-3 * scale_g + 1e-4 && scale_g > 1e-3,
+           "%s %s: gradient matches central differences (max error %.2g of %.3g over %d positions)%s%s", encoder,
+           f.what, err_g, scale_g, len, ok ? "" : ": ", ok ? "" : st.msg);
+    tap_ok(ok && err_gi <= 2e-3 * scale_gi + 1e-4 && scale_gi > 1e-3,
+           "%s %s: gradient x input matches central differences (max error %.2g of %.3g over %d positions), "
+           "no baseline scored%s%s", encoder, f.what, err_gi, scale_gi, len, ok ? "" : ": ", ok ? "" : st.msg);
+    if (got_g)
+        rf_attribution_clear(&g);
+    if (got_gi)
+        rf_attribution_clear(&gi);
     free(x);
     free(base);
     free(rows);
@@ -350,7 +366,7 @@ int main(int argc, char **argv)
     }
     for (size_t e = 0; e < sizeof encoders / sizeof encoders[0]; e++)
         for (int features = 0; features < 2; features++) {
-            test_grad_input(encoders[e], features);
+            test_gradients(encoders[e], features);
             test_occlusion(encoders[e], features);
             test_completeness(encoders[e], features);
         }

@@ -121,8 +121,8 @@ assert "input" in j and "sample" not in j, j' \
 run inspect --checkpoint "$ckpt" --sample 2 --attribution grad-input --out "$tmp/gi.npy"
 expect_rc 0 "inspect --attribution grad-input exits 0"
 cp "$tmp/out" "$tmp/gi.json"
-pycheck "grad-input: same target and F(x) as ig for the sample, the .npy sums to the JSON's sum, no completeness" \
-    'k = json.loads(open(sys.argv[3]).read()); assert j["target"] == k["target"] and j["f_input"] == k["f_input"] and "completeness_error" not in j, (j, k)
+pycheck "grad-input: same target and F(x) as ig for the sample, the .npy sums to the JSON's sum, no completeness, no F(baseline) (the input's row alone)" \
+    'k = json.loads(open(sys.argv[3]).read()); assert j["target"] == k["target"] and j["f_input"] == k["f_input"] and "completeness_error" not in j and j["f_baseline"] is None, (j, k)
 assert abs(sum(a[1]) - j["sum"]) < 1e-4' "$tmp/gi.json" "$tmp/gi.npy" "$tmp/ig64.json"
 
 expect_error 2 "an unknown method is refused" "--attribution takes grad, grad-input, ig or occlusion" \

@@ -532,11 +532,18 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
         rf_map_legend(cr, l.map_legend, &maps);
     }
     char caption[320];
-    if (f->panels == 3)
+    if (isnan(f->fbase)) {   /* grad and grad-input do not score the baseline */
+        if (f->panels == 3)
+            snprintf(caption, sizeof caption, "A: F(x) %.4g · sum %.4g    B: F(x) %.4g · sum %.4g", f->fx, f->sum,
+                     f->b_fx, f->b_sum);
+        else
+            snprintf(caption, sizeof caption, "F(x) %.4g · sum %.4g", f->fx, f->sum);
+    } else if (f->panels == 3) {
         snprintf(caption, sizeof caption, "A: F(x) %.4g · F(baseline) %.4g · sum %.4g    B: F(x) %.4g · F(baseline) "
                  "%.4g · sum %.4g", f->fx, f->fbase, f->sum, f->b_fx, f->b_fbase, f->b_sum);
-    else
+    } else {
         snprintf(caption, sizeof caption, "F(x) %.4g · F(baseline) %.4g · sum %.4g", f->fx, f->fbase, f->sum);
+    }
     size_t n = strlen(caption);
     if (f->method == RF_ATTR_IG && f->panels == 3)
         snprintf(caption + n, sizeof caption - n, " · completeness error A %.3g, B %.3g", f->completeness,
