@@ -813,7 +813,7 @@ expect_error 1 "learned positions cannot take the longer sequence, and the error
     eval --checkpoint "$tmp/learned/checkpoint.safetensors" --set data.concat=2
 expect_error 1 "data.concat on another task is refused in one sentence" \
     "data.concat = 2: only listops and lra_tsv" eval --checkpoint "$pics/checkpoint.safetensors" --set data.concat=2
-expect_error 1 "data.concat beyond 4 is refused" "data.concat|1..4" eval --checkpoint "$ckpt" --set data.concat=5
+expect_error 1 "data.concat beyond 512 is refused" "data.concat|1..512" eval --checkpoint "$ckpt" --set data.concat=513
 
 # --- make-dataset --------------------------------------------------------------
 run make-dataset --help
@@ -882,7 +882,7 @@ run config --list
 expect_rc 0 "config --list exits 0"
 check "config --list lists data.task with its default and choices" \
     grep -q '^data.task  *listops  *listops|random' "$tmp/out"
-check "config --list lists data.concat with its default and range" grep -q '^data.concat  *1  *1\.\.4 ' "$tmp/out"
+check "config --list lists data.concat with its default and range" grep -q '^data.concat  *1  *1\.\.512 ' "$tmp/out"
 check "config --list lists train.gemm with its default and choices" \
     grep -q '^train.gemm  *auto  *auto|openblas|onednn ' "$tmp/out"
 expect_error 1 "train.gemm refuses a library it does not have" "gemm|mkl" \
