@@ -35,10 +35,10 @@
 
 #include <sndfile.h>
 
-#include "../datasets/npy_read.h"
 #include "../ui/figures/attribution_figure.h"
 #include "../ui/figures/sample_figure.h"
 #include "../ui/view.h"
+#include "cli_output.h"
 #include "figure_pixels.h"
 #include "figure_text.h"
 #include "trained_view.h"
@@ -51,26 +51,8 @@ static GArray *cli_values(const char *rangefinder, const char *checkpoint, const
     g_autofree char *sample = g_strdup_printf("%d", SAMPLE);
     const char *argv[] = {rangefinder, "inspect", "--checkpoint", checkpoint, "--split", "test", "--sample",
                           sample, "--attribution", "grad-input", "--out", npy, NULL};
-    g_autofree char *out = NULL, *err = NULL;
-    int status = 0;
-    if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL) ||
-        !g_spawn_check_wait_status(status, NULL)) {
-        tap_diag("inspect failed: %s", err != NULL ? err : "");
-        return NULL;
-    }
-    rf_npy_array a;
-    rf_status st = {0};
-    if (!rf_npy_open(npy, &a, &st)) {
-        tap_diag("%s", st.msg);
-        return NULL;
-    }
-    GArray *values = g_array_new(FALSE, FALSE, sizeof(float));
-    for (int64_t i = 0; i < a.count; i++) {
-        float v = (float)rf_npy_value(&a, i);
-        g_array_append_val(values, v);
-    }
-    rf_npy_close(&a);
-    return values;
+    g_autofree char *out = cli_run(argv);
+    return out != NULL ? npy_values(npy) : NULL;
 }
 
 /* The same values within float rounding; the first difference told. */
@@ -215,37 +197,6 @@ static gboolean compared(gpointer page)
 static gboolean not_computing(gpointer page)
 {
     return gtk_widget_get_sensitive(find_named(page, "attribution-compute"));
-}
-
-/* `rangefinder ARGS...` run to its end; its stdout (NULL on failure). */
-static char *cli_run(const char *const *argv)
-{
-    g_autofree char *out = NULL, *err = NULL;
-    int status = 0;
-    if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL) ||
-        !g_spawn_check_wait_status(status, NULL)) {
-        tap_diag("%s %s failed: %s", argv[0], argv[1], err != NULL ? err : "");
-        return NULL;
-    }
-    return g_steal_pointer(&out);
-}
-
-/* The array of `npy` as floats (NULL on failure). */
-static GArray *npy_values(const char *npy)
-{
-    rf_npy_array a;
-    rf_status st = {0};
-    if (!rf_npy_open(npy, &a, &st)) {
-        tap_diag("%s", st.msg);
-        return NULL;
-    }
-    GArray *values = g_array_new(FALSE, FALSE, sizeof(float));
-    for (int64_t i = 0; i < a.count; i++) {
-        float v = (float)rf_npy_value(&a, i);
-        g_array_append_val(values, v);
-    }
-    rf_npy_close(&a);
-    return values;
 }
 
 /* The largest |value| over the first 2n values of `both` (A and B). */

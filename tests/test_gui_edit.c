@@ -28,10 +28,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "../datasets/npy_read.h"
 #include "../ui/figures/data_sample.h"
 #include "../ui/inspect_input.h"
 #include "../ui/view.h"
+#include "cli_output.h"
 #include "figure_text.h"
 #include "gui_fixtures.h"
 #include "trained_view.h"
@@ -47,14 +47,8 @@ static const char edited[] = "[MAX [MED 1 3 8 ] 2 9 [MIN 4 7 ] 0 ]";
 static GPtrArray *predict(const char *exe, const char *checkpoint, const char *option, const char *input)
 {
     const char *argv[] = {exe, "predict", "--checkpoint", checkpoint, option, input, NULL};
-    g_autofree char *out = NULL, *err = NULL;
-    int status = 0;
-    if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL) ||
-        !g_spawn_check_wait_status(status, NULL)) {
-        tap_diag("predict failed: %s", err != NULL ? err : "");
-        return NULL;
-    }
-    const char *p = strstr(out, "\"probabilities\":[");
+    g_autofree char *out = cli_run(argv);
+    const char *p = out != NULL ? strstr(out, "\"probabilities\":[") : NULL;
     if (p == NULL)
         return NULL;
     GPtrArray *probs = g_ptr_array_new_with_free_func(g_free);
@@ -171,26 +165,8 @@ static GArray *cli_grad_input(const char *exe, const char *checkpoint, const cha
 {
     const char *argv[] = {exe, "inspect", "--checkpoint", checkpoint, "--text", text, "--attribution", "grad-input",
                           "--out", npy, NULL};
-    g_autofree char *out = NULL, *err = NULL;
-    int status = 0;
-    if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL) ||
-        !g_spawn_check_wait_status(status, NULL)) {
-        tap_diag("inspect failed: %s", err != NULL ? err : "");
-        return NULL;
-    }
-    rf_npy_array a;
-    rf_status st = {0};
-    if (!rf_npy_open(npy, &a, &st)) {
-        tap_diag("%s", st.msg);
-        return NULL;
-    }
-    GArray *values = g_array_new(FALSE, FALSE, sizeof(float));
-    for (int64_t i = 0; i < a.count; i++) {
-        float v = (float)rf_npy_value(&a, i);
-        g_array_append_val(values, v);
-    }
-    rf_npy_close(&a);
-    return values;
+    g_autofree char *out = cli_run(argv);
+    return out != NULL ? npy_values(npy) : NULL;
 }
 
 static gboolean overlay_of_len(gpointer data)
