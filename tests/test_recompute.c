@@ -151,6 +151,18 @@ static void check_plans(void)
     segments = planned_arena(blrp, "segments", 4, 128);
     tap_ok(off > 0 && layers > 0 && layers < off && segments < layers,
            "blrp, 8 segments: arena bytes off %zu > layers %zu > segments %zu", off, layers, segments);
+
+    /* What a long sequence costs under segments, in [N, D] tensors: each
+     * token's share of the arena's growth from 1,024 to 2,048 tokens (Φ's
+     * latents as many as a segment's tokens). Recomputing a Θ_SELF layer
+     * over the whole sequence at once, with Φ's probabilities [l, N] and
+     * Θ_X's normalised queries kept through it, took 21.1; one sublayer at
+     * a time, Φ and the queries recomputed, 15.8. */
+    blrp.model.latent = 16;
+    size_t shorter = planned_arena(blrp, "segments", 1, 1024), longer = planned_arena(blrp, "segments", 1, 2048);
+    double per_token = (double)(longer - shorter) / 1024.0 / (blrp.model.dim * sizeof(float));
+    tap_ok(shorter > 0 && per_token < 18.0, "blrp, recompute = segments: a token costs %.1f floats per model dim (< 18)",
+           per_token);
 }
 
 static void check_refusals(void)
