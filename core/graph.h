@@ -251,6 +251,8 @@ typedef enum rf_region_kind {
     RF_REGION_NONE,
     RF_REGION_LAYER,     /* one block of a layered encoder */
     RF_REGION_SEGMENT,   /* one step of BLRP's recurrence over the segments */
+    RF_REGION_SUBLAYER,  /* the rest of the block before it: part of that
+                          * region under layers, one of its own under segments */
 } rf_region_kind;
 void rf_graph_region(rf_graph *g, rf_region_kind kind);
 

@@ -165,6 +165,43 @@ static void check_plans(void)
            per_token);
 }
 
+/* Whether a block's second part, a sublayer region, keeps its input `mid`
+ * through the forward pass: x -> [a block: mid = gelu(x)] -> [its
+ * sublayer: gelu(mid)] -> loss. */
+static bool sublayer_input_kept(rf_recompute mode)
+{
+    rf_params *p = rf_params_new(1);
+    rf_graph *g = rf_graph_new(p);
+    rf_id x = rf_input(g, "x", rf_shape2(4, 8), true);
+    rf_graph_region(g, RF_REGION_LAYER);
+    rf_id mid = rf_gelu(g, x);
+    rf_graph_region(g, RF_REGION_SUBLAYER);
+    rf_id out = rf_gelu(g, mid);
+    rf_graph_region(g, RF_REGION_NONE);
+    rf_id loss = rf_sum(g, rf_sum(g, out, 1), 0);
+    rf_status st = {0};
+    rf_plan_buffer *buf = NULL;
+    int nb = 0;
+    bool kept = false;
+    if (!rf_graph_recompute(g, mode, &st) || !rf_graph_plan_buffers(g, loss, 1, &buf, &nb, &st))
+        tap_diag("%s", st.msg);
+    for (int b = 0; b < nb; b++)
+        if (buf[b].node == mid && buf[b].kind == 0)
+            kept = buf[b].death > loss;   /* past the forward pass's slots */
+    free(buf);
+    rf_graph_free(g);
+    rf_params_free(p);
+    return kept;
+}
+
+static void check_sublayers(void)
+{
+    tap_ok(!sublayer_input_kept(RF_RECOMPUTE_LAYERS),
+           "recompute = layers recomputes a block and its sublayer together: the sublayer's input is not kept");
+    tap_ok(sublayer_input_kept(RF_RECOMPUTE_SEGMENTS),
+           "recompute = segments recomputes the sublayer alone, from its kept input");
+}
+
 static void check_refusals(void)
 {
     rf_config cfg = small_config("full", "sometimes");
@@ -186,6 +223,7 @@ int main(void)
     check_same_gradients("blrp", "segments", pool);
     rf_pool_free(pool);
     check_plans();
+    check_sublayers();
     check_refusals();
     return tap_done();
 }

@@ -223,9 +223,9 @@ static rf_id segment(const blrp *m, rf_id all, int s)
 /* ---- Θ_SELF over all segments at once ---- */
 
 /* x [B*T, t, D] with key mask [B*T, t] -> x + attn(LN(x)), then the MLP.
- * Under train.recompute = layers or segments the attention and the MLP
- * are recomputed one at a time: a layer's activations over the whole
- * sequence, recomputed together, were the peak of a long sequence. */
+ * train.recompute = layers recomputes the layer; segments recomputes the
+ * attention and the MLP one at a time: a layer's activations over the
+ * whole sequence, recomputed together, were the peak of a long sequence. */
 static rf_id self_block(const blrp *m, rf_id x, rf_id mask, int layer)
 {
     char prefix[PREFIX_LEN], tap[RF_NAME_LEN];
@@ -235,7 +235,7 @@ static rf_id self_block(const blrp *m, rf_id x, rf_id mask, int layer)
     rf_id n = norm(m, x, prefix, "norm_attn");
     kv keys = {dense(m, n, m->d, m->d, prefix, "attn.k", true), dense(m, n, m->d, m->d, prefix, "attn.v", true)};
     rf_id h = attend_only(m, x, dense(m, n, m->d, m->d, prefix, "attn.q", true), keys, mask, prefix, tap);
-    rf_graph_region(m->g, RF_REGION_LAYER);
+    rf_graph_region(m->g, RF_REGION_SUBLAYER);
     return mlp_residual(m, h, prefix);
 }
 
@@ -256,7 +256,7 @@ static rf_id segments(blrp *m, rf_id x, int layers)
     rf_graph_row_scope(g, mask);
     for (int layer = 0; layer < layers; layer++) {
         char tap[RF_NAME_LEN];
-        h = self_block(m, h, mask, layer);   /* two recomputation regions (train.recompute = layers) */
+        h = self_block(m, h, mask, layer);   /* its recomputation regions (train.recompute) */
         snprintf(tap, sizeof tap, "blrp.self.%d.out", layer);
         rf_tap_add(g, tap, h, RF_TAP_VALUE, rf_shape3(m->B, (int64_t)m->T * m->t, m->d), 0);
     }
