@@ -250,7 +250,10 @@ rf_id rf_sort_rows(rf_graph *g, rf_id x, rf_id mask, bool inverse);
 typedef enum rf_region_kind {
     RF_REGION_NONE,
     RF_REGION_LAYER,     /* one block of a layered encoder */
-    RF_REGION_SEGMENT,   /* one step of BLRP's recurrence over the segments */
+    RF_REGION_SEGMENT,   /* recomputed by segments alone: a step of BLRP's recurrence
+                          * over the segments, its Φ, Θ_X's queries */
+    RF_REGION_SUBLAYER,  /* the rest of the block before it: part of that
+                          * region under layers, one of its own under segments */
 } rf_region_kind;
 void rf_graph_region(rf_graph *g, rf_region_kind kind);
 

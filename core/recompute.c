@@ -24,8 +24,23 @@ const char *rf_recompute_name(rf_recompute mode)
 
 static bool covers(rf_recompute mode, rf_region_kind kind)
 {
-    return (mode == RF_RECOMPUTE_LAYERS && kind == RF_REGION_LAYER) ||
-           (mode == RF_RECOMPUTE_SEGMENTS && (kind == RF_REGION_LAYER || kind == RF_REGION_SEGMENT));
+    bool block = kind == RF_REGION_LAYER || kind == RF_REGION_SUBLAYER;
+    return (mode == RF_RECOMPUTE_LAYERS && block) ||
+           (mode == RF_RECOMPUTE_SEGMENTS && (block || kind == RF_REGION_SEGMENT));
+}
+
+/* Under layers a sublayer region joins the block before it: one region
+ * per block, as the fewest tensors kept through the forward pass. Under
+ * segments each part is recomputed alone, for the lowest peak of a long
+ * sequence. */
+static void join_sublayers(rf_graph *g)
+{
+    for (rf_id i = 0; i < g->count; i++) {
+        int32_t r = g->nodes[i].region;
+        while (r > 0 && g->region_kind[r] == RF_REGION_SUBLAYER)
+            r--;
+        g->nodes[i].region = r;
+    }
 }
 
 /* The node a clone reads for input id: the clone of a node of its own
@@ -46,6 +61,8 @@ bool rf_graph_recompute(rf_graph *g, rf_recompute mode, rf_status *st)
         return rf_fail(st, "recompute: the graph is already %s", g->prepared ? "prepared" : "transformed");
     if (mode == RF_RECOMPUTE_OFF)
         return true;
+    if (mode == RF_RECOMPUTE_LAYERS)
+        join_sublayers(g);
     int n = g->count;
     /* Regions are contiguous runs of ids (rf_graph_region), so cloning in
      * id order clones a region's nodes in order and together. */

@@ -2,7 +2,8 @@
  * by a graph transformation before planning.
  *
  * Encoders mark their regions while they build (rf_graph_region: a block
- * of a layered encoder, a step of BLRP's recurrence over the segments).
+ * of a layered encoder, a step of BLRP's recurrence over the segments, the
+ * second part of a block that segments recomputes alone).
  * rf_graph_recompute appends, for every marked region the mode covers, a
  * clone of each of its ops, reading the clones of the region's nodes and
  * the original nodes outside it (the region's inputs: the block's input,
@@ -32,7 +33,8 @@
 typedef enum rf_recompute {
     RF_RECOMPUTE_OFF,        /* every activation is kept for the backward pass */
     RF_RECOMPUTE_LAYERS,     /* per encoder block (BLRP: its Θ_SELF layers) */
-    RF_RECOMPUTE_SEGMENTS,   /* layers, and each step of BLRP's recurrence over the segments */
+    RF_RECOMPUTE_SEGMENTS,   /* layers, a block's sublayers one at a time, and each step of
+                              * BLRP's recurrence over the segments, its Φ and Θ_X's queries */
 } rf_recompute;
 
 /* "off", "layers" or "segments" (train.recompute's values); false for

@@ -151,6 +151,55 @@ static void check_plans(void)
     segments = planned_arena(blrp, "segments", 4, 128);
     tap_ok(off > 0 && layers > 0 && layers < off && segments < layers,
            "blrp, 8 segments: arena bytes off %zu > layers %zu > segments %zu", off, layers, segments);
+
+    /* What a long sequence costs under segments, in [N, D] tensors: each
+     * token's share of the arena's growth from 1,024 to 2,048 tokens (Φ's
+     * latents as many as a segment's tokens). Recomputing a Θ_SELF layer
+     * over the whole sequence at once, with Φ's probabilities [l, N] and
+     * Θ_X's normalised queries kept through it, took 21.1; one sublayer at
+     * a time, Φ and the queries recomputed, 15.8. */
+    blrp.model.latent = 16;
+    size_t shorter = planned_arena(blrp, "segments", 1, 1024), longer = planned_arena(blrp, "segments", 1, 2048);
+    double per_token = (double)(longer - shorter) / 1024.0 / (blrp.model.dim * sizeof(float));
+    tap_ok(shorter > 0 && per_token < 18.0, "blrp, recompute = segments: a token costs %.1f floats per model dim (< 18)",
+           per_token);
+}
+
+/* Whether a block's second part, a sublayer region, keeps its input `mid`
+ * through the forward pass: x -> [a block: mid = gelu(x)] -> [its
+ * sublayer: gelu(mid)] -> loss. */
+static bool sublayer_input_kept(rf_recompute mode)
+{
+    rf_params *p = rf_params_new(1);
+    rf_graph *g = rf_graph_new(p);
+    rf_id x = rf_input(g, "x", rf_shape2(4, 8), true);
+    rf_graph_region(g, RF_REGION_LAYER);
+    rf_id mid = rf_gelu(g, x);
+    rf_graph_region(g, RF_REGION_SUBLAYER);
+    rf_id out = rf_gelu(g, mid);
+    rf_graph_region(g, RF_REGION_NONE);
+    rf_id loss = rf_sum(g, rf_sum(g, out, 1), 0);
+    rf_status st = {0};
+    rf_plan_buffer *buf = NULL;
+    int nb = 0;
+    bool kept = false;
+    if (!rf_graph_recompute(g, mode, &st) || !rf_graph_plan_buffers(g, loss, 1, &buf, &nb, &st))
+        tap_diag("%s", st.msg);
+    for (int b = 0; b < nb; b++)
+        if (buf[b].node == mid && buf[b].kind == 0)
+            kept = buf[b].death > loss;   /* past the forward pass's slots */
+    free(buf);
+    rf_graph_free(g);
+    rf_params_free(p);
+    return kept;
+}
+
+static void check_sublayers(void)
+{
+    tap_ok(!sublayer_input_kept(RF_RECOMPUTE_LAYERS),
+           "recompute = layers recomputes a block and its sublayer together: the sublayer's input is not kept");
+    tap_ok(sublayer_input_kept(RF_RECOMPUTE_SEGMENTS),
+           "recompute = segments recomputes the sublayer alone, from its kept input");
 }
 
 static void check_refusals(void)
@@ -174,6 +223,7 @@ int main(void)
     check_same_gradients("blrp", "segments", pool);
     rf_pool_free(pool);
     check_plans();
+    check_sublayers();
     check_refusals();
     return tap_done();
 }

@@ -166,11 +166,11 @@ static rf_id mlp_residual(const blrp *m, rf_id h, const char *prefix)
     return rf_add(m->g, h, drop(m, y));
 }
 
-/* resid + Wo·MHA(q, k, v), then the MLP. The probabilities [b, heads, Nq, M]
- * are tapped as `tap`, viewed per sample as [B, (b/B)·heads, Nq, M] (b = B
- * for the cross-attentions, B·T for Θ_SELF's segments). */
-static rf_id attend(const blrp *m, rf_id resid, rf_id q, kv keys, rf_id key_mask, const char *prefix,
-                    const char *tap)
+/* resid + Wo·MHA(q, k, v), without the MLP. The probabilities [b, heads,
+ * Nq, M] are tapped as `tap`, viewed per sample as [B, (b/B)·heads, Nq, M]
+ * (b = B for the cross-attentions, B·T for Θ_SELF's segments). */
+static rf_id attend_only(const blrp *m, rf_id resid, rf_id q, kv keys, rf_id key_mask, const char *prefix,
+                         const char *tap)
 {
     rf_id a = rf_attention(m->g, q, keys.k, keys.v, key_mask, m->heads, m->scale, 0.0f);
     if (a != RF_NONE) {
@@ -178,8 +178,14 @@ static rf_id attend(const blrp *m, rf_id resid, rf_id q, kv keys, rf_id key_mask
         rf_shape view = rf_shape4(m->B, sq.dim[0] / m->B * m->heads, sq.dim[1], sk.dim[1]);
         rf_tap_add(m->g, tap, a, RF_TAP_AUX, view, 0);
     }
-    rf_id h = rf_add(m->g, resid, drop(m, dense(m, a, m->d, m->d, prefix, "attn.out", true)));
-    return mlp_residual(m, h, prefix);
+    return rf_add(m->g, resid, drop(m, dense(m, a, m->d, m->d, prefix, "attn.out", true)));
+}
+
+/* The attention sublayer, then the MLP. */
+static rf_id attend(const blrp *m, rf_id resid, rf_id q, kv keys, rf_id key_mask, const char *prefix,
+                    const char *tap)
+{
+    return mlp_residual(m, attend_only(m, resid, q, keys, key_mask, prefix, tap), prefix);
 }
 
 /* LN_kv(y) projected to keys and values: y [B, M, D] -> k, v [B, M, D]. */
@@ -216,15 +222,21 @@ static rf_id segment(const blrp *m, rf_id all, int s)
 
 /* ---- Θ_SELF over all segments at once ---- */
 
-/* x [B*T, t, D] with key mask [B*T, t] -> x + attn(LN(x)), then the MLP. */
+/* x [B*T, t, D] with key mask [B*T, t] -> x + attn(LN(x)), then the MLP.
+ * train.recompute = layers recomputes the layer; segments recomputes the
+ * attention and the MLP one at a time: a layer's activations over the
+ * whole sequence, recomputed together, were the peak of a long sequence. */
 static rf_id self_block(const blrp *m, rf_id x, rf_id mask, int layer)
 {
     char prefix[PREFIX_LEN], tap[RF_NAME_LEN];
     snprintf(prefix, sizeof prefix, "layer%d.blrp.self", layer);
     snprintf(tap, sizeof tap, "blrp.self.%d.probs", layer);
+    rf_graph_region(m->g, RF_REGION_LAYER);
     rf_id n = norm(m, x, prefix, "norm_attn");
     kv keys = {dense(m, n, m->d, m->d, prefix, "attn.k", true), dense(m, n, m->d, m->d, prefix, "attn.v", true)};
-    return attend(m, x, dense(m, n, m->d, m->d, prefix, "attn.q", true), keys, mask, prefix, tap);
+    rf_id h = attend_only(m, x, dense(m, n, m->d, m->d, prefix, "attn.q", true), keys, mask, prefix, tap);
+    rf_graph_region(m->g, RF_REGION_SUBLAYER);
+    return mlp_residual(m, h, prefix);
 }
 
 /* Pad, add in-segment positions, run Θ_SELF; fills m->self, valid, seg_mask.
@@ -244,8 +256,7 @@ static rf_id segments(blrp *m, rf_id x, int layers)
     rf_graph_row_scope(g, mask);
     for (int layer = 0; layer < layers; layer++) {
         char tap[RF_NAME_LEN];
-        rf_graph_region(g, RF_REGION_LAYER);   /* train.recompute = layers recomputes each Θ_SELF layer */
-        h = self_block(m, h, mask, layer);
+        h = self_block(m, h, mask, layer);   /* its recomputation regions (train.recompute) */
         snprintf(tap, sizeof tap, "blrp.self.%d.out", layer);
         rf_tap_add(g, tap, h, RF_TAP_VALUE, rf_shape3(m->B, (int64_t)m->T * m->t, m->d), 0);
     }
@@ -261,27 +272,36 @@ static rf_id segments(blrp *m, rf_id x, int layers)
     return all;
 }
 
-/* Θ_X's queries for every segment in one projection. */
+/* Θ_X's queries for every segment in one projection. Under
+ * train.recompute = segments the projection is recomputed for its backward,
+ * so its LayerNorm [B, T·t, D] is not kept through the recurrence. */
 static void cross_set_init(const blrp *m, cross_set *c, const char *name, rf_id all)
 {
     snprintf(c->x, sizeof c->x, "blrp.%s.theta_x", name);
     snprintf(c->lat, sizeof c->lat, "blrp.%s.theta_l", name);
     c->query = calloc((size_t)m->T, sizeof *c->query);
+    rf_graph_region(m->g, RF_REGION_SEGMENT);
     rf_id q = project_q(m, all, c->x);
     for (int s = 0; s < m->T; s++)
         c->query[s] = segment(m, q, s);
+    rf_graph_region(m->g, RF_REGION_NONE);
 }
 
 /* ---- the latent initialisation ---- */
 
 /* Φ(X) = softmax_N(X W_Φ)^T X: x [B, N, D] -> [B, l, D], padded tokens
- * excluded from the softmax over N. */
+ * excluded from the softmax over N. Its probabilities [B, l, N] would stay
+ * until Φ's backward, the very last, so train.recompute = segments
+ * recomputes Φ there instead. */
 static rf_id phi(const blrp *m, rf_id x, rf_id mask, const char *name)
 {
     rf_graph *g = m->g;
+    rf_graph_region(g, RF_REGION_SEGMENT);
     rf_id s = rf_transpose(g, rf_dense(g, x, m->d, m->l, name, false), 1, 2);   /* [B, l, N] */
     rf_id p = rf_softmax(g, s, rf_reshape(g, mask, rf_shape3(m->B, 1, m->N)));
-    return rf_matmul(g, p, x, false, false);
+    rf_id out = rf_matmul(g, p, x, false, false);
+    rf_graph_region(g, RF_REGION_NONE);
+    return out;
 }
 
 /* A learned latent [l, D], broadcast to [B, l, D]. */
