@@ -170,7 +170,8 @@ rf_probe_set *rf_probe_set_new_pooled(const rf_graph *g, const char *const *name
                 rf_probe_set_free(ps);
                 return NULL;
             }
-            if (v->window.reduce == RF_POOL_SPAN && t->what == RF_TAP_AUX && on_demand_pool(&g->nodes[t->node]) != NULL) {
+            bool on_demand = t->what == RF_TAP_AUX && on_demand_pool(&g->nodes[t->node]) != NULL;
+            if (v->window.reduce == RF_POOL_SPAN && on_demand) {
                 rf_fail(st, "probe '%s' is computed on demand: it pools by max or mean, not span", t->name);
                 rf_probe_set_free(ps);
                 return NULL;
