@@ -273,7 +273,8 @@ int rf_cmd_inspect(int argc, char **argv)
          "silence (audio folders' default)", "NAME"},
         {"pool", 0, 0, G_OPTION_ARG_STRING, &pool,
          "Probes: write each map (the last two dims) pooled to at most --cells cells, each the max or mean of "
-         "the positions it covers; full attention's is computed block by block, nothing N x N held", "max|mean"},
+         "the positions it covers; full attention's is computed block by block, nothing N x N held; span (TaLK's "
+         "bounds): per cell the least left and greatest right bound relative to each token", "max|mean|span"},
         {"cells", 0, 0, G_OPTION_ARG_STRING, &cells, "--pool: the most cells, rows x columns (default 1000x1000)",
          "RxC"},
         {"rows", 0, 0, G_OPTION_ARG_STRING, &rows, "--pool: the map's rows [A, B) pooled (default all)", "A:B"},
@@ -336,11 +337,12 @@ int rf_cmd_inspect(int argc, char **argv)
         problem = "--list takes no --against";
     pool_opts po = {.on = pool != NULL, .w = {0, RF_POOL_END, 0, RF_POOL_END, 1000, 1000, RF_POOL_MAX}};
     if (problem == NULL && pool == NULL && (cells != NULL || rows != NULL || columns != NULL))
-        problem = "--cells, --rows and --columns go with --pool max or --pool mean";
+        problem = "--cells, --rows and --columns go with --pool max, mean or span";
     else if (problem == NULL && pool != NULL && probes == NULL)
         problem = "--pool pools probes: it needs --probe NAME";
-    else if (problem == NULL && pool != NULL && strcmp(pool, "max") != 0 && strcmp(pool, "mean") != 0)
-        problem = "--pool takes max or mean";
+    else if (problem == NULL && pool != NULL && strcmp(pool, "max") != 0 && strcmp(pool, "mean") != 0 &&
+             strcmp(pool, "span") != 0)
+        problem = "--pool takes max, mean or span";
     else if (problem == NULL && cells != NULL &&
              (sscanf(cells, "%" SCNd64 "x%" SCNd64, &po.w.rows, &po.w.cols) != 2 || po.w.rows < 1 || po.w.cols < 1))
         problem = "--cells takes ROWSxCOLUMNS, both 1 or more (500x800)";
@@ -348,6 +350,8 @@ int rf_cmd_inspect(int argc, char **argv)
         problem = "--rows and --columns take A:B with 0 <= A < B (either side may be left out)";
     if (pool != NULL && strcmp(pool, "mean") == 0)
         po.w.reduce = RF_POOL_MEAN;
+    if (pool != NULL && strcmp(pool, "span") == 0)
+        po.w.reduce = RF_POOL_SPAN;
     if (problem != NULL) {
         g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE, "%s (see `rangefinder inspect --help`)", problem);
         return rf_cli_report(error);

@@ -79,6 +79,17 @@ void rf_probe_window_cells(const rf_probe_window *w, int64_t *rows, int64_t *col
     *cols = w->cols < w->c1 - w->c0 ? w->cols : w->c1 - w->c0;
 }
 
+/* The kernel that computes node n's pooled RF_TAP_AUX view on demand, from
+ * what its forward keeps (full attention's probabilities from q, k and the
+ * row log-sum-exps): plane p of out is batch row b0 + p / heads, head
+ * p % heads. NULL: a pooled tap of it reads the buffer. */
+typedef void (*pool_fn)(const rf_graph *g, const rf_node *n, int64_t b0, int64_t planes, const rf_probe_window *w,
+                        float *out);
+static pool_fn on_demand_pool(const rf_node *n)
+{
+    return n->op == RF_OP_ATTENTION ? rf_cpu_attention_pool : NULL;
+}
+
 /* A window that fits view `v` (without the batch); false with the reason. */
 static bool window_ok(const rf_probe_window *w, rf_shape v, const char *name, rf_status *st)
 {
@@ -96,6 +107,12 @@ static bool window_ok(const rf_probe_window *w, rf_shape v, const char *name, rf
     if (w->rows < 1 || w->cols < 1) {
         rf_fail(st, "probe '%s': a pooled map needs at least one cell each way (asked %lld x %lld)", name,
                 (long long)w->rows, (long long)w->cols);
+        return false;
+    }
+    if (w->reduce == RF_POOL_SPAN && (m % 2 != 0 || w->cols < w->c1 - w->c0)) {
+        rf_fail(st, "probe '%s': --pool span needs a map of left then right bounds (an even number of columns, "
+                "here %lld) with its columns unpooled (asked %lld cells for %lld columns)", name, (long long)m,
+                (long long)w->cols, (long long)(w->c1 - w->c0));
         return false;
     }
     return true;
@@ -153,6 +170,12 @@ rf_probe_set *rf_probe_set_new_pooled(const rf_graph *g, const char *const *name
                 rf_probe_set_free(ps);
                 return NULL;
             }
+            bool on_demand = t->what == RF_TAP_AUX && on_demand_pool(&g->nodes[t->node]) != NULL;
+            if (v->window.reduce == RF_POOL_SPAN && on_demand) {
+                rf_fail(st, "probe '%s' is computed on demand: it pools by max or mean, not span", t->name);
+                rf_probe_set_free(ps);
+                return NULL;
+            }
             v->pooled = true;
             rf_probe_window_cells(&v->window, &v->shape.dim[v->shape.ndim - 2], &v->shape.dim[v->shape.ndim - 1]);
         }
@@ -169,8 +192,32 @@ size_t rf_probe_set_bytes(const rf_probe_set *ps)
     return bytes;
 }
 
+/* RF_POOL_SPAN (probe.h): the columns are exact, the rows pooled. */
+static void pool_span(const float *src, int64_t ld, const rf_probe_window *w, float *dst)
+{
+    int64_t rows, cols;
+    rf_probe_window_cells(w, &rows, &cols);
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t a0 = rf_pool_edge(w->r0, w->r1, rows, i), a1 = rf_pool_edge(w->r0, w->r1, rows, i + 1);
+        for (int64_t j = 0; j < cols; j++) {
+            int64_t b = w->c0 + j;
+            bool left = b < ld / 2;
+            float best = left ? INFINITY : -INFINITY;
+            for (int64_t a = a0; a < a1; a++) {
+                float x = src[a * ld + b] - (float)a;
+                best = left ? (x < best ? x : best) : (x > best ? x : best);
+            }
+            dst[i * cols + j] = best;
+        }
+    }
+}
+
 void rf_pool_plane(const float *src, int64_t ld, const rf_probe_window *w, float *dst)
 {
+    if (w->reduce == RF_POOL_SPAN) {
+        pool_span(src, ld, w, dst);
+        return;
+    }
     int64_t rows, cols;
     rf_probe_window_cells(w, &rows, &cols);
     for (int64_t i = 0; i < rows; i++) {
@@ -198,17 +245,6 @@ void rf_probe_set_free(rf_probe_set *ps)
         free(ps->values[i].data);
     free(ps->values);
     free(ps);
-}
-
-/* The kernel that computes node n's pooled RF_TAP_AUX view on demand, from
- * what its forward keeps (full attention's probabilities from q, k and the
- * row log-sum-exps): plane p of out is batch row b0 + p / heads, head
- * p % heads. NULL: a pooled tap of it reads the buffer. */
-typedef void (*pool_fn)(const rf_graph *g, const rf_node *n, int64_t b0, int64_t planes, const rf_probe_window *w,
-                        float *out);
-static pool_fn on_demand_pool(const rf_node *n)
-{
-    return n->op == RF_OP_ATTENTION ? rf_cpu_attention_pool : NULL;
 }
 
 /* A pooled value of tap t from buffer `buf` (the probed sample's view

@@ -43,8 +43,16 @@ const rf_tap *rf_tap_find(const rf_graph *g, const char *name);
  * tokens and bounds), reduced to at most rows x cols cells, each the max or
  * the mean of the values it covers. Cell i of n over [lo, hi) covers
  * [rf_pool_edge(lo, hi, n, i), rf_pool_edge(lo, hi, n, i + 1)): with
- * n = hi - lo every cell is one value, the exact map. */
-typedef enum rf_pool_reduce { RF_POOL_MAX, RF_POOL_MEAN } rf_pool_reduce;
+ * n = hi - lo every cell is one value, the exact map.
+ *
+ * RF_POOL_SPAN is for maps whose rows are tokens and whose columns are the
+ * left bounds of windows, then as many right bounds, as absolute positions
+ * (TaLK's [a^l, a^r] per head): each value is taken relative to its row
+ * (x - row) and a cell is the smallest left offset or the largest right
+ * offset of its rows, so a pooled column still shows the widest window of
+ * its tokens. Its columns are never pooled (the window's cols must cover
+ * c1 - c0) and the map must have an even number of columns. */
+typedef enum rf_pool_reduce { RF_POOL_MAX, RF_POOL_MEAN, RF_POOL_SPAN } rf_pool_reduce;
 
 /* r1 or c1: the map's own end */
 #define RF_POOL_END (-1)

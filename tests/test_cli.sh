@@ -598,8 +598,11 @@ assert p.shape == (2, 7, 9) and np.allclose(p, w, rtol=1e-5, atol=1e-8), abs(p -
 expect_error 1 "--pool with a window past the map names the probe and the map" \
     "probe 'layer0.attn.probs': the window rows [0, 61) x columns [0, 60) is not inside its 60 x 60 map" \
     inspect --checkpoint "$ckpt" --probe layer0.attn.probs --pool max --rows 0:61 --out "$tmp/x.npy"
-expect_error 2 "--cells without --pool is a usage error" "--pool max or --pool mean" \
+expect_error 2 "--cells without --pool is a usage error" "--pool max, mean or span" \
     inspect --checkpoint "$ckpt" --probe layer0.attn.probs --cells 5x5
+expect_error 1 "--pool span of full attention's map (computed on demand) names the probe" \
+    "probe 'layer0.attn.probs' is computed on demand: it pools by max or mean, not span" \
+    inspect --checkpoint "$ckpt" --probe layer0.attn.probs --pool span --out "$tmp/x.npy"
 run inspect --checkpoint "$ckpt" --sample 5 --probe layer0.attn.probs --set data.batch=1 --set train.gemm=openblas \
     --out "$tmp/probs-b1.npy"
 expect_rc 0 "inspect with --set data.batch=1 exits 0"

@@ -260,6 +260,21 @@ static void test_buffer_tap(rf_pool *pool)
     rf_graph_free(g);
 }
 
+/* RF_POOL_SPAN the plain way: per cell and column, every token's bound
+ * less its position, the least of the left bounds (first half of the
+ * columns), the greatest of the right ones. */
+static void naive_span(const double *plane, int64_t m, const rf_probe_window *w, double *out)
+{
+    for (int64_t i = 0; i < w->rows; i++)
+        for (int64_t j = 0; j < m; j++) {
+            double best = j < m / 2 ? INFINITY : -INFINITY;
+            for (int64_t t = rf_pool_edge(w->r0, w->r1, w->rows, i); t < rf_pool_edge(w->r0, w->r1, w->rows, i + 1);
+                 t++)
+                best = j < m / 2 ? fmin(best, plane[t * m + j] - (double)t) : fmax(best, plane[t * m + j] - (double)t);
+            out[i * m + j] = best;
+        }
+}
+
 /* TaLK's bounds [B, N, 2H], an RF_TAP_AUX view at an offset into aux. */
 static void test_talk_bounds(rf_pool *pool)
 {
@@ -288,7 +303,8 @@ static void test_talk_bounds(rf_pool *pool)
     double *plane = malloc((size_t)(N * 2 * H) * sizeof *plane);
     for (int64_t i = 0; i < N * 2 * H; i++)
         plane[i] = whole->values[0].data[i];
-    for (int reduce = RF_POOL_MAX; reduce <= RF_POOL_MEAN; reduce++) {
+    static const char *const reducer[] = {"max", "mean", "span"};
+    for (int reduce = RF_POOL_MAX; reduce <= RF_POOL_SPAN; reduce++) {
         rf_probe_window w = {5, 398, 0, 2 * H, 31, 2 * H, (rf_pool_reduce)reduce};
         const rf_probe_window *ws[] = {&w};
         rf_probe_set *ps = rf_probe_set_new_pooled(g, names, ws, 1, (int)S, &st);
@@ -296,13 +312,22 @@ static void test_talk_bounds(rf_pool *pool)
                   ps->values[0].shape.dim[1] == 2 * H;
         double want[31 * 6], worst = INFINITY;
         if (ok) {
-            naive_pool(plane, 2 * H, &w, want);
+            if (reduce == RF_POOL_SPAN)
+                naive_span(plane, 2 * H, &w, want);
+            else
+                naive_pool(plane, 2 * H, &w, want);
             worst = worst_error(ps->values[0].data, want, 31 * 2 * H, 1e-6);
         }
         tap_ok(ok && worst <= 1, "TaLK's bounds, tokens [5, 398) into 31 cells, every bound kept, %s: the exact "
-               "bounds pooled (worst %.3g of its bound)", reduce == RF_POOL_MAX ? "max" : "mean", worst);
+               "bounds pooled (worst %.3g of its bound)", reducer[reduce], worst);
         rf_probe_set_free(ps);
     }
+    rf_probe_window pooled_cols = {0, N, 0, 2 * H, 31, H, RF_POOL_SPAN};
+    const rf_probe_window *pc[] = {&pooled_cols};
+    rf_probe_set *refused = rf_probe_set_new_pooled(g, names, pc, 1, (int)S, &st);
+    tap_ok(refused == NULL && strstr(st.msg, "probe 'bounds'") != NULL && strstr(st.msg, "unpooled") != NULL,
+           "span with the bounds' columns pooled is refused: %s", st.msg);
+    rf_probe_set_free(refused);
     free(plane);
     rf_probe_set_free(whole);
     rf_graph_free(g);
@@ -318,11 +343,12 @@ static void test_bad_windows(void)
     }
     const char *names[] = {"probs"};
     rf_probe_window outside = {0, 71, 0, 90, 10, 10, RF_POOL_MAX}, empty = {5, 5, 0, 90, 10, 10, RF_POOL_MAX},
-                    no_cells = {0, 70, 0, 90, 0, 10, RF_POOL_MEAN};
-    const rf_probe_window *cases[] = {&outside, &empty, &no_cells};
-    const char *what[] = {"rows past the map", "an empty window", "no cells"};
-    const char *word[] = {"not inside its 70 x 90 map", "not inside its 70 x 90 map", "at least one cell"};
-    for (int c = 0; c < 3; c++) {
+                    no_cells = {0, 70, 0, 90, 0, 10, RF_POOL_MEAN}, span = {0, 70, 0, 90, 10, 90, RF_POOL_SPAN};
+    const rf_probe_window *cases[] = {&outside, &empty, &no_cells, &span};
+    const char *what[] = {"rows past the map", "an empty window", "no cells", "span on attention"};
+    const char *word[] = {"not inside its 70 x 90 map", "not inside its 70 x 90 map", "at least one cell",
+                          "not span"};
+    for (int c = 0; c < 4; c++) {
         rf_status st = {0};
         const rf_probe_window *ws[] = {cases[c]};
         rf_probe_set *ps = rf_probe_set_new_pooled(t.g, names, ws, 1, 0, &st);

@@ -128,6 +128,10 @@ static rf_probe_set *reduce(const rf_probe_set *ps, rf_shape **full, size_t *byt
         d->data = malloc(n * sizeof(float));
         d->filled = true;
         reduce_value(v, d);
+        if (rf_shape_numel(s) == rf_shape_numel(v->shape)) {   /* kept whole: a pooled value keeps its window */
+            d->pooled = v->pooled;
+            d->window = v->window;
+        }
         (*full)[out->count++] = v->shape;
         *bytes += n * sizeof(float);
     }

@@ -39,7 +39,7 @@ void rf_talk_figure_take_names(rf_talk_figure *f, char **names, int n)
 void rf_talk_figure_set_message(rf_talk_figure *f, const char *text)
 {
     snprintf(f->message, sizeof f->message, "%s", text);
-    f->tokens = 0;
+    f->cells = 0;
 }
 
 void rf_talk_figure_set_title(rf_talk_figure *f, const char *title)
@@ -47,10 +47,36 @@ void rf_talk_figure_set_title(rf_talk_figure *f, const char *title)
     snprintf(f->title, sizeof f->title, "%s", title != NULL ? title : "");
 }
 
+bool rf_talk_figure_exact(const rf_talk_figure *f)
+{
+    return f->cells > 0 && f->cells == f->last - f->first;
+}
+
+/* The column of token t: the last i whose first token, first + floor(i n /
+ * cells) as rf_pool_edge has it, is at most t. */
+static int column_of(const rf_talk_figure *f, int64_t t)
+{
+    int64_t n = f->last - f->first;
+    return (int)(((t - f->first + 1) * f->cells - 1) / n);
+}
+
+void rf_talk_figure_column(const rf_talk_figure *f, int i, int64_t *t0, int64_t *t1)
+{
+    int64_t n = f->last - f->first;
+    *t0 = f->first + (int64_t)i * n / f->cells;
+    *t1 = f->first + (int64_t)(i + 1) * n / f->cells;
+}
+
+/* Picture mode needs one column a token from the first. */
+static bool whole_tokens(const rf_talk_figure *f)
+{
+    return rf_talk_figure_exact(f) && f->first == 0;
+}
+
 static void rebuild_widths(rf_talk_figure *f)
 {
     const rf_picture *p = &f->picture;
-    if (p->pixels == NULL || f->tokens == 0)
+    if (p->pixels == NULL || !whole_tokens(f))
         return;
     size_t cells = (size_t)p->grid_h * p->grid_w;
     float *w = realloc(f->widths, cells * sizeof *w);
@@ -59,8 +85,24 @@ static void rebuild_widths(rf_talk_figure *f)
     f->widths = w;
     for (size_t i = 0; i < cells; i++) {
         size_t t = i + (size_t)p->token_offset;
-        w[i] = t < (size_t)f->tokens ? f->right[t] - f->left[t] : NAN;
+        w[i] = t < (size_t)f->cells ? f->right[t] - f->left[t] : NAN;
     }
+}
+
+/* Room for n columns; false (and a message) without it. */
+static bool make_room(rf_talk_figure *f, int n)
+{
+    float *l = realloc(f->left, (size_t)n * sizeof *l);
+    if (l != NULL)
+        f->left = l;
+    float *r = realloc(f->right, (size_t)n * sizeof *r);
+    if (r != NULL)
+        f->right = r;
+    if (l == NULL || r == NULL) {
+        rf_talk_figure_set_message(f, "Out of memory for the window bounds");
+        return false;
+    }
+    return true;
 }
 
 bool rf_talk_figure_set_bounds(rf_talk_figure *f, const float *bounds, int tokens, int heads, int head)
@@ -69,31 +111,47 @@ bool rf_talk_figure_set_bounds(rf_talk_figure *f, const float *bounds, int token
         rf_talk_figure_set_message(f, "These window bounds could not be read");
         return false;
     }
-    float *l = realloc(f->left, (size_t)tokens * sizeof *l);
-    if (l != NULL)
-        f->left = l;
-    float *r = realloc(f->right, (size_t)tokens * sizeof *r);
-    if (r != NULL)
-        f->right = r;
-    if (l == NULL || r == NULL) {
-        rf_talk_figure_set_message(f, "Out of memory for the window bounds");
+    if (!make_room(f, tokens))
         return false;
-    }
     int valid = 1;
     for (int t = 0; t < tokens; t++) {
-        l[t] = bounds[(size_t)t * 2 * heads + head];
-        r[t] = bounds[(size_t)t * 2 * heads + heads + head];
-        if (l[t] != 0 || r[t] != 0)
+        float l = bounds[(size_t)t * 2 * heads + head], r = bounds[(size_t)t * 2 * heads + heads + head];
+        f->left[t] = l - (float)t;
+        f->right[t] = r - (float)t;
+        if (l != 0 || r != 0)
             valid = t + 1;
     }
-    f->tokens = valid;
+    f->cells = valid;
+    f->first = 0;
+    f->last = valid;
+    rebuild_widths(f);
+    return true;
+}
+
+bool rf_talk_figure_set_spans(rf_talk_figure *f, const float *spans, int cells, int heads, int head, int64_t first,
+                              int64_t last)
+{
+    if (spans == NULL || cells < 1 || heads < 1 || head < 0 || head >= heads || first < 0 ||
+        last - first < cells) {
+        rf_talk_figure_set_message(f, "These window bounds could not be read");
+        return false;
+    }
+    if (!make_room(f, cells))
+        return false;
+    for (int i = 0; i < cells; i++) {
+        f->left[i] = spans[(size_t)i * 2 * heads + head];
+        f->right[i] = spans[(size_t)i * 2 * heads + heads + head];
+    }
+    f->cells = cells;
+    f->first = first;
+    f->last = last;
     rebuild_widths(f);
     return true;
 }
 
 static bool picture_on(const rf_talk_figure *f)
 {
-    return f->show_picture && f->picture.pixels != NULL && f->tokens > 0;
+    return f->show_picture && f->picture.pixels != NULL && whole_tokens(f);
 }
 
 void rf_talk_figure_show_picture(rf_talk_figure *f, bool on)
@@ -128,11 +186,11 @@ static layout lay_out(const rf_talk_figure *f, double width, double height, cons
         return l;
     }
     l.bands = (rf_rect){0, title_h, width, fmax(1, height - title_h)};
-    rf_axis x = {.min = -0.5, .max = f->tokens - 0.5, .label = "token i", .whole = true};
+    rf_axis x = {.min = f->first - 0.5, .max = f->last - 0.5, .label = "token i", .whole = true};
     rf_axis y = {.min = -0.5, .max = 0.5, .label = "position relative to the token"};
-    for (int t = 0; t < f->tokens; t++) {
-        rf_axis_include(&y, f->left[t] - t - 0.5);
-        rf_axis_include(&y, f->right[t] - t + 0.5);
+    for (int i = 0; i < f->cells; i++) {
+        rf_axis_include(&y, f->left[i] - 0.5);
+        rf_axis_include(&y, f->right[i] + 0.5);
     }
     rf_axis_finish(&y, false);
     /* zoom y runs top to bottom; this axis runs bottom to top */
@@ -141,14 +199,14 @@ static layout lay_out(const rf_talk_figure *f, double width, double height, cons
     return l;
 }
 
-/* The union of the relative windows of tokens [t0, t1]. */
-static void window_union(const rf_talk_figure *f, int t0, int t1, double *lo, double *hi)
+/* The union of the relative windows of columns [i0, i1]. */
+static void window_union(const rf_talk_figure *f, int i0, int i1, double *lo, double *hi)
 {
     *lo = INFINITY;
     *hi = -INFINITY;
-    for (int t = t0; t <= t1; t++) {
-        *lo = fmin(*lo, f->left[t] - t);
-        *hi = fmax(*hi, f->right[t] - t);
+    for (int i = i0; i <= i1; i++) {
+        *lo = fmin(*lo, f->left[i]);
+        *hi = fmax(*hi, f->right[i]);
     }
 }
 
@@ -160,33 +218,36 @@ static void draw_bands(const rf_talk_figure *f, cairo_t *cr, const layout *l)
     cairo_rectangle(cr, p.frame.x, p.frame.y, p.frame.w, p.frame.h);
     cairo_clip(cr);
     rf_set_color(cr, rf_series_color(0), 0.6);
-    int first = (int)fmax(0, ceil(l->x.min - 0.5)), last = (int)fmin(f->tokens - 1, floor(l->x.max + 0.5));
-    double cell = p.frame.w / (l->x.max - l->x.min);
+    int64_t first = (int64_t)fmax(f->first, ceil(l->x.min - 0.5));
+    int64_t last = (int64_t)fmin(f->last - 1, floor(l->x.max + 0.5));
+    double cell = p.frame.w / (l->x.max - l->x.min) * (double)(f->last - f->first) / f->cells;   /* a column's pixels */
     if (cell >= 1) {
         double gap = cell >= 4 ? 0.15 * cell : 0;
-        for (int t = first; t <= last; t++) {
-            double x0 = rf_plot_px(&p, t - 0.5) + gap, x1 = rf_plot_px(&p, t + 0.5) - gap;
-            double y0 = rf_plot_py(&p, f->right[t] - t + 0.5), y1 = rf_plot_py(&p, f->left[t] - t - 0.5);
+        for (int i = column_of(f, first); i <= column_of(f, last); i++) {
+            int64_t t0, t1;
+            rf_talk_figure_column(f, i, &t0, &t1);
+            double x0 = rf_plot_px(&p, t0 - 0.5) + gap, x1 = rf_plot_px(&p, t1 - 0.5) - gap;
+            double y0 = rf_plot_py(&p, f->right[i] + 0.5), y1 = rf_plot_py(&p, f->left[i] - 0.5);
             cairo_rectangle(cr, x0, y0, fmax(x1 - x0, 0.5), y1 - y0);
         }
     } else {
-        /* More tokens than pixels: one column per pixel, the union of its
-         * tokens' windows. Whole-pixel boxes let cairo fill them without
+        /* More columns than pixels: one box per pixel, the union of its
+         * columns' windows. Whole-pixel boxes let cairo fill them without
          * antialiased rasterisation (tall windows otherwise cost ~40 ms). */
         for (double px = floor(p.frame.x); px < p.frame.x + p.frame.w; px += 1) {
-            int t0 = (int)fmax(first, ceil(rf_plot_x_at(&p, px) - 0.5));
-            int t1 = (int)fmin(last, ceil(rf_plot_x_at(&p, px + 1) - 0.5) - 1);
+            int64_t t0 = (int64_t)fmax(first, ceil(rf_plot_x_at(&p, px) - 0.5));
+            int64_t t1 = (int64_t)fmin(last, ceil(rf_plot_x_at(&p, px + 1) - 0.5) - 1);
             if (t1 < t0)
                 continue;
             double lo, hi;
-            window_union(f, t0, t1, &lo, &hi);
+            window_union(f, column_of(f, t0), column_of(f, t1), &lo, &hi);
             double y0 = round(rf_plot_py(&p, hi + 0.5)), y1 = round(rf_plot_py(&p, lo - 0.5));
             cairo_rectangle(cr, px, y0, 1, fmax(y1 - y0, 1));
         }
     }
     cairo_fill(cr);
     cairo_restore(cr);
-    double self_x[2] = {-0.5, f->tokens - 0.5}, self_y[2] = {0, 0};
+    double self_x[2] = {f->first - 0.5, f->last - 0.5}, self_y[2] = {0, 0};
     rf_plot_line(&p, self_x, self_y, 2, (rf_rgb){0.85, 0.2, 0.1}, cell >= 4 ? 2 : 1.5, 0);
     rf_plot_end(&p);
 }
@@ -207,9 +268,9 @@ static void draw_picture(const rf_talk_figure *f, cairo_t *cr, const layout *l)
     rf_map_legend(cr, l->bar, &scale);
     int cells = p->grid_h * p->grid_w;
     char caption[160];
-    if (f->token >= 0 && f->token < f->tokens) {
+    if (f->token >= 0 && f->token < f->cells) {
         /* Outline the positions the chosen token's window touches. */
-        double al = f->left[f->token], ar = f->right[f->token];
+        double al = f->left[f->token] + f->token, ar = f->right[f->token] + f->token;
         rf_set_color(cr, (rf_rgb){1, 0.85, 0.2}, 1);
         cairo_set_line_width(cr, 1.5);
         for (int t = (int)floor(al); t <= (int)ceil(ar); t++) {
@@ -243,7 +304,7 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     cairo_save(cr);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
-    if (f->tokens == 0) {
+    if (f->cells == 0) {
         rf_draw_message(cr, (rf_rect){0, 0, width, height}, f->message);
         cairo_restore(cr);
         return;
@@ -272,24 +333,35 @@ static rf_plot frame_of(rf_rect outer, const rf_axis *x, const rf_axis *y, const
     return p;
 }
 
-static void describe(const rf_talk_figure *f, int t, char *text, size_t size)
+/* Column i: an exact token's window in positions, or a pooled column's
+ * widest window relative to each of its tokens. */
+static void describe(const rf_talk_figure *f, int i, char *text, size_t size)
 {
+    int64_t t0, t1;
+    rf_talk_figure_column(f, i, &t0, &t1);
+    if (t1 - t0 > 1) {
+        snprintf(text, size, "tokens %lld-%lld: windows reach from %+.1f to %+.1f around each token", (long long)t0,
+                 (long long)t1 - 1, f->left[i], f->right[i]);
+        return;
+    }
     char word[96] = "";
-    if (t < f->n_names && f->names[t] != NULL)
-        snprintf(word, sizeof word, " \"%s\"", f->names[t]);
-    snprintf(text, size, "token %d%s: window [%.1f, %.1f]", t, word, f->left[t], f->right[t]);
+    int64_t k = t0 - f->first;
+    if (k < f->n_names && f->names[k] != NULL)
+        snprintf(word, sizeof word, " \"%s\"", f->names[k]);
+    snprintf(text, size, "token %lld%s: window [%.1f, %.1f]", (long long)t0, word, f->left[i] + (double)t0,
+             f->right[i] + (double)t0);
 }
 
 static bool hover(void *data, double width, double height, const rf_zoom *zoom, double x, double y, char *text,
                   size_t size)
 {
     rf_talk_figure *f = data;
-    if (f->tokens == 0)
+    if (f->cells == 0)
         return false;
     layout l = lay_out(f, width, height, zoom, 1.0);
     if (picture_on(f)) {
         int pos;
-        if (!rf_picture_position_at(&f->picture, l.fit, x, y, &pos) || pos + f->picture.token_offset >= f->tokens)
+        if (!rf_picture_position_at(&f->picture, l.fit, x, y, &pos) || pos + f->picture.token_offset >= f->cells)
             return false;
         int t = pos + f->picture.token_offset;
         char head[48];
@@ -302,10 +374,10 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
     rf_plot p = frame_of(l.bands, &l.x, &l.y, bands_title);
     if (!rf_plot_contains(&p, x, y))
         return false;
-    int t = (int)lround(rf_plot_x_at(&p, x));
-    if (t < 0 || t >= f->tokens)
+    int64_t t = (int64_t)llround(rf_plot_x_at(&p, x));
+    if (t < f->first || t >= f->last)
         return false;
-    describe(f, t, text, size);
+    describe(f, column_of(f, t), text, size);
     return true;
 }
 
@@ -318,7 +390,7 @@ bool rf_talk_figure_token_at(const rf_talk_figure *f, double width, double heigh
     if (!rf_picture_position_at(&f->picture, l.fit, x, y, &pos))
         return false;
     *token = pos + f->picture.token_offset;
-    return *token < f->tokens;
+    return *token < f->cells;
 }
 
 rf_figure rf_talk_figure_get(rf_talk_figure *f)

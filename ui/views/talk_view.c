@@ -1,8 +1,13 @@
 /* The TaLK view: each token's adaptive window [a^l, a^r] for the chosen
  * sample, layer and head (ui/figures/talk_figure.h), from the
- * "layer<i>.talk.bounds" taps, refreshed while the view is visible. For
- * image data a toggle shows window widths over the picture; a click
- * outlines the window of the clicked position. */
+ * "layer<i>.talk.bounds" taps, refreshed while the view is visible. The
+ * bounds are asked for pooled to the plot's width (RF_POOL_SPAN,
+ * core/probe.h: per column the widest window of its tokens), so a sample of
+ * a million tokens costs a few thousand floats; a zoom that comes to rest
+ * asks for the tokens it shows, down to one column a token. For image data
+ * a toggle shows window widths over the picture; a click outlines the
+ * window of the clicked position. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,11 +23,16 @@ typedef struct talk_view {
     GtkToggleButton *picture;
     GArray *layers;                 /* of int: the layers with a bounds tap */
     char tap[RF_NAME_LEN];          /* what is watched */
+    int64_t zoom_first, zoom_last;  /* the tokens a zoom asked for; equal: the sample's all */
+    guint zoom_timer;               /* a zoom settling before it asks */
+    gboolean quiet_zoom;            /* the view's own zoom reset (new columns shown): asks nothing */
 } talk_view;
 
 static void talk_view_free(gpointer data)
 {
     talk_view *v = data;
+    if (v->zoom_timer != 0)
+        g_source_remove(v->zoom_timer);
     rf_talk_figure_free(&v->figure);
     g_array_unref(v->layers);
     g_free(v);
@@ -68,6 +78,27 @@ static void load_picture(talk_view *v)
     rf_probe_picker_load_picture(&v->picker, &v->figure.picture, cls_offset(v));
 }
 
+/* Columns asked for: about one a pixel of the plot's frame (its margins
+ * off), 1024 before the plot has a size. */
+static int64_t plot_columns(talk_view *v)
+{
+    int w = gtk_widget_get_width(GTK_WIDGET(v->plot));
+    return w > 0 ? CLAMP(w - 100, 64, 4096) : 1024;
+}
+
+/* The tokens asked for: a zoom's, or the sample's own (the CLS included). */
+static rf_probe_window bounds_window(talk_view *v)
+{
+    int len = rf_probe_picker_sample_length(&v->picker);
+    int64_t r0 = 0, r1 = len > 0 ? cls_offset(v) + len : RF_POOL_END;
+    if (v->zoom_last > v->zoom_first) {
+        r0 = v->zoom_first;
+        r1 = v->zoom_last;
+    }
+    /* every bound of every head kept: span pools tokens only */
+    return (rf_probe_window){r0, r1, 0, RF_POOL_END, plot_columns(v), G_MAXINT32, RF_POOL_SPAN};
+}
+
 static void watch(talk_view *v)
 {
     guint i = rf_probe_picker_get_layer(&v->picker);
@@ -77,7 +108,36 @@ static void watch(talk_view *v)
     if (!gtk_widget_get_mapped(GTK_WIDGET(v->plot)))
         return;
     const char *names[1] = {v->tap};
-    rf_probe_picker_watch(&v->picker, names, v->tap[0] != '\0' ? 1 : 0);
+    rf_probe_window w[1] = {bounds_window(v)};
+    rf_probe_picker_watch_pooled(&v->picker, names, w, v->tap[0] != '\0' ? 1 : 0);
+}
+
+/* Put value p's head into the figure: pooled by span (what the view asks
+ * for), or whole (a stored step taken before pooling). */
+static gboolean show_bounds(talk_view *v, const rf_probe_value *p, int heads, int head)
+{
+    rf_talk_figure *f = &v->figure;
+    int cells = (int)p->shape.dim[0];
+    if (p->pooled && p->window.reduce == RF_POOL_SPAN)
+        return rf_talk_figure_set_spans(f, p->data, cells, heads, head, p->window.r0, p->window.r1);
+    if (!p->pooled)
+        return rf_talk_figure_set_bounds(f, p->data, cells, heads, head);
+    rf_talk_figure_set_message(f, "These window bounds were pooled another way; show the live ones");
+    return false;
+}
+
+/* The title's account of a column: one token, or up to k of them. */
+static void describe_columns(const rf_talk_figure *f, char *text, size_t size)
+{
+    int64_t n = f->last - f->first;
+    if (rf_talk_figure_exact(f)) {
+        g_snprintf(text, size, "tokens %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT ", a column a token", f->first,
+                   f->last - 1);
+        return;
+    }
+    int64_t span = (n + f->cells - 1) / f->cells;
+    g_snprintf(text, size, "tokens %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT ", a column %s%" G_GINT64_FORMAT
+               " tokens: their widest window", f->first, f->last - 1, n % f->cells != 0 ? "up to " : "", span);
 }
 
 static void refresh(gpointer data)
@@ -105,25 +165,84 @@ static void refresh(gpointer data)
     int heads = (int)p->shape.dim[1] / 2;
     rf_probe_picker_set_heads(&v->picker, heads);
     int head = MIN(rf_probe_picker_get_head(&v->picker), heads - 1);
-    char map[64];
+    char map[128];
     g_snprintf(map, sizeof map, "%s · head %d", v->tap, head + 1);
+    if (p->pooled && p->window.reduce == RF_POOL_SPAN && v->zoom_last > v->zoom_first) {
+        /* a zoomed window's columns fill the plot: it starts unzoomed */
+        size_t used = strlen(map);
+        g_snprintf(map + used, sizeof map - used, " · %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT, p->window.r0,
+                   p->window.r1);
+    }
+    v->quiet_zoom = TRUE;
     rf_plot_view_show_map(v->plot, map);
-    rf_talk_figure_set_bounds(f, p->data, (int)p->shape.dim[0], heads, head);
+    v->quiet_zoom = FALSE;
+    if (!show_bounds(v, p, heads, head)) {
+        rf_plot_view_queue_draw(v->plot);
+        return;
+    }
     int n = 0;
-    char **names = rf_probe_picker_token_names(&v->picker, cls_offset(v), 0, (int)p->shape.dim[0], &n);
+    /* names only for columns of one token (a pooled million have none) */
+    char **names = rf_talk_figure_exact(f) ? rf_probe_picker_token_names(&v->picker, cls_offset(v), (int)f->first,
+                                                                        (int)f->last, &n)
+                                           : NULL;
     rf_talk_figure_take_names(f, names, n);
     rf_talk_figure_show_picture(f, gtk_toggle_button_get_active(v->picture) && picture_possible(v));
-    char sample[64];
+    char sample[64], columns[96];
     rf_probe_picker_describe(&v->picker, sample, sizeof sample);
-    g_snprintf(text, sizeof text, "TaLK windows · layer %d · head %d · %s",
-               g_array_index(v->layers, int, rf_probe_picker_get_layer(&v->picker)) + 1, head + 1, sample);
+    describe_columns(f, columns, sizeof columns);
+    g_snprintf(text, sizeof text, "TaLK windows · layer %d · head %d · %s · %s",
+               g_array_index(v->layers, int, rf_probe_picker_get_layer(&v->picker)) + 1, head + 1, sample, columns);
     rf_talk_figure_set_title(f, text);
     rf_plot_view_queue_draw(v->plot);
+}
+
+/* A zoom came to rest: ask for the tokens now visible, pooled to the
+ * plot's width (one column a token once few enough are visible), or for
+ * the sample's all again when the zoom went back to everything. The
+ * columns shown are magnified meanwhile; the newest request is the one the
+ * worker takes. */
+static gboolean zoom_settled(gpointer data)
+{
+    talk_view *v = data;
+    v->zoom_timer = 0;
+    const rf_probe_value *p = v->tap[0] != '\0' ? rf_probe_picker_find(&v->picker, v->tap, NULL) : NULL;
+    const rf_talk_figure *f = &v->figure;
+    if (p == NULL || !p->filled || !p->pooled || f->cells == 0 || rf_probe_picker_get_step(&v->picker) >= 0)
+        return G_SOURCE_REMOVE;
+    rf_zoom z = rf_plot_view_get_zoom(v->plot);
+    gboolean everything = z.x0 <= 0 && z.x1 >= 1;
+    if (everything) {
+        if (v->zoom_last == v->zoom_first)
+            return G_SOURCE_REMOVE;
+        v->zoom_first = v->zoom_last = 0;   /* zoomed out of a window: the sample's all again */
+    } else {
+        /* the figure's x axis runs over [first - 0.5, last - 0.5) */
+        int64_t n = f->last - f->first;
+        int64_t t0 = CLAMP((int64_t)floor(f->first + z.x0 * (double)n), f->first, f->last - 1);
+        int64_t t1 = CLAMP((int64_t)ceil(f->first + z.x1 * (double)n), t0 + 1, f->last);
+        if (rf_talk_figure_exact(f) && t0 == f->first && t1 == f->last)
+            return G_SOURCE_REMOVE;   /* nothing finer to ask for */
+        v->zoom_first = t0;
+        v->zoom_last = t1;
+    }
+    watch(v);
+    return G_SOURCE_REMOVE;
+}
+
+static void on_zoom(gpointer data)
+{
+    talk_view *v = data;
+    if (v->quiet_zoom)
+        return;
+    if (v->zoom_timer != 0)
+        g_source_remove(v->zoom_timer);
+    v->zoom_timer = g_timeout_add(250, zoom_settled, v);
 }
 
 static void on_choice(gpointer data)
 {
     talk_view *v = data;
+    v->zoom_first = v->zoom_last = 0;   /* another layer or sample: all of it */
     load_picture(v);
     watch(v);
     refresh(v);
@@ -168,6 +287,7 @@ GtkWidget *rf_talk_view_new(RfSession *s)
     gtk_box_append(GTK_BOX(v->picker.box), GTK_WIDGET(v->picture));
     g_signal_connect(v->picture, "toggled", G_CALLBACK(on_picture), v);
 
+    rf_plot_view_on_zoom(v->plot, on_zoom, v);
     GtkGesture *click = gtk_gesture_click_new();
     g_signal_connect(click, "released", G_CALLBACK(on_released), v);
     gtk_widget_add_controller(plot, GTK_EVENT_CONTROLLER(click));
