@@ -16,33 +16,7 @@ rf=$(realpath "$1")
 tmp=$(mktemp -d "${2:-${TMPDIR:-/tmp}}/rf-attribution.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 py=/usr/bin/python3
-count=0
-failed=0
-
-ok() {
-    count=$((count + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $count - $2"
-    else
-        failed=$((failed + 1))
-        echo "not ok $count - $2"
-        echo "# last command: ${last_cmd:-}, exit $rc"
-        sed 's/^/# stdout: /' "$tmp/out" 2>/dev/null | tail -n 15
-        sed 's/^/# stderr: /' "$tmp/err" 2>/dev/null | tail -n 15
-    fi
-}
-
-rc=0
-run() {
-    last_cmd="rangefinder $*"
-    (cd "$tmp" && exec "$rf" "$@") >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
-
-expect_rc() {
-    [ "$rc" -eq "$1" ]
-    ok $? "$2"
-}
+. "$(dirname "$0")/cli_tap.sh"
 
 # pycheck NAME CODE JSON NPY...: python3 CODE with `j` the JSON file's last
 # line and `a` the first .npy among the others as (shape, values), `npys`
@@ -203,5 +177,4 @@ pycheck "a clip's baseline is silence: F(baseline) is the model's logit for a si
 assert abs(k["f_input"] - j["f_baseline"]) < 1e-4 * max(1, abs(j["f_baseline"])), (k["f_input"], j["f_baseline"])
 assert all(t["words"].endswith(" s") for t in j["top"]), j["top"]' "$tmp/clip.json" "$tmp/silent.json" "$tmp/clip.npy"
 
-echo "1..$count"
-[ "$failed" -eq 0 ]
+tap_end

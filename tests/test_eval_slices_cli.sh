@@ -15,33 +15,7 @@ rf=$(realpath "$1")
 tmp=$(mktemp -d "${2:-${TMPDIR:-/tmp}}/rf-slices.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 py=/usr/bin/python3
-count=0
-failed=0
-
-ok() {
-    count=$((count + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $count - $2"
-    else
-        failed=$((failed + 1))
-        echo "not ok $count - $2"
-        echo "# last command: ${last_cmd:-}, exit $rc"
-        sed 's/^/# stdout: /' "$tmp/out" 2>/dev/null | tail -n 15
-        sed 's/^/# stderr: /' "$tmp/err" 2>/dev/null | tail -n 15
-    fi
-}
-
-rc=0
-run() {
-    last_cmd="rangefinder $*"
-    (cd "$tmp" && exec "$rf" "$@") >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
-
-expect_rc() {
-    [ "$rc" -eq "$1" ]
-    ok $? "$2"
-}
+. "$(dirname "$0")/cli_tap.sh"
 
 # pycheck NAME CODE FILE...: python3 CODE with `j` the JSON of the first
 # FILE's last line and `files` all the FILEs.
@@ -160,5 +134,4 @@ expect_error 1 "a CSV that cannot be written fails naming its path" "$tmp/no/suc
 [ ! -e "$tmp/x.csv" ]
 ok $? "the refused --csv wrote nothing"
 
-echo "1..$count"
-[ "$failed" -eq 0 ]
+tap_end

@@ -18,33 +18,7 @@ venv=$2
 tmp=$(mktemp -d "${3:-${TMPDIR:-/tmp}}/rf-project.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 py=/usr/bin/python3
-count=0
-failed=0
-
-ok() {
-    count=$((count + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $count - $2"
-    else
-        failed=$((failed + 1))
-        echo "not ok $count - $2"
-        echo "# last command: ${last_cmd:-}, exit $rc"
-        sed 's/^/# stdout: /' "$tmp/out" 2>/dev/null | tail -n 15
-        sed 's/^/# stderr: /' "$tmp/err" 2>/dev/null | tail -n 15
-    fi
-}
-
-rc=0
-run() {
-    last_cmd="rangefinder $*"
-    (cd "$tmp" && exec "$rf" "$@") >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
-
-expect_rc() {
-    [ "$rc" -eq "$1" ]
-    ok $? "$2"
-}
+. "$(dirname "$0")/cli_tap.sh"
 
 # pycheck NAME CODE DIR: python3 CODE in DIR with numpy as np, csv and json.
 pycheck() {
@@ -233,5 +207,4 @@ else
     echo "ok $count - TensorBoard's projector plugin reads the folder # SKIP no TensorBoard in $venv (./setup.sh test makes it with pip; PyPI unreachable?)"
 fi
 
-echo "1..$count"
-[ "$failed" -eq 0 ]
+tap_end
