@@ -201,23 +201,12 @@ static void check(RfWindow *win, const char *rangefinder, const char *dir)
     }
 }
 
+static void show_attention(RfWindow *win)
+{
+    gtk_stack_set_visible_child_name(rf_window_get_stack(win), "attention");
+}
+
 int main(int argc, char **argv)
 {
-    g_autofree char *dir = g_dir_make_tmp("rf-gui-long-XXXXXX", NULL);
-    if (argc < 2) {
-        tap_skip("the Attention view of 8,192 tokens", "no rangefinder executable given");
-        return tap_done();
-    }
-    RfApplication *app = NULL;
-    RfWindow *win = open_workbench(dir, long_config, &app);
-    if (win == NULL)
-        return tap_done();
-    gtk_stack_set_visible_child_name(rf_window_get_stack(win), "attention");
-    if (train_run(win, "8,192-token"))
-        check(win, argv[1], dir);
-    close_workbench(win, app);
-    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        tap_ok(FALSE, "remove %s", dir);
-    return tap_done();
+    return trained_run_main(argc, argv, "the Attention view of 8,192 tokens", long_config, "8,192-token", show_attention, check);
 }

@@ -198,23 +198,12 @@ static void check(RfWindow *win, const char *rangefinder, const char *dir)
     tap_ok(spin_until(whole_shown, args, 120.0), "0 goes back to all %lld tokens, pooled", (long long)end);
 }
 
+static void show_talk(RfWindow *win)
+{
+    gtk_stack_set_visible_child_name(rf_window_get_stack(win), "talk");
+}
+
 int main(int argc, char **argv)
 {
-    g_autofree char *dir = g_dir_make_tmp("rf-gui-million-XXXXXX", NULL);
-    if (argc < 2) {
-        tap_skip("the TaLK view of a million tokens", "no rangefinder executable given");
-        return tap_done();
-    }
-    RfApplication *app = NULL;
-    RfWindow *win = open_workbench(dir, million_config, &app);
-    if (win == NULL)
-        return tap_done();
-    gtk_stack_set_visible_child_name(rf_window_get_stack(win), "talk");
-    if (train_run(win, "1,048,576-token"))
-        check(win, argv[1], dir);
-    close_workbench(win, app);
-    g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        tap_ok(FALSE, "remove %s", dir);
-    return tap_done();
+    return trained_run_main(argc, argv, "the TaLK view of a million tokens", million_config, "1,048,576-token", show_talk, check);
 }

@@ -104,11 +104,14 @@ static inline void view_screenshots(RfWindow *win, const char *name)
     screenshot(win, name);
 }
 
-/* The test's main: argv[1] is the rangefinder executable; `before` runs on
- * the workbench before any model, `check` after the run finished (with
- * the executable and a scratch folder, removed afterwards). */
-static inline int trained_view_main(int argc, char **argv, const char *what, void (*before)(RfWindow *win),
-                                    void (*check)(RfWindow *win, const char *rangefinder, const char *dir))
+/* The main of a test that trains a run in the workbench on `config` and
+ * then checks a view: argv[1] is the rangefinder executable; `before` runs
+ * on the workbench before any model, `check` after the run (`run_what` in
+ * the messages) finished, with the executable and a scratch folder,
+ * removed afterwards. */
+static inline int trained_run_main(int argc, char **argv, const char *what, const char *config,
+                                   const char *run_what, void (*before)(RfWindow *win),
+                                   void (*check)(RfWindow *win, const char *rangefinder, const char *dir))
 {
     g_autofree char *dir = g_dir_make_tmp("rf-gui-view-XXXXXX", NULL);
     if (argc < 2) {
@@ -116,17 +119,25 @@ static inline int trained_view_main(int argc, char **argv, const char *what, voi
         return tap_done();
     }
     RfApplication *app = NULL;
-    RfWindow *win = open_workbench(dir, trained_view_config, &app);
+    RfWindow *win = open_workbench(dir, config, &app);
     if (win == NULL)
         return tap_done();
     before(win);
-    if (train_run(win, "tiny"))   /* these views read the model itself: no probes waited for */
+    if (train_run(win, run_what))
         check(win, argv[1], dir);
     close_workbench(win, app);
     g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
     if (system(cmd) != 0)
         tap_ok(FALSE, "remove %s", dir);
     return tap_done();
+}
+
+/* The same on trained_view_config's tiny run (these views read the model
+ * itself: no probes waited for). */
+static inline int trained_view_main(int argc, char **argv, const char *what, void (*before)(RfWindow *win),
+                                    void (*check)(RfWindow *win, const char *rangefinder, const char *dir))
+{
+    return trained_run_main(argc, argv, what, trained_view_config, "tiny", before, check);
 }
 
 #endif
