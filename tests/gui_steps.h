@@ -41,10 +41,17 @@ static inline void screenshot_of(GtkWidget *widget, const char *shot)
     const char *dir = g_getenv("RF_SCREENSHOT_DIR");
     if (dir == NULL)
         return;
-    g_autoptr(GdkTexture) texture = render(widget);
+    /* A widget with a redraw queued renders as nothing until its next frame. */
+    GdkTexture *texture = NULL;
+    for (int i = 0; i < 10 && texture == NULL; i++) {
+        spin_for(0.2);
+        texture = render(widget);
+    }
     g_autofree char *name = g_strdup_printf("screenshot-%s.png", shot);
     g_autofree char *path = g_build_filename(dir, name, NULL);
-    tap_ok(texture != NULL && gdk_texture_save_to_png(texture, path), "screenshot %s", path);
+    tap_ok(texture != NULL && gdk_texture_save_to_png(texture, path), "screenshot %s (%s, %d x %d)", path,
+           texture == NULL ? "not rendered" : "rendered", gtk_widget_get_width(widget), gtk_widget_get_height(widget));
+    g_clear_object(&texture);
 }
 
 static inline void screenshot(RfWindow *win, const char *shot)

@@ -7,5 +7,7 @@ if ! command -v Xvfb >/dev/null; then
     exit 0
 fi
 # RF_XVFB_SCREEN: the virtual screen, WIDTHxHEIGHTxDEPTH in device pixels
-# (GDK_SCALE=2 needs twice the logical size of the largest window).
-exec "$(dirname "$0")/xvfb_run.sh" "${RF_XVFB_SCREEN:-1920x1200x24}" "$@"
+# (GDK_SCALE=2 needs twice the logical size of the largest window). The
+# pointer rests at the screen's centre: at 3840 x 2400 that is off every
+# window, so no hover read-out shows in a screenshot.
+exec "$(dirname "$0")/xvfb_run.sh" "${RF_XVFB_SCREEN:-3840x2400x24}" "$@"
