@@ -1,10 +1,11 @@
 # TAP for the shell tests of rangefinder's commands, sourced after `set -u`
 # with $rf (the binary) and $tmp (a scratch folder) set:
-#   run ARGS...        rangefinder ARGS in $tmp: stdout in $tmp/out, stderr
-#                      in $tmp/err, the exit status in $rc
+#   run ARGS...        rangefinder ARGS in $cwd (default $tmp): stdout in
+#                      $tmp/out, stderr in $tmp/err, the exit status in $rc
 #   expect_rc N NAME   ok when the last run's status was N
 #   ok STATUS NAME     one TAP line; on a failure the last command ($last_cmd),
-#                      its status and the tails of its stdout and stderr
+#                      its status (and the one wanted: $want, if set) and the
+#                      tails of its stdout and stderr
 #   tap_end            the plan; its status is the tests' (0: all passed)
 count=0
 failed=0
@@ -18,7 +19,7 @@ ok() {
     else
         failed=$((failed + 1))
         echo "not ok $count - $2"
-        echo "# last command: ${last_cmd:-}, exit $rc"
+        echo "# last command: ${last_cmd:-}, exit $rc${want:+ (expected $want)}"
         sed 's/^/# stdout: /' "$tmp/out" 2>/dev/null | tail -n 15
         sed 's/^/# stderr: /' "$tmp/err" 2>/dev/null | tail -n 15
     fi
@@ -26,12 +27,13 @@ ok() {
 
 run() {
     last_cmd="rangefinder $*"
-    (cd "$tmp" && exec "$rf" "$@") >"$tmp/out" 2>"$tmp/err"
+    (cd "${cwd:-$tmp}" && exec "$rf" "$@") >"$tmp/out" 2>"$tmp/err"
     rc=$?
 }
 
 expect_rc() {
-    [ "$rc" -eq "$1" ]
+    local want=$1
+    [ "$rc" -eq "$want" ]
     ok $? "$2"
 }
 

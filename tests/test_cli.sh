@@ -17,23 +17,7 @@ mkdir "$cwd"
 # bench caches this CPU's matrix-product peak here, not in the user's cache
 export XDG_CACHE_HOME=$tmp/cache
 
-count=0
-failed=0
-
-# ok CONDITION-EXIT-CODE NAME: one TAP line; on failure, the last command's
-# output (and the exit wanted: the caller's local `want`, if any).
-ok() {
-    count=$((count + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $count - $2"
-    else
-        failed=$((failed + 1))
-        echo "not ok $count - $2"
-        echo "# last command: ${last_cmd:-}, exit $rc${want:+ (expected $want)}"
-        sed 's/^/# stdout: /' "$tmp/out" 2>/dev/null | tail -n 15
-        sed 's/^/# stderr: /' "$tmp/err" 2>/dev/null | tail -n 15
-    fi
-}
+. "$here/cli_tap.sh"
 
 # check NAME COMMAND...: ok if COMMAND succeeds.
 check() {
@@ -41,22 +25,6 @@ check() {
     shift
     "$@"
     ok $? "$name"
-}
-
-# run ARGS...: rangefinder with ARGS; stdout, stderr and exit code kept.
-# Its own status is always 0: follow it with expect_rc.
-rc=0
-run() {
-    last_cmd="rangefinder $*"
-    (cd "$cwd" && exec "$rf" "$@") >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
-
-# expect_rc N NAME: the last command exited N.
-expect_rc() {
-    local want=$1
-    [ "$rc" -eq "$want" ]
-    ok $? "$2"
 }
 
 # The last stdout line has "key": for every KEY.
@@ -1050,5 +1018,4 @@ npy_u1 "$arrays/y.npy" "(7,)" 0 1 0 1 0 1 0
 expect_error 1 "npy: 7 labels for 8 rows is one clear error naming y.npy" "y.npy: shape|8 rows" \
     train --config "$tmp/tiny.ini" --set data.task=npy --set data.path="$arrays" "${small[@]}" --out "$tmp/npy-bad"
 
-echo "1..$count"
-[ "$failed" -eq 0 ]
+tap_end
