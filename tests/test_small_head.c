@@ -3,7 +3,8 @@
  * padded leading dimensions; nothing written outside rows x cols; and the
  * shapes it declines (left to the BLAS) untouched; the filling variant's
  * columns past cols (up to a multiple of 16) set, the rest as the plain
- * one writes them. The narrow products
+ * one writes them; the attention's variant (a key mask's bias, each row's
+ * max) as the plain one plus the bias, and the max of what it wrote. The narrow products
  * C += alpha op(A) B: both transposes, widths 1 to 8, row tails around the
  * eight-row block, C accumulated onto, nothing written past n. */
 #include <math.h>
@@ -108,17 +109,72 @@ static int check_fill(const int *rows_list, int n_rows, const int *cols_list, in
     return bad;
 }
 
+/* rf_small_head_scores: the plain kernel's scores plus the bias (0 or
+ * -inf per key, every key masked in some shapes), padded or not, and each
+ * row's max the max of the columns written. Returns the number of bad
+ * cases. */
+static int check_scores(const int *rows_list, int n_rows, const int *cols_list, int n_cols, int *cases)
+{
+    static const int k_list[] = {3, 8, 16};
+    int bad = 0;
+    for (size_t ki = 0; ki < sizeof k_list / sizeof *k_list; ki++)
+        for (int ri = 0; ri < n_rows; ri++)
+            for (int ci = 0; ci < n_cols; ci++)
+                for (int masked = 0; masked <= 2; masked++)   /* none, every third key, all */
+                    for (int pad = 0; pad <= 1; pad++) {
+                        int rows = rows_list[ri], cols = cols_list[ci], k = k_list[ki];
+                        int width = pad ? (cols + 15) & ~15 : cols, lds = width + LD_PAD, lda = k + 1, ldb = k + 2;
+                        float *A = malloc(sizeof(float) * rows * lda), *B = malloc(sizeof(float) * cols * ldb);
+                        float *S = malloc(sizeof(float) * rows * lds), *plain = malloc(sizeof(float) * rows * lds);
+                        float *bias = malloc(sizeof(float) * cols), *mx = malloc(sizeof(float) * rows);
+                        for (int i = 0; i < rows * lda; i++)
+                            A[i] = sinf(0.29f * i + k);
+                        for (int i = 0; i < cols * ldb; i++)
+                            B[i] = cosf(0.17f * i - k);
+                        for (int c = 0; c < cols; c++)
+                            bias[c] = masked == 2 || (masked == 1 && c % 3 == 1) ? -INFINITY : 0.0f;
+                        for (int i = 0; i < rows * lds; i++)
+                            S[i] = plain[i] = GUARD;
+                        bad += rf_small_head_scores(rows, cols, k, 0.5f, A, lda, B, ldb, masked ? bias : NULL,
+                                                    pad, S, lds, mx) != width;
+                        bad += !rf_small_head_nt(rows, cols, k, 0.5f, A, lda, B, ldb, plain, lds);
+                        for (int r = 0; r < rows; r++) {
+                            float want_max = -INFINITY;
+                            for (int c = 0; c < lds; c++) {
+                                float got = S[r * lds + c];
+                                if (c < cols) {
+                                    float want = plain[r * lds + c] + (masked ? bias[c] : 0.0f);
+                                    bad += got != want;
+                                    want_max = want > want_max ? want : want_max;
+                                } else {
+                                    bad += got != (c < width ? -INFINITY : GUARD);
+                                }
+                            }
+                            bad += mx[r] != want_max;
+                        }
+                        ++*cases;
+                        free(A);
+                        free(B);
+                        free(S);
+                        free(plain);
+                        free(bias);
+                        free(mx);
+                    }
+    return bad;
+}
+
 int main(void)
 {
     if (!have_avx512()) {
         float s = 0;
         tap_ok(!rf_small_head_nt(1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1) &&
                    rf_small_head_nt_fill(1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1, 0.0f) == 0 &&
+                   rf_small_head_scores(1, 1, 1, 1.0f, &s, 1, &s, 1, NULL, true, &s, 1, NULL) == 0 &&
                    !rf_small_head_acc(false, 1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1),
                "without AVX-512 every product is left to the BLAS");
         return tap_done();
     }
-    static const int rows_list[] = {1, 3, 4, 5, 9, 64}, cols_list[] = {1, 15, 16, 17, 40, 256};
+    static const int rows_list[] = {1, 3, 4, 5, 7, 8, 9, 13, 17, 64}, cols_list[] = {1, 15, 16, 17, 40, 256};
     int cases = 0, bad = 0;
     double worst = 0;
     for (int k = 1; k <= RF_SMALL_HEAD_K; k++)
@@ -172,6 +228,13 @@ int main(void)
            "the next multiple of 16 columns and nothing past it", fill_cases);
     tap_ok(rf_small_head_nt_fill(1, 1, 17, 1.0f, x, 17, x, 17, s, 1, 0.0f) == 0 && s[0] == GUARD,
            "the filling variant declines k = 17, writing nothing");
+    int score_cases = 0;
+    int score_bad = check_scores(rows_list, sizeof rows_list / sizeof *rows_list, cols_list,
+                                 sizeof cols_list / sizeof *cols_list, &score_cases);
+    tap_ok(score_bad == 0, "the attention's variant: %d shapes (heads of 3, 8, 16; no, some, every key masked; "
+           "padded or not) give the plain scores plus the mask's bias and each row's max", score_cases);
+    tap_ok(rf_small_head_scores(1, 1, 17, 1.0f, x, 17, x, 17, NULL, true, s, 1, NULL) == 0 && s[0] == GUARD,
+           "the attention's variant declines k = 17, writing nothing");
     for (int ta = 0; ta <= 1; ta++) {
         int acc_cases = 0;
         double acc_worst = 0;

@@ -85,14 +85,15 @@ static RF_VEC_CLONES void add_bias(float *s, int rows, int ld, const float *bias
 }
 
 /* s [rows, cols <= KB] (leading dimension ld) = scale Q K^T for queries
- * i0.. and keys j0.. of head (b, h), masked keys -inf. Returns the width of
- * the rows written: cols, or with `pad` on the short-head kernel cols
- * rounded up to 16, the extra columns -inf (so the row loops that follow
- * run whole vectors, no scalar tail: BLRP's rows are 100 to 300 keys);
- * 0, computing nothing, when every key of the block is masked (the padding
- * at the end of a shorter sequence): the block then adds nothing anywhere. */
+ * i0.. and keys j0.. of head (b, h), masked keys -inf, and with row_max
+ * not NULL each row's largest score. Returns the width of the rows
+ * written: cols, or with `pad` on the short-head kernel cols rounded up to
+ * 16, the extra columns -inf (so the row loops that follow run whole
+ * vectors, no scalar tail: BLRP's rows are 100 to 300 keys); 0, computing
+ * nothing, when every key of the block is masked (the padding at the end
+ * of a shorter sequence): the block then adds nothing anywhere. */
 static int scores(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols, float *s,
-                  int ld, bool pad)
+                  int ld, bool pad, float *row_max)
 {
     float bias[KB];
     int valid = cols;
@@ -107,18 +108,18 @@ static int scores(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int
     if (valid == 0)
         return 0;
     const float *q = a->q + at(a, b, a->N, h, i0), *k = a->k + at(a, b, a->M, h, j0);
-    int width = pad ? rf_small_head_nt_fill(rows, cols, (int)a->dk, a->scale, q, (int)a->D, k, (int)a->D, s, ld,
-                                            -INFINITY)
-                    : rf_small_head_nt(rows, cols, (int)a->dk, a->scale, q, (int)a->D, k, (int)a->D, s, ld) ? cols
-                                                                                                            : 0;
-    if (width == 0) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, (int)a->dk, a->scale, q, (int)a->D, k,
-                    (int)a->D, 0.0f, s, ld);
-        width = cols;
-    }
+    int width = rf_small_head_scores(rows, cols, (int)a->dk, a->scale, q, (int)a->D, k, (int)a->D,
+                                     valid < cols ? bias : NULL, pad, s, ld, row_max);
+    if (width > 0)
+        return width;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, (int)a->dk, a->scale, q, (int)a->D, k,
+                (int)a->D, 0.0f, s, ld);
     if (valid < cols)
         add_bias(s, rows, ld, bias, cols);
-    return width;
+    if (row_max != NULL)
+        for (int r = 0; r < rows; r++)
+            row_max[r] = rf_row_max(s + (int64_t)r * ld, cols);
+    return cols;
 }
 
 /* Dropout's keep decision for probability (b, h, i, j). */
@@ -153,7 +154,7 @@ static void forward_block(const forward_ctx *c, int64_t b, int64_t h, int64_t i0
 {
     const attn *a = c->a;
     int rows = (int)min64(QB, a->N - i0), D = (int)a->D, dk = (int)a->dk;
-    float *mx = s + QB * KB, *sum = mx + QB, *o = c->out + at(a, b, a->N, h, i0);
+    float *mx = s + QB * KB, *sum = mx + QB, *block_max = sum + QB, *o = c->out + at(a, b, a->N, h, i0);
     for (int r = 0; r < rows; r++) {
         mx[r] = -INFINITY;
         sum[r] = 0.0f;
@@ -161,12 +162,12 @@ static void forward_block(const forward_ctx *c, int64_t b, int64_t h, int64_t i0
     }
     for (int64_t j0 = 0; j0 < a->M; j0 += KB) {
         int cols = (int)min64(KB, a->M - j0);
-        int width = scores(a, b, h, i0, rows, j0, cols, s, KB, true);
+        int width = scores(a, b, h, i0, rows, j0, cols, s, KB, true, block_max);
         if (width == 0)
             continue;
         for (int r = 0; r < rows; r++) {
             float *p = s + (int64_t)r * KB;
-            float next = fmaxf(mx[r], rf_row_max(p, width));
+            float next = fmaxf(mx[r], block_max[r]);
             if (next == -INFINITY) {   /* no valid key yet: nothing to add */
                 memset(p, 0, (size_t)cols * sizeof *p);
                 continue;
@@ -225,7 +226,7 @@ static void probs_task(void *ctx, int64_t begin, int64_t end, int thread)
         float *p = c->probs + (bh * a->N + i0) * a->M;
         for (int64_t j0 = 0; j0 < a->M; j0 += KB) {
             int cols = (int)min64(KB, a->M - j0);
-            if (!scores(a, b, h, i0, rows, j0, cols, p + j0, (int)a->M, false))   /* masked: e^-inf below */
+            if (!scores(a, b, h, i0, rows, j0, cols, p + j0, (int)a->M, false, NULL))   /* masked: e^-inf below */
                 for (int r = 0; r < rows; r++)
                     for (int c2 = 0; c2 < cols; c2++)
                         p[r * a->M + j0 + c2] = -INFINITY;
@@ -314,7 +315,7 @@ static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t 
     int cols = (int)min64(KB, a->M - j0), D = (int)a->D, dk = (int)a->dk;
     size_t oq = at(a, b, a->N, h, i0), okv = at(a, b, a->M, h, j0);
     const float *lse = c->lse + (b * a->H + h) * a->N + i0;
-    int width = scores(a, b, h, i0, rows, j0, cols, p, KB, true);
+    int width = scores(a, b, h, i0, rows, j0, cols, p, KB, true, NULL);
     if (width == 0)
         return;
     for (int r = 0; r < rows; r++) {

@@ -2,61 +2,151 @@
 #include "small_head.h"
 
 #include <immintrin.h>
+#include <math.h>
+#include <stddef.h>
 
 #include "cpu_features.h"
+
+/* z[i] = [row i | row i + 8] of the 16 x 8 transpose of v[0..7] (each 16
+ * floats): the 8 x 8 transposes of the low and the high halves at once. */
+__attribute__((target("avx512f"))) static void transpose_8x16(const __m512 *v, __m512 *z)
+{
+    __m512 t[8], u[8];
+    for (int k = 0; k < 4; k++) {
+        t[2 * k] = _mm512_unpacklo_ps(v[2 * k], v[2 * k + 1]);
+        t[2 * k + 1] = _mm512_unpackhi_ps(v[2 * k], v[2 * k + 1]);
+    }
+    for (int k = 0; k < 2; k++) {
+        u[4 * k] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0x44);
+        u[4 * k + 1] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0xee);
+        u[4 * k + 2] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0x44);
+        u[4 * k + 3] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0xee);
+    }
+    /* within each 256-bit half: the low 128 bits of u[k] and u[k + 4] (rows
+     * 0-3 of the half), then the high ones (rows 4-7) */
+    const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
+    const __m512i hi = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+    for (int k = 0; k < 4; k++) {
+        z[k] = _mm512_permutex2var_ps(u[k], lo, u[k + 4]);
+        z[k + 4] = _mm512_permutex2var_ps(u[k], hi, u[k + 4]);
+    }
+}
+
+/* The upper 8 floats (AVX-512 F alone: no DQ's extractf32x8). */
+__attribute__((target("avx512f"))) static __m256 high_half(__m512 z)
+{
+    return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(z), 1));
+}
+
+/* scale B^T [k, W] (B [cols, k], ldb) into bt, its columns [cols, cols
+ * rounded up to 16) zero: the scale rides on the keys, so the score block
+ * needs no multiply per score. A head of 8 goes sixteen keys at a time through
+ * registers (the key block is transposed once per query block, and
+ * scalar moves took a fifth of the kernel); other widths key by key. */
+__attribute__((target("avx512f"))) static void transpose_keys(int cols, int k, float scale, const float *B, int ldb,
+                                                               float *bt)
+{
+    enum { W = RF_SMALL_HEAD_COLS };
+    __m512 sc = _mm512_set1_ps(scale);
+    int c = 0;
+    if (k == 8)
+        for (; c + 16 <= cols; c += 16) {
+            /* w[r] = [key c + r | key c + r + 8]: transpose_8x16 then
+             * gives z[d] = dimension d of the sixteen keys */
+            __m512 w[8], z[8];
+            for (int r = 0; r < 8; r++) {
+                __m256 lo = _mm256_loadu_ps(B + (long)(c + r) * ldb), hi = _mm256_loadu_ps(B + (long)(c + r + 8) * ldb);
+                w[r] = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)),
+                                                           _mm256_castps_pd(hi), 1));
+            }
+            transpose_8x16(w, z);
+            for (int d = 0; d < 8; d++)
+                _mm512_store_ps(bt + d * W + c, _mm512_mul_ps(z[d], sc));
+        }
+    for (; c < cols; c++) {   /* each key's row read once, in order */
+        const float *b = B + (long)c * ldb;
+        for (int d = 0; d < k; d++)
+            bt[d * W + c] = scale * b[d];
+    }
+    int padded = (cols + 15) & ~15;
+    for (int d = 0; d < k; d++)
+        for (c = cols; c < padded; c++)
+            bt[d * W + c] = 0.0f;
+}
+
+/* Rows r0 .. r0 + R - 1 of the score block against every 16-key chunk of
+ * bt: R accumulators across the inner dimension (R and, for a head of 8, k
+ * are constants here, so the loops unroll into registers). */
+static inline __attribute__((always_inline, target("avx512f"))) void
+score_rows(int R, int k, const float *A, int lda, const float *bt, int cols, const float *bias, bool pad, float fill,
+           float *S, int lds, float *row_max)
+{
+    enum { W = RF_SMALL_HEAD_COLS };
+    int padded = (cols + 15) & ~15;
+    __m512 fv = _mm512_set1_ps(fill), mx[8];
+    _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
+        mx[t] = _mm512_set1_ps(-INFINITY);
+    for (int c = 0; c < padded; c += 16) {
+        __m512 x[8], b = _mm512_load_ps(bt + c);
+        _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
+            x[t] = _mm512_mul_ps(_mm512_set1_ps(A[(long)t * lda]), b);
+        _Pragma("GCC unroll 16") for (int d = 1; d < k; d++) {
+            b = _mm512_load_ps(bt + d * W + c);
+            _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
+                x[t] = _mm512_fmadd_ps(_mm512_set1_ps(A[(long)t * lda + d]), b, x[t]);
+        }
+        if (c + 16 <= cols) {   /* a whole chunk: store as is */
+            __m512 bv = bias != NULL ? _mm512_loadu_ps(bias + c) : _mm512_setzero_ps();
+            _Pragma("GCC unroll 8") for (int t = 0; t < R; t++) {
+                __m512 s = bias != NULL ? _mm512_add_ps(x[t], bv) : x[t];
+                _mm512_storeu_ps(S + (long)t * lds + c, s);
+                mx[t] = _mm512_max_ps(mx[t], s);
+            }
+            continue;
+        }
+        __mmask16 m = (__mmask16)((1u << (cols - c)) - 1), w = pad ? (__mmask16)0xffff : m;
+        __m512 bv = bias != NULL ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
+        _Pragma("GCC unroll 8") for (int t = 0; t < R; t++) {
+            __m512 s = _mm512_mask_add_ps(fv, m, x[t], bv);
+            _mm512_mask_storeu_ps(S + (long)t * lds + c, w, s);
+            mx[t] = _mm512_mask_max_ps(mx[t], w, mx[t], s);
+        }
+    }
+    if (row_max != NULL)
+        _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
+            row_max[t] = _mm512_reduce_max_ps(mx[t]);
+}
+
+/* S = A bt (+ bias), eight rows at a time, then four, then one. */
+static inline __attribute__((always_inline, target("avx512f"))) void
+score_block(int rows, int k, const float *A, int lda, const float *bt, int cols, const float *bias, bool pad,
+            float fill, float *S, int lds, float *row_max)
+{
+    int r = 0;
+    for (; r + 8 <= rows; r += 8)
+        score_rows(8, k, A + (long)r * lda, lda, bt, cols, bias, pad, fill, S + (long)r * lds, lds,
+                   row_max != NULL ? row_max + r : NULL);
+    for (; r + 4 <= rows; r += 4)
+        score_rows(4, k, A + (long)r * lda, lda, bt, cols, bias, pad, fill, S + (long)r * lds, lds,
+                   row_max != NULL ? row_max + r : NULL);
+    for (; r < rows; r++)
+        score_rows(1, k, A + (long)r * lda, lda, bt, cols, bias, pad, fill, S + (long)r * lds, lds,
+                   row_max != NULL ? row_max + r : NULL);
+}
 
 /* With `pad`, each row's columns [cols, cols rounded up to 16) are written
  * too, as `fill`, in the same full-width stores (the caller's rows are that
  * long). */
 __attribute__((target("avx512f"))) static void nt_avx512(int rows, int cols, int k, float scale, const float *A,
-                                                          int lda, const float *B, int ldb, float *S, int lds,
-                                                          bool pad, float fill)
+                                                          int lda, const float *B, int ldb, const float *bias,
+                                                          bool pad, float fill, float *S, int lds, float *row_max)
 {
-    /* B^T [k, cols rounded up to 16], the padding zero */
-    enum { W = RF_SMALL_HEAD_COLS };
-    float bt[RF_SMALL_HEAD_K * W] __attribute__((aligned(64)));
-    int padded = (cols + 15) & ~15;
-    for (int c = 0; c < cols; c++) {   /* each key's row read once, in order */
-        const float *b = B + (long)c * ldb;
-        for (int d = 0; d < k; d++)
-            bt[d * W + c] = b[d];
-    }
-    for (int d = 0; d < k; d++)
-        for (int c = cols; c < padded; c++)
-            bt[d * W + c] = 0.0f;
-    __m512 sc = _mm512_set1_ps(scale), fv = _mm512_set1_ps(fill);
-    int r = 0;
-    for (; r + 4 <= rows; r += 4) {
-        const float *a0 = A + (long)r * lda, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;
-        float *s0 = S + (long)r * lds;
-        for (int c = 0; c < padded; c += 16) {
-            __m512 x0 = _mm512_setzero_ps(), x1 = x0, x2 = x0, x3 = x0;
-            for (int d = 0; d < k; d++) {
-                __m512 b = _mm512_load_ps(bt + d * W + c);
-                x0 = _mm512_fmadd_ps(_mm512_set1_ps(a0[d]), b, x0);
-                x1 = _mm512_fmadd_ps(_mm512_set1_ps(a1[d]), b, x1);
-                x2 = _mm512_fmadd_ps(_mm512_set1_ps(a2[d]), b, x2);
-                x3 = _mm512_fmadd_ps(_mm512_set1_ps(a3[d]), b, x3);
-            }
-            __mmask16 m = cols - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (cols - c)) - 1);
-            __mmask16 w = pad ? (__mmask16)0xffff : m;
-            _mm512_mask_storeu_ps(s0 + c, w, _mm512_mask_mul_ps(fv, m, x0, sc));
-            _mm512_mask_storeu_ps(s0 + lds + c, w, _mm512_mask_mul_ps(fv, m, x1, sc));
-            _mm512_mask_storeu_ps(s0 + 2L * lds + c, w, _mm512_mask_mul_ps(fv, m, x2, sc));
-            _mm512_mask_storeu_ps(s0 + 3L * lds + c, w, _mm512_mask_mul_ps(fv, m, x3, sc));
-        }
-    }
-    for (; r < rows; r++) {
-        const float *a0 = A + (long)r * lda;
-        for (int c = 0; c < padded; c += 16) {
-            __m512 x0 = _mm512_setzero_ps();
-            for (int d = 0; d < k; d++)
-                x0 = _mm512_fmadd_ps(_mm512_set1_ps(a0[d]), _mm512_load_ps(bt + d * W + c), x0);
-            __mmask16 m = cols - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (cols - c)) - 1);
-            _mm512_mask_storeu_ps(S + (long)r * lds + c, pad ? (__mmask16)0xffff : m,
-                                  _mm512_mask_mul_ps(fv, m, x0, sc));
-        }
-    }
+    float bt[RF_SMALL_HEAD_K * RF_SMALL_HEAD_COLS] __attribute__((aligned(64)));
+    transpose_keys(cols, k, scale, B, ldb, bt);
+    if (k == 8)   /* the heads of the ListOps models, fully unrolled */
+        score_block(rows, 8, A, lda, bt, cols, bias, pad, fill, S, lds, row_max);
+    else
+        score_block(rows, k, A, lda, bt, cols, bias, pad, fill, S, lds, row_max);
 }
 
 /* C [m, n] += alpha X B with X(i, j) = A[i si + j sj] (A or A^T), B [inner,
@@ -103,37 +193,6 @@ __attribute__((target("avx512f,avx512vl,fma"))) static void acc_avx512(int m, in
         float *c = C + (long)i * ldc;
         _mm256_mask_storeu_ps(c, mask, _mm256_fmadd_ps(x, al, _mm256_maskz_loadu_ps(mask, c)));
     }
-}
-
-/* z[i] = [row i | row i + 8] of the 16 x 8 transpose of v[0..7] (each 16
- * floats): the 8 x 8 transposes of the low and the high halves at once. */
-__attribute__((target("avx512f"))) static void transpose_8x16(const __m512 *v, __m512 *z)
-{
-    __m512 t[8], u[8];
-    for (int k = 0; k < 4; k++) {
-        t[2 * k] = _mm512_unpacklo_ps(v[2 * k], v[2 * k + 1]);
-        t[2 * k + 1] = _mm512_unpackhi_ps(v[2 * k], v[2 * k + 1]);
-    }
-    for (int k = 0; k < 2; k++) {
-        u[4 * k] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0x44);
-        u[4 * k + 1] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0xee);
-        u[4 * k + 2] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0x44);
-        u[4 * k + 3] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0xee);
-    }
-    /* within each 256-bit half: the low 128 bits of u[k] and u[k + 4] (rows
-     * 0-3 of the half), then the high ones (rows 4-7) */
-    const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
-    const __m512i hi = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
-    for (int k = 0; k < 4; k++) {
-        z[k] = _mm512_permutex2var_ps(u[k], lo, u[k + 4]);
-        z[k + 4] = _mm512_permutex2var_ps(u[k], hi, u[k + 4]);
-    }
-}
-
-/* The upper 8 floats (AVX-512 F alone: no DQ's extractf32x8). */
-__attribute__((target("avx512f"))) static __m256 high_half(__m512 z)
-{
-    return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(z), 1));
 }
 
 /* C [m, 8] += alpha A^T B, A [inner, m] (lda), B [inner, 8] (ldb): the keys'
@@ -196,7 +255,7 @@ bool rf_small_head_nt(int rows, int cols, int k, float scale, const float *A, in
     if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
         return false;
     if (rows > 0 && cols > 0)
-        nt_avx512(rows, cols, k, scale, A, lda, B, ldb, S, lds, false, 0.0f);
+        nt_avx512(rows, cols, k, scale, A, lda, B, ldb, NULL, false, 0.0f, S, lds, NULL);
     return true;
 }
 
@@ -207,6 +266,16 @@ int rf_small_head_nt_fill(int rows, int cols, int k, float scale, const float *A
         return 0;
     int width = (cols + 15) & ~15;
     if (rows > 0 && cols > 0)
-        nt_avx512(rows, cols, k, scale, A, lda, B, ldb, S, lds, true, fill);
+        nt_avx512(rows, cols, k, scale, A, lda, B, ldb, NULL, true, fill, S, lds, NULL);
     return width;
+}
+
+int rf_small_head_scores(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
+                         const float *bias, bool pad, float *S, int lds, float *row_max)
+{
+    if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
+        return 0;
+    if (rows > 0 && cols > 0)
+        nt_avx512(rows, cols, k, scale, A, lda, B, ldb, bias, pad, -INFINITY, S, lds, row_max);
+    return pad ? (cols + 15) & ~15 : cols;
 }

@@ -4,8 +4,9 @@
  * score block S = scale Q K^T is a product with k = 8, where a BLAS spends
  * more time packing its operands than multiplying them (OpenBLAS: about a
  * third of its rate on the same block with k = 256). This kernel
- * transposes the key block once into a local buffer and keeps 4 query rows
- * x 16 keys in registers across the whole inner dimension. The products
+ * transposes the key block once into a local buffer (sixteen keys at a time
+ * through registers for a head of 8) and keeps 8 query rows x 16 keys in
+ * registers across the whole inner dimension. The products
  * that follow (P V, dS K, dS^T Q, P^T dO) have outputs dk floats wide; their
  * kernel keeps eight output rows in registers and reads each row of the
  * right operand once for all eight, except the two with A transposed at
@@ -37,6 +38,16 @@ bool rf_small_head_nt(int rows, int cols, int k, float scale, const float *A, in
  * nothing). */
 int rf_small_head_nt_fill(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
                           float *S, int lds, float fill);
+
+/* One block of attention scores: S = scale A B^T + bias, bias[c] (cols
+ * floats: a key mask's 0 or -inf) added to column c when bias is not
+ * NULL; with `pad` as rf_small_head_nt_fill with fill -inf, else as
+ * rf_small_head_nt. With row_max not NULL, row r's largest written score
+ * goes to row_max[r] (the online softmax's max, read without another pass
+ * over the block). Returns the width written (cols, or with pad cols
+ * rounded up to 16), or 0 when declined, writing nothing. */
+int rf_small_head_scores(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
+                         const float *bias, bool pad, float *S, int lds, float *row_max);
 
 /* Row-major C [m, n] += alpha op(A) B with n <= RF_SMALL_HEAD_N: op(A) = A
  * [m, inner] (lda) or, with ta, A^T for A [inner, m]; B [inner, n] (ldb).
