@@ -9,7 +9,7 @@
 
 /* z[i] = [row i | row i + 8] of the 16 x 8 transpose of v[0..7] (each 16
  * floats): the 8 x 8 transposes of the low and the high halves at once. */
-__attribute__((target("avx512f"))) static void transpose_8x16(const __m512 *v, __m512 *z)
+static inline __attribute__((always_inline, target("avx512f"))) void transpose_8x16(const __m512 *v, __m512 *z)
 {
     __m512 t[8], u[8];
     for (int k = 0; k < 4; k++) {
