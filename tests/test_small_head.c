@@ -4,13 +4,16 @@
  * shapes it declines (left to the BLAS) untouched; the filling variant's
  * columns past cols (up to a multiple of 16) set, the rest as the plain
  * one writes them; the attention's variant (a key mask's bias, each row's
- * max) as the plain one plus the bias, and the max of what it wrote. The narrow products
+ * max) as the plain one plus the bias, and the max of what it wrote; the
+ * backward's fused probabilities and score gradients bit for bit as the
+ * separate passes give them. The narrow products
  * C += alpha op(A) B: both transposes, widths 1 to 8, row tails around the
  * eight-row block, C accumulated onto, nothing written past n. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../core/cpu/exp_row.h"
 #include "../core/cpu/small_head.h"
 #include "tap.h"
 #include "tolerance.h"
@@ -163,6 +166,75 @@ static int check_scores(const int *rows_list, int n_rows, const int *cols_list, 
     return bad;
 }
 
+/* rf_small_head_probs and rf_small_head_ds against the passes they fuse:
+ * the padded scores then rf_attn_exp_row (a row of lse -inf: zeros), and
+ * dP = rf_small_head_nt_fill then P (dP - D); bit for bit, columns up to
+ * the next multiple of 16, nothing past them. Returns the number of bad
+ * cases. */
+static int check_fused(const int *rows_list, int n_rows, const int *cols_list, int n_cols, int *cases)
+{
+    static const int k_list[] = {3, 8, 16};
+    int bad = 0;
+    for (size_t ki = 0; ki < sizeof k_list / sizeof *k_list; ki++)
+        for (int ri = 0; ri < n_rows; ri++)
+            for (int ci = 0; ci < n_cols; ci++)
+                for (int masked = 0; masked <= 2; masked++) {
+                    int rows = rows_list[ri], cols = cols_list[ci], k = k_list[ki];
+                    int width = (cols + 15) & ~15, ld = width + LD_PAD, lda = k + 1, ldb = k + 2;
+                    size_t block = (size_t)rows * ld;
+                    float *A = malloc(sizeof(float) * rows * lda), *B = malloc(sizeof(float) * cols * ldb);
+                    float *P = malloc(sizeof(float) * block), *want = malloc(sizeof(float) * block);
+                    float *dS = malloc(sizeof(float) * block), *dP = malloc(sizeof(float) * block);
+                    float *bias = malloc(sizeof(float) * cols), *lse = malloc(sizeof(float) * rows);
+                    float *D = malloc(sizeof(float) * rows);
+                    for (int i = 0; i < rows * lda; i++)
+                        A[i] = sinf(0.31f * i + k);
+                    for (int i = 0; i < cols * ldb; i++)
+                        B[i] = cosf(0.13f * i - k);
+                    for (int c = 0; c < cols; c++)
+                        bias[c] = masked == 2 || (masked == 1 && c % 4 == 2) ? -INFINITY : 0.0f;
+                    for (int r = 0; r < rows; r++) {
+                        lse[r] = r % 5 == 3 ? -INFINITY : 0.7f + 0.1f * r;
+                        D[r] = 0.05f * r - 0.2f;
+                    }
+                    for (size_t i = 0; i < block; i++)
+                        P[i] = want[i] = dS[i] = dP[i] = GUARD;
+                    const float *bs = masked ? bias : NULL;
+                    bad += rf_small_head_probs(rows, cols, k, 0.5f, A, lda, B, ldb, bs, lse, P, ld) != width;
+                    bad += rf_small_head_scores(rows, cols, k, 0.5f, A, lda, B, ldb, bs, true, want, ld, NULL) != width;
+                    for (int r = 0; r < rows; r++)
+                        if (lse[r] == -INFINITY)
+                            for (int c = 0; c < width; c++)
+                                want[r * ld + c] = 0.0f;
+                        else
+                            rf_attn_exp_row(want + r * ld, width, lse[r]);
+                    for (size_t i = 0; i < block; i++)
+                        bad += P[i] != want[i];
+                    /* dS from the same A, B as dO and V */
+                    bad += rf_small_head_ds(rows, cols, k, A, lda, B, ldb, P, ld, D, dS, ld) != width;
+                    bad += rf_small_head_nt_fill(rows, cols, k, 1.0f, A, lda, B, ldb, dP, ld, 0.0f) != width;
+                    for (int r = 0; r < rows; r++)
+                        for (int c = 0; c < ld; c++) {
+                            float got = dS[r * ld + c];
+                            if (c < width)
+                                bad += got != P[r * ld + c] * (dP[r * ld + c] - D[r]);
+                            else
+                                bad += got != GUARD;
+                        }
+                    ++*cases;
+                    free(A);
+                    free(B);
+                    free(P);
+                    free(want);
+                    free(dS);
+                    free(dP);
+                    free(bias);
+                    free(lse);
+                    free(D);
+                }
+    return bad;
+}
+
 int main(void)
 {
     if (!have_avx512()) {
@@ -170,6 +242,8 @@ int main(void)
         tap_ok(!rf_small_head_nt(1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1) &&
                    rf_small_head_nt_fill(1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1, 0.0f) == 0 &&
                    rf_small_head_scores(1, 1, 1, 1.0f, &s, 1, &s, 1, NULL, true, &s, 1, NULL) == 0 &&
+                   rf_small_head_probs(1, 1, 1, 1.0f, &s, 1, &s, 1, NULL, &s, &s, 1) == 0 &&
+                   rf_small_head_ds(1, 1, 1, &s, 1, &s, 1, &s, 1, &s, &s, 1) == 0 &&
                    !rf_small_head_acc(false, 1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1),
                "without AVX-512 every product is left to the BLAS");
         return tap_done();
@@ -235,6 +309,15 @@ int main(void)
            "padded or not) give the plain scores plus the mask's bias and each row's max", score_cases);
     tap_ok(rf_small_head_scores(1, 1, 17, 1.0f, x, 17, x, 17, NULL, true, s, 1, NULL) == 0 && s[0] == GUARD,
            "the attention's variant declines k = 17, writing nothing");
+    int fused_cases = 0;
+    int fused_bad = check_fused(rows_list, sizeof rows_list / sizeof *rows_list, cols_list,
+                                sizeof cols_list / sizeof *cols_list, &fused_cases);
+    tap_ok(fused_bad == 0, "the backward's fused passes: %d shapes (heads of 3, 8, 16; no, some, every key masked; "
+           "rows of lse -inf) give the probabilities and score gradients of the separate passes bit for bit",
+           fused_cases);
+    tap_ok(rf_small_head_probs(1, 1, 17, 1.0f, x, 17, x, 17, NULL, s, s, 1) == 0 &&
+               rf_small_head_ds(1, 1, 17, x, 17, x, 17, x, 17, s, s, 1) == 0 && s[0] == GUARD,
+           "the fused passes decline k = 17, writing nothing");
     for (int ta = 0; ta <= 1; ta++) {
         int acc_cases = 0;
         double acc_worst = 0;

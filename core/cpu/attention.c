@@ -18,7 +18,8 @@
  * skipped, and so in backward are query blocks whose dO is all zero: both
  * add exactly nothing.
  * Backward, one task per (b, h) (its query blocks in order, so the sums into
- * dK and dV have one owner and a fixed order), recomputes per block
+ * dK and dV have one owner and a fixed order), recomputes per block (P with
+ * its scores, and dS with dP, in one pass each on the short-head kernel)
  *     P = exp(S - lse),  dP = dO_i V_j^T,  D = rowsum(dO * O),
  *     dS = P * (dP - D),  dV_j += P^T dO_i,
  *     dQ_i += scale dS K_j,  dK_j += scale dS^T Q_i.
@@ -84,6 +85,22 @@ static RF_VEC_CLONES void add_bias(float *s, int rows, int ld, const float *bias
             s[(int64_t)r * ld + c] += bias[c];
 }
 
+/* The key mask of keys j0 .. j0 + cols - 1 of batch item b as a bias, 0
+ * or -inf per key (left unset without a mask); returns how many are
+ * valid. */
+static int key_bias(const attn *a, int64_t b, int64_t j0, int cols, float *bias)
+{
+    if (a->mask == NULL)
+        return cols;
+    const float *m = a->mask + b * a->M + j0;
+    int valid = 0;
+    for (int c = 0; c < cols; c++) {
+        bias[c] = m[c] != 0.0f ? 0.0f : -INFINITY;
+        valid += m[c] != 0.0f;
+    }
+    return valid;
+}
+
 /* s [rows, cols <= KB] (leading dimension ld) = scale Q K^T for queries
  * i0.. and keys j0.. of head (b, h), masked keys -inf, and with row_max
  * not NULL each row's largest score. Returns the width of the rows
@@ -96,15 +113,7 @@ static int scores(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int
                   int ld, bool pad, float *row_max)
 {
     float bias[KB];
-    int valid = cols;
-    if (a->mask != NULL) {
-        const float *m = a->mask + b * a->M + j0;
-        valid = 0;
-        for (int c = 0; c < cols; c++) {
-            bias[c] = m[c] != 0.0f ? 0.0f : -INFINITY;
-            valid += m[c] != 0.0f;
-        }
-    }
+    int valid = key_bias(a, b, j0, cols, bias);
     if (valid == 0)
         return 0;
     const float *q = a->q + at(a, b, a->N, h, i0), *k = a->k + at(a, b, a->M, h, j0);
@@ -306,6 +315,58 @@ static RF_VEC_CLONES void ds_row(float *dp, const float *p, float D, int cols)
         dp[c] = p[c] * (dp[c] - D);
 }
 
+/* P [rows, KB] = exp(S - lse) for query block i0.. and key block j0.. of
+ * head (b, h): on the short-head kernel, in the same pass as the scores;
+ * else the scores, then the row exponentials. Returns P's width (cols or
+ * more, the extra columns 0), 0 when every key is masked. */
+static int probabilities(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols,
+                         const float *lse, float *p)
+{
+    float bias[KB];
+    int valid = key_bias(a, b, j0, cols, bias);
+    if (valid == 0)
+        return 0;
+    int width = rf_small_head_probs(rows, cols, (int)a->dk, a->scale, a->q + at(a, b, a->N, h, i0), (int)a->D,
+                                    a->k + at(a, b, a->M, h, j0), (int)a->D, valid < cols ? bias : NULL, lse, p, KB);
+    if (width > 0)
+        return width;
+    width = scores(a, b, h, i0, rows, j0, cols, p, KB, true, NULL);
+    for (int r = 0; r < rows; r++) {
+        float *pr = p + (int64_t)r * KB;
+        if (lse[r] == -INFINITY)
+            memset(pr, 0, (size_t)width * sizeof *pr);
+        else
+            rf_attn_exp_row(pr, width, lse[r]);
+    }
+    return width;
+}
+
+/* ds [rows, KB] = P (dP - D) with dP = dO_i V_j^T (times dropout's Z): on
+ * the short-head kernel in one pass without dropout; P's extra columns
+ * are 0, so are dP's and then dS's. */
+static void score_grads(const backward_ctx *c, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols,
+                        const float *p, int width, float *ds, const float *Dr)
+{
+    const attn *a = c->a;
+    int D = (int)a->D, dk = (int)a->dk;
+    size_t oq = at(a, b, a->N, h, i0), okv = at(a, b, a->M, h, j0);
+    if (a->drop == 0.0f && rf_small_head_ds(rows, cols, dk, c->dout + oq, D, a->v + okv, D, p, KB, Dr, ds, KB) > 0)
+        return;
+    int dp_width = rf_small_head_nt_fill(rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv, D, ds, KB, 0.0f);
+    if (dp_width == 0) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv, D,
+                    0.0f, ds, KB);
+        dp_width = cols;
+    }
+    int ds_width = dp_width < width ? dp_width : width;
+    for (int r = 0; r < rows; r++) {
+        float *dr = ds + (int64_t)r * KB;
+        if (a->drop > 0.0f)
+            drop_row(a, b, h, i0 + r, j0, dr, cols);
+        ds_row(dr, p + (int64_t)r * KB, Dr[r], ds_width);
+    }
+}
+
 /* Key block j0.. against query block i0.. of head (b, h): p and ds are
  * [rows, KB] blocks, Dr the query rows' rowsum(dO * O). */
 static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0,
@@ -314,34 +375,11 @@ static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t 
     const attn *a = c->a;
     int cols = (int)min64(KB, a->M - j0), D = (int)a->D, dk = (int)a->dk;
     size_t oq = at(a, b, a->N, h, i0), okv = at(a, b, a->M, h, j0);
-    const float *lse = c->lse + (b * a->H + h) * a->N + i0;
-    int width = scores(a, b, h, i0, rows, j0, cols, p, KB, true, NULL);
+    int width = probabilities(a, b, h, i0, rows, j0, cols, c->lse + (b * a->H + h) * a->N + i0, p);
     if (width == 0)
         return;
-    for (int r = 0; r < rows; r++) {
-        float *pr = p + (int64_t)r * KB;
-        if (lse[r] == -INFINITY)
-            memset(pr, 0, (size_t)width * sizeof *pr);
-        else
-            rf_attn_exp_row(pr, width, lse[r]);
-    }
     if (c->gq != NULL || c->gk != NULL) {
-        /* dP [rows, cols] = dO_i V_j^T (times Z), then dS = P (dP - D); P's
-         * extra columns are 0, so are dP's and then dS's */
-        int dp_width = rf_small_head_nt_fill(rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv, D, ds, KB, 0.0f);
-        if (dp_width == 0) {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv,
-                        D, 0.0f, ds, KB);
-            dp_width = cols;
-        }
-        int ds_width = dp_width < width ? dp_width : width;
-        for (int r = 0; r < rows; r++) {
-            float *dr = ds + (int64_t)r * KB;
-            const float *pr = p + (int64_t)r * KB;
-            if (a->drop > 0.0f)
-                drop_row(a, b, h, i0 + r, j0, dr, cols);
-            ds_row(dr, pr, Dr[r], ds_width);
-        }
+        score_grads(c, b, h, i0, rows, j0, cols, p, width, ds, Dr);
         if (c->gq != NULL && !rf_small_head_acc(false, rows, dk, cols, a->scale, ds, KB, a->k + okv, D, c->gq + oq, D))
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, a->scale, ds, KB, a->k + okv,
                         D, 1.0f, c->gq + oq, D);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "cpu_features.h"
+#include "exp16.h"
 
 /* z[i] = [row i | row i + 8] of the 16 x 8 transpose of v[0..7] (each 16
  * floats): the 8 x 8 transposes of the low and the high halves at once. */
@@ -74,18 +75,39 @@ __attribute__((target("avx512f"))) static void transpose_keys(int cols, int k, f
             bt[d * W + c] = 0.0f;
 }
 
-/* Rows r0 .. r0 + R - 1 of the score block against every 16-key chunk of
- * bt: R accumulators across the inner dimension (R and, for a head of 8, k
- * are constants here, so the loops unroll into registers). */
+/* What the score kernel stores of each product x = A bt: the scores
+ * themselves (plus a bias, -inf fill past cols with pad, each row's max),
+ * the probabilities e^(x + bias - row[r]) (row: the rows' lse; a row of
+ * lse -inf is zeros), or the score gradients P (x - row[r]) (x = dP, row:
+ * D = rowsum(dO * O), P the block's probabilities). */
+typedef enum { EPI_SCORES, EPI_PROBS, EPI_DS } epi_mode;
+
+typedef struct {
+    epi_mode mode;
+    const float *bias;   /* cols floats, or NULL */
+    bool pad;            /* write whole 16-float chunks */
+    float fill;          /* EPI_SCORES: the padding's value */
+    float *row_max;      /* EPI_SCORES: each row's max, or NULL */
+    const float *row;    /* EPI_PROBS: lse per row; EPI_DS: D per row */
+    const float *P;      /* EPI_DS: [rows, >= cols rounded up to 16] (ldp) */
+    int ldp;
+} epilogue;
+
+/* Rows 0 .. R - 1 of the block against every 16-key chunk of bt: R
+ * accumulators across the inner dimension (R, the mode and, for a head of
+ * 8, k are constants here, so the loops unroll into registers). */
 static inline __attribute__((always_inline, target("avx512f"))) void
-score_rows(int R, int k, const float *A, int lda, const float *bt, int cols, const float *bias, bool pad, float fill,
-           float *S, int lds, float *row_max)
+score_rows(int R, int k, const float *A, int lda, const float *bt, int cols, epilogue e, float *S, int lds)
 {
     enum { W = RF_SMALL_HEAD_COLS };
     int padded = (cols + 15) & ~15;
-    __m512 fv = _mm512_set1_ps(fill), mx[8];
-    _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
+    __m512 fv = _mm512_set1_ps(e.mode == EPI_SCORES ? e.fill : -INFINITY), mx[8], rv[8];
+    __mmask16 live[8];
+    _Pragma("GCC unroll 8") for (int t = 0; t < R; t++) {
         mx[t] = _mm512_set1_ps(-INFINITY);
+        rv[t] = _mm512_set1_ps(e.mode != EPI_SCORES ? e.row[t] : 0.0f);
+        live[t] = e.mode == EPI_PROBS && e.row[t] == -INFINITY ? 0 : (__mmask16)0xffff;
+    }
     for (int c = 0; c < padded; c += 16) {
         __m512 x[8], b = _mm512_load_ps(bt + c);
         _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
@@ -95,59 +117,73 @@ score_rows(int R, int k, const float *A, int lda, const float *bt, int cols, con
             _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
                 x[t] = _mm512_fmadd_ps(_mm512_set1_ps(A[(long)t * lda + d]), b, x[t]);
         }
-        if (c + 16 <= cols) {   /* a whole chunk: store as is */
-            __m512 bv = bias != NULL ? _mm512_loadu_ps(bias + c) : _mm512_setzero_ps();
-            _Pragma("GCC unroll 8") for (int t = 0; t < R; t++) {
-                __m512 s = bias != NULL ? _mm512_add_ps(x[t], bv) : x[t];
-                _mm512_storeu_ps(S + (long)t * lds + c, s);
-                mx[t] = _mm512_max_ps(mx[t], s);
-            }
-            continue;
-        }
-        __mmask16 m = (__mmask16)((1u << (cols - c)) - 1), w = pad ? (__mmask16)0xffff : m;
-        __m512 bv = bias != NULL ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
+        bool whole = c + 16 <= cols;   /* then stored as is, no mask */
+        __mmask16 m = whole ? (__mmask16)0xffff : (__mmask16)((1u << (cols - c)) - 1);
+        __mmask16 w = e.pad ? (__mmask16)0xffff : m;
+        __m512 bv = e.bias != NULL ? _mm512_maskz_loadu_ps(m, e.bias + c) : _mm512_setzero_ps();
         _Pragma("GCC unroll 8") for (int t = 0; t < R; t++) {
-            __m512 s = _mm512_mask_add_ps(fv, m, x[t], bv);
-            _mm512_mask_storeu_ps(S + (long)t * lds + c, w, s);
-            mx[t] = _mm512_mask_max_ps(mx[t], w, mx[t], s);
+            __m512 v;
+            if (e.mode == EPI_DS)   /* P's columns past cols are 0, and so then is dS */
+                v = _mm512_mul_ps(_mm512_loadu_ps(e.P + (long)t * e.ldp + c), _mm512_sub_ps(x[t], rv[t]));
+            else if (whole)
+                v = e.bias != NULL ? _mm512_add_ps(x[t], bv) : x[t];
+            else
+                v = _mm512_mask_add_ps(fv, m, x[t], bv);
+            if (e.mode == EPI_PROBS)
+                v = _mm512_maskz_mov_ps(live[t], rf_exp16(_mm512_sub_ps(v, rv[t])));
+            if (whole)
+                _mm512_storeu_ps(S + (long)t * lds + c, v);
+            else
+                _mm512_mask_storeu_ps(S + (long)t * lds + c, w, v);
+            if (e.mode == EPI_SCORES && e.row_max != NULL)
+                mx[t] = _mm512_mask_max_ps(mx[t], w, mx[t], v);
         }
     }
-    if (row_max != NULL)
+    if (e.mode == EPI_SCORES && e.row_max != NULL)
         _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
-            row_max[t] = _mm512_reduce_max_ps(mx[t]);
+            e.row_max[t] = _mm512_reduce_max_ps(mx[t]);
 }
 
-/* S = A bt (+ bias), eight rows at a time, then four, then one. */
+/* Row r's share of the epilogue's per-row arrays. */
+static inline __attribute__((always_inline)) epilogue rows_from(epilogue e, int r)
+{
+    e.row_max = e.row_max != NULL ? e.row_max + r : NULL;
+    e.row = e.row != NULL ? e.row + r : NULL;
+    e.P = e.P != NULL ? e.P + (long)r * e.ldp : NULL;
+    return e;
+}
+
+/* The block, eight rows at a time, then four, then one. */
 static inline __attribute__((always_inline, target("avx512f"))) void
-score_block(int rows, int k, const float *A, int lda, const float *bt, int cols, const float *bias, bool pad,
-            float fill, float *S, int lds, float *row_max)
+score_block(int rows, int k, const float *A, int lda, const float *bt, int cols, epilogue e, float *S, int lds)
 {
     int r = 0;
     for (; r + 8 <= rows; r += 8)
-        score_rows(8, k, A + (long)r * lda, lda, bt, cols, bias, pad, fill, S + (long)r * lds, lds,
-                   row_max != NULL ? row_max + r : NULL);
+        score_rows(8, k, A + (long)r * lda, lda, bt, cols, rows_from(e, r), S + (long)r * lds, lds);
     for (; r + 4 <= rows; r += 4)
-        score_rows(4, k, A + (long)r * lda, lda, bt, cols, bias, pad, fill, S + (long)r * lds, lds,
-                   row_max != NULL ? row_max + r : NULL);
+        score_rows(4, k, A + (long)r * lda, lda, bt, cols, rows_from(e, r), S + (long)r * lds, lds);
     for (; r < rows; r++)
-        score_rows(1, k, A + (long)r * lda, lda, bt, cols, bias, pad, fill, S + (long)r * lds, lds,
-                   row_max != NULL ? row_max + r : NULL);
+        score_rows(1, k, A + (long)r * lda, lda, bt, cols, rows_from(e, r), S + (long)r * lds, lds);
 }
 
-/* With `pad`, each row's columns [cols, cols rounded up to 16) are written
- * too, as `fill`, in the same full-width stores (the caller's rows are that
- * long). */
-__attribute__((target("avx512f"))) static void nt_avx512(int rows, int cols, int k, float scale, const float *A,
-                                                          int lda, const float *B, int ldb, const float *bias,
-                                                          bool pad, float fill, float *S, int lds, float *row_max)
-{
-    float bt[RF_SMALL_HEAD_K * RF_SMALL_HEAD_COLS] __attribute__((aligned(64)));
-    transpose_keys(cols, k, scale, B, ldb, bt);
-    if (k == 8)   /* the heads of the ListOps models, fully unrolled */
-        score_block(rows, 8, A, lda, bt, cols, bias, pad, fill, S, lds, row_max);
-    else
-        score_block(rows, k, A, lda, bt, cols, bias, pad, fill, S, lds, row_max);
-}
+/* The block for a head of 8 (the ListOps models, fully unrolled) or any
+ * other k <= RF_SMALL_HEAD_K, one function per mode. */
+#define SCORE_KERNEL(name, MODE)                                                                                    \
+    __attribute__((target("avx512f"))) static void name(int rows, int cols, int k, float scale, const float *A,   \
+                                                        int lda, const float *B, int ldb, epilogue e, float *S,     \
+                                                        int lds)                                                    \
+    {                                                                                                               \
+        float bt[RF_SMALL_HEAD_K * RF_SMALL_HEAD_COLS] __attribute__((aligned(64)));                                \
+        transpose_keys(cols, k, scale, B, ldb, bt);                                                                 \
+        e.mode = MODE;                                                                                              \
+        if (k == 8)                                                                                                 \
+            score_block(rows, 8, A, lda, bt, cols, e, S, lds);                                                      \
+        else                                                                                                        \
+            score_block(rows, k, A, lda, bt, cols, e, S, lds);                                                      \
+    }
+SCORE_KERNEL(nt_avx512, EPI_SCORES)
+SCORE_KERNEL(probs_avx512, EPI_PROBS)
+SCORE_KERNEL(ds_avx512, EPI_DS)
 
 /* C [m, n] += alpha X B with X(i, j) = A[i si + j sj] (A or A^T), B [inner,
  * n] (ldb), n <= 8: eight output rows in registers, each row of B loaded
@@ -255,7 +291,7 @@ bool rf_small_head_nt(int rows, int cols, int k, float scale, const float *A, in
     if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
         return false;
     if (rows > 0 && cols > 0)
-        nt_avx512(rows, cols, k, scale, A, lda, B, ldb, NULL, false, 0.0f, S, lds, NULL);
+        nt_avx512(rows, cols, k, scale, A, lda, B, ldb, (epilogue){.fill = 0.0f}, S, lds);
     return true;
 }
 
@@ -266,7 +302,7 @@ int rf_small_head_nt_fill(int rows, int cols, int k, float scale, const float *A
         return 0;
     int width = (cols + 15) & ~15;
     if (rows > 0 && cols > 0)
-        nt_avx512(rows, cols, k, scale, A, lda, B, ldb, NULL, true, fill, S, lds, NULL);
+        nt_avx512(rows, cols, k, scale, A, lda, B, ldb, (epilogue){.pad = true, .fill = fill}, S, lds);
     return width;
 }
 
@@ -276,6 +312,29 @@ int rf_small_head_scores(int rows, int cols, int k, float scale, const float *A,
     if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
         return 0;
     if (rows > 0 && cols > 0)
-        nt_avx512(rows, cols, k, scale, A, lda, B, ldb, bias, pad, -INFINITY, S, lds, row_max);
+        nt_avx512(rows, cols, k, scale, A, lda, B, ldb,
+                  (epilogue){.bias = bias, .pad = pad, .fill = -INFINITY, .row_max = row_max}, S, lds);
     return pad ? (cols + 15) & ~15 : cols;
+}
+
+int rf_small_head_probs(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
+                        const float *bias, const float *lse, float *P, int ldp)
+{
+    if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
+        return 0;
+    if (rows > 0 && cols > 0)
+        probs_avx512(rows, cols, k, scale, A, lda, B, ldb, (epilogue){.bias = bias, .pad = true, .row = lse}, P,
+                     ldp);
+    return (cols + 15) & ~15;
+}
+
+int rf_small_head_ds(int rows, int cols, int k, const float *A, int lda, const float *B, int ldb, const float *P,
+                     int ldp, const float *D, float *dS, int lds)
+{
+    if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
+        return 0;
+    if (rows > 0 && cols > 0)
+        ds_avx512(rows, cols, k, 1.0f, A, lda, B, ldb, (epilogue){.pad = true, .row = D, .P = P, .ldp = ldp}, dS,
+                  lds);
+    return (cols + 15) & ~15;
 }

@@ -49,6 +49,22 @@ int rf_small_head_nt_fill(int rows, int cols, int k, float scale, const float *A
 int rf_small_head_scores(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
                          const float *bias, bool pad, float *S, int lds, float *row_max);
 
+/* The flash backward's probabilities in the same pass as their scores: P
+ * = e^(scale A B^T + bias - lse[r]) (bias as in rf_small_head_scores, row
+ * r of lse -inf: zeros), each row written to cols rounded up to 16 (ldp
+ * at least that), the columns past cols 0. The same values as
+ * rf_small_head_scores then rf_attn_exp_row, bit for bit. Returns that
+ * width, or 0 when declined, writing nothing. */
+int rf_small_head_probs(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
+                        const float *bias, const float *lse, float *P, int ldp);
+
+/* And their gradients: dS = P (A B^T - D[r]) with A B^T = dP = dO V^T,
+ * P [rows, cols rounded up to 16] (ldp) as rf_small_head_probs leaves it,
+ * written to the same width (lds), the columns past cols 0. Returns that
+ * width, or 0 when declined, writing nothing. */
+int rf_small_head_ds(int rows, int cols, int k, const float *A, int lda, const float *B, int ldb, const float *P,
+                     int ldp, const float *D, float *dS, int lds);
+
 /* Row-major C [m, n] += alpha op(A) B with n <= RF_SMALL_HEAD_N: op(A) = A
  * [m, inner] (lda) or, with ta, A^T for A [inner, m]; B [inner, n] (ldb).
  * The other products of a head with dk = 8 (P V and the three gradients),
