@@ -138,8 +138,9 @@ static int check_scores(const int *rows_list, int n_rows, const int *cols_list, 
                             bias[c] = masked == 2 || (masked == 1 && c % 3 == 1) ? -INFINITY : 0.0f;
                         for (int i = 0; i < rows * lds; i++)
                             S[i] = plain[i] = GUARD;
-                        bad += rf_small_head_scores(rows, cols, k, 0.5f, A, lda, B, ldb, masked ? bias : NULL,
-                                                    pad, S, lds, mx) != width;
+                        rf_small_head_keys keys;
+                        bad += !rf_small_head_load_keys(&keys, cols, k, 0.5f, B, ldb);
+                        bad += rf_small_head_scores(rows, A, lda, &keys, masked ? bias : NULL, pad, S, lds, mx) != width;
                         bad += !rf_small_head_nt(rows, cols, k, 0.5f, A, lda, B, ldb, plain, lds);
                         for (int r = 0; r < rows; r++) {
                             float want_max = -INFINITY;
@@ -200,8 +201,11 @@ static int check_fused(const int *rows_list, int n_rows, const int *cols_list, i
                     for (size_t i = 0; i < block; i++)
                         P[i] = want[i] = dS[i] = dP[i] = GUARD;
                     const float *bs = masked ? bias : NULL;
-                    bad += rf_small_head_probs(rows, cols, k, 0.5f, A, lda, B, ldb, bs, lse, P, ld) != width;
-                    bad += rf_small_head_scores(rows, cols, k, 0.5f, A, lda, B, ldb, bs, true, want, ld, NULL) != width;
+                    rf_small_head_keys keys, values;
+                    bad += !rf_small_head_load_keys(&keys, cols, k, 0.5f, B, ldb);
+                    bad += !rf_small_head_load_keys(&values, cols, k, 1.0f, B, ldb);
+                    bad += rf_small_head_probs(rows, A, lda, &keys, bs, lse, P, ld) != width;
+                    bad += rf_small_head_scores(rows, A, lda, &keys, bs, true, want, ld, NULL) != width;
                     for (int r = 0; r < rows; r++)
                         if (lse[r] == -INFINITY)
                             for (int c = 0; c < width; c++)
@@ -211,7 +215,7 @@ static int check_fused(const int *rows_list, int n_rows, const int *cols_list, i
                     for (size_t i = 0; i < block; i++)
                         bad += P[i] != want[i];
                     /* dS from the same A, B as dO and V */
-                    bad += rf_small_head_ds(rows, cols, k, A, lda, B, ldb, P, ld, D, dS, ld) != width;
+                    bad += rf_small_head_ds(rows, A, lda, &values, P, ld, D, dS, ld) != width;
                     bad += rf_small_head_nt_fill(rows, cols, k, 1.0f, A, lda, B, ldb, dP, ld, 0.0f) != width;
                     for (int r = 0; r < rows; r++)
                         for (int c = 0; c < ld; c++) {
@@ -241,9 +245,7 @@ int main(void)
         float s = 0;
         tap_ok(!rf_small_head_nt(1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1) &&
                    rf_small_head_nt_fill(1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1, 0.0f) == 0 &&
-                   rf_small_head_scores(1, 1, 1, 1.0f, &s, 1, &s, 1, NULL, true, &s, 1, NULL) == 0 &&
-                   rf_small_head_probs(1, 1, 1, 1.0f, &s, 1, &s, 1, NULL, &s, &s, 1) == 0 &&
-                   rf_small_head_ds(1, 1, 1, &s, 1, &s, 1, &s, 1, &s, &s, 1) == 0 &&
+                   !rf_small_head_load_keys(&(rf_small_head_keys){0}, 1, 1, 1.0f, &s, 1) &&
                    !rf_small_head_acc(false, 1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1),
                "without AVX-512 every product is left to the BLAS");
         return tap_done();
@@ -307,17 +309,15 @@ int main(void)
                                  sizeof cols_list / sizeof *cols_list, &score_cases);
     tap_ok(score_bad == 0, "the attention's variant: %d shapes (heads of 3, 8, 16; no, some, every key masked; "
            "padded or not) give the plain scores plus the mask's bias and each row's max", score_cases);
-    tap_ok(rf_small_head_scores(1, 1, 17, 1.0f, x, 17, x, 17, NULL, true, s, 1, NULL) == 0 && s[0] == GUARD,
-           "the attention's variant declines k = 17, writing nothing");
+    rf_small_head_keys keys;
+    tap_ok(!rf_small_head_load_keys(&keys, 1, 17, 1.0f, x, 17) && !rf_small_head_load_keys(&keys, 257, 8, 1.0f, x, 8),
+           "a key block of k = 17 or of 257 keys is declined for the attention's kernels");
     int fused_cases = 0;
     int fused_bad = check_fused(rows_list, sizeof rows_list / sizeof *rows_list, cols_list,
                                 sizeof cols_list / sizeof *cols_list, &fused_cases);
     tap_ok(fused_bad == 0, "the backward's fused passes: %d shapes (heads of 3, 8, 16; no, some, every key masked; "
            "rows of lse -inf) give the probabilities and score gradients of the separate passes bit for bit",
            fused_cases);
-    tap_ok(rf_small_head_probs(1, 1, 17, 1.0f, x, 17, x, 17, NULL, s, s, 1) == 0 &&
-               rf_small_head_ds(1, 1, 17, x, 17, x, 17, x, 17, s, s, 1) == 0 && s[0] == GUARD,
-           "the fused passes decline k = 17, writing nothing");
     for (int ta = 0; ta <= 1; ta++) {
         int acc_cases = 0;
         double acc_worst = 0;

@@ -166,20 +166,19 @@ score_block(int rows, int k, const float *A, int lda, const float *bt, int cols,
         score_rows(1, k, A + (long)r * lda, lda, bt, cols, rows_from(e, r), S + (long)r * lds, lds);
 }
 
-/* The block for a head of 8 (the ListOps models, fully unrolled) or any
- * other k <= RF_SMALL_HEAD_K, one function per mode. */
+/* The block against a prepared key block, for a head of 8 (the ListOps
+ * models, fully unrolled) or any other k <= RF_SMALL_HEAD_K; one function
+ * per mode. */
 #define SCORE_KERNEL(name, MODE)                                                                                    \
-    __attribute__((target("avx512f"))) static void name(int rows, int cols, int k, float scale, const float *A,   \
-                                                        int lda, const float *B, int ldb, epilogue e, float *S,     \
+    __attribute__((target("avx512f"))) static void name(int rows, const float *A, int lda,                         \
+                                                        const rf_small_head_keys *keys, epilogue e, float *S,       \
                                                         int lds)                                                    \
     {                                                                                                               \
-        float bt[RF_SMALL_HEAD_K * RF_SMALL_HEAD_COLS] __attribute__((aligned(64)));                                \
-        transpose_keys(cols, k, scale, B, ldb, bt);                                                                 \
         e.mode = MODE;                                                                                              \
-        if (k == 8)                                                                                                 \
-            score_block(rows, 8, A, lda, bt, cols, e, S, lds);                                                      \
+        if (keys->k == 8)                                                                                           \
+            score_block(rows, 8, A, lda, keys->t, keys->cols, e, S, lds);                                           \
         else                                                                                                        \
-            score_block(rows, k, A, lda, bt, cols, e, S, lds);                                                      \
+            score_block(rows, keys->k, A, lda, keys->t, keys->cols, e, S, lds);                                     \
     }
 SCORE_KERNEL(nt_avx512, EPI_SCORES)
 SCORE_KERNEL(probs_avx512, EPI_PROBS)
@@ -285,13 +284,24 @@ bool rf_small_head_acc(bool ta, int m, int n, int inner, float alpha, const floa
     return true;
 }
 
+bool rf_small_head_load_keys(rf_small_head_keys *keys, int cols, int k, float scale, const float *B, int ldb)
+{
+    if (k < 1 || k > RF_SMALL_HEAD_K || cols < 1 || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
+        return false;
+    transpose_keys(cols, k, scale, B, ldb, keys->t);
+    keys->cols = cols;
+    keys->k = k;
+    return true;
+}
+
 bool rf_small_head_nt(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
                       float *S, int lds)
 {
     if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
         return false;
-    if (rows > 0 && cols > 0)
-        nt_avx512(rows, cols, k, scale, A, lda, B, ldb, (epilogue){.fill = 0.0f}, S, lds);
+    rf_small_head_keys keys;
+    if (rows > 0 && cols > 0 && rf_small_head_load_keys(&keys, cols, k, scale, B, ldb))
+        nt_avx512(rows, A, lda, &keys, (epilogue){.fill = 0.0f}, S, lds);
     return true;
 }
 
@@ -300,41 +310,33 @@ int rf_small_head_nt_fill(int rows, int cols, int k, float scale, const float *A
 {
     if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
         return 0;
-    int width = (cols + 15) & ~15;
-    if (rows > 0 && cols > 0)
-        nt_avx512(rows, cols, k, scale, A, lda, B, ldb, (epilogue){.pad = true, .fill = fill}, S, lds);
-    return width;
-}
-
-int rf_small_head_scores(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
-                         const float *bias, bool pad, float *S, int lds, float *row_max)
-{
-    if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
-        return 0;
-    if (rows > 0 && cols > 0)
-        nt_avx512(rows, cols, k, scale, A, lda, B, ldb,
-                  (epilogue){.bias = bias, .pad = pad, .fill = -INFINITY, .row_max = row_max}, S, lds);
-    return pad ? (cols + 15) & ~15 : cols;
-}
-
-int rf_small_head_probs(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
-                        const float *bias, const float *lse, float *P, int ldp)
-{
-    if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
-        return 0;
-    if (rows > 0 && cols > 0)
-        probs_avx512(rows, cols, k, scale, A, lda, B, ldb, (epilogue){.bias = bias, .pad = true, .row = lse}, P,
-                     ldp);
+    rf_small_head_keys keys;
+    if (rows > 0 && cols > 0 && rf_small_head_load_keys(&keys, cols, k, scale, B, ldb))
+        nt_avx512(rows, A, lda, &keys, (epilogue){.pad = true, .fill = fill}, S, lds);
     return (cols + 15) & ~15;
 }
 
-int rf_small_head_ds(int rows, int cols, int k, const float *A, int lda, const float *B, int ldb, const float *P,
-                     int ldp, const float *D, float *dS, int lds)
+int rf_small_head_scores(int rows, const float *A, int lda, const rf_small_head_keys *keys, const float *bias,
+                         bool pad, float *S, int lds, float *row_max)
 {
-    if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
-        return 0;
-    if (rows > 0 && cols > 0)
-        ds_avx512(rows, cols, k, 1.0f, A, lda, B, ldb, (epilogue){.pad = true, .row = D, .P = P, .ldp = ldp}, dS,
+    if (rows > 0)
+        nt_avx512(rows, A, lda, keys, (epilogue){.bias = bias, .pad = pad, .fill = -INFINITY, .row_max = row_max}, S,
                   lds);
-    return (cols + 15) & ~15;
+    return pad ? (keys->cols + 15) & ~15 : keys->cols;
+}
+
+int rf_small_head_probs(int rows, const float *A, int lda, const rf_small_head_keys *keys, const float *bias,
+                        const float *lse, float *P, int ldp)
+{
+    if (rows > 0)
+        probs_avx512(rows, A, lda, keys, (epilogue){.bias = bias, .pad = true, .row = lse}, P, ldp);
+    return (keys->cols + 15) & ~15;
+}
+
+int rf_small_head_ds(int rows, const float *A, int lda, const rf_small_head_keys *values, const float *P, int ldp,
+                     const float *D, float *dS, int lds)
+{
+    if (rows > 0)
+        ds_avx512(rows, A, lda, values, (epilogue){.pad = true, .row = D, .P = P, .ldp = ldp}, dS, lds);
+    return (values->cols + 15) & ~15;
 }

@@ -39,31 +39,46 @@ bool rf_small_head_nt(int rows, int cols, int k, float scale, const float *A, in
 int rf_small_head_nt_fill(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
                           float *S, int lds, float fill);
 
-/* One block of attention scores: S = scale A B^T + bias, bias[c] (cols
- * floats: a key mask's 0 or -inf) added to column c when bias is not
- * NULL; with `pad` as rf_small_head_nt_fill with fill -inf, else as
- * rf_small_head_nt. With row_max not NULL, row r's largest written score
- * goes to row_max[r] (the online softmax's max, read without another pass
- * over the block). Returns the width written (cols, or with pad cols
- * rounded up to 16), or 0 when declined, writing nothing. */
-int rf_small_head_scores(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
-                         const float *bias, bool pad, float *S, int lds, float *row_max);
+/* A key block in the layout the score kernels read, scale B^T [k, cols]
+ * (B [cols, k], ldb), its columns past cols 0: loaded once, it serves
+ * every query block against it (the flash kernel loads each key block once
+ * for several query blocks, where a transpose per product took a tenth of
+ * its time). */
+typedef struct rf_small_head_keys {
+    float t[RF_SMALL_HEAD_K * RF_SMALL_HEAD_COLS] __attribute__((aligned(64)));
+    int cols, k;
+} rf_small_head_keys;
+
+/* Returns false, loading nothing, when k > RF_SMALL_HEAD_K, cols is not 1
+ * to RF_SMALL_HEAD_COLS or the CPU has no AVX-512: the caller then runs
+ * its products on a BLAS. */
+bool rf_small_head_load_keys(rf_small_head_keys *keys, int cols, int k, float scale, const float *B, int ldb);
+
+/* One block of attention scores against loaded keys: S = A keys + bias
+ * (A [rows, k], lda), bias[c] (cols floats: a key mask's 0 or -inf) added
+ * to column c when bias is not NULL; with `pad` as rf_small_head_nt_fill
+ * with fill -inf, else as rf_small_head_nt. With row_max not NULL, row r's
+ * largest written score goes to row_max[r] (the online softmax's max, read
+ * without another pass over the block). Returns the width written (cols,
+ * or with pad cols rounded up to 16). */
+int rf_small_head_scores(int rows, const float *A, int lda, const rf_small_head_keys *keys, const float *bias,
+                         bool pad, float *S, int lds, float *row_max);
 
 /* The flash backward's probabilities in the same pass as their scores: P
- * = e^(scale A B^T + bias - lse[r]) (bias as in rf_small_head_scores, row
- * r of lse -inf: zeros), each row written to cols rounded up to 16 (ldp
- * at least that), the columns past cols 0. The same values as
+ * = e^(A keys + bias - lse[r]) (bias as in rf_small_head_scores, row r of
+ * lse -inf: zeros), each row written to cols rounded up to 16 (ldp at
+ * least that), the columns past cols 0. The same values as
  * rf_small_head_scores then rf_attn_exp_row, bit for bit. Returns that
- * width, or 0 when declined, writing nothing. */
-int rf_small_head_probs(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
-                        const float *bias, const float *lse, float *P, int ldp);
+ * width. */
+int rf_small_head_probs(int rows, const float *A, int lda, const rf_small_head_keys *keys, const float *bias,
+                        const float *lse, float *P, int ldp);
 
-/* And their gradients: dS = P (A B^T - D[r]) with A B^T = dP = dO V^T,
- * P [rows, cols rounded up to 16] (ldp) as rf_small_head_probs leaves it,
- * written to the same width (lds), the columns past cols 0. Returns that
- * width, or 0 when declined, writing nothing. */
-int rf_small_head_ds(int rows, int cols, int k, const float *A, int lda, const float *B, int ldb, const float *P,
-                     int ldp, const float *D, float *dS, int lds);
+/* And their gradients: dS = P (A values - D[r]) with A values = dP = dO
+ * V^T (values loaded with scale 1), P [rows, cols rounded up to 16] (ldp)
+ * as rf_small_head_probs leaves it, written to the same width (lds), the
+ * columns past cols 0. Returns that width. */
+int rf_small_head_ds(int rows, const float *A, int lda, const rf_small_head_keys *values, const float *P, int ldp,
+                     const float *D, float *dS, int lds);
 
 /* Row-major C [m, n] += alpha op(A) B with n <= RF_SMALL_HEAD_N: op(A) = A
  * [m, inner] (lda) or, with ta, A^T for A [inner, m]; B [inner, n] (ldb).
