@@ -18,9 +18,10 @@
  * Key blocks whose keys are all masked (a shorter sequence's padding) are
  * skipped, and so in backward are query blocks whose dO is all zero: both
  * add exactly nothing.
- * Backward, one task per (b, h) (its query blocks in order, so the sums into
- * dK and dV have one owner and a fixed order), recomputes per block (P with
- * its scores, and dS with dP, in one pass each on the short-head kernel)
+ * Backward, one task per (b, h) (so the sums into dK and dV have one owner
+ * and a fixed order; key blocks outer, each loaded once, query blocks in
+ * order inside), recomputes per block (P with its scores, and dS with dP,
+ * in one pass each on the short-head kernel)
  *     P = exp(S - lse),  dP = dO_i V_j^T,  D = rowsum(dO * O),
  *     dS = P * (dP - D),  dV_j += P^T dO_i,
  *     dQ_i += scale dS K_j,  dK_j += scale dS^T Q_i.
