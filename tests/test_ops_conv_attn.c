@@ -314,6 +314,10 @@ static void test_attention(void)
      * square of the blocks' sizes) */
     attn_case qblocks = {1, RF_ATTN_QBLOCK + 3, 37, 2, 2, 0.5f, true, false, NULL, 0, false, NULL};
     run_attention("attention N = QBLOCK + 3, M = 37, 2 heads, dk = 1, mask", &qblocks, N, N, N, OPCHECK_MASK, 0);
+    /* the forward takes its query blocks four at a time, each key block
+     * loaded once for them: past one such group, the last one partial */
+    attn_case qgroups = {1, 4 * RF_ATTN_QBLOCK + 3, 5, 2, 2, 0.6f, true, false, NULL, 0, false, NULL};
+    run_attention("attention N = 4 QBLOCK + 3, M = 5, 2 heads, dk = 1, mask", &qgroups, N, N, N, OPCHECK_MASK, 0);
     /* emulated, a second key block of 19 keys (a vector and a tail) is
      * enough: the block loop around the vector code is the same on every CPU */
     int64_t m2 = tap_portable_run ? RF_ATTN_KBLOCK + 19 : 2 * RF_ATTN_KBLOCK - 3;

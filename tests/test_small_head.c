@@ -3,13 +3,17 @@
  * padded leading dimensions; nothing written outside rows x cols; and the
  * shapes it declines (left to the BLAS) untouched; the filling variant's
  * columns past cols (up to a multiple of 16) set, the rest as the plain
- * one writes them. The narrow products
+ * one writes them; the attention's variant (a key mask's bias, each row's
+ * max) as the plain one plus the bias, and the max of what it wrote; the
+ * backward's fused probabilities and score gradients bit for bit as the
+ * separate passes give them. The narrow products
  * C += alpha op(A) B: both transposes, widths 1 to 8, row tails around the
  * eight-row block, C accumulated onto, nothing written past n. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../core/cpu/exp_row.h"
 #include "../core/cpu/small_head.h"
 #include "tap.h"
 #include "tolerance.h"
@@ -108,17 +112,145 @@ static int check_fill(const int *rows_list, int n_rows, const int *cols_list, in
     return bad;
 }
 
+/* rf_small_head_scores: the plain kernel's scores plus the bias (0 or
+ * -inf per key, every key masked in some shapes), padded or not, and each
+ * row's max the max of the columns written. Returns the number of bad
+ * cases. */
+static int check_scores(const int *rows_list, int n_rows, const int *cols_list, int n_cols, int *cases)
+{
+    static const int k_list[] = {3, 8, 16};
+    int bad = 0;
+    for (size_t ki = 0; ki < sizeof k_list / sizeof *k_list; ki++)
+        for (int ri = 0; ri < n_rows; ri++)
+            for (int ci = 0; ci < n_cols; ci++)
+                for (int masked = 0; masked <= 2; masked++)   /* none, every third key, all */
+                    for (int pad = 0; pad <= 1; pad++) {
+                        int rows = rows_list[ri], cols = cols_list[ci], k = k_list[ki];
+                        int width = pad ? (cols + 15) & ~15 : cols, lds = width + LD_PAD, lda = k + 1, ldb = k + 2;
+                        float *A = malloc(sizeof(float) * rows * lda), *B = malloc(sizeof(float) * cols * ldb);
+                        float *S = malloc(sizeof(float) * rows * lds), *plain = malloc(sizeof(float) * rows * lds);
+                        float *bias = malloc(sizeof(float) * cols), *mx = malloc(sizeof(float) * rows);
+                        for (int i = 0; i < rows * lda; i++)
+                            A[i] = sinf(0.29f * i + k);
+                        for (int i = 0; i < cols * ldb; i++)
+                            B[i] = cosf(0.17f * i - k);
+                        for (int c = 0; c < cols; c++)
+                            bias[c] = masked == 2 || (masked == 1 && c % 3 == 1) ? -INFINITY : 0.0f;
+                        for (int i = 0; i < rows * lds; i++)
+                            S[i] = plain[i] = GUARD;
+                        rf_small_head_keys keys;
+                        bad += !rf_small_head_load_keys(&keys, cols, k, 0.5f, B, ldb);
+                        bad += rf_small_head_scores(rows, A, lda, &keys, masked ? bias : NULL, pad, S, lds, mx) != width;
+                        bad += !rf_small_head_nt(rows, cols, k, 0.5f, A, lda, B, ldb, plain, lds);
+                        for (int r = 0; r < rows; r++) {
+                            float want_max = -INFINITY;
+                            for (int c = 0; c < lds; c++) {
+                                float got = S[r * lds + c];
+                                if (c < cols) {
+                                    float want = plain[r * lds + c] + (masked ? bias[c] : 0.0f);
+                                    bad += got != want;
+                                    want_max = want > want_max ? want : want_max;
+                                } else {
+                                    bad += got != (c < width ? -INFINITY : GUARD);
+                                }
+                            }
+                            bad += mx[r] != want_max;
+                        }
+                        ++*cases;
+                        free(A);
+                        free(B);
+                        free(S);
+                        free(plain);
+                        free(bias);
+                        free(mx);
+                    }
+    return bad;
+}
+
+/* rf_small_head_probs and rf_small_head_ds against the passes they fuse:
+ * the padded scores then rf_attn_exp_row (a row of lse -inf: zeros), and
+ * dP = rf_small_head_nt_fill then P (dP - D); bit for bit, columns up to
+ * the next multiple of 16, nothing past them. Returns the number of bad
+ * cases. */
+static int check_fused(const int *rows_list, int n_rows, const int *cols_list, int n_cols, int *cases)
+{
+    static const int k_list[] = {3, 8, 16};
+    int bad = 0;
+    for (size_t ki = 0; ki < sizeof k_list / sizeof *k_list; ki++)
+        for (int ri = 0; ri < n_rows; ri++)
+            for (int ci = 0; ci < n_cols; ci++)
+                for (int masked = 0; masked <= 2; masked++) {
+                    int rows = rows_list[ri], cols = cols_list[ci], k = k_list[ki];
+                    int width = (cols + 15) & ~15, ld = width + LD_PAD, lda = k + 1, ldb = k + 2;
+                    size_t block = (size_t)rows * ld;
+                    float *A = malloc(sizeof(float) * rows * lda), *B = malloc(sizeof(float) * cols * ldb);
+                    float *P = malloc(sizeof(float) * block), *want = malloc(sizeof(float) * block);
+                    float *dS = malloc(sizeof(float) * block), *dP = malloc(sizeof(float) * block);
+                    float *bias = malloc(sizeof(float) * cols), *lse = malloc(sizeof(float) * rows);
+                    float *D = malloc(sizeof(float) * rows);
+                    for (int i = 0; i < rows * lda; i++)
+                        A[i] = sinf(0.31f * i + k);
+                    for (int i = 0; i < cols * ldb; i++)
+                        B[i] = cosf(0.13f * i - k);
+                    for (int c = 0; c < cols; c++)
+                        bias[c] = masked == 2 || (masked == 1 && c % 4 == 2) ? -INFINITY : 0.0f;
+                    for (int r = 0; r < rows; r++) {
+                        lse[r] = r % 5 == 3 ? -INFINITY : 0.7f + 0.1f * r;
+                        D[r] = 0.05f * r - 0.2f;
+                    }
+                    for (size_t i = 0; i < block; i++)
+                        P[i] = want[i] = dS[i] = dP[i] = GUARD;
+                    const float *bs = masked ? bias : NULL;
+                    rf_small_head_keys keys, values;
+                    bad += !rf_small_head_load_keys(&keys, cols, k, 0.5f, B, ldb);
+                    bad += !rf_small_head_load_keys(&values, cols, k, 1.0f, B, ldb);
+                    bad += rf_small_head_probs(rows, A, lda, &keys, bs, lse, P, ld) != width;
+                    bad += rf_small_head_scores(rows, A, lda, &keys, bs, true, want, ld, NULL) != width;
+                    for (int r = 0; r < rows; r++)
+                        if (lse[r] == -INFINITY)
+                            for (int c = 0; c < width; c++)
+                                want[r * ld + c] = 0.0f;
+                        else
+                            rf_attn_exp_row(want + r * ld, width, lse[r]);
+                    for (size_t i = 0; i < block; i++)
+                        bad += P[i] != want[i];
+                    /* dS from the same A, B as dO and V */
+                    bad += rf_small_head_ds(rows, A, lda, &values, P, ld, D, dS, ld) != width;
+                    bad += rf_small_head_nt_fill(rows, cols, k, 1.0f, A, lda, B, ldb, dP, ld, 0.0f) != width;
+                    for (int r = 0; r < rows; r++)
+                        for (int c = 0; c < ld; c++) {
+                            float got = dS[r * ld + c];
+                            if (c < width)
+                                bad += got != P[r * ld + c] * (dP[r * ld + c] - D[r]);
+                            else
+                                bad += got != GUARD;
+                        }
+                    ++*cases;
+                    free(A);
+                    free(B);
+                    free(P);
+                    free(want);
+                    free(dS);
+                    free(dP);
+                    free(bias);
+                    free(lse);
+                    free(D);
+                }
+    return bad;
+}
+
 int main(void)
 {
     if (!have_avx512()) {
         float s = 0;
         tap_ok(!rf_small_head_nt(1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1) &&
                    rf_small_head_nt_fill(1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1, 0.0f) == 0 &&
+                   !rf_small_head_load_keys(&(rf_small_head_keys){0}, 1, 1, 1.0f, &s, 1) &&
                    !rf_small_head_acc(false, 1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1),
                "without AVX-512 every product is left to the BLAS");
         return tap_done();
     }
-    static const int rows_list[] = {1, 3, 4, 5, 9, 64}, cols_list[] = {1, 15, 16, 17, 40, 256};
+    static const int rows_list[] = {1, 3, 4, 5, 7, 8, 9, 13, 17, 64}, cols_list[] = {1, 15, 16, 17, 40, 256};
     int cases = 0, bad = 0;
     double worst = 0;
     for (int k = 1; k <= RF_SMALL_HEAD_K; k++)
@@ -172,6 +304,20 @@ int main(void)
            "the next multiple of 16 columns and nothing past it", fill_cases);
     tap_ok(rf_small_head_nt_fill(1, 1, 17, 1.0f, x, 17, x, 17, s, 1, 0.0f) == 0 && s[0] == GUARD,
            "the filling variant declines k = 17, writing nothing");
+    int score_cases = 0;
+    int score_bad = check_scores(rows_list, sizeof rows_list / sizeof *rows_list, cols_list,
+                                 sizeof cols_list / sizeof *cols_list, &score_cases);
+    tap_ok(score_bad == 0, "the attention's variant: %d shapes (heads of 3, 8, 16; no, some, every key masked; "
+           "padded or not) give the plain scores plus the mask's bias and each row's max", score_cases);
+    rf_small_head_keys keys;
+    tap_ok(!rf_small_head_load_keys(&keys, 1, 17, 1.0f, x, 17) && !rf_small_head_load_keys(&keys, 257, 8, 1.0f, x, 8),
+           "a key block of k = 17 or of 257 keys is declined for the attention's kernels");
+    int fused_cases = 0;
+    int fused_bad = check_fused(rows_list, sizeof rows_list / sizeof *rows_list, cols_list,
+                                sizeof cols_list / sizeof *cols_list, &fused_cases);
+    tap_ok(fused_bad == 0, "the backward's fused passes: %d shapes (heads of 3, 8, 16; no, some, every key masked; "
+           "rows of lse -inf) give the probabilities and score gradients of the separate passes bit for bit",
+           fused_cases);
     for (int ta = 0; ta <= 1; ta++) {
         int acc_cases = 0;
         double acc_worst = 0;

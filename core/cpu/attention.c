@@ -10,15 +10,18 @@
  * small_head.h when dk <= 16) and the row loops (their exponentials on
  * exp_row.h's FMA version).
  *
- * Forward, one pool task per (b, h, query block): the online softmax keeps
+ * Forward, one pool task per (b, h, group of QGROUP query blocks), each key
+ * block loaded once for the group: the online softmax keeps
  * each row's running max m and sum l of exp(s - m), rescaling the output
  * rows (accumulated in place in out) by exp(m_old - m_new) when the max
  * grows; at the end O /= l and aux keeps lse = m + log(l) per row.
  * Key blocks whose keys are all masked (a shorter sequence's padding) are
  * skipped, and so in backward are query blocks whose dO is all zero: both
  * add exactly nothing.
- * Backward, one task per (b, h) (its query blocks in order, so the sums into
- * dK and dV have one owner and a fixed order), recomputes per block
+ * Backward, one task per (b, h) (so the sums into dK and dV have one owner
+ * and a fixed order; key blocks outer, each loaded once, query blocks in
+ * order inside), recomputes per block (P with its scores, and dS with dP,
+ * in one pass each on the short-head kernel)
  *     P = exp(S - lse),  dP = dO_i V_j^T,  D = rowsum(dO * O),
  *     dS = P * (dP - D),  dV_j += P^T dO_i,
  *     dQ_i += scale dS K_j,  dK_j += scale dS^T Q_i.
@@ -84,41 +87,59 @@ static RF_VEC_CLONES void add_bias(float *s, int rows, int ld, const float *bias
             s[(int64_t)r * ld + c] += bias[c];
 }
 
+/* The key mask of keys j0 .. j0 + cols - 1 of batch item b as a bias, 0
+ * or -inf per key (left unset without a mask); returns how many are
+ * valid. */
+static int key_bias(const attn *a, int64_t b, int64_t j0, int cols, float *bias)
+{
+    if (a->mask == NULL)
+        return cols;
+    const float *m = a->mask + b * a->M + j0;
+    int valid = 0;
+    for (int c = 0; c < cols; c++) {
+        bias[c] = m[c] != 0.0f ? 0.0f : -INFINITY;
+        valid += m[c] != 0.0f;
+    }
+    return valid;
+}
+
+/* Keys (with the attention's scale) or values (scale 1) j0 .. j0 + cols -
+ * 1 of head (b, h), src a->k or a->v, loaded for the short-head kernels;
+ * NULL when they decline (the products then run on the BLAS). */
+static const rf_small_head_keys *load_keys(const attn *a, const float *src, int64_t b, int64_t h, int64_t j0,
+                                           int cols, float scale, rf_small_head_keys *keys)
+{
+    return rf_small_head_load_keys(keys, cols, (int)a->dk, scale, src + at(a, b, a->M, h, j0), (int)a->D) ? keys
+                                                                                                            : NULL;
+}
+
 /* s [rows, cols <= KB] (leading dimension ld) = scale Q K^T for queries
- * i0.. and keys j0.. of head (b, h), masked keys -inf. Returns the width of
- * the rows written: cols, or with `pad` on the short-head kernel cols
- * rounded up to 16, the extra columns -inf (so the row loops that follow
- * run whole vectors, no scalar tail: BLRP's rows are 100 to 300 keys);
- * 0, computing nothing, when every key of the block is masked (the padding
- * at the end of a shorter sequence): the block then adds nothing anywhere. */
-static int scores(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols, float *s,
-                  int ld, bool pad)
+ * i0.. and keys j0.. of head (b, h) (`keys` their load_keys, or NULL),
+ * masked keys -inf, and with row_max not NULL each row's largest score.
+ * Returns the width of the rows written: cols, or with `pad` on the
+ * short-head kernel cols rounded up to 16, the extra columns -inf (so the
+ * row loops that follow run whole vectors, no scalar tail: BLRP's rows are
+ * 100 to 300 keys); 0, computing nothing, when every key of the block is
+ * masked (the padding at the end of a shorter sequence): the block then
+ * adds nothing anywhere. */
+static int scores(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols,
+                  const rf_small_head_keys *keys, float *s, int ld, bool pad, float *row_max)
 {
     float bias[KB];
-    int valid = cols;
-    if (a->mask != NULL) {
-        const float *m = a->mask + b * a->M + j0;
-        valid = 0;
-        for (int c = 0; c < cols; c++) {
-            bias[c] = m[c] != 0.0f ? 0.0f : -INFINITY;
-            valid += m[c] != 0.0f;
-        }
-    }
+    int valid = key_bias(a, b, j0, cols, bias);
     if (valid == 0)
         return 0;
     const float *q = a->q + at(a, b, a->N, h, i0), *k = a->k + at(a, b, a->M, h, j0);
-    int width = pad ? rf_small_head_nt_fill(rows, cols, (int)a->dk, a->scale, q, (int)a->D, k, (int)a->D, s, ld,
-                                            -INFINITY)
-                    : rf_small_head_nt(rows, cols, (int)a->dk, a->scale, q, (int)a->D, k, (int)a->D, s, ld) ? cols
-                                                                                                            : 0;
-    if (width == 0) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, (int)a->dk, a->scale, q, (int)a->D, k,
-                    (int)a->D, 0.0f, s, ld);
-        width = cols;
-    }
+    if (keys != NULL)
+        return rf_small_head_scores(rows, q, (int)a->D, keys, valid < cols ? bias : NULL, pad, s, ld, row_max);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, (int)a->dk, a->scale, q, (int)a->D, k,
+                (int)a->D, 0.0f, s, ld);
     if (valid < cols)
         add_bias(s, rows, ld, bias, cols);
-    return width;
+    if (row_max != NULL)
+        for (int r = 0; r < rows; r++)
+            row_max[r] = rf_row_max(s + (int64_t)r * ld, cols);
+    return cols;
 }
 
 /* Dropout's keep decision for probability (b, h, i, j). */
@@ -148,40 +169,61 @@ typedef struct {
     size_t per_thread;
 } forward_ctx;
 
-/* The query block i0.. of head (b, h): out rows and their lse. */
-static void forward_block(const forward_ctx *c, int64_t b, int64_t h, int64_t i0, float *s)
+/* Query blocks a task takes together, each key block loaded once for all. */
+enum { QGROUP = 4 };
+_Static_assert(QB * KB + (2 * QGROUP + 1) * QB <= RF_ATTN_THREAD_FLOATS, "forward_group's scratch");
+
+/* The query block i0.. (rows of them) against key block j0.. (cols keys,
+ * `keys` loaded or NULL): the online softmax's step with the row maxes mx
+ * and sums sum, the outputs o rescaled and P V added. */
+static void forward_step(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols,
+                         const rf_small_head_keys *keys, float *s, float *mx, float *sum, float *block_max, float *o)
+{
+    int D = (int)a->D, dk = (int)a->dk;
+    int width = scores(a, b, h, i0, rows, j0, cols, keys, s, KB, true, block_max);
+    if (width == 0)
+        return;
+    for (int r = 0; r < rows; r++) {
+        float *p = s + (int64_t)r * KB;
+        float next = fmaxf(mx[r], block_max[r]);
+        if (next == -INFINITY) {   /* no valid key yet: nothing to add */
+            memset(p, 0, (size_t)cols * sizeof *p);
+            continue;
+        }
+        float rescale = rf_expf(mx[r] - next);   /* 0 for the first valid block */
+        sum[r] = sum[r] * rescale + rf_attn_exp_row(p, width, next);
+        mx[r] = next;
+        if (rescale != 1.0f)
+            scale_row(o + (int64_t)r * D, dk, rescale);
+        if (a->drop > 0.0f)
+            drop_row(a, b, h, i0 + r, j0, p, cols);
+    }
+    const float *v = a->v + at(a, b, a->M, h, j0);
+    if (!rf_small_head_acc(false, rows, dk, cols, 1.0f, s, KB, v, D, o, D))
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, 1.0f, s, KB, v, D, 1.0f, o, D);
+}
+
+/* Up to QGROUP query blocks from i0 of head (b, h): out rows and their
+ * lse. The scratch s holds a block of scores, then per query of the group
+ * its running max and sum, then a block's row maxes. */
+static void forward_group(const forward_ctx *c, int64_t b, int64_t h, int64_t i0, float *s)
 {
     const attn *a = c->a;
-    int rows = (int)min64(QB, a->N - i0), D = (int)a->D, dk = (int)a->dk;
-    float *mx = s + QB * KB, *sum = mx + QB, *o = c->out + at(a, b, a->N, h, i0);
+    int rows = (int)min64(QGROUP * QB, a->N - i0), D = (int)a->D, dk = (int)a->dk;
+    float *mx = s + QB * KB, *sum = mx + QGROUP * QB, *block_max = sum + QGROUP * QB;
+    float *o = c->out + at(a, b, a->N, h, i0);
     for (int r = 0; r < rows; r++) {
         mx[r] = -INFINITY;
         sum[r] = 0.0f;
         memset(o + (int64_t)r * D, 0, (size_t)dk * sizeof *o);
     }
+    rf_small_head_keys loaded;
     for (int64_t j0 = 0; j0 < a->M; j0 += KB) {
         int cols = (int)min64(KB, a->M - j0);
-        int width = scores(a, b, h, i0, rows, j0, cols, s, KB, true);
-        if (width == 0)
-            continue;
-        for (int r = 0; r < rows; r++) {
-            float *p = s + (int64_t)r * KB;
-            float next = fmaxf(mx[r], rf_row_max(p, width));
-            if (next == -INFINITY) {   /* no valid key yet: nothing to add */
-                memset(p, 0, (size_t)cols * sizeof *p);
-                continue;
-            }
-            float rescale = rf_expf(mx[r] - next);   /* 0 for the first valid block */
-            sum[r] = sum[r] * rescale + rf_attn_exp_row(p, width, next);
-            mx[r] = next;
-            if (rescale != 1.0f)
-                scale_row(o + (int64_t)r * D, dk, rescale);
-            if (a->drop > 0.0f)
-                drop_row(a, b, h, i0 + r, j0, p, cols);
-        }
-        const float *v = a->v + at(a, b, a->M, h, j0);
-        if (!rf_small_head_acc(false, rows, dk, cols, 1.0f, s, KB, v, D, o, D))
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, 1.0f, s, KB, v, D, 1.0f, o, D);
+        const rf_small_head_keys *keys = load_keys(a, a->k, b, h, j0, cols, a->scale, &loaded);
+        for (int g = 0; g < rows; g += QB)
+            forward_step(a, b, h, i0 + g, (int)min64(QB, rows - g), j0, cols, keys, s, mx + g, sum + g, block_max,
+                         o + (int64_t)g * D);
     }
     float *lse = c->lse + (b * a->H + h) * a->N + i0;
     for (int r = 0; r < rows; r++) {
@@ -190,15 +232,21 @@ static void forward_block(const forward_ctx *c, int64_t b, int64_t h, int64_t i0
     }
 }
 
-/* Items: (b, h, query block). */
+/* The groups of query blocks per head. */
+static int64_t groups(const attn *a)
+{
+    return (a->N + QGROUP * QB - 1) / (QGROUP * QB);
+}
+
+/* Items: (b, h, group of query blocks). */
 static void forward_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
     const forward_ctx *c = ctx;
-    int64_t blocks = (c->a->N + QB - 1) / QB;
+    int64_t per_head = groups(c->a);
     float *s = c->scratch + (size_t)thread * c->per_thread;
     for (int64_t it = begin; it < end; it++) {
-        int64_t bh = it / blocks;
-        forward_block(c, bh / c->a->H, bh % c->a->H, it % blocks * QB, s);
+        int64_t bh = it / per_head;
+        forward_group(c, bh / c->a->H, bh % c->a->H, it % per_head * QGROUP * QB, s);
     }
 }
 
@@ -225,7 +273,9 @@ static void probs_task(void *ctx, int64_t begin, int64_t end, int thread)
         float *p = c->probs + (bh * a->N + i0) * a->M;
         for (int64_t j0 = 0; j0 < a->M; j0 += KB) {
             int cols = (int)min64(KB, a->M - j0);
-            if (!scores(a, b, h, i0, rows, j0, cols, p + j0, (int)a->M, false))   /* masked: e^-inf below */
+            rf_small_head_keys loaded;
+            const rf_small_head_keys *keys = load_keys(a, a->k, b, h, j0, cols, a->scale, &loaded);
+            if (!scores(a, b, h, i0, rows, j0, cols, keys, p + j0, (int)a->M, false, NULL))   /* masked: e^-inf below */
                 for (int r = 0; r < rows; r++)
                     for (int c2 = 0; c2 < cols; c2++)
                         p[r * a->M + j0 + c2] = -INFINITY;
@@ -282,8 +332,8 @@ void rf_cpu_attention_forward(rf_exec *x, rf_node *n)
 {
     attn a = attn_of(x, n);
     n->skipped = skipped_share(&a);
-    forward_ctx c = {&a, n->value, n->aux, x->scratch, RF_ATTN_THREAD_FLOATS};
-    rf_pool_run(x->pool, a.B * a.H * ((a.N + QB - 1) / QB), 1, forward_task, &c);
+    forward_ctx c = {&a, n->value, n->aux, x->scratch, RF_ATTN_THREAD_FLOATS_N(a.N)};
+    rf_pool_run(x->pool, a.B * a.H * groups(&a), 1, forward_task, &c);
     n->probe_aux = NULL;
     if (x->probing && a.M > 0 && rf_probe_wants_aux(x->g, (rf_id)(n - rf_graph_node(x->g, 0))))
         probe_probs(x, n, &a);   /* a pooled tap is computed by the hook instead (attention_pool.c) */
@@ -305,18 +355,21 @@ static RF_VEC_CLONES void ds_row(float *dp, const float *p, float D, int cols)
         dp[c] = p[c] * (dp[c] - D);
 }
 
-/* Key block j0.. against query block i0.. of head (b, h): p and ds are
- * [rows, KB] blocks, Dr the query rows' rowsum(dO * O). */
-static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0,
-                           float *p, float *ds, const float *Dr)
+/* P [rows, KB] = exp(S - lse) for query block i0.. and key block j0.. of
+ * head (b, h): on the short-head kernel, in the same pass as the scores;
+ * else the scores, then the row exponentials. Returns P's width (cols or
+ * more, the extra columns 0), 0 when every key is masked. */
+static int probabilities(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols,
+                         const rf_small_head_keys *keys, const float *lse, float *p)
 {
-    const attn *a = c->a;
-    int cols = (int)min64(KB, a->M - j0), D = (int)a->D, dk = (int)a->dk;
-    size_t oq = at(a, b, a->N, h, i0), okv = at(a, b, a->M, h, j0);
-    const float *lse = c->lse + (b * a->H + h) * a->N + i0;
-    int width = scores(a, b, h, i0, rows, j0, cols, p, KB, true);
-    if (width == 0)
-        return;
+    float bias[KB];
+    int valid = key_bias(a, b, j0, cols, bias);
+    if (valid == 0)
+        return 0;
+    if (keys != NULL)
+        return rf_small_head_probs(rows, a->q + at(a, b, a->N, h, i0), (int)a->D, keys, valid < cols ? bias : NULL,
+                                   lse, p, KB);
+    int width = scores(a, b, h, i0, rows, j0, cols, NULL, p, KB, true, NULL);
     for (int r = 0; r < rows; r++) {
         float *pr = p + (int64_t)r * KB;
         if (lse[r] == -INFINITY)
@@ -324,23 +377,52 @@ static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t 
         else
             rf_attn_exp_row(pr, width, lse[r]);
     }
+    return width;
+}
+
+/* ds [rows, KB] = P (dP - D) with dP = dO_i V_j^T (times dropout's Z): on
+ * the short-head kernel in one pass without dropout; P's extra columns
+ * are 0, so are dP's and then dS's. */
+static void score_grads(const backward_ctx *c, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols,
+                        const rf_small_head_keys *values, const float *p, int width, float *ds, const float *Dr)
+{
+    const attn *a = c->a;
+    int D = (int)a->D, dk = (int)a->dk;
+    size_t oq = at(a, b, a->N, h, i0), okv = at(a, b, a->M, h, j0);
+    if (a->drop == 0.0f && values != NULL) {
+        rf_small_head_ds(rows, c->dout + oq, D, values, p, KB, Dr, ds, KB);
+        return;
+    }
+    int dp_width = rf_small_head_nt_fill(rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv, D, ds, KB, 0.0f);
+    if (dp_width == 0) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv, D,
+                    0.0f, ds, KB);
+        dp_width = cols;
+    }
+    int ds_width = dp_width < width ? dp_width : width;
+    for (int r = 0; r < rows; r++) {
+        float *dr = ds + (int64_t)r * KB;
+        if (a->drop > 0.0f)
+            drop_row(a, b, h, i0 + r, j0, dr, cols);
+        ds_row(dr, p + (int64_t)r * KB, Dr[r], ds_width);
+    }
+}
+
+/* Key block j0.. against query block i0.. of head (b, h): keys and values
+ * loaded (or NULL), p and ds [rows, KB] blocks, Dr the query rows'
+ * rowsum(dO * O). */
+static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0,
+                           const rf_small_head_keys *keys, const rf_small_head_keys *values, float *p, float *ds,
+                           const float *Dr)
+{
+    const attn *a = c->a;
+    int cols = (int)min64(KB, a->M - j0), D = (int)a->D, dk = (int)a->dk;
+    size_t oq = at(a, b, a->N, h, i0), okv = at(a, b, a->M, h, j0);
+    int width = probabilities(a, b, h, i0, rows, j0, cols, keys, c->lse + (b * a->H + h) * a->N + i0, p);
+    if (width == 0)
+        return;
     if (c->gq != NULL || c->gk != NULL) {
-        /* dP [rows, cols] = dO_i V_j^T (times Z), then dS = P (dP - D); P's
-         * extra columns are 0, so are dP's and then dS's */
-        int dp_width = rf_small_head_nt_fill(rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv, D, ds, KB, 0.0f);
-        if (dp_width == 0) {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv,
-                        D, 0.0f, ds, KB);
-            dp_width = cols;
-        }
-        int ds_width = dp_width < width ? dp_width : width;
-        for (int r = 0; r < rows; r++) {
-            float *dr = ds + (int64_t)r * KB;
-            const float *pr = p + (int64_t)r * KB;
-            if (a->drop > 0.0f)
-                drop_row(a, b, h, i0 + r, j0, dr, cols);
-            ds_row(dr, pr, Dr[r], ds_width);
-        }
+        score_grads(c, b, h, i0, rows, j0, cols, values, p, width, ds, Dr);
         if (c->gq != NULL && !rf_small_head_acc(false, rows, dk, cols, a->scale, ds, KB, a->k + okv, D, c->gq + oq, D))
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, a->scale, ds, KB, a->k + okv,
                         D, 1.0f, c->gq + oq, D);
@@ -358,27 +440,44 @@ static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t 
     }
 }
 
-/* Items: (b, h) pairs; each thread has its own blocks. */
+/* Dr[i] = rowsum(dO * O) for every query i of head (b, h), and live[k] 1
+ * when query block k has any dO that is not zero, else 0 (padded queries,
+ * whose outputs nothing reads, have none: such a block adds exactly 0). */
+static void output_grads(const backward_ctx *c, int64_t b, int64_t h, float *Dr, float *live)
+{
+    const attn *a = c->a;
+    for (int64_t i = 0; i < a->N; i++) {
+        size_t o = at(a, b, a->N, h, i);
+        Dr[i] = rf_dot(c->dout + o, c->out + o, a->dk);
+        bool any = i % QB != 0 && live[i / QB] != 0.0f;
+        for (int64_t e = 0; e < a->dk; e++)
+            any |= c->dout[o + e] != 0.0f;
+        live[i / QB] = any ? 1.0f : 0.0f;
+    }
+}
+
+/* Items: (b, h) pairs; each thread has its own blocks. Key blocks outer,
+ * each loaded once for every query block: dQ_i still takes its key blocks
+ * in order and dK_j, dV_j their query blocks, as with the loops the other
+ * way round. */
 static void backward_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
     const backward_ctx *c = ctx;
     const attn *a = c->a;
-    float *p = c->scratch + (size_t)thread * c->per_thread, *ds = p + QB * KB, *Dr = ds + QB * KB;
+    /* p, ds, then past the 3 QB floats Dr and live of the whole head */
+    float *p = c->scratch + (size_t)thread * c->per_thread, *ds = p + QB * KB, *Dr = ds + QB * KB + 3 * QB;
+    float *live = Dr + a->N;
+    rf_small_head_keys loaded_keys, loaded_values;
     for (int64_t bh = begin; bh < end; bh++) {
         int64_t b = bh / a->H, h = bh % a->H;
-        for (int64_t i0 = 0; i0 < a->N; i0 += QB) {
-            int rows = (int)min64(QB, a->N - i0);
-            bool zero = true;   /* dO = 0 (padded queries whose outputs nothing reads) adds exactly 0 */
-            for (int r = 0; r < rows; r++) {
-                size_t o = at(a, b, a->N, h, i0 + r);
-                Dr[r] = rf_dot(c->dout + o, c->out + o, a->dk);
-                for (int64_t e = 0; e < a->dk; e++)
-                    zero &= c->dout[o + e] == 0.0f;
-            }
-            if (zero)
-                continue;
-            for (int64_t j0 = 0; j0 < a->M; j0 += KB)
-                block_backward(c, b, h, i0, rows, j0, p, ds, Dr);
+        output_grads(c, b, h, Dr, live);
+        for (int64_t j0 = 0; j0 < a->M; j0 += KB) {
+            int cols = (int)min64(KB, a->M - j0);
+            const rf_small_head_keys *keys = load_keys(a, a->k, b, h, j0, cols, a->scale, &loaded_keys);
+            const rf_small_head_keys *values = load_keys(a, a->v, b, h, j0, cols, 1.0f, &loaded_values);
+            for (int64_t i0 = 0; i0 < a->N; i0 += QB)
+                if (live[i0 / QB] != 0.0f)
+                    block_backward(c, b, h, i0, (int)min64(QB, a->N - i0), j0, keys, values, p, ds, Dr + i0);
         }
     }
 }
@@ -388,7 +487,7 @@ void rf_cpu_attention_backward(rf_exec *x, rf_node *n)
 {
     attn a = attn_of(x, n);
     backward_ctx c = {&a, n->value, n->grad, n->aux, rf_in(x, n, 0)->grad, rf_in(x, n, 1)->grad,
-                      rf_in(x, n, 2)->grad, x->scratch, RF_ATTN_THREAD_FLOATS};
+                      rf_in(x, n, 2)->grad, x->scratch, RF_ATTN_THREAD_FLOATS_N(a.N)};
     if (c.gq != NULL || c.gk != NULL || c.gv != NULL)
         rf_pool_run(x->pool, a.B * a.H, 1, backward_task, &c);
 }

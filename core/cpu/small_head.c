@@ -2,62 +2,187 @@
 #include "small_head.h"
 
 #include <immintrin.h>
+#include <math.h>
+#include <stddef.h>
 
 #include "cpu_features.h"
+#include "exp16.h"
 
-/* With `pad`, each row's columns [cols, cols rounded up to 16) are written
- * too, as `fill`, in the same full-width stores (the caller's rows are that
- * long). */
-__attribute__((target("avx512f"))) static void nt_avx512(int rows, int cols, int k, float scale, const float *A,
-                                                          int lda, const float *B, int ldb, float *S, int lds,
-                                                          bool pad, float fill)
+/* z[i] = [row i | row i + 8] of the 16 x 8 transpose of v[0..7] (each 16
+ * floats): the 8 x 8 transposes of the low and the high halves at once. */
+static inline __attribute__((always_inline, target("avx512f"))) void transpose_8x16(const __m512 *v, __m512 *z)
 {
-    /* B^T [k, cols rounded up to 16], the padding zero */
-    enum { W = RF_SMALL_HEAD_COLS };
-    float bt[RF_SMALL_HEAD_K * W] __attribute__((aligned(64)));
-    int padded = (cols + 15) & ~15;
-    for (int c = 0; c < cols; c++) {   /* each key's row read once, in order */
-        const float *b = B + (long)c * ldb;
-        for (int d = 0; d < k; d++)
-            bt[d * W + c] = b[d];
+    __m512 t[8], u[8];
+    for (int k = 0; k < 4; k++) {
+        t[2 * k] = _mm512_unpacklo_ps(v[2 * k], v[2 * k + 1]);
+        t[2 * k + 1] = _mm512_unpackhi_ps(v[2 * k], v[2 * k + 1]);
     }
-    for (int d = 0; d < k; d++)
-        for (int c = cols; c < padded; c++)
-            bt[d * W + c] = 0.0f;
-    __m512 sc = _mm512_set1_ps(scale), fv = _mm512_set1_ps(fill);
-    int r = 0;
-    for (; r + 4 <= rows; r += 4) {
-        const float *a0 = A + (long)r * lda, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;
-        float *s0 = S + (long)r * lds;
-        for (int c = 0; c < padded; c += 16) {
-            __m512 x0 = _mm512_setzero_ps(), x1 = x0, x2 = x0, x3 = x0;
-            for (int d = 0; d < k; d++) {
-                __m512 b = _mm512_load_ps(bt + d * W + c);
-                x0 = _mm512_fmadd_ps(_mm512_set1_ps(a0[d]), b, x0);
-                x1 = _mm512_fmadd_ps(_mm512_set1_ps(a1[d]), b, x1);
-                x2 = _mm512_fmadd_ps(_mm512_set1_ps(a2[d]), b, x2);
-                x3 = _mm512_fmadd_ps(_mm512_set1_ps(a3[d]), b, x3);
-            }
-            __mmask16 m = cols - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (cols - c)) - 1);
-            __mmask16 w = pad ? (__mmask16)0xffff : m;
-            _mm512_mask_storeu_ps(s0 + c, w, _mm512_mask_mul_ps(fv, m, x0, sc));
-            _mm512_mask_storeu_ps(s0 + lds + c, w, _mm512_mask_mul_ps(fv, m, x1, sc));
-            _mm512_mask_storeu_ps(s0 + 2L * lds + c, w, _mm512_mask_mul_ps(fv, m, x2, sc));
-            _mm512_mask_storeu_ps(s0 + 3L * lds + c, w, _mm512_mask_mul_ps(fv, m, x3, sc));
-        }
+    for (int k = 0; k < 2; k++) {
+        u[4 * k] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0x44);
+        u[4 * k + 1] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0xee);
+        u[4 * k + 2] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0x44);
+        u[4 * k + 3] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0xee);
     }
-    for (; r < rows; r++) {
-        const float *a0 = A + (long)r * lda;
-        for (int c = 0; c < padded; c += 16) {
-            __m512 x0 = _mm512_setzero_ps();
-            for (int d = 0; d < k; d++)
-                x0 = _mm512_fmadd_ps(_mm512_set1_ps(a0[d]), _mm512_load_ps(bt + d * W + c), x0);
-            __mmask16 m = cols - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (cols - c)) - 1);
-            _mm512_mask_storeu_ps(S + (long)r * lds + c, pad ? (__mmask16)0xffff : m,
-                                  _mm512_mask_mul_ps(fv, m, x0, sc));
-        }
+    /* within each 256-bit half: the low 128 bits of u[k] and u[k + 4] (rows
+     * 0-3 of the half), then the high ones (rows 4-7) */
+    const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
+    const __m512i hi = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+    for (int k = 0; k < 4; k++) {
+        z[k] = _mm512_permutex2var_ps(u[k], lo, u[k + 4]);
+        z[k + 4] = _mm512_permutex2var_ps(u[k], hi, u[k + 4]);
     }
 }
+
+/* The upper 8 floats (AVX-512 F alone: no DQ's extractf32x8). */
+__attribute__((target("avx512f"))) static __m256 high_half(__m512 z)
+{
+    return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(z), 1));
+}
+
+/* scale B^T [k, W] (B [cols, k], ldb) into bt, its columns [cols, cols
+ * rounded up to 16) zero: the scale rides on the keys, so the score block
+ * needs no multiply per score. A head of 8 goes sixteen keys at a time through
+ * registers (the key block is transposed once per query block, and
+ * scalar moves took a fifth of the kernel); other widths key by key. */
+__attribute__((target("avx512f"))) static void transpose_keys(int cols, int k, float scale, const float *B, int ldb,
+                                                               float *bt)
+{
+    enum { W = RF_SMALL_HEAD_COLS };
+    __m512 sc = _mm512_set1_ps(scale);
+    int c = 0;
+    if (k == 8)
+        for (; c + 16 <= cols; c += 16) {
+            /* w[r] = [key c + r | key c + r + 8]: transpose_8x16 then
+             * gives z[d] = dimension d of the sixteen keys */
+            __m512 w[8], z[8];
+            for (int r = 0; r < 8; r++) {
+                __m256 lo = _mm256_loadu_ps(B + (long)(c + r) * ldb), hi = _mm256_loadu_ps(B + (long)(c + r + 8) * ldb);
+                w[r] = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)),
+                                                           _mm256_castps_pd(hi), 1));
+            }
+            transpose_8x16(w, z);
+            for (int d = 0; d < 8; d++)
+                _mm512_store_ps(bt + d * W + c, _mm512_mul_ps(z[d], sc));
+        }
+    for (; c < cols; c++) {   /* each key's row read once, in order */
+        const float *b = B + (long)c * ldb;
+        for (int d = 0; d < k; d++)
+            bt[d * W + c] = scale * b[d];
+    }
+    int padded = (cols + 15) & ~15;
+    for (int d = 0; d < k; d++)
+        for (c = cols; c < padded; c++)
+            bt[d * W + c] = 0.0f;
+}
+
+/* What the score kernel stores of each product x = A bt: the scores
+ * themselves (plus a bias, -inf fill past cols with pad, each row's max),
+ * the probabilities e^(x + bias - row[r]) (row: the rows' lse; a row of
+ * lse -inf is zeros), or the score gradients P (x - row[r]) (x = dP, row:
+ * D = rowsum(dO * O), P the block's probabilities). */
+typedef enum { EPI_SCORES, EPI_PROBS, EPI_DS } epi_mode;
+
+typedef struct {
+    epi_mode mode;
+    const float *bias;   /* cols floats, or NULL */
+    bool pad;            /* write whole 16-float chunks */
+    float fill;          /* EPI_SCORES: the padding's value */
+    float *row_max;      /* EPI_SCORES: each row's max, or NULL */
+    const float *row;    /* EPI_PROBS: lse per row; EPI_DS: D per row */
+    const float *P;      /* EPI_DS: [rows, >= cols rounded up to 16] (ldp) */
+    int ldp;
+} epilogue;
+
+/* Rows 0 .. R - 1 of the block against every 16-key chunk of bt: R
+ * accumulators across the inner dimension (R, the mode and, for a head of
+ * 8, k are constants here, so the loops unroll into registers). */
+static inline __attribute__((always_inline, target("avx512f"))) void
+score_rows(int R, int k, const float *A, int lda, const float *bt, int cols, epilogue e, float *S, int lds)
+{
+    enum { W = RF_SMALL_HEAD_COLS };
+    int padded = (cols + 15) & ~15;
+    __m512 fv = _mm512_set1_ps(e.mode == EPI_SCORES ? e.fill : -INFINITY), mx[8], rv[8];
+    __mmask16 live[8];
+    _Pragma("GCC unroll 8") for (int t = 0; t < R; t++) {
+        mx[t] = _mm512_set1_ps(-INFINITY);
+        rv[t] = _mm512_set1_ps(e.mode != EPI_SCORES ? e.row[t] : 0.0f);
+        live[t] = e.mode == EPI_PROBS && e.row[t] == -INFINITY ? 0 : (__mmask16)0xffff;
+    }
+    for (int c = 0; c < padded; c += 16) {
+        __m512 x[8], b = _mm512_load_ps(bt + c);
+        _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
+            x[t] = _mm512_mul_ps(_mm512_set1_ps(A[(long)t * lda]), b);
+        _Pragma("GCC unroll 16") for (int d = 1; d < k; d++) {
+            b = _mm512_load_ps(bt + d * W + c);
+            _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
+                x[t] = _mm512_fmadd_ps(_mm512_set1_ps(A[(long)t * lda + d]), b, x[t]);
+        }
+        bool whole = c + 16 <= cols;   /* then stored as is, no mask */
+        __mmask16 m = whole ? (__mmask16)0xffff : (__mmask16)((1u << (cols - c)) - 1);
+        __mmask16 w = e.pad ? (__mmask16)0xffff : m;
+        __m512 bv = e.bias != NULL ? _mm512_maskz_loadu_ps(m, e.bias + c) : _mm512_setzero_ps();
+        _Pragma("GCC unroll 8") for (int t = 0; t < R; t++) {
+            __m512 v;
+            if (e.mode == EPI_DS)   /* P's columns past cols are 0, and so then is dS */
+                v = _mm512_mul_ps(_mm512_loadu_ps(e.P + (long)t * e.ldp + c), _mm512_sub_ps(x[t], rv[t]));
+            else if (whole)
+                v = e.bias != NULL ? _mm512_add_ps(x[t], bv) : x[t];
+            else
+                v = _mm512_mask_add_ps(fv, m, x[t], bv);
+            if (e.mode == EPI_PROBS)
+                v = _mm512_maskz_mov_ps(live[t], rf_exp16(_mm512_sub_ps(v, rv[t])));
+            if (whole)
+                _mm512_storeu_ps(S + (long)t * lds + c, v);
+            else
+                _mm512_mask_storeu_ps(S + (long)t * lds + c, w, v);
+            if (e.mode == EPI_SCORES && e.row_max != NULL)
+                mx[t] = _mm512_mask_max_ps(mx[t], w, mx[t], v);
+        }
+    }
+    if (e.mode == EPI_SCORES && e.row_max != NULL)
+        _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
+            e.row_max[t] = _mm512_reduce_max_ps(mx[t]);
+}
+
+/* Row r's share of the epilogue's per-row arrays. */
+static inline __attribute__((always_inline)) epilogue rows_from(epilogue e, int r)
+{
+    e.row_max = e.row_max != NULL ? e.row_max + r : NULL;
+    e.row = e.row != NULL ? e.row + r : NULL;
+    e.P = e.P != NULL ? e.P + (long)r * e.ldp : NULL;
+    return e;
+}
+
+/* The block, eight rows at a time, then four, then one. */
+static inline __attribute__((always_inline, target("avx512f"))) void
+score_block(int rows, int k, const float *A, int lda, const float *bt, int cols, epilogue e, float *S, int lds)
+{
+    int r = 0;
+    for (; r + 8 <= rows; r += 8)
+        score_rows(8, k, A + (long)r * lda, lda, bt, cols, rows_from(e, r), S + (long)r * lds, lds);
+    for (; r + 4 <= rows; r += 4)
+        score_rows(4, k, A + (long)r * lda, lda, bt, cols, rows_from(e, r), S + (long)r * lds, lds);
+    for (; r < rows; r++)
+        score_rows(1, k, A + (long)r * lda, lda, bt, cols, rows_from(e, r), S + (long)r * lds, lds);
+}
+
+/* The block against a prepared key block, for a head of 8 (the ListOps
+ * models, fully unrolled) or any other k <= RF_SMALL_HEAD_K; one function
+ * per mode. */
+#define SCORE_KERNEL(name, MODE)                                                                                    \
+    __attribute__((target("avx512f"))) static void name(int rows, const float *A, int lda,                         \
+                                                        const rf_small_head_keys *keys, epilogue e, float *S,       \
+                                                        int lds)                                                    \
+    {                                                                                                               \
+        e.mode = MODE;                                                                                              \
+        if (keys->k == 8)                                                                                           \
+            score_block(rows, 8, A, lda, keys->t, keys->cols, e, S, lds);                                           \
+        else                                                                                                        \
+            score_block(rows, keys->k, A, lda, keys->t, keys->cols, e, S, lds);                                     \
+    }
+SCORE_KERNEL(nt_avx512, EPI_SCORES)
+SCORE_KERNEL(probs_avx512, EPI_PROBS)
+SCORE_KERNEL(ds_avx512, EPI_DS)
 
 /* C [m, n] += alpha X B with X(i, j) = A[i si + j sj] (A or A^T), B [inner,
  * n] (ldb), n <= 8: eight output rows in registers, each row of B loaded
@@ -103,37 +228,6 @@ __attribute__((target("avx512f,avx512vl,fma"))) static void acc_avx512(int m, in
         float *c = C + (long)i * ldc;
         _mm256_mask_storeu_ps(c, mask, _mm256_fmadd_ps(x, al, _mm256_maskz_loadu_ps(mask, c)));
     }
-}
-
-/* z[i] = [row i | row i + 8] of the 16 x 8 transpose of v[0..7] (each 16
- * floats): the 8 x 8 transposes of the low and the high halves at once. */
-__attribute__((target("avx512f"))) static void transpose_8x16(const __m512 *v, __m512 *z)
-{
-    __m512 t[8], u[8];
-    for (int k = 0; k < 4; k++) {
-        t[2 * k] = _mm512_unpacklo_ps(v[2 * k], v[2 * k + 1]);
-        t[2 * k + 1] = _mm512_unpackhi_ps(v[2 * k], v[2 * k + 1]);
-    }
-    for (int k = 0; k < 2; k++) {
-        u[4 * k] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0x44);
-        u[4 * k + 1] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0xee);
-        u[4 * k + 2] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0x44);
-        u[4 * k + 3] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0xee);
-    }
-    /* within each 256-bit half: the low 128 bits of u[k] and u[k + 4] (rows
-     * 0-3 of the half), then the high ones (rows 4-7) */
-    const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
-    const __m512i hi = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
-    for (int k = 0; k < 4; k++) {
-        z[k] = _mm512_permutex2var_ps(u[k], lo, u[k + 4]);
-        z[k + 4] = _mm512_permutex2var_ps(u[k], hi, u[k + 4]);
-    }
-}
-
-/* The upper 8 floats (AVX-512 F alone: no DQ's extractf32x8). */
-__attribute__((target("avx512f"))) static __m256 high_half(__m512 z)
-{
-    return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(z), 1));
 }
 
 /* C [m, 8] += alpha A^T B, A [inner, m] (lda), B [inner, 8] (ldb): the keys'
@@ -190,13 +284,24 @@ bool rf_small_head_acc(bool ta, int m, int n, int inner, float alpha, const floa
     return true;
 }
 
+bool rf_small_head_load_keys(rf_small_head_keys *keys, int cols, int k, float scale, const float *B, int ldb)
+{
+    if (k < 1 || k > RF_SMALL_HEAD_K || cols < 1 || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
+        return false;
+    transpose_keys(cols, k, scale, B, ldb, keys->t);
+    keys->cols = cols;
+    keys->k = k;
+    return true;
+}
+
 bool rf_small_head_nt(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
                       float *S, int lds)
 {
     if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
         return false;
-    if (rows > 0 && cols > 0)
-        nt_avx512(rows, cols, k, scale, A, lda, B, ldb, S, lds, false, 0.0f);
+    rf_small_head_keys keys;
+    if (rows > 0 && cols > 0 && rf_small_head_load_keys(&keys, cols, k, scale, B, ldb))
+        nt_avx512(rows, A, lda, &keys, (epilogue){.fill = 0.0f}, S, lds);
     return true;
 }
 
@@ -205,8 +310,33 @@ int rf_small_head_nt_fill(int rows, int cols, int k, float scale, const float *A
 {
     if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
         return 0;
-    int width = (cols + 15) & ~15;
-    if (rows > 0 && cols > 0)
-        nt_avx512(rows, cols, k, scale, A, lda, B, ldb, S, lds, true, fill);
-    return width;
+    rf_small_head_keys keys;
+    if (rows > 0 && cols > 0 && rf_small_head_load_keys(&keys, cols, k, scale, B, ldb))
+        nt_avx512(rows, A, lda, &keys, (epilogue){.pad = true, .fill = fill}, S, lds);
+    return (cols + 15) & ~15;
+}
+
+int rf_small_head_scores(int rows, const float *A, int lda, const rf_small_head_keys *keys, const float *bias,
+                         bool pad, float *S, int lds, float *row_max)
+{
+    if (rows > 0)
+        nt_avx512(rows, A, lda, keys, (epilogue){.bias = bias, .pad = pad, .fill = -INFINITY, .row_max = row_max}, S,
+                  lds);
+    return pad ? (keys->cols + 15) & ~15 : keys->cols;
+}
+
+int rf_small_head_probs(int rows, const float *A, int lda, const rf_small_head_keys *keys, const float *bias,
+                        const float *lse, float *P, int ldp)
+{
+    if (rows > 0)
+        probs_avx512(rows, A, lda, keys, (epilogue){.bias = bias, .pad = true, .row = lse}, P, ldp);
+    return (keys->cols + 15) & ~15;
+}
+
+int rf_small_head_ds(int rows, const float *A, int lda, const rf_small_head_keys *values, const float *P, int ldp,
+                     const float *D, float *dS, int lds)
+{
+    if (rows > 0)
+        ds_avx512(rows, A, lda, values, (epilogue){.pad = true, .row = D, .P = P, .ldp = ldp}, dS, lds);
+    return (values->cols + 15) & ~15;
 }

@@ -4,8 +4,9 @@
  * score block S = scale Q K^T is a product with k = 8, where a BLAS spends
  * more time packing its operands than multiplying them (OpenBLAS: about a
  * third of its rate on the same block with k = 256). This kernel
- * transposes the key block once into a local buffer and keeps 4 query rows
- * x 16 keys in registers across the whole inner dimension. The products
+ * transposes the key block once into a local buffer (sixteen keys at a time
+ * through registers for a head of 8) and keeps 8 query rows x 16 keys in
+ * registers across the whole inner dimension. The products
  * that follow (P V, dS K, dS^T Q, P^T dO) have outputs dk floats wide; their
  * kernel keeps eight output rows in registers and reads each row of the
  * right operand once for all eight, except the two with A transposed at
@@ -37,6 +38,47 @@ bool rf_small_head_nt(int rows, int cols, int k, float scale, const float *A, in
  * nothing). */
 int rf_small_head_nt_fill(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
                           float *S, int lds, float fill);
+
+/* A key block in the layout the score kernels read, scale B^T [k, cols]
+ * (B [cols, k], ldb), its columns past cols 0: loaded once, it serves
+ * every query block against it (the flash kernel loads each key block once
+ * for several query blocks, where a transpose per product took a tenth of
+ * its time). */
+typedef struct rf_small_head_keys {
+    float t[RF_SMALL_HEAD_K * RF_SMALL_HEAD_COLS] __attribute__((aligned(64)));
+    int cols, k;
+} rf_small_head_keys;
+
+/* Returns false, loading nothing, when k > RF_SMALL_HEAD_K, cols is not 1
+ * to RF_SMALL_HEAD_COLS or the CPU has no AVX-512: the caller then runs
+ * its products on a BLAS. */
+bool rf_small_head_load_keys(rf_small_head_keys *keys, int cols, int k, float scale, const float *B, int ldb);
+
+/* One block of attention scores against loaded keys: S = A keys + bias
+ * (A [rows, k], lda), bias[c] (cols floats: a key mask's 0 or -inf) added
+ * to column c when bias is not NULL; with `pad` as rf_small_head_nt_fill
+ * with fill -inf, else as rf_small_head_nt. With row_max not NULL, row r's
+ * largest written score goes to row_max[r] (the online softmax's max, read
+ * without another pass over the block). Returns the width written (cols,
+ * or with pad cols rounded up to 16). */
+int rf_small_head_scores(int rows, const float *A, int lda, const rf_small_head_keys *keys, const float *bias,
+                         bool pad, float *S, int lds, float *row_max);
+
+/* The flash backward's probabilities in the same pass as their scores: P
+ * = e^(A keys + bias - lse[r]) (bias as in rf_small_head_scores, row r of
+ * lse -inf: zeros), each row written to cols rounded up to 16 (ldp at
+ * least that), the columns past cols 0. The same values as
+ * rf_small_head_scores then rf_attn_exp_row, bit for bit. Returns that
+ * width. */
+int rf_small_head_probs(int rows, const float *A, int lda, const rf_small_head_keys *keys, const float *bias,
+                        const float *lse, float *P, int ldp);
+
+/* And their gradients: dS = P (A values - D[r]) with A values = dP = dO
+ * V^T (values loaded with scale 1), P [rows, cols rounded up to 16] (ldp)
+ * as rf_small_head_probs leaves it, written to the same width (lds), the
+ * columns past cols 0. Returns that width. */
+int rf_small_head_ds(int rows, const float *A, int lda, const rf_small_head_keys *values, const float *P, int ldp,
+                     const float *D, float *dS, int lds);
 
 /* Row-major C [m, n] += alpha op(A) B with n <= RF_SMALL_HEAD_N: op(A) = A
  * [m, inner] (lda) or, with ta, A^T for A [inner, m]; B [inner, n] (ldb).
