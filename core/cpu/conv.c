@@ -179,7 +179,7 @@ static int64_t dw_chunks(const conv_geom *g) { return rf_conv_dw_chunks(g->B); }
 
 typedef struct {
     const conv_geom *g;
-    rf_gemm_lib lib;
+    rf_gemm_lib lib, lib_dw, lib_dx;   /* forward's, backward's two products' */
     const float *x, *w, *dout;
     float *out, *dx, *dw_part, *scratch;   /* scratch: per thread, col then dcol */
     float beta;
@@ -263,14 +263,13 @@ static void backward_items(void *p, int64_t begin, int64_t end, int thread)
     const item_ctx *c = p;
     const conv_geom *g = c->g;
     int64_t K = col_rows(g), P = col_cols(g), chunks = dw_chunks(g);
-    rf_gemm_lib lib = c->lib;
     for (int64_t r = begin; r < end; r++)
         for (int64_t b = r * g->B / chunks; b < (r + 1) * g->B / chunks; b++) {
             const float *xb = c->x + b * g->Cin * g->H * g->W, *dout = c->dout + b * g->Cout * P;
             if (c->dw_part != NULL) {
                 /* partial [Cout, K] (+)= dout[b] [Cout, P] @ col^T [P, K] */
                 const float *col = item_col(g, xb, thread_col(c, thread, 0));
-                rf_gemm1(lib, false, true, (int)g->Cout, (int)K, (int)P, 1.0f, dout, (int)P, col, (int)P,
+                rf_gemm1(c->lib_dw, false, true, (int)g->Cout, (int)K, (int)P, 1.0f, dout, (int)P, col, (int)P,
                          b == r * g->B / chunks ? 0.0f : 1.0f, c->dw_part + r * g->Cout * K, (int)K);
             }
             if (c->dx != NULL) {
@@ -278,7 +277,7 @@ static void backward_items(void *p, int64_t begin, int64_t end, int thread)
                 float *dxb = c->dx + b * g->Cin * g->H * g->W;
                 bool direct = pointwise(g);
                 float *dcol = direct ? dxb : thread_col(c, thread, 1);
-                rf_gemm1(lib, true, false, (int)K, (int)P, (int)g->Cout, 1.0f, c->w, (int)K, dout, (int)P,
+                rf_gemm1(c->lib_dx, true, false, (int)K, (int)P, (int)g->Cout, 1.0f, c->w, (int)K, dout, (int)P,
                          direct ? 1.0f : 0.0f, dcol, (int)P);
                 if (!direct) {
                     col2im_ctx cc = {g, dcol, dxb};
@@ -310,9 +309,13 @@ static void backward_per_item(rf_exec *x, rf_node *n, const conv_geom *g)
 {
     rf_node *in = rf_in(x, n, 0), *wn = rf_in(x, n, 1);
     int64_t K = col_rows(g), P = col_cols(g), chunks = dw_chunks(g);
-    /* one library for the item's three products, chosen on the forward's shape */
-    rf_gemm_shape s = {false, false, (int)g->Cout, (int)P, (int)K, (int)g->B};
-    item_ctx c = {.g = g, .lib = rf_gemm_choice(&s), .x = in->value, .w = wn->value, .dout = n->grad,
+    /* the libraries for the shapes rf_cpu_conv_products declares */
+    rf_gemm_shape sw = {false, true, (int)g->Cout, (int)K, (int)P, (int)g->B};
+    rf_gemm_shape sx = {true, false, (int)K, (int)P, (int)g->Cout, (int)g->B};
+    item_ctx c = {.g = g,
+                  .lib_dw = wn->grad != NULL ? rf_gemm_choice(&sw) : RF_GEMM_OPENBLAS,
+                  .lib_dx = in->grad != NULL ? rf_gemm_choice(&sx) : RF_GEMM_OPENBLAS,
+                  .x = in->value, .w = wn->value, .dout = n->grad,
                   .dx = in->grad, .dw_part = wn->grad != NULL ? x->scratch : NULL,
                   .scratch = x->scratch + chunks * g->Cout * K};
     rf_pool_run(x->pool, chunks, 1, backward_items, &c);
@@ -373,11 +376,11 @@ void rf_cpu_conv_products(rf_graph *gr, const rf_node *n, bool backward, rf_gemm
     if (n->op != RF_OP_CONV1D && n->op != RF_OP_CONV2D)
         return;
     conv_geom g = conv_geometry(gr, n);
-    int64_t K = col_rows(&g), P = col_cols(&g);
+    int64_t K = col_rows(&g), P = col_cols(&g), batch = per_item(&g) ? g.B : 1;
     if (!backward)
-        rf_gemm_list_add(out, false, false, g.Cout, P, K, 1);
+        rf_gemm_list_add(out, false, false, g.Cout, P, K, batch);
     if (backward && rf_graph_node(gr, n->in[1])->grad != NULL)
-        rf_gemm_list_add(out, false, true, g.Cout, K, P, 1);
+        rf_gemm_list_add(out, false, true, g.Cout, K, P, batch);
     if (backward && rf_graph_node(gr, n->in[0])->grad != NULL)
-        rf_gemm_list_add(out, true, false, K, P, g.Cout, 1);
+        rf_gemm_list_add(out, true, false, K, P, g.Cout, batch);
 }
