@@ -172,9 +172,9 @@ static const float *item_col(const conv_geom *g, const float *xb, float *col)
  * thread count. */
 static bool per_item(const conv_geom *g) { return g->B >= 2; }
 
-/* The dw partial sums of fixed runs of batch items (conv_dw_chunks, in
- * core/ops/conv.c's scratch), added in order: a fixed summation order
- * whatever the thread count. */
+/* Runs of batch items whose dw partial sums (rf_conv_dw_chunks; the
+ * first part of the scratch that core/ops/conv.c sizes) are added in
+ * order: a fixed summation order whatever the thread count. */
 static int64_t dw_chunks(const conv_geom *g) { return rf_conv_dw_chunks(g->B); }
 
 typedef struct {
