@@ -149,6 +149,9 @@ static void test_conv(void)
     run_conv1d("conv1d k5 s1 p2, param w and bias", 1, 3, 7, 3, 5, 1, 2, true, OPCHECK_PARAM);
     run_conv1d("conv1d k9 s4 p4 (MAELRE)", 2, 3, 13, 5, 9, 4, 4, true, OPCHECK_NORMAL);
     run_conv1d("conv1d k4 s3 p1, kernel = padded input", 1, 2, 2, 3, 4, 3, 1, true, OPCHECK_NORMAL);
+    /* 18 items: 16 runs of one or two items, whose weight gradients add up */
+    run_conv1d("conv1d k9 s4 p4, 18 items, param w and bias", 18, 2, 9, 3, 9, 4, 4, true, OPCHECK_PARAM);
+    run_conv1d("conv1d k1 s1 p0 (pointwise), 17 items, param w", 17, 2, 3, 2, 1, 1, 0, false, OPCHECK_PARAM);
 
     run_conv2d("conv2d 3x3 s2 p1 (MAELRE)", 2, 2, 7, 5, 3, 3, 3, 2, 2, 1, 1, true, OPCHECK_NORMAL);
     run_conv2d("conv2d 7x7 s4 p3 (MAELRE), param w and bias", 1, 2, 9, 11, 2, 7, 7, 4, 4, 3, 3, true,
@@ -157,6 +160,8 @@ static void test_conv(void)
     run_conv2d("conv2d 1x1 s2 p1, no bias", 1, 3, 5, 3, 2, 1, 1, 2, 2, 1, 1, false, OPCHECK_NORMAL);
     run_conv2d("conv2d 2x3 s3x1 p0x2, no bias", 1, 2, 7, 4, 3, 2, 3, 3, 1, 0, 2, false, OPCHECK_NORMAL);
     run_conv2d("conv2d 3x4 s1x2 p2x1", 2, 2, 5, 6, 2, 3, 4, 1, 2, 2, 1, true, OPCHECK_NORMAL);
+    run_conv2d("conv2d 3x3 s2 p1, 19 items, param w and bias", 19, 2, 5, 4, 2, 3, 3, 2, 2, 1, 1, true,
+               OPCHECK_PARAM);
 }
 
 /* ---------------- attention ---------------- */

@@ -12,6 +12,7 @@
 
 #include "../gemm.h"
 #include "../op.h"
+#include "../ops/conv.h"
 
 #define TASK_FLOATS 16384   /* about this many floats per pool task */
 
@@ -152,6 +153,55 @@ static void fill_bias_rows(void *p, int64_t begin, int64_t end, int thread)
     }
 }
 
+/* The im2col matrix of batch item b, on the calling thread alone: x[b]
+ * itself for a pointwise kernel, else written into col. */
+static const float *item_col(const conv_geom *g, const float *xb, float *col)
+{
+    if (pointwise(g))
+        return xb;
+    im2col_ctx c = {g, xb, col};
+    im2col_rows(&c, 0, col_rows(g), 0);
+    return col;
+}
+
+/* Every batch item's products run as one single-threaded call each, the
+ * items spread over the pool (one product per item of [Cout, P] is too
+ * small to cut across threads: per item, the cut, im2col and col2im each
+ * cost a pool round trip). A batch of one keeps the product cut across
+ * the pool. Chosen by the shape only, so results do not depend on the
+ * thread count. */
+static bool per_item(const conv_geom *g) { return g->B >= 2; }
+
+/* Runs of batch items whose dw partial sums (rf_conv_dw_chunks; the
+ * first part of the scratch that core/ops/conv.c sizes) are added in
+ * order: a fixed summation order whatever the thread count. */
+static int64_t dw_chunks(const conv_geom *g) { return rf_conv_dw_chunks(g->B); }
+
+typedef struct {
+    const conv_geom *g;
+    rf_gemm_lib lib, lib_dw, lib_dx;   /* forward's, backward's two products' */
+    const float *x, *w, *dout;
+    float *out, *dx, *dw_part, *scratch;   /* scratch: per thread, col then dcol */
+    float beta;
+} item_ctx;
+
+static float *thread_col(const item_ctx *c, int thread, int which)
+{
+    return c->scratch + ((int64_t)thread * 2 + which) * col_rows(c->g) * col_cols(c->g);
+}
+
+static void forward_items(void *p, int64_t begin, int64_t end, int thread)
+{
+    const item_ctx *c = p;
+    const conv_geom *g = c->g;
+    int64_t K = col_rows(g), P = col_cols(g);
+    for (int64_t b = begin; b < end; b++) {
+        const float *col = item_col(g, c->x + b * g->Cin * g->H * g->W, thread_col(c, thread, 0));
+        rf_gemm1(c->lib, false, false, (int)g->Cout, (int)P, (int)K, 1.0f, c->w, (int)K, col, (int)P, c->beta,
+                 c->out + b * g->Cout * P, (int)P);
+    }
+}
+
 /* x [B, Cin, H, W], w [Cout, Cin, KH, KW], bias [Cout] -> out [B, Cout, OH, OW]
  * (conv1d: x [B, Cin, L], w [Cout, Cin, K] -> out [B, Cout, L']) */
 static void conv_forward(rf_exec *x, rf_node *n)
@@ -164,6 +214,13 @@ static void conv_forward(rf_exec *x, rf_node *n)
         bias_ctx bc = {rf_in(x, n, 2)->value, n->value, g.Cout, P};
         rf_pool_run(x->pool, g.B * g.Cout, grain_for(P), fill_bias_rows, &bc);
         beta = 1.0f;
+    }
+    if (per_item(&g)) {
+        rf_gemm_shape s = {false, false, (int)g.Cout, (int)P, (int)K, (int)g.B};
+        item_ctx c = {.g = &g, .lib = rf_gemm_choice(&s), .x = xv, .w = w, .out = n->value,
+                      .scratch = x->scratch + dw_chunks(&g) * g.Cout * K, .beta = beta};
+        rf_pool_run(x->pool, g.B, 1, forward_items, &c);
+        return;
     }
     for (int64_t b = 0; b < g.B; b++) {
         const float *xb = xv + b * g.Cin * g.H * g.W;
@@ -199,6 +256,75 @@ static void sum_bias_grad(void *p, int64_t begin, int64_t end, int thread)
     }
 }
 
+/* Items: runs of batch items (dw_chunks of them). Per item, its share of
+ * dw into the run's partial sum, and dx[b] (items own their rows of dx). */
+static void backward_items(void *p, int64_t begin, int64_t end, int thread)
+{
+    const item_ctx *c = p;
+    const conv_geom *g = c->g;
+    int64_t K = col_rows(g), P = col_cols(g), chunks = dw_chunks(g);
+    for (int64_t r = begin; r < end; r++)
+        for (int64_t b = r * g->B / chunks; b < (r + 1) * g->B / chunks; b++) {
+            const float *xb = c->x + b * g->Cin * g->H * g->W, *dout = c->dout + b * g->Cout * P;
+            if (c->dw_part != NULL) {
+                /* partial [Cout, K] (+)= dout[b] [Cout, P] @ col^T [P, K] */
+                const float *col = item_col(g, xb, thread_col(c, thread, 0));
+                rf_gemm1(c->lib_dw, false, true, (int)g->Cout, (int)K, (int)P, 1.0f, dout, (int)P, col, (int)P,
+                         b == r * g->B / chunks ? 0.0f : 1.0f, c->dw_part + r * g->Cout * K, (int)K);
+            }
+            if (c->dx != NULL) {
+                /* dcol [K, P] = w^T [K, Cout] @ dout[b] [Cout, P], then col2im */
+                float *dxb = c->dx + b * g->Cin * g->H * g->W;
+                bool direct = pointwise(g);
+                float *dcol = direct ? dxb : thread_col(c, thread, 1);
+                rf_gemm1(c->lib_dx, true, false, (int)K, (int)P, (int)g->Cout, 1.0f, c->w, (int)K, dout, (int)P,
+                         direct ? 1.0f : 0.0f, dcol, (int)P);
+                if (!direct) {
+                    col2im_ctx cc = {g, dcol, dxb};
+                    col2im_channels(&cc, 0, g->Cin, 0);
+                }
+            }
+        }
+}
+
+typedef struct {
+    const float *part;  /* [chunks, n] */
+    float *dw;          /* [n] */
+    int64_t chunks, n;
+} dw_sum_ctx;
+
+static void sum_dw_parts(void *p, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const dw_sum_ctx *c = p;
+    for (int64_t i = begin; i < end; i++) {
+        float s = c->dw[i];
+        for (int64_t r = 0; r < c->chunks; r++)
+            s += c->part[r * c->n + i];
+        c->dw[i] = s;
+    }
+}
+
+static void backward_per_item(rf_exec *x, rf_node *n, const conv_geom *g)
+{
+    rf_node *in = rf_in(x, n, 0), *wn = rf_in(x, n, 1);
+    int64_t K = col_rows(g), P = col_cols(g), chunks = dw_chunks(g);
+    /* the libraries for the shapes rf_cpu_conv_products declares */
+    rf_gemm_shape sw = {false, true, (int)g->Cout, (int)K, (int)P, (int)g->B};
+    rf_gemm_shape sx = {true, false, (int)K, (int)P, (int)g->Cout, (int)g->B};
+    item_ctx c = {.g = g,
+                  .lib_dw = wn->grad != NULL ? rf_gemm_choice(&sw) : RF_GEMM_OPENBLAS,
+                  .lib_dx = in->grad != NULL ? rf_gemm_choice(&sx) : RF_GEMM_OPENBLAS,
+                  .x = in->value, .w = wn->value, .dout = n->grad,
+                  .dx = in->grad, .dw_part = wn->grad != NULL ? x->scratch : NULL,
+                  .scratch = x->scratch + chunks * g->Cout * K};
+    rf_pool_run(x->pool, chunks, 1, backward_items, &c);
+    if (wn->grad != NULL) {
+        dw_sum_ctx d = {x->scratch, wn->grad, chunks, g->Cout * K};
+        rf_pool_run(x->pool, g->Cout * K, TASK_FLOATS / chunks + 1, sum_dw_parts, &d);
+    }
+}
+
 static void conv_backward(rf_exec *x, rf_node *n)
 {
     conv_geom g = conv_geometry(x->g, n);
@@ -207,6 +333,11 @@ static void conv_backward(rf_exec *x, rf_node *n)
     if (n->n_in == 3 && rf_in(x, n, 2)->grad != NULL) {
         dbias_ctx bc = {n->grad, rf_in(x, n, 2)->grad, g.B, g.Cout, P};
         rf_pool_run(x->pool, g.Cout, grain_for(g.B * P), sum_bias_grad, &bc);
+    }
+    if (per_item(&g)) {
+        if (wn->grad != NULL || in->grad != NULL)
+            backward_per_item(x, n, &g);
+        return;
     }
     for (int64_t b = 0; b < g.B; b++) {
         const float *xb = in->value + b * g.Cin * g.H * g.W;
@@ -245,11 +376,11 @@ void rf_cpu_conv_products(rf_graph *gr, const rf_node *n, bool backward, rf_gemm
     if (n->op != RF_OP_CONV1D && n->op != RF_OP_CONV2D)
         return;
     conv_geom g = conv_geometry(gr, n);
-    int64_t K = col_rows(&g), P = col_cols(&g);
+    int64_t K = col_rows(&g), P = col_cols(&g), batch = per_item(&g) ? g.B : 1;
     if (!backward)
-        rf_gemm_list_add(out, false, false, g.Cout, P, K, 1);
+        rf_gemm_list_add(out, false, false, g.Cout, P, K, batch);
     if (backward && rf_graph_node(gr, n->in[1])->grad != NULL)
-        rf_gemm_list_add(out, false, true, g.Cout, K, P, 1);
+        rf_gemm_list_add(out, false, true, g.Cout, K, P, batch);
     if (backward && rf_graph_node(gr, n->in[0])->grad != NULL)
-        rf_gemm_list_add(out, true, false, K, P, g.Cout, 1);
+        rf_gemm_list_add(out, true, false, K, P, g.Cout, batch);
 }

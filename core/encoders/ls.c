@@ -98,11 +98,28 @@ static rf_id merge_heads(const ls_layer *l, rf_id x, int n)
 }
 
 /* z [B, n, d], mask [B, n] -> P^T [B, h, r, n]: softmax over the tokens of
- * z W^P, per head and landmark column, padded tokens excluded. */
+ * z W^P, per head and landmark column, padded tokens excluded.
+ * The logits are formed transposed, [B, h*r, n] = W^P^T z^T, so that no
+ * copy of them (h*r = 256 floats a token at ListOps' sizes, four times the
+ * width) is transposed, forward or backward: W^P^T [h*r, d] is repeated
+ * over the batch by a broadcasting add onto zeros [B, 1, 1] (a matmul's
+ * left operand carries the batch). The Linear's bias is a constant per
+ * landmark column across the tokens, which the softmax over the tokens
+ * cancels exactly (its gradient is exactly zero): it stays a parameter
+ * (checkpoints, the PyTorch layout) and is not applied. */
 static rf_id projection(const ls_layer *l, rf_id z, rf_id mask, int n)
 {
     rf_graph *g = l->g;
-    rf_id logits = rf_transpose(g, dense(l, z, l->heads * l->rank, "proj"), 1, 2);   /* [B, h*r, n] */
+    int cols = l->heads * l->rank;
+    char wname[RF_NAME_LEN], bname[RF_NAME_LEN];
+    snprintf(wname, sizeof wname, "layer%d.ls.proj.weight", l->layer);
+    snprintf(bname, sizeof bname, "layer%d.ls.proj.bias", l->layer);
+    float bound = 1.0f / sqrtf((float)l->d);   /* as rf_dense */
+    rf_id w = rf_param(g, wname, rf_shape2(l->d, cols), RF_INIT_UNIFORM, bound);
+    rf_param(g, bname, rf_shape1(cols), RF_INIT_UNIFORM, bound);
+    rf_id zeros = rf_scale(g, rf_slice(g, rf_slice(g, z, 1, 0, 1), 2, 0, 1), 0.0f);   /* [B, 1, 1] */
+    rf_id wt = rf_add(g, zeros, rf_transpose(g, w, 0, 1));                          /* [B, h*r, d] */
+    rf_id logits = rf_matmul(g, wt, z, false, true);                                  /* [B, h*r, n] */
     rf_id m = mask == RF_NONE ? RF_NONE : rf_reshape(g, mask, rf_shape3(l->batch, 1, n));
     rf_id pt = rf_softmax(g, logits, m);
     tap(l, "projection", pt, RF_TAP_VALUE, rf_shape4(l->batch, l->heads, l->rank, n), 0);

@@ -4,20 +4,27 @@
  * ia = {stride, pad}, a conv2d's ia = {stride_h, stride_w, pad_h, pad_w}.
  */
 #include "../op.h"
+#include "conv.h"
 
-/* The im2col matrix [Cin*KH*KW, OH*OW] of one batch item, or nothing for a
- * 1x1 kernel with stride 1 and no padding (the input is its own im2col). */
+/* A batch of one: the im2col matrix [Cin*KH*KW, OH*OW] of its item, or
+ * nothing for a 1x1 kernel with stride 1 and no padding (the input is its
+ * own im2col). More items (core/cpu/conv.c runs them one per pool task):
+ * the weight gradient's partial sums [chunks, Cout, Cin*KH*KW], then per
+ * thread an im2col matrix and its gradient. */
 static size_t conv_scratch(const rf_graph *g, const rf_node *n, int threads)
 {
-    (void)threads;
     rf_shape w = rf_node_shape(g, n->in[1]);
     int64_t rows = rf_shape_numel(w) / w.dim[0];
     int64_t cols = n->shape.ndim == 3 ? n->shape.dim[2] : n->shape.dim[2] * n->shape.dim[3];
     bool stride1 = n->shape.ndim == 3 ? n->ia[0] == 1 : n->ia[0] == 1 && n->ia[1] == 1;
     bool pad0 = n->shape.ndim == 3 ? n->ia[1] == 0 : n->ia[2] == 0 && n->ia[3] == 0;
-    if (rows == w.dim[1] && stride1 && pad0)
-        return 0;
-    return (size_t)(rows * cols);
+    bool pointwise = rows == w.dim[1] && stride1 && pad0;
+    int64_t batch = n->shape.dim[0];
+    if (batch >= 2) {
+        int64_t cols_per_thread = pointwise ? 0 : 2 * rows * cols;
+        return (size_t)(rf_conv_dw_chunks(batch) * w.dim[0] * rows + threads * cols_per_thread);
+    }
+    return pointwise ? 0 : (size_t)(rows * cols);
 }
 
 const rf_op_info rf_info_conv1d = {"conv1d", RF_BWD_READS_INPUTS, NULL, conv_scratch, NULL};

@@ -1,0 +1,80 @@
+/* The long-short attention op (core/cpu/ls_attention.c) alone, forward and
+ * backward, at the comparison's shape (batch 32, 2,000 positions, width 64,
+ * 8 heads, window 8, 32 global keys, or as given; a key mask). Prints the
+ * best of the repetitions' process CPU time and wall time per pass. CPU
+ * time keeps a usable figure for one thread on a loaded machine.
+ *
+ *   ./build/bench/bench_ls_attention [threads] [repeats] [heads] [window] [globals] [length]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "../core/exec.h"
+#include "../core/graph.h"
+#include "../core/ops/ls_attention.h"
+#include "../core/params.h"
+#include "../core/rng.h"
+
+static double clock_s(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+    int threads = argc > 1 ? atoi(argv[1]) : 1, repeats = argc > 2 ? atoi(argv[2]) : 5;
+    const int heads = argc > 3 ? atoi(argv[3]) : 8;
+    const int window = argc > 4 ? atoi(argv[4]) : 8;
+    const int64_t B = 32, N = argc > 6 ? atoi(argv[6]) : 2000, D = 64, G = argc > 5 ? atoi(argv[5]) : 32;
+    rf_params *params = rf_params_new(1);
+    rf_graph *g = rf_graph_new(params);
+    rf_id q = rf_input(g, "q", rf_shape3(B, N, D), true), k = rf_input(g, "k", rf_shape3(B, N + G, D), true);
+    rf_id v = rf_input(g, "v", rf_shape3(B, N + G, D), true), mask = rf_input(g, "mask", rf_shape2(B, N), false);
+    rf_id out = rf_ls_attention(g, q, k, v, mask, heads, window, 0.35f);
+    rf_graph_keep(g, out);
+    rf_status st = {0};
+    if (!rf_graph_prepare(g, out, threads, NULL, &st)) {
+        fprintf(stderr, "bench_ls_attention: %s\n", st.msg);
+        return 1;
+    }
+    rf_rng rng = {7};
+    const rf_id filled[3] = {q, k, v};
+    for (int i = 0; i < 3; i++) {
+        float *x = rf_value(g, filled[i]);
+        for (int64_t j = 0; j < B * (N + (i > 0 ? G : 0)) * D; j++)
+            x[j] = (float)rf_rng_normal(&rng);
+    }
+    float *m = rf_value(g, mask);
+    for (int64_t j = 0; j < B * N; j++)
+        m[j] = j % N < N - 100 * (j / N % 4) ? 1.0f : 0.0f;   /* rows padded by 0-300 keys */
+    float *seed = malloc((size_t)(B * N * D) * sizeof *seed);
+    for (int64_t j = 0; j < B * N * D; j++)
+        seed[j] = (float)rf_rng_normal(&rng);
+    rf_pool *pool = rf_pool_new(threads);
+    rf_exec x;
+    rf_exec_init(&x, g, pool, 1, 0, true);
+    double best_f = 1e30, best_b = 1e30, wall_f = 1e30, wall_b = 1e30;
+    for (int r = 0; r < repeats; r++) {
+        double t0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
+        rf_graph_forward(g, &x);
+        double t1 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w1 = clock_s(CLOCK_MONOTONIC);
+        rf_graph_backward(g, &x, seed);
+        double t2 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w2 = clock_s(CLOCK_MONOTONIC);
+        best_f = t1 - t0 < best_f ? t1 - t0 : best_f;
+        best_b = t2 - t1 < best_b ? t2 - t1 : best_b;
+        wall_f = w1 - w0 < wall_f ? w1 - w0 : wall_f;
+        wall_b = w2 - w1 < wall_b ? w2 - w1 : wall_b;
+    }
+    printf("ls attention B %lld N %lld D %lld heads %d window %d globals %lld, %d thread(s): forward %.2f ms CPU, "
+           "%.2f ms wall, backward %.2f ms CPU, %.2f ms wall\n",
+           (long long)B, (long long)N, (long long)D, heads, window, (long long)G, threads, 1e3 * best_f, 1e3 * wall_f,
+           1e3 * best_b, 1e3 * wall_b);
+    free(seed);
+    rf_pool_free(pool);
+    rf_graph_free(g);
+    rf_params_free(params);
+    return 0;
+}
