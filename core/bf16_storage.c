@@ -4,14 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gemm.h"
 #include "graph_private.h"
+
+void rf_graph_set_bf16_storage(rf_graph *g, bool on)
+{
+    g->bf16_storage = on;
+}
 
 static bool wanted(const rf_graph *g)
 {
     const char *env = getenv("RF_BF16_STORAGE");
-    return g->backend == &rf_cpu_backend && strcmp(rf_gemm_precision(), "bf16") == 0 &&
-           (env == NULL || strcmp(env, "off") != 0);
+    return g->bf16_storage && g->backend == &rf_cpu_backend && (env == NULL || strcmp(env, "off") != 0);
 }
 
 /* Whether node i may be written in bf16, consumers aside. */

@@ -29,10 +29,15 @@
 
 #include "graph.h"
 
-/* Set every node's dtype as above when the graph runs on the CPU backend
- * and the precision is bf16 (rf_gemm_precision); every value f32
- * otherwise. The planner calls it; RF_BF16_STORAGE=off in the environment
- * keeps every value f32 (tests compare the two). */
+/* Whether g's values may be kept in bf16 (false at first): set before
+ * planning, for a model whose products run in bf16 (train.precision =
+ * bf16 on a CPU that has it, core/model.c). */
+void rf_graph_set_bf16_storage(rf_graph *g, bool on);
+
+/* Set every node's dtype as above when bf16 storage is on and the graph
+ * runs on the CPU backend; every value f32 otherwise. The planner calls it
+ * each time it plans. RF_BF16_STORAGE=off in the environment keeps every
+ * value f32 (the tests compare the two). */
 void rf_graph_bf16_storage(rf_graph *g, rf_id loss);
 
 /* How many nodes' values are bf16 (after planning). */
