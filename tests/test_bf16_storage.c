@@ -550,6 +550,47 @@ static float *probe_all(const rf_config *cfg, const rf_dataset *ds, bool storage
     return all;
 }
 
+/* A tap on a layer norm that would be kept in bf16: the tap keeps it f32,
+ * the probe reads the f32 op's values and the product is unchanged. */
+static void test_tapped_value(void)
+{
+    op_run plain = op_step(OP_LAYERNORM, true);
+    op_run r = op_build(OP_LAYERNORM);
+    bool added = rf_tap_add(r.g, "ln.out", r.op, RF_TAP_VALUE, rf_shape3(B, N, D), 0);
+    rf_status st = {0};
+    rf_graph_set_bf16_storage(r.g, true);
+    bool ok = added && rf_graph_prepare(r.g, r.loss, 2, NULL, &st);
+    rf_probe_set *ps = ok ? rf_probe_set_new(r.g, (const char *const[]){"ln.out"}, 1, 2, &st) : NULL;
+    if (ps != NULL) {
+        float *x = rf_value(r.g, r.x);
+        for (int64_t i = 0; i < B * N * D; i++)
+            x[i] = 2.0f * sinf(0.37f * (float)i + 0.1f * (float)(i % 7)) + 0.01f * (float)(i % 13);
+        rf_probe_attach(r.g, ps);
+        rf_exec ex;
+        rf_exec_init(&ex, r.g, NULL, 5, 1, true);
+        rf_graph_forward(r.g, &ex);
+        rf_probe_attach(r.g, NULL);
+    }
+    const rf_node *ln = rf_graph_cnode(r.g, r.op);
+    /* the plain run's layer norm is bf16: its f32 values are not kept, so
+     * compare with the rounding of the probed ones and the product */
+    bool same = ps != NULL && ps->values[0].filled && ln->dtype == RF_F32;
+    int64_t wrong = 0;
+    for (int64_t i = 0; same && i < N * D; i++) {
+        uint16_t h;
+        rf_bf16_round(&ps->values[0].data[i], &h, 1);
+        wrong += h != ((const uint16_t *)plain.op_value)[2 * N * D + i];
+    }
+    same = same && wrong == 0 &&
+           memcmp(rf_graph_cnode(r.g, r.product)->value, plain.product_value,
+                  (size_t)B * N * OUT * sizeof(float)) == 0;
+    tap_ok(same, "a tapped layer norm stays f32: the probe reads its f32 values (those the bf16 run rounds) and "
+           "the product reading it is unchanged%s%s", st.failed ? ": " : "", st.msg);
+    rf_probe_set_free(ps);
+    op_free(&r);
+    op_free(&plain);
+}
+
 static void test_probes(void)
 {
     rf_config cfg = small_model("full");
@@ -600,6 +641,7 @@ int main(void)
     test_encoders();
     rf_gemm_set_precision("bf16", &st);
     test_peak();
+    test_tapped_value();
     test_probes();
     rf_gemm_set_precision("f32", &st);
     test_no_bf16();
