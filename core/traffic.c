@@ -12,13 +12,19 @@ static double value_bytes(const rf_node *n)
     return (double)rf_shape_numel(n->shape) * (n->dtype == RF_BF16 ? 2.0 : 4.0);
 }
 
-/* Bytes input k of node n reads in forward: an embedding's table only
- * the rows it gathers. */
-static double input_bytes(const rf_graph *g, const rf_node *n, int k)
+/* Elements of input k node n touches: an embedding's table only the rows
+ * it gathers. */
+static double input_elements(const rf_graph *g, const rf_node *n, int k)
 {
     if (n->op == RF_OP_EMBEDDING && k == 1)
-        return sizeof(float) * (double)rf_shape_numel(n->shape);
-    return value_bytes(rf_graph_cnode(g, n->in[k]));
+        return (double)rf_shape_numel(n->shape);
+    return (double)rf_shape_numel(rf_node_shape(g, n->in[k]));
+}
+
+/* Bytes of input k node n reads in forward. */
+static double input_bytes(const rf_graph *g, const rf_node *n, int k)
+{
+    return input_elements(g, n, k) * (rf_graph_cnode(g, n->in[k])->dtype == RF_BF16 ? 2.0 : 4.0);
 }
 
 void rf_graph_step_bytes(const rf_graph *g, rf_step_bytes *out)
@@ -35,7 +41,7 @@ void rf_graph_step_bytes(const rf_graph *g, rf_step_bytes *out)
         for (int k = 0; k < n->n_in; k++) {
             inputs += input_bytes(g, n, k);
             if (rf_graph_gets_grad(g, n->in[k]))
-                grads += sizeof(float) * (double)rf_shape_numel(rf_node_shape(g, n->in[k]));
+                grads += sizeof(float) * input_elements(g, n, k);
         }
         out->forward[n->op] += inputs + value_bytes(n) + aux;
         if (!rf_graph_runs_backward(g, i))

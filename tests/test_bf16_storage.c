@@ -21,6 +21,7 @@
 #include "../core/model.h"
 #include "../core/params.h"
 #include "../core/probe.h"
+#include "../core/traffic.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
 #include "tap.h"
@@ -111,6 +112,8 @@ static void test_rule(void)
     rf_status st = {0};
     rf_graph_plan_info off, on;
     rf_graph_plan(r.g, r.loss, 1, &off, &st);
+    rf_step_bytes bytes_off, bytes_on;
+    rf_graph_step_bytes(r.g, &bytes_off);
     size_t f32_floats = planned_floats(r.g, r.loss, r.only_products);
     tap_ok(rf_graph_bf16_nodes(r.g) == 0, "bf16 storage is off until the model asks for it");
 
@@ -138,6 +141,11 @@ static void test_rule(void)
            2 * 16 * 32, f32_floats);
     tap_ok(on.buffer_bytes < off.buffer_bytes, "the plan's buffers shrink: %zu bytes, %zu in f32",
            on.buffer_bytes, off.buffer_bytes);
+    rf_graph_step_bytes(r.g, &bytes_on);
+    /* 2 bf16 layer norms (ln0, ln2) of 1024 elements write 2 bytes each instead of 4 */
+    tap_ok(bytes_off.forward[RF_OP_LAYERNORM] - bytes_on.forward[RF_OP_LAYERNORM] == 2 * 1024 * 2,
+           "the step's traffic counts their writes at 2 bytes an element (%.0f bytes less for the layer norms)",
+           bytes_off.forward[RF_OP_LAYERNORM] - bytes_on.forward[RF_OP_LAYERNORM]);
 
     setenv("RF_BF16_STORAGE", "off", 1);
     rf_graph_plan(r.g, r.loss, 1, &on, &st);
