@@ -76,8 +76,6 @@ static int64_t inner_of(rf_shape s, int axis)
     return n;
 }
 
-/* ---- reshape ---- */
-
 /* ---- into a bf16 value (core/bf16_storage.h) ---- */
 
 /* Elements [begin, end) of a bf16 value: copied from a bf16 source, rounded
@@ -97,6 +95,8 @@ static void store16_task(void *ctx, int64_t begin, int64_t end, int thread)
     else
         rf_bf16_round(c->src + begin, c->dst + begin, (size_t)(end - begin));
 }
+
+/* ---- reshape ---- */
 
 /* x [...] -> out [new shape], same elements in the same order */
 void rf_cpu_reshape_forward(rf_exec *x, rf_node *n)
