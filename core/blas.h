@@ -36,4 +36,16 @@ void rf_sgemm_batched_on(rf_pool *pool, rf_gemm_lib lib, bool ta, bool tb, int m
                          const float *A, int64_t a_step, const float *B, int64_t b_step, float beta, float *C,
                          int64_t c_step);
 
+/* The same three with each operand f32 or, where a16 (b16) says so, bf16
+ * (uint16_t, an activation kept in bf16: core/bf16_storage.h); lda, ldb and
+ * the steps count elements either way (rf_gemm1_mixed). */
+void rf_sgemm_mixed(rf_pool *pool, bool ta, bool tb, int m, int n, int k, float alpha, const void *A, bool a16,
+                    int lda, const void *B, bool b16, int ldb, float beta, float *C, int ldc);
+void rf_sgemm_mixed_on(rf_pool *pool, rf_gemm_lib lib, bool ta, bool tb, int m, int n, int k, float alpha,
+                       const void *A, bool a16, int lda, const void *B, bool b16, int ldb, float beta, float *C,
+                       int ldc);
+void rf_sgemm_batched_mixed_on(rf_pool *pool, rf_gemm_lib lib, bool ta, bool tb, int m, int n, int k, int batch,
+                               const void *A, bool a16, int64_t a_step, const void *B, bool b16, int64_t b_step,
+                               float beta, float *C, int64_t c_step);
+
 #endif

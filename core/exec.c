@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "alloc.h"
+#include "bf16_storage.h"
 #include "gemm.h"
 #include "graph_private.h"
 #include "params.h"
@@ -281,8 +282,7 @@ static int list_buffers(rf_graph *g, rf_id loss, const bool *on_backward, const 
                 death = bwd;
             if (g->keep[i])
                 death = end;
-            buf[nb++] = (rf_plan_buffer){i, 0, node->op == RF_OP_INPUT ? 0 : fwd, death,
-                                 (size_t)rf_shape_numel(node->shape), 0};
+            buf[nb++] = (rf_plan_buffer){i, 0, node->op == RF_OP_INPUT ? 0 : fwd, death, rf_value_floats(node), 0};
         }
         size_t aux = aux_floats(g, node);
         if (aux > 0)
@@ -350,6 +350,7 @@ static bool plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, 
         return rf_fail(st, "the loss node %d is inside a recomputed region", loss);
     }
     mark_backward(g, loss, g->on_backward, g->first_writer);
+    rf_graph_bf16_storage(g, loss);
     int nb = list_buffers(g, loss, g->on_backward, g->first_writer, buf);
 
     rf_graph_plan_info info = {0};
@@ -573,11 +574,11 @@ static void set_rows(rf_graph *g, rf_node *n, int64_t rows)
     }
 }
 
-/* Zero rows [from, batch) of a [batch, ...] buffer. */
-static void zero_rows(float *p, rf_shape s, int64_t from)
+/* Zero rows [from, batch) of a [batch, ...] buffer of `size`-byte elements. */
+static void zero_rows(void *p, size_t size, rf_shape s, int64_t from)
 {
     int64_t width = rf_shape_numel(s) / s.dim[0];
-    memset(p + from * width, 0, (size_t)((s.dim[0] - from) * width) * sizeof(float));
+    memset((char *)p + (size_t)(from * width) * size, 0, (size_t)((s.dim[0] - from) * width) * size);
 }
 
 /* A scoped node's forward on its active rows, the others zero. */
@@ -594,7 +595,7 @@ static void forward_rows(rf_graph *g, rf_exec *x, rf_node *node)
         run_kernel(g, x, node, false);
         set_rows(g, node, batch);
     }
-    zero_rows(node->value, node->shape, rows);
+    zero_rows(node->value, node->dtype == RF_BF16 ? sizeof(uint16_t) : sizeof(float), node->shape, rows);
 }
 
 /* Its backward: nothing from rows >= the forward's active rows; an input
@@ -614,7 +615,7 @@ static void backward_rows(rf_graph *g, rf_exec *x, rf_node *node)
     for (int k = 0; k < node->n_in; k++) {
         rf_node *in = &g->nodes[node->in[k]];
         if (x->fresh[k] && in->grad != NULL)
-            zero_rows(in->grad, in->shape, rows);
+            zero_rows(in->grad, sizeof(float), in->shape, rows);
     }
 }
 

@@ -30,13 +30,23 @@ const char *rf_gemm_lib_name(rf_gemm_lib lib)
     return lib == RF_GEMM_BF16 ? "onednn-bf16" : lib == RF_GEMM_ONEDNN ? "onednn" : "openblas";
 }
 
-void rf_gemm1(rf_gemm_lib lib, bool ta, bool tb, int m, int n, int k, float alpha, const float *A, int lda,
-              const float *B, int ldb, float beta, float *C, int ldc)
+/* A bf16 operand's stored block (rows x cols, ld apart) widened to packed
+ * f32 for the f32 libraries; NULL when out of memory. */
+static float *widened(const void *x, int rows, int cols, int ld)
+{
+    float *y = malloc((size_t)rows * cols * sizeof *y + 1);
+    for (int r = 0; y != NULL && r < rows; r++)
+        rf_bf16_widen((const uint16_t *)x + (size_t)r * ld, y + (size_t)r * cols, (size_t)cols);
+    return y;
+}
+
+void rf_gemm1_mixed(rf_gemm_lib lib, bool ta, bool tb, int m, int n, int k, float alpha, const void *A, bool a16,
+                    int lda, const void *B, bool b16, int ldb, float beta, float *C, int ldc)
 {
     /* oneDNN leaves C unscaled by beta when k = 0, and refuses leading
      * dimensions that BLAS accepts for empty matrices (lda = 0 when m = 0):
      * those products run on OpenBLAS */
-    if (lib != RF_GEMM_OPENBLAS && k > 0) {
+    if (lib != RF_GEMM_OPENBLAS && k > 0 && (lib == RF_GEMM_BF16 || (!a16 && !b16))) {
         /* one OpenMP thread per calling thread: the engine's pool is the parallelism */
         static _Thread_local bool single;
         if (!single) {
@@ -51,7 +61,7 @@ void rf_gemm1(rf_gemm_lib lib, bool ta, bool tb, int m, int n, int k, float alph
         sigfillset(&all);
         pthread_sigmask(SIG_BLOCK, &all, &old);
         bool done = (lib == RF_GEMM_BF16 && m > 0 && n > 0 &&
-                     rf_gemm_bf16(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)) ||
+                     rf_gemm_bf16(ta, tb, m, n, k, alpha, A, a16, lda, B, b16, ldb, beta, C, ldc)) ||
                     (lib == RF_GEMM_ONEDNN &&
                      dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, A, lda, B, ldb, beta, C, ldc) ==
                          dnnl_success);
@@ -59,8 +69,25 @@ void rf_gemm1(rf_gemm_lib lib, bool ta, bool tb, int m, int n, int k, float alph
         if (done)
             return;
     }
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, A,
-                lda, B, ldb, beta, C, ldc);
+    /* an f32 library given a bf16 operand (a graph prepared in bf16 run
+     * after the precision went back to f32, or a product oneDNN refused)
+     * reads it widened */
+    float *wa = a16 ? (ta ? widened(A, k, m, lda) : widened(A, m, k, lda)) : NULL;
+    float *wb = b16 ? (tb ? widened(B, n, k, ldb) : widened(B, k, n, ldb)) : NULL;
+    if ((a16 && wa == NULL) || (b16 && wb == NULL)) {
+        fprintf(stderr, "rangefinder: out of memory widening a bf16 operand\n");
+        abort();
+    }
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha,
+                a16 ? wa : A, a16 ? (ta ? m : k) : lda, b16 ? wb : B, b16 ? (tb ? k : n) : ldb, beta, C, ldc);
+    free(wa);
+    free(wb);
+}
+
+void rf_gemm1(rf_gemm_lib lib, bool ta, bool tb, int m, int n, int k, float alpha, const float *A, int lda,
+              const float *B, int ldb, float beta, float *C, int ldc)
+{
+    rf_gemm1_mixed(lib, ta, tb, m, n, k, alpha, A, false, lda, B, false, ldb, beta, C, ldc);
 }
 
 static bool same_shape(const rf_gemm_shape *a, const rf_gemm_shape *b)

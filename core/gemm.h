@@ -45,6 +45,12 @@ const char *rf_gemm_lib_name(rf_gemm_lib lib);      /* "openblas", "onednn", "on
  * alone, with `lib` (cblas_sgemm's arguments, transposes as flags). */
 void rf_gemm1(rf_gemm_lib lib, bool ta, bool tb, int m, int n, int k, float alpha, const float *A, int lda,
               const float *B, int ldb, float beta, float *C, int ldc);
+/* The same with each operand f32 or, where a16 (b16) says so, bf16
+ * (uint16_t: an activation kept in bf16, core/bf16_storage.h); ld and
+ * offsets count elements either way. RF_GEMM_BF16 reads a bf16 operand as
+ * it is; the f32 libraries read it widened (exactly). */
+void rf_gemm1_mixed(rf_gemm_lib lib, bool ta, bool tb, int m, int n, int k, float alpha, const void *A, bool a16,
+                    int lda, const void *B, bool b16, int ldb, float beta, float *C, int ldc);
 
 /* A product as the engine runs it: op(A) [m, k] x op(B) [k, n], `batch`
  * independent ones side by side (1: one product cut across the pool by

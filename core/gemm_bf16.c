@@ -34,15 +34,32 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void rf_bf16_rou
     }
 }
 
-/* rows x cols floats, `ld` apart, into a packed rows x cols bf16 block. */
-static void round_block(const float *x, int rows, int cols, int ld, uint16_t *y)
+void rf_bf16_widen(const uint16_t *x, float *y, size_t n)
 {
-    if (ld == cols) {
-        rf_bf16_round(x, y, (size_t)rows * cols);
-        return;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits = (uint32_t)x[i] << 16;
+        memcpy(&y[i], &bits, sizeof bits);
     }
-    for (int r = 0; r < rows; r++)
-        rf_bf16_round(x + (size_t)r * ld, y + (size_t)r * cols, (size_t)cols);
+}
+
+/* rows x cols elements, `ld` apart, as a packed rows x cols bf16 block:
+ * f32 ones rounded into y; bf16 ones read in place when already packed,
+ * else copied into y. */
+static const uint16_t *pack_block(const void *x, bool half, int rows, int cols, int ld, uint16_t *y)
+{
+    if (half && ld == cols)
+        return x;
+    if (!half && ld == cols) {
+        rf_bf16_round(x, y, (size_t)rows * cols);
+        return y;
+    }
+    for (int r = 0; r < rows; r++) {
+        if (half)
+            memcpy(y + (size_t)r * cols, (const uint16_t *)x + (size_t)r * ld, (size_t)cols * sizeof *y);
+        else
+            rf_bf16_round((const float *)x + (size_t)r * ld, y + (size_t)r * cols, (size_t)cols);
+    }
+    return y;
 }
 
 /* ---- one calling thread's oneDNN state ---- */
@@ -192,8 +209,8 @@ static prepared *lookup(thread_state *s, bool ta, bool tb, int m, int n, int k, 
     return p;
 }
 
-bool rf_gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const float *A, int lda, const float *B,
-                  int ldb, float beta, float *C, int ldc)
+bool rf_gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const void *A, bool a16, int lda,
+                  const void *B, bool b16, int ldb, float beta, float *C, int ldc)
 {
     thread_state *s = this_thread();
     if (s == NULL)
@@ -211,16 +228,11 @@ bool rf_gemm_bf16(bool ta, bool tb, int m, int n, int k, float alpha, const floa
         return false;
     uint16_t *a = s->scratch, *b = s->scratch + (size_t)m * k;
     /* each operand is packed as it is stored; the descriptors say which way it is read */
-    if (ta)
-        round_block(A, k, m, lda, a);
-    else
-        round_block(A, m, k, lda, a);
-    if (tb)
-        round_block(B, n, k, ldb, b);
-    else
-        round_block(B, k, n, ldb, b);
-    dnnl_memory_set_data_handle(p->a, a);
-    dnnl_memory_set_data_handle(p->b, b);
+    const uint16_t *pa = ta ? pack_block(A, a16, k, m, lda, a) : pack_block(A, a16, m, k, lda, a);
+    const uint16_t *pb = tb ? pack_block(B, b16, n, k, ldb, b) : pack_block(B, b16, k, n, ldb, b);
+    /* oneDNN only reads its sources */
+    dnnl_memory_set_data_handle(p->a, (void *)(uintptr_t)pa);
+    dnnl_memory_set_data_handle(p->b, (void *)(uintptr_t)pb);
     dnnl_memory_set_data_handle(p->c, C);
     dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, p->a}, {DNNL_ARG_WEIGHTS, p->b}, {DNNL_ARG_DST, p->c}};
     return dnnl_primitive_execute(p->prim, s->stream, 3, args) == dnnl_success &&

@@ -1,6 +1,7 @@
 /* Graph storage and the leaf constructors. Op constructors live in core/ops/. */
 #include "graph.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,7 +76,11 @@ const rf_node *rf_graph_cnode(const rf_graph *g, rf_id id)
     return (id >= 0 && id < g->count) ? &g->nodes[id] : NULL;
 }
 
-float *rf_value(rf_graph *g, rf_id id) { return g->nodes[id].value; }
+float *rf_value(rf_graph *g, rf_id id)
+{
+    assert(g->nodes[id].dtype == RF_F32 && "rf_value reads floats: this node's value is bf16");
+    return g->nodes[id].value;
+}
 float *rf_grad(rf_graph *g, rf_id id) { return g->nodes[id].grad; }
 rf_shape rf_node_shape(const rf_graph *g, rf_id id) { return g->nodes[id].shape; }
 

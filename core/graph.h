@@ -111,6 +111,12 @@ typedef enum rf_init {
                            channels (scale unused) */
 } rf_init;
 
+/* The element type of a node's value buffer. RF_BF16 (uint16_t: the top
+ * half of an f32, rounded to nearest even) only where train.precision =
+ * bf16 lets the CPU keep an activation in bf16 (core/bf16_storage.h);
+ * gradients, aux, inputs and parameters are f32 always. */
+typedef enum rf_dtype { RF_F32, RF_BF16 } rf_dtype;
+
 typedef struct rf_node {
     rf_op op;
     int n_in;
@@ -123,7 +129,8 @@ typedef struct rf_node {
     int param_index;            /* OP_PARAM: slot in the params store, else -1 */
 
     /* Filled by rf_graph_prepare. */
-    float *value;               /* numel floats */
+    float *value;               /* numel floats; numel uint16_t where dtype is RF_BF16 */
+    rf_dtype dtype;             /* set when planned (core/bf16_storage.h) */
     float *grad;                /* numel floats, NULL when !needs_grad */
     float *aux;                 /* aux_floats floats saved from forward for backward */
     size_t aux_floats;
@@ -160,7 +167,9 @@ int rf_graph_size(const rf_graph *g);
 rf_node *rf_graph_node(rf_graph *g, rf_id id);
 const rf_node *rf_graph_cnode(const rf_graph *g, rf_id id);
 rf_params *rf_graph_params(rf_graph *g);
-float *rf_value(rf_graph *g, rf_id id);   /* after prepare */
+/* After prepare; for nodes whose value is f32 (inputs, parameters, kept
+ * nodes such as logits and the loss, named nodes: never kept in bf16). */
+float *rf_value(rf_graph *g, rf_id id);
 float *rf_grad(rf_graph *g, rf_id id);    /* after prepare; NULL if no grad */
 rf_shape rf_node_shape(const rf_graph *g, rf_id id);
 rf_id rf_graph_find(const rf_graph *g, const char *name); /* RF_NONE if absent */

@@ -18,6 +18,7 @@ struct rf_graph {
     int region_count;           /* regions opened so far */
     rf_region_kind *region_kind;   /* per region */
     int originals;              /* nodes before rf_graph_recompute's clones (g->count without them) */
+    bool bf16_storage;          /* rf_graph_set_bf16_storage: values may be kept in bf16 */
 
     /* rf_graph_recompute: the backward pass's steps, in order (set by plan) */
     struct rf_step *steps;

@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf16_storage.h"
 #include "device.h"
 #include "encoders/encoder.h"
 #include "encoders/maelre.h"
+#include "gemm_bf16.h"
 #include "pool.h"
 #include "probe.h"
 #include "recompute.h"
@@ -272,6 +274,9 @@ static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_di
     }
     if (b != NULL)
         rf_graph_set_backend(g, b);
+    /* bf16 products read activations kept in bf16 (core/bf16_storage.h);
+     * a CPU without bf16 evaluates a bf16 run in f32 */
+    rf_graph_set_bf16_storage(g, strcmp(cfg->train.precision, "bf16") == 0 && rf_bf16_supported());
     bool ok = b != NULL;
     /* planned without a loss, the graph has no backward: no gradients,
      * nothing kept for them, activations freed after their last reader */

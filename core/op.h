@@ -89,6 +89,18 @@ typedef struct rf_backend {
      * node's consumers to run backward then overwrites its gradient, which
      * saves zeroing it first (2.2 GB of memset per BLRP step otherwise). */
     unsigned char fresh_grads[RF_OP_COUNT];
+    /* bf16 storage (core/bf16_storage.h), per op. bf16_writes: its forward
+     * kernel can write its value in bf16 (computed in f32, rounded to
+     * nearest even as rf_bf16_round); such an op's backward never reads
+     * its own value. bf16_reads: the inputs (bit k: input k) its forward
+     * and backward kernels can read in bf16 wherever they read that
+     * input's value. bf16_moves: ops that only move elements (reshape,
+     * permute), which read a bf16 input only into a bf16 value, so the
+     * copy stays exact. A backend that leaves them zero keeps every value
+     * in f32. */
+    bool bf16_writes[RF_OP_COUNT];
+    unsigned char bf16_reads[RF_OP_COUNT];
+    bool bf16_moves[RF_OP_COUNT];
     /* A device backend's memory and per-step services; the CPU backend
      * leaves them all NULL (rf_alloc, memset and core/optim.c's loops).
      * Device memory must be addressable by the host too (CUDA managed
@@ -168,6 +180,12 @@ extern const rf_backend rf_cpu_backend;
  * (the hook copies each node's before the next node runs), grown to the
  * largest request and freed with the graph. NULL if it cannot be had. */
 float *rf_graph_probe_space(rf_graph *g, size_t floats);
+
+/* A bf16 node's value (dtype RF_BF16) as what it holds. */
+static inline uint16_t *rf_value16(const rf_node *n)
+{
+    return (uint16_t *)(void *)n->value;
+}
 
 /* Convenience for kernels. */
 static inline rf_node *rf_in(rf_exec *x, const rf_node *n, int k)

@@ -9,7 +9,8 @@
  * the inputs (ops flagged RF_BWD_READS_INPUTS), the output
  * (RF_BWD_READS_OUTPUT) and the saved aux, and writes each input gradient
  * it computes. An embedding reads only the table rows it gathers (as many
- * floats as its output). Caches that keep a tensor between ops make the
+ * floats as its output). A value kept in bf16 (core/bf16_storage.h)
+ * counts 2 bytes an element, everything else 4. Caches that keep a tensor between ops make the
  * real traffic smaller, tiles re-read from memory and gradients added into
  * (not written) make it larger; the count is the floor a kernel cannot
  * beat without fusing ops.

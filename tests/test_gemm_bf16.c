@@ -147,7 +147,8 @@ static void test_products(void)
         float *C = malloc((size_t)c->m * c->n * sizeof *C);
         for (size_t j = 0; j < (size_t)c->m * c->n; j++)
             C[j] = c->beta == 0.0f ? NAN : C0[j];   /* beta = 0: C is not read */
-        bool ran = rf_gemm_bf16(c->ta, c->tb, c->m, c->n, c->k, c->alpha, A, lda, B, ldb, c->beta, C, c->n);
+        bool ran =
+            rf_gemm_bf16(c->ta, c->tb, c->m, c->n, c->k, c->alpha, A, false, lda, B, false, ldb, c->beta, C, c->n);
         double near = worst(c, A, B, C0, C, true), far = worst(c, A, B, C0, C, false);
         tap_ok(ran && near <= 1.0, "bf16 %c%c %d x %d x %d (lda +%d, alpha %g, beta %g) is the rounded operands' "
                "product: worst error %.3g of the f32 bound", c->ta ? 'T' : 'N', c->tb ? 'T' : 'N', c->m, c->n, c->k,

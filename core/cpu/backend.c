@@ -77,6 +77,12 @@ const rf_backend rf_cpu_backend = {
     .products = products,
     .fresh_grads = {[RF_OP_LINEAR] = 1, [RF_OP_ADD] = 3, [RF_OP_SUB] = 3, [RF_OP_UNARY] = 1, [RF_OP_RESHAPE] = 1,
                     [RF_OP_PERMUTE] = 1, [RF_OP_CONCAT] = 15},
+    /* the first slice of bf16 storage: the products read their operands
+     * (linear's x, matmul's a and b) in bf16, and what feeds them writes it */
+    .bf16_writes = {[RF_OP_LAYERNORM] = true, [RF_OP_UNARY] = true, [RF_OP_GLU] = true, [RF_OP_DROPOUT] = true,
+                    [RF_OP_RESHAPE] = true, [RF_OP_PERMUTE] = true},
+    .bf16_reads = {[RF_OP_LINEAR] = 1, [RF_OP_MATMUL] = 3, [RF_OP_RESHAPE] = 1, [RF_OP_PERMUTE] = 1},
+    .bf16_moves = {[RF_OP_RESHAPE] = true, [RF_OP_PERMUTE] = true},
     .forward = {
         [RF_OP_MATMUL] = rf_cpu_matmul_forward,
         [RF_OP_LINEAR] = rf_cpu_linear_forward,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../op.h"
+#include "bf16_out.h"
 #include "vecmath.h"
 
 #define GRAIN 16384        /* floats worth one task */
@@ -377,16 +378,13 @@ typedef struct {
     const float *x, *g;
     float *out;     /* forward: the output; backward: dx */
     bool fresh;     /* backward: dx not written yet, so written, not added to */
+    uint16_t *out16;   /* forward into a bf16 value: the output instead of out */
 } unary_ctx;
 
-static RF_VEC_CLONES void unary_forward_task(void *ctx, int64_t begin, int64_t end, int thread)
+/* out[i] = f(x[i]) for i < n */
+RF_VEC_INLINE void unary_span(int kind, const float *restrict x, float *restrict out, int64_t n)
 {
-    (void)thread;
-    const unary_ctx *c = ctx;
-    const float *restrict x = c->x + begin;
-    float *restrict out = c->out + begin;
-    int64_t n = end - begin;
-    switch (c->kind) {
+    switch (kind) {
     case RF_UNARY_GELU:
         for (int64_t i = 0; i < n; i++)
             out[i] = gelu(x[i]);
@@ -407,6 +405,22 @@ static RF_VEC_CLONES void unary_forward_task(void *ctx, int64_t begin, int64_t e
         for (int64_t i = 0; i < n; i++)
             out[i] = sigmoid_fast(x[i]);
         break;
+    }
+}
+
+static RF_VEC_CLONES void unary_forward_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const unary_ctx *c = ctx;
+    if (c->out16 == NULL) {
+        unary_span(c->kind, c->x + begin, c->out + begin, end - begin);
+        return;
+    }
+    for (int64_t at = begin; at < end; at += RF_BF16_CHUNK) {
+        float chunk[RF_BF16_CHUNK];
+        int64_t len = rf_bf16_chunk(at, end);
+        unary_span(c->kind, c->x + at, chunk, len);
+        rf_bf16_round(chunk, c->out16 + at, (size_t)len);
     }
 }
 
@@ -451,6 +465,7 @@ typedef struct {
     const float *x, *g;
     float *out;        /* forward: the output; backward: dx */
     int64_t half;      /* d: the output's row */
+    uint16_t *out16;   /* forward into a bf16 value: the output instead of out */
 } glu_ctx;
 
 /* rows [begin, end) */
@@ -461,9 +476,19 @@ static RF_VEC_CLONES void glu_forward_task(void *ctx, int64_t begin, int64_t end
     int64_t d = c->half;
     for (int64_t r = begin; r < end; r++) {
         const float *restrict a = c->x + r * 2 * d, *restrict b = a + d;
-        float *restrict out = c->out + r * d;
-        for (int64_t i = 0; i < d; i++)
-            out[i] = a[i] * sigmoid_fast(b[i]);
+        if (c->out16 == NULL) {
+            float *restrict out = c->out + r * d;
+            for (int64_t i = 0; i < d; i++)
+                out[i] = a[i] * sigmoid_fast(b[i]);
+            continue;
+        }
+        for (int64_t at = 0; at < d; at += RF_BF16_CHUNK) {
+            float chunk[RF_BF16_CHUNK];
+            int64_t len = rf_bf16_chunk(at, d);
+            for (int64_t i = 0; i < len; i++)
+                chunk[i] = a[at + i] * sigmoid_fast(b[at + i]);
+            rf_bf16_round(chunk, c->out16 + r * d + at, (size_t)len);
+        }
     }
 }
 
@@ -488,7 +513,7 @@ static RF_VEC_CLONES void glu_backward_task(void *ctx, int64_t begin, int64_t en
 void rf_cpu_glu_forward(rf_exec *x, rf_node *n)
 {
     int64_t d = n->shape.dim[n->shape.ndim - 1], rows = d > 0 ? rf_shape_numel(n->shape) / d : 0;
-    glu_ctx c = {rf_in(x, n, 0)->value, NULL, n->value, d};
+    glu_ctx c = {rf_in(x, n, 0)->value, NULL, n->value, d, n->dtype == RF_BF16 ? rf_value16(n) : NULL};
     rf_pool_run(x->pool, rows, GRAIN / 4 / (d > 0 ? d : 1) + 1, glu_forward_task, &c);
 }
 
@@ -498,14 +523,15 @@ void rf_cpu_glu_backward(rf_exec *x, rf_node *n)
     if (in->grad == NULL)
         return;
     int64_t d = n->shape.dim[n->shape.ndim - 1], rows = d > 0 ? rf_shape_numel(n->shape) / d : 0;
-    glu_ctx c = {in->value, n->grad, in->grad, d};
+    glu_ctx c = {in->value, n->grad, in->grad, d, NULL};
     rf_pool_run(x->pool, rows, GRAIN / 4 / (d > 0 ? d : 1) + 1, glu_backward_task, &c);
 }
 
 /* x [...] -> out [...] = f(x); transcendental, so smaller tasks than plain copies */
 void rf_cpu_unary_forward(rf_exec *x, rf_node *n)
 {
-    unary_ctx c = {(int)n->ia[0], rf_in(x, n, 0)->value, NULL, n->value, false};
+    unary_ctx c = {(int)n->ia[0], rf_in(x, n, 0)->value, NULL, n->value, false,
+                   n->dtype == RF_BF16 ? rf_value16(n) : NULL};
     rf_pool_run(x->pool, rf_shape_numel(n->shape), GRAIN / 4, unary_forward_task, &c);
 }
 
@@ -514,6 +540,6 @@ void rf_cpu_unary_backward(rf_exec *x, rf_node *n)
     rf_node *in = rf_in(x, n, 0);
     if (in->grad == NULL)
         return;
-    unary_ctx c = {(int)n->ia[0], in->value, n->grad, in->grad, x->fresh[0]};
+    unary_ctx c = {(int)n->ia[0], in->value, n->grad, in->grad, x->fresh[0], NULL};
     rf_pool_run(x->pool, rf_shape_numel(n->shape), GRAIN / 4, unary_backward_task, &c);
 }

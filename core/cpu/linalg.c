@@ -21,6 +21,32 @@ static void gemm(rf_pool *pool, bool tx, bool ty, int64_t m, int64_t n, int64_t 
                 (int)n, (int)k, 1.0f, X, (int)(tx ? m : k), Y, (int)(ty ? k : n), beta, C, (int)n);
 }
 
+/* An operand as its node stores it (core/bf16_storage.h): f32, or bf16. */
+typedef struct {
+    const void *p;
+    bool half;
+} operand;
+
+static operand operand_of(const rf_node *n)
+{
+    return (operand){n->value, n->dtype == RF_BF16};
+}
+
+/* Element i of an operand, as an operand. */
+static operand operand_at(operand o, int64_t i)
+{
+    return (operand){o.half ? (const void *)((const uint16_t *)o.p + i) : (const void *)((const float *)o.p + i),
+                     o.half};
+}
+
+/* gemm() on operands of either type. */
+static void gemm_mixed(rf_pool *pool, bool tx, bool ty, int64_t m, int64_t n, int64_t k, operand X, operand Y,
+                       float beta, float *C)
+{
+    rf_sgemm_mixed(pool, tx, ty, (int)m, (int)n, (int)k, 1.0f, X.p, X.half, (int)(tx ? m : k), Y.p, Y.half,
+                   (int)(ty ? k : n), beta, C, (int)n);
+}
+
 /* A matmul as `groups` independent products of `rows` x N outputs. With a
  * shared 2-D b and an untransposed a, all batches stack into one product of
  * batch*M rows (groups = 1); otherwise one product per batch. */
@@ -63,10 +89,11 @@ static bool by_groups(const mm_plan *p)
 
 /* One group's product on the calling thread (from a pool task): the
  * argument order of gemm(). */
-static void gemm1(rf_gemm_lib lib, bool tx, bool ty, int64_t m, int64_t n, int64_t k, const float *X, const float *Y,
+static void gemm1(rf_gemm_lib lib, bool tx, bool ty, int64_t m, int64_t n, int64_t k, operand X, operand Y,
                   float beta, float *C)
 {
-    rf_gemm1(lib, tx, ty, (int)m, (int)n, (int)k, 1.0f, X, (int)(tx ? m : k), Y, (int)(ty ? k : n), beta, C, (int)n);
+    rf_gemm1_mixed(lib, tx, ty, (int)m, (int)n, (int)k, 1.0f, X.p, X.half, (int)(tx ? m : k), Y.p, Y.half,
+                   (int)(ty ? k : n), beta, C, (int)n);
 }
 
 /* The groups' products of the backward: d op(A) and, b not shared, d op(B)
@@ -85,7 +112,8 @@ static rf_gemm_shape mm_db_shape(const mm_plan *p)
 
 typedef struct {
     mm_plan p;
-    const float *A, *B, *G;
+    operand A, B;
+    const float *G;
     float *dA, *dB;          /* either NULL */
     rf_gemm_lib lib_da, lib_db;
 } mm_ctx;
@@ -98,7 +126,8 @@ static void mm_bwd_groups(void *ctx, int64_t begin, int64_t end, int thread)
     const mm_plan *p = &c->p;
     int64_t a_step = p->rows * p->k, g_step = p->rows * p->n;
     for (int64_t i = begin; i < end; i++) {
-        const float *Ai = c->A + i * a_step, *Bi = c->B + i * p->b_step, *Gi = c->G + i * g_step;
+        operand Ai = operand_at(c->A, i * a_step), Bi = operand_at(c->B, i * p->b_step);
+        operand Gi = {c->G + i * g_step, false};
         if (c->dA != NULL) {
             if (p->ta)
                 gemm1(c->lib_da, p->tb, true, p->k, p->rows, p->n, Bi, Gi, 1.0f, c->dA + i * a_step);
@@ -118,17 +147,17 @@ static void mm_bwd_groups(void *ctx, int64_t begin, int64_t end, int thread)
 void rf_cpu_matmul_forward(rf_exec *x, rf_node *n)
 {
     mm_plan p = mm_plan_of(x->g, n);
-    const float *A = rf_in(x, n, 0)->value, *B = rf_in(x, n, 1)->value;
+    operand A = operand_of(rf_in(x, n, 0)), B = operand_of(rf_in(x, n, 1));
     if (by_groups(&p)) {
         rf_gemm_shape s = {p.ta, p.tb, (int)p.rows, (int)p.n, (int)p.k, (int)p.groups};
-        rf_sgemm_batched_on(x->pool, rf_gemm_choice(&s), p.ta, p.tb, (int)p.rows,
-                            (int)p.n, (int)p.k, (int)p.groups, A, p.rows * p.k, B, p.b_step, 0.0f, n->value,
-                            p.rows * p.n);
+        rf_sgemm_batched_mixed_on(x->pool, rf_gemm_choice(&s), p.ta, p.tb, (int)p.rows, (int)p.n, (int)p.k,
+                                  (int)p.groups, A.p, A.half, p.rows * p.k, B.p, B.half, p.b_step, 0.0f, n->value,
+                                  p.rows * p.n);
         return;
     }
     for (int64_t i = 0; i < p.groups; i++)
-        gemm(x->pool, p.ta, p.tb, p.rows, p.n, p.k, A + i * p.rows * p.k, B + i * p.b_step, 0.0f,
-             n->value + i * p.rows * p.n);
+        gemm_mixed(x->pool, p.ta, p.tb, p.rows, p.n, p.k, operand_at(A, i * p.rows * p.k), operand_at(B, i * p.b_step),
+                   0.0f, n->value + i * p.rows * p.n);
 }
 
 /* C = op(A) op(B), G = dC:  d op(A) = G op(B)^T,  d op(B) = op(A)^T G.
@@ -137,7 +166,8 @@ void rf_cpu_matmul_backward(rf_exec *x, rf_node *n)
 {
     mm_plan p = mm_plan_of(x->g, n);
     rf_node *an = rf_in(x, n, 0), *bn = rf_in(x, n, 1);
-    const float *A = an->value, *B = bn->value, *G = n->grad;
+    operand A = operand_of(an), B = operand_of(bn);
+    const float *G = n->grad;
     int64_t a_step = p.rows * p.k, g_step = p.rows * p.n;
     bool groups = by_groups(&p);
     if (groups) {
@@ -152,21 +182,21 @@ void rf_cpu_matmul_backward(rf_exec *x, rf_node *n)
             rf_pool_run(x->pool, p.groups, 1, mm_bwd_groups, &c);
     }
     for (int64_t i = 0; i < p.groups && an->grad != NULL && !groups; i++) {
-        const float *Bi = B + i * p.b_step, *Gi = G + i * g_step;
+        operand Bi = operand_at(B, i * p.b_step), Gi = {G + i * g_step, false};
         float *dA = an->grad + i * a_step;
         if (p.ta)
-            gemm(x->pool, p.tb, true, p.k, p.rows, p.n, Bi, Gi, 1.0f, dA);
+            gemm_mixed(x->pool, p.tb, true, p.k, p.rows, p.n, Bi, Gi, 1.0f, dA);
         else
-            gemm(x->pool, false, !p.tb, p.rows, p.k, p.n, Gi, Bi, 1.0f, dA);
+            gemm_mixed(x->pool, false, !p.tb, p.rows, p.k, p.n, Gi, Bi, 1.0f, dA);
     }
     /* a shared b sums its gradient over the groups in group order */
     for (int64_t i = 0; i < p.groups && bn->grad != NULL && (!groups || p.b_step == 0); i++) {
-        const float *Ai = A + i * a_step, *Gi = G + i * g_step;
+        operand Ai = operand_at(A, i * a_step), Gi = {G + i * g_step, false};
         float *dB = bn->grad + i * p.b_step;
         if (p.tb)
-            gemm(x->pool, true, p.ta, p.n, p.k, p.rows, Gi, Ai, 1.0f, dB);
+            gemm_mixed(x->pool, true, p.ta, p.n, p.k, p.rows, Gi, Ai, 1.0f, dB);
         else
-            gemm(x->pool, !p.ta, false, p.k, p.n, p.rows, Ai, Gi, 1.0f, dB);
+            gemm_mixed(x->pool, !p.ta, false, p.k, p.n, p.rows, Ai, Gi, 1.0f, dB);
     }
 }
 
@@ -199,7 +229,7 @@ void rf_cpu_linear_forward(rf_exec *x, rf_node *n)
         rf_pool_run(x->pool, rows, 65536 / cols + 1, bias_fill_task, &c);
         beta = 1.0f;
     }
-    gemm(x->pool, false, false, rows, cols, k, xn->value, wn->value, beta, n->value);
+    gemm_mixed(x->pool, false, false, rows, cols, k, operand_of(xn), operand_of(wn), beta, n->value);
 }
 
 /* Columns per bias-gradient item: one AVX-512 vector of float. */
@@ -251,7 +281,8 @@ static RF_VEC_CLONES void colsum_task(void *ctx, int64_t begin, int64_t end, int
 #define CHUNK_MAX_WEIGHT RF_LINEAR_CHUNK_MAX_WEIGHT
 
 typedef struct {
-    const float *x, *g, *w;
+    operand x;               /* f32 or bf16 */
+    const float *g, *w;
     float *dx, *dw, *dbias;
     float *part;             /* [chunks][k * n + n]: partial dW, then partial dbias */
     float dx_beta;           /* 0 to write dx (fresh), 1 to add to it */
@@ -289,7 +320,7 @@ static RF_VEC_CLONES void lin_bwd_chunk_task(void *ctx, int64_t begin, int64_t e
         if (c->dx != NULL)
             rf_gemm1(c->lib_dx, false, true, m, k, n, 1.0f, g, n, c->w, n, c->dx_beta, c->dx + lo * c->k, k);
         if (c->dw != NULL)
-            rf_gemm1(c->lib_dw, true, false, k, n, m, 1.0f, c->x + lo * c->k, k, g, n, 0.0f, part, n);
+            gemm1(c->lib_dw, true, false, k, n, m, operand_at(c->x, lo * c->k), (operand){g, false}, 0.0f, part);
         if (c->dbias != NULL) {
             /* column sums of the chunk, in double, COL_BLOCK columns at a time */
             float *pb = part + c->k * c->n;
@@ -330,7 +361,7 @@ static void lin_bwd_sum_task(void *ctx, int64_t begin, int64_t end, int thread)
 }
 
 /* The chunked backward; false (nothing done) when it does not apply. */
-static bool linear_backward_chunked(rf_exec *x, const float *xv, const float *w, const float *g, float *dx,
+static bool linear_backward_chunked(rf_exec *x, operand xv, const float *w, const float *g, float *dx,
                                     float *dw, float *dbias, int64_t rows, int64_t k, int64_t n)
 {
     if (!chunked(dw != NULL, dbias != NULL, rows, k, n))
@@ -356,12 +387,12 @@ void rf_cpu_linear_backward(rf_exec *x, rf_node *n)
     int64_t k = wn->shape.dim[0], cols = wn->shape.dim[1];
     int64_t rows = rf_shape_numel(xn->shape) / k;
     float *dbias = n->n_in == 3 ? rf_in(x, n, 2)->grad : NULL;
-    if (linear_backward_chunked(x, xn->value, wn->value, n->grad, xn->grad, wn->grad, dbias, rows, k, cols))
+    if (linear_backward_chunked(x, operand_of(xn), wn->value, n->grad, xn->grad, wn->grad, dbias, rows, k, cols))
         return;
     if (xn->grad != NULL)
         gemm(x->pool, false, true, rows, k, cols, n->grad, wn->value, x->fresh[0] ? 0.0f : 1.0f, xn->grad);
     if (wn->grad != NULL)
-        gemm(x->pool, true, false, k, cols, rows, xn->value, n->grad, 1.0f, wn->grad);
+        gemm_mixed(x->pool, true, false, k, cols, rows, operand_of(xn), (operand){n->grad, false}, 1.0f, wn->grad);
     if (dbias != NULL) {
         colsum_ctx c = {dbias, n->grad, rows, cols};
         int64_t blocks = (cols + COL_BLOCK - 1) / COL_BLOCK;

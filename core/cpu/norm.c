@@ -3,11 +3,13 @@
 #include <stdlib.h>
 
 #include "../op.h"
+#include "bf16_out.h"
 #include "vecmath.h"
 
 typedef struct {
     const float *x, *gamma, *beta, *dy;
     float *y, *dx, *dgamma, *dbeta;
+    uint16_t *y16;               /* forward into a bf16 value: the output instead of y */
     float *mean, *rstd;          /* aux: [R] each */
     int64_t R, D;                /* rows, row length */
     float eps;
@@ -17,6 +19,7 @@ static ln_ctx make_ctx(rf_exec *x, rf_node *n)
 {
     rf_node *in = rf_in(x, n, 0);
     ln_ctx c = {.x = in->value, .dx = in->grad, .y = n->value, .dy = n->grad, .eps = n->fa[0]};
+    c.y16 = n->dtype == RF_BF16 ? rf_value16(n) : NULL;
     c.D = n->shape.dim[n->shape.ndim - 1];
     c.R = rf_shape_numel(n->shape) / c.D;
     c.mean = n->aux;
@@ -41,6 +44,24 @@ static int64_t grain_for(int64_t work_per_item)
     return g > 0 ? g : 1;
 }
 
+/* y = (x - m) s gamma + beta over n elements (gamma, beta may be NULL) */
+RF_VEC_INLINE void ln_normalise(const float *restrict xr, const float *restrict gamma, const float *restrict beta,
+                                float m, float s, float *restrict y, int64_t n)
+{
+    if (gamma != NULL && beta != NULL)
+        for (int64_t j = 0; j < n; j++)
+            y[j] = (xr[j] - m) * s * gamma[j] + beta[j];
+    else if (gamma != NULL)
+        for (int64_t j = 0; j < n; j++)
+            y[j] = (xr[j] - m) * s * gamma[j];
+    else if (beta != NULL)
+        for (int64_t j = 0; j < n; j++)
+            y[j] = (xr[j] - m) * s + beta[j];
+    else
+        for (int64_t j = 0; j < n; j++)
+            y[j] = (xr[j] - m) * s;
+}
+
 /* Row sums in 16 fixed lanes (vecmath.h) so the row loops vectorise; the
  * task functions are compiled for AVX-512 / AVX2 / baseline. */
 static RF_VEC_CLONES void ln_fwd_task(void *ctx, int64_t begin, int64_t end, int thread)
@@ -51,7 +72,6 @@ static RF_VEC_CLONES void ln_fwd_task(void *ctx, int64_t begin, int64_t end, int
     const float *restrict gamma = c->gamma, *restrict beta = c->beta;
     for (int64_t r = begin; r < end; r++) {
         const float *restrict xr = c->x + r * D;
-        float *restrict y = c->y + r * D;
         float m = rf_vsum(xr, D) / (float)D;
         /* two passes: no cancellation in the variance */
         float lanes[16] = {0};
@@ -70,18 +90,18 @@ static RF_VEC_CLONES void ln_fwd_task(void *ctx, int64_t begin, int64_t end, int
             v += lanes[l];
         v /= (float)D;
         float s = 1.0f / sqrtf(v + c->eps);
-        if (gamma != NULL && beta != NULL)
-            for (j = 0; j < D; j++)
-                y[j] = (xr[j] - m) * s * gamma[j] + beta[j];
-        else if (gamma != NULL)
-            for (j = 0; j < D; j++)
-                y[j] = (xr[j] - m) * s * gamma[j];
-        else if (beta != NULL)
-            for (j = 0; j < D; j++)
-                y[j] = (xr[j] - m) * s + beta[j];
-        else
-            for (j = 0; j < D; j++)
-                y[j] = (xr[j] - m) * s;
+        if (c->y16 == NULL) {
+            ln_normalise(xr, gamma, beta, m, s, c->y + r * D, D);
+        } else {
+            /* f32 inside, rounded on the way out */
+            for (int64_t at = 0; at < D; at += RF_BF16_CHUNK) {
+                float chunk[RF_BF16_CHUNK];
+                int64_t len = rf_bf16_chunk(at, D);
+                ln_normalise(xr + at, gamma != NULL ? gamma + at : NULL, beta != NULL ? beta + at : NULL, m, s,
+                             chunk, len);
+                rf_bf16_round(chunk, c->y16 + r * D + at, (size_t)len);
+            }
+        }
         c->mean[r] = m;
         c->rstd[r] = s;
     }

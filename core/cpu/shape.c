@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../op.h"
+#include "bf16_out.h"
 
 #define GRAIN 16384   /* floats worth one task */
 
@@ -75,13 +76,39 @@ static int64_t inner_of(rf_shape s, int axis)
     return n;
 }
 
+/* ---- into a bf16 value (core/bf16_storage.h) ---- */
+
+/* Elements [begin, end) of a bf16 value: copied from a bf16 source, rounded
+ * from an f32 one. */
+typedef struct {
+    const float *src;
+    const uint16_t *src16;   /* the source when it is bf16 */
+    uint16_t *dst;
+} store16_ctx;
+
+static void store16_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const store16_ctx *c = ctx;
+    if (c->src16 != NULL)
+        memcpy(c->dst + begin, c->src16 + begin, (size_t)(end - begin) * sizeof *c->dst);
+    else
+        rf_bf16_round(c->src + begin, c->dst + begin, (size_t)(end - begin));
+}
+
 /* ---- reshape ---- */
 
 /* x [...] -> out [new shape], same elements in the same order */
 void rf_cpu_reshape_forward(rf_exec *x, rf_node *n)
 {
+    rf_node *in = rf_in(x, n, 0);
     int64_t numel = rf_shape_numel(n->shape);
-    copy_rows(x, n->value, numel, rf_in(x, n, 0)->value, numel, 1, numel, false);
+    if (n->dtype == RF_BF16) {
+        store16_ctx c = {in->value, in->dtype == RF_BF16 ? rf_value16(in) : NULL, rf_value16(n)};
+        rf_pool_run(x->pool, numel, GRAIN, store16_task, &c);
+        return;
+    }
+    copy_rows(x, n->value, numel, in->value, numel, 1, numel, false);
 }
 
 void rf_cpu_reshape_backward(rf_exec *x, rf_node *n)
@@ -226,10 +253,10 @@ static void transpose_task(void *ctx, int64_t begin, int64_t end, int thread)
     }
 }
 
-/* Gather dst [dims of dst_shape] from src [src_shape] where destination axis
- * i is source axis from[i]. */
-static void gather_run(rf_exec *x, float *dst, rf_shape dst_shape, const float *src, rf_shape src_shape,
-                       const int *from, bool acc)
+/* The gather of dst [dims of dst_shape] from src [src_shape] where
+ * destination axis i is source axis from[i]. */
+static gather_ctx gather_of(float *dst, rf_shape dst_shape, const float *src, rf_shape src_shape, const int *from,
+                            bool acc)
 {
     int nd = dst_shape.ndim, pad = RF_MAX_DIMS - nd;
     int64_t src_stride[RF_MAX_DIMS], s = 1;
@@ -242,6 +269,49 @@ static void gather_run(rf_exec *x, float *dst, rf_shape dst_shape, const float *
         c.dim[pad + i] = dst_shape.dim[i];
         c.stride[pad + i] = src_stride[from[i]];
     }
+    return c;
+}
+
+/* The gather into a bf16 value: of 16-bit elements from a bf16 source, or
+ * of floats rounded from an f32 one, RF_BF16_CHUNK at a time. */
+typedef struct {
+    gather_ctx g;             /* its src and dst unused */
+    const float *src;
+    const uint16_t *src16;    /* the source when it is bf16 */
+    uint16_t *dst;
+} gather16_ctx;
+
+static void gather16_task(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const gather16_ctx *c = ctx;
+    const int64_t *dim = c->g.dim, *stride = c->g.stride;
+    for (int64_t p = begin; p < end;) {
+        int64_t r = p / dim[3], j = p % dim[3], off = j * stride[3];
+        for (int d = 2; d >= 0; d--) {
+            off += r % dim[d] * stride[d];
+            r /= dim[d];
+        }
+        int64_t len = rf_bf16_chunk(p, end);
+        if (len > dim[3] - j)
+            len = dim[3] - j;
+        if (c->src16 != NULL) {
+            for (int64_t i = 0; i < len; i++)
+                c->dst[p + i] = c->src16[off + i * stride[3]];
+        } else {
+            float chunk[RF_BF16_CHUNK];
+            for (int64_t i = 0; i < len; i++)
+                chunk[i] = c->src[off + i * stride[3]];
+            rf_bf16_round(chunk, c->dst + p, (size_t)len);
+        }
+        p += len;
+    }
+}
+
+static void gather_run(rf_exec *x, float *dst, rf_shape dst_shape, const float *src, rf_shape src_shape,
+                       const int *from, bool acc)
+{
+    gather_ctx c = gather_of(dst, dst_shape, src, src_shape, from, acc);
     if (c.stride[3] != 1 && c.stride[2] == 1 && c.dim[2] >= TILE && c.dim[3] >= TILE) {
         int64_t items = c.dim[0] * c.dim[1] * ((c.dim[2] + TILE - 1) / TILE);
         rf_pool_run(x->pool, items, GRAIN / (TILE * c.dim[3]) + 1, transpose_task, &c);
@@ -257,6 +327,12 @@ void rf_cpu_permute_forward(rf_exec *x, rf_node *n)
     int perm[RF_MAX_DIMS];
     for (int i = 0; i < n->shape.ndim; i++)
         perm[i] = (int)n->ia[i];
+    if (n->dtype == RF_BF16) {
+        gather16_ctx c = {gather_of(NULL, n->shape, NULL, in->shape, perm, false), in->value,
+                          in->dtype == RF_BF16 ? rf_value16(in) : NULL, rf_value16(n)};
+        rf_pool_run(x->pool, rf_shape_numel(n->shape), GRAIN, gather16_task, &c);
+        return;
+    }
     gather_run(x, n->value, n->shape, in->value, in->shape, perm, false);
 }
 
