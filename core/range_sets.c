@@ -41,7 +41,7 @@ static void block_free(rf_range_sets *sets, uint32_t at, unsigned c)
 bool rf_range_set_add(rf_range_sets *sets, rf_range_set *set, size_t start, size_t end)
 {
     uint32_t count = set->count;
-    const rf_range *r = rf_range_set_items(sets, set);
+    const rf_range *r = count > 0 ? rf_range_set_items(sets, set) : NULL;   /* the pool may not exist yet */
     uint32_t after = rf_range_first_starting_above(r, count, start);
     if (after > 0 && r[after - 1].end >= end)
         return true;   /* already covered */
@@ -56,6 +56,8 @@ bool rf_range_set_add(rf_range_sets *sets, rf_range_set *set, size_t start, size
         merged.end = r[last - 1].end;
 
     uint32_t grown = count - (last - first) + 1;
+    if (grown >= 1u << 27)
+        return false;   /* past what a set's count holds */
     if (count > 0 && grown <= (1u << set->capacity_log2)) {
         rf_range *w = sets->pool + set->at;
         memmove(w + first + 1, w + last, (count - last) * sizeof *w);
@@ -63,8 +65,6 @@ bool rf_range_set_add(rf_range_sets *sets, rf_range_set *set, size_t start, size
         set->count = grown;
         return true;
     }
-    if (grown >= 1u << 27)
-        return false;
     unsigned c = 0;
     while ((1u << c) < grown)
         c++;

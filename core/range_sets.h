@@ -72,6 +72,8 @@ static inline uint32_t rf_range_first_starting_above(const rf_range *r, uint32_t
 /* Whether one of set's ranges holds all of [start, end). */
 static inline bool rf_range_set_covers(const rf_range_sets *sets, const rf_range_set *set, size_t start, size_t end)
 {
+    if (set->count == 0)
+        return false;
     const rf_range *r = rf_range_set_items(sets, set);
     uint32_t after = rf_range_first_starting_above(r, set->count, start);
     return after > 0 && r[after - 1].end >= end;
