@@ -3,7 +3,8 @@
  * The lowest free offset for a buffer b alive over slots [birth, death] is
  * the lowest o whose [o, o + room) misses the offsets of every placed
  * buffer q that meets b in time. Scanning every placed buffer for that is
- * quadratic (BLRP at a million tokens has about 2.6 million buffers).
+ * quadratic (BLRP at a million tokens has 1.7 million buffers, 2.6
+ * million under train.recompute = segments).
  * Instead, q meets [birth, death] exactly when q is alive at `birth` or q
  * is born in (birth, death]; both are found through a segment tree over
  * the time slots:
@@ -22,13 +23,15 @@
  * along a set's ranges per move. That is the lowest such offset, the one
  * the quadratic scan finds, so the placement and the arena are the same as
  * the scan's, buffer for buffer (the moves per buffer are bounded by the
- * ranges in the way, a few dozen for BLRP at a million tokens, not by the
+ * ranges in the way, about 75 for BLRP at a million tokens, not by the
  * buffers placed).
  *
- * A set is a sorted array of ranges in one shared pool (range_sets below),
- * not a tree of separately placed nodes: the moves, which dominate, step
- * through consecutive memory. Sizes are in units of RF_PLAN_ALIGN_FLOATS
- * from rf_plan_pack on: only the rounded room of a buffer matters here.
+ * A set is a sorted array of ranges in one shared pool (range_sets.h), not
+ * a tree of separately placed nodes: the moves, which dominate, step
+ * through consecutive memory. A born set holds its children's, so adding a
+ * range to the born sets on the way up stops at the first that covers it.
+ * Sizes are in units of RF_PLAN_ALIGN_FLOATS from rf_plan_pack on (`room`):
+ * only the rounded room of a buffer matters here.
  */
 #include "plan_pack.h"
 
