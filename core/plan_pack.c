@@ -183,7 +183,7 @@ typedef struct slot_node {
 
 typedef struct slot_tree {
     int leaves;              /* a power of two */
-    slot_node *at;           /* per node (1 .. 2 * leaves - 1) */
+    slot_node *nodes;        /* per node (1 .. 2 * leaves - 1) */
 } slot_tree;
 
 /* Renumber births and deaths to 0 .. distinct - 1 in order (meeting in
@@ -228,9 +228,9 @@ size_t rf_plan_pack(rf_plan_buffer *buf, size_t count)
     slot_tree tree = {.leaves = 1};
     while (distinct > 0 && tree.leaves < distinct)
         tree.leaves *= 2;
-    tree.at = calloc(2 * (size_t)tree.leaves, sizeof *tree.at);
+    tree.nodes = calloc(2 * (size_t)tree.leaves, sizeof *tree.nodes);
     rf_range_sets sets = {0};
-    bool failed = distinct < 0 || tree.at == NULL;
+    bool failed = distinct < 0 || tree.nodes == NULL;
 
     size_t total = 0;
     const rf_range_set *in[3 * 32];   /* at most 3 per tree level */
@@ -244,12 +244,12 @@ size_t rf_plan_pack(rf_plan_buffer *buf, size_t count)
         /* the sets of buffers alive at lo, and of those born in (lo, hi] */
         int n = 0;
         for (int v = tree.leaves + lo; v >= 1; v /= 2)
-            n = keep_set(in, n, &tree.at[v].own);
+            n = keep_set(in, n, &tree.nodes[v].own);
         for (int l = tree.leaves + lo + 1, r = tree.leaves + hi + 1; l < r; l /= 2, r /= 2) {
             if (l & 1)
-                n = keep_set(in, n, &tree.at[l++].born);
+                n = keep_set(in, n, &tree.nodes[l++].born);
             if (r & 1)
-                n = keep_set(in, n, &tree.at[--r].born);
+                n = keep_set(in, n, &tree.nodes[--r].born);
         }
         size_t o = lowest_clear(&sets, in, cursor, n, room);
         buf[b].offset = o * RF_PLAN_ALIGN_FLOATS;
@@ -257,17 +257,17 @@ size_t rf_plan_pack(rf_plan_buffer *buf, size_t count)
             total = o + room;
         for (int l = tree.leaves + lo, r = tree.leaves + hi + 1; l < r; l /= 2, r /= 2) {
             if (l & 1)
-                failed |= !rf_range_set_add(&sets, &tree.at[l++].own, o, o + room);
+                failed |= !rf_range_set_add(&sets, &tree.nodes[l++].own, o, o + room);
             if (r & 1)
-                failed |= !rf_range_set_add(&sets, &tree.at[--r].own, o, o + room);
+                failed |= !rf_range_set_add(&sets, &tree.nodes[--r].own, o, o + room);
         }
         /* born[v] holds born[2v] and born[2v + 1]: once a set on the way
          * up covers the range, so do all above it */
-        for (int v = tree.leaves + lo; v >= 1 && !rf_range_set_covers(&sets, &tree.at[v].born, o, o + room); v /= 2)
-            failed |= !rf_range_set_add(&sets, &tree.at[v].born, o, o + room);
+        for (int v = tree.leaves + lo; v >= 1 && !rf_range_set_covers(&sets, &tree.nodes[v].born, o, o + room); v /= 2)
+            failed |= !rf_range_set_add(&sets, &tree.nodes[v].born, o, o + room);
     }
     rf_range_sets_free(&sets);
-    free(tree.at);
+    free(tree.nodes);
     free(slots);
     return failed ? SIZE_MAX : total * RF_PLAN_ALIGN_FLOATS;
 }
