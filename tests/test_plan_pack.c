@@ -1,8 +1,8 @@
 /* The memory planner's placement (core/plan_pack.c) against the scan it
  * replaced, kept here as the reference: the same offset for every buffer
  * and the same arena, on the graph of every shipped config at its own
- * length, on BLRP at 8,192 tokens and on random interval sets; and no two
- * buffers alive together overlap. */
+ * length, on BLRP at 8,192 tokens (with and without recomputation) and on
+ * random interval sets; and no two buffers alive together overlap. */
 #include <glib.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,17 +145,24 @@ static void check_shipped_configs(void)
     }
 }
 
-/* BLRP's graph grows with the number of segments: 82 of them here. */
+/* BLRP's graph grows with the number of segments: 82 of them here; with
+ * train.recompute = segments its clones add live intervals nested inside
+ * the backward pass. */
 static void check_long_blrp(void)
 {
     g_autofree char *path = g_build_filename(RF_CONFIGS_DIR, "listops-blrp.ini", NULL);
-    const char *const sets[] = {"data.batch=1", "data.max_len=8192", "data.min_len=0", NULL};
-    g_autoptr(GError) error = NULL;
-    rf_config cfg;
-    if (!rf_config_load_ini(path, sets, &cfg, &error))
-        tap_ok(false, "%s: %s", path, error->message);
-    else
-        check_config("listops-blrp.ini at 8192 tokens, batch 1", &cfg);
+    static const char *const modes[] = {"off", "segments"};
+    for (size_t m = 0; m < G_N_ELEMENTS(modes); m++) {
+        g_autofree char *recompute = g_strdup_printf("train.recompute=%s", modes[m]);
+        const char *const sets[] = {"data.batch=1", "data.max_len=8192", "data.min_len=0", recompute, NULL};
+        g_autoptr(GError) error = NULL;
+        rf_config cfg;
+        g_autofree char *what = g_strdup_printf("listops-blrp.ini at 8192 tokens, batch 1, %s", recompute);
+        if (!rf_config_load_ini(path, sets, &cfg, &error))
+            tap_ok(false, "%s: %s", path, error->message);
+        else
+            check_config(what, &cfg);
+    }
 }
 
 /* Random live intervals: mostly short, some spanning most of the time,
