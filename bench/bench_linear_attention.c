@@ -9,20 +9,13 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "../core/exec.h"
 #include "../core/graph.h"
 #include "../core/ops/linear_attention.h"
 #include "../core/params.h"
 #include "../core/rng.h"
-
-static double clock_s(clockid_t clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "op_passes.h"
 
 int main(int argc, char **argv)
 {
@@ -56,25 +49,14 @@ int main(int argc, char **argv)
     rf_pool *pool = rf_pool_new(threads);
     rf_exec x;
     rf_exec_init(&x, g, pool, 1, 0, true);
-    double best_f = 1e30, best_b = 1e30, wall_f = 1e30, wall_b = 1e30;
-    for (int r = 0; r < repeats; r++) {
-        double t0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
-        rf_graph_forward(g, &x);
-        double t1 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w1 = clock_s(CLOCK_MONOTONIC);
-        rf_graph_backward(g, &x, seed);
-        double t2 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w2 = clock_s(CLOCK_MONOTONIC);
-        best_f = t1 - t0 < best_f ? t1 - t0 : best_f;
-        best_b = t2 - t1 < best_b ? t2 - t1 : best_b;
-        wall_f = w1 - w0 < wall_f ? w1 - w0 : wall_f;
-        wall_b = w2 - w1 < wall_b ? w2 - w1 : wall_b;
-    }
+    op_pass_times t = time_op_passes(g, &x, seed, repeats);
     /* forward reads q, k, v and writes phi(q), phi(k), out; backward reads
      * dout, out, phi(q), phi(k), v and writes dq, dk, dv: each [B, N, D] */
     double tensor = (double)(B * N * D) * sizeof(float);
     printf("linear attention B %lld N %lld D %lld heads %d, %d thread(s): forward %.2f ms CPU, %.2f ms wall (%.1f "
            "GB/s for 6 tensors), backward %.2f ms CPU, %.2f ms wall (%.1f GB/s for 8 tensors)\n",
-           (long long)B, (long long)N, (long long)D, heads, threads, 1e3 * best_f, 1e3 * wall_f,
-           6 * tensor / wall_f / 1e9, 1e3 * best_b, 1e3 * wall_b, 8 * tensor / wall_b / 1e9);
+           (long long)B, (long long)N, (long long)D, heads, threads, 1e3 * t.cpu_forward, 1e3 * t.wall_forward,
+           6 * tensor / t.wall_forward / 1e9, 1e3 * t.cpu_backward, 1e3 * t.wall_backward, 8 * tensor / t.wall_backward / 1e9);
     free(seed);
     rf_pool_free(pool);
     rf_graph_free(g);
