@@ -91,28 +91,35 @@ rf_matrix_positions rf_pooled_request_cols(const rf_probe_value *a)
     return (rf_matrix_positions){a->window.c0, a->window.c1, (int)a->shape.dim[a->shape.ndim - 1]};
 }
 
+/* The positions [*t0, *t1) of [lo, hi) that the zoom's fractions [f0, f1) show. */
+static void visible(int64_t lo, int64_t hi, double f0, double f1, int64_t *t0, int64_t *t1)
+{
+    int64_t n = hi - lo;
+    *t0 = CLAMP(lo + (int64_t)floor(f0 * (double)n), lo, hi - 1);
+    *t1 = CLAMP(lo + (int64_t)ceil(f1 * (double)n), *t0 + 1, hi);
+}
+
 gboolean rf_pooled_request_follow_zoom(rf_pooled_request *r, const rf_probe_value *a, gboolean rows_only)
 {
     rf_zoom z = rf_plot_view_get_zoom(r->plot);
-    int64_t rows = a->shape.dim[a->shape.ndim - 2], cols = a->shape.dim[a->shape.ndim - 1];
-    const rf_probe_window *w = &a->window;
-    int64_t i0 = CLAMP((int64_t)floor(z.y0 * rows), 0, rows - 1), i1 = CLAMP((int64_t)ceil(z.y1 * rows), i0 + 1, rows);
-    int64_t j0 = CLAMP((int64_t)floor(z.x0 * cols), 0, cols - 1), j1 = CLAMP((int64_t)ceil(z.x1 * cols), j0 + 1, cols);
     if (rows_only) {
-        j0 = 0;
-        j1 = cols;
+        z.x0 = 0;
+        z.x1 = 1;
     }
-    if (i0 == 0 && i1 == rows && j0 == 0 && j1 == cols) {   /* all of the cells shown */
-        gboolean everything = z.x0 <= 0 && z.x1 >= 1 && z.y0 <= 0 && z.y1 >= 1;
-        if (rows_only)
-            everything = z.y0 <= 0 && z.y1 >= 1;
-        if (!everything || r->zoomed.rows == 0)
+    const rf_probe_window *w = &a->window;
+    int64_t r0, r1, c0, c1;
+    visible(w->r0, w->r1, z.y0, z.y1, &r0, &r1);
+    visible(w->c0, w->c1, z.x0, z.x1, &c0, &c1);
+    if (z.x0 <= 0 && z.x1 >= 1 && z.y0 <= 0 && z.y1 >= 1) {   /* everything shown */
+        if (r->zoomed.rows == 0)
             return FALSE;
         r->zoomed.rows = 0;   /* zoomed out of a window: the sample's all again */
         return TRUE;
     }
-    r->zoomed = (rf_probe_window){rf_pool_edge(w->r0, w->r1, rows, i0), rf_pool_edge(w->r0, w->r1, rows, i1),
-                                  rf_pool_edge(w->c0, w->c1, cols, j0), rf_pool_edge(w->c0, w->c1, cols, j1), 1, 1,
-                                  w->reduce};
+    int64_t rows = a->shape.dim[a->shape.ndim - 2], cols = a->shape.dim[a->shape.ndim - 1];
+    gboolean exact = rows == w->r1 - w->r0 && cols == w->c1 - w->c0;
+    if (exact || (r0 == w->r0 && r1 == w->r1 && c0 == w->c0 && c1 == w->c1))
+        return FALSE;   /* nothing finer to ask for: the cells shown are magnified */
+    r->zoomed = (rf_probe_window){r0, r1, c0, c1, 1, 1, w->reduce};
     return TRUE;
 }
