@@ -72,67 +72,6 @@ static gboolean exact_shown(gpointer data)
            drawn(f, p);
 }
 
-/* `rangefinder inspect` of train sample 0's Θ_SELF 1 states (extra: the
- * pooling options, or none for the whole tap): the floats after the .npy
- * header. */
-static float *cli_states(const char *rangefinder, const char *model, const char *dir, const char *const *extra,
-                         gsize *n)
-{
-    g_autofree char *out = g_build_filename(dir, "states.npy", NULL);
-    GPtrArray *argv = g_ptr_array_new();
-    const char *base[] = {rangefinder, "inspect", "--checkpoint", model, "--split", "train", "--sample", "0",
-                          "--probe", TAP, "--out", out};
-    for (gsize i = 0; i < G_N_ELEMENTS(base); i++)
-        g_ptr_array_add(argv, (gpointer)base[i]);
-    for (int i = 0; extra != NULL && extra[i] != NULL; i++)
-        g_ptr_array_add(argv, (gpointer)extra[i]);
-    g_ptr_array_add(argv, NULL);
-    g_autofree char *stdout_text = NULL, *err = NULL, *bytes = NULL;
-    int status = 0;
-    gsize len = 0;
-    gboolean ran = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &stdout_text, &err,
-                                &status, NULL);
-    g_ptr_array_unref(argv);
-    if (!ran || !g_spawn_check_wait_status(status, NULL) || !g_file_get_contents(out, &bytes, &len, NULL) ||
-        len < 10) {
-        tap_diag("inspect failed: %s", err != NULL ? err : "");
-        return NULL;
-    }
-    gsize header = 10 + (guchar)bytes[8] + 256 * (guchar)bytes[9];   /* .npy 1.0 */
-    *n = (len - header) / sizeof(float);
-    return g_memdup2(bytes + header, len - header);
-}
-
-static double against_cells(const rf_latent_figure *f, const float *want, gsize n)
-{
-    if (want == NULL || n != (gsize)f->sequence_rows * DIM)
-        return INFINITY;
-    double worst = 0;
-    for (gsize i = 0; i < n; i++)
-        worst = fmax(worst, fabs(f->sequence[i] - want[i]));
-    return worst;
-}
-
-/* The figure's rows against the exact states [tokens, DIM], reduced here
- * the plain way: per row and dimension the largest value of its tokens. */
-static double against_exact(const rf_latent_figure *f, const float *states, gsize n)
-{
-    const rf_matrix_positions *at = &f->sequence_at;
-    if (states == NULL || at->cells != f->sequence_rows || n < (gsize)at->hi * DIM)
-        return INFINITY;
-    double worst = 0;
-    for (int i = 0; i < f->sequence_rows; i++) {
-        int64_t t0 = rf_pool_edge(at->lo, at->hi, at->cells, i), t1 = rf_pool_edge(at->lo, at->hi, at->cells, i + 1);
-        for (int j = 0; j < DIM; j++) {
-            double best = -INFINITY;
-            for (int64_t t = t0; t < t1; t++)
-                best = fmax(best, states[t * DIM + j]);
-            worst = fmax(worst, fabs(f->sequence[(size_t)i * DIM + j] - best));
-        }
-    }
-    return worst;
-}
-
 static void check(RfWindow *win, const char *rangefinder, const char *dir)
 {
     RfSession *s = rf_window_get_session(win);
@@ -171,12 +110,12 @@ static void check(RfWindow *win, const char *rangefinder, const char *dir)
     g_autofree char *rows = g_strdup_printf("0:%d", TOKENS);
     const char *pooled_args[] = {"--pool", "max", "--cells", size, "--rows", rows, NULL};
     gsize n = 0;
-    g_autofree float *want = cli_states(rangefinder, model, dir, pooled_args, &n);
-    double diff = against_cells(f, want, n);
+    g_autofree float *want = inspect_train_sample(rangefinder, model, dir, TAP, pooled_args, &n);
+    double diff = largest_difference_of(f->sequence, (gsize)f->sequence_rows * DIM, want, n);
     tap_ok(diff == 0, "the rows drawn are `inspect --pool max --cells %s`'s (largest difference %.3g)", size, diff);
     gsize whole_n = 0;
-    g_autofree float *whole = cli_states(rangefinder, model, dir, NULL, &whole_n);
-    diff = against_exact(f, whole, whole_n);
+    g_autofree float *whole = inspect_train_sample(rangefinder, model, dir, TAP, NULL, &whole_n);
+    diff = against_row_maxima(f->sequence, f->sequence_rows, DIM, &f->sequence_at, whole, whole_n);
     tap_ok(diff == 0, "each row is the maximum of its tokens' exact states (the CLI's %zu floats; largest difference "
            "%.3g)", whole_n, diff);
 
@@ -205,7 +144,7 @@ static void check(RfWindow *win, const char *rangefinder, const char *dir)
     g_autofree char *named = g_strdup_printf("tokens %lld-%lld, a row a token", (long long)p->window.r0,
                                              (long long)p->window.r1 - 1);
     tap_ok(strstr(f->title, named) != NULL, "the title names the %d tokens shown (%s)", f->sequence_rows, f->title);
-    diff = against_exact(f, whole, whole_n);
+    diff = against_row_maxima(f->sequence, f->sequence_rows, DIM, &f->sequence_at, whole, whole_n);
     tap_ok(diff == 0, "their rows are the exact states of tokens %lld-%lld (largest difference %.3g)",
            (long long)p->window.r0, (long long)p->window.r1 - 1, diff);
     rf_plot_view_key(plot, GDK_KEY_0, 0);

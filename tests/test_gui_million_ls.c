@@ -64,67 +64,6 @@ static gboolean exact_shown(gpointer data)
            f->layout == RF_ATTENTION_BAND && f->map == p->data && f->rows == p->shape.dim[1];
 }
 
-/* `rangefinder inspect` of train sample 0's band (extra: the pooling
- * options, or none for the whole tap): the floats after the .npy header. */
-static float *cli_band(const char *rangefinder, const char *model, const char *dir, const char *const *extra,
-                       gsize *n)
-{
-    g_autofree char *out = g_build_filename(dir, "band.npy", NULL);
-    GPtrArray *argv = g_ptr_array_new();
-    const char *base[] = {rangefinder, "inspect", "--checkpoint", model, "--split", "train", "--sample", "0",
-                          "--probe", LOCAL, "--out", out};
-    for (gsize i = 0; i < G_N_ELEMENTS(base); i++)
-        g_ptr_array_add(argv, (gpointer)base[i]);
-    for (int i = 0; extra != NULL && extra[i] != NULL; i++)
-        g_ptr_array_add(argv, (gpointer)extra[i]);
-    g_ptr_array_add(argv, NULL);
-    g_autofree char *stdout_text = NULL, *err = NULL, *bytes = NULL;
-    int status = 0;
-    gsize len = 0;
-    gboolean ran = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &stdout_text, &err,
-                                &status, NULL);
-    g_ptr_array_unref(argv);
-    if (!ran || !g_spawn_check_wait_status(status, NULL) || !g_file_get_contents(out, &bytes, &len, NULL) ||
-        len < 10) {
-        tap_diag("inspect failed: %s", err != NULL ? err : "");
-        return NULL;
-    }
-    gsize header = 10 + (guchar)bytes[8] + 256 * (guchar)bytes[9];   /* .npy 1.0 */
-    *n = (len - header) / sizeof(float);
-    return g_memdup2(bytes + header, len - header);
-}
-
-/* The figure's rows against the CLI's pooled ones: the largest difference. */
-static double against_cells(const rf_attention_figure *f, const float *want, gsize n)
-{
-    if (want == NULL || n != (gsize)f->rows * f->cols)
-        return INFINITY;
-    double worst = 0;
-    for (gsize i = 0; i < n; i++)
-        worst = fmax(worst, fabs(f->map[i] - want[i]));
-    return worst;
-}
-
-/* The figure's rows against the exact band [queries, cols] reduced here the
- * plain way: per row and column the largest value of the row's queries. */
-static double against_exact(const rf_attention_figure *f, const float *band, gsize n)
-{
-    const rf_matrix_positions *at = &f->row_at;
-    if (band == NULL || at->cells != f->rows || n < (gsize)at->hi * f->cols)
-        return INFINITY;
-    double worst = 0;
-    for (int i = 0; i < f->rows; i++) {
-        int64_t q0 = rf_pool_edge(at->lo, at->hi, at->cells, i), q1 = rf_pool_edge(at->lo, at->hi, at->cells, i + 1);
-        for (int j = 0; j < f->cols; j++) {
-            double best = -INFINITY;
-            for (int64_t q = q0; q < q1; q++)
-                best = fmax(best, band[q * f->cols + j]);
-            worst = fmax(worst, fabs(f->map[(size_t)i * f->cols + j] - best));
-        }
-    }
-    return worst;
-}
-
 static void check(RfWindow *win, const char *rangefinder, const char *dir)
 {
     RfSession *s = rf_window_get_session(win);
@@ -161,12 +100,12 @@ static void check(RfWindow *win, const char *rangefinder, const char *dir)
     g_autofree char *rows = g_strdup_printf("0:%lld", (long long)end);
     const char *pooled_args[] = {"--pool", "max", "--cells", size, "--rows", rows, NULL};
     gsize n = 0;
-    g_autofree float *want = cli_band(rangefinder, model, dir, pooled_args, &n);
-    double diff = against_cells(f, want, n);
+    g_autofree float *want = inspect_train_sample(rangefinder, model, dir, LOCAL, pooled_args, &n);
+    double diff = largest_difference_of(f->map, (gsize)f->rows * f->cols, want, n);
     tap_ok(diff == 0, "the rows drawn are `inspect --pool max --cells %s`'s (largest difference %.3g)", size, diff);
     gsize whole_n = 0;
-    g_autofree float *whole = cli_band(rangefinder, model, dir, NULL, &whole_n);
-    diff = against_exact(f, whole, whole_n);
+    g_autofree float *whole = inspect_train_sample(rangefinder, model, dir, LOCAL, NULL, &whole_n);
+    diff = against_row_maxima(f->map, f->rows, f->cols, &f->row_at, whole, whole_n);
     tap_ok(diff == 0, "each row is the maximum of its queries' exact band (the CLI's %zu floats; largest difference "
            "%.3g)", whole_n, diff);
 
@@ -196,7 +135,7 @@ static void check(RfWindow *win, const char *rangefinder, const char *dir)
                                              (long long)p->window.r1 - 1);
     tap_ok(f->rows < 600 && strstr(f->title, named) != NULL && strstr(f->title, " over ") == NULL,
            "the title names the %d queries shown and no pooling (%s)", f->rows, f->title);
-    diff = against_exact(f, whole, whole_n);
+    diff = against_row_maxima(f->map, f->rows, f->cols, &f->row_at, whole, whole_n);
     tap_ok(diff == 0, "their rows are the exact band of queries %lld-%lld (largest difference %.3g)",
            (long long)p->window.r0, (long long)p->window.r1 - 1, diff);
     rf_plot_view_key(plot, GDK_KEY_0, 0);
