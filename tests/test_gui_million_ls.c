@@ -110,18 +110,7 @@ static void check(RfWindow *win, const char *rangefinder, const char *dir)
            "%.3g)", whole_n, diff);
 
     /* 3 */
-    const rf_figure *fig = rf_plot_view_get_figure(plot);
-    rf_zoom z = rf_plot_view_get_zoom(plot);
-    char text[256] = "";
-    gboolean found = FALSE;
-    int width = gtk_widget_get_width(GTK_WIDGET(plot));
-    for (int y = height / 3; !found && y < height; y += 5)
-        found = fig->hover(fig->data, width, height, &z, width / 3, y, text, sizeof text) &&
-                strstr(text, "query tokens ") != NULL;
-    long long a = 0, b = 0;
-    const char *at = strstr(text, "tokens ");
-    tap_ok(found && sscanf(at, "tokens %lld-%lld", &a, &b) == 2 && b - a + 1 >= span - 1 && b - a + 1 <= span,
-           "hover names a row's tokens: %s", text);
+    check_hover_names_tokens(plot, gtk_widget_get_width(GTK_WIDGET(plot)) / 3, height / 3, 0, 5, span, "row");
 
     /* 4 */
     for (int i = 0; i < 37; i++)   /* 1.25^-37 of the axis: about 270 tokens */

@@ -137,18 +137,7 @@ static void check(RfWindow *win, const char *rangefinder, const char *dir)
            "difference %.3g)", whole_n, diff);
 
     /* 3 */
-    const rf_figure *fig = rf_plot_view_get_figure(plot);
-    rf_zoom z = rf_plot_view_get_zoom(plot);
-    char text[256] = "";
-    gboolean found = FALSE;
-    int height = gtk_widget_get_height(GTK_WIDGET(plot));
-    for (int x = width / 3; !found && x < width; x += 5)
-        found = fig->hover(fig->data, width, height, &z, x, height / 2, text, sizeof text) &&
-                strstr(text, "tokens ") != NULL;
-    long long a = 0, b = 0;
-    const char *at = strstr(text, "tokens ");
-    tap_ok(found && sscanf(at, "tokens %lld-%lld", &a, &b) == 2 && b - a + 1 >= span - 1 && b - a + 1 <= span,
-           "hover names a column's tokens: %s", text);
+    check_hover_names_tokens(plot, width / 3, gtk_widget_get_height(GTK_WIDGET(plot)) / 2, 5, 0, span, "column");
 
     /* 4 */
     for (int i = 0; i < 37; i++)   /* 1.25^-37 of the axis: about 270 tokens */

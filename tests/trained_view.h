@@ -156,6 +156,26 @@ static inline double against_row_maxima(const float *cells, int rows, int cols, 
     return worst;
 }
 
+/* Hover the plot from (x, y) in steps of (dx, dy) until the read-out names
+ * a run of tokens ("tokens A-B"): the check that it names `span` of them
+ * (or one fewer: pooled cells differ by one at most), one cell being
+ * `cell` ("row", "column", "cell"). */
+static inline void check_hover_names_tokens(RfPlotView *plot, int x, int y, int dx, int dy, int64_t span,
+                                            const char *cell)
+{
+    const rf_figure *fig = rf_plot_view_get_figure(plot);
+    rf_zoom z = rf_plot_view_get_zoom(plot);
+    int width = gtk_widget_get_width(GTK_WIDGET(plot)), height = gtk_widget_get_height(GTK_WIDGET(plot));
+    char text[256] = "";
+    gboolean found = FALSE;
+    for (; !found && x < width && y < height; x += dx, y += dy)
+        found = fig->hover(fig->data, width, height, &z, x, y, text, sizeof text) && strstr(text, "tokens ") != NULL;
+    long long a = 0, b = 0;
+    const char *at = found ? strstr(text, "tokens ") : "";
+    tap_ok(found && sscanf(at, "tokens %lld-%lld", &a, &b) == 2 && b - a + 1 >= span - 1 && b - a + 1 <= span,
+           "hover names a %s's tokens: %s", cell, text);
+}
+
 /* RF_SCREENSHOT_DIR set: the window at 1024 x 600 and 1920 x 1080
  * (NAME-WxH.png), and at the docs' size (screenshot-NAME.png). */
 static inline void view_screenshots(RfWindow *win, const char *name)
