@@ -3,8 +3,10 @@
  * delay), the positions it shows, in about the plot's pixels of cells and
  * one cell a position once few enough are visible. The view then watches
  * anew; the training thread takes the newest request, so a zoom never
- * queues stale ones. Shared by the Attention view's full-attention maps and
- * Transformer-LS bands; the cells shown are magnified meanwhile. */
+ * queues stale ones; the cells shown are magnified meanwhile. Shared by
+ * the Attention view (full attention's maps, Transformer-LS's bands), the
+ * Latent view (Θ_SELF's token states over the sequence) and the TaLK view
+ * (its settle delay: its tokens run across, and it keeps its own window). */
 #ifndef RF_POOLED_REQUEST_H
 #define RF_POOLED_REQUEST_H
 
