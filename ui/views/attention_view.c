@@ -401,7 +401,11 @@ static void name_cells(attention_view *v, const rf_config *cfg, const map_entry 
     int n = 0;
     char **names = NULL;
     rf_attention_figure_take_col_names(&v->figure, NULL, 0);
-    if (m->kind == MAP_PROBS && a->pooled && !rf_pooled_request_coarse(a) && (a->window.r0 != 0 || a->window.c0 != 0)) {
+    if (m->kind == MAP_PROBS && rf_pooled_request_coarse(a)) {   /* the axes and hover give the cells' positions */
+        rf_attention_figure_take_names(&v->figure, NULL, 0);
+        return;
+    }
+    if (m->kind == MAP_PROBS && a->pooled && (a->window.r0 != 0 || a->window.c0 != 0)) {
         int cn = 0, offset = token_offset(cfg, m);
         names = rf_probe_picker_token_names(&v->picker, offset, (int)a->window.r0, (int)a->window.r1, &n);
         char **col_names = rf_probe_picker_token_names(&v->picker, offset, (int)a->window.c0, (int)a->window.c1, &cn);
@@ -411,7 +415,7 @@ static void name_cells(attention_view *v, const rf_config *cfg, const map_entry 
             g_strfreev(col_names);
         rf_attention_figure_take_names(&v->figure, names, n);
         return;
-    } else if (m->kind == MAP_PROBS && !v->pooled && !a->pooled)
+    } else if (m->kind == MAP_PROBS && !v->pooled)
         names = rf_probe_picker_token_names(&v->picker, token_offset(cfg, m), 0, rows, &n);
     else if (m->kind == MAP_BLRP_SELF && !v->pooled)
         names = rf_probe_picker_token_names(&v->picker, 0, (seg - 1) * t, seg * t, &n);
