@@ -61,36 +61,6 @@ static gboolean exact_shown(gpointer data)
            f->first == p->window.r0 && f->last == p->window.r1 && rf_talk_figure_exact(f);
 }
 
-/* `rangefinder inspect` of train sample 0's bounds (extra: the pooling
- * options, or none for the whole tap): the floats after the .npy header. */
-static float *cli_bounds(const char *rangefinder, const char *model, const char *dir, const char *const *extra,
-                         gsize *n)
-{
-    g_autofree char *out = g_build_filename(dir, "bounds.npy", NULL);
-    GPtrArray *argv = g_ptr_array_new();
-    const char *base[] = {rangefinder, "inspect", "--checkpoint", model, "--split", "train", "--sample", "0",
-                          "--probe", TAP, "--out", out};
-    for (gsize i = 0; i < G_N_ELEMENTS(base); i++)
-        g_ptr_array_add(argv, (gpointer)base[i]);
-    for (int i = 0; extra != NULL && extra[i] != NULL; i++)
-        g_ptr_array_add(argv, (gpointer)extra[i]);
-    g_ptr_array_add(argv, NULL);
-    g_autofree char *stdout_text = NULL, *err = NULL, *bytes = NULL;
-    int status = 0;
-    gsize len = 0;
-    gboolean ran = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &stdout_text, &err,
-                                &status, NULL);
-    g_ptr_array_unref(argv);
-    if (!ran || !g_spawn_check_wait_status(status, NULL) || !g_file_get_contents(out, &bytes, &len, NULL) ||
-        len < 10) {
-        tap_diag("inspect failed: %s", err != NULL ? err : "");
-        return NULL;
-    }
-    gsize header = 10 + (guchar)bytes[8] + 256 * (guchar)bytes[9];   /* .npy 1.0 */
-    *n = (len - header) / sizeof(float);
-    return g_memdup2(bytes + header, len - header);
-}
-
 /* The figure's columns against [cells, 2] relative offsets: the largest difference. */
 static double against_spans(const rf_talk_figure *f, const float *want, gsize n)
 {
@@ -156,29 +126,18 @@ static void check(RfWindow *win, const char *rangefinder, const char *dir)
     g_autofree char *rows = g_strdup_printf("0:%lld", (long long)end);
     const char *pooled[] = {"--pool", "span", "--cells", size, "--rows", rows, NULL};
     gsize n = 0;
-    g_autofree float *want = cli_bounds(rangefinder, model, dir, pooled, &n);
+    g_autofree float *want = inspect_train_sample(rangefinder, model, dir, TAP, pooled, &n);
     double diff = against_spans(f, want, n);
     tap_ok(diff == 0, "the columns drawn are `inspect --pool span --cells %s`'s (largest difference %.3g)", size,
            diff);
     gsize whole_n = 0;
-    g_autofree float *whole = cli_bounds(rangefinder, model, dir, NULL, &whole_n);
+    g_autofree float *whole = inspect_train_sample(rangefinder, model, dir, TAP, NULL, &whole_n);
     diff = against_exact(f, whole, whole_n);
     tap_ok(diff == 0, "each column is the widest window of its tokens' exact bounds (the CLI's %zu floats; largest "
            "difference %.3g)", whole_n, diff);
 
     /* 3 */
-    const rf_figure *fig = rf_plot_view_get_figure(plot);
-    rf_zoom z = rf_plot_view_get_zoom(plot);
-    char text[256] = "";
-    gboolean found = FALSE;
-    int height = gtk_widget_get_height(GTK_WIDGET(plot));
-    for (int x = width / 3; !found && x < width; x += 5)
-        found = fig->hover(fig->data, width, height, &z, x, height / 2, text, sizeof text) &&
-                strstr(text, "tokens ") != NULL;
-    long long a = 0, b = 0;
-    const char *at = strstr(text, "tokens ");
-    tap_ok(found && sscanf(at, "tokens %lld-%lld", &a, &b) == 2 && b - a + 1 >= span - 1 && b - a + 1 <= span,
-           "hover names a column's tokens: %s", text);
+    check_hover_names_tokens(plot, width / 3, gtk_widget_get_height(GTK_WIDGET(plot)) / 2, 5, 0, span, "column");
 
     /* 4 */
     for (int i = 0; i < 37; i++)   /* 1.25^-37 of the axis: about 270 tokens */

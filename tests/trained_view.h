@@ -7,8 +7,11 @@
 #ifndef RF_TESTS_TRAINED_VIEW_H
 #define RF_TESTS_TRAINED_VIEW_H
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../ui/figures/matrix_panel.h"
 
 #include "gui_steps.h"
 #include "view_drawing.h"
@@ -84,6 +87,93 @@ static inline char *save_model_for_cli(RfWindow *win, const char *dir)
     tap_ok(rf_session_save_checkpoint(rf_window_get_session(win), path, &error), "the model is saved for the CLI (%s)",
            error != NULL ? error->message : "");
     return path;
+}
+
+/* `rangefinder inspect` of train sample 0's tap `probe` on the saved
+ * `model` (extra: more options such as --pool, NULL-ended, or NULL for the
+ * whole tap), written under `dir`: the floats after the .npy header (*n of
+ * them), or NULL. */
+static inline float *inspect_train_sample(const char *rangefinder, const char *model, const char *dir,
+                                          const char *probe, const char *const *extra, gsize *n)
+{
+    g_autofree char *out = g_build_filename(dir, "inspected.npy", NULL);
+    GPtrArray *argv = g_ptr_array_new();
+    const char *base[] = {rangefinder, "inspect", "--checkpoint", model, "--split", "train", "--sample", "0",
+                          "--probe", probe, "--out", out};
+    for (gsize i = 0; i < G_N_ELEMENTS(base); i++)
+        g_ptr_array_add(argv, (gpointer)base[i]);
+    for (int i = 0; extra != NULL && extra[i] != NULL; i++)
+        g_ptr_array_add(argv, (gpointer)extra[i]);
+    g_ptr_array_add(argv, NULL);
+    g_autofree char *stdout_text = NULL, *err = NULL, *bytes = NULL;
+    int status = 0;
+    gsize len = 0;
+    gboolean ran = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &stdout_text, &err,
+                                &status, NULL);
+    g_ptr_array_unref(argv);
+    if (!ran || !g_spawn_check_wait_status(status, NULL) || !g_file_get_contents(out, &bytes, &len, NULL) ||
+        len < 10) {
+        tap_diag("inspect failed: %s", err != NULL ? err : "");
+        return NULL;
+    }
+    gsize header = 10 + (guchar)bytes[8] + 256 * (guchar)bytes[9];   /* .npy 1.0 */
+    *n = (len - header) / sizeof(float);
+    return g_memdup2(bytes + header, len - header);
+}
+
+/* `got` (n_got floats) against `want` (n_want): the largest difference,
+ * INFINITY when the sizes differ or want is NULL. */
+static inline double largest_difference_of(const float *got, gsize n_got, const float *want, gsize n_want)
+{
+    if (got == NULL || want == NULL || n_got != n_want)
+        return INFINITY;
+    double worst = 0;
+    for (gsize i = 0; i < n_got; i++)
+        worst = fmax(worst, fabs(got[i] - want[i]));
+    return worst;
+}
+
+/* Rows pooled by max along a sequence, `cells` [rows, cols] said to cover
+ * the positions `at` gives, against the exact `exact` [positions, cols] (n
+ * floats) reduced here the plain way: per row and column the largest value
+ * of the positions the row covers. The largest difference; INFINITY when
+ * `at` is not of those rows or exact is too short. */
+static inline double against_row_maxima(const float *cells, int rows, int cols, const rf_matrix_positions *at,
+                                        const float *exact, gsize n)
+{
+    if (cells == NULL || exact == NULL || at->cells != rows || n < (gsize)at->hi * cols)
+        return INFINITY;
+    double worst = 0;
+    for (int i = 0; i < at->cells; i++) {
+        int64_t t0 = rf_pool_edge(at->lo, at->hi, at->cells, i), t1 = rf_pool_edge(at->lo, at->hi, at->cells, i + 1);
+        for (int j = 0; j < cols; j++) {
+            double best = -INFINITY;
+            for (int64_t t = t0; t < t1; t++)
+                best = fmax(best, exact[t * cols + j]);
+            worst = fmax(worst, fabs(cells[(size_t)i * cols + j] - best));
+        }
+    }
+    return worst;
+}
+
+/* Hover the plot from (x, y) in steps of (dx, dy) until the read-out names
+ * a run of tokens ("tokens A-B"): the check that it names `span` of them
+ * (or one fewer: pooled cells differ by one at most), one cell being
+ * `cell` ("row", "column", "cell"). */
+static inline void check_hover_names_tokens(RfPlotView *plot, int x, int y, int dx, int dy, int64_t span,
+                                            const char *cell)
+{
+    const rf_figure *fig = rf_plot_view_get_figure(plot);
+    rf_zoom z = rf_plot_view_get_zoom(plot);
+    int width = gtk_widget_get_width(GTK_WIDGET(plot)), height = gtk_widget_get_height(GTK_WIDGET(plot));
+    char text[256] = "";
+    gboolean found = FALSE;
+    for (; !found && x < width && y < height; x += dx, y += dy)
+        found = fig->hover(fig->data, width, height, &z, x, y, text, sizeof text) && strstr(text, "tokens ") != NULL;
+    long long a = 0, b = 0;
+    const char *at = found ? strstr(text, "tokens ") : "";
+    tap_ok(found && sscanf(at, "tokens %lld-%lld", &a, &b) == 2 && b - a + 1 >= span - 1 && b - a + 1 <= span,
+           "hover names a %s's tokens: %s", cell, text);
 }
 
 /* RF_SCREENSHOT_DIR set: the window at 1024 x 600 and 1920 x 1080

@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "../../core/ops/ls_attention.h"
+#include "../../core/probe.h"
 #include "matrix_panel.h"
 
 #define TITLE_H 28.0
@@ -57,6 +58,12 @@ void rf_attention_figure_set_message(rf_attention_figure *f, const char *text)
 {
     f->layout = RF_ATTENTION_MESSAGE;
     snprintf(f->message, sizeof f->message, "%s", text);
+}
+
+void rf_attention_figure_set_positions(rf_attention_figure *f, rf_matrix_positions row_at, rf_matrix_positions col_at)
+{
+    f->row_at = row_at;
+    f->col_at = col_at;
 }
 
 void rf_attention_figure_set_title(rf_attention_figure *f, const char *title)
@@ -233,6 +240,9 @@ static layout lay_out(const rf_attention_figure *f, double width, double height,
         l.bar.y = l.main.frame.y + rf_map_legend_above(s);
         l.bar.h = fmax(1, l.main.frame.h - rf_map_legend_above(s) - rf_map_legend_below(s));
     }
+    l.main.row_at = l.side.row_at = f->row_at;
+    if (f->layout == RF_ATTENTION_MATRIX)
+        l.main.col_at = f->col_at;
     return l;
 }
 
@@ -362,6 +372,12 @@ static void column_name(const rf_attention_figure *f, int i, char *buf, size_t s
         cell_name(f, i, buf, size);
 }
 
+/* The positions cell i of `at` covers. */
+static int64_t row_span(const rf_matrix_positions *at, int i)
+{
+    return rf_pool_edge(at->lo, at->hi, at->cells, i + 1) - rf_pool_edge(at->lo, at->hi, at->cells, i);
+}
+
 static bool hover(void *data, double width, double height, const rf_zoom *zoom, double x, double y, char *text,
                   size_t size)
 {
@@ -392,12 +408,28 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
     }
     if (rf_matrix_panel_cell_at(&l.main, &f->heat, x, y, &row, &col)) {
         float v = f->map[(size_t)row * f->cols + col];
-        if (f->layout == RF_ATTENTION_MATRIX) {
+        char rows_at[64], cols_at[64];
+        bool pooled_rows = rf_matrix_positions_name(&l.main.row_at, row, rows_at, sizeof rows_at);
+        if (f->layout == RF_ATTENTION_MATRIX && pooled_rows &&
+            rf_matrix_positions_name(&l.main.col_at, col, cols_at, sizeof cols_at)) {
+            char row_name[96], col_name[96];   /* a single token's words, where named */
+            cell_name(f, row, row_name, sizeof row_name);
+            column_name(f, col, col_name, sizeof col_name);
+            snprintf(text, size, "%s %s%s, %s %s%s: %.4g", f->row_label, rows_at, row_name, f->col_label, cols_at,
+                     col_name, v);
+        } else if (f->layout == RF_ATTENTION_MATRIX) {
             char row_name[96], col_name[96];
             cell_name(f, row, row_name, sizeof row_name);
             column_name(f, col, col_name, sizeof col_name);
             snprintf(text, size, "%s %d%s, %s %d%s: %.4g", f->row_label, row, row_name, f->col_label, col, col_name,
                      v);
+        } else if (pooled_rows && row_span(&l.main.row_at, row) > 1) {
+            /* a column holds one offset from each query's segment start */
+            snprintf(text, size, "query %s, key offset %d from the segment start: %.4g", rows_at, col - f->extent, v);
+        } else if (pooled_rows) {   /* one query of a window of them */
+            int64_t query = rf_pool_edge(l.main.row_at.lo, l.main.row_at.hi, l.main.row_at.cells, row);
+            snprintf(text, size, "query %lld, key %d (band column %d): %.4g", (long long)query,
+                     rf_attention_figure_band_key(f, (int)query, col), col, v);
         } else {
             int key = rf_attention_figure_band_key(f, row, col);
             if (key < 0 || key >= f->rows)
@@ -409,7 +441,12 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
     }
     if (f->layout == RF_ATTENTION_BAND && f->n_globals > 0 &&
         rf_matrix_panel_cell_at(&l.side, &f->heat_globals, x, y, &row, &col)) {
-        snprintf(text, size, "query %d, global key %d: %.4g", row, col, f->globals[(size_t)row * f->n_globals + col]);
+        char rows_at[64];
+        if (rf_matrix_positions_name(&l.side.row_at, row, rows_at, sizeof rows_at))
+            snprintf(text, size, "query %s, global key %d: %.4g", rows_at, col,
+                     f->globals[(size_t)row * f->n_globals + col]);
+        else
+            snprintf(text, size, "query %d, global key %d: %.4g", row, col, f->globals[(size_t)row * f->n_globals + col]);
         return true;
     }
     return false;

@@ -24,6 +24,7 @@
 #include "../plot/figure.h"
 #include "../plot/plot.h"
 #include "attention_overview.h"
+#include "matrix_panel.h"
 #include "picture.h"
 
 typedef enum rf_attention_layout {
@@ -52,6 +53,7 @@ typedef struct rf_attention_figure {
     int n_names;
     char **col_names;            /* MATRIX: the columns' own, where they differ from the rows' (NULL: names) */
     int n_col_names;
+    rf_matrix_positions row_at, col_at;   /* a pooled map: the tokens its cells cover (cells 0: indices) */
     rf_attention_overview *overview;   /* borrowed: drawn instead when set */
     /* What the map's values are, for its legend: attention weights
      * (sequential, the default) or a signed state (diverging around 0). */
@@ -79,6 +81,11 @@ void rf_attention_range(const float *p, size_t n, double *lo, double *hi);
  * globals (rows x n_globals; may be NULL with n_globals 0). */
 bool rf_attention_figure_set_band(rf_attention_figure *f, const float *local, int rows, int window,
                                   const float *globals, int n_globals);
+/* The token positions the rows and columns of what is shown cover (a map
+ * pooled to the screen, core/probe.h): its ticks and hover count tokens,
+ * not cells. {0}: the cells are positions themselves. A band's columns are
+ * band offsets and ignore col_at. Kept until set again. */
+void rf_attention_figure_set_positions(rf_attention_figure *f, rf_matrix_positions row_at, rf_matrix_positions col_at);
 void rf_attention_figure_set_title(rf_attention_figure *f, const char *title);
 /* Name what the next maps hold, for the legend: "attention weight"
  * (sequential, from 0) unless set; a DIVERGING quantity (linear attention's

@@ -131,6 +131,8 @@ static void release(rf_latent_figure *f)
         free(f->grad_norms[p]);
         f->norms[p] = f->grad_norms[p] = NULL;
     }
+    free(f->sequence);
+    f->sequence = NULL;
     f->segments = f->l = f->d = 0;
 }
 
@@ -217,6 +219,13 @@ static double frobenius(const float *v, size_t n)
  * O(segments). */
 static void refresh_heat(rf_latent_figure *f)
 {
+    if (f->sequence != NULL) {
+        double m = fmax(1e-12, max_abs(f->sequence, (size_t)f->sequence_rows * f->d));
+        rf_heatmap_set(&f->heat, f->sequence, f->sequence_rows, f->d, -m, m);
+        f->heat.colormap = RF_COLORMAP_DIVERGING;
+        rf_heatmap_changed(&f->heat);
+        return;
+    }
     const rf_latent_blocks *b = shown(f);
     if (f->segments == 0 || b->data[f->pass] == NULL) {
         rf_heatmap_clear(&f->heat);
@@ -263,6 +272,22 @@ void rf_latent_figure_set_tokens(rf_latent_figure *f, rf_latent_pass pass, int s
     refresh_heat(f);
 }
 
+void rf_latent_figure_set_sequence(rf_latent_figure *f, const float *cells, int rows, rf_matrix_positions at)
+{
+    free(f->sequence);
+    f->sequence = NULL;
+    f->sequence_rows = 0;
+    if (cells != NULL && rows > 0 && f->d > 0) {
+        f->sequence = malloc((size_t)rows * f->d * sizeof(float));
+        if (f->sequence != NULL) {
+            memcpy(f->sequence, cells, (size_t)rows * f->d * sizeof(float));
+            f->sequence_rows = rows;
+            f->sequence_at = at;
+        }
+    }
+    refresh_heat(f);
+}
+
 void rf_latent_figure_set_sample_tokens(rf_latent_figure *f, int tokens)
 {
     f->sample_tokens = tokens > 0 ? tokens : 0;
@@ -306,7 +331,7 @@ static bool has_any(const rf_latent_figure *f)
             if (f->latent.filled[p][s] || isfinite(f->grad_norms[p][s]) ||
                 (f->tokens.filled[p] != NULL && f->tokens.filled[p][s]))
                 return true;
-    return false;
+    return f->sequence != NULL;
 }
 
 static const char *row_name(const rf_latent_figure *f)
@@ -320,8 +345,10 @@ static layout lay_out(const rf_latent_figure *f, double width, double height, co
     layout l = {0};
     double strip_h = fmax(120, STRIP_SHARE * height), title_h = TITLE_H * s, bar_w = BAR_W * s;
     rf_rect top = {8, title_h, fmax(1, width - bar_w - 16), fmax(1, height - title_h - strip_h - 8)};
-    int rows = rows_held(f, f->segment);
+    int rows = f->sequence != NULL ? f->sequence_rows : rows_held(f, f->segment);
     rf_matrix_panel_layout(&l.heat, top, rows > 0 ? rows : 1, f->d, zoom, false);
+    if (f->sequence != NULL)
+        l.heat.row_at = f->sequence_at;
     /* the legend's words below the panel's title line, never across it */
     l.bar = (rf_rect){width - bar_w + 4, l.heat.frame.y + rf_map_legend_above(s), 14,
                       fmax(1, l.heat.frame.h - rf_map_legend_above(s) - rf_map_legend_below(s))};
@@ -437,7 +464,14 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
     layout l = lay_out(f, width, height, zoom, rf_plot_text_scale(cr));
     char title[160], layer[32];
     rf_latent_layer_name(f->layer, layer, sizeof layer);
-    if (shown_filled(f) && rows_held(f, f->segment) > 0) {
+    if (f->sequence != NULL) {
+        const rf_matrix_positions *at = &f->sequence_at;
+        snprintf(title, sizeof title, "%s: token states of tokens %lld-%lld, %d rows × %d", layer, (long long)at->lo,
+                 (long long)at->hi - 1, f->sequence_rows, f->d);
+        rf_matrix_panel_draw(&l.heat, cr, &f->heat, title, "token", "model dimension", 0, 1);
+        rf_map_scale scale = rf_latent_figure_scale(f);
+        rf_map_legend(cr, l.bar, &scale);
+    } else if (shown_filled(f) && rows_held(f, f->segment) > 0) {
         rf_latent_figure_heat_title(f, title, sizeof title);
         /* rows and dimensions counted from 1, as the segments and layers are */
         rf_matrix_panel_draw(&l.heat, cr, &f->heat, title, row_name(f), "model dimension", 1, 1);
@@ -464,6 +498,14 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
         return false;
     layout l = lay_out(f, width, height, zoom, 1.0);
     int row, col;
+    if (f->sequence != NULL && rf_matrix_panel_cell_at(&l.heat, &f->heat, x, y, &row, &col)) {
+        char tokens[64], layer[32];
+        if (!rf_matrix_positions_name(&f->sequence_at, row, tokens, sizeof tokens))
+            snprintf(tokens, sizeof tokens, "token %d", row);
+        rf_latent_layer_name(f->layer, layer, sizeof layer);
+        snprintf(text, size, "%s, %s, dimension %d: %.4g", layer, tokens, col + 1, f->sequence[(size_t)row * f->d + col]);
+        return true;
+    }
     if (shown_filled(f) && rows_held(f, f->segment) > 0 && rf_matrix_panel_cell_at(&l.heat, &f->heat, x, y, &row, &col)) {
         float v = f->heat.data[(size_t)row * f->d + col];
         char layer[32] = "";

@@ -5,12 +5,17 @@
  * strip of the per-segment latent norms ||L_i|| of both passes and the norms
  * of their gradients (from the ".grad" taps of the last inspection pass)
  * against the segment index, the chosen segment marked.
+ *
+ * In place of a block the heatmap can show a Θ_SELF layer's token states
+ * over the whole sample, pooled along the sequence (a long sample's, asked
+ * for at the plot's height, core/probe.h): its rows and hover count tokens.
  */
 #ifndef RF_LATENT_FIGURE_H
 #define RF_LATENT_FIGURE_H
 
 #include "../plot/figure.h"
 #include "../plot/plot.h"
+#include "matrix_panel.h"
 
 typedef enum rf_latent_pass { RF_LATENT_FORWARD, RF_LATENT_BACKWARD } rf_latent_pass;
 
@@ -51,6 +56,9 @@ typedef struct rf_latent_figure {
     rf_heatmap heat;
     char **names;                /* the chosen segment's token rows in the data's words (NULL: none) */
     int n_names;
+    float *sequence;             /* Θ_SELF's token states over the sample, rows x d (NULL: the block) */
+    int sequence_rows;
+    rf_matrix_positions sequence_at;   /* the tokens its rows cover */
 } rf_latent_figure;
 
 void rf_latent_figure_init(rf_latent_figure *f);
@@ -76,6 +84,10 @@ bool rf_latent_figure_set_layer(rf_latent_figure *f, rf_latent_layer layer, int 
 /* Copy the rows x d token block of `segment` (1-based) of a pass, for the
  * chosen Θ_SELF or Θ_X layer. */
 void rf_latent_figure_set_tokens(rf_latent_figure *f, rf_latent_pass pass, int segment, const float *block);
+/* Show, in place of the chosen block, the chosen Θ_SELF layer's token
+ * states over the sample: rows x d cells (copied), row i covering the
+ * tokens `at` gives. NULL: the block again. */
+void rf_latent_figure_set_sequence(rf_latent_figure *f, const float *cells, int rows, rf_matrix_positions at);
 /* The shown sample's length in tokens (0: unknown, every row shown). The
  * batch pads at the end, so a token block shows the rows of the sample's
  * tokens in its segment (fewer in the last, none past it: the figure says

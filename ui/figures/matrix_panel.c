@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "../../core/probe.h"
+
 /* Room for tick labels and axis labels around the cells. */
 #define MARGIN_LEFT 58.0
 #define MARGIN_RIGHT 8.0
@@ -36,17 +38,44 @@ double rf_matrix_panel_y(const rf_matrix_panel *p, double ry)
     return p->frame.y + (ry - p->r0) / (p->r1 - p->r0) * p->frame.h;
 }
 
-/* Ticks at cell centres for indices in [lo, hi); `along_x` picks the edge. */
-static void draw_ticks(const rf_matrix_panel *p, cairo_t *cr, double lo, double hi, int origin, bool along_x)
+static bool counts_positions(const rf_matrix_positions *at)
 {
+    return at->cells > 0 && at->hi > at->lo && (at->lo != 0 || at->hi != at->cells);
+}
+
+bool rf_matrix_positions_name(const rf_matrix_positions *at, int i, char *buf, size_t size)
+{
+    if (!counts_positions(at) || i < 0 || i >= at->cells)
+        return false;
+    int64_t a = rf_pool_edge(at->lo, at->hi, at->cells, i), b = rf_pool_edge(at->lo, at->hi, at->cells, i + 1) - 1;
+    if (a == b)
+        snprintf(buf, size, "token %lld", (long long)a);
+    else
+        snprintf(buf, size, "tokens %lld-%lld", (long long)a, (long long)b);
+    return true;
+}
+
+/* Ticks at cell centres for indices in [lo, hi) labelled index + origin, or,
+ * where the cells cover positions (`at`), at the positions' own places
+ * labelled by position; `along_x` picks the edge. */
+static void draw_ticks(const rf_matrix_panel *p, cairo_t *cr, double lo, double hi, int origin,
+                       const rf_matrix_positions *at, bool along_x)
+{
+    bool positions = counts_positions(at);
+    double per_cell = positions ? (double)(at->hi - at->lo) / at->cells : 1, first = positions ? at->lo : origin;
+    double cell_lo = along_x ? p->c0 : p->r0, cell_hi = along_x ? p->c1 : p->r1;
     rf_axis a = {.min = lo + origin, .max = hi + origin, .scale = RF_AXIS_LINEAR, .whole = true};
+    if (positions)   /* the positions the visible cells cover */
+        a = (rf_axis){.min = ceil(first + cell_lo * per_cell), .max = floor(first + cell_hi * per_cell - 1),
+                      .scale = RF_AXIS_LINEAR, .whole = true};
     double ticks[16];
-    int n = rf_axis_ticks(&a, ticks, 16);
+    int n = a.max >= a.min ? rf_axis_ticks(&a, ticks, 16) : 0;
     char label[32];
     rf_set_color(cr, (rf_rgb){0.25, 0.25, 0.25}, 1);
     cairo_set_line_width(cr, 1);
     for (int i = 0; i < n; i++) {
-        double index = ticks[i] - origin;
+        /* a position's centre in cells: (t + 0.5 - lo) / per_cell; an index's, index + 0.5 */
+        double index = positions ? (ticks[i] + 0.5 - first) / per_cell - 0.5 : ticks[i] - origin;
         snprintf(label, sizeof label, "%.0f", ticks[i]);
         if (along_x) {
             double x = rf_matrix_panel_x(p, index + 0.5);
@@ -107,9 +136,9 @@ static void draw_panel(const rf_matrix_panel *p, cairo_t *cr, rf_heatmap *h, con
     bool cols_named = draw_names(p, cr, names, n_names, true);
     bool rows_named = draw_names(p, cr, names, n_names, false);
     if (!cols_named)
-        draw_ticks(p, cr, ceil(p->c0 - 0.5), floor(p->c1 - 0.5), col_origin, true);
+        draw_ticks(p, cr, ceil(p->c0 - 0.5), floor(p->c1 - 0.5), col_origin, &p->col_at, true);
     if (!rows_named)
-        draw_ticks(p, cr, ceil(p->r0 - 0.5), floor(p->r1 - 0.5), row_origin, false);
+        draw_ticks(p, cr, ceil(p->r0 - 0.5), floor(p->r1 - 0.5), row_origin, &p->row_at, false);
     rf_set_color(cr, (rf_rgb){0.1, 0.1, 0.1}, 1);
     if (title != NULL)
         rf_draw_text(cr, f.x + f.w / 2, f.y - 6, 0.5, 1, RF_PLOT_TITLE, true, title);

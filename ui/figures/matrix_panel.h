@@ -9,9 +9,19 @@
 #include "../plot/figure.h"
 #include "../plot/plot.h"
 
+/* The sequence positions an axis's cells cover: cell i of `cells` holds
+ * positions [rf_pool_edge(lo, hi, cells, i), rf_pool_edge(lo, hi, cells, i + 1))
+ * (a map pooled to the screen, core/probe.h). cells 0: the cells are
+ * indices. */
+typedef struct rf_matrix_positions {
+    int64_t lo, hi;
+    int cells;
+} rf_matrix_positions;
+
 typedef struct rf_matrix_panel {
     rf_rect frame;                 /* where the cells are drawn */
     double r0, r1, c0, c1;         /* visible cells (fractional bounds) */
+    rf_matrix_positions row_at, col_at;   /* set after layout: ticks count positions, not cells */
 } rf_matrix_panel;
 
 /* Lay out a panel for a rows x cols matrix inside `outer`, showing the part
@@ -32,6 +42,10 @@ void rf_matrix_panel_draw(const rf_matrix_panel *p, cairo_t *cr, rf_heatmap *h, 
 void rf_matrix_panel_draw_named(const rf_matrix_panel *p, cairo_t *cr, rf_heatmap *h, const char *title,
                                 const char *row_label, const char *col_label, const char *const *names,
                                 int n_names);
+
+/* "tokens 1024-2047" (or "token 5") for cell i of `at`; false when its
+ * cells are indices. */
+bool rf_matrix_positions_name(const rf_matrix_positions *at, int i, char *buf, size_t size);
 
 /* The cell under (x, y), false outside the frame. */
 bool rf_matrix_panel_cell_at(const rf_matrix_panel *p, const rf_heatmap *h, double x, double y, int *row,

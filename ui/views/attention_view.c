@@ -7,18 +7,19 @@
  * cross-attention maps. For image data a toggle shows the attention of a
  * clicked patch over the picture.
  *
- * The figure borrows the snapshot's memory; the view holds a reference to
- * the snapshot it shows. Full attention's map is asked for pooled
- * (core/probe.h): the sample's own positions, or the window a zoom shows,
- * in at most about the plot's size of cells, max or mean (the Mean
- * toggle), computed block by block by the training thread without the
- * N x N map; a zoom asks again for what it shows once it comes to rest. A
+ * The figure borrows the snapshot's memory (map_preparer.h, which also
+ * builds a large map's colour range and image in a worker thread). Full
+ * attention's map is asked for pooled (core/probe.h): the sample's own
+ * positions, or the window a zoom shows, in at most about the plot's size
+ * of cells, max or mean (the Mean toggle), computed block by block by the
+ * training thread without the N x N map; a zoom asks again for what it
+ * shows once it comes to rest (pooled_request.h). Transformer-LS's band and
+ * global columns are asked for the same way with their queries pooled to
+ * the plot's height and every column kept, so a million-token band costs a
+ * thousand rows. A pooled map's axes and hover count tokens, not cells. A
  * map of a sample (or inspected input) shorter than the batch is cropped
  * to the sample's own positions, a copy the view owns: BLRP's maps to the
- * tokens the chosen segment holds. A map of a quarter of a million cells
- * or more gets its colour range and pooled image built in a worker thread,
- * so a new snapshot costs the UI thread a paint; the previous map stays on
- * screen meanwhile.
+ * tokens the chosen segment holds.
  *
  * The Overview toggle shows every layer and head of the sample at once
  * (ui/figures/attention_overview.h, for full attention's maps, or linear
@@ -32,10 +33,11 @@
 #include "../../core/ops/ls_attention.h"
 #include "../figures/attention_figure.h"
 #include "../view.h"
+#include "map_preparer.h"
+#include "pooled_request.h"
 #include "probe_view.h"
 
-/* Maps with at least this many cells are prepared off the UI thread (a
- * full-attention map pooled to a large plot is 512 x 512 or more). */
+/* Overviews with at least this many cells are pooled off the UI thread. */
 #define OFF_THREAD_CELLS (1 << 18)
 
 typedef enum map_kind {
@@ -64,31 +66,23 @@ typedef struct attention_view {
     GtkToggleButton *picture;   /* image data: over the picture */
     GtkToggleButton *overview_toggle;
     GtkToggleButton *mean;      /* pooled maps: cells are means (off: maxima) */
-    rf_probe_window zoomed;     /* the window of queries and keys a zoom asked for; rows 0: the sample's all */
-    guint zoom_timer;           /* a zoom settling before it asks */
-    gboolean quiet_zoom;        /* the view's own zoom reset (a new window shown): asks nothing */
+    rf_pooled_request request;  /* the window full attention's map or LS's band is asked for */
     rf_attention_overview overview;   /* shown by the figure while the toggle is on */
     GArray *maps;               /* of map_entry */
     int segments;               /* BLRP segments T */
     char taps[2][RF_NAME_LEN];  /* what is watched */
     int n_taps;
-    RfProbeHold *shown;         /* the snapshot the figure borrows from */
-    float *crop;                /* or the cropped map it borrows (show_matrix's `owned`) */
+    rf_map_preparer prep;       /* what the figure borrows; a large map prepared off the UI thread */
     gboolean pooled;            /* the map shown is a stored step's, pooled: its axes say so */
-    guint generation;           /* of refreshes: a map prepared for an older one is dropped */
-    GCancellable *preparing;    /* the job in flight, cancelled when superseded */
 } attention_view;
 
 static void attention_view_free(gpointer data)
 {
     attention_view *v = data;
-    if (v->zoom_timer != 0)
-        g_source_remove(v->zoom_timer);
+    rf_pooled_request_clear(&v->request);
     rf_attention_figure_free(&v->figure);
     rf_attention_overview_free(&v->overview);
-    rf_probe_hold_release(v->shown);
-    g_free(v->crop);
-    g_clear_object(&v->preparing);   /* its task held the plot: it is over */
+    rf_map_preparer_free(&v->prep);
     g_array_unref(v->maps);
     g_free(v);
 }
@@ -201,16 +195,13 @@ static gboolean picture_possible(attention_view *v, const map_entry *m)
 
 /* Full attention's map is asked for pooled to the plot's pixels (core/probe.h):
  * at most this many cells each way, about the side of the square the
- * matrix takes in the plot (its margins and legend off), 512 before the
- * plot has a size. */
+ * matrix takes in the plot (its margins and legend off). At most heads x
+ * 1024 x 1024 floats: 32 MiB for 8 heads, under 1 % of what a
+ * million-token run plans. */
 static int64_t map_cells(attention_view *v)
 {
-    int w = gtk_widget_get_width(GTK_WIDGET(v->plot)), h = gtk_widget_get_height(GTK_WIDGET(v->plot));
-    if (w <= 0 || h <= 0)
-        return 512;
-    /* at most heads x 1024 x 1024 floats: 32 MiB for 8 heads, under 1 % of
-     * what a million-token run plans */
-    return CLAMP(MIN(w - 200, h - 100), 64, 1024);
+    return MIN(rf_pooled_request_cells(&v->request, TRUE, 200, 1024),
+               rf_pooled_request_cells(&v->request, FALSE, 100, 1024));
 }
 
 /* The end of the sample's own positions in a map (RF_POOL_END: the map's). */
@@ -224,16 +215,22 @@ static rf_probe_window map_window(attention_view *v, const map_entry *m)
 {
     int64_t cells = map_cells(v), end = map_window_end(v, m);
     rf_pool_reduce reduce = gtk_toggle_button_get_active(v->mean) ? RF_POOL_MEAN : RF_POOL_MAX;
-    if (v->zoomed.rows > 0)
-        return (rf_probe_window){v->zoomed.r0, v->zoomed.r1, v->zoomed.c0, v->zoomed.c1, cells, cells, reduce};
-    return (rf_probe_window){0, end, 0, end, cells, cells, reduce};
+    return rf_pooled_request_window(&v->request, end, end, cells, cells, reduce);
 }
 
-/* The shown value is the window a zoom asked for (not the sample's all). */
-static gboolean shows_zoomed(attention_view *v, const rf_probe_value *a)
+/* LS's band and globals are asked for with their queries pooled to the
+ * plot's height and every column kept (a band's offsets, the global keys):
+ * at 1M tokens the tap is N x heads x (band + globals) floats, the cells at
+ * most 1024 rows of them. */
+static rf_probe_window band_window(attention_view *v, const map_entry *m)
 {
-    return a->pooled && v->zoomed.rows > 0 && a->window.r0 == v->zoomed.r0 && a->window.r1 == v->zoomed.r1 &&
-           a->window.c0 == v->zoomed.c0 && a->window.c1 == v->zoomed.c1;
+    rf_pool_reduce reduce = gtk_toggle_button_get_active(v->mean) ? RF_POOL_MEAN : RF_POOL_MAX;
+    rf_probe_window w = rf_pooled_request_window(&v->request, map_window_end(v, m), RF_POOL_END,
+                                                 rf_pooled_request_cells(&v->request, FALSE, 100, 1024), G_MAXINT32,
+                                                 reduce);
+    w.c0 = 0;
+    w.c1 = RF_POOL_END;
+    return w;
 }
 
 /* Which taps the chosen map needs, watched while the view is visible. */
@@ -295,6 +292,11 @@ static void watch(attention_view *v)
         rf_probe_picker_watch_pooled(&v->picker, names, w, v->n_taps);
         return;
     }
+    if (m != NULL && m->kind == MAP_LS) {
+        rf_probe_window w[2] = {band_window(v, m), band_window(v, m)};
+        rf_probe_picker_watch_pooled(&v->picker, names, w, v->n_taps);
+        return;
+    }
     rf_probe_picker_watch(&v->picker, names, v->n_taps);
 }
 
@@ -317,74 +319,8 @@ static void explain_absence(attention_view *v)
     show_message(v, text);
 }
 
-/* A map being prepared in a worker thread is no longer wanted. */
-static void forget_preparing(attention_view *v)
-{
-    v->generation++;
-    if (v->preparing != NULL)
-        g_cancellable_cancel(v->preparing);
-    g_clear_object(&v->preparing);
-    rf_plot_view_set_pending(v->plot, FALSE);
-}
-
-/* The figure now borrows from `hold`'s snapshot, or from `crop` when that
- * is not NULL (the buffers it borrowed before are released). */
-static void keep_shown(attention_view *v, RfProbeHold *hold, float *crop)
-{
-    rf_probe_hold_release(v->shown);
-    v->shown = hold;
-    g_free(v->crop);
-    v->crop = crop;
-}
-
-/* A large map, prepared in a worker thread. */
-typedef struct prepare_job {
-    RfProbeHold *hold;          /* keeps heat.data alive */
-    float *crop;                /* or owns it: a cropped map */
-    rf_heatmap heat;            /* in: the map; out: its colour range and image */
-    gboolean sized;             /* build the image at the figure's last size and view: */
-    int iw, ih;
-    double view[4];
-    char row_label[32], col_label[32];
-    guint generation;
-} prepare_job;
-
-static void prepare_job_free(gpointer data)
-{
-    prepare_job *job = data;
-    rf_heatmap_clear(&job->heat);
-    rf_probe_hold_release(job->hold);
-    g_free(job->crop);
-    g_free(job);
-}
-
-static void prepare_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
-{
-    (void)source;
-    prepare_job *job = data;
-    rf_attention_range(job->heat.data, (size_t)job->heat.rows * job->heat.cols, &job->heat.vmin, &job->heat.vmax);
-    if (job->sized && !g_cancellable_is_cancelled(cancel))
-        rf_heatmap_prepare(&job->heat, job->iw, job->ih, job->view);
-    g_task_return_boolean(task, TRUE);
-}
-
-static void on_prepared(GObject *plot, GAsyncResult *result, gpointer data)
-{
-    (void)data;
-    attention_view *v = rf_probe_view_get_data(RF_PLOT_VIEW(plot));
-    prepare_job *job = g_task_get_task_data(G_TASK(result));
-    if (v == NULL || job->generation != v->generation)
-        return;    /* a later refresh replaced it */
-    rf_attention_figure_adopt_matrix(&v->figure, &job->heat, job->row_label, job->col_label);
-    keep_shown(v, g_steal_pointer(&job->hold), g_steal_pointer(&job->crop));
-    g_clear_object(&v->preparing);
-    rf_plot_view_set_pending(v->plot, FALSE);
-    rf_plot_view_queue_draw(v->plot);
-}
-
 /* Show a rows x cols map of the current snapshot (or `owned`, a buffer
- * holding it that the view then frees): at once when it is small, else once
- * a worker thread has prepared it. */
+ * holding it that the view then frees). */
 static void show_matrix(attention_view *v, const float *map, int rows, int cols, const char *row_label,
                         const char *col_label, float *owned)
 {
@@ -395,26 +331,7 @@ static void show_matrix(attention_view *v, const float *map, int rows, int cols,
         row_label = pooled_rows;
         col_label = pooled_cols;
     }
-    RfProbeHold *hold = rf_probe_picker_hold(&v->picker);
-    if ((size_t)rows * cols < OFF_THREAD_CELLS) {
-        rf_attention_figure_set_matrix(&v->figure, map, rows, cols, row_label, col_label);
-        keep_shown(v, hold, owned);
-        return;
-    }
-    prepare_job *job = g_new0(prepare_job, 1);
-    job->hold = hold;
-    job->crop = owned;
-    rf_heatmap_set(&job->heat, map, rows, cols, 0, 1);
-    job->sized = rf_heatmap_cached_view(&v->figure.heat, &job->iw, &job->ih, job->view);
-    g_strlcpy(job->row_label, row_label, sizeof job->row_label);
-    g_strlcpy(job->col_label, col_label, sizeof job->col_label);
-    job->generation = v->generation;
-    v->preparing = g_cancellable_new();
-    GTask *task = g_task_new(v->plot, v->preparing, on_prepared, NULL);
-    g_task_set_task_data(task, job, prepare_job_free);
-    g_task_run_in_thread(task, prepare_in_thread);
-    g_object_unref(task);
-    rf_plot_view_set_pending(v->plot, TRUE);
+    rf_map_preparer_show(&v->prep, rf_probe_picker_hold(&v->picker), map, rows, cols, row_label, col_label, owned);
 }
 
 /* The shown sample's length in data positions; 0 when unknown or when the
@@ -439,12 +356,6 @@ static void show_block(attention_view *v, const float *map, int rows, int cols, 
     show_matrix(v, crop, keep_rows, keep_cols, row_label, col_label, crop);
 }
 
-/* A value pooled to fewer cells than its window's positions (core/probe.h). */
-static gboolean coarse(const rf_probe_value *a)
-{
-    return a->pooled && a->shape.dim[a->shape.ndim - 2] < a->window.r1 - a->window.r0;
-}
-
 /* A full-attention map [rows, rows] of one head: only the shown sample's
  * own positions (its CLS first, when the model has one), where the batch
  * padded it; the padded queries' rows and keys' columns carry nothing of
@@ -452,9 +363,8 @@ static gboolean coarse(const rf_probe_value *a)
 static void show_probs(attention_view *v, const rf_config *cfg, const map_entry *m, const rf_probe_value *a,
                        const float *map, int rows, int cols)
 {
-    if (a->pooled) {   /* the axes count cells; the title says how many tokens a cell holds */
-        gboolean cells = coarse(a);
-        show_matrix(v, map, rows, cols, cells ? "query cell" : "query", cells ? "key cell" : "key", NULL);
+    if (a->pooled) {   /* the axes count tokens; the title says how many a cell holds */
+        show_matrix(v, map, rows, cols, "query", "key", NULL);
         return;
     }
     int len = rows == cols ? sample_length(v) : 0;
@@ -483,33 +393,22 @@ static void show_padding(attention_view *v, int seg, int t)
 
 /* Name a token map's rows and columns by the sample's tokens, read once
  * zoomed in: full attention's (after the model's CLS) or BLRP segment
- * seg's self-attention (t tokens a segment). A pooled map's cells are not
- * tokens. */
-/* Names of the cells of positions [lo, hi) cut into n: a cell's tokens
- * ("tokens 1648-1663"), or the token itself at one a cell. */
-static char **cell_names(attention_view *v, const rf_config *cfg, const map_entry *m, int64_t lo, int64_t hi, int n,
-                         int *count)
-{
-    if (n == hi - lo)
-        return rf_probe_picker_token_names(&v->picker, token_offset(cfg, m), (int)lo, (int)hi, count);
-    char **names = g_new0(char *, n + 1);
-    for (int i = 0; i < n; i++)
-        names[i] = g_strdup_printf("tokens %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT, rf_pool_edge(lo, hi, n, i),
-                                   rf_pool_edge(lo, hi, n, i + 1) - 1);
-    *count = n;
-    return names;
-}
-
+ * seg's self-attention (t tokens a segment). A pooled map's cells of
+ * several tokens have no words: the axes and hover give their positions. */
 static void name_cells(attention_view *v, const rf_config *cfg, const map_entry *m, const rf_probe_value *a, int rows,
                        int cols, int seg, int t)
 {
     int n = 0;
     char **names = NULL;
     rf_attention_figure_take_col_names(&v->figure, NULL, 0);
-    if (m->kind == MAP_PROBS && a->pooled && (coarse(a) || a->window.r0 != 0 || a->window.c0 != 0)) {
-        int cn = 0;
-        names = cell_names(v, cfg, m, a->window.r0, a->window.r1, rows, &n);
-        char **col_names = cell_names(v, cfg, m, a->window.c0, a->window.c1, cols, &cn);
+    if (m->kind == MAP_PROBS && rf_pooled_request_coarse(a)) {   /* the axes and hover give the cells' positions */
+        rf_attention_figure_take_names(&v->figure, NULL, 0);
+        return;
+    }
+    if (m->kind == MAP_PROBS && a->pooled && (a->window.r0 != 0 || a->window.c0 != 0)) {
+        int cn = 0, offset = token_offset(cfg, m);
+        names = rf_probe_picker_token_names(&v->picker, offset, (int)a->window.r0, (int)a->window.r1, &n);
+        char **col_names = rf_probe_picker_token_names(&v->picker, offset, (int)a->window.c0, (int)a->window.c1, &cn);
         if (a->window.r0 != a->window.c0 || a->window.r1 != a->window.c1)
             rf_attention_figure_take_col_names(&v->figure, col_names, cn);
         else
@@ -591,15 +490,13 @@ static void on_overview_built(GObject *plot, GAsyncResult *result, gpointer data
     (void)data;
     attention_view *v = rf_probe_view_get_data(RF_PLOT_VIEW(plot));
     overview_job *job = g_task_get_task_data(G_TASK(result));
-    if (v == NULL || job->generation != v->generation)
+    if (v == NULL || job->generation != v->prep.generation)
         return;
     char title[160];
     g_strlcpy(title, v->overview.title, sizeof title);
     rf_attention_overview_move(&v->overview, &job->built);
     rf_attention_overview_set_title(&v->overview, title);
-    g_clear_object(&v->preparing);
-    rf_plot_view_set_pending(v->plot, FALSE);
-    rf_plot_view_queue_draw(v->plot);
+    rf_map_preparer_done(&v->prep);
 }
 
 static void refresh_overview(attention_view *v)
@@ -663,13 +560,11 @@ static void refresh_overview(attention_view *v)
     job->layers = g_array_ref(layers);
     job->heads = heads;
     job->keep = keep;
-    job->generation = v->generation;
-    v->preparing = g_cancellable_new();
-    GTask *task = g_task_new(v->plot, v->preparing, on_overview_built, NULL);
+    job->generation = v->prep.generation;
+    GTask *task = g_task_new(v->plot, rf_map_preparer_start(&v->prep), on_overview_built, NULL);
     g_task_set_task_data(task, job, overview_job_free);
     g_task_run_in_thread(task, overview_in_thread);
     g_object_unref(task);
-    rf_plot_view_set_pending(v->plot, TRUE);
 }
 
 /* A click on a thumbnail: leave the overview for that layer and head. */
@@ -688,11 +583,34 @@ static void on_pick(void *data, int layer, int head)
     gtk_toggle_button_set_active(v->overview_toggle, FALSE);   /* watches that map and shows it */
 }
 
+/* The title's account of a pooled window: the positions a zoom shows, and
+ * what a cell is (the widest cell's positions: they differ by one at most). */
+static void describe_window(const map_entry *m, const rf_probe_value *a, gboolean zoomed, char *title, size_t size)
+{
+    const rf_probe_window *w = &a->window;
+    size_t used = strlen(title);
+    if (zoomed && m->kind == MAP_LS)
+        g_snprintf(title + used, size - used, " · queries %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT, w->r0, w->r1 - 1);
+    else if (zoomed)
+        g_snprintf(title + used, size - used, " · queries %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT ", keys %"
+                   G_GINT64_FORMAT "-%" G_GINT64_FORMAT, w->r0, w->r1 - 1, w->c0, w->c1 - 1);
+    if (!rf_pooled_request_coarse(a))
+        return;
+    int64_t rows = a->shape.dim[a->shape.ndim - 2], span = (w->r1 - w->r0 + rows - 1) / rows;
+    const char *reduce = w->reduce == RF_POOL_MEAN ? "mean" : "max", *up_to = (w->r1 - w->r0) % rows ? "up to " : "";
+    used = strlen(title);
+    if (m->kind == MAP_LS)   /* the band's columns are offsets, never pooled */
+        g_snprintf(title + used, size - used, " · %s over %s%" G_GINT64_FORMAT " queries", reduce, up_to, span);
+    else
+        g_snprintf(title + used, size - used, " · %s over %s%" G_GINT64_FORMAT "×%" G_GINT64_FORMAT " tokens", reduce,
+                   up_to, span, span);
+}
+
 /* Show the chosen head of the snapshot. */
 static void refresh(gpointer data)
 {
     attention_view *v = data;
-    forget_preparing(v);
+    rf_map_preparer_forget(&v->prep);
     if (overview_on(v)) {
         refresh_overview(v);
         return;
@@ -725,15 +643,16 @@ static void refresh(gpointer data)
     char map[160];
     g_snprintf(map, sizeof map, "%s · %s · head %d · segment %d", cfg->model.encoder, m->label, head + 1,
                m->kind >= MAP_BLRP_SELF ? seg : 0);
-    gboolean zoomed = m->kind == MAP_PROBS && shows_zoomed(v, a);
+    gboolean zoomed = (m->kind == MAP_PROBS || m->kind == MAP_LS) && rf_pooled_request_shows_zoomed(&v->request, a);
     if (zoomed) {   /* a zoomed window's cells fill the plot: it starts unzoomed */
         size_t used = strlen(map);
         g_snprintf(map + used, sizeof map - used, " · %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT " × %" G_GINT64_FORMAT
                    "-%" G_GINT64_FORMAT, a->window.r0, a->window.r1, a->window.c0, a->window.c1);
     }
-    v->quiet_zoom = TRUE;
-    rf_plot_view_show_map(v->plot, map);
-    v->quiet_zoom = FALSE;
+    rf_pooled_request_show_map(&v->request, map);
+    gboolean by_position = m->kind == MAP_PROBS || m->kind == MAP_LS;   /* a pooled map's axes count tokens */
+    rf_attention_figure_set_positions(&v->figure, by_position ? rf_pooled_request_rows(a) : (rf_matrix_positions){0},
+                                      m->kind == MAP_PROBS ? rf_pooled_request_cols(a) : (rf_matrix_positions){0});
     /* BLRP's maps: the tokens of the chosen segment the sample has */
     int t = m->kind == MAP_BLRP_SELF || m->kind == MAP_BLRP_SEG_READS ? rows : cols;
     int seg_tokens = m->kind >= MAP_BLRP_SELF ? segment_tokens(v, seg, t) : 0;
@@ -764,7 +683,7 @@ static void refresh(gpointer data)
         }
         rf_attention_figure_set_band(&v->figure, a->data + head * plane, rows, cfg->model.window,
                                      globals ? g->data + (size_t)head * rows * n_globals : NULL, n_globals);
-        keep_shown(v, rf_probe_picker_hold(&v->picker), NULL);
+        rf_map_preparer_keep(&v->prep, rf_probe_picker_hold(&v->picker), NULL);
         break;
     }
     case MAP_BLRP_SELF:
@@ -785,19 +704,7 @@ static void refresh(gpointer data)
         g_snprintf(title, sizeof title, "%s · segment %d · head %d · %s", m->label, seg, head + 1, sample);
     else
         g_snprintf(title, sizeof title, "%s · head %d · %s", m->label, head + 1, sample);
-    if (zoomed) {
-        size_t used = strlen(title);
-        g_snprintf(title + used, sizeof title - used, " · queries %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT
-                   ", keys %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT, a->window.r0, a->window.r1 - 1, a->window.c0,
-                   a->window.c1 - 1);
-    }
-    if (coarse(a)) {   /* what a cell is: the widest cell's positions (they differ by one at most) */
-        int64_t span = (a->window.r1 - a->window.r0 + rows - 1) / rows;
-        size_t used = strlen(title);
-        g_snprintf(title + used, sizeof title - used, " · %s over %s%" G_GINT64_FORMAT "×%" G_GINT64_FORMAT
-                   " tokens", a->window.reduce == RF_POOL_MEAN ? "mean" : "max",
-                   (a->window.r1 - a->window.r0) % rows != 0 ? "up to " : "", span, span);
-    }
+    describe_window(m, a, zoomed, title, sizeof title);
     rf_attention_figure_set_title(&v->figure, title);
     rf_attention_figure_show_picture(&v->figure, gtk_toggle_button_get_active(v->picture) &&
                                                      picture_possible(v, m));
@@ -818,54 +725,25 @@ static void load_picture(attention_view *v)
     rf_probe_picker_load_picture(&v->picker, &v->figure.picture, token_offset(cfg, m));
 }
 
-/* A zoom came to rest: ask for the queries and keys now visible, pooled to
- * the plot's pixels (one cell a token once few enough are visible), or for
- * the sample's all again when the zoom went back to everything. The cells
- * shown are magnified meanwhile; the newest request is the one the worker
- * takes. */
-static gboolean zoom_settled(gpointer data)
+/* A zoom came to rest: ask for the queries (and keys) now visible
+ * (pooled_request.h); a band keeps its columns. */
+static void zoom_settled(gpointer data)
 {
     attention_view *v = data;
-    v->zoom_timer = 0;
     const map_entry *m = chosen_map(v);
     const rf_probe_value *a = v->n_taps > 0 ? rf_probe_picker_find(&v->picker, v->taps[0], NULL) : NULL;
-    if (m == NULL || m->kind != MAP_PROBS || overview_on(v) || a == NULL || !a->filled || !a->pooled ||
-        rf_probe_picker_get_step(&v->picker) >= 0)
-        return G_SOURCE_REMOVE;
-    rf_zoom z = rf_plot_view_get_zoom(v->plot);
-    int64_t rows = a->shape.dim[1], cols = a->shape.dim[2];
-    const rf_probe_window *w = &a->window;
-    int64_t i0 = CLAMP((int64_t)floor(z.y0 * rows), 0, rows - 1), i1 = CLAMP((int64_t)ceil(z.y1 * rows), i0 + 1, rows);
-    int64_t j0 = CLAMP((int64_t)floor(z.x0 * cols), 0, cols - 1), j1 = CLAMP((int64_t)ceil(z.x1 * cols), j0 + 1, cols);
-    if (i0 == 0 && i1 == rows && j0 == 0 && j1 == cols) {   /* all of the cells shown */
-        gboolean everything = z.x0 <= 0 && z.x1 >= 1 && z.y0 <= 0 && z.y1 >= 1;
-        if (!everything || v->zoomed.rows == 0)
-            return G_SOURCE_REMOVE;
-        v->zoomed.rows = 0;   /* zoomed out of a window: the sample's all again */
-    } else {
-        v->zoomed = (rf_probe_window){rf_pool_edge(w->r0, w->r1, rows, i0), rf_pool_edge(w->r0, w->r1, rows, i1),
-                                      rf_pool_edge(w->c0, w->c1, cols, j0), rf_pool_edge(w->c0, w->c1, cols, j1), 1,
-                                      1, w->reduce};
-    }
-    watch(v);
-    return G_SOURCE_REMOVE;
-}
-
-static void on_zoom(gpointer data)
-{
-    attention_view *v = data;
-    if (v->quiet_zoom)
+    if (m == NULL || (m->kind != MAP_PROBS && m->kind != MAP_LS) || overview_on(v) || a == NULL || !a->filled ||
+        !a->pooled || rf_probe_picker_get_step(&v->picker) >= 0)
         return;
-    if (v->zoom_timer != 0)
-        g_source_remove(v->zoom_timer);
-    v->zoom_timer = g_timeout_add(250, zoom_settled, v);
+    if (rf_pooled_request_follow_zoom(&v->request, a, m->kind == MAP_LS))
+        watch(v);
 }
 
 /* Any choice changed: show the segment chooser where it applies, watch anew. */
 static void on_choice(gpointer data)
 {
     attention_view *v = data;
-    v->zoomed.rows = 0;   /* another map or sample: all of it */
+    rf_pooled_request_reset(&v->request);   /* another map or sample: all of it */
     const map_entry *m = chosen_map(v);
     gboolean blrp = m != NULL && m->kind >= MAP_BLRP_SELF;
     gtk_widget_set_visible(v->segment_label, blrp);
@@ -902,9 +780,9 @@ static void on_picture(GtkToggleButton *b, gpointer data)
 static void on_hidden(gpointer data)
 {
     attention_view *v = data;
-    forget_preparing(v);
+    rf_map_preparer_forget(&v->prep);
     rf_attention_figure_set_message(&v->figure, "Waiting for the next inspection pass of the running model");
-    g_clear_pointer(&v->shown, rf_probe_hold_release);
+    rf_map_preparer_keep(&v->prep, NULL, NULL);
 }
 
 /* Picture mode: a click picks the query patch. */
@@ -933,6 +811,7 @@ GtkWidget *rf_attention_view_new(RfSession *s)
     rf_figure f = rf_attention_figure_get(&v->figure);
     GtkWidget *plot = rf_plot_view_new(&f, TRUE);
     v->plot = RF_PLOT_VIEW(plot);
+    rf_map_preparer_init(&v->prep, v->plot, &v->figure);
 
     rf_probe_picker_init(&v->picker, s, "_Map", on_choice, v);
     v->segment_label = gtk_label_new_with_mnemonic("S_egment");
@@ -958,7 +837,7 @@ GtkWidget *rf_attention_view_new(RfSession *s)
                                 "(off: the largest, so a single sharp weight stays visible)");
     gtk_box_append(GTK_BOX(v->picker.history_box), GTK_WIDGET(v->mean));
     g_signal_connect_swapped(v->mean, "toggled", G_CALLBACK(on_mean), v);
-    rf_plot_view_on_zoom(v->plot, on_zoom, v);
+    rf_pooled_request_init(&v->request, v->plot, zoom_settled, v);
     g_signal_connect_swapped(v->overview_toggle, "toggled", G_CALLBACK(on_choice), v);
     g_signal_connect(v->segment, "value-changed", G_CALLBACK(on_segment), v);
     g_signal_connect(v->picture, "toggled", G_CALLBACK(on_picture), v);

@@ -6,12 +6,20 @@
  * floats each: small) for the norms, and the chosen layer's taps only:
  * "blrp.self.<k>.out" for Θ_SELF k+1, every "blrp.segment.<pass>.<i>" for
  * Θ_X. A segment slider and a forward/backward toggle choose the block
- * shown among those; the Layer drop-down chooses what is watched. */
+ * shown among those; the Layer drop-down chooses what is watched.
+ *
+ * With **Whole sequence** on, a Θ_SELF layer's token states are shown over
+ * all the sample's tokens instead of one segment: the tap is asked for
+ * pooled along the sequence to the plot's height (core/probe.h), max or
+ * mean (the Mean toggle), every dimension kept, so a long sample costs a
+ * few hundred rows; a zoom that comes to rest asks for the tokens it shows,
+ * down to one row a token (pooled_request.h). */
 #include <stdio.h>
 #include <string.h>
 
 #include "../figures/latent_figure.h"
 #include "../view.h"
+#include "pooled_request.h"
 #include "probe_view.h"
 
 typedef struct latent_view {
@@ -27,11 +35,15 @@ typedef struct latent_view {
     gboolean has_cross;             /* blrp.segment.<pass>.<i> taps exist */
     GPtrArray *taps;                /* the latent taps, watched for the norms (char *) */
     GPtrArray *layer_taps;          /* the chosen layer's taps, watched too (char *) */
+    GtkToggleButton *sequence;      /* Θ_SELF over the whole sample, pooled */
+    GtkToggleButton *mean;          /* pooled rows are means (off: maxima) */
+    rf_pooled_request request;      /* the tokens the sequence is asked for */
 } latent_view;
 
 static void latent_view_free(gpointer data)
 {
     latent_view *v = data;
+    rf_pooled_request_clear(&v->request);
     rf_latent_figure_free(&v->figure);
     g_ptr_array_unref(v->taps);
     g_ptr_array_unref(v->layer_taps);
@@ -117,6 +129,27 @@ static void collect_taps(gpointer data)
     list_layers(v);
 }
 
+/* The chosen layer is a Θ_SELF one shown over the whole sample. */
+static gboolean sequence_on(latent_view *v)
+{
+    return gtk_toggle_button_get_active(v->sequence) && chosen_layer(v).kind == RF_LATENT_LAYER_SELF;
+}
+
+/* The Θ_SELF tap's window: the sample's tokens (or a zoom's) pooled to
+ * about the heatmap's height (the plot less its norms strip), every
+ * dimension kept. */
+static rf_probe_window sequence_window(latent_view *v)
+{
+    int len = rf_probe_picker_sample_length(&v->picker);
+    rf_pool_reduce reduce = gtk_toggle_button_get_active(v->mean) ? RF_POOL_MEAN : RF_POOL_MAX;
+    rf_probe_window w = rf_pooled_request_window(&v->request, len > 0 ? len : RF_POOL_END, RF_POOL_END,
+                                                 rf_pooled_request_cells(&v->request, FALSE, 360, 1024), G_MAXINT32,
+                                                 reduce);
+    w.c0 = 0;
+    w.c1 = RF_POOL_END;
+    return w;
+}
+
 static void watch(latent_view *v)
 {
     collect_layer_taps(v);
@@ -125,7 +158,37 @@ static void watch(latent_view *v)
     g_autoptr(GPtrArray) all = g_ptr_array_new();
     g_ptr_array_extend(all, v->taps, NULL, NULL);
     g_ptr_array_extend(all, v->layer_taps, NULL, NULL);
-    rf_probe_picker_watch(&v->picker, (const char *const *)all->pdata, (int)all->len);
+    if (!sequence_on(v)) {
+        rf_probe_picker_watch(&v->picker, (const char *const *)all->pdata, (int)all->len);
+        return;
+    }
+    /* the latents whole (rows 0), the Θ_SELF tap (the last) pooled */
+    g_autofree rf_probe_window *windows = g_new0(rf_probe_window, all->len);
+    windows[all->len - 1] = sequence_window(v);
+    rf_probe_picker_watch_pooled(&v->picker, (const char *const *)all->pdata, windows, (int)all->len);
+}
+
+/* The Θ_SELF tap pooled along the sequence, shown in place of a block; the
+ * title says how many tokens a row covers. FALSE: not shown (the snapshot
+ * holds none yet, or a whole one). */
+static gboolean show_sequence(latent_view *v, char *rows, size_t size)
+{
+    rf_latent_figure *f = &v->figure;
+    const char *name = v->layer_taps->len > 0 ? g_ptr_array_index(v->layer_taps, 0) : NULL;
+    const rf_probe_value *p = name != NULL ? rf_probe_picker_find(&v->picker, name, NULL) : NULL;
+    if (p == NULL || !p->filled || !p->pooled || p->shape.ndim != 2 || p->shape.dim[1] != f->d) {
+        rf_latent_figure_set_sequence(f, NULL, 0, (rf_matrix_positions){0});
+        return FALSE;
+    }
+    const rf_probe_window *w = &p->window;
+    int cells = (int)p->shape.dim[0];
+    rf_latent_figure_set_sequence(f, p->data, cells, rf_pooled_request_rows(p));
+    if (rf_pooled_request_coarse(p))
+        g_snprintf(rows, size, "%s over %s%" G_GINT64_FORMAT " tokens a row", w->reduce == RF_POOL_MEAN ? "mean" : "max",
+                   (w->r1 - w->r0) % cells ? "up to " : "", (w->r1 - w->r0 + cells - 1) / cells);
+    else
+        g_snprintf(rows, size, "tokens %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT ", a row a token", w->r0, w->r1 - 1);
+    return TRUE;
 }
 
 /* The chosen layer's blocks from the snapshot shown: S [T·t, d] cut into
@@ -219,27 +282,63 @@ static void refresh(gpointer data)
     if (!sized)
         g_strlcpy(f->message, "Waiting for the next inspection pass of the running model", sizeof f->message);
     rf_latent_figure_set_sample_tokens(f, rf_probe_picker_sample_length(&v->picker));
-    show_layer(v);
+    char rows[96] = "";
+    gboolean whole = sequence_on(v) && show_sequence(v, rows, sizeof rows);
+    if (!whole) {
+        rf_latent_figure_set_sequence(f, NULL, 0, (rf_matrix_positions){0});
+        show_layer(v);
+    } else {
+        rf_latent_figure_set_layer(f, chosen_layer(v), 0);   /* no blocks: the sequence instead */
+    }
     rf_latent_figure_select(f, (int)gtk_range_get_value(v->segment), chosen_pass(v));
     name_rows(v);
-    char map[96], layer[32];
+    char map[128], layer[32];
     rf_latent_layer_name(f->layer, layer, sizeof layer);
-    g_snprintf(map, sizeof map, "segment %d · pass %d · %s", (int)gtk_range_get_value(v->segment),
-               (int)chosen_pass(v), layer);
-    rf_plot_view_show_map(v->plot, map);
-    char sample[64], title[128];
+    g_snprintf(map, sizeof map, "segment %d · pass %d · %s", whole ? 0 : (int)gtk_range_get_value(v->segment),
+               whole ? 0 : (int)chosen_pass(v), layer);
+    const rf_probe_value *p = whole ? rf_probe_picker_find(&v->picker, g_ptr_array_index(v->layer_taps, 0), NULL) : NULL;
+    if (p != NULL && rf_pooled_request_shows_zoomed(&v->request, p)) {   /* a zoomed window's rows fill the plot */
+        size_t used = strlen(map);
+        g_snprintf(map + used, sizeof map - used, " · %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT, p->window.r0,
+                   p->window.r1);
+    }
+    rf_pooled_request_show_map(&v->request, map);
+    char sample[64], title[160];
     rf_probe_picker_describe(&v->picker, sample, sizeof sample);
-    g_snprintf(title, sizeof title, "BLRP latent states · %s", sample);
+    if (whole)
+        g_snprintf(title, sizeof title, "BLRP token states over the sequence · %s · %s", sample, rows);
+    else
+        g_snprintf(title, sizeof title, "BLRP latent states · %s", sample);
     rf_latent_figure_set_title(f, title);
     rf_plot_view_queue_draw(v->plot);
 }
 
-/* The sample or the layer changed: watch it. */
+/* The sample or the layer changed: watch it, all of the sequence. */
 static void on_choice(gpointer data)
 {
     latent_view *v = data;
+    rf_pooled_request_reset(&v->request);
+    gtk_widget_set_sensitive(GTK_WIDGET(v->mean), sequence_on(v));
     watch(v);
     refresh(v);
+}
+
+/* Max or mean: the same window asked again. */
+static void on_mean(gpointer data)
+{
+    watch(data);
+}
+
+/* A zoom on the sequence came to rest: ask for the tokens it shows. */
+static void zoom_settled(gpointer data)
+{
+    latent_view *v = data;
+    const char *name = v->layer_taps->len > 0 ? g_ptr_array_index(v->layer_taps, 0) : NULL;
+    const rf_probe_value *p = name != NULL ? rf_probe_picker_find(&v->picker, name, NULL) : NULL;
+    if (!sequence_on(v) || p == NULL || !p->filled || !p->pooled || rf_probe_picker_get_step(&v->picker) >= 0)
+        return;
+    if (rf_pooled_request_follow_zoom(&v->request, p, TRUE))
+        watch(v);
 }
 
 /* Scrubbing needs no new snapshot: every segment is in the figure. */
@@ -296,6 +395,20 @@ GtkWidget *rf_latent_view_new(RfSession *s)
     gtk_box_append(GTK_BOX(passes), GTK_WIDGET(v->forward));
     gtk_box_append(GTK_BOX(passes), GTK_WIDGET(v->backward));
     gtk_box_append(GTK_BOX(v->picker.box), passes);
+    v->sequence = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_mnemonic("Whole se_quence"));
+    gtk_widget_set_tooltip_text(GTK_WIDGET(v->sequence),
+                                "Θ_SELF layers: the token states of the whole sample, pooled along the sequence to "
+                                "the plot's height; zoom in for single tokens");
+    gtk_box_append(GTK_BOX(v->picker.history_box), GTK_WIDGET(v->sequence));
+    v->mean = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_mnemonic("M_ean"));
+    gtk_widget_set_tooltip_text(GTK_WIDGET(v->mean),
+                                "The whole sequence: each row the mean of the tokens it covers (off: the largest "
+                                "value)");
+    gtk_widget_set_sensitive(GTK_WIDGET(v->mean), FALSE);
+    gtk_box_append(GTK_BOX(v->picker.history_box), GTK_WIDGET(v->mean));
+    g_signal_connect_swapped(v->sequence, "toggled", G_CALLBACK(on_choice), v);
+    g_signal_connect_swapped(v->mean, "toggled", G_CALLBACK(on_mean), v);
+    rf_pooled_request_init(&v->request, v->plot, zoom_settled, v);
     g_signal_connect(v->segment, "value-changed", G_CALLBACK(on_segment), v);
     g_signal_connect(v->forward, "toggled", G_CALLBACK(on_pass), v);
     g_signal_connect(v->backward, "toggled", G_CALLBACK(on_pass), v);

@@ -13,6 +13,7 @@
 
 #include "../figures/talk_figure.h"
 #include "../view.h"
+#include "pooled_request.h"
 #include "probe_view.h"
 
 typedef struct talk_view {
@@ -24,15 +25,13 @@ typedef struct talk_view {
     GArray *layers;                 /* of int: the layers with a bounds tap */
     char tap[RF_NAME_LEN];          /* what is watched */
     int64_t zoom_first, zoom_last;  /* the tokens a zoom asked for; equal: the sample's all */
-    guint zoom_timer;               /* a zoom settling before it asks */
-    gboolean quiet_zoom;            /* the view's own zoom reset (new columns shown): asks nothing */
+    rf_pooled_request request;      /* its settle delay (the tokens run across: the window is the view's) */
 } talk_view;
 
 static void talk_view_free(gpointer data)
 {
     talk_view *v = data;
-    if (v->zoom_timer != 0)
-        g_source_remove(v->zoom_timer);
+    rf_pooled_request_clear(&v->request);
     rf_talk_figure_free(&v->figure);
     g_array_unref(v->layers);
     g_free(v);
@@ -173,9 +172,7 @@ static void refresh(gpointer data)
         g_snprintf(map + used, sizeof map - used, " · %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT, p->window.r0,
                    p->window.r1);
     }
-    v->quiet_zoom = TRUE;
-    rf_plot_view_show_map(v->plot, map);
-    v->quiet_zoom = FALSE;
+    rf_pooled_request_show_map(&v->request, map);
     if (!show_bounds(v, p, heads, head)) {
         rf_plot_view_queue_draw(v->plot);
         return;
@@ -201,19 +198,18 @@ static void refresh(gpointer data)
  * the sample's all again when the zoom went back to everything. The
  * columns shown are magnified meanwhile; the newest request is the one the
  * worker takes. */
-static gboolean zoom_settled(gpointer data)
+static void zoom_settled(gpointer data)
 {
     talk_view *v = data;
-    v->zoom_timer = 0;
     const rf_probe_value *p = v->tap[0] != '\0' ? rf_probe_picker_find(&v->picker, v->tap, NULL) : NULL;
     const rf_talk_figure *f = &v->figure;
     if (p == NULL || !p->filled || !p->pooled || f->cells == 0 || rf_probe_picker_get_step(&v->picker) >= 0)
-        return G_SOURCE_REMOVE;
+        return;
     rf_zoom z = rf_plot_view_get_zoom(v->plot);
     gboolean everything = z.x0 <= 0 && z.x1 >= 1;
     if (everything) {
         if (v->zoom_last == v->zoom_first)
-            return G_SOURCE_REMOVE;
+            return;
         v->zoom_first = v->zoom_last = 0;   /* zoomed out of a window: the sample's all again */
     } else {
         /* the figure's x axis runs over [first - 0.5, last - 0.5) */
@@ -221,22 +217,11 @@ static gboolean zoom_settled(gpointer data)
         int64_t t0 = CLAMP((int64_t)floor(f->first + z.x0 * (double)n), f->first, f->last - 1);
         int64_t t1 = CLAMP((int64_t)ceil(f->first + z.x1 * (double)n), t0 + 1, f->last);
         if (rf_talk_figure_exact(f) && t0 == f->first && t1 == f->last)
-            return G_SOURCE_REMOVE;   /* nothing finer to ask for */
+            return;   /* nothing finer to ask for */
         v->zoom_first = t0;
         v->zoom_last = t1;
     }
     watch(v);
-    return G_SOURCE_REMOVE;
-}
-
-static void on_zoom(gpointer data)
-{
-    talk_view *v = data;
-    if (v->quiet_zoom)
-        return;
-    if (v->zoom_timer != 0)
-        g_source_remove(v->zoom_timer);
-    v->zoom_timer = g_timeout_add(250, zoom_settled, v);
 }
 
 static void on_choice(gpointer data)
@@ -287,7 +272,7 @@ GtkWidget *rf_talk_view_new(RfSession *s)
     gtk_box_append(GTK_BOX(v->picker.box), GTK_WIDGET(v->picture));
     g_signal_connect(v->picture, "toggled", G_CALLBACK(on_picture), v);
 
-    rf_plot_view_on_zoom(v->plot, on_zoom, v);
+    rf_pooled_request_init(&v->request, v->plot, zoom_settled, v);
     GtkGesture *click = gtk_gesture_click_new();
     g_signal_connect(click, "released", G_CALLBACK(on_released), v);
     gtk_widget_add_controller(plot, GTK_EVENT_CONTROLLER(click));
