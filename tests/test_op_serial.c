@@ -1,5 +1,7 @@
-/* Small ops on one thread (core/op_cost.h, rf_pool_set_serial): the pool
- * runs a job inline while serial is set; a BLRP training step gives the
+/* The pool and small ops on one thread (core/op_cost.h,
+ * rf_pool_set_serial): a job's chunks have fixed bounds and the caller
+ * claims a chunk a sleeping worker has not; the pool runs a job inline
+ * while serial is set; a BLRP training step gives the
  * loss and every parameter gradient bit for bit whether its ops split over
  * two threads, run serially (then it hands the pool no job), or choose by
  * the default limit (fewer jobs); and at the
@@ -8,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../core/exec.h"
 #include "../core/model.h"
@@ -22,8 +25,9 @@ typedef struct calls {
     pthread_mutex_t lock;
     pthread_t caller;
     int count;
-    bool all_on_caller, whole;   /* every call on the caller as thread 0; one call over [0, n) */
-    int64_t n;
+    bool all_on_caller;       /* every call on the caller as thread 0 */
+    int64_t n, items;         /* the job's size; items seen over all calls */
+    int64_t first_end;        /* the end of the call that began at 0 */
 } calls;
 
 static void record(void *ctx, int64_t begin, int64_t end, int thread)
@@ -32,15 +36,23 @@ static void record(void *ctx, int64_t begin, int64_t end, int thread)
     pthread_mutex_lock(&c->lock);
     c->count++;
     c->all_on_caller &= pthread_equal(pthread_self(), c->caller) && thread == 0;
-    c->whole = begin == 0 && end == c->n;
+    c->items += end - begin;
+    if (begin == 0)
+        c->first_end = end;
     pthread_mutex_unlock(&c->lock);
 }
 
 static calls run_job(rf_pool *pool, int64_t n)
 {
-    calls c = {PTHREAD_MUTEX_INITIALIZER, pthread_self(), 0, true, false, n};
+    calls c = {PTHREAD_MUTEX_INITIALIZER, pthread_self(), 0, true, n, 0, -1};
     rf_pool_run(pool, n, 1, record, &c);
     return c;
+}
+
+static void pause_ms(int ms)
+{
+    struct timespec t = {0, ms * 1000000L};
+    nanosleep(&t, NULL);
 }
 
 static void check_pool(void)
@@ -51,10 +63,23 @@ static void check_pool(void)
     calls serial = run_job(pool, 1000);
     rf_pool_set_serial(pool, false);
     calls again = run_job(pool, 1000);
-    tap_ok(split.count == 2 && !split.all_on_caller, "a job of 1,000 items splits over the pool's 2 threads");
-    tap_ok(serial.count == 1 && serial.all_on_caller && serial.whole,
+    tap_ok(split.count == 2 && split.first_end == 500 && split.items == 1000,
+           "a job of 1,000 items runs as two chunks, [0, 500) and [500, 1000), each once");
+    tap_ok(serial.count == 1 && serial.all_on_caller && serial.first_end == 1000,
            "while serial, it runs as one call over [0, 1000) on the calling thread (%d calls)", serial.count);
-    tap_ok(again.count == 2, "cleared, it splits again");
+    tap_ok(again.count == 2 && again.first_end == 500, "cleared, it splits again");
+    /* chunks are claimed, not assigned: a worker that has gone to sleep
+     * (its polls run out within a millisecond) wakes too late to claim a
+     * chunk of two trivial ones, and the caller runs both */
+    int alone = 0, whole = 0;
+    for (int i = 0; i < 20; i++) {
+        pause_ms(2);
+        calls c = run_job(pool, 2);
+        alone += c.count == 2 && c.all_on_caller;
+        whole += c.count == 2 && c.items == 2;
+    }
+    tap_ok(whole == 20 && alone >= 1,
+           "after the worker has slept, the caller claims both chunks itself in %d of 20 jobs (at least 1)", alone);
     rf_pool_free(pool);
 }
 
