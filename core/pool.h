@@ -2,7 +2,8 @@
  *
  * rf_pool_run splits [0, n) into one contiguous chunk per thread (the same
  * chunks for the same n and thread count, so results are deterministic) and
- * returns when all chunks are done. The calling thread does chunk 0.
+ * returns when all chunks are done. The calling thread does chunk 0 and any
+ * chunk no worker has claimed by then (pool.c).
  * OpenBLAS runs single-threaded inside the engine; big products are split
  * across this pool by rf_sgemm (blas.h).
  */
@@ -15,7 +16,9 @@
 
 typedef struct rf_pool rf_pool;
 
-/* fn(ctx, begin, end, thread_index) handles items [begin, end). */
+/* fn(ctx, begin, end, thread_index) handles items [begin, end);
+ * thread_index names the thread running it (for its own scratch), which may
+ * run more than one chunk of a job, one after the other. */
 typedef void (*rf_pool_fn)(void *ctx, int64_t begin, int64_t end, int thread);
 
 rf_pool *rf_pool_new(int threads);     /* threads <= 0: all cores */
@@ -32,9 +35,9 @@ void rf_pool_run(rf_pool *pool, int64_t n, int64_t grain, rf_pool_fn fn, void *c
  * cleared by the thread that calls rf_pool_run. */
 void rf_pool_set_serial(rf_pool *pool, bool serial);
 
-/* How many jobs rf_pool_run has handed to the workers so far (each a
- * wake-up and a wait for the slowest thread); jobs run inline are not
- * counted. For profiles and tests. */
+/* How many jobs rf_pool_run has offered the workers so far (each a
+ * wake-up, and a wait for any chunk a worker took); jobs run inline are
+ * not counted. For profiles and tests. */
 int64_t rf_pool_handoffs(const rf_pool *pool);
 
 /* A buffer of at least `floats` floats that the pool keeps between calls,
