@@ -3,8 +3,19 @@
  * for the next for a short while (SPIN_POLLS) before sleeping on the
  * condition variable, and the caller polls for the workers' completion the
  * same way: a futex wake-up costs tens of microseconds, a poll a few
- * nanoseconds. generation and pending change under the lock, as atomics so
- * the polls may read them without it. */
+ * nanoseconds.
+ *
+ * A job is cut into one chunk per thread (fixed bounds), and the chunks are
+ * claimed, not assigned: the caller and each worker take the next unclaimed
+ * chunk until none is left. A worker that is slow to wake (asleep, or not
+ * scheduled on a busy machine) thus never holds the caller up: the caller
+ * runs the chunk itself and waits only for chunks a worker has started.
+ * The chunk bounds do not depend on who runs a chunk, so neither do the
+ * results; `thread` names the runner (its scratch). `claim` packs the
+ * job's generation (high 32 bits) and the next chunk (low 32), so a worker
+ * holding a finished job's description cannot claim a chunk of the next.
+ * The job's fields change under the lock, before its generation is
+ * published; claim and done are atomics. */
 #include "pool.h"
 
 #include <cblas.h>
@@ -23,9 +34,13 @@ struct rf_pool {
     rf_pool_fn fn;
     void *ctx;
     int64_t n;
-    int64_t generation;     /* atomic */
-    int64_t pending;        /* atomic */
+    int64_t generation;     /* atomic; the job's, as published to the workers */
+    uint64_t claim;         /* atomic: generation << 32 | next chunk to claim */
+    int64_t done;           /* atomic: chunks finished */
+    bool caller_waits;      /* under the lock: the caller sleeps on work_done */
     bool quit;
+    bool serial;            /* rf_pool_set_serial */
+    int64_t handoffs;       /* rf_pool_handoffs; the calling thread's */
     float *buffer;          /* rf_pool_buffer */
     size_t buffer_floats;
 };
@@ -52,10 +67,10 @@ static void spin_while_equal(const int64_t *v, int64_t value)
         cpu_relax();
 }
 
-/* Poll until *v is 0 or the polls run out. */
-static void spin_until_zero(const int64_t *v)
+/* Poll until *v reaches `target` or the polls run out. */
+static void spin_until(const int64_t *v, int64_t target)
 {
-    for (int i = 0; i < SPIN_POLLS && __atomic_load_n(v, __ATOMIC_ACQUIRE) != 0; i++)
+    for (int i = 0; i < SPIN_POLLS && __atomic_load_n(v, __ATOMIC_ACQUIRE) != target; i++)
         cpu_relax();
 }
 
@@ -63,6 +78,37 @@ static void chunk(int64_t n, int parts, int i, int64_t *b, int64_t *e)
 {
     *b = n * i / parts;
     *e = n * (i + 1) / parts;
+}
+
+/* Claim the next chunk of job `gen`: its index, or -1 when none is left
+ * (or the job is no longer `gen`). */
+static int claim_chunk(rf_pool *pool, int64_t gen)
+{
+    uint64_t c = __atomic_load_n(&pool->claim, __ATOMIC_ACQUIRE);
+    for (;;) {
+        uint32_t next = (uint32_t)c;
+        if ((int64_t)(c >> 32) != (gen & 0xffffffff) || next >= (uint32_t)pool->threads)
+            return -1;
+        if (__atomic_compare_exchange_n(&pool->claim, &c, c + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return (int)next;
+    }
+}
+
+/* Run chunks of job `gen` until none is left to claim. */
+static void run_chunks(rf_pool *pool, int64_t gen, rf_pool_fn fn, void *ctx, int64_t n, int thread)
+{
+    for (int i; (i = claim_chunk(pool, gen)) >= 0;) {
+        int64_t b, e;
+        chunk(n, pool->threads, i, &b, &e);
+        if (e > b)
+            fn(ctx, b, e, thread);
+        if (__atomic_add_fetch(&pool->done, 1, __ATOMIC_ACQ_REL) == pool->threads) {
+            pthread_mutex_lock(&pool->lock);
+            if (pool->caller_waits)
+                pthread_cond_signal(&pool->work_done);
+            pthread_mutex_unlock(&pool->lock);
+        }
+    }
 }
 
 static void *worker_main(void *p)
@@ -82,15 +128,9 @@ static void *worker_main(void *p)
         seen = __atomic_load_n(&pool->generation, __ATOMIC_ACQUIRE);
         rf_pool_fn fn = pool->fn;
         void *ctx = pool->ctx;
-        int64_t b, e;
-        chunk(pool->n, pool->threads, index, &b, &e);
+        int64_t n = pool->n;
         pthread_mutex_unlock(&pool->lock);
-        if (e > b)
-            fn(ctx, b, e, index);
-        pthread_mutex_lock(&pool->lock);
-        if (__atomic_sub_fetch(&pool->pending, 1, __ATOMIC_ACQ_REL) == 0)
-            pthread_cond_signal(&pool->work_done);
-        pthread_mutex_unlock(&pool->lock);
+        run_chunks(pool, seen, fn, ctx, n, index);
     }
     pthread_mutex_unlock(&pool->lock);
     return NULL;
@@ -164,31 +204,44 @@ float *rf_pool_buffer(rf_pool *pool, size_t floats)
 
 int rf_pool_threads(const rf_pool *pool) { return pool != NULL ? pool->threads : 1; }
 
+int64_t rf_pool_handoffs(const rf_pool *pool) { return pool != NULL ? pool->handoffs : 0; }
+
+void rf_pool_set_serial(rf_pool *pool, bool serial)
+{
+    if (pool != NULL)
+        pool->serial = serial;
+}
+
 void rf_pool_run(rf_pool *pool, int64_t n, int64_t grain, rf_pool_fn fn, void *ctx)
 {
     if (n <= 0)
         return;
-    if (pool == NULL || pool->threads == 1 || n < 2 * (grain > 0 ? grain : 1)) {
+    if (pool == NULL || pool->threads == 1 || pool->serial || n < 2 * (grain > 0 ? grain : 1)) {
         fn(ctx, 0, n, 0);
         return;
     }
+    pool->handoffs++;
     pthread_mutex_lock(&pool->lock);
     pool->fn = fn;
     pool->ctx = ctx;
     pool->n = n;
-    __atomic_store_n(&pool->pending, pool->threads - 1, __ATOMIC_RELEASE);
-    __atomic_add_fetch(&pool->generation, 1, __ATOMIC_ACQ_REL);
+    int64_t gen = pool->generation + 1;
+    __atomic_store_n(&pool->done, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&pool->claim, (uint64_t)(gen & 0xffffffff) << 32, __ATOMIC_RELEASE);
+    __atomic_store_n(&pool->generation, gen, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&pool->work_ready);
     pthread_mutex_unlock(&pool->lock);
 
-    int64_t b, e;
-    chunk(n, pool->threads, 0, &b, &e);
-    if (e > b)
-        fn(ctx, b, e, 0);
+    run_chunks(pool, gen, fn, ctx, n, 0);
 
-    spin_until_zero(&pool->pending);
+    /* only chunks a worker has claimed remain, and it is running them */
+    spin_until(&pool->done, pool->threads);
+    if (__atomic_load_n(&pool->done, __ATOMIC_ACQUIRE) == pool->threads)
+        return;
     pthread_mutex_lock(&pool->lock);
-    while (__atomic_load_n(&pool->pending, __ATOMIC_ACQUIRE) > 0)
+    pool->caller_waits = true;
+    while (__atomic_load_n(&pool->done, __ATOMIC_ACQUIRE) < pool->threads)
         pthread_cond_wait(&pool->work_done, &pool->lock);
+    pool->caller_waits = false;
     pthread_mutex_unlock(&pool->lock);
 }

@@ -2,19 +2,23 @@
  *
  * rf_pool_run splits [0, n) into one contiguous chunk per thread (the same
  * chunks for the same n and thread count, so results are deterministic) and
- * returns when all chunks are done. The calling thread does chunk 0.
+ * returns when all chunks are done. The calling thread does chunk 0 and any
+ * chunk no worker has claimed by then (pool.c).
  * OpenBLAS runs single-threaded inside the engine; big products are split
  * across this pool by rf_sgemm (blas.h).
  */
 #ifndef RF_POOL_H
 #define RF_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct rf_pool rf_pool;
 
-/* fn(ctx, begin, end, thread_index) handles items [begin, end). */
+/* fn(ctx, begin, end, thread_index) handles items [begin, end);
+ * thread_index names the thread running it (for its own scratch), which may
+ * run more than one chunk of a job, one after the other. */
 typedef void (*rf_pool_fn)(void *ctx, int64_t begin, int64_t end, int thread);
 
 rf_pool *rf_pool_new(int threads);     /* threads <= 0: all cores */
@@ -24,6 +28,17 @@ int rf_pool_threads(const rf_pool *pool);
 /* Run fn over [0, n). With pool == NULL or n small, runs inline.
  * `grain` is the least number of items worth giving a thread. */
 void rf_pool_run(rf_pool *pool, int64_t n, int64_t grain, rf_pool_fn fn, void *ctx);
+
+/* While `serial` is set, rf_pool_run runs every job inline on the calling
+ * thread (chunk [0, n) as thread 0), as with one thread: for work too small
+ * to repay waking a worker and waiting for it (core/op_cost.h). Set and
+ * cleared by the thread that calls rf_pool_run. */
+void rf_pool_set_serial(rf_pool *pool, bool serial);
+
+/* How many jobs rf_pool_run has offered the workers so far (each a
+ * wake-up, and a wait for any chunk a worker took); jobs run inline are
+ * not counted. For profiles and tests. */
+int64_t rf_pool_handoffs(const rf_pool *pool);
 
 /* A buffer of at least `floats` floats that the pool keeps between calls,
  * grown only when a larger one is asked for (so a training step, which asks

@@ -5,12 +5,16 @@
 
 bool rf_cpu_avx512(void)
 {
-    static int known = -1;   /* a benign race: every thread computes the same answer */
-    if (known < 0) {
+    /* -1: not asked yet. Kernels ask from the pool's threads, so the answer
+     * is kept atomically (every thread computes the same one). */
+    static int known = -1;
+    int yes = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (yes < 0) {
         __builtin_cpu_init();
-        known = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+        yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+        __atomic_store_n(&known, yes, __ATOMIC_RELAXED);
     }
-    return known;
+    return yes;
 }
 
 int64_t rf_cpu_l1d_bytes(void)
