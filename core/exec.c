@@ -22,7 +22,6 @@
 #include "bf16_storage.h"
 #include "gemm.h"
 #include "graph_private.h"
-#include "op_cost.h"
 #include "params.h"
 #include "plan_pack.h"
 
@@ -531,25 +530,16 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* A kernel, on the calling thread alone if it is small (core/op_cost.h). */
-static void call_kernel(rf_graph *g, rf_exec *x, rf_node *node, bool backward, rf_kernel k)
-{
-    bool serial = x->pool != NULL && rf_op_runs_serial(g, node, backward);
-    rf_pool_set_serial(x->pool, serial);
-    k(x, node);
-    rf_pool_set_serial(x->pool, false);
-}
-
 static void run_kernel(rf_graph *g, rf_exec *x, rf_node *node, bool backward)
 {
     const rf_backend *b = g->backend;
     rf_kernel k = backward ? b->backward[node->op] : b->forward[node->op];
     if (g->profile == NULL) {
-        call_kernel(g, x, node, backward, k);
+        k(x, node);
         return;
     }
     double t0 = now_s();
-    call_kernel(g, x, node, backward, k);
+    k(x, node);
     g->profile->seconds[node->op][backward] += now_s() - t0;
     g->profile->calls[node->op][backward]++;
 }

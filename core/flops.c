@@ -12,7 +12,9 @@ static double product_count(int64_t rows, int64_t inner, int64_t cols)
     return (double)rows * (double)inner * (double)cols;
 }
 
-double rf_node_macs(const rf_graph *g, const rf_node *n)
+/* Multiply-adds of one node's forward (0 for ops that are not matrix
+ * products). */
+static double node_macs(const rf_graph *g, const rf_node *n)
 {
     rf_shape out = n->shape;
     switch (n->op) {
@@ -103,7 +105,7 @@ static void step_flops(const rf_graph *g, int64_t params, bool ran, rf_step_flop
     memset(out, 0, sizeof *out);
     for (int i = 0; i < rf_graph_size(g); i++) {
         const rf_node *n = rf_graph_cnode(g, i);
-        double fwd = rf_node_macs(g, n), share = ran ? share_ran(n) : 1;
+        double fwd = node_macs(g, n), share = ran ? share_ran(n) : 1;
         out->forward[n->op] += 2 * fwd * share;
         if (rf_graph_runs_backward(g, i))
             out->backward[n->op] += 2 * node_backward_macs(g, n, fwd) * share;
@@ -132,7 +134,7 @@ double rf_model_flops_per_sample(const rf_model *m)
     double flops = 0;
     for (int i = 0; i < rf_graph_size(m->graph); i++)   /* the model's, without recomputation */
         if (rf_graph_cnode(m->graph, i)->recompute_of == RF_NONE)
-            flops += 2 * rf_node_macs(m->graph, rf_graph_cnode(m->graph, i));
+            flops += 2 * node_macs(m->graph, rf_graph_cnode(m->graph, i));
     return flops / m->batch;
 }
 

@@ -40,10 +40,6 @@ void rf_graph_step_flops(const rf_graph *g, int64_t params, rf_step_flops *out);
  * counts only the rows it ran (call after a pass). */
 void rf_graph_step_flops_ran(const rf_graph *g, int64_t params, rf_step_flops *out);
 
-/* Multiply-adds of one node's forward at its current shape (0 for ops
- * that are not matrix products). */
-double rf_node_macs(const rf_graph *g, const rf_node *n);
-
 /* FLOPs of one op kind in forward and backward together. */
 static inline double rf_step_flops_of(const rf_step_flops *f, rf_op op)
 {

@@ -39,8 +39,6 @@ struct rf_pool {
     int64_t done;           /* atomic: chunks finished */
     bool caller_waits;      /* under the lock: the caller sleeps on work_done */
     bool quit;
-    bool serial;            /* rf_pool_set_serial */
-    int64_t handoffs;       /* rf_pool_handoffs; the calling thread's */
     float *buffer;          /* rf_pool_buffer */
     size_t buffer_floats;
 };
@@ -204,23 +202,14 @@ float *rf_pool_buffer(rf_pool *pool, size_t floats)
 
 int rf_pool_threads(const rf_pool *pool) { return pool != NULL ? pool->threads : 1; }
 
-int64_t rf_pool_handoffs(const rf_pool *pool) { return pool != NULL ? pool->handoffs : 0; }
-
-void rf_pool_set_serial(rf_pool *pool, bool serial)
-{
-    if (pool != NULL)
-        pool->serial = serial;
-}
-
 void rf_pool_run(rf_pool *pool, int64_t n, int64_t grain, rf_pool_fn fn, void *ctx)
 {
     if (n <= 0)
         return;
-    if (pool == NULL || pool->threads == 1 || pool->serial || n < 2 * (grain > 0 ? grain : 1)) {
+    if (pool == NULL || pool->threads == 1 || n < 2 * (grain > 0 ? grain : 1)) {
         fn(ctx, 0, n, 0);
         return;
     }
-    pool->handoffs++;
     pthread_mutex_lock(&pool->lock);
     pool->fn = fn;
     pool->ctx = ctx;

@@ -10,7 +10,6 @@
 #ifndef RF_POOL_H
 #define RF_POOL_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,17 +27,6 @@ int rf_pool_threads(const rf_pool *pool);
 /* Run fn over [0, n). With pool == NULL or n small, runs inline.
  * `grain` is the least number of items worth giving a thread. */
 void rf_pool_run(rf_pool *pool, int64_t n, int64_t grain, rf_pool_fn fn, void *ctx);
-
-/* While `serial` is set, rf_pool_run runs every job inline on the calling
- * thread (chunk [0, n) as thread 0), as with one thread: for work too small
- * to repay waking a worker and waiting for it (core/op_cost.h). Set and
- * cleared by the thread that calls rf_pool_run. */
-void rf_pool_set_serial(rf_pool *pool, bool serial);
-
-/* How many jobs rf_pool_run has offered the workers so far (each a
- * wake-up, and a wait for any chunk a worker took); jobs run inline are
- * not counted. For profiles and tests. */
-int64_t rf_pool_handoffs(const rf_pool *pool);
 
 /* A buffer of at least `floats` floats that the pool keeps between calls,
  * grown only when a larger one is asked for (so a training step, which asks
