@@ -4,12 +4,12 @@
  * out and exports.
  *
  * Choosing a data set switches data.task (and data.path, through a folder
- * chooser for the file-backed tasks: choose_data_task.h, as the sidebar
- * does) and the session opens it; it answers with "data-changed", or
- * "run-failed" whose message the window shows as a dialog. Samples show only
- * while the loaded data set is the one the config names: loading, failed or
- * not yet opened, the view is empty and its status line says why. Splits the
- * data made shorter than asked are named in a line under the toolbar.
+ * chooser for the file-backed tasks: data_set_picker.h) and the session
+ * opens it; it answers with "data-changed", or "run-failed" whose message
+ * the window shows as a dialog. Samples show only while the loaded data
+ * set is the one the config names: loading, failed or not yet opened, the
+ * view is empty and its status line says why. Splits the data made shorter
+ * than asked are named in a line under the toolbar.
  *
  * Beside the splits, "Inspected" lists the inputs from outside the data set
  * (File → Inspect File…, drops, the text entry or Ctrl+V here), marked as
@@ -23,13 +23,12 @@
 #include <string.h>
 
 #include "../../datasets/datasets.h"
-#include "../choose_data_task.h"
 #include "../data_tasks.h"
 #include "../figures/prediction_figure.h"
 #include "../inspect_input.h"
-#include "../start_folders.h"
 #include "../view.h"
 #include "data_index_list.h"
+#include "data_set_picker.h"
 #include "picture_occluder.h"
 #include "sample_editor.h"
 #include "../figures/attribution_figure.h"
@@ -58,21 +57,14 @@ struct _RfDataView {
     rf_sample_figure *figure;
     rf_prediction_figure *prediction;
 
-    GtkWidget *task_menu, *path_button, *status, *shortfall;
+    GtkWidget *picker, *status, *shortfall;
     GtkWidget *split_menu, *count, *list;
     GtkSingleSelection *selection;
     GtkWidget *plot, *media, *bars, *entry, *attribution, *editor, *unocclude;
-    bool syncing;                  /* widgets are being set from the config: not a user's choice */
     bool relabelling;              /* a row is being bound again: the selection stays */
 };
 
 G_DEFINE_FINAL_TYPE(RfDataView, rf_data_view, GTK_TYPE_WIDGET)
-
-static const rf_data_task *current_task(RfDataView *v)
-{
-    guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(v->task_menu));
-    return i < rf_data_task_count ? &rf_data_tasks[i] : NULL;
-}
 
 static rf_split current_split(RfDataView *v)
 {
@@ -596,122 +588,26 @@ static void on_run_failed(RfSession *s, const char *message, gpointer data)
     show_data(v);
 }
 
-static void open_data(RfDataView *v)
-{
-    rf_session_open_data(v->session);
-    show_data(v);
-}
-
-static bool set_key(RfDataView *v, const char *key, const char *value)
-{
-    GError *err = NULL;
-    if (rf_session_set_key(v->session, key, value, NULL, &err))
-        return true;
-    set_status(v, err->message);
-    g_error_free(err);
-    return false;
-}
-
-/* ---- choosing ---- */
-
-static void on_folder_chosen(GtkNativeDialog *dialog, int response, gpointer data)
-{
-    RfDataView *v = data;
-    if (response == GTK_RESPONSE_ACCEPT) {
-        GFile *file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
-        char *path = file != NULL ? g_file_get_path(file) : NULL;
-        rf_start_folder_note(RF_FOLDER_DATA, path);
-        if (path != NULL && set_key(v, "data.path", path))
-            open_data(v);
-        g_free(path);
-        if (file != NULL)
-            g_object_unref(file);
-    }
-    gtk_native_dialog_destroy(dialog);
-    g_object_unref(dialog);
-    g_object_unref(v);   /* held while the dialog was open */
-}
-
-static void choose_folder(RfDataView *v)
-{
-    const rf_data_task *t = current_task(v);
-    char *title = rf_data_task_chooser_title("Choose", t);
-    GtkNative *native = gtk_widget_get_native(GTK_WIDGET(v));
-    GtkFileChooserNative *dialog = gtk_file_chooser_native_new(
-        title, native != NULL ? GTK_WINDOW(native) : NULL, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Open", "_Cancel");
-    gtk_native_dialog_set_modal(GTK_NATIVE_DIALOG(dialog), TRUE);
-    char *start = rf_start_folder(RF_FOLDER_DATA);
-    if (start != NULL) {
-        GFile *dir = g_file_new_for_path(start);
-        gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(dialog), dir, NULL);
-        g_object_unref(dir);
-        g_free(start);
-    }
-    g_signal_connect(dialog, "response", G_CALLBACK(on_folder_chosen), g_object_ref(v));
-    gtk_native_dialog_show(GTK_NATIVE_DIALOG(dialog));
-    g_free(title);
-}
-
-static void on_path_clicked(GtkButton *button, gpointer data)
-{
-    (void)button;
-    choose_folder(data);
-}
-
-static void sync_from_config(RfDataView *v);
-
-/* A cancel or a refusal shows the task as it was. */
-static void task_chosen(gboolean switched, gboolean needs_restart, const GError *error, gpointer data)
-{
-    (void)needs_restart;
-    RfDataView *v = data;
-    if (!switched)
-        sync_from_config(v);
-    if (error != NULL)
-        set_status(v, error->message);
-    g_object_unref(v);
-}
-
-static void on_task(GObject *menu, GParamSpec *pspec, gpointer data)
-{
-    (void)menu;
-    (void)pspec;
-    RfDataView *v = data;
-    const rf_data_task *t = current_task(v);
-    if (v->syncing || t == NULL)
-        return;
-    GtkNative *native = gtk_widget_get_native(GTK_WIDGET(v));
-    rf_choose_data_task(native != NULL ? GTK_WINDOW(native) : NULL, v->session, t->key, task_chosen,
-                        g_object_ref(v));
-}
-
-/* Widgets follow the config, whoever changed it. */
-static void sync_from_config(RfDataView *v)
-{
-    const rf_config *cfg = rf_session_get_config(v->session);
-    v->syncing = true;
-    const rf_data_task *t = rf_data_task_find(cfg->data.task);
-    if (t != NULL)
-        gtk_drop_down_set_selected(GTK_DROP_DOWN(v->task_menu), (guint)(t - rf_data_tasks));
-    v->syncing = false;
-    t = current_task(v);
-    char *base = cfg->data.path[0] != '\0' ? g_path_get_basename(cfg->data.path) : NULL;
-    gtk_button_set_label(GTK_BUTTON(v->path_button), base != NULL ? base : "Choose Folder…");
-    gtk_widget_set_tooltip_text(v->path_button, cfg->data.path[0] != '\0' ? cfg->data.path
-                                                                          : "Choose the folder that holds the data");
-    gtk_widget_set_sensitive(v->path_button, t != NULL && t->takes_path);
-    g_free(base);
-}
-
 static void on_config_changed(RfSession *s, const char *key, gpointer data)
 {
     (void)s;
     RfDataView *v = data;
     if (key == NULL || strcmp(key, "data.task") == 0 || strcmp(key, "data.path") == 0) {
         g_clear_pointer(&v->failure, g_free);
-        sync_from_config(v);
         show_data(v);
     }
+}
+
+/* ---- what the data set picker tells ---- */
+
+static void on_pick_refused(GObject *view, const char *message)
+{
+    set_status(RF_DATA_VIEW(view), message);
+}
+
+static void on_data_opening(GObject *view)
+{
+    show_data(RF_DATA_VIEW(view));
 }
 
 /* ---- building ---- */
@@ -719,23 +615,13 @@ static void on_config_changed(RfSession *s, const char *key, gpointer data)
 static GtkWidget *build_toolbar(RfDataView *v)
 {
     GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
-    GtkStringList *names = gtk_string_list_new(NULL);
-    for (size_t i = 0; i < rf_data_task_count; i++)
-        gtk_string_list_append(names, rf_data_tasks[i].title);
-    v->task_menu = gtk_drop_down_new(G_LIST_MODEL(names), NULL);
-    gtk_widget_set_tooltip_text(v->task_menu, "The data set to browse and train on");
-    rf_drop_down_tooltip_when_closed(v->task_menu);
-    v->path_button = gtk_button_new_with_label("Choose Folder…");
+    v->picker = rf_data_set_picker_new();
     v->status = gtk_label_new(NULL);
     gtk_label_set_xalign(GTK_LABEL(v->status), 0);
     gtk_label_set_ellipsize(GTK_LABEL(v->status), PANGO_ELLIPSIZE_END);
     gtk_widget_set_hexpand(v->status, TRUE);
     gtk_widget_add_css_class(v->status, "dim-label");
-    GtkWidget *label = gtk_label_new_with_mnemonic("_Data set");
-    gtk_label_set_mnemonic_widget(GTK_LABEL(label), v->task_menu);
-    gtk_box_append(GTK_BOX(bar), label);
-    gtk_box_append(GTK_BOX(bar), v->task_menu);
-    gtk_box_append(GTK_BOX(bar), v->path_button);
+    gtk_box_append(GTK_BOX(bar), v->picker);
     gtk_box_append(GTK_BOX(bar), v->status);
     v->attribution = gtk_check_button_new_with_mnemonic("_Attribution");
     gtk_widget_set_name(v->attribution, "data-attribution");
@@ -752,8 +638,6 @@ static GtkWidget *build_toolbar(RfDataView *v)
     gtk_box_append(GTK_BOX(bar), v->unocclude);
     g_signal_connect(v->unocclude, "clicked", G_CALLBACK(on_unocclude_clicked), v);
     g_signal_connect(v->attribution, "toggled", G_CALLBACK(on_attribution_toggled), v);
-    g_signal_connect(v->task_menu, "notify::selected", G_CALLBACK(on_task), v);
-    g_signal_connect(v->path_button, "clicked", G_CALLBACK(on_path_clicked), v);
     return bar;
 }
 
@@ -905,6 +789,7 @@ GtkWidget *rf_data_view_new(RfSession *s)
     v->session = g_object_ref(s);
     rf_sample_editor_attach(v->editor, s, on_edit_attributed, G_OBJECT(v));
     rf_picture_occluder_attach(v->plot, v->figure, s);
+    rf_data_set_picker_attach(v->picker, s, on_pick_refused, on_data_opening, G_OBJECT(v));
     g_signal_connect(s, "data-changed", G_CALLBACK(on_data_changed), v);
     g_signal_connect(s, "run-failed", G_CALLBACK(on_run_failed), v);
     g_signal_connect(s, "config-changed", G_CALLBACK(on_config_changed), v);
@@ -914,7 +799,6 @@ GtkWidget *rf_data_view_new(RfSession *s)
     g_signal_connect(v->plot, "map", G_CALLBACK(on_plot_map), v);
     g_signal_connect(v->plot, "unmap", G_CALLBACK(on_plot_unmap), v);
     rf_view_set_plot(GTK_WIDGET(v), RF_PLOT_VIEW(v->plot));
-    sync_from_config(v);
     show_data(v);
     return GTK_WIDGET(v);
 }
