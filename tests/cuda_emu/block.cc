@@ -120,7 +120,12 @@ std::string threads_in(const block_state &b, state s)
         unsigned end = t;
         while (end + 1 < n && b.threads[end + 1] == s)
             end++;
-        out += (out.empty() ? "" : ", ") + std::to_string(t) + (end > t ? "-" + std::to_string(end) : "");
+        /* appended piece by piece: GCC 12 at -O3 misreads "-" + std::string as an overlapping copy */
+        if (!out.empty())
+            out += ", ";
+        out += std::to_string(t);
+        if (end > t)
+            out += '-' + std::to_string(end);
         t = end;
     }
     return out.empty() ? "none" : out;
