@@ -207,6 +207,18 @@ static rf_attr_method chosen_method(attribution_view *v)
     return i < RF_ATTR_METHODS ? (rf_attr_method)i : RF_ATTR_GRAD_INPUT;
 }
 
+/* How a checkpoint file chosen by its path is named: a run's checkpoint
+ * (checkpoint.safetensors, the same name in every run) by its run folder,
+ * any other file by its own name. */
+static char *checkpoint_name(const char *path)
+{
+    g_autofree char *base = g_path_get_basename(path);
+    if (strcmp(base, "checkpoint.safetensors") != 0)
+        return g_steal_pointer(&base);
+    g_autofree char *folder = g_path_get_dirname(path);
+    return g_path_get_basename(folder);
+}
+
 static void on_attributed(void *view, void *data)
 {
     attribution_view *v = view;
@@ -225,7 +237,7 @@ static void on_attributed(void *view, void *data)
             : g_strdup_printf("%s of %s for %s (the model predicts %s) at step %lld", method_titles[job->method],
                               sample, target, predicted, (long long)job->step);
     if (job->against != NULL) {
-        g_autofree char *base = g_path_get_basename(job->against);
+        g_autofree char *base = checkpoint_name(job->against);
         g_autofree char *name_a = g_strdup_printf("A: this model, step %lld (predicts %s)", (long long)job->step,
                                                   predicted);
         char b_predicted[160];
@@ -361,8 +373,8 @@ static void fill_against(attribution_view *v)
             listed = g_strcmp0(g_ptr_array_index(paths, k), file) == 0;
         if (file == NULL || listed)
             continue;
-        g_autofree char *base = g_path_get_basename(file);
-        gtk_string_list_append(names, base);
+        g_autofree char *name = checkpoint_name(file);
+        gtk_string_list_append(names, name);
         g_ptr_array_add(paths, g_strdup(file));
     }
     for (guint k = 1; k < paths->len; k++)
