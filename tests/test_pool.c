@@ -30,10 +30,10 @@ static void record(void *ctx, int64_t begin, int64_t end, int thread)
     pthread_mutex_unlock(&c->lock);
 }
 
-static calls run_job(rf_pool *pool, int64_t n)
+static calls run_job(rf_pool *pool, int64_t n, int64_t grain)
 {
     calls c = {PTHREAD_MUTEX_INITIALIZER, pthread_self(), 0, true, n, 0, -1};
-    rf_pool_run(pool, n, 1, record, &c);
+    rf_pool_run(pool, n, grain, record, &c);
     return c;
 }
 
@@ -46,19 +46,20 @@ static void pause_ms(int ms)
 static void check_pool(void)
 {
     rf_pool *pool = rf_pool_new(2);
-    calls split = run_job(pool, 1000);
+    calls split = run_job(pool, 1000, 1);
     tap_ok(split.count == 2 && split.first_end == 500 && split.items == 1000,
            "a job of 1,000 items runs as two chunks, [0, 500) and [500, 1000), each once");
-    calls small = run_job(pool, 1);
-    tap_ok(small.count == 1 && small.all_on_caller && small.first_end == 1,
-           "a job of 1 item runs inline on the calling thread (%d calls)", small.count);
+    calls small = run_job(pool, 1000, 600);
+    tap_ok(small.count == 1 && small.all_on_caller && small.first_end == 1000,
+           "a job of 1,000 items with a grain of 600 runs inline, one call on the calling thread (%d calls)",
+           small.count);
     /* chunks are claimed, not assigned: a worker that has gone to sleep
      * (its polls run out within a millisecond) wakes too late to claim a
      * chunk of two trivial ones, and the caller runs both */
     int alone = 0, whole = 0;
     for (int i = 0; i < 50; i++) {
         pause_ms(2);
-        calls c = run_job(pool, 2);
+        calls c = run_job(pool, 2, 1);
         alone += c.count == 2 && c.all_on_caller;
         whole += c.count == 2 && c.items == 2;
     }
