@@ -40,16 +40,7 @@ int main(int argc, char **argv)
         for (int64_t j = 0; j < B * N * D; j++)
             x[j] = (float)rf_rng_normal(&rng);
     }
-    float *m = rf_value(g, mask);
-    for (int64_t j = 0; j < B * N; j++)
-        m[j] = j % N < N - 100 * (j / N % 4) ? 1.0f : 0.0f;   /* rows padded by 0-300 keys */
-    float *seed = malloc((size_t)(B * N * D) * sizeof *seed);
-    for (int64_t j = 0; j < B * N * D; j++)
-        seed[j] = (float)rf_rng_normal(&rng);
-    rf_pool *pool = rf_pool_new(threads);
-    rf_exec x;
-    rf_exec_init(&x, g, pool, 1, 0, true);
-    op_pass_times t = time_op_passes(g, &x, seed, repeats);
+    op_pass_times t = time_masked_op(g, mask, B, N, B * N * D, &rng, threads, repeats);
     /* forward reads q, k, v and writes phi(q), phi(k), out; backward reads
      * dout, out, phi(q), phi(k), v and writes dq, dk, dv: each [B, N, D] */
     double tensor = (double)(B * N * D) * sizeof(float);
@@ -57,8 +48,6 @@ int main(int argc, char **argv)
            "GB/s for 6 tensors), backward %.2f ms CPU, %.2f ms wall (%.1f GB/s for 8 tensors)\n",
            (long long)B, (long long)N, (long long)D, heads, threads, 1e3 * t.cpu_forward, 1e3 * t.wall_forward,
            6 * tensor / t.wall_forward / 1e9, 1e3 * t.cpu_backward, 1e3 * t.wall_backward, 8 * tensor / t.wall_backward / 1e9);
-    free(seed);
-    rf_pool_free(pool);
     rf_graph_free(g);
     rf_params_free(params);
     return 0;

@@ -40,22 +40,11 @@ int main(int argc, char **argv)
         for (int64_t j = 0; j < B * (N + (i > 0 ? G : 0)) * D; j++)
             x[j] = (float)rf_rng_normal(&rng);
     }
-    float *m = rf_value(g, mask);
-    for (int64_t j = 0; j < B * N; j++)
-        m[j] = j % N < N - 100 * (j / N % 4) ? 1.0f : 0.0f;   /* rows padded by 0-300 keys */
-    float *seed = malloc((size_t)(B * N * D) * sizeof *seed);
-    for (int64_t j = 0; j < B * N * D; j++)
-        seed[j] = (float)rf_rng_normal(&rng);
-    rf_pool *pool = rf_pool_new(threads);
-    rf_exec x;
-    rf_exec_init(&x, g, pool, 1, 0, true);
-    op_pass_times t = time_op_passes(g, &x, seed, repeats);
+    op_pass_times t = time_masked_op(g, mask, B, N, B * N * D, &rng, threads, repeats);
     printf("ls attention B %lld N %lld D %lld heads %d window %d globals %lld, %d thread(s): forward %.2f ms CPU, "
            "%.2f ms wall, backward %.2f ms CPU, %.2f ms wall\n",
-           (long long)B, (long long)N, (long long)D, heads, window, (long long)G, threads, 1e3 * t.cpu_forward, 1e3 * t.wall_forward,
-           1e3 * t.cpu_backward, 1e3 * t.wall_backward);
-    free(seed);
-    rf_pool_free(pool);
+           (long long)B, (long long)N, (long long)D, heads, window, (long long)G, threads, 1e3 * t.cpu_forward,
+           1e3 * t.wall_forward, 1e3 * t.cpu_backward, 1e3 * t.wall_backward);
     rf_graph_free(g);
     rf_params_free(params);
     return 0;
