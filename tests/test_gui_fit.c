@@ -308,6 +308,35 @@ static void check_folded_sidebar(RfWindow *win, int width, int height)
     gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(toggle), TRUE);
 }
 
+struct asked_size {
+    GtkWidget *win;
+    int width, height;
+};
+
+static gboolean frame_fits(gpointer data)
+{
+    const struct asked_size *a = data;
+    graphene_rect_t frame = window_frame(a->win);
+    return frame.size.width <= (float)a->width + 0.5f && frame.size.height <= (float)a->height + 0.5f;
+}
+
+/* Asks for the size, as a screen of that size would, and waits until the
+ * window has taken it. GTK keeps a shown window's size as its default
+ * size, so a configure from the X server that arrives late (a loaded
+ * machine) can put the old size back: the request is repeated then. A
+ * window that cannot shrink (its content asks for more) keeps failing
+ * check_view's size check, which names the widest widget. */
+static void ask_for_size(GtkWidget *win, int width, int height)
+{
+    struct asked_size asked = {win, width, height};
+    for (int attempt = 0; attempt < 10; attempt++) {
+        gtk_window_set_default_size(GTK_WINDOW(win), width, height);
+        if (spin_until(frame_fits, &asked, 2.0))
+            break;
+    }
+    spin_for(0.6);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -327,8 +356,7 @@ int main(int argc, char **argv)
     static const int sizes[][2] = {{1024, 600}, {1280, 720}, {1366, 768}, {1920, 1080}};
     for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
         int width = sizes[i][0], height = sizes[i][1];
-        gtk_window_set_default_size(GTK_WINDOW(win), width, height);
-        spin_for(0.6);
+        ask_for_size(GTK_WIDGET(win), width, height);
         for (size_t p = 0; p < G_N_ELEMENTS(pages); p++)
             check_view(win, width, height, pages[p]);
         if (width < 1280)
