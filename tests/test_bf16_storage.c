@@ -639,6 +639,7 @@ int main(void)
     if (!rf_bf16_supported()) {
         tap_skip("bf16 storage", "this CPU has no AVX512-BF16");
         test_no_bf16();
+        g_free(dir);
         return tap_done();
     }
     rf_status st = {0};
