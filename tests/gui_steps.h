@@ -41,12 +41,7 @@ static inline void screenshot_of(GtkWidget *widget, const char *shot)
     const char *dir = g_getenv("RF_SCREENSHOT_DIR");
     if (dir == NULL)
         return;
-    /* A widget with a redraw queued renders as nothing until its next frame. */
-    GdkTexture *texture = NULL;
-    for (int i = 0; i < 10 && texture == NULL; i++) {
-        spin_for(0.2);
-        texture = render(widget);
-    }
+    GdkTexture *texture = render(widget);
     g_autofree char *name = g_strdup_printf("screenshot-%s.png", shot);
     g_autofree char *path = g_build_filename(dir, name, NULL);
     tap_ok(texture != NULL && gdk_texture_save_to_png(texture, path), "screenshot %s (%s, %d x %d)", path,

@@ -5,8 +5,7 @@
 
 #include <gtk/gtk.h>
 
-/* NULL when the widget has no size yet. */
-static inline GdkTexture *render(GtkWidget *widget)
+static inline GdkTexture *render_once(GtkWidget *widget)
 {
     int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
     if (w <= 0 || h <= 0)
@@ -19,6 +18,24 @@ static inline GdkTexture *render(GtkWidget *widget)
         return NULL;
     GskRenderer *renderer = gtk_native_get_renderer(gtk_widget_get_native(widget));
     return gsk_renderer_render_texture(renderer, node, &GRAPHENE_RECT_INIT(0, 0, (float)w, (float)h));
+}
+
+/* The widget as drawn, or NULL when it has no size or draws nothing for
+ * 3 s. A widget that was just shown, or has a redraw queued, renders as
+ * nothing until its next frame: on a loaded machine that frame can come
+ * late, so the main loop runs between tries. */
+static inline GdkTexture *render(GtkWidget *widget)
+{
+    gint64 end = g_get_monotonic_time() + 3 * G_USEC_PER_SEC;
+    GdkTexture *texture = render_once(widget);
+    while (texture == NULL && g_get_monotonic_time() < end) {
+        gint64 next = g_get_monotonic_time() + G_USEC_PER_SEC / 10;
+        while (g_get_monotonic_time() < next)
+            if (!g_main_context_iteration(NULL, FALSE))
+                g_usleep(1000);
+        texture = render_once(widget);
+    }
+    return texture;
 }
 
 #endif
