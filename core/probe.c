@@ -182,10 +182,10 @@ static bool series_value(const rf_graph *g, const rf_tap *t, const rf_probe_wind
         v->window.r1 = count;
     if (v->window.c1 == RF_POOL_END)
         v->window.c1 = 1;
-    if (!window_ok(&v->window, v->shape, t->name, st))
-        return false;
     if (v->window.reduce == RF_POOL_SPAN)
         return rf_fail(st, "probe '%s' is a series of norms: it pools by max or mean, not span", t->name);
+    if (!window_ok(&v->window, v->shape, t->name, st))
+        return false;
     v->pooled = w != NULL;
     rf_probe_window_cells(&v->window, &v->shape.dim[0], &v->shape.dim[1]);
     if (!index_members(g, v, (int)(t - g->taps)))
