@@ -235,8 +235,8 @@ static gboolean show_sequence(latent_view *v, char *rows, size_t size)
     return TRUE;
 }
 
-/* The chosen layer's blocks from the snapshot shown: S [T·t, d] cut into
- * segments (the same for both passes), X̃_i [t, d] per pass and segment. */
+/* The chosen layer's blocks of the chosen segment from the snapshot shown:
+ * its rows of S [T·t, d] (the same for both passes), X̃_i [t, d] per pass. */
 static void show_layer(latent_view *v)
 {
     rf_latent_figure *f = &v->figure;
@@ -259,9 +259,9 @@ static void show_layer(latent_view *v)
             if (rows < 1 || !rf_latent_figure_set_layer(f, layer, rows))
                 break;
             sized = TRUE;
-            for (int s = 1; s <= f->segments; s++)
-                for (int k = 0; k < 2; k++)
-                    rf_latent_figure_set_tokens(f, (rf_latent_pass)k, s, p->data + (size_t)(s - 1) * rows * f->d);
+            int s = chosen_segment(v);
+            for (int k = 0; k < 2; k++)
+                rf_latent_figure_set_tokens(f, (rf_latent_pass)k, s, p->data + (size_t)(s - 1) * rows * f->d);
         } else if (sscanf(name, "blrp.segment.%3[a-z].%d", pass, &seg) == 2) {
             if (!sized)
                 sized = rf_latent_figure_set_layer(f, layer, (int)p->shape.dim[0]);
