@@ -333,6 +333,6 @@ static void show_latent(RfWindow *win)
 
 int main(int argc, char **argv)
 {
-    return trained_run_main(argc, argv, "the Latent view over 16,384 tokens and 1,024 segments", long_config, "16,384-token", show_latent,
-                            check);
+    return trained_run_main(argc, argv, "the Latent view over 16,384 tokens and 1,024 segments", long_config,
+                            "16,384-token", show_latent, check);
 }

@@ -629,7 +629,8 @@ static void check_latent_series(void)
                 int64_t cells = v->shape.dim[0];
                 double worst = v->filled && v->shape.dim[1] == 1 ? 0 : INFINITY;
                 for (int64_t c = 0; c < cells && isfinite(worst); c++) {
-                    int64_t r0 = rf_pool_edge(win->r0, win->r1, cells, c), r1 = rf_pool_edge(win->r0, win->r1, cells, c + 1);
+                    int64_t r0 = rf_pool_edge(win->r0, win->r1, cells, c);
+                    int64_t r1 = rf_pool_edge(win->r0, win->r1, cells, c + 1);
                     double want = win->reduce == RF_POOL_MAX ? -INFINITY : 0;
                     for (int64_t r = r0; r < r1; r++)
                         want = win->reduce == RF_POOL_MAX ? fmax(want, norms[r]) : want + norms[r] / (double)(r1 - r0);

@@ -262,7 +262,8 @@ void rf_latent_figure_strip_title(const rf_latent_figure *f, char *buf, size_t s
     }
     int64_t n = at->hi - at->lo;
     snprintf(buf, size, "Per-segment norms, %s over %s%lld segments a cell (gradients from the last inspection pass)",
-             f->strip.mean[k] ? "mean" : "max", n % at->cells ? "up to " : "", (long long)((n + at->cells - 1) / at->cells));
+             f->strip.mean[k] ? "mean" : "max", n % at->cells ? "up to " : "",
+             (long long)((n + at->cells - 1) / at->cells));
 }
 
 void rf_latent_figure_set_tokens(rf_latent_figure *f, rf_latent_pass pass, int segment, const float *block)
@@ -372,7 +373,8 @@ static layout lay_out(const rf_latent_figure *f, double width, double height, co
     /* the strip's segments: its series' window (all of them before any
      * arrived), the zoom's part of it across */
     int lead = strip_lead(f);
-    double lo = lead >= 0 ? (double)f->strip.at[lead].lo : 0, n = lead >= 0 ? (double)f->strip.at[lead].hi - lo : f->segments;
+    double lo = lead >= 0 ? (double)f->strip.at[lead].lo : 0;
+    double n = lead >= 0 ? (double)f->strip.at[lead].hi - lo : f->segments;
     l.x = (rf_axis){.min = lo + 0.5 + zoom->x0 * n, .max = lo + 0.5 + zoom->x1 * n, .label = "segment", .whole = true};
     l.y = (rf_axis){.min = NAN, .max = NAN, .scale = RF_AXIS_LOG, .label = "norm"};
     for (int k = 0; k < RF_LATENT_NORMS; k++)
