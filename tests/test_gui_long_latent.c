@@ -178,13 +178,13 @@ static double against_segment_maxima(const rf_latent_figure *f, const float *exa
     return worst;
 }
 
-static void check_strip(RfWindow *win, const char *rangefinder, const char *dir, const char *model)
+/* page: the Latent view's; layer: its Layer drop-down. */
+static void check_strip(RfWindow *win, GtkWidget *page, GtkDropDown *layer, const char *rangefinder, const char *dir,
+                        const char *model)
 {
     RfSession *s = rf_window_get_session(win);
-    GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(win), "latent");
     RfPlotView *plot = rf_view_get_plot(page);
     gpointer args[2] = {s, plot};
-    GtkDropDown *layer = GTK_DROP_DOWN(find_by_tooltip(page, "BLRP's depth at the chosen segment"));
     GtkRange *slider = GTK_RANGE(find_by_tooltip(page, "Which segment to show"));
     gtk_drop_down_set_selected(layer, 0);   /* Θ_L (latent) */
     /* 5 */
@@ -323,7 +323,7 @@ static void check(RfWindow *win, const char *rangefinder, const char *dir)
     rf_plot_view_key(plot, GDK_KEY_0, 0);
     tap_ok(spin_until(whole_shown, args, 120.0), "0 goes back to all %d tokens, pooled", TOKENS);
     gtk_toggle_button_set_active(sequence, FALSE);
-    check_strip(win, rangefinder, dir, model);
+    check_strip(win, page, layer, rangefinder, dir, model);
 }
 
 static void show_latent(RfWindow *win)

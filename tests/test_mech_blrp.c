@@ -356,6 +356,20 @@ static double loss_of(rf_model *m, rf_exec *x)
     return rf_value(m->graph, m->loss)[0];
 }
 
+/* One forward and backward pass of tokens from `seed` with `ps` attached. */
+static void probe_step(rf_model *m, rf_params *p, rf_probe_set *ps, uint64_t seed)
+{
+    rf_graph *g = m->graph;
+    fill_tokens(m, seed);
+    rf_probe_attach(g, ps);
+    rf_exec x;
+    rf_exec_init(&x, g, NULL, 1, 0, false);
+    loss_of(m, &x);
+    rf_params_zero_grads(p);
+    rf_graph_backward(g, &x, NULL);
+    rf_probe_attach(g, NULL);
+}
+
 /* As test_model.c: f32 central differences (step 1e-2) of the loss for
  * every parameter. N = 8 with rows of 8, 6, 4 tokens. */
 static void check_model_gradients(const char *pool, const char *share)
@@ -529,14 +543,7 @@ static void check_probes(void)
 
     rf_status st = {0};
     rf_probe_set *ps = rf_probe_set_new(g, names, n, 1, &st);
-    fill_tokens(m, 4);
-    rf_probe_attach(g, ps);
-    rf_exec x;
-    rf_exec_init(&x, g, NULL, 1, 0, false);
-    loss_of(m, &x);
-    rf_params_zero_grads(p);
-    rf_graph_backward(g, &x, NULL);
-    rf_probe_attach(g, NULL);
+    probe_step(m, p, ps, 4);
     bool filled = ps != NULL;
     for (int i = 0; filled && i < ps->count; i++)
         filled = ps->values[i].filled;
@@ -605,14 +612,7 @@ static void check_latent_series(void)
         rf_params_free(p);
         return;
     }
-    fill_tokens(m, 5);
-    rf_probe_attach(g, ps);
-    rf_exec x;
-    rf_exec_init(&x, g, NULL, 1, 0, false);
-    loss_of(m, &x);
-    rf_params_zero_grads(p);
-    rf_graph_backward(g, &x, NULL);
-    rf_probe_attach(g, NULL);
+    probe_step(m, p, ps, 5);
     for (int k = 0; k < 2; k++)
         for (int grad = 0; grad < 2; grad++) {
             double norms[T];
