@@ -7,9 +7,9 @@
  * million), and on the Latent view with Θ_SELF 1 and Whole sequence chosen
  *   1. the token states arrive pooled along the sequence to about the
  *      plot's height, max by default, every dimension kept: the whole probe
- *      (these rows and the latents of every segment) is under 1 % of the
- *      run's planned bytes, the rows count tokens and the title says how
- *      many tokens a row covers;
+ *      (these rows, the norms strip's cells and the chosen segment's
+ *      latents) is under 1 % of the run's planned bytes, the rows count
+ *      tokens and the title says how many tokens a row covers;
  *   2. the rows drawn are those of `rangefinder inspect --pool max` with the
  *      same cells on the saved model (another process), and the maximum of
  *      the exact states (the CLI's whole tap) over each row's tokens;
@@ -279,8 +279,8 @@ static void check(RfWindow *win, const char *rangefinder, const char *dir)
     g_autoptr(GError) error = NULL;
     size_t probe = rf_probe_set_bytes(rf_session_get_probes(s));
     gboolean planned = rf_session_plan(s, 0, &plan, NULL, &error);
-    tap_ok(planned && probe * 100 < plan.total, "the probe's %zu bytes (the rows and every segment's latents) are "
-           "under 1 %% of the run's planned %zu (%s)", probe, plan.total, error != NULL ? error->message : "planned");
+    tap_ok(planned && probe * 100 < plan.total, "the probe's %zu bytes (the rows, the strip's cells, a segment's latents) "
+           "are under 1 %% of the run's planned %zu (%s)", probe, plan.total, error != NULL ? error->message : "planned");
     tap_ok(f->sequence_at.lo == 0 && f->sequence_at.hi == TOKENS && f->sequence_at.cells == cells,
            "the token axis counts tokens 0-%d, not the %d rows", TOKENS - 1, cells);
     int span = (TOKENS + cells - 1) / cells;
