@@ -508,9 +508,9 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
         snprintf(title, sizeof title, "Segment %d is padding for this sample: its %d tokens end in segment %d",
                  f->segment, f->sample_tokens, (f->sample_tokens + shown(f)->rows - 1) / shown(f)->rows);
         rf_draw_message(cr, l.heat.frame, title);
-    } else {
-        snprintf(title, sizeof title, "The %s pass has no %s (%s) for segment %d", pass_name[f->pass],
-                 layer_content(f->layer), layer, f->segment);
+    } else {   /* the figure holds the chosen segment's blocks only: another one is asked for */
+        snprintf(title, sizeof title, "Segment %d's %s (%s, %s pass) comes with the next inspection pass", f->segment,
+                 layer_content(f->layer), layer, pass_name[f->pass]);
         rf_draw_message(cr, l.heat.frame, title);
     }
     draw_strip(f, cr, &l);
