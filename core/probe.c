@@ -20,29 +20,56 @@ static size_t buffer_floats(const rf_graph *g, const rf_node *n, rf_tap_what wha
     return (size_t)rf_shape_numel(n->shape);
 }
 
+/* Room for one more tap. */
+static bool grow_taps(rf_graph *g)
+{
+    if (g->tap_count < g->tap_capacity)
+        return true;
+    int cap = g->tap_capacity ? 2 * g->tap_capacity : 32;
+    rf_tap *taps = realloc(g->taps, (size_t)cap * sizeof *taps);
+    if (taps == NULL)
+        return false;
+    g->taps = taps;
+    g->tap_capacity = cap;
+    return true;
+}
+
 bool rf_tap_add(rf_graph *g, const char *name, rf_id node, rf_tap_what what, rf_shape shape, int64_t offset)
 {
     if (node < 0 || node >= g->count || strlen(name) >= RF_NAME_LEN || shape.ndim < 1)
         return false;
     rf_node *n = &g->nodes[node];
-    if (offset < 0 || (size_t)(offset + rf_shape_numel(shape)) > buffer_floats(g, n, what))
+    if (offset < 0 || (size_t)(offset + rf_shape_numel(shape)) > buffer_floats(g, n, what) || !grow_taps(g))
         return false;
-    if (g->tap_count == g->tap_capacity) {
-        int cap = g->tap_capacity ? 2 * g->tap_capacity : 32;
-        rf_tap *taps = realloc(g->taps, (size_t)cap * sizeof *taps);
-        if (taps == NULL)
-            return false;
-        g->taps = taps;
-        g->tap_capacity = cap;
-    }
     rf_tap *t = &g->taps[g->tap_count++];
+    *t = (rf_tap){.node = node, .what = what, .shape = shape, .offset = offset, .series = -1};
     snprintf(t->name, sizeof t->name, "%s", name);
-    t->node = node;
-    t->what = what;
-    t->shape = shape;
-    t->offset = offset;
     if (n->name[0] == '\0')
         snprintf(n->name, RF_NAME_LEN, "%s", name);
+    return true;
+}
+
+int rf_tap_series_add(rf_graph *g, const char *name, rf_tap_what what, int64_t batch, int64_t count)
+{
+    if (what == RF_TAP_AUX || batch < 1 || count < 1 || strlen(name) >= RF_NAME_LEN || !grow_taps(g))
+        return -1;
+    rf_tap *t = &g->taps[g->tap_count];
+    *t = (rf_tap){.node = RF_NONE, .what = what, .shape = rf_shape3(batch, count, 1), .series = -1};
+    snprintf(t->name, sizeof t->name, "%s", name);
+    return g->tap_count++;
+}
+
+bool rf_tap_series_join(rf_graph *g, int series, int64_t row)
+{
+    if (series < 0 || series >= g->tap_count - 1)
+        return false;
+    const rf_tap *s = &g->taps[series];
+    rf_tap *t = &g->taps[g->tap_count - 1];
+    if (s->node != RF_NONE || t->node == RF_NONE || t->what != s->what || t->shape.dim[0] != s->shape.dim[0] ||
+        row < 0 || row >= s->shape.dim[1])
+        return false;
+    t->series = series;
+    t->row = row;
     return true;
 }
 
@@ -118,6 +145,54 @@ static bool window_ok(const rf_probe_window *w, rf_shape v, const char *name, rf
     return true;
 }
 
+static int by_node(const void *a, const void *b)
+{
+    rf_id x = ((const rf_series_member *)a)->node, y = ((const rf_series_member *)b)->node;
+    return (x > y) - (x < y);
+}
+
+/* Index series value v's members in graph g (the series is tap `series`):
+ * one scan of the taps, then sorted by node for the hook's lookups. */
+static bool index_members(const rf_graph *g, rf_probe_value *v, int series)
+{
+    int64_t n = 0;
+    for (int i = 0; i < g->tap_count; i++)
+        n += g->taps[i].series == series;
+    rf_series_member *m = realloc(v->members, (size_t)(n > 0 ? n : 1) * sizeof *m);
+    if (m == NULL)
+        return false;
+    v->members = m;
+    v->n_members = 0;
+    for (int i = 0; i < g->tap_count; i++)
+        if (g->taps[i].series == series)
+            m[v->n_members++] = (rf_series_member){g->taps[i].node, i};
+    qsort(m, (size_t)n, sizeof *m, by_node);
+    v->seen = 0;
+    return true;
+}
+
+/* A series' value: its window over the rows (all of them when w is NULL:
+ * one cell a row, the exact norms). */
+static bool series_value(const rf_graph *g, const rf_tap *t, const rf_probe_window *w, rf_probe_value *v,
+                         rf_status *st)
+{
+    int64_t count = t->shape.dim[1];
+    v->window = w != NULL ? *w : (rf_probe_window){0, count, 0, 1, count, 1, RF_POOL_MAX};
+    if (v->window.r1 == RF_POOL_END)
+        v->window.r1 = count;
+    if (v->window.c1 == RF_POOL_END)
+        v->window.c1 = 1;
+    if (v->window.reduce == RF_POOL_SPAN)
+        return rf_fail(st, "probe '%s' is a series of norms: it pools by max or mean, not span", t->name);
+    if (!window_ok(&v->window, v->shape, t->name, st))
+        return false;
+    v->pooled = w != NULL;
+    rf_probe_window_cells(&v->window, &v->shape.dim[0], &v->shape.dim[1]);
+    if (!index_members(g, v, (int)(t - g->taps)))
+        return rf_fail(st, "out of memory for the members of probe '%s'", t->name);
+    return true;
+}
+
 rf_probe_set *rf_probe_set_new(const rf_graph *g, const char *const *names, int n, int sample, rf_status *st)
 {
     return rf_probe_set_new_pooled(g, names, NULL, n, sample, st);
@@ -130,6 +205,7 @@ rf_probe_set *rf_probe_set_new_pooled(const rf_graph *g, const char *const *name
     bool all_rows = sample == RF_PROBE_ALL_ROWS;
     ps->sample = sample;
     ps->rows = 1;
+    ps->graph = g;
     ps->values = calloc((size_t)(n > 0 ? n : 1), sizeof *ps->values);
     for (int i = 0; i < n; i++) {
         const rf_tap *t = rf_tap_find(g, names[i]);
@@ -160,7 +236,15 @@ rf_probe_set *rf_probe_set_new_pooled(const rf_graph *g, const char *const *name
         rf_probe_value *v = &ps->values[ps->count++];
         snprintf(v->name, sizeof v->name, "%s", t->name);
         v->shape = without_batch(t->shape);
-        if (w != NULL) {
+        v->tap = (int)(t - g->taps);
+        if (t->node == RF_NONE) {
+            if (all_rows || !series_value(g, t, w, v, st)) {
+                if (all_rows)
+                    rf_fail(st, "probe '%s' is a series: it is read for one sample, not every row", t->name);
+                rf_probe_set_free(ps);
+                return NULL;
+            }
+        } else if (w != NULL) {
             v->window = *w;
             if (v->shape.ndim >= 2 && w->r1 == RF_POOL_END)
                 v->window.r1 = v->shape.dim[v->shape.ndim - 2];
@@ -188,7 +272,8 @@ size_t rf_probe_set_bytes(const rf_probe_set *ps)
 {
     size_t bytes = 0;
     for (int i = 0; i < ps->count; i++)
-        bytes += (size_t)ps->rows * (size_t)rf_shape_numel(ps->values[i].shape) * sizeof(float);
+        bytes += (size_t)ps->rows * (size_t)rf_shape_numel(ps->values[i].shape) * sizeof(float) +
+                 (size_t)ps->values[i].n_members * sizeof(rf_series_member);
     return bytes;
 }
 
@@ -241,8 +326,10 @@ void rf_probe_set_free(rf_probe_set *ps)
 {
     if (ps == NULL)
         return;
-    for (int i = 0; i < ps->count; i++)
+    for (int i = 0; i < ps->count; i++) {
         free(ps->values[i].data);
+        free(ps->values[i].members);
+    }
     free(ps->values);
     free(ps);
 }
@@ -266,14 +353,71 @@ static void pool_tap(rf_graph *g, const rf_probe_set *ps, rf_probe_value *v, con
     v->filled = true;
 }
 
+/* Value v's tap in g: by the index it was made with, or by name (a set
+ * made on another graph of the same model). */
+static const rf_tap *tap_of(const rf_graph *g, const rf_probe_value *v)
+{
+    if (v->tap < g->tap_count && strcmp(g->taps[v->tap].name, v->name) == 0)
+        return &g->taps[v->tap];
+    return rf_tap_find(g, v->name);
+}
+
+/* Series value v: node `id`'s member, if it has one, adds its norm to the
+ * cell of its row. The cells start as NaN (no member read) with the
+ * pass's first member; a mean adds each norm over its cell's row count. */
+static void add_member(rf_graph *g, const rf_probe_set *ps, rf_probe_value *v, rf_id id)
+{
+    rf_series_member key = {id, 0};
+    const rf_series_member *m = bsearch(&key, v->members, (size_t)v->n_members, sizeof key, by_node);
+    if (m == NULL)
+        return;
+    const rf_tap *t = &g->taps[m->tap];
+    const rf_node *n = &g->nodes[id];
+    const float *buf = t->what == RF_TAP_GRAD ? n->grad : n->value;
+    if (buf == NULL)
+        return;
+    int64_t cells = v->shape.dim[0];
+    if (!v->filled || v->seen >= v->n_members) {
+        for (int64_t c = 0; c < cells; c++)
+            v->data[c] = NAN;
+        v->seen = 0;
+        v->filled = true;
+    }
+    v->seen++;
+    const rf_probe_window *w = &v->window;
+    if (t->row < w->r0 || t->row >= w->r1)
+        return;
+    int64_t per_sample = rf_shape_numel(without_batch(t->shape));
+    const float *view = buf + t->offset + ps->sample * per_sample;
+    double sum = 0;
+    for (int64_t e = 0; e < per_sample; e++)
+        sum += (double)view[e] * view[e];
+    float norm = (float)sqrt(sum);
+    /* the cell whose rows [rf_pool_edge(i), rf_pool_edge(i + 1)) hold the row */
+    int64_t span = w->r1 - w->r0, c = ((t->row - w->r0 + 1) * cells - 1) / span;
+    float *cell = &v->data[c];
+    if (w->reduce == RF_POOL_MAX) {
+        *cell = isnan(*cell) || norm > *cell ? norm : *cell;
+    } else {
+        int64_t rows = rf_pool_edge(w->r0, w->r1, cells, c + 1) - rf_pool_edge(w->r0, w->r1, cells, c);
+        *cell = (isnan(*cell) ? 0.0f : *cell) + norm / (float)rows;
+    }
+}
+
 /* The executor's hook: copy every requested tap of node `id` for the pass. */
 static void copy_taps(void *ctx, rf_graph *g, rf_id id, bool backward)
 {
     rf_probe_set *ps = ctx;
     for (int i = 0; i < ps->count; i++) {
         rf_probe_value *v = &ps->values[i];
-        const rf_tap *t = rf_tap_find(g, v->name);
-        if (t->node != id || (t->what == RF_TAP_GRAD) != backward)
+        const rf_tap *t = tap_of(g, v);
+        if ((t->what == RF_TAP_GRAD) != backward)
+            continue;
+        if (t->node == RF_NONE) {
+            add_member(g, ps, v, id);
+            continue;
+        }
+        if (t->node != id)
             continue;
         const rf_node *n = &g->nodes[id];
         int64_t per_sample = rf_shape_numel(without_batch(t->shape));
@@ -306,7 +450,7 @@ bool rf_probe_wants_aux(const rf_graph *g, rf_id id)
         return g->probe != NULL;
     const rf_probe_set *ps = g->probe_ctx;
     for (int i = 0; i < ps->count; i++) {
-        const rf_tap *t = rf_tap_find(g, ps->values[i].name);
+        const rf_tap *t = tap_of(g, &ps->values[i]);
         if (t->node == id && t->what == RF_TAP_AUX &&
             !(ps->values[i].pooled && on_demand_pool(&g->nodes[id]) != NULL))
             return true;
@@ -316,5 +460,13 @@ bool rf_probe_wants_aux(const rf_graph *g, rf_id id)
 
 void rf_probe_attach(rf_graph *g, rf_probe_set *ps)
 {
+    /* another graph of the model (an outside input's): its series' members */
+    for (int i = 0; ps != NULL && ps->graph != g && i < ps->count; i++) {
+        const rf_tap *t = tap_of(g, &ps->values[i]);
+        if (ps->values[i].members != NULL && (t == NULL || !index_members(g, &ps->values[i], (int)(t - g->taps))))
+            ps->values[i].n_members = 0;   /* no such series there: it stays unfilled */
+    }
+    if (ps != NULL)
+        ps->graph = g;
     rf_graph_set_probe(g, ps != NULL ? copy_taps : NULL, ps, ps != NULL && ps->sample > 0 ? ps->sample : 0);
 }

@@ -18,16 +18,33 @@ typedef enum rf_tap_what { RF_TAP_VALUE, RF_TAP_AUX, RF_TAP_GRAD } rf_tap_what;
 
 typedef struct rf_tap {
     char name[RF_NAME_LEN];
-    rf_id node;
+    rf_id node;            /* RF_NONE for a series */
     rf_tap_what what;
     rf_shape shape;        /* view of the buffer; dim[0] is the batch */
     int64_t offset;        /* floats into the buffer where the view starts */
+    int series;            /* a series' member: the series' tap index; -1 otherwise */
+    int64_t row;           /* a series' member: its row of the series */
 } rf_tap;
 
 /* Declare a tap (the node gets a name if it has none, so the executor's hook
  * sees it). `shape.dim[0]` must be the batch; numel(shape) floats from
  * `offset` must lie inside the buffer. Returns false on a bad view. */
 bool rf_tap_add(rf_graph *g, const char *name, rf_id node, rf_tap_what what, rf_shape shape, int64_t offset);
+
+/* A series: one tap spanning many nodes, one row each (BLRP's latent of
+ * every segment, blrp.latent.<pass>.norms), viewed per sample as
+ * [count, 1]: row r is the L2 norm of member r's view for the probed
+ * sample. A probe of it never keeps a member whole: each member's norm goes
+ * into its row (or, pooled, into the cell of its row, max or mean) as the
+ * pass computes it, so a series of 10,000 members costs its cells and an
+ * index of its members. Members are ordinary taps (RF_TAP_VALUE or
+ * RF_TAP_GRAD, as the series) that stay readable by their own names.
+ * rf_tap_series_add returns the series' index (for rf_tap_series_join), or
+ * -1 on a bad shape. */
+int rf_tap_series_add(rf_graph *g, const char *name, rf_tap_what what, int64_t batch, int64_t count);
+/* The tap added last becomes row `row` of series `series`; false when it
+ * does not fit (another batch or kind, a row outside the series). */
+bool rf_tap_series_join(rf_graph *g, int series, int64_t row);
 
 int rf_tap_count(const rf_graph *g);
 /* How many rows of node `node`'s own batch (`rows`, its dim 0) one sample
@@ -69,6 +86,12 @@ static inline int64_t rf_pool_edge(int64_t lo, int64_t hi, int64_t n, int64_t i)
 }
 
 /* A snapshot of chosen taps for one sample. */
+/* A series' member as a probe finds it (sorted by node). */
+typedef struct rf_series_member {
+    rf_id node;
+    int32_t tap;
+} rf_series_member;
+
 typedef struct rf_probe_value {
     char name[RF_NAME_LEN];
     rf_shape shape;        /* the tap's shape without the batch dim; pooled: its
@@ -77,6 +100,9 @@ typedef struct rf_probe_value {
     bool filled;           /* set once the pass that produces it ran */
     bool pooled;           /* `window` says what data holds */
     rf_probe_window window;
+    int tap;               /* the tap's index when the set was made (checked by name before use) */
+    rf_series_member *members;   /* a series: its members, sorted by node; NULL otherwise */
+    int64_t n_members, seen;     /* a series: members, and those read since its cells were reset */
 } rf_probe_value;
 
 /* rf_probe_set.sample for a set that copies every row of the batch
@@ -88,6 +114,7 @@ typedef struct rf_probe_set {
     int rows;              /* rows each value holds: 1, or the batch */
     int count;
     rf_probe_value *values;
+    const rf_graph *graph;    /* the graph its series' member indexes are for (rf_probe_attach redoes them) */
 } rf_probe_set;
 
 /* Make a set for the named taps (fails naming the first unknown tap and
@@ -95,15 +122,17 @@ typedef struct rf_probe_set {
  * whole batch of each value tap (a projector's pooled vectors). */
 rf_probe_set *rf_probe_set_new(const rf_graph *g, const char *const *names, int n, int sample, rf_status *st);
 /* The same with a window per tap (windows[i] NULL, or windows NULL: the
- * whole view). A pooled tap of full attention's probabilities is computed
+ * whole view; a series' window is over its rows, the members, and its one
+ * column). A pooled tap of full attention's probabilities is computed
  * block by block from the probed sample's queries, keys and row
  * log-sum-exps (core/cpu/attention_pool.h): nothing N x M is allocated, only
  * the cells. Fails naming the tap on a window outside its view, or on a
  * view with fewer than two dims per sample. */
 rf_probe_set *rf_probe_set_new_pooled(const rf_graph *g, const char *const *names,
                                       const rf_probe_window *const *windows, int n, int sample, rf_status *st);
-/* Bytes the set's values hold (what a probe adds to a run, with the probe
- * space of rf_graph_probe_space). */
+/* Bytes the set's values hold, a series' index of its members included
+ * (what a probe adds to a run, with the probe space of
+ * rf_graph_probe_space). */
 size_t rf_probe_set_bytes(const rf_probe_set *ps);
 /* Pool one plane: src [.., ld] read at rows w->r0.. and columns w->c0..,
  * into dst [cells rows, cells cols] (rf_probe_window_cells). */

@@ -31,7 +31,7 @@ static int thread_count(const rf_config *cfg)
 }
 
 /* A forward-only model has no gradients and no AdamW moments. */
-static void fill_plan(rf_memory_plan *out, const rf_model *m, const rf_params *p, bool forward_only)
+void rf_memory_plan_of(const rf_model *m, const rf_params *p, bool forward_only, rf_memory_plan *out)
 {
     size_t block = rf_params_bytes(p);
     *out = (rf_memory_plan){
@@ -51,7 +51,7 @@ bool rf_memory_plan_compute(const rf_config *cfg, int seq_len, int feat_dim, int
     rf_params *p = rf_params_new(cfg->train.seed);
     rf_model *m = rf_model_new(cfg, cfg->data.batch, seq_len, feat_dim, vocab, classes, p, false, st);
     if (m != NULL)
-        fill_plan(out, m, p, false);
+        rf_memory_plan_of(m, p, false, out);
     rf_model_free(m);
     rf_params_free(p);
     return m != NULL;
@@ -64,7 +64,7 @@ bool rf_memory_plan_inference(const rf_config *cfg, int seq_len, int feat_dim, i
     rf_model *m = rf_model_plan_forward(cfg, cfg->data.batch, seq_len, feat_dim, vocab, classes, grid_h, grid_w, p,
                                         st);
     if (m != NULL)
-        fill_plan(out, m, p, true);
+        rf_memory_plan_of(m, p, true, out);
     rf_model_free(m);
     rf_params_free(p);
     return m != NULL;
@@ -186,7 +186,7 @@ static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool 
         if (!forward_only && b == NULL)
             t->sync = rf_grad_sync_new(t->model->graph, t->params, coll, GRAD_BUCKET_FLOATS);
     }
-    fill_plan(&t->plan, t->model, t->params, forward_only);
+    rf_memory_plan_of(t->model, t->params, forward_only, &t->plan);
     t->in_arena = t->model;
     t->bucketable = on_cpu && t->coll == NULL && ds->feat_dim == 0 && ds->grid_h == 0;
     rf_trainer_use_length_buckets(t, true);

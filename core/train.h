@@ -36,6 +36,11 @@ bool rf_memory_plan_compute(const rf_config *cfg, int seq_len, int feat_dim, int
 bool rf_memory_plan_inference(const rf_config *cfg, int seq_len, int feat_dim, int vocab, int classes, int grid_h,
                               int grid_w, rf_memory_plan *out, rf_status *st);
 
+/* The plan of model m, built on `p` (allocated or not): what
+ * rf_memory_plan_compute (forward_only false) or _inference (true) gives
+ * for it, without building it again. */
+void rf_memory_plan_of(const rf_model *m, const rf_params *p, bool forward_only, rf_memory_plan *out);
+
 typedef struct rf_metrics {
     int64_t step;          /* steps finished */
     rf_split split;        /* train: last step's batch; val/test: a full evaluation */

@@ -318,12 +318,15 @@ static void latent(void)
     rf_latent_figure_init(&f);
     rf_latent_figure_resize(&f, SEGMENTS, L, D);
     float block[L * D];
-    for (int p = 0; p < 2; p++)
-        for (int s = 0; s < SEGMENTS; s++) {
-            for (int i = 0; i < L * D; i++)
-                block[i] = (float)sin(0.37 * i + s + 3 * p) * (1 + s);
-            rf_latent_figure_set_state(&f, (rf_latent_pass)p, s + 1, block);
-        }
+    float norms[SEGMENTS];
+    for (int p = 0; p < 2; p++) {
+        for (int s = 0; s < SEGMENTS; s++)
+            norms[s] = (float)(1 + s + p);
+        rf_latent_figure_set_norms(&f, (rf_latent_norm)p, norms, (rf_matrix_positions){0, SEGMENTS, SEGMENTS}, false);
+        for (int i = 0; i < L * D; i++)
+            block[i] = (float)sin(0.37 * i + 1 + 3 * p) * 2;
+        rf_latent_figure_set_state(&f, (rf_latent_pass)p, 2, block);
+    }
     rf_latent_figure_select(&f, 2, RF_LATENT_FORWARD);
     rf_latent_figure_set_title(&f, "BLRP latent states · train sample 0");
     rf_figure fig = rf_latent_figure_get(&f);

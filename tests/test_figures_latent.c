@@ -67,7 +67,9 @@ static void test_latent(void)
     tap_ok(rf_latent_figure_resize(&f, SEGMENTS, L, D), "latent figure sized for %d segments of %d x %d", SEGMENTS,
            L, D);
     float *state = malloc(sizeof(float) * L * D * SEGMENTS * 2);
-    double norms[2][SEGMENTS];
+    /* the strip's series: each pass's norms, and its gradients' (the states
+     * scaled by 1e-3, so their norms are the states' / 1000), a point a segment */
+    float norms[RF_LATENT_NORMS][SEGMENTS];
     for (int p = 0; p < 2; p++)
         for (int s = 0; s < SEGMENTS; s++) {
             float *b = state + ((size_t)p * SEGMENTS + s) * L * D;
@@ -76,18 +78,15 @@ static void test_latent(void)
                 b[i] = (float)sin(0.37 * i + s + 3 * p) * (1 + s);
                 sum += (double)b[i] * b[i];
             }
-            norms[p][s] = sqrt(sum);
-            rf_latent_figure_set_state(&f, (rf_latent_pass)p, s + 1, b);
+            norms[p][s] = (float)sqrt(sum);
+            norms[2 + p][s] = 1e-3f * norms[p][s];
         }
-    /* Gradients: the states scaled by 1e-3, so their norms are the states' / 1000. */
-    float *grad = malloc(sizeof(float) * L * D);
-    for (int p = 0; p < 2; p++)
-        for (int s = 0; s < SEGMENTS; s++) {
-            for (int i = 0; i < L * D; i++)
-                grad[i] = 1e-3f * state[((size_t)p * SEGMENTS + s) * L * D + i];
-            rf_latent_figure_set_grad(&f, (rf_latent_pass)p, s + 1, grad);
-        }
-    free(grad);
+    for (int k = 0; k < RF_LATENT_NORMS; k++)
+        rf_latent_figure_set_norms(&f, (rf_latent_norm)k, norms[k], (rf_matrix_positions){0, SEGMENTS, SEGMENTS},
+                                   false);
+    /* the view gives the chosen segment's block of each pass */
+    rf_latent_figure_set_state(&f, RF_LATENT_FORWARD, 1, state);
+    rf_latent_figure_set_state(&f, RF_LATENT_BACKWARD, 3, state + ((size_t)SEGMENTS + 2) * L * D);
     rf_latent_figure_select(&f, 3, RF_LATENT_BACKWARD);
     rf_latent_figure_set_title(&f, "BLRP latent states · train sample 0");
     rf_figure fig = rf_latent_figure_get(&f);
@@ -106,14 +105,8 @@ static void test_latent(void)
     snprintf(expect, sizeof expect, "segment 3 backward, latent row 6, dimension 18: %.4g", b[5 * D + 17]);
     tap_ok(found && strcmp(text, expect) == 0, "hover on the latent block reads L[5][17]: '%s'", found ? text : "");
     found = find_hover(&fig, &RF_ZOOM_ALL, "segment 4: ", &x, &y, text, sizeof text);
-    double gf = 0, gb = 0;
-    for (int i = 0; i < L * D; i++) {
-        float a = 1e-3f * state[(size_t)3 * L * D + i], c = 1e-3f * state[((size_t)SEGMENTS + 3) * L * D + i];
-        gf += (double)a * a;
-        gb += (double)c * c;
-    }
     snprintf(expect, sizeof expect, "segment 4: ‖L‖ forward %.4g, backward %.4g · ‖∇L‖ forward %.4g, backward %.4g",
-             norms[0][3], norms[1][3], sqrt(gf), sqrt(gb));
+             norms[0][3], norms[1][3], norms[2][3], norms[3][3]);
     tap_ok(found && strcmp(text, expect) == 0, "hover on the strip reads the norms: '%s'",
            found ? text : "");
     rf_latent_figure_select(&f, 1, RF_LATENT_FORWARD);
@@ -183,11 +176,11 @@ static void test_latent_layers(void)
             tokens[s][i] = 0.1f * (float)sin(0.7 * i + s);
     tokens[2][1 * D + 21] = 1;
     tokens[2][4 * D + 3] = -1;
-    for (int s = 1; s <= SEGMENTS; s++)
-        rf_latent_figure_set_state(&f, RF_LATENT_FORWARD, s, latent);
+    float norms[SEGMENTS] = {1, 2, 3, 4};
+    rf_latent_figure_set_norms(&f, RF_LATENT_NORM_FORWARD, norms, (rf_matrix_positions){0, SEGMENTS, SEGMENTS}, false);
+    rf_latent_figure_set_state(&f, RF_LATENT_FORWARD, 3, latent);
     bool sized = rf_latent_figure_set_layer(&f, (rf_latent_layer){RF_LATENT_LAYER_SELF, 2}, T);
-    for (int s = 1; s <= SEGMENTS; s++)
-        rf_latent_figure_set_tokens(&f, RF_LATENT_FORWARD, s, tokens[s - 1]);
+    rf_latent_figure_set_tokens(&f, RF_LATENT_FORWARD, 3, tokens[2]);
     rf_latent_figure_select(&f, 3, RF_LATENT_FORWARD);
     char title[160];
     rf_latent_figure_block_title(&f, title, sizeof title);
@@ -279,8 +272,7 @@ static void test_latent_padding(void)
     tokens[3][0] = 5;                                    /* segment 4: all padding */
     rf_latent_figure_set_state(&f, RF_LATENT_FORWARD, 1, latent);
     rf_latent_figure_set_layer(&f, (rf_latent_layer){RF_LATENT_LAYER_SELF, 1}, T);
-    for (int s = 1; s <= SEGMENTS; s++)
-        rf_latent_figure_set_tokens(&f, RF_LATENT_FORWARD, s, tokens[s - 1]);
+    rf_latent_figure_set_tokens(&f, RF_LATENT_FORWARD, 3, tokens[2]);
     rf_latent_figure_set_sample_tokens(&f, 13);
     rf_latent_figure_select(&f, 3, RF_LATENT_FORWARD);
     char title[160];
@@ -288,6 +280,7 @@ static void test_latent_padding(void)
     tap_ok(strcmp(title, "segment 3 · forward · Θ_SELF 1: token states, 3 × 4 · rows differ: 89%") == 0 &&
                f.heat.rows == 3 && f.heat.vmax == 0.5,
            "segment 3 of a 13-token sample shows its 3 tokens, coloured to ±%g: '%s'", f.heat.vmax, title);
+    rf_latent_figure_set_tokens(&f, RF_LATENT_FORWARD, 4, tokens[3]);
     rf_latent_figure_select(&f, 4, RF_LATENT_FORWARD);
     rf_figure fig = rf_latent_figure_get(&f);
     char text[256];
@@ -295,9 +288,60 @@ static void test_latent_padding(void)
     bool hovered = find_hover(&fig, &RF_ZOOM_ALL, "segment 4 forward, Θ_SELF 1, token", &x, &y, text, sizeof text);
     tap_ok(isnan(rf_latent_figure_row_spread(&f)) && !hovered, "segment 4, all padding, shows no block");
     rf_latent_figure_set_sample_tokens(&f, 0);
+    rf_latent_figure_set_tokens(&f, RF_LATENT_FORWARD, 3, tokens[2]);
     rf_latent_figure_select(&f, 3, RF_LATENT_FORWARD);
     tap_ok(f.heat.rows == T && f.heat.vmax == 5, "with the length unknown every row shows (%d, to ±%g)", f.heat.rows,
            f.heat.vmax);
+    rf_latent_figure_free(&f);
+}
+
+/* The strip at many segments: 1,000 segments pooled into 64 cells (as the
+ * view asks for them, core/probe.h), max: the title says so and how many
+ * segments a cell holds, hover names a cell's segments and reads its
+ * values, and a zoom across shows part of them (the view then asks for
+ * those segments); at one cell a segment the title says nothing of
+ * pooling and hover names single segments. */
+static void test_latent_pooled_strip(void)
+{
+    enum { SEGMENTS = 1000, CELLS = 64, L = 4, D = 8 };
+    rf_latent_figure f;
+    rf_latent_figure_init(&f);
+    rf_latent_figure_resize(&f, SEGMENTS, L, D);
+    float block[L * D], cells[CELLS];
+    for (int i = 0; i < L * D; i++)
+        block[i] = 0.1f * (float)(i % 7);
+    for (int i = 0; i < CELLS; i++)
+        cells[i] = 1.0f + (float)i;
+    rf_latent_figure_set_state(&f, RF_LATENT_FORWARD, 500, block);
+    rf_latent_figure_select(&f, 500, RF_LATENT_FORWARD);
+    rf_matrix_positions at = {0, SEGMENTS, CELLS};
+    rf_latent_figure_set_norms(&f, RF_LATENT_NORM_FORWARD, cells, at, false);
+    char title[200];
+    rf_latent_figure_strip_title(&f, title, sizeof title);
+    tap_ok(strstr(title, "max over up to 16 segments a cell") != NULL, "the pooled strip's title: '%s'", title);
+    rf_figure fig = rf_latent_figure_get(&f);
+    char text[256], expect[256];
+    double x, y;
+    /* cell 10 covers segments 157-171 (from 1): rf_pool_edge(0, 1000, 64, 10) = 156 */
+    bool found = find_hover(&fig, &RF_ZOOM_ALL, "segments 157-", &x, &y, text, sizeof text);
+    snprintf(expect, sizeof expect, "segments 157-171 (max): ‖L‖ forward %.4g, backward –", cells[10]);
+    tap_ok(found && strncmp(text, expect, strlen(expect)) == 0, "hover on a pooled cell names its segments: '%s'",
+           found ? text : "");
+    /* zoomed to the last quarter across: no cell of the first half answers */
+    rf_zoom quarter = {0.75, 1.0, 0.0, 1.0};
+    found = find_hover(&fig, &quarter, "segments 157-", &x, &y, text, sizeof text);
+    bool late = find_hover(&fig, &quarter, "segments 985-", &x, &y, text, sizeof text);
+    tap_ok(!found && late, "zoomed across, the strip shows the last segments only: '%s'", late ? text : "");
+    /* a zoom's 40 segments, a point each */
+    float exact[40];
+    for (int i = 0; i < 40; i++)
+        exact[i] = 0.5f + (float)i;
+    rf_latent_figure_set_norms(&f, RF_LATENT_NORM_FORWARD, exact, (rf_matrix_positions){480, 520, 40}, true);
+    rf_latent_figure_strip_title(&f, title, sizeof title);
+    found = find_hover(&fig, &RF_ZOOM_ALL, "segment 500:", &x, &y, text, sizeof text);
+    snprintf(expect, sizeof expect, "segment 500: ‖L‖ forward %.4g,", exact[19]);
+    tap_ok(strstr(title, "segments a cell") == NULL && found && strncmp(text, expect, strlen(expect)) == 0,
+           "segments 481-520 a point each: '%s', '%s'", title, found ? text : "");
     rf_latent_figure_free(&f);
 }
 
@@ -307,5 +351,6 @@ int main(void)
     test_latent_geometry();
     test_latent_layers();
     test_latent_padding();
+    test_latent_pooled_strip();
     return tap_done();
 }

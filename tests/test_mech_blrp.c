@@ -7,6 +7,7 @@
  * shape errors, memory growth in the sequence length and SPEC §3's parameter
  * count at the paper's ListOps sizes. The reference takes its attention
  * scale from SPEC (1/sqrt(d/h) per head; 1/sqrt(d) for blrp_scale = model). */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -355,6 +356,20 @@ static double loss_of(rf_model *m, rf_exec *x)
     return rf_value(m->graph, m->loss)[0];
 }
 
+/* One forward and backward pass of tokens from `seed` with `ps` attached. */
+static void probe_step(rf_model *m, rf_params *p, rf_probe_set *ps, uint64_t seed)
+{
+    rf_graph *g = m->graph;
+    fill_tokens(m, seed);
+    rf_probe_attach(g, ps);
+    rf_exec x;
+    rf_exec_init(&x, g, NULL, 1, 0, false);
+    loss_of(m, &x);
+    rf_params_zero_grads(p);
+    rf_graph_backward(g, &x, NULL);
+    rf_probe_attach(g, NULL);
+}
+
 /* As test_model.c: f32 central differences (step 1e-2) of the loss for
  * every parameter. N = 8 with rows of 8, 6, 4 tokens. */
 static void check_model_gradients(const char *pool, const char *share)
@@ -528,14 +543,7 @@ static void check_probes(void)
 
     rf_status st = {0};
     rf_probe_set *ps = rf_probe_set_new(g, names, n, 1, &st);
-    fill_tokens(m, 4);
-    rf_probe_attach(g, ps);
-    rf_exec x;
-    rf_exec_init(&x, g, NULL, 1, 0, false);
-    loss_of(m, &x);
-    rf_params_zero_grads(p);
-    rf_graph_backward(g, &x, NULL);
-    rf_probe_attach(g, NULL);
+    probe_step(m, p, ps, 4);
     bool filled = ps != NULL;
     for (int i = 0; filled && i < ps->count; i++)
         filled = ps->values[i].filled;
@@ -545,6 +553,108 @@ static void check_probes(void)
     bool carried = filled && memcmp(ps->values[4 * 2].data, ps->values[4 * 4].data, (size_t)l * d * sizeof(float)) == 0;
     tap_ok(carried, "an all-padding segment leaves the forward latent unchanged");
     rf_probe_set_free(ps);
+    rf_model_free(m);
+    rf_params_free(p);
+}
+
+/* The series blrp.latent.<pass>.norms and .grad_norms (core/probe.h)
+ * against the norms of the whole per-segment taps of the same pass, taken
+ * here in double: whole (a row a segment), and pooled along the segments,
+ * max and mean, over windows that do not start at 0 or divide evenly. A
+ * norm is rounded to float once (FLT_EPSILON); a mean of k adds k float
+ * terms, so each cell may be off by k + 1 roundings of its value. */
+static void check_latent_series(void)
+{
+    rf_config cfg = tiny_config("bidirectional", "phi_residual", "separate", "off");
+    enum { B = 2, T = 7, t = 3, l = 2, d = 8, N = T * t, SAMPLE = 1 };
+    rf_params *p = rf_params_new(2);
+    rf_model *m = model_new(&cfg, B, N, p);
+    if (!tap_ok(m != NULL, "series model builds")) {
+        rf_params_free(p);
+        return;
+    }
+    rf_graph *g = m->graph;
+    const char *pass[2] = {"fwd", "bwd"};
+    bool shaped = true;
+    for (int k = 0; k < 2; k++) {
+        char name[RF_NAME_LEN];
+        snprintf(name, sizeof name, "blrp.latent.%s.norms", pass[k]);
+        shaped &= tap_is(g, name, RF_TAP_VALUE, rf_shape3(B, T, 1));
+        snprintf(name, sizeof name, "blrp.latent.%s.grad_norms", pass[k]);
+        shaped &= tap_is(g, name, RF_TAP_GRAD, rf_shape3(B, T, 1));
+    }
+    tap_ok(shaped, "each pass has a series of its %d latent norms and gradient norms", T);
+    /* the whole taps of every segment, then 4 series values per pass and kind */
+    enum { WHOLE = 2 * 2 * T, SERIES = 2 * 2 * 3 };
+    char store[WHOLE + SERIES][RF_NAME_LEN];
+    const char *names[WHOLE + SERIES];
+    const rf_probe_window *windows[WHOLE + SERIES] = {0};
+    rf_probe_window kinds[3] = {{0, 0, 0, 0, 0, 0, RF_POOL_MAX},
+                                {1, T, 0, RF_POOL_END, 4, 1, RF_POOL_MAX},
+                                {0, RF_POOL_END, 0, 1, 3, 1, RF_POOL_MEAN}};
+    int n = 0;
+    for (int k = 0; k < 2; k++)
+        for (int i = 1; i <= T; i++) {
+            snprintf(store[n], RF_NAME_LEN, "blrp.latent.%s.%d", pass[k], i), names[n] = store[n], n++;
+            snprintf(store[n], RF_NAME_LEN, "blrp.latent.%s.%d.grad", pass[k], i), names[n] = store[n], n++;
+        }
+    for (int k = 0; k < 2; k++)
+        for (int grad = 0; grad < 2; grad++)
+            for (int w = 0; w < 3; w++) {
+                snprintf(store[n], RF_NAME_LEN, "blrp.latent.%s.%s", pass[k], grad ? "grad_norms" : "norms");
+                names[n] = store[n];
+                windows[n++] = w == 0 ? NULL : &kinds[w];
+            }
+    rf_status st = {0};
+    rf_probe_set *ps = rf_probe_set_new_pooled(g, names, windows, n, SAMPLE, &st);
+    if (!tap_ok(ps != NULL, "a probe set over the whole latents and their series (%s)", st.msg)) {
+        rf_model_free(m);
+        rf_params_free(p);
+        return;
+    }
+    probe_step(m, p, ps, 5);
+    for (int k = 0; k < 2; k++)
+        for (int grad = 0; grad < 2; grad++) {
+            double norms[T];
+            for (int i = 0; i < T; i++) {
+                const rf_probe_value *v = &ps->values[k * 2 * T + 2 * i + grad];
+                double sum = 0;
+                for (int e = 0; e < l * d; e++)
+                    sum += (double)v->data[e] * v->data[e];
+                norms[i] = v->filled ? sqrt(sum) : NAN;
+            }
+            for (int w = 0; w < 3; w++) {
+                const rf_probe_value *v = &ps->values[WHOLE + (k * 2 + grad) * 3 + w];
+                const rf_probe_window *win = &v->window;
+                int64_t cells = v->shape.dim[0];
+                double worst = v->filled && v->shape.dim[1] == 1 ? 0 : INFINITY;
+                for (int64_t c = 0; c < cells && isfinite(worst); c++) {
+                    int64_t r0 = rf_pool_edge(win->r0, win->r1, cells, c);
+                    int64_t r1 = rf_pool_edge(win->r0, win->r1, cells, c + 1);
+                    double want = win->reduce == RF_POOL_MAX ? -INFINITY : 0;
+                    for (int64_t r = r0; r < r1; r++)
+                        want = win->reduce == RF_POOL_MAX ? fmax(want, norms[r]) : want + norms[r] / (double)(r1 - r0);
+                    double bound = (double)(r1 - r0 + 1) * FLT_EPSILON * fabs(want) + FLT_MIN;
+                    worst = fmax(worst, fabs(v->data[c] - want) / bound);
+                }
+                tap_ok(worst <= 1 && cells == (w == 0 ? T : w == 1 ? 4 : 3),
+                       "%s %s, %s: %lld cells over segments %lld-%lld equal the per-segment taps' norms (worst %.3g "
+                       "of its bound)", pass[k], grad ? "gradient norms" : "norms",
+                       w == 0 ? "whole" : win->reduce == RF_POOL_MAX ? "max" : "mean", (long long)cells,
+                       (long long)win->r0 + 1, (long long)win->r1, worst);
+            }
+        }
+    rf_probe_set_free(ps);
+    /* a set of the series alone holds their cells and member indexes, no latent */
+    rf_probe_set *series = rf_probe_set_new_pooled(g, names + WHOLE, windows + WHOLE, SERIES, SAMPLE, &st);
+    size_t want_bytes = (size_t)2 * 2 * ((T + 4 + 3) * sizeof(float) + 3 * T * sizeof(rf_series_member));
+    tap_ok(series != NULL && rf_probe_set_bytes(series) == want_bytes,
+           "a set of the series alone holds %zu bytes: cells and member indexes, no %d x %d latent", want_bytes, l, d);
+    rf_probe_set_free(series);
+    const rf_probe_window span = {0, T, 0, 1, T, 1, RF_POOL_SPAN};
+    const rf_probe_window *spans[] = {&span};
+    rf_probe_set *refused = rf_probe_set_new_pooled(g, names + WHOLE, spans, 1, SAMPLE, &st);
+    tap_ok(refused == NULL && strstr(st.msg, "max or mean") != NULL, "a series is not pooled by span: %s", st.msg);
     rf_model_free(m);
     rf_params_free(p);
 }
@@ -791,6 +901,7 @@ int main(int argc, char **argv)
     check_all_options();
     check_latent_pos_init();
     check_probes();
+    check_latent_series();
     check_state_taps("bidirectional");
     check_state_taps("backward");
     check_shape_errors();

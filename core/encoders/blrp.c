@@ -90,9 +90,12 @@
  * Taps (core/probe.h), per sample: blrp.self.<k>.out, S after Θ_SELF layer k
  * (k 0-based, all segments [T·t, D]); blrp.segment.<pass>.<i>, X̃_i [t, D];
  * blrp.latent.<pass>.<i>, L_i [l, D] (and its .grad); the attention maps
- * (blrp.self.<k>.probs, ...reads_latent, ...reads_segment). A tap only names
- * a node that is computed anyway: it copies nothing unless a probe set asks
- * for it.
+ * (blrp.self.<k>.probs, ...reads_latent, ...reads_segment). Across the
+ * segments, the series blrp.latent.<pass>.norms [T, 1], ||L_i|| of every
+ * segment, and blrp.latent.<pass>.grad_norms, ||dLoss/dL_i||: a probe of
+ * them, pooled along the segments or not, never keeps a latent whole (a
+ * million tokens are 10,486 segments of 100). A tap only names a node that
+ * is computed anyway: it copies nothing unless a probe set asks for it.
  *
  * Output: L_FINAL [B, l, D] as the token states, *out_mask = RF_NONE (every
  * latent row valid); the classifier mean-pools it, then LayerNorm and head.
@@ -359,14 +362,30 @@ static rf_id gate(const blrp *m, rf_id prev, rf_id next, rf_id valid)
     return rf_add(m->g, prev, rf_mul(m->g, valid, rf_sub(m->g, next, prev)));
 }
 
-static void tap_latent(const blrp *m, rf_id node, const char *pass, int i)
+/* The series of a pass's latent norms and gradient norms over the
+ * segments (rf_tap_series_add): series[0] blrp.latent.<pass>.norms,
+ * series[1] blrp.latent.<pass>.grad_norms. */
+static void latent_series(const blrp *m, const char *pass, int series[2])
+{
+    char name[RF_NAME_LEN];
+    snprintf(name, sizeof name, "blrp.latent.%s.norms", pass);
+    series[0] = rf_tap_series_add(m->g, name, RF_TAP_VALUE, m->B, m->T);
+    snprintf(name, sizeof name, "blrp.latent.%s.grad_norms", pass);
+    series[1] = rf_tap_series_add(m->g, name, RF_TAP_GRAD, m->B, m->T);
+}
+
+/* L_i tapped whole, blrp.latent.<pass>.<i> and its .grad, each row i - 1
+ * of its pass's series. */
+static void tap_latent(const blrp *m, rf_id node, const char *pass, int i, const int series[2])
 {
     char name[RF_NAME_LEN];
     rf_shape s = rf_shape3(m->B, m->l, m->d);
     snprintf(name, sizeof name, "blrp.latent.%s.%d", pass, i);
-    rf_tap_add(m->g, name, node, RF_TAP_VALUE, s, 0);
+    if (rf_tap_add(m->g, name, node, RF_TAP_VALUE, s, 0))
+        rf_tap_series_join(m->g, series[0], i - 1);
     snprintf(name, sizeof name, "blrp.latent.%s.%d.grad", pass, i);
-    rf_tap_add(m->g, name, node, RF_TAP_GRAD, s, 0);
+    if (rf_tap_add(m->g, name, node, RF_TAP_GRAD, s, 0))
+        rf_tap_series_join(m->g, series[1], i - 1);
 }
 
 /* X̃_i = Θ_X(S_i, latent) for segment s (i = s + 1), tapped as
@@ -400,6 +419,8 @@ static rf_id forward_pass(const blrp *m, const cross_set *c, rf_id init, rf_id *
 {
     kv init_kv = m->residual ? project_kv(m, init, c->lat) : (kv){RF_NONE, RF_NONE};
     rf_id latent = init;
+    int series[2];
+    latent_series(m, "fwd", series);
     for (int s = 0; s < m->T; s++) {
         rf_graph_region(m->g, RF_REGION_SEGMENT);   /* train.recompute = segments recomputes each step */
         rf_graph_row_scope(m->g, m->valid[s]);   /* the samples with a token in segment s */
@@ -416,7 +437,7 @@ static rf_id forward_pass(const blrp *m, const cross_set *c, rf_id init, rf_id *
         }
         rf_graph_row_scope(m->g, RF_NONE);
         latent = gate(m, latent, next, m->valid[s]);
-        tap_latent(m, latent, "fwd", s + 1);
+        tap_latent(m, latent, "fwd", s + 1, series);
     }
     rf_graph_region(m->g, RF_REGION_NONE);
     return latent;
@@ -432,6 +453,8 @@ static rf_id backward_pass(const blrp *m, const cross_set *c, rf_id init, const 
     rf_graph *g = m->g;
     kv init_kv = m->residual ? project_kv(m, init, c->lat) : (kv){RF_NONE, RF_NONE};
     rf_id carry = xf != NULL ? last_f : init;
+    int series[2];
+    latent_series(m, "bwd", series);
     for (int s = m->T - 1; s >= 0; s--) {
         bool first = s == m->T - 1;
         /* next: a valid segment follows, so this is not the sample's first step */
@@ -459,7 +482,7 @@ static rf_id backward_pass(const blrp *m, const cross_set *c, rf_id init, const 
         rf_id upd = theta_l(m, c, s, with_pos(m, carry), join(m, parts, n), mask, "bwd");
         rf_graph_row_scope(g, RF_NONE);
         carry = gate(m, carry, upd, m->valid[s]);
-        tap_latent(m, carry, "bwd", s + 1);
+        tap_latent(m, carry, "bwd", s + 1, series);
     }
     rf_graph_region(g, RF_REGION_NONE);
     return carry;

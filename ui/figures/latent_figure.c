@@ -8,6 +8,7 @@
 
 #include <glib.h>
 
+#include "../../core/probe.h"
 #include "matrix_panel.h"
 
 #define TITLE_H 28.0
@@ -39,36 +40,27 @@ static const char *layer_content(rf_latent_layer layer)
                                                  : "latent block";
 }
 
-/* ---- blocks: rows x d per pass and segment ---- */
+/* ---- blocks: rows x d per pass, the segment each holds ---- */
 
 static void blocks_release(rf_latent_blocks *b)
 {
-    for (int p = 0; p < 2; p++) {
+    for (int p = 0; p < 2; p++)
         free(b->data[p]);
-        free(b->filled[p]);
-        free(b->absmax[p]);
-    }
     *b = (rf_latent_blocks){0};
 }
 
-static void blocks_forget(rf_latent_blocks *b, int segments)
+static void blocks_forget(rf_latent_blocks *b)
 {
-    for (int p = 0; p < 2 && b->data[p] != NULL; p++)
-        for (int s = 0; s < segments; s++) {
-            b->filled[p][s] = false;
-            b->absmax[p][s] = 0;
-        }
+    b->segment[0] = b->segment[1] = 0;
 }
 
-static bool blocks_alloc(rf_latent_blocks *b, int segments, int rows, int d)
+static bool blocks_alloc(rf_latent_blocks *b, int rows, int d)
 {
     blocks_release(b);
     b->rows = rows;
     for (int p = 0; p < 2; p++) {
-        b->data[p] = calloc((size_t)segments * rows * d, sizeof(float));
-        b->filled[p] = calloc((size_t)segments, sizeof(bool));
-        b->absmax[p] = calloc((size_t)segments, sizeof(double));
-        if (b->data[p] == NULL || b->filled[p] == NULL || b->absmax[p] == NULL) {
+        b->data[p] = calloc((size_t)rows * d, sizeof(float));
+        if (b->data[p] == NULL) {
             blocks_release(b);
             return false;
         }
@@ -86,15 +78,11 @@ static double max_abs(const float *v, size_t n)
     return m;
 }
 
-/* Copy one block in; returns where it went. */
-static const float *blocks_set(rf_latent_blocks *b, int d, rf_latent_pass pass, int segment, const float *src)
+/* Copy one block in: the pass's block from now on. */
+static void blocks_set(rf_latent_blocks *b, int d, rf_latent_pass pass, int segment, const float *src)
 {
-    size_t block = (size_t)b->rows * d;
-    float *dst = b->data[pass] + (size_t)(segment - 1) * block;
-    memcpy(dst, src, block * sizeof *dst);
-    b->filled[pass][segment - 1] = true;
-    b->absmax[pass][segment - 1] = max_abs(dst, block);
-    return dst;
+    memcpy(b->data[pass], src, (size_t)b->rows * d * sizeof(float));
+    b->segment[pass] = segment;
 }
 
 /* The blocks the chosen layer shows. */
@@ -106,7 +94,13 @@ static const rf_latent_blocks *shown(const rf_latent_figure *f)
 static bool shown_filled(const rf_latent_figure *f)
 {
     const rf_latent_blocks *b = shown(f);
-    return b->filled[f->pass] != NULL && b->filled[f->pass][f->segment - 1];
+    return b->data[f->pass] != NULL && b->segment[f->pass] == f->segment;
+}
+
+bool rf_latent_figure_holds(const rf_latent_figure *f, rf_latent_pass pass, int segment)
+{
+    const rf_latent_blocks *b = shown(f);
+    return b->data[pass] != NULL && b->segment[pass] == segment;
 }
 
 /* The rows of segment s's block that hold the sample's tokens: all of a
@@ -122,15 +116,18 @@ static int rows_held(const rf_latent_figure *f, int s)
 
 /* ---- the figure's data ---- */
 
+static void strip_release(rf_latent_strip *s)
+{
+    for (int k = 0; k < RF_LATENT_NORMS; k++)
+        free(s->cells[k]);
+    *s = (rf_latent_strip){0};
+}
+
 static void release(rf_latent_figure *f)
 {
     blocks_release(&f->latent);
     blocks_release(&f->tokens);
-    for (int p = 0; p < 2; p++) {
-        free(f->norms[p]);
-        free(f->grad_norms[p]);
-        f->norms[p] = f->grad_norms[p] = NULL;
-    }
+    strip_release(&f->strip);
     free(f->sequence);
     f->sequence = NULL;
     f->segments = f->l = f->d = 0;
@@ -173,11 +170,9 @@ void rf_latent_figure_set_title(rf_latent_figure *f, const char *title)
 
 void rf_latent_figure_forget(rf_latent_figure *f)
 {
-    blocks_forget(&f->latent, f->segments);
-    blocks_forget(&f->tokens, f->segments);
-    for (int p = 0; p < 2 && f->segments > 0; p++)
-        for (int s = 0; s < f->segments; s++)
-            f->norms[p][s] = f->grad_norms[p][s] = NAN;
+    blocks_forget(&f->latent);
+    blocks_forget(&f->tokens);
+    strip_release(&f->strip);
 }
 
 bool rf_latent_figure_resize(rf_latent_figure *f, int segments, int l, int d)
@@ -186,16 +181,8 @@ bool rf_latent_figure_resize(rf_latent_figure *f, int segments, int l, int d)
         return true;
     release(f);
     rf_heatmap_clear(&f->heat);
-    if (segments < 1 || l < 1 || d < 1 || !blocks_alloc(&f->latent, segments, l, d))
+    if (segments < 1 || l < 1 || d < 1 || !blocks_alloc(&f->latent, l, d))
         return false;
-    for (int p = 0; p < 2; p++) {
-        f->norms[p] = malloc((size_t)segments * sizeof(double));
-        f->grad_norms[p] = malloc((size_t)segments * sizeof(double));
-        if (f->norms[p] == NULL || f->grad_norms[p] == NULL) {
-            release(f);
-            return false;
-        }
-    }
     f->segments = segments;
     f->l = l;
     f->d = d;
@@ -205,18 +192,8 @@ bool rf_latent_figure_resize(rf_latent_figure *f, int segments, int l, int d)
     return true;
 }
 
-static double frobenius(const float *v, size_t n)
-{
-    double s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += (double)v[i] * v[i];
-    return sqrt(s);
-}
-
 /* The heatmap follows the chosen block; its colour range is symmetric
- * around 0 over every block of the pass and layer, so scrubbing keeps one
- * scale. Each block's max |v| is kept when it is set, so this costs
- * O(segments). */
+ * around 0 over the rows of it that hold the sample's tokens. */
 static void refresh_heat(rf_latent_figure *f)
 {
     if (f->sequence != NULL) {
@@ -231,19 +208,13 @@ static void refresh_heat(rf_latent_figure *f)
         rf_heatmap_clear(&f->heat);
         return;
     }
-    size_t block = (size_t)b->rows * f->d;
-    double m = 1e-12;
-    for (int s = 0; s < f->segments; s++)
-        if (rows_held(f, s + 1) == b->rows)
-            m = fmax(m, b->absmax[f->pass][s]);
-        else if (b->filled[f->pass][s])
-            m = fmax(m, max_abs(b->data[f->pass] + (size_t)s * block, (size_t)rows_held(f, s + 1) * f->d));
     int rows = rows_held(f, f->segment);
-    if (rows == 0) {
+    if (rows == 0 || !shown_filled(f)) {
         rf_heatmap_clear(&f->heat);
         return;
     }
-    rf_heatmap_set(&f->heat, b->data[f->pass] + (size_t)(f->segment - 1) * block, rows, f->d, -m, m);
+    double m = fmax(1e-12, max_abs(b->data[f->pass], (size_t)rows * f->d));
+    rf_heatmap_set(&f->heat, b->data[f->pass], rows, f->d, -m, m);
     f->heat.colormap = RF_COLORMAP_DIVERGING;   /* signed states: white is 0 */
     rf_heatmap_changed(&f->heat);
 }
@@ -252,16 +223,47 @@ void rf_latent_figure_set_state(rf_latent_figure *f, rf_latent_pass pass, int se
 {
     if (segment < 1 || segment > f->segments || state == NULL)
         return;
-    const float *dst = blocks_set(&f->latent, f->d, pass, segment, state);
-    f->norms[pass][segment - 1] = frobenius(dst, (size_t)f->l * f->d);
+    blocks_set(&f->latent, f->d, pass, segment, state);
     refresh_heat(f);
 }
 
-void rf_latent_figure_set_grad(rf_latent_figure *f, rf_latent_pass pass, int segment, const float *grad)
+void rf_latent_figure_set_norms(rf_latent_figure *f, rf_latent_norm which, const float *cells,
+                                rf_matrix_positions at, bool mean)
 {
-    if (segment < 1 || segment > f->segments || grad == NULL)
+    rf_latent_strip *s = &f->strip;
+    free(s->cells[which]);
+    s->cells[which] = NULL;
+    if (cells == NULL || at.cells < 1 || at.hi <= at.lo)
         return;
-    f->grad_norms[pass][segment - 1] = frobenius(grad, (size_t)f->l * f->d);
+    s->cells[which] = malloc((size_t)at.cells * sizeof(float));
+    if (s->cells[which] == NULL)
+        return;
+    memcpy(s->cells[which], cells, (size_t)at.cells * sizeof(float));
+    s->at[which] = at;
+    s->mean[which] = mean;
+}
+
+/* The first series present (the strip's axis and title follow it), or -1. */
+static int strip_lead(const rf_latent_figure *f)
+{
+    for (int k = 0; k < RF_LATENT_NORMS; k++)
+        if (f->strip.cells[k] != NULL)
+            return k;
+    return -1;
+}
+
+void rf_latent_figure_strip_title(const rf_latent_figure *f, char *buf, size_t size)
+{
+    int k = strip_lead(f);
+    const rf_matrix_positions *at = k >= 0 ? &f->strip.at[k] : NULL;
+    if (at == NULL || at->cells >= at->hi - at->lo) {
+        snprintf(buf, size, "Per-segment norms (gradients from the last inspection pass)");
+        return;
+    }
+    int64_t n = at->hi - at->lo;
+    snprintf(buf, size, "Per-segment norms, %s over %s%lld segments a cell (gradients from the last inspection pass)",
+             f->strip.mean[k] ? "mean" : "max", n % at->cells ? "up to " : "",
+             (long long)((n + at->cells - 1) / at->cells));
 }
 
 void rf_latent_figure_set_tokens(rf_latent_figure *f, rf_latent_pass pass, int segment, const float *block)
@@ -309,7 +311,7 @@ bool rf_latent_figure_set_layer(rf_latent_figure *f, rf_latent_layer layer, int 
     if (ok || rows < 1)
         blocks_release(&f->tokens);
     else if (!same || rows != f->tokens.rows || f->tokens.data[0] == NULL)
-        ok = f->segments > 0 && blocks_alloc(&f->tokens, f->segments, rows, f->d);
+        ok = f->segments > 0 && blocks_alloc(&f->tokens, rows, f->d);
     else
         ok = true;
     refresh_heat(f);
@@ -327,11 +329,25 @@ typedef struct layout {
 static bool has_any(const rf_latent_figure *f)
 {
     for (int p = 0; p < 2; p++)
-        for (int s = 0; s < f->segments; s++)
-            if (f->latent.filled[p][s] || isfinite(f->grad_norms[p][s]) ||
-                (f->tokens.filled[p] != NULL && f->tokens.filled[p][s]))
-                return true;
-    return f->sequence != NULL;
+        if (f->latent.segment[p] > 0 || f->tokens.segment[p] > 0)
+            return true;
+    return f->sequence != NULL || strip_lead(f) >= 0;
+}
+
+/* The segment (1-based) at the middle of strip cell i of `at`. */
+static double cell_segment(const rf_matrix_positions *at, int i)
+{
+    int64_t a = rf_pool_edge(at->lo, at->hi, at->cells, i), b = rf_pool_edge(at->lo, at->hi, at->cells, i + 1);
+    return 0.5 * (double)(a + b - 1) + 1;
+}
+
+/* The cell of `at` that holds segment s (1-based), or -1. */
+static int cell_of(const rf_matrix_positions *at, int64_t s)
+{
+    int64_t r = s - 1;
+    if (r < at->lo || r >= at->hi)
+        return -1;
+    return (int)(((r - at->lo + 1) * at->cells - 1) / (at->hi - at->lo));
 }
 
 static const char *row_name(const rf_latent_figure *f)
@@ -354,13 +370,16 @@ static layout lay_out(const rf_latent_figure *f, double width, double height, co
                       fmax(1, l.heat.frame.h - rf_map_legend_above(s) - rf_map_legend_below(s))};
     l.strip = (rf_rect){0, height - strip_h, fmax(1, width - LEGEND_W * s), strip_h};
     l.legend = (rf_rect){l.strip.w, l.strip.y, width - l.strip.w, strip_h};
-    l.x = (rf_axis){.min = 0.5, .max = f->segments + 0.5, .label = "segment", .whole = true};
+    /* the strip's segments: its series' window (all of them before any
+     * arrived), the zoom's part of it across */
+    int lead = strip_lead(f);
+    double lo = lead >= 0 ? (double)f->strip.at[lead].lo : 0;
+    double n = lead >= 0 ? (double)f->strip.at[lead].hi - lo : f->segments;
+    l.x = (rf_axis){.min = lo + 0.5 + zoom->x0 * n, .max = lo + 0.5 + zoom->x1 * n, .label = "segment", .whole = true};
     l.y = (rf_axis){.min = NAN, .max = NAN, .scale = RF_AXIS_LOG, .label = "norm"};
-    for (int p = 0; p < 2; p++)
-        for (int s = 0; s < f->segments; s++) {
-            rf_axis_include(&l.y, f->norms[p][s]);
-            rf_axis_include(&l.y, f->grad_norms[p][s]);
-        }
+    for (int k = 0; k < RF_LATENT_NORMS; k++)
+        for (int i = 0; f->strip.cells[k] != NULL && i < f->strip.at[k].cells; i++)
+            rf_axis_include(&l.y, f->strip.cells[k][i]);
     rf_axis_finish(&l.x, true);
     rf_axis_finish(&l.y, false);
     return l;
@@ -369,25 +388,32 @@ static layout lay_out(const rf_latent_figure *f, double width, double height, co
 static void draw_strip(const rf_latent_figure *f, cairo_t *cr, const layout *l)
 {
     rf_plot p;
-    rf_plot_begin(&p, cr, l->strip, &l->x, &l->y, "Per-segment norms (gradients from the last inspection pass)");
-    double *xs = malloc((size_t)f->segments * sizeof *xs);
-    if (xs != NULL) {
-        for (int s = 0; s < f->segments; s++)
-            xs[s] = s + 1;
+    char title[160];
+    rf_latent_figure_strip_title(f, title, sizeof title);
+    rf_plot_begin(&p, cr, l->strip, &l->x, &l->y, title);
+    int most = 1;
+    for (int k = 0; k < RF_LATENT_NORMS; k++)
+        most = f->strip.cells[k] != NULL && f->strip.at[k].cells > most ? f->strip.at[k].cells : most;
+    double *xs = malloc((size_t)most * sizeof *xs), *ys = malloc((size_t)most * sizeof *ys);
+    if (xs != NULL && ys != NULL) {
         const char *labels[4] = {"‖L‖ forward", "‖L‖ backward", "‖∇L‖ forward", "‖∇L‖ backward"};
         rf_rgb colors[4] = {rf_series_color(0), rf_series_color(1), rf_series_color(2), rf_series_color(3)};
         const char *shown[5];
         rf_rgb shown_colors[5];
         int n = 0;
-        for (int k = 0; k < 4; k++) {
-            const double *v = k < 2 ? f->norms[k] : f->grad_norms[k - 2];
+        for (int k = 0; k < RF_LATENT_NORMS; k++) {
+            const float *v = f->strip.cells[k];
+            const rf_matrix_positions *at = &f->strip.at[k];
             bool any = false;
-            for (int s = 0; s < f->segments && !any; s++)
-                any = isfinite(v[s]);
+            for (int i = 0; v != NULL && i < at->cells; i++) {
+                xs[i] = cell_segment(at, i);
+                ys[i] = v[i];
+                any |= isfinite(ys[i]);
+            }
             if (!any)
                 continue;
-            rf_plot_line(&p, xs, v, f->segments, colors[k], 2, k < 2 ? 0 : 4);
-            rf_plot_points(&p, xs, v, f->segments, colors[k], 2.5);
+            rf_plot_line(&p, xs, ys, at->cells, colors[k], 2, k < 2 ? 0 : 4);
+            rf_plot_points(&p, xs, ys, at->cells, colors[k], 2.5);
             shown[n] = labels[k];
             shown_colors[n++] = colors[k];
         }
@@ -401,8 +427,9 @@ static void draw_strip(const rf_latent_figure *f, cairo_t *cr, const layout *l)
         rf_plot band = p;
         band.frame = (rf_rect){l->legend.x, p.frame.y, l->legend.w, p.frame.h};
         rf_plot_legend(&band, shown, shown_colors, n, RF_LEGEND_TOP_LEFT);
-        free(xs);
     }
+    free(xs);
+    free(ys);
     rf_plot_end(&p);
 }
 
@@ -423,7 +450,7 @@ double rf_latent_figure_row_spread(const rf_latent_figure *f)
     if (rows == 0 || !shown_filled(f))
         return NAN;
     const rf_latent_blocks *b = shown(f);
-    const float *v = b->data[f->pass] + (size_t)(f->segment - 1) * b->rows * f->d;
+    const float *v = b->data[f->pass];
     double total = 0, apart = 0;
     for (int c = 0; c < f->d; c++) {
         double mean = 0;
@@ -481,9 +508,9 @@ static void draw(void *data, cairo_t *cr, double width, double height, const rf_
         snprintf(title, sizeof title, "Segment %d is padding for this sample: its %d tokens end in segment %d",
                  f->segment, f->sample_tokens, (f->sample_tokens + shown(f)->rows - 1) / shown(f)->rows);
         rf_draw_message(cr, l.heat.frame, title);
-    } else {
-        snprintf(title, sizeof title, "The %s pass has no %s (%s) for segment %d", pass_name[f->pass],
-                 layer_content(f->layer), layer, f->segment);
+    } else {   /* the figure holds the chosen segment's blocks only: another one is asked for */
+        snprintf(title, sizeof title, "Segment %d's %s (%s, %s pass) comes with the next inspection pass", f->segment,
+                 layer_content(f->layer), layer, pass_name[f->pass]);
         rf_draw_message(cr, l.heat.frame, title);
     }
     draw_strip(f, cr, &l);
@@ -526,22 +553,36 @@ static bool hover(void *data, double width, double height, const rf_zoom *zoom, 
     /* rf_plot_begin computes the frame; hover needs it without drawing. */
     cairo_surface_t *scratch = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
     cairo_t *cr = cairo_create(scratch);
-    rf_plot_begin(&p, cr, l.strip, &l.x, &l.y, "Per-segment norms (gradients from the last inspection pass)");
+    char title[160];
+    rf_latent_figure_strip_title(f, title, sizeof title);
+    rf_plot_begin(&p, cr, l.strip, &l.x, &l.y, title);
     cairo_destroy(cr);
     cairo_surface_destroy(scratch);
-    if (!rf_plot_contains(&p, x, y))
+    int lead = strip_lead(f);
+    if (!rf_plot_contains(&p, x, y) || lead < 0)
         return false;
-    int s = (int)lround(rf_plot_x_at(&p, x));
-    if (s < 1 || s > f->segments)
+    int64_t s = lround(rf_plot_x_at(&p, x));
+    int cell = cell_of(&f->strip.at[lead], s);
+    if (cell < 0)
         return false;
-    char v[4][24];
-    const double *src[4] = {f->norms[0], f->norms[1], f->grad_norms[0], f->grad_norms[1]};
-    for (int k = 0; k < 4; k++)
-        if (isfinite(src[k][s - 1]))
-            snprintf(v[k], sizeof v[k], "%.4g", src[k][s - 1]);
+    /* the lead series' cell names the segments; each series reads its own cell of them */
+    const rf_matrix_positions *at = &f->strip.at[lead];
+    int64_t a = rf_pool_edge(at->lo, at->hi, at->cells, cell), b = rf_pool_edge(at->lo, at->hi, at->cells, cell + 1);
+    char v[4][24], where[64];
+    for (int k = 0; k < RF_LATENT_NORMS; k++) {
+        int c = f->strip.cells[k] != NULL ? cell_of(&f->strip.at[k], a + 1) : -1;
+        if (c >= 0 && isfinite(f->strip.cells[k][c]))
+            snprintf(v[k], sizeof v[k], "%.4g", f->strip.cells[k][c]);
         else
             snprintf(v[k], sizeof v[k], "–");
-    snprintf(text, size, "segment %d: ‖L‖ forward %s, backward %s · ‖∇L‖ forward %s, backward %s", s, v[0], v[1], v[2], v[3]);
+    }
+    if (b - a == 1)
+        snprintf(where, sizeof where, "segment %lld", (long long)a + 1);
+    else
+        snprintf(where, sizeof where, "segments %lld-%lld (%s)", (long long)a + 1, (long long)b,
+                 f->strip.mean[lead] ? "mean" : "max");
+    snprintf(text, size, "%s: ‖L‖ forward %s, backward %s · ‖∇L‖ forward %s, backward %s", where, v[0], v[1], v[2],
+             v[3]);
     return true;
 }
 

@@ -1,10 +1,15 @@
 /* The BLRP latent-state figure: one block of a chosen segment, pass and
  * layer of BLRP's depth as a heatmap (rows down, model dimensions across):
  * the latent block L_i (l rows, Θ_L, the default), segment i's token states
- * S_i after a Θ_SELF layer or X̃_i after Θ_X (t rows each). Underneath, a
- * strip of the per-segment latent norms ||L_i|| of both passes and the norms
- * of their gradients (from the ".grad" taps of the last inspection pass)
- * against the segment index, the chosen segment marked.
+ * S_i after a Θ_SELF layer or X̃_i after Θ_X (t rows each). It holds the
+ * chosen segment's block of each pass only, so a sequence of 10,000
+ * segments costs one block. Underneath, a strip of the per-segment latent
+ * norms ||L_i|| of both passes and the norms of their gradients (from the
+ * last inspection pass) against the segment index, the chosen segment
+ * marked: one point a segment, or, for more segments than the strip has
+ * pixels, one a cell of segments pooled by max or mean (the series
+ * blrp.latent.<pass>.norms, core/probe.h), its title saying which and how
+ * many segments a cell holds.
  *
  * In place of a block the heatmap can show a Θ_SELF layer's token states
  * over the whole sample, pooled along the sequence (a long sample's, asked
@@ -33,13 +38,27 @@ typedef struct rf_latent_layer {
 /* The layer's short name ("Θ_SELF 2", "Θ_X", "Θ_L (latent)"). */
 void rf_latent_layer_name(rf_latent_layer layer, char *buf, size_t size);
 
-/* One rows x d block per pass and segment. */
+/* One rows x d block per pass: the last segment's block set. */
 typedef struct rf_latent_blocks {
     int rows;
-    float *data[2];              /* per pass: segments x rows x d; NULL until sized */
-    bool *filled[2];             /* per pass and segment: a block arrived */
-    double *absmax[2];           /* max |v| per pass and segment, 0 when absent */
+    float *data[2];              /* per pass: rows x d; NULL until sized */
+    int segment[2];              /* per pass: the segment the block holds (1-based), 0: none */
 } rf_latent_blocks;
+
+/* The strip's series: the latent norms and gradient norms of each pass. */
+typedef enum rf_latent_norm {
+    RF_LATENT_NORM_FORWARD,
+    RF_LATENT_NORM_BACKWARD,
+    RF_LATENT_GRAD_NORM_FORWARD,
+    RF_LATENT_GRAD_NORM_BACKWARD,
+    RF_LATENT_NORMS
+} rf_latent_norm;
+
+typedef struct rf_latent_strip {
+    float *cells[RF_LATENT_NORMS];        /* NULL: absent; a cell may be NaN (no segment read) */
+    rf_matrix_positions at[RF_LATENT_NORMS];   /* the segments (rows from 0) the cells cover */
+    bool mean[RF_LATENT_NORMS];           /* a cell of several segments is their mean (else their max) */
+} rf_latent_strip;
 
 typedef struct rf_latent_figure {
     char message[200];           /* shown while there is nothing to draw */
@@ -47,8 +66,7 @@ typedef struct rf_latent_figure {
     int segments, l, d;          /* segments are numbered 1..segments */
     rf_latent_blocks latent;     /* L_i, l rows */
     rf_latent_blocks tokens;     /* the chosen layer's S_i or X̃_i when it is not the latent */
-    double *norms[2];            /* ||L_i|| per pass and segment, NaN when absent */
-    double *grad_norms[2];       /* ||dLoss/dL_i||, NaN when absent */
+    rf_latent_strip strip;       /* ||L_i|| and ||dLoss/dL_i|| of both passes */
     int segment;                 /* the chosen segment (1-based) */
     int sample_tokens;           /* the sample's tokens (0: unknown): a token block shows only those it holds */
     rf_latent_pass pass;
@@ -66,14 +84,24 @@ void rf_latent_figure_free(rf_latent_figure *f);
 void rf_latent_figure_set_message(rf_latent_figure *f, const char *text);
 void rf_latent_figure_set_title(rf_latent_figure *f, const char *title);
 
-/* Size for `segments` latent blocks of l x d per pass; forgets the states
+/* Size for `segments` segments of an l x d latent; forgets the states
  * (all absent) when the size changes. */
 bool rf_latent_figure_resize(rf_latent_figure *f, int segments, int l, int d);
 /* Forget every state and norm (a new snapshot is coming). */
 void rf_latent_figure_forget(rf_latent_figure *f);
-/* Copy the l x d state (or its gradient) of `segment` (1-based) of a pass. */
+/* Copy the l x d state of `segment` (1-based) of a pass: the pass's block
+ * from now on (the block it held before is dropped). */
 void rf_latent_figure_set_state(rf_latent_figure *f, rf_latent_pass pass, int segment, const float *state);
-void rf_latent_figure_set_grad(rf_latent_figure *f, rf_latent_pass pass, int segment, const float *grad);
+/* Copy one series of the strip: at.cells values, cell i covering the
+ * segments (from 0) [rf_pool_edge(at.lo, at.hi, at.cells, i), ... i + 1),
+ * each their mean or their max. NULL: absent. */
+void rf_latent_figure_set_norms(rf_latent_figure *f, rf_latent_norm which, const float *cells,
+                                rf_matrix_positions at, bool mean);
+/* The strip's title: "Per-segment norms", and for cells of several
+ * segments "max (or mean) over up to N segments a cell". */
+void rf_latent_figure_strip_title(const rf_latent_figure *f, char *buf, size_t size);
+/* The pass holds `segment`'s block. */
+bool rf_latent_figure_holds(const rf_latent_figure *f, rf_latent_pass pass, int segment);
 /* Choose what the heatmap shows. */
 void rf_latent_figure_select(rf_latent_figure *f, int segment, rf_latent_pass pass);
 /* Choose the layer shown; a Θ_SELF or Θ_X layer has `rows` token rows per
@@ -82,7 +110,7 @@ void rf_latent_figure_select(rf_latent_figure *f, int segment, rf_latent_pass pa
  * a token layer has no blocks (rows 0, out of memory). */
 bool rf_latent_figure_set_layer(rf_latent_figure *f, rf_latent_layer layer, int rows);
 /* Copy the rows x d token block of `segment` (1-based) of a pass, for the
- * chosen Θ_SELF or Θ_X layer. */
+ * chosen Θ_SELF or Θ_X layer (the pass's token block from now on). */
 void rf_latent_figure_set_tokens(rf_latent_figure *f, rf_latent_pass pass, int segment, const float *block);
 /* Show, in place of the chosen block, the chosen Θ_SELF layer's token
  * states over the sample: rows x d cells (copied), row i covering the

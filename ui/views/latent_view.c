@@ -2,11 +2,17 @@
  * BLRP's depth (the latent block L_i by default; segment i's token states
  * after a Θ_SELF layer, or X̃_i after Θ_X) with the per-segment latent norms
  * and gradient norms underneath (ui/figures/latent_figure.h). While visible
- * it watches every "blrp.latent.<pass>.<i>" tap and its ".grad" (l x d
- * floats each: small) for the norms, and the chosen layer's taps only:
- * "blrp.self.<k>.out" for Θ_SELF k+1, every "blrp.segment.<pass>.<i>" for
- * Θ_X. A segment slider and a forward/backward toggle choose the block
- * shown among those; the Layer drop-down chooses what is watched.
+ * it watches the chosen segment's "blrp.latent.<pass>.<i>" of both passes
+ * whole (l x d floats each), the series "blrp.latent.<pass>.norms" and
+ * ".grad_norms" (core/probe.h) pooled along the segments to about the
+ * strip's width, max or mean (the Mean toggle), and the chosen layer's
+ * taps: "blrp.self.<k>.out" for Θ_SELF k+1, the chosen segment's
+ * "blrp.segment.<pass>.<i>" for Θ_X. So a million tokens (10,486 segments)
+ * cost two blocks and a few thousand cells, not a block a segment. The
+ * forward/backward toggle chooses among what is watched; the segment
+ * slider and the Layer drop-down watch anew. A zoom of the strip that
+ * comes to rest asks for the segments it shows, down to one point a
+ * segment (pooled_request.h).
  *
  * With **Whole sequence** on, a Θ_SELF layer's token states are shown over
  * all the sample's tokens instead of one segment: the tap is asked for
@@ -33,19 +39,36 @@ typedef struct latent_view {
     gboolean has[2];                /* the model has a forward / backward pass */
     int self_layers;                /* Θ_SELF layers with a blrp.self.<k>.out tap */
     gboolean has_cross;             /* blrp.segment.<pass>.<i> taps exist */
-    GPtrArray *taps;                /* the latent taps, watched for the norms (char *) */
+    gboolean has_latent;            /* blrp.latent.<pass>.<i> taps exist */
     GPtrArray *layer_taps;          /* the chosen layer's taps, watched too (char *) */
     GtkToggleButton *sequence;      /* Θ_SELF over the whole sample, pooled */
-    GtkToggleButton *mean;          /* pooled rows are means (off: maxima) */
+    GtkToggleButton *mean;          /* pooled rows and strip cells are means (off: maxima) */
     rf_pooled_request request;      /* the tokens the sequence is asked for */
+    rf_probe_window strip_zoom;     /* the segments a zoom of the strip asked for; rows 0: all */
 } latent_view;
+
+/* The strip's series, in rf_latent_norm's order. */
+static void norm_tap(rf_latent_norm k, char *buf, size_t size)
+{
+    g_snprintf(buf, size, "blrp.latent.%s.%s", k % 2 == 0 ? "fwd" : "bwd", k < 2 ? "norms" : "grad_norms");
+}
+
+/* The chosen segment's latent block of a pass. */
+static void latent_tap(rf_latent_pass pass, int segment, char *buf, size_t size)
+{
+    g_snprintf(buf, size, "blrp.latent.%s.%d", pass == RF_LATENT_BACKWARD ? "bwd" : "fwd", segment);
+}
+
+static int chosen_segment(latent_view *v)
+{
+    return (int)gtk_range_get_value(v->segment);
+}
 
 static void latent_view_free(gpointer data)
 {
     latent_view *v = data;
     rf_pooled_request_clear(&v->request);
     rf_latent_figure_free(&v->figure);
-    g_ptr_array_unref(v->taps);
     g_ptr_array_unref(v->layer_taps);
     g_free(v);
 }
@@ -83,8 +106,8 @@ static void list_layers(latent_view *v)
     rf_probe_picker_set_layers(&v->picker, (const char *const *)labels->pdata, n);
 }
 
-/* The chosen layer's taps: S after Θ_SELF layer k, or X̃ of every segment
- * of both passes (so the pass toggle needs no new watch). */
+/* The chosen layer's taps: S after Θ_SELF layer k, or X̃ of the chosen
+ * segment of both passes (so the pass toggle needs no new watch). */
 static void collect_layer_taps(latent_view *v)
 {
     g_ptr_array_set_size(v->layer_taps, 0);
@@ -92,18 +115,17 @@ static void collect_layer_taps(latent_view *v)
     if (layer.kind == RF_LATENT_LAYER_SELF)
         g_ptr_array_add(v->layer_taps, g_strdup_printf("blrp.self.%d.out", layer.self - 1));
     for (int p = 0; layer.kind == RF_LATENT_LAYER_CROSS && p < 2; p++)
-        for (int seg = 1; v->has[p] && seg <= v->segments; seg++)
-            g_ptr_array_add(v->layer_taps, g_strdup_printf("blrp.segment.%s.%d", p == 0 ? "fwd" : "bwd", seg));
+        if (v->has[p])
+            g_ptr_array_add(v->layer_taps,
+                            g_strdup_printf("blrp.segment.%s.%d", p == 0 ? "fwd" : "bwd", chosen_segment(v)));
 }
 
-/* The latent taps of the model (states and gradients of every segment) and
- * the layers it has. */
+/* The model's segments, passes and layers, from its latent taps' names. */
 static void collect_taps(gpointer data)
 {
     latent_view *v = data;
-    g_ptr_array_set_size(v->taps, 0);
     v->segments = v->self_layers = 0;
-    v->has[0] = v->has[1] = v->has_cross = FALSE;
+    v->has[0] = v->has[1] = v->has_cross = v->has_latent = FALSE;
     const char *const *taps = rf_session_list_taps(v->session);
     for (int i = 0; taps != NULL && taps[i] != NULL; i++) {
         char pass[4];
@@ -113,10 +135,9 @@ static void collect_taps(gpointer data)
             v->self_layers = MAX(v->self_layers, seg + 1);
         else if (sscanf(t, "blrp.segment.%3[a-z].%d%n", pass, &seg, &end) == 2 && t[end] == '\0')
             v->has_cross = TRUE;
-        if (sscanf(t, "blrp.latent.%3[a-z].%d%n", pass, &seg, &end) != 2 ||
-            (t[end] != '\0' && strcmp(t + end, ".grad") != 0))
+        if (sscanf(t, "blrp.latent.%3[a-z].%d%n", pass, &seg, &end) != 2 || t[end] != '\0')
             continue;
-        g_ptr_array_add(v->taps, g_strdup(t));
+        v->has_latent = TRUE;
         v->segments = MAX(v->segments, seg);
         v->has[strcmp(pass, "bwd") == 0] = TRUE;
     }
@@ -150,22 +171,45 @@ static rf_probe_window sequence_window(latent_view *v)
     return w;
 }
 
+/* The strip's series' window: the segments (or a zoom's) pooled to about
+ * the strip's width (the plot less its legend band and axis). */
+static rf_probe_window strip_window(latent_view *v)
+{
+    rf_pool_reduce reduce = gtk_toggle_button_get_active(v->mean) ? RF_POOL_MEAN : RF_POOL_MAX;
+    int64_t cells = rf_pooled_request_cells(&v->request, TRUE, 260, 4096);
+    const rf_probe_window *z = &v->strip_zoom;
+    return (rf_probe_window){z->rows > 0 ? z->r0 : 0, z->rows > 0 ? z->r1 : RF_POOL_END, 0, 1, cells, 1, reduce};
+}
+
 static void watch(latent_view *v)
 {
     collect_layer_taps(v);
     if (!gtk_widget_get_mapped(GTK_WIDGET(v->plot)))
         return;
-    g_autoptr(GPtrArray) all = g_ptr_array_new();
-    g_ptr_array_extend(all, v->taps, NULL, NULL);
-    g_ptr_array_extend(all, v->layer_taps, NULL, NULL);
-    if (!sequence_on(v)) {
-        rf_probe_picker_watch(&v->picker, (const char *const *)all->pdata, (int)all->len);
-        return;
+    g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GArray) windows = g_array_new(FALSE, TRUE, sizeof(rf_probe_window));
+    rf_probe_window whole = {0}, strip = strip_window(v);
+    char name[RF_NAME_LEN];
+    for (int k = 0; k < RF_LATENT_NORMS; k++)
+        if (v->has[k % 2]) {
+            norm_tap((rf_latent_norm)k, name, sizeof name);
+            g_ptr_array_add(all, g_strdup(name));
+            g_array_append_val(windows, strip);
+        }
+    for (int p = 0; p < 2; p++)
+        if (v->has[p]) {
+            latent_tap((rf_latent_pass)p, chosen_segment(v), name, sizeof name);
+            g_ptr_array_add(all, g_strdup(name));
+            g_array_append_val(windows, whole);
+        }
+    for (guint i = 0; i < v->layer_taps->len; i++) {
+        /* the Θ_SELF tap pooled over the sequence, or whole */
+        rf_probe_window w = sequence_on(v) ? sequence_window(v) : whole;
+        g_ptr_array_add(all, g_strdup(g_ptr_array_index(v->layer_taps, i)));
+        g_array_append_val(windows, w);
     }
-    /* the latents whole (rows 0), the Θ_SELF tap (the last) pooled */
-    g_autofree rf_probe_window *windows = g_new0(rf_probe_window, all->len);
-    windows[all->len - 1] = sequence_window(v);
-    rf_probe_picker_watch_pooled(&v->picker, (const char *const *)all->pdata, windows, (int)all->len);
+    rf_probe_picker_watch_pooled(&v->picker, (const char *const *)all->pdata, (const rf_probe_window *)windows->data,
+                                 (int)all->len);
 }
 
 /* The Θ_SELF tap pooled along the sequence, shown in place of a block; the
@@ -191,8 +235,8 @@ static gboolean show_sequence(latent_view *v, char *rows, size_t size)
     return TRUE;
 }
 
-/* The chosen layer's blocks from the snapshot shown: S [T·t, d] cut into
- * segments (the same for both passes), X̃_i [t, d] per pass and segment. */
+/* The chosen layer's blocks of the chosen segment from the snapshot shown:
+ * its rows of S [T·t, d] (the same for both passes), X̃_i [t, d] per pass. */
 static void show_layer(latent_view *v)
 {
     rf_latent_figure *f = &v->figure;
@@ -215,9 +259,9 @@ static void show_layer(latent_view *v)
             if (rows < 1 || !rf_latent_figure_set_layer(f, layer, rows))
                 break;
             sized = TRUE;
-            for (int s = 1; s <= f->segments; s++)
-                for (int k = 0; k < 2; k++)
-                    rf_latent_figure_set_tokens(f, (rf_latent_pass)k, s, p->data + (size_t)(s - 1) * rows * f->d);
+            int s = chosen_segment(v);
+            for (int k = 0; k < 2; k++)
+                rf_latent_figure_set_tokens(f, (rf_latent_pass)k, s, p->data + (size_t)(s - 1) * rows * f->d);
         } else if (sscanf(name, "blrp.segment.%3[a-z].%d", pass, &seg) == 2) {
             if (!sized)
                 sized = rf_latent_figure_set_layer(f, layer, (int)p->shape.dim[0]);
@@ -242,11 +286,52 @@ static void name_rows(latent_view *v)
     rf_latent_figure_take_names(f, names, n);
 }
 
+/* The chosen segment's latent blocks and the strip's series from the
+ * snapshot shown. FALSE: no block arrived to size the figure by. */
+static gboolean show_latent(latent_view *v)
+{
+    rf_latent_figure *f = &v->figure;
+    gboolean sized = f->segments == v->segments && f->l > 0;
+    rf_latent_figure_forget(f);
+    char name[RF_NAME_LEN];
+    for (int k = 0; k < 2; k++) {
+        latent_tap((rf_latent_pass)k, chosen_segment(v), name, sizeof name);
+        const rf_probe_value *p = rf_probe_picker_find(&v->picker, name, NULL);
+        if (p == NULL || !p->filled || p->shape.ndim != 2 ||
+            !rf_latent_figure_resize(f, v->segments, (int)p->shape.dim[0], (int)p->shape.dim[1]))
+            continue;
+        sized = TRUE;
+        rf_latent_figure_set_state(f, (rf_latent_pass)k, chosen_segment(v), p->data);
+    }
+    for (int k = 0; sized && k < RF_LATENT_NORMS; k++) {
+        norm_tap((rf_latent_norm)k, name, sizeof name);
+        const rf_probe_value *p = rf_probe_picker_find(&v->picker, name, NULL);
+        if (p == NULL || !p->filled || p->shape.ndim != 2 || p->shape.dim[1] != 1)
+            continue;
+        rf_matrix_positions at = {p->window.r0, p->window.r1, (int)p->shape.dim[0]};
+        rf_latent_figure_set_norms(f, (rf_latent_norm)k, p->data, at, p->window.reduce == RF_POOL_MEAN);
+    }
+    return sized;
+}
+
+/* The fwd series of the strip (else the bwd one) in the snapshot shown. */
+static const rf_probe_value *strip_value(latent_view *v)
+{
+    char name[RF_NAME_LEN];
+    for (int k = 0; k < 2; k++) {
+        norm_tap((rf_latent_norm)k, name, sizeof name);
+        const rf_probe_value *p = rf_probe_picker_find(&v->picker, name, NULL);
+        if (p != NULL && p->filled && p->shape.ndim == 2)
+            return p;
+    }
+    return NULL;
+}
+
 static void refresh(gpointer data)
 {
     latent_view *v = data;
     rf_latent_figure *f = &v->figure;
-    if (v->taps->len == 0) {
+    if (!v->has_latent) {
         const char *const *taps = rf_session_list_taps(v->session);
         char text[200];
         if (taps == NULL || taps[0] == NULL)
@@ -258,28 +343,7 @@ static void refresh(gpointer data)
         rf_plot_view_queue_draw(v->plot);
         return;
     }
-    gboolean sized = FALSE;
-    for (guint i = 0; i < v->taps->len; i++) {
-        const char *name = g_ptr_array_index(v->taps, i);
-        const rf_probe_value *p = rf_probe_picker_find(&v->picker, name, NULL);
-        if (p == NULL || !p->filled || p->shape.ndim != 2)
-            continue;
-        if (!sized) {
-            sized = rf_latent_figure_resize(f, v->segments, (int)p->shape.dim[0], (int)p->shape.dim[1]);
-            rf_latent_figure_forget(f);
-        }
-        char pass[4];
-        int seg;
-        if (!sized || sscanf(name, "blrp.latent.%3[a-z].%d", pass, &seg) != 2 || p->shape.dim[0] != f->l ||
-            p->shape.dim[1] != f->d)
-            continue;
-        rf_latent_pass which = strcmp(pass, "bwd") == 0 ? RF_LATENT_BACKWARD : RF_LATENT_FORWARD;
-        if (g_str_has_suffix(name, ".grad"))
-            rf_latent_figure_set_grad(f, which, seg, p->data);
-        else
-            rf_latent_figure_set_state(f, which, seg, p->data);
-    }
-    if (!sized)
+    if (!show_latent(v))
         g_strlcpy(f->message, "Waiting for the next inspection pass of the running model", sizeof f->message);
     rf_latent_figure_set_sample_tokens(f, rf_probe_picker_sample_length(&v->picker));
     char rows[96] = "";
@@ -296,6 +360,12 @@ static void refresh(gpointer data)
     rf_latent_layer_name(f->layer, layer, sizeof layer);
     g_snprintf(map, sizeof map, "segment %d · pass %d · %s", whole ? 0 : (int)gtk_range_get_value(v->segment),
                whole ? 0 : (int)chosen_pass(v), layer);
+    const rf_probe_value *strip = strip_value(v);
+    if (strip != NULL && v->strip_zoom.rows > 0) {   /* a zoomed strip's segments fill it */
+        size_t used = strlen(map);
+        g_snprintf(map + used, sizeof map - used, " · segments %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT,
+                   strip->window.r0, strip->window.r1);
+    }
     const rf_probe_value *p = whole ? rf_probe_picker_find(&v->picker, g_ptr_array_index(v->layer_taps, 0), NULL) : NULL;
     if (p != NULL && rf_pooled_request_shows_zoomed(&v->request, p)) {   /* a zoomed window's rows fill the plot */
         size_t used = strlen(map);
@@ -313,12 +383,13 @@ static void refresh(gpointer data)
     rf_plot_view_queue_draw(v->plot);
 }
 
-/* The sample or the layer changed: watch it, all of the sequence. */
+/* The sample or the layer changed: watch it, all of the sequence and of
+ * the segments. */
 static void on_choice(gpointer data)
 {
     latent_view *v = data;
     rf_pooled_request_reset(&v->request);
-    gtk_widget_set_sensitive(GTK_WIDGET(v->mean), sequence_on(v));
+    v->strip_zoom.rows = 0;
     watch(v);
     refresh(v);
 }
@@ -329,30 +400,38 @@ static void on_mean(gpointer data)
     watch(data);
 }
 
-/* A zoom on the sequence came to rest: ask for the tokens it shows. */
+/* A zoom came to rest: ask for the tokens of the sequence and the
+ * segments of the strip it shows. */
 static void zoom_settled(gpointer data)
 {
     latent_view *v = data;
+    if (rf_probe_picker_get_step(&v->picker) >= 0)
+        return;   /* a stored step is shown: nothing to ask the model */
     const char *name = v->layer_taps->len > 0 ? g_ptr_array_index(v->layer_taps, 0) : NULL;
     const rf_probe_value *p = name != NULL ? rf_probe_picker_find(&v->picker, name, NULL) : NULL;
-    if (!sequence_on(v) || p == NULL || !p->filled || !p->pooled || rf_probe_picker_get_step(&v->picker) >= 0)
-        return;
-    if (rf_pooled_request_follow_zoom(&v->request, p, TRUE))
+    const rf_probe_value *strip = strip_value(v);
+    gboolean again = sequence_on(v) && p != NULL && p->filled && p->pooled &&
+                     rf_pooled_request_follow_zoom(&v->request, p, TRUE);
+    again |= strip != NULL && rf_pooled_request_follow_across(&v->request, &v->strip_zoom, strip);
+    if (again)
         watch(v);
 }
 
-/* Scrubbing needs no new snapshot: every segment is in the figure. */
+/* The pass toggle needs no new snapshot: both passes' blocks are in it. */
 static void on_select(latent_view *v)
 {
-    rf_latent_figure_select(&v->figure, (int)gtk_range_get_value(v->segment), chosen_pass(v));
+    rf_latent_figure_select(&v->figure, chosen_segment(v), chosen_pass(v));
     name_rows(v);
     rf_plot_view_queue_draw(v->plot);
 }
 
+/* Another segment: its blocks are watched (the figure holds the chosen one's only). */
 static void on_segment(GtkRange *r, gpointer data)
 {
     (void)r;
-    on_select(data);
+    latent_view *v = data;
+    watch(v);
+    refresh(v);
 }
 
 static void on_pass(GtkToggleButton *b, gpointer data)
@@ -365,7 +444,6 @@ GtkWidget *rf_latent_view_new(RfSession *s)
 {
     latent_view *v = g_new0(latent_view, 1);
     v->session = s;
-    v->taps = g_ptr_array_new_with_free_func(g_free);
     v->layer_taps = g_ptr_array_new_with_free_func(g_free);
     rf_latent_figure_init(&v->figure);
     rf_figure f = rf_latent_figure_get(&v->figure);
@@ -402,9 +480,8 @@ GtkWidget *rf_latent_view_new(RfSession *s)
     gtk_box_append(GTK_BOX(v->picker.history_box), GTK_WIDGET(v->sequence));
     v->mean = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_mnemonic("M_ean"));
     gtk_widget_set_tooltip_text(GTK_WIDGET(v->mean),
-                                "The whole sequence: each row the mean of the tokens it covers (off: the largest "
-                                "value)");
-    gtk_widget_set_sensitive(GTK_WIDGET(v->mean), FALSE);
+                                "The whole sequence: each row the mean of the tokens it covers; the norms strip: "
+                                "each point the mean of the segments it covers (off: the largest value)");
     gtk_box_append(GTK_BOX(v->picker.history_box), GTK_WIDGET(v->mean));
     g_signal_connect_swapped(v->sequence, "toggled", G_CALLBACK(on_choice), v);
     g_signal_connect_swapped(v->mean, "toggled", G_CALLBACK(on_mean), v);

@@ -99,6 +99,28 @@ static void visible(int64_t lo, int64_t hi, double f0, double f1, int64_t *t0, i
     *t1 = CLAMP(lo + (int64_t)ceil(f1 * (double)n), *t0 + 1, hi);
 }
 
+/* Value a's window at zoom z (rows: y, columns: x) into *zoomed, as
+ * rf_pooled_request_follow_zoom says. */
+static gboolean follow(rf_probe_window *zoomed, const rf_probe_value *a, rf_zoom z)
+{
+    const rf_probe_window *w = &a->window;
+    int64_t r0, r1, c0, c1;
+    visible(w->r0, w->r1, z.y0, z.y1, &r0, &r1);
+    visible(w->c0, w->c1, z.x0, z.x1, &c0, &c1);
+    if (z.x0 <= 0 && z.x1 >= 1 && z.y0 <= 0 && z.y1 >= 1) {   /* everything shown */
+        if (zoomed->rows == 0)
+            return FALSE;
+        zoomed->rows = 0;   /* zoomed out of a window: the sample's all again */
+        return TRUE;
+    }
+    int64_t rows = a->shape.dim[a->shape.ndim - 2], cols = a->shape.dim[a->shape.ndim - 1];
+    gboolean exact = rows == w->r1 - w->r0 && cols == w->c1 - w->c0;
+    if (exact || (r0 == w->r0 && r1 == w->r1 && c0 == w->c0 && c1 == w->c1))
+        return FALSE;   /* nothing finer to ask for: the cells shown are magnified */
+    *zoomed = (rf_probe_window){r0, r1, c0, c1, 1, 1, w->reduce};
+    return TRUE;
+}
+
 gboolean rf_pooled_request_follow_zoom(rf_pooled_request *r, const rf_probe_value *a, gboolean rows_only)
 {
     rf_zoom z = rf_plot_view_get_zoom(r->plot);
@@ -106,20 +128,12 @@ gboolean rf_pooled_request_follow_zoom(rf_pooled_request *r, const rf_probe_valu
         z.x0 = 0;
         z.x1 = 1;
     }
-    const rf_probe_window *w = &a->window;
-    int64_t r0, r1, c0, c1;
-    visible(w->r0, w->r1, z.y0, z.y1, &r0, &r1);
-    visible(w->c0, w->c1, z.x0, z.x1, &c0, &c1);
-    if (z.x0 <= 0 && z.x1 >= 1 && z.y0 <= 0 && z.y1 >= 1) {   /* everything shown */
-        if (r->zoomed.rows == 0)
-            return FALSE;
-        r->zoomed.rows = 0;   /* zoomed out of a window: the sample's all again */
-        return TRUE;
-    }
-    int64_t rows = a->shape.dim[a->shape.ndim - 2], cols = a->shape.dim[a->shape.ndim - 1];
-    gboolean exact = rows == w->r1 - w->r0 && cols == w->c1 - w->c0;
-    if (exact || (r0 == w->r0 && r1 == w->r1 && c0 == w->c0 && c1 == w->c1))
-        return FALSE;   /* nothing finer to ask for: the cells shown are magnified */
-    r->zoomed = (rf_probe_window){r0, r1, c0, c1, 1, 1, w->reduce};
-    return TRUE;
+    return follow(&r->zoomed, a, z);
+}
+
+gboolean rf_pooled_request_follow_across(const rf_pooled_request *r, rf_probe_window *zoomed,
+                                         const rf_probe_value *a)
+{
+    rf_zoom z = rf_plot_view_get_zoom(r->plot);
+    return follow(zoomed, a, (rf_zoom){0, 1, z.x0, z.x1});
 }

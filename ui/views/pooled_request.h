@@ -5,7 +5,8 @@
  * anew; the training thread takes the newest request, so a zoom never
  * queues stale ones; the cells shown are magnified meanwhile. Shared by
  * the Attention view (full attention's maps, Transformer-LS's bands), the
- * Latent view (Θ_SELF's token states over the sequence) and the TaLK view
+ * Latent view (Θ_SELF's token states over the sequence, the latent norms
+ * over the segments) and the TaLK view
  * (its settle delay: its tokens run across, and it keeps its own window). */
 #ifndef RF_POOLED_REQUEST_H
 #define RF_POOLED_REQUEST_H
@@ -54,5 +55,10 @@ rf_matrix_positions rf_pooled_request_cols(const rf_probe_value *a);
  * back to everything. `rows_only`: the columns stay as asked (a band's
  * offsets). TRUE when the request changed: the view watches anew. */
 gboolean rf_pooled_request_follow_zoom(rf_pooled_request *r, const rf_probe_value *a, gboolean rows_only);
+/* The same for a value whose rows run across the plot (the Latent view's
+ * norms strip: a row a segment), kept in the view's own `zoomed` (rows 0:
+ * all of them): the zoom's x fractions choose its rows. */
+gboolean rf_pooled_request_follow_across(const rf_pooled_request *r, rf_probe_window *zoomed,
+                                         const rf_probe_value *a);
 
 #endif
