@@ -253,7 +253,8 @@ const rf_grad_sync *rf_trainer_grad_sync(const rf_trainer *t) { return t->sync; 
 
 void rf_trainer_graph_stats(const rf_trainer *t, rf_graph_stats *out)
 {
-    *out = (rf_graph_stats){t->graph.captures, t->graph.replays, t->graph.given_up};
+    *out = (rf_graph_stats){.captures = t->graph.captures, .replays = t->graph.replays};
+    snprintf(out->given_up, sizeof out->given_up, "%s", t->graph.given_up);
 }
 
 double rf_trainer_time_grad_sync(rf_trainer *t)

@@ -168,7 +168,7 @@ double rf_trainer_time_grad_sync(rf_trainer *t);
  * it gave graphs up ("" if it did not). All zero where graphs are off. */
 typedef struct rf_graph_stats {
     int64_t captures, replays;
-    const char *given_up;
+    char given_up[RF_STATUS_MSG];
 } rf_graph_stats;
 void rf_trainer_graph_stats(const rf_trainer *t, rf_graph_stats *out);
 
