@@ -321,9 +321,12 @@ typedef struct recording {
     unsigned long long table_build;
 } recording;
 
+/* Thread-local: the calls a capture forbids are refused in the capturing
+ * thread (the trainer's), while another (the workbench's, listing the
+ * GPUs) may still allocate. */
 static bool dev_capture_begin(void)
 {
-    return init_state() && ok(cudaStreamBeginCapture(rf_cuda_stream, cudaStreamCaptureModeGlobal));
+    return init_state() && ok(cudaStreamBeginCapture(rf_cuda_stream, cudaStreamCaptureModeThreadLocal));
 }
 
 static void *dev_capture_end(char *why, size_t size)

@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <string>
+#include <thread>
 
 #include <vector>
 
@@ -464,6 +465,24 @@ static void test_capture_forbidden(void)
     bool outside = cudaMalloc(&p, 64) == cudaSuccess && cudaFree(p) == cudaSuccess &&
                    cudaStreamSynchronize(s) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess;
     tap_ok(outside, "outside a capture the same calls succeed");
+
+    /* thread-local: another host thread may allocate, the capturing one not */
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+    cudaError_t other = cudaErrorInvalidValue;
+    std::thread([&] {
+        void *q = nullptr;
+        other = cudaMalloc(&q, 64);
+        cudaFree(q);
+    }).join();
+    cudaStreamCaptureStatus valid;
+    cudaStreamIsCapturing(s, &valid);
+    cudaError_t own = cudaMalloc(&p, 64);
+    cudaGraph_t graph = nullptr;
+    cudaError_t end = cudaStreamEndCapture(s, &graph);
+    tap_ok(other == cudaSuccess && valid == cudaStreamCaptureStatusActive &&
+               own == cudaErrorStreamCaptureUnsupported && end == cudaErrorStreamCaptureInvalidated,
+           "in thread-local mode another thread's cudaMalloc succeeds and leaves the capture valid; the capturing "
+           "thread's fails (%s)", cudaGetErrorString(own));
     cudaFree(x);
     cudaStreamDestroy(s);
 }

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -23,7 +24,9 @@ namespace {
 /* The one capture in progress (the emulator's limit), under capture_mutex. */
 struct capture {
     cudaStream_t stream;
-    bool invalid;   /* a forbidden call was made: EndCapture gives no graph */
+    cudaStreamCaptureMode mode;
+    std::thread::id thread;   /* the one that began it */
+    bool invalid;             /* a forbidden call was made: EndCapture gives no graph */
     std::vector<std::function<void()>> records;
 };
 
@@ -43,6 +46,16 @@ cudaError_t forbidden_in_capture(cudaError_t e)
 {
     std::lock_guard<std::mutex> hold(capture_mutex);
     if (active == nullptr)
+        return cudaSuccess;
+    active->invalid = true;
+    return e;
+}
+
+cudaError_t unsafe_in_capture(cudaError_t e)
+{
+    std::lock_guard<std::mutex> hold(capture_mutex);
+    if (active == nullptr || active->mode == cudaStreamCaptureModeRelaxed ||
+        (active->mode == cudaStreamCaptureModeThreadLocal && active->thread != std::this_thread::get_id()))
         return cudaSuccess;
     active->invalid = true;
     return e;
@@ -82,13 +95,12 @@ using rf_emu::capture_mutex;
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode)
 {
-    (void)mode;   /* every capture follows the global mode's rules (emu.h) */
     std::lock_guard<std::mutex> hold(capture_mutex);
     if (stream == nullptr)   /* the legacy stream cannot be captured */
         return cudaErrorStreamCaptureUnsupported;
     if (active != nullptr)
         return active->stream == stream ? cudaErrorIllegalState : cudaErrorStreamCaptureUnsupported;
-    active = new rf_emu::capture{stream, false, {}};
+    active = new rf_emu::capture{stream, mode, std::this_thread::get_id(), false, {}};
     return cudaSuccess;
 }
 

@@ -7,10 +7,17 @@
 
 namespace rf_emu {
 
-/* A call that a capture forbids (cudaMalloc, a synchronisation): while a
- * stream captures, invalidates the capture and returns `e`, the error CUDA
- * gives that call; cudaSuccess otherwise. */
+/* A call that waits for the capturing stream (a synchronisation, the
+ * legacy stream's synchronous copies): while a stream captures,
+ * invalidates the capture and returns `e`, the error CUDA gives that
+ * call; cudaSuccess otherwise. */
 cudaError_t forbidden_in_capture(cudaError_t e);
+
+/* A call CUDA deems unsafe during a capture (cudaMalloc, cudaFree): as
+ * forbidden_in_capture where the capture's mode prohibits it for the
+ * calling thread (global: every thread; thread-local: the thread that
+ * began it; relaxed: none), else cudaSuccess. */
+cudaError_t unsafe_in_capture(cudaError_t e);
 
 /* `stream` is the one capturing now (valid or invalidated). */
 bool capturing(cudaStream_t stream);

@@ -210,7 +210,7 @@ struct CUstream_st {
 
 cudaError_t cudaMalloc(void **ptr, size_t bytes)
 {
-    if (cudaError_t e = rf_emu::forbidden_in_capture(cudaErrorStreamCaptureUnsupported))
+    if (cudaError_t e = rf_emu::unsafe_in_capture(cudaErrorStreamCaptureUnsupported))
         return e;
     *ptr = bytes > 0 ? malloc(bytes) : nullptr;
     return bytes > 0 && *ptr == nullptr ? cudaErrorMemoryAllocation : cudaSuccess;
@@ -224,7 +224,7 @@ cudaError_t cudaMallocManaged(void **ptr, size_t bytes, unsigned flags)
 
 cudaError_t cudaFree(void *ptr)
 {
-    if (cudaError_t e = rf_emu::forbidden_in_capture(cudaErrorStreamCaptureUnsupported))
+    if (cudaError_t e = rf_emu::unsafe_in_capture(cudaErrorStreamCaptureUnsupported))
         return e;
     free(ptr);
     return cudaSuccess;

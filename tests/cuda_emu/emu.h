@@ -50,12 +50,13 @@
  *   cudaMemsetAsync on it and a cuBLAS call whose handle is bound to it
  *   are recorded, not run (their arguments, and a cuBLAS call's alpha and
  *   beta, copied as the call is made); cudaGraphLaunch runs an
- *   instantiated graph's records in the order they were made. Capture
- *   follows cudaStreamCaptureModeGlobal's rules, whatever mode is asked
- *   for: while any stream captures, cudaMalloc, cudaMallocManaged,
- *   cudaHostAlloc, cudaFree, cudaFreeHost, cudaDeviceSynchronize and
- *   cudaStreamSynchronize of the capturing stream fail with
- *   cudaErrorStreamCaptureUnsupported, and the synchronous cudaMemcpy and
+ *   instantiated graph's records in the order they were made. While a
+ *   stream captures, cudaMalloc, cudaMallocManaged, cudaHostAlloc,
+ *   cudaFree and cudaFreeHost fail with cudaErrorStreamCaptureUnsupported
+ *   where the capture's mode prohibits them (global: in every host
+ *   thread; thread-local: in the thread that began it; relaxed: never);
+ *   cudaDeviceSynchronize and cudaStreamSynchronize of the capturing
+ *   stream fail so in any thread, and the synchronous cudaMemcpy and
  *   cudaMemset and any work on the legacy stream 0 with
  *   cudaErrorStreamCaptureImplicit, as CUDA fails them; each invalidates
  *   the capture, so the stream's later calls fail with
