@@ -6,8 +6,9 @@
  * dropout masks, learning rate or bias corrections would not); a replayed
  * step issues no launch from the host (the emulator's counters); a step
  * with a probe attached runs eagerly and keeps the recording; a recording
- * gone stale is captured again; and a step that does what a capture
- * forbids is caught, and the run goes on eagerly with the same results. */
+ * gone stale is captured again, as is a step of another graph; and a
+ * step that does what a capture forbids is caught, and the run goes on
+ * eagerly with the same results. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,8 +17,10 @@
 #include <vector>
 
 extern "C" {
+#include "../core/exec.h"
 #include "../core/model.h"
 #include "../core/probe.h"
+#include "../core/train_graph.h"
 }
 #include "cuda_emu_trainer.h"
 #include "tap.h"
@@ -214,12 +217,56 @@ static void check_forbidden_caught(rf_device_backend *entry)
            "losses and weights", caught.given_up.c_str());
 }
 
+/* The policy itself (core/train_graph.h) over two graphs, each step's work
+ * one kernel that doubles a device value (so the value counts the steps
+ * that ran, whether eagerly, under capture or replayed): a step of the
+ * other graph drops the recording, runs eagerly and captures anew. */
+struct doubling {
+    float *value;
+};
+
+static void double_it(void *ctx)
+{
+    float *v = static_cast<doubling *>(ctx)->value;
+    rf_cuda_backend()->scale(v, 1, 2.0f);
+}
+
+static void check_graph_change(void)
+{
+    const rf_backend *b = rf_cuda_backend();
+    rf_graph *ga = rf_graph_new(NULL), *gb = rf_graph_new(NULL);
+    doubling d = {(float *)b->alloc(sizeof(float))};
+    b->fill(d.value, 1, 1.0f);
+    rf_step_graph sg;
+    rf_step_graph_init(&sg, b, "auto");
+    const rf_graph *order[] = {ga, ga, ga, gb, gb, gb, gb, ga, ga};   /* 9 steps */
+    std::vector<int64_t> captures;
+    for (const rf_graph *g : order) {
+        rf_step_graph_run(&sg, g, double_it, &d);
+        captures.push_back(sg.captures);
+    }
+    b->sync();
+    std::vector<int64_t> want = {0, 1, 1, 1, 2, 2, 2, 2, 3};
+    tap_ok(*d.value == 512.0f && captures == want && sg.replays == 6,
+           "a step of another graph captures again (captures after each of 9 steps over two graphs as want, %lld "
+           "replays) and every step's work ran once (2^9 = %g)", (long long)sg.replays, *d.value);
+    rf_step_graph_free(&sg);
+    b->free(d.value);
+    rf_graph_free(ga);
+    rf_graph_free(gb);
+
+    rf_step_graph off;
+    rf_step_graph_init(&off, b, "off");
+    tap_ok(off.device == NULL, "train.cuda_graph = off: no capture");
+}
+
 int main(void)
 {
     rf_device_backend *emulated = register_emulated_gpu();
     for (const char *e : encoders)
         check_encoder(e);
     check_recapture();
+    check_graph_change();
     check_forbidden_caught(emulated);
     return tap_done();
 }
