@@ -95,6 +95,7 @@ const rf_config_key rf_config_keys[] = {
     CHO("train", "gemm", train.gemm, "auto", "auto|openblas|onednn", "matrix-product library: auto (the faster per shape, timed once and cached), openblas or onednn (RF_GEMM overrides)"),
     CHO("train", "precision", train.precision, "f32", "f32|bf16", "matrix products' operands: f32, or bf16 with f32 accumulation and f32 weights, the activations only products read stored in bf16 (CPUs with AVX512-BF16 or AMX)"),
     STR("train", "device", train.device, "cpu", "where the model runs: cpu, cuda or cuda:N"),
+    CHO("train", "cuda_graph", train.cuda_graph, "auto", "off|auto", "on train.device = cuda: auto captures the second training step as a CUDA graph and replays it for every later step (one launch from the host a step); off launches every kernel from the host. Ignored on the CPU"),
     CHO("train", "recompute", train.recompute, "off", "off|layers|segments", "activation recomputation: off keeps every activation for the backward pass; layers keeps only each encoder block's input and recomputes the block in the backward pass; segments also each step of BLRP's recurrence (other encoders: as layers). Same gradients, bit for bit; less memory, more time"),
     INT("train", "eval_every", train.eval_every, "500", 0, 100000000, "validate every K steps (0: at the end)"),
     INT("train", "eval_batches", train.eval_batches, "0", 0, 100000000, "batches per validation (0: whole split)"),

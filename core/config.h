@@ -100,6 +100,7 @@ typedef struct rf_config {
         char gemm[16];          /* auto | openblas | onednn (core/gemm.h) */
         char precision[8];      /* f32 | bf16: the matrix products' operands (core/gemm_bf16.h) */
         char device[16];        /* cpu | cuda | cuda:N (core/device.h) */
+        char cuda_graph[8];     /* off | auto: a device step captured once, replayed (core/train_graph.h) */
         char recompute[16];     /* off | layers | segments (core/recompute.h) */
         int eval_every;         /* 0: only at the end */
         int eval_batches;       /* 0: the whole split */

@@ -518,6 +518,11 @@ void rf_graph_set_profile(rf_graph *g, rf_op_profile *p)
     g->profile = p;
 }
 
+bool rf_graph_host_hooks(const rf_graph *g)
+{
+    return g->probe != NULL || g->param_ready != NULL || g->profile != NULL;
+}
+
 const char *rf_op_name(rf_op op)
 {
     return op >= 0 && op < RF_OP_COUNT ? rf_op_infos[op]->name : "?";
@@ -693,12 +698,13 @@ void rf_graph_backward(rf_graph *g, rf_exec *x, const float *seed)
         return;
     rf_node *ln = &g->nodes[loss];
     int64_t numel = rf_shape_numel(ln->shape);
-    if (g->backend->upload != NULL) {
+    if (seed == NULL && g->backend->fill != NULL) {
+        /* a device's seed of ones is a kernel: a step captured as a graph holds it */
+        g->backend->fill(ln->grad, numel, 1.0f);
+    } else if (seed != NULL && g->backend->upload != NULL) {
         /* in stream order: a queued step may still read the last seed */
-        static const float ones[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-        assert((seed != NULL || numel <= 16) && "a device's loss seeds at most 16 ones");
         size_t bytes = (size_t)numel * sizeof(float);
-        g->backend->upload(1, &ln->grad, seed != NULL ? &seed : (const float *const[]){ones}, &bytes);
+        g->backend->upload(1, &ln->grad, &seed, &bytes);
     } else {
         for (int64_t e = 0; e < numel; e++)
             ln->grad[e] = seed != NULL ? seed[e] : 1.0f;

@@ -65,6 +65,10 @@ void rf_graph_set_probe(rf_graph *g, rf_probe_fn fn, void *ctx, int64_t sample);
 typedef void (*rf_param_ready_fn)(void *ctx, rf_graph *g, rf_id id);
 void rf_graph_set_param_ready(rf_graph *g, rf_param_ready_fn fn, void *ctx);
 
+/* A probe, a gradient hook or a profile is attached: the host acts between
+ * the kernels of a step, so a device cannot capture the step as a graph. */
+bool rf_graph_host_hooks(const rf_graph *g);
+
 /* Time spent per op kind (for `rangefinder bench --profile`): attach one
  * and every forward and backward kernel call is timed into it; NULL
  * detaches (then timing costs one pointer test per node). */

@@ -110,6 +110,7 @@ typedef struct rf_backend {
     void *(*alloc)(size_t bytes);                 /* zeroed; NULL on failure */
     void (*free)(void *p);
     void (*zero)(float *p, int64_t n);
+    void (*fill)(float *p, int64_t n, float v);   /* queued: a loss's gradient seed of ones */
     void (*sync)(void);
     double (*sum_squares)(const float *p, int64_t n);   /* NaN and Inf propagate */
     void (*scale)(float *p, int64_t n, float s);
@@ -130,11 +131,28 @@ typedef struct rf_backend {
      * loss and the gradient norm after every step and runs rf_clip_grads
      * and adamw itself): the gradients' global norm, the guard (a loss or
      * norm that is not finite skips the update and, the first time, is
-     * kept in `report`), clipping to `clip` (<= 0: none) as rf_clip_grads
-     * does, and AdamW, queued after the backward pass. `step` is 1-based;
-     * `report` lives in this backend's memory (alloc), read after sync. */
-    void (*queue_step)(rf_params *p, const float *loss, double clip, int64_t step, const rf_adamw_args *a,
-                       rf_step_report *report);
+     * kept in `report`), clipping to the clip of step_scalars (<= 0: none)
+     * as rf_clip_grads does, and AdamW with its scalars, queued after the
+     * backward pass. `report` lives in this backend's memory (alloc), read
+     * after sync. */
+    void (*queue_step)(rf_params *p, const float *loss, rf_step_report *report);
+    /* A queued step's scalars, sent in stream order before its kernels,
+     * which read them when they run: `step` the steps finished before it
+     * (rf_exec.step: dropout's key; the guard names step + 1), the clip and
+     * AdamW's. So a step captured once (below) replays with each step's
+     * own values. False when they could not be sent. Set with queue_step. */
+    bool (*step_scalars)(uint64_t step, double clip, const rf_adamw_args *a);
+    /* A queued step captured once and replayed (CUDA graphs; NULL: the
+     * backend cannot). capture_begin: the work queued from now on is
+     * recorded, not run; capture_end: the recording, ready to replay, or
+     * NULL with one sentence in `why` when the capture failed (a call the
+     * capture refused; nothing recorded ran); replay queues a recording's
+     * work again, reading the memory it was recorded with (false on
+     * failure); release frees one. */
+    bool (*capture_begin)(void);
+    void *(*capture_end)(char *why, size_t size);
+    bool (*replay)(void *recording);
+    void (*release)(void *recording);
     /* Copy host arrays into device buffers in stream order (after the
      * kernels queued before, before those queued after), returning once the
      * host arrays may be reused: through pinned staging on a copy stream,

@@ -199,6 +199,10 @@ static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool 
             return NULL;
         }
         t->device = b;
+        /* several ranks run eagerly: their NCCL average between backward
+         * and the step is untested under capture (the emulator's waits for
+         * the stream, which a capture forbids) */
+        rf_step_graph_init(&t->graph, t->coll == NULL ? b : NULL, cfg->train.cuda_graph);
     }
     t->started = now_s();
     return t;
@@ -225,6 +229,7 @@ void rf_trainer_free(rf_trainer *t)
         return;
     if (t->report != NULL) {
         t->device->sync();
+        rf_step_graph_free(&t->graph);
         t->device->free(t->report);
     }
     rf_grad_sync_free(t->sync);
@@ -245,6 +250,12 @@ rf_model *rf_trainer_model(rf_trainer *t) { return t->model; }
 int64_t rf_trainer_step_count(const rf_trainer *t) { return t->step; }
 const rf_memory_plan *rf_trainer_plan(const rf_trainer *t) { return &t->plan; }
 const rf_grad_sync *rf_trainer_grad_sync(const rf_trainer *t) { return t->sync; }
+
+void rf_trainer_graph_stats(const rf_trainer *t, rf_graph_stats *out)
+{
+    *out = (rf_graph_stats){.captures = t->graph.captures, .replays = t->graph.replays};
+    snprintf(out->given_up, sizeof out->given_up, "%s", t->graph.given_up);
+}
 
 double rf_trainer_time_grad_sync(rf_trainer *t)
 {
@@ -368,6 +379,27 @@ bool rf_trainer_settle(rf_trainer *t, rf_status *st)
     return settle_ranks(t, false, st);
 }
 
+typedef struct queued_step {
+    rf_trainer *t;
+    rf_model *m;
+    rf_exec *x;
+} queued_step;
+
+/* The work of a queued step, from the forward pass to AdamW: what a step
+ * captured as a graph holds (core/train_graph.h). */
+static void queue_work(void *ctx)
+{
+    queued_step *q = ctx;
+    rf_trainer *t = q->t;
+    rf_graph *g = q->m->graph;
+    rf_graph_forward(g, q->x);
+    rf_params_zero_grads(t->params);
+    rf_graph_backward(g, q->x, NULL);
+    if (t->coll != NULL)
+        t->device->average_ranks(t->params->grad, (int64_t)t->params->total);
+    t->device->queue_step(t->params, rf_value(g, q->m->loss), t->report);
+}
+
 /* A step on a device that queues it whole: the host waits only when the
  * metrics are due (every train.log_every steps and the last); between
  * them the step reports `unread`. */
@@ -375,14 +407,12 @@ static bool step_queued(rf_trainer *t, const rf_batch *b, rf_exec *x, rf_metrics
 {
     rf_model *m = t->model;
     x->queued = true;
-    rf_graph_forward(m->graph, x);
-    rf_params_zero_grads(t->params);
-    rf_graph_backward(m->graph, x, NULL);
-    if (t->coll != NULL)
-        t->device->average_ranks(t->params->grad, (int64_t)t->params->total);
     double lr = rf_schedule_lr(&t->cfg, t->step);
     rf_adamw_args a = rf_adamw_args_for(&t->cfg, lr, t->step + 1);
-    t->device->queue_step(t->params, rf_value(m->graph, m->loss), t->cfg.train.clip, t->step + 1, &a, t->report);
+    if (!t->device->step_scalars(x->step, t->cfg.train.clip, &a))
+        return rf_fail(st, "the %s device could not take the step's scalars", t->device->name);
+    queued_step q = {t, m, x};
+    rf_step_graph_run(&t->graph, m->graph, queue_work, &q);
     t->step++;
     *out = (rf_metrics){.step = t->step, .split = RF_SPLIT_TRAIN, .loss = NAN, .accuracy = NAN, .lr = lr,
                         .grad_norm = NAN, .unread = true};

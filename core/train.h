@@ -168,6 +168,15 @@ const rf_grad_sync *rf_trainer_grad_sync(const rf_trainer *t);
 /* Time one exposed averaging of the gradients (bench); 0 alone. */
 double rf_trainer_time_grad_sync(rf_trainer *t);
 
+/* train.cuda_graph = auto on a device (core/train_graph.h): how often this
+ * trainer captured its step as a graph and replayed a capture, and why
+ * it gave graphs up ("" if it did not). All zero where graphs are off. */
+typedef struct rf_graph_stats {
+    int64_t captures, replays;
+    char given_up[RF_STATUS_MSG];
+} rf_graph_stats;
+void rf_trainer_graph_stats(const rf_trainer *t, rf_graph_stats *out);
+
 bool rf_trainer_save(rf_trainer *t, const char *path, rf_status *st);
 /* The parameters' values alone (rf_checkpoint_save_weights), as the
  * run's kept weights (core/kept_weights.h); a forward-only trainer can. */

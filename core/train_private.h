@@ -5,6 +5,7 @@
 #define RF_TRAIN_PRIVATE_H
 
 #include "train.h"
+#include "train_graph.h"
 
 struct rf_trainer {
     rf_config cfg;
@@ -20,6 +21,7 @@ struct rf_trainer {
      * report, in device memory; NULL on the CPU. */
     const rf_backend *device;
     rf_step_report *report;
+    rf_step_graph graph;      /* its steps as a graph (train.cuda_graph; zero: off) */
     bool forward_only;        /* built by rf_trainer_new_forward: cannot step */
     /* Outside inputs are inspected alone: batch 1, forward only, on the
      * same parameters (built at the first inspection), so an input costs one

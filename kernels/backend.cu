@@ -232,10 +232,12 @@ static int32_t node_id(rf_exec *x, const rf_node *n)
     return (int32_t)rf_dropout_node(x, n);
 }
 
+/* A queued training step's dropout reads its step from the step's clock,
+ * so a captured step draws new masks at every replay. */
 static void dropout_forward(rf_exec *x, rf_node *n)
 {
     rf_cuda_dropout_forward(rf_in(x, n, 0)->value, n->value, numel(n), n->fa[0], x->training, x->seed, x->step,
-                            node_id(x, n), (int64_t)x->shard * numel(n), rf_cuda_stream);
+                            rf_cuda_clock_step(x), node_id(x, n), (int64_t)x->shard * numel(n), rf_cuda_stream);
 }
 
 static void dropout_backward(rf_exec *x, rf_node *n)
@@ -243,7 +245,8 @@ static void dropout_backward(rf_exec *x, rf_node *n)
     rf_node *in = rf_in(x, n, 0);
     if (in->grad != NULL)
         rf_cuda_dropout_backward(n->grad, in->grad, numel(n), n->fa[0], x->training, x->seed, x->step,
-                                 node_id(x, n), (int64_t)x->shard * numel(n), rf_cuda_stream);
+                                 rf_cuda_clock_step(x), node_id(x, n), (int64_t)x->shard * numel(n),
+                                 rf_cuda_stream);
 }
 
 /* ---- products (cuBLAS), convolutions, shapes ---- */

@@ -8,10 +8,15 @@
  * Memory is CUDA managed memory: the host reads the loss and logits and
  * writes each batch through plain pointers, and checkpoints and probes read
  * the parameters and activations the same way, after `sync`. Everything
- * runs on one stream, so kernels are ordered without events. */
+ * runs on one stream, so kernels are ordered without events. A training
+ * step's kernels read what changes from step to step from the step's clock
+ * in device memory, so the step can be captured once as a CUDA graph and
+ * replayed (the graph services at the end). */
 #include "device_runtime.h"
 
+#include <assert.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <mutex>
 #include <unordered_map>
@@ -32,6 +37,9 @@ double *rf_cuda_partials;
 static rf_cuda_param *adamw_table;
 static std::vector<rf_cuda_param> adamw_entries;   /* the table's host copy, read while kernels run */
 static int64_t adamw_max_numel;
+static unsigned long long adamw_table_builds;       /* a recorded step is stale once the table is rebuilt */
+static rf_cuda_step_clock *step_clock;              /* the queued step's scalars (step_scalars) */
+static rf_cuda_step_clock step_clock_sent;          /* its host copy: the last values sent */
 
 static bool ok(cudaError_t e)
 {
@@ -94,6 +102,11 @@ static void dev_zero(float *p, int64_t n)
     cudaMemsetAsync(p, 0, (size_t)n * sizeof(float), rf_cuda_stream);
 }
 
+static void dev_fill(float *p, int64_t n, float v)
+{
+    rf_cuda_fill(p, n, v, rf_cuda_stream);
+}
+
 static void dev_sync(void)
 {
     cudaStreamSynchronize(rf_cuda_stream);
@@ -139,6 +152,7 @@ static bool adamw_table_for(const rf_params *p)
         return false;
     adamw_entries.clear();
     adamw_max_numel = 0;
+    adamw_table_builds++;
     for (int i = 0; i < p->count; i++) {
         const rf_param_entry *e = &p->entries[i];
         adamw_entries.push_back((rf_cuda_param){(int64_t)e->offset, e->numel, e->decay});
@@ -153,7 +167,8 @@ static void dev_adamw(rf_params *p, const rf_adamw_args *a)
     if (!adamw_table_for(p))
         return;
     rf_cuda_adamw_args args = {a->lr, a->beta1, a->beta2, a->eps, a->decay, a->c1, a->c2};
-    rf_cuda_adamw(p->value, p->grad, p->m, p->v, adamw_table, p->count, adamw_max_numel, args, NULL, rf_cuda_stream);
+    rf_cuda_adamw(p->value, p->grad, p->m, p->v, adamw_table, p->count, adamw_max_numel, args, NULL, NULL,
+                  rf_cuda_stream);
 }
 
 static_assert(sizeof(rf_step_report) == sizeof(rf_cuda_step_report) &&
@@ -161,18 +176,38 @@ static_assert(sizeof(rf_step_report) == sizeof(rf_cuda_step_report) &&
                   offsetof(rf_step_report, skip) == offsetof(rf_cuda_step_report, skip),
               "rf_cuda_step_report is rf_step_report, field for field");
 
-/* The norm, the guard, clipping and AdamW, queued: the host waits for none
- * of it (it reads `report` when it next syncs). */
-static void dev_queue_step(rf_params *p, const float *loss, double clip, int64_t step, const rf_adamw_args *a,
-                           rf_step_report *report)
+static bool dev_upload(int count, float *const *dst, const float *const *src, const size_t *bytes);
+
+/* The step's clock, in stream order (through upload, as a batch). */
+static bool dev_step_scalars(uint64_t step, double clip, const rf_adamw_args *a)
 {
+    if (step_clock == NULL && (step_clock = (rf_cuda_step_clock *)dev_alloc(sizeof *step_clock)) == NULL)
+        return false;
+    step_clock_sent = (rf_cuda_step_clock){step, clip, {a->lr, a->beta1, a->beta2, a->eps, a->decay, a->c1, a->c2}};
+    float *dst = (float *)(void *)step_clock;
+    const float *src = (const float *)(const void *)&step_clock_sent;
+    size_t bytes = sizeof step_clock_sent;
+    return dev_upload(1, &dst, &src, &bytes);
+}
+
+const uint64_t *rf_cuda_clock_step(const rf_exec *x)
+{
+    return x->queued && step_clock != NULL ? &step_clock->step : NULL;
+}
+
+/* The norm, the guard, clipping and AdamW, queued with the clock's
+ * scalars: the host waits for none of it (it reads `report` when it next
+ * syncs). */
+static void dev_queue_step(rf_params *p, const float *loss, rf_step_report *report)
+{
+    assert(step_clock != NULL && "step_scalars sends a step's scalars before queue_step");
     rf_cuda_step_report *r = (rf_cuda_step_report *)report;
     rf_cuda_sum_squares(p->grad, (int64_t)p->total, rf_cuda_partials + RF_CUDA_PARTIALS, rf_cuda_partials, rf_cuda_stream);
-    rf_cuda_step_guard(loss, rf_cuda_partials + RF_CUDA_PARTIALS, clip, step, r, rf_cuda_stream);
+    rf_cuda_step_guard(loss, rf_cuda_partials + RF_CUDA_PARTIALS, step_clock, r, rf_cuda_stream);
     if (!adamw_table_for(p))
         return;
-    rf_cuda_adamw_args args = {a->lr, a->beta1, a->beta2, a->eps, a->decay, a->c1, a->c2};
-    rf_cuda_adamw(p->value, p->grad, p->m, p->v, adamw_table, p->count, adamw_max_numel, args, r, rf_cuda_stream);
+    rf_cuda_adamw(p->value, p->grad, p->m, p->v, adamw_table, p->count, adamw_max_numel, step_clock_sent.adamw,
+                  &step_clock->adamw, r, rf_cuda_stream);
 }
 
 /* ---- several ranks, a GPU each: gradients averaged with NCCL ---- */
@@ -277,6 +312,58 @@ static bool dev_upload(int count, float *const *dst, const float *const *src, co
     return sent && ok(cudaEventRecord(s->placed, rf_cuda_stream));
 }
 
+/* ---- a step as a CUDA graph: captured once, replayed ---- */
+
+/* A captured step, instantiated, and the AdamW table it reads: a table
+ * rebuilt since (another parameter store's steps ran) makes it stale. */
+typedef struct recording {
+    cudaGraphExec_t exec;
+    unsigned long long table_build;
+} recording;
+
+/* Thread-local: the calls a capture forbids are refused in the capturing
+ * thread (the trainer's), while another (the workbench's, listing the
+ * GPUs) may still allocate. */
+static bool dev_capture_begin(void)
+{
+    return init_state() && ok(cudaStreamBeginCapture(rf_cuda_stream, cudaStreamCaptureModeThreadLocal));
+}
+
+static void *dev_capture_end(char *why, size_t size)
+{
+    cudaGraph_t graph = NULL;
+    cudaError_t e = cudaStreamEndCapture(rf_cuda_stream, &graph);
+    cudaError_t launch = cudaGetLastError();   /* a launch the capture refused, if any */
+    cudaGraphExec_t exec = NULL;
+    if (e == cudaSuccess)
+        e = cudaGraphInstantiate(&exec, graph, 0);
+    if (graph != NULL)
+        cudaGraphDestroy(graph);
+    if (e == cudaSuccess) {
+        recording *r = new recording{exec, adamw_table_builds};
+        return r;
+    }
+    snprintf(why, size, "the step could not be captured as a CUDA graph: %s%s%s", cudaGetErrorString(e),
+             launch != cudaSuccess ? "; a launch failed with: " : "",
+             launch != cudaSuccess ? cudaGetErrorString(launch) : "");
+    return NULL;
+}
+
+static bool dev_replay(void *rec)
+{
+    recording *r = (recording *)rec;
+    return r->table_build == adamw_table_builds && ok(cudaGraphLaunch(r->exec, rf_cuda_stream));
+}
+
+static void dev_release(void *rec)
+{
+    recording *r = (recording *)rec;
+    if (r == NULL)
+        return;
+    cudaGraphExecDestroy(r->exec);
+    delete r;
+}
+
 /* The probes' buffer (device_runtime.h). */
 static float *probe_buffer;
 static size_t probe_buffer_floats;
@@ -296,13 +383,19 @@ void rf_cuda_runtime_services(rf_backend *table)
     table->alloc = dev_alloc;
     table->free = dev_free;
     table->zero = dev_zero;
+    table->fill = dev_fill;
     table->sync = dev_sync;
     table->sum_squares = dev_sum_squares;
     table->scale = dev_scale;
     table->adamw = dev_adamw;
     table->peak_bytes = dev_peak_bytes;
     table->queue_step = dev_queue_step;
+    table->step_scalars = dev_step_scalars;
     table->upload = dev_upload;
+    table->capture_begin = dev_capture_begin;
+    table->capture_end = dev_capture_end;
+    table->replay = dev_replay;
+    table->release = dev_release;
 #if defined(RF_BACKEND_NCCL)
     table->join_ranks = dev_join_ranks;
     table->average_ranks = dev_average_ranks;

@@ -178,6 +178,11 @@ template <bool ACC> __global__ void scale_kernel(const float *x, float *y, int64
     }
 }
 
+__global__ void fill_kernel(float *y, int64_t n, float v)
+{
+    RF_FOR_EACH(i, n) y[i] = v;
+}
+
 /* ---- unary activations: the CPU's formulas, with CUDA's libm ---- */
 
 #define INV_SQRT2 0.70710678118654752440f
@@ -303,6 +308,12 @@ extern "C" void rf_cuda_scale_backward(const float *dy, float *dx, int64_t n, fl
 {
     if (n > 0)
         RF_LAUNCH(scale_kernel<true>, rf_blocks(n, 256), 256, 0, stream, dy, dx, n, s);
+}
+
+extern "C" void rf_cuda_fill(float *y, int64_t n, float v, cudaStream_t stream)
+{
+    if (n > 0)
+        RF_LAUNCH(fill_kernel, rf_blocks(n, 256), 256, 0, stream, y, n, v);
 }
 
 extern "C" void rf_cuda_unary_forward(int kind, const float *x, float *y, int64_t n, cudaStream_t stream)

@@ -51,6 +51,8 @@ void rf_cuda_binary_backward(rf_cuda_binary op, const float *dout, rf_cuda_shape
 void rf_cuda_scale_forward(const float *x, float *y, int64_t n, float s, cudaStream_t stream);
 /* dx += s * dy */
 void rf_cuda_scale_backward(const float *dy, float *dx, int64_t n, float s, cudaStream_t stream);
+/* y[i] = v for i < n (a loss's gradient seed, queued in stream order) */
+void rf_cuda_fill(float *y, int64_t n, float v, cudaStream_t stream);
 /* kind: an rf_unary_kind (0 gelu, 1 relu, 2 elu, 3 softplus, 4 sigmoid) */
 void rf_cuda_unary_forward(int kind, const float *x, float *y, int64_t n, cudaStream_t stream);
 /* dx += dy * f'(x) */
@@ -135,12 +137,17 @@ void rf_cuda_bce_logits_backward(const float *z, const float *t, const float *dl
 
 /* y = keep(i) ? x / (1 - p) : 0 when training and p > 0, else y = x.
  * node: the dropout node's id, which the hash mixes in; base: the index of
- * element 0 in the global tensor (a data-parallel rank's shard; 0 alone). */
+ * element 0 in the global tensor (a data-parallel rank's shard; 0 alone).
+ * device_step (device memory, may be NULL): read when the kernel runs in
+ * place of `step`, so a step captured in a graph draws each replay's own
+ * masks (rf_cuda_step_clock). */
 void rf_cuda_dropout_forward(const float *x, float *y, int64_t n, float p, bool training, uint64_t seed,
-                             uint64_t step, int32_t node, int64_t base, cudaStream_t stream);
+                             uint64_t step, const uint64_t *device_step, int32_t node, int64_t base,
+                             cudaStream_t stream);
 /* dx += keep(i) ? dy / (1 - p) : 0, the mask recomputed */
 void rf_cuda_dropout_backward(const float *dy, float *dx, int64_t n, float p, bool training, uint64_t seed,
-                              uint64_t step, int32_t node, int64_t base, cudaStream_t stream);
+                              uint64_t step, const uint64_t *device_step, int32_t node, int64_t base,
+                              cudaStream_t stream);
 
 /* ---- optimiser (optim.cu) ---- */
 
@@ -167,19 +174,30 @@ typedef struct rf_cuda_step_report {
     int32_t skip;       /* a non-finite loss or norm: AdamW leaves everything as it is */
 } rf_cuda_step_report;
 
+/* What changes from one training step to the next, in device memory: the
+ * host sends it in stream order before the step's kernels, which read it
+ * when they run, so a step captured once as a CUDA graph runs each replay
+ * with that step's values. */
+typedef struct rf_cuda_step_clock {
+    uint64_t step;      /* the steps finished before this one: rf_exec.step, dropout's key */
+    double clip;        /* the gradient-norm clip (<= 0: none) */
+    rf_cuda_adamw_args adamw;
+} rf_cuda_step_clock;
+
 /* One AdamW update of core/optim.c over the flat blocks w, g, m, v.
  * params: a device array of `count` entries; max_numel: the largest numel
- * (it sizes the grid). guard (device memory, may be NULL): its scale
- * multiplies each gradient as core/optim.c's clipping does, and its skip
- * flag skips the update. */
+ * (it sizes the grid). device_args (device memory, may be NULL): read when
+ * the kernel runs in place of `args` (a step's clock). guard (device
+ * memory, may be NULL): its scale multiplies each gradient as
+ * core/optim.c's clipping does, and its skip flag skips the update. */
 void rf_cuda_adamw(float *w, const float *g, float *m, float *v, const rf_cuda_param *params, int count,
-                   int64_t max_numel, rf_cuda_adamw_args args, const rf_cuda_step_report *guard,
-                   cudaStream_t stream);
-/* The guard of step `step` (1-based), one thread: the norm is the root of
+                   int64_t max_numel, rf_cuda_adamw_args args, const rf_cuda_adamw_args *device_args,
+                   const rf_cuda_step_report *guard, cudaStream_t stream);
+/* The guard of step clock->step + 1, one thread: the norm is the root of
  * *sum_squares; a non-finite loss or norm sets, the first time, first_bad
- * and its values, and from then on skip; scale is clip / norm when clip >
- * 0 and the norm exceeds it, as rf_clip_grads, else 1. */
-void rf_cuda_step_guard(const float *loss, const double *sum_squares, double clip, int64_t step,
+ * and its values, and from then on skip; scale is clip / norm when the
+ * clock's clip > 0 and the norm exceeds it, as rf_clip_grads, else 1. */
+void rf_cuda_step_guard(const float *loss, const double *sum_squares, const rf_cuda_step_clock *clock,
                         rf_cuda_step_report *report, cudaStream_t stream);
 /* *count += the number of NaN and infinite elements of x */
 void rf_cuda_count_nonfinite(const float *x, int64_t n, int *count, cudaStream_t stream);

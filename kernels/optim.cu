@@ -11,10 +11,12 @@ namespace {
  * clipping factor applied as rf_clip_grads scales in place (one product;
  * by 1 it is exact). */
 __global__ void adamw_kernel(float *w, const float *g, float *m, float *v, const rf_cuda_param *params,
-                             rf_cuda_adamw_args a, const rf_cuda_step_report *guard)
+                             rf_cuda_adamw_args args, const rf_cuda_adamw_args *device_args,
+                             const rf_cuda_step_report *guard)
 {
     if (guard != NULL && guard->skip)
         return;   /* the whole grid: a diverged step changes nothing */
+    const rf_cuda_adamw_args a = device_args != NULL ? *device_args : args;
     float s = guard != NULL ? guard->scale : 1.0f;
     rf_cuda_param pe = params[blockIdx.y];
     float decay = pe.decay ? a.lr * a.decay : 0.0f;
@@ -28,9 +30,11 @@ __global__ void adamw_kernel(float *w, const float *g, float *m, float *v, const
     }
 }
 
-__global__ void guard_kernel(const float *loss, const double *sum_squares, double clip, int64_t step,
+__global__ void guard_kernel(const float *loss, const double *sum_squares, const rf_cuda_step_clock *clock,
                              rf_cuda_step_report *r)
 {
+    double clip = clock->clip;
+    int64_t step = (int64_t)clock->step + 1;
     double norm = sqrt(*sum_squares);
     float l = *loss;
     bool ok = isfinite(l) && isfinite(norm);
@@ -58,8 +62,8 @@ __global__ void nonfinite_kernel(const float *x, int64_t n, int *count)
 }   // namespace
 
 extern "C" void rf_cuda_adamw(float *w, const float *g, float *m, float *v, const rf_cuda_param *params, int count,
-                              int64_t max_numel, rf_cuda_adamw_args a, const rf_cuda_step_report *guard,
-                              cudaStream_t s)
+                              int64_t max_numel, rf_cuda_adamw_args a, const rf_cuda_adamw_args *device_args,
+                              const rf_cuda_step_report *guard, cudaStream_t s)
 {
     if (max_numel == 0)
         return;
@@ -67,14 +71,14 @@ extern "C" void rf_cuda_adamw(float *w, const float *g, float *m, float *v, cons
     for (int first = 0; first < count; first += max_rows) {
         int rows = count - first < max_rows ? count - first : max_rows;
         RF_LAUNCH(adamw_kernel, dim3(rf_blocks(max_numel, 256), (unsigned)rows), 256, 0, s, w, g, m, v,
-                  params + first, a, guard);
+                  params + first, a, device_args, guard);
     }
 }
 
-extern "C" void rf_cuda_step_guard(const float *loss, const double *sum_squares, double clip, int64_t step,
+extern "C" void rf_cuda_step_guard(const float *loss, const double *sum_squares, const rf_cuda_step_clock *clock,
                                    rf_cuda_step_report *report, cudaStream_t s)
 {
-    RF_LAUNCH(guard_kernel, 1, 1, 0, s, loss, sum_squares, clip, step, report);
+    RF_LAUNCH(guard_kernel, 1, 1, 0, s, loss, sum_squares, clock, report);
 }
 
 extern "C" void rf_cuda_count_nonfinite(const float *x, int64_t n, int *count, cudaStream_t s)

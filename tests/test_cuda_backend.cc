@@ -87,9 +87,10 @@ static rf_config tiny(const char *encoder)
 
 /* `count` steps of `cfg` on `device`: each step's loss (NaN when it was
  * not read) into loss[], the steps made into *reached, the error that
- * stopped it into st; then the checkpoint into `save` (NULL: none). */
+ * stopped it into st; then the checkpoint into `save` (NULL: none), and
+ * what train.cuda_graph did into *graphs (NULL: not asked). */
 static bool run_steps(const rf_config &cfg, const char *device, double *loss, int count, int64_t *reached,
-                      const char *save, rf_status *st)
+                      const char *save, rf_status *st, rf_graph_stats *graphs = nullptr)
 {
     rf_config c = cfg;
     strcpy(c.train.device, device);
@@ -104,6 +105,8 @@ static bool run_steps(const rf_config &cfg, const char *device, double *loss, in
     *reached = t != NULL ? rf_trainer_step_count(t) : -1;
     if (ok && save != NULL)
         ok = rf_trainer_save(t, save, st);
+    if (t != NULL && graphs != nullptr)
+        rf_trainer_graph_stats(t, graphs);
     rf_trainer_free(t);
     rf_dataset_free(ds);
     return ok;
@@ -196,8 +199,9 @@ static void check_encoder(const char *encoder)
     char path[128];
     snprintf(path, sizeof path, "/tmp/rf-cuda-backend-%d-%s.safetensors", (int)getpid(), encoder);
     int64_t reached;
+    rf_graph_stats graphs = {};
     bool ran = run_steps(cfg, "cpu", cpu, STEPS, &reached, NULL, &st) &&
-               run_steps(cfg, "cuda", gpu, STEPS, &reached, path, &st);
+               run_steps(cfg, "cuda", gpu, STEPS, &reached, path, &st, &graphs);
     if (!ran && strstr(st.msg, "has no kernel for") != NULL) {
         /* a gap the backend states itself (rf_model_new); listed in the summary */
         tap_skip(encoder, "%s", st.msg);
@@ -219,6 +223,12 @@ static void check_encoder(const char *encoder)
            encoder, cpu[0], gpu[0], first);
     tap_ok(worst <= 1e-3, "%s: losses of steps 2-%d track the CPU's (worst relative difference %.2g)", encoder,
            STEPS, worst);
+    /* train.cuda_graph = auto (the default): step 1 eager, step 2 captured
+     * and replayed, the rest replayed (tests/test_cuda_graph.cc checks
+     * them bit for bit against eager steps on the emulator) */
+    tap_ok(graphs.captures == 1 && graphs.replays == STEPS - 1 && graphs.given_up[0] == '\0',
+           "%s: the GPU's step was captured as a CUDA graph once and replayed %lld times (%s)", encoder,
+           (long long)graphs.replays, graphs.given_up[0] != '\0' ? graphs.given_up : "none given up");
 
     /* the GPU's checkpoint resumes on the CPU */
     rf_config c2 = cfg;

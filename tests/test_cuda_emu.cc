@@ -3,8 +3,9 @@
  * their documented edge cases, atomics among concurrent threads (float
  * sums in thread order, however the threads' timing goes), early returns,
  * and refusing the launches a GPU refuses; and it shows the mistakes a GPU
- * would hide or hang on: a missing barrier, a deadlock. The kernel tests
- * (test_cuda_kernels.cc) stand on these. */
+ * would hide or hang on: a missing barrier, a deadlock. Stream capture
+ * records work and graphs replay it, and the calls a capture forbids fail
+ * as on a GPU. The kernel tests (test_cuda_kernels.cc) stand on these. */
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -14,7 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <functional>
 #include <string>
+#include <thread>
 
 #include <vector>
 
@@ -367,6 +370,123 @@ static void test_refused(void)
     cudaFree(runs);
 }
 
+/* x[i] = x[i] * 2 + 1 (order matters: a replay must keep the records' order) */
+__global__ void affine_kernel(int *x, int n)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < (unsigned)n)
+        x[i] = x[i] * 2 + 1;
+}
+
+/* Work issued on a capturing stream is recorded, not run; each launch of
+ * the instantiated graph runs it in order, as the counters say. */
+static void test_capture_replay(void)
+{
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    int *x = device(std::vector<int>{1, 2, 3});
+    int *y = device(std::vector<int>{0, 0, 0});
+    rf_emu::counters before = rf_emu::counts();
+    cudaStreamCaptureStatus status;
+    bool began = cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess &&
+                 cudaStreamIsCapturing(s, &status) == cudaSuccess && status == cudaStreamCaptureStatusActive;
+    RF_LAUNCH(affine_kernel, 1, 32, 0, s, x, 3);
+    cudaMemcpyAsync(y, x, 3 * sizeof(int), cudaMemcpyDeviceToDevice, s);
+    cudaMemsetAsync(x, 0, sizeof(int), s);
+    RF_LAUNCH(affine_kernel, 1, 32, 0, s, x, 3);
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    bool ended = cudaStreamEndCapture(s, &graph) == cudaSuccess && graph != nullptr &&
+                 cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess;
+    rf_emu::counters captured = rf_emu::counts();
+    bool untouched = host(x, 3) == std::vector<int>{1, 2, 3} && host(y, 3) == std::vector<int>{0, 0, 0};
+    tap_ok(began && ended && untouched && captured.captured - before.captured == 4 &&
+               captured.host_launches == before.host_launches && captured.host_copies == before.host_copies,
+           "a capture records two launches, a copy and a memset and runs none of them");
+    bool once = cudaGraphLaunch(exec, s) == cudaSuccess && host(x, 3) == std::vector<int>{1, 11, 15} &&
+                host(y, 3) == std::vector<int>{3, 5, 7};
+    bool twice = cudaGraphLaunch(exec, s) == cudaSuccess && host(x, 3) == std::vector<int>{1, 47, 63} &&
+                 host(y, 3) == std::vector<int>{3, 23, 31};
+    rf_emu::counters after = rf_emu::counts();
+    tap_ok(once && twice && after.replayed - captured.replayed == 8 && after.graph_launches - captured.graph_launches == 2 &&
+               after.host_launches == before.host_launches && cudaStreamIsCapturing(s, &status) == cudaSuccess &&
+               status == cudaStreamCaptureStatusNone,
+           "each graph launch runs the records in order on the values memory holds then, none from the host");
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaFree(x);
+    cudaFree(y);
+    cudaStreamDestroy(s);
+}
+
+/* What a capture forbids fails with CUDA's error and invalidates it:
+ * EndCapture then returns no graph; later work on the stream is refused. */
+static void test_capture_forbidden(void)
+{
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    int *x = device(std::vector<int>{5});
+    int h = 0;
+    void *p = nullptr;
+    struct {
+        const char *what;
+        cudaError_t want;
+        std::function<cudaError_t()> call;
+    } calls[] = {
+        {"cudaMalloc", cudaErrorStreamCaptureUnsupported, [&] { return cudaMalloc(&p, 64); }},
+        {"cudaMallocManaged", cudaErrorStreamCaptureUnsupported, [&] { return cudaMallocManaged(&p, 64); }},
+        {"cudaFree", cudaErrorStreamCaptureUnsupported, [&] { return cudaFree(x); }},
+        {"cudaMemcpy", cudaErrorStreamCaptureImplicit,
+         [&] { return cudaMemcpy(&h, x, sizeof h, cudaMemcpyDeviceToHost); }},
+        {"cudaMemset", cudaErrorStreamCaptureImplicit, [&] { return cudaMemset(x, 0, sizeof h); }},
+        {"cudaStreamSynchronize", cudaErrorStreamCaptureUnsupported, [&] { return cudaStreamSynchronize(s); }},
+        {"cudaDeviceSynchronize", cudaErrorStreamCaptureUnsupported, [&] { return cudaDeviceSynchronize(); }},
+        {"a launch on the legacy stream", cudaErrorStreamCaptureImplicit, [&] {
+             RF_LAUNCH(affine_kernel, 1, 32, 0, 0, x, 1);
+             return cudaGetLastError();
+         }},
+    };
+    for (const auto &c : calls) {
+        cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+        RF_LAUNCH(affine_kernel, 1, 32, 0, s, x, 1);
+        cudaError_t e = c.call();
+        cudaStreamCaptureStatus status;
+        cudaStreamIsCapturing(s, &status);
+        RF_LAUNCH(affine_kernel, 1, 32, 0, s, x, 1);
+        cudaError_t later = cudaGetLastError();
+        cudaGraph_t graph = nullptr;
+        cudaError_t end = cudaStreamEndCapture(s, &graph);
+        tap_ok(e == c.want && status == cudaStreamCaptureStatusInvalidated &&
+                   later == cudaErrorStreamCaptureInvalidated && end == cudaErrorStreamCaptureInvalidated &&
+                   graph == nullptr && host(x, 1)[0] == 5,
+               "%s during a capture fails (%s), and the capture ends with no graph (%s), nothing run", c.what,
+               cudaGetErrorString(e), cudaGetErrorString(end));
+    }
+    bool outside = cudaMalloc(&p, 64) == cudaSuccess && cudaFree(p) == cudaSuccess &&
+                   cudaStreamSynchronize(s) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess;
+    tap_ok(outside, "outside a capture the same calls succeed");
+
+    /* thread-local: another host thread may allocate, the capturing one not */
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+    cudaError_t other = cudaErrorInvalidValue;
+    std::thread([&] {
+        void *q = nullptr;
+        other = cudaMalloc(&q, 64);
+        cudaFree(q);
+    }).join();
+    cudaStreamCaptureStatus valid;
+    cudaStreamIsCapturing(s, &valid);
+    cudaError_t own = cudaMalloc(&p, 64);
+    cudaGraph_t graph = nullptr;
+    cudaError_t end = cudaStreamEndCapture(s, &graph);
+    tap_ok(other == cudaSuccess && valid == cudaStreamCaptureStatusActive &&
+               own == cudaErrorStreamCaptureUnsupported && end == cudaErrorStreamCaptureInvalidated,
+           "in thread-local mode another thread's cudaMalloc succeeds and leaves the capture valid; the capturing "
+           "thread's fails (%s)", cudaGetErrorString(own));
+    cudaFree(x);
+    cudaStreamDestroy(s);
+}
+
 int main(void)
 {
     test_shared();
@@ -377,5 +497,7 @@ int main(void)
     test_float_atomics_in_order();
     test_early_return();
     test_refused();
+    test_capture_replay();
+    test_capture_forbidden();
     return tap_done();
 }

@@ -284,6 +284,17 @@ static void test_scale(int64_t n, float s)
     expect_grad(name + ": gradient", g.get(), pre, inc, [&](int64_t i) { return TOL_U * fabs(inc[i]); });
 }
 
+/* fill: every element the value, nothing past n (a canary stays). */
+static void test_fill(int64_t n, float v)
+{
+    vec canary = normal(n + 1);
+    dbuf y(canary);
+    rf_cuda_fill(y.p, n, v, 0);
+    vec want(canary);
+    std::fill(want.begin(), want.begin() + n, v);
+    expect_values("fill n=" + std::to_string(n) + ", exact", y.get(), want, exact);
+}
+
 /* The activations on x ~ 3 N(0, 1) (GELU's and sigmoid's tails included).
  * Each is a chain of a few roundings and libm calls; GELU's 1 + erf and
  * sigmoid's 1 - s cancel, so their errors are absolute: a few u of |x|
@@ -742,7 +753,9 @@ static void test_dropout_keep(void)
 }
 
 /* Forward and backward are exact: the same keep decisions, the same scale
- * 1/(1 - p), one product (the += may be fused on a GPU: TOL_U·|inc|). */
+ * 1/(1 - p), one product (the += may be fused on a GPU: TOL_U·|inc|).
+ * Backward reads its step from device memory (a captured step's clock),
+ * its by-value step wrong, so it matches only if that step is read. */
 static void test_dropout(int64_t n, float p, bool training)
 {
     std::string name = "dropout n=" + std::to_string(n) + " p=" + std::to_string(p) + (training ? "" : " eval");
@@ -756,9 +769,10 @@ static void test_dropout(int64_t n, float p, bool training)
     c.backward(seed, training);
     vec inc = c.grad(x);
     dbuf dx(vx), dy(zeros(n)), dseed(seed), g(pre);
-    rf_cuda_dropout_forward(dx.p, dy.p, n, p, training, 1234, 7, c.out, 0, 0);
+    dev<uint64_t> step(std::vector<uint64_t>{7});
+    rf_cuda_dropout_forward(dx.p, dy.p, n, p, training, 1234, 7, NULL, c.out, 0, 0);
     expect_values(name + ": forward, exact", dy.get(), c.value(c.out), exact);
-    rf_cuda_dropout_backward(dseed.p, g.p, n, p, training, 1234, 7, c.out, 0, 0);
+    rf_cuda_dropout_backward(dseed.p, g.p, n, p, training, 1234, 8, step.p, c.out, 0, 0);
     expect_grad(name + ": gradient", g.get(), pre, inc, [&](int64_t i) { return TOL_U * fabs(inc[i]); });
 }
 
@@ -777,7 +791,9 @@ static rf_params *make_params(void)
     return p;
 }
 
-/* AdamW, three steps (t = 1..3), each from the CPU's state: every element
+/* AdamW, three steps (t = 1..3), each from the CPU's state (step 2 takes
+ * its scalars from device memory, a captured step's clock, its by-value
+ * ones zero): every element
  * is a chain of roundings of the same operations in the same order (a GPU
  * may fuse some), within TOL_CHAIN·u of its terms: m: |m| + |g|;
  * v: |v| + g^2; w: |w| + |w - w_new|. Then the sum of squares behind the
@@ -809,7 +825,11 @@ static void test_optimiser(void)
         rf_cuda_adamw_args a = {(float)lr, cfg.train.beta1, cfg.train.beta2, cfg.train.eps, cfg.train.weight_decay,
                                 (float)(1.0 - pow(cfg.train.beta1, (double)t)),
                                 (float)(1.0 - pow(cfg.train.beta2, (double)t))};
-        rf_cuda_adamw(dw.p, dg.p, dm.p, dv.p, dtable.p, p->count, max_numel, a, NULL, 0);
+        dev<rf_cuda_adamw_args> da(std::vector<rf_cuda_adamw_args>{a});
+        if (t == 2)
+            rf_cuda_adamw(dw.p, dg.p, dm.p, dv.p, dtable.p, p->count, max_numel, rf_cuda_adamw_args{}, da.p, NULL, 0);
+        else
+            rf_cuda_adamw(dw.p, dg.p, dm.p, dv.p, dtable.p, p->count, max_numel, a, NULL, NULL, 0);
         std::string step = "adamw step " + std::to_string(t) + " (" + std::to_string(decayed) + " of " +
                            std::to_string(p->count) + " tensors decayed)";
         expect_values(step + ": m", dm.get(), vec(p->m, p->m + n),
@@ -857,6 +877,7 @@ int main(void)
     }
     test_binary(RF_CUDA_MUL, rf_shape_scalar(), s235);     /* a scalar times a tensor */
     test_scale(1000, -0.37f);
+    test_fill(1000, 1.0f);   /* over 256-thread blocks, the last one partial */
     for (int kind = 0; kind < RF_UNARY_COUNT; kind++)
         test_unary(kind, 999);
     test_glu(37, 19);   /* 703 outputs over 256-thread blocks, odd halves */

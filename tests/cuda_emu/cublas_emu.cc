@@ -36,6 +36,7 @@ const char *cublasGetStatusString(cublasStatus_t status)
     case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
     case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
     case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
     }
     return "CUBLAS_STATUS_UNKNOWN";
 }
@@ -75,8 +76,11 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
         return CUBLAS_STATUS_INVALID_VALUE;
     if (m == 0 || n == 0)
         return CUBLAS_STATUS_SUCCESS;
-    for (int i = 0; i < batch_count; i++)
-        cblas_sgemm(CblasColMajor, cblas_op(transa), cblas_op(transb), m, n, k, *alpha, A + i * strideA, lda,
-                    B + i * strideB, ldb, *beta, C + i * strideC, ldc);
-    return CUBLAS_STATUS_SUCCESS;
+    float al = *alpha, be = *beta;
+    cudaError_t e = rf_emu::issue(handle->stream, rf_emu::work::launch, [=] {
+        for (int i = 0; i < batch_count; i++)
+            cblas_sgemm(CblasColMajor, cblas_op(transa), cblas_op(transb), m, n, k, al, A + i * strideA, lda,
+                        B + i * strideB, ldb, be, C + i * strideC, ldc);
+    });
+    return e == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
 }

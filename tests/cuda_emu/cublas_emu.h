@@ -8,7 +8,10 @@
  * so a launcher that gets them wrong fails here as on a GPU. One check is
  * the emulator's own: a batched call whose outputs overlap is refused,
  * because a GPU runs the batch concurrently and such outputs race, where
- * running them one after another here would hide it. */
+ * running them one after another here would hide it.
+ *
+ * A call on a handle bound to a capturing stream is recorded with the
+ * stream's other work (emu.h), alpha and beta read as the call is made. */
 #ifndef RF_CUBLAS_EMU_H
 #define RF_CUBLAS_EMU_H
 
@@ -20,6 +23,7 @@ typedef enum cublasStatus {
     CUBLAS_STATUS_NOT_INITIALIZED = 1,
     CUBLAS_STATUS_ALLOC_FAILED = 3,
     CUBLAS_STATUS_INVALID_VALUE = 7,
+    CUBLAS_STATUS_EXECUTION_FAILED = 13,
 } cublasStatus_t;
 
 typedef enum cublasOperation { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 } cublasOperation_t;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "block.h"
+#include "capture.h"
 
 RF_EMU_TLS uint3 threadIdx, blockIdx;
 RF_EMU_TLS dim3 blockDim, gridDim;
@@ -83,23 +84,26 @@ void apply_adds(void *state)
     }
 }
 
-bool valid_config(dim3 grid, dim3 block, size_t shared_bytes)
-{
-    unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
-    return grid.x >= 1 && grid.y >= 1 && grid.z >= 1 && grid.x <= 0x7fffffffu && grid.y <= 65535 &&
-           grid.z <= 65535 && threads >= 1 && threads <= 1024 && block.z <= 64 && shared_bytes <= 48 * 1024;
-}
-
 }   // namespace
 
 void perturb_timing(unsigned seed) { set_perturb_seed(seed); }
 
+void set_last_error(cudaError_t e) { t_last_error = e; }
+
+bool launch_config_ok(dim3 grid, dim3 block, size_t shared_bytes)
+{
+    unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
+    bool ok = grid.x >= 1 && grid.y >= 1 && grid.z >= 1 && grid.x <= 0x7fffffffu && grid.y <= 65535 &&
+              grid.z <= 65535 && threads >= 1 && threads <= 1024 && block.z <= 64 && shared_bytes <= 48 * 1024;
+    if (!ok)
+        t_last_error = cudaErrorInvalidConfiguration;
+    return ok;
+}
+
 void run(dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()> &body)
 {
-    if (!valid_config(grid, block, shared_bytes)) {
-        t_last_error = cudaErrorInvalidConfiguration;
+    if (!launch_config_ok(grid, block, shared_bytes))
         return;
-    }
     std::lock_guard<std::mutex> lock(launch_mutex);
     unsigned threads = block.x * block.y * block.z;
     launch_state st(threads);
@@ -206,6 +210,8 @@ struct CUstream_st {
 
 cudaError_t cudaMalloc(void **ptr, size_t bytes)
 {
+    if (cudaError_t e = rf_emu::unsafe_in_capture(cudaErrorStreamCaptureUnsupported))
+        return e;
     *ptr = bytes > 0 ? malloc(bytes) : nullptr;
     return bytes > 0 && *ptr == nullptr ? cudaErrorMemoryAllocation : cudaSuccess;
 }
@@ -218,13 +224,19 @@ cudaError_t cudaMallocManaged(void **ptr, size_t bytes, unsigned flags)
 
 cudaError_t cudaFree(void *ptr)
 {
+    if (cudaError_t e = rf_emu::unsafe_in_capture(cudaErrorStreamCaptureUnsupported))
+        return e;
     free(ptr);
     return cudaSuccess;
 }
 
+/* The synchronous copies run on the legacy stream, which waits for a
+ * capturing stream: CUDA refuses them during a capture. */
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
 {
     (void)kind;
+    if (cudaError_t e = rf_emu::forbidden_in_capture(cudaErrorStreamCaptureImplicit))
+        return e;
     if (bytes > 0)
         memcpy(dst, src, bytes);
     return cudaSuccess;
@@ -232,12 +244,17 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind 
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream)
 {
-    (void)stream;
-    return cudaMemcpy(dst, src, bytes, kind);
+    (void)kind;
+    return rf_emu::issue(stream, rf_emu::work::copy, [=] {
+        if (bytes > 0)
+            memcpy(dst, src, bytes);
+    });
 }
 
 cudaError_t cudaMemset(void *ptr, int value, size_t bytes)
 {
+    if (cudaError_t e = rf_emu::forbidden_in_capture(cudaErrorStreamCaptureImplicit))
+        return e;
     if (bytes > 0)
         memset(ptr, value, bytes);
     return cudaSuccess;
@@ -245,8 +262,10 @@ cudaError_t cudaMemset(void *ptr, int value, size_t bytes)
 
 cudaError_t cudaMemsetAsync(void *ptr, int value, size_t bytes, cudaStream_t stream)
 {
-    (void)stream;
-    return cudaMemset(ptr, value, bytes);
+    return rf_emu::issue(stream, rf_emu::work::copy, [=] {
+        if (bytes > 0)
+            memset(ptr, value, bytes);
+    });
 }
 
 cudaError_t cudaHostAlloc(void **ptr, size_t bytes, unsigned flags)
@@ -277,9 +296,12 @@ cudaError_t cudaEventDestroy(cudaEvent_t event)
     return cudaSuccess;
 }
 
+/* Events inside a capture (a fork or join of streams) are not emulated:
+ * refused, so a test that would need them fails rather than passes. */
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
-    (void)stream;
+    if (rf_emu::capturing(stream))
+        return rf_emu::forbidden_in_capture(cudaErrorStreamCaptureUnsupported);
     event->recorded = true;
     return cudaSuccess;
 }
@@ -292,8 +314,9 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event)
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned flags)
 {
-    (void)stream;
     (void)flags;
+    if (rf_emu::capturing(stream))
+        return rf_emu::forbidden_in_capture(cudaErrorStreamCaptureUnsupported);
     return event != nullptr ? cudaSuccess : cudaErrorInvalidValue;
 }
 
@@ -311,11 +334,14 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
-    (void)stream;
+    if (stream == nullptr)
+        return rf_emu::forbidden_in_capture(cudaErrorStreamCaptureImplicit);
+    if (rf_emu::capturing(stream))
+        return rf_emu::forbidden_in_capture(cudaErrorStreamCaptureUnsupported);
     return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize(void) { return rf_emu::forbidden_in_capture(cudaErrorStreamCaptureUnsupported); }
 
 cudaError_t cudaGetDeviceCount(int *count)
 {
@@ -339,6 +365,11 @@ const char *cudaGetErrorString(cudaError_t error)
     case cudaErrorInvalidValue: return "invalid argument";
     case cudaErrorMemoryAllocation: return "out of memory";
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorIllegalState: return "the operation cannot be performed in the present state";
+    case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
+    case cudaErrorStreamCaptureInvalidated: return "operation failed due to a previous error during capture";
+    case cudaErrorStreamCaptureImplicit:
+        return "operation would make the legacy stream depend on a capturing blocking stream";
     }
     return "unknown error";
 }

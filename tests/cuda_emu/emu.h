@@ -45,6 +45,31 @@
  *   every call is synchronous. Launch configurations the hardware refuses
  *   (over 1024 threads, 48 KiB of dynamic shared memory, an empty grid) set
  *   cudaErrorInvalidConfiguration and run nothing.
+ * - Stream capture and graphs (cudaStreamBeginCapture .. cudaGraphLaunch):
+ *   while a stream captures, a kernel launched on it, cudaMemcpyAsync and
+ *   cudaMemsetAsync on it and a cuBLAS call whose handle is bound to it
+ *   are recorded, not run (their arguments, and a cuBLAS call's alpha and
+ *   beta, copied as the call is made); cudaGraphLaunch runs an
+ *   instantiated graph's records in the order they were made. While a
+ *   stream captures, cudaMalloc, cudaMallocManaged, cudaHostAlloc,
+ *   cudaFree and cudaFreeHost fail with cudaErrorStreamCaptureUnsupported
+ *   where the capture's mode prohibits them (global: in every host
+ *   thread; thread-local: in the thread that began it; relaxed: never);
+ *   cudaDeviceSynchronize and cudaStreamSynchronize of the capturing
+ *   stream fail so in any thread, and the synchronous cudaMemcpy and
+ *   cudaMemset and any work on the legacy stream 0 with
+ *   cudaErrorStreamCaptureImplicit, as CUDA fails them; each invalidates
+ *   the capture, so the stream's later calls fail with
+ *   cudaErrorStreamCaptureInvalidated and cudaStreamEndCapture returns that
+ *   error and no graph. The emulator's own limits: one stream captures at
+ *   a time, and events inside a capture (cross-stream forks and joins) are
+ *   refused with cudaErrorStreamCaptureUnsupported (nothing of ours uses
+ *   them). What it cannot catch: the host reading or writing managed
+ *   memory that a captured step will touch (a plain pointer access is no
+ *   call; on a GPU it reads values of the last replay, or races with one).
+ * - Counters (rf_emu::counts): launches run as they were issued from the
+ *   host, records made by captures, records run by graph replays, so a
+ *   test can check that a replayed step issues nothing from the host.
  */
 #ifndef RF_CUDA_EMU_H
 #define RF_CUDA_EMU_H
@@ -87,11 +112,15 @@ extern RF_EMU_TLS dim3 blockDim, gridDim;
 constexpr int warpSize = 32;
 
 /* ---- runtime ---- */
-typedef enum cudaError {
+typedef enum cudaError {   /* CUDA's own values (driver_types.h) */
     cudaSuccess = 0,
     cudaErrorInvalidValue = 1,
     cudaErrorMemoryAllocation = 2,
     cudaErrorInvalidConfiguration = 9,
+    cudaErrorIllegalState = 401,
+    cudaErrorStreamCaptureUnsupported = 900,
+    cudaErrorStreamCaptureInvalidated = 901,
+    cudaErrorStreamCaptureImplicit = 906,
 } cudaError_t;
 
 enum cudaMemcpyKind {
@@ -135,6 +164,27 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaDeviceSynchronize(void);
 cudaError_t cudaGetDeviceCount(int *count);
+
+/* Stream capture and graphs (the model above). */
+enum cudaStreamCaptureMode {
+    cudaStreamCaptureModeGlobal = 0,
+    cudaStreamCaptureModeThreadLocal = 1,
+    cudaStreamCaptureModeRelaxed = 2,
+};
+enum cudaStreamCaptureStatus {
+    cudaStreamCaptureStatusNone = 0,
+    cudaStreamCaptureStatusActive = 1,
+    cudaStreamCaptureStatusInvalidated = 2,
+};
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph);
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus *status);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags = 0);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaPeekAtLastError(void);
 const char *cudaGetErrorString(cudaError_t error);
@@ -180,6 +230,27 @@ void perturb_timing(unsigned seed);
 
 /* Runs body() as every thread of every block of the launch. */
 void run(dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()> &body);
+
+/* What was run, recorded and replayed since the process started (the
+ * model above): host_launches, kernels and cuBLAS calls run as the host
+ * issued them; host_copies, cudaMemcpyAsync and cudaMemsetAsync run so;
+ * captured, the records captures made (of all three kinds); replayed,
+ * the records graph launches ran; graph_launches, cudaGraphLaunch calls. */
+struct counters {
+    unsigned long long host_launches, host_copies, captured, replayed, graph_launches;
+};
+counters counts(void);
+
+enum class work { launch, copy };
+/* Issues `w` on `stream`: records it if the stream captures, runs it now
+ * otherwise (counted as issued from the host). Returns the capture's
+ * error where the capture refuses it (then nothing is recorded or run). */
+cudaError_t issue(cudaStream_t stream, work kind, std::function<void()> w);
+/* Whether a launch takes this configuration; if not, sets
+ * cudaErrorInvalidConfiguration as the launch's error. */
+bool launch_config_ok(dim3 grid, dim3 block, size_t shared_bytes);
+/* Sets the calling host thread's last error (cudaGetLastError's). */
+void set_last_error(cudaError_t e);
 /* The launch's dynamic shared memory. */
 void *dynamic_shared(void);
 
@@ -190,9 +261,13 @@ template <class... P, class... A>
 void launch(dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream, void (*kernel)(P...), A &&...args)
 {
     static_assert(sizeof...(P) == sizeof...(A), "kernel launched with the wrong number of arguments");
-    (void)stream;
-    const std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
-    run(grid, block, shared_bytes, [&] { std::apply(kernel, params); });
+    if (!launch_config_ok(grid, block, shared_bytes))
+        return;
+    std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
+    cudaError_t e = issue(stream, work::launch,
+                          [=] { run(grid, block, shared_bytes, [&] { std::apply(kernel, params); }); });
+    if (e != cudaSuccess)
+        set_last_error(e);
 }
 
 }   // namespace rf_emu
