@@ -94,6 +94,7 @@ const rf_config_key rf_config_keys[] = {
     INT("train", "threads", train.threads, "0", 0, 1024, "worker threads (0: all cores)"),
     CHO("train", "gemm", train.gemm, "auto", "auto|openblas|onednn", "matrix-product library: auto (the faster per shape, timed once and cached), openblas or onednn (RF_GEMM overrides)"),
     CHO("train", "precision", train.precision, "f32", "f32|bf16", "matrix products' operands: f32, or bf16 with f32 accumulation and f32 weights, the activations only products read stored in bf16 (CPUs with AVX512-BF16 or AMX)"),
+    CHO("train", "tf32", train.tf32, "off", "off|on", "cuda: full attention's products on tensor cores with TF32 operands (10-bit mantissa, f32 accumulation; heads up to 128 wide); off keeps them exact f32"),
     STR("train", "device", train.device, "cpu", "where the model runs: cpu, cuda or cuda:N"),
     CHO("train", "recompute", train.recompute, "off", "off|layers|segments", "activation recomputation: off keeps every activation for the backward pass; layers keeps only each encoder block's input and recomputes the block in the backward pass; segments also each step of BLRP's recurrence (other encoders: as layers). Same gradients, bit for bit; less memory, more time"),
     INT("train", "eval_every", train.eval_every, "500", 0, 100000000, "validate every K steps (0: at the end)"),

@@ -151,7 +151,8 @@ __global__ void attn_dq_kernel(const float *q, const float *k, const float *v, c
         load_tile(v, a, hd, a.m, j0, vs);
         __syncthreads();
         const int64_t lane_row = threadIdx.x * (dk + 1);
-        float p = rf_attention_key_valid(mask, a, hd.bi, j0 + threadIdx.x) ? expf(a.scale * dot(qs, ks + lane_row, dk) - l) : 0.0f;
+        bool valid = rf_attention_key_valid(mask, a, hd.bi, j0 + threadIdx.x);
+        float p = valid ? expf(a.scale * dot(qs, ks + lane_row, dk) - l) : 0.0f;
         ds[threadIdx.x] = p * (dot(gs, vs + lane_row, dk) - Dr);
         __syncwarp();
         accumulate(acc, 1.0f, ds, ks, a.m - j0 < TILE ? a.m - j0 : TILE, dk);
