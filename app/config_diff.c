@@ -11,7 +11,7 @@
 static const char *const resumable[] = {
     "train.steps", "train.lr", "train.warmup", "train.schedule", "train.gamma", "train.decay_every", "train.weight_decay",
     "train.beta1", "train.beta2", "train.eps", "train.clip", "train.threads", "train.gemm",
-    "train.precision", "train.device", "train.cuda_graph", "train.recompute", "train.eval_every", "train.eval_batches", "train.checkpoint_every", "train.keep_weights", "train.log_every", NULL,
+    "train.precision", "train.device", "train.tf32", "train.cuda_graph", "train.recompute", "train.eval_every", "train.eval_batches", "train.checkpoint_every", "train.keep_weights", "train.log_every", NULL,
 };
 
 static gboolean is_resumable(const char *dotted)

@@ -99,6 +99,7 @@ typedef struct rf_config {
         int threads;            /* 0: all cores */
         char gemm[16];          /* auto | openblas | onednn (core/gemm.h) */
         char precision[8];      /* f32 | bf16: the matrix products' operands (core/gemm_bf16.h) */
+        char tf32[4];           /* off | on: CUDA attention on tensor cores, TF32 operands (core/device.h) */
         char device[16];        /* cpu | cuda | cuda:N (core/device.h) */
         char cuda_graph[8];     /* off | auto: a device step captured once, replayed (core/train_graph.h) */
         char recompute[16];     /* off | layers | segments (core/recompute.h) */

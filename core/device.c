@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,14 @@ bool rf_device_parse(const char *text, rf_device *out, rf_status *st)
     return rf_fail(st, "train.device = '%s' is not a device (cpu, cuda or cuda:N with N from 0 to %d)", text,
                    RF_DEVICE_MAX_INDEX);
 }
+
+/* Read by the backend's kernels' adapters, possibly on another thread
+ * than the trainer that set it. */
+static atomic_bool tf32;
+
+void rf_device_set_tf32(bool on) { atomic_store(&tf32, on); }
+
+bool rf_device_tf32(void) { return atomic_load(&tf32); }
 
 void rf_device_register(const rf_device_backend *b)
 {

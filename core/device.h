@@ -56,6 +56,13 @@ void rf_device_set_cuda_module(const char *path);
 /* The registered backend of a kind, or NULL if this build has none. */
 const rf_device_backend *rf_device_backend_of(rf_device_kind kind);
 
+/* train.tf32: whether a GPU backend may round its attention products'
+ * operands to TF32 and run them on tensor cores (kernels/attention_tf32.cu);
+ * off (the default) keeps them exact f32. Process-wide, as the CPU's
+ * product precision (core/gemm.h): the trainer sets it from its config. */
+void rf_device_set_tf32(bool on);
+bool rf_device_tf32(void);
+
 /* Check, before any work, that the device a config asks for can be used,
  * and return its executor backend: the CPU always; cuda[:N] needs this
  * build's CUDA backend, a usable GPU N and an executor for it. On failure

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "checkpoint.h"
+#include "device.h"
 #include "gemm.h"
 #include "gemm_bf16.h"
 #include "optim.h"
@@ -138,6 +139,7 @@ static rf_trainer *trainer_new(const rf_config *cfg, const rf_dataset *ds, bool 
         precision = "f32";
     if (!rf_gemm_set_precision(precision, st))
         return NULL;
+    rf_device_set_tf32(strcmp(cfg->train.tf32, "on") == 0);
     rf_trainer *t = calloc(1, sizeof *t);
     t->cfg = *cfg;
     t->ds = ds;

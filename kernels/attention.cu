@@ -12,28 +12,14 @@
  *     dS = p (dO.v - D),  dQ += scale dS K,  dK += scale dS^T Q,  dV += p^T dO,
  * dQ in one kernel over query rows and dK, dV in one over key rows, so no
  * two blocks ever add into the same gradient row. */
-#include "common.cuh"
-#include "kernels.h"
+#include "attention_heads.cuh"
 
 namespace {
 
 constexpr int ROWS = 4;    /* warps per block, one row each */
 constexpr int TILE = 32;   /* rows per shared-memory tile: one per lane */
 
-/* Head h of batch item bi: column block [h dk, (h+1) dk) of [b, len, d] rows. */
-struct head {
-    int64_t bi, h, dk;
-    __device__ head(const rf_cuda_heads &a, int64_t bh) : bi(bh / a.heads), h(bh % a.heads), dk(a.d / a.heads) {}
-    template <class T> __device__ T *row(T *x, const rf_cuda_heads &a, int64_t len, int64_t r) const
-    {
-        return x + (bi * len + r) * a.d + h * dk;
-    }
-};
-
-__device__ bool key_valid(const float *mask, const rf_cuda_heads &a, int64_t bi, int64_t j)
-{
-    return j < a.m && (mask == nullptr || mask[bi * a.m + j] != 0.0f);
-}
+typedef rf_attention_head head;
 
 /* dst [TILE][pitch] = rows r0.. of the head's block of x [b, len, d]; rows
  * past len become zeros (never NaN: a zero weight must give a zero term).
@@ -89,7 +75,7 @@ __global__ void attn_fwd_kernel(const float *q, const float *k, const float *v, 
         load_tile(k, a, hd, a.m, j0, ks);
         load_tile(v, a, hd, a.m, j0, vs);
         __syncthreads();
-        bool valid = key_valid(mask, a, hd.bi, j0 + threadIdx.x);
+        bool valid = rf_attention_key_valid(mask, a, hd.bi, j0 + threadIdx.x);
         float s = valid ? a.scale * dot(qs, ks + threadIdx.x * (dk + 1), dk) : -INFINITY;
         float next = fmaxf(mx, rf_warp_max(s));
         if (next == -INFINITY)
@@ -120,7 +106,7 @@ __global__ void attn_probs_kernel(const float *q, const float *k, const float *m
     const head hd(a, r / a.n);
     const float *qr = hd.row(q, a, a.n, r % a.n);
     for (int64_t j = threadIdx.x; j < a.m; j += 32)
-        probs[r * a.m + j] = key_valid(mask, a, hd.bi, j)
+        probs[r * a.m + j] = rf_attention_key_valid(mask, a, hd.bi, j)
                                  ? expf(a.scale * dot(qr, hd.row(k, a, a.m, j), hd.dk) - lse[r])
                                  : 0.0f;
 }
@@ -165,7 +151,8 @@ __global__ void attn_dq_kernel(const float *q, const float *k, const float *v, c
         load_tile(v, a, hd, a.m, j0, vs);
         __syncthreads();
         const int64_t lane_row = threadIdx.x * (dk + 1);
-        float p = key_valid(mask, a, hd.bi, j0 + threadIdx.x) ? expf(a.scale * dot(qs, ks + lane_row, dk) - l) : 0.0f;
+        bool valid = rf_attention_key_valid(mask, a, hd.bi, j0 + threadIdx.x);
+        float p = valid ? expf(a.scale * dot(qs, ks + lane_row, dk) - l) : 0.0f;
         ds[threadIdx.x] = p * (dot(gs, vs + lane_row, dk) - Dr);
         __syncwarp();
         accumulate(acc, 1.0f, ds, ks, a.m - j0 < TILE ? a.m - j0 : TILE, dk);
@@ -189,7 +176,7 @@ __global__ void attn_dkv_kernel(const float *q, const float *k, const float *v, 
     float *qs = sh, *gs = qs + tile_floats(dk), *ls = gs + tile_floats(dk), *Ds = ls + TILE;
     float *kr = Ds + TILE + threadIdx.y * dk, *vr = kr + ROWS * dk, *acck = vr + ROWS * dk, *accv = acck + ROWS * dk;
     float *ps = Ds + TILE + 4 * ROWS * dk + threadIdx.y * TILE, *ds = ps + ROWS * TILE;
-    const bool valid = key_valid(mask, a, hd.bi, j);   /* a masked key gets no gradient */
+    const bool valid = rf_attention_key_valid(mask, a, hd.bi, j);   /* a masked key gets no gradient */
     for (int64_t c = threadIdx.x; c < dk; c += 32) {
         kr[c] = j < a.m ? hd.row(k, a, a.m, j)[c] : 0.0f;
         vr[c] = j < a.m ? hd.row(v, a, a.m, j)[c] : 0.0f;
@@ -247,6 +234,11 @@ bool empty(const rf_cuda_heads &a) { return a.b == 0 || a.n == 0 || a.m == 0 || 
 
 }   // namespace
 
+void rf_attention_rowdot(const float *out, const float *dout, float *D, rf_cuda_heads a, cudaStream_t s)
+{
+    RF_LAUNCH(attn_rowdot_kernel, row_blocks(a.b * a.heads * a.n), dim3(32, ROWS), 0, s, out, dout, D, a);
+}
+
 extern "C" void rf_cuda_attention_forward(const float *q, const float *k, const float *v, const float *mask,
                                           float *out, float *lse, rf_cuda_heads a, cudaStream_t s)
 {
@@ -270,7 +262,7 @@ extern "C" void rf_cuda_attention_backward(const float *q, const float *k, const
     if (empty(a) || (dq == nullptr && dk == nullptr && dv == nullptr))
         return;
     int64_t dkw = a.d / a.heads;
-    RF_LAUNCH(attn_rowdot_kernel, row_blocks(a.b * a.heads * a.n), dim3(32, ROWS), 0, s, out, dout, work, a);
+    rf_attention_rowdot(out, dout, work, a, s);
     if (dq != nullptr)
         RF_LAUNCH(attn_dq_kernel, dim3(row_blocks(a.n), (unsigned)(a.b * a.heads)), dim3(32, ROWS), dq_shared(dkw), s,
                   q, k, v, mask, lse, dout, work, dq, a);

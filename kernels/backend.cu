@@ -15,6 +15,7 @@
 
 extern "C" {
 #include "../core/backend_layout.h"
+#include "../core/device.h"
 #include "../core/op.h"
 #include "../core/probe.h"
 }
@@ -429,7 +430,9 @@ static const float *key_mask(rf_exec *x, const rf_node *n, int k)
 }
 
 /* Flash-style: aux keeps the rows' log-sum-exp (b heads n floats), backward
- * recomputes the probabilities from it, so nothing n x m is planned. While
+ * recomputes the probabilities from it, so nothing n x m is planned. With
+ * train.tf32 = on (rf_device_tf32) both directions run on tensor cores
+ * (attention_tf32.cu; heads over 128 wide stay f32). While
  * a probe is attached, the probed sample's rows of the probabilities
  * [b, heads, n, m] are also written to the probe buffer that the attention-map taps read
  * (probe_aux), as the CPU's kernel does. */
@@ -438,7 +441,8 @@ static void attention_forward(rf_exec *x, rf_node *n)
     const rf_node *q = rf_in(x, n, 0), *k = rf_in(x, n, 1), *v = rf_in(x, n, 2);
     rf_cuda_heads a = heads_of(x, n);
     const float *mask = key_mask(x, n, 3);
-    rf_cuda_attention_forward(q->value, k->value, v->value, mask, n->value, n->aux, a, rf_cuda_stream);
+    (rf_device_tf32() ? rf_cuda_attention_forward_tf32 : rf_cuda_attention_forward)(q->value, k->value, v->value, mask,
+                                                                                   n->value, n->aux, a, rf_cuda_stream);
     n->probe_aux = NULL;
     rf_id id = (rf_id)(n - rf_graph_node(x->g, 0));
     int64_t rows = rf_tap_rows_per_sample(x->g, id, a.b), b0 = x->probe_sample * rows;
@@ -459,8 +463,9 @@ static void attention_forward(rf_exec *x, rf_node *n)
 static void attention_backward(rf_exec *x, rf_node *n)
 {
     rf_node *q = rf_in(x, n, 0), *k = rf_in(x, n, 1), *v = rf_in(x, n, 2);
-    rf_cuda_attention_backward(q->value, k->value, v->value, key_mask(x, n, 3), n->value, n->aux, n->grad, q->grad,
-                               k->grad, v->grad, x->scratch, heads_of(x, n), rf_cuda_stream);
+    (rf_device_tf32() ? rf_cuda_attention_backward_tf32 : rf_cuda_attention_backward)(
+        q->value, k->value, v->value, key_mask(x, n, 3), n->value, n->aux, n->grad, q->grad, k->grad, v->grad,
+        x->scratch, heads_of(x, n), rf_cuda_stream);
 }
 
 static void ls_attention_forward(rf_exec *x, rf_node *n)

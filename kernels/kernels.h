@@ -328,6 +328,18 @@ void rf_cuda_attention_backward(const float *q, const float *k, const float *v, 
 void rf_cuda_attention_probs(const float *q, const float *k, const float *mask, const float *lse, float *probs,
                              rf_cuda_heads a, cudaStream_t stream);
 
+/* The same op on tensor cores (attention_tf32.cu), for train.tf32 = on:
+ * the same arguments, outputs and aux as the pair above, the products'
+ * operands rounded to TF32 (10-bit mantissa, f32 accumulation), for head
+ * widths up to RF_CUDA_ATTENTION_TF32_MAX_DK (wider heads take the f32
+ * pair). */
+#define RF_CUDA_ATTENTION_TF32_MAX_DK 128
+void rf_cuda_attention_forward_tf32(const float *q, const float *k, const float *v, const float *mask, float *out,
+                                    float *lse, rf_cuda_heads a, cudaStream_t stream);
+void rf_cuda_attention_backward_tf32(const float *q, const float *k, const float *v, const float *mask,
+                                     const float *out, const float *lse, const float *dout, float *dq, float *dk,
+                                     float *dv, float *work, rf_cuda_heads a, cudaStream_t stream);
+
 /* rf_ls_attention (ls_attention.cu): k, v [b, n + G, d] (a.m = n + G), mask
  * [b, n] or NULL, the window w dividing n. aux: the CPU op's, P_l [b,
  * heads, n, w + 2e] then P_g [b, heads, n, G] (core/ops/ls_attention.h),

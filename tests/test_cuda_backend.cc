@@ -82,6 +82,7 @@ static rf_config tiny(const char *encoder)
     cfg.train.checkpoint_every = 0;
     cfg.train.log_every = 1;   /* the GPU's losses read after every step */
     cfg.train.seed = 5;
+    strcpy(cfg.train.cuda_graph, "auto");
     return cfg;
 }
 
@@ -223,7 +224,7 @@ static void check_encoder(const char *encoder)
            encoder, cpu[0], gpu[0], first);
     tap_ok(worst <= 1e-3, "%s: losses of steps 2-%d track the CPU's (worst relative difference %.2g)", encoder,
            STEPS, worst);
-    /* train.cuda_graph = auto (the default): step 1 eager, step 2 captured
+    /* train.cuda_graph = auto: step 1 eager, step 2 captured
      * and replayed, the rest replayed (tests/test_cuda_graph.cc checks
      * them bit for bit against eager steps on the emulator) */
     tap_ok(graphs.captures == 1 && graphs.replays == STEPS - 1 && graphs.given_up[0] == '\0',
@@ -403,6 +404,43 @@ static void check_wide_heads(void)
            "two 80-wide heads are taken (%s)", st.failed ? st.msg : "ok");
 }
 
+/* train.tf32 = on reaches the attention kernels: full attention trains on
+ * the tensor-core pair, whose losses are not the f32 kernels' bits (the
+ * emulator is deterministic, so any difference is the other kernels'),
+ * and track the CPU's within what TF32's operand rounding (2^-11 of each
+ * product's size, on the scores and the weighted sums, then through the
+ * layer's other stages) allows: far below 1% of the loss for these
+ * 4-wide heads, where a kernel that left a term out would be off by O(1).
+ * The setting is the trainer's; off again, the f32 kernels run. */
+static void check_tf32(void)
+{
+    rf_config cfg = tiny("full");
+    double cpu[STEPS], f32[STEPS], tf32[STEPS];
+    rf_status st = {};
+    int64_t reached;
+    bool ran = run_steps(cfg, "cpu", cpu, STEPS, &reached, NULL, &st) &&
+               run_steps(cfg, "cuda", f32, STEPS, &reached, NULL, &st);
+    strcpy(cfg.train.tf32, "on");
+    ran = ran && run_steps(cfg, "cuda", tf32, STEPS, &reached, NULL, &st);
+    if (!tap_ok(ran, "full attention trains %d steps with train.tf32 = on", STEPS)) {
+        tap_diag("%s", st.msg);
+        return;
+    }
+    double worst = 0;
+    bool differs = false;
+    for (int s = 0; s < STEPS; s++) {
+        worst = fmax(worst, fabs(cpu[s] - tf32[s]) / fmax(1, cpu[s]));
+        differs |= tf32[s] != f32[s];
+    }
+    tap_ok(differs, "train.tf32 = on runs the tensor-core kernels (the losses are not the f32 kernels' bits)");
+    tap_ok(worst <= 1e-2, "with train.tf32 = on the losses track the CPU's (worst relative difference %.2g)", worst);
+    strcpy(cfg.train.tf32, "off");
+    double again[STEPS];
+    ran = run_steps(cfg, "cuda", again, STEPS, &reached, NULL, &st);
+    tap_ok(ran && memcmp(again, f32, sizeof again) == 0,
+           "train.tf32 = off again: the f32 kernels' losses, bit for bit");
+}
+
 /* Every op of the op table has a forward and a backward kernel. */
 static void check_op_table(void)
 {
@@ -465,6 +503,7 @@ int main(void)
     for (const char *e : encoders)
         check_encoder(e);
     check_queued_steps();
+    check_tf32();
 #if defined(RF_CUDA_EMULATE)
     check_ranks_refused(emulated);
 #endif

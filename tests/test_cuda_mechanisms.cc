@@ -204,11 +204,27 @@ static mha make_mha(int64_t B, int64_t N, int64_t M, int64_t H, int64_t dk, floa
     return a;
 }
 
+/* How a kernel's products round. f32: operands exact, sums within tol_sum.
+ * TF32 (the tensor-core kernels, kernels/mma.cuh): each operand rounded to
+ * nearest (cvt.rna) within u_t = 2^-11 relatively, so a product of two
+ * within w = 2 u_t + u_t^2 of |x y|; products exact in f32, summed in an
+ * order and with a rounding PTX leaves open (the hardware's adders may
+ * truncate, so the errors need not have mean zero): the worst case,
+ * tol_gamma(k) of the terms' magnitudes. */
+struct operands {
+    double w;
+    bool worst_case;
+    double sum(double k, double mag) const { return worst_case ? tol_gamma(k) * mag : tol_sum(k, mag); }
+};
+static const operands F32 = {0.0, false};
+static const operands TF32 = {2 * 0x1p-11 + 0x1p-22, true};
+
 /* One query row of one head: its columns (the k/v row each reads, -1 for
  * none), which are valid, and exactly: the scaled scores, the softmax
  * probabilities (0 at invalid columns), the log-sum-exp; sigma, the bound
  * on one side's error in any score (a sum of dk products, scaled:
- * tol_sum(dk, |scale| Σ|q k|) + u|s|), and the valid scores' spread. */
+ * sum(dk, |scale| Σ|q k|) + w |scale| Σ|q k| + u|s| for the operands'
+ * rounding), and the valid scores' spread. */
 struct srow {
     int64_t b, h, i;
     std::vector<int64_t> key;
@@ -217,7 +233,7 @@ struct srow {
     double lse = -INFINITY, sigma = 0, range = 0;
 };
 
-static void finish_row(const mha &a, srow &r)
+static void finish_row(const mha &a, srow &r, const operands &op = F32)
 {
     size_t C = r.key.size();
     r.s.assign(C, 0.0);
@@ -233,7 +249,8 @@ static void finish_row(const mha &a, srow &r)
             mag += fabs(t);
         }
         r.s[c] = a.scale * dot;
-        r.sigma = std::max(r.sigma, tol_sum((double)a.dk, fabs(a.scale) * mag) + TOL_U * fabs(r.s[c]));
+        r.sigma = std::max(r.sigma, op.sum((double)a.dk, fabs(a.scale) * mag) + op.w * fabs(a.scale) * mag +
+                                        TOL_U * fabs(r.s[c]));
         mx = std::max(mx, r.s[c]);
         mn = std::min(mn, r.s[c]);
     }
@@ -249,7 +266,7 @@ static void finish_row(const mha &a, srow &r)
 }
 
 /* Attention's rows: every key a column, valid where the mask says. */
-static std::vector<srow> attention_rows(const mha &a)
+static std::vector<srow> attention_rows(const mha &a, const operands &op = F32)
 {
     std::vector<srow> rows;
     for (int64_t b = 0; b < a.B; b++)
@@ -260,7 +277,7 @@ static std::vector<srow> attention_rows(const mha &a)
                     r.key.push_back(j);
                     r.ok.push_back(a.ok(b, j));
                 }
-                finish_row(a, r);
+                finish_row(a, r, op);
                 rows.push_back(r);
             }
     return rows;
@@ -324,7 +341,8 @@ static dvec output_bounds(const mha &a, const std::vector<srow> &rows, const dve
  *     pe one side's relative error in p,
  *   dq = scale Σ_c dS_c k_c, dk_c = scale Σ_rows dS_c q, dv_c = Σ_rows p g,
  * each within what its terms carry (Σ eS|k|, Σ eS|q|, Σ p pe|g|) plus
- * tol_sum over its terms; two sides: twice that. */
+ * the sum's bound over its terms and the operands' rounding (w of the
+ * terms' magnitudes; `op`); two sides: twice that. */
 struct grad_bounds {
     dvec q, k, v;
 };
@@ -332,7 +350,7 @@ struct grad_bounds {
 typedef std::function<double(const srow &, const dvec &dP, const dvec &tau)> d_error;
 
 static grad_bounds backward_bounds(const mha &a, const std::vector<srow> &rows, const vec &g, const dvec &pe,
-                                   const d_error &eD_of)
+                                   const d_error &eD_of, const operands &op = F32)
 {
     const size_t nq = (size_t)(a.B * a.N * a.D), nkv = (size_t)(a.B * a.M * a.D);
     grad_bounds gb = {dvec(nq), dvec(nkv), dvec(nkv)};
@@ -351,7 +369,7 @@ static grad_bounds backward_bounds(const mha &a, const std::vector<srow> &rows, 
                 dP[col] += G(r, c) * a.V(r.b, r.key[col], r.h, c);
                 mag += fabs(G(r, c) * a.V(r.b, r.key[col], r.h, c));
             }
-            tau[col] = tol_sum((double)a.dk, mag);
+            tau[col] = op.sum((double)a.dk, mag) + op.w * mag;
             D += r.p[col] * dP[col];
         }
         double eD = eD_of(r, dP, tau);
@@ -375,12 +393,12 @@ static grad_bounds backward_bounds(const mha &a, const std::vector<srow> &rows, 
                 vmag[kv] += r.p[col] * fabs(G(r, c));
             }
             gb.q[(r.b * a.N + r.i) * a.D + r.h * a.dk + c] =
-                2 * fabs(a.scale) * (qerr + tol_sum((double)C, qmag) + TOL_CHAIN * TOL_U * qmag);
+                2 * fabs(a.scale) * (qerr + op.sum((double)C, qmag) + (op.w + TOL_CHAIN * TOL_U) * qmag);
         }
     }
     for (size_t e = 0; e < gb.k.size(); e++) {
-        gb.k[e] = 2 * fabs(a.scale) * (kerr[e] + tol_sum(kcnt[e], kmag[e]) + TOL_CHAIN * TOL_U * kmag[e]);
-        gb.v[e] = 2 * (verr[e] + tol_sum(kcnt[e], vmag[e]) + TOL_CHAIN * TOL_U * vmag[e]);
+        gb.k[e] = 2 * fabs(a.scale) * (kerr[e] + op.sum(kcnt[e], kmag[e]) + (op.w + TOL_CHAIN * TOL_U) * kmag[e]);
+        gb.v[e] = 2 * (verr[e] + op.sum(kcnt[e], vmag[e]) + (op.w + TOL_CHAIN * TOL_U) * vmag[e]);
     }
     return gb;
 }
@@ -455,11 +473,21 @@ struct qkv_grads {
  * side's p is then within pe = max(CPU's prob_error, sigma + u|lse| +
  * u|s - lse| + chain). D: the kernel's dO.O with the CPU's O (its
  * forward error Σ|g| e_O plus a sum of dk terms), the CPU's Σ p dP (Σ p (pe
- * |dP| + tau) plus a sum of M terms); eD is the larger. */
-static void test_attention(int64_t N, int64_t M, int64_t H, int64_t dk, bool masked, bool all_grads = true)
+ * |dP| + tau) plus a sum of M terms); eD is the larger.
+ *
+ * With tf32, the tensor-core pair (attention_tf32.cu) with TF32's bounds
+ * (`operands`): the scores' sigma grows by w |scale| Σ|q k| and its sum's
+ * bound is the worst case; a probability's relative error e becomes
+ * expm1(e) (no longer small enough to take as linear); out's terms p v
+ * carry w more and their sum the worst case, tol_gamma(M); every
+ * backward product likewise. */
+static void test_attention(int64_t N, int64_t M, int64_t H, int64_t dk, bool masked, bool all_grads = true,
+                           bool tf32 = false)
 {
-    std::string name = "attention N=" + std::to_string(N) + " M=" + std::to_string(M) + " heads=" +
-                       std::to_string(H) + " dk=" + std::to_string(dk) + (masked ? " mask" : "");
+    const operands &op = tf32 ? TF32 : F32;
+    std::string name = std::string(tf32 ? "attention (tf32)" : "attention") + " N=" + std::to_string(N) +
+                       " M=" + std::to_string(M) + " heads=" + std::to_string(H) + " dk=" + std::to_string(dk) +
+                       (masked ? " mask" : "");
     const mha a = make_mha(2, N, M, H, dk, 1.0f / sqrtf((float)dk), M, masked);
     qkv_graph g(a, rf_shape2(a.B, M));
     if (!g.c.prepare(rf_attention(g.c.g, g.q, g.k, g.v, g.mask, (int)H, a.scale, 0.0f), name))
@@ -469,19 +497,20 @@ static void test_attention(int64_t N, int64_t M, int64_t H, int64_t dk, bool mas
     g.c.run(seed);
     vec out = g.c.value(g.c.out), cpu_lse = g.c.aux(g.c.out);
 
-    std::vector<srow> rows = attention_rows(a);
+    std::vector<srow> rows = attention_rows(a, op);
     const double tiles = (double)((M + 31) / 32);   /* the kernel's; the CPU's blocks of keys are fewer */
     dvec rho(rows.size()), lse_err(rows.size()), lse(rows.size());
     for (size_t ri = 0; ri < rows.size(); ri++) {
         const srow &r = rows[ri];
-        rho[ri] = prob_error(r, tiles + 1);
+        rho[ri] = tf32 ? expm1(prob_error(r, tiles + 1)) + op.w + tol_gamma((double)M) : prob_error(r, tiles + 1);
         lse[ri] = r.lse;
         lse_err[ri] = r.sigma + tol_sum((double)M, 1) + TOL_U * r.range + (tiles + 1) * TOL_CHAIN * TOL_U +
                     2 * TOL_U * fabs(r.lse);
     }
     dbuf dq(a.q), dk_(a.k), dv(a.v), dm(masked ? a.mask : vec(1)), dout(nans(a.B * N * a.D)), dlse(nans(rows.size()));
     const float *mask = masked ? dm.p : nullptr;
-    rf_cuda_attention_forward(dq.p, dk_.p, dv.p, mask, dout.p, dlse.p, a.dims(), 0);
+    (tf32 ? rf_cuda_attention_forward_tf32 : rf_cuda_attention_forward)(dq.p, dk_.p, dv.p, mask, dout.p, dlse.p,
+                                                                          a.dims(), 0);
     dvec ob = output_bounds(a, rows, rho);
     expect(name + ": forward", dout.get(), widen(out), [&](int64_t i) { return ob[i]; });
     expect(name + ": log-sum-exp (the flash aux)", dlse.get(), lse,
@@ -508,6 +537,7 @@ static void test_attention(int64_t N, int64_t M, int64_t H, int64_t dk, bool mas
         for (size_t c = 0; c < r.s.size(); c++)
             spread = std::max(spread, r.ok[c] ? fabs(r.s[c] - r.lse) : 0.0);
         pe[ri] = std::max(prob_error(r, 1), r.sigma + TOL_U * (fabs(r.lse) + spread) + TOL_CHAIN * TOL_U);
+        pe[ri] = tf32 ? expm1(pe[ri]) : pe[ri];
     }
     auto eD = [&](const srow &r, const dvec &dP, const dvec &tau) {
         size_t ri = (size_t)((r.b * H + r.h) * N + r.i);
@@ -523,11 +553,11 @@ static void test_attention(int64_t N, int64_t M, int64_t H, int64_t dk, bool mas
         }
         return std::max(gpu + tol_sum((double)dk, gmag), cpu + tol_sum((double)M, cmag));
     };
-    grad_bounds gb = backward_bounds(a, rows, seed, pe, eD);
+    grad_bounds gb = backward_bounds(a, rows, seed, pe, eD, op);
     dbuf dcout(out), dlse_f(lse_f), dseed(seed), work(nans(rows.size()));
     qkv_grads grads(a, all_grads, true, all_grads);
-    rf_cuda_attention_backward(dq.p, dk_.p, dv.p, mask, dcout.p, dlse_f.p, dseed.p, grads.q(), grads.k(), grads.v(),
-                               work.p, a.dims(), 0);
+    (tf32 ? rf_cuda_attention_backward_tf32 : rf_cuda_attention_backward)(
+        dq.p, dk_.p, dv.p, mask, dcout.p, dlse_f.p, dseed.p, grads.q(), grads.k(), grads.v(), work.p, a.dims(), 0);
     grads.check(name, g, gb);
 }
 
@@ -976,6 +1006,14 @@ int main(void)
     test_attention(70, 70, 1, 5, true);
     test_attention(33, 70, 1, 8, false);
     test_attention(1, 33, 3, 5, true, false);   /* dq and dv not wanted: NULL */
+    /* on tensor cores: lengths not multiples of 16 (a warp's rows) nor of
+     * 32 (a tile), head widths 8 to 128 and ones padded to the k-step (5, 37) */
+    test_attention(1, 1, 1, 37, false, true, true);
+    test_attention(17, 33, 3, 8, true, true, true);
+    test_attention(70, 45, 1, 24, true, true, true);
+    test_attention(33, 70, 2, 64, false, true, true);
+    test_attention(21, 37, 1, 128, true, true, true);
+    test_attention(1, 33, 3, 5, true, false, true);
 
     test_ls_attention(1, 1, 0, 1, 37, false);     /* the band (3 keys) is longer than the sequence */
     test_ls_attention(17, 17, 2, 3, 5, true);     /* one segment, band 33 */

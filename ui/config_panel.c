@@ -83,7 +83,7 @@ static const struct {
     {"train.clip", "Gradient clip"},  {"train.eval_every", "Validate every"},
     {"train.eval_batches", "Validation batches"}, {"train.checkpoint_every", "Checkpoint every"},
     {"train.keep_weights", "Weights kept"},
-    {"train.log_every", "Log every"},
+    {"train.log_every", "Log every"},   {"train.tf32", "TF32 attention"},
 };
 
 static const struct {

@@ -165,6 +165,15 @@ uint64_t warp_exchange(unsigned mask, uint64_t mine, int src)
     return slot[src];
 }
 
+void warp_gather(unsigned mask, uint64_t mine, uint64_t all[32])
+{
+    unsigned lanes;
+    const uint64_t *slot = exchange(mask, mine, &lanes);
+    if (lanes != 0xffffffffu)
+        fail("a warp-wide matrix instruction needs all 32 lanes");
+    memcpy(all, slot, 32 * sizeof *all);
+}
+
 unsigned warp_ballot(unsigned mask, bool pred)
 {
     unsigned lanes, bits = 0;

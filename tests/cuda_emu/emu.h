@@ -201,6 +201,10 @@ namespace rf_emu {
 uint64_t warp_exchange(unsigned mask, uint64_t mine, int src);
 /* The lanes of `mask` whose predicate is true. */
 unsigned warp_ballot(unsigned mask, bool pred);
+/* Every lane of `mask` (all 32) offers `mine`; all[l] = lane l's offer, at
+ * one warp barrier. For the warp-wide matrix instructions
+ * (kernels/mma.cuh), which gather the lanes' fragments. */
+void warp_gather(unsigned mask, uint64_t mine, uint64_t all[32]);
 int lane(void);
 
 template <class T> uint64_t to_bits(T v)
