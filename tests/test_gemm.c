@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../core/blas.h"
+#include "../core/cpu/cpu_features.h"
 #include "../core/gemm_cache.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
@@ -233,10 +234,10 @@ static void test_cache(void)
     int n = rf_gemm_entries(e, 16);
     bool same = read && count == PLANNED && n == PLANNED;
     for (int i = 0; same && i < count; i++)
-        same = strcmp(lines[i].cpu, rf_gemm_cpu_model()) == 0 && lines[i].lib == e[i].lib &&
+        same = strcmp(lines[i].cpu, rf_cpu_key()) == 0 && lines[i].lib == e[i].lib &&
                fabs(lines[i].seconds[0] / e[i].seconds[0] - 1) < 1e-6 &&
                fabs(lines[i].seconds[1] / e[i].seconds[1] - 1) < 1e-6;
-    tap_ok(same, "the file holds the choices and their timings, for this CPU (%s)", rf_gemm_cpu_model());
+    tap_ok(same, "the file holds the choices and their timings, for this CPU (%s)", rf_cpu_key());
     free(lines);
 
     rf_gemm_forget();
@@ -270,7 +271,7 @@ static void test_cache(void)
     static const struct {
         const char *what, *text, *says;
     } bad[] = {
-        {"a foreign header", "some other file 1\n", "line 1: not a gemm choices file"},
+        {"a foreign header", "some other file 1\n", "line 1: the first line is not the header"},
         {"a library that lost its own timings", "rangefinder gemm choices 1\nX\tNN\t3\t4\t5\t1\tonednn\t0.1\t0.2\n",
          "line 2: the library is not the faster"},
         {"a missing field", "rangefinder gemm choices 1\nX\tNN\t3\t4\t5\tonednn\t0.1\t0.2\n",
@@ -292,7 +293,7 @@ static void test_cache(void)
     }
     /* a corrupt file costs a warning and a new timing, and is rewritten */
     char *corrupt = g_strdup_printf("rangefinder gemm choices 1\n%s\tNN\t3000\t64\t64\t1\tonednn\t9\t1\ngarbage\n",
-                                    rf_gemm_cpu_model());
+                                    rf_cpu_key());
     write_text(path, corrupt);
     rf_gemm_forget();
     rf_gemm_plan(planned, PLANNED);
