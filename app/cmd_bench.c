@@ -200,8 +200,9 @@ static char *tiles_text(void)
     GString *s = g_string_new(n == 0 ? "none" : "");
     for (int i = 0; i < n && i < 16; i++) {
         char name[32];
-        g_string_append_printf(s, "%s%s at dk = %d (%s)", i > 0 ? ", " : "", rf_attn_tile_name(e[i].tile, name, sizeof name),
-                               e[i].dk, rf_tile_origin_name(e[i].origin));
+        g_string_append_printf(s, "%s%s at dk = %d (%s)", i > 0 ? ", " : "",
+                               rf_attn_tile_name(e[i].tile, name, sizeof name), e[i].dk,
+                               rf_tile_origin_name(e[i].origin));
     }
     return g_string_free(s, FALSE);
 }

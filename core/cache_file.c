@@ -77,6 +77,73 @@ bool rf_cache_file_write(const char *path, rf_atomic_fill fill, void *ctx, rf_st
     return make_parents(path, st) && rf_atomic_write(path, fill, ctx, st);
 }
 
+typedef struct {
+    rf_cache_record_fn parse;
+    size_t size;
+    char *records;
+    int count, cap;
+} read_ctx;
+
+static const char *add_record(char *line, void *ctx)
+{
+    read_ctx *r = ctx;
+    if (r->count == r->cap) {
+        int cap = r->cap ? 2 * r->cap : 16;
+        char *grown = realloc(r->records, (size_t)cap * r->size);
+        if (grown == NULL)
+            return "out of memory";
+        r->records = grown;
+        r->cap = cap;
+    }
+    const char *problem = r->parse(line, r->records + (size_t)r->count * r->size);
+    r->count += problem == NULL;
+    return problem;
+}
+
+bool rf_cache_records_read(const char *path, const char *header, int max_lines, size_t size,
+                           rf_cache_record_fn parse, void **out, int *count, rf_status *st)
+{
+    read_ctx r = {parse, size, NULL, 0, 0};
+    bool ok = rf_cache_file_read(path, header, max_lines, add_record, &r, st);
+    if (!ok) {
+        free(r.records);
+        r.records = NULL;
+        r.count = 0;
+    }
+    *out = r.records;
+    *count = r.count;
+    return ok;
+}
+
+typedef struct {
+    const char *header;
+    const char *records;
+    int count;
+    size_t size;
+    rf_cache_format_fn format;
+} write_ctx;
+
+static bool fill_records(int fd, void *ctx)
+{
+    const write_ctx *w = ctx;
+    char buf[1024];
+    if (!rf_write_all(fd, w->header, strlen(w->header)) || !rf_write_all(fd, "\n", 1))
+        return false;
+    for (int i = 0; i < w->count; i++) {
+        int len = w->format(w->records + (size_t)i * w->size, buf, sizeof buf);
+        if (len < 0 || (size_t)len >= sizeof buf || !rf_write_all(fd, buf, (size_t)len))
+            return false;
+    }
+    return true;
+}
+
+bool rf_cache_records_write(const char *path, const char *header, const void *records, int count, size_t size,
+                            rf_cache_format_fn format, rf_status *st)
+{
+    write_ctx w = {header, records, count, size, format};
+    return rf_cache_file_write(path, fill_records, &w, st);
+}
+
 bool rf_cache_fields(char *line, char **field, int n)
 {
     int got = 0;

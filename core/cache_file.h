@@ -33,6 +33,17 @@ bool rf_cache_file_read(const char *path, const char *header, int max_lines, rf_
 /* Replace `path` with what fill writes, creating its folders. */
 bool rf_cache_file_write(const char *path, rf_atomic_fill fill, void *ctx, rf_status *st);
 
+/* The same for a file of records of `size` bytes each: read parses each
+ * line into a new record of *out (malloc'd, *count of them; NULL and 0
+ * when the file is untrusted or missing); write writes the header, then
+ * each record as format puts it in buf (one line with its newline). */
+typedef const char *(*rf_cache_record_fn)(char *line, void *record);
+typedef int (*rf_cache_format_fn)(const void *record, char *buf, size_t size);
+bool rf_cache_records_read(const char *path, const char *header, int max_lines, size_t size,
+                           rf_cache_record_fn parse, void **out, int *count, rf_status *st);
+bool rf_cache_records_write(const char *path, const char *header, const void *records, int count, size_t size,
+                            rf_cache_format_fn format, rf_status *st);
+
 /* Split `line` at its tabs into exactly n fields (NUL-terminated in
  * place); false when it has more or fewer. */
 bool rf_cache_fields(char *line, char **field, int n);

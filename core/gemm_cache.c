@@ -31,8 +31,10 @@ static const char *parse_line(char *line, rf_gemm_cached *c)
         return "transposes not NN, NT, TN or TT";
     c->shape.ta = t[0] == 'T';
     c->shape.tb = t[1] == 'T';
-    if (!rf_cache_parse_int(field[2], 1, MAX_DIM, &c->shape.m) || !rf_cache_parse_int(field[3], 1, MAX_DIM, &c->shape.n) ||
-        !rf_cache_parse_int(field[4], 1, MAX_DIM, &c->shape.k) || !rf_cache_parse_int(field[5], 1, MAX_DIM, &c->shape.batch))
+    if (!rf_cache_parse_int(field[2], 1, MAX_DIM, &c->shape.m) ||
+        !rf_cache_parse_int(field[3], 1, MAX_DIM, &c->shape.n) ||
+        !rf_cache_parse_int(field[4], 1, MAX_DIM, &c->shape.k) ||
+        !rf_cache_parse_int(field[5], 1, MAX_DIM, &c->shape.batch))
         return "a dimension not in 1..2^30";
     if (strcmp(field[6], "openblas") == 0)
         c->lib = RF_GEMM_OPENBLAS;
@@ -49,64 +51,28 @@ static const char *parse_line(char *line, rf_gemm_cached *c)
     return NULL;
 }
 
-typedef struct {
-    rf_gemm_cached *lines;
-    int count, cap;
-} read_ctx;
-
-static const char *add_line(char *line, void *ctx)
+static const char *parse_record(char *line, void *record)
 {
-    read_ctx *r = ctx;
-    if (r->count == r->cap) {
-        int cap = r->cap ? 2 * r->cap : 64;
-        rf_gemm_cached *grown = realloc(r->lines, (size_t)cap * sizeof *grown);
-        if (grown == NULL)
-            return "out of memory";
-        r->lines = grown;
-        r->cap = cap;
-    }
-    const char *problem = parse_line(line, &r->lines[r->count]);
-    r->count += problem == NULL;
-    return problem;
+    return parse_line(line, record);
 }
 
 bool rf_gemm_cache_read(const char *path, rf_gemm_cached **out, int *count, rf_status *st)
 {
-    read_ctx r = {0};
-    bool ok = rf_cache_file_read(path, HEADER, MAX_LINES, add_line, &r, st);
-    if (!ok) {
-        free(r.lines);
-        r = (read_ctx){0};
-    }
-    *out = r.lines;
-    *count = r.count;
+    void *lines;
+    bool ok = rf_cache_records_read(path, HEADER, MAX_LINES, sizeof **out, parse_record, &lines, count, st);
+    *out = lines;
     return ok;
 }
 
-typedef struct {
-    const rf_gemm_cached *lines;
-    int count;
-} fill_ctx;
-
-static bool fill(int fd, void *ctx)
+static int format_line(const void *record, char *buf, size_t size)
 {
-    const fill_ctx *c = ctx;
-    char buf[512];
-    if (!rf_write_all(fd, HEADER "\n", strlen(HEADER "\n")))
-        return false;
-    for (int i = 0; i < c->count; i++) {
-        const rf_gemm_cached *l = &c->lines[i];
-        int len = snprintf(buf, sizeof buf, "%s\t%c%c\t%d\t%d\t%d\t%d\t%s\t%.9g\t%.9g\n", l->cpu, l->shape.ta ? 'T' : 'N', l->shape.tb ? 'T' : 'N', l->shape.m, l->shape.n, l->shape.k,
-                           l->shape.batch, rf_gemm_lib_name(l->lib), l->seconds[RF_GEMM_OPENBLAS],
-                           l->seconds[RF_GEMM_ONEDNN]);
-        if (!rf_write_all(fd, buf, (size_t)len))
-            return false;
-    }
-    return true;
+    const rf_gemm_cached *l = record;
+    return snprintf(buf, size, "%s\t%c%c\t%d\t%d\t%d\t%d\t%s\t%.9g\t%.9g\n", l->cpu, l->shape.ta ? 'T' : 'N',
+                    l->shape.tb ? 'T' : 'N', l->shape.m, l->shape.n, l->shape.k, l->shape.batch,
+                    rf_gemm_lib_name(l->lib), l->seconds[RF_GEMM_OPENBLAS], l->seconds[RF_GEMM_ONEDNN]);
 }
 
 bool rf_gemm_cache_write(const char *path, const rf_gemm_cached *lines, int count, rf_status *st)
 {
-    fill_ctx c = {lines, count};
-    return rf_cache_file_write(path, fill, &c, st);
+    return rf_cache_records_write(path, HEADER, lines, count, sizeof *lines, format_line, st);
 }

@@ -22,7 +22,8 @@
  * where every product goes to OpenBLAS; 512 keys are past the short-head
  * kernel's 256, so on AVX-512 it runs the products on OpenBLAS too);
  * 64 x 128 halves the block, for smaller L2 caches (Zen 2's 512 KiB). */
-const rf_attn_tile rf_attn_tiles[RF_ATTN_TILES] = {{RF_ATTN_DEFAULT_QB, RF_ATTN_DEFAULT_KB}, {128, 128}, {32, 512}, {64, 128}};
+const rf_attn_tile rf_attn_tiles[RF_ATTN_TILES] = {
+    {RF_ATTN_DEFAULT_QB, RF_ATTN_DEFAULT_KB}, {128, 128}, {32, 512}, {64, 128}};
 
 /* The representative head the candidates are timed on: long enough that
  * every candidate runs several blocks each way, as at the long sequences
@@ -257,7 +258,9 @@ rf_attn_tile rf_tiles_attention(int dk)
     const rf_tile_entry *known = find(dk);
     rf_tile_entry e = {.dk = dk, .tile = rf_attn_tiles[0], .origin = RF_TILE_DEFAULT};
     if (known != NULL || S.mode != MODE_AUTO) {
-        rf_attn_tile t = known != NULL ? known->tile : S.mode == MODE_DEFAULT ? rf_attn_tiles[0] : rf_attn_tiles[S.mode];
+        rf_attn_tile t = known != NULL           ? known->tile
+                         : S.mode == MODE_DEFAULT ? rf_attn_tiles[0]
+                                                  : rf_attn_tiles[S.mode];
         if (known == NULL) {
             e.tile = t;
             e.origin = S.mode == MODE_DEFAULT ? RF_TILE_DEFAULT : RF_TILE_FORCED;
@@ -316,8 +319,7 @@ int rf_tiles_entries(rf_tile_entry *out, int max)
 {
     pthread_mutex_lock(&S.lock);
     int n = S.count;
-    for (int i = 0; i < n && i < max; i++)
-        out[i] = S.entries[i];
+    memcpy(out, S.entries, (size_t)(n < max ? n : max) * sizeof *out);
     pthread_mutex_unlock(&S.lock);
     return n;
 }

@@ -52,7 +52,13 @@ enum { RF_TILES_CACHED_MAX = 8 };
  * against them): every candidate's block of scores is at most 64
  * KiB, the one the kernel was first tuned with, so the scratch a block
  * needs does not grow with the choice. */
-enum { RF_ATTN_BLOCK_MAX = 64 * 256, RF_ATTN_QB_MAX = 128, RF_ATTN_KB_MAX = 512, RF_ATTN_QB_MIN = 32, RF_ATTN_KB_MIN = 128 };
+enum {
+    RF_ATTN_BLOCK_MAX = 64 * 256,
+    RF_ATTN_QB_MAX = 128,
+    RF_ATTN_KB_MAX = 512,
+    RF_ATTN_QB_MIN = 32,
+    RF_ATTN_KB_MIN = 128
+};
 
 /* A thread's scratch in the attention kernels with n queries per head and
  * tile t: a block of probabilities and one of their gradients, three

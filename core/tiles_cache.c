@@ -70,66 +70,32 @@ static const char *parse_line(char *line, rf_tiles_cached *c)
     return NULL;
 }
 
-typedef struct {
-    rf_tiles_cached *lines;
-    int count, cap;
-} read_ctx;
-
-static const char *add_line(char *line, void *ctx)
+static const char *parse_record(char *line, void *record)
 {
-    read_ctx *r = ctx;
-    if (r->count == r->cap) {
-        int cap = r->cap ? 2 * r->cap : 16;
-        rf_tiles_cached *grown = realloc(r->lines, (size_t)cap * sizeof *grown);
-        if (grown == NULL)
-            return "out of memory";
-        r->lines = grown;
-        r->cap = cap;
-    }
-    const char *problem = parse_line(line, &r->lines[r->count]);
-    r->count += problem == NULL;
-    return problem;
+    return parse_line(line, record);
 }
 
 bool rf_tiles_cache_read(const char *path, rf_tiles_cached **out, int *count, rf_status *st)
 {
-    read_ctx r = {0};
-    bool ok = rf_cache_file_read(path, HEADER, MAX_LINES, add_line, &r, st);
-    if (!ok) {
-        free(r.lines);
-        r = (read_ctx){0};
-    }
-    *out = r.lines;
-    *count = r.count;
+    void *lines;
+    bool ok = rf_cache_records_read(path, HEADER, MAX_LINES, sizeof **out, parse_record, &lines, count, st);
+    *out = lines;
     return ok;
 }
 
-typedef struct {
-    const rf_tiles_cached *lines;
-    int count;
-} fill_ctx;
-
-static bool fill(int fd, void *ctx)
+static int format_line(const void *record, char *buf, size_t size)
 {
-    const fill_ctx *c = ctx;
-    if (!rf_write_all(fd, HEADER "\n", strlen(HEADER "\n")))
-        return false;
-    for (int i = 0; i < c->count; i++) {
-        const rf_tiles_cached *l = &c->lines[i];
-        char buf[1024];
-        int len = snprintf(buf, sizeof buf, "%s\tattention\t%d\t%dx%d\t", l->cpu, l->dk, l->tile.qb, l->tile.kb);
-        for (int t = 0; t < l->timed; t++)
-            len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%dx%d:%.9g", t > 0 ? " " : "", l->tiles[t].qb,
-                            l->tiles[t].kb, l->seconds[t]);
-        len += snprintf(buf + len, sizeof buf - (size_t)len, "\n");
-        if (!rf_write_all(fd, buf, (size_t)len))
-            return false;
-    }
-    return true;
+    const rf_tiles_cached *l = record;
+    int len = snprintf(buf, size, "%s\tattention\t%d\t%dx%d\t", l->cpu, l->dk, l->tile.qb, l->tile.kb);
+    for (int t = 0; t < l->timed && len >= 0 && (size_t)len < size; t++)
+        len += snprintf(buf + len, size - (size_t)len, "%s%dx%d:%.9g", t > 0 ? " " : "", l->tiles[t].qb, l->tiles[t].kb,
+                        l->seconds[t]);
+    if (len >= 0 && (size_t)len < size)
+        len += snprintf(buf + len, size - (size_t)len, "\n");
+    return len;
 }
 
 bool rf_tiles_cache_write(const char *path, const rf_tiles_cached *lines, int count, rf_status *st)
 {
-    fill_ctx c = {lines, count};
-    return rf_cache_file_write(path, fill, &c, st);
+    return rf_cache_records_write(path, HEADER, lines, count, sizeof *lines, format_line, st);
 }

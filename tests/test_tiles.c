@@ -16,6 +16,7 @@
 #include "../core/cpu/cpu_features.h"
 #include "../core/exec.h"
 #include "../core/tiles_cache.h"
+#include "cache_refusals.h"
 #include "tap.h"
 
 static bool same(rf_attn_tile a, rf_attn_tile b)
@@ -75,7 +76,8 @@ static void test_modes(void)
 {
     set_mode("default");
     rf_attn_tile t = rf_tiles_attention(8);
-    tap_ok(same(t, rf_attn_tiles[0]) && entry_for(8).origin == RF_TILE_DEFAULT && strcmp(rf_tiles_mode(), "default") == 0,
+    tap_ok(same(t, rf_attn_tiles[0]) && entry_for(8).origin == RF_TILE_DEFAULT &&
+               strcmp(rf_tiles_mode(), "default") == 0,
            "RF_TILES=default: the default tile");
     bool forced = true;
     for (int i = 1; i < RF_ATTN_TILES; i++) {
@@ -131,6 +133,16 @@ static char *timings(const double *seconds)
     return g_string_free(s, FALSE);
 }
 
+/* The file read as a choice reads it; false (and nothing kept) when untrusted. */
+static bool read_tiles_cache(const char *path, rf_status *st)
+{
+    rf_tiles_cached *lines;
+    int count;
+    bool trusted = rf_tiles_cache_read(path, &lines, &count, st);
+    free(lines);
+    return trusted || count > 0;
+}
+
 static void test_cache(void)
 {
     char *dir = g_dir_make_tmp("rf-tiles-XXXXXX", NULL);
@@ -150,7 +162,8 @@ static void test_cache(void)
         if (e.seconds[i] < e.seconds[fastest])
             fastest = i;
     }
-    tap_ok(e.origin == RF_TILE_TIMED && all_timed && same(t, rf_attn_tiles[fastest]) && strcmp(rf_tiles_mode(), "auto") == 0,
+    tap_ok(e.origin == RF_TILE_TIMED && all_timed && same(t, rf_attn_tiles[fastest]) &&
+               strcmp(rf_tiles_mode(), "auto") == 0,
            "auto, first use: every candidate timed, the fastest chosen (%dx%d)", t.qb, t.kb);
     rf_tiles_cached *lines = NULL;
     int count = 0;
@@ -162,7 +175,8 @@ static void test_cache(void)
     free(lines);
     rf_tiles_forget();
     rf_attn_tile again = rf_tiles_attention(8);
-    tap_ok(same(again, t) && entry_for(8).origin == RF_TILE_CACHED && fabs(entry_for(8).seconds[fastest] / e.seconds[fastest] - 1) < 1e-8,
+    tap_ok(same(again, t) && entry_for(8).origin == RF_TILE_CACHED &&
+               fabs(entry_for(8).seconds[fastest] / e.seconds[fastest] - 1) < 1e-8,
            "a second process takes the choice from the file, timing nothing (its timings as written, 9 digits)");
 
     /* a line the planted timings make 128x128's: taken as it is */
@@ -193,11 +207,10 @@ static void test_cache(void)
     g_free(text);
 
     /* a file that cannot be trusted is refused whole, naming the line */
-    static const struct {
-        const char *what, *text, *says;
-    } bad[] = {
+    static const cache_refusal bad[] = {
         {"a foreign header", "rangefinder gemm choices 1\n", "line 1: the first line is not the header"},
-        {"a tile that lost its own timings", "rangefinder tile choices 1\nX\tattention\t8\t64x256\t64x256:2 128x128:1\n",
+        {"a tile that lost its own timings",
+         "rangefinder tile choices 1\nX\tattention\t8\t64x256\t64x256:2 128x128:1\n",
          "line 2: the tile is not the fastest"},
         {"a missing field", "rangefinder tile choices 1\nX\tattention\t64x256\t64x256:1\n",
          "line 2: not 5 tab-separated fields"},
@@ -211,13 +224,7 @@ static void test_cache(void)
          "line 2: a timing not"},
         {"a line cut short", "rangefinder tile choices 1\nX\tattention\t8\t64x256\t64x256:0.", "line 2: a line cut"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        write_text(path, bad[i].text);
-        rf_status_clear(&st);
-        bool refused = !rf_tiles_cache_read(path, &lines, &count, &st) && strstr(st.msg, path) != NULL &&
-                       strstr(st.msg, bad[i].says) != NULL && lines == NULL && count == 0;
-        tap_ok(refused, "%s is refused: %s", bad[i].what, st.msg);
-    }
+    check_cache_refusals(path, bad, sizeof bad / sizeof *bad, read_tiles_cache);
     /* a corrupt file costs a warning and a new timing, and is rewritten */
     text = g_strdup_printf("rangefinder tile choices 1\n%s\tattention\t8\t%s\t%s\ngarbage\n", rf_cpu_key(),
                            rf_attn_tile_name(rf_attn_tiles[1], name, sizeof name), field);
@@ -231,13 +238,7 @@ static void test_cache(void)
     g_free(text);
     g_free(field);
 
-    g_remove(path);
-    char *sub = g_build_filename(dir, "rangefinder", NULL);
-    g_rmdir(sub);
-    g_rmdir(dir);
-    g_free(sub);
-    free(path);
-    g_free(dir);
+    remove_cache_dir(dir, path);
 }
 
 int main(void)

@@ -431,7 +431,8 @@ static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t 
                                                   D))
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, a->scale, ds, a->kb, a->k + okv,
                         D, 1.0f, c->gq + oq, D);
-        if (c->gk != NULL && !rf_small_head_acc(true, cols, dk, rows, a->scale, ds, a->kb, a->q + oq, D, c->gk + okv, D))
+        if (c->gk != NULL &&
+            !rf_small_head_acc(true, cols, dk, rows, a->scale, ds, a->kb, a->q + oq, D, c->gk + okv, D))
             cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cols, dk, rows, a->scale, ds, a->kb, a->q + oq, D,
                         1.0f, c->gk + okv, D);
     }
@@ -470,7 +471,8 @@ static void backward_task(void *ctx, int64_t begin, int64_t end, int thread)
     const backward_ctx *c = ctx;
     const attn *a = c->a;
     /* p, ds, then past the 3 qb floats Dr and live of the whole head */
-    float *p = c->scratch + (size_t)thread * c->per_thread, *ds = p + a->qb * a->kb, *Dr = ds + a->qb * a->kb + 3 * a->qb;
+    float *p = c->scratch + (size_t)thread * c->per_thread, *ds = p + a->qb * a->kb;
+    float *Dr = ds + a->qb * a->kb + 3 * a->qb;
     float *live = Dr + a->N;
     rf_small_head_keys loaded_keys, loaded_values;
     for (int64_t bh = begin; bh < end; bh++) {
