@@ -10,7 +10,9 @@
 #include "../core/exec.h"
 #include "../core/flops.h"
 #include "../core/peak.h"
+#include "../core/cpu/cpu_features.h"
 #include "../core/gemm.h"
+#include "../core/tiles.h"
 #include "../core/traffic.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
@@ -123,6 +125,7 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
         rf_machine_bounds bounds = machine_bounds(cfg);
         rf_bench_print_profile(stderr, &prof, &flops, &bytes, &bounds, steps);
         rf_gemm_report(stderr, steps);
+        rf_tiles_report(stderr);
     }
     const rf_grad_sync *sync = ok ? rf_trainer_grad_sync(t) : NULL;
     if (sync != NULL) {
@@ -188,6 +191,37 @@ static bench_rate rate_of(const bench_result *r, int threads)
     return b;
 }
 
+/* The attention tiles this process chose, per head width: "64x256 at dk =
+ * 8 (timed now), ..." ("none" when no full attention ran). */
+static char *tiles_text(void)
+{
+    rf_tile_entry e[16];
+    int n = rf_tiles_entries(e, 16);
+    GString *s = g_string_new(n == 0 ? "none" : "");
+    for (int i = 0; i < n && i < 16; i++) {
+        char name[32];
+        g_string_append_printf(s, "%s%s at dk = %d (%s)", i > 0 ? ", " : "",
+                               rf_attn_tile_name(e[i].tile, name, sizeof name), e[i].dk,
+                               rf_tile_origin_name(e[i].origin));
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* The same as a JSON array: [{"dk": 8, "tile": "64x256", "choice": "timed now"}]. */
+static char *tiles_json(void)
+{
+    rf_tile_entry e[16];
+    int n = rf_tiles_entries(e, 16);
+    GString *s = g_string_new("[");
+    for (int i = 0; i < n && i < 16; i++) {
+        char name[32];
+        g_string_append_printf(s, "%s{\"dk\": %d, \"tile\": \"%s\", \"choice\": \"%s\"}", i > 0 ? ", " : "", e[i].dk,
+                               rf_attn_tile_name(e[i].tile, name, sizeof name), rf_tile_origin_name(e[i].origin));
+    }
+    g_string_append(s, "]");
+    return g_string_free(s, FALSE);
+}
+
 static void print_table(const rf_config *cfg, const bench_result *r, double tokens, int threads,
                         const bench_rate *rate)
 {
@@ -199,6 +233,8 @@ static void print_table(const rf_config *cfg, const bench_result *r, double toke
     printf("threads            %d\n", threads);
     printf("BLAS kernels       %s\n", rf_blas_kernels());
     printf("matrix products    train.gemm = %s, train.precision = %s\n", rf_gemm_mode(), rf_gemm_precision());
+    g_autofree char *tiles = tiles_text();
+    printf("attention tiles    %s (RF_TILES = %s; CPU %s)\n", tiles, rf_tiles_mode(), rf_cpu_key());
     printf("recomputation      train.recompute = %s\n", cfg->train.recompute);
     printf("parameters         %lld\n", (long long)r->params);
     printf("step (median)      %.4f s (fastest %.4f s)\n", r->step_median, r->step_min);
@@ -339,6 +375,10 @@ int rf_cmd_bench(int argc, char **argv)
     rf_json_str(&j, "blas_kernels", rf_blas_kernels());
     rf_json_str(&j, "gemm", rf_gemm_mode());
     rf_json_str(&j, "precision", rf_gemm_precision());
+    rf_json_str(&j, "cpu", rf_cpu_key());
+    rf_json_str(&j, "tiles", rf_tiles_mode());
+    g_autofree char *tiles = tiles_json();
+    rf_json_raw(&j, "attention_tiles", tiles);
     rf_json_str(&j, "recompute", cfg.train.recompute);
     rf_json_int(&j, "steps", steps);
     rf_json_int(&j, "warmup", warmup);

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "../core/blas_kernels.h"
+#include "../core/cpu/cpu_features.h"
+#include "../core/tiles.h"
 #if RF_HAVE_GUI
 #include "../ui/workbench.h"
 #endif
@@ -134,6 +136,8 @@ static int run_default(int argc, char **argv)
             printf("rangefinder %s (git %s)\n", RF_VERSION, RF_GIT_REVISION);
         else
             printf("rangefinder %s\n", RF_VERSION);
+        /* what the timed choices (matrix products, attention tiles) are kept under */
+        printf("CPU %s; attention tiles RF_TILES = %s\n", rf_cpu_key(), rf_tiles_mode());
         return RF_EXIT_OK;
     }
     const char *why = NULL;

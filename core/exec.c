@@ -336,6 +336,8 @@ static bool plan(rf_graph *g, rf_id loss, int threads, rf_graph_plan_info *out, 
     int n = g->count;
     if (loss != RF_NONE && (loss < 0 || loss >= n))
         return rf_fail(st, "loss node %d is not in the graph", loss);
+    if (g->backend == &rf_cpu_backend)
+        rf_tiles_prepare(g);   /* the kernels' tiles first: the scratch is sized for them */
     free(g->on_backward);
     free(g->first_writer);
     g->on_backward = calloc((size_t)n + 1, sizeof *g->on_backward);

@@ -12,6 +12,7 @@
 
 #include "blas.h"
 #include "gemm_bf16.h"
+#include "cpu/cpu_features.h"
 #include "gemm_cache.h"
 #include "pool.h"
 
@@ -183,7 +184,7 @@ bool rf_gemm_set_precision(const char *precision, rf_status *st)
         return rf_fail(st, "train.precision = '%s': not f32 or bf16", precision);
     if (bf16 && !rf_bf16_supported())
         return rf_fail(st, "train.precision = bf16: this CPU (%s) has neither AVX512-BF16 nor AMX-BF16; use f32",
-                       rf_gemm_cpu_model());
+                       rf_cpu_key());
     pthread_mutex_lock(&S.lock);
     S.bf16 = bf16;
     pthread_mutex_unlock(&S.lock);
@@ -327,7 +328,7 @@ static bool read_cache(const char *path)
         fprintf(stderr, "rangefinder: %s; the matrix-product cache is ignored and rebuilt\n", st.msg);
         return true;
     }
-    const char *cpu = rf_gemm_cpu_model();
+    const char *cpu = rf_cpu_key();
     for (int i = 0; i < S.file_count; i++)
         if (strcmp(S.file[i].cpu, cpu) == 0 && !chosen(&S.file[i].shape))
             choose(&S.file[i].shape, S.file[i].seconds, RF_GEMM_CACHED);
@@ -415,7 +416,7 @@ void rf_gemm_plan(const rf_gemm_shape *shapes, int count)
     int timed = 0;
     for (int i = 0; fresh != NULL && i < n; i++) {
         rf_gemm_cached *c = &fresh[timed];
-        snprintf(c->cpu, sizeof c->cpu, "%s", rf_gemm_cpu_model());
+        snprintf(c->cpu, sizeof c->cpu, "%s", rf_cpu_key());
         c->shape = untimed[i];
         if (!time_shape(pool, &untimed[i], c->seconds))
             continue;

@@ -5,16 +5,18 @@
  * per timed shape:
  *
  *   rangefinder gemm choices 1
- *   CPU MODEL<TAB>TRANSPOSES<TAB>M<TAB>N<TAB>K<TAB>BATCH<TAB>LIB<TAB>OPENBLAS_S<TAB>ONEDNN_S
+ *   CPU<TAB>TRANSPOSES<TAB>M<TAB>N<TAB>K<TAB>BATCH<TAB>LIB<TAB>OPENBLAS_S<TAB>ONEDNN_S
  *
- * CPU MODEL is /proc/cpuinfo's "model name", TRANSPOSES one of NN NT TN TT,
- * LIB the faster of the two timings (one thread: see gemm.h for why the
- * thread count is not part of the key). Lines of other CPU models are kept
- * and never used. The file is checked whole when read: a wrong header, a
- * line that does not parse, a value out of range or a LIB that is not the
- * faster of its own timings makes the whole file untrusted; it is then
- * ignored with a one-line warning and rewritten from this run's timings.
- * It is replaced atomically (core/atomic_file.h).
+ * CPU is rf_cpu_key (core/cpu/cpu_features.h: the "model name", family,
+ * model and vector ISA; files written before it held the model name
+ * alone, and those lines are simply never used), TRANSPOSES one of NN NT
+ * TN TT, LIB the faster of the two timings (one thread: see gemm.h for why
+ * the thread count is not part of the key). The file follows
+ * core/cache_file.h's rules: lines of other CPUs are kept and never used;
+ * a wrong header, a line that does not parse, a value out of range or a
+ * LIB that is not the faster of its own timings makes the whole file
+ * untrusted; it is then ignored with a one-line warning and rewritten
+ * from this run's timings; it is replaced atomically.
  */
 #ifndef RF_GEMM_CACHE_H
 #define RF_GEMM_CACHE_H
@@ -31,9 +33,6 @@ typedef struct rf_gemm_cached {
 
 /* The cache file's path (malloc'd), or NULL when there is no cache folder. */
 char *rf_gemm_cache_path(void);
-
-/* This CPU's "model name" ("unknown CPU" when /proc/cpuinfo has none). */
-const char *rf_gemm_cpu_model(void);
 
 /* Read `path`: its lines into *out (malloc'd, *count of them). A missing
  * file is an empty cache (true). False, with the file, line and problem

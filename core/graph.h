@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "status.h"
+#include "tiles.h"
 
 #define RF_MAX_DIMS 4
 #define RF_MAX_INPUTS 4
@@ -155,6 +156,9 @@ typedef struct rf_node {
     int32_t region;
     rf_id recompute_as;
     rf_id recompute_of;
+    /* Full attention on the CPU: the block it runs with, chosen for this
+     * CPU when the graph is first planned (core/tiles.h); {0, 0} before. */
+    rf_attn_tile tile;
 } rf_node;
 
 typedef struct rf_params rf_params;   /* see params.h */

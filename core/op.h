@@ -173,19 +173,6 @@ typedef struct rf_backend {
 
 extern const rf_backend rf_cpu_backend;
 
-/* Full attention's blocks (core/cpu/attention.c): RF_ATTN_QBLOCK queries
- * against RF_ATTN_KBLOCK keys, so a block's scores (64 KiB) and their
- * gradients stay in cache between the products and the softmax. */
-#define RF_ATTN_QBLOCK 64
-#define RF_ATTN_KBLOCK 256
-/* A thread's scratch in those kernels: a block of probabilities and one of
- * their gradients, three floats per query of the block, and with n queries
- * one float per query and one per query block (backward's rowsum(dO * O)
- * of a whole head, and which blocks have a gradient). */
-#define RF_ATTN_THREAD_FLOATS (2 * RF_ATTN_QBLOCK * RF_ATTN_KBLOCK + 3 * RF_ATTN_QBLOCK)
-#define RF_ATTN_THREAD_FLOATS_N(n) \
-    ((size_t)RF_ATTN_THREAD_FLOATS + (size_t)(n) + (size_t)(((n) + RF_ATTN_QBLOCK - 1) / RF_ATTN_QBLOCK))
-
 /* The linear backward's chunks of rows (core/cpu/linalg.c): weights of up
  * to RF_LINEAR_CHUNK_MAX_WEIGHT floats with at least two chunks of
  * RF_LINEAR_ROW_CHUNK rows keep each chunk's partial dW and dbias in

@@ -116,14 +116,15 @@ header='step,split,loss,accuracy,lr,seconds'
 # --- version, help and usage -----------------------------------------------
 # --version: `rangefinder VERSION (git REVISION)` in a git checkout, where
 # REVISION is HEAD's (git describe: a tag and count, then the abbreviated
-# hash; "-dirty" with uncommitted changes), `rangefinder VERSION` outside one.
+# hash; "-dirty" with uncommitted changes), `rangefinder VERSION` outside one;
+# then the CPU the timed choices are kept under and RF_TILES.
 run --version
 expect_rc 0 "--version exits 0"
 version=$(sed -n "s/^  version: '\(.*\)',$/\1/p" "$here/../meson.build")
 version_ok() {
     local line
-    line=$(cat "$tmp/out")
-    [ "$(wc -l <"$tmp/out")" -eq 1 ] || return 1
+    line=$(head -n 1 "$tmp/out")
+    [ "$(wc -l <"$tmp/out")" -eq 2 ] && sed -n 2p "$tmp/out" | grep -q '^CPU .*; attention tiles RF_TILES = ' || return 1
     if [ -e "$here/../.git" ] && command -v git >/dev/null; then
         local head hash
         head=$(git -C "$here/.." rev-parse HEAD) || return 1
@@ -134,7 +135,7 @@ version_ok() {
         [ "$line" = "rangefinder $version" ]
     fi
 }
-check "--version prints \"rangefinder $version (git REVISION)\" naming HEAD's revision (the version alone outside a git checkout)" version_ok
+check "--version prints \"rangefinder $version (git REVISION)\" naming HEAD's revision (the version alone outside a git checkout), then the CPU" version_ok
 run --help
 expect_rc 0 "--help exits 0"
 missing=0

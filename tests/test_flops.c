@@ -88,10 +88,10 @@ static void check_attention(bool q_grad)
 
 /* What the CPU's full attention ran with padded keys: the key blocks of a
  * row whose keys are all masked are skipped, forward and backward, so the
- * FLOPs run count only the others (whole blocks of RF_ATTN_KBLOCK keys). */
+ * FLOPs run count only the others (whole blocks of the tile's kb keys). */
 static void check_attention_padding(void)
 {
-    enum { KB = RF_ATTN_KBLOCK };
+    enum { KB = RF_ATTN_DEFAULT_KB };   /* the tests pin the default tile (RF_TILES=default) */
     const int64_t b = 2, n = 3, m = 2 * KB + 10, d = 8;
     const int64_t valid[2] = {KB + 44, 100};   /* row 0 runs 2 blocks (2 KB keys), row 1 one (KB) */
     rf_graph *g = rf_graph_new(NULL);

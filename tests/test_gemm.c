@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include "../core/blas.h"
+#include "../core/cpu/cpu_features.h"
 #include "../core/gemm_cache.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
+#include "cache_refusals.h"
 #include "tap.h"
 #include "tolerance.h"
 
@@ -212,6 +214,17 @@ static void write_text(const char *path, const char *text)
     g_file_set_contents(path, text, -1, NULL);
 }
 
+/* The file read as a plan reads it; false (and nothing kept) when untrusted. */
+static bool read_gemm_cache(const char *path, rf_status *st)
+{
+    rf_gemm_cached *lines;
+    int count;
+    bool ok = rf_gemm_cache_read(path, &lines, &count, st);
+    bool kept = lines != NULL || count != 0;
+    free(lines);
+    return ok || kept;
+}
+
 static void test_cache(void)
 {
     char *dir = g_dir_make_tmp("rf-gemm-XXXXXX", NULL);
@@ -233,10 +246,10 @@ static void test_cache(void)
     int n = rf_gemm_entries(e, 16);
     bool same = read && count == PLANNED && n == PLANNED;
     for (int i = 0; same && i < count; i++)
-        same = strcmp(lines[i].cpu, rf_gemm_cpu_model()) == 0 && lines[i].lib == e[i].lib &&
+        same = strcmp(lines[i].cpu, rf_cpu_key()) == 0 && lines[i].lib == e[i].lib &&
                fabs(lines[i].seconds[0] / e[i].seconds[0] - 1) < 1e-6 &&
                fabs(lines[i].seconds[1] / e[i].seconds[1] - 1) < 1e-6;
-    tap_ok(same, "the file holds the choices and their timings, for this CPU (%s)", rf_gemm_cpu_model());
+    tap_ok(same, "the file holds the choices and their timings, for this CPU (%s)", rf_cpu_key());
     free(lines);
 
     rf_gemm_forget();
@@ -267,10 +280,8 @@ static void test_cache(void)
            "another inner size is undeclared (OpenBLAS)", rf_gemm_lib_name(by_rows), rf_gemm_lib_name(by_batch));
 
     /* a file that cannot be trusted is refused whole, naming the line */
-    static const struct {
-        const char *what, *text, *says;
-    } bad[] = {
-        {"a foreign header", "some other file 1\n", "line 1: not a gemm choices file"},
+    static const cache_refusal bad[] = {
+        {"a foreign header", "some other file 1\n", "line 1: the first line is not the header"},
         {"a library that lost its own timings", "rangefinder gemm choices 1\nX\tNN\t3\t4\t5\t1\tonednn\t0.1\t0.2\n",
          "line 2: the library is not the faster"},
         {"a missing field", "rangefinder gemm choices 1\nX\tNN\t3\t4\t5\tonednn\t0.1\t0.2\n",
@@ -283,16 +294,10 @@ static void test_cache(void)
         {"unknown transposes", "rangefinder gemm choices 1\nX\tNX\t3\t4\t5\t1\topenblas\t0.1\t0.2\n",
          "line 2: transposes"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        write_text(path, bad[i].text);
-        rf_status_clear(&st);
-        bool refused = !rf_gemm_cache_read(path, &lines, &count, &st) && strstr(st.msg, path) != NULL &&
-                       strstr(st.msg, bad[i].says) != NULL && lines == NULL && count == 0;
-        tap_ok(refused, "%s is refused: %s", bad[i].what, st.msg);
-    }
+    check_cache_refusals(path, bad, sizeof bad / sizeof *bad, read_gemm_cache);
     /* a corrupt file costs a warning and a new timing, and is rewritten */
     char *corrupt = g_strdup_printf("rangefinder gemm choices 1\n%s\tNN\t3000\t64\t64\t1\tonednn\t9\t1\ngarbage\n",
-                                    rf_gemm_cpu_model());
+                                    rf_cpu_key());
     write_text(path, corrupt);
     rf_gemm_forget();
     rf_gemm_plan(planned, PLANNED);
@@ -331,13 +336,7 @@ static void test_cache(void)
     setenv("XDG_CACHE_HOME", dir, 1);
     g_remove(blocker);
     g_free(blocker);
-    g_remove(path);
-    char *sub = g_build_filename(dir, "rangefinder", NULL);
-    g_rmdir(sub);
-    g_rmdir(dir);
-    g_free(sub);
-    free(path);
-    g_free(dir);
+    remove_cache_dir(dir, path);
 }
 
 /* ---- a training step runs only the products its graph declared ---- */

@@ -15,6 +15,7 @@
 
 #include "../core/blas.h"
 #include "../core/gemm_bf16.h"
+#include "../core/cpu/cpu_features.h"
 #include "../core/gemm_cache.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
@@ -233,7 +234,7 @@ static void test_refusals(void)
     setenv("RF_BF16", "off", 1);
     rf_status st = {0};
     tap_ok(!rf_gemm_set_precision("bf16", &st) && strstr(st.msg, "AVX512-BF16") &&
-               strstr(st.msg, rf_gemm_cpu_model()) && strcmp(rf_gemm_precision(), "f32") == 0,
+               strstr(st.msg, rf_cpu_key()) && strcmp(rf_gemm_precision(), "f32") == 0,
            "a CPU without bf16 refuses it in one sentence naming the CPU: %s", st.msg);
 
     rf_config cfg = small_model(2, 16, 8, 1);
@@ -323,7 +324,7 @@ int main(void)
         test_switch();
         test_steps();
     } else {
-        tap_skip("bf16 products", "this CPU (%s) has neither AVX512-BF16 nor AMX-BF16", rf_gemm_cpu_model());
+        tap_skip("bf16 products", "this CPU (%s) has neither AVX512-BF16 nor AMX-BF16", rf_cpu_key());
     }
     test_refusals();
     char *cache = g_build_filename(dir, "rangefinder", "gemm-choices.tsv", NULL), *sub = g_path_get_dirname(cache);

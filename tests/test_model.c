@@ -79,7 +79,7 @@ static void check_gradients(const char *pool, const char *head, const char *zero
  * the gradients must still match finite differences. */
 static void check_padded_blocks(void)
 {
-    enum { SEQ = RF_ATTN_KBLOCK + 9 };
+    enum { SEQ = RF_ATTN_DEFAULT_KB + 9 };   /* past the default tile's key block (RF_TILES=default) */
     rf_config cfg = small_config("mean");
     rf_status st = {0};
     rf_params *p = rf_params_new(5);

@@ -287,6 +287,16 @@ static void run_attention(const char *name, attn_case *ac, opcheck_kind kq, opch
 static void test_attention(void)
 {
     const opcheck_kind N = OPCHECK_NORMAL;
+    /* The tile these checks run with: RF_TILES's (tests/meson.build runs
+     * them once per candidate), whatever the head width. A candidate
+     * RF_TILES names that the engine does not have falls back to the
+     * default, which would check the default twice: refused here. */
+    const rf_attn_tile tile = rf_tiles_attention(1);
+    const int64_t QB = tile.qb, KB = tile.kb;
+    const char *env = getenv("RF_TILES");
+    char name[32];
+    tap_ok(env == NULL || strcmp(rf_tiles_mode(), env) == 0, "RF_TILES=%s is in force: attention tile %s",
+           env != NULL ? env : "(unset)", rf_attn_tile_name(tile, name, sizeof name));
     attn_case self1 = {2, 5, 5, 6, 1, 1.0f / sqrtf(6.0f), false, false, NULL, 0, false, NULL};
     run_attention("attention self, 1 head, no mask", &self1, N, N, N, N, 0);
 
@@ -317,19 +327,19 @@ static void test_attention(void)
     /* (heads of one float and few queries: every input element's finite
      * difference runs the whole reference, so the cost grows with the
      * square of the blocks' sizes) */
-    attn_case qblocks = {1, RF_ATTN_QBLOCK + 3, 37, 2, 2, 0.5f, true, false, NULL, 0, false, NULL};
+    attn_case qblocks = {1, QB + 3, 37, 2, 2, 0.5f, true, false, NULL, 0, false, NULL};
     run_attention("attention N = QBLOCK + 3, M = 37, 2 heads, dk = 1, mask", &qblocks, N, N, N, OPCHECK_MASK, 0);
     /* the forward takes its query blocks four at a time, each key block
      * loaded once for them: past one such group, the last one partial */
-    attn_case qgroups = {1, 4 * RF_ATTN_QBLOCK + 3, 5, 2, 2, 0.6f, true, false, NULL, 0, false, NULL};
+    attn_case qgroups = {1, 4 * QB + 3, 5, 2, 2, 0.6f, true, false, NULL, 0, false, NULL};
     run_attention("attention N = 4 QBLOCK + 3, M = 5, 2 heads, dk = 1, mask", &qgroups, N, N, N, OPCHECK_MASK, 0);
     /* emulated, a second key block of 19 keys (a vector and a tail) is
      * enough: the block loop around the vector code is the same on every CPU */
-    int64_t m2 = tap_portable_run ? RF_ATTN_KBLOCK + 19 : 2 * RF_ATTN_KBLOCK - 3;
+    int64_t m2 = tap_portable_run ? KB + 19 : 2 * KB - 3;
     attn_case kblocks = {1, 2, m2, 2, 2, 0.8f, true, false, NULL, 0, false, NULL};
     char kname[96];
     snprintf(kname, sizeof kname, "attention N = 2, M = KBLOCK + %lld, 2 heads, dk = 1, mask",
-             (long long)(m2 - RF_ATTN_KBLOCK));
+             (long long)(m2 - KB));
     run_attention(kname, &kblocks, N, N, N, OPCHECK_MASK, 0);
 
     /* heads wider than the short-head kernel takes (RF_SMALL_HEAD_K): the
@@ -346,12 +356,18 @@ static void test_attention(void)
 
     /* the keep rule's index past the first query and key blocks (the heads'
      * share of it is the case above); scalar code, the same on every CPU,
-     * so not under emulation */
-    attn_case drop_blocks = {1, RF_ATTN_QBLOCK + 1, RF_ATTN_KBLOCK + 7, 1, 1, 0.6f,
-                             true, false, NULL, 0.5f, true, NULL};
+     * so not under emulation. At most 256 + 7 keys: at 519 (the 512-key
+     * tile's KB + 7) q's gradient goes past its bound with every tile, the
+     * default's included (1.26 of it), a limit of the dropout bound at that
+     * length and not of a tile; the 512-key tile's offset of a second key
+     * block is the same code as the others', checked by them. */
+    const int64_t drop_m = (KB < 256 ? KB : 256) + 7;
+    attn_case drop_blocks = {1, QB + 1, drop_m, 1, 1, 0.6f, true, false, NULL, 0.5f, true, NULL};
+    char dname[96];
+    snprintf(dname, sizeof dname, "attention dropout 0.5, N = QBLOCK + 1, M = %lld, 1 head, dk = 1, mask",
+             (long long)drop_m);
     if (!tap_portable_run)
-        run_attention("attention dropout 0.5, N = QBLOCK + 1, M = KBLOCK + 7, 1 head, dk = 1, mask", &drop_blocks, N,
-                      N, N, OPCHECK_MASK, 0);
+        run_attention(dname, &drop_blocks, N, N, N, OPCHECK_MASK, 0);
 
     attn_case drop_off = {2, 5, 5, 6, 3, 0.7f, true, false, NULL, 0.3f, false, NULL};
     run_attention("attention dropout 0.3 not training (the identity)", &drop_off, N, N, N, OPCHECK_MASK, 0);
@@ -591,7 +607,9 @@ static void test_threads(void)
  * p = e^(s - lse) then within p (sigma + lse's error + a chain). */
 static void test_attention_probe(void)
 {
-    const int64_t B = 3, N = RF_ATTN_QBLOCK + 5, M = RF_ATTN_KBLOCK + 3, D = 8, H = 2, dk = D / H, S = 1;
+    const rf_attn_tile tile = rf_tiles_attention(4);
+    const int64_t QB = tile.qb, KB = tile.kb;
+    const int64_t B = 3, N = QB + 5, M = KB + 3, D = 8, H = 2, dk = D / H, S = 1;
     const float scale = 0.6f;
     rf_graph *g = rf_graph_new(NULL);
     rf_id q = rf_input(g, "q", rf_shape3(B, N, D), true), k = rf_input(g, "k", rf_shape3(B, M, D), true);
@@ -605,6 +623,8 @@ static void test_attention_probe(void)
         return;
     }
     tap_ok(rf_graph_node(g, a)->aux_floats == (size_t)(B * H * N), "attention keeps B heads N floats, not N x M");
+    tap_ok(rf_graph_node(g, a)->tile.qb == QB && rf_graph_node(g, a)->tile.kb == KB,
+           "the prepared node runs with the tile in force");
     rf_rng rng = {11};
     big_fill(rf_value(g, q), B * N * D, OPCHECK_NORMAL, 0, &rng);
     big_fill(rf_value(g, k), B * M * D, OPCHECK_NORMAL, 0, &rng);
@@ -644,7 +664,7 @@ static void test_attention_probe(void)
                 sum += mv[S * M + j] != 0.0f ? exp(s[j] - mx) : 0.0;
             double lse = mx + log(sum);
             double lse_err = row_sig + tol_sum((double)M, 1) +
-                             ((double)(M + RF_ATTN_KBLOCK - 1) / RF_ATTN_KBLOCK + 1) * TOL_CHAIN * TOL_U +
+                             ((double)(M + KB - 1) / KB + 1) * TOL_CHAIN * TOL_U +
                              2 * TOL_U * fabs(lse);
             for (int64_t j = 0; j < M; j++) {
                 double want = mv[S * M + j] != 0.0f ? exp(s[j] - lse) : 0.0;

@@ -3,8 +3,8 @@
  *
  * Head h of batch item b reads the column block [h*dk, (h+1)*dk) of q, k, v
  * in place (leading dimension D), so no head is ever copied out. Queries go
- * in blocks of QB = RF_ATTN_QBLOCK rows, keys in blocks of KB =
- * RF_ATTN_KBLOCK, and a block's scores S = scale Q_i K_j^T [QB, KB] live in
+ * in blocks of qb rows, keys in blocks of kb (the node's tile, chosen per
+ * CPU: core/tiles.h), and a block's scores S = scale Q_i K_j^T [qb, kb] live in
  * per-thread scratch between the products (OpenBLAS, single-threaded inside
  * a pool task; the two with k = dk, S and dP, on the short-head kernel of
  * small_head.h when dk <= 16) and the row loops (their exponentials on
@@ -45,10 +45,9 @@
 #include "small_head.h"
 #include "vecmath.h"
 
-enum { QB = RF_ATTN_QBLOCK, KB = RF_ATTN_KBLOCK };
-
 typedef struct {
     int64_t B, N, M, D, H, dk;
+    int qb, kb;               /* the node's tile (core/tiles.h) */
     int64_t b0;               /* this rank's first row of the global batch (dropout's index) */
     float scale;
     float drop, keep_scale;   /* dropout in effect (0 unless training) and 1 / (1 - drop) */
@@ -65,6 +64,9 @@ static attn attn_of(rf_exec *x, const rf_node *n)
               .node = rf_dropout_node(x, n), .q = rf_in(x, n, 0)->value, .k = k->value,
               .v = rf_in(x, n, 2)->value, .mask = n->n_in == 4 ? rf_in(x, n, 3)->value : NULL};
     a.dk = a.D / a.H;
+    rf_attn_tile t = n->tile.qb > 0 ? n->tile : rf_attn_tiles[0];
+    a.qb = t.qb;
+    a.kb = t.kb;
     a.b0 = (int64_t)x->shard * a.B;
     a.drop = x->training ? n->fa[1] : 0.0f;
     a.keep_scale = 1.0f / (1.0f - a.drop);
@@ -113,7 +115,7 @@ static const rf_small_head_keys *load_keys(const attn *a, const float *src, int6
                                                                                                             : NULL;
 }
 
-/* s [rows, cols <= KB] (leading dimension ld) = scale Q K^T for queries
+/* s [rows, cols <= kb] (leading dimension ld) = scale Q K^T for queries
  * i0.. and keys j0.. of head (b, h) (`keys` their load_keys, or NULL),
  * masked keys -inf, and with row_max not NULL each row's largest score.
  * Returns the width of the rows written: cols, or with `pad` on the
@@ -125,7 +127,7 @@ static const rf_small_head_keys *load_keys(const attn *a, const float *src, int6
 static int scores(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols,
                   const rf_small_head_keys *keys, float *s, int ld, bool pad, float *row_max)
 {
-    float bias[KB];
+    float bias[RF_ATTN_KB_MAX];
     int valid = key_bias(a, b, j0, cols, bias);
     if (valid == 0)
         return 0;
@@ -171,7 +173,9 @@ typedef struct {
 
 /* Query blocks a task takes together, each key block loaded once for all. */
 enum { QGROUP = 4 };
-_Static_assert(QB * KB + (2 * QGROUP + 1) * QB <= RF_ATTN_THREAD_FLOATS, "forward_group's scratch");
+/* forward_group's scratch, qb kb + (2 QGROUP + 1) qb floats, fits a thread's
+ * 2 qb kb + 3 qb (rf_attn_thread_floats) when kb >= 2 QGROUP - 2. */
+_Static_assert(2 * QGROUP - 2 <= RF_ATTN_KB_MIN, "forward_group's scratch");
 
 /* The query block i0.. (rows of them) against key block j0.. (cols keys,
  * `keys` loaded or NULL): the online softmax's step with the row maxes mx
@@ -180,11 +184,11 @@ static void forward_step(const attn *a, int64_t b, int64_t h, int64_t i0, int ro
                          const rf_small_head_keys *keys, float *s, float *mx, float *sum, float *block_max, float *o)
 {
     int D = (int)a->D, dk = (int)a->dk;
-    int width = scores(a, b, h, i0, rows, j0, cols, keys, s, KB, true, block_max);
+    int width = scores(a, b, h, i0, rows, j0, cols, keys, s, a->kb, true, block_max);
     if (width == 0)
         return;
     for (int r = 0; r < rows; r++) {
-        float *p = s + (int64_t)r * KB;
+        float *p = s + (int64_t)r * a->kb;
         float next = fmaxf(mx[r], block_max[r]);
         if (next == -INFINITY) {   /* no valid key yet: nothing to add */
             memset(p, 0, (size_t)cols * sizeof *p);
@@ -199,8 +203,8 @@ static void forward_step(const attn *a, int64_t b, int64_t h, int64_t i0, int ro
             drop_row(a, b, h, i0 + r, j0, p, cols);
     }
     const float *v = a->v + at(a, b, a->M, h, j0);
-    if (!rf_small_head_acc(false, rows, dk, cols, 1.0f, s, KB, v, D, o, D))
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, 1.0f, s, KB, v, D, 1.0f, o, D);
+    if (!rf_small_head_acc(false, rows, dk, cols, 1.0f, s, a->kb, v, D, o, D))
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, 1.0f, s, a->kb, v, D, 1.0f, o, D);
 }
 
 /* Up to QGROUP query blocks from i0 of head (b, h): out rows and their
@@ -209,8 +213,8 @@ static void forward_step(const attn *a, int64_t b, int64_t h, int64_t i0, int ro
 static void forward_group(const forward_ctx *c, int64_t b, int64_t h, int64_t i0, float *s)
 {
     const attn *a = c->a;
-    int rows = (int)min64(QGROUP * QB, a->N - i0), D = (int)a->D, dk = (int)a->dk;
-    float *mx = s + QB * KB, *sum = mx + QGROUP * QB, *block_max = sum + QGROUP * QB;
+    int rows = (int)min64(QGROUP * a->qb, a->N - i0), D = (int)a->D, dk = (int)a->dk;
+    float *mx = s + a->qb * a->kb, *sum = mx + QGROUP * a->qb, *block_max = sum + QGROUP * a->qb;
     float *o = c->out + at(a, b, a->N, h, i0);
     for (int r = 0; r < rows; r++) {
         mx[r] = -INFINITY;
@@ -218,11 +222,11 @@ static void forward_group(const forward_ctx *c, int64_t b, int64_t h, int64_t i0
         memset(o + (int64_t)r * D, 0, (size_t)dk * sizeof *o);
     }
     rf_small_head_keys loaded;
-    for (int64_t j0 = 0; j0 < a->M; j0 += KB) {
-        int cols = (int)min64(KB, a->M - j0);
+    for (int64_t j0 = 0; j0 < a->M; j0 += a->kb) {
+        int cols = (int)min64(a->kb, a->M - j0);
         const rf_small_head_keys *keys = load_keys(a, a->k, b, h, j0, cols, a->scale, &loaded);
-        for (int g = 0; g < rows; g += QB)
-            forward_step(a, b, h, i0 + g, (int)min64(QB, rows - g), j0, cols, keys, s, mx + g, sum + g, block_max,
+        for (int g = 0; g < rows; g += a->qb)
+            forward_step(a, b, h, i0 + g, (int)min64(a->qb, rows - g), j0, cols, keys, s, mx + g, sum + g, block_max,
                          o + (int64_t)g * D);
     }
     float *lse = c->lse + (b * a->H + h) * a->N + i0;
@@ -235,7 +239,7 @@ static void forward_group(const forward_ctx *c, int64_t b, int64_t h, int64_t i0
 /* The groups of query blocks per head. */
 static int64_t groups(const attn *a)
 {
-    return (a->N + QGROUP * QB - 1) / (QGROUP * QB);
+    return (a->N + QGROUP * a->qb - 1) / (QGROUP * a->qb);
 }
 
 /* Items: (b, h, group of query blocks). */
@@ -246,7 +250,7 @@ static void forward_task(void *ctx, int64_t begin, int64_t end, int thread)
     float *s = c->scratch + (size_t)thread * c->per_thread;
     for (int64_t it = begin; it < end; it++) {
         int64_t bh = it / per_head;
-        forward_group(c, bh / c->a->H, bh % c->a->H, it % per_head * QGROUP * QB, s);
+        forward_group(c, bh / c->a->H, bh % c->a->H, it % per_head * QGROUP * c->a->qb, s);
     }
 }
 
@@ -266,13 +270,13 @@ static void probs_task(void *ctx, int64_t begin, int64_t end, int thread)
     (void)thread;
     const probs_ctx *c = ctx;
     const attn *a = c->a;
-    int64_t blocks = (a->N + QB - 1) / QB;
+    int64_t blocks = (a->N + a->qb - 1) / a->qb;
     for (int64_t it = begin; it < end; it++) {
-        int64_t bh = it / blocks, b = c->b0 + bh / a->H, h = bh % a->H, i0 = it % blocks * QB;
-        int rows = (int)min64(QB, a->N - i0);
+        int64_t bh = it / blocks, b = c->b0 + bh / a->H, h = bh % a->H, i0 = it % blocks * a->qb;
+        int rows = (int)min64(a->qb, a->N - i0);
         float *p = c->probs + (bh * a->N + i0) * a->M;
-        for (int64_t j0 = 0; j0 < a->M; j0 += KB) {
-            int cols = (int)min64(KB, a->M - j0);
+        for (int64_t j0 = 0; j0 < a->M; j0 += a->kb) {
+            int cols = (int)min64(a->kb, a->M - j0);
             rf_small_head_keys loaded;
             const rf_small_head_keys *keys = load_keys(a, a->k, b, h, j0, cols, a->scale, &loaded);
             if (!scores(a, b, h, i0, rows, j0, cols, keys, p + j0, (int)a->M, false, NULL))   /* masked: e^-inf below */
@@ -303,7 +307,7 @@ static void probe_probs(rf_exec *x, rf_node *n, const attn *a)
         p = rf_graph_probe_space(x->g, (size_t)(rows * a->H * a->N * a->M));
     if (p != NULL) {
         probs_ctx c = {a, b0, n->aux, p};
-        rf_pool_run(x->pool, rows * a->H * ((a->N + QB - 1) / QB), 1, probs_task, &c);
+        rf_pool_run(x->pool, rows * a->H * ((a->N + a->qb - 1) / a->qb), 1, probs_task, &c);
     }
     n->probe_aux = p;
 }
@@ -316,9 +320,9 @@ static double skipped_share(const attn *a)
         return 0;
     int64_t ran = 0;
     for (int64_t b = 0; b < a->B; b++)
-        for (int64_t j0 = 0; j0 < a->M; j0 += KB) {
+        for (int64_t j0 = 0; j0 < a->M; j0 += a->kb) {
             const float *m = a->mask + b * a->M + j0;
-            int64_t cols = min64(KB, a->M - j0), c = 0;
+            int64_t cols = min64(a->kb, a->M - j0), c = 0;
             while (c < cols && m[c] == 0.0f)
                 c++;
             ran += c < cols ? cols : 0;
@@ -332,7 +336,7 @@ void rf_cpu_attention_forward(rf_exec *x, rf_node *n)
 {
     attn a = attn_of(x, n);
     n->skipped = skipped_share(&a);
-    forward_ctx c = {&a, n->value, n->aux, x->scratch, RF_ATTN_THREAD_FLOATS_N(a.N)};
+    forward_ctx c = {&a, n->value, n->aux, x->scratch, rf_attn_thread_floats(n->tile, a.N)};
     rf_pool_run(x->pool, a.B * a.H * groups(&a), 1, forward_task, &c);
     n->probe_aux = NULL;
     if (x->probing && a.M > 0 && rf_probe_wants_aux(x->g, (rf_id)(n - rf_graph_node(x->g, 0))))
@@ -355,23 +359,23 @@ static RF_VEC_CLONES void ds_row(float *dp, const float *p, float D, int cols)
         dp[c] = p[c] * (dp[c] - D);
 }
 
-/* P [rows, KB] = exp(S - lse) for query block i0.. and key block j0.. of
+/* P [rows, kb] = exp(S - lse) for query block i0.. and key block j0.. of
  * head (b, h): on the short-head kernel, in the same pass as the scores;
  * else the scores, then the row exponentials. Returns P's width (cols or
  * more, the extra columns 0), 0 when every key is masked. */
 static int probabilities(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols,
                          const rf_small_head_keys *keys, const float *lse, float *p)
 {
-    float bias[KB];
+    float bias[RF_ATTN_KB_MAX];
     int valid = key_bias(a, b, j0, cols, bias);
     if (valid == 0)
         return 0;
     if (keys != NULL)
         return rf_small_head_probs(rows, a->q + at(a, b, a->N, h, i0), (int)a->D, keys, valid < cols ? bias : NULL,
-                                   lse, p, KB);
-    int width = scores(a, b, h, i0, rows, j0, cols, NULL, p, KB, true, NULL);
+                                   lse, p, a->kb);
+    int width = scores(a, b, h, i0, rows, j0, cols, NULL, p, a->kb, true, NULL);
     for (int r = 0; r < rows; r++) {
-        float *pr = p + (int64_t)r * KB;
+        float *pr = p + (int64_t)r * a->kb;
         if (lse[r] == -INFINITY)
             memset(pr, 0, (size_t)width * sizeof *pr);
         else
@@ -380,7 +384,7 @@ static int probabilities(const attn *a, int64_t b, int64_t h, int64_t i0, int ro
     return width;
 }
 
-/* ds [rows, KB] = P (dP - D) with dP = dO_i V_j^T (times dropout's Z): on
+/* ds [rows, kb] = P (dP - D) with dP = dO_i V_j^T (times dropout's Z): on
  * the short-head kernel in one pass without dropout; P's extra columns
  * are 0, so are dP's and then dS's. */
 static void score_grads(const backward_ctx *c, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols,
@@ -390,52 +394,54 @@ static void score_grads(const backward_ctx *c, int64_t b, int64_t h, int64_t i0,
     int D = (int)a->D, dk = (int)a->dk;
     size_t oq = at(a, b, a->N, h, i0), okv = at(a, b, a->M, h, j0);
     if (a->drop == 0.0f && values != NULL) {
-        rf_small_head_ds(rows, c->dout + oq, D, values, p, KB, Dr, ds, KB);
+        rf_small_head_ds(rows, c->dout + oq, D, values, p, a->kb, Dr, ds, a->kb);
         return;
     }
-    int dp_width = rf_small_head_nt_fill(rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv, D, ds, KB, 0.0f);
+    int dp_width = rf_small_head_nt_fill(rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv, D, ds, a->kb, 0.0f);
     if (dp_width == 0) {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv, D,
-                    0.0f, ds, KB);
+                    0.0f, ds, a->kb);
         dp_width = cols;
     }
     int ds_width = dp_width < width ? dp_width : width;
     for (int r = 0; r < rows; r++) {
-        float *dr = ds + (int64_t)r * KB;
+        float *dr = ds + (int64_t)r * a->kb;
         if (a->drop > 0.0f)
             drop_row(a, b, h, i0 + r, j0, dr, cols);
-        ds_row(dr, p + (int64_t)r * KB, Dr[r], ds_width);
+        ds_row(dr, p + (int64_t)r * a->kb, Dr[r], ds_width);
     }
 }
 
 /* Key block j0.. against query block i0.. of head (b, h): keys and values
- * loaded (or NULL), p and ds [rows, KB] blocks, Dr the query rows'
+ * loaded (or NULL), p and ds [rows, kb] blocks, Dr the query rows'
  * rowsum(dO * O). */
 static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0,
                            const rf_small_head_keys *keys, const rf_small_head_keys *values, float *p, float *ds,
                            const float *Dr)
 {
     const attn *a = c->a;
-    int cols = (int)min64(KB, a->M - j0), D = (int)a->D, dk = (int)a->dk;
+    int cols = (int)min64(a->kb, a->M - j0), D = (int)a->D, dk = (int)a->dk;
     size_t oq = at(a, b, a->N, h, i0), okv = at(a, b, a->M, h, j0);
     int width = probabilities(a, b, h, i0, rows, j0, cols, keys, c->lse + (b * a->H + h) * a->N + i0, p);
     if (width == 0)
         return;
     if (c->gq != NULL || c->gk != NULL) {
         score_grads(c, b, h, i0, rows, j0, cols, values, p, width, ds, Dr);
-        if (c->gq != NULL && !rf_small_head_acc(false, rows, dk, cols, a->scale, ds, KB, a->k + okv, D, c->gq + oq, D))
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, a->scale, ds, KB, a->k + okv,
+        if (c->gq != NULL && !rf_small_head_acc(false, rows, dk, cols, a->scale, ds, a->kb, a->k + okv, D, c->gq + oq,
+                                                  D))
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, a->scale, ds, a->kb, a->k + okv,
                         D, 1.0f, c->gq + oq, D);
-        if (c->gk != NULL && !rf_small_head_acc(true, cols, dk, rows, a->scale, ds, KB, a->q + oq, D, c->gk + okv, D))
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cols, dk, rows, a->scale, ds, KB, a->q + oq, D,
+        if (c->gk != NULL &&
+            !rf_small_head_acc(true, cols, dk, rows, a->scale, ds, a->kb, a->q + oq, D, c->gk + okv, D))
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cols, dk, rows, a->scale, ds, a->kb, a->q + oq, D,
                         1.0f, c->gk + okv, D);
     }
     if (c->gv != NULL) {
         if (a->drop > 0.0f)
             for (int r = 0; r < rows; r++)
-                drop_row(a, b, h, i0 + r, j0, p + (int64_t)r * KB, cols);
-        if (!rf_small_head_acc(true, cols, dk, rows, 1.0f, p, KB, c->dout + oq, D, c->gv + okv, D))
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cols, dk, rows, 1.0f, p, KB, c->dout + oq, D,
+                drop_row(a, b, h, i0 + r, j0, p + (int64_t)r * a->kb, cols);
+        if (!rf_small_head_acc(true, cols, dk, rows, 1.0f, p, a->kb, c->dout + oq, D, c->gv + okv, D))
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cols, dk, rows, 1.0f, p, a->kb, c->dout + oq, D,
                         1.0f, c->gv + okv, D);
     }
 }
@@ -449,10 +455,10 @@ static void output_grads(const backward_ctx *c, int64_t b, int64_t h, float *Dr,
     for (int64_t i = 0; i < a->N; i++) {
         size_t o = at(a, b, a->N, h, i);
         Dr[i] = rf_dot(c->dout + o, c->out + o, a->dk);
-        bool any = i % QB != 0 && live[i / QB] != 0.0f;
+        bool any = i % a->qb != 0 && live[i / a->qb] != 0.0f;
         for (int64_t e = 0; e < a->dk; e++)
             any |= c->dout[o + e] != 0.0f;
-        live[i / QB] = any ? 1.0f : 0.0f;
+        live[i / a->qb] = any ? 1.0f : 0.0f;
     }
 }
 
@@ -464,20 +470,21 @@ static void backward_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
     const backward_ctx *c = ctx;
     const attn *a = c->a;
-    /* p, ds, then past the 3 QB floats Dr and live of the whole head */
-    float *p = c->scratch + (size_t)thread * c->per_thread, *ds = p + QB * KB, *Dr = ds + QB * KB + 3 * QB;
+    /* p, ds, then past the 3 qb floats Dr and live of the whole head */
+    float *p = c->scratch + (size_t)thread * c->per_thread, *ds = p + a->qb * a->kb;
+    float *Dr = ds + a->qb * a->kb + 3 * a->qb;
     float *live = Dr + a->N;
     rf_small_head_keys loaded_keys, loaded_values;
     for (int64_t bh = begin; bh < end; bh++) {
         int64_t b = bh / a->H, h = bh % a->H;
         output_grads(c, b, h, Dr, live);
-        for (int64_t j0 = 0; j0 < a->M; j0 += KB) {
-            int cols = (int)min64(KB, a->M - j0);
+        for (int64_t j0 = 0; j0 < a->M; j0 += a->kb) {
+            int cols = (int)min64(a->kb, a->M - j0);
             const rf_small_head_keys *keys = load_keys(a, a->k, b, h, j0, cols, a->scale, &loaded_keys);
             const rf_small_head_keys *values = load_keys(a, a->v, b, h, j0, cols, 1.0f, &loaded_values);
-            for (int64_t i0 = 0; i0 < a->N; i0 += QB)
-                if (live[i0 / QB] != 0.0f)
-                    block_backward(c, b, h, i0, (int)min64(QB, a->N - i0), j0, keys, values, p, ds, Dr + i0);
+            for (int64_t i0 = 0; i0 < a->N; i0 += a->qb)
+                if (live[i0 / a->qb] != 0.0f)
+                    block_backward(c, b, h, i0, (int)min64(a->qb, a->N - i0), j0, keys, values, p, ds, Dr + i0);
         }
     }
 }
@@ -487,7 +494,7 @@ void rf_cpu_attention_backward(rf_exec *x, rf_node *n)
 {
     attn a = attn_of(x, n);
     backward_ctx c = {&a, n->value, n->grad, n->aux, rf_in(x, n, 0)->grad, rf_in(x, n, 1)->grad,
-                      rf_in(x, n, 2)->grad, x->scratch, RF_ATTN_THREAD_FLOATS_N(a.N)};
+                      rf_in(x, n, 2)->grad, x->scratch, rf_attn_thread_floats(n->tile, a.N)};
     if (c.gq != NULL || c.gk != NULL || c.gv != NULL)
         rf_pool_run(x->pool, a.B * a.H, 1, backward_task, &c);
 }

@@ -19,7 +19,9 @@
 #include "exp_row.h"
 #include "small_head.h"
 
-enum { QB = RF_ATTN_QBLOCK, KB = RF_ATTN_KBLOCK };
+/* Blocks of the default tile's size (core/tiles.h): a map is drawn at most
+ * once per refresh, not a path worth choosing a tile per CPU for. */
+enum { QB = RF_ATTN_DEFAULT_QB, KB = RF_ATTN_DEFAULT_KB };
 
 typedef struct {
     const float *q, *k;        /* batch row b, the head's first column; leading dimension D */

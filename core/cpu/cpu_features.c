@@ -1,6 +1,9 @@
 /* Run-time CPU feature checks (cpu_features.h). */
 #include "cpu_features.h"
 
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 bool rf_cpu_avx512(void)
@@ -29,4 +32,46 @@ int64_t rf_cpu_l1d_bytes(void)
         __atomic_store_n(&known, bytes, __ATOMIC_RELAXED);
     }
     return bytes;
+}
+
+/* The value of /proc/cpuinfo's first line named `name` into out. */
+static void cpuinfo_field(const char *name, char *out, size_t size)
+{
+    snprintf(out, size, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    size_t len = strlen(name);
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+        const char *colon = strchr(line, ':');
+        if (strncmp(line, name, len) != 0 || colon == NULL || strspn(line + len, " \t") != (size_t)(colon - line) - len)
+            continue;
+        const char *v = colon + 1;
+        v += strspn(v, " \t");
+        int n = (int)strcspn(v, "\t\n");
+        if (n > 0)
+            snprintf(out, size, "%.*s", n, v);
+        break;
+    }
+    if (f != NULL)
+        fclose(f);
+}
+
+static char key[192];
+
+static void make_key(void)
+{
+    char model_name[128], family[16], model[16];
+    cpuinfo_field("model name", model_name, sizeof model_name);
+    cpuinfo_field("cpu family", family, sizeof family);
+    cpuinfo_field("model", model, sizeof model);
+    __builtin_cpu_init();
+    const char *isa = rf_cpu_avx512() ? "AVX-512" : __builtin_cpu_supports("avx2") ? "AVX2" : "SSE";
+    snprintf(key, sizeof key, "%s, family %s, model %s, %s", model_name, family, model, isa);
+}
+
+const char *rf_cpu_key(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, make_key);
+    return key;
 }

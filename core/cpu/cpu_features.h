@@ -15,4 +15,12 @@ bool rf_cpu_avx512(void);
  * blocks to it. */
 int64_t rf_cpu_l1d_bytes(void);
 
+/* The CPU that timings are kept for (core/gemm_cache.h, core/tiles.h):
+ * /proc/cpuinfo's "model name", "cpu family" and "model", and the widest
+ * vector ISA the kernels use on it, as "AMD EPYC, family 23, model 49,
+ * AVX2". The model name alone is not enough: a virtual machine shows "AMD
+ * EPYC" on both a Zen 2 (AVX2) and a Zen 4 (AVX-512). Fields
+ * /proc/cpuinfo lacks read "unknown"; the key has no tab. */
+const char *rf_cpu_key(void);
+
 #endif

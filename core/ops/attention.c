@@ -12,13 +12,13 @@ static size_t attention_aux(const rf_graph *g, const rf_node *n)
 }
 
 /* Per thread: a block of scores or probabilities and one of their
- * gradients [RF_ATTN_QBLOCK, RF_ATTN_KBLOCK], per query of the block its
- * running max and sum (forward), and per query of a head rowsum(dO * O)
- * (backward). */
+ * gradients [qb, kb] (the node's tile, core/tiles.h; the largest candidate's
+ * on a backend that chooses none), per query of the block its running max and sum
+ * (forward), and per query of a head rowsum(dO * O) (backward). */
 static size_t attention_scratch(const rf_graph *g, const rf_node *n, int threads)
 {
     (void)g;
-    return (size_t)threads * RF_ATTN_THREAD_FLOATS_N(n->shape.dim[1]);
+    return (size_t)threads * rf_attn_thread_floats(n->tile, n->shape.dim[1]);
 }
 
 /* The probabilities [B, heads, N, M] that the attention-map taps view,
