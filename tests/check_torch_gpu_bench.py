@@ -20,6 +20,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from tap_py import ok, plan  # noqa: E402
 try:
     import torch  # noqa: F401
     sys.path.insert(0, os.path.join(ROOT, "bench", "gpu"))
@@ -36,19 +38,6 @@ DIFF_BOUND = 1e-4
 # 128 tokens: two BLRP segments of 100, eight LS windows of 16, and a second
 # MAELRE block short enough (32 tokens) to attend by dot products.
 SEQ, BATCH = 128, 2
-
-count = 0
-failed = 0
-
-
-def ok(cond, what):
-    global count, failed
-    count += 1
-    if not cond:
-        failed += 1
-    print(f"{'ok' if cond else 'not ok'} {count} - {what}")
-    return cond
-
 
 def check_encoder(enc):
     out = io.StringIO()
@@ -120,8 +109,7 @@ def main():
     check_settings()
     for enc in torch_gpu.ENCODERS:
         check_encoder(enc)
-    print(f"1..{count}")
-    return 1 if failed else 0
+    return plan()
 
 
 if __name__ == "__main__":
