@@ -6,7 +6,11 @@ of each precision divided by ours (above 1: ours is faster). Rangefinder's
 CUDA backend computes in f32 (no TF32), so the f32 ratio is the like-for-like
 one; the bf16 ratio sets ours against PyTorch at its fastest precision.
 
-    python3 bench/gpu/gpu_table.py FILE...      (lines of both kinds, any order)
+    python3 bench/gpu/gpu_table.py FILE... [--cold FILE...]
+
+FILEs hold lines of both kinds, in any order; the PyTorch lines of the
+files after --cold only give each compiled configuration's cold
+compilation time (bench/gpu/run.sh compiles them all first, untimed).
 
 Ours: `pass` forward is inference_batch_s_median (a forward pass over a
 test batch, batch assembly included), train is step_s_median (a training
@@ -60,7 +64,16 @@ def ratio(best, ours):
     return f"{best / ours:.2f}x" if best and ours else "-"
 
 
-def main(paths):
+def cold_compilation(paths):
+    """'ENCODER N=SEQ PASS PRECISION MODE SECONDS' of each compiled configuration."""
+    _, rows = read(paths)
+    return [f"{k[0]} N={k[1]} {k[2]} {k[3]} {k[4]} {r['compile_s']:.1f} s" for k, r in sorted(rows.items())
+            if "compile_s" in r]
+
+
+def main(args):
+    cut = args.index("--cold") if "--cold" in args else len(args)
+    paths, cold = args[:cut], args[cut + 1:]
     ours, rows = read(paths)
     keys = sorted({(k[0], k[1]) for k in rows} | set(ours), key=lambda k: (k[1], k[0]))
     any_row = next(iter(rows.values()), {})
@@ -104,7 +117,8 @@ def main(paths):
     differs = sorted({d for r in rows.values() for d in r.get("differs", [])})
     if differs:
         print("Not mirrored in PyTorch (the weights, not the work of a step): " + "; ".join(differs))
-    for title, items in (("First call with compilation (left out of the times)", notes),
+    for title, items in (("First call with compilation, warm cache (left out of the times)", notes),
+                         ("Cold compilation, each configuration's first", cold_compilation(cold)),
                          ("Largest f32 logit difference from eager", diffs), ("Failed", failures)):
         if items:
             print(f"{title}: " + "; ".join(items))

@@ -94,7 +94,7 @@ fi
 # batch at N = 2000, and at batch 4 at N = TORCH_LONG (65,536 tokens a
 # step, about ListOps' 64,000). Compilation is what takes PyTorch's time:
 # first every compiled configuration is compiled at once on the CPU's cores
-# (one step each, untimed: their compile_s, in torch-cold-*, is the cold
+# (one step each, untimed: their compile_s, in cold-torch-*, is the cold
 # compilation), filling TorchInductor's cache; then each side is timed
 # alone, PyTorch for at most TORCH_LIMIT seconds a process (the compiled
 # configurations come last, so a limit cuts those).
@@ -112,11 +112,11 @@ if part torch; then
         for e in $ENCODERS; do
             TORCHINDUCTOR_COMPILE_THREADS=2 timeout "$(lim 150)" python3 bench/gpu/torch_gpu.py --encoder "$e" --seq "$n" \
                 ${b:+--batch "$b"} --modes compiled,flex --steps 1 --warmup 0 \
-                > "$W/out/torch-cold-$e-$n.jsonl" 2> "$W/out/torch-cold-$e-$n.err" &
+                > "$W/out/cold-torch-$e-$n.jsonl" 2> "$W/out/cold-torch-$e-$n.err" &
         done
     done
     wait
-    echo "compiled t=$(el): $(cat "$W"/out/torch-cold-*.jsonl | grep -c compile_s) configurations"
+    echo "compiled t=$(el): $(cat "$W"/out/cold-torch-*.jsonl | grep -c compile_s) configurations"
     for n in 2000 "$TORCH_LONG"; do
         b=$(batch_of "$n")
         for e in $ENCODERS; do
@@ -131,13 +131,8 @@ if part torch; then
             grep -v Warning "$W/out/torch-$e-$n.err" | tail -2
         done
     done
-    python3 bench/gpu/gpu_table.py "$W"/out/ours-*.json "$W"/out/torch-[a-z]*-[0-9]*.jsonl | tee "$OUT/gpu-table.md"
-    echo "Cold compilation (the first call, each configuration compiled alone), s: $(
-        cat "$W"/out/torch-cold-*.jsonl | python3 -c '
-import json, sys
-rows = [json.loads(line) for line in sys.stdin if line.startswith("{")]
-print("; ".join(f"{r[\"encoder\"]} N={r[\"seq\"]} {r[\"pass\"]} {r[\"precision\"]} {r[\"mode\"]} {r[\"compile_s\"]:.1f}"
-                for r in rows if "compile_s" in r))')" | tee -a "$OUT/gpu-table.md"
+    python3 bench/gpu/gpu_table.py "$W"/out/ours-*.json "$W"/out/torch-*.jsonl --cold "$W"/out/cold-torch-*.jsonl |
+        tee "$OUT/gpu-table.md"
 fi
 
 # Reproduction runs: at most 6 at once, the four main configs first, stopped (and saved) at FINAL.
