@@ -64,13 +64,14 @@ static double percent_of(size_t bytes, size_t planned)
     return planned > 0 ? 100.0 * ((double)bytes - (double)planned) / (double)planned : 0.0;
 }
 
-/* The bounds `--profile` measures each op against: this CPU's; none on a
- * GPU, whose own peak is not measured. */
-static rf_machine_bounds machine_bounds(const rf_config *cfg)
+/* The bounds `--profile` measures each op against: this CPU's, measured; on
+ * a GPU, whose own peak is not measured, `device` (--device-bounds: none
+ * when not given). */
+static rf_machine_bounds machine_bounds(const rf_config *cfg, rf_machine_bounds device)
 {
     rf_machine_bounds m = {0, 0};
     if (device_peak(cfg) > 0)
-        return m;
+        return device;
     int threads = rf_cli_threads(cfg->train.threads);
     m.flops_per_s = 1e9 * rf_peak_gflops(threads, NULL);
     rf_pool *pool = rf_pool_new(threads);
@@ -79,7 +80,21 @@ static rf_machine_bounds machine_bounds(const rf_config *cfg)
     return m;
 }
 
-static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, bench_result *r, GError **error)
+/* --device-bounds GFLOPS,GBPS: both positive. */
+static gboolean parse_device_bounds(const char *text, rf_machine_bounds *m, GError **error)
+{
+    double gflops = 0, gbps = 0;
+    char end = 0;
+    if (sscanf(text, "%lf,%lf%c", &gflops, &gbps, &end) != 2 || !(gflops > 0) || !(gbps > 0))
+        return g_set_error(error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
+                           "bench: --device-bounds wants GFLOP/S,GB/S, two positive numbers (e.g. 67000,4300), "
+                           "not '%s'", text), FALSE;
+    *m = (rf_machine_bounds){gflops * 1e9, gbps * 1e9};
+    return TRUE;
+}
+
+static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, rf_machine_bounds device,
+                      bench_result *r, GError **error)
 {
     /* Room for every step in the schedule, so the learning rate stays sane. */
     if (cfg->train.steps < warmup + steps)
@@ -122,7 +137,7 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, b
     if (ok && profile && rf_ranks_writer()) {
         rf_step_bytes bytes;
         rf_graph_step_bytes(rf_trainer_model(t)->graph, &bytes);
-        rf_machine_bounds bounds = machine_bounds(cfg);
+        rf_machine_bounds bounds = machine_bounds(cfg, device);
         rf_bench_print_profile(stderr, &prof, &flops, &bytes, &bounds, steps);
         rf_gemm_report(stderr, steps);
         rf_tiles_report(stderr);
@@ -279,7 +294,7 @@ static void print_inference(const rf_inference_bench *inf, double train_samples)
 
 int rf_cmd_bench(int argc, char **argv)
 {
-    g_autofree char *config = NULL;
+    g_autofree char *config = NULL, *device_bounds = NULL;
     g_auto(GStrv) sets = NULL;
     int steps = 10, warmup = 2;
     gboolean json = FALSE, profile = FALSE, inference = FALSE;
@@ -291,6 +306,10 @@ int rf_cmd_bench(int argc, char **argv)
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL},
         {"profile", 0, 0, G_OPTION_ARG_NONE, &profile,
          "Also print the time, FLOPs and bytes per op kind, against its roofline bound (to stderr)", NULL},
+        {"device-bounds", 0, 0, G_OPTION_ARG_STRING, &device_bounds,
+         "With --profile on a GPU: its f32 peak and copy bandwidth (bytes read + written), which bench does "
+         "not measure there, as the bounds",
+         "GFLOPS,GBPS"},
         {"inference", 0, 0, G_OPTION_ARG_NONE, &inference,
          "Also time forward-only batched inference (the build `predict` uses): samples/s against training's",
          NULL},
@@ -320,6 +339,9 @@ int rf_cmd_bench(int argc, char **argv)
     else if (steps < 1 || steps > MAX_STEPS || warmup < 0 || warmup > MAX_STEPS)
         g_set_error(&error, RF_CLI_ERROR, RF_CLI_ERROR_USAGE,
                     "bench: --steps must be in 1..%d and --warmup in 0..%d", MAX_STEPS, MAX_STEPS);
+    rf_machine_bounds device = {0, 0};
+    if (error == NULL && device_bounds != NULL)
+        parse_device_bounds(device_bounds, &device, &error);
     if (error != NULL)
         return rf_cli_report(error);
 
@@ -330,7 +352,7 @@ int rf_cmd_bench(int argc, char **argv)
     gboolean loaded = rf_config_load_ini(config, (const char *const *)sets, &cfg, &error);
     if (!rf_ranks_agree(loaded, error))
         return rf_cli_exit_code(error);
-    if (!bench(&cfg, steps, warmup, profile, &r, &error) ||
+    if (!bench(&cfg, steps, warmup, profile, device, &r, &error) ||
         (inference && !rf_bench_inference(&cfg, steps, warmup, &inf, &error))) {
         if (rf_ranks_count() > 1)
             rf_ranks_fail_alone(error->message, RF_EXIT_FAILED);

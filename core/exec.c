@@ -537,6 +537,16 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* The clock under a profile: a device that queues its kernels is waited
+ * for first, so a kernel's time is its own run on the device (one launch
+ * included), not the host's return from queueing it. */
+static double profile_now(const rf_graph *g)
+{
+    if (g->backend->sync != NULL)
+        g->backend->sync();
+    return now_s();
+}
+
 static void run_kernel(rf_graph *g, rf_exec *x, rf_node *node, bool backward)
 {
     const rf_backend *b = g->backend;
@@ -545,9 +555,9 @@ static void run_kernel(rf_graph *g, rf_exec *x, rf_node *node, bool backward)
         k(x, node);
         return;
     }
-    double t0 = now_s();
+    double t0 = profile_now(g);
     k(x, node);
-    g->profile->seconds[node->op][backward] += now_s() - t0;
+    g->profile->seconds[node->op][backward] += profile_now(g) - t0;
     g->profile->calls[node->op][backward]++;
 }
 
@@ -663,7 +673,7 @@ static void zero_task(void *ctx, int64_t begin, int64_t end, int thread)
  * it fresh (x->fresh) and leave it. */
 static void zero_first_written(rf_graph *g, rf_exec *x, const rf_node *node, int i)
 {
-    double t0 = g->profile != NULL ? now_s() : 0;
+    double t0 = g->profile != NULL ? profile_now(g) : 0;
     for (int k = 0; k < node->n_in; k++) {
         x->fresh[k] = false;
         rf_node *in = &g->nodes[node->in[k]];
@@ -688,7 +698,7 @@ static void zero_first_written(rf_graph *g, rf_exec *x, const rf_node *node, int
         }
     }
     if (g->profile != NULL)
-        g->profile->zero_seconds += now_s() - t0;
+        g->profile->zero_seconds += profile_now(g) - t0;
 }
 
 void rf_graph_backward(rf_graph *g, rf_exec *x, const float *seed)

@@ -95,17 +95,8 @@ CASES = [
     ("maelre", "20,13,6", 20, ["model.encoder=maelre", "model.heads=4", "model.blocks=1,1", "model.reduce=3"]),
 ]
 
-count = 0
-failed = 0
-
-
-def ok(cond, what):
-    global count, failed
-    count += 1
-    if not cond:
-        failed += 1
-    print(f"{'ok' if cond else 'not ok'} {count} - {what}", flush=True)
-    return cond
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tap_py import ok, plan  # noqa: E402
 
 
 def diag(text):
@@ -245,8 +236,7 @@ def main():
     for name, lengths, seq, overrides in CASES:
         with tempfile.TemporaryDirectory(prefix="rf_enc_torch.") as tmp:
             check_case(sys.argv[1], name, lengths, seq, overrides, tmp)
-    print(f"1..{count}")
-    return 1 if failed else 0
+    return plan()
 
 
 if __name__ == "__main__":

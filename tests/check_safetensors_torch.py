@@ -29,17 +29,8 @@ except ImportError as e:
     np = torch = None
     import_error = e
 
-count = 0
-failed = 0
-
-
-def ok(cond, what):
-    global count, failed
-    count += 1
-    if not cond:
-        failed += 1
-    print(f"{'ok' if cond else 'not ok'} {count} - {what}", flush=True)
-    return cond
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tap_py import ok, plan  # noqa: E402
 
 
 def load_file(path):
@@ -179,8 +170,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="rf_st_torch.") as tmp:
         check_c_written(sys.argv[1], tmp)
         check_torch_written(sys.argv[1], tmp)
-    print(f"1..{count}")
-    return 1 if failed else 0
+    return plan()
 
 
 if __name__ == "__main__":

@@ -433,6 +433,11 @@ check "bench --profile measures the bounds (matrix-product peak, copy bandwidth)
     sh -c "grep -q '^bounds: [0-9.]* GFLOP/s .*, [0-9.]* GB/s ' '$tmp/err' && grep -q '^total .* GB per step, [0-9.]* s bound ( *[0-9.]*%)' '$tmp/err'"
 check "bench --profile names the library of each product shape" \
     grep -q '^[0-9]* x [0-9]* x [0-9]* ([NT][NT]), [0-9]*  *\(openblas\|onednn\) ' "$tmp/err"
+expect_error 2 "bench --device-bounds wants two positive rates" "--device-bounds wants GFLOP/S,GB/S" \
+    bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 1 --profile --device-bounds 67000
+run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 1 --warmup 0 --profile --device-bounds 1,1
+check "bench --device-bounds is for a GPU: on the CPU the bounds are still measured" \
+    sh -c "grep -q '^bounds: [0-9.]* GFLOP/s' '$tmp/err' && ! grep -q '^bounds: 1.0 GFLOP/s' '$tmp/err'"
 RF_GEMM=onednn run bench --config "$tmp/tiny.ini" "${tiny[@]}" --steps 1 --warmup 0 --profile --json
 check "bench with RF_GEMM=onednn runs every product on oneDNN" \
     sh -c "grep -q '\"gemm\":\"onednn\"' '$tmp/out' && ! grep -q '^[0-9].* openblas ' '$tmp/err' && grep -q '^[0-9].* onednn  *[0-9.]*  *-  *-  *forced' '$tmp/err'"

@@ -15,6 +15,24 @@
 #include "../kernels/cuda_device.h"
 #endif
 
+/* A model's inputs: tokens i % 7, every position valid, labels 1 and 2. */
+static void fill_inputs(rf_model *m)
+{
+    for (int i = 0; i < 10; i++) {
+        rf_value(m->graph, m->x)[i] = (float)(i % 7);
+        rf_value(m->graph, m->mask)[i] = 1;
+    }
+    rf_value(m->graph, m->labels)[0] = 1;
+    rf_value(m->graph, m->labels)[1] = 2;
+}
+
+static int syncs;
+
+static void count_sync(void)
+{
+    syncs++;
+}
+
 static void test_parse(void)
 {
     static const struct {
@@ -142,12 +160,7 @@ static void test_open(void)
         m = rf_model_new(&cfg, 2, 5, 0, 7, 3, p, true, &st);
         if (m == NULL)
             break;
-        for (int i = 0; i < 10; i++) {
-            rf_value(m->graph, m->x)[i] = (float)(i % 7);
-            rf_value(m->graph, m->mask)[i] = 1;
-        }
-        rf_value(m->graph, m->labels)[0] = 1;
-        rf_value(m->graph, m->labels)[1] = 2;
+        fill_inputs(m);
         rf_exec x;
         rf_exec_init(&x, m->graph, NULL, 1, 0, false);
         rf_graph_forward(m->graph, &x);
@@ -157,6 +170,39 @@ static void test_open(void)
     }
     tap_ok(loss[0] > 0 && loss[0] == loss[1], "a model on the device's table computes the CPU's loss (%g, %g)",
            loss[0], loss[1]);
+
+    /* a device that queues its kernels (it has a sync): under a profile the
+     * executor waits for it before and after each kernel, so a kernel's time
+     * is its own run there (forward's own waits come on top) */
+    static rf_backend queued;
+    queued = rf_cpu_backend;
+    queued.name = "stand-in";
+    queued.sync = count_sync;
+    stand_in.exec = &queued;
+    int waits[2] = {-1, -1};
+    int64_t kernels = 0;
+    for (int profiled = 0; profiled < 2; profiled++) {
+        p = rf_params_new(1);
+        m = rf_model_new(&cfg, 2, 5, 0, 7, 3, p, true, &st);
+        if (m == NULL)
+            break;
+        fill_inputs(m);
+        rf_op_profile prof = {0};
+        if (profiled)
+            rf_graph_set_profile(m->graph, &prof);
+        rf_exec x;
+        rf_exec_init(&x, m->graph, NULL, 1, 0, false);
+        syncs = 0;
+        rf_graph_forward(m->graph, &x);
+        waits[profiled] = syncs;
+        for (int op = 0; op < RF_OP_COUNT; op++)
+            kernels += prof.calls[op][0];
+        rf_model_free(m);
+        rf_params_free(p);
+    }
+    tap_ok(kernels > 0 && waits[0] >= 0 && waits[1] - waits[0] == 2 * kernels,
+           "a profile waits for a queueing device before and after each of its %lld kernels (%d waits, %d unprofiled)",
+           (long long)kernels, waits[1], waits[0]);
 }
 
 int main(void)

@@ -14,8 +14,17 @@
 # racecheck and cpu). The part cpu records issue 14 item 8's figures on this
 # machine's own CPU, 2 of its cores as on the build machines, with nothing
 # else running: bench/compare.sh against its PyTorch, after everything else
-# (run it alone: RUNS= PARTS=cpu). Logs and run folders go to $OUT as four
-# files.
+# (run it alone: RUNS= PARTS=cpu). The part torch sets ours against the
+# machine's PyTorch on this GPU (docs/benchmarks.md, "On a GPU, against
+# PyTorch"): every encoder at the ListOps settings and at N = TORCH_LONG
+# (16384), our bench against bench/gpu/torch_gpu.py in every mode, and one
+# table, $OUT/gpu-table.md (bench/gpu/gpu_table.py); the part roofline, the
+# bytes of LS, TaLK, linear attention and MAELRE's ops beside their measured
+# kernel times (bench --profile). Run them alone, as the timings need the
+# GPU to themselves: RUNS= PARTS="roofline torch" FINAL=480 (about 8
+# minutes, and at most FINAL + 20 seconds: what is left then is cut).
+# Logs and run folders go to $OUT: log.txt, out.tar.gz, the runs' two
+# archives, and these two parts' gpu-table.md and roofline.txt.
 #   OUT=DIR [FINAL=420] [RUNS="full blrp ..."] [PARTS="tests memcheck"] bash bench/gpu/run.sh
 set -u
 T0=$(date +%s)
@@ -63,6 +72,68 @@ part bench && for e in full ls linear talk maelre blrp; do
 done
 part bench && { timeout 60 $RF bench --config data/configs/listops-ls.ini --set train.device=cuda --steps 10 --inference \
     --profile > $W/out/bench-ls-profile.txt 2>&1; echo "profile rc=$?"; }
+
+# The bytes each op kind of LS, TaLK, linear attention and MAELRE must move
+# in a step (core/traffic.h) beside its kernels' time, each kernel waited
+# for (bench --profile), at the ListOps settings. The bounds: the H200's
+# dense f32 rate, 67 TFLOP/s (datasheet; no TF32 here), and the copy
+# bandwidth measured through PyTorch on such a machine, 4.3 TB/s counting
+# bytes read and written (4.8 TB/s on the datasheet).
+if part roofline; then
+    echo "== bytes and kernel times t=$(el)"
+    for e in ls talk linear maelre; do
+        timeout "$(lim 60)" "$RF" bench --config "data/configs/listops-$e.ini" --set train.device=cuda \
+            --set data.task=random --set data.vocab=20 --steps 5 --warmup 2 --profile \
+            --device-bounds 67000,4300 > "$W/out/roofline-$e.txt" 2>&1
+        echo "roofline $e rc=$?"; sed -n '/^op /,/^bounds:/p' "$W/out/roofline-$e.txt" | tee -a "$OUT/roofline.txt"
+    done
+fi
+
+# Ours and PyTorch on this GPU (part torch). Both sides see random tokens,
+# every one valid (data.task = random), at the configs' model settings and
+# batch at N = 2000, and at batch 4 at N = TORCH_LONG (65,536 tokens a
+# step, about ListOps' 64,000). Compilation is what takes PyTorch's time:
+# first every compiled configuration is compiled at once on the CPU's cores
+# (one step each, untimed: their compile_s, in cold-torch-*, is the cold
+# compilation), filling TorchInductor's cache; then each side is timed
+# alone, PyTorch for at most TORCH_LIMIT seconds a process (the compiled
+# configurations come last, so a limit cuts those).
+TORCH_LONG=${TORCH_LONG:-16384}
+TORCH_LIMIT=${TORCH_LIMIT:-30}
+ENCODERS="full ls linear talk maelre blrp"
+batch_of() {   # N: the batch at length N, none (the config's) at the ListOps length
+    [ "$1" = 2000 ] || echo 4
+}
+if part torch; then
+    echo "== ours and PyTorch on this GPU t=$(el)"
+    export TORCHINDUCTOR_CACHE_DIR="$W/inductor"
+    for n in 2000 "$TORCH_LONG"; do
+        b=$(batch_of "$n")
+        for e in $ENCODERS; do
+            TORCHINDUCTOR_COMPILE_THREADS=2 timeout "$(lim 150)" python3 bench/gpu/torch_gpu.py --encoder "$e" --seq "$n" \
+                ${b:+--batch "$b"} --modes compiled,flex --steps 1 --warmup 0 \
+                > "$W/out/cold-torch-$e-$n.jsonl" 2> "$W/out/cold-torch-$e-$n.err" &
+        done
+    done
+    wait
+    echo "compiled t=$(el): $(cat "$W"/out/cold-torch-*.jsonl | grep -c compile_s) configurations"
+    for n in 2000 "$TORCH_LONG"; do
+        b=$(batch_of "$n")
+        for e in $ENCODERS; do
+            timeout "$(lim 60)" "$RF" bench --config "data/configs/listops-$e.ini" --set train.device=cuda \
+                --set data.task=random --set data.vocab=20 --set data.max_len="$n" \
+                ${b:+--set data.batch="$b"} --steps 10 --warmup 3 --inference --json \
+                > "$W/out/ours-$e-$n.json" 2> "$W/out/ours-$e-$n.err"
+            echo "ours $e N=$n rc=$? t=$(el)"; tail -1 "$W/out/ours-$e-$n.err"
+            timeout "$(lim "$TORCH_LIMIT")" python3 bench/gpu/torch_gpu.py --encoder "$e" --seq "$n" ${b:+--batch "$b"} \
+                --steps 5 --warmup 2 > "$W/out/torch-$e-$n.jsonl" 2> "$W/out/torch-$e-$n.err"
+            echo "torch $e N=$n rc=$? t=$(el): $(wc -l < "$W/out/torch-$e-$n.jsonl") configurations"
+            grep -v Warning "$W/out/torch-$e-$n.err" | tail -2
+        done
+    done
+    python3 bench/gpu/gpu_table.py "$W"/out/ours-*.json "$W"/out/torch-*.jsonl --cold "$W"/out/cold-torch-*.jsonl |
+        tee "$OUT/gpu-table.md"
+fi
 
 # Reproduction runs: at most 6 at once, the four main configs first, stopped (and saved) at FINAL.
 run_one() {
