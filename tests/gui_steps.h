@@ -20,10 +20,18 @@ static inline gboolean has_probes(gpointer s)
 
 /* The screenshots' size, 1600x1000, inside the window's frame, and views
  * switched without a transition. */
+static inline gboolean sized_near_1600x1000(gpointer win)
+{
+    int w = gtk_widget_get_width(win), h = gtk_widget_get_height(win);
+    return w > 1400 && w <= 1600 && h > 800 && h <= 1000;
+}
+
 static inline void size_for_screenshots(RfWindow *win)
 {
     gtk_window_set_default_size(GTK_WINDOW(win), 1600, 1000);
-    spin_for(0.3);
+    /* the frame's margins are what the window lacks of the size asked,
+     * once it has taken that size (late on a loaded machine) */
+    spin_until(sized_near_1600x1000, win, 10.0);
     gtk_window_set_default_size(GTK_WINDOW(win), 3200 - gtk_widget_get_width(GTK_WIDGET(win)),
                                 2000 - gtk_widget_get_height(GTK_WIDGET(win)));
     gtk_stack_set_transition_type(rf_window_get_stack(win), GTK_STACK_TRANSITION_TYPE_NONE);
