@@ -65,6 +65,15 @@ static gboolean step_until_probe(RfSession *s, const char *name)
     return FALSE;
 }
 
+/* A Θ_SELF value is segment `segment`'s rows of the tap, exactly (the
+ * window the view asks for; the whole tap is [SEGMENTS·t, d]). */
+static gboolean segment_rows(const rf_probe_value *p, int segment)
+{
+    return p->pooled && p->window.r0 == (int64_t)(segment - 1) * SEGMENT &&
+           p->window.r1 == (int64_t)segment * SEGMENT && p->shape.ndim == 2 && p->shape.dim[0] == SEGMENT &&
+           p->shape.dim[1] == DIM;
+}
+
 /* Whether the latest snapshot holds a tap of this prefix. */
 static gboolean snapshot_has(RfSession *s, const char *prefix, const char *except)
 {
@@ -102,7 +111,7 @@ static void check_hover_numbers(RfPlotView *plot, int rows)
 typedef struct layer_case {
     const char *label;       /* the drop-down's entry */
     const char *tap;         /* the tap holding segment SHOWN's block */
-    int64_t offset;          /* where in it the block starts */
+    gboolean window;         /* watched as segment SHOWN's rows of the tap, not whole */
     int rows;
     const char *title;       /* the block's title */
 } layer_case;
@@ -192,10 +201,9 @@ static void check_segment_crop(RfWindow *win, RfSession *s)
     spin_for(0.3);
     char title[160];
     rf_latent_figure_block_title(latent, title, sizeof title);
-    const rf_probe_value *states = rf_session_find_probe(s, "blrp.self.0.out");   /* [T*t, d] of the sample */
-    gboolean same = filled && latent->heat.rows == held &&
-                    memcmp(latent->heat.data, states->data + (size_t)(last - 1) * SEGMENT * DIM,
-                           (size_t)held * DIM * sizeof(float)) == 0;
+    const rf_probe_value *states = rf_session_find_probe(s, "blrp.self.0.out");   /* segment last's [t, d] */
+    gboolean same = filled && segment_rows(states, last) && latent->heat.rows == held &&
+                    memcmp(latent->heat.data, states->data, (size_t)held * DIM * sizeof(float)) == 0;
     tap_ok(same, "the Latent view's Θ_SELF 1 block of segment %d is the sample's %d tokens ('%s')", last, held, title);
     gtk_range_set_value(slider, SEGMENTS);
     spin_for(0.3);
@@ -241,12 +249,12 @@ int main(int argc, char **argv)
     g_string_free(listed, TRUE);
     gtk_range_set_value(segment, SHOWN);
 
-    const int64_t token_block = (int64_t)(SHOWN - 1) * SEGMENT * DIM;
     const layer_case cases[] = {
-        {"Θ_L (latent)", "blrp.latent.fwd.2", 0, LATENT, "segment 2 · forward · Θ_L (latent): latent block, 4 × 16"},
-        {"Θ_SELF 1", "blrp.self.0.out", token_block, SEGMENT, "segment 2 · forward · Θ_SELF 1: token states, 8 × 16"},
-        {"Θ_SELF 2", "blrp.self.1.out", token_block, SEGMENT, "segment 2 · forward · Θ_SELF 2: token states, 8 × 16"},
-        {"Θ_X", "blrp.segment.fwd.2", 0, SEGMENT,
+        {"Θ_L (latent)", "blrp.latent.fwd.2", FALSE, LATENT,
+         "segment 2 · forward · Θ_L (latent): latent block, 4 × 16"},
+        {"Θ_SELF 1", "blrp.self.0.out", TRUE, SEGMENT, "segment 2 · forward · Θ_SELF 1: token states, 8 × 16"},
+        {"Θ_SELF 2", "blrp.self.1.out", TRUE, SEGMENT, "segment 2 · forward · Θ_SELF 2: token states, 8 × 16"},
+        {"Θ_X", "blrp.segment.fwd.2", FALSE, SEGMENT,
          "segment 2 · forward · Θ_X: segment after reading the latent, 8 × 16"},
     };
     for (guint i = 0; i < G_N_ELEMENTS(cases) && i < n; i++) {
@@ -264,9 +272,14 @@ int main(int argc, char **argv)
         rf_latent_figure_block_title(fig, title, sizeof title);
         const rf_probe_value *p = rf_session_find_probe(s, c->tap);
         gboolean same = p != NULL && fig->heat.data != NULL && fig->heat.rows == c->rows && fig->heat.cols == DIM &&
-                        memcmp(fig->heat.data, p->data + c->offset, (size_t)c->rows * DIM * sizeof(float)) == 0;
+                        memcmp(fig->heat.data, p->data, (size_t)c->rows * DIM * sizeof(float)) == 0;
         tap_ok(strcmp(title, c->title) == 0 && same, "%s: the figure shows %s's segment %d block ('%s')", c->label,
                c->tap, SHOWN, title);
+        if (c->window)
+            tap_ok(p != NULL && segment_rows(p, SHOWN),
+                   "%s: only segment %d's %d rows of %s are copied, a row a token (rows %" G_GINT64_FORMAT
+                   "-%" G_GINT64_FORMAT " of the sequence)", c->label, SHOWN, SEGMENT, c->tap,
+                   p != NULL ? p->window.r0 : -1, p != NULL ? p->window.r1 - 1 : -1);
         if (i == 2)
             screenshot(win, "latent-self");
     }

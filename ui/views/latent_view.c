@@ -6,9 +6,11 @@
  * whole (l x d floats each), the series "blrp.latent.<pass>.norms" and
  * ".grad_norms" (core/probe.h) pooled along the segments to about the
  * strip's width, max or mean (the Mean toggle), and the chosen layer's
- * taps: "blrp.self.<k>.out" for Θ_SELF k+1, the chosen segment's
+ * taps: the chosen segment's rows of "blrp.self.<k>.out" for Θ_SELF k+1
+ * (a window of the tap a row a token, core/probe.h), the chosen segment's
  * "blrp.segment.<pass>.<i>" for Θ_X. So a million tokens (10,486 segments)
- * cost two blocks and a few thousand cells, not a block a segment. The
+ * cost a few blocks and a few thousand cells, not a block a segment nor the
+ * whole sequence's token states. The
  * forward/backward toggle chooses among what is watched; the segment
  * slider and the Layer drop-down watch anew. A zoom of the strip that
  * comes to rest asks for the segments it shows, down to one point a
@@ -181,6 +183,21 @@ static rf_probe_window strip_window(latent_view *v)
     return (rf_probe_window){z->rows > 0 ? z->r0 : 0, z->rows > 0 ? z->r1 : RF_POOL_END, 0, 1, cells, 1, reduce};
 }
 
+/* BLRP's t, the tokens a segment holds. */
+static int64_t segment_length(latent_view *v)
+{
+    return rf_session_get_run_config(v->session)->model.segment;
+}
+
+/* The chosen segment's rows of a Θ_SELF tap [T·t, d], exactly: one cell a
+ * token, every dimension. */
+static rf_probe_window segment_window(latent_view *v)
+{
+    int64_t t = segment_length(v);
+    int64_t r0 = (chosen_segment(v) - 1) * t;
+    return (rf_probe_window){r0, r0 + t, 0, RF_POOL_END, t, G_MAXINT32, RF_POOL_MAX};
+}
+
 static void watch(latent_view *v)
 {
     collect_layer_taps(v);
@@ -203,8 +220,10 @@ static void watch(latent_view *v)
             g_array_append_val(windows, whole);
         }
     for (guint i = 0; i < v->layer_taps->len; i++) {
-        /* the Θ_SELF tap pooled over the sequence, or whole */
-        rf_probe_window w = sequence_on(v) ? sequence_window(v) : whole;
+        /* the Θ_SELF tap pooled over the sequence or the segment's rows; Θ_X's block whole */
+        rf_probe_window w = chosen_layer(v).kind != RF_LATENT_LAYER_SELF ? whole
+                            : sequence_on(v)                            ? sequence_window(v)
+                                                                        : segment_window(v);
         g_ptr_array_add(all, g_strdup(g_ptr_array_index(v->layer_taps, i)));
         g_array_append_val(windows, w);
     }
@@ -235,6 +254,18 @@ static gboolean show_sequence(latent_view *v, char *rows, size_t size)
     return TRUE;
 }
 
+/* Segment s's rows of a Θ_SELF value: the value itself when it is the
+ * segment's window a row a token (segment_window), its rows (s - 1) t ..
+ * s t - 1 when it is the whole tap (a stored step's); NULL when it holds
+ * other rows (another segment's, or the sequence pooled). */
+static const float *self_block(const rf_probe_value *p, int s, int segments, int64_t t)
+{
+    if (!p->pooled)
+        return p->data + (size_t)(s - 1) * (size_t)(p->shape.dim[0] / segments) * (size_t)p->shape.dim[1];
+    const rf_probe_window *w = &p->window;
+    return w->r0 == (s - 1) * t && w->r1 - w->r0 == t && p->shape.dim[0] == t ? p->data : NULL;
+}
+
 /* The chosen layer's blocks of the chosen segment from the snapshot shown:
  * its rows of S [T·t, d] (the same for both passes), X̃_i [t, d] per pass. */
 static void show_layer(latent_view *v)
@@ -255,13 +286,14 @@ static void show_layer(latent_view *v)
         char pass[4];
         int seg;
         if (layer.kind == RF_LATENT_LAYER_SELF) {
-            int rows = (int)(p->shape.dim[0] / f->segments);
+            int s = chosen_segment(v);
+            const float *block = self_block(p, s, f->segments, segment_length(v));
+            int rows = block != NULL ? (int)(p->pooled ? p->shape.dim[0] : p->shape.dim[0] / f->segments) : 0;
             if (rows < 1 || !rf_latent_figure_set_layer(f, layer, rows))
                 break;
             sized = TRUE;
-            int s = chosen_segment(v);
             for (int k = 0; k < 2; k++)
-                rf_latent_figure_set_tokens(f, (rf_latent_pass)k, s, p->data + (size_t)(s - 1) * rows * f->d);
+                rf_latent_figure_set_tokens(f, (rf_latent_pass)k, s, block);
         } else if (sscanf(name, "blrp.segment.%3[a-z].%d", pass, &seg) == 2) {
             if (!sized)
                 sized = rf_latent_figure_set_layer(f, layer, (int)p->shape.dim[0]);
