@@ -2,11 +2,18 @@
  * double exp: a grid of x from -100 to 10 (below -87 the result is 0, as
  * rf_expf gives), -inf entries, every row length 1..70 (so every masked
  * tail), nothing written past the row, the returned sum, and the same
- * answers as rf_exp_row within the two functions' bounds. */
+ * answers as rf_exp_row within the two functions' bounds; on AVX-512 or
+ * on AVX2, whichever the CPU has (RF_CPU_ISA=avx2: AVX2). Where both
+ * exist, AVX2's e^x (exp8.h) is AVX-512's (exp16.h) bit for bit. */
+#include <immintrin.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "../core/cpu/cpu_features.h"
+#include "../core/cpu/exp16.h"
+#include "../core/cpu/exp8.h"
 #include "../core/cpu/exp_row.h"
 #include "../core/cpu/vecmath.h"
 #include "tap.h"
@@ -25,8 +32,49 @@ static double rel_error(float got, float x, float shift)
     return fabs(got - want) / want;
 }
 
+__attribute__((target("avx512f"))) static void exp16_of(const float *x, float *y)
+{
+    _mm512_storeu_ps(y, rf_exp16(_mm512_loadu_ps(x)));
+}
+
+__attribute__((target("avx2,fma"))) static void exp8_of(const float *x, float *y)
+{
+    _mm256_storeu_ps(y, rf_exp8(_mm256_loadu_ps(x)));
+    _mm256_storeu_ps(y + 8, rf_exp8(_mm256_loadu_ps(x + 8)));
+}
+
+/* exp8 against exp16 over x from -100 to 100 in steps of 2^-10 and the
+ * edges (-87 and just past it, the largest finite results, overflow far
+ * past them, infinities, NaN): the same bits (any NaN for a NaN). */
+static void check_same_as_avx512(void)
+{
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+        tap_skip("AVX2's e^x is AVX-512's bit for bit", "this CPU lacks AVX-512 or AVX2");
+        return;
+    }
+    enum { GRID = 200 * 1024, EDGES = 32 };
+    static const float edges[EDGES] = {-87.0f, -87.00001f, -86.99999f, -88.0f, 88.7f, 88.72f, 88.73f, 0.0f,
+                                       -0.0f, 1e-30f, -1e-30f, INFINITY, -INFINITY, NAN, -126.0f, 127.0f,
+                                       176.0f, 177.0f, 178.0f, 200.0f, 355.0f, 1e10f, 3e38f, -3e38f,
+                                       -1e10f, 1e-45f, -1e-45f, 0.5f, -0.5f, 0.34657359f, -0.34657359f, 1.0f};
+    int differ = 0, n = 0;
+    for (int i = 0; i < GRID + EDGES; i += 16) {
+        float x[16], a[16], b[16];
+        for (int l = 0; l < 16; l++)
+            x[l] = i < GRID ? -100.0f + (float)(i + l) / 1024.0f : edges[i - GRID + l];
+        exp16_of(x, a);
+        exp8_of(x, b);
+        for (int l = 0; l < 16; l++, n++)
+            differ += isnan(a[l]) ? !isnan(b[l]) : memcmp(&a[l], &b[l], sizeof a[l]) != 0;
+    }
+    tap_ok(differ == 0, "AVX2's e^x is AVX-512's bit for bit at %d points of [-100, 100] and its edges (%d differ)", n,
+           differ);
+}
+
 int main(void)
 {
+    tap_diag("rf_attn_exp_row runs on %s", rf_cpu_avx512() ? "AVX-512" : rf_cpu_avx2() ? "AVX2 and FMA" : "rf_exp_row");
     /* the grid, one row of 16 at a time, and a long row for the sum */
     double worst = 0.0;
     int grid = 0;
@@ -72,5 +120,6 @@ int main(void)
     tap_ok(bad_guard == 0, "nothing written past a row's end (%d floats changed)", bad_guard);
     tap_ok(bad_sum == 0, "the returned sum is the row's, within 1e-6 (%d rows off)", bad_sum);
     tap_ok(bad_match == 0, "the same exponentials as rf_exp_row within 5e-7 (%d entries off)", bad_match);
+    check_same_as_avx512();
     return tap_done();
 }

@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -14,7 +15,21 @@ bool rf_cpu_avx512(void)
     int yes = __atomic_load_n(&known, __ATOMIC_RELAXED);
     if (yes < 0) {
         __builtin_cpu_init();
-        yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+        const char *isa = getenv("RF_CPU_ISA");
+        yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+              (isa == NULL || strcmp(isa, "avx2") != 0);
+        __atomic_store_n(&known, yes, __ATOMIC_RELAXED);
+    }
+    return yes;
+}
+
+bool rf_cpu_avx2(void)
+{
+    static int known = -1;   /* as in rf_cpu_avx512 */
+    int yes = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (yes < 0) {
+        __builtin_cpu_init();
+        yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
         __atomic_store_n(&known, yes, __ATOMIC_RELAXED);
     }
     return yes;

@@ -7,8 +7,13 @@
 #include <stdint.h>
 
 /* AVX-512 F and VL (512-bit registers, and the same instructions at 128
- * and 256 bits), as the attention kernels' hand-written paths use them. */
+ * and 256 bits), as the attention kernels' hand-written paths use them.
+ * RF_CPU_ISA=avx2 in the environment answers no on any CPU, so the AVX2
+ * paths run (and are tested) where AVX-512 exists too. */
 bool rf_cpu_avx512(void);
+/* AVX2 and FMA, the short-head kernels' and row exponentials' second path
+ * (an AMD Zen 2, an Intel Haswell). */
+bool rf_cpu_avx2(void);
 
 /* The L1 data cache of one core in bytes, as the C library reads it from
  * the CPU (32 KiB where it cannot tell), for kernels that size their

@@ -1,4 +1,5 @@
-/* The attention kernels' row exponentials with FMAs (exp_row.h). */
+/* The attention kernels' row exponentials with FMAs (exp_row.h): AVX-512,
+ * AVX2, or rf_exp_row. */
 #include "exp_row.h"
 
 #include <immintrin.h>
@@ -6,6 +7,7 @@
 
 #include "cpu_features.h"
 #include "exp16.h"
+#include "exp8.h"
 #include "vecmath.h"
 
 __attribute__((target("avx512f"))) static float exp_row_avx512(float *p, int n, float shift)
@@ -26,7 +28,29 @@ __attribute__((target("avx512f"))) static float exp_row_avx512(float *p, int n, 
     return _mm512_reduce_add_ps(sum);
 }
 
+__attribute__((target("avx2,fma"))) static float exp_row_avx2(float *p, int n, float shift)
+{
+    __m256 sh = _mm256_set1_ps(shift), sum = _mm256_setzero_ps();
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256 e = rf_exp8(_mm256_sub_ps(_mm256_loadu_ps(p + j), sh));
+        _mm256_storeu_ps(p + j, e);
+        sum = _mm256_add_ps(sum, e);
+    }
+    if (j < n) {
+        __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(n - j), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        __m256 e = _mm256_and_ps(rf_exp8(_mm256_sub_ps(_mm256_maskload_ps(p + j, m), sh)), _mm256_castsi256_ps(m));
+        _mm256_maskstore_ps(p + j, m, e);
+        sum = _mm256_add_ps(sum, e);
+    }
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+
 float rf_attn_exp_row(float *p, int n, float shift)
 {
-    return rf_cpu_avx512() ? exp_row_avx512(p, n, shift) : rf_exp_row(p, n, shift);
+    if (rf_cpu_avx512())
+        return exp_row_avx512(p, n, shift);
+    return rf_cpu_avx2() ? exp_row_avx2(p, n, shift) : rf_exp_row(p, n, shift);
 }

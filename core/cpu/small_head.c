@@ -7,6 +7,7 @@
 
 #include "cpu_features.h"
 #include "exp16.h"
+#include "small_head_avx2.h"
 
 /* z[i] = [row i | row i + 8] of the 16 x 8 transpose of v[0..7] (each 16
  * floats): the 8 x 8 transposes of the low and the high halves at once. */
@@ -75,38 +76,20 @@ __attribute__((target("avx512f"))) static void transpose_keys(int cols, int k, f
             bt[d * W + c] = 0.0f;
 }
 
-/* What the score kernel stores of each product x = A bt: the scores
- * themselves (plus a bias, -inf fill past cols with pad, each row's max),
- * the probabilities e^(x + bias - row[r]) (row: the rows' lse; a row of
- * lse -inf is zeros), or the score gradients P (x - row[r]) (x = dP, row:
- * D = rowsum(dO * O), P the block's probabilities). */
-typedef enum { EPI_SCORES, EPI_PROBS, EPI_DS } epi_mode;
-
-typedef struct {
-    epi_mode mode;
-    const float *bias;   /* cols floats, or NULL */
-    bool pad;            /* write whole 16-float chunks */
-    float fill;          /* EPI_SCORES: the padding's value */
-    float *row_max;      /* EPI_SCORES: each row's max, or NULL */
-    const float *row;    /* EPI_PROBS: lse per row; EPI_DS: D per row */
-    const float *P;      /* EPI_DS: [rows, >= cols rounded up to 16] (ldp) */
-    int ldp;
-} epilogue;
-
 /* Rows 0 .. R - 1 of the block against every 16-key chunk of bt: R
  * accumulators across the inner dimension (R, the mode and, for a head of
  * 8, k are constants here, so the loops unroll into registers). */
 static inline __attribute__((always_inline, target("avx512f"))) void
-score_rows(int R, int k, const float *A, int lda, const float *bt, int cols, epilogue e, float *S, int lds)
+score_rows(int R, int k, const float *A, int lda, const float *bt, int cols, rf_sh_epilogue e, float *S, int lds)
 {
     enum { W = RF_SMALL_HEAD_COLS };
     int padded = (cols + 15) & ~15;
-    __m512 fv = _mm512_set1_ps(e.mode == EPI_SCORES ? e.fill : -INFINITY), mx[8], rv[8];
+    __m512 fv = _mm512_set1_ps(e.mode == RF_SH_SCORES ? e.fill : -INFINITY), mx[8], rv[8];
     __mmask16 live[8];
     _Pragma("GCC unroll 8") for (int t = 0; t < R; t++) {
         mx[t] = _mm512_set1_ps(-INFINITY);
-        rv[t] = _mm512_set1_ps(e.mode != EPI_SCORES ? e.row[t] : 0.0f);
-        live[t] = e.mode == EPI_PROBS && e.row[t] == -INFINITY ? 0 : (__mmask16)0xffff;
+        rv[t] = _mm512_set1_ps(e.mode != RF_SH_SCORES ? e.row[t] : 0.0f);
+        live[t] = e.mode == RF_SH_PROBS && e.row[t] == -INFINITY ? 0 : (__mmask16)0xffff;
     }
     for (int c = 0; c < padded; c += 16) {
         __m512 x[8], b = _mm512_load_ps(bt + c);
@@ -123,29 +106,29 @@ score_rows(int R, int k, const float *A, int lda, const float *bt, int cols, epi
         __m512 bv = e.bias != NULL ? _mm512_maskz_loadu_ps(m, e.bias + c) : _mm512_setzero_ps();
         _Pragma("GCC unroll 8") for (int t = 0; t < R; t++) {
             __m512 v;
-            if (e.mode == EPI_DS)   /* P's columns past cols are 0, and so then is dS */
+            if (e.mode == RF_SH_DS)   /* P's columns past cols are 0, and so then is dS */
                 v = _mm512_mul_ps(_mm512_loadu_ps(e.P + (long)t * e.ldp + c), _mm512_sub_ps(x[t], rv[t]));
             else if (whole)
                 v = e.bias != NULL ? _mm512_add_ps(x[t], bv) : x[t];
             else
                 v = _mm512_mask_add_ps(fv, m, x[t], bv);
-            if (e.mode == EPI_PROBS)
+            if (e.mode == RF_SH_PROBS)
                 v = _mm512_maskz_mov_ps(live[t], rf_exp16(_mm512_sub_ps(v, rv[t])));
             if (whole)
                 _mm512_storeu_ps(S + (long)t * lds + c, v);
             else
                 _mm512_mask_storeu_ps(S + (long)t * lds + c, w, v);
-            if (e.mode == EPI_SCORES && e.row_max != NULL)
+            if (e.mode == RF_SH_SCORES && e.row_max != NULL)
                 mx[t] = _mm512_mask_max_ps(mx[t], w, mx[t], v);
         }
     }
-    if (e.mode == EPI_SCORES && e.row_max != NULL)
+    if (e.mode == RF_SH_SCORES && e.row_max != NULL)
         _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
             e.row_max[t] = _mm512_reduce_max_ps(mx[t]);
 }
 
 /* Row r's share of the epilogue's per-row arrays. */
-static inline __attribute__((always_inline)) epilogue rows_from(epilogue e, int r)
+static inline __attribute__((always_inline)) rf_sh_epilogue rows_from(rf_sh_epilogue e, int r)
 {
     e.row_max = e.row_max != NULL ? e.row_max + r : NULL;
     e.row = e.row != NULL ? e.row + r : NULL;
@@ -155,7 +138,7 @@ static inline __attribute__((always_inline)) epilogue rows_from(epilogue e, int 
 
 /* The block, eight rows at a time, then four, then one. */
 static inline __attribute__((always_inline, target("avx512f"))) void
-score_block(int rows, int k, const float *A, int lda, const float *bt, int cols, epilogue e, float *S, int lds)
+score_block(int rows, int k, const float *A, int lda, const float *bt, int cols, rf_sh_epilogue e, float *S, int lds)
 {
     int r = 0;
     for (; r + 8 <= rows; r += 8)
@@ -171,8 +154,8 @@ score_block(int rows, int k, const float *A, int lda, const float *bt, int cols,
  * per mode. */
 #define SCORE_KERNEL(name, MODE)                                                                                    \
     __attribute__((target("avx512f"))) static void name(int rows, const float *A, int lda,                         \
-                                                        const rf_small_head_keys *keys, epilogue e, float *S,       \
-                                                        int lds)                                                    \
+                                                        const rf_small_head_keys *keys, rf_sh_epilogue e,           \
+                                                        float *S, int lds)                                          \
     {                                                                                                               \
         e.mode = MODE;                                                                                              \
         if (keys->k == 8)                                                                                           \
@@ -180,9 +163,9 @@ score_block(int rows, int k, const float *A, int lda, const float *bt, int cols,
         else                                                                                                        \
             score_block(rows, keys->k, A, lda, keys->t, keys->cols, e, S, lds);                                     \
     }
-SCORE_KERNEL(nt_avx512, EPI_SCORES)
-SCORE_KERNEL(probs_avx512, EPI_PROBS)
-SCORE_KERNEL(ds_avx512, EPI_DS)
+SCORE_KERNEL(nt_avx512, RF_SH_SCORES)
+SCORE_KERNEL(probs_avx512, RF_SH_PROBS)
+SCORE_KERNEL(ds_avx512, RF_SH_DS)
 
 /* C [m, n] += alpha X B with X(i, j) = A[i si + j sj] (A or A^T), B [inner,
  * n] (ldb), n <= 8: eight output rows in registers, each row of B loaded
@@ -272,23 +255,52 @@ __attribute__((target("avx512f,avx512vl,fma"))) static void acc_tn8_avx512(int m
     }
 }
 
+/* Whether this CPU runs the kernels: AVX-512 (F and VL) or AVX2 with FMA. */
+static bool have_kernels(void)
+{
+    return rf_cpu_avx512() || rf_cpu_avx2();
+}
+
+/* A block against loaded keys on this CPU's kernels, stored as e says. */
+static void run_block(int rows, const float *A, int lda, const rf_small_head_keys *keys, rf_sh_epilogue e, float *S,
+                      int lds)
+{
+    if (rows < 1)
+        return;
+    if (!rf_cpu_avx512())
+        rf_sh_avx2_block(rows, A, lda, keys, e, S, lds);
+    else if (e.mode == RF_SH_PROBS)
+        probs_avx512(rows, A, lda, keys, e, S, lds);
+    else if (e.mode == RF_SH_DS)
+        ds_avx512(rows, A, lda, keys, e, S, lds);
+    else
+        nt_avx512(rows, A, lda, keys, e, S, lds);
+}
+
 bool rf_small_head_acc(bool ta, int m, int n, int inner, float alpha, const float *A, int lda, const float *B,
                        int ldb, float *C, int ldc)
 {
-    if (n < 1 || n > RF_SMALL_HEAD_N || !rf_cpu_avx512())
+    if (n < 1 || n > RF_SMALL_HEAD_N || !have_kernels())
         return false;
-    if (m > 0 && ta && n == 8)
+    if (m < 1)
+        return true;
+    if (!rf_cpu_avx512())
+        rf_sh_avx2_acc(m, n, inner, alpha, A, ta ? 1 : lda, ta ? lda : 1, B, ldb, C, ldc);
+    else if (ta && n == 8)
         acc_tn8_avx512(m, inner, alpha, A, lda, B, ldb, C, ldc);
-    else if (m > 0)
+    else
         acc_avx512(m, n, inner, alpha, A, ta ? 1 : lda, ta ? lda : 1, B, ldb, C, ldc);
     return true;
 }
 
 bool rf_small_head_load_keys(rf_small_head_keys *keys, int cols, int k, float scale, const float *B, int ldb)
 {
-    if (k < 1 || k > RF_SMALL_HEAD_K || cols < 1 || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
+    if (k < 1 || k > RF_SMALL_HEAD_K || cols < 1 || cols > RF_SMALL_HEAD_COLS || !have_kernels())
         return false;
-    transpose_keys(cols, k, scale, B, ldb, keys->t);
+    if (rf_cpu_avx512())
+        transpose_keys(cols, k, scale, B, ldb, keys->t);
+    else
+        rf_sh_avx2_load(cols, k, scale, B, ldb, keys->t);
     keys->cols = cols;
     keys->k = k;
     return true;
@@ -297,46 +309,46 @@ bool rf_small_head_load_keys(rf_small_head_keys *keys, int cols, int k, float sc
 bool rf_small_head_nt(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
                       float *S, int lds)
 {
-    if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
+    if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !have_kernels())
         return false;
     rf_small_head_keys keys;
     if (rows > 0 && cols > 0 && rf_small_head_load_keys(&keys, cols, k, scale, B, ldb))
-        nt_avx512(rows, A, lda, &keys, (epilogue){.fill = 0.0f}, S, lds);
+        run_block(rows, A, lda, &keys, (rf_sh_epilogue){.mode = RF_SH_SCORES, .fill = 0.0f}, S, lds);
     return true;
 }
 
 int rf_small_head_nt_fill(int rows, int cols, int k, float scale, const float *A, int lda, const float *B, int ldb,
                           float *S, int lds, float fill)
 {
-    if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !rf_cpu_avx512())
+    if (k < 1 || k > RF_SMALL_HEAD_K || cols > RF_SMALL_HEAD_COLS || !have_kernels())
         return 0;
     rf_small_head_keys keys;
     if (rows > 0 && cols > 0 && rf_small_head_load_keys(&keys, cols, k, scale, B, ldb))
-        nt_avx512(rows, A, lda, &keys, (epilogue){.pad = true, .fill = fill}, S, lds);
+        run_block(rows, A, lda, &keys, (rf_sh_epilogue){.mode = RF_SH_SCORES, .pad = true, .fill = fill}, S, lds);
     return (cols + 15) & ~15;
 }
 
 int rf_small_head_scores(int rows, const float *A, int lda, const rf_small_head_keys *keys, const float *bias,
                          bool pad, float *S, int lds, float *row_max)
 {
-    if (rows > 0)
-        nt_avx512(rows, A, lda, keys, (epilogue){.bias = bias, .pad = pad, .fill = -INFINITY, .row_max = row_max}, S,
-                  lds);
+    run_block(rows, A, lda, keys,
+              (rf_sh_epilogue){.mode = RF_SH_SCORES, .bias = bias, .pad = pad, .fill = -INFINITY, .row_max = row_max},
+              S, lds);
     return pad ? (keys->cols + 15) & ~15 : keys->cols;
 }
 
 int rf_small_head_probs(int rows, const float *A, int lda, const rf_small_head_keys *keys, const float *bias,
                         const float *lse, float *P, int ldp)
 {
-    if (rows > 0)
-        probs_avx512(rows, A, lda, keys, (epilogue){.bias = bias, .pad = true, .row = lse}, P, ldp);
+    run_block(rows, A, lda, keys, (rf_sh_epilogue){.mode = RF_SH_PROBS, .bias = bias, .pad = true, .row = lse}, P,
+              ldp);
     return (keys->cols + 15) & ~15;
 }
 
 int rf_small_head_ds(int rows, const float *A, int lda, const rf_small_head_keys *values, const float *P, int ldp,
                      const float *D, float *dS, int lds)
 {
-    if (rows > 0)
-        ds_avx512(rows, A, lda, values, (epilogue){.pad = true, .row = D, .P = P, .ldp = ldp}, dS, lds);
+    run_block(rows, A, lda, values,
+              (rf_sh_epilogue){.mode = RF_SH_DS, .pad = true, .row = D, .P = P, .ldp = ldp}, dS, lds);
     return (values->cols + 15) & ~15;
 }
