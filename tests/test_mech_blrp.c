@@ -20,33 +20,10 @@
 #include "../core/rng.h"
 #include "../core/encoders/encoder.h"
 #include "blrp_reference.h"
+#include "blrp_tiny.h"
 #include "modelcheck.h"
 #include "tap.h"
 #include "tolerance.h"
-
-/* ---- configuration: tiny dims, t = 3, l = 2 ---- */
-
-static rf_config tiny_config(const char *direction, const char *init, const char *phi, const char *share)
-{
-    rf_config cfg;
-    rf_config_defaults(&cfg);
-    strcpy(cfg.model.encoder, "blrp");
-    cfg.model.dim = 8;
-    cfg.model.heads = 2;
-    cfg.model.ff = 12;
-    cfg.model.layers = 2;
-    cfg.model.segment = 3;
-    cfg.model.latent = 2;
-    strcpy(cfg.model.direction, direction);
-    strcpy(cfg.model.latent_init, init);
-    strcpy(cfg.model.phi, phi);
-    strcpy(cfg.model.share_directions, share);
-    strcpy(cfg.model.pos, "none");   /* SPEC §3: positions only inside each segment */
-    cfg.data.classes = 5;
-    cfg.data.vocab = 11;
-    cfg.train.threads = 2;
-    return cfg;
-}
 
 /* ---- the encoder alone: forward and gradients against the reference ---- */
 
@@ -155,7 +132,7 @@ static double worst_ratio(const float *got, const double *want, int64_t n, bound
 static void check_encoder(const char *direction, const char *init, const char *phi, const char *share,
                           const char *scale, const char *latent_norm, const char *latent_pos, bool gradients)
 {
-    rf_config cfg = tiny_config(direction, init, phi, share);
+    rf_config cfg = blrp_tiny_config(direction, init, phi, share);
     strcpy(cfg.model.blrp_scale, scale);
     strcpy(cfg.model.latent_norm, latent_norm);
     strcpy(cfg.model.latent_pos, latent_pos);
@@ -271,7 +248,7 @@ static void check_backward_is_reversed_forward(const char *init)
 {
     enum { B = 2, N = 9 };   /* three full segments of t = 3 */
     const int len[B] = {N, N};
-    rf_config cb = tiny_config("backward", init, "separate", "off"), cf = tiny_config("forward", init, "separate", "off");
+    rf_config cb = blrp_tiny_config("backward", init, "separate", "off"), cf = blrp_tiny_config("forward", init, "separate", "off");
     enc_graph eb, ef;
     bool built = enc_build(&eb, &cb, B, N, len, 21), built_f = built && enc_build(&ef, &cf, B, N, len, 22);
     if (!tap_ok(built && built_f, "backward/%s: both encoders build", init)) {
@@ -325,64 +302,19 @@ static void check_backward_is_reversed_forward(const char *init)
 
 /* ---- the classifier ---- */
 
-static rf_model *model_new(const rf_config *cfg, int B, int N, rf_params *p)
-{
-    rf_status st = {0};
-    rf_model *m = rf_model_new(cfg, B, N, 0, 11, 5, p, true, &st);
-    if (m == NULL)
-        tap_diag("%s", st.msg);
-    return m;
-}
-
-/* Rows of lengths N, N-2, N-4, ... (at least 1) */
-static void fill_tokens(rf_model *m, uint64_t seed)
-{
-    rf_graph *g = m->graph;
-    rf_rng rng = {seed};
-    float *x = rf_value(g, m->x), *mask = rf_value(g, m->mask), *labels = rf_value(g, m->labels);
-    for (int b = 0; b < m->batch; b++) {
-        int len = m->seq_len - 2 * b > 1 ? m->seq_len - 2 * b : 1;
-        for (int t = 0; t < m->seq_len; t++) {
-            x[b * m->seq_len + t] = t < len ? (float)rf_rng_int(&rng, 1, 10) : 0.0f;
-            mask[b * m->seq_len + t] = t < len ? 1.0f : 0.0f;
-        }
-        labels[b] = (float)rf_rng_int(&rng, 0, 4);
-    }
-}
-
-static double loss_of(rf_model *m, rf_exec *x)
-{
-    rf_graph_forward(m->graph, x);
-    return rf_value(m->graph, m->loss)[0];
-}
-
-/* One forward and backward pass of tokens from `seed` with `ps` attached. */
-static void probe_step(rf_model *m, rf_params *p, rf_probe_set *ps, uint64_t seed)
-{
-    rf_graph *g = m->graph;
-    fill_tokens(m, seed);
-    rf_probe_attach(g, ps);
-    rf_exec x;
-    rf_exec_init(&x, g, NULL, 1, 0, false);
-    loss_of(m, &x);
-    rf_params_zero_grads(p);
-    rf_graph_backward(g, &x, NULL);
-    rf_probe_attach(g, NULL);
-}
-
 /* As test_model.c: f32 central differences (step 1e-2) of the loss for
  * every parameter. N = 8 with rows of 8, 6, 4 tokens. */
 static void check_model_gradients(const char *pool, const char *share)
 {
-    rf_config cfg = tiny_config("bidirectional", "phi_residual", "separate", share);
+    rf_config cfg = blrp_tiny_config("bidirectional", "phi_residual", "separate", share);
     strcpy(cfg.model.pool, pool);
     rf_params *p = rf_params_new(3);
-    rf_model *m = model_new(&cfg, 3, 8, p);
+    rf_model *m = blrp_tiny_model(&cfg, 3, 8, p);
     if (!tap_ok(m != NULL, "classifier (pool %s, share %s) builds", pool, share)) {
         rf_params_free(p);
         return;
     }
-    fill_tokens(m, 7);
+    blrp_tiny_tokens(m, 7);
     rf_exec x;
     rf_exec_init(&x, m->graph, NULL, 1, 0, false);
     char what[64];
@@ -396,7 +328,7 @@ static void check_model_gradients(const char *pool, const char *share)
 static void check_padding_invariance(const char *direction, const char *init, const char *latent_norm,
                                      const char *latent_pos)
 {
-    rf_config cfg = tiny_config(direction, init, "separate", "off");
+    rf_config cfg = blrp_tiny_config(direction, init, "separate", "off");
     strcpy(cfg.model.latent_norm, latent_norm);
     strcpy(cfg.model.latent_pos, latent_pos);
     const float tokens[7] = {3, 1, 4, 1, 5, 9, 2};
@@ -419,16 +351,16 @@ static void check_all_options(void)
         for (int b = 0; b < 3; b++)
             for (int c = 0; c < 3; c++)
                 for (int s = 0; s < 2; s++) {
-                    rf_config cfg = tiny_config(dirs[a], inits[b], phis[c], shares[s]);
+                    rf_config cfg = blrp_tiny_config(dirs[a], inits[b], phis[c], shares[s]);
                     combos++;
                     rf_params *p = rf_params_new(9);
-                    rf_model *m = model_new(&cfg, 2, 8, p);
+                    rf_model *m = blrp_tiny_model(&cfg, 2, 8, p);
                     bool good = m != NULL;
                     if (good) {
-                        fill_tokens(m, 3);
+                        blrp_tiny_tokens(m, 3);
                         rf_exec x;
                         rf_exec_init(&x, m->graph, NULL, 1, 0, true);
-                        good = isfinite(loss_of(m, &x));
+                        good = isfinite(blrp_tiny_loss(m, &x));
                         rf_params_zero_grads(p);
                         rf_graph_backward(m->graph, &x, NULL);
                         for (size_t i = 0; good && i < p->total; i++)
@@ -444,17 +376,17 @@ static void check_all_options(void)
     if (!tap_ok(ok == combos, "%d of %d option combinations build and train a step", ok, combos))
         tap_diag("first failure: %s", failed);
 
-    rf_config cfg = tiny_config("bidirectional", "phi_residual", "separate", "off");
+    rf_config cfg = blrp_tiny_config("bidirectional", "phi_residual", "separate", "off");
     strcpy(cfg.model.pool, "cls");
     cfg.model.dropout = 0.1f;
     rf_params *p = rf_params_new(9);
-    rf_model *m = model_new(&cfg, 2, 8, p);
+    rf_model *m = blrp_tiny_model(&cfg, 2, 8, p);
     bool good = m != NULL;
     if (good) {
-        fill_tokens(m, 3);
+        blrp_tiny_tokens(m, 3);
         rf_exec x;
         rf_exec_init(&x, m->graph, NULL, 1, 0, true);
-        good = isfinite(loss_of(m, &x));
+        good = isfinite(blrp_tiny_loss(m, &x));
     }
     tap_ok(good, "CLS pooling with dropout builds and runs");
     rf_model_free(m);
@@ -465,10 +397,10 @@ static void check_all_options(void)
  * sin on even and cos on odd channels, frequencies 10000^(-2k/D). */
 static void check_latent_pos_init(void)
 {
-    rf_config cfg = tiny_config("bidirectional", "phi_residual", "separate", "on");
+    rf_config cfg = blrp_tiny_config("bidirectional", "phi_residual", "separate", "on");
     strcpy(cfg.model.latent_pos, "sinusoidal");
     rf_params *p = rf_params_new(9);
-    rf_model *m = model_new(&cfg, 2, 8, p);
+    rf_model *m = blrp_tiny_model(&cfg, 2, 8, p);
     int e = m != NULL ? rf_params_find(p, "blrp.latent_pos") : -1;
     double worst = e >= 0 ? 0 : INFINITY;
     int l = cfg.model.latent, d = cfg.model.dim;
@@ -485,186 +417,12 @@ static void check_latent_pos_init(void)
     rf_params_free(p);
 }
 
-/* ---- probes ---- */
-
-static bool tap_is(const rf_graph *g, const char *name, rf_tap_what what, rf_shape want)
-{
-    const rf_tap *t = rf_tap_find(g, name);
-    if (t == NULL || t->what != what || !rf_shape_equal(t->shape, want)) {
-        char a[64];
-        tap_diag("tap %s: %s", name, t == NULL ? "missing" : rf_shape_str(t->shape, a, sizeof a));
-        return false;
-    }
-    return true;
-}
-
-static void check_probes(void)
-{
-    rf_config cfg = tiny_config("bidirectional", "phi_residual", "separate", "on");
-    const int B = 2, N = 8, T = 3, t = 3, l = 2, H = 2, d = 8;
-    rf_params *p = rf_params_new(2);
-    rf_model *m = model_new(&cfg, B, N, p);
-    if (!tap_ok(m != NULL, "probe model builds")) {
-        rf_params_free(p);
-        return;
-    }
-    rf_graph *g = m->graph;
-    bool all = true;
-    const char *names[64];
-    char store[64][RF_NAME_LEN];
-    int n = 0;
-    for (int i = 1; i <= T; i++) {
-        const char *pass[2] = {"fwd", "bwd"};
-        for (int k = 0; k < 2; k++) {
-            /* Θ_L keys: forward t (i = 1) or t + l; backward 2t (i = T) or 2t + l */
-            int keys = k == 0 ? (i == 1 ? t : t + l) : (i == T ? 2 * t : 2 * t + l);
-            snprintf(store[n], RF_NAME_LEN, "blrp.latent.%s.%d", pass[k], i);
-            all &= tap_is(g, store[n], RF_TAP_VALUE, rf_shape3(B, l, d));
-            names[n] = store[n], n++;
-            snprintf(store[n], RF_NAME_LEN, "blrp.latent.%s.%d.grad", pass[k], i);
-            all &= tap_is(g, store[n], RF_TAP_GRAD, rf_shape3(B, l, d));
-            names[n] = store[n], n++;
-            snprintf(store[n], RF_NAME_LEN, "blrp.segment.%s.%d", pass[k], i);
-            all &= tap_is(g, store[n], RF_TAP_VALUE, rf_shape3(B, t, d));
-            snprintf(store[n], RF_NAME_LEN, "blrp.segment.%s.%d.reads_latent", pass[k], i);
-            all &= tap_is(g, store[n], RF_TAP_AUX, rf_shape4(B, H, t, l));
-            names[n] = store[n], n++;
-            snprintf(store[n], RF_NAME_LEN, "blrp.latent.%s.%d.reads_segment", pass[k], i);
-            all &= tap_is(g, store[n], RF_TAP_AUX, rf_shape4(B, H, l, keys));
-            names[n] = store[n], n++;
-        }
-    }
-    all &= tap_is(g, "blrp.self.0.probs", RF_TAP_AUX, rf_shape4(B, T * H, t, t));
-    all &= tap_is(g, "blrp.self.1.out", RF_TAP_VALUE, rf_shape3(B, T * t, d));
-    all &= tap_is(g, "blrp.latent.init.fwd", RF_TAP_VALUE, rf_shape3(B, l, d));
-    all &= tap_is(g, "blrp.latent.init.bwd", RF_TAP_VALUE, rf_shape3(B, l, d));
-    tap_ok(all, "latent and segment states, the latent's gradients and the attention maps are tapped with the right "
-                "shapes");
-
-    rf_status st = {0};
-    rf_probe_set *ps = rf_probe_set_new(g, names, n, 1, &st);
-    probe_step(m, p, ps, 4);
-    bool filled = ps != NULL;
-    for (int i = 0; filled && i < ps->count; i++)
-        filled = ps->values[i].filled;
-    tap_ok(filled, "a probe set over all %d taps is filled by one step", n);
-    /* sample 1 has 6 tokens: its segment 3 is padding, so L_3^F = L_2^F and
-     * its attention to segment 3's keys is zero */
-    bool carried = filled && memcmp(ps->values[4 * 2].data, ps->values[4 * 4].data, (size_t)l * d * sizeof(float)) == 0;
-    tap_ok(carried, "an all-padding segment leaves the forward latent unchanged");
-    rf_probe_set_free(ps);
-    rf_model_free(m);
-    rf_params_free(p);
-}
-
-/* The series blrp.latent.<pass>.norms and .grad_norms (core/probe.h)
- * against the norms of the whole per-segment taps of the same pass, taken
- * here in double: whole (a row a segment), and pooled along the segments,
- * max and mean, over windows that do not start at 0 or divide evenly. A
- * norm is rounded to float once (FLT_EPSILON); a mean of k adds k float
- * terms, so each cell may be off by k + 1 roundings of its value. */
-static void check_latent_series(void)
-{
-    rf_config cfg = tiny_config("bidirectional", "phi_residual", "separate", "off");
-    enum { B = 2, T = 7, t = 3, l = 2, d = 8, N = T * t, SAMPLE = 1 };
-    rf_params *p = rf_params_new(2);
-    rf_model *m = model_new(&cfg, B, N, p);
-    if (!tap_ok(m != NULL, "series model builds")) {
-        rf_params_free(p);
-        return;
-    }
-    rf_graph *g = m->graph;
-    const char *pass[2] = {"fwd", "bwd"};
-    bool shaped = true;
-    for (int k = 0; k < 2; k++) {
-        char name[RF_NAME_LEN];
-        snprintf(name, sizeof name, "blrp.latent.%s.norms", pass[k]);
-        shaped &= tap_is(g, name, RF_TAP_VALUE, rf_shape3(B, T, 1));
-        snprintf(name, sizeof name, "blrp.latent.%s.grad_norms", pass[k]);
-        shaped &= tap_is(g, name, RF_TAP_GRAD, rf_shape3(B, T, 1));
-    }
-    tap_ok(shaped, "each pass has a series of its %d latent norms and gradient norms", T);
-    /* the whole taps of every segment, then 4 series values per pass and kind */
-    enum { WHOLE = 2 * 2 * T, SERIES = 2 * 2 * 3 };
-    char store[WHOLE + SERIES][RF_NAME_LEN];
-    const char *names[WHOLE + SERIES];
-    const rf_probe_window *windows[WHOLE + SERIES] = {0};
-    rf_probe_window kinds[3] = {{0, 0, 0, 0, 0, 0, RF_POOL_MAX},
-                                {1, T, 0, RF_POOL_END, 4, 1, RF_POOL_MAX},
-                                {0, RF_POOL_END, 0, 1, 3, 1, RF_POOL_MEAN}};
-    int n = 0;
-    for (int k = 0; k < 2; k++)
-        for (int i = 1; i <= T; i++) {
-            snprintf(store[n], RF_NAME_LEN, "blrp.latent.%s.%d", pass[k], i), names[n] = store[n], n++;
-            snprintf(store[n], RF_NAME_LEN, "blrp.latent.%s.%d.grad", pass[k], i), names[n] = store[n], n++;
-        }
-    for (int k = 0; k < 2; k++)
-        for (int grad = 0; grad < 2; grad++)
-            for (int w = 0; w < 3; w++) {
-                snprintf(store[n], RF_NAME_LEN, "blrp.latent.%s.%s", pass[k], grad ? "grad_norms" : "norms");
-                names[n] = store[n];
-                windows[n++] = w == 0 ? NULL : &kinds[w];
-            }
-    rf_status st = {0};
-    rf_probe_set *ps = rf_probe_set_new_pooled(g, names, windows, n, SAMPLE, &st);
-    if (!tap_ok(ps != NULL, "a probe set over the whole latents and their series (%s)", st.msg)) {
-        rf_model_free(m);
-        rf_params_free(p);
-        return;
-    }
-    probe_step(m, p, ps, 5);
-    for (int k = 0; k < 2; k++)
-        for (int grad = 0; grad < 2; grad++) {
-            double norms[T];
-            for (int i = 0; i < T; i++) {
-                const rf_probe_value *v = &ps->values[k * 2 * T + 2 * i + grad];
-                double sum = 0;
-                for (int e = 0; e < l * d; e++)
-                    sum += (double)v->data[e] * v->data[e];
-                norms[i] = v->filled ? sqrt(sum) : NAN;
-            }
-            for (int w = 0; w < 3; w++) {
-                const rf_probe_value *v = &ps->values[WHOLE + (k * 2 + grad) * 3 + w];
-                const rf_probe_window *win = &v->window;
-                int64_t cells = v->shape.dim[0];
-                double worst = v->filled && v->shape.dim[1] == 1 ? 0 : INFINITY;
-                for (int64_t c = 0; c < cells && isfinite(worst); c++) {
-                    int64_t r0 = rf_pool_edge(win->r0, win->r1, cells, c);
-                    int64_t r1 = rf_pool_edge(win->r0, win->r1, cells, c + 1);
-                    double want = win->reduce == RF_POOL_MAX ? -INFINITY : 0;
-                    for (int64_t r = r0; r < r1; r++)
-                        want = win->reduce == RF_POOL_MAX ? fmax(want, norms[r]) : want + norms[r] / (double)(r1 - r0);
-                    double bound = (double)(r1 - r0 + 1) * FLT_EPSILON * fabs(want) + FLT_MIN;
-                    worst = fmax(worst, fabs(v->data[c] - want) / bound);
-                }
-                tap_ok(worst <= 1 && cells == (w == 0 ? T : w == 1 ? 4 : 3),
-                       "%s %s, %s: %lld cells over segments %lld-%lld equal the per-segment taps' norms (worst %.3g "
-                       "of its bound)", pass[k], grad ? "gradient norms" : "norms",
-                       w == 0 ? "whole" : win->reduce == RF_POOL_MAX ? "max" : "mean", (long long)cells,
-                       (long long)win->r0 + 1, (long long)win->r1, worst);
-            }
-        }
-    rf_probe_set_free(ps);
-    /* a set of the series alone holds their cells and member indexes, no latent */
-    rf_probe_set *series = rf_probe_set_new_pooled(g, names + WHOLE, windows + WHOLE, SERIES, SAMPLE, &st);
-    size_t want_bytes = (size_t)2 * 2 * ((T + 4 + 3) * sizeof(float) + 3 * T * sizeof(rf_series_member));
-    tap_ok(series != NULL && rf_probe_set_bytes(series) == want_bytes,
-           "a set of the series alone holds %zu bytes: cells and member indexes, no %d x %d latent", want_bytes, l, d);
-    rf_probe_set_free(series);
-    const rf_probe_window span = {0, T, 0, 1, T, 1, RF_POOL_SPAN};
-    const rf_probe_window *spans[] = {&span};
-    rf_probe_set *refused = rf_probe_set_new_pooled(g, names + WHOLE, spans, 1, SAMPLE, &st);
-    tap_ok(refused == NULL && strstr(st.msg, "max or mean") != NULL, "a series is not pooled by span: %s", st.msg);
-    rf_model_free(m);
-    rf_params_free(p);
-}
-
 /* The value taps of BLRP's depth, blrp.self.<k>.out (S after Θ_SELF layer k)
  * and blrp.segment.<pass>.<i> (X̃_i), against the reference's intermediates
  * on each sample's valid rows (sample 1 ends inside segment 2). */
 static void check_state_taps(const char *direction)
 {
-    rf_config cfg = tiny_config(direction, "phi_residual", "separate", "off");
+    rf_config cfg = blrp_tiny_config(direction, "phi_residual", "separate", "off");
     const int B = 2, N = 8, len[2] = {8, 5}, T = 3, t = 3, d = 8, layers = 2;
     enc_graph eg;
     if (!tap_ok(enc_build(&eg, &cfg, B, N, len, 13), "%s: state tap encoder builds", direction))
@@ -831,7 +589,7 @@ static void check_scale_config(void)
 
 static void check_shape_errors(void)
 {
-    rf_config cfg = tiny_config("bidirectional", "phi_residual", "separate", "on");
+    rf_config cfg = blrp_tiny_config("bidirectional", "phi_residual", "separate", "on");
     rf_params *p = rf_params_new(1);
     rf_graph *g = rf_graph_new(p);
     rf_id x = rf_input(g, "x", rf_shape3(2, 8, 6), false);
@@ -900,8 +658,6 @@ int main(int argc, char **argv)
     check_backward_is_reversed_forward("phi_init");
     check_all_options();
     check_latent_pos_init();
-    check_probes();
-    check_latent_series();
     check_state_taps("bidirectional");
     check_state_taps("backward");
     check_shape_errors();
