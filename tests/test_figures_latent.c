@@ -27,36 +27,43 @@ static long count_colour(cairo_surface_t *s, int x0, int x1, int y0, int y1, rf_
 
 /* The norms strip's plot area, found through its hover (it answers inside
  * the frame only), and its legend and marker label: outside that area,
- * right of it, so they never cover a curve. */
-static void check_latent_legend(const rf_figure *fig, cairo_surface_t *s)
+ * right of it, so they never cover a curve, in the band beside the strip
+ * (its title's rows included, where the colour bar above never reaches),
+ * and whole inside a figure w x h: the last entry, the chosen segment's
+ * label, is the one a legend too tall for the strip loses. */
+static void check_latent_legend(const rf_figure *fig, cairo_surface_t *s, int w, int h)
 {
     char text[256];
-    int y_mid = -1, x0 = W, x1 = -1, y0 = H, y1 = -1;
-    for (int y = H - 1; y > H / 2 && y_mid < 0; y -= 4)
-        if (fig->hover(fig->data, W, H, &RF_ZOOM_ALL, W / 2, y, text, sizeof text) && strstr(text, "‖L‖") != NULL)
-            y_mid = y - 30;
-    for (int x = 0; x < W && y_mid >= 0; x++)
-        if (fig->hover(fig->data, W, H, &RF_ZOOM_ALL, x, y_mid, text, sizeof text) && strstr(text, "‖L‖") != NULL) {
+    int y_mid = -1, x0 = w, x1 = -1, y0 = h, y1 = -1;
+    for (int y = h - 1; y > h / 2 && y_mid < 0; y -= 4)
+        if (fig->hover(fig->data, w, h, &RF_ZOOM_ALL, w / 2, y, text, sizeof text) && strstr(text, "‖L‖") != NULL)
+            y_mid = y - 10;
+    for (int x = 0; x < w && y_mid >= 0; x++)
+        if (fig->hover(fig->data, w, h, &RF_ZOOM_ALL, x, y_mid, text, sizeof text) && strstr(text, "‖L‖") != NULL) {
             x0 = MIN(x0, x);
             x1 = MAX(x1, x);
         }
-    for (int y = H / 2; y < H && x1 >= 0; y++)
-        if (fig->hover(fig->data, W, H, &RF_ZOOM_ALL, (x0 + x1) / 2, y, text, sizeof text) &&
+    for (int y = h / 2; y < h && x1 >= 0; y++)
+        if (fig->hover(fig->data, w, h, &RF_ZOOM_ALL, (x0 + x1) / 2, y, text, sizeof text) &&
             strstr(text, "‖L‖") != NULL) {
             y0 = MIN(y0, y);
             y1 = MAX(y1, y);
         }
-    if (!tap_ok(x1 > x0 && y1 > y0, "the strip's plot area found by hover: x %d..%d, y %d..%d", x0, x1, y0, y1))
+    if (!tap_ok(x1 > x0 && y1 > y0, "%d x %d: the strip's plot area found by hover: x %d..%d, y %d..%d", w, h, x0, x1,
+                y0, y1))
         return;
+    int band = MAX(h / 2, y0 - 30);
     long outside = 0;
     for (int k = 0; k < 4; k++)
-        outside += count_colour(s, x1 + 2, W, y0, y1, rf_series_color(k)) > 0;
+        outside += count_colour(s, x1 + 2, w, band, h, rf_series_color(k)) > 0;
     /* the marker's red: its dashed line inside, its label's swatch outside */
-    long label_outside = count_colour(s, x1 + 2, W, y0, y1, (rf_rgb){0.85, 0.2, 0.1});
-    tap_ok(outside == 4 && label_outside > 0,
-           "the strip's legend (%ld of 4 series) and the chosen segment's label (%ld red pixels) sit right of the "
-           "plot area, over no curve",
-           outside, label_outside);
+    long label_outside = count_colour(s, x1 + 2, w, band, h, (rf_rgb){0.85, 0.2, 0.1});
+    /* a box cut by the figure's edge leaves its sides in the last rows */
+    long cut = (long)(w - x1 - 2) * 2 - count_colour(s, x1 + 2, w, h - 2, h, (rf_rgb){1, 1, 1});
+    tap_ok(outside == 4 && label_outside >= 10 && cut == 0,
+           "%d x %d: the strip's legend (%ld of 4 series) and the chosen segment's label (%ld red pixels) sit whole "
+           "right of the plot area, over no curve (%ld drawn pixels in the bottom two rows)",
+           w, h, outside, label_outside, cut);
 }
 
 static void test_latent(void)
@@ -93,7 +100,11 @@ static void test_latent(void)
     cairo_surface_t *s = render(&fig, W, H, &RF_ZOOM_ALL, "latent.png");
     long n = count_colourful(s);
     tap_ok(n > 200000L, "heatmap and norm strip are drawn (%ld colourful pixels)", n);
-    check_latent_legend(&fig, s);
+    check_latent_legend(&fig, s, W, H);
+    cairo_surface_destroy(s);
+    /* about the figure's size in a 1024 x 600 window: a strip of 120 pixels */
+    s = render(&fig, 1000, 360, &RF_ZOOM_ALL, "latent_short.png");
+    check_latent_legend(&fig, s, 1000, 360);
     cairo_surface_destroy(s);
 
     char text[256], expect[256];

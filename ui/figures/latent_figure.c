@@ -424,8 +424,10 @@ static void draw_strip(const rf_latent_figure *f, cairo_t *cr, const layout *l)
         rf_plot_vline(&p, f->segment, marker, NULL);
         shown[n] = label;
         shown_colors[n++] = marker;
+        /* the band's whole height, beside the strip's title and axis too: five
+         * entries outgrow the plot's frame in a short strip (a 600-pixel window) */
         rf_plot band = p;
-        band.frame = (rf_rect){l->legend.x, p.frame.y, l->legend.w, p.frame.h};
+        band.frame = l->legend;
         rf_plot_legend(&band, shown, shown_colors, n, RF_LEGEND_TOP_LEFT);
     }
     free(xs);
