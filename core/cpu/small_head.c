@@ -127,26 +127,17 @@ score_rows(int R, int k, const float *A, int lda, const float *bt, int cols, rf_
             e.row_max[t] = _mm512_reduce_max_ps(mx[t]);
 }
 
-/* Row r's share of the epilogue's per-row arrays. */
-static inline __attribute__((always_inline)) rf_sh_epilogue rows_from(rf_sh_epilogue e, int r)
-{
-    e.row_max = e.row_max != NULL ? e.row_max + r : NULL;
-    e.row = e.row != NULL ? e.row + r : NULL;
-    e.P = e.P != NULL ? e.P + (long)r * e.ldp : NULL;
-    return e;
-}
-
 /* The block, eight rows at a time, then four, then one. */
 static inline __attribute__((always_inline, target("avx512f"))) void
 score_block(int rows, int k, const float *A, int lda, const float *bt, int cols, rf_sh_epilogue e, float *S, int lds)
 {
     int r = 0;
     for (; r + 8 <= rows; r += 8)
-        score_rows(8, k, A + (long)r * lda, lda, bt, cols, rows_from(e, r), S + (long)r * lds, lds);
+        score_rows(8, k, A + (long)r * lda, lda, bt, cols, rf_sh_rows_from(e, r), S + (long)r * lds, lds);
     for (; r + 4 <= rows; r += 4)
-        score_rows(4, k, A + (long)r * lda, lda, bt, cols, rows_from(e, r), S + (long)r * lds, lds);
+        score_rows(4, k, A + (long)r * lda, lda, bt, cols, rf_sh_rows_from(e, r), S + (long)r * lds, lds);
     for (; r < rows; r++)
-        score_rows(1, k, A + (long)r * lda, lda, bt, cols, rows_from(e, r), S + (long)r * lds, lds);
+        score_rows(1, k, A + (long)r * lda, lda, bt, cols, rf_sh_rows_from(e, r), S + (long)r * lds, lds);
 }
 
 /* The block against a prepared key block, for a head of 8 (the ListOps

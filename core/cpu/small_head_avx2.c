@@ -110,15 +110,6 @@ static inline __attribute__((always_inline)) AVX2 void score_rows(int R, int k, 
             e.row_max[t] = max8(mx[t]);
 }
 
-/* Row r's share of the epilogue's per-row arrays. */
-static inline __attribute__((always_inline)) rf_sh_epilogue rows_from(rf_sh_epilogue e, int r)
-{
-    e.row_max = e.row_max != NULL ? e.row_max + r : NULL;
-    e.row = e.row != NULL ? e.row + r : NULL;
-    e.P = e.P != NULL ? e.P + (long)r * e.ldp : NULL;
-    return e;
-}
-
 /* The block, four rows at a time, then one. */
 static inline __attribute__((always_inline)) AVX2 void score_block(int rows, int k, const float *A, int lda,
                                                                     const float *bt, int cols, rf_sh_epilogue e,
@@ -126,9 +117,9 @@ static inline __attribute__((always_inline)) AVX2 void score_block(int rows, int
 {
     int r = 0;
     for (; r + 4 <= rows; r += 4)
-        score_rows(4, k, A + (long)r * lda, lda, bt, cols, rows_from(e, r), S + (long)r * lds, lds);
+        score_rows(4, k, A + (long)r * lda, lda, bt, cols, rf_sh_rows_from(e, r), S + (long)r * lds, lds);
     for (; r < rows; r++)
-        score_rows(1, k, A + (long)r * lda, lda, bt, cols, rows_from(e, r), S + (long)r * lds, lds);
+        score_rows(1, k, A + (long)r * lda, lda, bt, cols, rf_sh_rows_from(e, r), S + (long)r * lds, lds);
 }
 
 /* One function per mode; a head of 8 (the ListOps models) fully unrolled. */

@@ -1,11 +1,12 @@
 /* The short-head kernels (small_head.h) on AVX2 with FMA, for CPUs
  * without AVX-512 (an AMD Zen 2, an Intel Haswell): the same products and
- * epilogues, eight floats a register. small_head.c picks them; nothing
- * else calls these. */
+ * epilogues, eight floats a register; and the epilogue both paths share.
+ * small_head.c picks them; nothing else calls these. */
 #ifndef RF_CPU_SMALL_HEAD_AVX2_H
 #define RF_CPU_SMALL_HEAD_AVX2_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "small_head.h"
 
@@ -26,6 +27,16 @@ typedef struct {
     const float *P;      /* RF_SH_DS: [rows, >= cols rounded up to 16] (ldp) */
     int ldp;
 } rf_sh_epilogue;
+
+/* Row r's share of the epilogue's per-row arrays (a block's rows r.. on
+ * both paths). */
+static inline __attribute__((always_inline)) rf_sh_epilogue rf_sh_rows_from(rf_sh_epilogue e, int r)
+{
+    e.row_max = e.row_max != NULL ? e.row_max + r : NULL;
+    e.row = e.row != NULL ? e.row + r : NULL;
+    e.P = e.P != NULL ? e.P + (long)r * e.ldp : NULL;
+    return e;
+}
 
 /* bt [k, RF_SMALL_HEAD_COLS] = scale B^T (B [cols, k], ldb), columns from
  * cols to cols rounded up to 16 zero. */
