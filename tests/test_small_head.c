@@ -10,7 +10,8 @@
  * C += alpha op(A) B: both transposes, widths 1 to 8, row tails around the
  * eight-row block, C accumulated onto, nothing written past n. On AVX-512
  * or on AVX2 with FMA, whichever the CPU has (RF_CPU_ISA=avx2: AVX2);
- * without either, every call declines. */
+ * without either, every call declines. With --portable (suite `portable`,
+ * under emulation) a twentieth of the shapes, each path still taken. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,11 +29,15 @@ enum { LD_PAD = 3, GUARD = -7 };
  * entries, the worst error in units of the f32 bound in *worst. */
 static int check_acc(bool ta, int *cases, double *worst)
 {
-    static const int m_list[] = {1, 7, 8, 9, 17, 100}, inner_list[] = {1, 5, 16, 100, 256};
+    static const int all_m[] = {1, 7, 8, 9, 17, 100}, all_inner[] = {1, 5, 16, 100, 256};
+    /* --portable: a tail alone, a block and a tail, two blocks and a tail */
+    static const int few_m[] = {1, 9, 17}, few_inner[] = {1, 16, 256};
+    const int *m_list = tap_portable_run ? few_m : all_m, *inner_list = tap_portable_run ? few_inner : all_inner;
+    int n_m = tap_portable_run ? 3 : 6, n_inner = tap_portable_run ? 3 : 5;
     int bad = 0;
     for (int n = 1; n <= RF_SMALL_HEAD_N; n++)
-        for (size_t mi = 0; mi < sizeof m_list / sizeof *m_list; mi++)
-            for (size_t ki = 0; ki < sizeof inner_list / sizeof *inner_list; ki++) {
+        for (int mi = 0; mi < n_m; mi++)
+            for (int ki = 0; ki < n_inner; ki++) {
                 int m = m_list[mi], k = inner_list[ki];
                 int lda = (ta ? m : k) + LD_PAD, ldb = n + 2 * LD_PAD, ldc = n + LD_PAD;
                 float *A = malloc(sizeof(float) * (ta ? k : m) * lda), *B = malloc(sizeof(float) * k * ldb);
@@ -237,8 +242,11 @@ static int check_fused(const int *rows_list, int n_rows, const int *cols_list, i
     return bad;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* --portable (suite `portable`, emulated AVX2 is slow on some hosts):
+     * fewer shapes, every path still taken */
+    bool portable = tap_portable(argc, argv);
     if (!rf_cpu_avx512() && !rf_cpu_avx2()) {
         float s = 0;
         tap_ok(!rf_small_head_nt(1, 1, 1, 1.0f, &s, 1, &s, 1, &s, 1) &&
@@ -250,13 +258,18 @@ int main(void)
     }
     /* RF_CPU_ISA=avx2 (the test's `_avx2` run) takes the AVX2 kernels on any CPU */
     tap_diag("the kernels run on %s", rf_cpu_avx512() ? "AVX-512" : "AVX2 and FMA");
-    static const int rows_list[] = {1, 3, 4, 5, 7, 8, 9, 13, 17, 64}, cols_list[] = {1, 15, 16, 17, 40, 256};
+    static const int all_rows[] = {1, 3, 4, 5, 7, 8, 9, 13, 17, 64}, all_cols[] = {1, 15, 16, 17, 40, 256};
+    static const int few_rows[] = {1, 5, 9, 17}, few_cols[] = {1, 17, 40};
+    const int *rows_list = portable ? few_rows : all_rows, *cols_list = portable ? few_cols : all_cols;
+    int n_rows = portable ? 4 : 10, n_cols = portable ? 3 : 6;
     int cases = 0, bad = 0;
     double worst = 0;
-    for (int k = 1; k <= RF_SMALL_HEAD_K; k++)
-        for (size_t ri = 0; ri < sizeof rows_list / sizeof *rows_list; ri++)
-            for (size_t ci = 0; ci < sizeof cols_list / sizeof *cols_list; ci++) {
-                int rows = rows_list[ri], cols = cols_list[ci];
+    static const int few_k[] = {1, 3, 8, 16};
+    int n_k = portable ? 4 : RF_SMALL_HEAD_K;
+    for (int ki = 0; ki < n_k; ki++)
+        for (int ri = 0; ri < n_rows; ri++)
+            for (int ci = 0; ci < n_cols; ci++) {
+                int k = portable ? few_k[ki] : ki + 1, rows = rows_list[ri], cols = cols_list[ci];
                 int lda = k + LD_PAD, ldb = k + 2 * LD_PAD, lds = cols + LD_PAD;
                 float *A = malloc(sizeof(float) * rows * lda), *B = malloc(sizeof(float) * cols * ldb);
                 float *S = malloc(sizeof(float) * rows * lds);
@@ -298,23 +311,20 @@ int main(void)
     tap_ok(!rf_small_head_nt(1, 257, 8, 1.0f, x, 8, x, 8, x, 257),
            "a key block of 257 is declined");
     int fill_cases = 0;
-    int fill_bad = check_fill(rows_list, sizeof rows_list / sizeof *rows_list, cols_list,
-                              sizeof cols_list / sizeof *cols_list, &fill_cases);
+    int fill_bad = check_fill(rows_list, n_rows, cols_list, n_cols, &fill_cases);
     tap_ok(fill_bad == 0, "the filling variant: %d shapes give the plain kernel's scores bit for bit, -inf up to "
            "the next multiple of 16 columns and nothing past it", fill_cases);
     tap_ok(rf_small_head_nt_fill(1, 1, 17, 1.0f, x, 17, x, 17, s, 1, 0.0f) == 0 && s[0] == GUARD,
            "the filling variant declines k = 17, writing nothing");
     int score_cases = 0;
-    int score_bad = check_scores(rows_list, sizeof rows_list / sizeof *rows_list, cols_list,
-                                 sizeof cols_list / sizeof *cols_list, &score_cases);
+    int score_bad = check_scores(rows_list, n_rows, cols_list, n_cols, &score_cases);
     tap_ok(score_bad == 0, "the attention's variant: %d shapes (heads of 3, 8, 16; no, some, every key masked; "
            "padded or not) give the plain scores plus the mask's bias and each row's max", score_cases);
     rf_small_head_keys keys;
     tap_ok(!rf_small_head_load_keys(&keys, 1, 17, 1.0f, x, 17) && !rf_small_head_load_keys(&keys, 257, 8, 1.0f, x, 8),
            "a key block of k = 17 or of 257 keys is declined for the attention's kernels");
     int fused_cases = 0;
-    int fused_bad = check_fused(rows_list, sizeof rows_list / sizeof *rows_list, cols_list,
-                                sizeof cols_list / sizeof *cols_list, &fused_cases);
+    int fused_bad = check_fused(rows_list, n_rows, cols_list, n_cols, &fused_cases);
     tap_ok(fused_bad == 0, "the backward's fused passes: %d shapes (heads of 3, 8, 16; no, some, every key masked; "
            "rows of lse -inf) give the probabilities and score gradients of the separate passes bit for bit",
            fused_cases);
