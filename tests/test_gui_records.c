@@ -84,6 +84,9 @@ static int64_t paused_run(RfWindow *win, int64_t step)
 {
     RfSession *s = rf_window_get_session(win);
     g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);
+    /* at once, where the worker exists: under load a short run of this tiny
+     * model could end before the main loop first polls `paused` */
+    rf_session_pause(s);
     if (!spin_until(paused, s, 60.0))
         return -1;
     for (int64_t next = rf_session_get_step(s) + 1; next <= step; next++) {
