@@ -3,7 +3,8 @@
  * in two parts (Cephes' split, so r is exact to a few ulp), e^r by
  * Cephes' polynomial, then 2^n by vscalefps (which also gives the
  * subnormals rf_expf flushes). x < -87 gives 0, as in rf_expf (so does
- * -inf); NaN stays NaN. Relative error below 3e-7. */
+ * -inf); x > 88.72 gives inf (so does +inf); NaN stays NaN. Relative error
+ * below 3e-7. */
 #ifndef RF_CPU_EXP16_H
 #define RF_CPU_EXP16_H
 
@@ -11,6 +12,9 @@
 
 __attribute__((target("avx512f"))) static inline __m512 rf_exp16(__m512 x)
 {
+    /* past 128 e^x is inf anyway; clamping there keeps n finite, so +inf
+     * and huge x give inf and not inf - inf (min's operand order keeps NaN) */
+    x = _mm512_min_ps(_mm512_set1_ps(128.0f), x);
     __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
