@@ -79,24 +79,39 @@ static gboolean paused(gpointer session)
 }
 
 /* A new run, paused (after the steps it made before the pause took), then
- * stepped by hand to at least `step`; the step it is paused at, or -1. */
+ * stepped by hand to at least `step`; the step it is paused at, or -1 with
+ * a diagnostic line naming the wait that ran out and what the session was
+ * in (a miss under load is then readable from the log). */
 static int64_t paused_run(RfWindow *win, int64_t step)
 {
     RfSession *s = rf_window_get_session(win);
+    GAction *train = g_action_map_lookup_action(G_ACTION_MAP(win), "train");
+    gboolean enabled = g_action_get_enabled(train);
+    RfRunState before = rf_session_get_state(s);
     g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);
     /* at once, where the worker exists: under load a short run of this tiny
      * model could end before the main loop first polls `paused` */
     rf_session_pause(s);
+    const char *wait = "the first pause";
     if (!spin_until(paused, s, 60.0))
-        return -1;
+        goto missed;
     for (int64_t next = rf_session_get_step(s) + 1; next <= step; next++) {
         gpointer args[2] = {s, &next};
         rf_session_step_once(s, NULL);
+        wait = "a step by hand";
         if (!spin_until(step_reached, args, 60.0))
-            return -1;
+            goto missed;
     }
     /* the worker says it is paused again after each step: under load, late */
-    return spin_until(paused, s, 30.0) ? rf_session_get_step(s) : -1;
+    wait = "the pause after the steps by hand";
+    if (spin_until(paused, s, 30.0))
+        return rf_session_get_step(s);
+missed:;
+    static const char *const states[] = {"idle", "loading", "running", "paused", "finished", "stopped", "failed"};
+    tap_diag("paused_run: %s did not come: Train was %s in state %s before, the run is now %s at step %lld", wait,
+             enabled ? "enabled" : "disabled", states[before], states[rf_session_get_state(s)],
+             (long long)rf_session_get_step(s));
+    return -1;
 }
 
 static void set_steps(RfWindow *win, int steps)
