@@ -30,7 +30,12 @@
 #   1. per encoder at N = 2000: ours s/step and FLOP efficiency (of this
 #      CPU's cached f32 matrix-product peak, `bench --json`), PyTorch 2.x
 #      eager, SDPA and compiled s/step, the best of them divided by ours,
-#      and PyTorch 1.13 divided by ours;
+#      and PyTorch 1.13 divided by ours. Each encoder's runs repeat ROUNDS
+#      times (default 2) in turn, ours then PyTorch's, so that a slow
+#      phase of the machine falls on both sides: a cell is the median of
+#      the rounds' medians with their range in brackets, and a ratio is
+#      taken within each round (that round's best PyTorch 2 over ours),
+#      its median and range likewise;
 #   2. ours only at N = 8192, batch 4: ls, talk, blrp against full attention
 #      (full plans about 16 GiB there: `rangefinder memory --seq 8192`).
 #
@@ -38,7 +43,7 @@
 #   bench/compare.sh                          # everything (takes a long while)
 #   ENCODERS="ls talk" bench/compare.sh       # a subset (both tables)
 #   LONG=0 bench/compare.sh                   # only the first table
-# Other knobs: THREADS (2), STEPS (3 timed, after the warm-up), RF (the
+# Other knobs: THREADS (2), STEPS (3 timed, after the warm-up), ROUNDS, RF (the
 # rangefinder binary), LOGDIR (raw outputs), and for a quick smoke test of
 # the script itself the sizes SEQ (2000), BATCH (32), FULL_BATCH (8),
 # LONG_SEQ (8192), LONG_BATCH (4), e.g.
@@ -49,6 +54,8 @@ cd "$(dirname "$0")/.." || exit 1
 ENCODERS=${ENCODERS:-full ls talk linear maelre blrp}
 THREADS=${THREADS:-2}
 STEPS=${STEPS:-3}
+ROUNDS=${ROUNDS:-2}
+ROUND=1                                   # the round running (log names)
 LONG=${LONG:-1}
 SEQ=${SEQ:-2000}
 BATCH=${BATCH:-32}
@@ -94,7 +101,7 @@ print("" if v is None else v)' "$1" 2>/dev/null
 
 # ours ENCODER BATCH SEQ: rangefinder bench's JSON line (log in $LOGDIR).
 ours() {
-    local log="$LOGDIR/ours-$1-b$2-n$3.log"
+    local log="$LOGDIR/ours-$1-b$2-n$3-r$ROUND.log"
     # shellcheck disable=SC2046  # encoder_sets is a list of words
     "$RF" bench --config data/configs/listops-full.ini \
         --set data.task=random --set data.vocab=20 --set data.train_size=200 \
@@ -109,7 +116,7 @@ ours() {
 torch_ref() {
     local py=$1 tag=$2 enc=$3 batch=$4 seq=$5
     shift 5
-    local log="$LOGDIR/torch$tag-$enc-b$batch-n$seq.log"
+    local log="$LOGDIR/torch$tag-$enc-b$batch-n$seq-r$ROUND.log"
     # shellcheck disable=SC2086  # TORCH_ENV is a list of NAME=VALUE words
     env $TORCH_ENV "$py" bench/torch_reference.py --encoder "$enc" --batch "$batch" --seq "$seq" \
         --threads "$THREADS" --steps "$STEPS" "$@" >"$log" 2>&1
@@ -134,6 +141,35 @@ best() {    # best A B C...: the smallest number among them, or "-" when none
     "$PY" -c 'import sys; v = [float(a) for a in sys.argv[1:] if a not in ("", "-")]; print(min(v) if v else "-")' "$@"
 }
 
+# cell KIND VALUES...: the rounds' values as one cell, KIND s (seconds to
+# three decimals), pct (a fraction as a percentage) or x (a ratio, two
+# decimals): the median, then with two or more the range in brackets;
+# "-" when all are "-" (left out), "failed" when any is empty or "n/a".
+cell() {
+    "$PY" -c '
+import statistics, sys
+kind, vals = sys.argv[1], sys.argv[2:]
+fmt = {"s": "{:.3f}", "pct": "{:.1%}", "x": "{:.2f}x"}[kind]
+if all(v == "-" for v in vals):
+    print("-")
+elif any(v in ("", "n/a") for v in vals):
+    print("failed")
+else:
+    v = [float(a) for a in vals if a != "-"]
+    out = fmt.format(statistics.median(v))
+    print(out if len(v) < 2 else f"{out} ({fmt.format(min(v))}-{fmt.format(max(v))})")' "$@"
+}
+
+quotient() {   # quotient A B: A / B; "-" when either was left out, "n/a" when either failed
+    if [ "$1" = - ] || [ "$2" = - ]; then
+        echo "-"
+    elif [ -n "$1" ] && [ -n "$2" ]; then
+        "$PY" -c 'import sys; print(float(sys.argv[1]) / float(sys.argv[2]))' "$1" "$2"
+    else
+        echo "n/a"
+    fi
+}
+
 ratio() {   # ratio A B: A / B to two decimals, or "n/a"
     if [ -n "$1" ] && [ -n "$2" ] && [ "$1" != - ]; then
         "$PY" -c 'import sys; print(f"{float(sys.argv[1]) / float(sys.argv[2]):.2f}x")' "$1" "$2"
@@ -154,9 +190,6 @@ gib() {     # bytes to GiB, two decimals, or "-"
     if [ -n "$1" ]; then "$PY" -c 'import sys; print(f"{int(sys.argv[1]) / 2**30:.2f}")' "$1"; else echo "-"; fi
 }
 
-pct() {      # a fraction as a percentage, or "-"
-    if [ -n "$1" ]; then "$PY" -c 'import sys; print(f"{100 * float(sys.argv[1]):.1f}%")' "$1"; else echo "-"; fi
-}
 
 PY2=""
 if [ "$TORCH2" != 0 ]; then
@@ -166,7 +199,7 @@ v2=""; v113=""
 [ -n "$PY2" ] && v2=$("$PY2" -c 'import torch; print(torch.__version__.split("+")[0])')
 [ "$TORCH113" != 0 ] && v113=$("$PY113" -c 'import torch; print(torch.__version__.split("+")[0])' 2>/dev/null)
 
-echo "Training step, N = $SEQ, $THREADS threads, median of $STEPS steps after the warm-up (logs: $LOGDIR)"
+echo "Training step, N = $SEQ, $THREADS threads, median of $STEPS steps after the warm-up, $ROUNDS rounds (logs: $LOGDIR)"
 cpu_field() { grep -m1 "^$1" /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'; }
 echo "CPU: $(cpu_field 'model name') (family $(cpu_field 'cpu family'), model $(cpu_field 'model\s*:')); PyTorch ${v2:-"2.x left out"} and ${v113:-"1.13 left out"}; PyTorch environment: ${TORCH_ENV:-none}"
 echo
@@ -175,25 +208,30 @@ echo "|---|---|---|---|---|---|---|---|---|---|"
 for enc in $ENCODERS; do
     batch=$BATCH
     [ "$enc" = full ] && batch=$FULL_BATCH
-    out=$(ours "$enc" "$batch" "$SEQ")
-    a=$(echo "$out" | field step_s_median)
-    eff=$(echo "$out" | field efficiency)
-    eager=-; sdpa=-; compiled=-; old=-
-    if [ -n "$PY2" ]; then
-        eager=$(torch_ref "$PY2" 2 "$enc" "$batch" "$SEQ" | field step_s_median)
-        flags=""
-        sdpa=-
-        if has_sdpa "$enc"; then
-            sdpa=$(torch_ref "$PY2" 2-sdpa "$enc" "$batch" "$SEQ" --sdpa | field step_s_median)
-            flags=--sdpa
+    ours_s=(); effs=(); eagers=(); sdpas=(); compileds=(); olds=(); ratios2=(); ratios113=()
+    for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
+        out=$(ours "$enc" "$batch" "$SEQ")
+        a=$(echo "$out" | field step_s_median)
+        eff=$(echo "$out" | field efficiency)
+        eager=-; sdpa=-; compiled=-; old=-
+        if [ -n "$PY2" ]; then
+            eager=$(torch_ref "$PY2" 2 "$enc" "$batch" "$SEQ" | field step_s_median)
+            flags=""
+            if has_sdpa "$enc"; then
+                sdpa=$(torch_ref "$PY2" 2-sdpa "$enc" "$batch" "$SEQ" --sdpa | field step_s_median)
+                flags=--sdpa
+            fi
+            # shellcheck disable=SC2086  # flags is empty or one word
+            compiled=$(torch_ref "$PY2" 2-compile "$enc" "$batch" "$SEQ" --compile $flags | field step_s_median)
         fi
-        # shellcheck disable=SC2086  # flags is empty or one word
-        compiled=$(torch_ref "$PY2" 2-compile "$enc" "$batch" "$SEQ" --compile $flags | field step_s_median)
-    fi
-    [ -n "$v113" ] && old=$(torch_ref "$PY113" 113 "$enc" "$batch" "$SEQ" | field step_s_median)
-    b=$(best "$eager" "$sdpa" "$compiled")
-    echo "| $enc | $batch | $(secs "$a") | $(pct "$eff") | $(secs "$eager") | $(secs "$sdpa") | $(secs "$compiled") | $(ratio "$b" "$a") | $(secs "$old") | $(ratio "$old" "$a") |"
+        [ -n "$v113" ] && old=$(torch_ref "$PY113" 113 "$enc" "$batch" "$SEQ" | field step_s_median)
+        b=$(best "$eager" "$sdpa" "$compiled")
+        ours_s+=("$a"); effs+=("${eff:--}"); eagers+=("$eager"); sdpas+=("$sdpa"); compileds+=("$compiled"); olds+=("$old")
+        ratios2+=("$(quotient "$b" "$a")"); ratios113+=("$(quotient "$old" "$a")")
+    done
+    echo "| $enc | $batch | $(cell s "${ours_s[@]}") | $(cell pct "${effs[@]}") | $(cell s "${eagers[@]}") | $(cell s "${sdpas[@]}") | $(cell s "${compileds[@]}") | $(cell x "${ratios2[@]}") | $(cell s "${olds[@]}") | $(cell x "${ratios113[@]}") |"
 done
+ROUND=1
 
 [ "$LONG" = 0 ] && exit 0
 echo
