@@ -88,9 +88,12 @@ static int64_t paused_run(RfWindow *win, int64_t step)
     GAction *train = g_action_map_lookup_action(G_ACTION_MAP(win), "train");
     gboolean enabled = g_action_get_enabled(train);
     RfRunState before = rf_session_get_state(s);
+    const rf_run_data *run_before = rf_session_get_current_run(s);
     g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);
-    /* at once, where the worker exists: under load a short run of this tiny
-     * model could end before the main loop first polls `paused` */
+    gboolean new_run = rf_session_get_current_run(s) != run_before;
+    int64_t budget = rf_session_get_config(s)->train.steps;
+    /* at once, where the worker exists; it may have made steps already
+     * (its caller gives the run a budget to spare) */
     rf_session_pause(s);
     const char *wait = "the first pause";
     if (!spin_until(paused, s, 60.0))
@@ -108,9 +111,10 @@ static int64_t paused_run(RfWindow *win, int64_t step)
         return rf_session_get_step(s);
 missed:;
     static const char *const states[] = {"idle", "loading", "running", "paused", "finished", "stopped", "failed"};
-    tap_diag("paused_run: %s did not come: Train was %s in state %s before, the run is now %s at step %lld", wait,
-             enabled ? "enabled" : "disabled", states[before], states[rf_session_get_state(s)],
-             (long long)rf_session_get_step(s));
+    tap_diag("paused_run: %s did not come: Train was %s in state %s before and %s (train.steps %lld); the run "
+             "is now %s at step %lld",
+             wait, enabled ? "enabled" : "disabled", states[before], new_run ? "started a new run" : "kept the run",
+             (long long)budget, states[rf_session_get_state(s)], (long long)rf_session_get_step(s));
     return -1;
 }
 
@@ -211,11 +215,16 @@ static void check_counter(RfWindow *win)
            "Steps lowered to 4 after it: the counter keeps the last run's budget ('%s', bar %.2f)",
            rf_window_get_step_text(win), bar != NULL ? gtk_progress_bar_get_fraction(bar) : -1.0);
 
-    set_steps(win, 12);
+    /* a model edit, so Train starts a new run, and a budget that a pause
+     * taken late still finds going: the Train action refreshes the window
+     * after starting the run's worker, and under load that took as long as
+     * a 12-step run of this model */
+    tap_ok(rf_session_set_key(s, "model.ff", "36", NULL, NULL), "model.ff = 36 for a new run");
+    set_steps(win, 200);
     int64_t at = paused_run(win, 2);
     set_steps(win, 1);
     g_action_group_activate_action(G_ACTION_GROUP(win), "train", NULL);   /* resumes the paused run */
-    gboolean ended = at >= 2 && at < 12 && spin_until(finished, s, 60.0) && rf_session_get_step(s) == at;
+    gboolean ended = at >= 2 && at < 200 && spin_until(finished, s, 60.0) && rf_session_get_step(s) == at;
     spin_for(0.2);
     g_autofree char *want = g_strdup_printf("last run: step %lld / %lld", (long long)at, (long long)at);
     tap_ok(ended && strcmp(rf_window_get_step_text(win), want) == 0,
@@ -231,7 +240,7 @@ static void check_checkpoint_every(RfWindow *win)
     tap_ok(rf_session_set_key(s, "model.ff", "40", NULL, NULL) &&
                rf_session_set_key(s, "train.checkpoint_every", "4", NULL, NULL),
            "model.ff = 40 and train.checkpoint_every = 4 for a new run");
-    set_steps(win, 40);
+    set_steps(win, 400);   /* as in check_counter */
     int64_t at = paused_run(win, 9);
     if (!tap_ok(at >= 9, "a new run is paused at step 9 or later (%" G_GINT64_FORMAT ")", at))
         return;
