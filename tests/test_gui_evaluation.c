@@ -80,6 +80,13 @@ static gboolean evaluated(gpointer data)
     return rf_evaluation_figure_slices(data) != NULL;
 }
 
+/* The view's status line as it stands. */
+static const char *status_text(RfWindow *win)
+{
+    GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(win), "evaluation");
+    return gtk_label_get_text(GTK_LABEL(find_named(page, "evaluation-status")));
+}
+
 static void check_evaluation(RfWindow *win, const char *rangefinder, const char *dir)
 {
     RfSession *s = rf_window_get_session(win);
@@ -90,6 +97,10 @@ static void check_evaluation(RfWindow *win, const char *rangefinder, const char 
         return;
 
     show_page(win, "evaluation");
+    /* the run has finished: nothing stands in Evaluate's way, and the line
+     * no longer says there is no model */
+    tap_ok(status_text(win)[0] == '\0', "once the run has finished the status line is clear ('%s')",
+           status_text(win));
     GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(win), "evaluation");
     RfPlotView *plot = rf_view_get_plot(page);
     rf_evaluation_figure *fig = rf_plot_view_get_figure(plot)->data;
@@ -167,6 +178,8 @@ static void check_evaluation(RfWindow *win, const char *rangefinder, const char 
 
 static void before_any_model(RfWindow *win)
 {
+    tap_ok(strstr(status_text(win), "no model yet") != NULL, "before any run the status line says why Evaluate "
+           "would refuse, unasked: %s", status_text(win));
     const char *said = click_without_model(win, "evaluation", "evaluate", "evaluation-status");
     GtkWidget *page = gtk_stack_get_child_by_name(rf_window_get_stack(win), "evaluation");
     tap_ok(strstr(said, "no model yet") != NULL &&

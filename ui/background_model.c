@@ -62,21 +62,64 @@ static void work_in_thread(GTask *task, gpointer source, gpointer data, GCancell
         g_task_return_new_error(task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s", st.msg);
 }
 
-GtkWidget *rf_background_model_status(rf_background_model *m, const char *name, const char *text)
+#define MODEL_KEY "rf-background-model"
+
+/* Why the button would refuse in the session's state now, or NULL when a
+ * model is there to use. */
+static char *refusal(rf_background_model *m)
 {
-    m->status = gtk_label_new(text);
+    RfRunState state = rf_session_get_state(m->session);
+    if (state == RF_RUN_RUNNING || state == RF_RUN_LOADING)
+        return g_strdup_printf("Pause the run to %s the model as it is now", m->verb);
+    if (state == RF_RUN_IDLE) {
+        g_auto(GStrv) parts = g_strsplit(gtk_button_get_label(GTK_BUTTON(m->button)), "_", -1);
+        g_autofree char *name = g_strjoinv("", parts);
+        return g_strdup_printf("There is no model yet: train a run or open a checkpoint, then %s", name);
+    }
+    return NULL;
+}
+
+static void show(rf_background_model *m, const char *text)
+{
+    gtk_label_set_text(GTK_LABEL(m->status), text);
+    gtk_widget_set_tooltip_text(m->status, text[0] != '\0' ? text : NULL);
+}
+
+static void hint(rf_background_model *m)
+{
+    g_autofree char *why = refusal(m);
+    show(m, why != NULL ? why : m->ready_hint != NULL ? m->ready_hint : "");
+    m->hinting = TRUE;
+}
+
+static void on_state_changed(RfSession *s, gpointer plot)
+{
+    (void)s;
+    rf_background_model *m = g_object_get_data(plot, MODEL_KEY);
+    if (m != NULL && m->hinting && !m->computing)
+        hint(m);
+}
+
+GtkWidget *rf_background_model_status(rf_background_model *m, const char *name, const char *ready_hint)
+{
+    m->status = gtk_label_new(NULL);
     gtk_widget_set_name(m->status, name);
     gtk_label_set_xalign(GTK_LABEL(m->status), 0);
     gtk_label_set_ellipsize(GTK_LABEL(m->status), PANGO_ELLIPSIZE_END);
     gtk_widget_set_hexpand(m->status, TRUE);
     gtk_widget_add_css_class(m->status, "dim-label");
+    m->ready_hint = ready_hint;
+    hint(m);
+    /* the plot owns the view's state, and so m */
+    g_object_set_data(G_OBJECT(m->plot), MODEL_KEY, m);
+    g_signal_connect_object(m->session, "state-changed", G_CALLBACK(on_state_changed), m->plot, 0);
     return m->status;
 }
 
 void rf_background_model_say(rf_background_model *m, const char *text)
 {
-    gtk_label_set_text(GTK_LABEL(m->status), text);
-    gtk_widget_set_tooltip_text(m->status, text);
+    show(m, text);
+    m->hinting = FALSE;
 }
 
 /* The task holds the plot, which owns the view's state and so `m`. */
@@ -99,21 +142,10 @@ gboolean rf_background_model_ready(rf_background_model *m)
 {
     if (m->computing)
         return FALSE;
-    RfRunState state = rf_session_get_state(m->session);
-    if (state == RF_RUN_RUNNING || state == RF_RUN_LOADING) {
-        g_autofree char *text = g_strdup_printf("Pause the run to %s the model as it is now", m->verb);
-        rf_background_model_say(m, text);
-        return FALSE;
-    }
-    if (state == RF_RUN_IDLE) {
-        g_auto(GStrv) parts = g_strsplit(gtk_button_get_label(GTK_BUTTON(m->button)), "_", -1);
-        g_autofree char *name = g_strjoinv("", parts);
-        g_autofree char *text = g_strdup_printf("There is no model yet: train a run or open a checkpoint, then %s",
-                                                name);
-        rf_background_model_say(m, text);
-        return FALSE;
-    }
-    return TRUE;
+    g_autofree char *why = refusal(m);
+    if (why != NULL)
+        hint(m);
+    return why == NULL;
 }
 
 /* Work on the model of file `path` (taken over), removed afterwards when `temporary`. */

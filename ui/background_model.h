@@ -48,12 +48,18 @@ typedef struct rf_background_model {
     rf_background_done done;
     void *view;              /* done's first argument */
     gboolean computing;
+    const char *ready_hint;  /* rf_background_model_status's */
+    gboolean hinting;        /* the label shows the hint for the session's state, not a result */
 } rf_background_model;
 
-/* The status label (named `name` for tests), saying `text` at first. */
-GtkWidget *rf_background_model_status(rf_background_model *m, const char *name, const char *text);
+/* The status label (named `name` for tests). Until the work first says
+ * something, it follows the session's state: why the button would refuse
+ * (a run that trains, no model yet), else `ready_hint` (NULL: nothing).
+ * Call it after setting m's session, plot and button. */
+GtkWidget *rf_background_model_status(rf_background_model *m, const char *name, const char *ready_hint);
 
-/* Show `text` in the status label (and its tooltip, for when it is cut). */
+/* Show `text` in the status label (and its tooltip, for when it is cut);
+ * it stays there whatever the session's state does. */
 void rf_background_model_say(rf_background_model *m, const char *text);
 
 /* Whether the session has a model to use now; if not, says why (a run that

@@ -623,8 +623,8 @@ static GtkWidget *build_toolbar(attribution_view *v)
     v->model = (rf_background_model){.session = v->session, .plot = v->plot, .button = compute,
                                      .verb = "explain", .busy = "Computing…", .work = attribute,
                                      .done = on_attributed, .view = v};
-    gtk_box_append(GTK_BOX(bar), rf_background_model_status(&v->model, "attribution-status", "Show a sample in the "
-                                                            "Data view, pause or finish a run, then Compute"));
+    gtk_box_append(GTK_BOX(bar), rf_background_model_status(&v->model, "attribution-status",
+                                                            "Compute explains the sample the Data view shows"));
     g_signal_connect(compute, "clicked", G_CALLBACK(on_compute), v);
     g_signal_connect(v->method_menu, "notify::selected", G_CALLBACK(on_method), v);
     on_method(NULL, NULL, v);

@@ -196,8 +196,7 @@ static GtkWidget *build_toolbar(evaluation_view *v)
     gtk_box_append(GTK_BOX(bar), button);
     gtk_box_append(GTK_BOX(bar), v->split_menu);
     gtk_box_append(GTK_BOX(bar), v->export_csv);
-    gtk_box_append(GTK_BOX(bar), rf_background_model_status(&v->model, "evaluation-status", "Pause or finish a "
-                                                            "run, or open a checkpoint, then Evaluate"));
+    gtk_box_append(GTK_BOX(bar), rf_background_model_status(&v->model, "evaluation-status", NULL));
     g_signal_connect(button, "clicked", G_CALLBACK(on_evaluate), v);
     g_signal_connect(v->export_csv, "clicked", G_CALLBACK(on_export_csv), v);
     return bar;

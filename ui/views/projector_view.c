@@ -447,8 +447,7 @@ static GtkWidget *build_toolbar(projector_view *v)
     gtk_box_append(GTK_BOX(bar), labelled("Colour by", v->colour_menu));
     gtk_box_append(GTK_BOX(bar), step_slider(v));
     gtk_box_append(GTK_BOX(bar), more_menu(v));
-    gtk_box_append(GTK_BOX(bar), rf_background_model_status(&v->model, "projector-status", "Pause or finish a run, "
-                                                            "or open a checkpoint, then Compute"));
+    gtk_box_append(GTK_BOX(bar), rf_background_model_status(&v->model, "projector-status", NULL));
     g_signal_connect(compute, "clicked", G_CALLBACK(on_compute), v);
     g_signal_connect(v->colour_menu, "notify::selected", G_CALLBACK(on_colour), v);
     return bar;
