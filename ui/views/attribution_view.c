@@ -624,7 +624,7 @@ static GtkWidget *build_toolbar(attribution_view *v)
                                      .verb = "explain", .busy = "Computing…", .work = attribute,
                                      .done = on_attributed, .view = v};
     gtk_box_append(GTK_BOX(bar), rf_background_model_status(&v->model, "attribution-status",
-                                                            "Compute explains the sample the Data view shows"));
+                                                            "Explains the Data view's sample"));
     g_signal_connect(compute, "clicked", G_CALLBACK(on_compute), v);
     g_signal_connect(v->method_menu, "notify::selected", G_CALLBACK(on_method), v);
     on_method(NULL, NULL, v);
