@@ -143,9 +143,11 @@ gboolean rf_background_model_ready(rf_background_model *m)
     if (m->computing)
         return FALSE;
     g_autofree char *why = refusal(m);
-    if (why != NULL)
-        hint(m);
-    return why == NULL;
+    if (why == NULL)
+        return TRUE;
+    show(m, why);
+    m->hinting = TRUE;
+    return FALSE;
 }
 
 /* Work on the model of file `path` (taken over), removed afterwards when `temporary`. */
