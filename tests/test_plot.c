@@ -640,6 +640,23 @@ static void check_memory_notes(rf_memory_figure *mf, cairo_surface_t *drawn)
     g_snprintf(want, sizeof want, "lines coincide: %s = %s = %s", mf->curves[1].encoder, mf->curves[4].encoder,
                mf->curves[5].encoder);
     tap_ok(strstr(key, want) != NULL, "three encoders planning the same memory: the key says \"%s\" (%s)", want, key);
+
+    /* lengths left unplanned: named, and said to be still planning only
+     * while a full pass is to come */
+    char note[256];
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
+        mf->curves[e].planned = RF_MEMORY_LENGTHS;
+    rf_memory_figure_unplanned(mf, note, sizeof note);
+    tap_ok(note[0] == '\0', "every length planned: no note of unplanned lengths (\"%s\")", note);
+    mf->curves[4].planned = 4;
+    mf->more_coming = true;
+    rf_memory_figure_unplanned(mf, note, sizeof note);
+    g_snprintf(want, sizeof want, "%s above N=%d: still planning", mf->curves[4].encoder, mf->lengths[3]);
+    tap_ok(strcmp(note, want) == 0, "a quick pass's curves: the note says \"%s\" (\"%s\")", want, note);
+    mf->more_coming = false;
+    rf_memory_figure_unplanned(mf, note, sizeof note);
+    tap_ok(strstr(note, "not planned (slow to plan there)") != NULL && strstr(note, "still") == NULL,
+           "after the full pass, lengths it left out are said not planned (\"%s\")", note);
     memcpy(mf->curves, saved, sizeof saved);
 }
 

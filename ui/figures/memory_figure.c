@@ -203,24 +203,29 @@ void rf_memory_figure_key(const rf_memory_figure *f, char *buf, size_t size)
  * plan. Returns how many. */
 enum { MAX_NOTES = 3, NOTE_SIZE = 512 };
 
+void rf_memory_figure_unplanned(const rf_memory_figure *f, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++) {
+        const rf_memory_curve *c = &f->curves[e];
+        size_t used = strlen(buf);
+        if (c->planned > 0 && c->planned < RF_MEMORY_LENGTHS)
+            snprintf(buf + used, size - used, "%s%s above N=%d", used > 0 ? ", " : "", c->encoder,
+                     f->lengths[c->planned - 1]);
+    }
+    if (buf[0] != '\0') {
+        size_t used = strlen(buf);
+        snprintf(buf + used, size - used, f->more_coming ? ": still planning" : ": not planned (slow to plan there)");
+    }
+}
+
 static int notes(const rf_memory_figure *f, char lines[MAX_NOTES][NOTE_SIZE])
 {
     int n = 0;
     rf_memory_figure_key(f, lines[n++], NOTE_SIZE);
-    char *unplanned = lines[n];
-    unplanned[0] = '\0';
-    for (int e = 0; e < RF_MEMORY_ENCODERS; e++) {
-        const rf_memory_curve *c = &f->curves[e];
-        size_t used = strlen(unplanned);
-        if (c->planned > 0 && c->planned < RF_MEMORY_LENGTHS)
-            snprintf(unplanned + used, NOTE_SIZE - used, "%s%s above N=%d", used > 0 ? ", " : "", c->encoder,
-                     f->lengths[c->planned - 1]);
-    }
-    if (unplanned[0] != '\0') {
-        size_t used = strlen(unplanned);
-        snprintf(unplanned + used, NOTE_SIZE - used, ": not planned (slow to plan there)");
+    rf_memory_figure_unplanned(f, lines[n], NOTE_SIZE);
+    if (lines[n][0] != '\0')
         n++;
-    }
     if (isnan(f->current_bytes))
         snprintf(lines[n++], NOTE_SIZE, "The current config cannot be planned: %s", f->current_problem);
     return n;

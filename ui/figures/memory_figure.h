@@ -43,6 +43,7 @@ typedef struct rf_memory_figure {
     double ram_bytes;             /* physical memory; 0 unknown */
     GArray *measured;             /* rf_memory_point */
     double compute_seconds;       /* how long the last compute took */
+    bool more_coming;             /* a quick pass's curves: a full pass plans the longer lengths next */
 } rf_memory_figure;
 
 void rf_memory_figure_init(rf_memory_figure *f);
@@ -78,6 +79,11 @@ bool rf_memory_figure_input_shape(const rf_config *cfg, int *feat_dim, int *voca
  * key and the other notes
  * sit below the data area, never over a line. */
 void rf_memory_figure_key(const rf_memory_figure *f, char *buf, size_t size);
+
+/* The note naming each encoder's lengths left unplanned ("blrp above
+ * N=65536"), and why: still being planned when more_coming, else slow to
+ * plan there. Empty when every length has a plan. */
+void rf_memory_figure_unplanned(const rf_memory_figure *f, char *buf, size_t size);
 
 rf_figure rf_memory_figure_figure(rf_memory_figure *f);
 

@@ -79,8 +79,9 @@ static void on_planned(GObject *source, GAsyncResult *result, gpointer user_data
         GArray *measured = v->figure.measured;
         v->figure = job->result;
         v->figure.measured = measured;
-        rf_plot_view_queue_draw(v->plot);
         v->full_wanted = !job->full;
+        v->figure.more_coming = v->full_wanted;
+        rf_plot_view_queue_draw(v->plot);
     }
     if (v->pending)
         start_planning(v, FALSE);
