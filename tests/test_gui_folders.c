@@ -53,6 +53,20 @@ static void check_folder(RfWindow *win, const char *action, const char *want, co
     answer_chooser(NULL);
 }
 
+/* Whether the window's toast mentions a text (a save confirms itself from
+ * an idle, later under a sanitiser than the chooser's own answer). */
+typedef struct {
+    RfWindow *win;
+    const char *text;
+} toast_wait;
+
+static gboolean toast_says(gpointer data)
+{
+    const toast_wait *w = data;
+    const char *toast = rf_window_get_toast(w->win);
+    return toast != NULL && strstr(toast, w->text) != NULL;
+}
+
 /* Whether a title says a word twice ("Choose the Image folder Folder"). */
 static gboolean repeats_a_word(const char *title)
 {
@@ -116,6 +130,7 @@ int main(int argc, char **argv)
     g_mkdir_with_parents(run, 0700);
     g_free(chooser_folder(win, "save-checkpoint"));
     answer_chooser(saved);
+    spin_until(toast_says, &(toast_wait){win, "Saved checkpoint.safetensors"}, 10.0);
     tap_ok(g_file_test(saved, G_FILE_TEST_IS_REGULAR), "Save Checkpoint… writes the chosen file %s", saved);
     const char *toast = rf_window_get_toast(win);
     tap_ok(toast != NULL && strstr(toast, "Saved checkpoint.safetensors") != NULL &&
@@ -132,6 +147,7 @@ int main(int argc, char **argv)
     g_autofree char *metrics = g_build_filename(run, "metrics.csv", NULL);
     g_free(chooser_folder(win, "export-metrics"));
     answer_chooser(metrics);
+    spin_until(toast_says, &(toast_wait){win, "metrics.csv"}, 10.0);
     toast = rf_window_get_toast(win);
     tap_ok(g_file_test(metrics, G_FILE_TEST_IS_REGULAR) && toast != NULL && strstr(toast, "metrics.csv") != NULL,
            "Export Metrics… writes the file and a toast says so (\"%s\")", toast != NULL ? toast : "none");
