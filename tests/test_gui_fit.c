@@ -323,18 +323,21 @@ static gboolean frame_fits(gpointer data)
 /* Asks for the size, as a screen of that size would, and waits until the
  * window has taken it. GTK keeps a shown window's size as its default
  * size, so a configure from the X server that arrives late (a loaded
- * machine) can put the old size back: the request is repeated then. A
- * window that cannot shrink (its content asks for more) keeps failing
- * check_view's size check, which names the widest widget. */
+ * machine) can put the old size back, even after the new one showed: the
+ * request is repeated then. A window that cannot shrink (its content asks
+ * for more) keeps failing check_view's size check, which names the widest
+ * widget. */
 static void ask_for_size(GtkWidget *win, int width, int height)
 {
     struct asked_size asked = {win, width, height};
     for (int attempt = 0; attempt < 10; attempt++) {
         gtk_window_set_default_size(GTK_WINDOW(win), width, height);
-        if (spin_until(frame_fits, &asked, 2.0))
-            break;
+        if (!spin_until(frame_fits, &asked, 2.0))
+            continue;
+        spin_for(0.6);   /* room for a late configure to undo it */
+        if (frame_fits(&asked))
+            return;
     }
-    spin_for(0.6);
 }
 
 int main(int argc, char **argv)
