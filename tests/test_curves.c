@@ -366,6 +366,71 @@ static void test_memory_log(void)
     rf_run_data_free(runs[2]);
 }
 
+/* Pixels of the key's grey in the step-time panel's title row, right of
+ * its title and left of its log button. */
+static int step_time_key_ink(cairo_surface_t *s)
+{
+    const rf_rgb key_grey = {0.40, 0.40, 0.44};
+    int top = (int)(H * 0.56), n = 0;
+    for (int y = top; y < top + 22; y++)
+        for (int x = W / 3 + 170; x < 2 * W / 3 - 50; x++)
+            n += is_color(s, x, y, key_grey, 0.12);
+    return n;
+}
+
+/* A horizontal run of at least 7 pixels of colour c just under the
+ * step-time panel's title row, where its top edge is (a triangle: the line
+ * there is 1.5 px wide and leaves the top steeply). */
+static bool step_time_top_triangle(cairo_surface_t *s, rf_rgb c)
+{
+    int top = (int)(H * 0.56) + 22;   /* below the title row */
+    for (int y = top; y < top + 20; y++)
+        for (int x = W / 3, run = 0; x < 2 * W / 3; x++) {
+            run = is_color(s, x, y, c, 0.1) ? run + 1 : 0;
+            if (run >= 7)
+                return true;
+        }
+    return false;
+}
+
+/* A run of 100 steps of 0.1 s but its first, of `first` s. */
+static rf_run_data *first_step_of(double first)
+{
+    rf_run_data *r = rf_run_data_new("first step", NULL);
+    for (int i = 1; i <= 100; i++) {
+        rf_metrics m = {.step = i, .split = RF_SPLIT_TRAIN, .loss = gentle(i), .accuracy = 0.5, .lr = 1e-3,
+                        .seconds = 0.1 * i + first, .step_seconds = i == 1 ? first : 0.1};
+        rf_run_data_append(r, &m);
+    }
+    return r;
+}
+
+/* A first step 30 times the others' leaves the step-time axis (it is cut
+ * at 4x the median): a triangle marks it on the top edge, and the panel's
+ * title row counts it. */
+static void test_step_times_above(void)
+{
+    g_autoptr(rf_training_figure) tf = rf_training_figure_new();
+    rf_figure f = rf_training_figure_figure(tf);
+    rf_run_data *inside = first_step_of(0.35), *outside = first_step_of(3.0);
+    rf_training_figure_set_runs(tf, &inside, 1);
+    cairo_surface_t *s = render(&f);
+    int quiet = step_time_key_ink(s);
+    bool unmarked = !step_time_top_triangle(s, rf_series_color(0));
+    cairo_surface_destroy(s);
+    rf_training_figure_set_runs(tf, &outside, 1);
+    s = render(&f);
+    int said = step_time_key_ink(s);
+    bool marked = step_time_top_triangle(s, rf_series_color(0));
+    cairo_surface_destroy(s);
+    tap_ok(quiet == 0 && said > 0,
+           "a first step of 3 s, past 4x the 0.1 s median, is counted in the step-time panel's title row (%d key "
+           "pixels; %d for one of 0.35 s, inside the axis)", said, quiet);
+    tap_ok(marked && unmarked, "and marked by a triangle on the panel's top edge (none for the 0.35 s step)");
+    rf_run_data_free(inside);
+    rf_run_data_free(outside);
+}
+
 static void test_time_axis(void)
 {
     g_autoptr(rf_training_figure) tf = rf_training_figure_new();
@@ -480,6 +545,7 @@ int main(void)
     test_log_scale();
     test_memory_log();
     test_time_axis();
+    test_step_times_above();
     test_hide_runs();
     test_change_markers();
     return tap_done();

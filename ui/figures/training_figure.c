@@ -843,6 +843,51 @@ static void draw_key(rf_training_figure *f, rf_plot *acc)
     draw_title_key(acc, RF_TRAINING_ACCURACY, key);
 }
 
+/* Step times the axis leaves out (above 4x a run's median: the first
+ * step, evaluations): a triangle in the run's colour on the top edge at
+ * each one's x, and their count and largest value in the title row, so a
+ * line leaving the top is not read as the axis being wrong. */
+static void draw_step_times_above(rf_training_figure *f, rf_plot *p)
+{
+    int above = 0;
+    double highest = 0;
+    cairo_t *cr = p->cr;
+    cairo_save(cr);
+    for (guint i = 0; i < f->series->len; i++) {
+        run_series *s = rf_training_series(f, i);
+        GArray *col = s->hidden ? NULL : rf_training_panel_column(s, RF_TRAINING_STEP_TIME, SERIES_TRAIN, false);
+        if (col == NULL)
+            continue;
+        const double *xs = (const double *)(void *)rf_training_x_column(f, s, SERIES_TRAIN)->data;
+        const double *v = (const double *)(void *)col->data;
+        rf_set_color(cr, rf_training_run_color(s, i), 1);
+        double last_px = -INFINITY;
+        for (guint j = 0; j < col->len; j++) {
+            if (xs[j] < p->x.min || xs[j] > p->x.max || !isfinite(v[j]) || v[j] <= p->y.max)
+                continue;
+            above++;
+            highest = fmax(highest, v[j]);
+            double px = round(rf_plot_px(p, xs[j])) + 0.5;
+            if (px - last_px < 4)   /* one triangle per few pixels however many steps */
+                continue;
+            last_px = px;
+            cairo_move_to(cr, px, p->frame.y);
+            cairo_line_to(cr, px + 5, p->frame.y + 7);
+            cairo_line_to(cr, px - 5, p->frame.y + 7);
+            cairo_close_path(cr);
+            cairo_fill(cr);
+        }
+    }
+    if (above > 0) {
+        char value[32], key[96];
+        rf_axis_format_value(&p->y, highest, value, sizeof value);
+        snprintf(key, sizeof key, "↑ %d %s, max %s", above, above == 1 ? "step" : "steps", value);
+        rf_set_color(cr, KEY_GREY, 1);
+        draw_title_key(p, RF_TRAINING_STEP_TIME, key);
+    }
+    cairo_restore(cr);
+}
+
 static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoom)
 {
     rf_training_figure *f = data;
@@ -877,6 +922,7 @@ static void draw(void *data, cairo_t *cr, double w, double h, const rf_zoom *zoo
     }
     draw_baseline_labels(f, &plots[RF_TRAINING_ACCURACY], baselines, n_baselines);
     draw_memory(f, &plots[RF_TRAINING_MEMORY]);
+    draw_step_times_above(f, &plots[RF_TRAINING_STEP_TIME]);
     draw_legend(f, &plots[RF_TRAINING_LOSS]);
     draw_key(f, &plots[RF_TRAINING_ACCURACY]);
     bool buttons = !rf_plot_figure_only(cr);
