@@ -708,6 +708,50 @@ static void check_current_dot(rf_memory_figure *mf, const rf_config *cfg)
     cairo_surface_destroy(with_run);
 }
 
+/* Pixels of the current config's label text (its near-black) in rows
+ * [y0, y1) and columns [x0, x1). */
+static int label_ink(cairo_surface_t *s, int x0, int x1, int y0, int y1)
+{
+    int n = 0;
+    for (int y = MAX(y0, 0); y < MIN(y1, cairo_image_surface_get_height(s)); y++)
+        for (int x = MAX(x0, 0); x < MIN(x1, cairo_image_surface_get_width(s)); x++)
+            n += same_color(s, x, y, (rf_rgb){0.15, 0.15, 0.17});
+    return n;
+}
+
+/* The current config's label goes under its dot, and over it where the dot
+ * sits on the frame's bottom edge (a config smaller than every curve), so
+ * it never covers the length ticks. */
+static void check_current_label(rf_memory_figure *mf)
+{
+    rf_rgb colour = rf_series_color(7);
+    for (int e = 0; e < RF_MEMORY_ENCODERS; e++)
+        if (strcmp(mf->curves[e].encoder, mf->current_encoder) == 0)
+            colour = rf_series_color(e);
+    rf_figure f = rf_memory_figure_figure(mf);
+    double saved = mf->current_bytes;
+    int places[2][2] = {{-1, -1}, {-1, -1}}, under[2] = {0, 0}, over[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        if (k == 1)
+            mf->current_bytes = saved / 100;   /* the lowest point: the axis starts there */
+        cairo_surface_t *s = render(&f, 1000, 700);
+        int x = -1, y = -1;
+        if (find_disc(s, colour, &x, &y)) {
+            under[k] = label_ink(s, x + 10, x + 400, y + 6, y + 24);
+            over[k] = label_ink(s, x + 10, x + 400, y - 24, y - 6);
+        }
+        places[k][0] = x;
+        places[k][1] = y;
+        cairo_surface_destroy(s);
+    }
+    mf->current_bytes = saved;
+    tap_ok(under[0] > 20 && over[0] == 0, "the current config's label is under its dot at (%d, %d) (%d px under, %d over)",
+           places[0][0], places[0][1], under[0], over[0]);
+    tap_ok(under[1] == 0 && over[1] > 20,
+           "and over it when the dot sits on the bottom edge at (%d, %d) (%d px under, %d over)", places[1][0],
+           places[1][1], under[1], over[1]);
+}
+
 static void test_memory_figure(const char *tmp)
 {
     rf_config cfg;
@@ -780,6 +824,7 @@ static void test_memory_figure(const char *tmp)
     check_memory_notes(&mf, s);
     cairo_surface_destroy(s);
     check_current_dot(&mf, &cfg);
+    check_current_label(&mf);
 
     /* Export in every format, then a failed export. */
     const char *const names[] = {"memory.png", "memory.svg", "memory.pdf"};

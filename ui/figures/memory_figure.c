@@ -277,7 +277,8 @@ static void draw_measured(rf_plot *p, const rf_memory_point *pt)
 }
 
 /* The current configuration: a large dot with a white ring and its label,
- * placed to the left of the dot when the right side has no room. */
+ * placed to the left of the dot when the right side has no room, and
+ * above it when there is none below. */
 static void draw_current(rf_plot *p, const rf_memory_figure *f)
 {
     cairo_t *cr = p->cr;
@@ -296,7 +297,10 @@ static void draw_current(rf_plot *p, const rf_memory_figure *f)
     snprintf(text, sizeof text, "current: %s, N = %d, %s", f->current_encoder, f->current_seq, bytes);
     double text_w = rf_text_width(cr, RF_PLOT_TEXT, true, text), text_h = rf_plot_text_size(cr);
     bool right = px + 12 + text_w < p->frame.x + p->frame.w - 4;
-    double tx = right ? px + 12 : px - 12 - text_w, ty = py + 14;
+    /* below the dot, or above it where below would leave the frame (the
+     * smallest config sits on the bottom edge, over the length ticks) */
+    bool below = py + 14 + text_h / 2 + 3 <= p->frame.y + p->frame.h;
+    double tx = right ? px + 12 : px - 12 - text_w, ty = below ? py + 14 : py - 14;
     cairo_set_source_rgba(cr, 1, 1, 1, 0.85);   /* keeps the label readable over the curves */
     cairo_rectangle(cr, tx - 3, ty - text_h / 2 - 3, text_w + 6, text_h + 6);
     cairo_fill(cr);
