@@ -358,7 +358,14 @@ static void check_every_view(RfWindow *win)
             g_autofree char *why = g_strdup_printf("exist for the %s encoder; this run uses full", encoder);
             tap_ok(has_text(texts, why), "the %s view says why it is empty for full attention (\"%s\")", pages[i],
                    words);
+            GtkWidget *layer = find_named(view, "probe-layer");
+            tap_ok(layer != NULL && !gtk_widget_get_sensitive(layer),
+                   "and its Layer drop-down is greyed out, with nothing to pick");
             continue;
+        }
+        if (strcmp(pages[i], "attention") == 0) {
+            GtkWidget *map = find_named(view, "probe-layer");
+            tap_ok(map != NULL && gtk_widget_get_sensitive(map), "the attention view's Map drop-down can be used");
         }
         Ink ink = ink_of(view);
         if (strcmp(pages[i], "runs") == 0) {

@@ -98,7 +98,8 @@ static rf_latent_layer chosen_layer(const latent_view *v)
 
 static void list_layers(latent_view *v)
 {
-    guint n = 1 + (v->has_cross ? 1 : 0) + (guint)v->self_layers;
+    /* nothing to pick in a model without latent states */
+    guint n = v->has_latent ? 1 + (v->has_cross ? 1 : 0) + (guint)v->self_layers : 0;
     g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; i < n; i++) {
         char name[32];

@@ -198,7 +198,10 @@ void rf_probe_picker_init(rf_probe_picker *p, RfSession *s, const char *layer_ti
 
     p->layers = gtk_string_list_new(NULL);
     p->layer = GTK_DROP_DOWN(gtk_drop_down_new(G_LIST_MODEL(p->layers), NULL));
+    gtk_widget_set_name(GTK_WIDGET(p->layer), "probe-layer");
     p->layer_label = labelled(p, layer_title != NULL ? layer_title : "_Layer", GTK_WIDGET(p->layer));
+    gtk_widget_set_sensitive(GTK_WIDGET(p->layer), FALSE);   /* until a run gives it layers */
+    gtk_widget_set_sensitive(p->layer_label, FALSE);
     p->head = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(1, 1, 1));
     gtk_widget_set_tooltip_text(GTK_WIDGET(p->head), "Attention head, counted from 1 like the layers");
     p->head_label = labelled(p, "_Head", GTK_WIDGET(p->head));
@@ -248,6 +251,9 @@ void rf_probe_picker_set_layers(rf_probe_picker *p, const char *const *labels, g
 {
     if (n == 0)   /* no map: no head to choose either */
         rf_probe_picker_set_heads(p, 1);
+    /* greyed out, not a live "(None)", while the run has nothing to pick */
+    gtk_widget_set_sensitive(GTK_WIDGET(p->layer), n > 0);
+    gtk_widget_set_sensitive(p->layer_label, n > 0);
     guint old_n = g_list_model_get_n_items(G_LIST_MODEL(p->layers));
     gboolean same = old_n == n;
     for (guint i = 0; same && i < n; i++)
