@@ -38,6 +38,34 @@ static void clear_bar(rf_progress *p)
     }
 }
 
+/* The speed as a researcher reads it: steps a second when there are
+ * several, seconds a step when a step takes longer (a long sequence's
+ * "0.0 steps/s" says nothing). */
+static void format_rate(double rate, char *buf, size_t size)
+{
+    if (rate <= 0)
+        snprintf(buf, size, "-- steps/s");
+    else if (rate >= 0.95)
+        snprintf(buf, size, "%.1f steps/s", rate);
+    else
+        snprintf(buf, size, "%.1f s/step", 1.0 / rate);
+}
+
+/* The time left at this rate: MM:SS, or H:MM:SS past an hour. */
+static void format_eta(const rf_progress *p, const rf_metrics *m, double rate, char *buf, size_t size)
+{
+    if (rate <= 0) {
+        snprintf(buf, size, "--:--");
+        return;
+    }
+    int64_t left = (int64_t)((p->total - m->step) / rate + 0.5);
+    if (left >= 3600)
+        snprintf(buf, size, "%lld:%02lld:%02lld", (long long)(left / 3600), (long long)(left / 60 % 60),
+                 (long long)(left % 60));
+    else
+        snprintf(buf, size, "%02lld:%02lld", (long long)(left / 60), (long long)(left % 60));
+}
+
 static void draw_bar(rf_progress *p, const rf_metrics *m, double rate)
 {
     char bar[BAR_WIDTH + 1];
@@ -45,17 +73,11 @@ static void draw_bar(rf_progress *p, const rf_metrics *m, double rate)
     for (int i = 0; i < BAR_WIDTH; i++)
         bar[i] = i < filled ? '#' : '-';
     bar[BAR_WIDTH] = '\0';
-    char eta[32] = "--:--";
-    if (rate > 0) {
-        int64_t left = (int64_t)((p->total - m->step) / rate + 0.5);
-        if (left >= 3600)
-            snprintf(eta, sizeof eta, "%lld:%02lld:%02lld", (long long)(left / 3600),
-                     (long long)(left / 60 % 60), (long long)(left % 60));
-        else
-            snprintf(eta, sizeof eta, "%02lld:%02lld", (long long)(left / 60), (long long)(left % 60));
-    }
-    fprintf(p->out, "\r\033[Kstep %lld/%lld [%s] loss %.3f acc %.3f %.1f steps/s ETA %s", (long long)m->step,
-            (long long)p->total, bar, m->loss, m->accuracy, rate, eta);
+    char speed[32], eta[32];
+    format_rate(rate, speed, sizeof speed);
+    format_eta(p, m, rate, eta, sizeof eta);
+    fprintf(p->out, "\r\033[Kstep %lld/%lld [%s] loss %.3f acc %.3f %s ETA %s", (long long)m->step,
+            (long long)p->total, bar, m->loss, m->accuracy, speed, eta);
     p->bar_shown = TRUE;
 }
 
@@ -69,9 +91,13 @@ void rf_progress_metrics(rf_progress *p, const rf_metrics *m)
         p->have_last = TRUE;
         if (p->tty)
             draw_bar(p, m, rate);
-        else
-            fprintf(p->out, "step %lld/%lld loss %.3f acc %.3f lr %.1e %.1f steps/s\n", (long long)m->step,
-                    (long long)p->total, m->loss, m->accuracy, m->lr, rate);
+        else {
+            char speed[32], eta[32];
+            format_rate(rate, speed, sizeof speed);
+            format_eta(p, m, rate, eta, sizeof eta);
+            fprintf(p->out, "step %lld/%lld loss %.3f acc %.3f lr %.1e %s ETA %s\n", (long long)m->step,
+                    (long long)p->total, m->loss, m->accuracy, m->lr, speed, eta);
+        }
     } else {
         clear_bar(p);
         fprintf(p->out, "%s step %lld/%lld loss %.3f acc %.3f\n", rf_split_name(m->split), (long long)m->step,

@@ -1,7 +1,9 @@
 /* Training progress on stdout. On a terminal: one line redrawn in place
- * (step/total, bar, loss, accuracy, steps/s, ETA), with evaluations printed
+ * (step/total, bar, loss, accuracy, speed, ETA), with evaluations printed
  * above it. Otherwise (a pipe, a log file): one plain line per report,
- *   step 10/500 loss 2.301 acc 0.125 lr 4.0e-04 2.1 steps/s
+ *   step 10/500 loss 2.301 acc 0.125 lr 4.0e-04 2.1 steps/s ETA 03:53
+ * The speed is in seconds a step when a step takes more than about one
+ * ("42.6 s/step").
  */
 #ifndef RF_APP_PROGRESS_H
 #define RF_APP_PROGRESS_H
