@@ -235,6 +235,59 @@ static void test_primitives(void)
     tap_ok(n == 8 && strcmp(buf, "700 KiB") == 0, "0..730 KiB ticks every 100 KiB up to %s", buf);
 }
 
+/* Fewer ticks never cut the range short: for every count from 8 down to 2,
+ * the ticks over 0..0.0014 reach within one step of both ends. */
+static void test_fewer_ticks(void)
+{
+    rf_axis a = {.min = 0, .max = 0.0014, .scale = RF_AXIS_LINEAR};
+    double t[16];
+    bool covered = true;
+    g_autoptr(GString) seen = g_string_new(NULL);
+    for (int max = 8; max >= 2; max--) {
+        int n = rf_axis_ticks(&a, t, max);
+        double step = n > 1 ? t[1] - t[0] : INFINITY;
+        bool ok = n >= 2 && n <= max && t[0] - a.min < step + 1e-12 && a.max - t[n - 1] < step - 1e-12;
+        covered = covered && ok;
+        g_string_append_printf(seen, "%s%d: %g..%g", max < 8 ? ", " : "", max, t[0], t[n - 1]);
+    }
+    tap_ok(covered, "at most 8 down to 2 ticks, each set spans 0..0.0014 to within a step (%s)", seen->str);
+}
+
+/* A short panel labels no more y ticks than fit one above another: in a
+ * 300 x 120 panel (the Compare view's lower row on a laptop) the labels
+ * of 0..0.0014 keep a text height apart. */
+static void test_short_panel(void)
+{
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 300, 120);
+    cairo_t *cr = cairo_create(s);
+    g_autoptr(GString) svg = g_string_new(NULL);
+    rf_plot_collect_svg_text(cr, svg);
+    rf_axis x = {.min = 0, .max = 6, .scale = RF_AXIS_LINEAR, .label = "step"};
+    rf_axis y = {.min = 0, .max = 0.0014, .scale = RF_AXIS_LINEAR};
+    rf_plot p;
+    rf_plot_begin(&p, cr, (rf_rect){0, 0, 300, 120}, &x, &y, "Step time (s/step)");
+    rf_plot_end(&p);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+    /* the y labels: text elements starting left of the frame with their
+     * baselines beside it (the x axis's "0" starts left of it too, below) */
+    double ys[16];
+    int n = 0;
+    for (const char *at = svg->str; (at = strstr(at, "<text")) != NULL && n < 16; at++) {
+        const char *xs = strstr(at, " x=\""), *yv = strstr(at, " y=\"");
+        double left = xs != NULL ? g_ascii_strtod(xs + 4, NULL) : INFINITY;
+        double baseline = yv != NULL ? g_ascii_strtod(yv + 4, NULL) : INFINITY;
+        if (left < p.frame.x && baseline < p.frame.y + p.frame.h + RF_PLOT_TEXT / 2 + 2)
+            ys[n++] = baseline;
+    }
+    double closest = INFINITY;
+    for (int i = 1; i < n; i++)
+        closest = fmin(closest, fabs(ys[i] - ys[i - 1]));
+    tap_ok(n >= 2 && closest >= RF_PLOT_TEXT,
+           "a %.0f px tall frame labels %d y ticks, at least %.0f px apart (closest %.1f px)", p.frame.h, n,
+           RF_PLOT_TEXT, closest);
+}
+
 /* ---- run records ---- */
 
 static char *write_file(const char *dir, const char *name, const char *text)
@@ -864,6 +917,8 @@ int main(void)
 {
     g_autofree char *tmp = g_dir_make_tmp("rf-test-plot-XXXXXX", NULL);
     test_primitives();
+    test_fewer_ticks();
+    test_short_panel();
     test_heatmap_pooling();
     test_heatmap_prepare();
     test_diverging_colormap();

@@ -102,9 +102,22 @@ static double byte_unit(const rf_axis *a)
 }
 
 /* Round steps in that unit. */
-static double byte_step(const rf_axis *a, double unit)
+static double byte_step(const rf_axis *a, double unit, int target)
 {
-    return nice_step((a->max - a->min) / unit, 5) * unit;
+    return nice_step((a->max - a->min) / unit, target) * unit;
+}
+
+/* A linear axis's tick step for about `target` intervals, in its format's
+ * round numbers. */
+static double linear_step(const rf_axis *a, int target)
+{
+    double step = a->format == RF_FORMAT_DURATION ? time_step(a->max - a->min, target)
+                                                  : nice_step(a->max - a->min, target);
+    if (a->format == RF_FORMAT_BYTES && a->max - a->min >= 1024)
+        step = byte_step(a, byte_unit(a), target);
+    if (a->whole && step < 1)
+        step = 1;   /* no "segment 1.5" */
+    return step;
 }
 
 int rf_axis_ticks(const rf_axis *a, double *ticks, int max)
@@ -145,13 +158,15 @@ int rf_axis_ticks(const rf_axis *a, double *ticks, int max)
         lin.scale = RF_AXIS_LINEAR;
         return rf_axis_ticks(&lin, ticks, max);
     }
-    int target = max - 1 < 5 ? max - 1 : 5;
-    double step = a->format == RF_FORMAT_DURATION ? time_step(a->max - a->min, target > 1 ? target : 1)
-                                                  : nice_step(a->max - a->min, target > 1 ? target : 1);
-    if (a->format == RF_FORMAT_BYTES && a->max - a->min >= 1024)
-        step = byte_step(a, byte_unit(a));
-    if (a->whole && step < 1)
-        step = 1;   /* no "segment 1.5" */
+    /* Wider steps until the ticks over the whole range number at most
+     * `max`: fewer ticks, never a range cut short. */
+    double step = 1;
+    for (int target = max - 1 < 5 ? max - 1 : 5;; target--) {
+        step = linear_step(a, target > 1 ? target : 1);
+        double count = floor(a->max / step + 1e-9) - ceil(a->min / step - 1e-9) + 1;
+        if (count <= max || target <= 1)
+            break;
+    }
     for (double v = ceil(a->min / step - 1e-9) * step; v <= a->max + step * 1e-9 && n < max; v += step)
         ticks[n++] = fabs(v) < step * 1e-9 ? 0 : v;
     return n;
@@ -221,7 +236,7 @@ void rf_axis_format_value(const rf_axis *a, double v, char *buf, size_t size)
     case RF_FORMAT_BYTES:
         if (a->scale == RF_AXIS_LINEAR && a->max - a->min >= 1024) {
             static const char *const unit_name[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-            double unit = byte_unit(a), step = byte_step(a, unit) / unit;
+            double unit = byte_unit(a), step = byte_step(a, unit, 5) / unit;   /* the finest step the ticks take */
             int k = (int)fmin(4, round(log(unit) / log(1024)));
             int decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
             snprintf(buf, size, "%.*f %s", decimals, fabs(v) < unit * 1e-9 ? 0.0 : v / unit, unit_name[k]);

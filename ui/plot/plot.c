@@ -247,6 +247,10 @@ void rf_plot_begin(rf_plot *p, cairo_t *cr, rf_rect outer, const rf_axis *x, con
     }
     for (int fit = (int)(f.w / (tick_w + 14)); nx > fit && nx > 2; fit = (int)(f.w / (tick_w + 14)))
         nx = rf_axis_ticks(x, xt, nx - 1);
+    /* As many y ticks as fit one above another with a gap (a short panel,
+     * such as the Compare view's lower row on a laptop). */
+    for (int fit = (int)(f.h / (text + 8)); ny > fit && ny > 2;)
+        ny = rf_axis_ticks(y, yt, ny - 1);
 
     cairo_save(cr);
     cairo_set_source_rgb(cr, 1, 1, 1);

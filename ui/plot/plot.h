@@ -78,7 +78,8 @@ void rf_axis_finish(rf_axis *a, bool tight);
 rf_axis rf_axis_zoom(const rf_axis *a, double f0, double f1);
 
 /* Up to `max` "nice" tick values inside the range (1-2-5 steps, at least 1
- * on a `whole` axis; decades on log axes). Returns the count. */
+ * on a `whole` axis; decades on log axes); on a linear axis the step widens
+ * until that many cover the whole range. Returns the count. */
 int rf_axis_ticks(const rf_axis *a, double *ticks, int max);
 /* A tick label for v in the axis's format. */
 void rf_axis_format_value(const rf_axis *a, double v, char *buf, size_t size);
