@@ -464,6 +464,34 @@ static void test_time_axis(void)
     rf_run_data_free(runs[1]);
 }
 
+static double rising(int step)
+{
+    return 0.5 + step / 100.0;
+}
+
+/* A loss that rises to the top right corner (a diverging run) leaves the
+ * legend there no room: it moves to the bottom right, and a click on its
+ * swatch there still hides the run. */
+static void test_legend_moves(void)
+{
+    g_autoptr(rf_training_figure) tf = rf_training_figure_new();
+    rf_figure f = rf_training_figure_figure(tf);
+    rf_run_data *run = run_of("rising", 300, 0.1, rising);
+    rf_training_figure_set_runs(tf, &run, 1);
+    rf_rgb c = rf_series_color(0);
+    cairo_surface_t *s = render(&f);
+    int top_h = (int)(H * 0.56);
+    double sx = 0, sy = 0, tx = 0, ty = 0;
+    bool bottom = find_swatch(s, c, W / 2 - 190, W / 2, top_h - 100, top_h, &sx, &sy);
+    bool top = find_swatch(s, c, W / 2 - 190, W / 2, 0, 100, &tx, &ty);
+    cairo_surface_destroy(s);
+    tap_ok(bottom && !top, "a loss rising to the top right puts the legend bottom right (swatch at %.0f, %.0f)", sx,
+           sy);
+    bool clicked = bottom && f.click(f.data, W, H, &RF_ZOOM_ALL, sx, sy);
+    tap_ok(clicked && rf_training_figure_get_hidden(tf, 0), "and a click on its swatch there hides the run");
+    rf_run_data_free(run);
+}
+
 static void test_hide_runs(void)
 {
     g_autoptr(rf_training_figure) tf = rf_training_figure_new();
@@ -547,6 +575,7 @@ int main(void)
     test_time_axis();
     test_step_times_above();
     test_hide_runs();
+    test_legend_moves();
     test_change_markers();
     return tap_done();
 }

@@ -1,5 +1,6 @@
 /* The training figure's series (each run's rows as columns, smoothed), axes,
  * layout and drawing; hover and clicks are in training_figure_hover.c. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -624,6 +625,57 @@ char **rf_training_legend_labels(rf_training_figure *f)
     return labels;
 }
 
+/* How much of a run's loss lines (raw, smoothed, validation) lies in r:
+ * their points, and four points along each segment between them, so a
+ * line crossing the box between two far-apart rows counts too. */
+static int loss_points_in(rf_training_figure *f, run_series *s, const rf_plot *p, rf_rect r)
+{
+    int n = 0;
+    for (int k = 0; k < N_SERIES; k++)
+        for (int smoothed = 0; smoothed < 2; smoothed++) {
+            GArray *col = rf_training_panel_column(s, RF_TRAINING_LOSS, k, smoothed);
+            if (col == NULL)
+                continue;
+            const double *xs = (const double *)(void *)rf_training_x_column(f, s, k)->data;
+            const double *v = (const double *)(void *)col->data;
+            double px0 = NAN, py0 = NAN;
+            for (guint j = 0; j < col->len; j++) {
+                if (!isfinite(v[j]) || !isfinite(xs[j]))
+                    continue;
+                double px = rf_plot_px(p, xs[j]), py = rf_plot_py(p, v[j]);
+                int parts = isfinite(px0) && fabs(px - px0) + fabs(py - py0) > 4 ? 4 : 1;
+                for (int t = 1; t <= parts; t++) {
+                    double x = parts == 1 ? px : px0 + (px - px0) * t / parts;
+                    double y = parts == 1 ? py : py0 + (py - py0) * t / parts;
+                    n += x >= r.x && x <= r.x + r.w && y >= r.y && y <= r.y + r.h;
+                }
+                px0 = px;
+                py0 = py;
+            }
+        }
+    return n;
+}
+
+rf_legend_corner rf_training_legend_corner(rf_training_figure *f, const rf_plot *loss, const char *const *labels)
+{
+    static const rf_legend_corner corners[] = {RF_LEGEND_TOP_RIGHT, RF_LEGEND_BOTTOM_RIGHT, RF_LEGEND_TOP_LEFT};
+    rf_legend_corner best = RF_LEGEND_TOP_RIGHT;
+    int fewest = INT_MAX;
+    for (size_t c = 0; c < G_N_ELEMENTS(corners) && fewest > 0; c++) {
+        rf_rect r = rf_plot_legend_rect(loss, labels, (int)f->series->len, corners[c]);
+        int covered = 0;
+        /* hidden runs count too, so hiding one never moves the legend
+         * from under the pointer */
+        for (guint i = 0; i < f->series->len; i++)
+            covered += loss_points_in(f, rf_training_series(f, i), loss, r);
+        if (covered < fewest) {
+            fewest = covered;
+            best = corners[c];
+        }
+    }
+    return best;
+}
+
 static void draw_legend(rf_training_figure *f, rf_plot *p)
 {
     guint n = f->series->len;
@@ -634,7 +686,8 @@ static void draw_legend(rf_training_figure *f, rf_plot *p)
         colors[i] = rf_training_run_color(rf_training_series(f, i), i);
         hidden[i] = rf_training_series(f, i)->hidden;
     }
-    rf_plot_legend_dimmed(p, (const char *const *)labels, colors, hidden, (int)n, RF_LEGEND_TOP_RIGHT);
+    rf_plot_legend_dimmed(p, (const char *const *)labels, colors, hidden, (int)n,
+                          rf_training_legend_corner(f, p, (const char *const *)labels));
 }
 
 /* "log" in the title row: filled when the panel's axis is logarithmic. */

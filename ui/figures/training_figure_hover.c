@@ -194,8 +194,9 @@ static void describe_point(rf_training_figure *f, int panel, const nearest *best
 static int legend_entry(rf_training_figure *f, const laid_out *l, double px, double py)
 {
     g_auto(GStrv) labels = rf_training_legend_labels(f);
-    return rf_plot_legend_entry_at(&l->plots[RF_TRAINING_LOSS], (const char *const *)labels, (int)f->series->len, RF_LEGEND_TOP_RIGHT, px,
-                                   py);
+    const rf_plot *loss = &l->plots[RF_TRAINING_LOSS];
+    return rf_plot_legend_entry_at(loss, (const char *const *)labels, (int)f->series->len,
+                                   rf_training_legend_corner(f, loss, (const char *const *)labels), px, py);
 }
 
 /* The panel whose log button is under the point, or -1. */

@@ -85,6 +85,11 @@ void rf_training_baseline_label(const rf_run_data *run, int kind, char *buf, siz
 /* The legend's labels: the runs' names, a finished run's with its test
  * accuracy ("… · test 40.5 %"); g_strfreev. */
 char **rf_training_legend_labels(rf_training_figure *f);
+/* Where the loss panel's legend goes: the first of top right, bottom
+ * right, top left whose box covers the fewest of the runs' loss lines'
+ * points, hidden runs' included (a rising loss leaves top right to its
+ * line). */
+rf_legend_corner rf_training_legend_corner(rf_training_figure *f, const rf_plot *loss, const char *const *labels);
 /* The log button in a panel's title row (zero size for linear-only panels). */
 rf_rect rf_training_log_button(const rf_plot *p, int panel);
 bool rf_training_panel_can_log(int panel);

@@ -589,6 +589,12 @@ void rf_plot_legend_dimmed(rf_plot *p, const char *const *labels, const rf_rgb *
     cairo_restore(cr);
 }
 
+rf_rect rf_plot_legend_rect(const rf_plot *p, const char *const *labels, int n, rf_legend_corner corner)
+{
+    legend_box b = legend_layout(p, labels, n, corner);
+    return (rf_rect){b.x, b.y, b.w, b.h};
+}
+
 int rf_plot_legend_entry_at(const rf_plot *p, const char *const *labels, int n, rf_legend_corner corner, double px,
                             double py)
 {

@@ -159,6 +159,8 @@ void rf_plot_legend(rf_plot *p, const char *const *labels, const rf_rgb *colors,
 /* The same with the entries where dimmed[i] greyed out (dimmed may be NULL). */
 void rf_plot_legend_dimmed(rf_plot *p, const char *const *labels, const rf_rgb *colors, const bool *dimmed, int n,
                            rf_legend_corner corner);
+/* The box rf_plot_legend draws in p for these labels at that corner. */
+rf_rect rf_plot_legend_rect(const rf_plot *p, const char *const *labels, int n, rf_legend_corner corner);
 /* The legend entry (as rf_plot_legend lays it out in p with cr's font) under
  * device point (px, py), or -1. */
 int rf_plot_legend_entry_at(const rf_plot *p, const char *const *labels, int n, rf_legend_corner corner, double px,
