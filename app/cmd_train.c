@@ -254,6 +254,11 @@ static char *default_out_dir(const char *config_path)
     return g_build_filename("runs", base, NULL);
 }
 
+/* Training data past this many tokens gets a line before its baselines are
+ * measured (a few seconds of reading on one core; 100,000 samples of a
+ * million tokens take minutes). */
+#define BASELINES_SAID_TOKENS 2e9
+
 /* baselines.ini (config/baselines_file.h) for token data, measured on the
  * validation split of the run's own data (a curriculum's last stage); a
  * resumed run without one gets it too. */
@@ -263,6 +268,14 @@ static gboolean write_baselines(const train_job *job, GError **error)
     if (job->stage < job->stages - 1 || job->ds->feat_dim > 0 || job->ds->size[RF_SPLIT_VAL] < 1 ||
         g_file_test(path, G_FILE_TEST_EXISTS))
         return TRUE;
+    /* reading every training sample takes minutes at a million tokens:
+     * say so before the wait */
+    double tokens = (double)job->ds->size[RF_SPLIT_TRAIN] * job->ds->seq_len;
+    if (tokens > BASELINES_SAID_TOKENS) {
+        printf("measuring the data's baselines (%s) on %lld training samples of up to %d tokens\n",
+               RF_BASELINES_FILE, (long long)job->ds->size[RF_SPLIT_TRAIN], job->ds->seq_len);
+        fflush(stdout);
+    }
     rf_baselines b;
     rf_status st = {0};
     if (!rf_baselines_measure(job->ds, RF_SPLIT_VAL, &b, &st))

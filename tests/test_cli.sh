@@ -179,6 +179,19 @@ check "the last line is the JSON summary" json_has status steps train_loss val_a
 check "the summary says finished after 6 steps" grep -q '"status":"finished","steps":6,' "$tmp/out"
 check "plain progress lines when stdout is not a terminal" \
     grep -q '^step 2/6 loss [0-9.]* acc [0-9.]* lr ' "$tmp/out"
+check "a small run's baselines are measured without a word about them" \
+    test "$(grep -c 'measuring the data' "$tmp/out")" -eq 0
+
+# Baselines over 2 billion training tokens take seconds to minutes: a line
+# says so before the wait (62,000 long_match samples of 32,768 tokens).
+run train --config "$tmp/tiny.ini" "${tiny[@]}" --set data.task=long_match --set data.max_len=32768 \
+    --set data.min_len=0 --set data.train_size=62000 --set data.val_size=2 --set data.test_size=2 \
+    --set data.batch=1 --set model.encoder=linear --set train.steps=1 --set train.warmup=0 \
+    --out "$tmp/long-baselines"
+expect_rc 0 "a long_match run of 32,768 tokens trains a step"
+check "and said it was measuring its baselines first" \
+    grep -q '^measuring the data.s baselines (baselines.ini) on 62000 training samples of up to 32768 tokens$' \
+    "$tmp/out"
 
 expect_error 1 "a second run into the same directory is refused" "--resume" \
     train --config "$tmp/tiny.ini" "${tiny[@]}" --out "$dir"
