@@ -94,9 +94,12 @@ static bool tap_distributions(rf_trainer *t, rf_distribution *out, int *n, float
     rf_graph *g = rf_trainer_model(t)->graph;
     int taps = rf_tap_count(g), wanted = 0;
     const char **names = malloc((size_t)(taps > 0 ? taps : 1) * sizeof *names);
-    for (int i = 0; i < taps; i++)
-        if (rf_tap_get(g, i)->what != RF_TAP_GRAD)
-            names[wanted++] = rf_tap_get(g, i)->name;
+    for (int i = 0; i < taps; i++) {
+        const rf_tap *tap = rf_tap_get(g, i);
+        int64_t per_sample = rf_shape_numel(tap->shape) / (tap->shape.dim[0] > 0 ? tap->shape.dim[0] : 1);
+        if (tap->what != RF_TAP_GRAD && per_sample <= RF_DIST_TAP_MAX_FLOATS)
+            names[wanted++] = tap->name;
+    }
     bool ok = true;
     if (wanted > 0) {
         rf_probe_set *ps = rf_probe_set_new(g, names, wanted, 0, st);

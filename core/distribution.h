@@ -29,10 +29,17 @@ typedef struct rf_distribution {
  * default); NaN sorts above everything. `scratch` holds n floats. */
 void rf_distribution_of(const float *x, int64_t n, float *scratch, rf_distribution *out);
 
+/* A value tap of more floats than this a sample (128 MiB: full attention's
+ * probabilities past about 2,000 tokens with 8 heads, whose N x N grows
+ * past any plan) is left out: reading it whole for one sample, and its
+ * copy for the percentiles, would take memory the run never planned. */
+#define RF_DIST_TAP_MAX_FLOATS ((int64_t)1 << 25)
+
 /* Every parameter tensor's values, their gradients (where the store has
  * gradients: those of the last training step) and every value tap of the
- * model, the taps read for the first sample of the validation split (one
- * forward pass of its batch, nothing updated). *count gets how many;
+ * model up to RF_DIST_TAP_MAX_FLOATS a sample, the taps read for the first
+ * sample of the validation split (one forward pass of its batch, nothing
+ * updated). *count gets how many;
  * free the array with free(). NULL with `st` filled on failure; a model
  * whose parameters live on a device gives only its taps. */
 rf_distribution *rf_trainer_distributions(rf_trainer *t, int *count, rf_status *st);

@@ -312,12 +312,57 @@ static void test_trained_run(const char *rangefinder, const char *dir)
     tap_ok(params > 0 && every, "every one of the %d parameter tensors has a param and a grad row at steps 3 and 6",
            params);
     tap_ok(taps > 0, "the model's probe taps have rows (%d)", taps);
+    bool probs = false;
+    for (guint r = 0; r < rows->len; r++)
+        probs = probs || strcmp(g_array_index(rows, rf_distribution_row, r).d.name, "layer0.attn.probs") == 0;
+    tap_ok(probs, "among them the attention probabilities, 2 x 60 x 60 floats a sample");
     tap_ok(ordered && rows->len > 0, "min <= mean <= max in every row (the reader checks min <= p7 <= ... <= max)");
     tap_ok(matched == params && mismatched == 0,
            "the step-6 parameter rows equal the distributions of the checkpoint's tensors (%d of %d)", matched, params);
     rf_safetensors_free(f);
     test_figure(rangefinder, run, rows, "layer0.attn.q.weight");
     g_array_free(rows, TRUE);
+}
+
+/* Full attention at 8,192 tokens: its probabilities tap holds 2 heads x
+ * 8,192 x 8,192 floats a sample (512 MiB), past RF_DIST_TAP_MAX_FLOATS, so
+ * the run's distributions leave it out, keep the small taps, and the run's
+ * memory stays near its 16 MiB plan (reading that tap took 2 GiB). */
+static void test_long_run(const char *rangefinder, const char *dir)
+{
+    g_autofree char *run = g_build_filename(dir, "long", NULL);
+    g_autofree char *ini = g_build_filename(dir, "long.ini", NULL);
+    g_file_set_contents(ini, "[data]\ntask = long_match\n[train]\nseed = 3\n", -1, NULL);
+    const char *argv[] = {rangefinder, "train", "--config", ini, "--out", run,
+                          "--set", "data.max_len=8192", "--set", "data.train_size=16", "--set", "data.val_size=2",
+                          "--set", "data.test_size=2", "--set", "data.batch=1", "--set", "model.encoder=full",
+                          "--set", "model.dim=16", "--set", "model.heads=2", "--set", "model.ff=32",
+                          "--set", "train.steps=1", "--set", "train.warmup=0", "--set", "train.threads=2", NULL};
+    int status = -1;
+    g_autofree char *out = NULL, *err = NULL;
+    bool ran = g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL) &&
+               g_spawn_check_wait_status(status, NULL);
+    if (!tap_ok(ran, "rangefinder train: full attention at 8,192 tokens, one step")) {
+        tap_diag("%s", err != NULL ? err : "");
+        return;
+    }
+    g_autofree char *csv = g_build_filename(run, "distributions.csv", NULL);
+    GArray *rows = read_rows(csv);
+    int taps = 0, probs = 0;
+    for (guint r = 0; rows != NULL && r < rows->len; r++) {
+        const rf_distribution *d = &g_array_index(rows, rf_distribution_row, r).d;
+        taps += d->kind == RF_DIST_TAP;
+        probs += strstr(d->name, "attn.probs") != NULL;
+    }
+    tap_ok(rows != NULL && taps > 0 && probs == 0,
+           "its distributions keep %d small taps and leave out the 8,192 x 8,192 probabilities (%d rows of them)",
+           taps, probs);
+    const char *at = out != NULL ? strstr(out, "\"peak_rss_bytes\":") : NULL;
+    double rss = at != NULL ? g_ascii_strtod(at + strlen("\"peak_rss_bytes\":"), NULL) : -1;
+    tap_ok(rss > 0 && rss < 1024.0 * 1024 * 1024, "and the run's peak RSS stays under 1 GiB (%.0f MiB)",
+           rss / (1024.0 * 1024));
+    if (rows != NULL)
+        g_array_free(rows, TRUE);
 }
 
 /* A file a run is writing, read as the workbench follows it: the rows
@@ -367,6 +412,7 @@ int main(int argc, char **argv)
     test_bad_files(dir);
     test_file_being_written(dir);
     test_trained_run(argv[1], dir);
+    test_long_run(argv[1], dir);
     g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
     if (system(rm) != 0)
         tap_diag("could not remove %s", dir);
