@@ -236,27 +236,44 @@ static void test_figure(const char *rangefinder, const char *run, const GArray *
            "an unknown --kind is a usage error naming it");
 }
 
+/* `rangefinder train` of a config holding `ini` into DIR/NAME with the
+ * `--set` keys in `sets` (NULL-ended): whether it finished; its stdout
+ * into *out, its stderr in a diagnostic when it did not. */
+static bool train(const char *rangefinder, const char *dir, const char *name, const char *ini,
+                  const char *const *sets, char **run, char **out)
+{
+    g_autofree char *config = g_strdup_printf("%s/%s.ini", dir, name);
+    g_file_set_contents(config, ini, -1, NULL);
+    *run = g_build_filename(dir, name, NULL);
+    g_autoptr(GPtrArray) argv = g_ptr_array_new();
+    const char *head[] = {rangefinder, "train", "--config", config, "--out", *run};
+    for (size_t i = 0; i < G_N_ELEMENTS(head); i++)
+        g_ptr_array_add(argv, (gpointer)head[i]);
+    for (int i = 0; sets[i] != NULL; i++) {
+        g_ptr_array_add(argv, (gpointer) "--set");
+        g_ptr_array_add(argv, (gpointer)sets[i]);
+    }
+    g_ptr_array_add(argv, NULL);
+    int status = -1;
+    g_autofree char *err = NULL;
+    bool ran = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, &err, &status,
+                            NULL) &&
+               g_spawn_check_wait_status(status, NULL);
+    if (!ran)
+        tap_diag("%s", err != NULL ? err : "");
+    return ran;
+}
+
 /* A run of `rangefinder train` for 6 steps, evaluating every 3. */
 static void test_trained_run(const char *rangefinder, const char *dir)
 {
-    g_autofree char *run = g_build_filename(dir, "run", NULL);
-    g_autofree char *ini = g_build_filename(dir, "tiny.ini", NULL);
-    g_file_set_contents(ini, "[data]\ntask = listops\n[train]\nseed = 3\n", -1, NULL);
-    const char *argv[] = {rangefinder, "train", "--config", ini, "--out", run,
-                          "--set", "data.max_len=60", "--set", "data.min_len=10", "--set", "data.train_size=64",
-                          "--set", "data.val_size=16", "--set", "data.test_size=16", "--set", "data.batch=4",
-                          "--set", "model.dim=16", "--set", "model.heads=2", "--set", "model.ff=32",
-                          "--set", "train.steps=6", "--set", "train.eval_every=3", "--set", "train.threads=1",
-                          NULL};
-    int status = -1;
-    g_autofree char *err = NULL;
-    bool ran = g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status,
-                            NULL) &&
-               g_spawn_check_wait_status(status, NULL);
-    if (!tap_ok(ran, "rangefinder train: a tiny run of 6 steps, evaluated at steps 3 and 6")) {
-        tap_diag("%s", err != NULL ? err : "");
+    const char *sets[] = {"data.max_len=60", "data.min_len=10", "data.train_size=64", "data.val_size=16",
+                          "data.test_size=16", "data.batch=4", "model.dim=16", "model.heads=2", "model.ff=32",
+                          "train.steps=6", "train.eval_every=3", "train.threads=1", NULL};
+    g_autofree char *run = NULL, *out = NULL;
+    if (!tap_ok(train(rangefinder, dir, "run", "[data]\ntask = listops\n[train]\nseed = 3\n", sets, &run, &out),
+                "rangefinder train: a tiny run of 6 steps, evaluated at steps 3 and 6"))
         return;
-    }
     g_autofree char *csv = g_build_filename(run, "distributions.csv", NULL);
     g_autofree char *ckpt = g_build_filename(run, "checkpoint.safetensors", NULL);
     GArray *rows = read_rows(csv);
@@ -330,22 +347,13 @@ static void test_trained_run(const char *rangefinder, const char *dir)
  * memory stays near its 16 MiB plan (reading that tap took 2 GiB). */
 static void test_long_run(const char *rangefinder, const char *dir)
 {
-    g_autofree char *run = g_build_filename(dir, "long", NULL);
-    g_autofree char *ini = g_build_filename(dir, "long.ini", NULL);
-    g_file_set_contents(ini, "[data]\ntask = long_match\n[train]\nseed = 3\n", -1, NULL);
-    const char *argv[] = {rangefinder, "train", "--config", ini, "--out", run,
-                          "--set", "data.max_len=8192", "--set", "data.train_size=16", "--set", "data.val_size=2",
-                          "--set", "data.test_size=2", "--set", "data.batch=1", "--set", "model.encoder=full",
-                          "--set", "model.dim=16", "--set", "model.heads=2", "--set", "model.ff=32",
-                          "--set", "train.steps=1", "--set", "train.warmup=0", "--set", "train.threads=2", NULL};
-    int status = -1;
-    g_autofree char *out = NULL, *err = NULL;
-    bool ran = g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL) &&
-               g_spawn_check_wait_status(status, NULL);
-    if (!tap_ok(ran, "rangefinder train: full attention at 8,192 tokens, one step")) {
-        tap_diag("%s", err != NULL ? err : "");
+    const char *sets[] = {"data.max_len=8192", "data.train_size=16", "data.val_size=2", "data.test_size=2",
+                          "data.batch=1", "model.encoder=full", "model.dim=16", "model.heads=2", "model.ff=32",
+                          "train.steps=1", "train.warmup=0", "train.threads=2", NULL};
+    g_autofree char *run = NULL, *out = NULL;
+    if (!tap_ok(train(rangefinder, dir, "long", "[data]\ntask = long_match\n[train]\nseed = 3\n", sets, &run, &out),
+                "rangefinder train: full attention at 8,192 tokens, one step"))
         return;
-    }
     g_autofree char *csv = g_build_filename(run, "distributions.csv", NULL);
     GArray *rows = read_rows(csv);
     int taps = 0, probs = 0;
