@@ -31,6 +31,10 @@
  * for element ((b H + h) N + i) M + j of this node: the same for any
  * blocking and thread count.
  *
+ * With train.precision = bf16 and heads of 8 on a CPU with AVX512-BF16,
+ * the products run on small_head_bf16.h's kernels (operands rounded to
+ * bf16, sums and everything else f32); elsewhere on the f32 ones.
+ *
  * While a probe is attached, forward also computes the probed sample's
  * probabilities (its rows of [B, heads, N, M]) into the graph's probe space
  * (node->probe_aux) for the attention-map taps.
@@ -39,10 +43,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "../gemm.h"
 #include "../op.h"
 #include "../probe.h"
 #include "exp_row.h"
 #include "small_head.h"
+#include "small_head_bf16.h"
 #include "vecmath.h"
 
 typedef struct {
@@ -50,6 +56,7 @@ typedef struct {
     int qb, kb;               /* the node's tile (core/tiles.h) */
     int64_t b0;               /* this rank's first row of the global batch (dropout's index) */
     float scale;
+    bool bf16;                /* products on the bf16 kernels (train.precision = bf16) */
     float drop, keep_scale;   /* dropout in effect (0 unless training) and 1 / (1 - drop) */
     uint64_t seed, step;
     rf_id node;
@@ -64,6 +71,7 @@ static attn attn_of(rf_exec *x, const rf_node *n)
               .node = rf_dropout_node(x, n), .q = rf_in(x, n, 0)->value, .k = k->value,
               .v = rf_in(x, n, 2)->value, .mask = n->n_in == 4 ? rf_in(x, n, 3)->value : NULL};
     a.dk = a.D / a.H;
+    a.bf16 = a.dk == RF_SH16_K && strcmp(rf_gemm_precision(), "bf16") == 0 && rf_sh16_available();
     rf_attn_tile t = n->tile.qb > 0 ? n->tile : rf_attn_tiles[0];
     a.qb = t.qb;
     a.kb = t.kb;
@@ -105,18 +113,34 @@ static int key_bias(const attn *a, int64_t b, int64_t j0, int cols, float *bias)
     return valid;
 }
 
+/* A block of keys or values loaded for the short-head kernels: in bf16
+ * pairs, in f32, or neither (both NULL: the products then run on the
+ * BLAS, reading the tensor). */
+typedef struct {
+    const rf_small_head_keys *f32;
+    const rf_sh16_keys *bf16;
+} block;
+
+typedef struct {
+    rf_small_head_keys f32;
+    rf_sh16_keys bf16;
+} block_space;
+
 /* Keys (with the attention's scale) or values (scale 1) j0 .. j0 + cols -
- * 1 of head (b, h), src a->k or a->v, loaded for the short-head kernels;
- * NULL when they decline (the products then run on the BLAS). */
-static const rf_small_head_keys *load_keys(const attn *a, const float *src, int64_t b, int64_t h, int64_t j0,
-                                           int cols, float scale, rf_small_head_keys *keys)
+ * 1 of head (b, h), src a->k or a->v, loaded into space. */
+static block load_block(const attn *a, const float *src, int64_t b, int64_t h, int64_t j0, int cols, float scale,
+                        block_space *space)
 {
-    return rf_small_head_load_keys(keys, cols, (int)a->dk, scale, src + at(a, b, a->M, h, j0), (int)a->D) ? keys
-                                                                                                            : NULL;
+    const float *B = src + at(a, b, a->M, h, j0);
+    if (a->bf16 && rf_sh16_load(&space->bf16, cols, (int)a->dk, scale, B, (int)a->D))
+        return (block){.bf16 = &space->bf16};
+    if (rf_small_head_load_keys(&space->f32, cols, (int)a->dk, scale, B, (int)a->D))
+        return (block){.f32 = &space->f32};
+    return (block){0};
 }
 
 /* s [rows, cols <= kb] (leading dimension ld) = scale Q K^T for queries
- * i0.. and keys j0.. of head (b, h) (`keys` their load_keys, or NULL),
+ * i0.. and keys j0.. of head (b, h) (`keys` their load_block),
  * masked keys -inf, and with row_max not NULL each row's largest score.
  * Returns the width of the rows written: cols, or with `pad` on the
  * short-head kernel cols rounded up to 16, the extra columns -inf (so the
@@ -125,15 +149,17 @@ static const rf_small_head_keys *load_keys(const attn *a, const float *src, int6
  * masked (the padding at the end of a shorter sequence): the block then
  * adds nothing anywhere. */
 static int scores(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols,
-                  const rf_small_head_keys *keys, float *s, int ld, bool pad, float *row_max)
+                  block keys, float *s, int ld, bool pad, float *row_max)
 {
     float bias[RF_ATTN_KB_MAX];
     int valid = key_bias(a, b, j0, cols, bias);
     if (valid == 0)
         return 0;
     const float *q = a->q + at(a, b, a->N, h, i0), *k = a->k + at(a, b, a->M, h, j0);
-    if (keys != NULL)
-        return rf_small_head_scores(rows, q, (int)a->D, keys, valid < cols ? bias : NULL, pad, s, ld, row_max);
+    if (keys.bf16 != NULL)
+        return rf_sh16_scores(rows, q, (int)a->D, keys.bf16, valid < cols ? bias : NULL, pad, s, ld, row_max);
+    if (keys.f32 != NULL)
+        return rf_small_head_scores(rows, q, (int)a->D, keys.f32, valid < cols ? bias : NULL, pad, s, ld, row_max);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, cols, (int)a->dk, a->scale, q, (int)a->D, k,
                 (int)a->D, 0.0f, s, ld);
     if (valid < cols)
@@ -178,10 +204,11 @@ enum { QGROUP = 4 };
 _Static_assert(2 * QGROUP - 2 <= RF_ATTN_KB_MIN, "forward_group's scratch");
 
 /* The query block i0.. (rows of them) against key block j0.. (cols keys,
- * `keys` loaded or NULL): the online softmax's step with the row maxes mx
- * and sums sum, the outputs o rescaled and P V added. */
-static void forward_step(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols,
-                         const rf_small_head_keys *keys, float *s, float *mx, float *sum, float *block_max, float *o)
+ * `keys` loaded, `values` loaded in bf16 or not at all): the online
+ * softmax's step with the row maxes mx and sums sum, the outputs o
+ * rescaled and P V added. */
+static void forward_step(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols, block keys,
+                         block values, float *s, float *mx, float *sum, float *block_max, float *o)
 {
     int D = (int)a->D, dk = (int)a->dk;
     int width = scores(a, b, h, i0, rows, j0, cols, keys, s, a->kb, true, block_max);
@@ -203,7 +230,9 @@ static void forward_step(const attn *a, int64_t b, int64_t h, int64_t i0, int ro
             drop_row(a, b, h, i0 + r, j0, p, cols);
     }
     const float *v = a->v + at(a, b, a->M, h, j0);
-    if (!rf_small_head_acc(false, rows, dk, cols, 1.0f, s, a->kb, v, D, o, D))
+    if (values.bf16 != NULL)
+        rf_sh16_acc(rows, cols, 1.0f, s, a->kb, values.bf16, o, D);
+    else if (!rf_small_head_acc(false, rows, dk, cols, 1.0f, s, a->kb, v, D, o, D))
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, 1.0f, s, a->kb, v, D, 1.0f, o, D);
 }
 
@@ -221,13 +250,14 @@ static void forward_group(const forward_ctx *c, int64_t b, int64_t h, int64_t i0
         sum[r] = 0.0f;
         memset(o + (int64_t)r * D, 0, (size_t)dk * sizeof *o);
     }
-    rf_small_head_keys loaded;
+    block_space key_space, value_space;
     for (int64_t j0 = 0; j0 < a->M; j0 += a->kb) {
         int cols = (int)min64(a->kb, a->M - j0);
-        const rf_small_head_keys *keys = load_keys(a, a->k, b, h, j0, cols, a->scale, &loaded);
+        block keys = load_block(a, a->k, b, h, j0, cols, a->scale, &key_space);
+        block values = keys.bf16 != NULL ? load_block(a, a->v, b, h, j0, cols, 1.0f, &value_space) : (block){0};
         for (int g = 0; g < rows; g += a->qb)
-            forward_step(a, b, h, i0 + g, (int)min64(a->qb, rows - g), j0, cols, keys, s, mx + g, sum + g, block_max,
-                         o + (int64_t)g * D);
+            forward_step(a, b, h, i0 + g, (int)min64(a->qb, rows - g), j0, cols, keys, values, s, mx + g, sum + g,
+                         block_max, o + (int64_t)g * D);
     }
     float *lse = c->lse + (b * a->H + h) * a->N + i0;
     for (int r = 0; r < rows; r++) {
@@ -277,8 +307,8 @@ static void probs_task(void *ctx, int64_t begin, int64_t end, int thread)
         float *p = c->probs + (bh * a->N + i0) * a->M;
         for (int64_t j0 = 0; j0 < a->M; j0 += a->kb) {
             int cols = (int)min64(a->kb, a->M - j0);
-            rf_small_head_keys loaded;
-            const rf_small_head_keys *keys = load_keys(a, a->k, b, h, j0, cols, a->scale, &loaded);
+            block_space space;
+            block keys = load_block(a, a->k, b, h, j0, cols, a->scale, &space);
             if (!scores(a, b, h, i0, rows, j0, cols, keys, p + j0, (int)a->M, false, NULL))   /* masked: e^-inf below */
                 for (int r = 0; r < rows; r++)
                     for (int c2 = 0; c2 < cols; c2++)
@@ -364,16 +394,18 @@ static RF_VEC_CLONES void ds_row(float *dp, const float *p, float D, int cols)
  * else the scores, then the row exponentials. Returns P's width (cols or
  * more, the extra columns 0), 0 when every key is masked. */
 static int probabilities(const attn *a, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols,
-                         const rf_small_head_keys *keys, const float *lse, float *p)
+                         block keys, const float *lse, float *p)
 {
     float bias[RF_ATTN_KB_MAX];
     int valid = key_bias(a, b, j0, cols, bias);
     if (valid == 0)
         return 0;
-    if (keys != NULL)
-        return rf_small_head_probs(rows, a->q + at(a, b, a->N, h, i0), (int)a->D, keys, valid < cols ? bias : NULL,
-                                   lse, p, a->kb);
-    int width = scores(a, b, h, i0, rows, j0, cols, NULL, p, a->kb, true, NULL);
+    const float *q = a->q + at(a, b, a->N, h, i0), *key_bias = valid < cols ? bias : NULL;
+    if (keys.bf16 != NULL)
+        return rf_sh16_probs(rows, q, (int)a->D, keys.bf16, key_bias, lse, p, a->kb);
+    if (keys.f32 != NULL)
+        return rf_small_head_probs(rows, q, (int)a->D, keys.f32, key_bias, lse, p, a->kb);
+    int width = scores(a, b, h, i0, rows, j0, cols, keys, p, a->kb, true, NULL);
     for (int r = 0; r < rows; r++) {
         float *pr = p + (int64_t)r * a->kb;
         if (lse[r] == -INFINITY)
@@ -388,13 +420,17 @@ static int probabilities(const attn *a, int64_t b, int64_t h, int64_t i0, int ro
  * the short-head kernel in one pass without dropout; P's extra columns
  * are 0, so are dP's and then dS's. */
 static void score_grads(const backward_ctx *c, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0, int cols,
-                        const rf_small_head_keys *values, const float *p, int width, float *ds, const float *Dr)
+                        block values, const float *p, int width, float *ds, const float *Dr)
 {
     const attn *a = c->a;
     int D = (int)a->D, dk = (int)a->dk;
     size_t oq = at(a, b, a->N, h, i0), okv = at(a, b, a->M, h, j0);
-    if (a->drop == 0.0f && values != NULL) {
-        rf_small_head_ds(rows, c->dout + oq, D, values, p, a->kb, Dr, ds, a->kb);
+    if (a->drop == 0.0f && values.bf16 != NULL) {
+        rf_sh16_ds(rows, c->dout + oq, D, values.bf16, p, a->kb, Dr, ds, a->kb);
+        return;
+    }
+    if (a->drop == 0.0f && values.f32 != NULL) {
+        rf_small_head_ds(rows, c->dout + oq, D, values.f32, p, a->kb, Dr, ds, a->kb);
         return;
     }
     int dp_width = rf_small_head_nt_fill(rows, cols, dk, 1.0f, c->dout + oq, D, a->v + okv, D, ds, a->kb, 0.0f);
@@ -416,8 +452,7 @@ static void score_grads(const backward_ctx *c, int64_t b, int64_t h, int64_t i0,
  * loaded (or NULL), p and ds [rows, kb] blocks, Dr the query rows'
  * rowsum(dO * O). */
 static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t i0, int rows, int64_t j0,
-                           const rf_small_head_keys *keys, const rf_small_head_keys *values, float *p, float *ds,
-                           const float *Dr)
+                           block keys, block values, float *p, float *ds, const float *Dr)
 {
     const attn *a = c->a;
     int cols = (int)min64(a->kb, a->M - j0), D = (int)a->D, dk = (int)a->dk;
@@ -427,11 +462,13 @@ static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t 
         return;
     if (c->gq != NULL || c->gk != NULL) {
         score_grads(c, b, h, i0, rows, j0, cols, values, p, width, ds, Dr);
-        if (c->gq != NULL && !rf_small_head_acc(false, rows, dk, cols, a->scale, ds, a->kb, a->k + okv, D, c->gq + oq,
-                                                  D))
+        if (c->gq != NULL && keys.bf16 != NULL)
+            rf_sh16_acc(rows, cols, a->scale, ds, a->kb, keys.bf16, c->gq + oq, D);
+        else if (c->gq != NULL &&
+                 !rf_small_head_acc(false, rows, dk, cols, a->scale, ds, a->kb, a->k + okv, D, c->gq + oq, D))
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, a->scale, ds, a->kb, a->k + okv,
                         D, 1.0f, c->gq + oq, D);
-        if (c->gk != NULL &&
+        if (c->gk != NULL && !(a->bf16 && rf_sh16_acc_tn(cols, rows, a->scale, ds, a->kb, a->q + oq, D, c->gk + okv, D)) &&
             !rf_small_head_acc(true, cols, dk, rows, a->scale, ds, a->kb, a->q + oq, D, c->gk + okv, D))
             cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cols, dk, rows, a->scale, ds, a->kb, a->q + oq, D,
                         1.0f, c->gk + okv, D);
@@ -440,7 +477,8 @@ static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t 
         if (a->drop > 0.0f)
             for (int r = 0; r < rows; r++)
                 drop_row(a, b, h, i0 + r, j0, p + (int64_t)r * a->kb, cols);
-        if (!rf_small_head_acc(true, cols, dk, rows, 1.0f, p, a->kb, c->dout + oq, D, c->gv + okv, D))
+        if (!(a->bf16 && rf_sh16_acc_tn(cols, rows, 1.0f, p, a->kb, c->dout + oq, D, c->gv + okv, D)) &&
+            !rf_small_head_acc(true, cols, dk, rows, 1.0f, p, a->kb, c->dout + oq, D, c->gv + okv, D))
             cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cols, dk, rows, 1.0f, p, a->kb, c->dout + oq, D,
                         1.0f, c->gv + okv, D);
     }
@@ -474,14 +512,14 @@ static void backward_task(void *ctx, int64_t begin, int64_t end, int thread)
     float *p = c->scratch + (size_t)thread * c->per_thread, *ds = p + a->qb * a->kb;
     float *Dr = ds + a->qb * a->kb + 3 * a->qb;
     float *live = Dr + a->N;
-    rf_small_head_keys loaded_keys, loaded_values;
+    block_space key_space, value_space;
     for (int64_t bh = begin; bh < end; bh++) {
         int64_t b = bh / a->H, h = bh % a->H;
         output_grads(c, b, h, Dr, live);
         for (int64_t j0 = 0; j0 < a->M; j0 += a->kb) {
             int cols = (int)min64(a->kb, a->M - j0);
-            const rf_small_head_keys *keys = load_keys(a, a->k, b, h, j0, cols, a->scale, &loaded_keys);
-            const rf_small_head_keys *values = load_keys(a, a->v, b, h, j0, cols, 1.0f, &loaded_values);
+            block keys = load_block(a, a->k, b, h, j0, cols, a->scale, &key_space);
+            block values = load_block(a, a->v, b, h, j0, cols, 1.0f, &value_space);
             for (int64_t i0 = 0; i0 < a->N; i0 += a->qb)
                 if (live[i0 / a->qb] != 0.0f)
                     block_backward(c, b, h, i0, (int)min64(a->qb, a->N - i0), j0, keys, values, p, ds, Dr + i0);

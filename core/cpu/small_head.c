@@ -6,39 +6,8 @@
 #include <stddef.h>
 
 #include "cpu_features.h"
-#include "exp16.h"
 #include "small_head_avx2.h"
-
-/* z[i] = [row i | row i + 8] of the 16 x 8 transpose of v[0..7] (each 16
- * floats): the 8 x 8 transposes of the low and the high halves at once. */
-static inline __attribute__((always_inline, target("avx512f"))) void transpose_8x16(const __m512 *v, __m512 *z)
-{
-    __m512 t[8], u[8];
-    for (int k = 0; k < 4; k++) {
-        t[2 * k] = _mm512_unpacklo_ps(v[2 * k], v[2 * k + 1]);
-        t[2 * k + 1] = _mm512_unpackhi_ps(v[2 * k], v[2 * k + 1]);
-    }
-    for (int k = 0; k < 2; k++) {
-        u[4 * k] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0x44);
-        u[4 * k + 1] = _mm512_shuffle_ps(t[4 * k], t[4 * k + 2], 0xee);
-        u[4 * k + 2] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0x44);
-        u[4 * k + 3] = _mm512_shuffle_ps(t[4 * k + 1], t[4 * k + 3], 0xee);
-    }
-    /* within each 256-bit half: the low 128 bits of u[k] and u[k + 4] (rows
-     * 0-3 of the half), then the high ones (rows 4-7) */
-    const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
-    const __m512i hi = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
-    for (int k = 0; k < 4; k++) {
-        z[k] = _mm512_permutex2var_ps(u[k], lo, u[k + 4]);
-        z[k + 4] = _mm512_permutex2var_ps(u[k], hi, u[k + 4]);
-    }
-}
-
-/* The upper 8 floats (AVX-512 F alone: no DQ's extractf32x8). */
-__attribute__((target("avx512f"))) static __m256 high_half(__m512 z)
-{
-    return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(z), 1));
-}
+#include "small_head_avx512.h"
 
 /* scale B^T [k, W] (B [cols, k], ldb) into bt, its columns [cols, cols
  * rounded up to 16) zero: the scale rides on the keys, so the score block
@@ -61,7 +30,7 @@ __attribute__((target("avx512f"))) static void transpose_keys(int cols, int k, f
                 w[r] = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)),
                                                            _mm256_castps_pd(hi), 1));
             }
-            transpose_8x16(w, z);
+            rf_sh_transpose_8x16(w, z);
             for (int d = 0; d < 8; d++)
                 _mm512_store_ps(bt + d * W + c, _mm512_mul_ps(z[d], sc));
         }
@@ -84,13 +53,8 @@ score_rows(int R, int k, const float *A, int lda, const float *bt, int cols, rf_
 {
     enum { W = RF_SMALL_HEAD_COLS };
     int padded = (cols + 15) & ~15;
-    __m512 fv = _mm512_set1_ps(e.mode == RF_SH_SCORES ? e.fill : -INFINITY), mx[8], rv[8];
-    __mmask16 live[8];
-    _Pragma("GCC unroll 8") for (int t = 0; t < R; t++) {
-        mx[t] = _mm512_set1_ps(-INFINITY);
-        rv[t] = _mm512_set1_ps(e.mode != RF_SH_SCORES ? e.row[t] : 0.0f);
-        live[t] = e.mode == RF_SH_PROBS && e.row[t] == -INFINITY ? 0 : (__mmask16)0xffff;
-    }
+    rf_sh_rows state;
+    rf_sh_rows_start(R, &e, &state);
     for (int c = 0; c < padded; c += 16) {
         __m512 x[8], b = _mm512_load_ps(bt + c);
         _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
@@ -100,31 +64,9 @@ score_rows(int R, int k, const float *A, int lda, const float *bt, int cols, rf_
             _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
                 x[t] = _mm512_fmadd_ps(_mm512_set1_ps(A[(long)t * lda + d]), b, x[t]);
         }
-        bool whole = c + 16 <= cols;   /* then stored as is, no mask */
-        __mmask16 m = whole ? (__mmask16)0xffff : (__mmask16)((1u << (cols - c)) - 1);
-        __mmask16 w = e.pad ? (__mmask16)0xffff : m;
-        __m512 bv = e.bias != NULL ? _mm512_maskz_loadu_ps(m, e.bias + c) : _mm512_setzero_ps();
-        _Pragma("GCC unroll 8") for (int t = 0; t < R; t++) {
-            __m512 v;
-            if (e.mode == RF_SH_DS)   /* P's columns past cols are 0, and so then is dS */
-                v = _mm512_mul_ps(_mm512_loadu_ps(e.P + (long)t * e.ldp + c), _mm512_sub_ps(x[t], rv[t]));
-            else if (whole)
-                v = e.bias != NULL ? _mm512_add_ps(x[t], bv) : x[t];
-            else
-                v = _mm512_mask_add_ps(fv, m, x[t], bv);
-            if (e.mode == RF_SH_PROBS)
-                v = _mm512_maskz_mov_ps(live[t], rf_exp16(_mm512_sub_ps(v, rv[t])));
-            if (whole)
-                _mm512_storeu_ps(S + (long)t * lds + c, v);
-            else
-                _mm512_mask_storeu_ps(S + (long)t * lds + c, w, v);
-            if (e.mode == RF_SH_SCORES && e.row_max != NULL)
-                mx[t] = _mm512_mask_max_ps(mx[t], w, mx[t], v);
-        }
+        rf_sh_store_chunk(R, &e, &state, c, cols, x, S, lds);
     }
-    if (e.mode == RF_SH_SCORES && e.row_max != NULL)
-        _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
-            e.row_max[t] = _mm512_reduce_max_ps(mx[t]);
+    rf_sh_rows_finish(R, &e, &state);
 }
 
 /* The block, eight rows at a time, then four, then one. */
@@ -213,7 +155,6 @@ __attribute__((target("avx512f,avx512vl,fma"))) static void acc_tn8_avx512(int m
                                                                         const float *A, int lda, const float *B,
                                                                         int ldb, float *C, int ldc)
 {
-    __m256 al = _mm256_set1_ps(alpha);
     for (int j0 = 0; j0 < m; j0 += 16) {
         int rows = m - j0 < 16 ? m - j0 : 16;
         __mmask16 valid = rows == 16 ? (__mmask16)0xffff : (__mmask16)((1u << rows) - 1);
@@ -230,19 +171,8 @@ __attribute__((target("avx512f,avx512vl,fma"))) static void acc_tn8_avx512(int m
             x6 = _mm512_fmadd_ps(a, _mm512_set1_ps(b[6]), x6);
             x7 = _mm512_fmadd_ps(a, _mm512_set1_ps(b[7]), x7);
         }
-        __m512 v[8] = {x0, x1, x2, x3, x4, x5, x6, x7}, z[8];
-        transpose_8x16(v, z);
-        for (int i = 0; i < 8; i++) {
-            int r = j0 + i;
-            if (i < rows) {
-                float *c = C + (long)r * ldc;
-                _mm256_storeu_ps(c, _mm256_fmadd_ps(_mm512_castps512_ps256(z[i]), al, _mm256_loadu_ps(c)));
-            }
-            if (i + 8 < rows) {
-                float *c = C + (long)(r + 8) * ldc;
-                _mm256_storeu_ps(c, _mm256_fmadd_ps(high_half(z[i]), al, _mm256_loadu_ps(c)));
-            }
-        }
+        __m512 v[8] = {x0, x1, x2, x3, x4, x5, x6, x7};
+        rf_sh_add_transposed(v, rows, alpha, C + (long)j0 * ldc, ldc);
     }
 }
 
