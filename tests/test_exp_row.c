@@ -78,6 +78,37 @@ static void check_same_as_avx512(void)
     tap_ok(not_inf == 0, "e^x is inf for every x past 88.73, +inf and 3e38 included (%d are not)", not_inf);
 }
 
+/* rf_attn_exp_row_coarse (the bf16 attention's): within 1e-4 of e^x on
+ * the grid below -87 counted as 0, -inf 0, the sum, nothing past the row;
+ * on AVX-512 coarser than rf_attn_exp_row somewhere (it ran). */
+static void check_coarse(void)
+{
+    double worst = 0.0;
+    int bad = 0;
+    for (int i = 0; i < 110 * 1024; i += 16) {
+        float row[16 + GUARD_FLOATS], in[16];
+        for (int l = 0; l < 16 + GUARD_FLOATS; l++)
+            row[l] = l < 16 ? -100.0f + (float)(i + l) / 1024.0f : 1234.5f;
+        if (i == 0)
+            row[3] = -INFINITY;
+        memcpy(in, row, sizeof in);
+        float sum = rf_attn_exp_row_coarse(row, 16, 1.5f);
+        double want_sum = 0.0;
+        for (int l = 0; l < 16; l++) {
+            double e = rel_error(row[l], in[l], 1.5f);
+            worst = e > worst ? e : worst;
+            want_sum += isinf(in[l]) || (double)(in[l] - 1.5f) < -87.0 ? 0.0 : exp((double)(in[l] - 1.5f));
+        }
+        for (int l = 16; l < 16 + GUARD_FLOATS; l++)
+            bad += row[l] != 1234.5f;
+        bad += !(fabs(sum - want_sum) <= 1e-4 * want_sum + 1e-30);
+    }
+    tap_ok(worst < 1e-4 && bad == 0, "the coarse row exponentials: worst relative error %.3g for x in [-101.5, 8.5) "
+           "(bound 1e-4), -inf gives 0, sums within 1e-4, nothing past the row (%d bad)", worst, bad);
+    if (rf_cpu_avx512())
+        tap_ok(worst > 3e-7, "... and coarser than rf_attn_exp_row's 3e-7 on AVX-512 (their own polynomial ran)");
+}
+
 int main(void)
 {
     tap_diag("rf_attn_exp_row runs on %s", rf_cpu_avx512() ? "AVX-512" : rf_cpu_avx2() ? "AVX2 and FMA" : "rf_exp_row");
@@ -126,6 +157,7 @@ int main(void)
     tap_ok(bad_guard == 0, "nothing written past a row's end (%d floats changed)", bad_guard);
     tap_ok(bad_sum == 0, "the returned sum is the row's, within 1e-6 (%d rows off)", bad_sum);
     tap_ok(bad_match == 0, "the same exponentials as rf_exp_row within 5e-7 (%d entries off)", bad_match);
+    check_coarse();
     check_same_as_avx512();
     return tap_done();
 }

@@ -9,8 +9,8 @@
  * Covered: the key block's two layouts bit for bit (every tail of 16
  * keys); the scores for row tails around 8, column tails around 16, with
  * a key mask's bias, padding and each row's max; the probabilities and
- * score gradients bit for bit as the scores then the f32 epilogue give
- * them; P V / dS K (rf_sh16_acc) and dS^T Q / P^T dO (rf_sh16_acc_tn) with
+ * score gradients bit for bit as the scores then the f32 epilogue
+ * (rf_attn_exp_row_coarse's exponentials) give them; P V / dS K (rf_sh16_acc) and dS^T Q / P^T dO (rf_sh16_acc_tn) with
  * odd inner lengths, row tails, C accumulated onto and nothing written
  * past 8 columns. Where the CPU lacks AVX512-BF16 every call declines. */
 #include <math.h>
@@ -161,7 +161,7 @@ static void test_scores(void)
            unrounded);
 }
 
-/* The probabilities as the scores then rf_attn_exp_row, and the score
+/* The probabilities as the scores then rf_attn_exp_row_coarse, and the score
  * gradients as P (dP - D) of the scores, both bit for bit (the same
  * products and the f32 epilogue). */
 static void test_fused(void)
@@ -188,7 +188,7 @@ static void test_fused(void)
                 if (row[r] == -INFINITY)
                     memset(s, 0, sizeof(float) * (size_t)width);
                 else
-                    rf_attn_exp_row(s, width, row[r]);
+                    rf_attn_exp_row_coarse(s, width, row[r]);
                 bad += memcmp(s, P + r * ld, sizeof(float) * (size_t)width) != 0;
             }
             /* dP = A values^T with values loaded at scale 1, then P (dP - D), D finite */
@@ -210,7 +210,7 @@ static void test_fused(void)
             free(row);
             free(bias);
         }
-    tap_ok(bad == 0, "probabilities and score gradients: the scores then the f32 exponentials and P (dP - D), bit "
+    tap_ok(bad == 0, "probabilities and score gradients: the scores then the coarse exponentials and P (dP - D), bit "
            "for bit, %d shapes (%d bad)", cases, bad);
 }
 

@@ -33,7 +33,8 @@
  *
  * With train.precision = bf16 and heads of 8 on a CPU with AVX512-BF16,
  * the products run on small_head_bf16.h's kernels (operands rounded to
- * bf16, sums and everything else f32); elsewhere on the f32 ones.
+ * bf16, sums and everything else f32, the probabilities' exponentials
+ * rf_exp16_coarse's); elsewhere on the f32 ones.
  *
  * While a probe is attached, forward also computes the probed sample's
  * probabilities (its rows of [B, heads, N, M]) into the graph's probe space
@@ -222,7 +223,8 @@ static void forward_step(const attn *a, int64_t b, int64_t h, int64_t i0, int ro
             continue;
         }
         float rescale = rf_expf(mx[r] - next);   /* 0 for the first valid block */
-        sum[r] = sum[r] * rescale + rf_attn_exp_row(p, width, next);
+        float row_sum = keys.bf16 != NULL ? rf_attn_exp_row_coarse(p, width, next) : rf_attn_exp_row(p, width, next);
+        sum[r] = sum[r] * rescale + row_sum;
         mx[r] = next;
         if (rescale != 1.0f)
             scale_row(o + (int64_t)r * D, dk, rescale);

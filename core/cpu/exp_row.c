@@ -10,22 +10,37 @@
 #include "exp8.h"
 #include "vecmath.h"
 
-__attribute__((target("avx512f"))) static float exp_row_avx512(float *p, int n, float shift)
+/* The row on AVX-512 with rf_exp16, or with `coarse` rf_exp16_coarse (a
+ * constant where this is inlined). */
+static inline __attribute__((always_inline, target("avx512f"))) float row_avx512(float *p, int n, float shift,
+                                                                                 bool coarse)
 {
     __m512 sh = _mm512_set1_ps(shift), sum = _mm512_setzero_ps();
     int j = 0;
     for (; j + 16 <= n; j += 16) {
-        __m512 e = rf_exp16(_mm512_sub_ps(_mm512_loadu_ps(p + j), sh));
+        __m512 x = _mm512_sub_ps(_mm512_loadu_ps(p + j), sh);
+        __m512 e = coarse ? rf_exp16_coarse(x) : rf_exp16(x);
         _mm512_storeu_ps(p + j, e);
         sum = _mm512_add_ps(sum, e);
     }
     if (j < n) {
         __mmask16 m = (__mmask16)((1u << (n - j)) - 1);
-        __m512 e = _mm512_maskz_mov_ps(m, rf_exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, p + j), sh)));
+        __m512 x = _mm512_sub_ps(_mm512_maskz_loadu_ps(m, p + j), sh);
+        __m512 e = _mm512_maskz_mov_ps(m, coarse ? rf_exp16_coarse(x) : rf_exp16(x));
         _mm512_mask_storeu_ps(p + j, m, e);
         sum = _mm512_add_ps(sum, e);
     }
     return _mm512_reduce_add_ps(sum);
+}
+
+__attribute__((target("avx512f"))) static float exp_row_avx512(float *p, int n, float shift)
+{
+    return row_avx512(p, n, shift, false);
+}
+
+__attribute__((target("avx512f"))) static float exp_row_coarse_avx512(float *p, int n, float shift)
+{
+    return row_avx512(p, n, shift, true);
 }
 
 __attribute__((target("avx2,fma"))) static float exp_row_avx2(float *p, int n, float shift)
@@ -53,4 +68,9 @@ float rf_attn_exp_row(float *p, int n, float shift)
     if (rf_cpu_avx512())
         return exp_row_avx512(p, n, shift);
     return rf_cpu_avx2() ? exp_row_avx2(p, n, shift) : rf_exp_row(p, n, shift);
+}
+
+float rf_attn_exp_row_coarse(float *p, int n, float shift)
+{
+    return rf_cpu_avx512() ? exp_row_coarse_avx512(p, n, shift) : rf_attn_exp_row(p, n, shift);
 }

@@ -20,4 +20,8 @@
  * older ones it is rf_exp_row. */
 float rf_attn_exp_row(float *p, int n, float shift);
 
+/* The same with rf_exp16_coarse's e^x (relative error below 1e-4) on
+ * AVX-512, for the bf16 attention kernels; rf_attn_exp_row elsewhere. */
+float rf_attn_exp_row_coarse(float *p, int n, float shift);
+
 #endif

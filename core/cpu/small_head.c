@@ -64,7 +64,7 @@ score_rows(int R, int k, const float *A, int lda, const float *bt, int cols, rf_
             _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
                 x[t] = _mm512_fmadd_ps(_mm512_set1_ps(A[(long)t * lda + d]), b, x[t]);
         }
-        rf_sh_store_chunk(R, &e, &state, c, cols, x, S, lds);
+        rf_sh_store_chunk(R, &e, &state, c, cols, x, false, S, lds);
     }
     rf_sh_rows_finish(R, &e, &state);
 }

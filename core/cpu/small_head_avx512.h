@@ -87,9 +87,10 @@ RF_SH_INLINE void rf_sh_rows_start(int R, const rf_sh_epilogue *e, rf_sh_rows *s
 
 /* Stores rows 0 .. R - 1 of the 16-column chunk at c, x[t] row t's
  * products there (columns past cols are what the keys' zero padding
- * gave). */
+ * gave); probabilities with rf_exp16, or with `coarse` rf_exp16_coarse
+ * (the bf16 kernels). */
 RF_SH_INLINE void rf_sh_store_chunk(int R, const rf_sh_epilogue *e, rf_sh_rows *s, int c, int cols, const __m512 *x,
-                                    float *S, int lds)
+                                    bool coarse, float *S, int lds)
 {
     bool whole = c + 16 <= cols;   /* then stored as is, no mask */
     __mmask16 m = whole ? (__mmask16)0xffff : (__mmask16)((1u << (cols - c)) - 1);
@@ -105,7 +106,8 @@ RF_SH_INLINE void rf_sh_store_chunk(int R, const rf_sh_epilogue *e, rf_sh_rows *
         else
             v = _mm512_mask_add_ps(fv, m, x[t], bv);
         if (e->mode == RF_SH_PROBS)
-            v = _mm512_maskz_mov_ps(s->live[t], rf_exp16(_mm512_sub_ps(v, s->row[t])));
+            v = _mm512_maskz_mov_ps(s->live[t], coarse ? rf_exp16_coarse(_mm512_sub_ps(v, s->row[t]))
+                                                        : rf_exp16(_mm512_sub_ps(v, s->row[t])));
         if (whole)
             _mm512_storeu_ps(S + (long)t * lds + c, v);
         else

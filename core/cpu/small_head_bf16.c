@@ -104,7 +104,7 @@ BF16_INLINE void score_rows(int R, const float *A, int lda, const uint32_t *kt, 
             _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
                 x[t] = _mm512_dpbf16_ps(x[t], (__m512bh)_mm512_set1_epi32((int)q[t][d]), b);
         }
-        rf_sh_store_chunk(R, &e, &state, c, cols, x, S, lds);
+        rf_sh_store_chunk(R, &e, &state, c, cols, x, true, S, lds);
     }
     rf_sh_rows_finish(R, &e, &state);
 }
@@ -161,10 +161,21 @@ BF16_INLINE void acc_rows(int R, int inner, float alpha, const float *A, int lda
             __m256bh h = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, A + (long)t * lda + c));
             _mm256_store_si256((__m256i *)(a[t] + c), (__m256i)h);
         }
-    __m256 x[8];
+    /* two sets of accumulators, even and odd pairs of keys: sixteen sums in
+     * flight cover the latency of VDPBF16PS */
+    __m256 x[8], y[8];
     _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
-        x[t] = _mm256_setzero_ps();
-    for (int j = 0; j < (inner + 1) / 2; j++) {
+        x[t] = y[t] = _mm256_setzero_ps();
+    int pairs = (inner + 1) / 2, j = 0;
+    for (; j + 2 <= pairs; j += 2) {
+        __m256bh b0 = (__m256bh)_mm256_load_si256((const __m256i *)(p + j * RF_SH16_K));
+        __m256bh b1 = (__m256bh)_mm256_load_si256((const __m256i *)(p + (j + 1) * RF_SH16_K));
+        _Pragma("GCC unroll 8") for (int t = 0; t < R; t++) {
+            x[t] = _mm256_dpbf16_ps(x[t], (__m256bh)_mm256_set1_epi32(((const int *)a[t])[j]), b0);
+            y[t] = _mm256_dpbf16_ps(y[t], (__m256bh)_mm256_set1_epi32(((const int *)a[t])[j + 1]), b1);
+        }
+    }
+    if (j < pairs) {
         __m256bh b = (__m256bh)_mm256_load_si256((const __m256i *)(p + j * RF_SH16_K));
         _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
             x[t] = _mm256_dpbf16_ps(x[t], (__m256bh)_mm256_set1_epi32(((const int *)a[t])[j]), b);
@@ -172,7 +183,7 @@ BF16_INLINE void acc_rows(int R, int inner, float alpha, const float *A, int lda
     __m256 al = _mm256_set1_ps(alpha);
     _Pragma("GCC unroll 8") for (int t = 0; t < R; t++) {
         float *c = C + (long)t * ldc;
-        _mm256_storeu_ps(c, _mm256_fmadd_ps(x[t], al, _mm256_loadu_ps(c)));
+        _mm256_storeu_ps(c, _mm256_fmadd_ps(_mm256_add_ps(x[t], y[t]), al, _mm256_loadu_ps(c)));
     }
 }
 
@@ -193,6 +204,15 @@ BF16 void rf_sh16_acc(int m, int inner, float alpha, const float *A, int lda, co
 static const uint16_t interleave_rows[32] __attribute__((aligned(64))) = {
     0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
 
+/* Rows a and a + lda (the second only when left > 1), the 16 columns of
+ * `valid`, rounded and interleaved into 16 pairs. */
+BF16_INLINE __m512bh interleaved(__m512i order, __mmask16 valid, const float *a, int lda, int left)
+{
+    __m512 a0 = _mm512_maskz_loadu_ps(valid, a);
+    __m512 a1 = left > 1 ? _mm512_maskz_loadu_ps(valid, a + lda) : _mm512_setzero_ps();
+    return (__m512bh)_mm512_permutexvar_epi16(order, (__m512i)_mm512_cvtne2ps_pbh(a1, a0));
+}
+
 /* Sixteen rows of C at a time, one per lane (as the f32 acc_tn8): per pair
  * of A's rows (queries), their 16 columns interleaved into pairs, and each
  * of B's 8 columns as a broadcast pair. */
@@ -211,17 +231,25 @@ static BF16 void acc_tn(int m, int inner, float alpha, const float *A, int lda, 
     for (int j0 = 0; j0 < m; j0 += 16) {
         int rows = m - j0 < 16 ? m - j0 : 16;
         __mmask16 valid = rows == 16 ? (__mmask16)0xffff : (__mmask16)((1u << rows) - 1);
-        __m512 x[8];
+        __m512 x[8], y[8];   /* even and odd pairs of queries, as in acc_rows */
         _Pragma("GCC unroll 8") for (int e = 0; e < 8; e++)
-            x[e] = _mm512_setzero_ps();
-        for (int j = 0; j < pairs; j++) {
-            __m512 a0 = _mm512_maskz_loadu_ps(valid, A + (long)(2 * j) * lda + j0);
-            __m512 a1 = 2 * j + 1 < inner ? _mm512_maskz_loadu_ps(valid, A + (long)(2 * j + 1) * lda + j0)
-                                          : _mm512_setzero_ps();
-            __m512bh a = (__m512bh)_mm512_permutexvar_epi16(order, (__m512i)_mm512_cvtne2ps_pbh(a1, a0));
+            x[e] = y[e] = _mm512_setzero_ps();
+        int j = 0;
+        for (; j + 2 <= pairs; j += 2) {
+            __m512bh a = interleaved(order, valid, A + (long)(2 * j) * lda + j0, lda, inner - 2 * j);
+            __m512bh b = interleaved(order, valid, A + (long)(2 * j + 2) * lda + j0, lda, inner - 2 * j - 2);
+            _Pragma("GCC unroll 8") for (int e = 0; e < 8; e++) {
+                x[e] = _mm512_dpbf16_ps(x[e], (__m512bh)_mm512_set1_epi32((int)bp[j][e]), a);
+                y[e] = _mm512_dpbf16_ps(y[e], (__m512bh)_mm512_set1_epi32((int)bp[j + 1][e]), b);
+            }
+        }
+        if (j < pairs) {
+            __m512bh a = interleaved(order, valid, A + (long)(2 * j) * lda + j0, lda, inner - 2 * j);
             _Pragma("GCC unroll 8") for (int e = 0; e < 8; e++)
                 x[e] = _mm512_dpbf16_ps(x[e], (__m512bh)_mm512_set1_epi32((int)bp[j][e]), a);
         }
+        _Pragma("GCC unroll 8") for (int e = 0; e < 8; e++)
+            x[e] = _mm512_add_ps(x[e], y[e]);
         rf_sh_add_transposed(x, rows, alpha, C + (long)j0 * ldc, ldc);
     }
 }

@@ -7,7 +7,10 @@
  * along the inner dimension: for the scores Q K^T pairs of head
  * dimensions, for P V and dS K pairs of keys, for dS^T Q and P^T dO pairs
  * of queries. Accumulation, the epilogues (the online softmax's max, the
- * exponentials, dS = P (dP - D)) and every result stay f32.
+ * exponentials, dS = P (dP - D)) and every result stay f32; the
+ * probabilities' exponentials are rf_exp16_coarse's (exp16.h: relative
+ * error below 1e-4, forty times under the rounding the products give
+ * them).
  *
  * A key (or value) block is rounded once, into both layouts the kernels
  * read, and serves every query block against it. Callers fall back to the
@@ -46,7 +49,8 @@ bool rf_sh16_load(rf_sh16_keys *keys, int cols, int k, float scale, const float 
 
 /* rf_small_head_scores, rf_small_head_probs and rf_small_head_ds against
  * bf16 keys, A [rows, 8] (lda) rounded to bf16: the same arguments, widths
- * and epilogues. */
+ * and epilogues (the probabilities' e^x rf_exp16_coarse's, as
+ * rf_attn_exp_row_coarse gives them). */
 int rf_sh16_scores(int rows, const float *A, int lda, const rf_sh16_keys *keys, const float *bias, bool pad, float *S,
                    int lds, float *row_max);
 int rf_sh16_probs(int rows, const float *A, int lda, const rf_sh16_keys *keys, const float *bias, const float *lse,
