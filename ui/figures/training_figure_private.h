@@ -77,10 +77,38 @@ GArray *rf_training_x_column(const rf_training_figure *f, run_series *s, int spl
 GArray *rf_training_panel_column(run_series *s, int panel, int split, bool smoothed);
 bool rf_training_smoothing_on(const rf_training_figure *f);
 
+/* The grey of keys, labels and the log buttons. */
+#define KEY_GREY ((rf_rgb){0.40, 0.40, 0.44})
+
 /* The label of a run's baseline line, kind 0 the first-token rule, 1 the
  * majority class, led by the run's data.task: a baseline belongs to one
  * data set ("listops · majority class: 16.9%"). */
 void rf_training_baseline_label(const rf_run_data *run, int kind, char *buf, size_t size);
+
+/* A baseline as drawn: one per data set, kind and value, across the x
+ * extent of the shown runs on that data (runs on other data never sit on
+ * another's line). */
+typedef struct baseline_mark {
+    double value;
+    int kind;
+    const rf_run_data *run;   /* the first shown run with it: its data set names it */
+    double x0, x1;
+} baseline_mark;
+
+enum { RF_TRAINING_MAX_BASELINES = 8 };
+
+typedef struct rf_training_baselines {
+    baseline_mark marks[RF_TRAINING_MAX_BASELINES];
+    int n;
+} rf_training_baselines;
+
+/* The shown runs' baselines (training_baselines.c); their dashed lines
+ * (drawn under the runs); each line's label beside it, at whichever end
+ * (above or below it) covers the fewest of the runs' points and no other
+ * label (drawn over them). */
+void rf_training_collect_baselines(rf_training_figure *f, rf_training_baselines *b);
+void rf_training_draw_baseline_lines(rf_plot *acc, const rf_training_baselines *b);
+void rf_training_draw_baseline_labels(rf_training_figure *f, rf_plot *acc, const rf_training_baselines *b);
 
 /* The legend's labels: the runs' names, a finished run's with its test
  * accuracy ("… · test 40.5 %"); g_strfreev. */
