@@ -28,7 +28,9 @@
 #
 # Prints two markdown tables:
 #   1. per encoder at N = 2000: ours s/step and FLOP efficiency (of this
-#      CPU's cached f32 matrix-product peak, `bench --json`), PyTorch 2.x
+#      CPU's cached f32 matrix-product peak, `bench --json`), ours with
+#      train.precision = bf16 and its speed-up over ours in f32 (on CPUs
+#      with AVX512-BF16 or AMX-BF16; BF16=0 leaves it out), PyTorch 2.x
 #      eager, SDPA and compiled s/step, the best of them divided by ours,
 #      and PyTorch 1.13 divided by ours. Each encoder's runs repeat ROUNDS
 #      times (default 2) in turn, ours then PyTorch's, so that a slow
@@ -67,6 +69,8 @@ PY=/usr/bin/python3                       # for the script's own JSON and arithm
 PY113=${PY113:-/usr/bin/python3}
 TORCH113=${TORCH113:-1}
 TORCH2=${TORCH2:-1}
+BF16=${BF16:-1}
+grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo || BF16=0   # elsewhere train.precision = bf16 is refused
 TORCH2_VENV=${TORCH2_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/rangefinder-bench/torch2-venv}
 LOGDIR=${LOGDIR:-$(mktemp -d /tmp/rf-compare.XXXXXX)}
 mkdir -p "$LOGDIR" || exit 1
@@ -99,14 +103,16 @@ v = json.loads(lines[-1]).get(sys.argv[1]) if lines else None
 print("" if v is None else v)' "$1" 2>/dev/null
 }
 
-# ours ENCODER BATCH SEQ: rangefinder bench's JSON line (log in $LOGDIR).
+# ours ENCODER BATCH SEQ [PRECISION]: rangefinder bench's JSON line (log in
+# $LOGDIR), in f32 or PRECISION.
 ours() {
-    local log="$LOGDIR/ours-$1-b$2-n$3-r$ROUND.log"
+    local precision=${4:-f32}
+    local log="$LOGDIR/ours-$1-b$2-n$3-$precision-r$ROUND.log"
     # shellcheck disable=SC2046  # encoder_sets is a list of words
     "$RF" bench --config data/configs/listops-full.ini \
         --set data.task=random --set data.vocab=20 --set data.train_size=200 \
         --set data.min_len=1 --set data.max_len="$3" --set data.batch="$2" --set train.threads="$THREADS" \
-        --set model.encoder="$1" $(encoder_sets "$1") \
+        --set model.encoder="$1" $(encoder_sets "$1") --set train.precision="$precision" \
         --steps "$STEPS" --warmup 1 --json >"$log" 2>&1
     cat "$log"
 }
@@ -203,16 +209,19 @@ echo "Training step, N = $SEQ, $THREADS threads, median of $STEPS steps after th
 cpu_field() { grep -m1 "^$1" /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'; }
 echo "CPU: $(cpu_field 'model name') (family $(cpu_field 'cpu family'), model $(cpu_field 'model\s*:')); PyTorch ${v2:-"2.x left out"} and ${v113:-"1.13 left out"}; PyTorch environment: ${TORCH_ENV:-none}"
 echo
-echo "| encoder | batch | ours s/step | efficiency | PyTorch 2 eager | PyTorch 2 SDPA | PyTorch 2 compiled | best PyTorch 2 ÷ ours | PyTorch 1.13 | 1.13 ÷ ours |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+[ "$BF16" = 0 ] && printf '%s\n\n' "bf16 left out (BF16=0, or this CPU has neither AVX512-BF16 nor AMX-BF16)"
+echo "| encoder | batch | ours s/step | efficiency | ours bf16 | bf16 speed-up | PyTorch 2 eager | PyTorch 2 SDPA | PyTorch 2 compiled | best PyTorch 2 ÷ ours | PyTorch 1.13 | 1.13 ÷ ours |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for enc in $ENCODERS; do
     batch=$BATCH
     [ "$enc" = full ] && batch=$FULL_BATCH
-    ours_s=(); effs=(); eagers=(); sdpas=(); compileds=(); olds=(); ratios2=(); ratios113=()
+    ours_s=(); effs=(); bf16s=(); ups=(); eagers=(); sdpas=(); compileds=(); olds=(); ratios2=(); ratios113=()
     for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
         out=$(ours "$enc" "$batch" "$SEQ")
         a=$(echo "$out" | field step_s_median)
         eff=$(echo "$out" | field efficiency)
+        a16=-
+        [ "$BF16" != 0 ] && a16=$(ours "$enc" "$batch" "$SEQ" bf16 | field step_s_median)
         eager=-; sdpa=-; compiled=-; old=-
         if [ -n "$PY2" ]; then
             eager=$(torch_ref "$PY2" 2 "$enc" "$batch" "$SEQ" | field step_s_median)
@@ -226,10 +235,10 @@ for enc in $ENCODERS; do
         fi
         [ -n "$v113" ] && old=$(torch_ref "$PY113" 113 "$enc" "$batch" "$SEQ" | field step_s_median)
         b=$(best "$eager" "$sdpa" "$compiled")
-        ours_s+=("$a"); effs+=("${eff:--}"); eagers+=("$eager"); sdpas+=("$sdpa"); compileds+=("$compiled"); olds+=("$old")
+        ours_s+=("$a"); effs+=("${eff:--}"); bf16s+=("$a16"); ups+=("$(quotient "$a" "$a16")"); eagers+=("$eager"); sdpas+=("$sdpa"); compileds+=("$compiled"); olds+=("$old")
         ratios2+=("$(quotient "$b" "$a")"); ratios113+=("$(quotient "$old" "$a")")
     done
-    echo "| $enc | $batch | $(cell s "${ours_s[@]}") | $(cell pct "${effs[@]}") | $(cell s "${eagers[@]}") | $(cell s "${sdpas[@]}") | $(cell s "${compileds[@]}") | $(cell x "${ratios2[@]}") | $(cell s "${olds[@]}") | $(cell x "${ratios113[@]}") |"
+    echo "| $enc | $batch | $(cell s "${ours_s[@]}") | $(cell pct "${effs[@]}") | $(cell s "${bf16s[@]}") | $(cell x "${ups[@]}") | $(cell s "${eagers[@]}") | $(cell s "${sdpas[@]}") | $(cell s "${compileds[@]}") | $(cell x "${ratios2[@]}") | $(cell s "${olds[@]}") | $(cell x "${ratios113[@]}") |"
 done
 ROUND=1
 
