@@ -14,6 +14,8 @@
 
 enum { W = RF_SMALL_HEAD_COLS };
 
+typedef int32_t __attribute__((may_alias)) pair32;   /* two bf16 of a row, read as one */
+
 bool rf_sh16_available(void)
 {
     static int known = -1;   /* as rf_cpu_avx512: asked from the pool's threads */
@@ -171,14 +173,14 @@ BF16_INLINE void acc_rows(int R, int inner, float alpha, const float *A, int lda
         __m256bh b0 = (__m256bh)_mm256_load_si256((const __m256i *)(p + j * RF_SH16_K));
         __m256bh b1 = (__m256bh)_mm256_load_si256((const __m256i *)(p + (j + 1) * RF_SH16_K));
         _Pragma("GCC unroll 8") for (int t = 0; t < R; t++) {
-            x[t] = _mm256_dpbf16_ps(x[t], (__m256bh)_mm256_set1_epi32(((const int *)a[t])[j]), b0);
-            y[t] = _mm256_dpbf16_ps(y[t], (__m256bh)_mm256_set1_epi32(((const int *)a[t])[j + 1]), b1);
+            x[t] = _mm256_dpbf16_ps(x[t], (__m256bh)_mm256_set1_epi32(((const pair32 *)a[t])[j]), b0);
+            y[t] = _mm256_dpbf16_ps(y[t], (__m256bh)_mm256_set1_epi32(((const pair32 *)a[t])[j + 1]), b1);
         }
     }
     if (j < pairs) {
         __m256bh b = (__m256bh)_mm256_load_si256((const __m256i *)(p + j * RF_SH16_K));
         _Pragma("GCC unroll 8") for (int t = 0; t < R; t++)
-            x[t] = _mm256_dpbf16_ps(x[t], (__m256bh)_mm256_set1_epi32(((const int *)a[t])[j]), b);
+            x[t] = _mm256_dpbf16_ps(x[t], (__m256bh)_mm256_set1_epi32(((const pair32 *)a[t])[j]), b);
     }
     __m256 al = _mm256_set1_ps(alpha);
     _Pragma("GCC unroll 8") for (int t = 0; t < R; t++) {
