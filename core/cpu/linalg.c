@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "../op.h"
+#include "cpu_features.h"
+#include "small_head.h"
 #include "vecmath.h"
 
 /* C [M, N] = op(X) [M, K] · op(Y) [K, N] + beta · C, row-major, contiguous.
@@ -87,11 +89,73 @@ static bool by_groups(const mm_plan *p)
     return p->groups >= GROUP_MIN && (double)p->rows * p->n * p->k <= GROUP_MAX_MACS;
 }
 
+/* Whether a group's product has a side of 8 or less that the small-head
+ * kernels take (core/cpu/small_head.h: per-head products at heads of 8, as
+ * LS's landmarks K̄_i = P_i^T K_i, 32 x 8 x 2000, and their gradients):
+ * n <= 8 with op(Y) = Y, or k <= 16 with op(X) = X and op(Y) = Y^T. A
+ * library runs these at a tenth of the f32 peak (a call's fixed cost and
+ * tiles packed for a side of 8). They run in f32: in bf16 (train.precision)
+ * every product stays on oneDNN's bf16 path. */
+static bool small_head_shape(bool tx, bool ty, int64_t n, int64_t k)
+{
+    return strcmp(rf_gemm_precision(), "f32") == 0 &&
+           ((!ty && n >= 1 && n <= RF_SMALL_HEAD_N) || (!tx && ty && k >= 1 && k <= RF_SMALL_HEAD_K));
+}
+
+/* Whether small_head_product runs this product: its shape, f32 operands,
+ * and a CPU with AVX2 or AVX-512. */
+static bool small_head_runs(bool tx, bool ty, int64_t n, int64_t k, operand X, operand Y)
+{
+    return small_head_shape(tx, ty, n, k) && !X.half && !Y.half && (rf_cpu_avx512() || rf_cpu_avx2());
+}
+
+/* A group's product as a shape: whether it runs on the small-head kernels
+ * (f32 operands, as every operand is in f32), so no library is chosen. */
+static bool small_head_takes(const rf_gemm_shape *s)
+{
+    operand f32 = {NULL, false};
+    return small_head_runs(s->ta, s->tb, s->n, s->k, f32, f32);
+}
+
+/* C [m, n] = op(X) op(Y) + beta C (contiguous operands, beta 0 or 1) on
+ * the small-head kernels, on the calling thread, where small_head_runs. The
+ * n <= 8 form adds into C; the k <= 16 one writes blocks of at most 256
+ * columns (through `block` when adding). */
+static void small_head_product(bool tx, bool ty, int64_t m, int64_t n, int64_t k, const float *x, const float *y,
+                               float beta, float *C)
+{
+    if (!ty) {
+        if (beta == 0.0f)
+            memset(C, 0, (size_t)(m * n) * sizeof *C);
+        rf_small_head_acc(tx, (int)m, (int)n, (int)k, 1.0f, x, (int)(tx ? m : k), y, (int)n, C, (int)n);
+        return;
+    }
+    enum { ROWS = 16, COLS = RF_SMALL_HEAD_COLS };
+    float block[ROWS * COLS];
+    for (int64_t j = 0; j < n; j += COLS) {
+        int cols = (int)(n - j < COLS ? n - j : COLS);
+        for (int64_t i = 0; i < m; i += ROWS) {
+            int rows = (int)(m - i < ROWS ? m - i : ROWS);
+            float *dst = beta == 0.0f ? C + i * n + j : block;
+            rf_small_head_nt(rows, cols, (int)k, 1.0f, x + i * k, (int)k, y + j * k, (int)k, dst,
+                             beta == 0.0f ? (int)n : COLS);
+            if (beta != 0.0f)
+                for (int r = 0; r < rows; r++)
+                    for (int c = 0; c < cols; c++)
+                        C[(i + r) * n + j + c] += block[r * COLS + c];
+        }
+    }
+}
+
 /* One group's product on the calling thread (from a pool task): the
  * argument order of gemm(). */
 static void gemm1(rf_gemm_lib lib, bool tx, bool ty, int64_t m, int64_t n, int64_t k, operand X, operand Y,
                   float beta, float *C)
 {
+    if (small_head_runs(tx, ty, n, k, X, Y) && (beta == 0.0f || beta == 1.0f)) {
+        small_head_product(tx, ty, m, n, k, X.p, Y.p, beta, C);
+        return;
+    }
     rf_gemm1_mixed(lib, tx, ty, (int)m, (int)n, (int)k, 1.0f, X.p, X.half, (int)(tx ? m : k), Y.p, Y.half,
                    (int)(ty ? k : n), beta, C, (int)n);
 }
@@ -115,6 +179,7 @@ typedef struct {
     operand A, B;
     const float *G;
     float *dA, *dB;          /* either NULL */
+    float beta_da;           /* 0 where dA is fresh (rf_exec.fresh), else 1 */
     rf_gemm_lib lib_da, lib_db;
 } mm_ctx;
 
@@ -130,9 +195,9 @@ static void mm_bwd_groups(void *ctx, int64_t begin, int64_t end, int thread)
         operand Gi = {c->G + i * g_step, false};
         if (c->dA != NULL) {
             if (p->ta)
-                gemm1(c->lib_da, p->tb, true, p->k, p->rows, p->n, Bi, Gi, 1.0f, c->dA + i * a_step);
+                gemm1(c->lib_da, p->tb, true, p->k, p->rows, p->n, Bi, Gi, c->beta_da, c->dA + i * a_step);
             else
-                gemm1(c->lib_da, false, !p->tb, p->rows, p->k, p->n, Gi, Bi, 1.0f, c->dA + i * a_step);
+                gemm1(c->lib_da, false, !p->tb, p->rows, p->k, p->n, Gi, Bi, c->beta_da, c->dA + i * a_step);
         }
         if (c->dB != NULL) {
             if (p->tb)
@@ -143,11 +208,33 @@ static void mm_bwd_groups(void *ctx, int64_t begin, int64_t end, int thread)
     }
 }
 
+typedef struct {
+    mm_plan p;
+    const float *A, *B;
+    float *C;
+} mm_fwd_ctx;
+
+/* Group i's product on the small-head kernels (small_head_product). */
+static void mm_fwd_small_head(void *ctx, int64_t begin, int64_t end, int thread)
+{
+    (void)thread;
+    const mm_fwd_ctx *c = ctx;
+    const mm_plan *p = &c->p;
+    for (int64_t i = begin; i < end; i++)
+        small_head_product(p->ta, p->tb, p->rows, p->n, p->k, c->A + i * p->rows * p->k, c->B + i * p->b_step, 0.0f,
+                           c->C + i * p->rows * p->n);
+}
+
 /* a [..., M, K] or [..., K, M], b [..., K, N] or [..., N, K] -> out [..., M, N] */
 void rf_cpu_matmul_forward(rf_exec *x, rf_node *n)
 {
     mm_plan p = mm_plan_of(x->g, n);
     operand A = operand_of(rf_in(x, n, 0)), B = operand_of(rf_in(x, n, 1));
+    if (by_groups(&p) && small_head_runs(p.ta, p.tb, p.n, p.k, A, B)) {
+        mm_fwd_ctx c = {p, A.p, B.p, n->value};
+        rf_pool_run(x->pool, p.groups, 1, mm_fwd_small_head, &c);
+        return;
+    }
     if (by_groups(&p)) {
         rf_gemm_shape s = {p.ta, p.tb, (int)p.rows, (int)p.n, (int)p.k, (int)p.groups};
         rf_sgemm_batched_mixed_on(x->pool, rf_gemm_choice(&s), p.ta, p.tb, (int)p.rows, (int)p.n, (int)p.k,
@@ -170,13 +257,15 @@ void rf_cpu_matmul_backward(rf_exec *x, rf_node *n)
     const float *G = n->grad;
     int64_t a_step = p.rows * p.k, g_step = p.rows * p.n;
     bool groups = by_groups(&p);
+    float beta_da = x->fresh[0] ? 0.0f : 1.0f;   /* the first of a's consumers writes its gradient */
     if (groups) {
         /* a shared b's gradient is summed over the groups below, in order */
         rf_gemm_shape da = mm_da_shape(&p), db = mm_db_shape(&p);
-        mm_ctx c = {p, A, B, G, an->grad, p.b_step != 0 ? bn->grad : NULL, RF_GEMM_OPENBLAS, RF_GEMM_OPENBLAS};
-        if (c.dA != NULL)
+        mm_ctx c = {p, A, B, G, an->grad, p.b_step != 0 ? bn->grad : NULL, beta_da, RF_GEMM_OPENBLAS,
+                    RF_GEMM_OPENBLAS};
+        if (c.dA != NULL && !small_head_takes(&da))
             c.lib_da = rf_gemm_choice(&da);
-        if (c.dB != NULL)
+        if (c.dB != NULL && !small_head_takes(&db))
             c.lib_db = rf_gemm_choice(&db);
         if (c.dA != NULL || c.dB != NULL)
             rf_pool_run(x->pool, p.groups, 1, mm_bwd_groups, &c);
@@ -185,9 +274,9 @@ void rf_cpu_matmul_backward(rf_exec *x, rf_node *n)
         operand Bi = operand_at(B, i * p.b_step), Gi = {G + i * g_step, false};
         float *dA = an->grad + i * a_step;
         if (p.ta)
-            gemm_mixed(x->pool, p.tb, true, p.k, p.rows, p.n, Bi, Gi, 1.0f, dA);
+            gemm_mixed(x->pool, p.tb, true, p.k, p.rows, p.n, Bi, Gi, beta_da, dA);
         else
-            gemm_mixed(x->pool, false, !p.tb, p.rows, p.k, p.n, Gi, Bi, 1.0f, dA);
+            gemm_mixed(x->pool, false, !p.tb, p.rows, p.k, p.n, Gi, Bi, beta_da, dA);
     }
     /* a shared b sums its gradient over the groups in group order */
     for (int64_t i = 0; i < p.groups && bn->grad != NULL && (!groups || p.b_step == 0); i++) {
@@ -407,12 +496,13 @@ static void matmul_products(rf_graph *g, const rf_node *n, bool backward, rf_gem
     mm_plan p = mm_plan_of(g, n);
     const rf_node *an = rf_graph_node(g, n->in[0]), *bn = rf_graph_node(g, n->in[1]);
     if (by_groups(&p)) {
+        rf_gemm_shape fwd = {p.ta, p.tb, (int)p.rows, (int)p.n, (int)p.k, (int)p.groups};
         rf_gemm_shape da = mm_da_shape(&p), db = mm_db_shape(&p);
-        if (!backward)
+        if (!backward && !small_head_takes(&fwd))
             rf_gemm_list_add(out, p.ta, p.tb, p.rows, p.n, p.k, p.groups);
-        if (backward && an->grad != NULL)
+        if (backward && an->grad != NULL && !small_head_takes(&da))
             rf_gemm_list_add(out, da.ta, da.tb, da.m, da.n, da.k, da.batch);
-        if (backward && bn->grad != NULL && p.b_step != 0)
+        if (backward && bn->grad != NULL && p.b_step != 0 && !small_head_takes(&db))
             rf_gemm_list_add(out, db.ta, db.tb, db.m, db.n, db.k, db.batch);
         if (!backward || bn->grad == NULL || p.b_step != 0)
             return;
