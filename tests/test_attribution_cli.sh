@@ -4,7 +4,8 @@
 # position (an image's on its grid) summing to the JSON's sum; integrated
 # gradients' completeness error is what the JSON's own numbers give and
 # shrinks from 8 to 64 steps; occlusion reports its window; --class picks
-# the target; the top positions are named in the data's words; bad options
+# the target; --set train.precision=bf16 runs the passes with bf16 products
+# (in f32 on a CPU without bf16); the top positions are named in the data's words; bad options
 # fail with one clear line; an audio folder's baseline is what a silent clip
 # gives. The numbers themselves are checked against
 # finite differences and explicit passes in test_attribution.c.
@@ -81,6 +82,28 @@ assert [round(abs(t["value"]), 4) for t in j["top"]] == [round(v, 4) for v in va
 assert all(abs(a[1][t["position"]] - t["value"]) < 1e-5 for t in j["top"])
 assert all(t["words"] in ["[MAX", "[MIN", "[MED", "[SM", "]"] + [str(d) for d in range(10)] for t in j["top"]), j["top"]' \
     "$tmp/ig64.json" "$tmp/ig64.npy"
+
+# the passes run in train.precision: bf16 products where the CPU has them,
+# in f32 where it has not (a bf16 run's checkpoint is still inspected)
+if grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo && [ "${RF_BF16:-}" != off ]; then
+    run inspect --checkpoint "$ckpt" --sample 2 --attribution ig --steps 64 --set train.precision=bf16 \
+        --out "$tmp/ig-bf16.npy"
+    expect_rc 0 "inspect --attribution ig --set train.precision=bf16 exits 0"
+    cp "$tmp/out" "$tmp/ig-bf16.json"
+    pycheck "ig in bf16: the same target, F(x) near f32's but not equal (bf16 products ran), complete within 2%" \
+        'k = json.loads(open(sys.argv[2]).read()); gap = j["f_input"] - j["f_baseline"]
+assert j["target"] == k["target"] and j["f_input"] != k["f_input"] and abs(j["f_input"] - k["f_input"]) <= 0.05 * abs(k["f_input"]) + 1e-3, (j, k)
+assert j["completeness_error"] <= 0.02 * abs(gap), j' "$tmp/ig-bf16.json" "$tmp/ig64.json"
+else
+    run inspect --checkpoint "$ckpt" --sample 2 --attribution ig --steps 64 --set train.precision=bf16 \
+        --out "$tmp/ig-bf16.npy"
+    expect_rc 0 "inspect --attribution ig --set train.precision=bf16 exits 0 on a CPU without bf16"
+    cp "$tmp/out" "$tmp/ig-bf16.json"
+    pycheck "ig in bf16 on a CPU without bf16 runs in f32: the same F(x), F(baseline) and sum" \
+        'k = json.loads(open(sys.argv[2]).read())
+assert all(j[key] == k[key] for key in ("target", "f_input", "f_baseline", "sum")), (j, k)' \
+        "$tmp/ig-bf16.json" "$tmp/ig64.json"
+fi
 
 run inspect --checkpoint "$ckpt" --text '[MAX 2 9 [MIN 4 7 ] 0 ]' --attribution occlusion --window 3 --class 4 \
     --out "$tmp/occ.npy"
