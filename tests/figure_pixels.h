@@ -7,10 +7,12 @@
 #define RF_TESTS_FIGURE_PIXELS_H
 
 #include <cairo.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "../ui/plot/figure.h"
+#include "../ui/plot/plot.h"
 
 static inline void pixel(cairo_surface_t *s, int x, int y, int *r, int *g, int *b)
 {
@@ -20,6 +22,35 @@ static inline void pixel(cairo_surface_t *s, int x, int y, int *r, int *g, int *
     *r = (int)(p >> 16 & 0xff);
     *g = (int)(p >> 8 & 0xff);
     *b = (int)(p & 0xff);
+}
+
+/* Whether pixel (x, y) is within 0.03 of colour c in each channel. */
+static inline bool is_colour(cairo_surface_t *s, int x, int y, rf_rgb c)
+{
+    int r, g, b;
+    pixel(s, x, y, &r, &g, &b);
+    return fabs(r / 255.0 - c.r) < 0.03 && fabs(g / 255.0 - c.g) < 0.03 && fabs(b / 255.0 - c.b) < 0.03;
+}
+
+/* How many pixels are is_colour c. */
+static inline int colour_pixels(cairo_surface_t *s, rf_rgb c)
+{
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s), n = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            n += is_colour(s, x, y, c);
+    return n;
+}
+
+/* Figure f drawn at w x h, everything shown, into a new image surface. */
+static inline cairo_surface_t *render_figure(const rf_figure *f, int w, int h)
+{
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    cairo_t *cr = cairo_create(s);
+    f->draw(f->data, cr, w, h, &RF_ZOOM_ALL);
+    cairo_destroy(cr);
+    cairo_surface_flush(s);
+    return s;
 }
 
 /* Pixels of strong colour (not white, not grey: heatmap cells, bands). */

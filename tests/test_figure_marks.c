@@ -45,16 +45,6 @@ static rf_run_data *run_of(const char *task, int steps, int every, curve acc)
 static double rising(int step) { return 0.2 + 0.5 * (1 - exp(-step / 150.0)); }
 static double flat(int step) { (void)step; return 0.5; }
 
-static cairo_surface_t *render(const rf_figure *f)
-{
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
-    cairo_t *cr = cairo_create(s);
-    f->draw(f->data, cr, W, H, &RF_ZOOM_ALL);
-    cairo_destroy(cr);
-    cairo_surface_flush(s);
-    return s;
-}
-
 static bool near_colour(cairo_surface_t *s, int x, int y, rf_rgb c, double tolerance)
 {
     int r, g, b;
@@ -94,11 +84,11 @@ static void test_run_colours(void)
     b->color = 2;
     rf_run_data *both[2] = {a, b};
     rf_training_figure_set_runs(tf, both, 2);
-    cairo_surface_t *s = render(&f);
+    cairo_surface_t *s = render_figure(&f, W, H);
     int b_own = count_all(s, rf_series_color(2)), b_second = count_all(s, rf_series_color(1));
     cairo_surface_destroy(s);
     rf_training_figure_set_runs(tf, &b, 1);
-    s = render(&f);
+    s = render_figure(&f, W, H);
     int b_alone = count_all(s, rf_series_color(2)), b_first = count_all(s, rf_series_color(0));
     cairo_surface_destroy(s);
     tap_ok(b_own > 200 && b_alone > 200 && b_second == 0 && b_first == 0,
@@ -183,7 +173,7 @@ static void test_baselines_under_their_runs(void)
     listops->baseline_majority = 0.169;
     rf_run_data *runs[2] = {listops, images};
     rf_training_figure_set_runs(tf, runs, 2);
-    cairo_surface_t *s = render(&f);
+    cairo_surface_t *s = render_figure(&f, W, H);
     int end = baseline_right_end(s);
     cairo_surface_destroy(s);
     /* the accuracy panel spans x from W/2 to W over steps 0..800: step 200
@@ -213,7 +203,7 @@ static void test_validation_visible(void)
     r->color = 0;
     rf_training_figure_set_runs(tf, &r, 1);
     rf_rgb c = rf_series_color(0), dark = val_colour(c);
-    cairo_surface_t *s = render(&f);
+    cairo_surface_t *s = render_figure(&f, W, H);
     int on_train = count_in(s, dark, W / 2, W, 0, H * 56 / 100);
     cairo_surface_destroy(s);
     tap_ok(on_train > 60, "validation rows on the train rows show in the darker hue (%d px)", on_train);
@@ -224,7 +214,7 @@ static void test_validation_visible(void)
                     .seconds = 10};
     rf_run_data_append(single, &m);
     rf_training_figure_set_runs(tf, &single, 1);
-    s = render(&f);
+    s = render_figure(&f, W, H);
     int point = count_in(s, dark, W / 2, W, 0, H * 56 / 100);
     cairo_surface_destroy(s);
     tap_ok(point >= 12, "a single evaluation is visible as its point (%d px)", point);
@@ -233,12 +223,12 @@ static void test_validation_visible(void)
     rf_run_data *last = run_of("listops", 400, 360, flat);
     last->color = 0;
     rf_training_figure_set_runs(tf, &last, 1);
-    s = render(&f);
+    s = render_figure(&f, W, H);
     int without = count_in(s, dark, W - W / 8, W, 0, H * 56 / 100);
     cairo_surface_destroy(s);
     last->baseline_first_token = 0.49;
     last->baseline_majority = 0.30;
-    s = render(&f);
+    s = render_figure(&f, W, H);
     int with = count_in(s, dark, W - W / 8, W, 0, H * 56 / 100);
     cairo_surface_destroy(s);
     tap_ok(without >= 12 && with >= without,
@@ -291,7 +281,7 @@ static void test_exports(const char *tmp)
      * each translucent group (inside libcairo), which LeakSanitizer reports */
     rf_training_figure_set_smoothing(tf, 0);
     /* the "log" buttons: drawn on screen, never into a file */
-    cairo_surface_t *screen = render(&f);
+    cairo_surface_t *screen = render_figure(&f, W, H);
     laid_out l;
     rf_training_lay_out(tf, W, H, &RF_ZOOM_ALL, &l);
     rf_rect button = rf_training_log_button(&l.plots[RF_TRAINING_LOSS], RF_TRAINING_LOSS);
