@@ -15,6 +15,7 @@
 #include "../ui/figures/training_figure.h"
 #include "../ui/plot/plot.h"
 #include "../ui/plot/smooth.h"
+#include "figure_pixels.h"
 #include "tap.h"
 
 #define W 900
@@ -124,16 +125,6 @@ static void test_duration_ticks(void)
 }
 
 /* ---- the drawn figure ---- */
-
-static cairo_surface_t *render(const rf_figure *f)
-{
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
-    cairo_t *cr = cairo_create(s);
-    f->draw(f->data, cr, W, H, &RF_ZOOM_ALL);
-    cairo_destroy(cr);
-    cairo_surface_flush(s);
-    return s;
-}
 
 static bool is_color(cairo_surface_t *s, int x, int y, rf_rgb c, double tolerance)
 {
@@ -249,7 +240,7 @@ static void test_smoothing_drawn(void)
     tap_ok(rf_training_figure_get_smoothing(tf) == RF_TRAINING_SMOOTHING_DEFAULT, "smoothing starts at 0.6");
 
     rf_training_figure_set_smoothing(tf, 0.95);
-    cairo_surface_t *s = render(&f);
+    cairo_surface_t *s = render_figure(&f, W, H);
     ink smooth = loss_ink(s, c, 0.06), faint = loss_ink(s, over_white(c, 0.25), 0.06);
     cairo_surface_destroy(s);
     /* Raw rows alternate between 1 and 3: their band is the panel's height;
@@ -260,7 +251,7 @@ static void test_smoothing_drawn(void)
            "(%d and %d pixels)", smooth.y1 - smooth.y0, band, smooth.n, faint.n);
 
     rf_training_figure_set_smoothing(tf, 0);
-    s = render(&f);
+    s = render_figure(&f, W, H);
     ink raw = loss_ink(s, c, 0.06);
     cairo_surface_destroy(s);
     tap_ok(raw.n == 0, "at 0 there is no smoothed line: the train rows are drawn thin and light as before "
@@ -277,7 +268,7 @@ static void test_single_row(void)
     rf_run_data *run = run_of("one row", 1, 0.1, gentle);
     rf_training_figure_set_runs(tf, &run, 1);
     rf_training_figure_set_smoothing(tf, 0);   /* no smoothed line: the row in the run's colour */
-    cairo_surface_t *s = render(&f);
+    cairo_surface_t *s = render_figure(&f, W, H);
     ink dot = step_time_ink(s, rf_series_color(0));
     cairo_surface_destroy(s);
     tap_ok(dot.n >= 9 && dot.x1 - dot.x0 <= 8 && dot.y1 - dot.y0 <= 8,
@@ -297,7 +288,7 @@ static void test_log_scale(void)
                     0.45 * rf_series_color(0).b + 0.55};
     /* The middle of the run (steps ~100..300): loss 0.1 ... 0.001. */
     int x0 = 70 + (W / 2 - 260) / 4, x1 = W / 2 - 190;
-    cairo_surface_t *s = render(&f);
+    cairo_surface_t *s = render_figure(&f, W, H);
     ink linear = find_ink(s, light, 0.05, x0, x1, 40, (int)(H * 0.56) - 40);
     cairo_surface_destroy(s);
 
@@ -306,7 +297,7 @@ static void test_log_scale(void)
     double bx = W / 2.0 - 16 - 15, by = 12;
     bool offered = f.hover(f.data, W, H, &RF_ZOOM_ALL, bx, by, text, sizeof text) && strstr(text, "log") != NULL;
     bool clicked = f.click(f.data, W, H, &RF_ZOOM_ALL, bx, by);
-    s = render(&f);
+    s = render_figure(&f, W, H);
     ink log = find_ink(s, light, 0.05, x0, x1, 40, (int)(H * 0.56) - 40);
     cairo_surface_destroy(s);
     tap_ok(offered && clicked && rf_training_figure_get_log(tf, RF_TRAINING_LOSS),
@@ -330,7 +321,7 @@ static void test_log_scale(void)
  * the floor on a linear one. */
 static int memory_line_y(const rf_figure *f, rf_rgb c)
 {
-    cairo_surface_t *s = render(f);
+    cairo_surface_t *s = render_figure(f, W, H);
     /* the memory panel: the right third of the lower row */
     ink k = find_ink(s, c, 0.05, 2 * W / 3 + 60, W - 20, (int)(H * 0.56) + 30, H - 20);
     cairo_surface_destroy(s);
@@ -414,12 +405,12 @@ static void test_step_times_above(void)
     rf_figure f = rf_training_figure_figure(tf);
     rf_run_data *inside = first_step_of(0.35), *outside = first_step_of(3.0);
     rf_training_figure_set_runs(tf, &inside, 1);
-    cairo_surface_t *s = render(&f);
+    cairo_surface_t *s = render_figure(&f, W, H);
     int quiet = step_time_key_ink(s);
     bool unmarked = !step_time_top_triangle(s, rf_series_color(0));
     cairo_surface_destroy(s);
     rf_training_figure_set_runs(tf, &outside, 1);
-    s = render(&f);
+    s = render_figure(&f, W, H);
     int said = step_time_key_ink(s);
     bool marked = step_time_top_triangle(s, rf_series_color(0));
     cairo_surface_destroy(s);
@@ -438,7 +429,7 @@ static void test_time_axis(void)
     rf_run_data *runs[2] = {run_of("fast", 300, 0.1, gentle), run_of("slow", 300, 1.0, gentle)};
     rf_training_figure_set_runs(tf, runs, 2);
     rf_rgb c0 = rf_series_color(0), c1 = rf_series_color(1);
-    cairo_surface_t *s = render(&f);
+    cairo_surface_t *s = render_figure(&f, W, H);
     ink fast = step_time_ink(s, c0), slow = step_time_ink(s, c1);
     cairo_surface_destroy(s);
     tap_ok(fast.n > 0 && slow.n > 0 && abs((fast.x1 - fast.x0) - (slow.x1 - slow.x0)) < 6,
@@ -446,7 +437,7 @@ static void test_time_axis(void)
            fast.x1 - fast.x0, slow.x1 - slow.x0);
 
     rf_training_figure_set_x(tf, RF_TRAINING_X_TIME);
-    s = render(&f);
+    s = render_figure(&f, W, H);
     fast = step_time_ink(s, c0);
     slow = step_time_ink(s, c1);
     cairo_surface_destroy(s);
@@ -479,7 +470,7 @@ static void test_legend_moves(void)
     rf_run_data *run = run_of("rising", 300, 0.1, rising);
     rf_training_figure_set_runs(tf, &run, 1);
     rf_rgb c = rf_series_color(0);
-    cairo_surface_t *s = render(&f);
+    cairo_surface_t *s = render_figure(&f, W, H);
     int top_h = (int)(H * 0.56);
     double sx = 0, sy = 0, tx = 0, ty = 0;
     bool bottom = find_swatch(s, c, W / 2 - 190, W / 2, top_h - 100, top_h, &sx, &sy);
@@ -499,7 +490,7 @@ static void test_hide_runs(void)
     rf_run_data *runs[2] = {run_of("small", 300, 0.1, gentle), run_of("large", 300, 0.1, large)};
     rf_training_figure_set_runs(tf, runs, 2);
     rf_rgb c0 = rf_series_color(0), c1 = rf_series_color(1);
-    cairo_surface_t *s = render(&f);
+    cairo_surface_t *s = render_figure(&f, W, H);
     ink before = loss_ink(s, c0, 0.06), other = loss_ink(s, c1, 0.06);
     /* The second legend entry: its swatch, found in the legend's corner. */
     double sx = 0, sy = 0;
@@ -512,7 +503,7 @@ static void test_hide_runs(void)
     tap_ok(offered && clicked && rf_training_figure_get_hidden(tf, 1) && !rf_training_figure_get_hidden(tf, 0),
            "hovering the second legend entry offers to hide it (\"%s\"), a click hides that run", text);
 
-    s = render(&f);
+    s = render_figure(&f, W, H);
     ink after = loss_ink(s, c0, 0.06), gone = find_ink(s, c1, 0.06, 0, W, 0, H);
     cairo_surface_destroy(s);
     tap_ok(other.n > 50 && gone.n == 0,
@@ -536,17 +527,17 @@ static void test_change_markers(void)
     rf_rgb c = rf_series_color(0);
     /* The learning rate panel, bottom left: a strip above its x axis. */
     int strip_y0 = H - 60, strip_y1 = H - 20;
-    cairo_surface_t *s = render(&f);
+    cairo_surface_t *s = render_figure(&f, W, H);
     ink none = find_ink(s, c, 0.03, 60, W / 3 - 10, strip_y0, strip_y1);
     cairo_surface_destroy(s);
 
     rf_run_data_add_change(run, 1, "train.lr", "0.0004", "0.0001");
     rf_run_data_add_change(run, 1, "train.clip", "1", "0.5");
-    s = render(&f);
+    s = render_figure(&f, W, H);
     ink pending = find_ink(s, c, 0.03, 60, W / 3 - 10, strip_y0, strip_y1);
     cairo_surface_destroy(s);
     rf_run_data_changes_taken(run, 1, 120);
-    s = render(&f);
+    s = render_figure(&f, W, H);
     ink marker = find_ink(s, c, 0.03, 60, W / 3 - 10, strip_y0, strip_y1);
     cairo_surface_destroy(s);
     tap_ok(none.n == 0 && pending.n == 0 && marker.n >= 10 && marker.x1 - marker.x0 <= 12,
