@@ -137,6 +137,8 @@ int main(int argc, char **argv)
         {"square          [1024x1024]x[1024x1024]", 1, 1024, 1024, 1024, false},
         {"attention QK^T  8x[2000x8]x[8x2000]^T", 8, 2000, 8, 2000, true},
         {"attention PV    8x[2000x2000]x[2000x8]", 8, 2000, 2000, 8, false},
+        {"LS landmarks    256x[32x2000]x[2000x8]", 256, 32, 2000, 8, false},
+        {"LS landmarks dP 256x[32x8]x[2000x8]^T", 256, 32, 8, 2000, true},
     };
     printf("%-42s %10s %10s %7s\n", "shape", "sgemm", "op", "ratio");
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
