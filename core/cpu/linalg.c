@@ -92,10 +92,11 @@ static bool by_groups(const mm_plan *p)
 /* Whether a group's product has a side of 8 or less that the small-head
  * kernels take (core/cpu/small_head.h: per-head products at heads of 8, as
  * LS's landmarks K̄_i = P_i^T K_i, 32 x 8 x 2000, and their gradients):
- * n <= 8 with op(Y) = Y, or k <= 16 with op(X) = X and op(Y) = Y^T. A
- * library runs these at a tenth of the f32 peak (a call's fixed cost and
- * tiles packed for a side of 8). They run in f32: in bf16 (train.precision)
- * every product stays on oneDNN's bf16 path. */
+ * n <= 8 with op(Y) = Y, or k <= 16 with op(X) = X and op(Y) = Y^T: a
+ * library pays a call's fixed cost and packs tiles for a side of 8 (the
+ * landmark products' op 15-25% faster here, bench/bench_matmul). They run
+ * in f32: in bf16 (train.precision) every product stays on oneDNN's bf16
+ * path, which fed rounded operands these kernels did not beat. */
 static bool small_head_shape(bool tx, bool ty, int64_t n, int64_t k)
 {
     return strcmp(rf_gemm_precision(), "f32") == 0 &&
