@@ -16,7 +16,11 @@
 #include "../core/blas.h"
 #include "../core/gemm_bf16.h"
 #include "../core/cpu/cpu_features.h"
+#include "../core/exec.h"
 #include "../core/gemm_cache.h"
+#include "../core/graph.h"
+#include "../core/params.h"
+#include "../core/pool.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
 #include "tap.h"
@@ -210,6 +214,67 @@ static void test_switch(void)
 
 /* A model of width `dim` (2 heads) on random tokens: `batch` samples of
  * up to `len`, twice the batch to train on. */
+/* A linear layer over 9,003 rows in bf16 (three chunks of the chunked
+ * backward, core/cpu/linalg.c, which rounds each chunk's G once for both
+ * its products): dx = G W^T and dw = X^T G against double references of
+ * the rounded operands within the f32 bound of their sums, and far from
+ * the unrounded ones. */
+static void test_linear_chunks(void)
+{
+    enum { B = 3, N = 3001, K = 24, D = 40, R = B * N };
+    rf_gemm_set_precision("bf16", NULL);
+    rf_params *params = rf_params_new(3);
+    rf_graph *g = rf_graph_new(params);
+    rf_id x = rf_input(g, "x", rf_shape3(B, N, K), true);
+    rf_id w = rf_param(g, "w", rf_shape2(K, D), RF_INIT_NORMAL, 0.2f);
+    rf_id out = rf_linear(g, x, w, RF_NONE);
+    rf_status st = {0};
+    if (!tap_ok(rf_graph_prepare(g, out, 2, NULL, &st), "a bf16 linear over 9003 rows prepares")) {
+        tap_diag("%s", st.msg);
+    } else {
+        float *xv = filled((size_t)R * K, 0.37f), *gv = filled((size_t)R * D, 0.11f);
+        memcpy(rf_value(g, x), xv, (size_t)R * K * sizeof *xv);
+        const float *wv = rf_value(g, w);
+        rf_pool *pool = rf_pool_new(2);
+        rf_exec ex;
+        rf_exec_init(&ex, g, pool, 1, 1, true);
+        rf_params_zero_grads(params);
+        rf_graph_forward(g, &ex);
+        rf_graph_backward(g, &ex, gv);
+        const float *dx = rf_grad(g, x), *dw = rf_grad(g, w);
+        double near = 0, far = INFINITY;
+        for (int r = 0; r < R; r += 7)
+            for (int i = 0; i < K; i++) {
+                double want = 0, plain = 0, mag = 0;
+                for (int j = 0; j < D; j++) {
+                    want += (double)bf16_of(gv[(size_t)r * D + j]) * bf16_of(wv[i * D + j]);
+                    plain += (double)gv[(size_t)r * D + j] * wv[i * D + j];
+                    mag += fabs((double)gv[(size_t)r * D + j] * wv[i * D + j]);
+                }
+                double bound = tol_sum(D + 2, 2 * mag);
+                near = fmax(near, fabs(dx[(size_t)r * K + i] - want) / bound);
+                far = fmin(far, fabs(want - plain) > 10 * bound ? fabs(dx[(size_t)r * K + i] - plain) / bound : INFINITY);
+            }
+        for (int i = 0; i < K; i++)
+            for (int j = 0; j < D; j++) {
+                double want = 0, mag = 0;
+                for (int r = 0; r < R; r++) {
+                    want += (double)bf16_of(xv[(size_t)r * K + i]) * bf16_of(gv[(size_t)r * D + j]);
+                    mag += fabs((double)xv[(size_t)r * K + i] * gv[(size_t)r * D + j]);
+                }
+                near = fmax(near, fabs(dw[i * D + j] - want) / tol_sum(R + 2, 2 * mag));
+            }
+        tap_ok(near <= 1.0, "its dx and dw are the rounded operands' products (%.3g of the bound at worst)", near);
+        tap_ok(far > 3.0, "... and dx is not the unrounded product (%.3g bounds away where the two differ)", far);
+        rf_pool_free(pool);
+        free(xv);
+        free(gv);
+    }
+    rf_graph_free(g);
+    rf_params_free(params);
+    rf_gemm_set_precision("f32", NULL);
+}
+
 static rf_config small_model(int batch, int len, int dim, int threads)
 {
     rf_config cfg;
@@ -325,6 +390,7 @@ int main(void)
         test_products();
         test_thread_counts();
         test_switch();
+        test_linear_chunks();
         test_steps();
     } else {
         tap_skip("bf16 products", "this CPU (%s) has neither AVX512-BF16 nor AMX-BF16", rf_cpu_key());

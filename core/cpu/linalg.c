@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../gemm_bf16.h"
 #include "../op.h"
 #include "cpu_features.h"
 #include "small_head.h"
@@ -397,6 +398,26 @@ static rf_gemm_shape chunk_dw_shape(int64_t chunks, int64_t k, int64_t n)
     return (rf_gemm_shape){true, false, (int)k, (int)n, ROW_CHUNK, (int)chunks};
 }
 
+/* A chunk's G as both its products read it: as it is, or, when both run in
+ * bf16, rounded once into this thread's buffer (each bf16 product would
+ * round it again, to the same bits). */
+static operand chunk_gradient(const lin_bwd_ctx *c, const float *g, int64_t count)
+{
+    static _Thread_local uint16_t *rounded;
+    static _Thread_local int64_t size;
+    if (c->dx == NULL || c->dw == NULL || c->lib_dx != RF_GEMM_BF16 || c->lib_dw != RF_GEMM_BF16)
+        return (operand){g, false};
+    if (count > size) {
+        uint16_t *grown = realloc(rounded, (size_t)count * sizeof *grown);
+        if (grown == NULL)
+            return (operand){g, false};   /* each product rounds it then */
+        rounded = grown;
+        size = count;
+    }
+    rf_bf16_round(g, rounded, (size_t)count);
+    return (operand){rounded, true};
+}
+
 static RF_VEC_CLONES void lin_bwd_chunk_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
@@ -407,10 +428,12 @@ static RF_VEC_CLONES void lin_bwd_chunk_task(void *ctx, int64_t begin, int64_t e
         int m = (int)(hi - lo);
         const float *g = c->g + lo * c->n;
         float *part = c->part + ch * (c->k * c->n + c->n);
+        operand G = chunk_gradient(c, g, (int64_t)m * n);
         if (c->dx != NULL)
-            rf_gemm1(c->lib_dx, false, true, m, k, n, 1.0f, g, n, c->w, n, c->dx_beta, c->dx + lo * c->k, k);
+            rf_gemm1_mixed(c->lib_dx, false, true, m, k, n, 1.0f, G.p, G.half, n, c->w, false, n, c->dx_beta,
+                           c->dx + lo * c->k, k);
         if (c->dw != NULL)
-            gemm1(c->lib_dw, true, false, k, n, m, operand_at(c->x, lo * c->k), (operand){g, false}, 0.0f, part);
+            gemm1(c->lib_dw, true, false, k, n, m, operand_at(c->x, lo * c->k), G, 0.0f, part);
         if (c->dbias != NULL) {
             /* column sums of the chunk, in double, COL_BLOCK columns at a time */
             float *pb = part + c->k * c->n;
