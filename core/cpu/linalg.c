@@ -6,6 +6,7 @@
  * the same for every thread count. rf_cpu_linalg_products lists the
  * products these kernels run, for the library choice (core/gemm.h). */
 #include "../blas.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -398,22 +399,57 @@ static rf_gemm_shape chunk_dw_shape(int64_t chunks, int64_t k, int64_t n)
     return (rf_gemm_shape){true, false, (int)k, (int)n, ROW_CHUNK, (int)chunks};
 }
 
+/* Each thread's buffer for a chunk's rounded G, freed when the thread ends
+ * (a pool's workers end with the pool). */
+typedef struct {
+    uint16_t *p;
+    int64_t size;
+} rounded_buffer;
+
+static pthread_key_t rounded_key;
+static pthread_once_t rounded_once = PTHREAD_ONCE_INIT;
+
+static void rounded_free(void *arg)
+{
+    rounded_buffer *b = arg;
+    free(b->p);
+    free(b);
+}
+
+static void rounded_key_make(void) { pthread_key_create(&rounded_key, rounded_free); }
+
+/* This thread's buffer of at least `count` bf16, or NULL when out of memory. */
+static uint16_t *rounded_space(int64_t count)
+{
+    pthread_once(&rounded_once, rounded_key_make);
+    rounded_buffer *b = pthread_getspecific(rounded_key);
+    if (b == NULL) {
+        b = calloc(1, sizeof *b);
+        if (b == NULL || pthread_setspecific(rounded_key, b) != 0) {
+            free(b);
+            return NULL;
+        }
+    }
+    if (count > b->size) {
+        uint16_t *grown = realloc(b->p, (size_t)count * sizeof *grown);
+        if (grown == NULL)
+            return NULL;
+        b->p = grown;
+        b->size = count;
+    }
+    return b->p;
+}
+
 /* A chunk's G as both its products read it: as it is, or, when both run in
  * bf16, rounded once into this thread's buffer (each bf16 product would
  * round it again, to the same bits). */
 static operand chunk_gradient(const lin_bwd_ctx *c, const float *g, int64_t count)
 {
-    static _Thread_local uint16_t *rounded;
-    static _Thread_local int64_t size;
     if (c->dx == NULL || c->dw == NULL || c->lib_dx != RF_GEMM_BF16 || c->lib_dw != RF_GEMM_BF16)
         return (operand){g, false};
-    if (count > size) {
-        uint16_t *grown = realloc(rounded, (size_t)count * sizeof *grown);
-        if (grown == NULL)
-            return (operand){g, false};   /* each product rounds it then */
-        rounded = grown;
-        size = count;
-    }
+    uint16_t *rounded = rounded_space(count);
+    if (rounded == NULL)
+        return (operand){g, false};   /* each product rounds it then */
     rf_bf16_round(g, rounded, (size_t)count);
     return (operand){rounded, true};
 }
