@@ -26,9 +26,9 @@
  * the work runs batched on a graph planned once per trainer (the trainer's
  * batch size plus the input and its baseline); each batch's gradient lives
  * for that pass only. grad and grad-input take the input alone through a
- * one-row graph, also planned once. Parameters
- * are not changed (their gradients are zeroed after a pass when the store
- * keeps any). CPU builds only.
+ * one-row graph, also planned once. The graph's parameters are frozen:
+ * its backward pass computes no weight gradient and leaves the store's
+ * (and the parameters) as they were. CPU builds only.
  */
 #ifndef RF_ATTRIBUTION_H
 #define RF_ATTRIBUTION_H

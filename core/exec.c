@@ -463,7 +463,8 @@ static bool prepare(rf_graph *g, const rf_graph *host, rf_id loss, int threads, 
         if (node->op == RF_OP_PARAM) {
             size_t off = p->entries[node->param_index].offset;
             node->value = p->value + off;
-            node->grad = p->grad != NULL ? p->grad + off : NULL;   /* NULL: values only */
+            /* NULL: values only, or frozen */
+            node->grad = p->grad != NULL && node->needs_grad ? p->grad + off : NULL;
         }
     }
     for (int b = 0; b < nb; b++) {

@@ -295,7 +295,12 @@ rf_id rf_param(rf_graph *g, const char *name, rf_shape shape, rf_init init, floa
     if (id == RF_NONE)
         return RF_NONE;
     snprintf(g->nodes[id].name, RF_NAME_LEN, "%s", name);
-    g->nodes[id].needs_grad = true;
+    g->nodes[id].needs_grad = !g->params_frozen;
     g->nodes[id].param_index = index;
     return id;
+}
+
+void rf_graph_freeze_params(rf_graph *g)
+{
+    g->params_frozen = true;
 }

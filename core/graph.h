@@ -192,6 +192,10 @@ rf_id rf_input(rf_graph *g, const char *name, rf_shape shape, bool needs_grad);
 /* Finds the parameter `name` in the store, or creates and initialises it
  * (deterministically from the store's seed and the name). */
 rf_id rf_param(rf_graph *g, const char *name, rf_shape shape, rf_init init, float scale);
+/* Parameters declared after this call need no gradient: the backward pass
+ * gives the inputs' gradients only and skips every weight-gradient product
+ * (attribution, which explains a fixed model). */
+void rf_graph_freeze_params(rf_graph *g);
 
 /* ---- linear algebra ---- */
 /* a: [..., M, K] ([..., K, M] if ta), b: [..., K, N] ([..., N, K] if tb).

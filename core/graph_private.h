@@ -19,6 +19,7 @@ struct rf_graph {
     rf_region_kind *region_kind;   /* per region */
     int originals;              /* nodes before rf_graph_recompute's clones (g->count without them) */
     bool bf16_storage;          /* rf_graph_set_bf16_storage: values may be kept in bf16 */
+    bool params_frozen;         /* rf_graph_freeze_params: later parameters need no gradient */
 
     /* rf_graph_recompute: the backward pass's steps, in order (set by plan) */
     struct rf_step *steps;

@@ -199,6 +199,8 @@ static rf_model *build(const rf_config *cfg, int batch, int seq_len, int feat_di
     m->grid_w = grid_w;
     m->pos_table = m->cls_zeros = m->cls_mask = RF_NONE;
     rf_graph *g = m->graph = rf_graph_new(params);
+    if (mode == MODEL_ATTRIBUTION)   /* explains the model as it is: input gradients only */
+        rf_graph_freeze_params(g);
 
     rf_id h = embed(m, g, vocab, mode == MODEL_ATTRIBUTION);
     m->mask = rf_input(g, "mask", rf_shape2(batch, seq_len), false);

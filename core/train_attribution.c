@@ -173,9 +173,7 @@ static void pass(job *j, int count, int seed_from, int seed_to)
     memset(j->seed, 0, (size_t)m->batch * j->classes * sizeof *j->seed);
     for (int b = seed_from; b < seed_to; b++)
         j->seed[(size_t)b * j->classes + j->target] = 1.0f;
-    rf_params_zero_grads(j->t->params);
     rf_graph_backward(m->graph, &ex, j->seed);
-    rf_params_zero_grads(j->t->params);
     memcpy(j->grads, rf_grad(m->graph, m->x), (size_t)count * j->row * sizeof *j->grads);
 }
 

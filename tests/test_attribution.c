@@ -6,7 +6,8 @@
  *     through the ordinary inference path (a batch-1 model on token ids or
  *     features, its "logits" tap), windows recomputed here;
  *   - integrated gradients' completeness within 1% of F(x) - F(baseline)
- *     at 64 steps, and a smaller error at 64 steps than at 8;
+ *     at 64 steps, and a smaller error at 64 steps than at 8, with the
+ *     parameters and a paused training's pending gradients untouched;
  *   - bad requests refused with a sentence;
  *   - with the argument "planted" instead: a planted cause. Trained on
  *     tokens whose label is the token at one fixed position, every encoder
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "../core/attribution.h"
+#include "../core/params.h"
 #include "../core/probe.h"
 #include "tap.h"
 
@@ -250,10 +252,24 @@ static void test_completeness(const char *encoder, bool features)
         return;
     rf_status st = {0};
     rf_attribution a8, a64;
+    /* gradients a paused training would have pending (the store is the
+     * trainer's; planted here as a step's backward would leave them) */
+    rf_params *p = (rf_params *)rf_trainer_params(f.t);
+    size_t floats = p->total;
+    float *before = malloc(2 * floats * sizeof *before);
+    for (size_t i = 0; i < floats; i++)
+        p->grad[i] = (float)(mix(i) % 1000) / 1000.0f - 0.5f;
+    memcpy(before, p->value, floats * sizeof *before);
+    memcpy(before + floats, p->grad, floats * sizeof *before);
     rf_attr_request r = {.method = RF_ATTR_IG, .target = -1, .steps = 8};
     bool ok = rf_trainer_attribute(f.t, &f.in, &r, &a8, &st);
     r.steps = 64;
     ok = ok && rf_trainer_attribute(f.t, &f.in, &r, &a64, &st);
+    tap_ok(ok && memcmp(before, p->value, floats * sizeof *before) == 0 &&
+               memcmp(before + floats, p->grad, floats * sizeof *before) == 0,
+           "%s %s: integrated gradients leave the %zu parameters and their pending gradients as they were", encoder,
+           f.what, floats);
+    free(before);
     double gap = ok ? fabs(a64.fx - a64.fbase) : 0;
     tap_ok(ok && a64.completeness <= 0.01 * gap && a64.completeness < a8.completeness && gap > 1e-3,
            "%s %s: integrated gradients complete within 1%% at 64 steps (error %.3g at 8, %.3g at 64, "
