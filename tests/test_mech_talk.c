@@ -1,6 +1,7 @@
 /* TaLK convolution (SPEC §5): the fused op against explicit window sums in
  * double, its gradients against finite differences, the window-bounds tap,
- * padding invariance, shape errors, thread-count independence, and the
+ * padding invariance, shape errors, thread-count independence, the same
+ * results whether a kernel task takes some heads or whole rows, and the
  * mixer inside the classifier (parameter gradients, padding invariance,
  * per-layer lmax / rmax lists). */
 #include <math.h>
@@ -265,13 +266,19 @@ static void test_op_padding(void)
 
 /* ---------------- thread-count independence ---------------- */
 
-static bool threaded_run(const talk_case *c, int threads, float **out, float **gx, float **gz)
+/* Items alternate between full length and 37 short. *heads_per_task:
+ * the op's heads per kernel task. */
+static bool threaded_run(const talk_case *c, int threads, float **out, float **gx, float **gz,
+                         int64_t *heads_per_task)
 {
     talk_graph t;
     if (!talk_graph_new(&t, c, threads))
         return false;
-    int64_t len[2] = {c->N, c->N - 37};
+    int64_t len[16];
+    for (int64_t b = 0; b < c->B && b < 16; b++)
+        len[b] = b % 2 == 0 ? c->N : c->N - 37;
     fill_rows(&t, c, len, 0.0f, 41);
+    *heads_per_task = rf_graph_cnode(t.g, t.out)->ia[3];
     int64_t n = c->B * c->N * c->D, nz = c->B * c->N * 2 * c->H;
     float *seed = malloc((size_t)n * sizeof *seed);
     rf_rng rng = {9};
@@ -294,7 +301,8 @@ static void test_threads(void)
 {
     talk_case c = {2, 301, 64, 8, 17, 9, true};
     float *o1, *x1, *z1, *o3, *x3, *z3;
-    if (!tap_ok(threaded_run(&c, 1, &o1, &x1, &z1) && threaded_run(&c, 3, &o3, &x3, &z3),
+    int64_t g1, g3;
+    if (!tap_ok(threaded_run(&c, 1, &o1, &x1, &z1, &g1) && threaded_run(&c, 3, &o3, &x3, &z3, &g3),
                 "threads: graphs build"))
         return;
     size_t n = (size_t)(c.B * c.N * c.D), nz = (size_t)(c.B * c.N * 2 * c.H);
@@ -302,6 +310,26 @@ static void test_threads(void)
                 memcmp(z1, z3, nz * sizeof(float)) == 0;
     tap_ok(same, "talk N=301 D=64, 8 heads: 1 and 3 threads give bitwise equal outputs and gradients");
     free(o1), free(x1), free(z1), free(o3), free(x3), free(z3);
+}
+
+/* A batch of 16 gives each kernel task all 8 heads (whole rows), a batch
+ * of 2 four heads; the first two items come out the same either way. */
+static void test_whole_rows(void)
+{
+    talk_case big = {16, 301, 64, 8, 17, 9, true}, small = big;
+    small.B = 2;
+    float *ob, *xb, *zb, *os, *xs, *zs;
+    int64_t gb, gs;
+    if (!tap_ok(threaded_run(&big, 2, &ob, &xb, &zb, &gb) && threaded_run(&small, 2, &os, &xs, &zs, &gs),
+                "whole rows: graphs build"))
+        return;
+    size_t n = (size_t)(small.B * small.N * small.D), nz = (size_t)(small.B * small.N * 2 * small.H);
+    bool same = memcmp(ob, os, n * sizeof(float)) == 0 && memcmp(xb, xs, n * sizeof(float)) == 0 &&
+                memcmp(zb, zs, nz * sizeof(float)) == 0;
+    tap_ok(gb == 8 && gs == 4 && same,
+           "talk N=301 D=64, 8 heads: a task takes %lld heads at batch 16 and %lld at batch 2, and the two items "
+           "both hold give bitwise equal outputs and gradients", (long long)gb, (long long)gs);
+    free(ob), free(xb), free(zb), free(os), free(xs), free(zs);
 }
 
 /* ---------------- shape errors ---------------- */
@@ -538,6 +566,7 @@ int main(int argc, char **argv)
     test_op_padding();
     if (!portable) {
         test_threads();
+    test_whole_rows();
         test_errors();
         test_model();
     }

@@ -30,14 +30,23 @@ int64_t rf_talk_bounds_offset(const rf_graph *g, rf_id talk)
     return s.dim[0] * s.dim[1] * s.dim[2];
 }
 
-/* Heads per kernel task: the smallest divisor of H whose heads span at
- * least 32 channels, so a task uses whole cache lines of every row it
- * touches while small batches still split across threads. */
-static int64_t heads_per_task(int64_t H, int64_t R)
+/* Heads per kernel task: at least the smallest divisor of H whose heads
+ * span 32 channels (whole cache lines of every row a task touches), and
+ * then as many as still leave MIN_TASKS tasks, so that a batch of many
+ * items gives whole rows to a task: a task that reads part of each row
+ * streams its rows at about half the speed (the TaLK op at compare.sh's
+ * shape: 15-21 ms forward on one thread in halves of rows, 9-10 ms in
+ * whole rows), while a small batch (one sequence of a million tokens)
+ * still splits across threads. The result does not depend on G. */
+#define MIN_TASKS 16
+static int64_t heads_per_task(int64_t B, int64_t H, int64_t R)
 {
     int64_t G = 1;
     while (G < H && (G * R < 32 || H % G != 0))
         G++;
+    for (int64_t wider = G + 1; wider <= H; wider++)
+        if (H % wider == 0 && B * (H / wider) >= MIN_TASKS)
+            G = wider;
     return G;
 }
 
@@ -81,6 +90,6 @@ rf_id rf_talk(rf_graph *g, rf_id x, rf_id offsets, rf_id key_mask, int lmax, int
     n->ia[0] = H;
     n->ia[1] = lmax;
     n->ia[2] = rmax;
-    n->ia[3] = heads_per_task(H, sx.dim[2] / H);
+    n->ia[3] = heads_per_task(sx.dim[0], H, sx.dim[2] / H);
     return id;
 }
