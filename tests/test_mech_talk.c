@@ -25,6 +25,7 @@ typedef struct {
     int64_t B, N, D, H;
     int lmax, rmax;
     bool mask;
+    double widen;   /* offsets = widen * sigmoid(z) when above 0: windows past lmax and rmax */
 } talk_case;
 
 static double sigmoid(double z) { return 1.0 / (1.0 + exp(-z)); }
@@ -89,7 +90,7 @@ static void ref_talk(const double *const *in, double *out, const void *ctx)
     int64_t no = c->B * c->N * 2 * c->H;
     double *off = malloc((size_t)no * sizeof *off);
     for (int64_t i = 0; i < no; i++)
-        off[i] = sigmoid(in[1][i]);
+        off[i] = (c->widen > 0 ? c->widen : 1.0) * sigmoid(in[1][i]);
     ref_talk_core(c, in[0], off, c->mask ? in[2] : NULL, out);
     free(off);
 }
@@ -100,7 +101,10 @@ static void ref_talk(const double *const *in, double *out, const void *ctx)
 static rf_id build_talk(rf_graph *g, const rf_id *in, const void *ctx)
 {
     const talk_case *c = ctx;
-    return rf_talk(g, in[0], rf_sigmoid(g, in[1]), c->mask ? in[2] : RF_NONE, c->lmax, c->rmax);
+    rf_id off = rf_sigmoid(g, in[1]);
+    if (c->widen > 0)
+        off = rf_scale(g, off, (float)c->widen);
+    return rf_talk(g, in[0], off, c->mask ? in[2] : RF_NONE, c->lmax, c->rmax);
 }
 
 static void run_talk(const char *name, talk_case tc, uint64_t seed)
@@ -120,16 +124,22 @@ static void run_talk(const char *name, talk_case tc, uint64_t seed)
 
 static void test_op(void)
 {
-    run_talk("talk N=7 D=4, 1 head, lmax 3 rmax 2, mask", (talk_case){2, 7, 4, 1, 3, 2, true}, 11);
-    run_talk("talk N=9 D=6, 3 heads, lmax 4 rmax 5, mask", (talk_case){2, 9, 6, 3, 4, 5, true}, 12);
-    run_talk("talk causal N=11 D=6, 3 heads, lmax 5 rmax 0, mask", (talk_case){2, 11, 6, 3, 5, 0, true}, 13);
+    run_talk("talk N=7 D=4, 1 head, lmax 3 rmax 2, mask", (talk_case){2, 7, 4, 1, 3, 2, true, 0}, 11);
+    run_talk("talk N=9 D=6, 3 heads, lmax 4 rmax 5, mask", (talk_case){2, 9, 6, 3, 4, 5, true, 0}, 12);
+    run_talk("talk causal N=11 D=6, 3 heads, lmax 5 rmax 0, mask", (talk_case){2, 11, 6, 3, 5, 0, true, 0}, 13);
     run_talk("talk N=5 D=6, 2 heads, windows past both ends (lmax 7 rmax 6), no mask",
-             (talk_case){2, 5, 6, 2, 7, 6, false}, 14);
-    run_talk("talk N=9 D=4, 2 heads, lmax 0 rmax 0 (identity), mask", (talk_case){2, 9, 4, 2, 0, 0, true}, 15);
-    run_talk("talk N=13 D=3, 3 heads (R = 1), lmax 2 rmax 9, mask", (talk_case){3, 13, 3, 3, 2, 9, true}, 16);
+             (talk_case){2, 5, 6, 2, 7, 6, false, 0}, 14);
+    run_talk("talk N=9 D=4, 2 heads, lmax 0 rmax 0 (identity), mask", (talk_case){2, 9, 4, 2, 0, 0, true, 0}, 15);
+    run_talk("talk N=13 D=3, 3 heads (R = 1), lmax 2 rmax 9, mask", (talk_case){3, 13, 3, 3, 2, 9, true, 0}, 16);
     /* wide heads: two kernel tasks per item, of one head (R = 32) and of two heads (R = 16) */
-    run_talk("talk N=5 D=64, 2 heads of 32, lmax 3 rmax 2, mask", (talk_case){2, 5, 64, 2, 3, 2, true}, 17);
-    run_talk("talk N=7 D=64, 4 heads of 16, lmax 2 rmax 4, mask", (talk_case){1, 7, 64, 4, 2, 4, true}, 18);
+    run_talk("talk N=5 D=64, 2 heads of 32, lmax 3 rmax 2, mask", (talk_case){2, 5, 64, 2, 3, 2, true, 0}, 17);
+    run_talk("talk N=7 D=64, 4 heads of 16, lmax 2 rmax 4, mask", (talk_case){1, 7, 64, 4, 2, 4, true, 0}, 18);
+    /* many windows inside the sequence, and with offsets up to 1.7
+     * (windows past lmax and rmax, as a caller other than the sigmoid may
+     * give) */
+    run_talk("talk N=40 D=6, 3 heads, lmax 5 rmax 3, mask", (talk_case){2, 40, 6, 3, 5, 3, true, 0}, 19);
+    run_talk("talk N=40 D=6, 3 heads, lmax 5 rmax 3, offsets up to 1.7, mask",
+             (talk_case){2, 40, 6, 3, 5, 3, true, 1.7}, 20);
 }
 
 /* ---------------- one graph run by hand ---------------- */
@@ -191,7 +201,7 @@ static void fill_rows(talk_graph *t, const talk_case *c, const int64_t *len, flo
 
 static void test_bounds_tap(void)
 {
-    talk_case c = {2, 9, 6, 3, 4, 3, true};
+    talk_case c = {2, 9, 6, 3, 4, 3, true, 0};
     talk_graph t;
     if (!tap_ok(talk_graph_new(&t, &c, 1), "bounds tap: graph builds"))
         return;
@@ -230,7 +240,7 @@ static void test_bounds_tap(void)
 
 static void test_op_padding(void)
 {
-    talk_case shortc = {1, 7, 6, 2, 5, 4, true}, longc = {1, 12, 6, 2, 5, 4, true};
+    talk_case shortc = {1, 7, 6, 2, 5, 4, true, 0}, longc = {1, 12, 6, 2, 5, 4, true, 0};
     talk_graph a, b;
     if (!tap_ok(talk_graph_new(&a, &shortc, 1) && talk_graph_new(&b, &longc, 1), "op padding: graphs build"))
         return;
@@ -299,7 +309,7 @@ static bool threaded_run(const talk_case *c, int threads, float **out, float **g
 
 static void test_threads(void)
 {
-    talk_case c = {2, 301, 64, 8, 17, 9, true};
+    talk_case c = {2, 301, 64, 8, 17, 9, true, 0};
     float *o1, *x1, *z1, *o3, *x3, *z3;
     int64_t g1, g3;
     if (!tap_ok(threaded_run(&c, 1, &o1, &x1, &z1, &g1) && threaded_run(&c, 3, &o3, &x3, &z3, &g3),
@@ -316,7 +326,7 @@ static void test_threads(void)
  * of 2 four heads; the first two items come out the same either way. */
 static void test_whole_rows(void)
 {
-    talk_case big = {16, 301, 64, 8, 17, 9, true}, small = big;
+    talk_case big = {16, 301, 64, 8, 17, 9, true, 0}, small = big;
     small.B = 2;
     float *ob, *xb, *zb, *os, *xs, *zs;
     int64_t gb, gs;
