@@ -107,19 +107,41 @@ static rf_id build_talk(rf_graph *g, const rf_id *in, const void *ctx)
     return rf_talk(g, in[0], off, c->mask ? in[2] : RF_NONE, c->lmax, c->rmax);
 }
 
-static void run_talk(const char *name, talk_case tc, uint64_t seed)
+/* talk(x) + x / 2: the half of x is made after the talk node, so its
+ * backward writes x's gradient first and the talk kernel must add to it
+ * (the op alone always writes it fresh). */
+static rf_id build_talk_plus_x(rf_graph *g, const rf_id *in, const void *ctx)
+{
+    rf_id t = build_talk(g, in, ctx);
+    return rf_add(g, t, rf_scale(g, in[0], 0.5f));
+}
+
+static void ref_talk_plus_x(const double *const *in, double *out, const void *ctx)
+{
+    const talk_case *c = ctx;
+    ref_talk(in, out, ctx);
+    for (int64_t i = 0; i < c->B * c->N * c->D; i++)
+        out[i] += 0.5 * in[0][i];
+}
+
+static void run_talk_as(const char *name, talk_case tc, uint64_t seed, bool plus_x)
 {
     opcheck_case c = {
         .name = name,
         .n_in = tc.mask ? 3 : 2,
         .shape = {rf_shape3(tc.B, tc.N, tc.D), rf_shape3(tc.B, tc.N, 2 * tc.H), rf_shape2(tc.B, tc.N)},
         .kind = {OPCHECK_NORMAL, OPCHECK_NORMAL, OPCHECK_MASK},
-        .build = build_talk,
-        .reference = ref_talk,
+        .build = plus_x ? build_talk_plus_x : build_talk,
+        .reference = plus_x ? ref_talk_plus_x : ref_talk,
         .ctx = &tc,
         .seed = seed,
     };
     opcheck_run(&c);
+}
+
+static void run_talk(const char *name, talk_case tc, uint64_t seed)
+{
+    run_talk_as(name, tc, seed, false);
 }
 
 static void test_op(void)
@@ -140,6 +162,8 @@ static void test_op(void)
     run_talk("talk N=40 D=6, 3 heads, lmax 5 rmax 3, mask", (talk_case){2, 40, 6, 3, 5, 3, true, 0}, 19);
     run_talk("talk N=40 D=6, 3 heads, lmax 5 rmax 3, offsets up to 1.7, mask",
              (talk_case){2, 40, 6, 3, 5, 3, true, 1.7}, 20);
+    run_talk_as("talk N=9 D=6, 3 heads, lmax 4 rmax 5, mask, plus x / 2 (x's gradient added to)",
+                (talk_case){2, 9, 6, 3, 4, 5, true, 0}, 21, true);
 }
 
 /* ---------------- one graph run by hand ---------------- */

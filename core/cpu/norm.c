@@ -13,6 +13,7 @@ typedef struct {
     float *mean, *rstd;          /* aux: [R] each */
     int64_t R, D;                /* rows, row length */
     float eps;
+    bool fresh;                  /* backward: dx written (=), not added to */
 } ln_ctx;
 
 static ln_ctx make_ctx(rf_exec *x, rf_node *n)
@@ -155,7 +156,18 @@ RF_VEC_INLINE void ln_dx_row(const ln_ctx *c, int64_t r)
     }
     dnorm_mean /= (float)D;
     dnorm_xhat_mean /= (float)D;
-    if (gamma != NULL)
+    /* the first writer of dx writes it (nothing zeroed before, nothing read) */
+    if (c->fresh && gamma != NULL)
+        for (j = 0; j < D; j++) {
+            float xhat = (xr[j] - m) * s;
+            dx[j] = s * (dy[j] * gamma[j] - dnorm_mean - xhat * dnorm_xhat_mean);
+        }
+    else if (c->fresh)
+        for (j = 0; j < D; j++) {
+            float xhat = (xr[j] - m) * s;
+            dx[j] = s * (dy[j] - dnorm_mean - xhat * dnorm_xhat_mean);
+        }
+    else if (gamma != NULL)
         for (j = 0; j < D; j++) {
             float xhat = (xr[j] - m) * s;
             dx[j] += s * (dy[j] * gamma[j] - dnorm_mean - xhat * dnorm_xhat_mean);
@@ -278,6 +290,7 @@ static RF_VEC_CLONES void ln_dparam_task(void *ctx, int64_t begin, int64_t end, 
 void rf_cpu_layernorm_backward(rf_exec *x, rf_node *n)
 {
     ln_ctx c = make_ctx(x, n);
+    c.fresh = x->fresh[0];
     if (c.dgamma != NULL || c.dbeta != NULL) {
         ln_bwd_ctx b = {&c, NULL, (c.R + LN_CHUNK - 1) / LN_CHUNK};
         b.part = malloc((size_t)(b.chunks * 2 * c.D) * sizeof *b.part);

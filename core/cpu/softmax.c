@@ -20,6 +20,7 @@ typedef struct {
     int64_t dim[RF_MAX_DIMS];    /* x's leading dims */
     int64_t mstride[RF_MAX_DIMS];/* mask stride per leading axis (0: broadcast) */
     int64_t mstep;               /* mask stride along the last axis: 0 or 1 */
+    bool fresh;                  /* backward: dx written (=), not added to */
 } softmax_ctx;
 
 /* Strides of a mask broadcast (right-aligned) onto x: 0 along every axis
@@ -112,8 +113,12 @@ static RF_VEC_CLONES void softmax_bwd_task(void *ctx, int64_t begin, int64_t end
         const float *restrict y = c->y + r * M, *restrict dy = c->dy + r * M;
         float *restrict dx = c->dx + r * M;
         float dot = rf_dot(y, dy, M);
-        for (int64_t j = 0; j < M; j++)
-            dx[j] += y[j] * (dy[j] - dot);
+        if (c->fresh)
+            for (int64_t j = 0; j < M; j++)
+                dx[j] = y[j] * (dy[j] - dot);
+        else
+            for (int64_t j = 0; j < M; j++)
+                dx[j] += y[j] * (dy[j] - dot);
     }
 }
 
@@ -122,6 +127,7 @@ void rf_cpu_softmax_backward(rf_exec *x, rf_node *n)
     softmax_ctx c = make_ctx(x, n);
     if (c.dx == NULL)
         return;
+    c.fresh = x->fresh[0];
     rf_pool_run(x->pool, rf_shape_numel(n->shape) / c.M, row_grain(c.M), softmax_bwd_task, &c);
 }
 

@@ -114,6 +114,7 @@ typedef struct {
     float *gx;              /* [B, N, D] or NULL (backward) */
     float *goff;            /* [B, N, 2H] or NULL (backward) */
     float *scratch;         /* [threads, N, W] (backward) */
+    bool fresh;             /* backward: gx written (=), not added to */
 } talk_ctx;
 
 /* Rows [N, W] of a task's channels (stride D): S_j = S_{j-1} + m_j x_j / K. */
@@ -226,15 +227,21 @@ static void offset_grads(const talk_geom *t, const talk_taps *tp, const float *S
     *gr += t->rmax * dr;
 }
 
-/* gx_j += m_j / K * sum_{j' >= j} gs_{j'}, the suffix sum taken in place. */
-static void suffix_to_x(const talk_geom *t, const float *mask, float *gs, float *gx)
+/* gx_j += m_j / K * sum_{j' >= j} gs_{j'}, the suffix sum taken in place
+ * (gx_j = that when fresh: 0 at padding). */
+static void suffix_to_x(const talk_geom *t, const float *mask, float *gs, float *gx, bool fresh)
 {
     for (int64_t j = t->N - 1; j >= 0; j--) {
-        float *row = gs + j * t->W;
+        float *row = gs + j * t->W, *gxj = gx + j * t->D;
         if (j + 1 < t->N)
             axpy(row, 1.0f, row + t->W, t->W);
-        if (mask[j] != 0.0f)
-            axpy(gx + j * t->D, t->inv_k, row, t->W);
+        if (fresh && mask[j] != 0.0f)
+            for (int64_t c = 0; c < t->W; c++)
+                gxj[c] = t->inv_k * row[c];
+        else if (fresh)
+            memset(gxj, 0, (size_t)t->W * sizeof *gxj);
+        else if (mask[j] != 0.0f)
+            axpy(gxj, t->inv_k, row, t->W);
     }
 }
 
@@ -287,7 +294,7 @@ static void backward_task(const talk_ctx *k, int64_t b, int64_t grp, float *gs)
             backward_token(k, b, h0, i, gs);
     }
     if (k->gx != NULL)
-        suffix_to_x(t, mask, gs, k->gx + base);
+        suffix_to_x(t, mask, gs, k->gx + base, k->fresh);
 }
 
 static RF_VEC_CLONES __attribute__((flatten)) void backward_tasks(void *ctx, int64_t begin, int64_t end, int thread)
@@ -304,7 +311,7 @@ void rf_cpu_talk_backward(rf_exec *x, rf_node *n)
 {
     talk_geom t = talk_geometry(n);
     talk_ctx k = {.t = &t, .dout = n->grad, .gx = rf_in(x, n, 0)->grad, .goff = rf_in(x, n, 1)->grad,
-                  .scratch = x->scratch};
+                  .scratch = x->scratch, .fresh = x->fresh[0]};
     if (k.gx == NULL && k.goff == NULL)
         return;
     rf_pool_run(x->pool, task_count(&t), task_grain(&t), backward_tasks, &k);
