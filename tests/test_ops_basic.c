@@ -353,12 +353,33 @@ static void ref_glu(const double *const *in, double *out, const void *ctx)
         }
 }
 
+/* glu(x) + a / 2: the slice of a is made after the glu, so its backward
+ * writes x's gradient first and the glu kernel must add to it */
+static rf_id build_glu_plus_a(rf_graph *g, const rf_id *in, const void *ctx)
+{
+    const int64_t *rd = ctx;
+    rf_id y = rf_glu(g, in[0]);
+    return rf_add(g, y, rf_scale(g, rf_slice(g, in[0], 2, 0, rd[1]), 0.5f));
+}
+
+static void ref_glu_plus_a(const double *const *in, double *out, const void *ctx)
+{
+    const int64_t *rd = ctx;
+    ref_glu(in, out, ctx);
+    for (int64_t r = 0; r < rd[0]; r++)
+        for (int64_t j = 0; j < rd[1]; j++)
+            out[r * rd[1] + j] += 0.5 * in[0][r * 2 * rd[1] + j];
+}
+
 static void test_glu(void)
 {
     const int64_t rd[2] = {3 * 5, 7};
     opcheck_case oc = {"glu [3, 5, 14] -> [3, 5, 7]", 1, {rf_shape3(3, 5, 14)}, {OPCHECK_NORMAL}, {0},
                        build_glu, ref_glu, rd, .seed = 81};
     opcheck_run(&oc);
+    opcheck_case plus = {"glu [3, 5, 14] plus a / 2 (x's gradient added to)", 1, {rf_shape3(3, 5, 14)},
+                         {OPCHECK_NORMAL}, {0}, build_glu_plus_a, ref_glu_plus_a, rd, .seed = 82};
+    opcheck_run(&plus);
     rf_graph *g = rf_graph_new(NULL);
     rf_glu(g, rf_input(g, "x", rf_shape2(2, 5), true));
     tap_ok(!rf_graph_ok(g) && strstr(rf_graph_error(g), "even") != NULL, "glu of an odd last axis is refused (%s)",

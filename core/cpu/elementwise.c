@@ -466,6 +466,7 @@ typedef struct {
     float *out;        /* forward: the output; backward: dx */
     int64_t half;      /* d: the output's row */
     uint16_t *out16;   /* forward into a bf16 value: the output instead of out */
+    bool fresh;        /* backward: dx written (=), not added to */
 } glu_ctx;
 
 /* rows [begin, end) */
@@ -492,8 +493,9 @@ static RF_VEC_CLONES void glu_forward_task(void *ctx, int64_t begin, int64_t end
     }
 }
 
-/* da += g s, db += (g a) s (1 - s): the products in the order the unfused
- * mul and sigmoid formed them, so the two give the same bits */
+/* da += g s, db += (g a) s (1 - s) (= when fresh): the products in the
+ * order the unfused mul and sigmoid formed them, so the two give the same
+ * bits */
 static RF_VEC_CLONES void glu_backward_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
@@ -502,18 +504,23 @@ static RF_VEC_CLONES void glu_backward_task(void *ctx, int64_t begin, int64_t en
     for (int64_t r = begin; r < end; r++) {
         const float *restrict a = c->x + r * 2 * d, *restrict b = a + d, *restrict g = c->g + r * d;
         float *restrict da = c->out + r * 2 * d, *restrict db = da + d;
-        for (int64_t i = 0; i < d; i++) {
-            float s = sigmoid_fast(b[i]);
-            da[i] += g[i] * s;
-            db[i] += (g[i] * a[i]) * sigmoid_derivative(b[i]);
-        }
+        if (c->fresh)
+            for (int64_t i = 0; i < d; i++) {
+                da[i] = g[i] * sigmoid_fast(b[i]);
+                db[i] = (g[i] * a[i]) * sigmoid_derivative(b[i]);
+            }
+        else
+            for (int64_t i = 0; i < d; i++) {
+                da[i] += g[i] * sigmoid_fast(b[i]);
+                db[i] += (g[i] * a[i]) * sigmoid_derivative(b[i]);
+            }
     }
 }
 
 void rf_cpu_glu_forward(rf_exec *x, rf_node *n)
 {
     int64_t d = n->shape.dim[n->shape.ndim - 1], rows = d > 0 ? rf_shape_numel(n->shape) / d : 0;
-    glu_ctx c = {rf_in(x, n, 0)->value, NULL, n->value, d, n->dtype == RF_BF16 ? rf_value16(n) : NULL};
+    glu_ctx c = {rf_in(x, n, 0)->value, NULL, n->value, d, n->dtype == RF_BF16 ? rf_value16(n) : NULL, false};
     rf_pool_run(x->pool, rows, GRAIN / 4 / (d > 0 ? d : 1) + 1, glu_forward_task, &c);
 }
 
@@ -523,7 +530,7 @@ void rf_cpu_glu_backward(rf_exec *x, rf_node *n)
     if (in->grad == NULL)
         return;
     int64_t d = n->shape.dim[n->shape.ndim - 1], rows = d > 0 ? rf_shape_numel(n->shape) / d : 0;
-    glu_ctx c = {in->value, n->grad, in->grad, d, NULL};
+    glu_ctx c = {in->value, n->grad, in->grad, d, NULL, x->fresh[0]};
     rf_pool_run(x->pool, rows, GRAIN / 4 / (d > 0 ? d : 1) + 1, glu_backward_task, &c);
 }
 

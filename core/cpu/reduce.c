@@ -1,4 +1,6 @@
 /* Sum and mean over one axis or everything; masked mean over tokens. */
+#include <string.h>
+
 #include "../op.h"
 
 /* A full reduction sums fixed blocks in parallel, then the block sums in
@@ -156,6 +158,7 @@ typedef struct {
     float *y, *dx;
     float *w;                  /* aux [B, N]: 1/count for valid tokens, else 0 */
     int64_t B, N, D;
+    bool fresh;                /* backward: dx written (=), not added to */
 } masked_mean_ctx;
 
 static masked_mean_ctx make_mm_ctx(rf_exec *x, rf_node *n)
@@ -217,7 +220,8 @@ void rf_cpu_masked_mean_forward(rf_exec *x, rf_node *n)
     rf_pool_run(x->pool, c.B * c.D, grain_for(c.N), mm_sum_task, &c);
 }
 
-/* dx[b, n, :] += w[b, n] * dy[b, :], one (b, n) row per item */
+/* dx[b, n, :] += w[b, n] * dy[b, :] (= when fresh, 0 at padding), one
+ * (b, n) row per item */
 static void mm_bwd_task(void *ctx, int64_t begin, int64_t end, int thread)
 {
     (void)thread;
@@ -225,12 +229,16 @@ static void mm_bwd_task(void *ctx, int64_t begin, int64_t end, int thread)
     int64_t D = c->D;
     for (int64_t r = begin; r < end; r++) {
         float w = c->w[r];
-        if (w == 0.0f)
-            continue;
         const float *dy = c->dy + (r / c->N) * D;
         float *dx = c->dx + r * D;
-        for (int64_t d = 0; d < D; d++)
-            dx[d] += w * dy[d];
+        if (c->fresh && w == 0.0f)
+            memset(dx, 0, (size_t)D * sizeof *dx);
+        else if (c->fresh)
+            for (int64_t d = 0; d < D; d++)
+                dx[d] = w * dy[d];
+        else if (w != 0.0f)
+            for (int64_t d = 0; d < D; d++)
+                dx[d] += w * dy[d];
     }
 }
 
@@ -239,5 +247,6 @@ void rf_cpu_masked_mean_backward(rf_exec *x, rf_node *n)
     masked_mean_ctx c = make_mm_ctx(x, n);
     if (c.dx == NULL)
         return;
+    c.fresh = x->fresh[0];
     rf_pool_run(x->pool, c.B * c.N, grain_for(c.D), mm_bwd_task, &c);
 }
