@@ -77,7 +77,8 @@ const rf_backend rf_cpu_backend = {
     .products = products,
     .fresh_grads = {[RF_OP_LINEAR] = 1, [RF_OP_ADD] = 3, [RF_OP_SUB] = 3, [RF_OP_UNARY] = 1, [RF_OP_RESHAPE] = 1,
                     [RF_OP_PERMUTE] = 1, [RF_OP_CONCAT] = 15, [RF_OP_MATMUL] = 1, [RF_OP_SOFTMAX] = 1,
-                    [RF_OP_LAYERNORM] = 1, [RF_OP_TALK] = 1, [RF_OP_GLU] = 1, [RF_OP_MASKED_MEAN] = 1},
+                    [RF_OP_LAYERNORM] = 1, [RF_OP_TALK] = 1, [RF_OP_GLU] = 1, [RF_OP_MASKED_MEAN] = 1,
+                    [RF_OP_LINEAR_ATTENTION] = 7},
     /* the first slice of bf16 storage: the products read their operands
      * (linear's x, matmul's a and b) in bf16, and what feeds them writes it */
     .bf16_writes = {[RF_OP_LAYERNORM] = true, [RF_OP_UNARY] = true, [RF_OP_GLU] = true, [RF_OP_DROPOUT] = true,

@@ -155,6 +155,7 @@ typedef struct {
     float *gq, *gk, *gv;
     la_scratch s;
     bool want_kv;           /* backward: dKV needed (k or v gets a gradient) */
+    bool fresh[3];          /* backward: gq, gk, gv written (=), not added to */
 } la_ctx;
 
 /* out = the chunks' sums, chunk after chunk */
@@ -317,7 +318,7 @@ RF_VEC_INLINE void query_grads(const la_ctx *c, int64_t begin, int64_t end, int 
                     combine_rows(dfq + h * dk, dden, ks + h * dk, gh, inv, kvt + h * dk * dk, dk);
             }
             if (c->gq != NULL)
-                dphi_span(a->map, a->scale, f, dfq, c->gq + r * D, D);
+                dphi_span(a->map, a->scale, f, dfq, c->gq + r * D, D, c->fresh[0]);
         }
     }
 }
@@ -349,8 +350,14 @@ RF_VEC_INLINE void key_grads(const la_ctx *c, int64_t begin, int64_t end, int th
     int64_t D = a->D, S = sums_floats(a), hkk = a->H * dk * dk;
     float *dfk = c->s.rows + (int64_t)thread * (D + hkk);
     for (int64_t r = begin; r < end; r++) {
-        if (c->mask != NULL && c->mask[r] == 0.0f)
+        if (c->mask != NULL && c->mask[r] == 0.0f) {
+            for (int k = 1; k < 3; k++) {
+                float *grad = k == 1 ? c->gk : c->gv;
+                if (c->fresh[k] && grad != NULL)
+                    memset(grad + r * D, 0, (size_t)D * sizeof *grad);
+            }
             continue;
+        }
         int64_t b = r / a->M;
         float t = c->aux[a->l.inv_tau + b];
         const float *f = c->aux + a->l.phi_k + r * D, *v = c->v + r * D;
@@ -358,13 +365,14 @@ RF_VEC_INLINE void key_grads(const la_ctx *c, int64_t begin, int64_t end, int th
         for (int64_t h = 0; h < a->H; h++) {
             float *gv = c->gv + r * D + h * dk;
             if (c->gv != NULL)
-                combine_rows(gv, 1.0f, gv, f + h * dk, t, dkv + h * dk * dk, dk);
+                combine_rows(gv, c->fresh[2] ? 0.0f : 1.0f, c->fresh[2] ? NULL : gv, f + h * dk, t,
+                             dkv + h * dk * dk, dk);
             /* dFk_h = t (dKV_h V_h + dKsum_h), as rows of dKV_h^T */
             if (c->gk != NULL)
                 combine_rows(dfk + h * dk, t, dks + h * dk, v + h * dk, t, dkvt + h * dk * dk, dk);
         }
         if (c->gk != NULL)
-            dphi_span(a->map, a->scale, f, dfk, c->gk + r * D, D);
+            dphi_span(a->map, a->scale, f, dfk, c->gk + r * D, D, c->fresh[1]);
     }
 }
 
@@ -385,6 +393,8 @@ void rf_cpu_linear_attention_backward(rf_exec *x, rf_node *n)
                 .out = n->value, .dout = n->grad, .aux = n->aux, .gq = rf_in(x, n, 0)->grad,
                 .gk = rf_in(x, n, 1)->grad, .gv = rf_in(x, n, 2)->grad, .s = scratch_layout(&a, x->scratch)};
     c.want_kv = c.gk != NULL || c.gv != NULL;
+    for (int k = 0; k < 3; k++)
+        c.fresh[k] = x->fresh[k];
     if (c.gq != NULL || c.want_kv)
         rf_pool_run(x->pool, a.B * chunk_count(a.N), 1, query_pass_backward, &c);
     if (c.want_kv) {

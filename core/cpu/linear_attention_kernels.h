@@ -63,27 +63,26 @@ RF_VEC_INLINE void phi_span(rf_kernel_map map, float s, const float *restrict x,
     }
 }
 
-/* gx[j] += s phi'(v_j) d[j], with phi'(v) recovered from f = phi(v): elu+1
- * has phi' = 1 above 0 and e^v = f below; ReLU 1 where f > 0; softplus
- * sigmoid(v) = 1 - e^-f. */
+/* gx[j] += s phi'(v_j) d[j] (= when fresh), with phi'(v) recovered from
+ * f = phi(v): elu+1 has phi' = 1 above 0 and e^v = f below; ReLU 1 where
+ * f > 0; softplus sigmoid(v) = 1 - e^-f. */
 RF_VEC_INLINE void dphi_span(rf_kernel_map map, float s, const float *restrict f, const float *restrict d,
-                             float *restrict gx, int64_t n)
+                             float *restrict gx, int64_t n, bool fresh)
 {
     /* selections as bit masks (vecmath.h), so the loops vectorise */
+#define DPHI_LOOP(expr)                     \
+    if (fresh)                              \
+        for (int64_t j = 0; j < n; j++)     \
+            gx[j] = (expr);                 \
+    else                                    \
+        for (int64_t j = 0; j < n; j++)     \
+            gx[j] += (expr);
     switch (map) {
-    case RF_KMAP_ELU1:
-        for (int64_t j = 0; j < n; j++)
-            gx[j] += s * rf_select(f[j] > 1.0f, 1.0f, f[j]) * d[j];
-        break;
-    case RF_KMAP_RELU:
-        for (int64_t j = 0; j < n; j++)
-            gx[j] += rf_select(f[j] > 0.0f, s * d[j], 0.0f);
-        break;
-    default:
-        for (int64_t j = 0; j < n; j++)
-            gx[j] -= s * expm1f(-f[j]) * d[j];
-        break;
+    case RF_KMAP_ELU1: DPHI_LOOP(s * rf_select(f[j] > 1.0f, 1.0f, f[j]) * d[j]); break;
+    case RF_KMAP_RELU: DPHI_LOOP(rf_select(f[j] > 0.0f, s * d[j], 0.0f)); break;
+    default: DPHI_LOOP(-(s * expm1f(-f[j]) * d[j])); break;
     }
+#undef DPHI_LOOP
 }
 
 /* ---- row helpers ---- */

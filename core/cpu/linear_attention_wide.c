@@ -219,7 +219,7 @@ static RF_VEC_CLONES void query_grad_rows(void *ctx, int64_t begin, int64_t end,
             for (int64_t j = 0; j < a->dk; j++)
                 p[h * a->dk + j] += dd * ks[j];
         }
-        dphi_span(a->map, a->scale, c->aux + a->l.phi_q + r * a->D, p, c->grad + r * a->D, a->D);
+        dphi_span(a->map, a->scale, c->aux + a->l.phi_q + r * a->D, p, c->grad + r * a->D, a->D, false);
     }
 }
 
@@ -238,7 +238,7 @@ static RF_VEC_CLONES void key_grad_rows(void *ctx, int64_t begin, int64_t end, i
         const float *dks = c->s.dksum + b * a->H * a->dk;   /* the row's heads, [H * dk] = [D] */
         for (int64_t j = 0; j < a->D; j++)
             p[j] += t * dks[j];
-        dphi_span(a->map, a->scale, c->aux + a->l.phi_k + r * a->D, p, c->grad + r * a->D, a->D);
+        dphi_span(a->map, a->scale, c->aux + a->l.phi_k + r * a->D, p, c->grad + r * a->D, a->D, false);
     }
 }
 
@@ -248,6 +248,9 @@ void rf_cpu_linear_attention_wide_backward(rf_exec *x, rf_node *n, const la_geom
     la_geom a = *geom;
     float *gq = rf_in(x, n, 0)->grad, *gk = rf_in(x, n, 1)->grad, *gv = rf_in(x, n, 2)->grad;
     const float *mask = n->n_in == 4 ? rf_in(x, n, 3)->value : NULL;
+    for (int k = 0; k < 3; k++)   /* its kernels add: a gradient it writes first starts at zero */
+        if (x->fresh[k] && rf_in(x, n, k)->grad != NULL)
+            memset(rf_in(x, n, k)->grad, 0, (size_t)rf_shape_numel(rf_in(x, n, k)->shape) * sizeof(float));
     back_ctx c = {.a = &a, .aux = n->aux, .out = n->value, .dout = n->grad, .mask = mask,
                   .s = scratch_layout(&a, x->scratch), .v = rf_in(x, n, 2)->value, .gq = gq, .gk = gk, .gv = gv,
                   .want_kv = gk != NULL || gv != NULL};
