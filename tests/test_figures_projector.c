@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../ui/figures/projector_figure.h"
+#include "figure_pixels.h"
 #include "tap.h"
 
 #define W 800
@@ -26,21 +27,12 @@ static const int predicted[] = {0, 2, 2, 1, 1};
 static const char *const names[] = {"min", "max", "med", NULL};
 #define N 5
 
-static cairo_surface_t *drawn(const rf_figure *fig, int w, int h)
+/* The colour at (x, y), channels in [0, 1]. */
+static rf_rgb colour_at(cairo_surface_t *s, double x, double y)
 {
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
-    cairo_t *cr = cairo_create(s);
-    fig->draw(fig->data, cr, w, h, &RF_ZOOM_ALL);
-    cairo_destroy(cr);
-    cairo_surface_flush(s);
-    return s;
-}
-
-static rf_rgb pixel(cairo_surface_t *s, double x, double y)
-{
-    const unsigned char *row = cairo_image_surface_get_data(s) + (int)y * cairo_image_surface_get_stride(s);
-    uint32_t v = ((const uint32_t *)row)[(int)x];
-    return (rf_rgb){((v >> 16) & 255) / 255.0, ((v >> 8) & 255) / 255.0, (v & 255) / 255.0};
+    int r, g, b;
+    pixel(s, (int)x, (int)y, &r, &g, &b);
+    return (rf_rgb){r / 255.0, g / 255.0, b / 255.0};
 }
 
 /* The colour c painted translucently over white, as the points are. */
@@ -108,10 +100,10 @@ static void points_case(void)
     tap_ok(linear, "places are a linear map of (PC1, PC2), PC1 rightwards, PC2 upwards (%.1f, %.1f px per unit)", sx,
            sy);
 
-    cairo_surface_t *s = drawn(&fig, W, H);
+    cairo_surface_t *s = render_figure(&fig, W, H);
     bool painted = true;
     for (int i = 0; i < N; i++) {
-        rf_rgb want, seen = pixel(s, px[i], py[i]);
+        rf_rgb want, seen = colour_at(s, px[i], py[i]);
         rf_projector_figure_point_colour(f, i, &want);
         if (!looks_like(seen, want)) {
             tap_diag("sample %d at (%.1f, %.1f): drawn (%.2f %.2f %.2f), wanted (%.2f %.2f %.2f) at 60%%", i, px[i],
@@ -120,7 +112,7 @@ static void points_case(void)
         }
     }
     tap_ok(painted, "each point is painted at its place in its label's colour");
-    rf_rgb off = pixel(s, (px[2] + px[3]) / 2, (py[2] + py[3]) / 2);
+    rf_rgb off = colour_at(s, (px[2] + px[3]) / 2, (py[2] + py[3]) / 2);
     tap_ok(off.r > 0.95 && off.g > 0.95 && off.b > 0.95, "between two points the background is white");
     cairo_surface_destroy(s);
 
@@ -137,7 +129,7 @@ static void points_case(void)
     rf_rgb want1;
     rf_projector_figure_point_colour(f, 1, &want1);
     double zsx = (zx - zx2) / (coords[2] - coords[4]);
-    tap_ok(looks_like(pixel(s, zx, zy), want1) && fabs(zsx / sx - 2) < 0.15,
+    tap_ok(looks_like(colour_at(s, zx, zy), want1) && fabs(zsx / sx - 2) < 0.15,
            "zoomed into the top right quarter, sample 1 is painted at its place, at %.2f times the scale", zsx / sx);
     cairo_surface_destroy(s);
 
@@ -157,11 +149,11 @@ static void points_case(void)
     tap_ok(chosen == 3, "a click on a point hands its sample to the view (%lld)", (long long)chosen);
 
     rf_projector_figure_set_colouring(f, RF_PROJECTOR_BY_CORRECTNESS);
-    s = drawn(&fig, W, H);
+    s = render_figure(&fig, W, H);
     rf_rgb right, wrong;
     rf_projector_figure_point_colour(f, 0, &right);
     rf_projector_figure_point_colour(f, 1, &wrong);
-    tap_ok(looks_like(pixel(s, px[0], py[0]), right) && looks_like(pixel(s, px[1], py[1]), wrong) &&
+    tap_ok(looks_like(colour_at(s, px[0], py[0]), right) && looks_like(colour_at(s, px[1], py[1]), wrong) &&
                (right.r != wrong.r || right.g != wrong.g || right.b != wrong.b),
            "coloured by correctness, a right and a wrong answer are drawn in two colours");
     cairo_surface_destroy(s);
@@ -184,7 +176,7 @@ static void many_case(void)
     rf_projector_figure_set(f, xy, MANY, l, p, 10, NULL, (double[]){0.5, 0.25}, "many");
     rf_figure fig = rf_projector_figure_get(f);
     gint64 t0 = g_get_monotonic_time();
-    cairo_surface_t *s = drawn(&fig, 1920, 1080);
+    cairo_surface_t *s = render_figure(&fig, 1920, 1080);
     double ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
     cairo_surface_destroy(s);
     tap_diag("10,000 points at 1920x1080: %.1f ms", ms);
