@@ -107,19 +107,26 @@ run)
     ;;
 test)
     install_missing "${build_packages[@]}" "${test_packages[@]}"
+    # each phase's end, in seconds from here: where the run's time goes
+    phase() { echo "setup: $1 at $SECONDS s"; }
+    SECONDS=0
     # the build type said each time: `run` may have left `build` in release
     build build -Dbuildtype=debugoptimized -Dwerror=true
+    phase "plain build done"
     # The sanitised build has no CUDA kernels: nvcc's objects are the longest
     # jobs of a build, no GPU test runs without a GPU, and the emulated
     # backend (tests/cuda_emu) is built and checked in both trees anyway.
     build build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false -Dcuda=disabled
+    phase "sanitised build done"
     tensorboard_venv
     status=0
     # Two tests a core: the GUI tests spend most of their time waiting for
     # the window (gui_walkthrough: 54 s, 16 s of it on a CPU).
     jobs=$((2 * $(nproc)))
     meson test -C build --print-errorlogs --num-processes "$jobs" || status=1
+    phase "plain tests done"
     meson test -C build-asan --print-errorlogs --num-processes "$jobs" || status=1
+    phase "sanitised tests done"
     logs=(build/meson-logs/testlog.json build-asan/meson-logs/testlog.json)
     # Every OpenBLAS kernel set this CPU can run: the numeric tests' bounds
     # must hold whatever the summation order (tests/tolerance.h).
@@ -128,11 +135,13 @@ test)
             --suite grad --suite mechanisms --logbase "coretype-$coretype" >/dev/null || status=1
         logs+=("build/meson-logs/coretype-$coretype.json")
     done
+    phase "kernel sets done"
     # Every fuzz target (tests/fuzz) for 10 s, two at a time, in a clang
     # build with ASan and UBSan: a finding fails (one check per target).
     rm -f build-fuzz/meson-logs/testlog.json
     tests/fuzz/run.sh 10 >/dev/null || status=1
     if [ -f build-fuzz/meson-logs/testlog.json ]; then logs+=(build-fuzz/meson-logs/testlog.json); fi
+    phase "fuzzing done"
     summarise "${logs[@]}" || status=1
     exit $status
     ;;
