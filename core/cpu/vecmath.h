@@ -20,7 +20,10 @@
  * function multiversioning through an ifunc). The build has no -march, and
  * -std=c11 means no FMA contraction, so the clones compute bit-identical
  * results: every ISA rounds the same operations in the same order, and the
- * reductions keep 16 fixed lanes whatever the vector width. Under
+ * reductions keep 16 fixed lanes whatever the vector width. The one
+ * exception is GELU (elementwise.c), whose polynomials fuse into FMAs where
+ * the clone's ISA has them (AVX-512): there the AVX2 and baseline clones
+ * differ from it in the last bits. Under
  * ThreadSanitizer (which GCC announces with __SANITIZE_THREAD__) there are
  * no clones: the ifunc resolvers run in the dynamic loader before TSan is
  * initialised and crash the program before main.
