@@ -83,7 +83,8 @@ int main(int argc, char **argv)
             return 1;
         }
     double fwd[2] = {1e30, 1e30}, bwd[2] = {1e30, 1e30};
-    double op[2][2][2] = {{{1e30, 1e30}, {1e30, 1e30}}, {{1e30, 1e30}, {1e30, 1e30}}};   /* [variant][linear, norm][pass] */
+    /* [variant][linear, norm][pass] */
+    double op[2][2][2] = {{{1e30, 1e30}, {1e30, 1e30}}, {{1e30, 1e30}, {1e30, 1e30}}};
     for (int r = 0; r <= repeats; r++)   /* round 0 warms up */
         for (int i = 0; i < 2; i++) {
             rf_gemm_set_precision(i == 1 ? "bf16" : "f32", &st);

@@ -382,7 +382,6 @@ RF_VEC_INLINE float gelu_derivative(float v)
  * those for AVX2 and the baseline, which do not, differ in the last bits
  * (vecmath.h). */
 #define GELU_BLOCK 16
-#define FUSED __attribute__((optimize("fp-contract=fast")))
 
 RF_VEC_INLINE void gelu_block(const float *restrict x, float *restrict out)
 {
@@ -401,7 +400,7 @@ RF_VEC_INLINE void gelu_grad_block(const float *restrict x, const float *restric
             dx[l] = g[l] * gelu_derivative(x[l]);
 }
 
-static RF_VEC_CLONES FUSED void gelu_span(const float *restrict x, float *restrict out, int64_t n)
+static RF_VEC_CLONES RF_VEC_FUSED void gelu_span(const float *restrict x, float *restrict out, int64_t n)
 {
     int64_t i = 0;
     for (; i + GELU_BLOCK <= n; i += GELU_BLOCK)
@@ -414,8 +413,8 @@ static RF_VEC_CLONES FUSED void gelu_span(const float *restrict x, float *restri
     }
 }
 
-static RF_VEC_CLONES FUSED void gelu_grad_span(const float *restrict x, const float *restrict g, float *restrict dx,
-                                               int64_t n, bool acc)
+static RF_VEC_CLONES RF_VEC_FUSED void gelu_grad_span(const float *restrict x, const float *restrict g,
+                                                      float *restrict dx, int64_t n, bool acc)
 {
     int64_t i = 0;
     for (; i + GELU_BLOCK <= n; i += GELU_BLOCK)

@@ -45,6 +45,17 @@
 #define RF_VEC_CLONES
 #endif
 
+/* RF_VEC_FUSED lets a function's multiplies and adds fuse into FMAs where
+ * its ISA has them (GCC; clang already fuses within an expression). Only
+ * for loops whose every element takes the same instructions wherever a
+ * task's range starts or ends (elementwise.c's GELU blocks): a vectorised
+ * body and its scalar remainder may fuse differently. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define RF_VEC_FUSED __attribute__((optimize("fp-contract=fast")))
+#else
+#define RF_VEC_FUSED
+#endif
+
 /* 16 floats (or int32 masks) as one GCC generic vector. */
 typedef float rf_v16f __attribute__((vector_size(64)));
 typedef int32_t rf_v16i __attribute__((vector_size(64)));
