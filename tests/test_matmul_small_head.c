@@ -6,7 +6,7 @@
  * sums (tests/tolerance.h); gradients added onto what a second matmul of
  * the same inputs left, so a kernel that overwrites instead of adding
  * shows; and the same bits on 1 and 2 threads. The rules that tie the
- * gradients to finite differences are test_ops_basic's (its 9-group
+ * gradients to finite differences are test_ops_products's (its 9-group
  * matmuls run these kernels too, at smaller sizes).
  *
  * With train.precision = bf16 (where the CPU has it) these products stay on
