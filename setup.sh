@@ -158,8 +158,9 @@ tsan)
     # session's worker thread and message queue (session, figures_*).
     status=0
     meson test -C build-tsan --print-errorlogs --num-processes 2 --timeout-multiplier 3 \
-        ops_basic ops_products ops_norm ops_conv_attn model train special_values checkpoint mech_ls mech_linear mech_talk \
-        mech_blrp data_audio data_formats data_augment session figures_data figures_inspect robustness cli || status=1
+        ops_basic ops_products ops_norm ops_conv_attn model train special_values checkpoint mech_ls mech_linear \
+        mech_talk mech_blrp data_audio data_formats data_augment session figures_data figures_inspect robustness cli ||
+        status=1
     summarise build-tsan/meson-logs/testlog.json || status=1
     exit $status
     ;;
