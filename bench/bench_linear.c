@@ -10,7 +10,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "../core/bf16_storage.h"
 #include "../core/exec.h"
@@ -21,15 +20,7 @@
 #include "../core/params.h"
 #include "../core/pool.h"
 #include "../core/rng.h"
-
-static clockid_t clock_id = CLOCK_THREAD_CPUTIME_ID;
-
-static double clock_s(void)
-{
-    struct timespec ts;
-    clock_gettime(clock_id, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "op_passes.h"
 
 typedef struct {
     rf_params *params;
@@ -68,13 +59,11 @@ int main(int argc, char **argv)
     int64_t in = argc > 2 ? atoi(argv[2]) : 64, out = argc > 3 ? atoi(argv[3]) : 128,
             rows = argc > 4 ? atoll(argv[4]) : 64000;
     int threads = argc > 5 ? atoi(argv[5]) : 1;
-    if (threads > 1)
-        clock_id = CLOCK_MONOTONIC;
-    rf_pool *pool = threads > 1 ? rf_pool_new(threads) : NULL;
     if (!rf_bf16_supported()) {
         fprintf(stderr, "bench_linear: this CPU has no AVX512-BF16\n");
         return 1;
     }
+    clockid_t clock = threads > 1 ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
     rf_status st = {0};
     variant v[2];
     for (int i = 0; i < 2; i++)
@@ -82,6 +71,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_linear: %s\n", st.msg);
             return 1;
         }
+    rf_pool *pool = threads > 1 ? rf_pool_new(threads) : NULL;
     double fwd[2] = {1e30, 1e30}, bwd[2] = {1e30, 1e30};
     /* [variant][linear, norm][pass] */
     double op[2][2][2] = {{{1e30, 1e30}, {1e30, 1e30}}, {{1e30, 1e30}, {1e30, 1e30}}};
@@ -92,20 +82,19 @@ int main(int argc, char **argv)
             rf_graph_set_profile(v[i].g, &prof);
             rf_exec x;
             rf_exec_init(&x, v[i].g, pool, 1, (uint64_t)r, true);
-            double t0 = clock_s();
+            double t0 = op_clock_s(clock);
             rf_graph_forward(v[i].g, &x);
-            double t1 = clock_s();
+            double t1 = op_clock_s(clock);
             rf_params_zero_grads(v[i].params);
-            double t2 = clock_s();
+            double t2 = op_clock_s(clock);
             rf_graph_backward(v[i].g, &x, v[i].seed);
-            double t3 = clock_s();
+            double t3 = op_clock_s(clock);
             if (r > 0) {
-                fwd[i] = fwd[i] < t1 - t0 ? fwd[i] : t1 - t0;
-                bwd[i] = bwd[i] < t3 - t2 ? bwd[i] : t3 - t2;
+                fwd[i] = op_least(fwd[i], t1 - t0);
+                bwd[i] = op_least(bwd[i], t3 - t2);
                 for (int pass = 0; pass < 2; pass++) {
-                    double l = prof.seconds[RF_OP_LINEAR][pass], n = prof.seconds[RF_OP_LAYERNORM][pass];
-                    op[i][0][pass] = op[i][0][pass] < l ? op[i][0][pass] : l;
-                    op[i][1][pass] = op[i][1][pass] < n ? op[i][1][pass] : n;
+                    op[i][0][pass] = op_least(op[i][0][pass], prof.seconds[RF_OP_LINEAR][pass]);
+                    op[i][1][pass] = op_least(op[i][1][pass], prof.seconds[RF_OP_LAYERNORM][pass]);
                 }
             }
         }
