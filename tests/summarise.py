@@ -8,7 +8,8 @@ TAP lines in the logged stdout ("ok", "not ok", a "# SKIP" directive, a
 listed with the skips, its reason prefixed "known to fail:"). A program whose result has no check of its kind (a crash
 after passing checks, a skip without a TAP line) counts as one check more of
 that kind, so the last line's failures are never fewer than the programs'.
-Every skip is listed with its reason, and the five slowest test runs with
+Every failed program is named with its build, meson's result and its first
+failing checks, every skip with its reason, and the five slowest test runs with
 their time limits (from meson's introspection beside each log), so the
 margin is visible; a run that took over half its limit is named as such. The
 output ends with the line
@@ -31,8 +32,9 @@ OUTCOME = {"OK": "passed", "EXPECTEDFAIL": "passed", "SKIP": "skipped"}   # anyt
 
 
 def checks_of(stdout):
-    """(Counter of passed/failed/skipped, skip reasons) from TAP output."""
-    counts, reasons = Counter(), []
+    """(Counter of passed/failed/skipped, skip reasons, failing check lines)
+    from TAP output."""
+    counts, reasons, failing = Counter(), [], []
     for line in stdout.splitlines():
         plan, check = PLAN_SKIP.match(line), CHECK.match(line)
         if plan:
@@ -49,7 +51,9 @@ def checks_of(stdout):
             reasons.append(check.group(4))
         elif check:
             counts["failed" if check.group(1) else "passed"] += 1
-    return counts, [r.strip() or "no reason given" for r in reasons]
+            if check.group(1):
+                failing.append(line.strip())
+    return counts, [r.strip() or "no reason given" for r in reasons], failing
 
 
 def must_run_in_ci(name):
@@ -101,9 +105,10 @@ def print_slowest(runs, n=5):
 
 
 def count(paths, ci):
-    """(programs, checks, skips, ci_failures); skips and ci_failures map
-    (test, reason) to [builds or runs, number of checks]."""
-    programs, checks = Counter(), Counter()
+    """(programs, checks, skips, ci_failures, failures); skips and ci_failures
+    map (test, reason) to [builds or runs, number of checks]; failures lists
+    (test, build, meson's result, failing check lines) per failed program."""
+    programs, checks, failures = Counter(), Counter(), []
     skips, ci_failures = defaultdict(lambda: [[], 0]), defaultdict(lambda: [[], 0])
     for path in paths:
         build = os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(path))))
@@ -114,7 +119,7 @@ def count(paths, ci):
             r = json.loads(line)
             name = r["name"].split(" / ")[-1]
             kind = OUTCOME.get(r["result"], "failed")
-            mine, reasons = checks_of(r.get("stdout") or "")
+            mine, reasons, failing = checks_of(r.get("stdout") or "")
             if mine[kind] == 0:
                 mine[kind] = 1
                 if kind == "skipped":
@@ -130,7 +135,9 @@ def count(paths, ci):
                 builds_n[1] += 1
             programs[kind] += 1
             checks.update(mine)
-    return programs, checks, skips, ci_failures
+            if kind == "failed":
+                failures.append((name, build, r["result"], failing))
+    return programs, checks, skips, ci_failures, failures
 
 
 def line(c):
@@ -139,7 +146,13 @@ def line(c):
 
 def main():
     ci = os.environ.get("CI", "").lower() == "true"
-    programs, checks, skips, ci_failures = count(sys.argv[1:], ci)
+    programs, checks, skips, ci_failures, failures = count(sys.argv[1:], ci)
+    for name, build, result, failing in failures:
+        print(f"FAILED: {name} in {build} (meson: {result})")
+        for check in failing[:5]:
+            print(f"    {check}")
+        if len(failing) > 5:
+            print(f"    ... and {len(failing) - 5} more failing checks")
     for (name, reason), (builds, n) in skips.items():
         print(f"skipped: {name} in {', '.join(builds)} ({n} check{'s' * (n != 1)}): {reason}")
     for (name, reason), (builds, n) in ci_failures.items():

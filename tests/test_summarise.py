@@ -91,6 +91,9 @@ def main():
         last = out.splitlines()[-1] if out else ""
         ok(rc == 1 and last == "3 passed, 4 failed, 0 skipped" and "test programs: 0 passed, 3 failed" in out,
            f"a crash or timeout without a 'not ok' line counts as one failed check: '{last}', exit {rc}", out)
+        ok("FAILED: crashed in broken (meson: ERROR)" in out and "FAILED: silent in broken (meson: TIMEOUT)" in out
+           and "FAILED: failing in broken (meson: FAIL)\n    not ok 2 - b\n    not ok 3 - c\n" in out,
+           "each failed program is named with its build, meson's result and its failing checks", out)
 
         todo = [("attribution", "EXPECTEDFAIL", "ok 1 - a\nnot ok 2 - talk # TODO under 80% here\n"
                  "ok 3 - b # TODO passes now\n1..3\n")]
