@@ -200,6 +200,7 @@ static void check_export(GtkWidget *view, RfSession *s, const char *runs_folder)
 
 int main(int argc, char **argv)
 {
+    application_kernels(argv);
     (void)argc;
     (void)argv;
     g_autofree char *dir = g_dir_make_tmp("rf-compare-XXXXXX", NULL);

@@ -161,6 +161,7 @@ static gboolean inspected_one(gpointer session)
 
 int main(int argc, char **argv)
 {
+    application_kernels(argv);
     (void)argc;
     (void)argv;
     g_autofree char *dir = g_dir_make_tmp("rf-data-XXXXXX", NULL);

@@ -158,8 +158,10 @@ static void check_kept_and_svg(RfWindow *win, const char *dir)
     tap_ok(fabs(common - 10) < 0.01, "its tick labels are 10 pt (%.2f)", common);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argc;
+    application_kernels(argv);
     g_autofree char *dir = g_dir_make_tmp("rf-gui-export-XXXXXX", NULL);
     RfApplication *app = NULL;
     RfWindow *win = open_workbench(dir, small_config, &app);

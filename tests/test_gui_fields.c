@@ -148,6 +148,7 @@ static void check_drop_down_tooltip(RfWindow *win)
 
 int main(int argc, char **argv)
 {
+    application_kernels(argv);
     (void)argc;
     (void)argv;
     g_autofree char *dir = g_dir_make_tmp("rf-fields-XXXXXX", NULL);

@@ -235,8 +235,10 @@ static void check_bad_files(RfWindow *win, const char *dir)
     tap_ok(gtk_widget_get_visible(GTK_WIDGET(win)), "after every bad file the window is open and usable");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argc;
+    application_kernels(argv);
     g_autofree char *dir = g_dir_make_tmp("rf-gui-files-XXXXXX", NULL);
     RfApplication *app = NULL;
     RfWindow *win = open_workbench(dir, small_config, &app);

@@ -342,6 +342,7 @@ static void ask_for_size(GtkWidget *win, int width, int height)
 
 int main(int argc, char **argv)
 {
+    application_kernels(argv);
     (void)argc;
     (void)argv;
     g_autofree char *dir = g_dir_make_tmp("rf-fit-XXXXXX", NULL);

@@ -101,6 +101,7 @@ static void check_chooser_titles(RfWindow *win)
 
 int main(int argc, char **argv)
 {
+    application_kernels(argv);
     (void)argc;
     (void)argv;
     g_autofree char *dir = g_dir_make_tmp("rf-folders-XXXXXX", NULL);

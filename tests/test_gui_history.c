@@ -169,6 +169,7 @@ static float *copy_map(const rf_attention_figure *f)
 
 int main(int argc, char **argv)
 {
+    application_kernels(argv);
     (void)argc;
     (void)argv;
     g_autofree char *dir = g_dir_make_tmp("rf-history-XXXXXX", NULL);

@@ -418,8 +418,10 @@ static void check_inspect_image(RfWindow *win, const char *dir)
     set_key(s, "data.patch", "0");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argc;
+    application_kernels(argv);
     g_autofree char *dir = g_dir_make_tmp("rf-gui-inspect-XXXXXX", NULL);
     RfApplication *app = NULL;
     RfWindow *win = open_workbench(dir, small_config, &app);

@@ -213,6 +213,7 @@ static void check_segment_crop(RfWindow *win, RfSession *s)
 
 int main(int argc, char **argv)
 {
+    application_kernels(argv);
     (void)argc;
     (void)argv;
     g_autofree char *dir = g_dir_make_tmp("rf-latent-XXXXXX", NULL);

@@ -47,6 +47,7 @@ static void resize(RfWindow *win, int w, int h)
 
 int main(int argc, char **argv)
 {
+    application_kernels(argv);
     (void)argc;
     (void)argv;
     g_autofree char *dir = g_dir_make_tmp("rf-layout-XXXXXX", NULL);

@@ -42,6 +42,7 @@ static gboolean all_planned(gpointer data)
 
 int main(int argc, char **argv)
 {
+    application_kernels(argv);
     (void)argc;
     (void)argv;
     g_autofree char *dir = g_dir_make_tmp("rf-memory-XXXXXX", NULL);

@@ -59,8 +59,10 @@ static gboolean at_checkpoint(RfSession *s)
     return (state == RF_RUN_PAUSED || state == RF_RUN_FINISHED) && rf_session_get_step(s) == 2;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argc;
+    application_kernels(argv);
     g_autofree char *dir = g_dir_make_tmp("rf-open-XXXXXX", NULL);
     g_autofree char *runs = g_build_filename(dir, "runs", NULL);
     RfApplication *app = NULL;

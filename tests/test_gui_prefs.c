@@ -119,6 +119,7 @@ static gboolean relaunch(const char *self, const char *dir, const char *config, 
 
 int main(int argc, char **argv)
 {
+    application_kernels(argv);
     if (argc == 3 && strcmp(argv[1], "--report") == 0)
         return report(argv[2]);
 

@@ -298,6 +298,7 @@ static void check_close_without_saving(RfWindow *win, RfApplication *app)
 
 int main(int argc, char **argv)
 {
+    application_kernels(argv);
     (void)argc;
     (void)argv;
     g_autofree char *dir = g_dir_make_tmp("rf-records-XXXXXX", NULL);

@@ -288,6 +288,7 @@ static void check_double_click_opens(RfWindow *win, GtkColumnView *list, const c
 
 int main(int argc, char **argv)
 {
+    application_kernels(argv);
     (void)argc;
     (void)argv;
     g_autofree char *dir = g_dir_make_tmp("rf-gui-runs-XXXXXX", NULL);

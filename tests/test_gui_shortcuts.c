@@ -88,6 +88,7 @@ static void check_view_keys(RfApplication *app, RfWindow *win)
 
 int main(int argc, char **argv)
 {
+    application_kernels(argv);
     (void)argc;
     (void)argv;
     g_autofree char *dir = g_dir_make_tmp("rf-shortcuts-XXXXXX", NULL);

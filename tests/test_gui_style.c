@@ -198,8 +198,10 @@ static void check_toast(RfWindow *win)
     tap_ok(went && after >= RF_TOAST_SECONDS - 0.5, "the toast goes after %d s (%.1f s)", RF_TOAST_SECONDS, after);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argc;
+    application_kernels(argv);
     g_autofree char *dir = g_dir_make_tmp("rf-style-XXXXXX", NULL);
     RfApplication *app = NULL;
     RfWindow *win = open_workbench(dir, small_config, &app);

@@ -160,6 +160,7 @@ static gboolean figure_has(gpointer data)
 
 int main(int argc, char **argv)
 {
+    application_kernels(argv);
     if (argc < 2) {
         tap_ok(FALSE, "usage: test_gui_sweeps RANGEFINDER");
         return tap_done();

@@ -144,6 +144,7 @@ static void check_workbench_run(RfWindow *win, const char *dir)
 
 int main(int argc, char **argv)
 {
+    application_kernels(argv);
     (void)argc;
     (void)argv;
     g_autofree char *dir = g_dir_make_tmp("rf-gui-tb-XXXXXX", NULL);

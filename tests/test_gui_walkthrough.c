@@ -812,6 +812,7 @@ static void check_relaunch(const char *runs, const char *listops, const char *fa
 
 int main(int argc, char **argv)
 {
+    application_kernels(argv);
     const char *exe = argc > 1 ? argv[1] : NULL;
     g_autofree char *dir = g_dir_make_tmp("rf-walkthrough-XXXXXX", NULL);
     g_autofree char *runs = g_build_filename(dir, "runs", NULL);

@@ -65,6 +65,7 @@ static gboolean press_on_window(RfWindow *win, guint keyval)
 
 int main(int argc, char **argv)
 {
+    application_kernels(argv);
     (void)argc;
     (void)argv;
     g_autofree char *dir = g_dir_make_tmp("rf-zoom-XXXXXX", NULL);

@@ -203,6 +203,7 @@ static inline int trained_run_main(int argc, char **argv, const char *what, cons
                                    const char *run_what, void (*before)(RfWindow *win),
                                    void (*check)(RfWindow *win, const char *rangefinder, const char *dir))
 {
+    application_kernels(argv);
     g_autofree char *dir = g_dir_make_tmp("rf-gui-view-XXXXXX", NULL);
     if (argc < 2) {
         tap_skip(what, "no rangefinder executable given");

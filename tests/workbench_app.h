@@ -8,6 +8,7 @@
 
 #include <locale.h>
 
+#include "../core/blas_kernels.h"
 #include "../ui/application.h"
 #include "../ui/window.h"
 #include "main_loop.h"
@@ -20,6 +21,16 @@
     "batch = 8\n"
 /* A one-layer BLRP of width 16 for that data (segments of 8, a latent of 4). */
 #define RF_TEST_TINY_BLRP "[model]\nencoder = blrp\nlayers = 1\ndim = 16\nheads = 2\nff = 32\nsegment = 8\nlatent = 4\n"
+
+/* The OpenBLAS kernels the application runs: `rangefinder` re-executes
+ * itself with better ones where OpenBLAS's own choice stops short of AVX2
+ * (core/blas_kernels.h; an Intel Xeon that OpenBLAS 0.3.21 calls Prescott),
+ * so this process's views equal the CLI's output bit for bit only if the test
+ * does the same. First thing in main: it may re-execute the test. */
+static inline void application_kernels(char **argv)
+{
+    rf_blas_pick_kernels(argv);
+}
 
 /* The window, or NULL (the failed check says why). */
 static inline RfWindow *open_workbench(const char *dir, const char *config, RfApplication **app)
