@@ -28,9 +28,9 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-typedef enum { SCORES, PROBS, ACC, ACC_TN } kernel;
+typedef enum { SCORES, PROBS, ACC, ACC_LANES, ACC_TN } kernel;
 static const char *const names[] = {"scores Q K^T", "probabilities (backward, with their scores)", "P V, dS K",
-                                    "dS^T Q, P^T dO"};
+                                    "P V, keys in lanes (f32 only)", "dS^T Q, P^T dO"};
 
 static void call(kernel k, bool bf16)
 {
@@ -52,6 +52,9 @@ static void call(kernel k, bool bf16)
             rf_sh16_acc(QB, KB, 1.0f, A, KB, &keys16, Q, D);
         else
             rf_small_head_acc(false, QB, DK, KB, 1.0f, A, KB, KV, D, Q, D);
+        break;
+    case ACC_LANES:
+        rf_small_head_pv(QB, 1.0f, A, KB, &keys32, Q, D);
         break;
     case ACC_TN:
         if (bf16)
@@ -81,7 +84,8 @@ int main(int argc, char **argv)
     double flops = 2.0 * QB * KB * DK;
     for (kernel k = SCORES; k <= ACC_TN; k++) {
         double best[2] = {INFINITY, INFINITY};
-        for (int precision = 0; precision < (bf16 ? 2 : 1); precision++)
+        bool both = bf16 && k != ACC_LANES;
+        for (int precision = 0; precision < (both ? 2 : 1); precision++)
             for (int round = 0; round < 5; round++) {
                 double t = now();
                 for (int c = 0; c < calls; c++)
@@ -90,7 +94,7 @@ int main(int argc, char **argv)
                 best[precision] = t < best[precision] ? t : best[precision];
             }
         printf("%-45s %12.2f %12.1f", names[k], 1e6 * best[0], flops / best[0] / 1e9);
-        if (bf16)
+        if (both)
             printf(" %12.2f %12.1f\n", 1e6 * best[1], flops / best[1] / 1e9);
         else
             printf(" %12s %12s\n", "-", "-");

@@ -21,9 +21,15 @@
  * (heads the short-head kernel does not take, or CPUs without AVX-512,
  * where every product goes to OpenBLAS; 512 keys are past the short-head
  * kernel's 256, so on AVX-512 it runs the products on OpenBLAS too);
- * 64 x 128 halves the block, for smaller L2 caches (Zen 2's 512 KiB). */
+ * 64 x 128 halves the block, for smaller L2 caches (Zen 2's 512 KiB).
+ * The two "-lanes" candidates run P V and dS K with each key a lane
+ * (rf_small_head_pv): on an Intel Xeon (family 6 model 207) that product
+ * ran at 128 GFLOP/s on one thread against 67 for the output-row kernel,
+ * whose 256-bit FMAs issue there at half a 512-bit one's rate; on a Zen 4
+ * a 512-bit FMA is two 256-bit ones, and the timing decides. */
 const rf_attn_tile rf_attn_tiles[RF_ATTN_TILES] = {
-    {RF_ATTN_DEFAULT_QB, RF_ATTN_DEFAULT_KB}, {128, 128}, {32, 512}, {64, 128}};
+    {RF_ATTN_DEFAULT_QB, RF_ATTN_DEFAULT_KB, 0}, {128, 128, 0}, {32, 512, 0}, {64, 128, 0},
+    {RF_ATTN_DEFAULT_QB, RF_ATTN_DEFAULT_KB, 1}, {128, 128, 1}};
 
 /* The representative head the candidates are timed on: long enough that
  * every candidate runs several blocks each way, as at the long sequences
@@ -42,14 +48,50 @@ size_t rf_attn_thread_floats(rf_attn_tile t, int64_t n)
 
 const char *rf_attn_tile_name(rf_attn_tile t, char *buf, size_t size)
 {
-    snprintf(buf, size, "%dx%d", t.qb, t.kb);
+    snprintf(buf, size, "%dx%d%s", t.qb, t.kb, t.lanes ? "-lanes" : "");
     return buf;
+}
+
+/* "N" (digits only, no sign or spaces) into *out, 1 to 65,536. */
+static bool block_size(const char *text, size_t len, int *out)
+{
+    if (len == 0 || len > 5)
+        return false;
+    int v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] < '0' || text[i] > '9')
+            return false;
+        v = 10 * v + (text[i] - '0');
+    }
+    *out = v;
+    return v >= 1 && v <= 65536;
+}
+
+bool rf_attn_tile_parse(const char *text, rf_attn_tile *t)
+{
+    const char *x = strchr(text, 'x');
+    if (x == NULL)
+        return false;
+    const char *dash = strchr(x, '-');
+    size_t kb_len = dash != NULL ? (size_t)(dash - x - 1) : strlen(x + 1);
+    if (dash != NULL && strcmp(dash, "-lanes") != 0)
+        return false;
+    rf_attn_tile r = {.lanes = dash != NULL};
+    if (!block_size(text, (size_t)(x - text), &r.qb) || !block_size(x + 1, kb_len, &r.kb))
+        return false;
+    *t = r;
+    return true;
+}
+
+bool rf_attn_tile_same(rf_attn_tile a, rf_attn_tile b)
+{
+    return a.qb == b.qb && a.kb == b.kb && a.lanes == b.lanes;
 }
 
 static int candidate(rf_attn_tile t)
 {
     for (int i = 0; i < RF_ATTN_TILES; i++)
-        if (rf_attn_tiles[i].qb == t.qb && rf_attn_tiles[i].kb == t.kb)
+        if (rf_attn_tile_same(rf_attn_tiles[i], t))
             return i;
     return -1;
 }
@@ -86,7 +128,7 @@ static void mode_from_env(void)
     }
     rf_attn_tile t;
     int i = -1;
-    if (strncmp(env, "attention=", 10) == 0 && sscanf(env + 10, "%dx%d", &t.qb, &t.kb) == 2)
+    if (strncmp(env, "attention=", 10) == 0 && rf_attn_tile_parse(env + 10, &t))
         i = candidate(t);
     char name[32];
     if (i >= 0) {
@@ -94,7 +136,7 @@ static void mode_from_env(void)
         snprintf(S.mode_name, sizeof S.mode_name, "attention=%s", rf_attn_tile_name(t, name, sizeof name));
         return;
     }
-    fprintf(stderr, "rangefinder: RF_TILES=%s: not auto, default or attention=QBxKB with one of", env);
+    fprintf(stderr, "rangefinder: RF_TILES=%s: not auto, default or attention=TILE with one of", env);
     for (int c = 0; c < RF_ATTN_TILES; c++)
         fprintf(stderr, " %s", rf_attn_tile_name(rf_attn_tiles[c], name, sizeof name));
     fprintf(stderr, "; using the default\n");
@@ -343,21 +385,21 @@ const char *rf_tile_origin_name(rf_tile_origin o)
 void rf_tiles_report(FILE *f)
 {
     pthread_mutex_lock(&S.lock);
-    fprintf(f, "%-22s %8s  ", "attention tile (dk)", "tile");
+    fprintf(f, "%-22s %12s  ", "attention tile (dk)", "tile");
     char name[32];
     for (int c = 0; c < RF_ATTN_TILES; c++)
-        fprintf(f, "%10s ms", rf_attn_tile_name(rf_attn_tiles[c], name, sizeof name));
+        fprintf(f, "%14s ms", rf_attn_tile_name(rf_attn_tiles[c], name, sizeof name));
     fprintf(f, "  choice\n");
     for (int i = 0; i < S.count; i++) {
         const rf_tile_entry *e = &S.entries[i];
         char dk[32];
         snprintf(dk, sizeof dk, "dk = %d", e->dk);
-        fprintf(f, "%-22s %8s  ", dk, rf_attn_tile_name(e->tile, name, sizeof name));
+        fprintf(f, "%-22s %12s  ", dk, rf_attn_tile_name(e->tile, name, sizeof name));
         for (int c = 0; c < RF_ATTN_TILES; c++)
             if (e->seconds[c] > 0)
-                fprintf(f, "%13.3f", 1e3 * e->seconds[c]);
+                fprintf(f, "%17.3f", 1e3 * e->seconds[c]);
             else
-                fprintf(f, "%13s", "-");
+                fprintf(f, "%17s", "-");
         fprintf(f, "  %s\n", rf_tile_origin_name(e->origin));
     }
     pthread_mutex_unlock(&S.lock);

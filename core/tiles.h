@@ -15,8 +15,8 @@
  *   the fastest kept and cached;
  * - "default": the first candidate, 64 x 256 (the tests pin it, so their
  *   results do not depend on a timing);
- * - "attention=QBxKB": that candidate (one not in the list is refused with
- *   a warning, and the default used).
+ * - "attention=QBxKB" or "attention=QBxKB-lanes": that candidate (one not
+ *   in the list is refused with a warning, and the default used).
  *
  * Within a process the choice for a head width is made once and never
  * changes, and every attention node of a graph takes its tile when the
@@ -29,6 +29,7 @@
 #ifndef RF_TILES_H
 #define RF_TILES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,11 +38,15 @@ struct rf_graph;
 
 typedef struct rf_attn_tile {
     int qb, kb;   /* queries and keys per block */
+    /* P V and dS K on rf_small_head_pv, each key a lane (named
+     * "QBxKB-lanes"), instead of rf_small_head_acc's output rows: faster
+     * where a 256-bit FMA issues at half a 512-bit one's rate */
+    int lanes;
 } rf_attn_tile;
 
 /* The default tile (the first candidate), which RF_TILES=default pins. */
 enum { RF_ATTN_DEFAULT_QB = 64, RF_ATTN_DEFAULT_KB = 256 };
-enum { RF_ATTN_TILES = 4 };
+enum { RF_ATTN_TILES = 6 };
 /* The candidates, the default first (see tiles.c for why these). */
 extern const rf_attn_tile rf_attn_tiles[RF_ATTN_TILES];
 /* The most candidates a cache line may time (room for later lists). */
@@ -80,8 +85,13 @@ void rf_tiles_prepare(struct rf_graph *g);
 /* "auto", "default" or "attention=QBxKB": RF_TILES as understood. */
 const char *rf_tiles_mode(void);
 
-/* "64x256" into buf. */
+/* "64x256" (or "64x256-lanes") into buf. */
 const char *rf_attn_tile_name(rf_attn_tile t, char *buf, size_t size);
+/* A name as rf_attn_tile_name writes it (the whole text, blocks 1 to
+ * 65,536) into *t; false when it is not one. */
+bool rf_attn_tile_parse(const char *text, rf_attn_tile *t);
+/* Whether a and b are the same tile. */
+bool rf_attn_tile_same(rf_attn_tile a, rf_attn_tile b);
 
 /* Where a choice came from. */
 typedef enum rf_tile_origin { RF_TILE_DEFAULT, RF_TILE_FORCED, RF_TILE_TIMED, RF_TILE_CACHED } rf_tile_origin;

@@ -17,24 +17,6 @@ char *rf_tiles_cache_path(void)
     return rf_cache_file_path("tile-choices.tsv");
 }
 
-/* "QBxKB" (the whole text) into *t. */
-static bool parse_tile(const char *text, rf_attn_tile *t)
-{
-    char buf[32], *x;
-    if (strlen(text) >= sizeof buf)
-        return false;
-    snprintf(buf, sizeof buf, "%s", text);
-    if ((x = strchr(buf, 'x')) == NULL)
-        return false;
-    *x = '\0';
-    return rf_cache_parse_int(buf, 1, MAX_BLOCK, &t->qb) && rf_cache_parse_int(x + 1, 1, MAX_BLOCK, &t->kb);
-}
-
-static bool same_tile(rf_attn_tile a, rf_attn_tile b)
-{
-    return a.qb == b.qb && a.kb == b.kb;
-}
-
 /* One line (without its newline) into *c; NULL or the problem. */
 static const char *parse_line(char *line, rf_tiles_cached *c)
 {
@@ -48,8 +30,8 @@ static const char *parse_line(char *line, rf_tiles_cached *c)
         return "a kernel other than attention";
     if (!rf_cache_parse_int(field[2], 1, MAX_BLOCK, &c->dk))
         return "a head width not in 1..65536";
-    if (!parse_tile(field[3], &c->tile))
-        return "a tile not QBxKB";
+    if (!rf_attn_tile_parse(field[3], &c->tile))
+        return "a tile not QBxKB or QBxKB-lanes";
     c->timed = 0;
     int fastest = -1;
     for (char *save = NULL, *t = strtok_r(field[4], " ", &save); t != NULL; t = strtok_r(NULL, " ", &save)) {
@@ -57,15 +39,15 @@ static const char *parse_line(char *line, rf_tiles_cached *c)
         if (c->timed == RF_TILES_CACHED_MAX)
             return "too many timings";
         if (colon == NULL)
-            return "a timing not QBxKB:SECONDS";
+            return "a timing not TILE:SECONDS";
         *colon = '\0';
-        if (!parse_tile(t, &c->tiles[c->timed]) || !rf_cache_parse_seconds(colon + 1, &c->seconds[c->timed]))
-            return "a timing not QBxKB:SECONDS";
+        if (!rf_attn_tile_parse(t, &c->tiles[c->timed]) || !rf_cache_parse_seconds(colon + 1, &c->seconds[c->timed]))
+            return "a timing not TILE:SECONDS";
         if (fastest < 0 || c->seconds[c->timed] < c->seconds[fastest])
             fastest = c->timed;
         c->timed++;
     }
-    if (fastest < 0 || !same_tile(c->tiles[fastest], c->tile))
+    if (fastest < 0 || !rf_attn_tile_same(c->tiles[fastest], c->tile))
         return "the tile is not the fastest of its own timings";
     return NULL;
 }
@@ -86,10 +68,11 @@ bool rf_tiles_cache_read(const char *path, rf_tiles_cached **out, int *count, rf
 static int format_line(const void *record, char *buf, size_t size)
 {
     const rf_tiles_cached *l = record;
-    int len = snprintf(buf, size, "%s\tattention\t%d\t%dx%d\t", l->cpu, l->dk, l->tile.qb, l->tile.kb);
+    char name[48];
+    int len = snprintf(buf, size, "%s\tattention\t%d\t%s\t", l->cpu, l->dk, rf_attn_tile_name(l->tile, name, sizeof name));
     for (int t = 0; t < l->timed && len >= 0 && (size_t)len < size; t++)
-        len += snprintf(buf + len, size - (size_t)len, "%s%dx%d:%.9g", t > 0 ? " " : "", l->tiles[t].qb, l->tiles[t].kb,
-                        l->seconds[t]);
+        len += snprintf(buf + len, size - (size_t)len, "%s%s:%.9g", t > 0 ? " " : "",
+                        rf_attn_tile_name(l->tiles[t], name, sizeof name), l->seconds[t]);
     if (len >= 0 && (size_t)len < size)
         len += snprintf(buf + len, size - (size_t)len, "\n");
     return len;

@@ -8,8 +8,8 @@
  *   CPU<TAB>KERNEL<TAB>HEAD<TAB>TILE<TAB>TIMINGS
  *
  * CPU is rf_cpu_key, KERNEL "attention", HEAD the head width dk, TILE the
- * chosen QBxKB, and TIMINGS every candidate timed, "QBxKB:SECONDS"
- * separated by spaces. The file is checked whole: a wrong header, a line
+ * chosen tile's name (QBxKB or QBxKB-lanes, rf_attn_tile_name), and
+ * TIMINGS every candidate timed, "TILE:SECONDS" separated by spaces. The file is checked whole: a wrong header, a line
  * that does not parse, a value out of range or a TILE that is not the
  * fastest of its own timings makes it untrusted; it is then ignored with a
  * one-line warning and rewritten.

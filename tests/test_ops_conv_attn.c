@@ -347,6 +347,14 @@ static void test_attention(void)
     attn_case wide = {1, 5, 7, 34, 2, 0.2f, true, false, NULL, 0, false, NULL};
     run_attention("attention N = 5, M = 7, 2 heads, dk = 17, mask", &wide, N, N, N, OPCHECK_MASK, 0);
 
+    /* heads of 8, the ListOps models' (the short-head kernels' unrolled
+     * path; with a "-lanes" tile, P V and dS K with each key a lane): row
+     * pairs and a last row, two chunks of 16 keys and a tail. Native only:
+     * the kernels' AVX2 paths are small_head's checks under emulation */
+    attn_case heads8 = {1, 9, 40, 16, 2, 0.35f, true, false, NULL, 0, false, NULL};
+    if (!tap_portable_run)
+        run_attention("attention N = 9, M = 40, 2 heads, dk = 8, mask", &heads8, N, N, N, OPCHECK_MASK, 0);
+
     attn_case none = {2, 3, 5, 6, 3, 0.4f, true, false, NULL, 0, false, NULL};
     run_attention("attention with every key masked", &none, N, N, N, OPCHECK_IDS, 0);
 

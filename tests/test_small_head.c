@@ -8,7 +8,8 @@
  * backward's fused probabilities and score gradients bit for bit as the
  * separate passes give them. The narrow products
  * C += alpha op(A) B: both transposes, widths 1 to 8, row tails around the
- * eight-row block, C accumulated onto, nothing written past n. On AVX-512
+ * eight-row block, C accumulated onto, nothing written past n; on AVX-512
+ * the lanes kernel's P V (rf_small_head_pv) the same way. On AVX-512
  * or on AVX2 with FMA, whichever the CPU has (RF_CPU_ISA=avx2: AVX2);
  * without either, every call declines. With --portable (suite `portable`,
  * under emulation) a twentieth of the shapes, each path still taken. */
@@ -73,6 +74,58 @@ static int check_acc(bool ta, int *cases, double *worst)
                 free(C);
                 free(C0);
             }
+    return bad;
+}
+
+/* rf_small_head_pv: C += alpha P (scale V) for values loaded with a
+ * scale, P's columns past cols 0 (as the attention kernels leave them),
+ * against a double reference; nothing written past C's 8 columns. Returns
+ * the number of bad entries, the worst error in units of the f32 bound in
+ * *worst. */
+static int check_pv(const int *rows_list, int n_rows, const int *cols_list, int n_cols, int *cases, double *worst)
+{
+    int bad = 0;
+    for (int ri = 0; ri < n_rows; ri++)
+        for (int ci = 0; ci < n_cols; ci++) {
+            int rows = rows_list[ri], cols = cols_list[ci], padded = (cols + 15) & ~15;
+            int ldp = padded + LD_PAD, ldv = 8 + 2 * LD_PAD, ldc = 8 + LD_PAD;
+            float scale = ci % 2 ? 0.5f : 1.0f;
+            float *P = malloc(sizeof(float) * rows * ldp), *V = malloc(sizeof(float) * cols * ldv);
+            float *C = malloc(sizeof(float) * rows * ldc), *C0 = malloc(sizeof(float) * rows * ldc);
+            for (int i = 0; i < rows * ldp; i++)
+                P[i] = i % ldp < cols ? sinf(0.37f * i + cols) : 0.0f;
+            for (int i = 0; i < cols * ldv; i++)
+                V[i] = cosf(0.23f * i - rows);
+            for (int i = 0; i < rows * ldc; i++)
+                C[i] = C0[i] = i % ldc < 8 ? 0.1f * (i % 7) : GUARD;
+            rf_small_head_keys values;
+            bool ran = rf_small_head_load_keys(&values, cols, 8, scale, V, ldv) &&
+                       rf_small_head_pv(rows, -0.75f, P, ldp, &values, C, ldc);
+            for (int r = 0; r < rows; r++)
+                for (int c = 0; c < ldc; c++) {
+                    float got = C[r * ldc + c];
+                    if (c >= 8) {
+                        bad += got != GUARD;
+                        continue;
+                    }
+                    double want = C0[r * ldc + c], mag = fabs(want);
+                    for (int j = 0; j < cols; j++) {
+                        double p = -0.75 * (double)P[r * ldp + j] * ((double)scale * V[j * ldv + c]);
+                        want += p;
+                        mag += fabs(p);
+                    }
+                    /* the scale rounded onto the values: one more rounding a term */
+                    double e = fabs(got - want) / tol_sum(cols + 3, mag + 1e-30);
+                    *worst = e > *worst ? e : *worst;
+                    bad += !(e <= 1.0);
+                }
+            bad += !ran;
+            ++*cases;
+            free(P);
+            free(V);
+            free(C);
+            free(C0);
+        }
     return bad;
 }
 
@@ -336,6 +389,23 @@ int main(int argc, char **argv)
                "reference within the f32 bound (worst %.3g of it) and write nothing past n", ta ? "A^T" : "A",
                acc_cases, acc_worst);
     }
+    if (rf_cpu_avx512()) {
+        static const int pv_rows[] = {1, 2, 3, 8, 17, 64}, pv_cols[] = {1, 15, 16, 17, 100, 256};
+        static const int few_pv_rows[] = {1, 3, 17}, few_pv_cols[] = {1, 17, 256};
+        int pv_cases = 0;
+        double pv_worst = 0;
+        int pv_bad = check_pv(portable ? few_pv_rows : pv_rows, portable ? 3 : 6, portable ? few_pv_cols : pv_cols,
+                              portable ? 3 : 6, &pv_cases, &pv_worst);
+        tap_ok(pv_bad == 0, "C += alpha P V with each key a lane: %d shapes (row pairs and a last row, key tails, "
+               "values loaded with a scale) match the double reference within the f32 bound (worst %.3g of it) and "
+               "write nothing past 8 columns", pv_cases, pv_worst);
+    }
+    rf_small_head_keys narrow;
+    float c8[8] = {GUARD, GUARD};
+    tap_ok(rf_small_head_load_keys(&narrow, 16, 4, 1.0f, x, 4) && !rf_small_head_pv(1, 1.0f, x, 16, &narrow, c8, 8) &&
+               c8[0] == GUARD && (rf_cpu_avx512() || !rf_small_head_load_keys(&narrow, 16, 8, 1.0f, x, 8) ||
+                                  !rf_small_head_pv(1, 1.0f, x, 16, &narrow, c8, 8)),
+           "the lanes kernel declines heads other than 8 (and, without AVX-512, every head), writing nothing");
     float c9[9] = {GUARD, GUARD};
     tap_ok(!rf_small_head_acc(false, 1, 9, 1, 1.0f, x, 1, x, 9, c9, 9) && c9[0] == GUARD,
            "an output 9 wide is declined, writing nothing");

@@ -21,7 +21,7 @@
 
 static bool same(rf_attn_tile a, rf_attn_tile b)
 {
-    return a.qb == b.qb && a.kb == b.kb;
+    return a.qb == b.qb && a.kb == b.kb && a.lanes == b.lanes;
 }
 
 static void test_candidates(void)
@@ -34,12 +34,34 @@ static void test_candidates(void)
         for (int j = 0; j < i; j++)
             distinct &= !same(t, rf_attn_tiles[j]);
         for (int64_t n = 1; n < 5000; n += 997)
-            fits &= rf_attn_thread_floats(t, n) <= rf_attn_thread_floats((rf_attn_tile){0, 0}, n);
+            fits &= rf_attn_thread_floats(t, n) <= rf_attn_thread_floats((rf_attn_tile){0, 0, 0}, n);
     }
     tap_ok(bounded && distinct, "%d distinct candidates within the bounds scratch is sized with (blocks of at most "
            "%d floats, key blocks whole vectors)", RF_ATTN_TILES, RF_ATTN_BLOCK_MAX);
-    tap_ok(same(rf_attn_tiles[0], (rf_attn_tile){RF_ATTN_DEFAULT_QB, RF_ATTN_DEFAULT_KB}), "the default comes first");
+    tap_ok(same(rf_attn_tiles[0], (rf_attn_tile){RF_ATTN_DEFAULT_QB, RF_ATTN_DEFAULT_KB, 0}), "the default comes first");
     tap_ok(fits, "the scratch of a plan without a tile holds any candidate's");
+}
+
+/* Every candidate's name parses back to it; names that are not a tile's
+ * are refused. */
+static void test_names(void)
+{
+    bool round_trip = true;
+    for (int i = 0; i < RF_ATTN_TILES; i++) {
+        char name[32];
+        rf_attn_tile t = {0};
+        round_trip &= rf_attn_tile_parse(rf_attn_tile_name(rf_attn_tiles[i], name, sizeof name), &t) &&
+                      same(t, rf_attn_tiles[i]);
+    }
+    rf_attn_tile t = {0};
+    tap_ok(round_trip && rf_attn_tile_parse("64x256-lanes", &t) && same(t, (rf_attn_tile){64, 256, 1}),
+           "every candidate's name reads back as the candidate (64x256-lanes: the lanes kernel)");
+    static const char *const bad[] = {"64x256-lane", "64x256-lanesx", "64x", "x256", "64256", "-1x256", "64x+256",
+                                      "0x256", "64x65537", "64 x256", "64x256 ", ""};
+    bool refused = true;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        refused &= !rf_attn_tile_parse(bad[i], &t);
+    tap_ok(refused, "names that are not a tile are refused (a wrong suffix, a missing or signed block, 0, 65,537)");
 }
 
 static void test_cpu_key(void)
@@ -180,7 +202,7 @@ static void test_cache(void)
            "a second process takes the choice from the file, timing nothing (its timings as written, 9 digits)");
 
     /* a line the planted timings make 128x128's: taken as it is */
-    double planted[RF_ATTN_TILES] = {0.4, 0.1, 0.3, 0.2};
+    double planted[RF_ATTN_TILES] = {0.4, 0.1, 0.3, 0.2, 0.5, 0.6};
     char *field = timings(planted), name[32];
     char *text = g_strdup_printf("rangefinder tile choices 1\nImaginary CPU 9000\tattention\t8\t64x128\t%s\n"
                                  "%s\tattention\t8\t%s\t%s\n", "64x256:2 64x128:1", rf_cpu_key(),
@@ -220,6 +242,8 @@ static void test_cache(void)
          "line 2: a head width"},
         {"a tile that does not parse", "rangefinder tile choices 1\nX\tattention\t8\t64by256\t64x256:1\n",
          "line 2: a tile not QBxKB"},
+        {"a tile with another suffix", "rangefinder tile choices 1\nX\tattention\t8\t64x256-rows\t64x256:1\n",
+         "line 2: a tile not QBxKB"},
         {"a timing that is not a number", "rangefinder tile choices 1\nX\tattention\t8\t64x256\t64x256:nan\n",
          "line 2: a timing not"},
         {"a line cut short", "rangefinder tile choices 1\nX\tattention\t8\t64x256\t64x256:0.", "line 2: a line cut"},
@@ -244,6 +268,7 @@ static void test_cache(void)
 int main(void)
 {
     test_candidates();
+    test_names();
     test_cpu_key();
     test_modes();
     test_cache();

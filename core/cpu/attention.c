@@ -55,6 +55,7 @@
 typedef struct {
     int64_t B, N, M, D, H, dk;
     int qb, kb;               /* the node's tile (core/tiles.h) */
+    bool lanes;               /* and its P V and dS K on rf_small_head_pv */
     int64_t b0;               /* this rank's first row of the global batch (dropout's index) */
     float scale;
     bool bf16;                /* products on the bf16 kernels (train.precision = bf16) */
@@ -76,6 +77,7 @@ static attn attn_of(rf_exec *x, const rf_node *n)
     rf_attn_tile t = n->tile.qb > 0 ? n->tile : rf_attn_tiles[0];
     a.qb = t.qb;
     a.kb = t.kb;
+    a.lanes = t.lanes != 0;
     a.b0 = (int64_t)x->shard * a.B;
     a.drop = x->training ? n->fa[1] : 0.0f;
     a.keep_scale = 1.0f / (1.0f - a.drop);
@@ -218,8 +220,8 @@ static void forward_step(const attn *a, int64_t b, int64_t h, int64_t i0, int ro
     for (int r = 0; r < rows; r++) {
         float *p = s + (int64_t)r * a->kb;
         float next = fmaxf(mx[r], block_max[r]);
-        if (next == -INFINITY) {   /* no valid key yet: nothing to add */
-            memset(p, 0, (size_t)cols * sizeof *p);
+        if (next == -INFINITY) {   /* no valid key yet: nothing to add (P V reads the whole width) */
+            memset(p, 0, (size_t)width * sizeof *p);
             continue;
         }
         float rescale = rf_expf(mx[r] - next);   /* 0 for the first valid block */
@@ -234,6 +236,8 @@ static void forward_step(const attn *a, int64_t b, int64_t h, int64_t i0, int ro
     const float *v = a->v + at(a, b, a->M, h, j0);
     if (values.bf16 != NULL)
         rf_sh16_acc(rows, cols, 1.0f, s, a->kb, values.bf16, o, D);
+    else if (values.f32 != NULL && rf_small_head_pv(rows, 1.0f, s, a->kb, values.f32, o, D))
+        ;   /* the lanes tile: the values were loaded for it */
     else if (!rf_small_head_acc(false, rows, dk, cols, 1.0f, s, a->kb, v, D, o, D))
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, 1.0f, s, a->kb, v, D, 1.0f, o, D);
 }
@@ -256,7 +260,9 @@ static void forward_group(const forward_ctx *c, int64_t b, int64_t h, int64_t i0
     for (int64_t j0 = 0; j0 < a->M; j0 += a->kb) {
         int cols = (int)min64(a->kb, a->M - j0);
         block keys = load_block(a, a->k, b, h, j0, cols, a->scale, &key_space);
-        block values = keys.bf16 != NULL ? load_block(a, a->v, b, h, j0, cols, 1.0f, &value_space) : (block){0};
+        bool lanes = keys.f32 != NULL && a->lanes && a->dk == 8;
+        block values = keys.bf16 != NULL || lanes ? load_block(a, a->v, b, h, j0, cols, 1.0f, &value_space)
+                                                  : (block){0};
         for (int g = 0; g < rows; g += a->qb)
             forward_step(a, b, h, i0 + g, (int)min64(a->qb, rows - g), j0, cols, keys, values, s, mx + g, sum + g,
                          block_max, o + (int64_t)g * D);
@@ -466,6 +472,9 @@ static void block_backward(const backward_ctx *c, int64_t b, int64_t h, int64_t 
         score_grads(c, b, h, i0, rows, j0, cols, values, p, width, ds, Dr);
         if (c->gq != NULL && keys.bf16 != NULL)
             rf_sh16_acc(rows, cols, a->scale, ds, a->kb, keys.bf16, c->gq + oq, D);
+        else if (c->gq != NULL && a->lanes && keys.f32 != NULL &&   /* keys loaded with the scale */
+                 rf_small_head_pv(rows, 1.0f, ds, a->kb, keys.f32, c->gq + oq, D))
+            ;
         else if (c->gq != NULL &&
                  !rf_small_head_acc(false, rows, dk, cols, a->scale, ds, a->kb, a->k + okv, D, c->gq + oq, D))
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, dk, cols, a->scale, ds, a->kb, a->k + okv,

@@ -176,6 +176,68 @@ __attribute__((target("avx512f,avx512vl,fma"))) static void acc_tn8_avx512(int m
     }
 }
 
+/* The 8 column sums of x[0..7] (x[d]'s 16 lanes summed into lane d). */
+__attribute__((always_inline, target("avx512f"))) static inline __m256 sum_lanes8(const __m512 *x)
+{
+    __m512 t[4], u[2];
+    for (int i = 0; i < 4; i++)   /* per 128 bits: x[2i] in lanes 0 and 2, x[2i + 1] in 1 and 3 */
+        t[i] = _mm512_add_ps(_mm512_unpacklo_ps(x[2 * i], x[2 * i + 1]), _mm512_unpackhi_ps(x[2 * i], x[2 * i + 1]));
+    for (int i = 0; i < 2; i++)   /* per 128 bits: x[4i .. 4i + 3] */
+        u[i] = _mm512_add_ps(_mm512_shuffle_ps(t[2 * i], t[2 * i + 1], 0x44),
+                             _mm512_shuffle_ps(t[2 * i], t[2 * i + 1], 0xee));
+    /* 128-bit blocks: u0's 0 + 2, 1 + 3, then u1's */
+    __m512 w = _mm512_add_ps(_mm512_shuffle_f32x4(u[0], u[1], 0x44), _mm512_shuffle_f32x4(u[0], u[1], 0xee));
+    w = _mm512_shuffle_f32x4(w, w, 0xd8);   /* blocks 0, 2, 1, 3 */
+    return _mm256_add_ps(_mm512_castps512_ps256(w), rf_sh_high_half(w));
+}
+
+/* Rows 0 .. R - 1 (R <= 2) of C += alpha P V, values transposed in vt. */
+static inline __attribute__((always_inline, target("avx512f,avx512vl,fma"))) void
+pv_rows(int R, int padded, float alpha, const float *P, int ldp, const float *vt, float *C, int ldc)
+{
+    enum { W = RF_SMALL_HEAD_COLS };
+    __m512 x[2][8];
+    _Pragma("GCC unroll 2") for (int t = 0; t < R; t++)
+        _Pragma("GCC unroll 8") for (int d = 0; d < 8; d++)
+            x[t][d] = _mm512_setzero_ps();
+    for (int c = 0; c < padded; c += 16) {
+        __m512 a[2];
+        _Pragma("GCC unroll 2") for (int t = 0; t < R; t++)
+            a[t] = _mm512_loadu_ps(P + (long)t * ldp + c);
+        _Pragma("GCC unroll 8") for (int d = 0; d < 8; d++) {
+            __m512 b = _mm512_load_ps(vt + d * W + c);
+            _Pragma("GCC unroll 2") for (int t = 0; t < R; t++)
+                x[t][d] = _mm512_fmadd_ps(a[t], b, x[t][d]);
+        }
+    }
+    __m256 al = _mm256_set1_ps(alpha);
+    _Pragma("GCC unroll 2") for (int t = 0; t < R; t++) {
+        float *c = C + (long)t * ldc;
+        _mm256_storeu_ps(c, _mm256_fmadd_ps(sum_lanes8(x[t]), al, _mm256_loadu_ps(c)));
+    }
+}
+
+__attribute__((target("avx512f,avx512vl,fma"))) static void pv_avx512(int rows, float alpha, const float *P, int ldp,
+                                                                       const rf_small_head_keys *values, float *C,
+                                                                       int ldc)
+{
+    int padded = (values->cols + 15) & ~15, r = 0;
+    for (; r + 2 <= rows; r += 2)
+        pv_rows(2, padded, alpha, P + (long)r * ldp, ldp, values->t, C + (long)r * ldc, ldc);
+    if (r < rows)
+        pv_rows(1, padded, alpha, P + (long)r * ldp, ldp, values->t, C + (long)r * ldc, ldc);
+}
+
+bool rf_small_head_pv(int rows, float alpha, const float *P, int ldp, const rf_small_head_keys *values, float *C,
+                      int ldc)
+{
+    if (values->k != 8 || !rf_cpu_avx512())
+        return false;
+    if (rows > 0)
+        pv_avx512(rows, alpha, P, ldp, values, C, ldc);
+    return true;
+}
+
 /* Whether this CPU runs the kernels: AVX-512 (F and VL) or AVX2 with FMA. */
 static bool have_kernels(void)
 {

@@ -88,4 +88,18 @@ int rf_small_head_ds(int rows, const float *A, int lda, const rf_small_head_keys
 bool rf_small_head_acc(bool ta, int m, int n, int inner, float alpha, const float *A, int lda, const float *B,
                        int ldb, float *C, int ldc);
 
+/* C [rows, 8] += alpha P V for a head of 8 with the values loaded
+ * (rf_small_head_load_keys, scale 1): P [rows, cols rounded up to 16]
+ * (ldp), its columns past cols finite (the kernels above leave 0 or -inf's
+ * e^ there), each lane a key and each of C's 8 columns a 512-bit sum,
+ * added across its lanes at the end. The same product as
+ * rf_small_head_acc, summed in another order: where a 256-bit FMA issues
+ * at half a 512-bit one's rate (Intel), this runs nearer the peak; where
+ * a 512-bit FMA is two 256-bit ones (AMD Zen 4) the sums across lanes
+ * make it slower, so the flash kernel takes it only with a tile that says
+ * so (core/tiles.h). Returns false, writing nothing, when values->k is
+ * not 8 or the CPU has no AVX-512. */
+bool rf_small_head_pv(int rows, float alpha, const float *P, int ldp, const rf_small_head_keys *values, float *C,
+                      int ldc);
+
 #endif
