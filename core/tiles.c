@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cache_file.h"
 #include "cpu/cpu_features.h"
 #include "exec.h"
 #include "graph_private.h"
@@ -52,19 +53,16 @@ const char *rf_attn_tile_name(rf_attn_tile t, char *buf, size_t size)
     return buf;
 }
 
-/* "N" (digits only, no sign or spaces) into *out, 1 to 65,536. */
+/* text[0 .. len) as a block size, 1 to 65,536: digits only (strtol alone
+ * would take a sign or leading spaces). */
 static bool block_size(const char *text, size_t len, int *out)
 {
-    if (len == 0 || len > 5)
+    char buf[8];
+    if (len == 0 || len >= sizeof buf || strspn(text, "0123456789") < len)
         return false;
-    int v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (text[i] < '0' || text[i] > '9')
-            return false;
-        v = 10 * v + (text[i] - '0');
-    }
-    *out = v;
-    return v >= 1 && v <= 65536;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    return rf_cache_parse_int(buf, 1, 65536, out);
 }
 
 bool rf_attn_tile_parse(const char *text, rf_attn_tile *t)

@@ -95,9 +95,9 @@ bool rf_small_head_acc(bool ta, int m, int n, int inner, float alpha, const floa
  * added across its lanes at the end. The same product as
  * rf_small_head_acc, summed in another order: where a 256-bit FMA issues
  * at half a 512-bit one's rate (Intel), this runs nearer the peak; where
- * a 512-bit FMA is two 256-bit ones (AMD Zen 4) the sums across lanes
- * make it slower, so the flash kernel takes it only with a tile that says
- * so (core/tiles.h). Returns false, writing nothing, when values->k is
+ * a 512-bit FMA is two 256-bit ones (AMD Zen 4) it gains nothing and adds
+ * the sums across lanes (not yet measured there), so the flash kernel
+ * takes it only with a tile that says so, chosen by timing (core/tiles.h). Returns false, writing nothing, when values->k is
  * not 8 or the CPU has no AVX-512. */
 bool rf_small_head_pv(int rows, float alpha, const float *P, int ldp, const rf_small_head_keys *values, float *C,
                       int ldc);
