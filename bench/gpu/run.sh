@@ -23,6 +23,12 @@
 # kernel times (bench --profile). Run them alone, as the timings need the
 # GPU to themselves: RUNS= PARTS="roofline torch" FINAL=480 (about 8
 # minutes, and at most FINAL + 20 seconds: what is left then is cut).
+# The part million trains every encoder at a million tokens on the GPU
+# (bench/million.sh: ls, linear, talk, maelre and blrp at 1,048,576, full
+# attention at 131,072), each alone on the GPU; the part resume continues
+# the run folders named in RESUME (from RESUME_FROM, default bench/runs:
+# the long_match runs of docs/reproduction.md) on the GPU until FINAL,
+# beside the tests, and returns them as $OUT/resumed.tar.gz.
 # Logs and run folders go to $OUT: log.txt, out.tar.gz, the runs' two
 # archives, and these two parts' gpu-table.md and roofline.txt.
 #   OUT=DIR [FINAL=420] [RUNS="full blrp ..."] [PARTS="tests memcheck"] bash bench/gpu/run.sh
@@ -63,6 +69,14 @@ if ldd $W/bin/rangefinder $W/bin/kernels/librfcuda.so | grep 'not found'; then e
 RF=$W/bin/rangefinder
 export OPENBLAS_NUM_THREADS=2 XDG_CACHE_HOME=$W/cache UBSAN_OPTIONS=halt_on_error=1
 nvidia-smi -L
+
+if part million; then
+    echo "== a million tokens t=$(el)"
+    RF=$RF DEVICE=cuda TIMEOUT=$(lim 90) OUT=$W/out/million.jsonl ENCODERS="ls linear talk maelre blrp" \
+        bash bench/million.sh 1048576
+    RF=$RF DEVICE=cuda TIMEOUT=$(lim 120) OUT=$W/out/million.jsonl ENCODERS=full STEPS=2 bash bench/million.sh 131072
+    cp $W/out/million.jsonl $OUT/ 2>/dev/null
+fi
 
 echo "== benches t=$(el)"
 part bench && for e in full ls linear talk maelre blrp; do
@@ -194,6 +208,21 @@ run_one() {
 ) &
 SCHED=$!
 
+# Committed run folders continued on the GPU, stopped (and saved) at FINAL.
+RESUME_FROM=${RESUME_FROM:-bench/runs}
+resume_one() {
+    local d=$W/resumed/$1 left=$(( FINAL - $(el) ))
+    mkdir -p $W/resumed && cp -r "$RESUME_FROM/$1" $d && rm -f $d/.lock || return
+    echo "resume $1 from step $(tail -1 $d/metrics.csv | cut -d, -f1)"
+    XDG_CACHE_HOME=$W/cache-$1 timeout -s USR1 -k 30 $left $RF train --resume $d --set train.device=cuda \
+        > $W/resumed/train-$1.log 2>&1
+    echo "resume $1 rc=$? t=$(el): $(tail -1 $d/metrics.csv)"
+}
+RESUMED=()
+if part resume; then
+    for c in ${RESUME:-}; do resume_one $c & RESUMED+=($!); done
+fi
+
 echo "== tests t=$(el)"
 part tests && for t in kernels linalg mechanisms backend; do
     timeout $(lim 150) $W/bin/test_cuda_${t}_gpu > $W/out/test_$t.txt 2>&1
@@ -235,7 +264,8 @@ for tool in memcheck racecheck; do
     done
 done
 
-wait $SCHED
+wait $SCHED ${RESUMED[@]}
+[ ${#RESUMED[@]} = 0 ] || tar -C $W/resumed --exclude=weights --exclude=.lock -czf $OUT/resumed.tar.gz .
 echo "== this machine's CPU on 2 cores (issue 14 item 8) t=$(el)"
 if part cpu; then
     grep -m1 'model name' /proc/cpuinfo; grep -o -w -E 'avx512f|avx512_bf16|amx_bf16|amx_tile' /proc/cpuinfo | sort -u | xargs
