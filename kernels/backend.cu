@@ -479,7 +479,7 @@ static void ls_attention_backward(rf_exec *x, rf_node *n)
     rf_node *q = rf_in(x, n, 0), *k = rf_in(x, n, 1), *v = rf_in(x, n, 2);
     float *w = q->grad != NULL || k->grad != NULL ? x->scratch : NULL;
     rf_cuda_ls_attention_backward(q->value, k->value, v->value, n->aux, n->grad, q->grad, k->grad, v->grad, w,
-                                  heads_of(x, n), (int)n->ia[1], rf_cuda_stream);
+                                  heads_of(x, n), (int)n->ia[1], rf_cuda_blas, rf_cuda_stream);
 }
 
 static void linear_attention_forward(rf_exec *x, rf_node *n)

@@ -343,12 +343,13 @@ void rf_cuda_attention_backward_tf32(const float *q, const float *k, const float
 /* rf_ls_attention (ls_attention.cu): k, v [b, n + G, d] (a.m = n + G), mask
  * [b, n] or NULL, the window w dividing n. aux: the CPU op's, P_l [b,
  * heads, n, w + 2e] then P_g [b, heads, n, G] (core/ops/ls_attention.h),
- * which backward reads; work: as many floats (dS) when dq or dk is given. */
+ * which backward reads; work: as many floats (dS) when dq or dk is given.
+ * Backward returns a cublasStatus_t (the global keys' products). */
 void rf_cuda_ls_attention_forward(const float *q, const float *k, const float *v, const float *mask, float *out,
                                   float *aux, rf_cuda_heads a, int window, cudaStream_t stream);
-void rf_cuda_ls_attention_backward(const float *q, const float *k, const float *v, const float *aux,
-                                   const float *dout, float *dq, float *dk, float *dv, float *work, rf_cuda_heads a,
-                                   int window, cudaStream_t stream);
+int rf_cuda_ls_attention_backward(const float *q, const float *k, const float *v, const float *aux,
+                                  const float *dout, float *dq, float *dk, float *dv, float *work, rf_cuda_heads a,
+                                  int window, cublasHandle_t blas, cudaStream_t stream);
 
 /* rf_linear_attention (linear_attention.cu): map an rf_kernel_map (0 elu+1,
  * 1 relu, 2 softplus), a.scale the features' scale. aux: the CPU op's

@@ -6,11 +6,15 @@
  * "local" and "global" probes. Memory O(n (L + G)), as on the CPU.
  *
  * Forward and dQ: one warp per query row, its lanes over the row's L + G
- * columns, then over the head's dk columns. dK and dV: one warp per key
- * row, gathering over the queries that see it (those of at most three
- * segments for a band key, all n for a global one), so no two warps add
- * into the same gradient row. */
+ * columns, then over the head's dk columns. dK and dV of a band key: one
+ * warp per key row, gathering over the queries of the at most three
+ * segments that see it, so no two warps add into the same gradient row.
+ * dK and dV of the G global keys, which every query sees, are products
+ * over the whole sequence (dS_g^T Q and P_g^T dO per head) and go to
+ * cuBLAS: a warp per global key would walk all n queries alone, which at
+ * a million tokens left the GPU nearly idle. */
 #include "common.cuh"
+#include "cublas_compat.h"
 #include "kernels.h"
 
 namespace {
@@ -20,7 +24,7 @@ constexpr int ROWS = 4;   /* warps per block, one row each */
 /* The band of a window w: e = max(w/2, 1) keys each side, L = w + 2e. */
 struct band {
     int64_t w, e, L;
-    __device__ explicit band(int window) : w(window), e(window / 2 > 1 ? window / 2 : 1), L(w + 2 * e) {}
+    __host__ __device__ explicit band(int window) : w(window), e(window / 2 > 1 ? window / 2 : 1), L(w + 2 * e) {}
 };
 
 /* Query row r of [b, heads, n]: its columns, band column c < L for key
@@ -136,19 +140,19 @@ __global__ void ls_ds_kernel(const float *k, const float *v, const float *aux, c
     }
 }
 
-/* dK += scale sum_t dS[t][c] q_t and dV += sum_t P[t][c] dO_t for one key row
- * (of b heads (n + G)) per warp, over the queries t whose column c is it. */
+/* dK += scale sum_t dS[t][c] q_t and dV += sum_t P[t][c] dO_t for one band
+ * key row (of b heads n) per warp, over the queries t whose column c is it. */
 __global__ void ls_dkv_kernel(const float *q, const float *aux, const float *dout, const float *ds, float *gk,
                               float *gv, rf_cuda_heads a, int window)
 {
     int64_t r = (int64_t)blockIdx.x * ROWS + threadIdx.y;
-    if (r >= a.b * a.heads * a.m)
+    if (r >= a.b * a.heads * a.n)
         return;
     const band bd(window);
-    const int64_t bh = r / a.m, key = r % a.m, rows0 = bh * a.n;
+    const int64_t bh = r / a.n, key = r % a.n, rows0 = bh * a.n;
     const ls_row w0(a, bd, rows0);   /* batch item and head */
-    /* the segments whose band holds a local key: s w - e <= key < s w - e + L */
-    int64_t s_hi = key < a.n ? (key + bd.e) / bd.w : 0;
+    /* the segments whose band holds the key: s w - e <= key < s w - e + L */
+    int64_t s_hi = (key + bd.e) / bd.w;
     s_hi = s_hi < a.n / bd.w - 1 ? s_hi : a.n / bd.w - 1;
     for (int64_t d = threadIdx.x; d < w0.dk; d += 32) {
         float ak = 0.0f, av = 0.0f;
@@ -159,13 +163,9 @@ __global__ void ls_dkv_kernel(const float *q, const float *aux, const float *dou
             if (gv != nullptr)
                 av += prob_row(aux, a, w, rows0 + t)[c] * w.at(dout, a, a.n, t)[d];
         };
-        if (key >= a.n)
-            for (int64_t t = 0; t < a.n; t++)
-                add(t, w0.L + key - a.n);
-        else
-            for (int64_t s = s_hi; s >= 0 && s * bd.w - bd.e + bd.L > key; s--)
-                for (int64_t t = s * bd.w; t < (s + 1) * bd.w; t++)
-                    add(t, key - (s * bd.w - bd.e));
+        for (int64_t s = s_hi; s >= 0 && s * bd.w - bd.e + bd.L > key; s--)
+            for (int64_t t = s * bd.w; t < (s + 1) * bd.w; t++)
+                add(t, key - (s * bd.w - bd.e));
         if (gk != nullptr)
             w0.at(gk, a, a.m, key)[d] += a.scale * ak;
         if (gv != nullptr)
@@ -174,6 +174,23 @@ __global__ void ls_dkv_kernel(const float *q, const float *aux, const float *dou
 }
 
 unsigned row_blocks(int64_t rows) { return (unsigned)((rows + ROWS - 1) / ROWS); }
+
+/* g[n + c] (head h's dk columns) += alpha sum_t p[t][c] x_t for the G
+ * global keys c of head h, every batch item at once: p the head's [n, G]
+ * blocks of P_g or dS_g, x a [b, n, d] tensor. Column-major for cuBLAS: C
+ * (dk x G, ld d) += alpha X_h (dk x n, ld d) p^T (n x G, stored G x n, ld
+ * G). Batched over the batch items, whose C blocks lie apart (the heads'
+ * interleave, which a strided batch may not). */
+cublasStatus_t global_keys_grad(const float *p, const float *x, float *g, float alpha, const rf_cuda_heads &a,
+                                int64_t L, int64_t h, cublasHandle_t blas)
+{
+    const int64_t G = a.m - a.n, dk = a.d / a.heads;
+    const float one = 1.0f;
+    const float *ph = p + a.b * a.heads * a.n * L + h * a.n * G;
+    return cublasSgemmStridedBatched(blas, CUBLAS_OP_N, CUBLAS_OP_T, (int)dk, (int)G, (int)a.n, &alpha, x + h * dk,
+                                     (int)a.d, a.n * a.d, ph, (int)G, a.heads * a.n * G, &one, g + a.n * a.d + h * dk,
+                                     (int)a.d, a.m * a.d, (int)a.b);
+}
 
 }   // namespace
 
@@ -185,16 +202,28 @@ extern "C" void rf_cuda_ls_attention_forward(const float *q, const float *k, con
                   window);
 }
 
-extern "C" void rf_cuda_ls_attention_backward(const float *q, const float *k, const float *v, const float *aux,
-                                              const float *dout, float *dq, float *dk, float *dv, float *work,
-                                              rf_cuda_heads a, int window, cudaStream_t s)
+extern "C" int rf_cuda_ls_attention_backward(const float *q, const float *k, const float *v, const float *aux,
+                                             const float *dout, float *dq, float *dk, float *dv, float *work,
+                                             rf_cuda_heads a, int window, cublasHandle_t blas, cudaStream_t s)
 {
     if (a.b * a.n * a.d == 0 || (dq == nullptr && dk == nullptr && dv == nullptr))
-        return;
+        return CUBLAS_STATUS_SUCCESS;
     if (dq != nullptr || dk != nullptr)
         RF_LAUNCH(ls_ds_kernel, row_blocks(a.b * a.heads * a.n), dim3(32, ROWS), 0, s, k, v, aux, dout, work, dq, a,
                   window);
-    if (dk != nullptr || dv != nullptr)
-        RF_LAUNCH(ls_dkv_kernel, row_blocks(a.b * a.heads * a.m), dim3(32, ROWS), 0, s, q, aux, dout, work, dk, dv, a,
-                  window);
+    if (dk == nullptr && dv == nullptr)
+        return CUBLAS_STATUS_SUCCESS;
+    RF_LAUNCH(ls_dkv_kernel, row_blocks(a.b * a.heads * a.n), dim3(32, ROWS), 0, s, q, aux, dout, work, dk, dv, a,
+              window);
+    if (a.m == a.n)
+        return CUBLAS_STATUS_SUCCESS;
+    cublasStatus_t st = cublasSetStream(blas, s);
+    const int64_t L = band(window).L;
+    for (int64_t h = 0; h < a.heads && st == CUBLAS_STATUS_SUCCESS; h++) {
+        if (dk != nullptr)
+            st = global_keys_grad(work, q, dk, a.scale, a, L, h, blas);
+        if (dv != nullptr && st == CUBLAS_STATUS_SUCCESS)
+            st = global_keys_grad(aux, dout, dv, 1.0f, a, L, h, blas);
+    }
+    return st;
 }

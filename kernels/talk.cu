@@ -4,14 +4,19 @@
  * aux is the CPU op's: the prefix sums S [b, n, d], the clamped bounds
  * [b, n, 2 heads] (a^l per head, then a^r; the "TaLK window bounds" probe
  * reads them) and a copy of the mask [b, n].
- *   forward:  one thread per (batch item, channel) runs S down the sequence;
- *             then one warp per token writes its bounds and its output
+ *   forward:  S down the sequence in chunks (below); then one warp per
+ *             token writes its bounds and its output
  *             (1-β) S_⌊a^r⌋ + β S_⌈a^r⌉ - α S_{⌊a^l⌋-1} - (1-α) S_{⌈a^l⌉-1};
  *   backward: one warp per (token, head) adds the four taps' weights times
  *             dO onto the rows of dS (atomics into `work`, b n d floats)
  *             and sums the offsets' gradients over the head's channels;
- *             then one thread per (batch item, channel) carries dS to dx
- *             with a suffix sum. */
+ *             then dS goes to dx with a suffix sum, in chunks.
+ *
+ * The prefix and suffix sums run in place in three passes, so that a long
+ * sequence at batch 1 (a few dozen columns) still fills the GPU: each
+ * (column, chunk of the sequence) thread sums its chunk alone; one thread
+ * per column then carries the chunks' end rows across the chunks in order;
+ * and each chunk adds the end row it follows to its other rows. */
 #include "common.cuh"
 #include "kernels.h"
 
@@ -19,6 +24,8 @@ namespace {
 
 constexpr int ROWS = 4;                /* warps per block in the token kernels */
 constexpr unsigned THREADS = 128;      /* threads per block in the column kernels */
+constexpr int64_t SCAN_THREADS = 32768;   /* (column, chunk) threads a scan aims for */
+constexpr int64_t MIN_CHUNK = 16;         /* rows; shorter chunks cost more passes than they save */
 
 struct talk_dims {
     int64_t b, n, d, heads, R;
@@ -66,19 +73,73 @@ __global__ void talk_mask_kernel(const float *mask, float *copy, int64_t count)
     }
 }
 
-/* S_j = S_{j-1} + m_j x_j / K down one (batch item, channel) column per thread. */
-__global__ void talk_scan_kernel(const float *x, float *aux, talk_dims t)
+/* The sequence cut into chunks of `len` rows for the column scans. */
+struct chunks {
+    int64_t len, count;
+};
+
+chunks chunks_of(int64_t b, int64_t n, int64_t d)
+{
+    int64_t want = SCAN_THREADS / (b * d) > 1 ? SCAN_THREADS / (b * d) : 1;
+    int64_t len = (n + want - 1) / want;
+    len = len > MIN_CHUNK ? len : MIN_CHUNK;
+    return {len, (n + len - 1) / len};
+}
+
+/* Thread e of b x count x d: its batch item, chunk [j0, j1) and channel c. */
+struct chunk_column {
+    int64_t bi, j0, j1, c;
+    __device__ chunk_column(int64_t e, const talk_dims &t, chunks k)
+        : bi(e / t.d / k.count), j0(e / t.d % k.count * k.len), j1(j0 + k.len < t.n ? j0 + k.len : t.n), c(e % t.d)
+    {
+    }
+    __device__ int64_t at(const talk_dims &t, int64_t j) const { return (bi * t.n + j) * t.d + c; }
+};
+
+/* Pass 1 of S: S_j = S_{j-1} + m_j x_j / K within each chunk. */
+__global__ void talk_scan_kernel(const float *x, float *aux, talk_dims t, chunks k)
 {
     const float *m = mask_of(aux, t);
+    RF_FOR_EACH(e, t.b * k.count * t.d) {
+        chunk_column w(e, t, k);
+        float s = 0.0f;
+        for (int64_t j = w.j0; j < w.j1; j++) {
+            if (m[w.bi * t.n + j] != 0.0f)   /* padding adds nothing, whatever it holds */
+                s += t.inv_k * x[w.at(t, j)];
+            aux[w.at(t, j)] = s;
+        }
+    }
+}
+
+/* Pass 2, one thread per column: each chunk's last row plus the one
+ * before it (forward, `step` 1), or each chunk's first row plus the one
+ * after it (suffix sums, `step` -1), so those rows hold the whole sums. */
+__global__ void talk_carry_kernel(float *v, talk_dims t, chunks k, int step)
+{
     RF_FOR_EACH(e, t.b * t.d) {
         int64_t bi = e / t.d, c = e % t.d;
-        float s = 0.0f;
-        for (int64_t j = 0; j < t.n; j++) {
-            int64_t at = (bi * t.n + j) * t.d + c;
-            if (m[bi * t.n + j] != 0.0f)   /* padding adds nothing, whatever it holds */
-                s += t.inv_k * x[at];
-            aux[at] = s;
+        auto row = [&](int64_t chunk) {   /* the chunk's end row on the carrying side */
+            int64_t j = step > 0 ? (chunk + 1) * k.len - 1 : chunk * k.len;
+            return (bi * t.n + (j < t.n ? j : t.n - 1)) * t.d + c;
+        };
+        for (int64_t i = 1; i < k.count; i++) {
+            int64_t chunk = step > 0 ? i : k.count - 1 - i;
+            v[row(chunk)] += v[row(chunk - step)];
         }
+    }
+}
+
+/* Pass 3 of S: every row but a chunk's last gets the last row of the chunk
+ * before it. */
+__global__ void talk_offset_kernel(float *aux, talk_dims t, chunks k)
+{
+    RF_FOR_EACH(e, t.b * k.count * t.d) {
+        chunk_column w(e, t, k);
+        if (w.j0 == 0)
+            continue;
+        const float before = aux[w.at(t, w.j0 - 1)];
+        for (int64_t j = w.j0; j < w.j1 - 1; j++)
+            aux[w.at(t, j)] += before;
     }
 }
 
@@ -156,19 +217,31 @@ __global__ void talk_bwd_kernel(const float *aux, const float *dout, float *gs, 
     }
 }
 
-/* dx_j += m_j / K sum_{j' >= j} dS_{j'} up one column per thread. */
-__global__ void talk_suffix_kernel(const float *aux, const float *gs, float *gx, talk_dims t)
+/* Pass 1 of the suffix sums, in place in dS: dS_j + dS_{j+1} + ... to the
+ * end of each chunk. */
+__global__ void talk_suffix_kernel(float *gs, talk_dims t, chunks k)
+{
+    RF_FOR_EACH(e, t.b * k.count * t.d) {
+        chunk_column w(e, t, k);
+        float run = 0.0f;
+        for (int64_t j = w.j1 - 1; j >= w.j0; j--) {
+            run += gs[w.at(t, j)];
+            gs[w.at(t, j)] = run;
+        }
+    }
+}
+
+/* Pass 3: dx_j += m_j / K sum_{j' >= j} dS_{j'}, every row but a chunk's
+ * first adding the first row of the chunk after it. */
+__global__ void talk_dx_kernel(const float *aux, const float *gs, float *gx, talk_dims t, chunks k)
 {
     const float *m = mask_of(aux, t);
-    RF_FOR_EACH(e, t.b * t.d) {
-        int64_t bi = e / t.d, c = e % t.d;
-        float run = 0.0f;
-        for (int64_t j = t.n - 1; j >= 0; j--) {
-            int64_t at = (bi * t.n + j) * t.d + c;
-            run += gs[at];
-            if (m[bi * t.n + j] != 0.0f)
-                gx[at] += t.inv_k * run;
-        }
+    RF_FOR_EACH(e, t.b * k.count * t.d) {
+        chunk_column w(e, t, k);
+        const float after = w.j1 < t.n ? gs[w.at(t, w.j1)] : 0.0f;
+        for (int64_t j = w.j0; j < w.j1; j++)
+            if (m[w.bi * t.n + j] != 0.0f)
+                gx[w.at(t, j)] += t.inv_k * (j == w.j0 ? gs[w.at(t, j)] : gs[w.at(t, j)] + after);
     }
 }
 
@@ -187,7 +260,12 @@ extern "C" void rf_cuda_talk_forward(const float *x, const float *offsets, const
     const talk_dims t = dims(b, n, d, heads, lmax, rmax);
     float *copy = aux + b * n * (d + 2 * heads);
     RF_LAUNCH(talk_mask_kernel, rf_blocks(b * n, THREADS), THREADS, 0, s, mask, copy, b * n);
-    RF_LAUNCH(talk_scan_kernel, rf_blocks(b * d, THREADS), THREADS, 0, s, x, aux, t);
+    const chunks k = chunks_of(b, n, d);
+    RF_LAUNCH(talk_scan_kernel, rf_blocks(b * k.count * d, THREADS), THREADS, 0, s, x, aux, t, k);
+    if (k.count > 1) {
+        RF_LAUNCH(talk_carry_kernel, rf_blocks(b * d, THREADS), THREADS, 0, s, aux, t, k, 1);
+        RF_LAUNCH(talk_offset_kernel, rf_blocks(b * k.count * d, THREADS), THREADS, 0, s, aux, t, k);
+    }
     RF_LAUNCH(talk_fwd_kernel, dim3((unsigned)((n + ROWS - 1) / ROWS), (unsigned)b), dim3(32, ROWS), 0, s, offsets,
               out, aux, t);
 }
@@ -203,6 +281,11 @@ extern "C" void rf_cuda_talk_backward(const float *aux, const float *dout, float
         cudaMemsetAsync(gs, 0, sizeof(float) * (size_t)(b * n * d), s);
     RF_LAUNCH(talk_bwd_kernel, (unsigned)((b * n * heads + ROWS - 1) / ROWS), dim3(32, ROWS), 0, s, aux, dout, gs,
               doffsets, t);
-    if (gs != nullptr)
-        RF_LAUNCH(talk_suffix_kernel, rf_blocks(b * d, THREADS), THREADS, 0, s, aux, gs, dx, t);
+    if (gs == nullptr)
+        return;
+    const chunks k = chunks_of(b, n, d);
+    RF_LAUNCH(talk_suffix_kernel, rf_blocks(b * k.count * d, THREADS), THREADS, 0, s, gs, t, k);
+    if (k.count > 1)
+        RF_LAUNCH(talk_carry_kernel, rf_blocks(b * d, THREADS), THREADS, 0, s, gs, t, k, -1);
+    RF_LAUNCH(talk_dx_kernel, rf_blocks(b * k.count * d, THREADS), THREADS, 0, s, aux, gs, dx, t, k);
 }

@@ -43,7 +43,7 @@ extern "C" {
 #include "../core/params.h"
 #include "../core/rng.h"
 }
-#include "../kernels/cuda_compat.h"
+#include "../kernels/cublas_compat.h"
 #include "../kernels/kernels.h"
 #include "tap.h"
 #include "tolerance.h"
@@ -52,6 +52,7 @@ typedef std::vector<float> vec;
 typedef std::vector<double> dvec;
 
 static rf_rng rng = {1111};
+static cublasHandle_t blas;
 
 static vec normal(int64_t n, double scale = 1.0)
 {
@@ -610,8 +611,9 @@ static void test_ls_attention(int64_t N, int w, int64_t G, int64_t H, int64_t dk
     grad_bounds gb = backward_bounds(a, rows, seed, dvec(rows.size()), eD);
     dbuf dP(P), dseed(seed), work(nans((int64_t)P.size()));
     qkv_grads grads(a, all_grads, all_grads, true);
-    rf_cuda_ls_attention_backward(dq.p, dk_.p, dv.p, dP.p, dseed.p, grads.q(), grads.k(), grads.v(), work.p, a.dims(),
-                                  w, 0);
+    int st = rf_cuda_ls_attention_backward(dq.p, dk_.p, dv.p, dP.p, dseed.p, grads.q(), grads.k(), grads.v(), work.p,
+                                           a.dims(), w, blas, 0);
+    tap_ok(st == CUBLAS_STATUS_SUCCESS, "%s: backward's products ran (cuBLAS status %d)", name.c_str(), st);
     grads.check(name, g, gb);
 }
 
@@ -999,6 +1001,10 @@ int main(void)
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
         printf("1..0 # SKIP no CUDA device\n");
         return 0;
+    }
+    if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS) {   /* LS's global keys' products */
+        tap_ok(false, "cublasCreate");
+        return tap_done();
     }
     test_attention(1, 1, 1, 37, false);
     test_attention(17, 17, 3, 5, true);
