@@ -122,19 +122,23 @@ __global__ void mm_weights_kernel(const float *mask, float *w, int64_t b, int64_
         w[r * n + t] = m[t] != 0.0f ? inv : 0.0f;
 }
 
-/* y[b, k] = sum_t w[b, t] x[b, t, k], valid tokens in order, one thread per output */
-__global__ void mm_sum_kernel(const float *x, const float *w, float *y, int64_t b, int64_t n, int64_t d)
+/* y[b, k] = sum_t w[b, t] x[b, t, k] over the valid tokens, one block per
+ * output: its threads take every blockDim-th token, then add across the
+ * block in a fixed order (the same bits every run). A thread per output
+ * walking all n tokens left a long sequence at batch 1 on a few dozen
+ * threads. */
+__global__ void mm_sum_kernel(const float *x, const float *w, float *y, int64_t n, int64_t d)
 {
-    RF_FOR_EACH(e, b * d) {
-        int64_t r = e / d, k = e - r * d;
-        float s = 0.0f;
-        for (int64_t t = 0; t < n; t++) {
-            float wt = w[r * n + t];
-            if (wt != 0.0f)
-                s += wt * x[(r * n + t) * d + k];
-        }
-        y[e] = s;
+    const int64_t e = blockIdx.x, r = e / d, k = e - r * d;
+    float s = 0.0f;
+    for (int64_t t = threadIdx.x; t < n; t += blockDim.x) {
+        float wt = w[r * n + t];
+        if (wt != 0.0f)
+            s += wt * x[(r * n + t) * d + k];
     }
+    s = rf_block_sum(s);
+    if (threadIdx.x == 0)
+        y[e] = s;
 }
 
 /* dx[b, t, k] += w[b, t] dy[b, k] for valid tokens */
@@ -186,7 +190,7 @@ extern "C" void rf_cuda_masked_mean_forward(const float *x, const float *mask, f
     if (b * n > 0)
         RF_LAUNCH(mm_weights_kernel, (unsigned)((b + ROWS - 1) / ROWS), dim3(32, ROWS), 0, s, mask, w, b, n);
     if (b * d > 0)
-        RF_LAUNCH(mm_sum_kernel, rf_blocks(b * d, THREADS), THREADS, 0, s, x, w, y, b, n, d);
+        RF_LAUNCH(mm_sum_kernel, (unsigned)(b * d), THREADS, 0, s, x, w, y, n, d);
 }
 
 extern "C" void rf_cuda_masked_mean_backward(const float *w, const float *dy, float *dx, int64_t b, int64_t n,

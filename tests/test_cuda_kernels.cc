@@ -910,6 +910,7 @@ int main(void)
     }
     test_reduce(rf_shape1(70000), -1, false);   /* 256 partial sums */
     test_masked_mean(5, 9, 37);
+    test_masked_mean(2, 700, 3);   /* more tokens than a block has threads */
 
     test_cross_entropy(7, 10);
     test_cross_entropy(5, 45);
