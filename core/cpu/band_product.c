@@ -68,42 +68,54 @@ rows_block(const band_args *p, int i, int R, int NV, __mmask16 last)
 
 /* rows_block for outputs of at most 8 columns (a head of 8 floats): 256-bit
  * vectors, as many useful lanes as a masked 512-bit one at half its cost on
- * CPUs that split 512-bit operations in two (AMD Zen 4). */
+ * CPUs that split 512-bit operations in two (AMD Zen 4). FULL: n is 8, so
+ * loads and stores need no mask (a masked load costs an extra operation on
+ * an Intel Xeon). The row loops are unrolled by name: left to the
+ * compiler, the accumulators could live on the stack. */
 static inline __attribute__((always_inline, target("avx512f,avx512vl,fma"))) void
-rows_block_narrow(const band_args *p, int i, int R, __mmask8 last)
+rows_block_narrow(const band_args *p, int i, int R, __mmask8 last, bool FULL)
 {
     __m256 acc[8];
-    for (int r = 0; r < R; r++)
+    _Pragma("GCC unroll 8") for (int r = 0; r < R; r++)
         acc[r] = _mm256_setzero_ps();
     const float *a = p->A + i * p->si;
     for (int j = 0; j < p->inner; j++) {
-        __m256 bv = _mm256_maskz_loadu_ps(last, p->B + (long)j * p->ldb);
+        const float *b = p->B + (long)j * p->ldb;
+        __m256 bv = FULL ? _mm256_loadu_ps(b) : _mm256_maskz_loadu_ps(last, b);
         const float *aj = a + j * p->sj;
-        for (int r = 0; r < R; r++)
+        _Pragma("GCC unroll 8") for (int r = 0; r < R; r++)
             acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(aj[r * p->si]), bv, acc[r]);
     }
     __m256 al = _mm256_set1_ps(p->alpha);
-    for (int r = 0; r < R; r++) {
+    _Pragma("GCC unroll 8") for (int r = 0; r < R; r++) {
         float *c = p->C + (long)(i + r) * p->ldc;
-        __m256 out = p->beta == 0.0f ? _mm256_mul_ps(acc[r], al)
-                                     : _mm256_fmadd_ps(acc[r], al, _mm256_maskz_loadu_ps(last, c));
-        _mm256_mask_storeu_ps(c, last, out);
+        __m256 out = _mm256_mul_ps(acc[r], al);
+        if (p->beta != 0.0f)
+            out = _mm256_fmadd_ps(acc[r], al, FULL ? _mm256_loadu_ps(c) : _mm256_maskz_loadu_ps(last, c));
+        if (FULL)
+            _mm256_storeu_ps(c, out);
+        else
+            _mm256_mask_storeu_ps(c, last, out);
     }
 }
 
-__attribute__((target("avx512f,avx512vl,fma"))) static void band_rows_narrow(band_args p, int m, __mmask8 last,
-                                                                            const long *step, int count, int chunk)
-{
-    for (int c = 0; c < count; c++, p.A += step[0], p.B += step[1], p.C += step[2])
-        for (int j0 = 0; j0 < p.inner; j0 += chunk) {
-            band_args q = inner_chunk(&p, j0, chunk);
-            int i = 0;
-            for (; i + 8 <= m; i += 8)
-                rows_block_narrow(&q, i, 8, last);
-            for (; i < m; i++)
-                rows_block_narrow(&q, i, 1, last);
-        }
-}
+#define NARROW_ROWS(NAME, FULL)                                                                             \
+    __attribute__((target("avx512f,avx512vl,fma"))) static void NAME(band_args p, int m, __mmask8 last,   \
+                                                                     const long *step, int count, int chunk) \
+    {                                                                                                        \
+        for (int c = 0; c < count; c++, p.A += step[0], p.B += step[1], p.C += step[2])                      \
+            for (int j0 = 0; j0 < p.inner; j0 += chunk) {                                                    \
+                band_args q = inner_chunk(&p, j0, chunk);                                                    \
+                int i = 0;                                                                                   \
+                for (; i + 8 <= m; i += 8)                                                                   \
+                    rows_block_narrow(&q, i, 8, last, FULL);                                                 \
+                for (; i < m; i++)                                                                           \
+                    rows_block_narrow(&q, i, 1, last, FULL);                                                 \
+            }                                                                                                \
+    }
+NARROW_ROWS(band_rows_narrow, false)
+NARROW_ROWS(band_rows_eight, true)
+#undef NARROW_ROWS
 
 /* Every row of each product's C, R rows at a time with R x NV <= 16
  * accumulators (plus NV loads of B and a broadcast: within the 32
@@ -129,11 +141,14 @@ BAND_ROWS(4, 4)
 #undef BAND_ROWS
 
 /* Inner indices per chunk (inner_chunk): what half of this CPU's L1 data
- * cache holds of A's and B's rows, each index reading m floats of A (one
- * line each when they are a column) and n floats of B. */
+ * cache holds of the operands every block of rows reads again, per index
+ * n floats of B and, with A transposed, the index's row of m floats of A.
+ * Untransposed, each block reads rows of A no other block reads, so A
+ * does not count (counting a line per row and index cut a product of 32
+ * inner indices over 2,000 rows in two, at half the speed). */
 static int inner_chunk_length(const band_args *p, int m, int n)
 {
-    long a_bytes = p->si == 1 ? (long)m * 4 + 64 : (long)m * 64, b_bytes = (long)n * 4 + 64;
+    long a_bytes = p->si == 1 ? (long)m * 4 + 64 : 0, b_bytes = (long)n * 4 + 64;
     long len = rf_cpu_l1d_bytes() / 2 / (a_bytes + b_bytes);
     return len < 16 ? 16 : (int)len;
 }
@@ -151,7 +166,7 @@ bool rf_band_products(int count, long a_step, long b_step, long c_step, bool ta,
     int nv = (n + 15) / 16, tail = n - 16 * (nv - 1);
     __mmask16 last = tail == 16 ? (__mmask16)0xffff : (__mmask16)((1u << tail) - 1);
     if (n <= 8) {
-        band_rows_narrow(p, m, (__mmask8)((1u << n) - 1), step, count, chunk);
+        (n == 8 ? band_rows_eight : band_rows_narrow)(p, m, (__mmask8)((1u << n) - 1), step, count, chunk);
         return true;
     }
     switch (nv) {
