@@ -70,7 +70,7 @@ rows_block(const band_args *p, int i, int R, int NV, __mmask16 last)
  * vectors, as many useful lanes as a masked 512-bit one at half its cost on
  * CPUs that split 512-bit operations in two (AMD Zen 4). FULL: n is 8, so
  * loads and stores need no mask (a masked load costs an extra operation on
- * an Intel Xeon). The row loops are unrolled by name: left to the
+ * an Intel Xeon). The row loops are unrolled explicitly: left to the
  * compiler, the accumulators could live on the stack. */
 static inline __attribute__((always_inline, target("avx512f,avx512vl,fma"))) void
 rows_block_narrow(const band_args *p, int i, int R, __mmask8 last, bool FULL)
@@ -99,45 +99,44 @@ rows_block_narrow(const band_args *p, int i, int R, __mmask8 last, bool FULL)
     }
 }
 
-#define NARROW_ROWS(NAME, FULL)                                                                             \
-    __attribute__((target("avx512f,avx512vl,fma"))) static void NAME(band_args p, int m, __mmask8 last,   \
-                                                                     const long *step, int count, int chunk) \
-    {                                                                                                        \
-        for (int c = 0; c < count; c++, p.A += step[0], p.B += step[1], p.C += step[2])                      \
-            for (int j0 = 0; j0 < p.inner; j0 += chunk) {                                                    \
-                band_args q = inner_chunk(&p, j0, chunk);                                                    \
-                int i = 0;                                                                                   \
-                for (; i + 8 <= m; i += 8)                                                                   \
-                    rows_block_narrow(&q, i, 8, last, FULL);                                                 \
-                for (; i < m; i++)                                                                           \
-                    rows_block_narrow(&q, i, 1, last, FULL);                                                 \
-            }                                                                                                \
-    }
-NARROW_ROWS(band_rows_narrow, false)
-NARROW_ROWS(band_rows_eight, true)
-#undef NARROW_ROWS
-
-/* Every row of each product's C, R rows at a time with R x NV <= 16
- * accumulators (plus NV loads of B and a broadcast: within the 32
- * registers), then one by one. */
-#define BAND_ROWS(NV, R)                                                                                     \
-    __attribute__((target("avx512f"))) static void band_rows_##NV(band_args p, int m, __mmask16 last,    \
-                                                                  const long *step, int count, int chunk) \
+/* Every row of each product's C, R rows at a time, then one by one: BLOCK
+ * (q, i, rows) is one of the block kernels above with its constant
+ * arguments. */
+#define BAND_ROWS(NAME, TARGET, MASK, R, BLOCK)                                                              \
+    __attribute__((target(TARGET))) static void NAME(band_args p, int m, MASK last, const long *step, int count, \
+                                                     int chunk)                                              \
     {                                                                                                        \
         for (int c = 0; c < count; c++, p.A += step[0], p.B += step[1], p.C += step[2])                      \
             for (int j0 = 0; j0 < p.inner; j0 += chunk) {                                                    \
                 band_args q = inner_chunk(&p, j0, chunk);                                                    \
                 int i = 0;                                                                                   \
                 for (; i + (R) <= m; i += (R))                                                               \
-                    rows_block(&q, i, (R), (NV), last);                                                      \
+                    BLOCK(&q, i, (R));                                                                       \
                 for (; i < m; i++)                                                                           \
-                    rows_block(&q, i, 1, (NV), last);                                                        \
+                    BLOCK(&q, i, 1);                                                                         \
             }                                                                                                \
     }
-BAND_ROWS(1, 8)
-BAND_ROWS(2, 8)
-BAND_ROWS(3, 4)
-BAND_ROWS(4, 4)
+/* At most 8 columns (masked) and exactly 8, eight rows at a time; then
+ * one to four 16-column vectors with R x NV <= 16 accumulators (plus NV
+ * loads of B and a broadcast: within the 32 registers). */
+#define NARROW(q, i, rows) rows_block_narrow(q, i, rows, last, false)
+#define EIGHT(q, i, rows) rows_block_narrow(q, i, rows, last, true)
+#define WIDE1(q, i, rows) rows_block(q, i, rows, 1, last)
+#define WIDE2(q, i, rows) rows_block(q, i, rows, 2, last)
+#define WIDE3(q, i, rows) rows_block(q, i, rows, 3, last)
+#define WIDE4(q, i, rows) rows_block(q, i, rows, 4, last)
+BAND_ROWS(band_rows_narrow, "avx512f,avx512vl,fma", __mmask8, 8, NARROW)
+BAND_ROWS(band_rows_eight, "avx512f,avx512vl,fma", __mmask8, 8, EIGHT)
+BAND_ROWS(band_rows_1, "avx512f", __mmask16, 8, WIDE1)
+BAND_ROWS(band_rows_2, "avx512f", __mmask16, 8, WIDE2)
+BAND_ROWS(band_rows_3, "avx512f", __mmask16, 4, WIDE3)
+BAND_ROWS(band_rows_4, "avx512f", __mmask16, 4, WIDE4)
+#undef NARROW
+#undef EIGHT
+#undef WIDE1
+#undef WIDE2
+#undef WIDE3
+#undef WIDE4
 #undef BAND_ROWS
 
 /* Inner indices per chunk (inner_chunk): what half of this CPU's L1 data
