@@ -89,6 +89,10 @@ typedef struct train_job {
     rf_distributions_csv *distributions;
     rf_run_lock *lock;        /* the writer's hold on dir */
     rf_train_watch *watch;    /* NULL: none (`rangefinder sweep` watches its trials) */
+    /* The last stage's weights, held while this stage's trainer is built
+     * (0 in a run's first stage), and the run's plan: the largest of its
+     * stages' plans, each with what was carried into it. */
+    int64_t carried_bytes, planned_bytes;
 } train_job;
 
 static void train_job_clear(train_job *job)
@@ -225,6 +229,8 @@ static bool open_stage(train_job *job, rf_status *st)
     job->trainer = rf_trainer_new_parallel(&job->stage_cfg, job->ds, rf_ranks_collective(), st);
     if (job->trainer == NULL)
         return false;
+    int64_t planned = (int64_t)rf_trainer_plan(job->trainer)->total + job->carried_bytes;
+    job->planned_bytes = planned > job->planned_bytes ? planned : job->planned_bytes;
     if (job->stages > 1) {
         rf_config record = job->cfg;
         record.train.stage = job->stage;
@@ -461,12 +467,14 @@ static void print_start(const train_job *job)
     const rf_config *c = &job->stage_cfg;
     const rf_memory_plan *plan = rf_trainer_plan(job->trainer);
     g_autofree char *planned = rf_cli_format_bytes(plan->total);
+    g_autofree char *carried = rf_cli_format_bytes((size_t)job->carried_bytes);
     g_autofree char *stage = stage_label(job);
     printf("%s %s: %s%s, encoder %s, %d layers, dim %d, %d heads, batch %d, length %d; %lld parameters; "
-           "planned memory %s; steps %lld -> %lld\n",
+           "planned memory %s%s%s%s; steps %lld -> %lld\n",
            job->resumed_from >= 0 ? "resuming" : "training", job->dir, stage, c->data.task, c->model.encoder,
            c->model.layers, c->model.dim, c->model.heads, c->data.batch, rf_trainer_model(job->trainer)->seq_len,
-           (long long)plan->param_count, planned,
+           (long long)plan->param_count, planned, job->carried_bytes > 0 ? " (+" : "",
+           job->carried_bytes > 0 ? carried : "", job->carried_bytes > 0 ? " of weights carried over while it is built)" : "",
            (long long)(job->first_step + (job->resumed_from > 0 ? job->resumed_from : 0)),
            (long long)(job->first_step + c->train.steps));
     if (rf_ranks_count() > 1)
@@ -487,7 +495,7 @@ static void print_result(const train_job *job, const run_state *s, const char *s
     rf_json_num(&j, "test_loss", s->test_loss);
     rf_json_num(&j, "seconds", seconds);
     rf_json_str(&j, "checkpoint", s->checkpoint_step >= 0 ? job->checkpoint : NULL);
-    rf_json_int(&j, "planned_bytes", job->trainer != NULL ? (int64_t)rf_trainer_plan(job->trainer)->total : 0);
+    rf_json_int(&j, "planned_bytes", job->trainer != NULL ? job->planned_bytes : 0);
     rf_json_int(&j, "peak_engine_bytes", (int64_t)rf_alloc_peak_bytes());
     rf_json_int(&j, "peak_rss_bytes", (int64_t)rf_process_peak_rss_bytes());
     rf_json_print(&j);
@@ -512,6 +520,7 @@ static bool next_stage(train_job *job, rf_status *st)
     rf_params *weights = rf_trainer_copy_weights(job->trainer, st);
     if (weights == NULL)
         return false;
+    job->carried_bytes = (int64_t)(weights->total * sizeof *weights->value);
     rf_trainer_free(job->trainer);   /* before the next is built: one stage's memory at a time */
     rf_dataset_free(job->ds);
     job->trainer = NULL;

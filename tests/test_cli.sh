@@ -243,6 +243,10 @@ check "the second stage begins at step 4" grep -qF "stage 2 of 3 (data.batch=2 d
 check "the last stage is the run's own config, steps 8 -> 14" grep -q "stage 3 of 3, listops.*steps 8 -> 14$" "$tmp/out"
 check "the summary counts the steps of all three (14)" grep -q '"status":"finished","steps":14,' "$tmp/out"
 check "config.ini records the stage the run ended in" grep -qx 'stage=2' "$tmp/curriculum/config.ini"
+check "a curriculum run's engine peak is within its plan (the weights carried into a stage counted)" \
+    python3 -c 'import json, sys; s = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); assert s["peak_engine_bytes"] <= s["planned_bytes"], s' "$tmp/out"
+check "a later stage's start says what the weights carried over add to its plan" \
+    grep -qE "stage 2 of 3 .*planned memory [0-9.]+ [KMG]?i?B \(\+[0-9.]+ [KMG]?i?B of weights carried over while it is built\)" "$tmp/out"
 run train --config "$tmp/tiny.ini" "${tiny[@]}" "${stage1[@]}" --out "$tmp/chain1"
 expect_rc 0 "the chain's first run"
 run train --config "$tmp/tiny.ini" "${tiny[@]}" "${stage2[@]}" --init "$tmp/chain1/checkpoint.safetensors" --out "$tmp/chain2"
