@@ -93,7 +93,7 @@ const rf_config_key rf_config_keys[] = {
     {"train", "seed", RF_KEY_U64, OFF(train.seed), 0, "1", 0, 0, NULL, "seed for data, initialisation, dropout"},
     INT("train", "threads", train.threads, "0", 0, 1024, "worker threads (0: all cores)"),
     CHO("train", "gemm", train.gemm, "auto", "auto|openblas|onednn", "matrix-product library: auto (the faster per shape, timed once and cached), openblas or onednn (RF_GEMM overrides)"),
-    CHO("train", "precision", train.precision, "f32", "f32|bf16", "matrix products' operands, full attention's for heads of 8 included: f32, or bf16 with f32 accumulation and f32 weights, the activations only products read stored in bf16 (CPUs with AVX512-BF16 or AMX)"),
+    CHO("train", "precision", train.precision, "f32", "f32|bf16", "matrix products' operands, full attention's for heads of 8 included on AMD CPUs: f32, or bf16 with f32 accumulation and f32 weights, the activations only products read stored in bf16 (CPUs with AVX512-BF16 or AMX)"),
     CHO("train", "tf32", train.tf32, "off", "off|on", "cuda: full attention's products on tensor cores with TF32 operands (10-bit mantissa, f32 accumulation; heads up to 128 wide); off keeps them exact f32"),
     STR("train", "device", train.device, "cpu", "where the model runs: cpu, cuda or cuda:N"),
     CHO("train", "cuda_graph", train.cuda_graph, "off", "off|auto", "on train.device = cuda: auto captures the second training step as a CUDA graph and replays it for every later step (one launch from the host a step); off launches every kernel from the host. Ignored on the CPU"),

@@ -2,7 +2,9 @@
  * core/cpu/small_head_bf16.h's kernels) against a double reference of the
  * exact attention, within a bound derived from bf16's rounding, for the
  * output and the three gradients; and not equal to the f32 op (the bf16
- * kernels did run).
+ * kernels did run, RF_BF16_ATTENTION=on). With RF_BF16_ATTENTION=off the
+ * op in bf16 precision is the f32 op bit for bit, and without it the
+ * CPU's vendor decides (core/cpu/small_head_bf16.h).
  *
  * The bound, with u = 2^-8 (bf16's unit roundoff) and ε = 2u + u² (a
  * product of two rounded operands): a score is off by at most δ_ij = ε
@@ -237,8 +239,12 @@ int main(void)
                  rf_sh16_available() ? st.msg : "the kernels decline");
         return tap_done();
     }
+    /* the bf16 kernels wherever they can run, whatever the vendor */
+    setenv("RF_BF16_ATTENTION", "on", 1);
     attention_run bf16 = run("bf16"), f32 = run("f32");
-    if (bf16.out == NULL || f32.out == NULL)
+    setenv("RF_BF16_ATTENTION", "off", 1);
+    attention_run declined = run("bf16");
+    if (bf16.out == NULL || f32.out == NULL || declined.out == NULL)
         return tap_ok(false, "the attention graph prepares"), tap_done();
     worst w = {0};
     for (int b = 0; b < B; b++)
@@ -250,7 +256,18 @@ int main(void)
     tap_ok(differ(bf16.out, f32.out, NQ) && differ(bf16.dq, f32.dq, NQ) && differ(bf16.dk, f32.dk, NK) &&
                differ(bf16.dv, f32.dv, NK),
            "the output and every gradient differ from the f32 op's (the bf16 kernels ran)");
+    tap_ok(!differ(declined.out, f32.out, NQ) && !differ(declined.dq, f32.dq, NQ) &&
+               !differ(declined.dk, f32.dk, NK) && !differ(declined.dv, f32.dv, NK),
+           "with RF_BF16_ATTENTION=off, bf16 precision gives the f32 op's output and gradients bit for bit");
+    /* without the override the vendor decides: AMD's VDPBF16PS pays, Intel's does not */
+    unsetenv("RF_BF16_ATTENTION");
+    __builtin_cpu_init();
+    bool amd = __builtin_cpu_is("amd") != 0, intel = __builtin_cpu_is("intel") != 0;
+    tap_ok(rf_sh16_for_attention() == amd,
+           "by default attention takes the bf16 kernels on %s (this CPU is %s)", amd ? "AMD: yes" : "Intel: no",
+           amd ? "AMD" : intel ? "Intel" : "neither");
     free_run(&bf16);
     free_run(&f32);
+    free_run(&declined);
     return tap_done();
 }

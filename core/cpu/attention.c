@@ -31,10 +31,11 @@
  * for element ((b H + h) N + i) M + j of this node: the same for any
  * blocking and thread count.
  *
- * With train.precision = bf16 and heads of 8 on a CPU with AVX512-BF16,
- * the products run on small_head_bf16.h's kernels (operands rounded to
- * bf16, sums and everything else f32, the probabilities' exponentials
- * rf_exp16_coarse's); elsewhere on the f32 ones.
+ * With train.precision = bf16 and heads of 8 on a CPU where they pay
+ * (rf_sh16_for_attention: AMD's with AVX512-BF16), the products run on
+ * small_head_bf16.h's kernels (operands rounded to bf16, sums and
+ * everything else f32, the probabilities' exponentials rf_exp16_coarse's);
+ * elsewhere on the f32 ones.
  *
  * While a probe is attached, forward also computes the probed sample's
  * probabilities (its rows of [B, heads, N, M]) into the graph's probe space
@@ -73,7 +74,7 @@ static attn attn_of(rf_exec *x, const rf_node *n)
               .node = rf_dropout_node(x, n), .q = rf_in(x, n, 0)->value, .k = k->value,
               .v = rf_in(x, n, 2)->value, .mask = n->n_in == 4 ? rf_in(x, n, 3)->value : NULL};
     a.dk = a.D / a.H;
-    a.bf16 = a.dk == RF_SH16_K && strcmp(rf_gemm_precision(), "bf16") == 0 && rf_sh16_available();
+    a.bf16 = a.dk == RF_SH16_K && strcmp(rf_gemm_precision(), "bf16") == 0 && rf_sh16_for_attention();
     rf_attn_tile t = n->tile.qb > 0 ? n->tile : rf_attn_tiles[0];
     a.qb = t.qb;
     a.kb = t.kb;

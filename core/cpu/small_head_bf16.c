@@ -4,6 +4,8 @@
 #include <immintrin.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "../gemm_bf16.h"
 #include "cpu_features.h"
@@ -26,6 +28,25 @@ bool rf_sh16_available(void)
         __atomic_store_n(&known, yes, __ATOMIC_RELAXED);
     }
     return yes;
+}
+
+bool rf_sh16_for_attention(void)
+{
+    if (!rf_sh16_available())
+        return false;
+    const char *env = getenv("RF_BF16_ATTENTION");
+    if (env != NULL && strcmp(env, "on") == 0)
+        return true;
+    if (env != NULL && strcmp(env, "off") == 0)
+        return false;
+    static int known = -1;   /* asked from the pool's threads, as above */
+    int amd = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (amd < 0) {
+        __builtin_cpu_init();
+        amd = __builtin_cpu_is("amd") != 0;
+        __atomic_store_n(&known, amd, __ATOMIC_RELAXED);
+    }
+    return amd;
 }
 
 /* Sixteen floats rounded to bf16, each widened into the low half of a

@@ -43,6 +43,18 @@ typedef struct rf_sh16_keys {
  * AVX512-BF16; RF_CPU_ISA=avx2 or RF_BF16=off in the environment: no). */
 bool rf_sh16_available(void);
 
+/* Whether full attention runs its products on these kernels when
+ * train.precision = bf16: where they are faster than the f32 kernels.
+ * They are on AMD CPUs (Zen 4 on), whose VDPBF16PS issues at the rate of
+ * an f32 FMA: a full-attention step about 1.5x faster. An Intel CPU issues
+ * it at half that rate, so the same work takes as long and the rounding
+ * comes on top (a step 1.2-1.5x slower): there attention stays on the f32
+ * kernels, while the other products still run in bf16. The choice goes by
+ * the CPU's vendor, not by a timing, so a run's results do not depend on
+ * how busy the machine was. RF_BF16_ATTENTION=on or off in the environment
+ * overrides it (on: wherever rf_sh16_available()). */
+bool rf_sh16_for_attention(void);
+
 /* Loads B [cols, k] (ldb) as above; false, loading nothing, unless k = 8,
  * 1 <= cols <= RF_SMALL_HEAD_COLS and rf_sh16_available(). */
 bool rf_sh16_load(rf_sh16_keys *keys, int cols, int k, float scale, const float *B, int ldb);
