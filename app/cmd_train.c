@@ -192,16 +192,23 @@ static void on_checkpoint(void *ctx, const char *path, int64_t step)
     s->checkpoint_step = s->first_step + step;
 }
 
+/* Once per run, on the rank that prints. */
+static void announce_stop(run_state *s)
+{
+    if (s->stop_announced || s->progress == NULL)
+        return;
+    rf_progress_note(s->progress, rf_ranks_count() > 1
+                                      ? "asked to stop (SIGUSR1): every rank stops, saving the checkpoint"
+                                      : "interrupted: saving the checkpoint (Ctrl-C again quits without saving)");
+    s->stop_announced = TRUE;
+}
+
 static bool should_stop(void *ctx)
 {
     run_state *s = ctx;
     rf_rank_watch_step(s->first_step + rf_trainer_step_count(s->trainer));
-    if (interrupted && !s->stop_announced && s->progress != NULL) {
-        rf_progress_note(s->progress, rf_ranks_count() > 1
-                                          ? "asked to stop (SIGUSR1): every rank stops, saving the checkpoint"
-                                          : "interrupted: saving the checkpoint (Ctrl-C again quits without saving)");
-        s->stop_announced = TRUE;
-    }
+    if (interrupted)
+        announce_stop(s);
     return interrupted || s->write_error != NULL || (s->watch != NULL && s->watch->stopped);
 }
 
@@ -602,6 +609,10 @@ static int run(train_job *job)
     int64_t step = job->trainer != NULL ? rf_trainer_step_count(job->trainer) : 0;
     gboolean stopped = ok && step < job->stage_cfg.train.steps;
     gboolean watch_stopped = stopped && job->watch != NULL && job->watch->stopped;
+    /* Under MPI another rank may have had the request first (mpirun passes
+     * SIGUSR1 on to each rank in turn): this rank stopped with it unasked. */
+    if (stopped && !watch_stopped && s.write_error == NULL)
+        announce_stop(&s);
     if (stopped && writer) {
         if (before_checkpoint(&s, &st) && rf_trainer_save(job->trainer, job->checkpoint, &st))
             s.checkpoint_step = job->first_step + step;

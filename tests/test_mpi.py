@@ -15,7 +15,9 @@ CI has two cores):
   5. A rank killed (kill -9 on the process doing rank 1's work): the job
      ends with one message of ours, naming rank 1, the signal and the
      step (app/rank_watch.h), the other rank prints nothing, and the last
-     checkpoint loads and resumes.
+     checkpoint loads and resumes. SIGUSR1, to mpirun or to rank 1 alone
+     (as when it reaches one rank first), stops every rank after one step;
+     rank 0 says why and saves that step's checkpoint.
   6. A rank whose loss is not finite stops every rank with one line naming
      that rank and the step (both ranks get named, over the poisoned
      samples).
@@ -222,6 +224,36 @@ try:
     ok(job.returncode != 0 and "asked to stop (SIGUSR1)" in out and '"status":"stopped"' in out and
        ev.returncode == 0 and f'"step":{step}' in ev.stdout.replace(" ", ""),
        f"SIGUSR1 to mpirun stops every rank and saves the checkpoint of the last step ({step})",
+       out[-400:] + err + ev.stdout + ev.stderr)
+
+    # 5b'. the request reaches rank 1 first (mpirun passes SIGUSR1 on to one
+    # rank after another): rank 0 stops with it, unasked, and still says why
+    name = "stopped-by-rank1"
+    job = subprocess.Popen(["mpirun", "-np", "2", RF, "train", "--config", CONFIG, "--out", name] +
+                           sets(["data.batch=8", "train.steps=100000", "train.warmup=0", "train.eval_every=0",
+                                 "train.checkpoint_every=1000"]),
+                           env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(metrics(name)) < 8:
+        time.sleep(0.2)
+    rank1 = None
+    for watcher in children(job.pid):
+        env = open(f"/proc/{watcher}/environ", "rb").read().split(b"\0")
+        kids = children(watcher)
+        if b"OMPI_COMM_WORLD_RANK=1" in env and len(kids) == 1:
+            rank1 = kids[0]
+    if rank1 is not None:
+        os.kill(rank1, signal.SIGUSR1)
+    else:
+        job.kill()
+    out, err = job.communicate(timeout=120)
+    rows = metrics(name)
+    step = rows[-1][0] if rows else -1
+    ev = subprocess.run([RF, "eval", "--checkpoint", os.path.join(name, "checkpoint.safetensors"), "--json"],
+                        env=ENV, capture_output=True, text=True, timeout=120)
+    ok(rank1 is not None and job.returncode != 0 and "asked to stop (SIGUSR1)" in out and
+       '"status":"stopped"' in out and ev.returncode == 0 and f'"step":{step}' in ev.stdout.replace(" ", ""),
+       f"SIGUSR1 to rank 1 alone: rank 0 stops too, says why and saves the checkpoint of the last step ({step})",
        out[-400:] + err + ev.stdout + ev.stderr)
 
     # 5c. one trainer per run folder (config/run_lock.h): rank 0 holds the lock
