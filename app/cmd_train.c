@@ -581,10 +581,13 @@ static int run(train_job *job)
     /* SIGUSR1 asks for the same clean stop: under mpirun, which passes it
      * on to every rank (Ctrl-C there ends the job: mpirun sends SIGTERM),
      * and for a run started in the background, whose SIGINT is ignored. A
-     * rank killed otherwise is named by its watcher (rank_watch.h). */
-    struct sigaction usr1 = {.sa_handler = on_sigint}, old_usr1;
+     * rank killed otherwise is named by its watcher (rank_watch.h). The
+     * handler stays to the end of the process: a request that arrives after
+     * the stop (mpirun passes the signal on to ranks one after another)
+     * has nothing left to stop, and must not kill a rank that is saving. */
+    struct sigaction usr1 = {.sa_handler = on_sigint};
     sigemptyset(&usr1.sa_mask);
-    sigaction(SIGUSR1, &usr1, &old_usr1);
+    sigaction(SIGUSR1, &usr1, NULL);
     gint64 t0 = g_get_monotonic_time();
     rf_status st = {0};
     gboolean ok;
@@ -628,7 +631,6 @@ static int run(train_job *job)
     }
     if (progress != NULL)
         rf_progress_end(progress);
-    sigaction(SIGUSR1, &old_usr1, NULL);
     double seconds = (g_get_monotonic_time() - t0) * 1e-6;
 
     g_autoptr(GError) error = NULL;

@@ -17,7 +17,8 @@ CI has two cores):
      step (app/rank_watch.h), the other rank prints nothing, and the last
      checkpoint loads and resumes. SIGUSR1, to mpirun or to rank 1 alone
      (as when it reaches one rank first), stops every rank after one step;
-     rank 0 says why and saves that step's checkpoint.
+     rank 0 says why and saves that step's checkpoint, and more requests
+     while it saves do not kill it.
   6. A rank whose loss is not finite stops every rank with one line naming
      that rank and the step (both ranks get named, over the poisoned
      samples).
@@ -215,15 +216,30 @@ try:
     deadline = time.time() + 120
     while time.time() < deadline and len(metrics(name)) < 8:
         time.sleep(0.2)
+    rank0 = None
+    for watcher in children(job.pid):
+        env = open(f"/proc/{watcher}/environ", "rb").read().split(b"\0")
+        kids = children(watcher)
+        if b"OMPI_COMM_WORLD_RANK=0" in env and len(kids) == 1:
+            rank0 = kids[0]
     job.send_signal(signal.SIGUSR1)
+    # requests that come late, while rank 0 saves and after, change nothing
+    while job.poll() is None and rank0 is not None and time.time() < deadline + 120:
+        try:
+            os.kill(rank0, signal.SIGUSR1)
+        except ProcessLookupError:
+            break
+        time.sleep(0.002)
     out, err = job.communicate(timeout=120)
     rows = metrics(name)
     step = rows[-1][0] if rows else -1
     ev = subprocess.run([RF, "eval", "--checkpoint", os.path.join(name, "checkpoint.safetensors"), "--json"],
                         env=ENV, capture_output=True, text=True, timeout=120)
-    ok(job.returncode != 0 and "asked to stop (SIGUSR1)" in out and '"status":"stopped"' in out and
+    ok(rank0 is not None and job.returncode != 0 and "asked to stop (SIGUSR1)" in out and
+       '"status":"stopped"' in out and "killed by signal" not in err and
        ev.returncode == 0 and f'"step":{step}' in ev.stdout.replace(" ", ""),
-       f"SIGUSR1 to mpirun stops every rank and saves the checkpoint of the last step ({step})",
+       f"SIGUSR1 to mpirun stops every rank and saves the checkpoint of the last step ({step}); "
+       "more requests as it saves change nothing",
        out[-400:] + err + ev.stdout + ev.stderr)
 
     # 5b'. the request reaches rank 1 first (mpirun passes SIGUSR1 on to one
