@@ -111,6 +111,41 @@ def metrics(run):
     return rows
 
 
+def endless_job(name, extra=(), rows=8, checkpoint=False):
+    """mpirun -np 2 training without end in run folder name, returned once
+    metrics.csv has rows rows (and, if asked, a checkpoint exists)."""
+    job = subprocess.Popen(["mpirun", "-np", "2", RF, "train", "--config", CONFIG, "--out", name] +
+                           sets(["data.batch=8", "train.steps=100000", "train.warmup=0", "train.eval_every=0"] +
+                                list(extra)),
+                           env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not (len(metrics(name)) >= rows and
+                                          (not checkpoint or os.path.exists(os.path.join(name, "checkpoint.safetensors")))):
+        time.sleep(0.2)
+    return job
+
+
+def rank_workers(job):
+    """{rank: pid} of the processes doing each rank's work: mpirun starts
+    each rank's watcher, and the watcher's one child does the work."""
+    workers = {}
+    for watcher in children(job.pid):
+        env = open(f"/proc/{watcher}/environ", "rb").read().split(b"\0")
+        rank = [e.split(b"=", 1)[1].decode() for e in env if e.startswith(b"OMPI_COMM_WORLD_RANK=")]
+        kids = children(watcher)
+        if rank and len(kids) == 1:
+            workers[int(rank[0])] = kids[0]
+    return workers
+
+
+def checkpoint_step(name):
+    """(the step of name's checkpoint as eval reports it or None, eval's output)."""
+    ev = subprocess.run([RF, "eval", "--checkpoint", os.path.join(name, "checkpoint.safetensors"), "--json"],
+                        env=ENV, capture_output=True, text=True, timeout=120)
+    found = re.search(r'"step":\s*(\d+)', ev.stdout) if ev.returncode == 0 else None
+    return (int(found.group(1)) if found else None), ev.stdout + ev.stderr
+
+
 def same_metrics(a, b, skip=()):
     """(equal, why): the same rows (but those of b at the (step, split)s in
     skip), losses within TOL, accuracies equal."""
@@ -177,23 +212,10 @@ try:
 
     # 5. a rank killed
     name = "killed"
-    args = ["mpirun", "-np", "2", RF, "train", "--config", CONFIG, "--out", name] + \
-        sets(["data.batch=8", "train.steps=100000", "train.warmup=0", "train.log_every=1", "train.eval_every=0"])
-    job = subprocess.Popen(args, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline and not (os.path.exists(os.path.join(name, "checkpoint.safetensors"))
-                                          and len(metrics(name)) >= 12):
-        time.sleep(0.2)
-    # mpirun starts each rank's watcher; the watcher's one child does the rank's work
-    workers = {}
-    for watcher in children(job.pid):
-        env = open(f"/proc/{watcher}/environ", "rb").read().split(b"\0")
-        rank = [e.split(b"=", 1)[1].decode() for e in env if e.startswith(b"OMPI_COMM_WORLD_RANK=")]
-        kids = children(watcher)
-        if rank and len(kids) == 1:
-            workers[rank[0]] = kids[0]
+    job = endless_job(name, rows=12, checkpoint=True)
+    workers = rank_workers(job)
     if len(workers) == 2:
-        os.kill(workers["1"], signal.SIGKILL)
+        os.kill(workers[1], signal.SIGKILL)
     out, err = job.communicate(timeout=120)
     ok(len(workers) == 2 and job.returncode != 0, "killing a rank ends the job", err)
     ours = [line for line in err.splitlines() if line.startswith("rangefinder:")]
@@ -209,22 +231,12 @@ try:
 
     # 5b. SIGUSR1 to mpirun: every rank stops after the same step and rank 0 saves
     name = "stopped"
-    job = subprocess.Popen(["mpirun", "-np", "2", RF, "train", "--config", CONFIG, "--out", name] +
-                           sets(["data.batch=8", "train.steps=100000", "train.warmup=0", "train.eval_every=0",
-                                 "train.checkpoint_every=1000"]),
-                           env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline and len(metrics(name)) < 8:
-        time.sleep(0.2)
-    rank0 = None
-    for watcher in children(job.pid):
-        env = open(f"/proc/{watcher}/environ", "rb").read().split(b"\0")
-        kids = children(watcher)
-        if b"OMPI_COMM_WORLD_RANK=0" in env and len(kids) == 1:
-            rank0 = kids[0]
+    job = endless_job(name, ["train.checkpoint_every=1000"])
+    rank0 = rank_workers(job).get(0)
     job.send_signal(signal.SIGUSR1)
     # requests that come late, while rank 0 saves and after, change nothing
-    while job.poll() is None and rank0 is not None and time.time() < deadline + 120:
+    deadline = time.time() + 120
+    while job.poll() is None and rank0 is not None and time.time() < deadline:
         try:
             os.kill(rank0, signal.SIGUSR1)
         except ProcessLookupError:
@@ -233,31 +245,17 @@ try:
     out, err = job.communicate(timeout=120)
     rows = metrics(name)
     step = rows[-1][0] if rows else -1
-    ev = subprocess.run([RF, "eval", "--checkpoint", os.path.join(name, "checkpoint.safetensors"), "--json"],
-                        env=ENV, capture_output=True, text=True, timeout=120)
+    saved, ev = checkpoint_step(name)
     ok(rank0 is not None and job.returncode != 0 and "asked to stop (SIGUSR1)" in out and
-       '"status":"stopped"' in out and "killed by signal" not in err and
-       ev.returncode == 0 and f'"step":{step}' in ev.stdout.replace(" ", ""),
+       '"status":"stopped"' in out and "killed by signal" not in err and saved == step,
        f"SIGUSR1 to mpirun stops every rank and saves the checkpoint of the last step ({step}); "
-       "more requests as it saves change nothing",
-       out[-400:] + err + ev.stdout + ev.stderr)
+       "more requests as it saves change nothing", out[-400:] + err + ev)
 
     # 5b'. the request reaches rank 1 first (mpirun passes SIGUSR1 on to one
     # rank after another): rank 0 stops with it, unasked, and still says why
     name = "stopped-by-rank1"
-    job = subprocess.Popen(["mpirun", "-np", "2", RF, "train", "--config", CONFIG, "--out", name] +
-                           sets(["data.batch=8", "train.steps=100000", "train.warmup=0", "train.eval_every=0",
-                                 "train.checkpoint_every=1000"]),
-                           env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline and len(metrics(name)) < 8:
-        time.sleep(0.2)
-    rank1 = None
-    for watcher in children(job.pid):
-        env = open(f"/proc/{watcher}/environ", "rb").read().split(b"\0")
-        kids = children(watcher)
-        if b"OMPI_COMM_WORLD_RANK=1" in env and len(kids) == 1:
-            rank1 = kids[0]
+    job = endless_job(name, ["train.checkpoint_every=1000"])
+    rank1 = rank_workers(job).get(1)
     if rank1 is not None:
         os.kill(rank1, signal.SIGUSR1)
     else:
@@ -265,12 +263,11 @@ try:
     out, err = job.communicate(timeout=120)
     rows = metrics(name)
     step = rows[-1][0] if rows else -1
-    ev = subprocess.run([RF, "eval", "--checkpoint", os.path.join(name, "checkpoint.safetensors"), "--json"],
-                        env=ENV, capture_output=True, text=True, timeout=120)
+    saved, ev = checkpoint_step(name)
     ok(rank1 is not None and job.returncode != 0 and "asked to stop (SIGUSR1)" in out and
-       '"status":"stopped"' in out and ev.returncode == 0 and f'"step":{step}' in ev.stdout.replace(" ", ""),
+       '"status":"stopped"' in out and saved == step,
        f"SIGUSR1 to rank 1 alone: rank 0 stops too, says why and saves the checkpoint of the last step ({step})",
-       out[-400:] + err + ev.stdout + ev.stderr)
+       out[-400:] + err + ev)
 
     # 5c. one trainer per run folder (config/run_lock.h): rank 0 holds the lock
     def refused(out, steps, ranks=0):
@@ -283,19 +280,8 @@ try:
             return None, "still training after 30 s"
 
     name = "locked"
-    job = subprocess.Popen(["mpirun", "-np", "2", RF, "train", "--config", CONFIG, "--out", name] +
-                           sets(["data.batch=8", "train.steps=100000", "train.warmup=0", "train.eval_every=0"]),
-                           env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline and not (os.path.exists(os.path.join(name, "checkpoint.safetensors"))
-                                          and len(metrics(name)) >= 8):
-        time.sleep(0.2)
-    rank0 = None
-    for watcher in children(job.pid):
-        env = open(f"/proc/{watcher}/environ", "rb").read().split(b"\0")
-        kids = children(watcher)
-        if b"OMPI_COMM_WORLD_RANK=0" in env and len(kids) == 1:
-            rank0 = kids[0]
+    job = endless_job(name, checkpoint=True)
+    rank0 = rank_workers(job).get(0)
     code, err = refused(name, 200000)
     want = (f"rangefinder: {name} is being trained by process {rank0} (rangefinder train, rank 0 of 2 under MPI); "
             "wait for it to finish or stop it")
