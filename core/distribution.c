@@ -51,22 +51,35 @@ static float smallest(const float *a, int64_t n)
     return m;
 }
 
-/* Selection, not a sort: each percentile's rank is selected in what lies
- * at or above the last one (about 2n comparisons each). */
-void rf_distribution_of(const float *x, int64_t n, float *scratch, rf_distribution *out)
+/* The summary of x[0..n) with its percentiles taken over `take` <= n of
+ * its values, evenly spaced (every one when take == n); the count, the
+ * mean, the minimum and the maximum are over all n. Selection, not a sort:
+ * each percentile's rank is selected in what lies at or above the last one
+ * (about 2 take comparisons each). scratch holds take floats. */
+static void summarise(const float *x, int64_t n, int64_t take, float *scratch, rf_distribution *out)
 {
     double sum = 0;
-    int64_t finite = 0;
-    for (int64_t i = 0; i < n; i++) {   /* NaN sorts above everything: keep them out of the selection */
+    float lo_all = INFINITY, hi_all = -INFINITY;
+    int64_t numbers = 0;   /* not NaN */
+    for (int64_t i = 0; i < n; i++) {
         sum += x[i];
-        if (!isnan(x[i]))
-            scratch[finite++] = x[i];
+        if (isnan(x[i]))
+            continue;
+        numbers++;
+        lo_all = x[i] < lo_all ? x[i] : lo_all;
+        hi_all = x[i] > hi_all ? x[i] : hi_all;
+    }
+    int64_t finite = 0;
+    for (int64_t i = 0; i < take; i++) {   /* NaN sorts above everything: keep them out of the selection */
+        float v = x[take == n ? i : i * n / take];   /* i < 2^22 and n < 2^40: no overflow */
+        if (!isnan(v))
+            scratch[finite++] = v;
     }
     out->count = n;
     out->mean = sum / (double)n;
     int64_t from = 0;
     for (int k = 0; k < RF_DIST_QUANTILES; k++) {
-        double rank = rf_dist_percents[k] / 100.0 * (double)(n - 1), frac = rank - floor(rank);
+        double rank = rf_dist_percents[k] / 100.0 * (double)(take - 1), frac = rank - floor(rank);
         int64_t lo = (int64_t)floor(rank);
         if (lo >= finite) {
             out->q[k] = NAN;
@@ -75,9 +88,23 @@ void rf_distribution_of(const float *x, int64_t n, float *scratch, rf_distributi
         select_rank(scratch + from, finite - from, lo - from);
         from = lo;
         double a = scratch[lo];
-        double b = lo + 1 >= n ? a : lo + 1 < finite ? smallest(scratch + lo + 1, finite - lo - 1) : NAN;
+        double b = lo + 1 >= take ? a : lo + 1 < finite ? smallest(scratch + lo + 1, finite - lo - 1) : NAN;
         out->q[k] = frac == 0 ? a : a + (b - a) * frac;
     }
+    if (take < n) {   /* the extremes of all n, as the exact summary has them (NaN sorts above everything) */
+        out->q[0] = numbers > 0 ? lo_all : NAN;
+        out->q[RF_DIST_QUANTILES - 1] = numbers < n ? NAN : hi_all;
+    }
+}
+
+void rf_distribution_of(const float *x, int64_t n, float *scratch, rf_distribution *out)
+{
+    summarise(x, n, n, scratch, out);
+}
+
+void rf_distribution_sampled(const float *x, int64_t n, int64_t k, float *scratch, rf_distribution *out)
+{
+    summarise(x, n, n < k ? n : k, scratch, out);
 }
 
 static void name_it(rf_distribution *d, const char *name, rf_dist_kind kind)
@@ -86,10 +113,23 @@ static void name_it(rf_distribution *d, const char *name, rf_dist_kind kind)
     d->kind = kind;
 }
 
+/* What a streamed probe's reader fills: value i's summary in out[i]. */
+typedef struct tap_reading {
+    rf_distribution *out;
+    float *scratch;    /* RF_DIST_SAMPLE_FLOATS */
+} tap_reading;
+
+static void summarise_tap(void *ctx, int value, const float *view, int64_t n)
+{
+    tap_reading *r = ctx;
+    if (n > 0)
+        rf_distribution_sampled(view, n, RF_DIST_SAMPLE_FLOATS, r->scratch, &r->out[value]);
+}
+
 /* The forward taps (values and saved tensors: gradient taps would need a
- * backward pass) of validation sample 0, summarised into out[]. */
-static bool tap_distributions(rf_trainer *t, rf_distribution *out, int *n, float **scratch, size_t *cap,
-                              rf_status *st)
+ * backward pass) of validation sample 0, summarised into out[] as the pass
+ * produces them: a streamed probe keeps no copy of any tap. */
+static bool tap_distributions(rf_trainer *t, rf_distribution *out, int *n, rf_status *st)
 {
     rf_graph *g = rf_trainer_model(t)->graph;
     int taps = rf_tap_count(g), wanted = 0;
@@ -97,26 +137,33 @@ static bool tap_distributions(rf_trainer *t, rf_distribution *out, int *n, float
     for (int i = 0; i < taps; i++) {
         const rf_tap *tap = rf_tap_get(g, i);
         int64_t per_sample = rf_shape_numel(tap->shape) / (tap->shape.dim[0] > 0 ? tap->shape.dim[0] : 1);
-        if (tap->what != RF_TAP_GRAD && per_sample <= RF_DIST_TAP_MAX_FLOATS)
+        if (tap->what == RF_TAP_VALUE || (tap->what == RF_TAP_AUX && per_sample <= RF_DIST_TAP_MAX_FLOATS))
             names[wanted++] = tap->name;
     }
     bool ok = true;
     if (wanted > 0) {
-        rf_probe_set *ps = rf_probe_set_new(g, names, wanted, 0, st);
+        rf_distribution *read = calloc((size_t)wanted, sizeof *read);
+        tap_reading r = {read, malloc((size_t)RF_DIST_SAMPLE_FLOATS * sizeof(float))};
+        rf_probe_set *ps = NULL;
+        if (read == NULL || r.scratch == NULL)
+            ok = rf_fail(st, "out of memory for the taps' distributions");
+        else
+            ok = (ps = rf_probe_set_new_streamed(g, names, wanted, 0, summarise_tap, &r, st)) != NULL;
         rf_inspection seen;
-        ok = ps != NULL && rf_trainer_inspect(t, RF_SPLIT_VAL, 0, ps, &seen, st);
+        ok = ok && rf_trainer_inspect(t, RF_SPLIT_VAL, 0, ps, &seen, st);
         for (int i = 0; ok && i < ps->count; i++) {
-            int64_t numel = rf_shape_numel(ps->values[i].shape);
-            if (numel < 1)
+            const rf_probe_value *v = &ps->values[i];
+            if (v->data != NULL && rf_shape_numel(v->shape) > 0)   /* a series: its cells */
+                rf_distribution_sampled(v->data, rf_shape_numel(v->shape), RF_DIST_SAMPLE_FLOATS, r.scratch,
+                                        &read[i]);
+            else if (v->data != NULL || read[i].count == 0)
                 continue;
-            if ((size_t)numel > *cap) {
-                *cap = (size_t)numel;
-                *scratch = realloc(*scratch, *cap * sizeof **scratch);
-            }
-            name_it(&out[*n], ps->values[i].name, RF_DIST_TAP);
-            rf_distribution_of(ps->values[i].data, numel, *scratch, &out[(*n)++]);
+            out[*n] = read[i];
+            name_it(&out[(*n)++], v->name, RF_DIST_TAP);
         }
         rf_probe_set_free(ps);
+        free(r.scratch);
+        free(read);
     }
     free(names);
     return ok;
@@ -144,7 +191,7 @@ rf_distribution *rf_trainer_distributions(rf_trainer *t, int *count, rf_status *
         name_it(&out[n], e->name, RF_DIST_GRAD);
         rf_distribution_of(p->grad + e->offset, e->numel, scratch, &out[n++]);
     }
-    bool ok = tap_distributions(t, out, &n, &scratch, &cap, st);
+    bool ok = tap_distributions(t, out, &n, st);
     free(scratch);
     if (!ok) {
         free(out);

@@ -193,19 +193,40 @@ static bool series_value(const rf_graph *g, const rf_tap *t, const rf_probe_wind
     return true;
 }
 
+static rf_probe_set *new_set(const rf_graph *g, const char *const *names, const rf_probe_window *const *windows,
+                             int n, int sample, rf_probe_reader read, void *ctx, rf_status *st);
+
 rf_probe_set *rf_probe_set_new(const rf_graph *g, const char *const *names, int n, int sample, rf_status *st)
 {
-    return rf_probe_set_new_pooled(g, names, NULL, n, sample, st);
+    return new_set(g, names, NULL, n, sample, NULL, NULL, st);
 }
 
 rf_probe_set *rf_probe_set_new_pooled(const rf_graph *g, const char *const *names,
                                       const rf_probe_window *const *windows, int n, int sample, rf_status *st)
+{
+    return new_set(g, names, windows, n, sample, NULL, NULL, st);
+}
+
+rf_probe_set *rf_probe_set_new_streamed(const rf_graph *g, const char *const *names, int n, int sample,
+                                        rf_probe_reader read, void *ctx, rf_status *st)
+{
+    if (sample == RF_PROBE_ALL_ROWS) {
+        rf_fail(st, "a streamed probe reads one sample, not every row of a batch");
+        return NULL;
+    }
+    return new_set(g, names, NULL, n, sample, read, ctx, st);
+}
+
+static rf_probe_set *new_set(const rf_graph *g, const char *const *names, const rf_probe_window *const *windows,
+                             int n, int sample, rf_probe_reader read, void *ctx, rf_status *st)
 {
     rf_probe_set *ps = calloc(1, sizeof *ps);
     bool all_rows = sample == RF_PROBE_ALL_ROWS;
     ps->sample = sample;
     ps->rows = 1;
     ps->graph = g;
+    ps->read = read;
+    ps->read_ctx = ctx;
     ps->values = calloc((size_t)(n > 0 ? n : 1), sizeof *ps->values);
     for (int i = 0; i < n; i++) {
         const rf_tap *t = rf_tap_find(g, names[i]);
@@ -263,7 +284,8 @@ rf_probe_set *rf_probe_set_new_pooled(const rf_graph *g, const char *const *name
             v->pooled = true;
             rf_probe_window_cells(&v->window, &v->shape.dim[v->shape.ndim - 2], &v->shape.dim[v->shape.ndim - 1]);
         }
-        v->data = malloc((size_t)ps->rows * (size_t)rf_shape_numel(v->shape) * sizeof(float));
+        if (read == NULL || t->node == RF_NONE)   /* a streamed set keeps a series' cells only */
+            v->data = malloc((size_t)ps->rows * (size_t)rf_shape_numel(v->shape) * sizeof(float));
     }
     return ps;
 }
@@ -272,7 +294,9 @@ size_t rf_probe_set_bytes(const rf_probe_set *ps)
 {
     size_t bytes = 0;
     for (int i = 0; i < ps->count; i++)
-        bytes += (size_t)ps->rows * (size_t)rf_shape_numel(ps->values[i].shape) * sizeof(float) +
+        bytes += (ps->values[i].data != NULL ? (size_t)ps->rows * (size_t)rf_shape_numel(ps->values[i].shape) *
+                                                   sizeof(float)
+                                             : 0) +
                  (size_t)ps->values[i].n_members * sizeof(rf_series_member);
     return bytes;
 }
@@ -404,7 +428,8 @@ static void add_member(rf_graph *g, const rf_probe_set *ps, rf_probe_value *v, r
     }
 }
 
-/* The executor's hook: copy every requested tap of node `id` for the pass. */
+/* The executor's hook: copy every requested tap of node `id` for the pass,
+ * or hand it to a streamed set's reader. */
 static void copy_taps(void *ctx, rf_graph *g, rf_id id, bool backward)
 {
     rf_probe_set *ps = ctx;
@@ -434,7 +459,9 @@ static void copy_taps(void *ctx, rf_graph *g, rf_id id, bool backward)
         if (buf == NULL || (on_demand && !own))
             continue;
         const float *view = buf + t->offset + (own || ps->sample == RF_PROBE_ALL_ROWS ? 0 : ps->sample * per_sample);
-        if (v->pooled)
+        if (v->data == NULL)
+            ps->read(ps->read_ctx, i, view, per_sample);
+        else if (v->pooled)
             pool_tap(g, ps, v, t, view);
         else if (ps->sample == RF_PROBE_ALL_ROWS)
             memcpy(v->data, view, (size_t)(ps->rows * per_sample) * sizeof(float));

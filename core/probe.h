@@ -96,7 +96,7 @@ typedef struct rf_probe_value {
     char name[RF_NAME_LEN];
     rf_shape shape;        /* the tap's shape without the batch dim; pooled: its
                               last two dims are the window's cells */
-    float *data;           /* numel(shape) floats, malloc'd */
+    float *data;           /* numel(shape) floats, malloc'd; NULL in a streamed set (but a series') */
     bool filled;           /* set once the pass that produces it ran */
     bool pooled;           /* `window` says what data holds */
     rf_probe_window window;
@@ -109,12 +109,19 @@ typedef struct rf_probe_value {
  * (value taps only): each value then holds batch x numel(shape) floats. */
 #define RF_PROBE_ALL_ROWS (-1)
 
+/* A streamed set's reader: value `value`'s view for the probed sample, n
+ * floats, while the pass that produced it still holds it (see
+ * rf_probe_set_new_streamed). */
+typedef void (*rf_probe_reader)(void *ctx, int value, const float *view, int64_t n);
+
 typedef struct rf_probe_set {
     int sample;            /* batch row to copy, or RF_PROBE_ALL_ROWS */
     int rows;              /* rows each value holds: 1, or the batch */
     int count;
     rf_probe_value *values;
     const rf_graph *graph;    /* the graph its series' member indexes are for (rf_probe_attach redoes them) */
+    rf_probe_reader read;     /* a streamed set's reader; NULL: values are copied */
+    void *read_ctx;
 } rf_probe_set;
 
 /* Make a set for the named taps (fails naming the first unknown tap and
@@ -130,6 +137,16 @@ rf_probe_set *rf_probe_set_new(const rf_graph *g, const char *const *names, int 
  * view with fewer than two dims per sample. */
 rf_probe_set *rf_probe_set_new_pooled(const rf_graph *g, const char *const *names,
                                       const rf_probe_window *const *windows, int n, int sample, rf_status *st);
+/* A set that keeps no copies: as the pass produces each requested tap,
+ * the hook hands the probed sample's view to `read` (a summary taken in
+ * place), and the value's data stays NULL; only a series keeps its cells,
+ * one norm a member, as in any set. So a set of every tap of a long model
+ * adds its series' cells to the run's memory, not a copy of each tensor
+ * (which at a million tokens would be several times the plan). A tap
+ * computed on demand (rf_op_info.probe_aux_floats) still takes the probe
+ * space of its view for the sample. */
+rf_probe_set *rf_probe_set_new_streamed(const rf_graph *g, const char *const *names, int n, int sample,
+                                        rf_probe_reader read, void *ctx, rf_status *st);
 /* Bytes the set's values hold, a series' index of its members included
  * (what a probe adds to a run, with the probe space of
  * rf_graph_probe_space). */

@@ -87,6 +87,58 @@ static void test_random(void)
     tap_ok(same, "random data (20 sizes up to 700, with ties): percentiles equal a naive sort's");
 }
 
+/* Percentiles over k evenly spaced values of n (value i * n / k), against
+ * the naive reference on those values; the count, mean and extremes over
+ * all n; k >= n the exact summary; a NaN outside the sample still makes
+ * the maximum NaN (NaN sorts above everything). */
+static void test_sampled(void)
+{
+    GRand *r = g_rand_new_with_seed(11);
+    bool same = true, extremes = true;
+    for (int trial = 0; trial < 12 && same && extremes; trial++) {
+        int n = 300 + g_rand_int_range(r, 0, 3000), k = 17 + g_rand_int_range(r, 0, 200);
+        float *x = malloc((size_t)n * sizeof *x), *picked = malloc((size_t)k * sizeof *x);
+        float *scratch = malloc((size_t)n * sizeof *x);
+        double sum = 0, lo = INFINITY, hi = -INFINITY;
+        for (int i = 0; i < n; i++) {
+            sum += x[i] = (float)g_rand_double_range(r, -3, 9);
+            lo = fmin(lo, x[i]);
+            hi = fmax(hi, x[i]);
+        }
+        for (int i = 0; i < k; i++)
+            picked[i] = x[(int64_t)i * n / k];
+        rf_distribution d;
+        rf_distribution_sampled(x, n, k, scratch, &d);
+        same = d.count == n && close_to(d.mean, sum / n, 1e-9);
+        extremes = d.q[0] == lo && d.q[RF_DIST_QUANTILES - 1] == hi;
+        for (int q = 1; q < RF_DIST_QUANTILES - 1; q++)
+            if (!close_to(d.q[q], naive_percentile(picked, k, rf_dist_percents[q]), 1e-9)) {
+                tap_diag("n %d k %d p%d: %.9g, the reference %.9g", n, k, rf_dist_percents[q], d.q[q],
+                         naive_percentile(picked, k, rf_dist_percents[q]));
+                same = false;
+            }
+        rf_distribution whole, all;
+        rf_distribution_of(x, n, scratch, &whole);
+        rf_distribution_sampled(x, n, n + 5, scratch, &all);
+        same = same && whole.count == all.count && whole.mean == all.mean;
+        for (int q = 0; q < RF_DIST_QUANTILES; q++)
+            same = same && whole.q[q] == all.q[q];
+        if (trial == 0) {
+            x[1] = NAN;   /* index 1 is never picked: i * n / k skips it when k < n / 2 */
+            rf_distribution_sampled(x, n, k < n / 2 ? k : n / 3, scratch, &d);
+            tap_ok(isnan(d.q[RF_DIST_QUANTILES - 1]) && isfinite(d.q[0]),
+                   "a NaN outside the sampled values makes the maximum NaN, the minimum stays a number");
+        }
+        free(x);
+        free(picked);
+        free(scratch);
+    }
+    g_rand_free(r);
+    tap_ok(same, "sampled (12 sizes, every k-th of n): the percentiles equal a naive sort's of those values, the "
+                 "count and mean all n's; k >= n the exact summary");
+    tap_ok(extremes, "and the minimum and maximum are all n's, not the sample's");
+}
+
 static rf_distribution sample_distribution(const char *name, rf_dist_kind kind, double shift)
 {
     rf_distribution d = {.kind = kind, .count = 12, .mean = 0.5 + shift};
@@ -373,6 +425,39 @@ static void test_long_run(const char *rangefinder, const char *dir)
         g_array_free(rows, TRUE);
 }
 
+/* BLRP at 16,384 tokens, segments recomputed: its forward taps (every
+ * segment's latent attention maps) hold about 420 MiB for one sample, far
+ * more than the run's plan (about 60 MiB); they are summarised as the pass makes them, so the run's
+ * peak RSS stays below what a copy of them would take (before they were
+ * streamed a copy of every tap doubled the evaluation's memory). */
+static void test_long_blrp_run(const char *rangefinder, const char *dir)
+{
+    const char *sets[] = {"data.max_len=16384", "data.train_size=8", "data.val_size=1", "data.test_size=1",
+                          "data.batch=1", "model.encoder=blrp", "model.layers=1", "train.steps=1",
+                          "train.warmup=0", "train.recompute=segments", "train.threads=2", NULL};
+    g_autofree char *run = NULL, *out = NULL;
+    if (!tap_ok(train(rangefinder, dir, "blrp", "[data]\ntask = long_match\n[train]\nseed = 3\n", sets, &run, &out),
+                "rangefinder train: BLRP at 16,384 tokens, one step"))
+        return;
+    g_autofree char *csv = g_build_filename(run, "distributions.csv", NULL);
+    GArray *rows = read_rows(csv);
+    double tap_bytes = 0;
+    int maps = 0;
+    for (guint r = 0; rows != NULL && r < rows->len; r++) {
+        const rf_distribution *d = &g_array_index(rows, rf_distribution_row, r).d;
+        if (d->kind == RF_DIST_TAP)
+            tap_bytes += (double)d->count * sizeof(float);
+        maps += strstr(d->name, "reads_segment") != NULL;
+    }
+    const char *at = out != NULL ? strstr(out, "\"peak_rss_bytes\":") : NULL;
+    double rss = at != NULL ? g_ascii_strtod(at + strlen("\"peak_rss_bytes\":"), NULL) : -1;
+    tap_ok(rows != NULL && maps > 100, "its distributions have every segment's latent attention map (%d rows)", maps);
+    tap_ok(rss > 0 && rss < tap_bytes, "the taps summarised hold %.0f MiB a sample, more than the run's whole peak "
+           "RSS (%.0f MiB): none was copied", tap_bytes / 1048576, rss / 1048576);
+    if (rows != NULL)
+        g_array_free(rows, TRUE);
+}
+
 /* A file a run is writing, read as the workbench follows it: the rows
  * written whole, a last row not yet ended left out, a header not yet whole
  * giving no rows; a bad whole row still refused. */
@@ -416,11 +501,13 @@ int main(int argc, char **argv)
     g_autofree char *dir = g_dir_make_tmp("rf-dist-XXXXXX", NULL);
     test_hand_case();
     test_random();
+    test_sampled();
     test_csv(dir);
     test_bad_files(dir);
     test_file_being_written(dir);
     test_trained_run(argv[1], dir);
     test_long_run(argv[1], dir);
+    test_long_blrp_run(argv[1], dir);
     g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
     if (system(rm) != 0)
         tap_diag("could not remove %s", dir);

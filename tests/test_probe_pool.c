@@ -11,6 +11,8 @@
  *  - at N = 32,768 a pooled request allocates nothing near N x N floats
  *    (the largest malloc is watched; plain builds only, where the test
  *    owns malloc) and the set holds only its cells;
+ *  - a streamed set hands its reader what a copying set keeps, and holds
+ *    nothing itself;
  *  - a window outside the map is refused, naming the probe. */
 #include <math.h>
 #include <stdlib.h>
@@ -103,7 +105,8 @@ static bool attn_build(attn_graph *t, int64_t B, int64_t N, int64_t M, int64_t D
     t->a = rf_attention(g, t->q, t->k, v, t->m, (int)H, t->scale, 0.0f);
     rf_graph_keep(g, t->a);
     rf_status st = {0};
-    if (!rf_tap_add(g, "probs", t->a, RF_TAP_AUX, rf_shape4(B, H, N, M), 0) || !rf_graph_prepare(g, RF_NONE, 2, NULL, &st))
+    if (!rf_tap_add(g, "probs", t->a, RF_TAP_AUX, rf_shape4(B, H, N, M), 0) ||
+        !rf_tap_add(g, "out", t->a, RF_TAP_VALUE, rf_shape3(B, N, D), 0) || !rf_graph_prepare(g, RF_NONE, 2, NULL, &st))
         return false;
     rf_rng rng = {seed};
     fill(rf_value(g, t->q), B * N * D, false, &rng);
@@ -359,6 +362,54 @@ static void test_bad_windows(void)
     rf_graph_free(t.g);
 }
 
+/* What a streamed set's reader saw: each value's view, copied here. */
+typedef struct streamed_views {
+    float *view[2];
+    int64_t n[2];
+} streamed_views;
+
+static void keep_view(void *ctx, int value, const float *view, int64_t n)
+{
+    streamed_views *s = ctx;
+    s->view[value] = malloc((size_t)n * sizeof(float));
+    memcpy(s->view[value], view, (size_t)n * sizeof(float));
+    s->n[value] = n;
+}
+
+/* A streamed set hands its reader the same floats a copying set keeps,
+ * for a value and for a map computed on demand, and holds nothing itself. */
+static void test_streamed(rf_pool *pool)
+{
+    attn_graph t;
+    if (!tap_ok(attn_build(&t, 3, 37, 29, 8, 2, 5), "full attention [3, 37 x 29], two heads, for a streamed probe")) {
+        rf_graph_free(t.g);
+        return;
+    }
+    const char *names[] = {"probs", "out"};
+    rf_status st = {0};
+    streamed_views seen = {0};
+    rf_probe_set *copy = rf_probe_set_new(t.g, names, 2, 1, &st);
+    rf_probe_set *streamed = rf_probe_set_new_streamed(t.g, names, 2, 1, keep_view, &seen, &st);
+    bool ran = copy != NULL && streamed != NULL && probe_forward(t.g, copy, pool) && probe_forward(t.g, streamed, pool);
+    bool same = ran && streamed->values[1].filled;
+    for (int i = 0; same && i < 2; i++) {
+        int64_t n = rf_shape_numel(copy->values[i].shape);
+        same = seen.n[i] == n && memcmp(seen.view[i], copy->values[i].data, (size_t)n * sizeof(float)) == 0;
+    }
+    tap_ok(same, "a streamed set's reader gets sample 1's probabilities (computed on demand) and output, bit for bit "
+           "the copying set's");
+    tap_ok(ran && rf_probe_set_bytes(streamed) == 0 && streamed->values[0].data == NULL &&
+               rf_probe_set_bytes(copy) == (size_t)(2 * 37 * 29 + 37 * 8) * sizeof(float),
+           "  and holds no bytes, where the copying set holds its %zu", copy != NULL ? rf_probe_set_bytes(copy) : 0);
+    rf_probe_set *all = rf_probe_set_new_streamed(t.g, names, 2, RF_PROBE_ALL_ROWS, keep_view, &seen, &st);
+    tap_ok(all == NULL && strstr(st.msg, "one sample") != NULL, "a streamed set of every row is refused (%s)", st.msg);
+    rf_probe_set_free(copy);
+    rf_probe_set_free(streamed);
+    free(seen.view[0]);
+    free(seen.view[1]);
+    rf_graph_free(t.g);
+}
+
 /* A long sequence: nothing N x N is allocated, the set holds its cells. */
 static void test_long_sequence(rf_pool *pool)
 {
@@ -418,6 +469,7 @@ int main(void)
     rf_pool *pool = rf_pool_new(2);
     test_attention_windows(pool);
     test_buffer_tap(pool);
+    test_streamed(pool);
     test_talk_bounds(pool);
     test_bad_windows();
     test_long_sequence(pool);
