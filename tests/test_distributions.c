@@ -393,6 +393,27 @@ static void test_trained_run(const char *rangefinder, const char *dir)
     g_array_free(rows, TRUE);
 }
 
+/* `rangefinder train` on long_match with `sets` into DIR/NAME: its
+ * distributions.csv's rows (NULL when it did not run or read), its stdout
+ * in *out. */
+static GArray *long_match_rows(const char *rangefinder, const char *dir, const char *name, const char *const *sets,
+                               const char *what, char **out)
+{
+    g_autofree char *run = NULL;
+    if (!tap_ok(train(rangefinder, dir, name, "[data]\ntask = long_match\n[train]\nseed = 3\n", sets, &run, out),
+                "rangefinder train: %s", what))
+        return NULL;
+    g_autofree char *csv = g_build_filename(run, "distributions.csv", NULL);
+    return read_rows(csv);
+}
+
+/* The peak_rss_bytes of train's result line in `out`; -1 without one. */
+static double peak_rss(const char *out)
+{
+    const char *at = out != NULL ? strstr(out, "\"peak_rss_bytes\":") : NULL;
+    return at != NULL ? g_ascii_strtod(at + strlen("\"peak_rss_bytes\":"), NULL) : -1;
+}
+
 /* Full attention at 8,192 tokens: its probabilities tap holds 2 heads x
  * 8,192 x 8,192 floats a sample (512 MiB), past RF_DIST_TAP_MAX_FLOATS, so
  * the run's distributions leave it out, keep the small taps, and the run's
@@ -402,12 +423,10 @@ static void test_long_run(const char *rangefinder, const char *dir)
     const char *sets[] = {"data.max_len=8192", "data.train_size=16", "data.val_size=2", "data.test_size=2",
                           "data.batch=1", "model.encoder=full", "model.dim=16", "model.heads=2", "model.ff=32",
                           "train.steps=1", "train.warmup=0", "train.threads=2", NULL};
-    g_autofree char *run = NULL, *out = NULL;
-    if (!tap_ok(train(rangefinder, dir, "long", "[data]\ntask = long_match\n[train]\nseed = 3\n", sets, &run, &out),
-                "rangefinder train: full attention at 8,192 tokens, one step"))
+    g_autofree char *out = NULL;
+    GArray *rows = long_match_rows(rangefinder, dir, "long", sets, "full attention at 8,192 tokens, one step", &out);
+    if (out == NULL)
         return;
-    g_autofree char *csv = g_build_filename(run, "distributions.csv", NULL);
-    GArray *rows = read_rows(csv);
     int taps = 0, probs = 0;
     for (guint r = 0; rows != NULL && r < rows->len; r++) {
         const rf_distribution *d = &g_array_index(rows, rf_distribution_row, r).d;
@@ -417,8 +436,7 @@ static void test_long_run(const char *rangefinder, const char *dir)
     tap_ok(rows != NULL && taps > 0 && probs == 0,
            "its distributions keep %d small taps and leave out the 8,192 x 8,192 probabilities (%d rows of them)",
            taps, probs);
-    const char *at = out != NULL ? strstr(out, "\"peak_rss_bytes\":") : NULL;
-    double rss = at != NULL ? g_ascii_strtod(at + strlen("\"peak_rss_bytes\":"), NULL) : -1;
+    double rss = peak_rss(out);
     tap_ok(rss > 0 && rss < 1024.0 * 1024 * 1024, "and the run's peak RSS stays under 1 GiB (%.0f MiB)",
            rss / (1024.0 * 1024));
     if (rows != NULL)
@@ -427,20 +445,18 @@ static void test_long_run(const char *rangefinder, const char *dir)
 
 /* BLRP at 16,384 tokens, segments recomputed: its forward taps (every
  * segment's latent attention maps) hold about 420 MiB for one sample, far
- * more than the run's plan (about 60 MiB); they are summarised as the pass makes them, so the run's
- * peak RSS stays below what a copy of them would take (before they were
- * streamed a copy of every tap doubled the evaluation's memory). */
+ * more than the run's plan (about 60 MiB); they are summarised as the
+ * pass makes them, so the run's peak RSS stays below what a copy of them
+ * would take (when every tap was copied first, 583 MiB). */
 static void test_long_blrp_run(const char *rangefinder, const char *dir)
 {
     const char *sets[] = {"data.max_len=16384", "data.train_size=8", "data.val_size=1", "data.test_size=1",
                           "data.batch=1", "model.encoder=blrp", "model.layers=1", "train.steps=1",
                           "train.warmup=0", "train.recompute=segments", "train.threads=2", NULL};
-    g_autofree char *run = NULL, *out = NULL;
-    if (!tap_ok(train(rangefinder, dir, "blrp", "[data]\ntask = long_match\n[train]\nseed = 3\n", sets, &run, &out),
-                "rangefinder train: BLRP at 16,384 tokens, one step"))
+    g_autofree char *out = NULL;
+    GArray *rows = long_match_rows(rangefinder, dir, "blrp", sets, "BLRP at 16,384 tokens, one step", &out);
+    if (out == NULL)
         return;
-    g_autofree char *csv = g_build_filename(run, "distributions.csv", NULL);
-    GArray *rows = read_rows(csv);
     double tap_bytes = 0;
     int maps = 0;
     for (guint r = 0; rows != NULL && r < rows->len; r++) {
@@ -449,8 +465,7 @@ static void test_long_blrp_run(const char *rangefinder, const char *dir)
             tap_bytes += (double)d->count * sizeof(float);
         maps += strstr(d->name, "reads_segment") != NULL;
     }
-    const char *at = out != NULL ? strstr(out, "\"peak_rss_bytes\":") : NULL;
-    double rss = at != NULL ? g_ascii_strtod(at + strlen("\"peak_rss_bytes\":"), NULL) : -1;
+    double rss = peak_rss(out);
     tap_ok(rows != NULL && maps > 100, "its distributions have every segment's latent attention map (%d rows)", maps);
     tap_ok(rss > 0 && rss < tap_bytes, "the taps summarised hold %.0f MiB a sample, more than the run's whole peak "
            "RSS (%.0f MiB): none was copied", tap_bytes / 1048576, rss / 1048576);
