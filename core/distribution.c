@@ -53,9 +53,10 @@ static float smallest(const float *a, int64_t n)
 
 /* The summary of x[0..n) with its percentiles taken over `take` <= n of
  * its values, evenly spaced (every one when take == n); the count, the
- * mean, the minimum and the maximum are over all n. Selection, not a sort:
- * each percentile's rank is selected in what lies at or above the last one
- * (about 2 take comparisons each). scratch holds take floats. */
+ * mean, the minimum and the maximum are over all n, in one pass.
+ * Selection, not a sort: each percentile's rank is selected in what lies
+ * at or above the last one (about 2 take comparisons each), and its upper
+ * neighbour found only when it interpolates. scratch holds take floats. */
 static void summarise(const float *x, int64_t n, int64_t take, float *scratch, rf_distribution *out)
 {
     double sum = 0;
@@ -77,8 +78,11 @@ static void summarise(const float *x, int64_t n, int64_t take, float *scratch, r
     }
     out->count = n;
     out->mean = sum / (double)n;
+    /* the extremes need no selection (NaN sorts above everything) */
+    out->q[0] = numbers > 0 ? lo_all : NAN;
+    out->q[RF_DIST_QUANTILES - 1] = numbers < n ? NAN : hi_all;
     int64_t from = 0;
-    for (int k = 0; k < RF_DIST_QUANTILES; k++) {
+    for (int k = 1; k < RF_DIST_QUANTILES - 1; k++) {
         double rank = rf_dist_percents[k] / 100.0 * (double)(take - 1), frac = rank - floor(rank);
         int64_t lo = (int64_t)floor(rank);
         if (lo >= finite) {
@@ -88,12 +92,12 @@ static void summarise(const float *x, int64_t n, int64_t take, float *scratch, r
         select_rank(scratch + from, finite - from, lo - from);
         from = lo;
         double a = scratch[lo];
+        if (frac == 0) {
+            out->q[k] = a;
+            continue;
+        }
         double b = lo + 1 >= take ? a : lo + 1 < finite ? smallest(scratch + lo + 1, finite - lo - 1) : NAN;
-        out->q[k] = frac == 0 ? a : a + (b - a) * frac;
-    }
-    if (take < n) {   /* the extremes of all n, as the exact summary has them (NaN sorts above everything) */
-        out->q[0] = numbers > 0 ? lo_all : NAN;
-        out->q[RF_DIST_QUANTILES - 1] = numbers < n ? NAN : hi_all;
+        out->q[k] = a + (b - a) * frac;
     }
 }
 
