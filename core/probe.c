@@ -151,6 +151,14 @@ static int by_node(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* By node, then by the value's index: a node's values in the set's order. */
+static int by_node_then_index(const void *a, const void *b)
+{
+    const rf_series_member *x = a, *y = b;
+    int c = by_node(a, b);
+    return c != 0 ? c : (x->tap > y->tap) - (x->tap < y->tap);
+}
+
 /* Index series value v's members in graph g (the series is tap `series`):
  * one scan of the taps, then sorted by node for the hook's lookups. */
 static bool index_members(const rf_graph *g, rf_probe_value *v, int series)
@@ -195,6 +203,7 @@ static bool series_value(const rf_graph *g, const rf_tap *t, const rf_probe_wind
 
 static rf_probe_set *new_set(const rf_graph *g, const char *const *names, const rf_probe_window *const *windows,
                              int n, int sample, rf_probe_reader read, void *ctx, rf_status *st);
+static void index_values(const rf_graph *g, rf_probe_set *ps);
 
 rf_probe_set *rf_probe_set_new(const rf_graph *g, const char *const *names, int n, int sample, rf_status *st)
 {
@@ -228,8 +237,12 @@ static rf_probe_set *new_set(const rf_graph *g, const char *const *names, const 
     ps->read = read;
     ps->read_ctx = ctx;
     ps->values = calloc((size_t)(n > 0 ? n : 1), sizeof *ps->values);
+    int next = 0;   /* names often come in the taps' order: try the tap after the last one first */
     for (int i = 0; i < n; i++) {
-        const rf_tap *t = rf_tap_find(g, names[i]);
+        const rf_tap *t = next < g->tap_count && strcmp(g->taps[next].name, names[i]) == 0 ? &g->taps[next]
+                                                                                             : rf_tap_find(g, names[i]);
+        if (t != NULL)
+            next = (int)(t - g->taps) + 1;
         if (t == NULL) {
             char known[256] = "";
             for (int k = 0; k < g->tap_count && k < 6; k++) {
@@ -287,6 +300,7 @@ static rf_probe_set *new_set(const rf_graph *g, const char *const *names, const 
         if (read == NULL || t->node == RF_NONE)   /* a streamed set keeps a series' cells only */
             v->data = malloc((size_t)ps->rows * (size_t)rf_shape_numel(v->shape) * sizeof(float));
     }
+    index_values(g, ps);
     return ps;
 }
 
@@ -355,6 +369,8 @@ void rf_probe_set_free(rf_probe_set *ps)
         free(ps->values[i].members);
     }
     free(ps->values);
+    free(ps->by_node);
+    free(ps->series);
     free(ps);
 }
 
@@ -428,21 +444,60 @@ static void add_member(rf_graph *g, const rf_probe_set *ps, rf_probe_value *v, r
     }
 }
 
+/* The hook's index of ps's values on graph g: each single tap's value
+ * under its node (sorted, for bsearch), and the series apart (each of
+ * them looks at every node for its members). A value with no tap in g
+ * stays out (and unfilled). */
+static void index_values(const rf_graph *g, rf_probe_set *ps)
+{
+    rf_series_member *by_node = realloc(ps->by_node, (size_t)(ps->count + 1) * sizeof *by_node);
+    int *series = realloc(ps->series, (size_t)(ps->count + 1) * sizeof *series);
+    if (by_node != NULL)
+        ps->by_node = by_node;
+    if (series != NULL)
+        ps->series = series;
+    ps->n_by_node = ps->n_series = 0;
+    if (by_node == NULL || series == NULL)
+        return;   /* out of memory: the set stays unfilled */
+    for (int i = 0; i < ps->count; i++) {
+        const rf_tap *t = tap_of(g, &ps->values[i]);
+        if (t != NULL && t->node == RF_NONE)
+            series[ps->n_series++] = i;
+        else if (t != NULL)
+            by_node[ps->n_by_node++] = (rf_series_member){t->node, i};
+    }
+    qsort(by_node, (size_t)ps->n_by_node, sizeof *by_node, by_node_then_index);
+}
+
+/* Where node id's values start in ps->by_node (n_by_node when it has none). */
+static int first_of_node(const rf_probe_set *ps, rf_id id)
+{
+    int lo = 0, hi = ps->n_by_node;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (ps->by_node[mid].node < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* The executor's hook: copy every requested tap of node `id` for the pass,
  * or hand it to a streamed set's reader. */
 static void copy_taps(void *ctx, rf_graph *g, rf_id id, bool backward)
 {
     rf_probe_set *ps = ctx;
-    for (int i = 0; i < ps->count; i++) {
+    for (int s = 0; s < ps->n_series; s++) {
+        rf_probe_value *v = &ps->values[ps->series[s]];
+        if ((tap_of(g, v)->what == RF_TAP_GRAD) == backward)
+            add_member(g, ps, v, id);
+    }
+    for (int e = first_of_node(ps, id); e < ps->n_by_node && ps->by_node[e].node == id; e++) {
+        int i = ps->by_node[e].tap;
         rf_probe_value *v = &ps->values[i];
         const rf_tap *t = tap_of(g, v);
         if ((t->what == RF_TAP_GRAD) != backward)
-            continue;
-        if (t->node == RF_NONE) {
-            add_member(g, ps, v, id);
-            continue;
-        }
-        if (t->node != id)
             continue;
         const rf_node *n = &g->nodes[id];
         int64_t per_sample = rf_shape_numel(without_batch(t->shape));
@@ -476,10 +531,9 @@ bool rf_probe_wants_aux(const rf_graph *g, rf_id id)
     if (g->probe != copy_taps)
         return g->probe != NULL;
     const rf_probe_set *ps = g->probe_ctx;
-    for (int i = 0; i < ps->count; i++) {
-        const rf_tap *t = tap_of(g, &ps->values[i]);
-        if (t->node == id && t->what == RF_TAP_AUX &&
-            !(ps->values[i].pooled && on_demand_pool(&g->nodes[id]) != NULL))
+    for (int e = first_of_node(ps, id); e < ps->n_by_node && ps->by_node[e].node == id; e++) {
+        const rf_probe_value *v = &ps->values[ps->by_node[e].tap];
+        if (tap_of(g, v)->what == RF_TAP_AUX && !(v->pooled && on_demand_pool(&g->nodes[id]) != NULL))
             return true;
     }
     return false;
@@ -493,7 +547,9 @@ void rf_probe_attach(rf_graph *g, rf_probe_set *ps)
         if (ps->values[i].members != NULL && (t == NULL || !index_members(g, &ps->values[i], (int)(t - g->taps))))
             ps->values[i].n_members = 0;   /* no such series there: it stays unfilled */
     }
-    if (ps != NULL)
+    if (ps != NULL) {   /* again even for the same graph: a graph freed and another made where it was */
+        index_values(g, ps);
         ps->graph = g;
+    }
     rf_graph_set_probe(g, ps != NULL ? copy_taps : NULL, ps, ps != NULL && ps->sample > 0 ? ps->sample : 0);
 }

@@ -122,6 +122,12 @@ typedef struct rf_probe_set {
     const rf_graph *graph;    /* the graph its series' member indexes are for (rf_probe_attach redoes them) */
     rf_probe_reader read;     /* a streamed set's reader; NULL: values are copied */
     void *read_ctx;
+    /* For the hook, on `graph`: the values of single taps as (node, value
+     * index) sorted by node, and the values that are series. */
+    rf_series_member *by_node;
+    int n_by_node;
+    int *series;
+    int n_series;
 } rf_probe_set;
 
 /* Make a set for the named taps (fails naming the first unknown tap and
