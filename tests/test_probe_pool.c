@@ -410,6 +410,31 @@ static void test_streamed(rf_pool *pool)
     rf_graph_free(t.g);
 }
 
+/* Taps asked against their nodes' order (the later node first): the
+ * hook's index of the set by node still finds both. */
+static void test_reverse_order(rf_pool *pool)
+{
+    rf_graph *g = rf_graph_new(NULL);
+    rf_id x = rf_input(g, "x", rf_shape2(2, 5), false);
+    rf_id y = rf_sigmoid(g, x), z = rf_sigmoid(g, y);
+    rf_graph_keep(g, y);
+    rf_graph_keep(g, z);
+    rf_status st = {0};
+    bool built = rf_tap_add(g, "y", y, RF_TAP_VALUE, rf_shape2(2, 5), 0) &&
+                 rf_tap_add(g, "z", z, RF_TAP_VALUE, rf_shape2(2, 5), 0) && rf_graph_prepare(g, RF_NONE, 2, NULL, &st);
+    const char *names[] = {"z", "y"};
+    rf_probe_set *ps = built ? rf_probe_set_new(g, names, 2, 1, &st) : NULL;
+    rf_rng rng = {3};
+    if (built)
+        fill(rf_value(g, x), 10, false, &rng);
+    bool read = ps != NULL && probe_forward(g, ps, pool) && ps->values[1].filled &&
+                memcmp(ps->values[0].data, rf_value(g, z) + 5, 5 * sizeof(float)) == 0 &&
+                memcmp(ps->values[1].data, rf_value(g, y) + 5, 5 * sizeof(float)) == 0;
+    tap_ok(read, "taps asked in the reverse of their nodes' order are both read, each its own node's sample 1");
+    rf_probe_set_free(ps);
+    rf_graph_free(g);
+}
+
 /* A long sequence: nothing N x N is allocated, the set holds its cells. */
 static void test_long_sequence(rf_pool *pool)
 {
@@ -470,6 +495,7 @@ int main(void)
     test_attention_windows(pool);
     test_buffer_tap(pool);
     test_streamed(pool);
+    test_reverse_order(pool);
     test_talk_bounds(pool);
     test_bad_windows();
     test_long_sequence(pool);
