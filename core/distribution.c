@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "rank_select.h"
 
 const int rf_dist_percents[RF_DIST_QUANTILES] = {0, 7, 16, 31, 50, 69, 84, 93, 100};
 
@@ -15,48 +16,36 @@ const char *rf_dist_kind_name(rf_dist_kind k)
     return k >= 0 && k < RF_DIST_KINDS ? names[k] : "?";
 }
 
-/* Quickselect: afterwards a[k] is the value of rank k among a[0..n) and
- * nothing before it is larger, nothing after it smaller. No NaN in a. */
-static void select_rank(float *a, int64_t n, int64_t k)
+/* Sorts r[0..*m) ascending and drops repeats (a handful of ranks). */
+static void sort_unique(int64_t *r, int *m)
 {
-    int64_t lo = 0, hi = n - 1;
-    while (hi > lo) {
-        float p = a[lo + (hi - lo) / 2];
-        int64_t i = lo, j = hi;
-        while (i <= j) {
-            while (a[i] < p)
-                i++;
-            while (a[j] > p)
-                j--;
-            if (i <= j) {
-                float tmp = a[i];
-                a[i++] = a[j];
-                a[j--] = tmp;
-            }
+    for (int i = 1; i < *m; i++)
+        for (int j = i; j > 0 && r[j - 1] > r[j]; j--) {
+            int64_t t = r[j];
+            r[j] = r[j - 1];
+            r[j - 1] = t;
         }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            return;   /* between j and i every value equals the pivot */
-    }
+    int u = 0;
+    for (int i = 0; i < *m; i++)
+        if (u == 0 || r[u - 1] != r[i])
+            r[u++] = r[i];
+    *m = u;
 }
 
-static float smallest(const float *a, int64_t n)
+static int index_of(const int64_t *r, int m, int64_t rank)
 {
-    float m = a[0];
-    for (int64_t i = 1; i < n; i++)
-        m = a[i] < m ? a[i] : m;
-    return m;
+    int i = 0;
+    while (i < m - 1 && r[i] != rank)
+        i++;
+    return i;
 }
 
 /* The summary of x[0..n) with its percentiles taken over `take` <= n of
  * its values, evenly spaced (every one when take == n); the count, the
  * mean, the minimum and the maximum are over all n, in one pass.
- * Selection, not a sort: each percentile's rank is selected in what lies
- * at or above the last one (about 2 take comparisons each), and its upper
- * neighbour found only when it interpolates. scratch holds take floats. */
+ * Selection, not a sort (core/rank_select.h): the percentiles' ranks and
+ * the upper neighbours of those that interpolate, in a few passes over
+ * the taken values. scratch holds take floats. */
 static void summarise(const float *x, int64_t n, int64_t take, float *scratch, rf_distribution *out)
 {
     double sum = 0;
@@ -81,23 +70,33 @@ static void summarise(const float *x, int64_t n, int64_t take, float *scratch, r
     /* the extremes need no selection (NaN sorts above everything) */
     out->q[0] = numbers > 0 ? lo_all : NAN;
     out->q[RF_DIST_QUANTILES - 1] = numbers < n ? NAN : hi_all;
-    int64_t from = 0;
+    /* each inner percentile's rank, and its upper neighbour's where it
+     * interpolates, selected together */
+    int64_t lo[RF_DIST_QUANTILES], ranks[2 * RF_DIST_QUANTILES];
+    double frac[RF_DIST_QUANTILES];
+    int m = 0;
     for (int k = 1; k < RF_DIST_QUANTILES - 1; k++) {
-        double rank = rf_dist_percents[k] / 100.0 * (double)(take - 1), frac = rank - floor(rank);
-        int64_t lo = (int64_t)floor(rank);
-        if (lo >= finite) {
+        double rank = rf_dist_percents[k] / 100.0 * (double)(take - 1);
+        lo[k] = (int64_t)floor(rank);
+        frac[k] = rank - floor(rank);
+        for (int64_t r = lo[k]; r <= lo[k] + (frac[k] != 0) && r < finite; r++)
+            ranks[m++] = r;
+    }
+    sort_unique(ranks, &m);
+    float at[2 * RF_DIST_QUANTILES];
+    rf_select_ranks(scratch, finite, ranks, m, at);
+    for (int k = 1; k < RF_DIST_QUANTILES - 1; k++) {
+        if (lo[k] >= finite) {
             out->q[k] = NAN;
             continue;
         }
-        select_rank(scratch + from, finite - from, lo - from);
-        from = lo;
-        double a = scratch[lo];
-        if (frac == 0) {
+        double a = at[index_of(ranks, m, lo[k])];
+        if (frac[k] == 0 || lo[k] + 1 >= take)
             out->q[k] = a;
-            continue;
-        }
-        double b = lo + 1 >= take ? a : lo + 1 < finite ? smallest(scratch + lo + 1, finite - lo - 1) : NAN;
-        out->q[k] = a + (b - a) * frac;
+        else if (lo[k] + 1 < finite)
+            out->q[k] = a + ((double)at[index_of(ranks, m, lo[k] + 1)] - a) * frac[k];
+        else
+            out->q[k] = NAN;
     }
 }
 
