@@ -281,10 +281,10 @@ static gboolean write_baselines(const train_job *job, GError **error)
     if (job->stage < job->stages - 1 || job->ds->feat_dim > 0 || job->ds->size[RF_SPLIT_VAL] < 1 ||
         g_file_test(path, G_FILE_TEST_EXISTS))
         return TRUE;
-    /* reading every training sample takes minutes at a million tokens:
-     * say so before the wait */
+    /* reading every training sample takes minutes at a million tokens
+     * (unless the data gives their heads alone): say so before the wait */
     double tokens = (double)job->ds->size[RF_SPLIT_TRAIN] * job->ds->seq_len;
-    if (tokens > BASELINES_SAID_TOKENS) {
+    if (tokens > BASELINES_SAID_TOKENS && job->ds->head == NULL) {
         printf("measuring the data's baselines (%s) on %lld training samples of up to %d tokens\n",
                RF_BASELINES_FILE, (long long)job->ds->size[RF_SPLIT_TRAIN], job->ds->seq_len);
         fflush(stdout);

@@ -46,6 +46,12 @@ struct rf_dataset {
      * get(). */
     bool (*get_augmented)(const rf_dataset *ds, int64_t index, uint64_t key, float *x, int *len, int *label,
                           rf_status *st);
+    /* Optional: what get would give of the sample but its positions past
+     * the first: *first the id at position 0 (token data), *len and
+     * *label. For data whose samples are costly to make whole (the
+     * baselines read the first token and label of every training sample). */
+    bool (*head)(const rf_dataset *ds, rf_split split, int64_t index, int *first, int *len, int *label,
+                 rf_status *st);
     /* Optional: the sample as text for inspection (token string, file name). */
     bool (*describe)(const rf_dataset *ds, rf_split split, int64_t index, char *buf, size_t size);
     /* Optional: an input from outside the data set featurised exactly as

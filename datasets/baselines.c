@@ -22,18 +22,26 @@ static int most_common(const int64_t *c, int classes)
 }
 
 /* The first token and label of sample `i` (first token -1 for an empty or
- * out-of-vocabulary sample, which then counts towards the majority only). */
+ * out-of-vocabulary sample, which then counts towards the majority only),
+ * from the data set's head where it has one: a sample need not be made
+ * whole for them. */
 static bool read_sample(const rf_dataset *ds, const tally *t, rf_split split, int64_t i, int *first, int *label,
                         rf_status *st)
 {
-    int len = 0;
-    memset(t->x, 0, (size_t)ds->seq_len * sizeof *t->x);
-    if (!ds->get(ds, split, i, t->x, &len, label, st))
-        return false;
+    int len = 0, token = -1;
+    if (ds->head != NULL) {
+        if (!ds->head(ds, split, i, &token, &len, label, st))
+            return false;
+    } else {
+        memset(t->x, 0, (size_t)ds->seq_len * sizeof *t->x);
+        if (!ds->get(ds, split, i, t->x, &len, label, st))
+            return false;
+        token = len > 0 ? (int)t->x[0] : -1;
+    }
     if (*label < 0 || *label >= t->classes)
         return rf_fail(st, "%s %s sample %lld: label %d outside 0..%d", ds->name, rf_split_name(split),
                        (long long)i, *label, t->classes - 1);
-    int token = len > 0 ? (int)t->x[0] : -1;
+    token = len > 0 ? token : -1;
     *first = token >= 0 && token < t->vocab ? token : -1;
     return true;
 }

@@ -53,25 +53,60 @@ bool rf_long_match_find(const float *x, int len, int *pos_a, int *digit_a, int *
     return true;
 }
 
-static bool long_match_get(const rf_dataset *ds, rf_split split, int64_t index, float *x, int *len, int *label,
-                           rf_status *st)
+/* Sample `index` of `split`: its key (stream 0 the distractors, 1 the
+ * positions, 2 the digits) and its two markers. */
+typedef struct markers {
+    uint64_t key;
+    int a, b, digit_a, digit_b;
+} markers;
+
+static bool markers_of(const rf_dataset *ds, rf_split split, int64_t index, markers *m, rf_status *st)
 {
     const long_match *lm = ds->impl;
     if ((unsigned)split >= RF_SPLIT_COUNT || index < 0 || index >= ds->size[split])
         return rf_fail(st, "long_match has no %s sample %lld", rf_split_name(split), (long long)index);
-    /* one key per sample: stream 0 the distractors, 1 the positions, 2 the digits */
     uint64_t key = rf_hash3(lm->seed, LONG_MATCH_STREAM + (uint64_t)split, (uint64_t)index);
     int n = ds->seq_len;
-    for (int t = 0; t < n; t++)
-        x[t] = (float)(RF_LONG_MATCH_DIGIT0 + (int)(rf_uniform(key, 0, (uint64_t)t) * DISTRACTORS));
     /* A anywhere, B anywhere else: uniform over the other n - 1 positions */
     int a = (int)(rf_uniform(key, 1, 0) * n), b = (int)(rf_uniform(key, 1, 1) * (n - 1));
     b += b >= a;
-    int digit_a = (int)(rf_uniform(key, 2, 0) * 10), digit_b = (int)(rf_uniform(key, 2, 1) * 10);
-    x[a] = (float)(RF_LONG_MATCH_A0 + digit_a);
-    x[b] = (float)(RF_LONG_MATCH_B0 + digit_b);
+    *m = (markers){key, a, b, (int)(rf_uniform(key, 2, 0) * 10), (int)(rf_uniform(key, 2, 1) * 10)};
+    return true;
+}
+
+static int token_at(const markers *m, int t)
+{
+    if (t == m->a)
+        return RF_LONG_MATCH_A0 + m->digit_a;
+    if (t == m->b)
+        return RF_LONG_MATCH_B0 + m->digit_b;
+    return RF_LONG_MATCH_DIGIT0 + (int)(rf_uniform(m->key, 0, (uint64_t)t) * DISTRACTORS);
+}
+
+static bool long_match_get(const rf_dataset *ds, rf_split split, int64_t index, float *x, int *len, int *label,
+                           rf_status *st)
+{
+    markers m;
+    if (!markers_of(ds, split, index, &m, st))
+        return false;
+    int n = ds->seq_len;
+    for (int t = 0; t < n; t++)
+        x[t] = (float)token_at(&m, t);
     *len = n;
-    *label = digit_a + digit_b;
+    *label = m.digit_a + m.digit_b;
+    return true;
+}
+
+/* What the baselines read, without making the million-token sample. */
+static bool long_match_head(const rf_dataset *ds, rf_split split, int64_t index, int *first, int *len, int *label,
+                            rf_status *st)
+{
+    markers m;
+    if (!markers_of(ds, split, index, &m, st))
+        return false;
+    *first = token_at(&m, 0);
+    *len = ds->seq_len;
+    *label = m.digit_a + m.digit_b;
     return true;
 }
 
@@ -176,6 +211,7 @@ rf_dataset *rf_long_match_open(const rf_config *cfg, rf_status *st)
     lm->ds.classes = RF_LONG_MATCH_CLASSES;
     lm->ds.class_names = class_names;
     lm->ds.get = long_match_get;
+    lm->ds.head = long_match_head;
     lm->ds.describe = long_match_describe;
     lm->ds.featurise = long_match_featurise;
     lm->ds.destroy = long_match_destroy;

@@ -3,7 +3,9 @@
  * the sequence, and its label is the digits' sum; samples are a
  * function of (seed, split, index); the markers spread over the whole
  * length; either digit alone says nothing about the label; text inputs
- * featurise token by token, with bad ones refused by place. The markers
+ * featurise token by token, with bad ones refused by place; a sample's
+ * head (what the baselines read) is the whole sample's, and baselines
+ * measured through it are those of whole samples. The markers
  * are found here by a scan of our own, not by the task's
  * rf_long_match_find. */
 #include <glib.h>
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../datasets/baselines.h"
 #include "../datasets/datasets.h"
 #include "../datasets/long_match.h"
 #include "tap.h"
@@ -196,11 +199,44 @@ static void test_featurise(void)
     rf_dataset_free(ds);
 }
 
+/* At 4 tokens a marker is at position 0 in about half the samples. */
+static void test_head(void)
+{
+    rf_status st = {0};
+    rf_dataset *ds = open_task(4, 300, 5, &st);
+    float x[4];
+    int differ = 0, marker_first = 0;
+    for (int s = 0; s < RF_SPLIT_COUNT; s++)
+        for (int64_t i = 0; i < 300; i++) {
+            int len = 0, label = -1, first = -1, head_len = 0, head_label = -2;
+            bool ok = ds->get(ds, (rf_split)s, i, x, &len, &label, &st) &&
+                      ds->head(ds, (rf_split)s, i, &first, &head_len, &head_label, &st);
+            differ += !ok || first != (int)x[0] || head_len != len || head_label != label;
+            marker_first += (int)x[0] < RF_LONG_MATCH_DIGIT0;
+        }
+    tap_ok(differ == 0 && marker_first > 300, "900 samples of 4 tokens (%d with a marker first): the head's first "
+           "token, length and label are the whole sample's", marker_first);
+    int first, len, label;
+    tap_ok(!ds->head(ds, RF_SPLIT_VAL, 300, &first, &len, &label, &st) && strstr(st.msg, "no val sample 300") != NULL,
+           "a head past the split is refused (%s)", st.msg);
+    rf_dataset whole = *ds;
+    whole.head = NULL;
+    rf_baselines fast, slow;
+    st = (rf_status){0};
+    bool ok = rf_baselines_measure(ds, RF_SPLIT_VAL, &fast, &st) &&
+              rf_baselines_measure(&whole, RF_SPLIT_VAL, &slow, &st);
+    tap_ok(ok && fast.majority == slow.majority && fast.first_token == slow.first_token && fast.majority > 0,
+           "the baselines through the head equal those of whole samples (majority %.3f, first token %.3f)%s%s",
+           fast.majority, fast.first_token, st.failed ? ": " : "", st.msg);
+    rf_dataset_free(ds);
+}
+
 int main(void)
 {
     test_samples();
     test_determinism();
     test_long_range();
     test_featurise();
+    test_head();
     return tap_done();
 }
