@@ -30,7 +30,7 @@
 typedef struct bench_result {
     double step_median, step_min, data_wait_fraction;
     int64_t params;
-    size_t planned, peak_engine, peak_rss;
+    size_t planned, graph, peak_engine, peak_rss;
     size_t peak_device;   /* a GPU run: the most device memory held; 0 on the CPU */
     int seq;
     /* under mpirun: the gradient averaging per step, seconds */
@@ -162,6 +162,7 @@ static gboolean bench(rf_config *cfg, int steps, int warmup, gboolean profile, r
             .data_wait_fraction = total > 0 ? wait / total : 0,
             .params = plan->param_count,
             .planned = plan->total,
+            .graph = plan->graph,
             .peak_engine = rf_alloc_peak_bytes(),
             .peak_rss = peak_rss,
             .peak_device = device_peak(cfg),
@@ -260,7 +261,8 @@ static void print_table(const rf_config *cfg, const bench_result *r, double toke
         printf("efficiency         %.1f%% of %.1f GFLOP/s (this CPU's best matrix product, %d threads)\n",
                100 * rate->efficiency, rate->peak_gflops, threads);
     printf("waiting for data   %.1f%% of step time\n", 100 * r->data_wait_fraction);
-    printf("planned memory     %s\n", planned);
+    g_autofree char *graph = rf_cli_format_bytes(r->graph);
+    printf("planned memory     %s (graph bookkeeping %s besides)\n", planned, graph);
     if (r->peak_device > 0) {
         g_autofree char *device = rf_cli_format_bytes(r->peak_device);
         printf("device peak        %s (%+.1f%% of planned; on %s)\n", device, percent_of(r->peak_device, r->planned),
@@ -377,6 +379,7 @@ int rf_cmd_bench(int argc, char **argv)
     rf_json_num(&j, "tokens_per_s", tokens);
     rf_json_int(&j, "peak_rss_bytes", (int64_t)r.peak_rss);
     rf_json_int(&j, "planned_bytes", (int64_t)r.planned);
+    rf_json_int(&j, "graph_bytes", (int64_t)r.graph);
     rf_json_int(&j, "peak_engine_bytes", (int64_t)r.peak_engine);
     rf_json_str(&j, "device", cfg.train.device);
     if (r.peak_device > 0)

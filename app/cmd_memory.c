@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/batcher.h"
 #include "../core/train.h"
 #include "../datasets/datasets.h"
 #include "cli.h"
@@ -93,26 +92,15 @@ static gboolean read_input_shape(const rf_config *cfg, input_shape *out, GError 
     return TRUE;
 }
 
-/* rf_memory_plan_compute on a grid (which it does not take): the same
- * parts as the trainer's plan (core/train.c, fill_plan). */
+/* rf_memory_plan_compute on a grid (which it does not take). */
 static gboolean plan_on_grid(const rf_config *cfg, int seq, const input_shape *in, rf_memory_plan *out,
                              rf_status *st)
 {
     rf_params *p = rf_params_new(cfg->train.seed);
     rf_model *m = rf_model_new_grid(cfg, cfg->data.batch, seq, in->feat_dim, in->vocab, in->classes, in->grid_h,
                                     in->grid_w, p, false, st);
-    if (m != NULL) {
-        size_t block = rf_params_bytes(p);
-        *out = (rf_memory_plan){
-            .params = block,
-            .grads = block,
-            .optimizer = 2 * block,
-            .activations = m->plan.arena_bytes,
-            .workspace = m->plan.scratch_bytes + rf_batcher_bytes(m->batch, m->seq_len, m->feat_dim),
-            .param_count = rf_model_param_count(m),
-        };
-        out->total = out->params + out->grads + out->optimizer + out->activations + out->workspace;
-    }
+    if (m != NULL)
+        rf_memory_plan_of(m, p, false, out);
     rf_model_free(m);
     rf_params_free(p);
     return m != NULL;
@@ -148,8 +136,9 @@ static void print_row(int seq, const rf_memory_plan *p, const rf_memory_plan *of
 {
     g_autofree char *total = rf_cli_format_bytes(p->total), *params = rf_cli_format_bytes(p->params),
                     *grads = rf_cli_format_bytes(p->grads), *optimizer = rf_cli_format_bytes(p->optimizer),
-                    *act = rf_cli_format_bytes(p->activations), *work = rf_cli_format_bytes(p->workspace);
-    printf("%8d  %11s  %11s  %11s  %11s  %11s  %11s", seq, total, params, grads, optimizer, act, work);
+                    *act = rf_cli_format_bytes(p->activations), *work = rf_cli_format_bytes(p->workspace),
+                    *graph = rf_cli_format_bytes(p->graph);
+    printf("%8d  %11s  %11s  %11s  %11s  %11s  %11s  %11s", seq, total, params, grads, optimizer, act, work, graph);
     if (off != NULL) {
         g_autofree char *kept = rf_cli_format_bytes(off->total);
         printf("  %14s", kept);
@@ -172,6 +161,7 @@ static void print_json(const rf_config *cfg, const char *encoder, int seq, const
     rf_json_int(&j, "optimizer", (int64_t)p->optimizer);
     rf_json_int(&j, "activations", (int64_t)p->activations);
     rf_json_int(&j, "workspace", (int64_t)p->workspace);
+    rf_json_int(&j, "graph", (int64_t)p->graph);
     rf_json_int(&j, "param_count", p->param_count);
     rf_json_str(&j, "job", job);
     if (off != NULL) {
@@ -202,8 +192,8 @@ static void print_detail(const rf_config *cfg, const char *encoder, const char *
            cfg->train.device, job);
     if (off != NULL)
         printf(" with train.recompute = %s", cfg->train.recompute);
-    printf("\n%8s  %11s  %11s  %11s  %11s  %11s  %11s", "seq", "planned", "params", "grads", "optimizer",
-           "activations", "workspace");
+    printf("\n%8s  %11s  %11s  %11s  %11s  %11s  %11s  %11s", "seq", "planned", "params", "grads", "optimizer",
+           "activations", "workspace", "graph");
     printf(off != NULL ? "  %14s\n" : "\n", "recompute off");
     for (guint i = 0; i < n; i++)
         print_row(seq[i], &plans[i], off != NULL ? &off[i] : NULL);
@@ -294,7 +284,8 @@ int rf_cmd_memory(int argc, char **argv)
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_option_context_set_summary(ctx,
         "Plan a training step's memory at each sequence length (data.max_len set to it): parameters,\n"
-        "gradients, AdamW moments, activations and workspace. With --encoders, each encoder is planned\n"
+        "gradients, AdamW moments, activations and workspace, and besides the plan the graph's own\n"
+        "bookkeeping (its nodes, names, probe taps). With --encoders, each encoder is planned\n"
         "with the config's other keys. The growth from the first length to the last is shown, with a\n"
         "note where it is quadratic (above 1.25x the length ratio: 20x for 16x the length).\n"
         "With --inference, the forward-only build of `predict` instead: parameters, the activations\n"

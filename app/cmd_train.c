@@ -473,17 +473,17 @@ static void print_start(const train_job *job)
 {
     const rf_config *c = &job->stage_cfg;
     const rf_memory_plan *plan = rf_trainer_plan(job->trainer);
-    g_autofree char *planned = rf_cli_format_bytes(plan->total);
+    g_autofree char *planned = rf_cli_format_bytes(plan->total), *graph = rf_cli_format_bytes(plan->graph);
     g_autofree char *carried_size = rf_cli_format_bytes((size_t)job->carried_bytes);
     g_autofree char *carried = job->carried_bytes > 0
                                    ? g_strdup_printf(" (+%s of weights carried over while it is built)", carried_size)
                                    : g_strdup("");
     g_autofree char *stage = stage_label(job);
     printf("%s %s: %s%s, encoder %s, %d layers, dim %d, %d heads, batch %d, length %d; %lld parameters; "
-           "planned memory %s%s; steps %lld -> %lld\n",
+           "planned memory %s%s, graph bookkeeping %s; steps %lld -> %lld\n",
            job->resumed_from >= 0 ? "resuming" : "training", job->dir, stage, c->data.task, c->model.encoder,
            c->model.layers, c->model.dim, c->model.heads, c->data.batch, rf_trainer_model(job->trainer)->seq_len,
-           (long long)plan->param_count, planned, carried,
+           (long long)plan->param_count, planned, carried, graph,
            (long long)(job->first_step + (job->resumed_from > 0 ? job->resumed_from : 0)),
            (long long)(job->first_step + c->train.steps));
     if (rf_ranks_count() > 1)

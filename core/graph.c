@@ -10,6 +10,7 @@
 #include "graph_private.h"
 #include "op.h"
 #include "params.h"
+#include "probe.h"
 
 int64_t rf_shape_numel(rf_shape s)
 {
@@ -51,6 +52,15 @@ rf_graph *rf_graph_new(rf_params *params)
     return g;
 }
 
+/* Node names' text, in chunks that live as long as the graph. */
+typedef struct rf_name_chunk {
+    struct rf_name_chunk *next;
+    size_t used;
+    char text[];
+} rf_name_chunk;
+
+#define NAME_CHUNK_BYTES 65536
+
 void rf_graph_free(rf_graph *g)
 {
     if (g == NULL)
@@ -58,12 +68,30 @@ void rf_graph_free(rf_graph *g)
     rf_graph_release(g);
     free(g->nodes);
     free(g->keep);
+    while (g->names != NULL) {
+        rf_name_chunk *next = g->names->next;
+        free(g->names);
+        g->names = next;
+    }
     free(g->taps);
     free(g->region_kind);
     free(g);
 }
 
 int rf_graph_size(const rf_graph *g) { return g->count; }
+
+size_t rf_graph_own_bytes(const rf_graph *g)
+{
+    /* the nodes in use: the doubling array's pages past them are never
+     * touched, so they take no memory */
+    size_t bytes = sizeof *g + (size_t)g->count * (sizeof *g->nodes + sizeof *g->keep) +
+                   (size_t)g->tap_count * sizeof *g->taps + (size_t)g->region_count * sizeof *g->region_kind;
+    for (const rf_name_chunk *c = g->names; c != NULL; c = c->next)
+        bytes += sizeof *c + NAME_CHUNK_BYTES;
+    if (g->on_backward != NULL)
+        bytes += ((size_t)g->count + 1) * (sizeof *g->on_backward + sizeof *g->first_writer);
+    return bytes + (size_t)g->step_count * sizeof *g->steps;
+}
 rf_params *rf_graph_params(rf_graph *g) { return g->params; }
 
 rf_node *rf_graph_node(rf_graph *g, rf_id id)
@@ -92,14 +120,39 @@ rf_id rf_graph_find(const rf_graph *g, const char *name)
     return RF_NONE;
 }
 
+static void name_node(rf_graph *g, rf_id id, const char *name)
+{
+    size_t len = strnlen(name, RF_NAME_LEN - 1);
+    if (len == 0) {
+        g->nodes[id].name = "";
+        return;
+    }
+    rf_name_chunk *c = g->names;
+    if (c == NULL || NAME_CHUNK_BYTES - c->used < len + 1) {
+        if ((c = malloc(sizeof *c + NAME_CHUNK_BYTES)) == NULL) {
+            rf_graph_fail(g, "out of memory naming node %d", id);
+            return;
+        }
+        *c = (rf_name_chunk){.next = g->names};
+        g->names = c;
+    }
+    char *text = c->text + c->used;
+    memcpy(text, name, len);
+    text[len] = '\0';
+    c->used += len + 1;
+    g->nodes[id].name = text;
+}
+
 void rf_set_name(rf_graph *g, rf_id id, const char *fmt, ...)
 {
     if (id < 0 || id >= g->count)
         return;
+    char name[RF_NAME_LEN];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(g->nodes[id].name, RF_NAME_LEN, fmt, ap);
+    vsnprintf(name, sizeof name, fmt, ap);
     va_end(ap);
+    name_node(g, id, name);
 }
 
 bool rf_graph_ok(const rf_graph *g) { return !g->failed; }
@@ -150,6 +203,7 @@ static rf_id append_node(rf_graph *g, rf_op op, rf_shape shape)
     memset(n, 0, sizeof *n);
     n->op = op;
     n->shape = shape;
+    n->name = "";
     n->param_index = -1;
     n->rows_by = RF_NONE;
     n->region = g->region;
@@ -165,7 +219,7 @@ rf_id rf_graph_append_copy(rf_graph *g, rf_id of)
         return RF_NONE;
     rf_node *n = &g->nodes[id];
     *n = g->nodes[of];
-    n->name[0] = '\0';
+    n->name = "";
     n->region = -1;
     n->recompute_as = n->recompute_of = RF_NONE;
     return id;
@@ -276,7 +330,7 @@ rf_id rf_input(rf_graph *g, const char *name, rf_shape shape, bool needs_grad)
     rf_id id = append_node(g, RF_OP_INPUT, shape);
     if (id == RF_NONE)
         return RF_NONE;
-    snprintf(g->nodes[id].name, RF_NAME_LEN, "%s", name);
+    name_node(g, id, name);
     g->nodes[id].needs_grad = needs_grad;
     return id;
 }
@@ -294,7 +348,7 @@ rf_id rf_param(rf_graph *g, const char *name, rf_shape shape, rf_init init, floa
     rf_id id = append_node(g, RF_OP_PARAM, shape);
     if (id == RF_NONE)
         return RF_NONE;
-    snprintf(g->nodes[id].name, RF_NAME_LEN, "%s", name);
+    name_node(g, id, name);
     g->nodes[id].needs_grad = !g->params_frozen;
     g->nodes[id].param_index = index;
     return id;

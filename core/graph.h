@@ -125,7 +125,9 @@ typedef struct rf_node {
     rf_shape shape;
     int64_t ia[RF_MAX_IARGS];   /* op arguments; meaning documented per constructor */
     float fa[RF_MAX_FARGS];
-    char name[RF_NAME_LEN];     /* parameter name, input name, or "" */
+    /* Parameter name, input name, probe name or "": text the graph holds
+     * (rf_set_name), not inline, as most nodes have none. */
+    const char *name;
     bool needs_grad;            /* some parameter/input upstream wants a gradient */
     int param_index;            /* OP_PARAM: slot in the params store, else -1 */
 
@@ -178,7 +180,13 @@ float *rf_grad(rf_graph *g, rf_id id);    /* after prepare; NULL if no grad */
 rf_shape rf_node_shape(const rf_graph *g, rf_id id);
 rf_id rf_graph_find(const rf_graph *g, const char *name); /* RF_NONE if absent */
 
-/* Give node `id` a name (for probes: "layer1.attn.probs"); printf-style. */
+/* Bytes the graph holds for itself rather than for tensors: its nodes,
+ * their names, its taps and the backward pass's order (those in use). No
+ * plan counts them (BLRP at a million tokens: some 2.6 million nodes). */
+size_t rf_graph_own_bytes(const rf_graph *g);
+
+/* Give node `id` a name (for probes: "layer1.attn.probs"); printf-style,
+ * cut at RF_NAME_LEN - 1 bytes. */
 void rf_set_name(rf_graph *g, rf_id id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The first shape error met while building; constructors return RF_NONE

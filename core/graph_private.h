@@ -8,6 +8,7 @@ struct rf_graph {
     rf_params *params;
     rf_node *nodes;
     bool *keep;                 /* value must survive to the end of the step */
+    struct rf_name_chunk *names;   /* the nodes' names' text (graph.c) */
     int count;
     int capacity;
     bool failed;

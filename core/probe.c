@@ -45,7 +45,7 @@ bool rf_tap_add(rf_graph *g, const char *name, rf_id node, rf_tap_what what, rf_
     *t = (rf_tap){.node = node, .what = what, .shape = shape, .offset = offset, .series = -1};
     snprintf(t->name, sizeof t->name, "%s", name);
     if (n->name[0] == '\0')
-        snprintf(n->name, RF_NAME_LEN, "%s", name);
+        rf_set_name(g, node, "%s", name);
     return true;
 }
 

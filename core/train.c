@@ -42,6 +42,7 @@ void rf_memory_plan_of(const rf_model *m, const rf_params *p, bool forward_only,
         .activations = m->plan.arena_bytes,
         .workspace = m->plan.scratch_bytes + rf_batcher_bytes(m->batch, m->seq_len, m->feat_dim),
         .param_count = rf_model_param_count(m),
+        .graph = rf_graph_own_bytes(m->graph),
     };
     out->total = out->params + out->grads + out->optimizer + out->activations + out->workspace;
 }

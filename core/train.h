@@ -22,6 +22,9 @@ typedef struct rf_memory_plan {
     size_t activations;   /* the activation arena (values, their grads, saved tensors) */
     size_t workspace;     /* kernel scratch + batch staging */
     size_t total;
+    /* Outside the total: the graph's own bookkeeping (rf_graph_own_bytes),
+     * in ordinary memory, not the engine's allocator. */
+    size_t graph;
     int64_t param_count;
 } rf_memory_plan;
 

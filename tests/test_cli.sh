@@ -491,6 +491,11 @@ check "memory --json with train.recompute = layers plans less, and the plan with
 import json, sys; j = json.loads(open(sys.argv[1]).read().splitlines()[-1])
 assert j["recompute"] == "layers" and j["planned_bytes_recompute_off"] == int(sys.argv[2]), j
 assert j["planned_bytes"] < j["planned_bytes_recompute_off"], j' "$tmp/out" "$train_total"
+run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 128,512 --json --set model.encoder=blrp
+check "memory --json counts the graph's own bytes outside the plan, more for BLRP's longer recurrence" python3 -c '
+import json, sys; j = [json.loads(l) for l in open(sys.argv[1]).read().splitlines() if l.startswith("{")]
+assert len(j) == 2 and 0 < j[0]["graph"] < j[1]["graph"], j
+assert all(p["planned_bytes"] == p["params"] + p["grads"] + p["optimizer"] + p["activations"] + p["workspace"] for p in j), j' "$tmp/out"
 run memory --config "$tmp/tiny.ini" "${tiny[@]}" --seq 128 --set train.recompute=layers
 check "memory with train.recompute = layers adds a recompute off column" \
     sh -c "grep -q 'with train.recompute = layers\$' '$tmp/out' && grep -q 'recompute off\$' '$tmp/out'"

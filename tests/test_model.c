@@ -1,6 +1,7 @@
 /* The whole classifier: parameter gradients against finite differences, the
- * memory planner's estimate against the engine's measured peak, and padding
- * invariance. */
+ * memory planner's estimate against the engine's measured peak, padding
+ * invariance, and the graph's own bytes against the heap it took. */
+#include <malloc.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,8 +182,40 @@ static void check_backward_scratch_only_in_training(void)
     rf_params_free(p);
 }
 
+/* rf_graph_own_bytes against what building a graph of 262,144 nodes,
+ * one in eight named, took from the heap (glibc's count; an address
+ * sanitizer's allocator keeps none), and a node's share of it: under 300
+ * bytes with its name, which no longer sits in every node. */
+static void check_graph_own_bytes(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    tap_skip("the graph's own bytes", "the heap's own count (mallinfo2) is not kept under the address sanitizer");
+#else
+    enum { NODES = 1 << 18 };   /* the node array's capacity: it doubles from 256 */
+    struct mallinfo2 before = mallinfo2();
+    rf_graph *g = rf_graph_new(NULL);
+    rf_id x = rf_input(g, "x", rf_shape2(4, 8), false);
+    for (int i = 1; i < NODES; i++) {
+        x = rf_relu(g, x);
+        if (i % 8 == 0)
+            rf_set_name(g, x, "layer%d.block%d.relu", i / 1000, i % 1000);
+    }
+    struct mallinfo2 after = mallinfo2();
+    double heap = (double)(after.uordblks + after.hblkhd) - (double)(before.uordblks + before.hblkhd);
+    double own = (double)rf_graph_own_bytes(g);
+    tap_ok(rf_graph_ok(g) && fabs(own - heap) < 0.002 * heap,
+           "a graph of %d nodes counts %.0f bytes of its own, the heap grew by %.0f (0.2%%)", NODES, own, heap);
+    tap_ok(heap / NODES < 300, "a node takes %.0f bytes of the heap, its name included (under 300)", heap / NODES);
+    rf_id found = rf_graph_find(g, "layer199.block992.relu");
+    tap_ok(found == 199992 && strcmp(rf_graph_cnode(g, found)->name, "layer199.block992.relu") == 0,
+           "a name set among them is found on its node");
+    rf_graph_free(g);
+#endif
+}
+
 int main(void)
 {
+    check_graph_own_bytes();
     check_gradients("mean", "linear", "layer0.attn.q.bias");   /* small: 1.6e-3 to 3.5e-3, one near 0 */
     check_gradients("cls", "linear", "embed.cls");   /* the curved one: through a LayerNorm at scale 0.02 */
     check_gradients("mean", "mlp", "head.hidden.weight");   /* model.head = mlp: Linear, GELU, Linear */
