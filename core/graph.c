@@ -188,13 +188,15 @@ static rf_id append_node(rf_graph *g, rf_op op, rf_shape shape)
     }
     if (g->count == g->capacity) {
         int cap = g->capacity ? 2 * g->capacity : 256;
+        /* each array kept as soon as it has moved: a failure leaves both
+         * valid for rf_graph_free */
         rf_node *nodes = realloc(g->nodes, (size_t)cap * sizeof *nodes);
-        bool *keep = realloc(g->keep, (size_t)cap * sizeof *keep);
-        if (nodes == NULL || keep == NULL) {
-            free(nodes == g->nodes ? NULL : nodes);
+        if (nodes == NULL)
             return rf_graph_fail(g, "out of memory building the graph");
-        }
         g->nodes = nodes;
+        bool *keep = realloc(g->keep, (size_t)cap * sizeof *keep);
+        if (keep == NULL)
+            return rf_graph_fail(g, "out of memory building the graph");
         g->keep = keep;
         g->capacity = cap;
     }
