@@ -183,15 +183,21 @@ check "a small run's baselines are measured without a word about them" \
     test "$(grep -c 'measuring the data' "$tmp/out")" -eq 0
 
 # Baselines over 2 billion training tokens take seconds to minutes: a line
-# says so before the wait (62,000 long_match samples of 32,768 tokens).
-run train --config "$tmp/tiny.ini" "${tiny[@]}" --set data.task=long_match --set data.max_len=32768 \
-    --set data.min_len=0 --set data.train_size=62000 --set data.val_size=2 --set data.test_size=2 \
-    --set data.batch=1 --set model.encoder=linear --set train.steps=1 --set train.warmup=0 \
-    --out "$tmp/long-baselines"
-expect_rc 0 "a long_match run of 32,768 tokens trains a step"
+# says so before the wait (62,000 random samples of 32,768 tokens) ...
+long_data=(--set data.max_len=32768 --set data.min_len=0 --set data.train_size=62000 --set data.val_size=2
+           --set data.test_size=2 --set data.batch=1 --set model.encoder=linear --set train.steps=1
+           --set train.warmup=0)
+run train --config "$tmp/tiny.ini" "${tiny[@]}" --set data.task=random "${long_data[@]}" --out "$tmp/long-baselines"
+expect_rc 0 "a random-task run of 32,768 tokens trains a step"
 check "and said it was measuring its baselines first" \
     grep -q '^measuring the data.s baselines (baselines.ini) on 62000 training samples of up to 32768 tokens$' \
     "$tmp/out"
+# ... but long_match gives each sample's first token and label alone, at once
+run train --config "$tmp/tiny.ini" "${tiny[@]}" --set data.task=long_match "${long_data[@]}" \
+    --out "$tmp/long-match-baselines"
+expect_rc 0 "a long_match run of 32,768 tokens trains a step"
+check "and measured its baselines without a word about them" \
+    sh -c "grep -q '^first_token=' '$tmp/long-match-baselines/baselines.ini' && ! grep -q 'measuring the data' '$tmp/out'"
 
 expect_error 1 "a second run into the same directory is refused" "--resume" \
     train --config "$tmp/tiny.ini" "${tiny[@]}" --out "$dir"
