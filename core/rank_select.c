@@ -116,7 +116,7 @@ static void select_in(float *a, int64_t n, const int64_t *ranks, int m, float *o
 
 void rf_select_ranks(float *a, int64_t n, const int64_t *ranks, int m, float *out)
 {
-    assert(m <= MAX_RANKS);
+    assert(m <= MAX_RANKS && n < ((int64_t)1 << 32));
     if (n <= SMALL) {
         select_in(a, n, ranks, m, out, 0, NULL, NULL);
         return;

@@ -7,7 +7,8 @@
 #include <stdint.h>
 
 /* out[i] := the value of rank ranks[i] (0-based) among a[0..n), for
- * ranks ascending (repeats allowed) and each below n; a holds no NaN
+ * ranks ascending (repeats allowed, at most 32) and each below n, for
+ * n < 2^32 (a histogram counts in 32 bits); a holds no NaN
  * (-0 ranks below +0) and is reordered. Radix selection on the floats'
  * bits: a histogram of their top bits finds the few buckets that hold the
  * ranks, those move to the front and are selected in the same way on
