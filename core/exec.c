@@ -42,6 +42,13 @@ void rf_graph_set_probe(rf_graph *g, rf_probe_fn fn, void *ctx, int64_t sample)
     g->probe = fn;
     g->probe_ctx = ctx;
     g->probe_sample = sample;
+    if (fn == NULL && g->probe_space != NULL) {
+        for (int i = 0; i < g->count; i++)   /* the views pointed into it */
+            g->nodes[i].probe_aux = NULL;
+        free(g->probe_space);
+        g->probe_space = NULL;
+        g->probe_space_floats = 0;
+    }
 }
 
 float *rf_graph_probe_space(rf_graph *g, size_t floats)

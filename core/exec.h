@@ -53,7 +53,9 @@ void rf_graph_keep(rf_graph *g, rf_id id);
  * its gradient is complete (backward = true), for nodes with a name. NULL to
  * disable: then it costs one pointer test per node. `sample`: the batch row
  * the hook reads (kernels that compute a probe's view on demand compute
- * that row's only). */
+ * that row's only). Detaching (fn NULL) frees what the kernels took for
+ * such views (rf_graph_probe_space): a full-attention map of one sample
+ * at 8,192 tokens is 2 GiB, which a run must not keep after a look. */
 typedef void (*rf_probe_fn)(void *ctx, rf_graph *g, rf_id id, bool backward);
 void rf_graph_set_probe(rf_graph *g, rf_probe_fn fn, void *ctx, int64_t sample);
 

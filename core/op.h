@@ -183,7 +183,8 @@ extern const rf_backend rf_cpu_backend;
 /* Room for one node's probe_aux (rf_op_info.probe_aux_floats) while a probe
  * is attached: the graph keeps one buffer for all nodes, outside the plan
  * (the hook copies each node's before the next node runs), grown to the
- * largest request and freed with the graph. NULL if it cannot be had. */
+ * largest request and freed when the probe is detached. NULL if it cannot
+ * be had. */
 float *rf_graph_probe_space(rf_graph *g, size_t floats);
 
 /* A bf16 node's value (dtype RF_BF16) as what it holds. */

@@ -12,8 +12,10 @@
  *    (the largest malloc is watched; plain builds only, where the test
  *    owns malloc) and the set holds only its cells;
  *  - a streamed set hands its reader what a copying set keeps, and holds
- *    nothing itself;
+ *    nothing itself; detaching the probe frees the map's on-demand space
+ *    (plain builds, from glibc's count);
  *  - a window outside the map is refused, naming the probe. */
+#include <malloc.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,6 +412,41 @@ static void test_streamed(rf_pool *pool)
     rf_graph_free(t.g);
 }
 
+/* The on-demand map's space (here 2 x 512 x 512 floats) is the kernel's
+ * while the probe is attached and goes back when it is detached. */
+static void test_space_released(rf_pool *pool)
+{
+#if !WATCH_MALLOC
+    (void)pool;
+    tap_skip("the map's space freed on detaching", "the heap's own count (mallinfo2) is not kept under the address "
+             "sanitizer");
+#else
+    attn_graph t;
+    if (!tap_ok(attn_build(&t, 1, 512, 512, 8, 2, 7), "full attention [1, 512 x 512], two heads, probed on demand")) {
+        rf_graph_free(t.g);
+        return;
+    }
+    const char *names[] = {"probs"};
+    rf_status st = {0};
+    streamed_views seen = {0};
+    rf_probe_set *ps = rf_probe_set_new_streamed(t.g, names, 1, 0, keep_view, &seen, &st);
+    rf_exec x;
+    rf_exec_init(&x, t.g, pool, 1, 1, false);
+    rf_probe_attach(t.g, ps);
+    rf_graph_forward(t.g, &x);
+    free(seen.view[0]);
+    struct mallinfo2 attached = mallinfo2();
+    rf_probe_attach(t.g, NULL);
+    struct mallinfo2 detached = mallinfo2();
+    double map = 2.0 * 512 * 512 * sizeof(float),
+           freed = (double)(attached.uordblks + attached.hblkhd) - (double)(detached.uordblks + detached.hblkhd);
+    tap_ok(ps != NULL && seen.n[0] == 2 * 512 * 512 && freed >= map,
+           "detaching the probe frees the %.0f bytes of the map it computed on demand (freed %.0f)", map, freed);
+    rf_probe_set_free(ps);
+    rf_graph_free(t.g);
+#endif
+}
+
 /* Taps asked against their nodes' order (the later node first): the
  * hook's index of the set by node still finds both. */
 static void test_reverse_order(rf_pool *pool)
@@ -496,6 +533,7 @@ int main(void)
     test_buffer_tap(pool);
     test_streamed(pool);
     test_reverse_order(pool);
+    test_space_released(pool);
     test_talk_bounds(pool);
     test_bad_windows();
     test_long_sequence(pool);
