@@ -92,6 +92,7 @@ size_t rf_graph_own_bytes(const rf_graph *g)
         bytes += ((size_t)g->count + 1) * (sizeof *g->on_backward + sizeof *g->first_writer);
     return bytes + (size_t)g->step_count * sizeof *g->steps;
 }
+
 rf_params *rf_graph_params(rf_graph *g) { return g->params; }
 
 rf_node *rf_graph_node(rf_graph *g, rf_id id)
