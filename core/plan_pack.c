@@ -23,8 +23,18 @@
  * along a set's ranges per move. That is the lowest such offset, the one
  * the quadratic scan finds, so the placement and the arena are the same as
  * the scan's, buffer for buffer (the moves per buffer are bounded by the
- * ranges in the way, about 75 for BLRP at a million tokens, not by the
- * buffers placed).
+ * ranges in the way, not by the buffers placed).
+ *
+ * A stack alive together is one range within a set, but one stack is often
+ * split among the sets of many levels, its buffers' intervals being split
+ * onto different nodes, in ranges that alternate between the sets (BLRP's
+ * per-segment tensors kept from the forward pass to the backward: hundreds
+ * of moves a buffer at a million tokens). So each node from SKIP_LEVEL up
+ * keeps the last stretch of offsets its own and its ancestors' sets were
+ * found to block for the current room, and a search going down a path
+ * jumps over it; the search alternates between the sets alive at `birth`
+ * and the born sets until neither moves o. A jump passes only blocked
+ * offsets, so the answer is the same.
  *
  * A set is a sorted array of ranges in one shared pool (range_sets.h), not
  * a tree of separately placed nodes: the moves, which dominate, step
@@ -137,29 +147,37 @@ static void cursor_load(set_cursor *c, uint32_t at)
     c->end = at < c->count ? c->items[at].end : SIZE_MAX;
 }
 
-/* The lowest offset o from which `room` clears every set. A set whose
- * cursor's range starts below o + room is looked at: if that range ends at
- * or below o, the cursor moves, by a binary search, to the first range
- * ending above o; otherwise the range is in the way, o moves to its end
- * (no offset below that end fits) and the cursor to the next range. o only
- * grows, so cursors only move forward, and o is the answer once every
- * cursor's range starts at or above o + room. (Looking at the first such
- * set in order, and dropping the sets passed by, beats keeping them in a
- * heap on their next start: there are a few dozen.) */
-static size_t lowest_clear(const rf_range_sets *sets, const rf_range_set *const *in, set_cursor *cur, int n,
-                           size_t room)
+/* Start looking at `set` from offset o: its cursor goes to the first range
+ * ending above o. Returns the new number of cursors (an empty set adds
+ * none). */
+static int cursor_add(const rf_range_sets *sets, const rf_range_set *set, set_cursor *cur, int n, size_t o)
 {
-    for (int k = 0; k < n; k++) {
-        cur[k].items = rf_range_set_items(sets, in[k]);
-        cur[k].count = in[k]->count;
-        cursor_load(&cur[k], 0);
-    }
-    size_t o = 0;
+    if (set->count == 0)
+        return n;
+    cur[n].items = rf_range_set_items(sets, set);
+    cur[n].count = set->count;
+    cursor_load(&cur[n], rf_range_first_ending_above(cur[n].items, 0, cur[n].count, o));
+    return cur[n].at < cur[n].count ? n + 1 : n;
+}
+
+/* The lowest offset from o on where `room` clears every cursor's set, given
+ * that none below o does. A set whose cursor's range starts below o + room
+ * is looked at: if that range ends at or below o, the cursor moves, by a
+ * binary search, to the first range ending above o; otherwise the range is
+ * in the way, o moves to its end (no offset below that end fits) and the
+ * cursor to the next range. o only grows, so cursors only move forward, and
+ * o is the answer once every cursor's range starts at or above o + room.
+ * With `drop`, sets passed by leave cur (*n shrinks; their order changes);
+ * without, they stay, never again in the way (start SIZE_MAX). (Looking at
+ * the first such set in order beats keeping them in a heap on their next
+ * start: there are a few dozen.) */
+static size_t lowest_clear(set_cursor *cur, int *n, size_t o, size_t room, bool drop)
+{
     for (;;) {
         int k = 0;
-        while (k < n && cur[k].start >= o + room)
+        while (k < *n && cur[k].start >= o + room)
             k++;
-        if (k == n)
+        if (k == *n)
             return o;
         set_cursor *c = &cur[k];
         if (c->end <= o) {
@@ -168,8 +186,8 @@ static size_t lowest_clear(const rf_range_sets *sets, const rf_range_set *const 
             o = c->end;
             cursor_load(c, c->at + 1);
         }
-        if (c->at == c->count)
-            *c = cur[--n];   /* a set passed by can no longer be in the way */
+        if (drop && c->at == c->count)
+            *c = cur[--*n];
     }
 }
 
@@ -181,10 +199,27 @@ typedef struct slot_node {
     rf_range_set own, born;
 } slot_node;
 
+/* A stretch of offsets [from, to) that holds no place for a buffer of
+ * `room` among the own sets of a node and its ancestors (sets that hold for
+ * every slot under the node). Sets only grow, so it stays true while the
+ * room stays; rooms only shrink in the placement order, so a stretch kept
+ * for another room is stale (a smaller buffer may fit a gap the larger
+ * could not). All 0: none. */
+typedef struct slot_skip {
+    uint32_t room, from, to;
+} slot_skip;
+
 typedef struct slot_tree {
     int leaves;              /* a power of two */
+    int depth;               /* log2(leaves): the leaves' level */
     slot_node *nodes;        /* per node (1 .. 2 * leaves - 1) */
+    slot_skip *skips;        /* per node 1 .. skipping - 1: the upper levels */
+    int skipping;
 } slot_tree;
+
+/* Nodes this many levels above the leaves and higher keep a stretch to
+ * skip: below, a node's slots are few and its sets small. */
+#define SKIP_LEVEL 4
 
 /* Renumber births and deaths to 0 .. distinct - 1 in order (meeting in
  * time only compares them), so the tree has one leaf per slot in use. */
@@ -213,11 +248,55 @@ static int compress_slots(rf_plan_buffer *buf, size_t count, int *slots)
     return used;
 }
 
-static int keep_set(const rf_range_set **in, int n, const rf_range_set *set)
+/* The own sets of the path from the root down to a leaf lo: the sets of
+ * every buffer alive at lo. cur holds their cursors in that order, and
+ * upto[i] counts those of the path's first i + 1 nodes. */
+typedef struct alive_path {
+    int levels;
+    int node[32], upto[32];
+    set_cursor cur[32];
+} alive_path;
+
+static void path_start(alive_path *p, const slot_tree *tree, const rf_range_sets *sets, int lo)
 {
-    if (set->count > 0)
-        in[n++] = set;
-    return n;
+    int n = 0;
+    p->levels = tree->depth + 1;
+    for (int i = 0; i < p->levels; i++) {
+        p->node[i] = (tree->leaves + lo) >> (tree->depth - i);
+        n = cursor_add(sets, &tree->nodes[p->node[i]].own, p->cur, n, 0);
+        p->upto[i] = n;
+    }
+}
+
+/* The lowest offset from o on where `room` clears the path's sets, given
+ * that none below o does. A long-lived stack of buffers is split among the
+ * sets of many levels, in ranges that alternate between them, so stepping
+ * over it costs a move a range; going down the path, each node's stretch
+ * lets o past it at once, and each node then keeps the stretch it stepped
+ * over among its own and its ancestors' sets, for the next buffer under
+ * it. */
+static size_t lowest_clear_alive(const slot_tree *tree, alive_path *p, size_t o, size_t room)
+{
+    int clear_upto = 0;   /* the cursors known clear at o */
+    for (int i = 0; i < p->levels; i++) {
+        int v = p->node[i], n = p->upto[i];
+        if (v >= tree->skipping)
+            continue;
+        slot_skip *s = &tree->skips[v];
+        size_t from = o;
+        if (s->room == room && s->from <= o && o < s->to) {
+            from = s->from;
+            o = s->to;
+        } else if (n == clear_upto) {
+            continue;   /* no new set, o unmoved */
+        }
+        o = lowest_clear(p->cur, &n, o, room, false);
+        clear_upto = n;
+        if (from < o && room <= UINT32_MAX && o <= UINT32_MAX)
+            *s = (slot_skip){(uint32_t)room, (uint32_t)from, (uint32_t)o};
+    }
+    int n = p->upto[p->levels - 1];
+    return lowest_clear(p->cur, &n, o, room, false);
 }
 
 size_t rf_plan_pack(rf_plan_buffer *buf, size_t count)
@@ -228,30 +307,42 @@ size_t rf_plan_pack(rf_plan_buffer *buf, size_t count)
     slot_tree tree = {.leaves = 1};
     while (distinct > 0 && tree.leaves < distinct)
         tree.leaves *= 2;
+    while (tree.leaves >> tree.depth > 1)
+        tree.depth++;
     tree.nodes = calloc(2 * (size_t)tree.leaves, sizeof *tree.nodes);
+    tree.skipping = (tree.leaves >> SKIP_LEVEL) * 2;   /* the nodes at level >= SKIP_LEVEL */
+    tree.skips = calloc((size_t)tree.skipping + 1, sizeof *tree.skips);
     rf_range_sets sets = {0};
-    bool failed = distinct < 0 || tree.nodes == NULL;
+    bool failed = distinct < 0 || tree.nodes == NULL || tree.skips == NULL;
 
     size_t total = 0;
-    const rf_range_set *in[3 * 32];   /* at most 3 per tree level */
-    set_cursor cursor[3 * 32];
+    alive_path path;
+    set_cursor born[2 * 32];   /* at most 2 sets per tree level */
     for (size_t b = 0; b < count && !failed; b++) {
         size_t room = rf_plan_round_up(buf[b].floats) / RF_PLAN_ALIGN_FLOATS;
         int lo = slots[2 * b], hi = slots[2 * b + 1];
         buf[b].offset = 0;
         if (room == 0)
             continue;
-        /* the sets of buffers alive at lo, and of those born in (lo, hi] */
+        /* clear of the buffers alive at lo and of those born in (lo, hi],
+         * in turn until neither moves o */
+        path_start(&path, &tree, &sets, lo);
+        size_t o = lowest_clear_alive(&tree, &path, 0, room);
         int n = 0;
-        for (int v = tree.leaves + lo; v >= 1; v /= 2)
-            n = keep_set(in, n, &tree.nodes[v].own);
         for (int l = tree.leaves + lo + 1, r = tree.leaves + hi + 1; l < r; l /= 2, r /= 2) {
             if (l & 1)
-                n = keep_set(in, n, &tree.nodes[l++].born);
+                n = cursor_add(&sets, &tree.nodes[l++].born, born, n, o);
             if (r & 1)
-                n = keep_set(in, n, &tree.nodes[--r].born);
+                n = cursor_add(&sets, &tree.nodes[--r].born, born, n, o);
         }
-        size_t o = lowest_clear(&sets, in, cursor, n, room);
+        for (;;) {
+            size_t past_born = lowest_clear(born, &n, o, room, true);
+            if (past_born == o)
+                break;
+            o = lowest_clear_alive(&tree, &path, past_born, room);
+            if (o == past_born)
+                break;
+        }
         buf[b].offset = o * RF_PLAN_ALIGN_FLOATS;
         if (o + room > total)
             total = o + room;
@@ -268,6 +359,7 @@ size_t rf_plan_pack(rf_plan_buffer *buf, size_t count)
     }
     rf_range_sets_free(&sets);
     free(tree.nodes);
+    free(tree.skips);
     free(slots);
     return failed ? SIZE_MAX : total * RF_PLAN_ALIGN_FLOATS;
 }

@@ -1,8 +1,9 @@
 /* The memory planner's placement (core/plan_pack.c) against the scan it
  * replaced, kept here as the reference: the same offset for every buffer
  * and the same arena, on the graph of every shipped config at its own
- * length, on BLRP at 8,192 tokens (with and without recomputation) and on
- * random interval sets; and no two buffers alive together overlap. */
+ * length, on BLRP at 8,192 tokens (with and without recomputation, with
+ * separate and shared cross-attention) and on random interval sets; and no
+ * two buffers alive together overlap. */
 #include <glib.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,21 +149,31 @@ static void check_shipped_configs(void)
 /* BLRP's graph grows with the number of segments: 82 of them here; with
  * train.recompute = segments its clones add live intervals nested inside
  * the backward pass. */
+/* BLRP at 8,192 tokens, stored and recomputed: its separate cross-attention
+ * pairs (listops-blrp.ini) and the shared pair (the default, with
+ * long-match-curriculum.ini), whose per-segment tensors kept from the
+ * forward pass to the backward are the stacks the planner skips over. */
 static void check_long_blrp(void)
 {
-    g_autofree char *path = g_build_filename(RF_CONFIGS_DIR, "listops-blrp.ini", NULL);
+    static const char *const configs[][2] = {
+        {"listops-blrp.ini", "model.encoder=blrp"},
+        {"long-match-curriculum.ini", "model.encoder=blrp"},
+    };
     static const char *const modes[] = {"off", "segments"};
-    for (size_t m = 0; m < G_N_ELEMENTS(modes); m++) {
-        g_autofree char *recompute = g_strdup_printf("train.recompute=%s", modes[m]);
-        const char *const sets[] = {"data.batch=1", "data.max_len=8192", "data.min_len=0", recompute, NULL};
-        g_autoptr(GError) error = NULL;
-        rf_config cfg;
-        g_autofree char *what = g_strdup_printf("listops-blrp.ini at 8192 tokens, batch 1, %s", recompute);
-        if (!rf_config_load_ini(path, sets, &cfg, &error))
-            tap_ok(false, "%s: %s", path, error->message);
-        else
-            check_config(what, &cfg);
-    }
+    for (size_t c = 0; c < G_N_ELEMENTS(configs); c++)
+        for (size_t m = 0; m < G_N_ELEMENTS(modes); m++) {
+            g_autofree char *path = g_build_filename(RF_CONFIGS_DIR, configs[c][0], NULL);
+            g_autofree char *recompute = g_strdup_printf("train.recompute=%s", modes[m]);
+            const char *const sets[] = {configs[c][1], "train.curriculum=", "data.batch=1", "data.max_len=8192",
+                                        "data.min_len=0",  recompute,           NULL};
+            g_autoptr(GError) error = NULL;
+            rf_config cfg;
+            g_autofree char *what = g_strdup_printf("%s with BLRP at 8192 tokens, batch 1, %s", configs[c][0], recompute);
+            if (!rf_config_load_ini(path, sets, &cfg, &error))
+                tap_ok(false, "%s: %s", path, error->message);
+            else
+                check_config(what, &cfg);
+        }
 }
 
 /* Random live intervals: mostly short, some spanning most of the time,
