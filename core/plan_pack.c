@@ -26,15 +26,16 @@
  * ranges in the way, not by the buffers placed).
  *
  * A stack alive together is one range within a set, but one stack is often
- * split among the sets of many levels, its buffers' intervals being split
- * onto different nodes, in ranges that alternate between the sets (BLRP's
+ * split among the sets of many levels, its buffers' intervals falling on
+ * different nodes, in ranges that alternate between the sets (BLRP's
  * per-segment tensors kept from the forward pass to the backward: hundreds
- * of moves a buffer at a million tokens). So each node from SKIP_LEVEL up
- * keeps the last stretch of offsets its own and its ancestors' sets were
- * found to block for the current room, and a search going down a path
- * jumps over it; the search alternates between the sets alive at `birth`
- * and the born sets until neither moves o. A jump passes only blocked
- * offsets, so the answer is the same.
+ * of moves a buffer at a million tokens). So the search reads the own sets
+ * of a path's upper nodes, from the root down to UNION_LEVEL, as one
+ * union, where such a stack is one range again. The unions are kept for
+ * the last path searched, one per level, each made from the one above, and
+ * a placement adds its range to those holding a set it goes into; the
+ * next path remakes them from the first node it does not share. The union
+ * holds the same offsets as its sets, so the answer is the same.
  *
  * A set is a sorted array of ranges in one shared pool (range_sets.h), not
  * a tree of separately placed nodes: the moves, which dominate, step
@@ -167,17 +168,16 @@ static int cursor_add(const rf_range_sets *sets, const rf_range_set *set, set_cu
  * in the way, o moves to its end (no offset below that end fits) and the
  * cursor to the next range. o only grows, so cursors only move forward, and
  * o is the answer once every cursor's range starts at or above o + room.
- * With `drop`, sets passed by leave cur (*n shrinks; their order changes);
- * without, they stay, never again in the way (start SIZE_MAX). (Looking at
- * the first such set in order beats keeping them in a heap on their next
- * start: there are a few dozen.) */
-static size_t lowest_clear(set_cursor *cur, int *n, size_t o, size_t room, bool drop)
+ * (Looking at the first such set in order, and dropping the sets passed by,
+ * beats keeping them in a heap on their next start: there are a few
+ * dozen.) */
+static size_t lowest_clear(set_cursor *cur, int n, size_t o, size_t room)
 {
     for (;;) {
         int k = 0;
-        while (k < *n && cur[k].start >= o + room)
+        while (k < n && cur[k].start >= o + room)
             k++;
-        if (k == *n)
+        if (k == n)
             return o;
         set_cursor *c = &cur[k];
         if (c->end <= o) {
@@ -186,8 +186,8 @@ static size_t lowest_clear(set_cursor *cur, int *n, size_t o, size_t room, bool 
             o = c->end;
             cursor_load(c, c->at + 1);
         }
-        if (drop && c->at == c->count)
-            *c = cur[--*n];
+        if (c->at == c->count)
+            *c = cur[--n];   /* a set passed by can no longer be in the way */
     }
 }
 
@@ -199,27 +199,18 @@ typedef struct slot_node {
     rf_range_set own, born;
 } slot_node;
 
-/* A stretch of offsets [from, to) that holds no place for a buffer of
- * `room` among the own sets of a node and its ancestors (sets that hold for
- * every slot under the node). Sets only grow, so it stays true while the
- * room stays; rooms only shrink in the placement order, so a stretch kept
- * for another room is stale (a smaller buffer may fit a gap the larger
- * could not). All 0: none. */
-typedef struct slot_skip {
-    uint32_t room, from, to;
-} slot_skip;
-
 typedef struct slot_tree {
     int leaves;              /* a power of two */
     int depth;               /* log2(leaves): the leaves' level */
     slot_node *nodes;        /* per node (1 .. 2 * leaves - 1) */
-    slot_skip *skips;        /* per node 1 .. skipping - 1: the upper levels */
-    int skipping;
 } slot_tree;
 
-/* Nodes this many levels above the leaves and higher keep a stretch to
- * skip: below, a node's slots are few and its sets small. */
-#define SKIP_LEVEL 4
+/* The upper nodes of a path, from the root down to this many levels above
+ * the leaves, are searched through the union of their own sets. Lower, the
+ * unions are remade more often (the path's node at this level changes
+ * every 2^UNION_LEVEL slots); higher, more sets are searched one by one.
+ * 8 to 12 plan BLRP at a million tokens fastest. */
+#define UNION_LEVEL 10
 
 /* Renumber births and deaths to 0 .. distinct - 1 in order (meeting in
  * time only compares them), so the tree has one leaf per slot in use. */
@@ -248,55 +239,48 @@ static int compress_slots(rf_plan_buffer *buf, size_t count, int *slots)
     return used;
 }
 
-/* The own sets of the path from the root down to a leaf lo: the sets of
- * every buffer alive at lo. cur holds their cursors in that order, and
- * upto[i] counts those of the path's first i + 1 nodes. */
-typedef struct alive_path {
-    int levels;
-    int node[32], upto[32];
-    set_cursor cur[32];
-} alive_path;
+/* The own sets of the upper nodes of one path, merged: unions[i] is the
+ * union of the own sets of the path's nodes from the root (i = 0) down to
+ * node[i], for the nodes from the root down to UNION_LEVEL. */
+typedef struct path_unions {
+    int levels;                /* depth - UNION_LEVEL + 1, or 0 for a short tree */
+    int node[32];              /* 0: none made */
+    rf_range_set unions[32];
+} path_unions;
 
-static void path_start(alive_path *p, const slot_tree *tree, const rf_range_sets *sets, int lo)
+/* Make the unions those of the path to leaf lo, from the first node where
+ * that path leaves the one they were made for. Buffers are placed in order
+ * of birth within each size, so the path moves along the leaves and most
+ * placements remake a level or two, from the one above. */
+static bool unions_follow(path_unions *pu, const slot_tree *tree, rf_range_sets *sets, int lo)
 {
-    int n = 0;
-    p->levels = tree->depth + 1;
-    for (int i = 0; i < p->levels; i++) {
-        p->node[i] = (tree->leaves + lo) >> (tree->depth - i);
-        n = cursor_add(sets, &tree->nodes[p->node[i]].own, p->cur, n, 0);
-        p->upto[i] = n;
+    static const rf_range_set none = {0};
+    bool remake = false;
+    for (int i = 0; i < pu->levels; i++) {
+        int v = (tree->leaves + lo) >> (tree->depth - i);
+        remake |= pu->node[i] != v;
+        if (!remake)
+            continue;
+        pu->node[i] = v;
+        if (!rf_range_set_union(sets, &pu->unions[i], i > 0 ? &pu->unions[i - 1] : &none, &tree->nodes[v].own)) {
+            pu->node[i] = 0;
+            return false;
+        }
     }
+    return true;
 }
 
-/* The lowest offset from o on where `room` clears the path's sets, given
- * that none below o does. A long-lived stack of buffers is split among the
- * sets of many levels, in ranges that alternate between them, so stepping
- * over it costs a move a range; going down the path, each node's stretch
- * lets o past it at once, and each node then keeps the stretch it stepped
- * over among its own and its ancestors' sets, for the next buffer under
- * it. */
-static size_t lowest_clear_alive(const slot_tree *tree, alive_path *p, size_t o, size_t room)
+/* [start, end) was added to the own set of node v, `level` above the
+ * leaves: add it to the unions that hold that set. */
+static bool unions_add(path_unions *pu, const slot_tree *tree, rf_range_sets *sets, int v, int level, size_t start,
+                       size_t end)
 {
-    int clear_upto = 0;   /* the cursors known clear at o */
-    for (int i = 0; i < p->levels; i++) {
-        int v = p->node[i], n = p->upto[i];
-        if (v >= tree->skipping)
-            continue;
-        slot_skip *s = &tree->skips[v];
-        size_t from = o;
-        if (s->room == room && s->from <= o && o < s->to) {
-            from = s->from;
-            o = s->to;
-        } else if (n == clear_upto) {
-            continue;   /* no new set, o unmoved */
-        }
-        o = lowest_clear(p->cur, &n, o, room, false);
-        clear_upto = n;
-        if (from < o && room <= UINT32_MAX && o <= UINT32_MAX)
-            *s = (slot_skip){(uint32_t)room, (uint32_t)from, (uint32_t)o};
-    }
-    int n = p->upto[p->levels - 1];
-    return lowest_clear(p->cur, &n, o, room, false);
+    int i = tree->depth - level;
+    bool ok = true;
+    if (i < pu->levels && pu->node[i] == v)
+        for (; i < pu->levels; i++)
+            ok &= rf_range_set_add(sets, &pu->unions[i], start, end);
+    return ok;
 }
 
 size_t rf_plan_pack(rf_plan_buffer *buf, size_t count)
@@ -310,47 +294,48 @@ size_t rf_plan_pack(rf_plan_buffer *buf, size_t count)
     while (tree.leaves >> tree.depth > 1)
         tree.depth++;
     tree.nodes = calloc(2 * (size_t)tree.leaves, sizeof *tree.nodes);
-    tree.skipping = (tree.leaves >> SKIP_LEVEL) * 2;   /* the nodes at level >= SKIP_LEVEL */
-    tree.skips = calloc((size_t)tree.skipping + 1, sizeof *tree.skips);
     rf_range_sets sets = {0};
-    bool failed = distinct < 0 || tree.nodes == NULL || tree.skips == NULL;
+    bool failed = distinct < 0 || tree.nodes == NULL;
 
     size_t total = 0;
-    alive_path path;
-    set_cursor born[2 * 32];   /* at most 2 sets per tree level */
+    path_unions path = {.levels = tree.depth >= UNION_LEVEL ? tree.depth - UNION_LEVEL + 1 : 0};
+    set_cursor cursor[3 * 32];   /* at most 3 sets per tree level */
     for (size_t b = 0; b < count && !failed; b++) {
         size_t room = rf_plan_round_up(buf[b].floats) / RF_PLAN_ALIGN_FLOATS;
         int lo = slots[2 * b], hi = slots[2 * b + 1];
         buf[b].offset = 0;
         if (room == 0)
             continue;
-        /* clear of the buffers alive at lo and of those born in (lo, hi],
-         * in turn until neither moves o */
-        path_start(&path, &tree, &sets, lo);
-        size_t o = lowest_clear_alive(&tree, &path, 0, room);
+        /* the sets of buffers alive at lo (the upper nodes' as one union),
+         * and of those born in (lo, hi] */
+        if (!unions_follow(&path, &tree, &sets, lo)) {
+            failed = true;
+            break;
+        }
         int n = 0;
+        if (path.levels > 0)
+            n = cursor_add(&sets, &path.unions[path.levels - 1], cursor, n, 0);
+        for (int level = tree.depth - path.levels; level >= 0; level--)
+            n = cursor_add(&sets, &tree.nodes[(tree.leaves + lo) >> level].own, cursor, n, 0);
         for (int l = tree.leaves + lo + 1, r = tree.leaves + hi + 1; l < r; l /= 2, r /= 2) {
             if (l & 1)
-                n = cursor_add(&sets, &tree.nodes[l++].born, born, n, o);
+                n = cursor_add(&sets, &tree.nodes[l++].born, cursor, n, 0);
             if (r & 1)
-                n = cursor_add(&sets, &tree.nodes[--r].born, born, n, o);
+                n = cursor_add(&sets, &tree.nodes[--r].born, cursor, n, 0);
         }
-        for (;;) {
-            size_t past_born = lowest_clear(born, &n, o, room, true);
-            if (past_born == o)
-                break;
-            o = lowest_clear_alive(&tree, &path, past_born, room);
-            if (o == past_born)
-                break;
-        }
+        size_t o = lowest_clear(cursor, n, 0, room);
         buf[b].offset = o * RF_PLAN_ALIGN_FLOATS;
         if (o + room > total)
             total = o + room;
-        for (int l = tree.leaves + lo, r = tree.leaves + hi + 1; l < r; l /= 2, r /= 2) {
-            if (l & 1)
-                failed |= !rf_range_set_add(&sets, &tree.nodes[l++].own, o, o + room);
-            if (r & 1)
+        for (int l = tree.leaves + lo, r = tree.leaves + hi + 1, level = 0; l < r; l /= 2, r /= 2, level++) {
+            if (l & 1) {
+                failed |= !rf_range_set_add(&sets, &tree.nodes[l].own, o, o + room);
+                failed |= !unions_add(&path, &tree, &sets, l++, level, o, o + room);
+            }
+            if (r & 1) {
                 failed |= !rf_range_set_add(&sets, &tree.nodes[--r].own, o, o + room);
+                failed |= !unions_add(&path, &tree, &sets, r, level, o, o + room);
+            }
         }
         /* born[v] holds born[2v] and born[2v + 1]: once a set on the way
          * up covers the range, so do all above it */
@@ -359,7 +344,6 @@ size_t rf_plan_pack(rf_plan_buffer *buf, size_t count)
     }
     rf_range_sets_free(&sets);
     free(tree.nodes);
-    free(tree.skips);
     free(slots);
     return failed ? SIZE_MAX : total * RF_PLAN_ALIGN_FLOATS;
 }

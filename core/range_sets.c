@@ -82,6 +82,38 @@ bool rf_range_set_add(rf_range_sets *sets, rf_range_set *set, size_t start, size
     return true;
 }
 
+bool rf_range_set_union(rf_range_sets *sets, rf_range_set *dst, const rf_range_set *a, const rf_range_set *b)
+{
+    if (dst->count > 0)   /* a set with a block holds a range */
+        block_free(sets, dst->at, dst->capacity_log2);
+    *dst = (rf_range_set){0};
+    uint32_t need = a->count + b->count;
+    if (need == 0)
+        return true;
+    if (need >= 1u << 27)
+        return false;
+    unsigned c = 0;
+    while ((1u << c) < need)
+        c++;
+    uint32_t at = block_new(sets, c);
+    if (at == UINT32_MAX)
+        return false;
+    const rf_range *x = sets->pool + a->at, *y = sets->pool + b->at;   /* after the pool may have moved */
+    rf_range *w = sets->pool + at;
+    uint32_t i = 0, j = 0, n = 0;
+    while (i < a->count || j < b->count) {
+        rf_range next = j == b->count || (i < a->count && x[i].start <= y[j].start) ? x[i++] : y[j++];
+        if (n > 0 && next.start <= w[n - 1].end) {
+            if (next.end > w[n - 1].end)
+                w[n - 1].end = next.end;
+        } else {
+            w[n++] = next;
+        }
+    }
+    *dst = (rf_range_set){at, n, c};
+    return true;
+}
+
 void rf_range_sets_free(rf_range_sets *sets)
 {
     free(sets->pool);

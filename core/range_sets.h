@@ -83,6 +83,10 @@ static inline bool rf_range_set_covers(const rf_range_sets *sets, const rf_range
  * touches; false when out of memory (the set is then unchanged). */
 bool rf_range_set_add(rf_range_sets *sets, rf_range_set *set, size_t start, size_t end);
 
+/* Make dst the union of a and b (dst neither of them), touching or
+ * overlapping ranges merged; false when out of memory (dst then empty). */
+bool rf_range_set_union(rf_range_sets *sets, rf_range_set *dst, const rf_range_set *a, const rf_range_set *b);
+
 void rf_range_sets_free(rf_range_sets *sets);
 
 #endif

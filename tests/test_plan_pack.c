@@ -179,15 +179,17 @@ static void check_long_blrp(void)
 /* Random live intervals: mostly short, some spanning most of the time,
  * some nested like a recurrence's saved states; sizes from a few shared
  * values (ties in the order) and arbitrary ones, zero and unaligned
- * included. */
-static void check_random_sets(void)
+ * included. `sets` sets of up to max_buffers buffers over up to max_slots
+ * slots: the large ones give trees deep enough for the planner to search
+ * its upper nodes through their union. */
+static void check_random_sets(int sets, uint32_t max_buffers, uint32_t max_slots, uint64_t seed)
 {
     static const size_t shared_sizes[] = {0, 1, 16, 17, 100, 1024, 6400, 6401};
-    rf_rng rng = {41};
+    rf_rng rng = {seed};
     int passed = 0;
-    for (int s = 0; s < RANDOM_SETS; s++) {
-        size_t nb = 1 + (uint32_t)rf_rng_next(&rng) % 400;
-        int slots = 2 + (int)((uint32_t)rf_rng_next(&rng) % 600);
+    for (int s = 0; s < sets; s++) {
+        size_t nb = 1 + (uint32_t)rf_rng_next(&rng) % max_buffers;
+        int slots = 2 + (int)((uint32_t)rf_rng_next(&rng) % max_slots);
         rf_plan_buffer *buf = malloc(nb * sizeof *buf);
         for (size_t b = 0; b < nb; b++) {
             int birth = (int)((uint32_t)rf_rng_next(&rng) % (uint32_t)slots), span;
@@ -201,17 +203,19 @@ static void check_random_sets(void)
                                                  : (uint32_t)rf_rng_next(&rng) % 20000;
             buf[b] = (rf_plan_buffer){(int32_t)b, 0, birth, death < slots ? death : slots - 1, floats, 0};
         }
-        g_autofree char *what = g_strdup_printf("random set %d", s);
+        g_autofree char *what = g_strdup_printf("random set %d of up to %u buffers", s, max_buffers);
         if (same_as_reference(what, buf, nb))
             passed++;
         free(buf);
     }
-    tap_diag("%d of %d random sets placed as the reference places them", passed, RANDOM_SETS);
+    tap_diag("%d of %d random sets of up to %u buffers placed as the reference places them", passed, sets,
+             max_buffers);
 }
 
 int main(void)
 {
-    check_random_sets();
+    check_random_sets(RANDOM_SETS, 400, 600, 41);
+    check_random_sets(12, 4000, 40000, 43);
     check_shipped_configs();
     check_long_blrp();
     return tap_done();

@@ -3,7 +3,9 @@
  * blocks grow, move and are reused), each set holds exactly the offsets
  * added to it, as sorted, disjoint, non-touching ranges (touching or
  * overlapping ranges merged into one), and rf_range_set_covers and
- * rf_range_first_ending_above answer as the bitmap does. */
+ * rf_range_first_ending_above answer as the bitmap does; a union of two
+ * sets (rf_range_set_union, remade again and again in a few sets that are
+ * also added to) holds the offsets of both. */
 #include <stdlib.h>
 
 #include "../core/range_sets.h"
@@ -13,6 +15,7 @@
 #define SETS 40
 #define SPACE 600   /* offsets 0 .. SPACE - 1 */
 #define ADDS 6000
+#define UNIONS 4
 
 typedef struct model_set {
     bool held[SPACE];
@@ -68,8 +71,11 @@ int main(void)
     rf_range_sets sets = {0};
     rf_range_set set[SETS] = {{0}};
     model_set *model = calloc(SETS, sizeof *model);
+    rf_range_set joined[UNIONS] = {{0}};
+    model_set *joined_model = calloc(UNIONS, sizeof *joined_model);
     int wrong = 0, covers_wrong = 0, seek_wrong = 0, failed = 0, merges = 0, touching = 0;
-    const char *why = NULL;
+    int unions = 0, union_wrong = 0, union_merged = 0;
+    const char *why = NULL, *union_why = NULL;
     for (int a = 0; a < ADDS; a++) {
         int k = (int)below(&rng, SETS);
         /* short ranges mostly, so that sets hold many; some long ones merge many */
@@ -87,6 +93,27 @@ int main(void)
         if (d != NULL && why == NULL)
             why = d;
         wrong += d != NULL;
+        /* a union remade from two sets (the same one, or the empty one, at
+         * times), or the range added to one */
+        int j = (int)below(&rng, UNIONS);
+        if (below(&rng, 3) == 0) {
+            int x = (int)below(&rng, SETS), y = below(&rng, 8) == 0 ? x : (int)below(&rng, SETS);
+            static const rf_range_set none = {0};
+            const rf_range_set *second = below(&rng, 8) == 0 ? &none : &set[y];
+            failed += !rf_range_set_union(&sets, &joined[j], &set[x], second);
+            unions++;
+            union_merged += joined[j].count < set[x].count + second->count;
+            for (size_t o = 0; o < SPACE; o++)
+                joined_model[j].held[o] = model[x].held[o] || (second != &none && model[y].held[o]);
+        } else {
+            failed += !rf_range_set_add(&sets, &joined[j], start, end);
+            for (size_t o = start; o < end; o++)
+                joined_model[j].held[o] = true;
+        }
+        d = differs(&sets, &joined[j], &joined_model[j]);
+        if (d != NULL && union_why == NULL)
+            union_why = d;
+        union_wrong += d != NULL;
         /* a query on another set, against the bitmap and a walk */
         int q = (int)below(&rng, SETS);
         size_t qs = below(&rng, SPACE - 1), qe = qs + 1 + below(&rng, 20);
@@ -108,7 +135,11 @@ int main(void)
            merges, touching, most);
     tap_ok(covers_wrong == 0, "rf_range_set_covers answers as the offsets do (%d wrong)", covers_wrong);
     tap_ok(seek_wrong == 0, "rf_range_first_ending_above finds what a walk finds (%d wrong)", seek_wrong);
+    tap_ok(union_wrong == 0 && unions > ADDS / 4 && union_merged > unions / 2,
+           "%d unions, remade and added to, hold exactly the offsets of both sets (%d wrong%s%s; %d merged ranges)",
+           unions, union_wrong, union_why ? ": " : "", union_why ? union_why : "", union_merged);
     rf_range_sets_free(&sets);
+    free(joined_model);
     free(model);
     return tap_done();
 }
