@@ -32,6 +32,15 @@ static uint32_t block_new(rf_range_sets *sets, unsigned c)
     return at;
 }
 
+/* A block for `ranges` ranges, its class in *c (block_new's UINT32_MAX on failure). */
+static uint32_t block_for(rf_range_sets *sets, uint32_t ranges, unsigned *c)
+{
+    *c = 0;
+    while ((1u << *c) < ranges)
+        (*c)++;
+    return block_new(sets, *c);
+}
+
 static void block_free(rf_range_sets *sets, uint32_t at, unsigned c)
 {
     sets->pool[at].start = sets->free_block[c];
@@ -65,10 +74,8 @@ bool rf_range_set_add(rf_range_sets *sets, rf_range_set *set, size_t start, size
         set->count = grown;
         return true;
     }
-    unsigned c = 0;
-    while ((1u << c) < grown)
-        c++;
-    uint32_t at = block_new(sets, c);
+    unsigned c;
+    uint32_t at = block_for(sets, grown, &c);
     if (at == UINT32_MAX)
         return false;
     rf_range *w = sets->pool + at, *old = sets->pool + set->at;   /* the pool may have moved */
@@ -92,10 +99,8 @@ bool rf_range_set_union(rf_range_sets *sets, rf_range_set *dst, const rf_range_s
         return true;
     if (need >= 1u << 27)
         return false;
-    unsigned c = 0;
-    while ((1u << c) < need)
-        c++;
-    uint32_t at = block_new(sets, c);
+    unsigned c;
+    uint32_t at = block_for(sets, need, &c);
     if (at == UINT32_MAX)
         return false;
     const rf_range *x = sets->pool + a->at, *y = sets->pool + b->at;   /* after the pool may have moved */
